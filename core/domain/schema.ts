@@ -1,0 +1,164 @@
+/**
+ * Validation of the domain files in `assets/domains/<name>/`. Errors name the file, the field
+ * path and what was expected, so a person editing the JSON by hand can find the problem.
+ */
+import { z } from 'zod';
+import { DOMAIN_TOOLS, SLOT_NAMES } from './types';
+import type { Domain, Scenario, TaxonomyEntry, UtteranceBank } from './types';
+
+const domainTool = z.enum(DOMAIN_TOOLS);
+const nonEmpty = z.string().trim().min(1, 'expected a non-empty string');
+
+export const taxonomyFileSchema = z.strictObject({
+  version: z.literal(1),
+  intents: z.array(
+    z.strictObject({
+      intent: nonEmpty,
+      tool: domainTool,
+      source: z.enum(['banking77', 'synthetic']),
+      core: z.boolean(),
+      rationale: nonEmpty,
+      reveals: z.array(nonEmpty),
+    }),
+  ),
+});
+
+const slotText = nonEmpty.refine(
+  (s) => [...s.matchAll(/\{([a-z_0-9]+)\}/g)].every((m) => (SLOT_NAMES as readonly string[]).includes(m[1]!)),
+  { message: `unknown {slot}; known slots: ${SLOT_NAMES.join(', ')}` },
+);
+
+export const utteranceFileSchema = z.strictObject({
+  version: z.literal(1),
+  utterances: z.array(
+    z.strictObject({ intent: nonEmpty, style: z.enum(['direct', 'indirect', 'vague']), text: slotText }),
+  ),
+  decoys: z.strictObject(Object.fromEntries(DOMAIN_TOOLS.map((t) => [t, z.array(slotText).min(1)])) as Record<
+    (typeof DOMAIN_TOOLS)[number],
+    z.ZodArray<typeof slotText>
+  >),
+  hedges: z.array(nonEmpty).min(1),
+  detailReplies: z.array(slotText).min(1),
+  acknowledgements: z.array(nonEmpty).min(1),
+  tones: z.strictObject({
+    neutral: z.array(z.string()).min(1),
+    frustrated: z.array(nonEmpty).min(1),
+    anxious: z.array(nonEmpty).min(1),
+  }),
+});
+
+export const scenarioSchema = z.strictObject({
+  id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'expected a kebab-case id'),
+  title: nonEmpty,
+  fraudReference: z.boolean(),
+  ambiguity: z.enum(['clear', 'ambiguous']),
+  intents: z.array(nonEmpty).min(1),
+  expectedTool: domainTool,
+  account: z.strictObject({
+    situation: z.enum([
+      'unrecognized_charge',
+      'duplicate_charge',
+      'refund_missing',
+      'unknown_merchant',
+      'recent_activity',
+      'card_declined',
+      'internal_transfer',
+      'compromised',
+      'account_admin',
+    ]),
+    merchant: nonEmpty.optional(),
+    amount: z.number().positive().optional(),
+    daysAgo: z.number().int().min(0).max(60).optional(),
+    cardStatus: z.enum(['active', 'blocked', 'frozen', 'expired']).optional(),
+  }),
+  description: nonEmpty,
+});
+
+export const scenarioFileSchema = z.strictObject({
+  version: z.literal(1),
+  set: z.enum(['arena', 'heldout']),
+  scenarios: z.array(scenarioSchema).min(1),
+});
+
+/** A problem in a domain file: which file, where in it, and what was expected. */
+export class DomainFileError extends Error {
+  constructor(
+    readonly file: string,
+    readonly where: string,
+    readonly problem: string,
+  ) {
+    super(`${file}: ${where ? `${where}: ` : ''}${problem}`);
+    this.name = 'DomainFileError';
+  }
+}
+
+function pathOf(path: readonly PropertyKey[]): string {
+  return path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+}
+
+/** Parse JSON text and validate it, throwing DomainFileError naming the first problem. */
+export function parseDomainFile<T>(file: string, text: string, schema: z.ZodType<T>): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new DomainFileError(file, '', `not valid JSON (${(e as Error).message})`);
+  }
+  const r = schema.safeParse(value);
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    throw new DomainFileError(file, pathOf(issue.path), issue.message);
+  }
+  return r.data;
+}
+
+/** The raw texts of a domain folder, read by a host (core does no I/O). */
+export interface DomainFiles {
+  name: string;
+  taxonomy: { file: string; text: string };
+  utterances: { file: string; text: string };
+  scenarios: { file: string; text: string }[];
+}
+
+/**
+ * Validate and cross-check a domain: every scenario intent and utterance intent is in the
+ * taxonomy, scenario intents route to the scenario's expected tool, ids are unique.
+ */
+export function loadDomain(files: DomainFiles): Domain {
+  const tax = parseDomainFile(files.taxonomy.file, files.taxonomy.text, taxonomyFileSchema);
+  const byIntent = new Map<string, TaxonomyEntry>();
+  tax.intents.forEach((e, i) => {
+    if (byIntent.has(e.intent)) throw new DomainFileError(files.taxonomy.file, `intents[${i}].intent`, `duplicate intent "${e.intent}"`);
+    byIntent.set(e.intent, e);
+  });
+
+  const bank: UtteranceBank = parseDomainFile(files.utterances.file, files.utterances.text, utteranceFileSchema);
+  bank.utterances.forEach((u, i) => {
+    if (!byIntent.has(u.intent)) {
+      throw new DomainFileError(files.utterances.file, `utterances[${i}].intent`, `intent "${u.intent}" is not in the taxonomy`);
+    }
+  });
+
+  const scenarios: Scenario[] = [];
+  const ids = new Set<string>();
+  for (const f of files.scenarios) {
+    const parsed = parseDomainFile(f.file, f.text, scenarioFileSchema);
+    parsed.scenarios.forEach((s, i) => {
+      if (ids.has(s.id)) throw new DomainFileError(f.file, `scenarios[${i}].id`, `duplicate scenario id "${s.id}"`);
+      ids.add(s.id);
+      s.intents.forEach((intent, j) => {
+        const entry = byIntent.get(intent);
+        if (!entry) throw new DomainFileError(f.file, `scenarios[${i}].intents[${j}]`, `intent "${intent}" is not in the taxonomy`);
+        if (entry.tool !== s.expectedTool) {
+          throw new DomainFileError(
+            f.file,
+            `scenarios[${i}].intents[${j}]`,
+            `intent "${intent}" routes to ${entry.tool}, but the scenario expects ${s.expectedTool}`,
+          );
+        }
+      });
+      scenarios.push({ ...s, set: parsed.set });
+    });
+  }
+  return { name: files.name, taxonomy: tax.intents, bank, scenarios };
+}

@@ -1,0 +1,56 @@
+/**
+ * A conversation as the environment records it and as the judge, the rewards and the store read
+ * it. Only plain data: transcripts cross process boundaries and go into SQLite as they are.
+ */
+import type { DomainTool } from '../domain/types';
+import type { DaAction } from '../wire';
+
+/** Error codes a tool returns instead of a result. */
+export type ToolErrorCode =
+  | 'UNKNOWN_TOOL'
+  | 'INVALID_ARGUMENTS'
+  | 'NOT_VERIFIED'
+  | 'NOT_FOUND'
+  | 'AMBIGUOUS'
+  | 'INSUFFICIENT_FUNDS'
+  | 'NOT_ALLOWED';
+
+export type ToolResult =
+  | { ok: true; tool: string; data: Record<string, unknown> }
+  | { ok: false; tool: string; error: { code: ToolErrorCode; message: string } };
+
+export interface CustomerTurn {
+  role: 'customer';
+  text: string;
+}
+
+export interface AgentTurn {
+  role: 'agent';
+  /** Exactly what the DA backend produced. */
+  raw: string;
+  /** The parsed action, or null when `raw` was unparseable. */
+  action: DaAction | null;
+  /** Why `raw` did not parse. */
+  parseError?: string;
+  /** The tools backend's answer, for tool_call actions. */
+  toolResult?: ToolResult;
+}
+
+export type Turn = CustomerTurn | AgentTurn;
+
+/** Why an episode ended. */
+export type EndReason = 'end_call' | 'turn_limit';
+
+export interface Transcript {
+  scenarioId: string;
+  /** Ground truth of the world, hidden from the DA: the tool the customer's intent needs. */
+  expectedTool: DomainTool;
+  /** The customer's hidden intent. */
+  intent: string;
+  turns: Turn[];
+  endReason: EndReason;
+}
+
+export function agentTurns(turns: readonly Turn[]): AgentTurn[] {
+  return turns.filter((t): t is AgentTurn => t.role === 'agent');
+}
