@@ -1,0 +1,166 @@
+/**
+ * The arena (RL-ADA §3.4): the current DA against the current CA, N episodes per scenario.
+ * Every episode is seeded from (match seed, scenario, episode index), so a match is reproducible
+ * whatever order or concurrency its episodes run in. W_DA is the DA win rate over the CA-winnable
+ * scenarios; the fraud-escalation scenarios are a separate reference rate.
+ */
+import type { SparringConfig } from '../config';
+import type { Domain, Scenario } from '../domain/types';
+import type { JudgeVerdict } from '../judge/types';
+import { deriveSeed, Rng } from '../random';
+import { caRewards } from '../rewards/ca-reward';
+import { daRewards } from '../rewards/da-reward';
+import { daWins, routedTool } from '../rewards/episode-facts';
+import type { EpisodeRecord, MatchRecord, ScenarioResult, TurnRecord } from '../store/port';
+import type { CaPolicy, DaPolicy } from '../agents/policy';
+import { CustomerEnvironment } from '../world/environment';
+import type { Transcript } from '../world/transcript';
+
+export type Judge = (t: Transcript) => JudgeVerdict;
+
+export interface EpisodeOutcome {
+  transcript: Transcript;
+  verdict: JudgeVerdict;
+  record: EpisodeRecord;
+}
+
+export interface EpisodeArgs {
+  domain: Domain;
+  scenario: Scenario;
+  seed: number;
+  da: DaPolicy;
+  ca: CaPolicy;
+  judge: Judge;
+  config: SparringConfig;
+  matchId: string;
+  index: number;
+}
+
+/** Play one episode to the end, judge it and compute every reward term. */
+export async function runEpisode(a: EpisodeArgs): Promise<EpisodeOutcome> {
+  const env = new CustomerEnvironment(a.config.arena.maxDaTurns);
+  env.reset(a.scenario, a.seed);
+  const root = new Rng(a.seed);
+  const daRng = root.fork('da');
+  const caRng = root.fork('ca');
+  for (let next = env.state().next; next !== null; ) {
+    const r =
+      next === 'customer'
+        ? env.step({ role: 'customer', text: await a.ca.speak(env.observeCustomer(), caRng) })
+        : env.step({ role: 'agent', raw: await a.da.act(env.observeAgent(), daRng) });
+    next = r.next;
+  }
+  const transcript = env.transcript();
+  const verdict = a.judge(transcript);
+  const reveals = a.domain.taxonomy.find((e) => e.intent === transcript.intent)?.reveals ?? [];
+  const da = daRewards(transcript, verdict, a.config.daReward);
+  const ca = caRewards(transcript, reveals, a.config.caReward);
+
+  const turns: TurnRecord[] = transcript.turns.map((t, i) =>
+    t.role === 'customer'
+      ? { index: i, role: 'customer', text: t.text, actionType: null, tool: null, toolArgs: null, toolResult: null, parseError: null, rewards: ca.perTurn.get(i) ?? {} }
+      : {
+          index: i,
+          role: 'agent',
+          text: t.raw,
+          actionType: t.action?.action_type ?? null,
+          tool: t.action?.action_type === 'tool_call' ? t.action.content.trim() : null,
+          toolArgs: t.action?.action_type === 'tool_call' ? t.action.tool_args : null,
+          toolResult: t.toolResult ?? null,
+          parseError: t.parseError ?? null,
+          rewards: da.perTurn.get(i) ?? {},
+        },
+  );
+  const record: EpisodeRecord = {
+    id: `${a.matchId}:${a.index}`,
+    matchId: a.matchId,
+    index: a.index,
+    scenarioId: a.scenario.id,
+    fraudReference: a.scenario.fraudReference,
+    seed: a.seed,
+    intent: transcript.intent,
+    expectedTool: transcript.expectedTool,
+    routedTool: routedTool(transcript),
+    winner: daWins(transcript) ? 'DA' : 'CA',
+    endReason: transcript.endReason,
+    rDa: da.rDa,
+    rCa: ca.rCa,
+    daTerms: da.total,
+    caTerms: ca.total,
+    judge: verdict,
+    turns,
+  };
+  return { transcript, verdict, record };
+}
+
+export interface MatchArgs {
+  matchId: string;
+  createdAt: string;
+  domain: Domain;
+  scenarios: readonly Scenario[];
+  scenarioSet: string;
+  da: DaPolicy;
+  ca: CaPolicy;
+  judge: Judge;
+  config: SparringConfig;
+  seed: number;
+  /** Called after each episode with (episodes done, total). */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface MatchResult {
+  match: MatchRecord;
+  episodes: EpisodeRecord[];
+}
+
+/** Win-rate figures of a set of episodes (also used by analyses that re-score stored matches). */
+export function summarise(scenarios: readonly Scenario[], episodes: readonly Pick<EpisodeRecord, 'scenarioId' | 'winner'>[]) {
+  const perScenario: ScenarioResult[] = scenarios.map((s) => {
+    const eps = episodes.filter((e) => e.scenarioId === s.id);
+    const daWinsN = eps.filter((e) => e.winner === 'DA').length;
+    return { scenarioId: s.id, fraudReference: s.fraudReference, episodes: eps.length, daWins: daWinsN, daWinRate: eps.length ? daWinsN / eps.length : 0 };
+  });
+  const rate = (rows: ScenarioResult[]) => {
+    const n = rows.reduce((s, r) => s + r.episodes, 0);
+    return n === 0 ? null : rows.reduce((s, r) => s + r.daWins, 0) / n;
+  };
+  return {
+    perScenario,
+    wDa: rate(perScenario.filter((r) => !r.fraudReference)),
+    fraudRate: rate(perScenario.filter((r) => r.fraudReference)),
+  };
+}
+
+export async function runMatch(a: MatchArgs): Promise<MatchResult> {
+  const N = a.config.arena.episodesPerScenario;
+  if (!Number.isInteger(N) || N < 1) throw new Error(`episodesPerScenario must be a positive integer, got ${N}`);
+  if (a.scenarios.length === 0) throw new Error('runMatch: no scenarios to play');
+  const total = a.scenarios.length * N;
+  const episodes: EpisodeRecord[] = [];
+  let index = 0;
+  for (const scenario of a.scenarios) {
+    for (let k = 0; k < N; k++) {
+      const out = await runEpisode({
+        domain: a.domain, scenario, seed: deriveSeed(a.seed, scenario.id, k), da: a.da, ca: a.ca,
+        judge: a.judge, config: a.config, matchId: a.matchId, index: index++,
+      });
+      episodes.push(out.record);
+      a.onProgress?.(episodes.length, total);
+    }
+  }
+  const { perScenario, wDa, fraudRate } = summarise(a.scenarios, episodes);
+  const match: MatchRecord = {
+    id: a.matchId,
+    createdAt: a.createdAt,
+    seed: a.seed,
+    daSpec: a.da.name,
+    caSpec: a.ca.name,
+    scenarioSet: a.scenarioSet,
+    episodesPerScenario: N,
+    wDa,
+    fraudRate,
+    perScenario,
+    configJson: JSON.stringify(a.config),
+  };
+  return { match, episodes };
+}

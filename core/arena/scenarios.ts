@@ -1,0 +1,22 @@
+/** Named scenario sets for matches and evaluations. */
+import type { Domain, Scenario } from '../domain/types';
+
+export const SCENARIO_SETS = ['arena', 'heldout', 'fraud', 'all'] as const;
+export type ScenarioSetName = (typeof SCENARIO_SETS)[number];
+
+/**
+ * arena: the 10 arena scenarios (CA-winnable and fraud reference); heldout: the 12 held-out ones;
+ * fraud: the fraud-escalation reference scenarios of the arena; all: arena then held-out.
+ */
+export function selectScenarios(domain: Domain, set: ScenarioSetName): Scenario[] {
+  switch (set) {
+    case 'arena':
+      return domain.scenarios.filter((s) => s.set === 'arena');
+    case 'heldout':
+      return domain.scenarios.filter((s) => s.set === 'heldout');
+    case 'fraud':
+      return domain.scenarios.filter((s) => s.set === 'arena' && s.fraudReference);
+    case 'all':
+      return [...domain.scenarios.filter((s) => s.set === 'arena'), ...domain.scenarios.filter((s) => s.set === 'heldout')];
+  }
+}

@@ -1,0 +1,248 @@
+/**
+ * Judge reliability (RL-ADA §3.1, Table 1): the builtin judge against conversations labelled by
+ * people. The labelled set is a JSON file:
+ *
+ * ```json
+ * {"version": 1, "conversations": [
+ *   {"id": "…", "note": "…", "transcript": {…}, "labels": {"resolved": true, "tier": 4, "hallucination": false}}
+ * ]}
+ * ```
+ *
+ * with each transcript as `core/world/transcript.ts` records it. Validation errors name the
+ * conversation (index and id), the field and what was expected.
+ */
+import { z } from 'zod';
+import { ACTION_TYPES, parseDaOutput } from '../wire';
+import { DOMAIN_TOOLS } from '../domain/types';
+import type { Transcript } from '../world/transcript';
+import { judgeEpisode } from './judge';
+import type { JudgeOptions } from './judge';
+import type { JudgeVerdict } from './types';
+import { binaryF1, confusionSummary, spearman } from './metrics';
+import type { BinaryConfusion, BinaryScores, ConfusionSummary } from './metrics';
+
+// -------------------------------------------------------------------------------------------
+// Schema.
+
+const TOOL_ERROR_CODES = ['UNKNOWN_TOOL', 'INVALID_ARGUMENTS', 'NOT_VERIFIED', 'NOT_FOUND', 'AMBIGUOUS', 'INSUFFICIENT_FUNDS', 'NOT_ALLOWED'] as const;
+
+const daActionSchema = z.strictObject({
+  thinking: z.string(),
+  action_type: z.enum(ACTION_TYPES),
+  content: z.string(),
+  tool_args: z.record(z.string(), z.unknown()),
+});
+
+const toolResultSchema = z.discriminatedUnion('ok', [
+  z.strictObject({ ok: z.literal(true), tool: z.string().min(1), data: z.record(z.string(), z.unknown()) }),
+  z.strictObject({
+    ok: z.literal(false),
+    tool: z.string(),
+    error: z.strictObject({ code: z.enum(TOOL_ERROR_CODES), message: z.string() }),
+  }),
+]);
+
+const customerTurnSchema = z.strictObject({ role: z.literal('customer'), text: z.string() });
+
+const agentTurnSchema = z
+  .strictObject({
+    role: z.literal('agent'),
+    raw: z.string(),
+    action: daActionSchema.nullable(),
+    parseError: z.string().min(1).optional(),
+    toolResult: toolResultSchema.optional(),
+  })
+  .superRefine((t, ctx) => {
+    if (t.action === null) {
+      if (t.parseError === undefined) ctx.addIssue({ code: 'custom', path: ['parseError'], message: 'an unparseable output (action: null) needs its parseError' });
+      if (t.toolResult !== undefined) ctx.addIssue({ code: 'custom', path: ['toolResult'], message: 'an unparseable output cannot have a tool result' });
+      const parsed = parseDaOutput(t.raw);
+      if (parsed.ok) ctx.addIssue({ code: 'custom', path: ['action'], message: 'raw parses as a valid action, but action is null' });
+      return;
+    }
+    if (t.parseError !== undefined) ctx.addIssue({ code: 'custom', path: ['parseError'], message: 'a parsed action cannot have a parseError' });
+    const parsed = parseDaOutput(t.raw);
+    if (!parsed.ok) ctx.addIssue({ code: 'custom', path: ['raw'], message: `raw does not parse (${parsed.error}), but an action is recorded` });
+    else if (JSON.stringify(parsed.action) !== JSON.stringify(t.action)) {
+      ctx.addIssue({ code: 'custom', path: ['action'], message: 'the recorded action differs from what raw parses to' });
+    }
+    if (t.action.action_type === 'tool_call') {
+      if (t.toolResult === undefined) ctx.addIssue({ code: 'custom', path: ['toolResult'], message: 'a tool_call needs its toolResult' });
+      else if (t.toolResult.tool !== t.action.content.trim()) {
+        ctx.addIssue({ code: 'custom', path: ['toolResult', 'tool'], message: `expected "${t.action.content.trim()}", the tool the action called` });
+      }
+    } else if (t.toolResult !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['toolResult'], message: `a ${t.action.action_type} action cannot have a tool result` });
+    }
+  });
+
+const turnSchema = z.discriminatedUnion('role', [customerTurnSchema, agentTurnSchema]);
+
+/** A transcript as core/world/transcript.ts defines it, with its turns cross-checked. */
+export const transcriptSchema = z
+  .strictObject({
+    scenarioId: z.string().min(1),
+    expectedTool: z.enum(DOMAIN_TOOLS),
+    intent: z.string().min(1),
+    turns: z.array(turnSchema).min(1, 'expected at least one turn'),
+    endReason: z.enum(['end_call', 'turn_limit']),
+  })
+  .superRefine((t, ctx) => {
+    const endAt = t.turns.findIndex((x) => x.role === 'agent' && x.action?.action_type === 'end_call');
+    if (endAt >= 0 && endAt !== t.turns.length - 1) {
+      ctx.addIssue({ code: 'custom', path: ['turns', endAt + 1], message: 'no turn may follow an end_call' });
+    }
+    if (t.endReason === 'end_call' && endAt < 0) {
+      ctx.addIssue({ code: 'custom', path: ['endReason'], message: 'endReason is "end_call" but no agent turn ends the call' });
+    }
+    if (t.endReason === 'turn_limit' && endAt >= 0) {
+      ctx.addIssue({ code: 'custom', path: ['endReason'], message: 'endReason is "turn_limit" but the agent ended the call' });
+    }
+  });
+
+export const judgeLabelsSchema = z.strictObject({
+  resolved: z.boolean(),
+  tier: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)], { error: 'expected a tier: 1, 2, 3 or 4' }),
+  hallucination: z.boolean(),
+});
+
+export const labelledConversationSchema = z.strictObject({
+  id: z.string().min(1),
+  note: z.string(),
+  transcript: transcriptSchema,
+  labels: judgeLabelsSchema,
+});
+
+export const judgeSetSchema = z
+  .strictObject({
+    version: z.literal(1),
+    conversations: z.array(labelledConversationSchema).min(1, 'expected at least one conversation'),
+  })
+  .superRefine((s, ctx) => {
+    const seen = new Map<string, number>();
+    s.conversations.forEach((c, i) => {
+      const prev = seen.get(c.id);
+      if (prev !== undefined) ctx.addIssue({ code: 'custom', path: ['conversations', i, 'id'], message: `duplicate id (also conversations[${prev}])` });
+      else seen.set(c.id, i);
+    });
+  });
+
+export type JudgeLabels = z.infer<typeof judgeLabelsSchema>;
+export interface LabelledConversation {
+  id: string;
+  note: string;
+  transcript: Transcript;
+  labels: JudgeLabels;
+}
+export interface JudgeSet {
+  version: 1;
+  conversations: LabelledConversation[];
+}
+
+/** One problem in a labelled set: which conversation, which field, what was expected. */
+export interface JudgeSetIssue {
+  /** Index into `conversations`, when the problem is inside one. */
+  index: number | null;
+  /** That conversation's id, when it has a readable one. */
+  id: string | null;
+  /** Path of the field inside the conversation (or inside the file, when index is null). */
+  field: string;
+  problem: string;
+}
+
+export class JudgeSetError extends Error {
+  constructor(
+    readonly file: string,
+    readonly issues: JudgeSetIssue[],
+  ) {
+    const shown = issues.slice(0, 5).map(formatIssue);
+    const more = issues.length > 5 ? `\n  … and ${issues.length - 5} more` : '';
+    super(`${file}: ${issues.length === 1 ? shown[0] : `${issues.length} problems:\n  ${shown.join('\n  ')}${more}`}`);
+    this.name = 'JudgeSetError';
+  }
+}
+
+function formatIssue(i: JudgeSetIssue): string {
+  const where = i.index === null ? '' : `conversations[${i.index}]${i.id !== null ? ` (id "${i.id}")` : ''}`;
+  const field = i.field ? (where ? `, field ${i.field}` : `field ${i.field}`) : '';
+  return `${where}${field}${where || field ? ': ' : ''}${i.problem}`;
+}
+
+function pathOf(path: readonly PropertyKey[]): string {
+  return path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+}
+
+/** Validate an already-parsed value as a labelled set. */
+export function validateJudgeSet(value: unknown, file = 'labelled set'): JudgeSet {
+  const r = judgeSetSchema.safeParse(value);
+  if (r.success) return r.data as JudgeSet;
+  const convs = (value as { conversations?: unknown })?.conversations;
+  const issues = r.error.issues.map((issue): JudgeSetIssue => {
+    const p = issue.path;
+    if (p[0] === 'conversations' && typeof p[1] === 'number') {
+      const raw = Array.isArray(convs) ? (convs[p[1]] as { id?: unknown } | undefined) : undefined;
+      const id = typeof raw?.id === 'string' ? raw.id : null;
+      return { index: p[1], id, field: pathOf(p.slice(2)), problem: issue.message };
+    }
+    return { index: null, id: null, field: pathOf(p), problem: issue.message };
+  });
+  throw new JudgeSetError(file, issues);
+}
+
+/** Parse the text of a labelled-set file (core does no I/O: a host reads the file). */
+export function parseJudgeSet(text: string, file = 'labelled set'): JudgeSet {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new JudgeSetError(file, [{ index: null, id: null, field: '', problem: `not valid JSON (${(e as Error).message})` }]);
+  }
+  return validateJudgeSet(value, file);
+}
+
+// -------------------------------------------------------------------------------------------
+// Evaluation.
+
+export type LabelField = keyof JudgeLabels;
+
+export interface Disagreement {
+  id: string;
+  field: LabelField;
+  label: boolean | number;
+  judged: boolean | number;
+  /** The judge's rationale, to see why. */
+  rationale: string;
+}
+
+export interface JudgeEvalReport {
+  n: number;
+  resolution: BinaryScores & { confusion: BinaryConfusion };
+  /** Spearman ρ between labelled and judged tiers (ties share average ranks); NaN when undefined. */
+  tierSpearman: number;
+  tierConfusion: ConfusionSummary<number>;
+  hallucination: BinaryScores & { confusion: BinaryConfusion };
+  disagreements: Disagreement[];
+  /** The judge's verdict per conversation, in the set's order. */
+  verdicts: { id: string; verdict: JudgeVerdict }[];
+}
+
+export function evaluateJudge(set: JudgeSet, opts?: JudgeOptions): JudgeEvalReport {
+  const verdicts = set.conversations.map((c) => ({ id: c.id, verdict: judgeEpisode(c.transcript, opts) }));
+  const labels = set.conversations.map((c) => c.labels);
+  const disagreements: Disagreement[] = [];
+  set.conversations.forEach((c, i) => {
+    const v = verdicts[i]!.verdict;
+    for (const field of ['resolved', 'tier', 'hallucination'] as const) {
+      if (c.labels[field] !== v[field]) disagreements.push({ id: c.id, field, label: c.labels[field], judged: v[field], rationale: v.rationale });
+    }
+  });
+  return {
+    n: set.conversations.length,
+    resolution: binaryF1(labels.map((l) => l.resolved), verdicts.map((v) => v.verdict.resolved)),
+    tierSpearman: spearman(labels.map((l) => l.tier), verdicts.map((v) => v.verdict.tier)),
+    tierConfusion: confusionSummary(labels.map((l) => l.tier as number), verdicts.map((v) => v.verdict.tier as number), [1, 2, 3, 4]),
+    hallucination: binaryF1(labels.map((l) => l.hallucination), verdicts.map((v) => v.verdict.hallucination)),
+    disagreements,
+    verdicts,
+  };
+}

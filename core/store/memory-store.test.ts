@@ -1,0 +1,4 @@
+import { createMemoryStore } from './memory-store';
+import { runStoreContract } from './store-contract';
+
+runStoreContract('memory', createMemoryStore);

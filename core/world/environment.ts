@@ -1,0 +1,159 @@
+/**
+ * CustomerEnvironment: the world both agents act in, with an OpenEnv-style contract —
+ * `reset(scenario, seed)`, `step(action)`, `state()`.
+ *
+ * Partial observability is the point of the method: the DA never sees the customer's intent
+ * (only the caller's phone number, what the customer says and what its tools return), and the CA
+ * never sees tool results or the DA's thinking (only what the agent says). The customer speaks
+ * first; a DA tool call gives the DA the next move (it sees the result), a speak hands the turn
+ * to the customer, end_call ends the episode, and so does the DA's turn limit.
+ */
+import { Rng } from '../random';
+import type { Scenario, Situation } from '../domain/types';
+import { parseDaOutput } from '../wire';
+import { executeTool, generateWorld } from './backend';
+import type { CustomerFacts, WorldState } from './backend';
+import type { AgentTurn, EndReason, Transcript, Turn } from './transcript';
+
+export type Role = 'customer' | 'agent';
+
+/** What the DA may see. */
+export interface DaObservation {
+  /** Caller ID, which lookup_account verifies. */
+  caller: { phone: string };
+  /** The dialogue so far: customer utterances, the DA's own outputs and their tool results. */
+  turns: readonly Turn[];
+  /** DA actions taken so far (its step counter s − 1). */
+  daSteps: number;
+  maxDaTurns: number;
+}
+
+/** What the CA may see. */
+export interface CaObservation {
+  /** The hidden intent this customer acts out. */
+  intent: string;
+  situation: Situation;
+  /** Facts the customer knows (merchant, amount, date…), consistent with the account. */
+  facts: CustomerFacts;
+  name: string;
+  /** Spoken dialogue only: the customer's words and the agent's spoken messages. */
+  dialogue: readonly { role: Role; text: string }[];
+}
+
+export type EnvAction = { role: 'customer'; text: string } | { role: 'agent'; raw: string };
+
+export interface StepResult {
+  /** The turn this action produced, as recorded. */
+  turn: Turn;
+  done: boolean;
+  /** Who acts next, or null when done. */
+  next: Role | null;
+}
+
+export interface EnvState {
+  scenario: Scenario;
+  seed: number;
+  intent: string;
+  world: WorldState;
+  turns: Turn[];
+  daSteps: number;
+  done: boolean;
+  endReason: EndReason | null;
+  next: Role | null;
+}
+
+export class CustomerEnvironment {
+  private s: EnvState | null = null;
+  private rng: Rng = new Rng(0);
+
+  constructor(private readonly maxDaTurns: number) {
+    if (!Number.isInteger(maxDaTurns) || maxDaTurns < 1) throw new Error(`maxDaTurns must be a positive integer, got ${maxDaTurns}`);
+  }
+
+  /** Start an episode: a fresh seeded world for the scenario, and a hidden intent drawn from it. */
+  reset(scenario: Scenario, seed: number): void {
+    const rng = new Rng(seed);
+    this.rng = rng.fork('tools');
+    this.s = {
+      scenario,
+      seed,
+      intent: rng.fork('intent').pick(scenario.intents),
+      world: generateWorld(scenario, rng.fork('world')),
+      turns: [],
+      daSteps: 0,
+      done: false,
+      endReason: null,
+      next: 'customer',
+    };
+  }
+
+  private get cur(): EnvState {
+    if (!this.s) throw new Error('CustomerEnvironment: call reset() first');
+    return this.s;
+  }
+
+  observeAgent(): DaObservation {
+    const s = this.cur;
+    return { caller: { phone: s.world.customer.phone }, turns: s.turns, daSteps: s.daSteps, maxDaTurns: this.maxDaTurns };
+  }
+
+  observeCustomer(): CaObservation {
+    const s = this.cur;
+    const dialogue: { role: Role; text: string }[] = [];
+    for (const t of s.turns) {
+      if (t.role === 'customer') dialogue.push({ role: 'customer', text: t.text });
+      else if (t.action && t.action.action_type !== 'tool_call' && t.action.content.trim() !== '') {
+        dialogue.push({ role: 'agent', text: t.action.content });
+      }
+    }
+    return { intent: s.intent, situation: s.scenario.account.situation, facts: s.world.facts, name: s.world.customer.name, dialogue };
+  }
+
+  step(action: EnvAction): StepResult {
+    const s = this.cur;
+    if (s.done) throw new Error('CustomerEnvironment: the episode is over; call reset()');
+    if (action.role !== s.next) throw new Error(`CustomerEnvironment: it is the ${s.next}'s turn, not the ${action.role}'s`);
+
+    if (action.role === 'customer') {
+      const turn: Turn = { role: 'customer', text: action.text };
+      s.turns.push(turn);
+      s.next = 'agent';
+      return { turn, done: false, next: 'agent' };
+    }
+
+    s.daSteps++;
+    const parsed = parseDaOutput(action.raw);
+    const turn: AgentTurn = parsed.ok
+      ? { role: 'agent', raw: action.raw, action: parsed.action }
+      : { role: 'agent', raw: action.raw, action: null, parseError: parsed.error };
+    if (parsed.ok) {
+      const a = parsed.action;
+      if (a.action_type === 'tool_call') turn.toolResult = executeTool(s.world, a.content.trim(), a.tool_args, this.rng);
+      if (a.action_type === 'end_call') this.finish('end_call');
+      else if (a.action_type === 'speak') s.next = 'customer';
+      // tool_call: the DA moves again, now seeing the result.
+    }
+    // An unparseable output says nothing to the customer: the DA moves again.
+    s.turns.push(turn);
+    if (!s.done && s.daSteps >= this.maxDaTurns) this.finish('turn_limit');
+    return { turn, done: s.done, next: s.next };
+  }
+
+  private finish(reason: EndReason): void {
+    const s = this.cur;
+    s.done = true;
+    s.endReason = reason;
+    s.next = null;
+  }
+
+  /** The full state (host-side: judge, rewards, store). Not an observation for either agent. */
+  state(): Readonly<EnvState> {
+    return this.cur;
+  }
+
+  transcript(): Transcript {
+    const s = this.cur;
+    if (!s.done || !s.endReason) throw new Error('CustomerEnvironment: the episode is not over');
+    return { scenarioId: s.scenario.id, expectedTool: s.scenario.expectedTool, intent: s.intent, turns: s.turns, endReason: s.endReason };
+  }
+}

@@ -1,0 +1,77 @@
+/** `sparring match`: one arena match, stored in the lab and printed as a table or JSON. */
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { DEFAULT_CONFIG } from '../../../core/config';
+import type { SparringConfig } from '../../../core/config';
+import { runMatch } from '../../../core/arena/match';
+import { selectScenarios, SCENARIO_SETS } from '../../../core/arena/scenarios';
+import type { ScenarioSetName } from '../../../core/arena/scenarios';
+import { judgeEpisode } from '../../../core/judge/judge';
+import { bankingDomain } from '../../domain-files';
+import { openSqliteStore } from '../../store/sqlite-store';
+import { positiveInt } from '../options';
+import { resolveCa, resolveDa } from '../policies';
+import { progressBar } from '../progress';
+import { pct, table } from '../table';
+import type { GlobalOptions } from '../main';
+
+interface MatchOptions {
+  da: string;
+  ca: string;
+  episodes: number;
+  scenarios: ScenarioSetName;
+}
+
+export function registerMatch(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('match')
+    .description('one arena match: per-scenario DA win rates, W_DA and the fraud reference rate')
+    .option('--da <spec>', 'DA policy: scripted | latest | a checkpoint name', 'scripted')
+    .option('--ca <spec>', 'CA policy: scripted | latest | a checkpoint name', 'scripted')
+    .option('--episodes <n>', 'episodes per scenario (N)', positiveInt('--episodes'), DEFAULT_CONFIG.arena.episodesPerScenario)
+    .addOption(new Option('--scenarios <set>', 'which scenarios to play').choices(SCENARIO_SETS).default('arena'))
+    .action(async (opts: MatchOptions) => {
+      const g = globals();
+      const domain = bankingDomain();
+      const da = resolveDa(opts.da, domain);
+      const ca = resolveCa(opts.ca, domain);
+      const scenarios = selectScenarios(domain, opts.scenarios);
+      const config: SparringConfig = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: opts.episodes } };
+
+      const store = openSqliteStore(g.db);
+      try {
+        const matchId = `M${store.listMatches().length + 1}`;
+        const bar = progressBar(`match ${matchId}`);
+        const { match, episodes } = await runMatch({
+          matchId, createdAt: new Date().toISOString(), domain, scenarios, scenarioSet: opts.scenarios,
+          da, ca, judge: judgeEpisode, config, seed: g.seed, onProgress: (d, t) => bar.update(d, t),
+        });
+        bar.stop();
+        // All or nothing: a failure before this line stores no episode.
+        store.saveMatch(match, episodes);
+
+        const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
+        const meanRDa = mean(episodes.map((e) => e.rDa));
+        const meanRCa = mean(episodes.map((e) => e.rCa));
+        const wCa = match.wDa === null ? null : 1 - match.wDa;
+        if (g.json) {
+          const doc = {
+            matchId: match.id, db: g.db, seed: match.seed, da: match.daSpec, ca: match.caSpec, scenarioSet: match.scenarioSet,
+            episodesPerScenario: match.episodesPerScenario, episodes: episodes.length, wDa: match.wDa, wCa,
+            fraudRate: match.fraudRate, meanRDa, meanRCa, perScenario: match.perScenario,
+          };
+          process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+          return;
+        }
+        const rows = match.perScenario.map((s) => [s.scenarioId, s.fraudReference ? 'fraud ref' : 'CA-winnable', s.episodes, s.daWins, pct(s.daWinRate)]);
+        process.stdout.write(
+          `${table(['scenario', 'kind', 'episodes', 'DA wins', 'DA win rate'], rows, ['l', 'l', 'r', 'r', 'r'])}\n\n` +
+            `W_DA (CA-winnable scenarios): ${pct(match.wDa)}    W_CA: ${pct(wCa)}\n` +
+            `fraud reference rate:         ${pct(match.fraudRate)}\n` +
+            `mean r_DA ${meanRDa.toFixed(3)}    mean r_CA ${meanRCa.toFixed(3)}    ${episodes.length} episodes stored as ${match.id} in ${g.db}\n`,
+        );
+      } finally {
+        store.close();
+      }
+    });
+}

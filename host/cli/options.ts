@@ -1,0 +1,19 @@
+/** Argument parsers shared by the commands: each names the option and what it expected. */
+import { InvalidArgumentError } from 'commander';
+
+export function positiveInt(name: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError(`${name} must be a positive integer, got "${value}".`);
+    return Number(value);
+  };
+}
+
+export function seedInt(value: string): number {
+  if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError(`--seed must be an integer, got "${value}".`);
+  return Number(value) | 0;
+}
+
+/** An error the CLI reports as one clear line (exit code 2), without a stack trace. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}

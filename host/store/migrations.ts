@@ -1,0 +1,288 @@
+/**
+ * The lab database's schema, as numbered migrations. Each runs once, in order, inside its own
+ * transaction, and `PRAGMA user_version` records the last one applied.
+ *
+ * A migration is frozen once released: never edit one, add the next. That is why the DDL below
+ * spells out every reward-term column instead of generating them from `DA_TERMS` / `CA_TERMS`:
+ * a new term needs a new migration (`ALTER TABLE episodes ADD COLUMN da_<term> REAL NOT NULL
+ * DEFAULT 0`), and the SQLite store's tests fail until it exists.
+ *
+ * Foreign keys are enforced (the store turns them on before migrating), so a future migration
+ * that rebuilds a table must follow SQLite's 12-step ALTER TABLE procedure.
+ */
+import type { Database } from 'better-sqlite3';
+
+export interface Migration {
+  /** 1, 2, 3, … with no gaps; becomes `PRAGMA user_version` once applied. */
+  version: number;
+  /** A few words for error messages and logs. */
+  name: string;
+  up(db: Database): void;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'matches, episodes, turns and reward terms',
+    up(db) {
+      db.exec(`
+        CREATE TABLE matches (
+          -- seq orders matches saved with the same created_at (and survives VACUUM, unlike rowid).
+          seq                   INTEGER PRIMARY KEY,
+          id                    TEXT NOT NULL UNIQUE,
+          created_at            TEXT NOT NULL,
+          seed                  INTEGER NOT NULL,
+          da_spec               TEXT NOT NULL,
+          ca_spec               TEXT NOT NULL,
+          scenario_set          TEXT NOT NULL,
+          episodes_per_scenario INTEGER NOT NULL,
+          w_da                  REAL,
+          fraud_rate            REAL,
+          config_json           TEXT NOT NULL
+        );
+        CREATE INDEX matches_by_created ON matches (created_at, seq);
+
+        CREATE TABLE match_scenarios (
+          match_id        TEXT NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
+          pos             INTEGER NOT NULL,
+          scenario_id     TEXT NOT NULL,
+          fraud_reference INTEGER NOT NULL CHECK (fraud_reference IN (0, 1)),
+          episodes        INTEGER NOT NULL,
+          da_wins         INTEGER NOT NULL,
+          da_win_rate     REAL NOT NULL,
+          PRIMARY KEY (match_id, pos),
+          UNIQUE (match_id, scenario_id)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE episodes (
+          id              TEXT PRIMARY KEY,
+          match_id        TEXT NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
+          idx             INTEGER NOT NULL,
+          scenario_id     TEXT NOT NULL,
+          fraud_reference INTEGER NOT NULL CHECK (fraud_reference IN (0, 1)),
+          seed            INTEGER NOT NULL,
+          intent          TEXT NOT NULL,
+          expected_tool   TEXT NOT NULL,
+          routed_tool     TEXT,
+          winner          TEXT NOT NULL CHECK (winner IN ('DA', 'CA')),
+          end_reason      TEXT NOT NULL CHECK (end_reason IN ('end_call', 'turn_limit')),
+          r_da            REAL NOT NULL,
+          r_ca            REAL NOT NULL,
+          da_format                  REAL NOT NULL,
+          da_tool                    REAL NOT NULL,
+          da_env_lookup_first        REAL NOT NULL,
+          da_env_correct_tool        REAL NOT NULL,
+          da_env_speak               REAL NOT NULL,
+          da_env_milestone           REAL NOT NULL,
+          da_env_late                REAL NOT NULL,
+          da_env_judge               REAL NOT NULL,
+          da_env_missed_verification REAL NOT NULL,
+          da_env_missing_tool        REAL NOT NULL,
+          da_end                     REAL NOT NULL,
+          ca_format                  REAL NOT NULL,
+          ca_realism                 REAL NOT NULL,
+          ca_conceal                 REAL NOT NULL,
+          ca_inv_da                  REAL NOT NULL,
+          judge_score               REAL NOT NULL,
+          judge_resolved            INTEGER NOT NULL CHECK (judge_resolved IN (0, 1)),
+          judge_tier                INTEGER NOT NULL CHECK (judge_tier BETWEEN 1 AND 4),
+          judge_hallucination       INTEGER NOT NULL CHECK (judge_hallucination IN (0, 1)),
+          judge_rationale           TEXT NOT NULL,
+          -- [{ "turn": n, "claim": "…" }, …]
+          judge_hallucinations_json TEXT NOT NULL,
+          UNIQUE (match_id, idx)
+        );
+        CREATE INDEX episodes_by_scenario ON episodes (scenario_id, match_id, idx);
+        CREATE INDEX episodes_by_winner ON episodes (winner, match_id, idx);
+
+        CREATE TABLE turns (
+          episode_id       TEXT NOT NULL REFERENCES episodes (id) ON DELETE CASCADE,
+          idx              INTEGER NOT NULL,
+          role             TEXT NOT NULL CHECK (role IN ('customer', 'agent')),
+          text             TEXT NOT NULL,
+          action_type      TEXT CHECK (action_type IN ('speak', 'tool_call', 'end_call')),
+          tool             TEXT,
+          tool_args_json   TEXT,
+          tool_result_json TEXT,
+          parse_error      TEXT,
+          PRIMARY KEY (episode_id, idx)
+        );
+
+        -- One row per (turn, term): a turn carries only the terms it earned, DA terms on agent
+        -- turns and CA terms on customer turns; the turn's role says which side a term is for.
+        CREATE TABLE turn_rewards (
+          episode_id TEXT NOT NULL,
+          turn_idx   INTEGER NOT NULL,
+          term       TEXT NOT NULL,
+          value      REAL NOT NULL,
+          PRIMARY KEY (episode_id, turn_idx, term),
+          FOREIGN KEY (episode_id, turn_idx) REFERENCES turns (episode_id, idx) ON DELETE CASCADE
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
+  {
+    version: 2,
+    name: 'experiments, runs, checkpoints, annotations, knob changes, experience notes',
+    up(db) {
+      db.exec(`
+        CREATE TABLE experiments (
+          id          TEXT PRIMARY KEY,
+          name        TEXT NOT NULL,
+          description TEXT NOT NULL DEFAULT '',
+          created_at  TEXT NOT NULL,
+          config_json TEXT NOT NULL
+        );
+
+        -- One co-evolution run. snapshot_json is the loop machine's persisted xstate snapshot,
+        -- written at every phase boundary so a killed run resumes where it stopped.
+        CREATE TABLE runs (
+          id            TEXT PRIMARY KEY,
+          experiment_id TEXT REFERENCES experiments (id) ON DELETE CASCADE,
+          created_at    TEXT NOT NULL,
+          updated_at    TEXT NOT NULL,
+          status        TEXT NOT NULL
+                        CHECK (status IN ('created', 'running', 'paused', 'finished', 'failed')),
+          seed          INTEGER NOT NULL,
+          config_json   TEXT NOT NULL,
+          snapshot_json TEXT,
+          error         TEXT
+        );
+        CREATE INDEX runs_by_experiment ON runs (experiment_id, created_at);
+
+        -- Policy weights and optimiser state. parent_id / run_id / generation / source give the
+        -- lineage (DA2 was trained from DA1 in generation 2 of run R by the isolation gym).
+        CREATE TABLE checkpoints (
+          id           TEXT PRIMARY KEY,
+          -- What a policy SPEC names, e.g. 'DA2'.
+          name         TEXT NOT NULL UNIQUE,
+          role         TEXT NOT NULL CHECK (role IN ('DA', 'CA')),
+          created_at   TEXT NOT NULL,
+          run_id       TEXT REFERENCES runs (id) ON DELETE SET NULL,
+          parent_id    TEXT REFERENCES checkpoints (id) ON DELETE SET NULL,
+          generation   INTEGER NOT NULL,
+          step         INTEGER NOT NULL DEFAULT 0,
+          -- How it was made: bootstrap, gym, bilateral, import, …
+          source       TEXT NOT NULL,
+          -- Architecture and feature encoding, enough to rebuild the model around the weights.
+          model_json   TEXT NOT NULL,
+          weights      BLOB NOT NULL,
+          optimiser    BLOB,
+          metrics_json TEXT
+        );
+        CREATE INDEX checkpoints_by_role ON checkpoints (role, created_at);
+        CREATE INDEX checkpoints_by_run ON checkpoints (run_id, generation);
+        CREATE INDEX checkpoints_by_parent ON checkpoints (parent_id);
+
+        -- A person's label on an episode, or on one turn of it (tactics, judge disagreements).
+        CREATE TABLE annotations (
+          id         INTEGER PRIMARY KEY,
+          episode_id TEXT NOT NULL REFERENCES episodes (id) ON DELETE CASCADE,
+          turn_idx   INTEGER,
+          created_at TEXT NOT NULL,
+          author     TEXT NOT NULL,
+          label      TEXT NOT NULL,
+          note       TEXT NOT NULL DEFAULT ''
+        );
+        CREATE INDEX annotations_by_episode ON annotations (episode_id, turn_idx);
+        CREATE INDEX annotations_by_label ON annotations (label);
+
+        -- Every write to a training-system knob (EAU), by a person or an automatic meta-agent.
+        CREATE TABLE knob_changes (
+          id             INTEGER PRIMARY KEY,
+          run_id         TEXT REFERENCES runs (id) ON DELETE CASCADE,
+          created_at     TEXT NOT NULL,
+          generation     INTEGER,
+          knob           TEXT NOT NULL,
+          old_value_json TEXT,
+          new_value_json TEXT NOT NULL,
+          actor          TEXT NOT NULL,
+          reason         TEXT NOT NULL DEFAULT ''
+        );
+        CREATE INDEX knob_changes_by_run ON knob_changes (run_id, created_at);
+
+        -- EAU's experience pool: findings that persist across runs (run_id is where one came from).
+        CREATE TABLE experience_notes (
+          id         INTEGER PRIMARY KEY,
+          created_at TEXT NOT NULL,
+          run_id     TEXT REFERENCES runs (id) ON DELETE SET NULL,
+          author     TEXT NOT NULL,
+          topic      TEXT NOT NULL,
+          text       TEXT NOT NULL,
+          tags_json  TEXT NOT NULL DEFAULT '[]'
+        );
+        CREATE INDEX experience_notes_by_topic ON experience_notes (topic, created_at);
+      `);
+    },
+  },
+  {
+    version: 3,
+    name: 'imported utterance corpora (Banking77-format CSVs)',
+    up(db) {
+      db.exec(`
+        -- One row per import: which file, when, and how many rows were taken or reported.
+        CREATE TABLE corpus_imports (
+          id          INTEGER PRIMARY KEY,
+          source      TEXT NOT NULL,
+          file        TEXT NOT NULL,
+          imported_at TEXT NOT NULL,
+          rows        INTEGER NOT NULL,
+          problems    INTEGER NOT NULL
+        );
+        -- Customer utterances with their intent, used as SFT demonstrations; line is where the
+        -- record starts in the imported file.
+        CREATE TABLE corpus_utterances (
+          import_id INTEGER NOT NULL REFERENCES corpus_imports (id) ON DELETE CASCADE,
+          line      INTEGER NOT NULL,
+          intent    TEXT NOT NULL,
+          text      TEXT NOT NULL,
+          PRIMARY KEY (import_id, line)
+        ) WITHOUT ROWID;
+        CREATE INDEX corpus_utterances_by_intent ON corpus_utterances (intent);
+      `);
+    },
+  },
+];
+
+/** The schema version this code writes. */
+export const LATEST_VERSION = MIGRATIONS.length;
+
+export function userVersion(db: Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/**
+ * Bring `db` up to `target` (default: the latest). Each migration and its user_version bump
+ * commit together, so a failure leaves the database at the previous version. Throws without
+ * touching anything when the database is newer than `target`'s code knows.
+ */
+export function applyMigrations(db: Database, target: number = LATEST_VERSION): number {
+  if (!Number.isInteger(target) || target < 0 || target > LATEST_VERSION) {
+    throw new RangeError(`migration target ${target} is not between 0 and ${LATEST_VERSION}`);
+  }
+  const current = userVersion(db);
+  if (current > LATEST_VERSION) throw newerSchemaError(db.name, current);
+  for (const m of MIGRATIONS) {
+    if (m.version <= current || m.version > target) continue;
+    try {
+      // IMMEDIATE takes the write lock before re-reading the version, so two processes opening
+      // the same new lab file cannot both run a migration.
+      db.transaction(() => {
+        if (userVersion(db) >= m.version) return;
+        m.up(db);
+        db.pragma(`user_version = ${m.version}`);
+      }).immediate();
+    } catch (err) {
+      throw new Error(`${db.name}: migration ${m.version} (${m.name}) failed: ${String(err)}`, { cause: err });
+    }
+  }
+  return userVersion(db);
+}
+
+export function newerSchemaError(path: string, version: number): Error {
+  return new Error(
+    `${path} has schema version ${version}, but this version of Sparring only knows up to ` +
+      `${LATEST_VERSION}; it was written by a newer Sparring. Upgrade Sparring to open it ` +
+      `(the file was left untouched).`,
+  );
+}

@@ -1,0 +1,312 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Database as Db } from 'better-sqlite3';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { CA_TERMS, DA_TERMS } from '../../core/rewards/terms';
+import type { EpisodeRecord } from '../../core/store/port';
+import { fakeMatch, runStoreContract } from '../../core/store/store-contract';
+import { LATEST_VERSION, MIGRATIONS, applyMigrations, userVersion } from './migrations';
+import { openSqliteStore } from './sqlite-store';
+
+const root = mkdtempSync(join(tmpdir(), 'sparring-store-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let files = 0;
+const freshPath = () => join(root, `lab-${++files}`, 'lab.sqlite');
+
+runStoreContract('sqlite', () => openSqliteStore(freshPath()));
+
+function tables(db: Db): string[] {
+  return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[]);
+}
+function columns(db: Db, table: string): string[] {
+  return (db.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[]);
+}
+function schema(db: Db): unknown[] {
+  return db.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all();
+}
+function emptyDb(): Db {
+  const db = new Database(':memory:');
+  db.pragma('foreign_keys = ON');
+  return db;
+}
+
+describe('openSqliteStore', () => {
+  it('turns on WAL, foreign keys and a busy timeout, and creates parent folders', () => {
+    const path = join(root, 'deep', 'er', 'lab.sqlite');
+    const store = openSqliteStore(path);
+    expect(existsSync(path)).toBe(true);
+    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(store.db.pragma('busy_timeout', { simple: true })).toBeGreaterThan(0);
+    expect(userVersion(store.db)).toBe(LATEST_VERSION);
+    store.close();
+  });
+
+  it('keeps data across close and reopen', () => {
+    const path = freshPath();
+    const { match, episodes } = fakeMatch('m1', { episodes: 4 });
+    const first = openSqliteStore(path);
+    first.saveMatch(match, episodes);
+    first.close();
+    const second = openSqliteStore(path);
+    expect(second.getMatch('m1')).toStrictEqual(match);
+    expect(second.getEpisode('m1:3')).toStrictEqual(episodes[3]);
+    expect(second.countEpisodes()).toBe(4);
+    second.close();
+  });
+
+  it('lets two connections to one file write in turn and read each other', () => {
+    const path = freshPath();
+    const a = openSqliteStore(path);
+    const b = openSqliteStore(path);
+    const m1 = fakeMatch('m1', { createdAt: '2025-03-01T00:00:00.000Z' });
+    const m2 = fakeMatch('m2', { createdAt: '2025-03-02T00:00:00.000Z' });
+    a.saveMatch(m1.match, m1.episodes);
+    b.saveMatch(m2.match, m2.episodes);
+    expect(a.listMatches().map((m) => m.id)).toEqual(['m1', 'm2']);
+    expect(b.getEpisode('m1:0')).toStrictEqual(m1.episodes[0]);
+    a.close();
+    b.close();
+  });
+
+  it('refuses a database from a newer Sparring and leaves the file untouched', () => {
+    const path = freshPath();
+    const store = openSqliteStore(path);
+    store.saveMatch(fakeMatch('m1').match, fakeMatch('m1').episodes);
+    store.db.pragma(`user_version = ${LATEST_VERSION + 1}`);
+    store.db.pragma('journal_mode = DELETE'); // a file as a rollback-journal Sparring would leave it
+    store.close();
+    const bytes = readFileSync(path);
+
+    expect(() => openSqliteStore(path)).toThrow(
+      new RegExp(`schema version ${LATEST_VERSION + 1}.*only knows up to ${LATEST_VERSION}`),
+    );
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+    expect(existsSync(`${path}-wal`)).toBe(false);
+  });
+
+  it('names the path of a file that is not a SQLite database, and leaves it alone', () => {
+    const path = join(root, 'notes.sqlite');
+    const text = 'these are my notes, not a database\n'.repeat(40);
+    writeFileSync(path, text);
+    expect(() => openSqliteStore(path)).toThrow(`${path} is not a SQLite database`);
+    expect(readFileSync(path, 'utf8')).toBe(text);
+  });
+});
+
+describe('saveMatch on SQLite', () => {
+  let path: string;
+  beforeEach(() => {
+    path = freshPath();
+  });
+
+  function rowCounts(db: Db): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const t of tables(db)) out[t] = db.prepare(`SELECT count(*) FROM ${t}`).pluck().get() as number;
+    return out;
+  }
+
+  it('rolls back a match that violates a constraint halfway through, keeping earlier matches', () => {
+    const store = openSqliteStore(path);
+    const m1 = fakeMatch('m1', { episodes: 3, createdAt: '2025-03-01T00:00:00.000Z' });
+    const m2 = fakeMatch('m2', { episodes: 3, createdAt: '2025-03-02T00:00:00.000Z' });
+    store.saveMatch(m1.match, m1.episodes);
+    store.saveMatch(m2.match, m2.episodes);
+    const counts = rowCounts(store.db);
+
+    // The checks before writing cannot see this; the turns table's CHECK constraint fails after
+    // the match, five episodes and most turns of the sixth have been inserted.
+    const m3 = fakeMatch('m3', { episodes: 6, createdAt: '2025-03-03T00:00:00.000Z' });
+    const last = m3.episodes[5]!;
+    (last.turns[4] as { role: string }).role = 'narrator';
+    expect(() => store.saveMatch(m3.match, m3.episodes)).toThrow(
+      /saveMatch\("m3"\): CHECK constraint failed.*writing episode "m3:5" turn 4.*nothing was written/,
+    );
+
+    expect(rowCounts(store.db)).toStrictEqual(counts);
+    expect(store.listMatches()).toStrictEqual([m1.match, m2.match]);
+    expect(store.getEpisode('m2:2')).toStrictEqual(m2.episodes[2]);
+    expect(store.getMatch('m3')).toBeUndefined();
+    expect(store.countEpisodes()).toBe(6);
+
+    // A judge tier out of range fails the episodes table's CHECK the same way.
+    (m3.episodes[5] as EpisodeRecord).turns[4]!.role = 'customer';
+    (m3.episodes[2]!.judge as { tier: number }).tier = 7;
+    expect(() => store.saveMatch(m3.match, m3.episodes)).toThrow(/judge_tier/);
+    expect(rowCounts(store.db)).toStrictEqual(counts);
+    store.close();
+  });
+
+  it('stores every reward term where SQL can reach it', () => {
+    const store = openSqliteStore(path);
+    const { match, episodes } = fakeMatch('m1', { episodes: 5 });
+    store.saveMatch(match, episodes);
+    const sum = (f: (e: EpisodeRecord) => number) => episodes.reduce((a, e) => a + f(e), 0);
+    const got = store.db
+      .prepare('SELECT sum(da_tool) AS tool, sum(ca_inv_da) AS invDa FROM episodes WHERE match_id = ?')
+      .get('m1');
+    expect(got).toEqual({ tool: sum((e) => e.daTerms.tool), invDa: sum((e) => e.caTerms.inv_da) });
+    const formatRewards = store.db
+      .prepare(
+        `SELECT count(*) FROM turn_rewards r JOIN turns t ON t.episode_id = r.episode_id AND t.idx = r.turn_idx
+         WHERE r.term = 'format' AND t.role = 'agent'`,
+      )
+      .pluck()
+      .get();
+    const expected = episodes.flatMap((e) => e.turns).filter((t) => t.role === 'agent' && 'format' in t.rewards);
+    expect(formatRewards).toBe(expected.length);
+    store.close();
+  });
+});
+
+describe('migrations', () => {
+  it('are numbered 1, 2, 3, … in order', () => {
+    expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
+    expect(LATEST_VERSION).toBe(MIGRATIONS.length);
+  });
+
+  it('1 creates matches, episodes with a column per reward term, turns and turn rewards', () => {
+    const db = emptyDb();
+    expect(applyMigrations(db, 1)).toBe(1);
+    expect(userVersion(db)).toBe(1);
+    expect(tables(db)).toEqual(['episodes', 'match_scenarios', 'matches', 'turn_rewards', 'turns']);
+    expect(columns(db, 'matches')).toEqual(
+      expect.arrayContaining(['id', 'created_at', 'seed', 'da_spec', 'ca_spec', 'scenario_set', 'episodes_per_scenario', 'w_da', 'fraud_rate', 'config_json']),
+    );
+    expect(columns(db, 'match_scenarios')).toEqual(
+      expect.arrayContaining(['match_id', 'pos', 'scenario_id', 'fraud_reference', 'episodes', 'da_wins', 'da_win_rate']),
+    );
+    expect(columns(db, 'episodes')).toEqual(
+      expect.arrayContaining([
+        ...DA_TERMS.map((t) => `da_${t}`),
+        ...CA_TERMS.map((t) => `ca_${t}`),
+        'judge_score',
+        'judge_resolved',
+        'judge_tier',
+        'judge_hallucination',
+        'judge_rationale',
+        'judge_hallucinations_json',
+        'winner',
+        'routed_tool',
+      ]),
+    );
+    expect(columns(db, 'turns')).toEqual([
+      'episode_id',
+      'idx',
+      'role',
+      'text',
+      'action_type',
+      'tool',
+      'tool_args_json',
+      'tool_result_json',
+      'parse_error',
+    ]);
+    expect(columns(db, 'turn_rewards')).toEqual(['episode_id', 'turn_idx', 'term', 'value']);
+    const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").pluck().all();
+    expect(indexes).toEqual(
+      expect.arrayContaining(['matches_by_created', 'episodes_by_scenario', 'episodes_by_winner']),
+    );
+
+    const before = schema(db);
+    expect(applyMigrations(db, 1)).toBe(1);
+    expect(schema(db)).toStrictEqual(before);
+    db.close();
+  });
+
+  it('2 adds experiments, runs, checkpoints, annotations, knob changes and experience notes', () => {
+    const db = emptyDb();
+    applyMigrations(db, 1);
+    const v1 = tables(db);
+    expect(applyMigrations(db, 2)).toBe(2);
+    expect(userVersion(db)).toBe(2);
+    expect(tables(db).filter((t) => !v1.includes(t))).toEqual([
+      'annotations',
+      'checkpoints',
+      'experience_notes',
+      'experiments',
+      'knob_changes',
+      'runs',
+    ]);
+    expect(columns(db, 'checkpoints')).toEqual(
+      expect.arrayContaining(['name', 'role', 'run_id', 'parent_id', 'generation', 'weights', 'optimiser']),
+    );
+    expect(columns(db, 'runs')).toEqual(expect.arrayContaining(['experiment_id', 'status', 'snapshot_json']));
+
+    // Weights and optimiser state round-trip as bytes, and lineage links must point somewhere.
+    const weights = Buffer.from(new Float32Array([0.5, -1.25, 3]).buffer);
+    const insert = db.prepare(
+      `INSERT INTO checkpoints (id, name, role, created_at, parent_id, generation, source, model_json, weights, optimiser)
+       VALUES (?, ?, 'DA', '2025-03-01T00:00:00.000Z', ?, ?, 'gym', '{}', ?, ?)`,
+    );
+    insert.run('c1', 'DA1', null, 1, weights, Buffer.alloc(8, 7));
+    const row = db.prepare('SELECT weights, optimiser FROM checkpoints WHERE id = ?').get('c1') as Record<string, Buffer>;
+    expect(row.weights!.equals(weights)).toBe(true);
+    expect(row.optimiser!.equals(Buffer.alloc(8, 7))).toBe(true);
+    expect(() => insert.run('c2', 'DA2', 'missing', 2, weights, null)).toThrow(/FOREIGN KEY/);
+
+    const before = schema(db);
+    expect(applyMigrations(db, 2)).toBe(2);
+    expect(schema(db)).toStrictEqual(before);
+    db.close();
+  });
+
+  it('3 adds imported corpora with line numbers, deleted with their import', () => {
+    const db = emptyDb();
+    applyMigrations(db, 2);
+    const v2 = tables(db);
+    expect(applyMigrations(db, 3)).toBe(3);
+    expect(userVersion(db)).toBe(3);
+    expect(tables(db).filter((t) => !v2.includes(t))).toEqual(['corpus_imports', 'corpus_utterances']);
+    expect(columns(db, 'corpus_utterances')).toEqual(['import_id', 'line', 'intent', 'text']);
+    db.pragma('foreign_keys = ON');
+    db.prepare("INSERT INTO corpus_imports (id, source, file, imported_at, rows, problems) VALUES (1, 'banking77', 'a.csv', 'now', 1, 0)").run();
+    db.prepare("INSERT INTO corpus_utterances VALUES (1, 2, 'card_arrival', 'where is my card')").run();
+    expect(() => db.prepare("INSERT INTO corpus_utterances VALUES (1, 2, 'card_arrival', 'dup line')").run()).toThrow(/UNIQUE|PRIMARY/);
+    expect(() => db.prepare("INSERT INTO corpus_utterances VALUES (9, 3, 'x', 'y')").run()).toThrow(/FOREIGN KEY/);
+    db.prepare('DELETE FROM corpus_imports WHERE id = 1').run();
+    expect(db.prepare('SELECT COUNT(*) FROM corpus_utterances').pluck().get()).toBe(0);
+    const before = schema(db);
+    expect(applyMigrations(db, 3)).toBe(3);
+    expect(schema(db)).toStrictEqual(before);
+    db.close();
+  });
+
+  it('a failing migration leaves the database at the previous version', () => {
+    const db = emptyDb();
+    applyMigrations(db, 1);
+    db.exec('CREATE TABLE runs (x)'); // migration 2 will collide with it
+    expect(() => applyMigrations(db)).toThrow(/migration 2 .*failed/);
+    expect(userVersion(db)).toBe(1);
+    expect(tables(db)).not.toContain('experiments');
+    db.close();
+  });
+
+  it('refuses to migrate a database newer than the code', () => {
+    const db = emptyDb();
+    db.pragma(`user_version = ${LATEST_VERSION + 3}`);
+    expect(() => applyMigrations(db)).toThrow(/newer Sparring/);
+    expect(tables(db)).toEqual([]);
+    db.close();
+  });
+
+  it('upgrades a version-1 lab file in place, keeping its data', () => {
+    const path = freshPath();
+    const store = openSqliteStore(path);
+    const { match, episodes } = fakeMatch('m1');
+    store.saveMatch(match, episodes);
+    // Take the file back to version 1 by dropping what later migrations added.
+    store.db.exec(`DROP TABLE corpus_utterances; DROP TABLE corpus_imports;
+                   DROP TABLE experience_notes; DROP TABLE knob_changes; DROP TABLE annotations;
+                   DROP TABLE checkpoints; DROP TABLE runs; DROP TABLE experiments;`);
+    store.db.pragma('user_version = 1');
+    store.close();
+
+    const reopened = openSqliteStore(path);
+    expect(userVersion(reopened.db)).toBe(LATEST_VERSION);
+    expect(tables(reopened.db)).toEqual(expect.arrayContaining(['checkpoints', 'corpus_utterances']));
+    expect(reopened.getEpisode('m1:1')).toStrictEqual(episodes[1]);
+    reopened.close();
+  });
+});

@@ -1,0 +1,378 @@
+/**
+ * The RunStore on SQLite (better-sqlite3): one file per lab, WAL, foreign keys on, schema from
+ * `migrations.ts`. Reward terms are stored one column (episodes) or one row (turns) per term so
+ * that an analyst can query them with plain SQL.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Database as Db, Statement } from 'better-sqlite3';
+import type { DomainTool } from '../../core/domain/types';
+import type { JudgeVerdict } from '../../core/judge/types';
+import type {
+  EpisodeQuery,
+  EpisodeRecord,
+  EpisodeSummary,
+  MatchRecord,
+  RunStore,
+  ScenarioResult,
+  TurnRecord,
+  Winner,
+} from '../../core/store/port';
+import { checkMatchBatch, checkPage } from '../../core/store/validate';
+import { CA_TERMS, DA_TERMS } from '../../core/rewards/terms';
+import type { CaTerms, DaTerms } from '../../core/rewards/terms';
+import type { EndReason, ToolResult } from '../../core/world/transcript';
+import { LATEST_VERSION, applyMigrations, newerSchemaError, userVersion } from './migrations';
+
+/** How long a write waits for another connection's lock before failing with SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 5000;
+
+export interface SqliteRunStore extends RunStore {
+  /** The open connection, for the other stores of the lab (runs, checkpoints, …) to share. */
+  readonly db: Db;
+  readonly path: string;
+}
+
+/**
+ * Open (or create, with its parent folders) the lab database at `path` and migrate it to the
+ * latest schema. `:memory:` gives a private in-memory database.
+ */
+export function openSqliteStore(path: string): SqliteRunStore {
+  const inMemory = path === ':memory:' || path === '';
+  if (!inMemory) mkdirSync(dirname(path), { recursive: true });
+  let db: Db;
+  try {
+    db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  } catch (err) {
+    throw new Error(`cannot open lab database ${path}: ${messageOf(err)}`, { cause: err });
+  }
+  try {
+    // Read the version before anything writes: a newer file must be left exactly as it is
+    // (switching to WAL alone would rewrite its header).
+    let version: number;
+    try {
+      version = userVersion(db);
+    } catch (err) {
+      if (codeOf(err) === 'SQLITE_NOTADB') {
+        throw new Error(`${path} is not a SQLite database (${messageOf(err)}); is --db pointing at the right file?`, {
+          cause: err,
+        });
+      }
+      throw new Error(`cannot read lab database ${path}: ${messageOf(err)}`, { cause: err });
+    }
+    if (version > LATEST_VERSION) throw newerSchemaError(path, version);
+    db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    applyMigrations(db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return createSqliteStore(db, path);
+}
+
+const DA_COLS = DA_TERMS.map((t) => `da_${t}`);
+const CA_COLS = CA_TERMS.map((t) => `ca_${t}`);
+
+const EPISODE_COLS = [
+  'id',
+  'match_id',
+  'idx',
+  'scenario_id',
+  'fraud_reference',
+  'seed',
+  'intent',
+  'expected_tool',
+  'routed_tool',
+  'winner',
+  'end_reason',
+  'r_da',
+  'r_ca',
+  ...DA_COLS,
+  ...CA_COLS,
+  'judge_score',
+  'judge_resolved',
+  'judge_tier',
+  'judge_hallucination',
+  'judge_rationale',
+  'judge_hallucinations_json',
+];
+
+/** The query behind listEpisodes / countEpisodes, in match order (as listMatches) then index. */
+function episodeSql(q: Omit<EpisodeQuery, 'offset' | 'limit'>, what: 'rows' | 'count'): string {
+  const where: string[] = [];
+  if (q.matchId !== undefined) where.push('e.match_id = @matchId');
+  if (q.scenarioId !== undefined) where.push('e.scenario_id = @scenarioId');
+  if (q.winner !== undefined) where.push('e.winner = @winner');
+  const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  if (what === 'count') return `SELECT count(*) FROM episodes e ${filter}`;
+  // CROSS JOIN fixes the loop order: walk matches by the (created_at, seq) index, then each
+  // match's episodes by an (…, match_id, idx) index, so a page never sorts the whole table.
+  return `SELECT e.* FROM matches m CROSS JOIN episodes e ON e.match_id = m.id ${filter}
+          ORDER BY m.created_at, m.seq, e.idx LIMIT @limit OFFSET @offset`;
+}
+
+function createSqliteStore(db: Db, path: string): SqliteRunStore {
+  const insertMatch = db.prepare(`
+    INSERT INTO matches (id, created_at, seed, da_spec, ca_spec, scenario_set,
+                         episodes_per_scenario, w_da, fraud_rate, config_json)
+    VALUES (@id, @createdAt, @seed, @daSpec, @caSpec, @scenarioSet,
+            @episodesPerScenario, @wDa, @fraudRate, @configJson)`);
+  const insertScenario = db.prepare(`
+    INSERT INTO match_scenarios (match_id, pos, scenario_id, fraud_reference, episodes, da_wins, da_win_rate)
+    VALUES (?, ?, ?, ?, ?, ?, ?)`);
+  const insertEpisode = db.prepare(
+    `INSERT INTO episodes (${EPISODE_COLS.join(', ')}) VALUES (${EPISODE_COLS.map(() => '?').join(', ')})`,
+  );
+  const insertTurn = db.prepare(`
+    INSERT INTO turns (episode_id, idx, role, text, action_type, tool, tool_args_json, tool_result_json, parse_error)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insertReward = db.prepare('INSERT INTO turn_rewards (episode_id, turn_idx, term, value) VALUES (?, ?, ?, ?)');
+
+  const selectMatch = db.prepare('SELECT * FROM matches WHERE id = ?');
+  const selectMatches = db.prepare('SELECT * FROM matches ORDER BY created_at, seq');
+  const selectScenarios = db.prepare('SELECT * FROM match_scenarios WHERE match_id = ? ORDER BY pos');
+  const selectAllScenarios = db.prepare('SELECT * FROM match_scenarios ORDER BY match_id, pos');
+  const selectEpisode = db.prepare('SELECT * FROM episodes WHERE id = ?');
+  const selectTurns = db.prepare('SELECT * FROM turns WHERE episode_id = ? ORDER BY idx');
+  const selectRewards = db.prepare('SELECT turn_idx, term, value FROM turn_rewards WHERE episode_id = ?');
+
+  /** listEpisodes / countEpisodes statements, one per combination of filters. */
+  const queries = new Map<string, Statement>();
+  function episodeQuery(q: Omit<EpisodeQuery, 'offset' | 'limit'>, what: 'rows' | 'count'): Statement {
+    const key = `${what}:${q.matchId !== undefined}:${q.scenarioId !== undefined}:${q.winner !== undefined}`;
+    let stmt = queries.get(key);
+    if (!stmt) queries.set(key, (stmt = db.prepare(episodeSql(q, what))));
+    return stmt;
+  }
+  function filterParams(q: EpisodeQuery): Record<string, string> {
+    const p: Record<string, string> = {};
+    if (q.matchId !== undefined) p.matchId = q.matchId;
+    if (q.scenarioId !== undefined) p.scenarioId = q.scenarioId;
+    if (q.winner !== undefined) p.winner = q.winner;
+    return p;
+  }
+
+  /** What was being written when a statement failed, for the error message. */
+  let writing = '';
+  const writeMatch = db.transaction((match: MatchRecord, episodes: readonly EpisodeRecord[]) => {
+    writing = '';
+    if (selectMatch.get(match.id)) throw new Error(`match "${match.id}" already exists`);
+    writing = 'the match';
+    insertMatch.run({
+      id: match.id,
+      createdAt: match.createdAt,
+      seed: match.seed,
+      daSpec: match.daSpec,
+      caSpec: match.caSpec,
+      scenarioSet: match.scenarioSet,
+      episodesPerScenario: match.episodesPerScenario,
+      wDa: match.wDa ?? null,
+      fraudRate: match.fraudRate ?? null,
+      configJson: match.configJson,
+    });
+    match.perScenario.forEach((s, pos) => {
+      writing = `perScenario "${s.scenarioId}"`;
+      insertScenario.run(match.id, pos, s.scenarioId, bit(s.fraudReference), s.episodes, s.daWins, s.daWinRate);
+    });
+    for (const e of episodes) {
+      writing = `episode "${e.id}"`;
+      insertEpisode.run(episodeRow(e));
+      for (const t of e.turns) {
+        writing = `episode "${e.id}" turn ${t.index}`;
+        insertTurn.run(
+          e.id,
+          t.index,
+          t.role,
+          t.text,
+          t.actionType ?? null,
+          t.tool ?? null,
+          json(t.toolArgs),
+          json(t.toolResult),
+          t.parseError ?? null,
+        );
+        for (const [term, value] of Object.entries(t.rewards)) {
+          if (value !== undefined) insertReward.run(e.id, t.index, term, value);
+        }
+      }
+    }
+  });
+
+  function scenarioResult(r: Row): ScenarioResult {
+    return {
+      scenarioId: r.scenario_id as string,
+      fraudReference: r.fraud_reference === 1,
+      episodes: r.episodes as number,
+      daWins: r.da_wins as number,
+      daWinRate: r.da_win_rate as number,
+    };
+  }
+
+  return {
+    db,
+    path,
+
+    saveMatch(match, episodes) {
+      checkMatchBatch(match, episodes);
+      try {
+        // IMMEDIATE: take the write lock up front, so another connection's write makes this one
+        // wait (busy_timeout) instead of failing after it has read.
+        writeMatch.immediate(match, episodes);
+      } catch (err) {
+        const at = writing ? ` (writing ${writing})` : '';
+        throw new Error(`saveMatch("${match.id}"): ${messageOf(err)}${at}; nothing was written`, { cause: err });
+      }
+    },
+
+    getMatch(id) {
+      const row = selectMatch.get(id) as Row | undefined;
+      return row && matchRecord(row, (selectScenarios.all(id) as Row[]).map(scenarioResult));
+    },
+
+    listMatches() {
+      const byMatch = new Map<string, ScenarioResult[]>();
+      for (const r of selectAllScenarios.all() as Row[]) {
+        const list = byMatch.get(r.match_id as string) ?? [];
+        list.push(scenarioResult(r));
+        byMatch.set(r.match_id as string, list);
+      }
+      return (selectMatches.all() as Row[]).map((r) => matchRecord(r, byMatch.get(r.id as string) ?? []));
+    },
+
+    listEpisodes(q = {}) {
+      const { offset, limit } = checkPage(q);
+      const rows = episodeQuery(q, 'rows').all({ ...filterParams(q), offset, limit }) as Row[];
+      return rows.map(episodeSummary);
+    },
+
+    countEpisodes(q = {}) {
+      return episodeQuery(q, 'count').pluck().get(filterParams(q)) as number;
+    },
+
+    getEpisode(id) {
+      const row = selectEpisode.get(id) as Row | undefined;
+      if (!row) return undefined;
+      const rewards = new Map<number, Record<string, number>>();
+      for (const r of selectRewards.all(id) as Row[]) {
+        const turn = r.turn_idx as number;
+        const terms = rewards.get(turn) ?? {};
+        terms[r.term as string] = r.value as number;
+        rewards.set(turn, terms);
+      }
+      const turns = (selectTurns.all(id) as Row[]).map(
+        (t): TurnRecord => ({
+          index: t.idx as number,
+          role: t.role as TurnRecord['role'],
+          text: t.text as string,
+          actionType: t.action_type as TurnRecord['actionType'],
+          tool: t.tool as string | null,
+          toolArgs: parseJson(t.tool_args_json) as Record<string, unknown> | null,
+          toolResult: parseJson(t.tool_result_json) as ToolResult | null,
+          parseError: t.parse_error as string | null,
+          rewards: rewards.get(t.idx as number) ?? {},
+        }),
+      );
+      return { ...episodeSummary(row), turns };
+    },
+
+    close() {
+      if (db.open) db.close();
+    },
+  };
+}
+
+type Row = Record<string, unknown>;
+
+function episodeRow(e: EpisodeRecord): unknown[] {
+  return [
+    e.id,
+    e.matchId,
+    e.index,
+    e.scenarioId,
+    bit(e.fraudReference),
+    e.seed,
+    e.intent,
+    e.expectedTool,
+    e.routedTool ?? null,
+    e.winner,
+    e.endReason,
+    e.rDa,
+    e.rCa,
+    ...DA_TERMS.map((t) => e.daTerms[t]),
+    ...CA_TERMS.map((t) => e.caTerms[t]),
+    e.judge.score,
+    bit(e.judge.resolved),
+    e.judge.tier,
+    bit(e.judge.hallucination),
+    e.judge.rationale,
+    JSON.stringify(e.judge.hallucinations),
+  ];
+}
+
+function episodeSummary(r: Row): EpisodeSummary {
+  const daTerms = Object.fromEntries(DA_TERMS.map((t, i) => [t, r[DA_COLS[i]!]])) as DaTerms;
+  const caTerms = Object.fromEntries(CA_TERMS.map((t, i) => [t, r[CA_COLS[i]!]])) as CaTerms;
+  const judge: JudgeVerdict = {
+    score: r.judge_score as number,
+    resolved: r.judge_resolved === 1,
+    tier: r.judge_tier as JudgeVerdict['tier'],
+    hallucination: r.judge_hallucination === 1,
+    hallucinations: JSON.parse(r.judge_hallucinations_json as string) as JudgeVerdict['hallucinations'],
+    rationale: r.judge_rationale as string,
+  };
+  return {
+    id: r.id as string,
+    matchId: r.match_id as string,
+    index: r.idx as number,
+    scenarioId: r.scenario_id as string,
+    fraudReference: r.fraud_reference === 1,
+    seed: r.seed as number,
+    intent: r.intent as string,
+    expectedTool: r.expected_tool as DomainTool,
+    routedTool: r.routed_tool as string | null,
+    winner: r.winner as Winner,
+    endReason: r.end_reason as EndReason,
+    rDa: r.r_da as number,
+    rCa: r.r_ca as number,
+    daTerms,
+    caTerms,
+    judge,
+  };
+}
+
+function matchRecord(r: Row, perScenario: ScenarioResult[]): MatchRecord {
+  return {
+    id: r.id as string,
+    createdAt: r.created_at as string,
+    seed: r.seed as number,
+    daSpec: r.da_spec as string,
+    caSpec: r.ca_spec as string,
+    scenarioSet: r.scenario_set as string,
+    episodesPerScenario: r.episodes_per_scenario as number,
+    wDa: r.w_da as number | null,
+    fraudRate: r.fraud_rate as number | null,
+    perScenario,
+    configJson: r.config_json as string,
+  };
+}
+
+function bit(b: boolean): 0 | 1 {
+  return b ? 1 : 0;
+}
+
+function json(v: unknown): string | null {
+  return v === null || v === undefined ? null : JSON.stringify(v);
+}
+
+function parseJson(s: unknown): unknown {
+  return s === null ? null : JSON.parse(s as string);
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function codeOf(err: unknown): unknown {
+  return err instanceof Error && 'code' in err ? err.code : undefined;
+}
