@@ -306,9 +306,11 @@ class Evidence {
   /** Every number the customer said, in cents. */
   readonly customerNumbers = new Set<number>();
   /** Joined word n-grams (n ≤ 5) of successful-result strings and customer text, for name claims. */
-  readonly grams = new Set<string>();
+  private readonly gramSet = new Set<string>();
   /** Lower-cased tokens of successful-result strings and customer text, for id claims. */
-  readonly tokens = new Set<string>();
+  private readonly tokenSet = new Set<string>();
+  /** Texts not yet indexed into gramSet / tokenSet: indexing waits until a name or id needs checking. */
+  private pending: string[] = [];
   readonly dates: DateClaim[] = [];
   readonly last4 = new Set<string>();
   readonly cards = new Map<string, CardState>();
@@ -328,13 +330,32 @@ class Evidence {
   }
 
   private addText(text: string): void {
+    this.pending.push(text);
+  }
+
+  private index(): void {
+    for (const text of this.pending) this.indexText(text);
+    this.pending = [];
+  }
+
+  get grams(): ReadonlySet<string> {
+    if (this.pending.length) this.index();
+    return this.gramSet;
+  }
+
+  get tokens(): ReadonlySet<string> {
+    if (this.pending.length) this.index();
+    return this.tokenSet;
+  }
+
+  private indexText(text: string): void {
     const toks = text.toLowerCase().replace(/['’]s\b/g, 's').split(/[^a-z0-9_]+/).filter(Boolean);
     for (let i = 0; i < toks.length; i++) {
-      this.tokens.add(toks[i]!);
+      this.tokenSet.add(toks[i]!);
       let g = '';
       for (let n = 0; n < 5 && i + n < toks.length; n++) {
         g += toks[i + n]!.replace(/_/g, '');
-        this.grams.add(g);
+        this.gramSet.add(g);
       }
     }
   }

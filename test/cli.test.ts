@@ -1,0 +1,141 @@
+/**
+ * The CLI contract end to end: the real `sparring` bin in a child process, a temporary lab.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const BIN = path.resolve(__dirname, '..', 'bin', 'sparring.js');
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-cli-'));
+
+async function sparring(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, SPARRING_DB: path.join(tmp, 'default.db') } });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+describe('sparring match', () => {
+  it('prints 10 arena scenarios, W_DA and a separate fraud rate as JSON, stores every episode, and repeats with the seed', async () => {
+    const db = path.join(tmp, 'a.db');
+    const r = await sparring(['match', '--da', 'scripted', '--ca', 'scripted', '--episodes', '4', '--json', '--db', db, '--seed', '9']);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.perScenario).toHaveLength(10);
+    expect(doc.perScenario.filter((s: { fraudReference: boolean }) => s.fraudReference)).toHaveLength(2);
+    expect(typeof doc.wDa).toBe('number');
+    expect(typeof doc.fraudRate).toBe('number');
+    expect(doc.episodes).toBe(40);
+
+    const sql = new Database(db, { readonly: true });
+    expect(sql.prepare('SELECT COUNT(*) FROM episodes').pluck().get()).toBe(40);
+    expect(sql.prepare('SELECT COUNT(*) FROM turns').pluck().get()).toBeGreaterThan(40 * 3);
+    expect(sql.prepare("SELECT COUNT(DISTINCT term) FROM turn_rewards").pluck().get()).toBeGreaterThan(5);
+    expect(sql.pragma('journal_mode', { simple: true })).toBe('wal');
+    sql.close();
+
+    const again = await sparring(['match', '--episodes', '4', '--json', '--db', path.join(tmp, 'b.db'), '--seed', '9']);
+    const doc2 = JSON.parse(again.stdout);
+    expect({ ...doc2, db: null }).toEqual({ ...doc, db: null });
+  });
+
+  it('prints a readable table by default', async () => {
+    const r = await sparring(['match', '--episodes', '1', '--db', path.join(tmp, 'c.db')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/W_DA \(CA-winnable scenarios\): \d+\.\d%/);
+    expect(r.stdout).toMatch(/fraud reference rate: +\d+\.\d%/);
+    expect(r.stdout).toContain('dispute-duplicate');
+  });
+
+  it('rejects bad arguments with a message naming the option, and leaves an existing lab untouched', async () => {
+    const db = path.join(tmp, 'keep.db');
+    expect((await sparring(['match', '--episodes', '1', '--db', db])).code).toBe(0);
+    const before = readFileSync(db);
+    const cases: [string[], RegExp][] = [
+      [['match', '--episodes', '0', '--db', db], /--episodes must be a positive integer, got "0"/],
+      [['match', '--episodes', 'lots', '--db', db], /--episodes must be a positive integer/],
+      [['match', '--scenarios', 'weird', '--db', db], /--scenarios.*Allowed choices are arena, heldout, fraud, all/],
+      [['match', '--da', 'DA7', '--db', db], /--da "DA7": no such policy/],
+      [['match', '--seed', 'x', '--db', db], /--seed must be an integer/],
+    ];
+    for (const [args, msg] of cases) {
+      const r = await sparring(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(msg);
+    }
+    expect(readFileSync(db).equals(before)).toBe(true);
+  });
+
+  it('refuses a --db that is not a SQLite lab, naming it, without touching it', async () => {
+    const bogus = path.join(tmp, 'notes.txt');
+    writeFileSync(bogus, 'these are my notes, not a database\n'.repeat(200));
+    const size = statSync(bogus).size;
+    const r = await sparring(['match', '--episodes', '1', '--db', bogus]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(`${bogus} is not a SQLite database`);
+    expect(statSync(bogus).size).toBe(size);
+  });
+});
+
+describe('sparring judge-eval', () => {
+  it('prints resolution F1, tier Spearman and hallucination F1 on the shipped set', async () => {
+    const r = await sparring(['judge-eval', '--json']);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.n).toBeGreaterThanOrEqual(40);
+    for (const k of ['resolutionF1', 'tierSpearman', 'hallucinationF1']) {
+      expect(doc[k]).toBeGreaterThanOrEqual(-1);
+      expect(doc[k]).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('names the conversation and field of a malformed labelled set', async () => {
+    const file = path.join(tmp, 'labels.json');
+    writeFileSync(file, JSON.stringify({ version: 1, conversations: [{ id: 'x1', note: '', transcript: { scenarioId: 's', expectedTool: 'dispute_charge', intent: 'i', endReason: 'end_call', turns: [] }, labels: { resolved: true, tier: 7, hallucination: false } }] }));
+    const r = await sparring(['judge-eval', '--labels', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/x1.*labels\.tier/);
+    const missing = await sparring(['judge-eval', '--labels', path.join(tmp, 'nope.json')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/nope\.json: cannot read \(ENOENT\)/);
+  });
+});
+
+describe('sparring import-banking77', () => {
+  it('stores a clean CSV and refuses one with problems, listing their lines', async () => {
+    const good = path.join(tmp, 'good.csv');
+    writeFileSync(good, 'text,category\nWhere is my new card?,card_arrival\n"My card got eaten, by the ATM",card_swallowed\n');
+    const db = path.join(tmp, 'corpus.db');
+    const r = await sparring(['import-banking77', good, '--json', '--db', db]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ stored: true, rows: 2, intents: 2 });
+    const sql = new Database(db, { readonly: true });
+    expect(sql.prepare('SELECT line, intent FROM corpus_utterances ORDER BY line').all()).toEqual([
+      { line: 2, intent: 'card_arrival' },
+      { line: 3, intent: 'card_swallowed' },
+    ]);
+    sql.close();
+
+    const bad = path.join(tmp, 'bad.csv');
+    writeFileSync(bad, 'text,category\nfine,card_arrival\nhmm,not_an_intent\n');
+    const b = await sparring(['import-banking77', bad, '--db', db]);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toContain(`${bad}:3: unknown category "not_an_intent"`);
+    expect(b.stderr).toMatch(/nothing was stored/);
+  });
+
+  const dir = process.env.BANKING77_DIR;
+  it.skipIf(!dir)('checks the Banking77 train split with no problems (needs BANKING77_DIR)', async () => {
+    const r = await sparring(['import-banking77', path.join(dir!, 'train.csv'), '--dry-run', '--json', '--db', path.join(tmp, 'b77.db')]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ rows: 10003, intents: 77, problems: [] });
+  });
+});
