@@ -1,0 +1,137 @@
+/**
+ * The train-step graph against a float64 reference of clipping + AdamW written in plain JS, with
+ * gradients from the separate gradient graph (itself checked in grad.test.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { ForwardRunner, TrainStepRunner } from '../runner';
+import type { TrainState } from '../runner';
+import { buildGradients, buildTrainStep } from './index';
+import type { AdamWHyper, Graph, ModelSpec, Tensor } from './index';
+
+type P = 'w' | 'b';
+type I = 'x' | 't';
+
+const spec: ModelSpec<P, I> = {
+  name: 'tiny',
+  params: { w: { shape: [3, 2] }, b: { shape: [2] } },
+  inputs: { x: { dtype: 'float32', shape: ['B', 3] }, t: { dtype: 'float32', shape: ['B', 2] } },
+};
+
+/** mean((tanh(x w + b) − t)²) */
+function loss(g: Graph, p: Record<P, Tensor>, x: Record<I, Tensor>): { loss: Tensor; outputs: Record<string, Tensor> } {
+  const err = g.sub(g.tanh(g.gemm(x.x, p.w, p.b)), x.t); // [B, 2]
+  return { loss: g.reduceMean(g.mul(err, err)), outputs: { err } };
+}
+
+const batch = {
+  x: { data: new Float32Array([0.5, -1, 2, 1.5, 0.3, -0.7, -0.2, 0.8, 0.1, 1, 1, -1]), dims: [4, 3] },
+  t: { data: new Float32Array([0.3, -0.5, 0.9, 0.1, -0.4, 0.6, 0.2, 0.2]), dims: [4, 2] },
+};
+
+const start: TrainState<P> = {
+  weights: { w: new Float32Array([0.2, -0.4, 0.7, 0.1, -0.3, 0.5]), b: new Float32Array([0.05, -0.1]) },
+  m: { w: new Float32Array([0.01, -0.02, 0.03, 0, 0.01, -0.01]), b: new Float32Array([0.02, 0]) },
+  v: { w: new Float32Array([1e-4, 2e-4, 5e-5, 1e-4, 3e-4, 1e-5]), b: new Float32Array([2e-4, 1e-4]) },
+  step: 3,
+};
+
+/** Float64 reference: torch.optim.AdamW after torch.nn.utils.clip_grad_norm_. */
+function referenceStep(s: TrainState<P>, grads: Record<P, Float32Array>, h: AdamWHyper, decay: Record<P, boolean>): TrainState<P> & { norm: number } {
+  let sq = 0;
+  for (const p of ['w', 'b'] as P[]) for (const gv of grads[p]) sq += gv * gv;
+  const norm = Math.sqrt(sq);
+  const scale = Math.min(1, h.maxGradNorm / (norm + 1e-6));
+  const t = s.step + 1;
+  const out = { weights: {}, m: {}, v: {}, step: t, norm } as TrainState<P> & { norm: number };
+  for (const p of ['w', 'b'] as P[]) {
+    const n = grads[p].length;
+    out.weights[p] = new Float32Array(n);
+    out.m[p] = new Float32Array(n);
+    out.v[p] = new Float32Array(n);
+    for (let i = 0; i < n; i++) {
+      const gi = grads[p][i]! * scale;
+      const m = h.beta1 * s.m[p][i]! + (1 - h.beta1) * gi;
+      const v = h.beta2 * s.v[p][i]! + (1 - h.beta2) * gi * gi;
+      const mHat = m / (1 - h.beta1 ** t);
+      const vHat = v / (1 - h.beta2 ** t);
+      let w = s.weights[p][i]!;
+      if (decay[p]) w *= 1 - h.lr * h.weightDecay;
+      out.weights[p][i] = w - (h.lr * mHat) / (Math.sqrt(vHat) + h.eps);
+      out.m[p][i] = m;
+      out.v[p][i] = v;
+    }
+  }
+  return out;
+}
+
+function expectClose(actual: Float32Array, expected: Float32Array, what: string): void {
+  expect(actual.length, what).toBe(expected.length);
+  actual.forEach((a, i) => {
+    const e = expected[i]!;
+    if (Math.abs(a - e) > 1e-6 + 1e-5 * Math.abs(e)) throw new Error(`${what}[${i}]: graph ${a}, reference ${e}`);
+  });
+}
+
+async function gradientsAt(weights: Record<P, Float32Array>): Promise<Record<P, Float32Array>> {
+  const runner = await ForwardRunner.create(buildGradients(spec, loss), { intraOpNumThreads: 1 });
+  const res = await runner.run({ w: { data: weights.w, dims: [3, 2] }, b: { data: weights.b, dims: [2] }, ...batch });
+  await runner.dispose();
+  return { w: res['grad.w']!.data as Float32Array, b: res['grad.b']!.data as Float32Array };
+}
+
+describe('train step', () => {
+  const graph = buildTrainStep(spec, loss);
+
+  it('declares params, AdamW state, batch and hyperparameters as inputs and their next values as outputs', () => {
+    expect(graph.inputs.map((i) => i.name)).toEqual([
+      'w', 'b', 'adam.m.w', 'adam.m.b', 'adam.v.w', 'adam.v.b', 'adam.step', 'x', 't',
+      'hp.lr', 'hp.beta1', 'hp.beta2', 'hp.eps', 'hp.weight_decay', 'hp.max_grad_norm',
+    ]);
+    expect(graph.outputs.map((o) => o.name)).toEqual([
+      'loss', 'grad_norm', 'next.w', 'next.adam.m.w', 'next.adam.v.w', 'next.b', 'next.adam.m.b', 'next.adam.v.b', 'next.adam.step', 'err',
+    ]);
+    expect(graph.outputs.find((o) => o.name === 'err')?.shape).toEqual(['B', 2]);
+  });
+
+  for (const [label, maxGradNorm] of [['without clipping', 1e9], ['with clipping active', 0.05]] as const) {
+    it(`matches a float64 AdamW reference ${label}`, async () => {
+      const hyper: AdamWHyper = { lr: 0.05, beta1: 0.85, beta2: 0.99, eps: 1e-6, weightDecay: 0.1, maxGradNorm };
+      const grads = await gradientsAt(start.weights);
+      const ref = referenceStep(start, grads, hyper, { w: true, b: false });
+      const runner = await TrainStepRunner.create(graph, start, { hyper, session: { intraOpNumThreads: 1 } });
+      const res = await runner.step(batch);
+      const next = runner.snapshot();
+      expect(res.gradNorm).toBeCloseTo(ref.norm, 5);
+      if (maxGradNorm < 1) expect(res.gradNorm).toBeGreaterThan(maxGradNorm * 5); // clipping really bites
+      expect(next.step).toBe(4);
+      for (const p of ['w', 'b'] as P[]) {
+        expectClose(next.weights[p], ref.weights[p], `weights ${p}`);
+        expectClose(next.m[p], ref.m[p], `m ${p}`);
+        expectClose(next.v[p], ref.v[p], `v ${p}`);
+      }
+      expect(res.outputs.err?.dims).toEqual([4, 2]);
+      await runner.dispose();
+    });
+  }
+
+  it('caps the gradient norm: from zero state, m / (1 − β1) has norm maxGradNorm', async () => {
+    const maxGradNorm = 0.01;
+    const runner = await TrainStepRunner.create(graph, start.weights, { hyper: { maxGradNorm, beta1: 0.9 }, session: { intraOpNumThreads: 1 } });
+    const res = await runner.step(batch);
+    expect(res.gradNorm).toBeGreaterThan(maxGradNorm);
+    const { m } = runner.snapshot();
+    const norm = Math.sqrt([...m.w, ...m.b].reduce((s, x) => s + x * x, 0)) / (1 - 0.9);
+    expect(norm).toBeCloseTo(maxGradNorm, 6);
+    await runner.dispose();
+  });
+
+  it('takes the learning rate as an input: lr = 0 leaves the weights as they were', async () => {
+    const runner = await TrainStepRunner.create(graph, start, { hyper: { lr: 0 }, session: { intraOpNumThreads: 1 } });
+    await runner.step(batch);
+    expect(Array.from(runner.weights.w)).toEqual(Array.from(start.weights.w));
+    await runner.step(batch, { lr: 0.1 });
+    expect(Array.from(runner.weights.w)).not.toEqual(Array.from(start.weights.w));
+    expect(runner.snapshot().step).toBe(5);
+    await runner.dispose();
+  });
+});

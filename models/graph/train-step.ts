@@ -1,0 +1,134 @@
+/**
+ * One ONNX graph per training step: loss → gradients → global-norm clipping → AdamW.
+ *
+ * Weights and optimiser state live outside the graph: each run takes them as inputs and returns
+ * their next values as outputs (`next.<input name>`), so the caller owns checkpoints and can swap
+ * weights freely. Every hyperparameter is an input too, so learning-rate schedules and knob
+ * changes made while a run is going (EAU) need no rebuild.
+ *
+ * Inputs:  <param> (float32, param shape), adam.m.<param>, adam.v.<param> (same shape),
+ *          adam.step (float32 [], steps taken so far), the batch inputs, and the float32 scalars
+ *          hp.lr, hp.beta1, hp.beta2, hp.eps, hp.weight_decay, hp.max_grad_norm.
+ * Outputs: loss [], grad_norm [] (global L2 norm before clipping), next.<param>,
+ *          next.adam.m.<param>, next.adam.v.<param>, next.adam.step, plus the loss
+ *          function's extra outputs.
+ */
+import { gradients } from './grad';
+import { Graph } from './graph';
+import type { Tensor } from './graph';
+import { checkSpec, declareInputs, declareParams, signature, splitLoss } from './model';
+import type { BuiltGraph, LossResult, ModelFn, ModelSpec, ParamSpec } from './model';
+
+/** AdamW hyperparameters (PyTorch semantics: decoupled weight decay, bias-corrected moments). */
+export interface AdamWHyper {
+  /** Learning rate. */
+  lr: number;
+  /** Decay of the first-moment (mean) estimate. */
+  beta1: number;
+  /** Decay of the second-moment (uncentred variance) estimate. */
+  beta2: number;
+  /** Added to √v̂ so early steps with v ≈ 0 stay bounded. */
+  eps: number;
+  /** Decoupled weight decay: p ← p · (1 − lr · weightDecay), for parameters with `decay`. */
+  weightDecay: number;
+  /** Gradients are scaled so their global L2 norm is at most this; Infinity disables clipping. */
+  maxGradNorm: number;
+}
+
+export const DEFAULT_ADAMW: AdamWHyper = { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 };
+
+/** Graph input names of the hyperparameters. */
+export const HYPER_INPUTS: Record<keyof AdamWHyper, string> = {
+  lr: 'hp.lr',
+  beta1: 'hp.beta1',
+  beta2: 'hp.beta2',
+  eps: 'hp.eps',
+  weightDecay: 'hp.weight_decay',
+  maxGradNorm: 'hp.max_grad_norm',
+};
+
+/** Names of the optimiser-state inputs; the matching outputs are `next.` + the name. */
+export const adamNames = {
+  m: (param: string): string => `adam.m.${param}`,
+  v: (param: string): string => `adam.v.${param}`,
+  step: 'adam.step',
+} as const;
+
+/** Output name carrying the next value of a state input. */
+export const nextName = (input: string): string => `next.${input}`;
+
+/** A train-step graph plus the names a runner needs. */
+export interface TrainStepGraph<P extends string = string, I extends string = string> extends BuiltGraph {
+  params: P[];
+  batchInputs: I[];
+  /** Extra outputs of the loss function, returned by every step. */
+  extraOutputs: string[];
+}
+
+/** Adds ≥ 1 tensors. */
+function sum(g: Graph, xs: readonly Tensor[]): Tensor {
+  return xs.reduce((acc, x) => g.add(acc, x));
+}
+
+/**
+ * Builds the train-step graph of `spec` with the loss from `lossFn` (which must return a
+ * float32 scalar, typically a batch mean).
+ */
+export function buildTrainStep<P extends string, I extends string>(spec: ModelSpec<P, I>, lossFn: ModelFn<P, I, LossResult>): TrainStepGraph<P, I> {
+  checkSpec(spec);
+  const g = new Graph(`${spec.name}.train`);
+  const names = Object.keys(spec.params) as P[];
+  if (names.length === 0) throw new Error(`buildTrainStep '${spec.name}': the model has no parameters`);
+  const params = declareParams(g, spec);
+  const m = names.map((n) => g.input(adamNames.m(n), 'float32', spec.params[n].shape));
+  const v = names.map((n) => g.input(adamNames.v(n), 'float32', spec.params[n].shape));
+  const step = g.input(adamNames.step, 'float32', []);
+  const inputs = declareInputs(g, spec);
+  const hp = {} as Record<keyof AdamWHyper, Tensor>;
+  for (const [k, name] of Object.entries(HYPER_INPUTS)) hp[k as keyof AdamWHyper] = g.input(name, 'float32', []);
+
+  const { loss, outputs } = splitLoss(lossFn(g, params, inputs));
+  const grads = gradients(g, loss, names.map((n) => params[n]));
+
+  // Global-norm clipping: scale = min(1, maxNorm / (‖g‖ + 1e-6)), as torch.nn.utils.clip_grad_norm_.
+  const gradNorm = g.sqrt(sum(g, grads.map((d) => g.sumSquares(d)))); // []
+  const clipScale = g.min(g.scalar(1), g.div(hp.maxGradNorm, g.add(gradNorm, 1e-6))); // []
+
+  // Scalars shared by every parameter, so each parameter costs only elementwise passes.
+  const t = g.add(step, 1); // [] this step's 1-based index
+  const bc1 = g.sub(1, g.pow(hp.beta1, t)); // [] 1 − β1^t
+  const bc2 = g.sub(1, g.pow(hp.beta2, t)); // [] 1 − β2^t
+  // m̂ / (√v̂ + ε) with m̂ = m/bc1, v̂ = v/bc2 equals (√bc2 / bc1) · m / (√v + ε·√bc2), which
+  // moves the bias corrections into two scalars and saves a pass over every parameter.
+  const sqrtBc2 = g.sqrt(bc2); // []
+  const stepSize = g.div(g.mul(hp.lr, sqrtBc2), bc1); // [] lr · √bc2 / bc1
+  const epsHat = g.mul(hp.eps, sqrtBc2); // [] ε · √bc2
+  const s1 = g.mul(g.sub(1, hp.beta1), clipScale); // [] (1 − β1) · clip
+  const s2 = g.mul(g.sub(1, hp.beta2), g.mul(clipScale, clipScale)); // [] (1 − β2) · clip²
+  const keep = g.sub(1, g.mul(hp.lr, hp.weightDecay)); // [] 1 − lr · wd
+
+  g.output('loss', loss);
+  g.output('grad_norm', gradNorm);
+  names.forEach((name, i) => {
+    const p: ParamSpec = spec.params[name];
+    const [gi, mi, vi] = [grads[i]!, m[i]!, v[i]!];
+    const mNext = g.add(g.mul(mi, hp.beta1), g.mul(gi, s1)); // β1·m + (1 − β1)·ĝ
+    const vNext = g.add(g.mul(vi, hp.beta2), g.mul(g.mul(gi, gi), s2)); // β2·v + (1 − β2)·ĝ²
+    const denom = g.add(g.sqrt(vNext), epsHat); // (√v̂ + ε) · √bc2
+    const update = g.mul(g.div(mNext, denom), stepSize); // lr · m̂ / (√v̂ + ε)
+    const decay = p.decay ?? p.shape.length >= 2;
+    const base = decay ? g.mul(params[name], keep) : params[name];
+    g.output(nextName(name), g.sub(base, update));
+    g.output(nextName(adamNames.m(name)), mNext);
+    g.output(nextName(adamNames.v(name)), vNext);
+  });
+  g.output(nextName(adamNames.step), t);
+  for (const [name, tensor] of Object.entries(outputs)) g.output(name, tensor);
+
+  return {
+    ...signature(g, g.encode({ docString: `AdamW train step of ${spec.name}` })),
+    params: names,
+    batchInputs: Object.keys(spec.inputs) as I[],
+    extraOutputs: Object.keys(outputs),
+  };
+}

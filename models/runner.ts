@@ -1,0 +1,208 @@
+/**
+ * Runs built graphs: `ForwardRunner` for inference and `TrainStepRunner`, which owns the weights
+ * and AdamW state between steps. State crosses each step as onnxruntime tensors: the outputs
+ * `next.X` of one step are fed back as the inputs `X` of the next without copying in JS.
+ */
+import { Tensor as OrtTensor } from 'onnxruntime-node';
+import type { InferenceSession } from 'onnxruntime-node';
+import type { AdamWHyper, BuiltGraph, TrainStepGraph } from './graph';
+import { DEFAULT_ADAMW, HYPER_INPUTS, adamNames, nextName } from './graph';
+import { createSession } from './session';
+import type { ExecutionProvider, SessionSettings } from './session';
+
+/** A batch input: row-major data and its concrete dimensions. */
+export interface Feed {
+  data: Float32Array | BigInt64Array | Uint8Array;
+  dims: readonly number[];
+}
+
+/** A returned tensor: row-major data and its dimensions. */
+export interface Fetched {
+  data: Float32Array | BigInt64Array | Uint8Array;
+  dims: readonly number[];
+}
+
+function isOrt(f: Feed | OrtTensor): f is OrtTensor {
+  return f instanceof OrtTensor;
+}
+
+function toOrt(name: string, f: Feed | OrtTensor): OrtTensor {
+  if (isOrt(f)) return f;
+  const n = f.dims.reduce((a, d) => a * d, 1);
+  if (f.data.length !== n) throw new Error(`input '${name}': ${f.data.length} elements do not fill dims [${f.dims.join(', ')}]`);
+  if (f.data instanceof Float32Array) return new OrtTensor('float32', f.data, f.dims);
+  if (f.data instanceof BigInt64Array) return new OrtTensor('int64', f.data, f.dims);
+  return new OrtTensor('bool', f.data, f.dims);
+}
+
+function fromOrt(t: InferenceSession.OnnxValueMapType[string]): Fetched {
+  const tensor = t as OrtTensor;
+  return { data: tensor.data as Fetched['data'], dims: tensor.dims };
+}
+
+function scalarOf(t: InferenceSession.OnnxValueMapType[string] | undefined, name: string): number {
+  const v = (t as OrtTensor | undefined)?.data[0];
+  if (typeof v !== 'number') throw new Error(`train step returned no ${name}`);
+  return v;
+}
+
+/** Runs an inference graph built by `buildForward`. */
+export class ForwardRunner {
+  private constructor(
+    private readonly session: InferenceSession,
+    readonly provider: ExecutionProvider,
+    readonly graph: BuiltGraph,
+  ) {}
+
+  static async create(graph: BuiltGraph, settings: SessionSettings = {}): Promise<ForwardRunner> {
+    const { session, provider } = await createSession(graph.bytes, settings, `graph '${graph.name}'`);
+    return new ForwardRunner(session, provider, graph);
+  }
+
+  /** Feeds every graph input (batch inputs, and weights when they are not baked in). */
+  async run(feeds: Record<string, Feed | OrtTensor>): Promise<Record<string, Fetched>> {
+    const ort: Record<string, OrtTensor> = {};
+    for (const spec of this.graph.inputs) {
+      const f = feeds[spec.name];
+      if (!f) throw new Error(`graph '${this.graph.name}': missing input '${spec.name}'`);
+      ort[spec.name] = toOrt(spec.name, f);
+    }
+    const res = await this.session.run(ort);
+    const out: Record<string, Fetched> = {};
+    for (const [k, v] of Object.entries(res)) out[k] = fromOrt(v);
+    return out;
+  }
+
+  async dispose(): Promise<void> {
+    await this.session.release();
+  }
+}
+
+/** Weights and optimiser state of a trainable model, as stored in a checkpoint. */
+export interface TrainState<P extends string = string> {
+  weights: Record<P, Float32Array>;
+  /** AdamW first moments, one per parameter. */
+  m: Record<P, Float32Array>;
+  /** AdamW second moments, one per parameter. */
+  v: Record<P, Float32Array>;
+  /** Optimiser steps taken so far. */
+  step: number;
+}
+
+export interface StepResult {
+  loss: number;
+  /** Global gradient L2 norm before clipping. */
+  gradNorm: number;
+  /** The loss function's extra outputs. */
+  outputs: Record<string, Fetched>;
+}
+
+/** Runs a train-step graph, keeping weights and AdamW state between steps. */
+export class TrainStepRunner<P extends string = string, I extends string = string> {
+  private state: Record<string, OrtTensor> = {};
+  private hyperTensors: Record<string, OrtTensor> = {};
+  private hyperValues: AdamWHyper;
+
+  private constructor(
+    private readonly session: InferenceSession,
+    readonly provider: ExecutionProvider,
+    readonly graph: TrainStepGraph<P, I>,
+    hyper: AdamWHyper,
+  ) {
+    this.hyperValues = hyper;
+    this.setHyper({});
+  }
+
+  /**
+   * Opens the graph's session and starts from `weights` (copied) with fresh AdamW state, or
+   * from a full `TrainState` (e.g. a checkpoint).
+   */
+  static async create<P extends string, I extends string>(
+    graph: TrainStepGraph<P, I>,
+    start: Record<P, Float32Array> | TrainState<P>,
+    opts: { session?: SessionSettings; hyper?: Partial<AdamWHyper> } = {},
+  ): Promise<TrainStepRunner<P, I>> {
+    const { session, provider } = await createSession(graph.bytes, opts.session ?? {}, `graph '${graph.name}'`);
+    const runner = new TrainStepRunner(session, provider, graph, { ...DEFAULT_ADAMW, ...opts.hyper });
+    // A TrainState holds records of arrays; a plain weights record holds the arrays themselves.
+    const isState = !((start as { weights?: unknown }).weights instanceof Float32Array) && 'weights' in start;
+    runner.load(isState ? (start as TrainState<P>) : { weights: start as Record<P, Float32Array> });
+    return runner;
+  }
+
+  /** Replaces weights (and, when given, optimiser state; otherwise it is reset). Arrays are copied. */
+  load(s: { weights: Record<P, Float32Array>; m?: Record<P, Float32Array>; v?: Record<P, Float32Array>; step?: number }): void {
+    const byName = new Map(this.graph.inputs.map((i) => [i.name, i]));
+    const tensor = (name: string, data: Float32Array | undefined, what: string): OrtTensor => {
+      const spec = byName.get(name)!;
+      const dims = spec.shape as number[];
+      const n = dims.reduce((a, d) => a * d, 1);
+      if (data && data.length !== n) throw new Error(`${what}: ${data.length} values for shape [${dims.join(', ')}] (${n})`);
+      return new OrtTensor('float32', data ? Float32Array.from(data) : new Float32Array(n), dims);
+    };
+    const next: Record<string, OrtTensor> = {};
+    for (const p of this.graph.params) {
+      if (!s.weights[p]) throw new Error(`train state: no weights for parameter '${p}'`);
+      next[p] = tensor(p, s.weights[p], `weights of '${p}'`);
+      next[adamNames.m(p)] = tensor(adamNames.m(p), s.m?.[p], `AdamW m of '${p}'`);
+      next[adamNames.v(p)] = tensor(adamNames.v(p), s.v?.[p], `AdamW v of '${p}'`);
+    }
+    next[adamNames.step] = new OrtTensor('float32', new Float32Array([s.step ?? 0]), []);
+    this.state = next;
+  }
+
+  /** Changes hyperparameters for the following steps (schedules, live knob changes). */
+  setHyper(h: Partial<AdamWHyper>): void {
+    this.hyperValues = { ...this.hyperValues, ...h };
+    for (const [k, name] of Object.entries(HYPER_INPUTS)) {
+      this.hyperTensors[name] = new OrtTensor('float32', new Float32Array([this.hyperValues[k as keyof AdamWHyper]]), []);
+    }
+  }
+
+  get hyper(): Readonly<AdamWHyper> {
+    return this.hyperValues;
+  }
+
+  /** One AdamW step on `batch`; `hyper` overrides apply from this step on. */
+  async step(batch: Record<I, Feed | OrtTensor>, hyper?: Partial<AdamWHyper>): Promise<StepResult> {
+    if (hyper) this.setHyper(hyper);
+    const feeds: Record<string, OrtTensor> = { ...this.state, ...this.hyperTensors };
+    for (const name of this.graph.batchInputs) {
+      const f = batch[name] as Feed | OrtTensor | undefined;
+      if (!f) throw new Error(`train step '${this.graph.name}': missing batch input '${name}'`);
+      feeds[name] = toOrt(name, f);
+    }
+    const res = await this.session.run(feeds);
+    const next: Record<string, OrtTensor> = {};
+    for (const name of Object.keys(this.state)) {
+      const t = res[nextName(name)];
+      if (!t) throw new Error(`train step '${this.graph.name}': no output '${nextName(name)}'`);
+      next[name] = t as OrtTensor;
+    }
+    this.state = next;
+    const outputs: Record<string, Fetched> = {};
+    for (const name of this.graph.extraOutputs) outputs[name] = fromOrt(res[name]!);
+    return { loss: scalarOf(res.loss, 'loss'), gradNorm: scalarOf(res.grad_norm, 'grad_norm'), outputs };
+  }
+
+  /** Current weights (arrays owned by the runner; later steps do not modify them). */
+  get weights(): Record<P, Float32Array> {
+    const out = {} as Record<P, Float32Array>;
+    for (const p of this.graph.params) out[p] = this.state[p]!.data as Float32Array;
+    return out;
+  }
+
+  /** Weights and optimiser state, e.g. for a checkpoint. */
+  snapshot(): TrainState<P> {
+    const pick = (f: (p: string) => string): Record<P, Float32Array> => {
+      const out = {} as Record<P, Float32Array>;
+      for (const p of this.graph.params) out[p] = this.state[f(p)]!.data as Float32Array;
+      return out;
+    };
+    return { weights: this.weights, m: pick(adamNames.m), v: pick(adamNames.v), step: (this.state[adamNames.step]!.data as Float32Array)[0]! };
+  }
+
+  async dispose(): Promise<void> {
+    await this.session.release();
+  }
+}
