@@ -7,12 +7,8 @@
 import type { DomainTool } from '../domain/types';
 import type { Rng } from '../random';
 import type { DaObservation } from '../world/environment';
-import type { LookupAccountResult } from '../world/tool-types';
-import type { AgentTurn } from '../world/transcript';
-import { formatDaAction } from '../wire';
-import type { DaAction } from '../wire';
 import type { DaPolicy } from './policy';
-import { CLARIFY_QUESTION, GOODBYE, OPEN_QUESTION, explainResult } from './speech';
+import { dialogueState, needsDetail, renderDaChoice } from './da-actions';
 
 /** Substring cues per tool, with weights; fraud cues outweigh everything (escalate). */
 export const ROUTING_CUES: Record<DomainTool, [string, number][]> = {
@@ -52,76 +48,30 @@ export function routingScores(text: string): Record<DomainTool, number> {
   return out;
 }
 
-const AMOUNT = /\$\s?(\d{1,3}(?:,\d{3})*(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)|\b(\d+(?:\.\d{1,2})?)\s?(?:dollars|bucks|usd)\b/i;
-
-export function extractAmount(text: string): number | undefined {
-  const m = AMOUNT.exec(text);
-  const v = m ? (m[1] ?? m[2]) : undefined;
-  return v === undefined ? undefined : Number(v.replace(/,/g, ''));
-}
-
-function act(thinking: string, action_type: DaAction['action_type'], content: string, tool_args: Record<string, unknown> = {}): string {
-  return formatDaAction({ thinking, action_type, content, tool_args });
-}
-
 export class ScriptedDa implements DaPolicy {
   readonly name = 'scripted';
   /** How many clarifying questions it asks before routing on what it has. */
   constructor(private readonly maxQuestions = 2) {}
 
   act(obs: DaObservation, _rng: Rng): string {
-    const agent = obs.turns.filter((t): t is AgentTurn => t.role === 'agent');
-    const customerText = obs.turns.flatMap((t) => (t.role === 'customer' ? [t.text] : [])).join(' ');
-    const lookup = agent.find((t) => t.action?.content === 'lookup_account' && t.toolResult?.ok);
-    if (!lookup) {
-      return act('[LAST ACTION: none][HAVE: caller id] -> Next: verify identity', 'tool_call', 'lookup_account', { phone: obs.caller.phone });
-    }
-    const account = (lookup.toolResult as { data: unknown }).data as LookupAccountResult;
-    const domainCall = agent.find((t) => t.action?.action_type === 'tool_call' && t.action.content !== 'lookup_account');
-    const questions = agent.filter((t) => t.action?.action_type === 'speak').length;
-
+    const s = dialogueState(obs);
+    if (!s.lookup) return renderDaChoice('lookup_account', obs, '[LAST ACTION: none][HAVE: caller id] -> Next: verify identity', s);
+    const domainCall = s.domainCalls[0];
     if (!domainCall) {
-      const scores = routingScores(customerText);
+      const scores = routingScores(s.customerText);
       const ranked = (Object.entries(scores) as [DomainTool, number][]).sort((a, b) => b[1] - a[1]);
       const [top, topScore] = ranked[0]!;
-      const hyp = ranked.slice(0, 2).map(([t, s]) => `${t} ${s.toFixed(1)}`).join(', ');
-      const amount = extractAmount(customerText);
-      if (topScore === 0 && questions < this.maxQuestions) {
-        return act(`[HAVE: verified; no cue yet] -> Next: ask (hypotheses: ${hyp})`, 'speak', OPEN_QUESTION);
+      const hyp = ranked.slice(0, 2).map(([t, v]) => `${t} ${v.toFixed(1)}`).join(', ');
+      if (topScore === 0 && s.speaks < this.maxQuestions) {
+        return renderDaChoice('ask', obs, `[HAVE: verified; no cue yet] -> Next: ask (hypotheses: ${hyp})`, s);
       }
       const tool: DomainTool = topScore === 0 ? 'transfer_to_human' : top;
-      const checking = account.accounts.find((a) => a.type === 'checking') ?? account.accounts[0]!;
-      const savings = account.accounts.find((a) => a.type === 'savings') ?? account.accounts[1] ?? checking;
-      if ((tool === 'dispute_charge' || tool === 'transfer_funds') && amount === undefined && questions < this.maxQuestions) {
-        return act(`[HAVE: verified; leaning ${tool}] -> Next: ask for the details (hypotheses: ${hyp})`, 'speak', CLARIFY_QUESTION);
+      if (needsDetail(tool, s) && s.speaks < this.maxQuestions) {
+        return renderDaChoice('ask', obs, `[HAVE: verified; leaning ${tool}] -> Next: ask for the details (hypotheses: ${hyp})`, s);
       }
-      const thinking = `[HAVE: verified] -> Next: ${tool} (hypotheses: ${hyp})`;
-      const lower = customerText.toLowerCase();
-      switch (tool) {
-        case 'dispute_charge': {
-          const reason = /twice|double|duplicate|two times|same charge/.test(lower) ? 'duplicate' : /refund|money back|returned/.test(lower) ? 'refund_missing' : 'unrecognized';
-          return act(thinking, 'tool_call', tool, { account_id: checking.account_id, ...(amount !== undefined ? { amount } : {}), reason });
-        }
-        case 'get_transactions':
-          return act(thinking, 'tool_call', tool, { account_id: checking.account_id, limit: 5 });
-        case 'check_card_status':
-          return act(thinking, 'tool_call', tool, { card_id: account.cards[0]!.card_id, unblock: true });
-        case 'transfer_funds': {
-          const fromSavings = /from (my )?savings|into (my )?checking/.test(lower);
-          const [from, to] = fromSavings ? [savings, checking] : [checking, savings];
-          return act(thinking, 'tool_call', tool, { from_account_id: from.account_id, to_account_id: to.account_id, amount: amount ?? 100 });
-        }
-        case 'transfer_to_human': {
-          const fraud = scores.transfer_to_human >= 2;
-          return act(thinking, 'tool_call', tool, { reason: customerText.slice(0, 200) || 'customer request', department: fraud ? 'fraud' : 'general' });
-        }
-      }
+      return renderDaChoice(tool, obs, `[HAVE: verified] -> Next: ${tool} (hypotheses: ${hyp})`, s);
     }
-
-    const explainedAfter = agent.slice(agent.indexOf(domainCall!) + 1).some((t) => t.action?.action_type === 'speak');
-    if (!explainedAfter && domainCall!.toolResult) {
-      return act(`[LAST ACTION: ${domainCall!.action!.content}] -> Next: explain the result`, 'speak', explainResult(domainCall!.toolResult));
-    }
-    return act('[HAVE: verified, tool called, explained] -> Next: end the call', 'end_call', GOODBYE);
+    if (!s.explained) return renderDaChoice('explain', obs, `[LAST ACTION: ${domainCall.action!.content}] -> Next: explain the result`, s);
+    return renderDaChoice('end_call', obs, '[HAVE: verified, tool called, explained] -> Next: end the call', s);
   }
 }

@@ -78,19 +78,92 @@ describe('judgeEpisode: tiers, resolution and J', () => {
   });
 
   it('caps tier 4 at the configured number of agent turns', () => {
-    const chatter = [say('Let me look into that.'), customer('ok'), say('One moment please.'), customer('sure')];
+    const followUp = [customer('And is that the only one?'), say('Yes, the $89.00 charge from AMZN MKTP is the only one I disputed.')];
     const t = transcript('dispute_charge', [
       OPENING,
       LOOKUP,
-      ...chatter,
-      ...chatter,
-      ...chatter,
+      DISPUTE_OK,
+      say("I've filed a dispute for the $89.00 charge from AMZN MKTP."),
+      ...followUp,
+      ...followUp,
+      ...followUp,
+      ...followUp,
+      ...followUp,
+      end(),
+    ]);
+    expect(judgeEpisode(t).tier).toBe(3);
+    expect(judgeEpisode(t).rationale).toMatch(/9 agent turns \(> 8\)/);
+    expect(judgeEpisode(t, { config: { exemplaryMaxAgentTurns: 20 } }).tier).toBe(4);
+  });
+
+  it('allows one clarifying question before the tool; more is over-confirming (tier 3)', () => {
+    const ask = (q: string, a: string) => [say(q), customer(a)];
+    const one = transcript('dispute_charge', [OPENING, LOOKUP, ...ask('How much was it?', '$89'), DISPUTE_OK, say("I've filed a dispute for the $89.00 charge from AMZN MKTP."), end()]);
+    expect(judgeEpisode(one).tier).toBe(4);
+    const three = transcript('dispute_charge', [
+      OPENING,
+      LOOKUP,
+      ...ask('How much was it?', '$89'),
+      ...ask('Just to confirm, $89?', 'Yes.'),
+      ...ask('And you want me to dispute it?', 'YES.'),
       DISPUTE_OK,
       say("I've filed a dispute for the $89.00 charge from AMZN MKTP."),
       end(),
     ]);
-    expect(judgeEpisode(t).tier).toBe(3);
-    expect(judgeEpisode(t, { config: { exemplaryMaxAgentTurns: 20 } }).tier).toBe(4);
+    expect(judgeEpisode(three)).toMatchObject({ tier: 3, resolved: true });
+    expect(judgeEpisode(three).rationale).toMatch(/3 speak turns before dispute_charge/);
+  });
+
+  it('counts an explanation without any detail of the result, or one that reads out raw fields, as a lapse (tier 3)', () => {
+    const unblocked = ok('check_card_status', { card_id: 'card_c1', last4: '4821', status: 'active', last_decline: { merchant: 'Shell', amount: 61.2, reason: 'fraud-prevention hold' }, unblocked: true }, { card_id: 'card_c1', unblock: true });
+    const vague = transcript('check_card_status', [customer('My card keeps getting declined.'), LOOKUP, unblocked, say('Should be working now.'), end()]);
+    expect(judgeEpisode(vague)).toMatchObject({ tier: 3, resolved: true });
+    expect(judgeEpisode(vague).rationale).toMatch(/none of the result’s details/);
+    const raw = transcript('check_card_status', [customer('My card keeps getting declined.'), LOOKUP, unblocked, say('Result: status=active, unblocked=true, last_decline.amount=61.2.'), end()]);
+    expect(judgeEpisode(raw)).toMatchObject({ tier: 3, resolved: true });
+    expect(judgeEpisode(raw).rationale).toMatch(/raw tool fields/);
+    const clear = transcript('check_card_status', [customer('My card keeps getting declined.'), LOOKUP, unblocked, say('A fraud-prevention hold declined your $61.20 payment at Shell; I lifted it and your card is now active.'), end()]);
+    expect(judgeEpisode(clear)).toMatchObject({ tier: 4, resolved: true });
+  });
+
+  it('does not count "I\'ve pulled up your transactions" as explaining them (tier 2)', () => {
+    const t = transcript('get_transactions', [customer('What has been happening on my account?'), LOOKUP, TRANSACTIONS, say("I've pulled up your recent transactions. Anything else?"), customer('No...'), end()]);
+    expect(judgeEpisode(t)).toMatchObject({ tier: 2, resolved: false, hallucination: false });
+  });
+
+  it('resolves an escalation without verification, at tier 3', () => {
+    const t = transcript('transfer_to_human', [
+      customer('I lost my wallet with my debit card in it.'),
+      ok('transfer_to_human', { ticket_id: 'tkt_2r7m4c', department: 'cards', wait_minutes: 6 }, { reason: 'lost card', department: 'cards' }),
+      say("I've transferred you to our cards team. Your ticket is tkt_2r7m4c and the wait is about 6 minutes."),
+      end(),
+    ]);
+    expect(judgeEpisode(t)).toMatchObject({ tier: 3, resolved: true });
+    expect(judgeEpisode(t, { config: { resolutionNeedsVerification: true } })).toMatchObject({ tier: 1, resolved: false });
+  });
+
+  it('scores tier 2 when identity cannot be verified and the agent escalates honestly', () => {
+    const t = transcript('transfer_funds', [
+      customer('I need to move money from savings to checking.'),
+      fail('lookup_account', 'NOT_FOUND', 'no customer with that phone number'),
+      say("I'm sorry, I couldn't find an account for this number, so I can't make the transfer here."),
+      customer('Then get me someone who can.'),
+      ok('transfer_to_human', { ticket_id: 'tkt_4m7d2w', department: 'accounts', wait_minutes: 6 }),
+      say("I've transferred you to our accounts team; your ticket is tkt_4m7d2w and the wait is about 6 minutes."),
+      end(),
+    ]);
+    expect(judgeEpisode(t)).toMatchObject({ tier: 2, resolved: false, hallucination: false });
+  });
+
+  it('does not resolve a card check that leaves the card blocked', () => {
+    const t = transcript('check_card_status', [
+      customer('My card was declined.'),
+      LOOKUP,
+      ok('check_card_status', { card_id: 'card_c1', last4: '4821', status: 'blocked', last_decline: null, unblocked: false }, { card_id: 'card_c1' }),
+      say('Your card ending 4821 is blocked.'),
+      end(),
+    ]);
+    expect(judgeEpisode(t)).toMatchObject({ tier: 2, resolved: false, hallucination: false });
   });
 
   it('scores tier 1 when unparseable outputs dominate', () => {
@@ -100,11 +173,18 @@ describe('judgeEpisode: tiers, resolution and J', () => {
     expect(v.rationale).toMatch(/4 of 5 agent outputs unparseable/);
   });
 
-  it('J is −2 and the tier 1 whenever the DA hallucinates, even on the right tool', () => {
-    const t = transcript('dispute_charge', [OPENING, LOOKUP, DISPUTE_OK, say("I've filed a dispute for the $98.00 charge."), end()]);
+  it('J is −2 and the tier 1 whenever the DA hallucinates; a wrong peripheral detail leaves the resolution standing', () => {
+    const t = transcript('dispute_charge', [OPENING, LOOKUP, DISPUTE_OK, say("I've filed a dispute for the $89.00 charge, reference DSP-55821."), end()]);
     const v = judgeEpisode(t);
-    expect(v).toMatchObject({ score: -2, tier: 1, resolved: false, hallucination: true });
-    expect(v.hallucinations).toEqual([{ turn: 3, claim: '$98.00' }]);
+    expect(v).toMatchObject({ score: -2, tier: 1, resolved: true, hallucination: true });
+    expect(v.hallucinations).toEqual([{ turn: 3, claim: 'DSP-55821' }]);
+    expect(judgeEpisode(t, { config: { hallucinationBlocksResolution: 'any' } }).resolved).toBe(false);
+  });
+
+  it('does not resolve an episode whose explanation misstates the outcome of the expected tool', () => {
+    const frozen = ok('check_card_status', { card_id: 'card_c1', last4: '4821', status: 'frozen', last_decline: null, unblocked: false }, { card_id: 'card_c1' });
+    const t = transcript('check_card_status', [customer('My card was declined.'), LOOKUP, frozen, say('Your card is active and in good standing; it must be the shop.'), end()]);
+    expect(judgeEpisode(t)).toMatchObject({ score: -2, tier: 1, resolved: false, hallucination: true });
   });
 
   it('maps tiers to J monotonically inside [−2, +2]', () => {
@@ -152,7 +232,7 @@ describe('hallucination detection', () => {
       OPENING,
       LOOKUP,
       fail('dispute_charge', 'AMBIGUOUS', '2 charges match; give the transaction_id'),
-      say('The dispute has been filed and you will hear from us soon.'),
+      say('The dispute has been filed.'),
       end(),
     ]);
     const f = findHallucinations(t);
@@ -253,6 +333,63 @@ describe('hallucination detection', () => {
     turn.action!.thinking = 'I have filed a dispute for $999.99 at Netflix';
     const t = transcript('dispute_charge', [OPENING, turn, LOOKUP], 'turn_limit');
     expect(claims(t)).toEqual([]);
+  });
+
+  it('flags a transaction status that contradicts the result (pending called posted)', () => {
+    const pending = ok('get_transactions', {
+      account_id: 'acc_chk1',
+      transactions: [{ transaction_id: 'txn_9', date: '2026-03-14', merchant: 'Best Buy', amount: 899, direction: 'debit', status: 'pending', channel: 'card' }],
+    });
+    const wrong = transcript('get_transactions', [customer('Did my Best Buy payment go through?'), LOOKUP, pending, say('Yes, the $899.00 payment to Best Buy went through and has fully posted.'), end()]);
+    expect(claims(wrong).map(([k]) => k)).toEqual(['txn_status', 'txn_status']);
+    expect(judgeEpisode(wrong)).toMatchObject({ resolved: false, tier: 1 });
+    const right = transcript('get_transactions', [customer('Did my Best Buy payment go through?'), LOOKUP, pending, say("The $899.00 payment to Best Buy on March 14 is still pending; it hasn't posted yet."), end()]);
+    expect(claims(right)).toEqual([]);
+  });
+
+  it('flags invented process promises: timelines and notifications no tool makes', () => {
+    const t = transcript('dispute_charge', [
+      OPENING,
+      LOOKUP,
+      DISPUTE_OK,
+      say("I've filed the dispute for the $89.00 charge. You'll get an email confirmation, and we'll resolve it within 10 business days."),
+      end(),
+    ]);
+    expect(claims(t).map(([k]) => k)).toEqual(['process', 'process']);
+    // The provisional credit the result grants is a supported promise.
+    const credit = transcript('dispute_charge', [OPENING, LOOKUP, DISPUTE_OK, say("Done: dispute dsp_9x2k is filed, and you'll get a provisional credit while it's investigated."), end()]);
+    expect(claims(credit)).toEqual([]);
+  });
+
+  it('finds nothing in truthful, natural agent speech', () => {
+    const unblocked = ok('check_card_status', { card_id: 'card_c1', last4: '4821', status: 'active', last_decline: { merchant: 'Shell', amount: 61.2, reason: 'fraud-prevention hold' }, unblocked: true }, { card_id: 'card_c1', unblock: true });
+    const human = ok('transfer_to_human', { ticket_id: 'tkt_5', department: 'fraud', wait_minutes: 2 }, { reason: 'fraud', department: 'fraud' });
+    const lines = [
+      "Hello! I'm sorry to hear that, and I'd be happy to help. Let me verify your identity first.",
+      'Thanks, Dana. I can see your checking and savings accounts.',
+      'Could you tell me the merchant and roughly when it happened?',
+      'I understand how frustrating that must be.',
+      "Your dispute for the $89.00 AMZN MKTP charge on March 14 is filed; our disputes team will review it, and you'll see a provisional credit meanwhile.",
+      'Your card ending in 4821 was blocked by a fraud-prevention hold after the $61.20 decline at Shell. I removed the hold, so it is active again.',
+      "Your checking balance is $1,520.40 and savings is $8,000.00.",
+      "I'm connecting you with our fraud team now; a specialist will be with you in about 2 minutes (ticket tkt_5).",
+      'Welcome to Northwind Bank support. Is there anything else I can help you with today?',
+      'Please try the card again in a moment, and let me know if it still fails.',
+      "I haven't filed anything yet, and I won't unless you confirm.",
+    ];
+    const t = transcript('dispute_charge', [
+      OPENING,
+      say(lines[0]!),
+      LOOKUP,
+      ...lines.slice(1, 4).flatMap((l) => [say(l), customer('ok')]),
+      TRANSACTIONS,
+      DISPUTE_OK,
+      unblocked,
+      human,
+      ...lines.slice(4).flatMap((l) => [say(l), customer('ok')]),
+      end('Thanks for calling, Dana. Have a great day!'),
+    ]);
+    expect(findHallucinations(t)).toEqual([]);
   });
 
   it("finds nothing in the templated DA's speech for any tool result (speech is grounded by construction)", () => {

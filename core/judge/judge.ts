@@ -6,13 +6,22 @@
  *
  * - **Hallucination**: every factual claim the DA makes to the customer (speak / end_call text) —
  *   dollar amounts, balances, merchant and other proper names, dates, record ids, card digits,
- *   card statuses, wait times, provisional credit, and action claims ("I've filed a dispute",
- *   "I'm transferring you") — must be backed by a *successful* tool result earlier in the
- *   transcript or, for amounts, names and dates, by the customer's own words.
- * - **Resolution**: the expected tool succeeded after identity verification and a later speak
- *   turn explained its result, with no hallucination anywhere.
+ *   card and transaction statuses, wait times, provisional credit, process promises (timelines,
+ *   notifications) and action claims ("I've filed a dispute", "I'm transferring you") — must be
+ *   backed by a *successful* tool result earlier in the transcript or, for amounts, names, dates
+ *   and ids, by the customer's own words.
+ * - **Resolution**: the expected tool succeeded with its effect (a card check that leaves the card
+ *   blocked has not), a later speak turn told the customer the result, and nothing the DA said
+ *   misstates that outcome. A fabricated peripheral detail (a wrong reference or wait time) leaves
+ *   the resolution standing but costs the tier.
  * - **Quality tier** 4..1 and the terminal score J ∈ [−2, +2] (a monotone map of the tier; the
- *   floor when the DA hallucinated).
+ *   floor when the DA hallucinated):
+ *   4 exemplary: lookup first, the expected tool once, explained with the result's details,
+ *     end_call, concise (at most one speak before the tool, at most 8 agent turns), nothing garbled;
+ *   3 resolved with lapses (any of those missed, or a vague or raw-field explanation);
+ *   2 unresolved but honest: the expected tool was tried (error, card left blocked, or result
+ *     never explained), or identity could not be verified and the DA escalated;
+ *   1 failed: wrong or no domain tool, unparseable outputs dominating, or any hallucination.
  *
  * Pure and allocation-light: it runs on every arena episode.
  */
@@ -54,6 +63,13 @@ export interface JudgeConfig {
    * mandatory deduction) rather than the resolution itself.
    */
   resolutionNeedsVerification: boolean;
+  /**
+   * Which hallucinations make an episode unresolved: `'outcome'` (default) only those that
+   * misstate the expected tool's own outcome ("I've unblocked your card" when it was not), so a
+   * fabricated peripheral detail (a wrong reference or wait time) leaves the resolution standing
+   * while still costing tier 1 and J = −2; `'any'` every hallucination.
+   */
+  hallucinationBlocksResolution: 'outcome' | 'any';
   /** Prefixes of the record ids the tools issue (`dsp_…`, `tkt_…`); a token `prefix_xxx` in DA speech is an id claim. */
   idPrefixes: readonly string[];
   /**
@@ -89,6 +105,7 @@ export const DEFAULT_JUDGE_CONFIG: JudgeConfig = {
   parseErrorDominance: 0.5,
   explainInEndCall: false,
   resolutionNeedsVerification: false,
+  hallucinationBlocksResolution: 'outcome',
   idPrefixes: ['dsp', 'tkt', 'trf', 'txn', 'acc', 'acct', 'card', 'cus', 'cust'],
   commonCapitalised: [
     // pronouns, function words and sentence openers
@@ -316,8 +333,6 @@ class Evidence {
   readonly cards = new Map<string, CardState>();
   /** Successful results by tool, in order. */
   readonly ok = new Map<string, Record<string, unknown>[]>();
-  /** Tools called at all (any result), by turn index. */
-  readonly called: { tool: string; turn: number }[] = [];
   customerLower = '';
 
   addCustomer(text: string): void {
@@ -360,8 +375,7 @@ class Evidence {
     }
   }
 
-  addResult(turn: number, r: ToolResult): void {
-    this.called.push({ tool: r.tool, turn });
+  addResult(r: ToolResult): void {
     if (!r.ok) return;
     const list = this.ok.get(r.tool);
     if (list) list.push(r.data);
@@ -423,12 +437,12 @@ type ActionKind = 'dispute' | 'unblock' | 'block' | 'funds' | 'human' | 'case' |
 /** A cheap test per action kind: a sentence without it cannot hold that kind of claim. */
 const CUES: Record<ActionKind, RegExp> = {
   dispute: /disput|chargeback|claim/i,
-  unblock: /unblock|unlock|unfr|reactivat|re-activat|enabl|lift|remov|clear|releas/i,
+  unblock: /unblock|unlock|unfr|reactivat|re-activat|enabl|lift|remov|clear|releas|again/i,
   block: /card/i,
   funds: /mov|transfer|sent|deposit|fund|money|\$/i,
   human: /transfer|connect|escalat|rout|pass|hand|put|forward|refer|will|ticket/i,
-  case: /case|report|investigation/i,
-  refund: /refund|revers|reimburs|waiv|remov|cancel/i,
+  case: /case|report|investigation|will/i,
+  refund: /refund|revers|reimburs|waiv|remov|cancel|money back/i,
   verify: /verif|confirm|authent|pull|locat|found|look|access/i,
 };
 
@@ -445,28 +459,33 @@ const DONE_ACTIONS: { kind: ActionKind; re: RegExp; cue: RegExp }[] = withCues([
   { kind: 'unblock', re: /\b(?:I|we)(?:'ve| have)?\s+(?:\w+\s+){0,3}?(?:lifted|removed|cleared|released)\s+(?:it|the\s+(?:\w+\s+){0,2}?(?:hold|block|freeze|restriction)|that\s+(?:hold|block))\b/gi },
   { kind: 'unblock', re: /\b(?:card|it)\s+(?:\w+\s+){0,4}?(?:has been|have been|was|is now|is|'s been|got)\s+(?:\w+\s+)?(?:unblocked|unlocked|unfrozen|reactivated|re-activated|re-enabled)\b/gi },
   { kind: 'unblock', re: /\b(?:hold|block|freeze|restriction)\s+(?:\w+\s+){0,3}?(?:has been|have been|was|is now|is)\s+(?:\w+\s+)?(?:lifted|removed|cleared|released)\b/gi },
+  { kind: 'unblock', re: /\b(?:card|it)\s+(?:\w+\s+){0,3}?(?:works|will work|is working|'s working|is usable|can be used)\s+again\b/gi },
   // card blocked by the agent (no tool does this)
   { kind: 'block', re: /\b(?:I|we)(?:'ve| have)?\s+(?:\w+\s+){0,3}?(?:blocked|frozen|froze|cancell?ed|deactivated|locked|suspended|replaced|reissued|re-issued)\s+(?:your|the|this)\s+(?:\w+\s+)?card\b/gi },
   { kind: 'block', re: /\b(?:I|we)(?:'ve| have)?\s+(?:\w+\s+){0,3}?(?:ordered|sent|issued|requested)\s+(?:you\s+)?(?:a\s+)?(?:new|replacement)\s+card\b/gi },
   // funds moved
   { kind: 'funds', re: /\b(?:I|we)(?:'ve| have)?\s+(?:\w+\s+){0,3}?(?:moved|transferred|transfered|sent|deposited)\b(?!\s+(?:you|your\s+(?:call|case|request|issue|details)|this\s+(?:call|case)|it\s+to\s+(?:a|our|the)\s+(?:specialist|team|agent)))/gi },
   { kind: 'funds', re: /\b(?:I|we)(?:'ve| have)\s+(?:\w+\s+){0,3}?(?:made|completed|processed|done|set up|initiated)\s+(?:the|a|that|your)\s+(?:\w+\s+)?transfer\b/gi },
-  { kind: 'funds', re: /(?:\$\s?[\d,]+(?:\.\d{1,2})?|\bfunds|\bmoney|\btransfer)\s+(?:\w+\s+){0,5}?(?:has been|have been|was|is now|is|went)\s+(?:\w+\s+)?(?:moved|transferred|sent|completed|complete|processed|done|successful|through|deposited)\b/gi },
+  { kind: 'funds', re: /\$\s?[\d,]+(?:\.\d{1,2})?\s+(?:has been|have been|was|is now)\s+(?:\w+\s+)?(?:moved|transferred|sent|deposited)\b/gi },
+  { kind: 'funds', re: /(?:\$\s?[\d,]+(?:\.\d{1,2})?|\bfunds|\bmoney)\s+(?:\w+\s+){0,3}?(?:is|are)\s+(?:now\s+)?(?:in|sitting in|available in)\s+your\b/gi },
+  { kind: 'funds', re: /\b(?:funds|money|transfer)\s+(?:\w+\s+){0,5}?(?:has been|have been|was|is now|is|went)\s+(?:\w+\s+)?(?:moved|transferred|sent|completed|complete|processed|done|successful|through|deposited)\b/gi },
   { kind: 'funds', re: /\bDone:\s+I've moved\b/g },
   // escalation to a person
   { kind: 'human', re: /\b(?:I'm|I am|we're|we are)\s+(?:now\s+|just\s+)?(?:transferring|connecting|escalating|routing|passing|handing|putting|forwarding|referring)\s+(?:you|your|this|it)\b/gi },
   { kind: 'human', re: /\b(?:I|we)(?:'ve| have)?\s+(?:now\s+|just\s+|already\s+)?(?:transferred|connected|escalated|routed|passed|handed|forwarded|referred)\s+(?:you|your|this|it)\b/gi },
   { kind: 'human', re: /\byou(?:'re|'ve| are| have)\s+(?:now\s+)?(?:being|been)\s+(?:transferred|connected|escalated|put through|routed)\b/gi },
   { kind: 'human', re: /\b(?:case|issue|request|matter|call|it|this)\s+(?:\w+\s+){0,3}?(?:has been|have been|was|is being|is now)\s+(?:\w+\s+)?(?:escalated|referred|forwarded|passed on|handed over|handed off)\b/gi },
-  { kind: 'human', re: /\b(?:a|an|our|the|one of our)\s+(?:\w+\s+){0,2}?(?:specialist|specialists|agent|agents|advisor|adviser|representative|colleague|colleagues|team|human|person|investigator)\s+(?:\w+\s+){0,2}?will\s+(?:be\s+with|be\s+in\s+touch|call|contact|reach|get\s+back|help|take|follow|join|pick|review|look|investigate|assist|handle|speak)\b/gi },
+  { kind: 'human', re: /\b(?:a|an|our|the|one of our)\s+(?:\w+\s+){0,2}?(?:specialist|specialists|agent|agents|advisor|adviser|representative|colleague|colleagues|team|human|person)\s+(?:\w+\s+){0,2}?will\s+(?:be\s+with|be\s+in\s+touch|call|contact|reach|get\s+back|join|pick|speak|talk|take\s+(?:your|the)\s+call)\b/gi },
   { kind: 'human', re: /\b(?:I|we)(?:'ve| have)?\s+(?:\w+\s+){0,3}?(?:opened|raised|created|logged|filed|submitted)\s+(?:a|an|the|your)\s+(?:\w+\s+){0,2}?ticket\b/gi },
   { kind: 'human', re: /\bticket\s+(?:\w+\s+){0,3}?(?:has been|was|is now)\s+(?:\w+\s+)?(?:opened|raised|created|logged|filed|submitted)\b/gi },
   // a case: a dispute or a ticket
   { kind: 'case', re: /\b(?:I|we)(?:'ve| have)?\s+(?:\w+\s+){0,3}?(?:opened|raised|created|logged|filed|submitted|started)\s+(?:a|an|the|your)\s+(?:\w+\s+){0,2}?(?:case|report|investigation)\b/gi },
+  { kind: 'case', re: /\b(?:a|an|our|the|one of our)\s+(?:\w+\s+){0,2}?(?:specialist|specialists|team|investigator|investigators|department)\s+(?:\w+\s+){0,2}?will\s+(?:review|investigate|look|handle|follow|assist|help|work)\b/gi },
   // refunds (no tool refunds anything)
   { kind: 'refund', re: /\b(?:I|we)(?:'ve| have)?\s+(?:\w+\s+){0,3}?(?:refunded|reversed|reimbursed|waived)\b/gi },
   { kind: 'refund', re: /\b(?:I|we)(?:'ve| have)\s+(?:\w+\s+){0,3}?(?:issued|processed|initiated|sent|approved)\s+(?:a|the|your)\s+(?:\w+\s+)?(?:refund|reimbursement|reversal)\b/gi },
   { kind: 'refund', re: /\b(?:refund|reimbursement|reversal)\s+(?:\w+\s+){0,3}?(?:has been|have been|was|is now)\s+(?:\w+\s+)?(?:issued|processed|approved|sent|completed|credited)\b/gi },
+  { kind: 'refund', re: /\b(?:refund|reimbursement|money back)\s+(?:\w+\s+){0,2}?(?:is|'s)\s+(?:on its way|on the way|coming|being processed)\b/gi },
   { kind: 'refund', re: /\b(?:charge|transaction|payment|fee)\s+(?:\w+\s+){0,3}?(?:has been|have been|was)\s+(?:\w+\s+)?(?:refunded|reversed|removed|waived|cancell?ed)\b/gi },
   // identity
   { kind: 'verify', re: /\b(?:I|we)(?:'ve| have)?\s+(?:\w+\s+){0,3}?(?:verified|confirmed|authenticated|pulled up|located|found|looked up|accessed)\s+(?:your|the)\s+(?:identity|account|details|profile)\b/gi },
@@ -547,7 +566,7 @@ const STATUS_WORDS: Record<string, string> = {
   active: 'active', working: 'active', blocked: 'blocked', locked: 'blocked', suspended: 'blocked', frozen: 'frozen',
   expired: 'expired', deactivated: 'deactivated', cancelled: 'cancelled', canceled: 'cancelled', closed: 'closed',
 };
-const STATUS_RE = /\b(?:is|are|was|were|'s|has been|have been|had been|remains|stays|shows(?: as| up as)?|showing(?: as)?|appears(?: to be)?|status(?: is)?:?|isn't|wasn't|aren't|is not|was not)\s+(?:now\s+|currently\s+|still\s+|temporarily\s+|also\s+|actually\s+|fully\s+)?(not\s+|no longer\s+)?(active|working|blocked|locked|suspended|frozen|expired|deactivated|cancell?ed|closed)\b/gi;
+const STATUS_RE = /\b(?:is|are|was|were|'s|has been|has|have been|had been|remains|stays|shows(?: as| up as)?|showing(?: as)?|appears(?: to be)?|status(?: is)?:?|isn't|wasn't|aren't|is not|was not)\s+(?:now\s+|currently\s+|still\s+|temporarily\s+|also\s+|actually\s+|fully\s+)?(not\s+|no longer\s+)?(active|working|blocked|locked|suspended|frozen|expired|deactivated|cancell?ed|closed)\b/gi;
 const DEPARTMENTS: Record<string, string> = { fraud: 'fraud', card: 'cards', cards: 'cards', account: 'accounts', accounts: 'accounts', general: 'general' };
 
 /** A transaction's state, as the agent may describe it: "has posted", "went through" / "is pending". */
@@ -764,7 +783,7 @@ function checkAction(kind: ActionKind, claim: string, rest: string, ev: Evidence
   }
 }
 
-const CAP_TOKEN_RE = /[A-Za-z0-9][A-Za-z0-9&'*.\-]*[A-Za-z0-9]|[A-Za-z0-9]/g;
+const CAP_TOKEN_RE = /[A-Za-z0-9][A-Za-z0-9&'*.-]*[A-Za-z0-9]|[A-Za-z0-9]/g;
 
 function isCapitalised(tok: string): boolean {
   return /^[A-Z]/.test(tok) || (/^\d/.test(tok) && /[A-Z]/.test(tok) && /[a-zA-Z]{2,}/.test(tok));
@@ -787,12 +806,12 @@ function nameCandidates(sentence: string, c: Compiled): string[] {
     while (j + 1 < toks.length && isCapitalised(toks[j + 1]!.t) && /^[ \t&*]*$/.test(s.slice(toks[j]!.b, toks[j + 1]!.a))) j++;
     let group = toks.slice(i, j + 1);
     i = j + 1;
+    // "Northwind Bank", "Fraud Team": the bank itself or one of its teams.
+    if (group.length > 1 && c.institutionSuffixes.includes(group[group.length - 1]!.t.toLowerCase())) continue;
     // Drop common words at either end; one inside stays (it is part of the name).
     while (group.length && c.common.has(group[0]!.t.toLowerCase())) group = group.slice(1);
     while (group.length && c.common.has(group[group.length - 1]!.t.toLowerCase())) group = group.slice(0, -1);
     if (!group.length) continue;
-    const last = group[group.length - 1]!.t.toLowerCase();
-    if (group.length > 1 && c.institutionSuffixes.includes(last)) continue;
     // A single sentence-initial word is capitalised by position; only odd shapes (all caps, *, ., digits) count.
     if (group[0] === toks[0] && group.length === 1 && !/^[A-Z0-9&*.'-]{3,}$|[*&.\d]/.test(group[0]!.t)) continue;
     out.push(s.slice(group[0]!.a, group[group.length - 1]!.b).replace(/\.+$/, ''));
@@ -882,7 +901,7 @@ export function findHallucinations(t: Transcript, opts?: JudgeOptions): Finding[
     if (a && (a.action_type === 'speak' || a.action_type === 'end_call') && a.content.trim() !== '') {
       checkMessage(a.content, i, a.action_type === 'end_call', ev, c, laterCalls[i]!, out);
     }
-    if (turn.toolResult) ev.addResult(i, turn.toolResult);
+    if (turn.toolResult) ev.addResult(turn.toolResult);
   });
   return out;
 }
@@ -927,7 +946,7 @@ export function judgeEpisode(t: Transcript, opts?: JudgeOptions): JudgeVerdict {
   };
   const explained = expectedOk?.result ? explanation(expectedOk.index, expectedOk.result) : null;
   // A fabrication about the expected tool's own outcome means the customer was not told the truth.
-  const outcomeFindings = findings.filter((f) => f.about.includes(t.expectedTool));
+  const outcomeFindings = cfg.hallucinationBlocksResolution === 'any' ? findings : findings.filter((f) => f.about.includes(t.expectedTool));
   const resolved = expectedOk !== null && explained !== null && outcomeFindings.length === 0;
 
   const lastAgent = agents[agents.length - 1]?.turn.action;
