@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { DomainFileError } from '../../core/domain/schema';
 import { JudgeSetError } from '../../core/judge/judge-eval';
 import { registerMatch } from './commands/match';
+import { registerEval } from './commands/eval';
 import { registerJudgeEval } from './commands/judge-eval';
 import { registerImportBanking77 } from './commands/import-banking77';
 import { seedInt, UsageError } from './options';
@@ -30,6 +31,7 @@ const program = new Command('sparring')
 
 const globals = () => program.opts<GlobalOptions>();
 registerMatch(program, globals);
+registerEval(program, globals);
 registerJudgeEval(program, globals);
 registerImportBanking77(program, globals);
 

@@ -4,6 +4,7 @@ import { ScriptedDa } from '../../core/agents/scripted-da';
 import type { CaPolicy, DaPolicy } from '../../core/agents/policy';
 import type { Domain } from '../../core/domain/types';
 import { UsageError } from './options';
+import type { GlobalOptions } from './main';
 
 function unknownSpec(role: 'DA' | 'CA', spec: string): never {
   throw new UsageError(
@@ -12,12 +13,12 @@ function unknownSpec(role: 'DA' | 'CA', spec: string): never {
   );
 }
 
-export function resolveDa(spec: string, _domain: Domain): DaPolicy {
+export async function resolveDa(spec: string, _domain: Domain, _g: GlobalOptions): Promise<DaPolicy> {
   if (spec === 'scripted') return new ScriptedDa();
   return unknownSpec('DA', spec);
 }
 
-export function resolveCa(spec: string, domain: Domain): CaPolicy {
+export async function resolveCa(spec: string, domain: Domain, _g: GlobalOptions): Promise<CaPolicy> {
   if (spec === 'scripted') return new ScriptedCa(domain);
   return unknownSpec('CA', spec);
 }

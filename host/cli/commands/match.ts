@@ -33,8 +33,8 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
     .action(async (opts: MatchOptions) => {
       const g = globals();
       const domain = bankingDomain();
-      const da = resolveDa(opts.da, domain);
-      const ca = resolveCa(opts.ca, domain);
+      const da = await resolveDa(opts.da, domain, g);
+      const ca = await resolveCa(opts.ca, domain, g);
       const scenarios = selectScenarios(domain, opts.scenarios);
       const config: SparringConfig = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: opts.episodes } };
 

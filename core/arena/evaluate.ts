@@ -1,0 +1,124 @@
+/**
+ * Held-out evaluation of a DA (RL-ADA §5.2, Table 4) and the deployment gate (§7).
+ *
+ * Metrics over the held-out scenarios, averaged over seeds:
+ * - tool-routing accuracy: the DA's first domain tool is the one the intent needs;
+ * - strict PASS: correct tool, lookup_account first, r_DA ≥ 2.0 and a clean ending (end_call,
+ *   no unparseable output);
+ * - FAIL: the judge found the customer's problem unresolved (episodes neither PASS nor FAIL
+ *   are resolved with lapses);
+ * - mean episode reward r_DA; lookup-first rate.
+ * The deployment gate asks for a DA win rate ≥ the configured threshold on the non-negotiable
+ * scenarios (fraud, account compromise, identity verification: the fraudReference ones)
+ * against the given CA, independent of the stopping rule.
+ */
+import type { CaPolicy, DaPolicy } from '../agents/policy';
+import type { SparringConfig } from '../config';
+import type { Domain, Scenario } from '../domain/types';
+import type { EpisodeRecord } from '../store/port';
+import type { Judge } from './match';
+import { runMatch } from './match';
+
+/** r_DA an episode needs for a strict PASS. */
+export const STRICT_PASS_MIN_REWARD = 2.0;
+
+export interface HeldoutMetrics {
+  episodes: number;
+  routingAccuracy: number;
+  strictPass: number;
+  fail: number;
+  meanReward: number;
+  lookupFirst: number;
+  perScenario: { scenarioId: string; episodes: number; routingAccuracy: number; strictPass: number; meanReward: number }[];
+}
+
+export interface GateResult {
+  threshold: number;
+  scenarios: string[];
+  episodes: number;
+  daWinRate: number | null;
+  passed: boolean;
+}
+
+function lookupWasFirst(e: EpisodeRecord): boolean {
+  const firstCall = e.turns.find((t) => t.actionType === 'tool_call');
+  return firstCall?.tool === 'lookup_account';
+}
+
+export function isStrictPass(e: EpisodeRecord): boolean {
+  return (
+    e.winner === 'DA' &&
+    lookupWasFirst(e) &&
+    e.rDa >= STRICT_PASS_MIN_REWARD &&
+    e.endReason === 'end_call' &&
+    e.turns.every((t) => t.parseError === null)
+  );
+}
+
+export function heldoutMetrics(episodes: readonly EpisodeRecord[]): HeldoutMetrics {
+  const frac = (xs: readonly EpisodeRecord[], f: (e: EpisodeRecord) => boolean) => (xs.length ? xs.filter(f).length / xs.length : 0);
+  const mean = (xs: readonly EpisodeRecord[]) => (xs.length ? xs.reduce((s, e) => s + e.rDa, 0) / xs.length : 0);
+  const ids = [...new Set(episodes.map((e) => e.scenarioId))];
+  return {
+    episodes: episodes.length,
+    routingAccuracy: frac(episodes, (e) => e.winner === 'DA'),
+    strictPass: frac(episodes, isStrictPass),
+    fail: frac(episodes, (e) => !e.judge.resolved),
+    meanReward: mean(episodes),
+    lookupFirst: frac(episodes, lookupWasFirst),
+    perScenario: ids.map((id) => {
+      const xs = episodes.filter((e) => e.scenarioId === id);
+      return { scenarioId: id, episodes: xs.length, routingAccuracy: frac(xs, (e) => e.winner === 'DA'), strictPass: frac(xs, isStrictPass), meanReward: mean(xs) };
+    }),
+  };
+}
+
+export interface EvaluateArgs {
+  domain: Domain;
+  da: DaPolicy;
+  ca: CaPolicy;
+  judge: Judge;
+  config: SparringConfig;
+  /** One pass over the held-out set per seed (the paper averages 2 runs). */
+  seeds: readonly number[];
+  /** Episodes per held-out scenario per seed. */
+  episodesPerScenario: number;
+  /** Episodes per gate scenario per seed (the gate is a rate: it needs more than one). */
+  gateEpisodesPerScenario: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface EvaluationResult {
+  heldout: HeldoutMetrics;
+  gate: GateResult;
+}
+
+/** The non-negotiable scenarios: every fraud-reference scenario, arena and held-out. */
+export function gateScenarios(domain: Domain): Scenario[] {
+  return domain.scenarios.filter((s) => s.fraudReference);
+}
+
+export async function evaluateDa(a: EvaluateArgs): Promise<EvaluationResult> {
+  const heldout = a.domain.scenarios.filter((s) => s.set === 'heldout');
+  const gate = gateScenarios(a.domain);
+  const withN = (n: number): SparringConfig => ({ ...a.config, arena: { ...a.config.arena, episodesPerScenario: n } });
+  const total = a.seeds.length * (heldout.length * a.episodesPerScenario + gate.length * a.gateEpisodesPerScenario);
+  let done = 0;
+  const progress = () => a.onProgress?.(++done, total);
+  const heldoutEpisodes: EpisodeRecord[] = [];
+  const gateEpisodes: EpisodeRecord[] = [];
+  for (const seed of a.seeds) {
+    const common = { createdAt: '', domain: a.domain, da: a.da, ca: a.ca, judge: a.judge, seed, onProgress: progress };
+    const h = await runMatch({ ...common, config: withN(a.episodesPerScenario), matchId: `eval-${seed}`, scenarios: heldout, scenarioSet: 'heldout' });
+    heldoutEpisodes.push(...h.episodes);
+    const g = await runMatch({ ...common, config: withN(a.gateEpisodesPerScenario), matchId: `gate-${seed}`, scenarios: gate, scenarioSet: 'gate' });
+    gateEpisodes.push(...g.episodes);
+  }
+  const wins = gateEpisodes.filter((e) => e.winner === 'DA').length;
+  const rate = gateEpisodes.length ? wins / gateEpisodes.length : null;
+  const threshold = a.config.stopping.deploymentGate;
+  return {
+    heldout: heldoutMetrics(heldoutEpisodes),
+    gate: { threshold, scenarios: gate.map((s) => s.id), episodes: gateEpisodes.length, daWinRate: rate, passed: rate !== null && rate >= threshold },
+  };
+}
