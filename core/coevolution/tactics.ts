@@ -49,9 +49,9 @@ export function measureOpening(text: string, expectedTool: DomainTool): OpeningM
   const tokens = text.split(/\s+/).filter(Boolean).length;
   const lower = text.toLowerCase().replace(/’/g, "'");
   const places = [...text.matchAll(PLACE)].map((m) => m[1]!);
-  const merchants = [...text.matchAll(MERCHANT)].filter(
-    (m) => !/^(I|I'm|I've|I'd|My|The|It|Hi|Hello|Hey|Ok|Okay)$/.test(m[0]) && !places.includes(m[0]),
-  ).length;
+  const merchants = [...text.matchAll(MERCHANT)]
+    .map((m) => m[0].replace(/[.]+$/, ''))
+    .filter((m) => !/^(I|I'm|I've|I'd|My|The|It|Hi|Hello|Hey|Ok|Okay)$/.test(m) && !places.includes(m)).length;
   const entities = count(MONEY, text) + count(DATE, text) + count(CHANNEL, text) + places.length + merchants;
   let decoyCues = 0;
   for (const [tool, cues] of Object.entries(ROUTING_CUES) as [DomainTool, [string, number][]][]) {
