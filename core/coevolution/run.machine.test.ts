@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { createActor, fromPromise, toPromise } from 'xstate';
+import type { AnyActorRef, Snapshot } from 'xstate';
+import { DEFAULT_CONFIG } from '../config';
+import type { TacticSummary } from './tactics';
+import { runMachine } from './run.machine';
+import type { BootstrapOutput, EvaluateInput, GymInput, GymOutput, MatchInput, MatchOutput } from './run.machine';
+
+const tactics: TacticSummary = { n: 0, meanTokens: 0, meanEntityDensity: 0, meanEntities: 0, decoyRate: 0, hedgeRate: 0 };
+
+/** A fake lab: idempotent by id, like the real host actors must be. */
+function fakeLab(trajectory: number[]) {
+  const matches = new Map<string, MatchOutput>();
+  const checkpoints = new Set<string>(['DA0', 'CA0']);
+  const calls = { match: 0, gym: 0 };
+  const actors = {
+    bootstrap: fromPromise<BootstrapOutput, { runId: string; seed: number }>(async () => ({ da: 'DA0', ca: 'CA0' })),
+    playMatch: fromPromise<MatchOutput, MatchInput>(async ({ input }) => {
+      const id = `${input.runId}-M${input.index}`;
+      if (!matches.has(id)) {
+        calls.match++;
+        matches.set(id, { matchId: id, wDa: trajectory[input.index - 1]!, fraudRate: 1, tactics });
+      }
+      return matches.get(id)!;
+    }),
+    gym: fromPromise<GymOutput, GymInput>(async ({ input }) => {
+      const n = Number(input.from.slice(2)) + 1;
+      const name = `${input.role}${n}`;
+      if (!checkpoints.has(name)) {
+        calls.gym++;
+        checkpoints.add(name);
+      }
+      return { checkpoint: name, note: null };
+    }),
+    evaluate: fromPromise<unknown, EvaluateInput>(async ({ input }) => ({ evaluated: input.da })),
+  };
+  return { actors, matches, checkpoints, calls };
+}
+
+const input = { runId: 'R1', seed: 1, stopping: DEFAULT_CONFIG.stopping };
+const table3 = [0.45, 0.63, 0.55, 0.68, 0.66];
+
+async function finish(actor: AnyActorRef) {
+  await toPromise(actor);
+  return actor.getSnapshot() as Snapshot<unknown> & { value: string; context: Record<string, unknown> };
+}
+
+describe('run machine', () => {
+  it('runs bootstrap → matches ↔ gyms → evaluate, training the weaker agent, and stops by the rule', async () => {
+    const lab = fakeLab(table3);
+    const actor = createActor(runMachine.provide({ actors: lab.actors }), { input }).start();
+    const s = await finish(actor);
+    expect(s.value).toBe('done');
+    const ctx = s.context as { matches: { wDa: number; next: { role: string } | null; da: string; ca: string }[]; gyms: { role: string; to: string }[]; evaluation: unknown };
+    expect(ctx.matches.map((m) => m.wDa)).toEqual(table3);
+    // W_DA 0.45 → DA trains; 0.63 → CA (W_CA 0.37 vs floor 0.35: −0.02 beats DA's −0.03); …
+    expect(ctx.gyms.map((g) => g.to)).toEqual(['DA1', 'CA1', 'DA2', 'CA2']);
+    expect(ctx.matches.map((m) => `${m.da}/${m.ca}`)).toEqual(['DA0/CA0', 'DA1/CA0', 'DA1/CA1', 'DA2/CA1', 'DA2/CA2']);
+    expect(ctx.matches.at(-1)!.next).toBeNull();
+    expect(ctx.evaluation).toEqual({ evaluated: ['DA0', 'DA1', 'DA2'] });
+    expect(lab.calls).toEqual({ match: 5, gym: 4 });
+  });
+
+  it('save → restore → continue: a run killed at any phase resumes without duplicating work and ends the same', async () => {
+    const reference = await finish(createActor(runMachine.provide({ actors: fakeLab(table3).actors }), { input }).start());
+
+    for (let stopAfter = 1; stopAfter <= 8; stopAfter++) {
+      const lab = fakeLab(table3);
+      const first = createActor(runMachine.provide({ actors: lab.actors }), { input });
+      let persisted: unknown = null;
+      let boundaries = 0;
+      let last = '';
+      // The host persists at every phase boundary (a change of state value).
+      first.subscribe((snap) => {
+        if (snap.value !== last && boundaries < stopAfter) {
+          last = snap.value as string;
+          boundaries++;
+          persisted = JSON.parse(JSON.stringify(first.getPersistedSnapshot()));
+        }
+      });
+      first.start();
+      await finish(first);
+      const before = { ...lab.calls };
+
+      // "kill -9" after `stopAfter` boundaries: restore the last persisted snapshot into fresh actors.
+      const restored = createActor(runMachine.provide({ actors: lab.actors }), { snapshot: persisted as never }).start();
+      const s = await finish(restored);
+      expect(s.value).toBe('done');
+      expect(s.context).toEqual(reference.context);
+      expect(lab.calls).toEqual(before); // idempotent actors: nothing played or trained twice
+      expect(lab.matches.size).toBe(5);
+    }
+  });
+
+  it('pauses at the next phase boundary, resumes, and stops on request', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const lab = fakeLab(table3);
+    const slowMatch = fromPromise<MatchOutput, MatchInput>(async (args) => {
+      if (args.input.index === 2) await gate;
+      return lab.actors.playMatch.config({ ...args } as never);
+    });
+    const actor = createActor(runMachine.provide({ actors: { ...lab.actors, playMatch: slowMatch } }), { input }).start();
+    await new Promise((r) => setTimeout(r, 10));
+    actor.send({ type: 'user.pause' });
+    release();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(actor.getSnapshot().value).toBe('paused');
+    actor.send({ type: 'user.resume' });
+    expect((await finish(actor)).value).toBe('done');
+
+    const stopper = createActor(runMachine.provide({ actors: fakeLab(table3).actors }), { input }).start();
+    stopper.send({ type: 'user.stop' });
+    expect(stopper.getSnapshot().value).toBe('stopped');
+  });
+
+  it('records a failing actor as a failed run with the reason', async () => {
+    const lab = fakeLab(table3);
+    const broken = fromPromise<GymOutput, GymInput>(async () => {
+      throw new Error('gym diverged: NaN loss');
+    });
+    const s = await finish(createActor(runMachine.provide({ actors: { ...lab.actors, gym: broken } }), { input }).start());
+    expect(s.value).toBe('failed');
+    expect(String((s.context as { error: string }).error)).toMatch(/NaN loss/);
+  });
+});
