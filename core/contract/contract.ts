@@ -1,0 +1,125 @@
+/**
+ * The typed contract between the engine and its clients (the renderer in Electron or in a
+ * browser, and tests). One map each of commands, queries and events; `send(name, args)` is the
+ * only call. Only plain, serialisable data crosses. The renderer imports types from here and
+ * nothing else from core/.
+ */
+import type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord } from '../store/port';
+import type { GymSummary, MatchSummary } from '../coevolution/run.machine';
+
+export type RunStatus = 'created' | 'running' | 'paused' | 'finished' | 'failed' | 'stopped';
+export type RunPhase = 'bootstrap' | 'match' | 'decide' | 'gym' | 'boundary' | 'paused' | 'evaluate' | 'done' | 'stopped' | 'failed';
+
+export interface PresetInfo {
+  name: string;
+  description: string;
+  /** The preset's config as JSON (editable in the config editor). */
+  configJson: string;
+}
+
+export interface RunSummary {
+  id: string;
+  createdAt: string;
+  status: RunStatus;
+  phase: RunPhase;
+  preset: string;
+  seed: number;
+  matches: number;
+  /** W_DA of the latest match, when there is one. */
+  lastWDa: number | null;
+  error: string | null;
+}
+
+export interface RunDetail extends RunSummary {
+  configJson: string;
+  matchSummaries: MatchSummary[];
+  gyms: GymSummary[];
+  /** The latest progress report of the current phase. */
+  progress: ProgressReport | null;
+  evaluation: unknown;
+}
+
+export interface ProgressReport {
+  phase: RunPhase;
+  /** e.g. "match 3 of ≤8", "DA gym step 40/200". */
+  label: string;
+  done: number;
+  total: number;
+  /** Seconds left by the current rate; null when unknown. */
+  etaSeconds: number | null;
+}
+
+export interface CheckpointInfo {
+  name: string;
+  role: 'DA' | 'CA';
+  createdAt: string;
+  runId: string | null;
+  parent: string | null;
+  generation: number;
+  source: string;
+}
+
+/** One point of a metric series (gym curves). */
+export interface MetricPoint {
+  step: number;
+  value: number;
+}
+
+export interface EpisodeFilter extends EpisodeQuery {
+  /** Only episodes whose judge verdict is resolved / not. */
+  resolved?: boolean;
+  /** Only episodes with a hallucination. */
+  hallucination?: boolean;
+}
+
+export interface Commands {
+  /** Start a co-evolution run from a preset, optionally with an edited config (JSON). */
+  'runs/start': (args: { preset: string; configJson?: string; seed?: number }) => { runId: string };
+  'runs/pause': (args: { runId: string }) => { ok: true };
+  'runs/resume': (args: { runId: string }) => { ok: true };
+  'runs/stop': (args: { runId: string }) => { ok: true };
+  /** Play one arena match and store it. */
+  'matches/play': (args: { da: string; ca: string; episodesPerScenario: number; scenarios: 'arena' | 'heldout' | 'fraud' | 'all'; seed: number }) => { matchId: string };
+  /** Episodes as JSONL (OpenAI chat format with tool calls) or CSV. */
+  'export/episodes': (args: { matchId?: string; format: 'jsonl' | 'csv' }) => { filename: string; content: string };
+}
+
+export interface Queries {
+  'presets/list': () => PresetInfo[];
+  'runs/list': () => RunSummary[];
+  'runs/get': (args: { runId: string }) => RunDetail;
+  'matches/list': (args: { runId?: string }) => MatchRecord[];
+  'episodes/list': (args: EpisodeFilter) => { total: number; items: EpisodeSummary[] };
+  'episodes/get': (args: { id: string }) => EpisodeRecord;
+  'checkpoints/list': () => CheckpointInfo[];
+  'metrics/series': (args: { runId: string; keys: string[] }) => Record<string, MetricPoint[]>;
+}
+
+export interface Events {
+  'run/status': { runId: string; status: RunStatus; phase: RunPhase };
+  'run/match': { runId: string; match: MatchSummary };
+  'run/gym': { runId: string; gym: GymSummary };
+  'run/progress': { runId: string; progress: ProgressReport };
+  /** Gym metrics, batched: several steps per event. */
+  'run/metrics': { runId: string; points: { key: string; step: number; value: number }[] };
+  /** Episodes finished since the last event (batched to a few per second). */
+  'episodes/completed': { matchId: string; count: number; done: number; total: number };
+}
+
+export type CommandName = keyof Commands;
+export type QueryName = keyof Queries;
+export type EventName = keyof Events;
+export type RequestName = CommandName | QueryName;
+type Fn = Commands & Queries;
+export type ArgsOf<N extends RequestName> = Parameters<Fn[N]>[0];
+export type ResultOf<N extends RequestName> = ReturnType<Fn[N]>;
+
+/** What a host implements: every command and query, or the code does not compile. */
+export type Handlers = { [N in RequestName]: (args: ArgsOf<N>) => Promise<ResultOf<N>> | ResultOf<N> };
+
+/** Wire messages (WebSocket in web mode, MessagePort in Electron). */
+export type ClientMessage = { kind: 'request'; id: number; name: RequestName; args: unknown };
+export type ServerMessage =
+  | { kind: 'response'; id: number; ok: true; result: unknown }
+  | { kind: 'response'; id: number; ok: false; error: string }
+  | { [N in EventName]: { kind: 'event'; name: N; payload: Events[N] } }[EventName];

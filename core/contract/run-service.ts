@@ -1,0 +1,23 @@
+/**
+ * What the engine needs from the co-evolution runner (implemented in host/coevolution/): start,
+ * steer and observe runs. The engine's contract handlers for `runs/*` delegate here, and events
+ * the runner emits are forwarded to clients.
+ */
+import type { Events, EventName, PresetInfo, RunDetail, RunSummary } from './contract';
+
+export type EngineEvent = { [N in EventName]: { name: N; payload: Events[N] } }[EventName];
+
+export interface RunService {
+  presets(): PresetInfo[];
+  /** Validate the config (errors name the field), create the run and start it in the background. */
+  start(args: { preset: string; configJson?: string; seed?: number }): Promise<{ runId: string }>;
+  pause(runId: string): void;
+  resume(runId: string): Promise<void>;
+  stop(runId: string): void;
+  list(): RunSummary[];
+  get(runId: string): RunDetail;
+  /** Gym metric series of a run, by registry key. */
+  metrics(runId: string, keys: readonly string[]): Record<string, { step: number; value: number }[]>;
+  /** Subscribe to run events; returns the unsubscribe function. */
+  subscribe(listener: (e: EngineEvent) => void): () => void;
+}
