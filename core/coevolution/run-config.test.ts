@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../config';
+import { PRESETS, parseRunConfig, sparringConfigOf } from './run-config';
+
+describe('run config', () => {
+  it('accepts both presets, and paper keeps the RL-ADA constants', () => {
+    for (const p of Object.values(PRESETS)) expect(parseRunConfig(JSON.stringify(p.config))).toEqual(p.config);
+    const paper = sparringConfigOf(PRESETS.paper.config);
+    expect(paper.arena.episodesPerScenario).toBe(18);
+    expect(paper.stopping).toEqual(DEFAULT_CONFIG.stopping);
+    expect(PRESETS.paper.config.gym.da.K).toBe(16);
+    expect(PRESETS.paper.config.gym.ca.K).toBe(8);
+    expect(PRESETS.paper.config.gym.ca.klBeta).toBe(0.05);
+    expect(PRESETS.paper.config.gym.ca.lrSchedule).toBe('cosine');
+    expect(PRESETS.paper.config.gym.failureShare).toBe(0.7);
+  });
+
+  it('names the bad field', () => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- deliberately breaking a typed config
+    type Loose = Record<string, any>;
+    const bad = (mutate: (c: Loose) => void) => {
+      const c = structuredClone(PRESETS.quick.config) as Loose;
+      mutate(c);
+      return () => parseRunConfig(JSON.stringify(c), 'my.json');
+    };
+    expect(bad((c) => (c.arena.episodesPerScenario = 0))).toThrow(/my\.json: field arena\.episodesPerScenario: /);
+    expect(bad((c) => (c.gym.da.K = 1))).toThrow(/field gym\.da\.K/);
+    expect(bad((c) => (c.stopping.nMin = 9))).toThrow(/field stopping\.nMin: nMin must be ≤ nMax/);
+    expect(bad((c) => (c.gym.typo = 1))).toThrow(/field gym: .*typo/);
+    expect(bad((c) => (c.daReward = { formatValid: 1, bonus: 2 }))).toThrow(/field daReward\.bonus: unknown reward term/);
+    expect(() => parseRunConfig('{', 'x.json')).toThrow(/x\.json: not valid JSON/);
+  });
+
+  it('overrides reward terms it names and keeps the others', () => {
+    const c = parseRunConfig(JSON.stringify({ ...PRESETS.quick.config, daReward: { speakPerTurn: -0.1 } }));
+    const s = sparringConfigOf(c);
+    expect(s.daReward.speakPerTurn).toBe(-0.1);
+    expect(s.daReward.formatValid).toBe(0.5);
+  });
+});

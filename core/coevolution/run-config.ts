@@ -1,0 +1,132 @@
+/**
+ * The configuration of a co-evolution run: the method's constants (core/config.ts) plus the
+ * training budgets of bootstrap, gyms and evaluation. JSON, validated with errors that name the
+ * field; two presets: `quick` (small, for tests and demos) and `paper` (RL-ADA's numbers).
+ */
+import { z } from 'zod';
+import { DEFAULT_CONFIG } from '../config';
+import type { SparringConfig } from '../config';
+
+const pos = z.number().positive();
+const posInt = z.number().int().positive();
+const frac = z.number().min(0).max(1);
+
+const grpoBudget = z.strictObject({
+  /** Optimiser steps. */
+  steps: posInt,
+  /** Decision points per step. */
+  promptsPerStep: posInt,
+  /** K: sampled actions per decision point. */
+  K: z.number().int().min(2),
+  lr: pos,
+  /** β toward the reference (the checkpoint the gym started from). */
+  klBeta: z.number().min(0),
+  clipEps: pos.max(1),
+  lrSchedule: z.enum(['constant', 'cosine']),
+});
+export type GrpoBudget = z.infer<typeof grpoBudget>;
+
+export const runConfigSchema = z.strictObject({
+  arena: z.strictObject({ episodesPerScenario: posInt, maxDaTurns: posInt.max(50) }),
+  stopping: z.strictObject({
+    tauDa: frac, P: posInt, epsilon: frac, nMin: posInt, nMax: posInt.max(50), rCa: frac, deploymentGate: frac,
+  }).refine((s) => s.nMin <= s.nMax, { message: 'nMin must be ≤ nMax', path: ['nMin'] }),
+  daReward: z.record(z.string(), z.number()).optional(),
+  caReward: z.record(z.string(), z.number()).optional(),
+  bootstrap: z.strictObject({
+    /** DA0: SFT on routing demonstrations (the bank's train slice, expert episodes). */
+    sft: z.strictObject({ epochs: posInt, batchSize: posInt, lr: pos, expertEpisodesPerIntent: z.number().int().min(0) }),
+    /** DA0: GRPO warm-up against the judge-based reward. */
+    daWarmup: grpoBudget,
+    /** CA0: reward pressure alone against the frozen DA0 (no SFT). */
+    caPressure: grpoBudget,
+  }),
+  gym: z.strictObject({
+    da: grpoBudget,
+    ca: grpoBudget,
+    /** Share of failure transcripts (the training agent lost) in the gym data: 0.7 in RL-ADA. */
+    failureShare: frac,
+  }),
+  eval: z.strictObject({ runs: posInt, episodesPerScenario: posInt, gateEpisodesPerScenario: posInt }),
+});
+export type RunConfig = z.infer<typeof runConfigSchema>;
+
+const paperGymDa: GrpoBudget = { steps: 60, promptsPerStep: 16, K: 16, lr: 1e-3, klBeta: 0.04, clipEps: 0.2, lrSchedule: 'constant' };
+const paperGymCa: GrpoBudget = { steps: 60, promptsPerStep: 16, K: 8, lr: 2e-3, klBeta: 0.05, clipEps: 0.2, lrSchedule: 'cosine' };
+
+export const PRESETS: Record<'quick' | 'paper', { description: string; config: RunConfig }> = {
+  paper: {
+    description: 'RL-ADA numbers: 10 scenarios × 18 episodes per match, τ_DA 0.60, P 2, ε 0.05, n_min 3, n_max 8; K 16 (DA) / 8 (CA)',
+    config: {
+      arena: { ...DEFAULT_CONFIG.arena },
+      stopping: { ...DEFAULT_CONFIG.stopping },
+      bootstrap: {
+        sft: { epochs: 6, batchSize: 64, lr: 3e-3, expertEpisodesPerIntent: 2 },
+        daWarmup: { ...paperGymDa, steps: 30 },
+        caPressure: { ...paperGymCa, steps: 40 },
+      },
+      gym: { da: paperGymDa, ca: paperGymCa, failureShare: 0.7 },
+      eval: { runs: 2, episodesPerScenario: 1, gateEpisodesPerScenario: 9 },
+    },
+  },
+  quick: {
+    description: 'small and fast, for tests and demos: 3 episodes per scenario, at most 3 matches, short gyms',
+    config: {
+      arena: { episodesPerScenario: 3, maxDaTurns: DEFAULT_CONFIG.arena.maxDaTurns },
+      stopping: { ...DEFAULT_CONFIG.stopping, nMax: 3 },
+      bootstrap: {
+        sft: { epochs: 2, batchSize: 64, lr: 3e-3, expertEpisodesPerIntent: 1 },
+        daWarmup: { ...paperGymDa, steps: 3, promptsPerStep: 8 },
+        caPressure: { ...paperGymCa, steps: 4, promptsPerStep: 8 },
+      },
+      gym: { da: { ...paperGymDa, steps: 4, promptsPerStep: 8 }, ca: { ...paperGymCa, steps: 4, promptsPerStep: 8 }, failureShare: 0.7 },
+      eval: { runs: 1, episodesPerScenario: 1, gateEpisodesPerScenario: 2 },
+    },
+  },
+};
+
+export type PresetName = keyof typeof PRESETS;
+
+/** A problem with a run config: the field path and what was expected. */
+export class RunConfigError extends Error {
+  constructor(
+    readonly source: string,
+    readonly field: string,
+    readonly problem: string,
+  ) {
+    super(`${source}: ${field ? `field ${field}: ` : ''}${problem}`);
+    this.name = 'RunConfigError';
+  }
+}
+
+/** Parse a JSON config (from a file or the config editor) and check it. */
+export function parseRunConfig(text: string, source = 'config'): RunConfig {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new RunConfigError(source, '', `not valid JSON (${(e as Error).message})`);
+  }
+  const r = runConfigSchema.safeParse(value);
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    throw new RunConfigError(source, issue.path.map(String).join('.'), issue.message);
+  }
+  const cfg = r.data;
+  for (const [section, known] of [['daReward', DEFAULT_CONFIG.daReward], ['caReward', DEFAULT_CONFIG.caReward]] as const) {
+    for (const k of Object.keys(cfg[section] ?? {})) {
+      if (!(k in known)) throw new RunConfigError(source, `${section}.${k}`, `unknown reward term; known: ${Object.keys(known).join(', ')}`);
+    }
+  }
+  return cfg;
+}
+
+/** The method constants a run config implies. */
+export function sparringConfigOf(c: RunConfig): SparringConfig {
+  return {
+    daReward: { ...DEFAULT_CONFIG.daReward, ...(c.daReward ?? {}) },
+    caReward: { ...DEFAULT_CONFIG.caReward, ...(c.caReward ?? {}) },
+    arena: { ...c.arena },
+    stopping: { ...c.stopping },
+  };
+}
