@@ -32,6 +32,73 @@ export default tseslint.config(
     },
   },
   {
+    // The renderer talks to the engine only through the typed contract: from core/ it may import
+    // only types, and only from core/contract/; no Node, no host code, no Node-only packages.
+    files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(\\.\\./)+core/contract/', allowTypeImports: true, message: 'the renderer imports only types from core/contract/ (use `import type`); values come over the transport.' },
+            { regex: '^(\\.\\./)+core(/(?!contract/)|$)', message: 'the renderer may import from core/ only `import type` from core/contract/ (DESIGN.md §3).' },
+            { regex: '^(\\.\\./)+(host|models|electron)(/|$)', message: 'the renderer reaches the engine through the transport, never by importing host code.' },
+            { regex: '^node:', message: 'the renderer runs in a browser: no node: modules.' },
+            { group: ['electron', 'better-sqlite3', 'onnxruntime-node', 'onnxruntime-*', 'ws', 'commander', 'cli-progress', 'csv-parse', 'csv-parse/*'], message: 'a Node-only package: the renderer runs in a browser.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Electron: main manages windows and menus; the engine lives in its utility process.
+    files: ['electron/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(\\.\\./)+renderer(/|$)', message: 'electron/ must not import the renderer; it loads its build.' },
+            { group: ['react', 'react-dom', 'react-dom/*', 'zustand', 'd3', 'd3-*'], message: 'UI packages belong in renderer/.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['electron/main.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(\\.\\./)+renderer(/|$)', message: 'electron/ must not import the renderer; it loads its build.' },
+            { regex: '^(\\.\\./)+(host/(engine|store|web)|core|models)(/|$)', message: 'main only manages windows: the engine runs in the utility process (electron/engine-process.ts).' },
+            { group: ['better-sqlite3', 'onnxruntime-node', 'onnxruntime-*', 'react', 'react-dom', 'zustand', 'd3', 'd3-*'], message: 'main only manages windows and menus.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The preload is sandboxed: `electron` and contract types only.
+    files: ['electron/preload.ts'],
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(\\.\\./)+core/contract/', allowTypeImports: true, message: 'the preload imports only types from core/contract/.' },
+            { regex: '^\\.', message: 'the sandboxed preload imports nothing but `electron` (and contract types).' },
+            { regex: '^node:', message: 'a sandboxed preload has no Node modules.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['scripts/**/*.mjs', 'bin/**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
   },

@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['core/**/*.test.ts', 'models/**/*.test.ts', 'host/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['core/**/*.test.ts', 'models/**/*.test.ts', 'host/**/*.test.ts', 'test/**/*.test.ts', 'renderer/**/*.test.ts', 'electron/**/*.test.ts'],
     env: { ORT_DISABLE_TELEMETRY: '1' },
     testTimeout: 60_000,
     pool: 'forks',

@@ -1,15 +1,38 @@
 /**
- * Throughput of the builtin policy path on this machine: a 4096→256→16 MLP, forward with
- * weights baked in as initialisers (B = 1 and B = 512) and the full AdamW train step (B = 256).
- * Not a test: `sparring bench` prints these figures. Each figure is the median over rounds of
- * back-to-back runs, after a warm-up.
+ * Throughput of the builtin policy path on this machine. Not a test: `sparring bench` prints
+ * these figures. Each figure is the median over rounds of back-to-back runs, after a warm-up.
+ *
+ * - `benchMlp`: a 4096→256→16 MLP, forward with weights baked in as initialisers (B = 1 and
+ *   B = 512) and the full AdamW train step (B = 256) — the probe of DESIGN.md §4.
+ * - `benchDa`: the builtin DA (models/da-model.ts) at its default size, on observations sliced
+ *   from real arena episodes: forward (B = 1, 512; feature encoding included), the same forward
+ *   graph run bare through onnxruntime with pre-built tensors (the ceiling), a supervised step
+ *   (B = 256), GRPO samples per second with the rollout reward (K = 16), and arena episodes per
+ *   second (scripted against scripted, through runMatch).
  */
+import { Tensor as OrtTensor } from 'onnxruntime-node';
+import { ScriptedCa } from '../core/agents/scripted-ca';
+import { ScriptedDa } from '../core/agents/scripted-da';
+import type { DaChoice } from '../core/agents/da-actions';
+import { runMatch } from '../core/arena/match';
+import { DEFAULT_CONFIG } from '../core/config';
+import type { SparringConfig } from '../core/config';
+import type { Domain } from '../core/domain/types';
+import { judgeEpisode } from '../core/judge/judge';
+import { daRolloutReward, greedyActor, recordedFromEpisode, sliceEpisodes } from '../core/rl/da-rollout';
+import type { DaDecisionPoint } from '../core/rl/da-rollout';
+import { DA_GRPO, grpoStep } from '../core/rl/grpo';
+import type { GrpoArgs } from '../core/rl/grpo';
+import type { DaObservation } from '../core/world/environment';
+import { BagCache, buildDaForward, daParams, encodeObservations, N_ACTIONS } from './da-net';
+import { DaModel } from './da-model';
+import { splitWeights } from './export';
 import { buildForward, buildTrainStep } from './graph';
 import { mlpForward, mlpLoss, mlpSpec } from './mlp';
 import { initParams } from './params';
 import { ForwardRunner, TrainStepRunner } from './runner';
 import type { Feed } from './runner';
-import { defaultThreads } from './session';
+import { createSession, defaultThreads } from './session';
 import type { ExecutionProvider, SessionSettings } from './session';
 
 export interface BenchOptions {
@@ -18,6 +41,8 @@ export interface BenchOptions {
   /** Minimum length of one round in ms (default 200). */
   roundMs?: number;
   session?: SessionSettings;
+  /** Called before each figure with its name (progress for the CLI). */
+  onFigure?: (name: string) => void;
 }
 
 export interface MlpBench {
@@ -80,6 +105,7 @@ export async function benchMlp(opts: BenchOptions = {}): Promise<MlpBench> {
   const spec = mlpSpec('bench-mlp', sizes);
   const weights = initParams(spec.params, 1);
 
+  opts.onFigure?.('mlp forward');
   const forward = await ForwardRunner.create(buildForward(spec, mlpForward, { weights }), settings);
   const b1 = randomBatch(1, sizes[0]!, sizes[2]!, 1);
   const b512 = randomBatch(512, sizes[0]!, sizes[2]!, 2);
@@ -87,6 +113,7 @@ export async function benchMlp(opts: BenchOptions = {}): Promise<MlpBench> {
   const forwardB512 = await measure(() => forward.run({ x: b512.x }), 512, rounds, roundMs);
   await forward.dispose();
 
+  opts.onFigure?.('mlp train step');
   const trainer = await TrainStepRunner.create(buildTrainStep(spec, mlpLoss), weights, { session: settings, hyper: { lr: 1e-3 } });
   const b256 = randomBatch(256, sizes[0]!, sizes[2]!, 3);
   const trainB256 = await measure(() => trainer.step(b256), 256, rounds, roundMs);
@@ -101,4 +128,113 @@ export async function benchMlp(opts: BenchOptions = {}): Promise<MlpBench> {
     forwardB512,
     trainB256,
   };
+}
+
+export interface DaBench {
+  provider: ExecutionProvider;
+  intraOpNumThreads: number;
+  /** The DA network measured: embedding, hidden width, hash buckets, bag length, intents. */
+  model: string;
+  /** DA forward samples/s at batch 1 and 512, feature encoding included (median). */
+  forwardB1: number;
+  forwardB512: number;
+  /** The same forward graph run bare through an InferenceSession with pre-built tensors, B = 512. */
+  rawOrtForwardB512: number;
+  /** DA supervised-step samples/s at batch 256, encoding included. */
+  trainB256: number;
+  /** GRPO samples/s (K = 16, promptsPerStep × K per step), rollout reward included. */
+  grpoSamples: number;
+  /** GRPO batch: prompts per step and K. */
+  grpoBatch: { promptsPerStep: number; K: number };
+  /** Arena episodes/s, scripted DA against scripted CA through runMatch (judge and rewards included). */
+  arenaEpisodes: number;
+}
+
+export interface DaBenchOptions extends BenchOptions {
+  /** Prompts per GRPO step (default 16: 256 samples a step at K = 16). */
+  grpoPromptsPerStep?: number;
+}
+
+/** Measures the builtin DA and the arena; takes tens of seconds. */
+export async function benchDa(domain: Domain, opts: DaBenchOptions = {}): Promise<DaBench> {
+  const rounds = opts.rounds ?? 7;
+  const roundMs = opts.roundMs ?? 200;
+  const settings = opts.session ?? {};
+  const arena = domain.scenarios.filter((s) => s.set === 'arena');
+  if (arena.length === 0) throw new Error(`benchDa: domain '${domain.name}' has no arena scenarios`);
+  const config: SparringConfig = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 1 } };
+  const ca = new ScriptedCa(domain);
+  const scripted = new ScriptedDa();
+  const match = (seed: number, cfg: SparringConfig = config) =>
+    runMatch({ matchId: 'bench', createdAt: '', domain, scenarios: arena, scenarioSet: 'arena', da: scripted, ca, judge: judgeEpisode, config: cfg, seed });
+
+  // Real observations: every DA decision of a few scripted arena episodes.
+  const { episodes } = await match(1, { ...config, arena: { ...config.arena, episodesPerScenario: 6 } });
+  const points: DaDecisionPoint[] = sliceEpisodes(episodes.map((e) => recordedFromEpisode(e, domain.scenarios)), config.arena.maxDaTurns);
+  const obsOf = (n: number): DaObservation[] => Array.from({ length: n }, (_, i) => points[i % points.length]!.obs);
+
+  const intents = domain.taxonomy.map((t) => ({ intent: t.intent, tool: t.tool }));
+  const model = await DaModel.create({ intents, seed: 1, session: settings });
+  try {
+    const obs1 = obsOf(1);
+    const obs512 = obsOf(512);
+    opts.onFigure?.('DA forward');
+    const forwardB1 = await measure(() => model.predict(obs1), 1, rounds, roundMs);
+    const forwardB512 = await measure(() => model.predict(obs512), 512, rounds, roundMs);
+
+    opts.onFigure?.('bare onnxruntime forward');
+    const { session } = await createSession(buildDaForward(model.shape).bytes, settings, 'DA forward (bench)');
+    const enc = encodeObservations(obs512, new BagCache(model.shape.hashing), true);
+    const L = model.shape.hashing.bagLength;
+    const weights = splitWeights(daParams(model.shape), (await model.snapshot()).weights, 'the bench DA');
+    const feeds: Record<string, OrtTensor> = {
+      bag_idx: new OrtTensor('float32', enc.bagIdx, [512, L]),
+      bag_w: new OrtTensor('float32', enc.bagW, [512, L]),
+      state: new OrtTensor('float32', enc.state, [512, enc.state.length / 512]),
+      mask: new OrtTensor('float32', enc.mask, [512, N_ACTIONS]),
+    };
+    for (const [name, spec] of Object.entries(daParams(model.shape))) feeds[name] = new OrtTensor('float32', weights[name as keyof typeof weights], spec.shape as number[]);
+    const rawOrtForwardB512 = await measure(() => session.run(feeds), 512, rounds, roundMs);
+    await session.release();
+
+    opts.onFigure?.('DA supervised step');
+    const obs256 = obsOf(256);
+    const targets = obs256.map((_, i) => ({ choice: (points[i % points.length]!.original.choice ?? 'ask') as DaChoice }));
+    const trainB256 = await measure(() => model.supervisedStep(obs256, targets, { lr: 1e-4 }), 256, rounds, roundMs);
+
+    opts.onFigure?.('GRPO with rollouts');
+    const promptsPerStep = opts.grpoPromptsPerStep ?? 16;
+    const reference = await DaModel.fromSnapshot(await model.snapshot(), settings);
+    const args: GrpoArgs<DaDecisionPoint, DaObservation, DaChoice> = {
+      model,
+      reference,
+      prompts: points,
+      observe: (p) => p.obs,
+      reward: daRolloutReward({ config, ca, judge: judgeEpisode }, greedyActor(model)),
+      actionKey: (a) => a,
+      config: { ...DA_GRPO, promptsPerStep, lr: 1e-4, steps: 1_000_000 },
+    };
+    let step = 0;
+    const grpoSamples = await measure(() => grpoStep(args, step++), promptsPerStep * DA_GRPO.K, rounds, roundMs);
+    await reference.dispose();
+
+    opts.onFigure?.('arena episodes');
+    let seed = 100;
+    const arenaEpisodes = await measure(() => match(seed++), arena.length, rounds, roundMs);
+
+    return {
+      provider: model.provider,
+      intraOpNumThreads: settings.intraOpNumThreads ?? defaultThreads(),
+      model: `E${model.shape.embedDim} H${model.shape.hidden} V${model.shape.hashing.buckets} L${L} N${intents.length}`,
+      forwardB1,
+      forwardB512,
+      rawOrtForwardB512,
+      trainB256,
+      grpoSamples,
+      grpoBatch: { promptsPerStep, K: DA_GRPO.K },
+      arenaEpisodes,
+    };
+  } finally {
+    await model.dispose();
+  }
 }

@@ -7,7 +7,7 @@ import { buildForward, buildTrainStep } from './graph';
 import type { ModelSpec } from './graph';
 import { mlpForward, mlpLoss, mlpSpec } from './mlp';
 import { initParams } from './params';
-import { ForwardRunner, TrainStepRunner } from './runner';
+import { ForwardRunner, TrainStepRunner, usesScatterReduction } from './runner';
 import type { Feed } from './runner';
 
 /** Three Gaussian blobs in 8-D: class c is centred on +2 in coordinate c. */
@@ -148,5 +148,14 @@ describe('TrainStepRunner on an MLP', () => {
     await expect(runner.step({ x: batch.x } as never)).rejects.toThrow(/missing batch input 'y'/);
     await expect(runner.step({ x: { data: new Float32Array(5), dims: [4, 8] }, y: batch.y })).rejects.toThrow(/input 'x': 5 elements/);
     await runner.dispose();
+  });
+});
+
+describe('usesScatterReduction', () => {
+  it('finds scatter ops in serialised graphs and none in a plain MLP forward', () => {
+    const spec = mlpSpec('m', [4, 3, 2]);
+    const fwd = buildForward(spec, mlpForward, { weights: initParams(spec.params, 1) });
+    expect(usesScatterReduction(fwd.bytes)).toBe(false);
+    expect(usesScatterReduction(new TextEncoder().encode('....ScatterND....'))).toBe(true);
   });
 });

@@ -46,6 +46,14 @@ function scalarOf(t: InferenceSession.OnnxValueMapType[string] | undefined, name
   return v;
 }
 
+const SCATTER_OPS = ['ScatterND', 'ScatterElements'].map((op) => new TextEncoder().encode(op));
+
+/** Does a serialised graph contain a scatter op (op_type strings are stored as plain bytes)? */
+export function usesScatterReduction(bytes: Uint8Array): boolean {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return SCATTER_OPS.some((op) => buf.indexOf(op) >= 0);
+}
+
 /** Runs an inference graph built by `buildForward`. */
 export class ForwardRunner {
   private constructor(
@@ -122,7 +130,14 @@ export class TrainStepRunner<P extends string = string, I extends string = strin
     start: Record<P, Float32Array> | TrainState<P>,
     opts: { session?: SessionSettings; hyper?: Partial<AdamWHyper> } = {},
   ): Promise<TrainStepRunner<P, I>> {
-    const { session, provider } = await createSession(graph.bytes, opts.session ?? {}, `graph '${graph.name}'`);
+    const settings = { ...opts.session };
+    // onnxruntime's CPU ScatterND / ScatterElements with reduction 'add' (the gradient of Gather,
+    // i.e. of every embedding lookup) run in parallel and add repeated indices in whatever order
+    // the threads reach them (onnxruntime issue #18048): the same step then gives different
+    // weights from run to run. One thread makes training reproducible (a resumed run ends where
+    // an uninterrupted one does); forward graphs keep all threads.
+    if (settings.intraOpNumThreads === undefined && usesScatterReduction(graph.bytes)) settings.intraOpNumThreads = 1;
+    const { session, provider } = await createSession(graph.bytes, settings, `graph '${graph.name}'`);
     const runner = new TrainStepRunner(session, provider, graph, { ...DEFAULT_ADAMW, ...opts.hyper });
     // A TrainState holds records of arrays; a plain weights record holds the arrays themselves.
     const isState = !((start as { weights?: unknown }).weights instanceof Float32Array) && 'weights' in start;

@@ -106,6 +106,11 @@ export interface MatchArgs {
   seed: number;
   /** Called after each episode with (episodes done, total). */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Episodes played at once (default 1). Results are the same and in the same order whatever the
+   * value; more lets a batched DA (the builtin one) answer several episodes with one forward run.
+   */
+  concurrency?: number;
 }
 
 export interface MatchResult {
@@ -136,18 +141,30 @@ export async function runMatch(a: MatchArgs): Promise<MatchResult> {
   if (!Number.isInteger(N) || N < 1) throw new Error(`episodesPerScenario must be a positive integer, got ${N}`);
   if (a.scenarios.length === 0) throw new Error('runMatch: no scenarios to play');
   const total = a.scenarios.length * N;
-  const episodes: EpisodeRecord[] = [];
-  let index = 0;
-  for (const scenario of a.scenarios) {
-    for (let k = 0; k < N; k++) {
+  const C = a.concurrency ?? 1;
+  if (!Number.isInteger(C) || C < 1) throw new Error(`concurrency must be a positive integer, got ${C}`);
+  const jobs = a.scenarios.flatMap((scenario) => Array.from({ length: N }, (_, k) => ({ scenario, k })));
+  const episodes: EpisodeRecord[] = new Array<EpisodeRecord>(total);
+  let next = 0;
+  let done = 0;
+  let failed = false;
+  // C workers take episodes in index order; each episode has its own seeded environment and streams.
+  const worker = async () => {
+    while (!failed && next < total) {
+      const index = next++;
+      const { scenario, k } = jobs[index]!;
       const out = await runEpisode({
         domain: a.domain, scenario, seed: deriveSeed(a.seed, scenario.id, k), da: a.da, ca: a.ca,
-        judge: a.judge, config: a.config, matchId: a.matchId, index: index++,
+        judge: a.judge, config: a.config, matchId: a.matchId, index,
+      }).catch((e: unknown) => {
+        failed = true; // the other workers stop after their current episode
+        throw e;
       });
-      episodes.push(out.record);
-      a.onProgress?.(episodes.length, total);
+      episodes[index] = out.record;
+      a.onProgress?.(++done, total);
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(C, total) }, worker));
   const { perScenario, wDa, fraudRate } = summarise(a.scenarios, episodes);
   const match: MatchRecord = {
     id: a.matchId,

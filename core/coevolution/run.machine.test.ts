@@ -83,7 +83,8 @@ describe('run machine', () => {
       const before = { ...lab.calls };
 
       // "kill -9" after `stopAfter` boundaries: restore the last persisted snapshot into fresh actors.
-      const restored = createActor(runMachine.provide({ actors: lab.actors }), { snapshot: persisted as never }).start();
+      // xstate types `input` as required; a restored actor takes its context from the snapshot.
+      const restored = createActor(runMachine.provide({ actors: lab.actors }), { snapshot: persisted as never, input }).start();
       const s = await finish(restored);
       expect(s.value).toBe('done');
       expect(s.context).toEqual(reference.context);
@@ -96,9 +97,9 @@ describe('run machine', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const lab = fakeLab(table3);
-    const slowMatch = fromPromise<MatchOutput, MatchInput>(async (args) => {
-      if (args.input.index === 2) await gate;
-      return lab.actors.playMatch.config({ ...args } as never);
+    const slowMatch = fromPromise<MatchOutput, MatchInput>(async ({ input: m }) => {
+      if (m.index === 2) await gate;
+      return { matchId: `${m.runId}-M${m.index}`, wDa: table3[m.index - 1]!, fraudRate: 1, tactics };
     });
     const actor = createActor(runMachine.provide({ actors: { ...lab.actors, playMatch: slowMatch } }), { input }).start();
     await new Promise((r) => setTimeout(r, 10));

@@ -7,6 +7,15 @@
 import type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord } from '../store/port';
 import type { GymSummary, MatchSummary } from '../coevolution/run.machine';
 
+/** Plain-data records that cross the boundary, re-exported so clients import types from here only. */
+export type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, ScenarioResult, TurnRecord, Winner } from '../store/port';
+export type { GymSummary, MatchSummary } from '../coevolution/run.machine';
+export type { StopDecision, WeakerAgent } from '../coevolution/stopping';
+export type { TacticSummary } from '../coevolution/tactics';
+export type { JudgeVerdict } from '../judge/types';
+export type { CaTerms, DaTerms } from '../rewards/terms';
+export type { ToolResult } from '../world/transcript';
+
 export type RunStatus = 'created' | 'running' | 'paused' | 'finished' | 'failed' | 'stopped';
 export type RunPhase = 'bootstrap' | 'match' | 'decide' | 'gym' | 'boundary' | 'paused' | 'evaluate' | 'done' | 'stopped' | 'failed';
 
@@ -72,6 +81,16 @@ export interface EpisodeFilter extends EpisodeQuery {
   hallucination?: boolean;
 }
 
+/** What the engine serves and what it can do (shown in the app's header and empty states). */
+export interface EngineInfo {
+  /** The lab file (SQLite) the engine reads and writes. */
+  dbPath: string;
+  /** Null when co-evolution runs are available; otherwise why not, in words for the UI. */
+  runsUnavailable: string | null;
+  /** Policy SPECs `matches/play` accepts now, per role (`scripted`, then `latest` and checkpoint names). */
+  policies: { da: string[]; ca: string[] };
+}
+
 export interface Commands {
   /** Start a co-evolution run from a preset, optionally with an edited config (JSON). */
   'runs/start': (args: { preset: string; configJson?: string; seed?: number }) => { runId: string };
@@ -85,6 +104,7 @@ export interface Commands {
 }
 
 export interface Queries {
+  'engine/info': () => EngineInfo;
   'presets/list': () => PresetInfo[];
   'runs/list': () => RunSummary[];
   'runs/get': (args: { runId: string }) => RunDetail;
@@ -123,3 +143,13 @@ export type ServerMessage =
   | { kind: 'response'; id: number; ok: true; result: unknown }
   | { kind: 'response'; id: number; ok: false; error: string }
   | { [N in EventName]: { kind: 'event'; name: N; payload: Events[N] } }[EventName];
+
+/**
+ * What the Electron preload exposes to the page as `window.sparring` (contextBridge): the engine
+ * behind a MessagePort, as one request function and one event subscription.
+ */
+export interface PreloadBridge {
+  send<N extends RequestName>(name: N, args: ArgsOf<N>): Promise<ResultOf<N>>;
+  /** Returns the unsubscribe function. */
+  onEvent(listener: (e: { [N in EventName]: { name: N; payload: Events[N] } }[EventName]) => void): () => void;
+}

@@ -21,6 +21,27 @@ describe('judgeEpisode: tiers, resolution and J', () => {
     expect(v.rationale).toMatch(/resolved: dispute_charge succeeded at turn 2, explained at turn 3/);
   });
 
+  it(`reads an action claim's amount with its cents ("I've moved $22.87" is not "$22")`, () => {
+    const balances = { acc_c: 977.13, acc_s: 1022.87 };
+    const t = transcript('transfer_funds', [
+      customer('Please move $22.87 from checking to savings.'),
+      LOOKUP,
+      ok('transfer_funds', { transfer_id: 'trf_1', from_account_id: 'acc_c', to_account_id: 'acc_s', amount: 22.87, balances }),
+      say("Done: I've moved $22.87 between your accounts (reference trf_1)."),
+      customer('Thanks.'),
+      end(),
+    ]);
+    expect(judgeEpisode(t).hallucinations).toEqual([]);
+    const wrong = transcript('transfer_funds', [
+      customer('Please move $22.87 from checking to savings.'),
+      LOOKUP,
+      ok('transfer_funds', { transfer_id: 'trf_1', from_account_id: 'acc_c', to_account_id: 'acc_s', amount: 22.87, balances }),
+      say("Done: I've moved $28.87 between your accounts (reference trf_1)."),
+      end(),
+    ]);
+    expect(judgeEpisode(wrong).hallucination).toBe(true);
+  });
+
   it('scores a wrong routing tier 1, not resolved', () => {
     const t = transcript('dispute_charge', [
       OPENING,

@@ -776,7 +776,7 @@ function checkAction(kind: ActionKind, claim: string, rest: string, ev: Evidence
   }
   if (kind === 'funds') {
     // "I've moved $200": the amount must be one that transfer_funds moved.
-    const amt = findAmounts(rest.split(/[.;]/)[0] ?? '')[0];
+    const amt = findAmounts(rest.split(/[.;](?!\d)/)[0] ?? '')[0];
     if (amt && !ev.okData('transfer_funds').some((d) => typeof d.amount === 'number' && toCents(d.amount) === amt.cents)) {
       push('action', `${claim.trim()} ${amt.text}`, `no transfer_funds result moved ${fmtMoney(amt.cents)}`, ['transfer_funds']);
     }

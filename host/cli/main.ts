@@ -6,10 +6,16 @@
 import { Command, CommanderError } from 'commander';
 import { DomainFileError } from '../../core/domain/schema';
 import { JudgeSetError } from '../../core/judge/judge-eval';
+import { RunConfigError } from '../../core/coevolution/run-config';
 import { registerMatch } from './commands/match';
 import { registerEval } from './commands/eval';
+import { registerRun } from './commands/run';
 import { registerJudgeEval } from './commands/judge-eval';
 import { registerImportBanking77 } from './commands/import-banking77';
+import { registerRoute } from './commands/route';
+import { registerBench } from './commands/bench';
+import { registerExportModel } from './commands/export-model';
+import { registerServe } from './commands/serve';
 import { seedInt, UsageError } from './options';
 import { defaultLabPath } from './paths';
 
@@ -32,14 +38,19 @@ const program = new Command('sparring')
 const globals = () => program.opts<GlobalOptions>();
 registerMatch(program, globals);
 registerEval(program, globals);
+registerRun(program, globals);
 registerJudgeEval(program, globals);
 registerImportBanking77(program, globals);
+registerRoute(program, globals);
+registerBench(program, globals);
+registerExportModel(program, globals);
+registerServe(program, globals);
 
 try {
   await program.parseAsync(process.argv);
 } catch (e) {
   if (e instanceof CommanderError) process.exit(e.exitCode === 0 ? 0 : 2);
-  if (e instanceof UsageError || e instanceof DomainFileError || e instanceof JudgeSetError) {
+  if (e instanceof UsageError || e instanceof DomainFileError || e instanceof JudgeSetError || e instanceof RunConfigError) {
     process.stderr.write(`sparring: ${e.message}\n`);
     process.exit(2);
   }

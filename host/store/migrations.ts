@@ -242,6 +242,38 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 4,
+    name: 'training data of each checkpoint',
+    up(db) {
+      db.exec(`
+        -- What a checkpoint was trained on, beside parent_id's lineage of weights: a JSON array
+        -- of {"kind": "match" | "episode" | "corpus_import" | "demos" | …, "id": "…"}, e.g. the
+        -- arena matches whose transcripts fed the isolation gym that produced DA2.
+        ALTER TABLE checkpoints ADD COLUMN training_data_json TEXT NOT NULL DEFAULT '[]';
+      `);
+    },
+  },
+  {
+    version: 5,
+    name: 'run metric series and stopped runs',
+    up(db) {
+      db.exec(`
+        -- Gym and bootstrap curves of a run, by metrics-registry key (gym/reward_mean, gym/kl, …).
+        -- phase names the training phase (e.g. 'gym:DA1'); step counts within the run.
+        CREATE TABLE run_metrics (
+          run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+          phase  TEXT NOT NULL,
+          key    TEXT NOT NULL,
+          step   INTEGER NOT NULL,
+          value  REAL NOT NULL,
+          PRIMARY KEY (run_id, phase, key, step)
+        ) WITHOUT ROWID;
+        -- The preset a run started from, for lists; '' for runs from a config file.
+        ALTER TABLE runs ADD COLUMN preset TEXT NOT NULL DEFAULT '';
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

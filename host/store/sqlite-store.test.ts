@@ -273,6 +273,52 @@ describe('migrations', () => {
     db.close();
   });
 
+  it('4 records what each checkpoint was trained on, defaulting to nothing for older ones', () => {
+    const db = emptyDb();
+    applyMigrations(db, 3);
+    const weights = Buffer.from(new Float32Array([1]).buffer);
+    db.prepare(
+      `INSERT INTO checkpoints (id, name, role, created_at, generation, source, model_json, weights)
+       VALUES ('DA0', 'DA0', 'DA', '2025-03-01T00:00:00.000Z', 0, 'sft', '{}', ?)`,
+    ).run(weights);
+    expect(applyMigrations(db, 4)).toBe(4);
+    expect(userVersion(db)).toBe(4);
+    expect(columns(db, 'checkpoints')).toContain('training_data_json');
+    expect(db.prepare("SELECT training_data_json FROM checkpoints WHERE name = 'DA0'").pluck().get()).toBe('[]');
+    db.prepare(
+      `INSERT INTO checkpoints (id, name, role, created_at, parent_id, generation, source, model_json, weights, training_data_json)
+       VALUES ('DA1', 'DA1', 'DA', '2025-03-02T00:00:00.000Z', 'DA0', 1, 'gym', '{}', ?, '[{"kind":"match","id":"M1"}]')`,
+    ).run(weights);
+    // Lineage of data is queryable with SQLite's JSON functions.
+    const trainedOnM1 = db
+      .prepare("SELECT c.name FROM checkpoints c, json_each(c.training_data_json) d WHERE d.value ->> 'id' = 'M1'")
+      .pluck()
+      .all();
+    expect(trainedOnM1).toEqual(['DA1']);
+    const before = schema(db);
+    expect(applyMigrations(db, 4)).toBe(4);
+    expect(schema(db)).toStrictEqual(before);
+    db.close();
+  });
+
+  it('5 adds run metric series, deleted with their run, and the preset of a run', () => {
+    const db = emptyDb();
+    applyMigrations(db, 4);
+    const v4 = tables(db);
+    expect(applyMigrations(db, 5)).toBe(5);
+    expect(tables(db).filter((t) => !v4.includes(t))).toEqual(['run_metrics']);
+    expect(columns(db, 'run_metrics')).toEqual(['run_id', 'phase', 'key', 'step', 'value']);
+    expect(columns(db, 'runs')).toContain('preset');
+    db.pragma('foreign_keys = ON');
+    db.prepare("INSERT INTO runs (id, created_at, updated_at, status, seed, config_json) VALUES ('R1', 'now', 'now', 'running', 1, '{}')").run();
+    db.prepare("INSERT INTO run_metrics VALUES ('R1', 'gym:DA1', 'gym/kl', 3, 0.01)").run();
+    expect(db.prepare("SELECT preset FROM runs WHERE id = 'R1'").pluck().get()).toBe('');
+    expect(() => db.prepare("INSERT INTO run_metrics VALUES ('R9', 'x', 'gym/kl', 1, 0)").run()).toThrow(/FOREIGN KEY/);
+    db.prepare("DELETE FROM runs WHERE id = 'R1'").run();
+    expect(db.prepare('SELECT COUNT(*) FROM run_metrics').pluck().get()).toBe(0);
+    db.close();
+  });
+
   it('a failing migration leaves the database at the previous version', () => {
     const db = emptyDb();
     applyMigrations(db, 1);
@@ -297,7 +343,8 @@ describe('migrations', () => {
     const { match, episodes } = fakeMatch('m1');
     store.saveMatch(match, episodes);
     // Take the file back to version 1 by dropping what later migrations added.
-    store.db.exec(`DROP TABLE corpus_utterances; DROP TABLE corpus_imports;
+    store.db.exec(`DROP TABLE run_metrics; ALTER TABLE runs DROP COLUMN preset;
+                   DROP TABLE corpus_utterances; DROP TABLE corpus_imports;
                    DROP TABLE experience_notes; DROP TABLE knob_changes; DROP TABLE annotations;
                    DROP TABLE checkpoints; DROP TABLE runs; DROP TABLE experiments;`);
     store.db.pragma('user_version = 1');

@@ -1,0 +1,60 @@
+/**
+ * The privileged expert: on a synthetic scenario for every intent of the taxonomy, against the
+ * scripted CA in the real environment, it verifies first, routes to the intent's tool, explains
+ * and ends the call, and the judge finds nothing it made up.
+ */
+import { describe, expect, it } from 'vitest';
+import { bankingDomain } from '../../host/domain-files';
+import { judgeEpisode } from '../judge/judge';
+import type { JudgeVerdict } from '../judge/types';
+import { deriveSeed } from '../random';
+import { lookupFirst, routedTool } from '../rewards/episode-facts';
+import { playExpertEpisode, routingObservation, synthScenario } from '../rl/demos';
+import type { DaObservation } from '../world/environment';
+import { dialogueState } from './da-actions';
+import { expertChoice } from './expert-da';
+import { ScriptedCa } from './scripted-ca';
+
+const domain = bankingDomain();
+
+/** The judge's findings of unsupported statements. */
+function madeUp(v: JudgeVerdict): { turn: number; claim: string }[] {
+  return v.hallucinations;
+}
+
+describe('ExpertDa', () => {
+  it('routes every intent of the taxonomy correctly, lookup first, explained, ended, without hallucination', () => {
+    const ca = new ScriptedCa(domain);
+    const tiers: number[] = [];
+    for (const entry of domain.taxonomy) {
+      for (let k = 0; k < 2; k++) {
+        const { transcript, demos } = playExpertEpisode(domain, synthScenario(entry), deriveSeed(11, entry.intent, k), ca);
+        const what = `${entry.intent} #${k}`;
+        expect(routedTool(transcript), what).toBe(entry.tool);
+        expect(lookupFirst(transcript), what).toBe(true);
+        expect(transcript.endReason, what).toBe('end_call');
+        const verdict = judgeEpisode(transcript);
+        expect(madeUp(verdict), `${what}: ${verdict.rationale}`).toEqual([]);
+        tiers.push(verdict.tier);
+        const choices = demos.map((d) => d.target.choice);
+        expect(choices.slice(-3), what).toEqual([entry.tool, 'explain', 'end_call']);
+        expect(demos.every((d) => d.target.intent === entry.intent)).toBe(true);
+      }
+    }
+    // Most episodes are exemplary; the rest are honest attempts (e.g. an ambiguous duplicate charge).
+    expect(tiers.length).toBeGreaterThan(domain.taxonomy.length);
+    expect(tiers.filter((t) => t === 4).length / tiers.length).toBeGreaterThan(0.8);
+    expect(Math.min(...tiers)).toBeGreaterThanOrEqual(2);
+  });
+
+  it('asks for the missing detail before verifying, and routes right after a successful lookup', () => {
+    const opening: DaObservation = { caller: { phone: '+1 555 123 4567' }, turns: [{ role: 'customer', text: 'There is a charge I do not recognise.' }], daSteps: 0, maxDaTurns: 12 };
+    expect(expertChoice('dispute_charge', opening)).toBe('ask');
+    expect(expertChoice('get_transactions', opening)).toBe('lookup_account');
+    const withAmount: DaObservation = { ...opening, turns: [{ role: 'customer', text: 'There is a $42.10 charge I do not recognise.' }] };
+    expect(expertChoice('dispute_charge', withAmount)).toBe('lookup_account');
+    const routed = routingObservation('There is a charge I do not recognise.');
+    expect(dialogueState(routed).lookup).not.toBeNull();
+    expect(expertChoice('dispute_charge', routed)).toBe('dispute_charge');
+  });
+});

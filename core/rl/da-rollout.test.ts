@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import { bankingDomain } from '../../host/domain-files';
+import { DA_CHOICES } from '../agents/da-actions';
+import type { DaChoice } from '../agents/da-actions';
+import { ScriptedCa } from '../agents/scripted-ca';
+import { ScriptedDa } from '../agents/scripted-da';
+import { runEpisode, runMatch } from '../arena/match';
+import { selectScenarios } from '../arena/scenarios';
+import { DEFAULT_CONFIG } from '../config';
+import { judgeEpisode } from '../judge/judge';
+import { deriveSeed } from '../random';
+import {
+  choiceOf,
+  daRolloutReward,
+  greedyActor,
+  policyActor,
+  recordedFromEpisode,
+  recordedFromTranscript,
+  renderChoice,
+  rolloutDa,
+  sliceDecisionPoints,
+  sliceEpisodes,
+} from './da-rollout';
+import type { DaObservation } from '../world/environment';
+import type { DaDecisionPoint, DaRolloutWorld } from './da-rollout';
+
+const domain = bankingDomain();
+const arena = selectScenarios(domain, 'arena');
+const config = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 2 } };
+const ca = new ScriptedCa(domain);
+const world: DaRolloutWorld = { config, ca, judge: judgeEpisode };
+const scripted = policyActor(new ScriptedDa());
+
+async function playedEpisodes() {
+  return runMatch({
+    matchId: 'M1', createdAt: '2026-01-01T00:00:00.000Z', domain, scenarios: arena, scenarioSet: 'arena',
+    da: new ScriptedDa(), ca, judge: judgeEpisode, config, seed: 5,
+  });
+}
+
+describe('the decision-point slicer', () => {
+  it('yields one point per DA turn, each with all prior dialogue as its prompt', async () => {
+    const { episodes } = await playedEpisodes();
+    const e = episodes[3]!;
+    const points = sliceDecisionPoints(recordedFromEpisode(e, domain.scenarios), config.arena.maxDaTurns);
+    const agentIdx = e.turns.filter((t) => t.role === 'agent').map((t) => t.index);
+    expect(points.map((p) => p.source.turnIndex)).toEqual(agentIdx);
+    for (const p of points) {
+      expect(p.source.episodeId).toBe(e.id);
+      expect(p.prefix).toHaveLength(p.source.turnIndex);
+      expect(p.obs.turns).toHaveLength(p.source.turnIndex);
+      expect(p.obs.turns.map((t) => (t.role === 'customer' ? t.text : t.raw))).toEqual(e.turns.slice(0, p.source.turnIndex).map((t) => t.text));
+      expect(p.original.raw).toBe(e.turns[p.source.turnIndex]!.text);
+      expect(p.daWon).toBe(e.winner === 'DA');
+    }
+    // The scripted DA's call sequence reads back as choices.
+    expect(points[0]!.original.choice).toBe('lookup_account');
+    expect(points.at(-1)!.original.choice).toBe('end_call');
+    expect(points.map((p) => p.original.choice)).toContain('explain');
+    expect(sliceEpisodes(episodes.map((x) => recordedFromEpisode(x, domain.scenarios)), 12).length).toBe(
+      episodes.reduce((s, x) => s + x.turns.filter((t) => t.role === 'agent').length, 0),
+    );
+  });
+
+  it('refuses a recording the environment does not reproduce, naming the episode', async () => {
+    const { episodes } = await playedEpisodes();
+    const rec = recordedFromEpisode(episodes[0]!, domain.scenarios);
+    const tampered = { ...rec, seed: rec.seed + 1 }; // another world: lookup returns another account
+    expect(() => sliceDecisionPoints(tampered, 12)).toThrow(/episode M1:0: replaying move \d+ gave a different tool result/);
+    expect(() => recordedFromEpisode({ ...episodes[0]!, scenarioId: 'nope' }, domain.scenarios)).toThrow(/episode M1:0: scenario 'nope'/);
+  });
+
+  it('reads the DA choice back from a raw output', async () => {
+    const { episodes } = await playedEpisodes();
+    const p = sliceDecisionPoints(recordedFromEpisode(episodes[0]!, domain.scenarios), 12)[0]!;
+    expect(choiceOf('{oops', p.obs)).toBeNull();
+    expect(choiceOf(JSON.stringify({ thinking: '', action_type: 'tool_call', content: 'launch_rocket', tool_args: {} }), p.obs)).toBeNull();
+    for (const c of ['lookup_account', 'transfer_to_human', 'end_call', 'ask'] as DaChoice[]) expect(choiceOf(renderChoice(c, p.obs), p.obs)).toBe(c);
+  });
+});
+
+describe('rolloutDa', () => {
+  it('forced with the original move at every decision point, reproduces the stored episode exactly', async () => {
+    const { episodes } = await playedEpisodes();
+    for (const e of episodes) {
+      const points = sliceDecisionPoints(recordedFromEpisode(e, domain.scenarios), config.arena.maxDaTurns);
+      const outs = await rolloutDa(world, scripted, points.map((point) => ({ point, raw: point.original.raw })));
+      for (const out of outs) {
+        expect(out.transcript.turns.map((t) => (t.role === 'customer' ? t.text : t.raw))).toEqual(e.turns.map((t) => t.text));
+        expect(out.transcript.endReason).toBe(e.endReason);
+        expect(out.rDa).toBeCloseTo(e.rDa, 10);
+        expect(out.terms).toEqual(e.daTerms);
+        expect(out.verdict).toEqual(e.judge);
+      }
+    }
+  });
+
+  it('also reproduces a fresh episode from its transcript and seed', async () => {
+    const scenario = arena[2]!;
+    const seed = deriveSeed(9, scenario.id, 0);
+    const o = await runEpisode({ domain, scenario, seed, da: new ScriptedDa(), ca, judge: judgeEpisode, config, matchId: 'X', index: 0 });
+    const points = sliceDecisionPoints(recordedFromTranscript(o.transcript, scenario, seed), 12);
+    const [out] = await rolloutDa(world, scripted, [{ point: points[1]!, raw: points[1]!.original.raw }]);
+    expect(out!.transcript).toEqual(o.transcript);
+  });
+
+  it('scores other choices by where they lead: routing wrong costs reward, routing right earns it', async () => {
+    const { episodes } = await playedEpisodes();
+    // A DA win; its routing decision is the point whose original choice is the expected tool.
+    const e = episodes.find((x) => x.winner === 'DA' && x.expectedTool !== 'transfer_to_human')!;
+    const points = sliceDecisionPoints(recordedFromEpisode(e, domain.scenarios), 12);
+    const routing = points.find((p) => p.original.choice === e.expectedTool)!;
+    const reward = daRolloutReward(world, scripted);
+    if (typeof reward === 'function') throw new Error('expected a batch reward');
+    const wrong = DA_CHOICES.find((c) => c !== e.expectedTool && c !== 'ask' && c !== 'explain' && c !== 'end_call' && c !== 'lookup_account')!;
+    const [right, bad, hangUp] = await reward.batch([
+      { prompt: routing, action: e.expectedTool as DaChoice },
+      { prompt: routing, action: wrong },
+      { prompt: routing, action: 'end_call' },
+    ]);
+    expect(right).toBeGreaterThan(bad!);
+    expect(right).toBeGreaterThan(hangUp!);
+    expect(hangUp).toBeLessThan(0); // no domain tool: mandatory deduction
+  });
+
+  it('runs the rest of many episodes in lock-step with one batched policy call per move', async () => {
+    const { episodes } = await playedEpisodes();
+    const points: DaDecisionPoint[] = sliceEpisodes(episodes.slice(0, 6).map((x) => recordedFromEpisode(x, domain.scenarios)), 12).filter((p) => p.source.turnIndex <= 2);
+    const batchSizes: number[] = [];
+    const greedyScripted = {
+      async greedy(obs: readonly DaObservation[]) {
+        batchSizes.push(obs.length);
+        const da = new ScriptedDa();
+        return obs.map((o) => ({ action: choiceOf(da.act(o, null as never), o) ?? 'end_call', logProb: 0 }));
+      },
+    };
+    const items = points.map((point) => ({ point, raw: point.original.raw }));
+    const batched = await rolloutDa(world, greedyActor(greedyScripted), items);
+    expect(batchSizes[0]).toBe(points.length);
+    expect(batchSizes.length).toBeLessThan(points.length * 3);
+    // One at a time gives the same episodes.
+    for (let i = 0; i < items.length; i++) {
+      const [alone] = await rolloutDa(world, greedyActor(greedyScripted), [items[i]!]);
+      expect(alone!.transcript.turns.length).toBe(batched[i]!.transcript.turns.length);
+      expect(alone!.rDa).toBe(batched[i]!.rDa);
+    }
+  });
+
+  it("'fresh' CA streams skip the prefix calls to the CA", async () => {
+    const { episodes } = await playedEpisodes();
+    const p = sliceDecisionPoints(recordedFromEpisode(episodes[0]!, domain.scenarios), 12).at(-1)!;
+    let calls = 0;
+    const counting = { name: 'count', speak: (o: Parameters<ScriptedCa['speak']>[0], r: Parameters<ScriptedCa['speak']>[1]) => (calls++, ca.speak(o, r)) };
+    await rolloutDa({ ...world, ca: counting }, scripted, [{ point: p, raw: p.original.raw }]);
+    const replayCalls = calls;
+    calls = 0;
+    await rolloutDa({ ...world, ca: counting, caStream: 'fresh' }, scripted, [{ point: p, raw: p.original.raw }]);
+    expect(replayCalls).toBeGreaterThan(0);
+    expect(calls).toBe(0); // the last DA move is end_call: nothing more for the CA to say
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * Demonstrations: a synthetic scenario per intent, a seeded bank split that never leaks held-out
+ * sentences into training, routing observations, and per-decision episode samples.
+ */
+import { describe, expect, it } from 'vitest';
+import { bankingDomain } from '../../host/domain-files';
+import { dialogueState } from '../agents/da-actions';
+import { slotsIn } from '../agents/slots';
+import { DOMAIN_TOOLS } from '../domain/types';
+import { bankDemos, bankRoutingItems, expertEpisodeDemos, hashSplit, routingObservation, situationFor, splitBank, synthScenario, taxonomyRoutingItems } from './demos';
+
+const domain = bankingDomain();
+
+describe('synthetic scenarios', () => {
+  it('exist for every intent, with a situation that fits its tool', () => {
+    const ids = new Set<string>();
+    for (const e of domain.taxonomy) {
+      const s = synthScenario(e);
+      expect(s.intents).toEqual([e.intent]);
+      expect(s.expectedTool).toBe(e.tool);
+      ids.add(s.id);
+    }
+    expect(ids.size).toBe(domain.taxonomy.length);
+    expect(situationFor({ intent: 'transaction_charged_twice', tool: 'dispute_charge' })).toBe('duplicate_charge');
+    expect(situationFor({ intent: 'Refund_not_showing_up', tool: 'dispute_charge' })).toBe('refund_missing');
+    expect(situationFor({ intent: 'lost_or_stolen_card', tool: 'transfer_to_human' })).toBe('compromised');
+    expect(situationFor({ intent: 'card_arrival', tool: 'check_card_status' })).toBe('card_declined');
+  });
+});
+
+describe('bank split', () => {
+  it('is seeded, disjoint, about 15% held out, and keeps every intent in training', () => {
+    const all = domain.bank.utterances;
+    const a = splitBank(all, 1);
+    expect(splitBank(all, 1)).toEqual(a);
+    expect(a.train.length + a.heldout.length).toBe(all.length);
+    const key = (u: { intent: string; text: string }) => `${u.intent}|${u.text}`;
+    const train = new Set(a.train.map(key));
+    expect(a.heldout.some((u) => train.has(key(u)))).toBe(false);
+    expect(a.heldout.length / all.length).toBeGreaterThan(0.1);
+    expect(a.heldout.length / all.length).toBeLessThan(0.2);
+    expect(new Set(a.train.map((u) => u.intent)).size).toBe(new Set(all.map((u) => u.intent)).size);
+    expect(splitBank(all, 2).heldout).not.toEqual(a.heldout);
+    // A row's slice depends on its key only, not on the order of the rows.
+    const rows = Array.from({ length: 200 }, (_, i) => `row${i}`);
+    expect(hashSplit([...rows].reverse(), (r) => r, 0.2, 5).heldout.sort()).toEqual(hashSplit(rows, (r) => r, 0.2, 5).heldout.sort());
+  });
+
+  it('never puts a held-out sentence into a demonstration', () => {
+    const { demos, heldout } = bankDemos(domain, { seed: 3, episodesPerIntent: 1, fills: 1 });
+    const split = splitBank(domain.bank.utterances, 3);
+    expect(heldout.length).toBe(split.heldout.length);
+    const texts = demos.map((d) => dialogueState(d.obs).customerText).join('\n');
+    // Sentences without slots appear verbatim wherever they are used.
+    const plain = split.heldout.filter((u) => slotsIn(u.text).length === 0 && !split.train.some((t) => t.text === u.text));
+    expect(plain.length).toBeGreaterThan(20);
+    for (const u of plain) expect(texts.includes(u.text), u.text).toBe(false);
+  });
+});
+
+describe('routing and episode demonstrations', () => {
+  it('a routing observation is one utterance and a successful lookup', () => {
+    const obs = routingObservation('My card was declined.');
+    const s = dialogueState(obs);
+    expect(obs.turns).toHaveLength(2);
+    expect(s.customerText).toBe('My card was declined.');
+    expect(s.lookup?.verified).toBe(true);
+    expect(obs.daSteps).toBe(1);
+    const items = bankRoutingItems(domain, domain.bank.utterances.slice(0, 30), { fills: 2, seed: 1 });
+    expect(items).toHaveLength(60);
+    for (const it of items) expect(it.text).not.toMatch(/[{}]/);
+    expect(taxonomyRoutingItems(domain).some((i) => i.text === 'card swallowed' && i.tool === 'check_card_status')).toBe(true);
+  });
+
+  it('episodes give one sample per DA decision, for every intent, with every choice represented', () => {
+    const demos = expertEpisodeDemos(domain, { episodesPerIntent: 1, seed: 4 });
+    expect(new Set(demos.map((d) => d.target.intent)).size).toBe(domain.taxonomy.length);
+    const choices = new Set(demos.map((d) => d.target.choice));
+    for (const c of ['ask', 'lookup_account', 'explain', 'end_call', ...DOMAIN_TOOLS]) expect(choices.has(c as never), c).toBe(true);
+    // Each sample's observation is the DA's view at that point: it ends where the decision is taken.
+    for (const d of demos) expect(d.obs.turns.length).toBeGreaterThan(0);
+    expect(demos.filter((d) => d.target.choice === 'lookup_account').length).toBe(domain.taxonomy.length);
+  });
+});

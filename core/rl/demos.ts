@@ -1,0 +1,304 @@
+/**
+ * Demonstrations for the DA's bootstrap SFT (RL-ADA §3.2, Phase 0): behaviour cloning of a
+ * privileged expert on the DA's own partial view.
+ *
+ * Two sources, both labelled with a DA choice and, where known, the customer's intent (the
+ * intent head's target, which feeds the `thinking` hypotheses):
+ *
+ * - **Episodes**: the expert DA (`core/agents/expert-da.ts`), which knows the intent's tool, plays
+ *   the scripted CA in the real CustomerEnvironment on a synthetic scenario for *every* intent of
+ *   the taxonomy; each DA decision becomes one sample (the observation it acted on, its choice).
+ * - **Routing**: single utterances (the bank's, with slots filled from seeded worlds, or imported
+ *   Banking77 rows) as the observation "customer said this, lookup_account succeeded", labelled
+ *   with the intent's tool.
+ *
+ * Bank utterances are split by a seeded hash into train and held-out slices, so that routing
+ * accuracy is measured on sentences the DA never trained on (not even inside an episode).
+ */
+import type { DaChoice } from '../agents/da-actions';
+import { renderDaChoice } from '../agents/da-actions';
+import { ExpertDa } from '../agents/expert-da';
+import { ScriptedCa, DEFAULT_CA_STYLE } from '../agents/scripted-ca';
+import type { ScriptedCaStyle } from '../agents/scripted-ca';
+import { fillSlots, slotValues } from '../agents/slots';
+import { DEFAULT_CONFIG } from '../config';
+import type { BankUtterance, Domain, DomainTool, Scenario, Situation, TaxonomyEntry } from '../domain/types';
+import { deriveSeed, Rng } from '../random';
+import { executeTool, generateWorld } from '../world/backend';
+import { CustomerEnvironment } from '../world/environment';
+import type { DaObservation } from '../world/environment';
+import type { Transcript, Turn } from '../world/transcript';
+import { parseDaOutput } from '../wire';
+
+/** A supervised target: the DA's choice and, when known, the customer's intent. */
+export interface DaTarget {
+  choice: DaChoice;
+  intent?: string;
+}
+
+/** One demonstration: what the DA saw and what it should do. */
+export interface DaDemo {
+  obs: DaObservation;
+  target: DaTarget;
+  source: 'episode' | 'routing';
+}
+
+/** A customer utterance with its intent and the tool that intent needs. */
+export interface RoutingItem {
+  text: string;
+  intent: string;
+  tool: DomainTool;
+}
+
+// ------------------------------------------------------------------ synthetic scenarios
+
+/** The account situation that fits an intent, from its tool and name. */
+export function situationFor(entry: Pick<TaxonomyEntry, 'intent' | 'tool'>): Situation {
+  const name = entry.intent.toLowerCase();
+  switch (entry.tool) {
+    case 'dispute_charge':
+      if (/twice|duplicate/.test(name)) return 'duplicate_charge';
+      if (/refund/.test(name)) return 'refund_missing';
+      return 'unrecognized_charge';
+    case 'get_transactions':
+      return /merchant/.test(name) ? 'unknown_merchant' : 'recent_activity';
+    case 'check_card_status':
+      return 'card_declined';
+    case 'transfer_funds':
+      return 'internal_transfer';
+    case 'transfer_to_human':
+      return /fraud|compromised|stolen|lost/.test(name) ? 'compromised' : 'account_admin';
+  }
+}
+
+/** A scenario for one intent: its situation, the intent's tool, details seeded by the world. */
+export function synthScenario(entry: Pick<TaxonomyEntry, 'intent' | 'tool'>): Scenario {
+  return {
+    // The intent verbatim: Banking77 spells two intents apart only by case (Refund_not_showing_up).
+    id: `synth:${entry.intent}`,
+    title: `Synthetic: ${entry.intent}`,
+    set: 'arena',
+    fraudReference: false,
+    ambiguity: 'clear',
+    intents: [entry.intent],
+    expectedTool: entry.tool,
+    account: { situation: situationFor(entry) },
+    description: `Demonstration scenario for the intent ${entry.intent} (routes to ${entry.tool}).`,
+  };
+}
+
+// ------------------------------------------------------------------ seeded splits
+
+/** A stable number in [0, 1) from a seed and a key. */
+function unitHash(seed: number, key: string): number {
+  return (deriveSeed(seed, key) >>> 0) / 4294967296;
+}
+
+/**
+ * Splits rows by a seeded hash of `key(row)`: a row is held out when its hash falls below
+ * `heldoutFraction`. The same key always lands in the same slice for a seed, whatever the order.
+ */
+export function hashSplit<T>(rows: readonly T[], key: (row: T) => string, heldoutFraction: number, seed: number): { train: T[]; heldout: T[] } {
+  if (!(heldoutFraction >= 0 && heldoutFraction < 1)) throw new RangeError(`heldoutFraction must be in [0, 1), got ${heldoutFraction}`);
+  const train: T[] = [];
+  const heldout: T[] = [];
+  for (const r of rows) (unitHash(seed, key(r)) < heldoutFraction ? heldout : train).push(r);
+  return { train, heldout };
+}
+
+/** Default share of the bank's utterances held out from training. */
+export const BANK_HELDOUT_FRACTION = 0.15;
+
+/**
+ * The bank's utterances split into train and held-out slices by (intent, text). Every intent keeps
+ * at least one training utterance, so the CA can still act it out from the train slice.
+ */
+export function splitBank(utterances: readonly BankUtterance[], seed: number, heldoutFraction = BANK_HELDOUT_FRACTION): { train: BankUtterance[]; heldout: BankUtterance[] } {
+  const { train, heldout } = hashSplit(utterances, (u) => `${u.intent}\u0000${u.text}`, heldoutFraction, seed);
+  const covered = new Set(train.map((u) => u.intent));
+  const keep: BankUtterance[] = [];
+  for (const u of heldout) {
+    if (covered.has(u.intent)) keep.push(u);
+    else {
+      covered.add(u.intent);
+      train.push(u);
+    }
+  }
+  return { train, heldout: keep };
+}
+
+/** The domain with its bank reduced to `utterances` (e.g. the train slice, for the CA). */
+export function withUtterances(domain: Domain, utterances: readonly BankUtterance[]): Domain {
+  return { ...domain, bank: { ...domain.bank, utterances: [...utterances] } };
+}
+
+// ------------------------------------------------------------------ routing demonstrations
+
+function toolOf(domain: Pick<Domain, 'taxonomy'>): Map<string, DomainTool> {
+  return new Map(domain.taxonomy.map((e) => [e.intent, e.tool]));
+}
+
+/**
+ * Bank utterances as routing items, each template filled `fills` times with slot values from a
+ * seeded world of its intent's synthetic scenario.
+ */
+export function bankRoutingItems(domain: Pick<Domain, 'taxonomy'>, utterances: readonly BankUtterance[], opts: { fills?: number; seed?: number } = {}): RoutingItem[] {
+  const fills = opts.fills ?? 1;
+  const seed = opts.seed ?? 0;
+  const tools = toolOf(domain);
+  const out: RoutingItem[] = [];
+  for (const u of utterances) {
+    const tool = tools.get(u.intent);
+    if (!tool) throw new Error(`bank utterance "${u.text}": intent "${u.intent}" is not in the taxonomy`);
+    for (let k = 0; k < fills; k++) {
+      const world = generateWorld(synthScenario({ intent: u.intent, tool }), new Rng(deriveSeed(seed, 'fill', u.intent, u.text, k)));
+      out.push({ text: fillSlots(u.text, slotValues(world.facts, world.customer.name)), intent: u.intent, tool });
+    }
+  }
+  return out;
+}
+
+/**
+ * The taxonomy's own words as routing items: each intent's `reveals` phrases ("charged twice")
+ * and its name in words ("card swallowed"). Short, but in the customer's vocabulary; they add
+ * lexical coverage that the bank's handful of sentences per intent lacks.
+ */
+export function taxonomyRoutingItems(domain: Pick<Domain, 'taxonomy'>): RoutingItem[] {
+  return domain.taxonomy.flatMap((e) =>
+    [...e.reveals, e.intent.replace(/[_?]+/g, ' ').trim().toLowerCase()].map((text) => ({ text, intent: e.intent, tool: e.tool })),
+  );
+}
+
+/** Imported corpus rows (Banking77 `text,category`) as routing items; unknown intents are an error naming the row. */
+export function corpusRoutingItems(domain: Pick<Domain, 'taxonomy'>, rows: readonly { text: string; intent: string; line?: number }[]): RoutingItem[] {
+  const tools = toolOf(domain);
+  return rows.map((r) => {
+    const tool = tools.get(r.intent);
+    if (!tool) throw new Error(`corpus row${r.line === undefined ? '' : ` at line ${r.line}`}: intent "${r.intent}" is not in the taxonomy`);
+    return { text: r.text, intent: r.intent, tool };
+  });
+}
+
+/**
+ * The observation at the routing decision: the customer said `text` (one utterance) and
+ * lookup_account succeeded. The account behind it is a fixed seeded world; only the fact of
+ * verification matters to the DA's choice.
+ */
+export function routingObservation(text: string, opts: { seed?: number; maxDaTurns?: number } = {}): DaObservation {
+  const { phone, lookup } = verifiedCaller(opts.seed ?? 0);
+  const turns: Turn[] = [{ role: 'customer', text }, lookup];
+  return { caller: { phone }, turns, daSteps: 1, maxDaTurns: opts.maxDaTurns ?? DEFAULT_CONFIG.arena.maxDaTurns };
+}
+
+/** A caller and their successful lookup_account turn, per seed (memoised: turns are never mutated). */
+const callers = new Map<number, { phone: string; lookup: Turn }>();
+function verifiedCaller(seed: number): { phone: string; lookup: Turn } {
+  const hit = callers.get(seed);
+  if (hit) return hit;
+  const rng = new Rng(seed);
+  const world = generateWorld(synthScenario({ intent: 'routing', tool: 'transfer_to_human' }), rng.fork('world'));
+  const phone = world.customer.phone;
+  const before: DaObservation = { caller: { phone }, turns: [], daSteps: 0, maxDaTurns: DEFAULT_CONFIG.arena.maxDaTurns };
+  const raw = renderDaChoice('lookup_account', before, 'verify identity');
+  const parsed = parseDaOutput(raw);
+  if (!parsed.ok) throw new Error(`routingObservation: the lookup rendering does not parse (${parsed.error})`);
+  const lookup: Turn = { role: 'agent', raw, action: parsed.action, toolResult: executeTool(world, 'lookup_account', parsed.action.tool_args, rng.fork('tools')) };
+  if (callers.size > 64) callers.clear();
+  const entry = { phone, lookup };
+  callers.set(seed, entry);
+  return entry;
+}
+
+/** Routing items as demonstrations: after a successful lookup, call the intent's tool. */
+export function routingDemos(items: readonly RoutingItem[], opts: { maxDaTurns?: number } = {}): DaDemo[] {
+  return items.map((it) => ({ obs: routingObservation(it.text, opts), target: { choice: it.tool, intent: it.intent }, source: 'routing' }));
+}
+
+// ------------------------------------------------------------------ expert episodes
+
+export interface ExpertEpisode {
+  transcript: Transcript;
+  /** One sample per DA decision, in order. */
+  demos: DaDemo[];
+}
+
+/**
+ * Plays the expert against `ca` on `scenario` (its first intent, or the env's draw) and slices the
+ * episode into per-decision samples. Seeded like an arena episode.
+ */
+export function playExpertEpisode(domain: Pick<Domain, 'taxonomy'>, scenario: Scenario, seed: number, ca: ScriptedCa, maxDaTurns = DEFAULT_CONFIG.arena.maxDaTurns): ExpertEpisode {
+  const env = new CustomerEnvironment(maxDaTurns);
+  env.reset(scenario, seed);
+  const intent = env.state().intent;
+  const tool = toolOf(domain).get(intent) ?? scenario.expectedTool;
+  const expert = new ExpertDa(tool);
+  const caRng = new Rng(seed).fork('ca');
+  const demos: DaDemo[] = [];
+  for (let next = env.state().next; next !== null; ) {
+    if (next === 'customer') {
+      next = env.step({ role: 'customer', text: ca.speak(env.observeCustomer(), caRng) }).next;
+      continue;
+    }
+    const live = env.observeAgent();
+    const obs: DaObservation = { ...live, turns: [...live.turns] }; // the environment appends to its own array
+    const { choice, raw } = expert.decide(obs);
+    demos.push({ obs, target: { choice, intent }, source: 'episode' });
+    next = env.step({ role: 'agent', raw }).next;
+  }
+  return { transcript: env.transcript(), demos };
+}
+
+export interface ExpertDemoOptions {
+  /** Episodes per intent. */
+  episodesPerIntent: number;
+  seed: number;
+  /** Utterances the CA may draw on (default: the whole bank); pass the train slice to keep a held-out slice clean. */
+  utterances?: readonly BankUtterance[];
+  /** The scripted CA's style (default DEFAULT_CA_STYLE). */
+  style?: ScriptedCaStyle;
+  maxDaTurns?: number;
+}
+
+/** Expert episodes on a synthetic scenario for every intent of the taxonomy that the bank covers. */
+export function expertEpisodeDemos(domain: Domain, opts: ExpertDemoOptions): DaDemo[] {
+  const bankDomain = opts.utterances ? withUtterances(domain, opts.utterances) : domain;
+  const covered = new Set(bankDomain.bank.utterances.map((u) => u.intent));
+  const ca = new ScriptedCa(bankDomain, opts.style ?? DEFAULT_CA_STYLE);
+  const out: DaDemo[] = [];
+  for (const entry of domain.taxonomy) {
+    if (!covered.has(entry.intent)) continue;
+    const scenario = synthScenario(entry);
+    for (let k = 0; k < opts.episodesPerIntent; k++) {
+      out.push(...playExpertEpisode(domain, scenario, deriveSeed(opts.seed, 'expert', entry.intent, k), ca, opts.maxDaTurns).demos);
+    }
+  }
+  return out;
+}
+
+export interface BankDemoOptions {
+  seed: number;
+  /** Expert episodes per intent (default 4). */
+  episodesPerIntent?: number;
+  /** Slot fillings per train utterance for routing demos (default 2). */
+  fills?: number;
+  /** Held-out share of the bank (default BANK_HELDOUT_FRACTION). */
+  heldoutFraction?: number;
+  /** Add the taxonomy's phrases as routing demos (default true; see taxonomyRoutingItems). */
+  taxonomyPhrases?: boolean;
+  maxDaTurns?: number;
+}
+
+/**
+ * The bootstrap demonstration set from the project's own bank: expert episodes and routing demos
+ * on the train slice (plus the taxonomy's phrases), and the held-out slice as routing items for
+ * evaluation.
+ */
+export function bankDemos(domain: Domain, opts: BankDemoOptions): { demos: DaDemo[]; heldout: RoutingItem[]; trainUtterances: number } {
+  const split = splitBank(domain.bank.utterances, opts.seed, opts.heldoutFraction);
+  const items = bankRoutingItems(domain, split.train, { fills: opts.fills ?? 2, seed: deriveSeed(opts.seed, 'train-fills') });
+  if (opts.taxonomyPhrases ?? true) items.push(...taxonomyRoutingItems(domain));
+  const routing = routingDemos(items, opts);
+  const episodes = expertEpisodeDemos(domain, { episodesPerIntent: opts.episodesPerIntent ?? 4, seed: opts.seed, utterances: split.train, maxDaTurns: opts.maxDaTurns });
+  const heldout = bankRoutingItems(domain, split.heldout, { fills: 1, seed: deriveSeed(opts.seed, 'heldout-fills') });
+  return { demos: [...episodes, ...routing], heldout, trainUtterances: split.train.length };
+}

@@ -1,0 +1,416 @@
+/**
+ * GRPO (Shao et al. 2024), as RL-ADA's gyms use it (§3.5, Appendix B): for each prompt — a
+ * decision point of the training agent — sample K actions from the current policy, score each,
+ * normalise the rewards within the prompt's group, and take a clipped-ratio policy-gradient step
+ * with a KL penalty toward a frozen reference policy. No value function.
+ *
+ * Read top to bottom in the order a step runs: config → rollouts → rewards → advantages →
+ * update → metrics. Generic over the policy port, so the same file trains the DA and the CA.
+ *
+ * Per-role isolation (IB-RL): everything a run learns lives in the model instance it is given
+ * (weights and optimiser state); this module keeps no state between calls, so a DA run and a CA
+ * run never share advantages, baselines or optimiser moments.
+ */
+import { deriveSeed, Rng } from '../random';
+import type { ModelSnapshot, PolicyModel, StepMetrics } from './ports';
+
+// ----------------------------------------------------------------------------------- config
+
+export interface GrpoConfig {
+  /** K: actions sampled per prompt (the group size). */
+  K: number;
+  /** ε of the clipped ratio min(ρÂ, clip(ρ, 1 − ε, 1 + ε)Â). */
+  clipEps: number;
+  /** β: weight of the KL penalty toward the reference policy. */
+  klBeta: number;
+  /** Peak learning rate. */
+  lr: number;
+  /** 'constant', or 'cosine' decay from lr to lr · lrFinalRatio over `steps`. */
+  lrSchedule: 'constant' | 'cosine';
+  /** Where the cosine schedule ends, as a fraction of lr. */
+  lrFinalRatio: number;
+  /** Optimiser steps (each on a fresh batch of prompts). */
+  steps: number;
+  /** Prompts (decision points) per step; a step scores promptsPerStep × K actions. */
+  promptsPerStep: number;
+  /** μ: policy-gradient iterations on each sampled batch (1 = on-policy, ratio ρ = 1 at the first). */
+  mu: number;
+  /** Added to the group's standard deviation before dividing: Â = (r − mean) / (std + advEps). */
+  advEps: number;
+  /** Seeds prompt order and action sampling; the same seed and model give the same run. */
+  seed: number;
+}
+
+/**
+ * The two gyms' settings (RL-ADA §3.5, Appendix B; DESIGN.md §1): the DA samples more actions
+ * per prompt (K = 16; its structured output needs more rollout diversity), the CA fewer (K = 8)
+ * with a tighter KL (β = 0.05) and a cosine learning rate. The learning rates suit the builtin
+ * networks (AdamW on small MLPs), not the paper's LoRA on 3B/7B models.
+ */
+export const GRPO_PRESETS = {
+  DA: { K: 16, clipEps: 0.2, klBeta: 0.04, lr: 1e-3, lrSchedule: 'constant', lrFinalRatio: 0, steps: 200, promptsPerStep: 16, mu: 1, advEps: 1e-4, seed: 1 },
+  CA: { K: 8, clipEps: 0.2, klBeta: 0.05, lr: 1e-3, lrSchedule: 'cosine', lrFinalRatio: 0, steps: 200, promptsPerStep: 32, mu: 1, advEps: 1e-4, seed: 1 },
+} as const satisfies Record<'DA' | 'CA', GrpoConfig>;
+
+export const DA_GRPO: GrpoConfig = GRPO_PRESETS.DA;
+export const CA_GRPO: GrpoConfig = GRPO_PRESETS.CA;
+
+/** Throws on a config that cannot run, naming the field. */
+export function checkGrpoConfig(c: GrpoConfig): void {
+  const int = (name: keyof GrpoConfig, min: number) => {
+    const v = c[name] as number;
+    if (!Number.isInteger(v) || v < min) throw new RangeError(`GRPO config: ${name} must be an integer ≥ ${min}, got ${v}`);
+  };
+  const num = (name: keyof GrpoConfig, lo: number, hi = Infinity) => {
+    const v = c[name] as number;
+    if (!Number.isFinite(v) || v < lo || v > hi) throw new RangeError(`GRPO config: ${name} must be a number in [${lo}, ${hi}], got ${v}`);
+  };
+  int('K', 2); // a group of one has no variance to learn from
+  int('steps', 0);
+  int('promptsPerStep', 1);
+  int('mu', 1);
+  num('clipEps', 0, 1);
+  num('klBeta', 0);
+  num('lr', 0);
+  num('lrFinalRatio', 0, 1);
+  num('advEps', 0);
+  if (c.lrSchedule !== 'constant' && c.lrSchedule !== 'cosine') throw new RangeError(`GRPO config: lrSchedule must be 'constant' or 'cosine', got '${String(c.lrSchedule)}'`);
+}
+
+/** Learning rate of step `step` (0-based) of `c.steps`. */
+export function learningRate(c: Pick<GrpoConfig, 'lr' | 'lrSchedule' | 'lrFinalRatio' | 'steps'>, step: number): number {
+  if (c.lrSchedule === 'constant' || c.steps <= 1) return c.lr;
+  const floor = c.lr * c.lrFinalRatio;
+  return floor + 0.5 * (c.lr - floor) * (1 + Math.cos((Math.PI * step) / c.steps));
+}
+
+// ---------------------------------------------------------------------------------- inputs
+
+/**
+ * Scores sampled actions. Either one (prompt, action) at a time, or a whole step's worth at once
+ * (`batch`), which lets a rollout reward run its episodes in lock-step and batch the policy calls.
+ */
+export type GrpoReward<P, Act> =
+  | ((prompt: P, action: Act) => number | Promise<number>)
+  | { batch(items: readonly { prompt: P; action: Act }[]): Promise<readonly number[]> };
+
+/** log π_ref(a|s): a frozen reference model, or any function giving the same numbers. */
+export type ReferencePolicy<Obs, Act> =
+  | Pick<PolicyModel<Obs, Act, never>, 'logProbs'>
+  | ((obs: readonly Obs[], actions: readonly Act[]) => Promise<Float32Array>);
+
+export interface GrpoArgs<P, Obs, Act> {
+  /** The policy being trained; it holds the weights and the optimiser state (and nothing else does). */
+  model: PolicyModel<Obs, Act, never>;
+  /** The frozen reference for the KL penalty (usually a copy of the model as the run starts). */
+  reference: ReferencePolicy<Obs, Act>;
+  /** Decision points to train on; each step takes promptsPerStep of them, in a seeded order. */
+  prompts: readonly P[];
+  /** The policy's observation at a prompt. */
+  observe: (prompt: P) => Obs;
+  reward: GrpoReward<P, Act>;
+  config: GrpoConfig;
+  /**
+   * When given, actions with the same key in one group are scored once. Only for rewards that
+   * are deterministic in (prompt, action) — e.g. a rollout with a greedy policy and seeded world.
+   */
+  actionKey?: (action: Act) => string;
+  /** Called after every step with its metrics (registry keys, see `GRPO_METRIC_KEYS`). */
+  onStep?: (metrics: GrpoStepMetrics, step: number) => void;
+  /** Polled before each step; true ends the run early (not an error). */
+  shouldStop?: () => boolean;
+  /** First step to run (to resume a run; the prompt order and samples depend only on seed and step). */
+  startStep?: number;
+}
+
+/** One step's figures under the metrics registry's keys. */
+export type GrpoStepMetrics = StepMetrics & {
+  'gym/reward_mean': number;
+  'gym/reward_std': number;
+  'gym/kl': number;
+  'gym/skipped_groups': number;
+  'gym/lr': number;
+};
+
+/** The keys a GRPO step reports; the model's train step adds `gym/loss`, `gym/clip_frac`, `gym/grad_norm`. */
+export const GRPO_METRIC_KEYS = [
+  'gym/reward_mean',
+  'gym/reward_std',
+  'gym/kl',
+  'gym/loss',
+  'gym/clip_frac',
+  'gym/grad_norm',
+  'gym/skipped_groups',
+  'gym/lr',
+] as const;
+
+export interface GrpoResult {
+  /** Metrics of every step run, in order. */
+  history: GrpoStepMetrics[];
+  /** Steps completed (startStep + history.length). */
+  stepsDone: number;
+  /** True when shouldStop ended the run before config.steps. */
+  stopped: boolean;
+}
+
+/** A step produced a non-finite reward or loss; the model is as it was before that step (restored from a snapshot if the update had run). */
+export class GrpoDivergenceError extends Error {
+  override name = 'GrpoDivergenceError';
+  constructor(
+    readonly step: number,
+    readonly reason: string,
+    /** Metrics of the steps that completed before this one. */
+    readonly history: readonly GrpoStepMetrics[],
+  ) {
+    super(`GRPO step ${step}: ${reason}; training stopped with the model as it was before step ${step}`);
+  }
+}
+
+// --------------------------------------------------------------------------------- the run
+
+/** Runs config.steps GRPO steps (from startStep) and returns every step's metrics. */
+export async function runGrpo<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>): Promise<GrpoResult> {
+  const c = args.config;
+  checkGrpoConfig(c);
+  if (args.prompts.length === 0) throw new Error('GRPO: no prompts to train on');
+  const history: GrpoStepMetrics[] = [];
+  const start = args.startStep ?? 0;
+  for (let step = start; step < c.steps; step++) {
+    if (args.shouldStop?.()) return { history, stepsDone: step, stopped: true };
+    const m = await grpoStep(args, step, history);
+    history.push(m);
+    args.onStep?.(m, step);
+  }
+  return { history, stepsDone: Math.max(start, c.steps), stopped: false };
+}
+
+/**
+ * One GRPO step. Restores the model and throws `GrpoDivergenceError` when a reward or the loss
+ * is not finite, so the model is never left with NaN weights.
+ */
+export async function grpoStep<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, step: number, history: readonly GrpoStepMetrics[] = []): Promise<GrpoStepMetrics> {
+  const { model, config: c } = args;
+  const K = c.K;
+  // Sampling and scoring leave the model as it is; only the update can break it, so the state
+  // to fall back to is taken right before the update (and not at all when nothing updates).
+  let before: ModelSnapshot | null = null;
+  const fail = async (reason: string): Promise<never> => {
+    if (before) await model.restore(before);
+    throw new GrpoDivergenceError(step, reason, history);
+  };
+
+  // ------------------------------------------------------------------ rollouts
+  const prompts = promptsForStep(args.prompts.length, c.promptsPerStep, c.seed, step).map((i) => args.prompts[i]!); // G prompts
+  const obs: Obs[] = []; // [G·K], group g occupies rows g·K … g·K + K − 1
+  for (const p of prompts) {
+    const o = args.observe(p);
+    for (let k = 0; k < K; k++) obs.push(o);
+  }
+  const rng = new Rng(deriveSeed(c.seed, 'grpo-sample', step));
+  const sampled = await model.sample(obs, () => rng.next());
+  if (sampled.length !== obs.length) throw new Error(`GRPO: the model sampled ${sampled.length} actions for ${obs.length} observations`);
+  const actions = sampled.map((s) => s.action);
+  const oldLogProbs = Float32Array.from(sampled, (s) => s.logProb); // [G·K]
+
+  // ------------------------------------------------------------------- rewards
+  const rewards = await scoreActions(args, prompts, actions); // [G·K]
+  const bad = rewards.findIndex((r) => !Number.isFinite(r));
+  if (bad >= 0) return fail(`reward ${rewards[bad]} for sample ${bad % K} of prompt ${Math.floor(bad / K)} (not a finite number)`);
+
+  // ---------------------------------------------------------------- advantages
+  const adv = groupAdvantages(rewards, K, c.advEps);
+
+  // -------------------------------------------------------------------- update
+  const refLogProbs = await referenceLogProbs(args.reference, obs, actions); // [G·K]
+  const kl = meanKl(oldLogProbs, refLogProbs);
+  if (!Number.isFinite(kl)) return fail(`gym/kl = ${kl} (the reference gave log-probabilities that are not finite)`);
+  const keep = adv.keep; // rows of groups with any variance
+  const lr = learningRate(c, step);
+  const updates: StepMetrics[] = [];
+  if (keep.length > 0) {
+    const batch = {
+      obs: keep.map((i) => obs[i]!),
+      actions: keep.map((i) => actions[i]!),
+      advantages: Float32Array.from(keep, (i) => adv.advantages[i]!),
+      oldLogProbs: Float32Array.from(keep, (i) => oldLogProbs[i]!),
+      refLogProbs: Float32Array.from(keep, (i) => refLogProbs[i]!),
+    };
+    before = await model.snapshot();
+    for (let it = 0; it < c.mu; it++) {
+      let m: StepMetrics;
+      try {
+        m = await model.policyGradientStep(batch, { lr, clipEps: c.clipEps, klBeta: c.klBeta });
+      } catch (e) {
+        await model.restore(before);
+        throw e;
+      }
+      const nonFinite = Object.entries(m).find(([, v]) => !Number.isFinite(v));
+      if (nonFinite) return fail(`${nonFinite[0]} = ${nonFinite[1]} in policy-gradient iteration ${it + 1} of ${c.mu}`);
+      updates.push(m);
+    }
+  }
+
+  // ------------------------------------------------------------------- metrics
+  // The model's own figures (gym/loss, gym/clip_frac, gym/grad_norm, …) averaged over the μ
+  // iterations; gym/kl is this step's k3 estimate over all samples at sampling time, so every
+  // model reports the same quantity (the model's in-update estimate covers only kept groups).
+  return {
+    ...meanOf(updates),
+    'gym/reward_mean': mean(rewards),
+    'gym/reward_std': std(rewards),
+    'gym/kl': kl,
+    'gym/skipped_groups': adv.skippedGroups,
+    'gym/lr': lr,
+  };
+}
+
+/**
+ * Indices of the prompts for `step`: a seeded permutation per pass over the prompts, so every
+ * prompt is used once before any is used twice, and a step's batch depends only on (seed, step).
+ */
+export function promptsForStep(n: number, perStep: number, seed: number, step: number): number[] {
+  const out: number[] = [];
+  for (let j = step * perStep; j < (step + 1) * perStep; j++) {
+    const pass = Math.floor(j / n);
+    out.push(permutation(n, deriveSeed(seed, 'grpo-prompts', pass))[j % n]!);
+  }
+  return out;
+}
+
+const permCache = new Map<string, number[]>();
+function permutation(n: number, seed: number): number[] {
+  const key = `${n}:${seed}`;
+  let p = permCache.get(key);
+  if (!p) {
+    const rng = new Rng(seed);
+    p = Array.from({ length: n }, (_, i) => i);
+    for (let i = n - 1; i > 0; i--) {
+      const j = rng.int(0, i);
+      [p[i], p[j]] = [p[j]!, p[i]!];
+    }
+    if (permCache.size > 64) permCache.clear();
+    permCache.set(key, p);
+  }
+  return p;
+}
+
+async function scoreActions<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, prompts: readonly P[], actions: readonly Act[]): Promise<number[]> {
+  const K = args.config.K;
+  // Which rows need scoring: all of them, or the first of each (group, action key).
+  const rowsToScore: number[] = [];
+  const sameAs = new Int32Array(actions.length).fill(-1);
+  for (let g = 0; g < prompts.length; g++) {
+    const seen = new Map<string, number>();
+    for (let k = 0; k < K; k++) {
+      const i = g * K + k;
+      const key = args.actionKey?.(actions[i]!);
+      const first = key === undefined ? undefined : seen.get(key);
+      if (first !== undefined) sameAs[i] = first;
+      else {
+        if (key !== undefined) seen.set(key, i);
+        rowsToScore.push(i);
+      }
+    }
+  }
+  const items = rowsToScore.map((i) => ({ prompt: prompts[Math.floor(i / K)]!, action: actions[i]! }));
+  const r = args.reward;
+  const scores = typeof r === 'function' ? await Promise.all(items.map((it) => r(it.prompt, it.action))) : await r.batch(items);
+  if (scores.length !== items.length) throw new Error(`GRPO: the reward scored ${scores.length} of ${items.length} actions`);
+  const out = new Array<number>(actions.length);
+  rowsToScore.forEach((row, j) => (out[row] = scores[j]!));
+  for (let i = 0; i < out.length; i++) if (sameAs[i]! >= 0) out[i] = out[sameAs[i]!]!;
+  return out;
+}
+
+async function referenceLogProbs<Obs, Act>(ref: ReferencePolicy<Obs, Act>, obs: readonly Obs[], actions: readonly Act[]): Promise<Float32Array> {
+  const lp = typeof ref === 'function' ? await ref(obs, actions) : await ref.logProbs(obs, actions);
+  if (lp.length !== actions.length) throw new Error(`GRPO: the reference gave ${lp.length} log-probabilities for ${actions.length} actions`);
+  return lp;
+}
+
+// ------------------------------------------------------------------------ advantage math
+
+export interface GroupAdvantages {
+  /** Â per row, [G·K]; 0 in skipped groups. */
+  advantages: Float32Array;
+  /** Rows of the groups that carry a gradient (std > 0), in order. */
+  keep: number[];
+  /** Groups whose rewards were all equal: no signal, left out of the update. */
+  skippedGroups: number;
+  /** Per-group mean and sample standard deviation of the rewards, [G]. */
+  groupMean: Float64Array;
+  groupStd: Float64Array;
+}
+
+/**
+ * Group-normalised advantages (GRPO): rows are grouped K at a time (one prompt's K samples) and
+ * Â_i = (r_i − mean_g) / (std_g + eps), with std_g the sample standard deviation (n − 1, as in
+ * TRL's GRPO trainer). A group whose rewards are all equal has no preferred action: its Â would
+ * be 0 anyway, so it is skipped and counted rather than fed to the update (where it would only
+ * contribute the KL term).
+ */
+export function groupAdvantages(rewards: readonly number[] | Float32Array | Float64Array, K: number, eps: number): GroupAdvantages {
+  if (!Number.isInteger(K) || K < 2) throw new RangeError(`groupAdvantages: K must be an integer ≥ 2, got ${K}`);
+  if (rewards.length % K !== 0) throw new RangeError(`groupAdvantages: ${rewards.length} rewards do not split into groups of ${K}`);
+  const G = rewards.length / K;
+  const advantages = new Float32Array(rewards.length);
+  const groupMean = new Float64Array(G);
+  const groupStd = new Float64Array(G);
+  const keep: number[] = [];
+  let skippedGroups = 0;
+  for (let g = 0; g < G; g++) {
+    let sum = 0;
+    for (let k = 0; k < K; k++) sum += rewards[g * K + k]!;
+    const mu = sum / K;
+    let ss = 0;
+    for (let k = 0; k < K; k++) ss += (rewards[g * K + k]! - mu) ** 2;
+    const sd = Math.sqrt(ss / (K - 1));
+    groupMean[g] = mu;
+    groupStd[g] = sd;
+    // Equal rewards can leave a rounding residue in ss; treat anything below that as zero.
+    if (sd <= 1e-12 * Math.max(1, Math.abs(mu))) {
+      skippedGroups++;
+      continue;
+    }
+    for (let k = 0; k < K; k++) {
+      const i = g * K + k;
+      advantages[i] = (rewards[i]! - mu) / (sd + eps);
+      keep.push(i);
+    }
+  }
+  return { advantages, keep, skippedGroups, groupMean, groupStd };
+}
+
+/**
+ * Mean KL(π ‖ π_ref) over sampled actions, with the unbiased, always-positive estimator GRPO's
+ * penalty uses: exp(ref − logp) − (ref − logp) − 1, at the policy that sampled them.
+ */
+export function meanKl(logp: Float32Array, ref: Float32Array): number {
+  if (logp.length === 0) return 0;
+  let s = 0;
+  for (let i = 0; i < logp.length; i++) {
+    const d = ref[i]! - logp[i]!;
+    s += Math.exp(d) - d - 1;
+  }
+  return s / logp.length;
+}
+
+// ------------------------------------------------------------------------------ helpers
+
+function mean(xs: readonly number[]): number {
+  return xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0;
+}
+
+/** Population standard deviation (a batch statistic, not an estimator). */
+function std(xs: readonly number[]): number {
+  const m = mean(xs);
+  return xs.length ? Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / xs.length) : 0;
+}
+
+/** Key-wise mean of the μ iterations' metrics. */
+function meanOf(ms: readonly StepMetrics[]): StepMetrics {
+  const out: StepMetrics = {};
+  if (ms.length === 0) return out;
+  for (const m of ms) for (const [k, v] of Object.entries(m)) out[k] = (out[k] ?? 0) + v / ms.length;
+  return out;
+}

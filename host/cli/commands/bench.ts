@@ -1,0 +1,110 @@
+/**
+ * `sparring bench`: performance figures of the builtin policy path on this machine — the DA's
+ * forward and train steps, bare onnxruntime as the ceiling, GRPO with rollout rewards, arena
+ * episodes and the reference MLP. Each figure is the median of several timed rounds measured in
+ * this one run; other work on the machine moves them, so compare figures from the same run.
+ */
+import os from 'node:os';
+import type { Command } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
+import { benchDa, benchMlp } from '../../../models/bench';
+import type { BenchOptions } from '../../../models/bench';
+import { EXECUTION_PROVIDERS } from '../../../models/session';
+import { bankingDomain } from '../../domain-files';
+import { positiveInt } from '../options';
+import { table } from '../table';
+import type { GlobalOptions } from '../main';
+
+const PARTS = ['da', 'mlp'] as const;
+type Part = (typeof PARTS)[number];
+
+interface BenchCliOptions {
+  rounds: number;
+  roundMs: number;
+  provider: string;
+  threads?: number;
+  only?: Part[];
+}
+
+/** The figures, in print order, with their units. */
+const FIGURES: { key: string; unit: string; what: string }[] = [
+  { key: 'da_forward_per_s_b1', unit: 'samples/s', what: 'DA forward, batch 1 (encoding included)' },
+  { key: 'da_forward_per_s_b512', unit: 'samples/s', what: 'DA forward, batch 512 (encoding included)' },
+  { key: 'raw_ort_forward_per_s_b512', unit: 'samples/s', what: 'same graph, bare onnxruntime, pre-built tensors' },
+  { key: 'train_step_per_s_b256', unit: 'samples/s', what: 'DA supervised step, batch 256' },
+  { key: 'grpo_samples_per_s', unit: 'samples/s', what: 'DA GRPO, K = 16, rollout reward included' },
+  { key: 'arena_episodes_per_s', unit: 'episodes/s', what: 'scripted vs scripted through runMatch' },
+  { key: 'mlp_forward_per_s_b1', unit: 'samples/s', what: '4096→256→16 MLP forward, batch 1' },
+  { key: 'mlp_forward_per_s_b512', unit: 'samples/s', what: 'MLP forward, batch 512' },
+  { key: 'mlp_train_step_per_s_b256', unit: 'samples/s', what: 'MLP AdamW train step, batch 256' },
+];
+
+function parts(value: string): Part[] {
+  const list = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = list.find((p) => !(PARTS as readonly string[]).includes(p));
+  if (bad !== undefined || list.length === 0) throw new InvalidArgumentError(`--only takes a comma-separated list of ${PARTS.join(', ')}, got "${value}"`);
+  return list as Part[];
+}
+
+export function registerBench(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('bench')
+    .description('performance figures of the builtin policies on this machine (medians of repeated rounds)')
+    .option('--rounds <n>', 'timed rounds per figure (the median is reported)', positiveInt('--rounds'), 7)
+    .option('--round-ms <ms>', 'minimum length of one round in ms', positiveInt('--round-ms'), 200)
+    .addOption(new Option('--provider <p>', 'execution provider (falls back to cpu when unavailable)').choices(EXECUTION_PROVIDERS).default('cpu'))
+    .option('--threads <n>', 'intra-op threads per session (default: cores, at most 4)', positiveInt('--threads'))
+    .option('--only <parts>', `measure only some parts: ${PARTS.join(', ')}`, parts)
+    .action(async (opts: BenchCliOptions) => {
+      const g = globals();
+      const only = new Set<Part>(opts.only ?? PARTS);
+      const t0 = performance.now();
+      const log = (line: string) => process.stderr.write(`bench: ${line} (${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
+      const common: BenchOptions = {
+        rounds: opts.rounds,
+        roundMs: opts.roundMs,
+        session: { provider: opts.provider, ...(opts.threads ? { intraOpNumThreads: opts.threads } : {}), warn: (l) => process.stderr.write(`${l}\n`) },
+        onFigure: (name) => log(name),
+      };
+
+      const figures: Record<string, number> = {};
+      const doc: Record<string, unknown> = {};
+      let provider: string | null = null;
+      let threads: number | null = null;
+      if (only.has('da')) {
+        const d = await benchDa(bankingDomain(), common);
+        Object.assign(figures, {
+          da_forward_per_s_b1: d.forwardB1,
+          da_forward_per_s_b512: d.forwardB512,
+          raw_ort_forward_per_s_b512: d.rawOrtForwardB512,
+          train_step_per_s_b256: d.trainB256,
+          grpo_samples_per_s: d.grpoSamples,
+          arena_episodes_per_s: d.arenaEpisodes,
+        });
+        doc.da = { model: d.model, grpo: d.grpoBatch };
+        provider = d.provider;
+        threads = d.intraOpNumThreads;
+      }
+      if (only.has('mlp')) {
+        const m = await benchMlp(common);
+        Object.assign(figures, { mlp_forward_per_s_b1: m.forwardB1, mlp_forward_per_s_b512: m.forwardB512, mlp_train_step_per_s_b256: m.trainB256 });
+        doc.mlp = { model: m.model };
+        provider ??= m.provider;
+        threads ??= m.intraOpNumThreads;
+      }
+      log('done');
+
+      const rounded = Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, Math.round(v * 10) / 10]));
+      const machine = { cpus: os.availableParallelism(), cpuModel: os.cpus()[0]?.model ?? 'unknown', platform: `${process.platform}/${process.arch}`, node: process.version, provider, intraOpNumThreads: threads };
+      if (g.json) {
+        process.stdout.write(JSON.stringify({ ...rounded, machine, rounds: opts.rounds, roundMs: opts.roundMs, ...doc }, null, 2) + '\n');
+        return;
+      }
+      const rows = FIGURES.filter((f) => f.key in rounded).map((f) => [f.key, Math.round(rounded[f.key]!).toLocaleString('en-US'), f.unit, f.what]);
+      process.stdout.write(
+        `${table(['figure', 'median', 'unit', 'what'], rows, ['l', 'r', 'l', 'l'])}\n\n` +
+          `${machine.cpus} cores (${machine.cpuModel}), ${machine.platform}, Node ${machine.node}; provider ${provider}, ${threads} intra-op threads; ` +
+          `median of ${opts.rounds} rounds of ≥ ${opts.roundMs} ms each\n`,
+      );
+    });
+}

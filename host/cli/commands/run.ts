@@ -1,0 +1,121 @@
+/** `sparring run`: a whole co-evolution run (RL-ADA §3), resumable with `--resume RUN`. */
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { PRESETS } from '../../../core/coevolution/run-config';
+import type { RunDetail } from '../../../core/contract/contract';
+import { createRunService } from '../../coevolution/service';
+import type { CheckpointEvaluation } from '../../coevolution/actors';
+import { checkpointStore } from '../../store/checkpoint-store';
+import { UsageError } from '../options';
+import { progressBar } from '../progress';
+import type { Progress } from '../progress';
+import { pct, table } from '../table';
+import type { GlobalOptions } from '../main';
+
+interface RunOptions {
+  preset: string;
+  config?: string;
+  resume?: string;
+}
+
+export function registerRun(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('run')
+    .description('a whole co-evolution run: bootstrap, arena matches, isolation gyms, stopping rule, held-out evaluation')
+    .addOption(new Option('--preset <name>', 'quick (small, for tests and demos) or paper (RL-ADA numbers)').choices(Object.keys(PRESETS)).default('quick'))
+    .option('--config <file>', 'a run config (JSON; see `presets` in the README) instead of the preset')
+    .option('--resume <run>', 'continue a run that was paused, killed or interrupted (e.g. R1)')
+    .action(async (opts: RunOptions) => {
+      const g = globals();
+      let configJson: string | undefined;
+      if (opts.config) {
+        try {
+          configJson = readFileSync(opts.config, 'utf8');
+        } catch (e) {
+          throw new UsageError(`--config ${opts.config}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+        }
+      }
+      const service = createRunService({ dbPath: g.db });
+      let bar: Progress | null = null;
+      let label = '';
+      const off = service.subscribe((e) => {
+        if (e.name === 'run/progress') {
+          const p = e.payload.progress;
+          if (p.label !== label) {
+            bar?.stop();
+            label = p.label;
+            bar = progressBar(p.label);
+          }
+          bar!.update(p.done, p.total);
+        } else if (e.name === 'run/match') {
+          bar?.stop();
+          label = '';
+          const m = e.payload.match;
+          process.stderr.write(`match ${m.index} (${m.da} vs ${m.ca}): W_DA ${pct(m.wDa)}, fraud ${pct(m.fraudRate)} — ${m.stop.explanation}${m.next ? `; ${m.next.explanation}` : ''}\n`);
+        } else if (e.name === 'run/gym' && e.payload.gym.note) {
+          process.stderr.write(`gym ${e.payload.gym.to}: ${e.payload.gym.note}\n`);
+        }
+      });
+      let runId: string;
+      try {
+        if (opts.resume) {
+          runId = opts.resume;
+          await service.resume(runId);
+          process.stderr.write(`resuming ${runId} from ${service.get(runId).phase}\n`);
+        } else {
+          runId = (await service.start({ preset: opts.preset, ...(configJson !== undefined ? { configJson } : {}), seed: g.seed })).runId;
+          process.stderr.write(`run ${runId} (${opts.config ?? `preset ${opts.preset}`}, seed ${g.seed}) in ${g.db}\n`);
+        }
+        const started = Date.now();
+        const detail = await service.settled(runId);
+        (bar as Progress | null)?.stop();
+        const seconds = (Date.now() - started) / 1000;
+        const checkpoints = checkpointStore(service.store.db).list().filter((c) => c.runId === runId);
+        print(g.json, detail, checkpoints.map((c) => ({ name: c.name, role: c.role, parent: c.parent, source: c.source })), seconds);
+        if (detail.status === 'failed') process.exitCode = 1;
+      } finally {
+        off();
+        await service.close();
+      }
+    });
+}
+
+function print(json: boolean, d: RunDetail, checkpoints: { name: string; role: string; parent: string | null; source: string }[], seconds: number) {
+  const evals = ((d.evaluation as { checkpoints?: CheckpointEvaluation[] } | null)?.checkpoints ?? []);
+  const matches = d.matchSummaries.map((m) => ({
+    index: m.index, matchId: m.matchId, da: m.da, ca: m.ca, wDa: m.wDa, wCa: 1 - m.wDa, fraudRate: m.fraudRate,
+    trained: m.next?.role ?? null, stop: m.stop.stop ? m.stop.reason : null, verdict: m.stop.explanation, tactics: m.tactics,
+  }));
+  if (json) {
+    process.stdout.write(
+      JSON.stringify({ runId: d.id, status: d.status, phase: d.phase, seed: d.seed, seconds, error: d.error, matches, gyms: d.gyms, checkpoints, heldout: evals }, null, 2) + '\n',
+    );
+    return;
+  }
+  const out: string[] = [];
+  out.push(`run ${d.id}: ${d.status} (${d.phase}) after ${seconds.toFixed(1)} s${d.error ? ` — ${d.error}` : ''}`, '');
+  out.push(
+    table(
+      ['match', 'DA', 'CA', 'W_DA', 'W_CA', 'fraud', 'next', 'entity density', 'opening tokens', 'decoys', 'hedges'],
+      matches.map((m) => [
+        m.index, m.da, m.ca, pct(m.wDa), pct(m.wCa), pct(m.fraudRate), m.trained ? `${m.trained} gym` : `stop (${m.stop})`,
+        m.tactics.meanEntityDensity.toFixed(3), m.tactics.meanTokens.toFixed(1), pct(m.tactics.decoyRate), pct(m.tactics.hedgeRate),
+      ]),
+      ['r', 'l', 'l', 'r', 'r', 'r', 'l', 'r', 'r', 'r', 'r'],
+    ),
+  );
+  if (matches.length) out.push('', matches.at(-1)!.verdict);
+  if (checkpoints.length) out.push('', `checkpoints: ${checkpoints.map((c) => (c.parent ? `${c.parent}→${c.name}` : c.name)).join(', ')}`);
+  if (evals.length) {
+    out.push('', `held-out evaluation (12 scenarios, against ${evals[0]!.ca}):`);
+    out.push(
+      table(
+        ['DA', 'routing', 'strict PASS', 'FAIL', 'mean reward', 'lookup-first', 'gate'],
+        evals.map((e) => [e.da, pct(e.heldout.routingAccuracy), pct(e.heldout.strictPass), pct(e.heldout.fail), e.heldout.meanReward.toFixed(2), pct(e.heldout.lookupFirst), `${pct(e.gate.daWinRate)} ${e.gate.passed ? 'pass' : 'fail'}`]),
+        ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ),
+    );
+  }
+  process.stdout.write(out.join('\n') + '\n');
+}

@@ -1,0 +1,347 @@
+/**
+ * The run machine's actors on the builtin policies: bootstrap, arena match, isolation gym and
+ * held-out evaluation. Each is keyed by ids derived from the run and finds its own earlier work
+ * in the lab (a stored match, a checkpoint of this run), so a restored run that restarts an
+ * actor neither loses nor duplicates anything. Every random choice is seeded from the run's seed
+ * and the phase, so a resumed run ends where an uninterrupted one does.
+ */
+import type { CaChoice } from '../../core/agents/ca-choices';
+import { ScriptedCa } from '../../core/agents/scripted-ca';
+import type { CaPolicy, DaPolicy } from '../../core/agents/policy';
+import type { DaChoice } from '../../core/agents/da-actions';
+import { evaluateDa } from '../../core/arena/evaluate';
+import { runMatch } from '../../core/arena/match';
+import { selectScenarios } from '../../core/arena/scenarios';
+import type { SparringConfig } from '../../core/config';
+import type { BootstrapOutput, EvaluateInput, GymInput, GymOutput, MatchInput, MatchOutput } from '../../core/coevolution/run.machine';
+import type { GrpoBudget, RunConfig } from '../../core/coevolution/run-config';
+import { summariseOpenings } from '../../core/coevolution/tactics';
+import type { ProgressReport, RunPhase } from '../../core/contract/contract';
+import type { Domain } from '../../core/domain/types';
+import { judgeEpisode } from '../../core/judge/judge';
+import { deriveSeed, Rng } from '../../core/random';
+import { caRolloutReward, greedyCaActor, sliceCaDecisionPoints } from '../../core/rl/ca-rollout';
+import type { CaDecisionPoint } from '../../core/rl/ca-rollout';
+import { daRolloutReward, greedyActor, policyActor, recordedFromEpisode, sliceEpisodes } from '../../core/rl/da-rollout';
+import type { DaDecisionPoint, RecordedEpisode } from '../../core/rl/da-rollout';
+import { GrpoDivergenceError, GRPO_PRESETS, runGrpo } from '../../core/rl/grpo';
+import type { GrpoConfig, GrpoStepMetrics } from '../../core/rl/grpo';
+import type { EpisodeRecord } from '../../core/store/port';
+import { BuiltinCa } from '../../models/builtin-ca';
+import { BuiltinDa } from '../../models/builtin-da';
+import { CaModel } from '../../models/ca-model';
+import { DaModel } from '../../models/da-model';
+import type { SessionSettings } from '../../models/session';
+import { trainSftDa } from '../routing-eval';
+import type { CheckpointStore } from '../store/checkpoint-store';
+import type { SqliteRunStore } from '../store/sqlite-store';
+
+/** Episodes played at once in a match: lets the builtin DA answer many with one forward run. */
+const MATCH_CONCURRENCY = 32;
+
+export interface LabContext {
+  runId: string;
+  seed: number;
+  domain: Domain;
+  config: RunConfig;
+  sparring: SparringConfig;
+  store: SqliteRunStore;
+  checkpoints: CheckpointStore;
+  session?: SessionSettings;
+  progress: (p: ProgressReport) => void;
+  /** A training metric point (registry key) of a phase such as 'gym:DA1'. */
+  metric: (phase: string, key: string, step: number, value: number) => void;
+  /** True once the user stopped the run: long work ends early (its result is discarded). */
+  stopped: () => boolean;
+}
+
+/** Loaded policies, one model per checkpoint, shared by the actors of a run. */
+export class PolicyCache {
+  private readonly das = new Map<string, Promise<DaModel>>();
+  private readonly cas = new Map<string, Promise<CaModel>>();
+  constructor(private readonly ctx: Pick<LabContext, 'checkpoints' | 'session' | 'domain'>) {}
+
+  daModel(name: string): Promise<DaModel> {
+    let m = this.das.get(name);
+    if (!m) {
+      const cp = this.ctx.checkpoints.resolve(name, 'DA');
+      m = DaModel.fromSnapshot(cp.snapshot, this.ctx.session ?? {});
+      this.das.set(name, m);
+    }
+    return m;
+  }
+  caModel(name: string): Promise<CaModel> {
+    let m = this.cas.get(name);
+    if (!m) {
+      const cp = this.ctx.checkpoints.resolve(name, 'CA');
+      m = CaModel.fromSnapshot(cp.snapshot, this.ctx.session ? { session: this.ctx.session } : {});
+      this.cas.set(name, m);
+    }
+    return m;
+  }
+  async da(name: string): Promise<DaPolicy> {
+    return new BuiltinDa(await this.daModel(name), { name });
+  }
+  async ca(name: string): Promise<CaPolicy> {
+    return new BuiltinCa(await this.caModel(name), this.ctx.domain.bank, { name });
+  }
+  async dispose(): Promise<void> {
+    for (const m of [...this.das.values(), ...this.cas.values()]) await (await m).dispose();
+    this.das.clear();
+    this.cas.clear();
+  }
+}
+
+function grpoConfig(b: GrpoBudget, role: 'DA' | 'CA', seed: number): GrpoConfig {
+  return { ...GRPO_PRESETS[role], K: b.K, lr: b.lr, klBeta: b.klBeta, clipEps: b.clipEps, lrSchedule: b.lrSchedule, steps: b.steps, promptsPerStep: b.promptsPerStep, seed };
+}
+
+function report(ctx: LabContext, phase: RunPhase, label: string, started: number) {
+  return (done: number, total: number) => {
+    const elapsed = (Date.now() - started) / 1000;
+    ctx.progress({ phase, label, done, total, etaSeconds: done > 0 ? (elapsed / done) * (total - done) : null });
+  };
+}
+
+function onGrpoStep(ctx: LabContext, phase: RunPhase, label: string, metricPhase: string, steps: number) {
+  const started = Date.now();
+  const tick = report(ctx, phase, label, started);
+  return (m: GrpoStepMetrics, step: number) => {
+    for (const [k, v] of Object.entries(m)) if (Number.isFinite(v)) ctx.metric(metricPhase, k, step, v);
+    tick(step + 1, steps);
+  };
+}
+
+/**
+ * Gym data (RL-ADA §3.5): recent arena transcripts mixed failure:success by `failureShare`
+ * (0.7) from the training agent's point of view, as many as the smaller side allows.
+ */
+export function mixFailures<T>(failures: readonly T[], successes: readonly T[], failureShare: number, rng: Rng): T[] {
+  const shuffle = (xs: readonly T[]) => {
+    const a = xs.slice();
+    for (let i = a.length - 1; i > 0; i--) {
+      const j = rng.int(0, i);
+      [a[i], a[j]] = [a[j]!, a[i]!];
+    }
+    return a;
+  };
+  if (failures.length === 0 || successes.length === 0) return shuffle([...failures, ...successes]);
+  // The largest total whose failure and success parts both fit.
+  const total = Math.floor(Math.min(failures.length / failureShare, successes.length / (1 - failureShare)));
+  const nf = Math.max(1, Math.round(total * failureShare));
+  const ns = Math.max(1, total - nf);
+  return shuffle([...shuffle(failures).slice(0, nf), ...shuffle(successes).slice(0, ns)]);
+}
+
+async function matchEpisodes(ctx: LabContext, matchId: string): Promise<EpisodeRecord[]> {
+  const n = ctx.store.countEpisodes({ matchId });
+  const summaries = ctx.store.listEpisodes({ matchId, limit: n });
+  return summaries.map((s) => ctx.store.getEpisode(s.id)!);
+}
+
+// ------------------------------------------------------------------------------ bootstrap
+
+export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<BootstrapOutput> {
+  const mine = ctx.checkpoints.list().filter((c) => c.runId === ctx.runId && c.source === 'bootstrap');
+  let da = mine.find((c) => c.role === 'DA')?.name;
+  let ca = mine.find((c) => c.role === 'CA')?.name;
+  const b = ctx.config.bootstrap;
+  const arena = selectScenarios(ctx.domain, 'arena');
+
+  if (!da) {
+    // DA0 = SFT on routing demonstrations, then a GRPO warm-up against the judge-based reward.
+    const started = Date.now();
+    const sft = await trainSftDa(ctx.domain, {
+      seed: deriveSeed(ctx.seed, 'da0-sft'),
+      sft: { epochs: b.sft.epochs, batchSize: b.sft.batchSize, lr: b.sft.lr },
+      bank: { episodesPerIntent: b.sft.expertEpisodesPerIntent },
+      ...(ctx.session ? { session: ctx.session } : {}),
+      hooks: {
+        onStep: (p) => {
+          report(ctx, 'bootstrap', 'DA0: SFT on routing demonstrations', started)(p.step, p.totalSteps);
+          for (const [k, v] of Object.entries(p.metrics)) ctx.metric('bootstrap:DA0-sft', k, p.step, v);
+        },
+      },
+    });
+    const model = sft.model;
+    const scripted = new ScriptedCa(ctx.domain);
+    const warm = await runMatch({
+      matchId: `${ctx.runId}-warmup`, createdAt: '', domain: ctx.domain, scenarios: arena, scenarioSet: 'arena',
+      da: new BuiltinDa(model), ca: scripted, judge: judgeEpisode, seed: deriveSeed(ctx.seed, 'da0-warmup'),
+      config: { ...ctx.sparring, arena: { ...ctx.sparring.arena, episodesPerScenario: 2 } }, concurrency: MATCH_CONCURRENCY,
+    });
+    const points = sliceEpisodes(warm.episodes.map((e) => recordedFromEpisode(e, ctx.domain.scenarios)), ctx.sparring.arena.maxDaTurns);
+    const reference = await DaModel.fromSnapshot(await model.snapshot(), ctx.session ?? {});
+    try {
+      await runGrpo<DaDecisionPoint, DaDecisionPoint['obs'], DaChoice>({
+        model, reference, prompts: points, observe: (p) => p.obs,
+        reward: daRolloutReward({ config: ctx.sparring, ca: scripted, judge: judgeEpisode }, greedyActor(model)),
+        config: grpoConfig(b.daWarmup, 'DA', deriveSeed(ctx.seed, 'da0-grpo')), actionKey: (c) => c,
+        onStep: onGrpoStep(ctx, 'bootstrap', 'DA0: GRPO warm-up', 'bootstrap:DA0-grpo', b.daWarmup.steps),
+        shouldStop: ctx.stopped,
+      });
+    } finally {
+      await reference.dispose();
+    }
+    if (ctx.stopped()) throw new Error('run stopped');
+    da = ctx.checkpoints.save({
+      role: 'DA', source: 'bootstrap', runId: ctx.runId, parent: null, generation: 0, snapshot: await model.snapshot(),
+      metrics: sft.sft.epochs.at(-1)?.metrics ?? null,
+      trainingData: [{ kind: 'demos', id: `bank-train:${deriveSeed(ctx.seed, 'da0-sft')}` }],
+    }).name;
+    await model.dispose();
+  }
+
+  if (!ca) {
+    // CA0: no SFT; reward pressure alone against the frozen DA0 (r_CA, whose core is inverse-DA).
+    const model = await CaModel.create(ctx.domain.taxonomy, { seed: deriveSeed(ctx.seed, 'ca0-init'), ...(ctx.session ? { session: ctx.session } : {}) });
+    const frozenDa = await cache.da(da);
+    const probe = await runMatch({
+      matchId: `${ctx.runId}-ca0-probe`, createdAt: '', domain: ctx.domain, scenarios: arena, scenarioSet: 'arena',
+      da: frozenDa, ca: new BuiltinCa(model, ctx.domain.bank), judge: judgeEpisode, seed: deriveSeed(ctx.seed, 'ca0-probe'),
+      config: { ...ctx.sparring, arena: { ...ctx.sparring.arena, episodesPerScenario: 2 } }, concurrency: MATCH_CONCURRENCY,
+    });
+    const points = probe.episodes.flatMap((e) => sliceCaDecisionPoints(recordedFromEpisode(e, ctx.domain.scenarios), ctx.sparring.arena.maxDaTurns));
+    await trainCa(ctx, model, points, frozenDa, b.caPressure, deriveSeed(ctx.seed, 'ca0-grpo'), 'bootstrap', 'CA0: reward pressure against DA0', 'bootstrap:CA0');
+    if (ctx.stopped()) throw new Error('run stopped');
+    ca = ctx.checkpoints.save({
+      role: 'CA', source: 'bootstrap', runId: ctx.runId, parent: null, generation: 0, snapshot: await model.snapshot(),
+      trainingData: [{ kind: 'checkpoint', id: da }],
+    }).name;
+    await model.dispose();
+  }
+  return { da, ca };
+}
+
+async function trainCa(
+  ctx: LabContext, model: CaModel, points: readonly CaDecisionPoint[], frozenDa: DaPolicy, budget: GrpoBudget, seed: number,
+  phase: RunPhase, label: string, metricPhase: string,
+): Promise<void> {
+  const reference = await CaModel.fromSnapshot(await model.snapshot(), ctx.session ? { session: ctx.session } : {});
+  try {
+    await runGrpo<CaDecisionPoint, CaDecisionPoint['obs'], CaChoice>({
+      model, reference, prompts: points, observe: (p) => p.obs,
+      reward: caRolloutReward({ config: ctx.sparring, domain: ctx.domain, da: policyActor(frozenDa) }, greedyCaActor(model, ctx.domain)),
+      config: grpoConfig(budget, 'CA', seed), actionKey: (c) => JSON.stringify(c),
+      onStep: onGrpoStep(ctx, phase, label, metricPhase, budget.steps),
+      shouldStop: ctx.stopped,
+    });
+  } finally {
+    await reference.dispose();
+  }
+}
+
+// ---------------------------------------------------------------------------------- match
+
+export async function playMatch(ctx: LabContext, cache: PolicyCache, input: MatchInput): Promise<MatchOutput> {
+  const matchId = `${input.runId}-M${input.index}`;
+  let stored = ctx.store.getMatch(matchId);
+  let episodes: EpisodeRecord[] | null = null;
+  if (!stored) {
+    const arena = selectScenarios(ctx.domain, 'arena');
+    const tick = report(ctx, 'match', `match ${input.index}: ${input.da} vs ${input.ca}`, Date.now());
+    const r = await runMatch({
+      matchId, createdAt: new Date().toISOString(), domain: ctx.domain, scenarios: arena, scenarioSet: 'arena',
+      da: await cache.da(input.da), ca: await cache.ca(input.ca), judge: judgeEpisode, config: ctx.sparring,
+      seed: deriveSeed(input.seed, 'match', input.index), concurrency: MATCH_CONCURRENCY, onProgress: tick,
+    });
+    ctx.store.saveMatch(r.match, r.episodes); // all or nothing
+    stored = r.match;
+    episodes = r.episodes;
+  }
+  episodes ??= await matchEpisodes(ctx, matchId);
+  const tactics = summariseOpenings(
+    episodes.map((e) => ({ text: e.turns.find((t) => t.role === 'customer')?.text ?? '', expectedTool: e.expectedTool })),
+  );
+  return { matchId, wDa: stored.wDa ?? 0, fraudRate: stored.fraudRate, tactics };
+}
+
+// ------------------------------------------------------------------------------------ gym
+
+export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput): Promise<GymOutput> {
+  // Our own earlier result, when a restored run restarts this gym.
+  const done = ctx.checkpoints
+    .list(input.role)
+    .find((c) => c.runId === ctx.runId && c.parent === input.from && c.trainingData.some((d) => d.kind === 'match' && d.id === input.matchId));
+  if (done) return { checkpoint: done.name, note: null };
+
+  const episodes = await matchEpisodes(ctx, input.matchId);
+  const recorded: RecordedEpisode[] = episodes.map((e) => recordedFromEpisode(e, ctx.domain.scenarios));
+  const trainerLost = (r: RecordedEpisode) => (input.role === 'DA' ? r.daWon === false : r.daWon === true);
+  const mixRng = new Rng(deriveSeed(input.seed, 'gym-mix', input.matchId));
+  const chosen = mixFailures(recorded.filter(trainerLost), recorded.filter((r) => !trainerLost(r)), ctx.config.gym.failureShare, mixRng);
+  const name = ctx.checkpoints.nextName(input.role);
+  const label = `${input.role} gym: ${input.from} → ${name} against frozen ${input.opponent}`;
+  const seed = deriveSeed(input.seed, 'gym', input.matchId);
+  const start = ctx.checkpoints.resolve(input.from, input.role);
+  let note: string | null = null;
+
+  try {
+    if (input.role === 'DA') {
+      const model = await DaModel.fromSnapshot(start.snapshot, ctx.session ?? {});
+      const reference = await DaModel.fromSnapshot(start.snapshot, ctx.session ?? {});
+      try {
+        const points = sliceEpisodes(chosen, ctx.sparring.arena.maxDaTurns);
+        const frozenCa = await cache.ca(input.opponent);
+        await runGrpo<DaDecisionPoint, DaDecisionPoint['obs'], DaChoice>({
+          model, reference, prompts: points, observe: (p) => p.obs,
+          reward: daRolloutReward({ config: ctx.sparring, ca: frozenCa, judge: judgeEpisode }, greedyActor(model)),
+          config: grpoConfig(ctx.config.gym.da, 'DA', seed), actionKey: (c) => c,
+          onStep: onGrpoStep(ctx, 'gym', label, `gym:${name}`, ctx.config.gym.da.steps), shouldStop: ctx.stopped,
+        });
+        if (ctx.stopped()) throw new Error('run stopped');
+        save(await model.snapshot());
+      } finally {
+        await model.dispose();
+        await reference.dispose();
+      }
+    } else {
+      const model = await CaModel.fromSnapshot(start.snapshot, ctx.session ? { session: ctx.session } : {});
+      try {
+        const points = chosen.flatMap((r) => sliceCaDecisionPoints(r, ctx.sparring.arena.maxDaTurns));
+        await trainCa(ctx, model, points, await cache.da(input.opponent), ctx.config.gym.ca, seed, 'gym', label, `gym:${name}`);
+        if (ctx.stopped()) throw new Error('run stopped');
+        save(await model.snapshot());
+      } finally {
+        await model.dispose();
+      }
+    }
+  } catch (e) {
+    if (!(e instanceof GrpoDivergenceError)) throw e;
+    // A diverging gym keeps the last good checkpoint (a copy, so lineage records the attempt).
+    note = `gym diverged (${e.message}); kept the weights of ${input.from}`;
+    save(start.snapshot);
+  }
+  return { checkpoint: name, note };
+
+  function save(snapshot: Awaited<ReturnType<DaModel['snapshot']>>) {
+    ctx.checkpoints.save({
+      role: input.role, name, source: 'gym', runId: ctx.runId, parent: input.from, snapshot,
+      trainingData: [{ kind: 'match', id: input.matchId }],
+    });
+  }
+}
+
+// ------------------------------------------------------------------------------- evaluate
+
+export interface CheckpointEvaluation {
+  da: string;
+  ca: string;
+  heldout: Awaited<ReturnType<typeof evaluateDa>>['heldout'];
+  gate: Awaited<ReturnType<typeof evaluateDa>>['gate'];
+}
+
+export async function evaluate(ctx: LabContext, cache: PolicyCache, input: EvaluateInput): Promise<{ checkpoints: CheckpointEvaluation[] }> {
+  const out: CheckpointEvaluation[] = [];
+  const seeds = Array.from({ length: ctx.config.eval.runs }, (_, i) => deriveSeed(input.seed, 'eval', i));
+  const ca = await cache.ca(input.ca);
+  for (const [i, name] of input.da.entries()) {
+    const tick = report(ctx, 'evaluate', `held-out evaluation of ${name} (${i + 1}/${input.da.length})`, Date.now());
+    const r = await evaluateDa({
+      domain: ctx.domain, da: await cache.da(name), ca, judge: judgeEpisode, config: ctx.sparring, seeds,
+      episodesPerScenario: ctx.config.eval.episodesPerScenario, gateEpisodesPerScenario: ctx.config.eval.gateEpisodesPerScenario, onProgress: tick,
+    });
+    out.push({ da: name, ca: input.ca, heldout: r.heldout, gate: r.gate });
+  }
+  return { checkpoints: out };
+}

@@ -1,0 +1,273 @@
+/**
+ * The co-evolution runner: the RunService of the engine (web mode, Electron) and of
+ * `sparring run`. It drives the run machine with the builtin actors, persists the machine's
+ * snapshot in the lab at every phase boundary (so `--resume` continues a run killed at any
+ * moment), stores gym metric series, and emits events for live dashboards.
+ */
+import { createActor, fromPromise } from 'xstate';
+import type { Actor } from 'xstate';
+import { runMachine } from '../../core/coevolution/run.machine';
+import type { GymSummary, MatchSummary, RunContext } from '../../core/coevolution/run.machine';
+import { PRESETS, parseRunConfig, RunConfigError, sparringConfigOf } from '../../core/coevolution/run-config';
+import type { RunConfig } from '../../core/coevolution/run-config';
+import type { PresetInfo, ProgressReport, RunDetail, RunPhase, RunStatus, RunSummary } from '../../core/contract/contract';
+import type { EngineEvent, RunService } from '../../core/contract/run-service';
+import type { Domain } from '../../core/domain/types';
+import type { SessionSettings } from '../../models/session';
+import { bankingDomain } from '../domain-files';
+import { checkpointStore } from '../store/checkpoint-store';
+import { openSqliteStore } from '../store/sqlite-store';
+import type { SqliteRunStore } from '../store/sqlite-store';
+import { PolicyCache, bootstrap, evaluate, gym, playMatch } from './actors';
+import type { LabContext } from './actors';
+
+type RunActor = Actor<typeof runMachine>;
+
+interface Live {
+  actor: RunActor;
+  cache: PolicyCache;
+  stopped: boolean;
+  progress: ProgressReport | null;
+  finished: Promise<void>;
+}
+
+interface RunRow {
+  id: string;
+  created_at: string;
+  status: string;
+  seed: number;
+  config_json: string;
+  snapshot_json: string | null;
+  error: string | null;
+  preset: string;
+}
+
+export interface RunServiceOptions {
+  dbPath: string;
+  domain?: Domain;
+  session?: SessionSettings;
+}
+
+export interface LocalRunService extends RunService {
+  readonly store: SqliteRunStore;
+  /** Resolves when the run reaches a final state (done, stopped, failed) or pauses. */
+  settled(runId: string): Promise<RunDetail>;
+  close(): Promise<void>;
+}
+
+const FINAL: readonly string[] = ['done', 'stopped', 'failed'];
+
+function statusOf(value: string): RunStatus {
+  if (value === 'done') return 'finished';
+  if (value === 'failed') return 'failed';
+  if (value === 'stopped') return 'stopped';
+  if (value === 'paused') return 'paused';
+  return 'running';
+}
+
+/** The runs table's status column knows no 'stopped': a stopped run is finished early. */
+function dbStatus(s: RunStatus): string {
+  return s === 'stopped' ? 'finished' : s;
+}
+
+export function createRunService(opts: RunServiceOptions): LocalRunService {
+  const domain = opts.domain ?? bankingDomain();
+  const store = openSqliteStore(opts.dbPath);
+  const db = store.db;
+  const checkpoints = checkpointStore(db);
+  const live = new Map<string, Live>();
+  const listeners = new Set<(e: EngineEvent) => void>();
+  const emit = (e: EngineEvent) => listeners.forEach((l) => l(e));
+
+  const insertMetric = db.prepare('INSERT OR REPLACE INTO run_metrics (run_id, phase, key, step, value) VALUES (?, ?, ?, ?, ?)');
+  const updateRun = db.prepare('UPDATE runs SET status = ?, snapshot_json = ?, error = ?, updated_at = ? WHERE id = ?');
+  const getRow = db.prepare('SELECT * FROM runs WHERE id = ?');
+
+  // Metric points go out in batches (a few events a second), not one event per step.
+  let pending: { runId: string; key: string; step: number; value: number }[] = [];
+  let flushTimer: ReturnType<typeof setTimeout> | null = null;
+  const flushMetrics = () => {
+    flushTimer = null;
+    const byRun = new Map<string, { key: string; step: number; value: number }[]>();
+    for (const p of pending) byRun.set(p.runId, [...(byRun.get(p.runId) ?? []), { key: p.key, step: p.step, value: p.value }]);
+    pending = [];
+    for (const [runId, points] of byRun) emit({ name: 'run/metrics', payload: { runId, points } });
+  };
+
+  function row(runId: string): RunRow {
+    const r = getRow.get(runId) as RunRow | undefined;
+    if (!r) throw new Error(`no run "${runId}" in ${opts.dbPath}`);
+    return r;
+  }
+
+  function launch(runId: string, config: RunConfig, seed: number, snapshot: unknown | null): Live {
+    const cache = new PolicyCache({ checkpoints, domain, ...(opts.session ? { session: opts.session } : {}) });
+    let lastProgress = 0;
+    // Metric steps count through the whole run per key (phases follow one another), so a
+    // series plots as one curve; a resumed run continues after the last stored step.
+    const nextStep = new Map<string, number>(
+      (db.prepare('SELECT key, MAX(step) AS s FROM run_metrics WHERE run_id = ? GROUP BY key').all(runId) as { key: string; s: number }[]).map((r) => [r.key, r.s + 1]),
+    );
+    const l: Live = { actor: null as unknown as RunActor, cache, stopped: false, progress: null, finished: Promise.resolve() };
+    const ctx: LabContext = {
+      runId, seed, domain, config, sparring: sparringConfigOf(config), store, checkpoints,
+      ...(opts.session ? { session: opts.session } : {}),
+      progress: (p) => {
+        l.progress = p;
+        const now = Date.now();
+        if (now - lastProgress > 250 || p.done === p.total) {
+          lastProgress = now;
+          emit({ name: 'run/progress', payload: { runId, progress: p } });
+        }
+      },
+      metric: (phase, key, _phaseStep, value) => {
+        const step = nextStep.get(key) ?? 0;
+        nextStep.set(key, step + 1);
+        insertMetric.run(runId, phase, key, step, value);
+        pending.push({ runId, key, step, value });
+        flushTimer ??= setTimeout(flushMetrics, 250);
+      },
+      stopped: () => l.stopped,
+    };
+    const machine = runMachine.provide({
+      actors: {
+        bootstrap: fromPromise(() => bootstrap(ctx, cache)),
+        playMatch: fromPromise(({ input }) => playMatch(ctx, cache, input)),
+        gym: fromPromise(({ input }) => gym(ctx, cache, input)),
+        evaluate: fromPromise(({ input }) => evaluate(ctx, cache, input)),
+      },
+    });
+    const input = { runId, seed, stopping: ctx.sparring.stopping };
+    const actor = createActor(machine, snapshot ? { snapshot: snapshot as never, input } : { input });
+    l.actor = actor;
+    let lastValue = '';
+    let seenMatches = 0;
+    let seenGyms = 0;
+    let resolveFinished!: () => void;
+    l.finished = new Promise((r) => (resolveFinished = r));
+    actor.subscribe({
+      next(snap) {
+        const value = String(snap.value);
+        const c = snap.context as RunContext;
+        for (; seenMatches < c.matches.length; seenMatches++) emit({ name: 'run/match', payload: { runId, match: c.matches[seenMatches]! } });
+        for (; seenGyms < c.gyms.length; seenGyms++) emit({ name: 'run/gym', payload: { runId, gym: c.gyms[seenGyms]! } });
+        if (value === lastValue) return;
+        lastValue = value;
+        // A phase boundary: persist, so a killed process resumes from here.
+        const status = statusOf(value);
+        updateRun.run(dbStatus(status), JSON.stringify(actor.getPersistedSnapshot()), c.error, new Date().toISOString(), runId);
+        emit({ name: 'run/status', payload: { runId, status, phase: value as RunPhase } });
+        if (FINAL.includes(value) || value === 'paused') {
+          if (FINAL.includes(value)) {
+            live.delete(runId);
+            void cache.dispose();
+          }
+          resolveFinished();
+          l.finished = new Promise((r) => (resolveFinished = r));
+        }
+      },
+      error(err) {
+        updateRun.run('failed', JSON.stringify(actor.getPersistedSnapshot()), String(err), new Date().toISOString(), runId);
+        live.delete(runId);
+        resolveFinished();
+      },
+    });
+    live.set(runId, l);
+    actor.start();
+    return l;
+  }
+
+  function summary(r: RunRow): RunSummary {
+    const l = live.get(r.id);
+    const snap = l ? (l.actor.getPersistedSnapshot() as unknown as { value: string; context: RunContext }) : r.snapshot_json ? (JSON.parse(r.snapshot_json) as { value: string; context: RunContext }) : null;
+    const value = (snap?.value ?? 'bootstrap') as RunPhase;
+    // A run whose process died mid-phase still says 'running' in the table; it is resumable.
+    const status = snap ? statusOf(value) : (r.status as RunStatus);
+    return {
+      id: r.id, createdAt: r.created_at, status, phase: value, preset: r.preset, seed: r.seed,
+      matches: snap?.context.matches.length ?? 0, lastWDa: snap?.context.matches.at(-1)?.wDa ?? null, error: snap?.context.error ?? r.error,
+    };
+  }
+
+  const service: LocalRunService = {
+    store,
+    presets(): PresetInfo[] {
+      return Object.entries(PRESETS).map(([name, p]) => ({ name, description: p.description, configJson: JSON.stringify(p.config, null, 2) }));
+    },
+    async start({ preset, configJson, seed }) {
+      const known = PRESETS[preset as keyof typeof PRESETS];
+      if (!known && configJson === undefined) throw new RunConfigError('preset', 'preset', `unknown preset "${preset}"; known: ${Object.keys(PRESETS).join(', ')}`);
+      const config = configJson !== undefined ? parseRunConfig(configJson, 'config') : known!.config;
+      const n = (db.prepare('SELECT COUNT(*) FROM runs').pluck().get() as number) + 1;
+      const runId = `R${n}`;
+      const now = new Date().toISOString();
+      const runSeed = seed ?? 1;
+      db.prepare('INSERT INTO runs (id, created_at, updated_at, status, seed, config_json, preset) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(runId, now, now, 'running', runSeed, JSON.stringify(config), known ? preset : '');
+      launch(runId, config, runSeed, null);
+      return { runId };
+    },
+    pause(runId) {
+      const l = live.get(runId);
+      if (!l) throw new Error(`run ${runId} is not running in this process`);
+      l.actor.send({ type: 'user.pause' });
+    },
+    async resume(runId) {
+      const l = live.get(runId);
+      if (l) {
+        l.actor.send({ type: 'user.resume' });
+        return;
+      }
+      const r = row(runId);
+      const snap = r.snapshot_json ? (JSON.parse(r.snapshot_json) as { value: string }) : null;
+      if (snap && FINAL.includes(snap.value)) throw new Error(`run ${runId} has ended (${snap.value}); nothing to resume`);
+      const restored = launch(runId, parseRunConfig(r.config_json, `run ${runId} config`), r.seed, snap);
+      if (snap?.value === 'paused') restored.actor.send({ type: 'user.resume' });
+    },
+    stop(runId) {
+      const l = live.get(runId);
+      if (!l) throw new Error(`run ${runId} is not running in this process`);
+      l.stopped = true;
+      l.actor.send({ type: 'user.stop' });
+    },
+    list() {
+      return (db.prepare('SELECT * FROM runs ORDER BY created_at, id').all() as RunRow[]).map(summary);
+    },
+    get(runId) {
+      const r = row(runId);
+      const s = summary(r);
+      const l = live.get(runId);
+      const snap = l ? (l.actor.getPersistedSnapshot() as unknown as { context: RunContext }) : r.snapshot_json ? (JSON.parse(r.snapshot_json) as { context: RunContext }) : null;
+      const matchSummaries: MatchSummary[] = snap?.context.matches ?? [];
+      const gyms: GymSummary[] = snap?.context.gyms ?? [];
+      return { ...s, configJson: r.config_json, matchSummaries, gyms, progress: l?.progress ?? null, evaluation: snap?.context.evaluation ?? null };
+    },
+    metrics(runId, keys) {
+      row(runId);
+      const out: Record<string, { step: number; value: number }[]> = {};
+      const q = db.prepare('SELECT step, value FROM run_metrics WHERE run_id = ? AND key = ? ORDER BY step');
+      for (const key of keys) out[key] = q.all(runId, key) as { step: number; value: number }[];
+      return out;
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async settled(runId) {
+      const l = live.get(runId);
+      if (l) await l.finished;
+      return service.get(runId);
+    },
+    async close() {
+      for (const [, l] of live) {
+        l.stopped = true;
+        l.actor.stop();
+        await l.cache.dispose();
+      }
+      live.clear();
+      if (flushTimer) clearTimeout(flushTimer);
+      store.close();
+    },
+  };
+  return service;
+}

@@ -1,0 +1,217 @@
+/**
+ * The engine: every command and query of the typed contract, over one lab (the SQLite RunStore)
+ * and a RunService (the co-evolution runner). The same engine runs in the Electron utility
+ * process, in the web server and in tests; hosts reach it through `handlers` (validated at the
+ * boundary) and `subscribe` (events, high-rate ones batched to a few a second).
+ */
+import type { CheckpointInfo, EngineInfo, Handlers, RequestName } from '../../core/contract/contract';
+import type { EngineEvent, RunService } from '../../core/contract/run-service';
+import type { CaPolicy, DaPolicy } from '../../core/agents/policy';
+import { runMatch } from '../../core/arena/match';
+import { selectScenarios } from '../../core/arena/scenarios';
+import { DEFAULT_CONFIG } from '../../core/config';
+import type { SparringConfig } from '../../core/config';
+import { judgeEpisode } from '../../core/judge/judge';
+import { resolveCa, resolveDa } from '../cli/policies';
+import { bankingDomain } from '../domain-files';
+import { checkpointStore } from '../store/checkpoint-store';
+import { openSqliteStore } from '../store/sqlite-store';
+import { BATCH_INTERVAL_MS, createEventBatcher } from './batch';
+import { createEpisodeQuery } from './episode-query';
+import { CSV_COLUMNS, episodeCsvRow, episodeToChat } from './export';
+import { isUnavailable } from './runs-unavailable';
+import { parseArgs } from './validate';
+
+export interface EngineOptions {
+  /** The lab file; created (with its folders) and migrated when needed. */
+  dbPath: string;
+  runService: RunService;
+  /** Spacing of batched events (default 250 ms: four updates a second at most). */
+  batchIntervalMs?: number;
+}
+
+export interface Engine {
+  /** Every request of the contract; arguments are validated before a handler runs. Each returns a promise. */
+  readonly handlers: Handlers;
+  /** Events for clients (batched); returns the unsubscribe function. */
+  subscribe(listener: (e: EngineEvent) => void): () => void;
+  /** Stop forwarding events and close the lab. A match still playing fails instead of saving. */
+  close(): void;
+}
+
+/** Episodes read per store call while exporting. */
+const EXPORT_PAGE = 200;
+/** A match yields to the event loop at least this often, so requests and events keep flowing. */
+const YIELD_EVERY_MS = 20;
+
+export function createEngine(o: EngineOptions): Engine {
+  const store = openSqliteStore(o.dbPath);
+  const checkpoints = checkpointStore(store.db);
+  const listEpisodes = createEpisodeQuery(store);
+  const listeners = new Set<(e: EngineEvent) => void>();
+  const batcher = createEventBatcher((e) => {
+    for (const l of listeners) {
+      try {
+        l(e);
+      } catch (err) {
+        process.stderr.write(`sparring engine: an event listener failed: ${String(err)}\n`);
+      }
+    }
+  }, o.batchIntervalMs ?? BATCH_INTERVAL_MS);
+  const unsubscribeRuns = o.runService.subscribe((e) => batcher.push(e));
+  let closed = false;
+  /** Matches play one at a time: they share the CPU and number their ids from the store. */
+  let playing: Promise<unknown> = Promise.resolve();
+
+  function checkOpen(): void {
+    if (closed) throw new Error('the engine is closed');
+  }
+
+  function nextMatchId(): string {
+    const taken = new Set(store.listMatches().map((m) => m.id));
+    let n = taken.size + 1;
+    while (taken.has(`M${n}`)) n++;
+    return `M${n}`;
+  }
+
+  const impl: Handlers = {
+    'engine/info': (): EngineInfo => {
+      const names = (role: 'DA' | 'CA') => {
+        const list = checkpoints.list(role).map((c) => c.name);
+        return ['scripted', ...(list.length ? ['latest', ...list] : [])];
+      };
+      return {
+        dbPath: store.path,
+        runsUnavailable: isUnavailable(o.runService) ? o.runService.unavailable : null,
+        policies: { da: names('DA'), ca: names('CA') },
+      };
+    },
+
+    'presets/list': () => o.runService.presets(),
+    'runs/list': () => o.runService.list(),
+    'runs/get': ({ runId }) => o.runService.get(runId),
+    'runs/start': (args) => o.runService.start(args),
+    'runs/pause': ({ runId }) => {
+      o.runService.pause(runId);
+      return { ok: true };
+    },
+    'runs/resume': async ({ runId }) => {
+      await o.runService.resume(runId);
+      return { ok: true };
+    },
+    'runs/stop': ({ runId }) => {
+      o.runService.stop(runId);
+      return { ok: true };
+    },
+    'metrics/series': ({ runId, keys }) => o.runService.metrics(runId, keys),
+
+    'matches/list': ({ runId }) => {
+      if (runId === undefined) return store.listMatches();
+      const ids = o.runService.get(runId).matchSummaries.map((m) => m.matchId);
+      return ids.flatMap((id) => store.getMatch(id) ?? []);
+    },
+
+    'matches/play': (args) => {
+      const play = playing.then(async () => {
+        checkOpen();
+        const domain = bankingDomain();
+        const g = { db: store.path, seed: args.seed, json: true };
+        const da = yielding(await resolveDa(args.da, domain, g));
+        const ca = yielding(await resolveCa(args.ca, domain, g));
+        const config: SparringConfig = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: args.episodesPerScenario } };
+        const matchId = nextMatchId();
+        let reported = 0;
+        const { match, episodes } = await runMatch({
+          matchId, createdAt: new Date().toISOString(), domain, scenarios: selectScenarios(domain, args.scenarios),
+          scenarioSet: args.scenarios, da, ca, judge: judgeEpisode, config, seed: args.seed,
+          onProgress: (done, total) => {
+            batcher.push({ name: 'episodes/completed', payload: { matchId, count: done - reported, done, total } });
+            reported = done;
+          },
+        });
+        checkOpen();
+        // All or nothing: a failure before this line stores no episode.
+        store.saveMatch(match, episodes);
+        batcher.flush();
+        return { matchId };
+      });
+      playing = play.catch(() => undefined);
+      return play;
+    },
+
+    'episodes/list': (filter) => listEpisodes(filter),
+
+    'episodes/get': ({ id }) => {
+      const e = store.getEpisode(id);
+      if (!e) throw new Error(`no episode "${id}" in this lab`);
+      return e;
+    },
+
+    'checkpoints/list': () =>
+      checkpoints.list().map(
+        (c): CheckpointInfo => ({ name: c.name, role: c.role, createdAt: c.createdAt, runId: c.runId, parent: c.parent, generation: c.generation, source: c.source }),
+      ),
+
+    'export/episodes': ({ matchId, format }) => {
+      if (matchId !== undefined && !store.getMatch(matchId)) throw new Error(`export/episodes: no match "${matchId}" in this lab`);
+      const lines: string[] = format === 'csv' ? [CSV_COLUMNS.join(',')] : [];
+      for (let offset = 0; ; offset += EXPORT_PAGE) {
+        const page = store.listEpisodes({ matchId, offset, limit: EXPORT_PAGE });
+        for (const e of page) lines.push(format === 'csv' ? episodeCsvRow(e) : JSON.stringify(episodeToChat(store.getEpisode(e.id)!)));
+        if (page.length < EXPORT_PAGE) break;
+      }
+      const eol = format === 'csv' ? '\r\n' : '\n';
+      return {
+        filename: `sparring-${matchId ?? 'all'}-episodes.${format}`,
+        content: lines.length ? lines.join(eol) + eol : '',
+      };
+    },
+  };
+
+  return {
+    handlers: validated(impl),
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      batcher.close();
+      unsubscribeRuns();
+      listeners.clear();
+      store.close();
+    },
+  };
+}
+
+/** Wrap each handler so its arguments are checked (zod) before it runs; failures reject. */
+function validated(h: Handlers): Handlers {
+  const out: Partial<Record<RequestName, (args: unknown) => unknown>> = {};
+  for (const name of Object.keys(h) as RequestName[]) {
+    const fn = h[name] as (args: unknown) => unknown;
+    out[name] = async (args: unknown) => fn(parseArgs(name, args));
+  }
+  return out as Handlers;
+}
+
+/**
+ * The same policy, yielding to the event loop every few milliseconds. Scripted policies answer
+ * synchronously, so without this a whole match would run in one macrotask and no progress event
+ * or other request could get through until it ended. Yielding does not change the outcome: the
+ * episode's random streams are passed in, not shared.
+ */
+function yielding<P extends DaPolicy | CaPolicy>(policy: P): P {
+  let last = Date.now();
+  const pause = async () => {
+    if (Date.now() - last < YIELD_EVERY_MS) return;
+    await new Promise<void>((r) => setImmediate(r));
+    last = Date.now();
+  };
+  if ('act' in policy) {
+    const p: DaPolicy = { name: policy.name, act: async (obs, rng) => (await pause(), policy.act(obs, rng)) };
+    return p as P;
+  }
+  const p: CaPolicy = { name: policy.name, speak: async (obs, rng) => (await pause(), policy.speak(obs, rng)) };
+  return p as P;
+}

@@ -1,0 +1,25 @@
+/**
+ * The co-evolution runner for a lab (host/coevolution/service.ts). If it cannot start (a lab
+ * from an incompatible version, a broken model runtime), the engine still serves matches,
+ * transcripts and export, and `engine/info` says why runs are unavailable — never silently.
+ */
+import type { RunService } from '../../core/contract/run-service';
+import { createRunService } from '../coevolution/service';
+import { unavailableRunService } from './runs-unavailable';
+
+export interface OpenedRunService {
+  service: RunService;
+  /** Stop live runs (each resumes from its last phase boundary) and close the runner's connection. */
+  close(): Promise<void>;
+}
+
+export function openRunService(dbPath: string, warn: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): OpenedRunService {
+  try {
+    const service = createRunService({ dbPath });
+    return { service, close: () => service.close() };
+  } catch (err) {
+    const reason = `runs are not available: the co-evolution runner failed to start (${err instanceof Error ? err.message : String(err)})`;
+    warn(`sparring: ${reason}`);
+    return { service: unavailableRunService(reason), close: async () => {} };
+  }
+}

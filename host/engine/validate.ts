@@ -1,0 +1,76 @@
+/**
+ * Argument schemas of every request in the contract, checked at the engine's boundary before a
+ * handler runs. The map is typed by request name, so a request without a schema (or a schema
+ * whose output drifts from the contract's argument type) does not compile.
+ */
+import { z } from 'zod';
+import type { ArgsOf, RequestName } from '../../core/contract/contract';
+
+/** Largest page `episodes/list` serves; a client pages instead of asking for everything. */
+export const MAX_EPISODE_PAGE = 500;
+
+/** Requests that take no arguments accept nothing, null or `{}` (what JSON makes of "no args"). */
+const none = z.union([z.undefined(), z.null(), z.strictObject({})]).transform(() => undefined);
+const id = z.string().trim().min(1, 'must not be empty').max(200);
+const seed = z.number().int('must be an integer').min(-(2 ** 31)).max(2 ** 31 - 1);
+
+type Schemas = { [N in RequestName]: z.ZodType<ArgsOf<N>, unknown> };
+
+export const ARG_SCHEMAS: Schemas = {
+  'runs/start': z.strictObject({
+    preset: id,
+    configJson: z.string().max(1_000_000).optional(),
+    seed: seed.optional(),
+  }),
+  'runs/pause': z.strictObject({ runId: id }),
+  'runs/resume': z.strictObject({ runId: id }),
+  'runs/stop': z.strictObject({ runId: id }),
+  'matches/play': z.strictObject({
+    da: id,
+    ca: id,
+    episodesPerScenario: z.number().int('must be an integer').min(1).max(1000),
+    scenarios: z.enum(['arena', 'heldout', 'fraud', 'all']),
+    seed,
+  }),
+  'export/episodes': z.strictObject({ matchId: id.optional(), format: z.enum(['jsonl', 'csv']) }),
+
+  'engine/info': none,
+  'presets/list': none,
+  'runs/list': none,
+  'runs/get': z.strictObject({ runId: id }),
+  'matches/list': z.union([z.undefined(), z.null(), z.strictObject({ runId: id.optional() })]).transform((a) => a ?? {}),
+  'episodes/list': z.strictObject({
+    matchId: id.optional(),
+    scenarioId: id.optional(),
+    winner: z.enum(['DA', 'CA']).optional(),
+    offset: z.number().int('must be an integer').min(0).optional(),
+    limit: z.number().int('must be an integer').min(1).max(MAX_EPISODE_PAGE).optional(),
+    resolved: z.boolean().optional(),
+    hallucination: z.boolean().optional(),
+  }),
+  'episodes/get': z.strictObject({ id }),
+  'checkpoints/list': none,
+  'metrics/series': z.strictObject({ runId: id, keys: z.array(z.string().min(1).max(100)).max(64) }),
+};
+
+/** A request whose arguments failed validation; the message names the request and the field. */
+export class ArgsError extends Error {
+  override name = 'ArgsError';
+}
+
+/** Check `args` of request `name`, returning the parsed value or throwing an ArgsError. */
+export function parseArgs<N extends RequestName>(name: N, args: unknown): ArgsOf<N> {
+  const schema = ARG_SCHEMAS[name] as z.ZodType<ArgsOf<N>, unknown>;
+  const r = schema.safeParse(args);
+  if (r.success) return r.data;
+  throw new ArgsError(`${name}: ${r.error.issues.map(describeIssue).join('; ')}`);
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const field = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((k) => `"${field ? `${field}.` : ''}${k}"`).join(', ');
+    return `unknown field${issue.keys.length > 1 ? 's' : ''} ${keys}`;
+  }
+  return field ? `field "${field}": ${issue.message}` : `arguments: ${issue.message}`;
+}

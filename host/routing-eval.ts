@@ -1,0 +1,132 @@
+/**
+ * Bootstrap SFT of the builtin DA and its tool-routing accuracy (RL-ADA §3.2, Table 4's first row).
+ *
+ * Routing accuracy: on a single-utterance observation (the customer said it, lookup_account
+ * succeeded), the DA's greedy choice over all nine actions equals the intent's tool. Asking a
+ * question, or any other non-tool choice, counts as wrong.
+ *
+ * Two measurements:
+ * - the bank's held-out slice: utterances of the project's bank that a seeded hash kept out of
+ *   every demonstration (routing demos and the expert episodes' customer);
+ * - Banking77 (when a copy is at hand): SFT with a seeded 80% of its rows added as routing demos,
+ *   accuracy on the other 20%.
+ */
+import path from 'node:path';
+import type { DomainTool } from '../core/domain/types';
+import { DOMAIN_TOOLS } from '../core/domain/types';
+import type { Domain } from '../core/domain/types';
+import { bankDemos, corpusRoutingItems, hashSplit, routingDemos, routingObservation } from '../core/rl/demos';
+import type { BankDemoOptions, RoutingItem } from '../core/rl/demos';
+import { runSft } from '../core/rl/sft';
+import type { SftConfig, SftHooks, SftResult } from '../core/rl/sft';
+import { DaModel } from '../models/da-model';
+import type { DaModelOptions } from '../models/da-model';
+import type { SessionSettings } from '../models/session';
+import { readBanking77Csv } from './banking77';
+
+/** SFT defaults for the builtin DA (the generic defaults live in core/rl/sft.ts). */
+export const DA_SFT_DEFAULTS: Partial<SftConfig> = { epochs: 6, batchSize: 64, lr: 3e-3 };
+
+export interface SftDaOptions {
+  seed: number;
+  /** SFT settings over DA_SFT_DEFAULTS (seed defaults to `seed`). */
+  sft?: Partial<SftConfig>;
+  /** How the bank's demonstrations are made (episodes per intent, fills, held-out share). */
+  bank?: Omit<BankDemoOptions, 'seed'>;
+  /** Extra routing items to train on (e.g. imported Banking77 rows). */
+  extraRouting?: readonly RoutingItem[];
+  /** Network shape, masking and loss weights (defaults: DaModel's). */
+  model?: Omit<DaModelOptions, 'intents' | 'seed' | 'session'>;
+  session?: SessionSettings;
+  hooks?: SftHooks;
+}
+
+export interface SftDa {
+  model: DaModel;
+  /** The bank's held-out slice, as routing items (never trained on). */
+  heldout: RoutingItem[];
+  demonstrations: number;
+  sft: SftResult;
+}
+
+/** A DA trained by SFT on the bank's train slice (and any extra routing items). */
+export async function trainSftDa(domain: Domain, opts: SftDaOptions): Promise<SftDa> {
+  const { demos, heldout } = bankDemos(domain, { ...opts.bank, seed: opts.seed });
+  const all = [...demos, ...routingDemos(opts.extraRouting ?? [])];
+  const model = await DaModel.create({
+    intents: domain.taxonomy.map((e) => ({ intent: e.intent, tool: e.tool })),
+    seed: opts.seed,
+    ...opts.model,
+    ...(opts.session ? { session: opts.session } : {}),
+  });
+  const sft = await runSft(model, all, { ...DA_SFT_DEFAULTS, seed: opts.seed, ...opts.sft }, opts.hooks);
+  return { model, heldout, demonstrations: all.length, sft };
+}
+
+export interface RoutingReport {
+  n: number;
+  correct: number;
+  accuracy: number;
+  /** Share of items where the DA chose to ask instead of routing. */
+  askRate: number;
+  /** Per expected tool: items and correct ones. */
+  perTool: Record<DomainTool, { n: number; correct: number }>;
+  /** Routing accuracy if asking were not counted: argmax over the five domain tools only. */
+  toolOnlyAccuracy: number;
+}
+
+/** Routing accuracy of `model` on `items` (greedy, single-utterance observations). */
+export async function routingAccuracy(model: DaModel, items: readonly RoutingItem[]): Promise<RoutingReport> {
+  const obs = items.map((it) => routingObservation(it.text));
+  const greedy = await model.greedy(obs);
+  const routed = await model.routeTools(obs);
+  const perTool = Object.fromEntries(DOMAIN_TOOLS.map((t) => [t, { n: 0, correct: 0 }])) as RoutingReport['perTool'];
+  let correct = 0;
+  let asks = 0;
+  let toolOnly = 0;
+  items.forEach((it, i) => {
+    const choice = greedy[i]!.action;
+    perTool[it.tool].n++;
+    if (choice === it.tool) {
+      correct++;
+      perTool[it.tool].correct++;
+    }
+    if (choice === 'ask') asks++;
+    if (routed[i]!.tool === it.tool) toolOnly++;
+  });
+  const n = items.length;
+  return { n, correct, accuracy: n ? correct / n : 0, askRate: n ? asks / n : 0, perTool, toolOnlyAccuracy: n ? toolOnly / n : 0 };
+}
+
+/** SFT on the bank's train slice, accuracy on its held-out slice. */
+export async function bankRoutingEval(domain: Domain, opts: SftDaOptions): Promise<{ report: RoutingReport; trained: SftDa }> {
+  const trained = await trainSftDa(domain, opts);
+  return { report: await routingAccuracy(trained.model, trained.heldout), trained };
+}
+
+/** Share of Banking77 rows held out of training by `banking77RoutingEval`. */
+export const BANKING77_HELDOUT_FRACTION = 0.2;
+
+/** Banking77's train.csv in `dir` as routing items, split 80/20 by a seeded hash of (line, text). */
+export function banking77Split(domain: Domain, dir: string, seed: number): { train: RoutingItem[]; heldout: RoutingItem[]; problems: number } {
+  const file = path.join(dir, 'train.csv');
+  const imported = readBanking77Csv(file, new Set(domain.taxonomy.map((e) => e.intent)));
+  const { train, heldout } = hashSplit(imported.rows, (r) => `${r.line}\u0000${r.text}`, BANKING77_HELDOUT_FRACTION, seed);
+  return { train: corpusRoutingItems(domain, train), heldout: corpusRoutingItems(domain, heldout), problems: imported.problems.length };
+}
+
+/** SFT with 80% of Banking77 added to the bank's demonstrations, accuracy on the other 20%. */
+export async function banking77RoutingEval(
+  domain: Domain,
+  dir: string,
+  opts: SftDaOptions,
+): Promise<{ report: RoutingReport; bankReport: RoutingReport; trained: SftDa; trainRows: number }> {
+  const split = banking77Split(domain, dir, opts.seed);
+  const trained = await trainSftDa(domain, { ...opts, extraRouting: [...(opts.extraRouting ?? []), ...split.train] });
+  return {
+    report: await routingAccuracy(trained.model, split.heldout),
+    bankReport: await routingAccuracy(trained.model, trained.heldout),
+    trained,
+    trainRows: split.train.length,
+  };
+}

@@ -1,0 +1,178 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ModelSnapshot } from '../../core/rl/ports';
+import { DaModel } from '../../models/da-model';
+import { bankingDomain } from '../domain-files';
+import { CheckpointError, checkpointStore } from './checkpoint-store';
+import { openSqliteStore } from './sqlite-store';
+
+const root = mkdtempSync(join(tmpdir(), 'sparring-ckpt-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let files = 0;
+const fresh = () => {
+  const lab = openSqliteStore(join(root, `lab-${++files}.sqlite`));
+  return { lab, store: checkpointStore(lab.db) };
+};
+
+function snap(values: number[], shape = [values.length], optimiser = true): ModelSnapshot {
+  const w = Float32Array.from(values);
+  return {
+    modelJson: JSON.stringify({ kind: 'toy', shape }),
+    weights: new Uint8Array(w.buffer),
+    optimiser: optimiser ? new Uint8Array(Float32Array.from([...values, ...values, 3]).buffer) : null,
+  };
+}
+
+/** A model that accepts only snapshots of its own shape, as the builtin models do. */
+class ToyModel {
+  weights: Float32Array = new Float32Array(0);
+  constructor(readonly shape: number[]) {}
+  async restore(s: ModelSnapshot): Promise<void> {
+    const got = (JSON.parse(s.modelJson) as { shape: number[] }).shape;
+    if (got.join() !== this.shape.join()) throw new Error(`shape [${got}] does not match this model's [${this.shape}]`);
+    this.weights = new Float32Array(s.weights.buffer, s.weights.byteOffset, s.weights.byteLength / 4);
+  }
+}
+
+describe('checkpoint store', () => {
+  it('round-trips weights, optimiser state, metrics and training data', async () => {
+    const { lab, store } = fresh();
+    const saved = store.save({
+      role: 'DA', source: 'sft', snapshot: snap([0.5, -1.25, 3]), step: 120,
+      metrics: { 'sft/loss': 0.31, 'sft/accuracy': 0.9 }, trainingData: [{ kind: 'corpus_import', id: '1' }, { kind: 'demos', id: 'expert-da' }],
+    });
+    expect(saved).toMatchObject({ name: 'DA0', role: 'DA', parent: null, generation: 0, step: 120, source: 'sft', weightBytes: 12, optimiserBytes: 28, runId: null });
+    const got = store.get('DA0')!;
+    expect(Array.from(new Float32Array(got.snapshot.weights.buffer))).toEqual([0.5, -1.25, 3]);
+    expect(Array.from(new Float32Array(got.snapshot.optimiser!.buffer))).toEqual([0.5, -1.25, 3, 0.5, -1.25, 3, 3]);
+    expect(got.snapshot.modelJson).toBe(snap([0]).modelJson.replace('[1]', '[3]'));
+    expect(got.metrics).toEqual({ 'sft/loss': 0.31, 'sft/accuracy': 0.9 });
+    expect(got.trainingData).toEqual([{ kind: 'corpus_import', id: '1' }, { kind: 'demos', id: 'expert-da' }]);
+    const model = new ToyModel([3]);
+    const meta = await store.restoreInto('DA0', model);
+    expect(meta.name).toBe('DA0');
+    expect(Array.from(model.weights)).toEqual([0.5, -1.25, 3]);
+
+    // Inference-only snapshots have no optimiser state.
+    expect(store.save({ role: 'CA', source: 'import', snapshot: snap([1], [1], false) }).optimiserBytes).toBeNull();
+    expect(store.get('CA0')!.snapshot.optimiser).toBeNull();
+    lab.close();
+  });
+
+  it('names DA0, DA1, … per role, never reuses a name and never overwrites', () => {
+    const { lab, store } = fresh();
+    expect(store.nextName('DA')).toBe('DA0');
+    store.save({ role: 'DA', source: 'sft', snapshot: snap([1]) });
+    store.save({ role: 'CA', source: 'gym', snapshot: snap([2]) });
+    store.save({ role: 'DA', source: 'gym', parent: 'DA0', snapshot: snap([3]) });
+    expect(store.nextName('DA')).toBe('DA2');
+    expect(store.nextName('CA')).toBe('CA1');
+    store.save({ role: 'DA', name: 'DA7', source: 'import', snapshot: snap([4]) });
+    expect(store.nextName('DA')).toBe('DA8');
+
+    const before = lab.db.prepare('SELECT count(*) FROM checkpoints').pluck().get();
+    expect(() => store.save({ role: 'DA', name: 'DA1', source: 'gym', snapshot: snap([9]) })).toThrow(/checkpoint DA1 already exists.*never overwritten.*DA8/);
+    expect(Array.from(new Float32Array(store.get('DA1')!.snapshot.weights.buffer))).toEqual([3]);
+    expect(lab.db.prepare('SELECT count(*) FROM checkpoints').pluck().get()).toBe(before);
+    lab.close();
+  });
+
+  it('a failed save writes nothing', () => {
+    const { lab, store } = fresh();
+    store.save({ role: 'DA', source: 'sft', snapshot: snap([1]) });
+    const count = () => lab.db.prepare('SELECT count(*) FROM checkpoints').pluck().get();
+    const bad: [string, () => unknown, RegExp][] = [
+      ['missing parent', () => store.save({ role: 'DA', source: 'gym', parent: 'DA9', snapshot: snap([1]) }), /parent checkpoint DA9 does not exist/],
+      ['parent of the other role', () => store.save({ role: 'CA', source: 'gym', parent: 'DA0', snapshot: snap([1]) }), /parent DA0 is a DA checkpoint, not a CA one/],
+      ['name of the other role', () => store.save({ role: 'CA', name: 'DA3', source: 'gym', snapshot: snap([1]) }), /says DA, but the checkpoint is a CA one/],
+      ['reserved name', () => store.save({ role: 'DA', name: 'latest', source: 'gym', snapshot: snap([1]) }), /reserved/],
+      ['odd name', () => store.save({ role: 'DA', name: 'my model', source: 'gym', snapshot: snap([1]) }), /not valid/],
+      ['torn weights', () => store.save({ role: 'DA', source: 'gym', snapshot: { ...snap([1]), weights: new Uint8Array(5) } }), /float32 bytes/],
+      ['no weights', () => store.save({ role: 'DA', source: 'gym', snapshot: { ...snap([1]), weights: new Uint8Array(0) } }), /non-empty/],
+      ['bad model json', () => store.save({ role: 'DA', source: 'gym', snapshot: { ...snap([1]), modelJson: '{' } }), /modelJson is not valid JSON/],
+      ['NaN metric', () => store.save({ role: 'DA', source: 'gym', snapshot: snap([1]), metrics: { 'gym/kl': NaN } }), /metric gym\/kl is NaN/],
+      ['unknown run', () => store.save({ role: 'DA', source: 'gym', runId: 'R9', snapshot: snap([1]) }), /run R9 does not exist/],
+      ['no source', () => store.save({ role: 'DA', source: ' ', snapshot: snap([1]) }), /source must name/],
+      ['bad lineage entry', () => store.save({ role: 'DA', source: 'gym', snapshot: snap([1]), trainingData: [{ kind: 'match', id: '' }] }), /training data entry 0/],
+      ['negative generation', () => store.save({ role: 'DA', source: 'gym', generation: -1, snapshot: snap([1]) }), /generation must be a non-negative integer/],
+      ['bad role', () => store.save({ role: 'XX' as 'DA', source: 'gym', snapshot: snap([1]) }), /role must be 'DA' or 'CA'/],
+    ];
+    for (const [what, run, message] of bad) {
+      expect(run, what).toThrow(CheckpointError);
+      expect(run, what).toThrow(message);
+      expect(count(), what).toBe(1);
+    }
+    expect(store.nextName('DA')).toBe('DA1');
+    lab.close();
+  });
+
+  it('knows the latest checkpoint of a role and the lineage of each', () => {
+    const { lab, store } = fresh();
+    expect(store.latest('DA')).toBeNull();
+    const t = (m: number) => `2026-01-01T00:0${m}:00.000Z`;
+    store.save({ role: 'DA', source: 'sft', snapshot: snap([1]), createdAt: t(0) });
+    store.save({ role: 'CA', source: 'gym', snapshot: snap([1]), createdAt: t(1), trainingData: [{ kind: 'match', id: 'R1-M1' }] });
+    store.save({ role: 'DA', source: 'gym', parent: 'DA0', snapshot: snap([2]), createdAt: t(2), trainingData: [{ kind: 'match', id: 'R1-M2' }] });
+    store.save({ role: 'DA', source: 'gym', parent: 'DA1', snapshot: snap([3]), createdAt: t(3) });
+    store.save({ role: 'DA', source: 'gym', parent: 'DA1', snapshot: snap([4]), createdAt: t(3) }); // same ms: save order decides
+
+    expect(store.latest('DA')!.name).toBe('DA3');
+    expect(store.latest('CA')!.name).toBe('CA0');
+    expect(store.lineage('DA3').map((c) => [c.name, c.generation, c.source])).toEqual([
+      ['DA3', 2, 'gym'],
+      ['DA1', 1, 'gym'],
+      ['DA0', 0, 'sft'],
+    ]);
+    expect(store.lineage('DA1')[0]!.trainingData).toEqual([{ kind: 'match', id: 'R1-M2' }]);
+    expect(store.list('DA').map((c) => c.name)).toEqual(['DA0', 'DA1', 'DA2', 'DA3']);
+    expect(store.list().map((c) => c.name)).toEqual(['DA0', 'CA0', 'DA1', 'DA2', 'DA3']);
+    expect(() => store.lineage('DA9')).toThrow(/checkpoint DA9 does not exist/);
+
+    expect(store.resolve('latest', 'DA').name).toBe('DA3');
+    expect(store.resolve('DA1', 'DA').name).toBe('DA1');
+    expect(() => store.resolve('DA1', 'CA')).toThrow(/DA1 is a DA checkpoint, not a CA one/);
+    expect(() => store.resolve('DA5', 'DA')).toThrow(/no DA checkpoint DA5: DA checkpoints in this lab: DA0, DA1, DA2, DA3/);
+    expect(() => fresh().store.resolve('latest', 'CA')).toThrow(/this lab holds no CA checkpoints yet/);
+    lab.close();
+  });
+
+  it('a snapshot that does not fit the model fails with the checkpoint named', async () => {
+    const { lab, store } = fresh();
+    store.save({ role: 'DA', source: 'sft', snapshot: snap([1, 2, 3, 4], [2, 2]) });
+    await expect(store.restoreInto('DA0', new ToyModel([4, 1]))).rejects.toThrow(/checkpoint DA0 \(DA, sft, generation 0\) does not fit this model: shape \[2,2\] does not match this model's \[4,1\]/);
+    await expect(store.restoreInto('DA4', new ToyModel([4, 1]))).rejects.toThrow(/checkpoint DA4 does not exist/);
+    lab.close();
+  });
+
+  it('a builtin DA checkpoint restores into a DA of its shape, and one of another shape is refused by name', async () => {
+    const { lab, store } = fresh();
+    const intents = bankingDomain().taxonomy.map((t) => ({ intent: t.intent, tool: t.tool }));
+    const net = (hidden: number) => ({ embedDim: 8, hidden, hashing: { buckets: 512, bagLength: 16, wordNgrams: [1], charNgrams: [3] } });
+    const trained = await DaModel.create({ intents, seed: 1, net: net(16) });
+    store.save({ role: 'DA', source: 'sft', snapshot: await trained.snapshot() });
+    const same = await DaModel.create({ intents, seed: 2, net: net(16) });
+    await store.restoreInto('DA0', same);
+    expect(Buffer.from((await same.snapshot()).weights).equals(Buffer.from((await trained.snapshot()).weights))).toBe(true);
+    const other = await DaModel.create({ intents, seed: 2, net: net(24) });
+    await expect(store.restoreInto('DA0', other)).rejects.toThrow(/checkpoint DA0 \(DA, sft, generation 0\) does not fit this model: .*parameter 'w1' is \[\d+, 16\] in the snapshot but \[\d+, 24\] here/);
+    for (const m of [trained, same, other]) await m.dispose();
+    lab.close();
+  });
+
+  it('keeps checkpoints across close and reopen, and deleting a parent keeps its children', () => {
+    const path = join(root, 'reopen.sqlite');
+    const a = openSqliteStore(path);
+    checkpointStore(a.db).save({ role: 'DA', source: 'sft', snapshot: snap([1]) });
+    checkpointStore(a.db).save({ role: 'DA', source: 'gym', parent: 'DA0', snapshot: snap([2]) });
+    a.close();
+    const b = openSqliteStore(path);
+    const store = checkpointStore(b.db);
+    expect(store.lineage('DA1').map((c) => c.name)).toEqual(['DA1', 'DA0']);
+    b.db.prepare("DELETE FROM checkpoints WHERE name = 'DA0'").run();
+    expect(store.lineage('DA1').map((c) => c.name)).toEqual(['DA1']);
+    expect(store.nextName('DA')).toBe('DA2');
+    b.close();
+  });
+});

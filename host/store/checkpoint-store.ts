@@ -1,0 +1,311 @@
+/**
+ * Checkpoints in the lab database: a model's weights, optimiser state and the JSON that rebuilds
+ * it, with lineage — the parent it was trained from, its generation, how it was made (`source`:
+ * 'sft', 'gym', 'import', …) and what data it was trained on.
+ *
+ * Names are what a policy SPEC names (`DA0`, `DA1`, `CA0`, …): unique, and a save never
+ * overwrites, so `DA2` means the same weights for as long as the lab keeps it (the store has no
+ * delete). A save is one transaction: it stores everything or nothing. A checkpoint's id is its
+ * name.
+ */
+import type { Database } from 'better-sqlite3';
+import type { CheckpointInfo } from '../../core/contract/contract';
+import type { ModelSnapshot, PolicyModel } from '../../core/rl/ports';
+
+export type CheckpointRole = 'DA' | 'CA';
+export const CHECKPOINT_ROLES: readonly CheckpointRole[] = ['DA', 'CA'];
+
+/** One thing a checkpoint was trained on. */
+export interface TrainingDataRef {
+  /** 'match' (its transcripts), 'episode', 'corpus_import' (SFT demonstrations), 'demos', … */
+  kind: string;
+  id: string;
+}
+
+/** A checkpoint without its blobs: what lists and lineage show. */
+export interface CheckpointMeta extends CheckpointInfo {
+  /** Optimiser steps behind these weights. */
+  step: number;
+  /** Final metrics of the training that produced it (registry keys), or null. */
+  metrics: Record<string, number> | null;
+  trainingData: TrainingDataRef[];
+  /** The model's architecture and feature encoding (see ModelSnapshot.modelJson). */
+  modelJson: string;
+  weightBytes: number;
+  /** null for an inference-only checkpoint. */
+  optimiserBytes: number | null;
+}
+
+export interface Checkpoint extends CheckpointMeta {
+  snapshot: ModelSnapshot;
+}
+
+export interface NewCheckpoint {
+  role: CheckpointRole;
+  /** Default: the role's next free name (`nextName`). */
+  name?: string;
+  /** The checkpoint these weights were trained from (same role), or none. */
+  parent?: string | null;
+  /** Default: the parent's generation + 1, or 0 without a parent. */
+  generation?: number;
+  /** Optimiser steps so far (default 0). */
+  step?: number;
+  /** How it was made: 'sft', 'gym', 'import', … */
+  source: string;
+  runId?: string | null;
+  snapshot: ModelSnapshot;
+  metrics?: Record<string, number> | null;
+  trainingData?: readonly TrainingDataRef[];
+  /** Default: now. */
+  createdAt?: string;
+}
+
+export interface CheckpointStore {
+  /** The next free `<role><n>` name: one past the highest n the role has used (DA0 first). */
+  nextName(role: CheckpointRole): string;
+  /** Stores a new checkpoint; throws (writing nothing) on a taken name, a bad snapshot or a missing parent. */
+  save(c: NewCheckpoint): CheckpointMeta;
+  get(name: string): Checkpoint | null;
+  /** The newest checkpoint of the role, or null when it has none. */
+  latest(role: CheckpointRole): Checkpoint | null;
+  /** `latest` or a name, checked against the role; throws naming what is available. */
+  resolve(spec: string, role: CheckpointRole): Checkpoint;
+  /** Oldest first; one role or all. */
+  list(role?: CheckpointRole): CheckpointMeta[];
+  /** The checkpoint, its parent, its parent's parent, … back to the root. */
+  lineage(name: string): CheckpointMeta[];
+  /**
+   * Loads a checkpoint's snapshot into `model`. A snapshot the model cannot take (another
+   * architecture or shape) fails with an error that names the checkpoint.
+   */
+  restoreInto(name: string, model: Pick<PolicyModel<unknown, unknown>, 'restore'>): Promise<CheckpointMeta>;
+}
+
+/** A bad request to the checkpoint store (the message says what and which checkpoint). */
+export class CheckpointError extends Error {
+  override name = 'CheckpointError';
+}
+
+/** Words a policy SPEC already means, so no checkpoint may take them. */
+const RESERVED = new Set(['latest', 'scripted']);
+const NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+const ROLE_NAME = /^(DA|CA)(\d+)$/;
+
+type Row = Record<string, unknown>;
+
+/** The checkpoint store of an open lab database (e.g. `openSqliteStore(path).db`). */
+export function checkpointStore(db: Database): CheckpointStore {
+  const cols = `name, role, created_at, run_id, parent_id, generation, step, source, model_json, metrics_json,
+                training_data_json, length(weights) AS weight_bytes, length(optimiser) AS optimiser_bytes`;
+  const insert = db.prepare(`
+    INSERT INTO checkpoints (id, name, role, created_at, run_id, parent_id, generation, step, source,
+                             model_json, weights, optimiser, metrics_json, training_data_json)
+    VALUES (@name, @name, @role, @createdAt, @runId, @parent, @generation, @step, @source,
+            @modelJson, @weights, @optimiser, @metricsJson, @trainingDataJson)`);
+  const byName = db.prepare(`SELECT ${cols}, weights, optimiser FROM checkpoints WHERE name = ?`);
+  const metaByName = db.prepare(`SELECT ${cols} FROM checkpoints WHERE name = ?`);
+  const namesOfRole = db.prepare('SELECT name FROM checkpoints WHERE role = ?').pluck();
+  // rowid breaks ties between checkpoints saved in the same millisecond.
+  const latestOfRole = db.prepare(`SELECT name FROM checkpoints WHERE role = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`).pluck();
+  const listAll = db.prepare(`SELECT ${cols} FROM checkpoints ORDER BY created_at, rowid`);
+  const listRole = db.prepare(`SELECT ${cols} FROM checkpoints WHERE role = ? ORDER BY created_at, rowid`);
+  const runExists = db.prepare('SELECT 1 FROM runs WHERE id = ?').pluck();
+
+  function nextName(role: CheckpointRole): string {
+    checkRole(role);
+    let max = -1;
+    for (const name of namesOfRole.all(role) as string[]) {
+      const m = ROLE_NAME.exec(name);
+      if (m && m[1] === role) max = Math.max(max, Number(m[2]));
+    }
+    return `${role}${max + 1}`;
+  }
+
+  function get(name: string): Checkpoint | null {
+    const row = byName.get(name) as Row | undefined;
+    return row ? checkpoint(row) : null;
+  }
+
+  const write = db.transaction((c: NewCheckpoint): CheckpointMeta => {
+    const name = c.name ?? nextName(c.role);
+    const what = `checkpoint ${name}`;
+    checkName(name, c.role);
+    const taken = metaByName.get(name) as Row | undefined;
+    if (taken) {
+      throw new CheckpointError(
+        `${what} already exists (a ${String(taken.role)} checkpoint saved ${String(taken.created_at)}); checkpoints are never ` +
+          `overwritten — save under another name, or leave the name out to get ${c.role === taken.role ? nextName(c.role) : `the next ${c.role} name`}`,
+      );
+    }
+    let parentGeneration = -1;
+    if (c.parent != null) {
+      const p = metaByName.get(c.parent) as Row | undefined;
+      if (!p) throw new CheckpointError(`${what}: parent checkpoint ${c.parent} does not exist in this lab`);
+      if (p.role !== c.role) throw new CheckpointError(`${what}: parent ${c.parent} is a ${String(p.role)} checkpoint, not a ${c.role} one`);
+      parentGeneration = p.generation as number;
+    }
+    if (c.runId != null && runExists.get(c.runId) === undefined) throw new CheckpointError(`${what}: run ${c.runId} does not exist in this lab`);
+    const generation = c.generation ?? parentGeneration + 1;
+    const step = c.step ?? 0;
+    for (const [field, v] of [['generation', generation], ['step', step]] as const) {
+      if (!Number.isSafeInteger(v) || v < 0) throw new CheckpointError(`${what}: ${field} must be a non-negative integer, got ${v}`);
+    }
+    if (typeof c.source !== 'string' || c.source.trim() === '') throw new CheckpointError(`${what}: source must name how it was made (e.g. 'sft', 'gym', 'import')`);
+    checkSnapshot(c.snapshot, what);
+    const metricsJson = c.metrics == null ? null : JSON.stringify(checkMetrics(c.metrics, what));
+    const trainingData = (c.trainingData ?? []).map((d, i) => {
+      if (typeof d?.kind !== 'string' || d.kind === '' || typeof d.id !== 'string' || d.id === '') {
+        throw new CheckpointError(`${what}: training data entry ${i} needs a non-empty kind and id, got ${JSON.stringify(d)}`);
+      }
+      return { kind: d.kind, id: d.id };
+    });
+    insert.run({
+      name,
+      role: c.role,
+      createdAt: c.createdAt ?? new Date().toISOString(),
+      runId: c.runId ?? null,
+      parent: c.parent ?? null,
+      generation,
+      step,
+      source: c.source,
+      modelJson: c.snapshot.modelJson,
+      weights: blob(c.snapshot.weights),
+      optimiser: c.snapshot.optimiser ? blob(c.snapshot.optimiser) : null,
+      metricsJson,
+      trainingDataJson: JSON.stringify(trainingData),
+    });
+    return meta(metaByName.get(name) as Row);
+  });
+
+  function lineage(name: string): CheckpointMeta[] {
+    const out: CheckpointMeta[] = [];
+    const seen = new Set<string>();
+    for (let n: string | null = name; n !== null; ) {
+      if (seen.has(n)) throw new CheckpointError(`checkpoint ${name}: its lineage loops back to ${n}`);
+      seen.add(n);
+      const row = metaByName.get(n) as Row | undefined;
+      if (!row) {
+        if (n === name) throw new CheckpointError(`checkpoint ${name} does not exist in this lab`);
+        break; // a parent deleted since (parent_id is SET NULL on delete, so this is not expected)
+      }
+      const m = meta(row);
+      out.push(m);
+      n = m.parent;
+    }
+    return out;
+  }
+
+  function latest(role: CheckpointRole): Checkpoint | null {
+    checkRole(role);
+    const name = latestOfRole.get(role) as string | undefined;
+    return name === undefined ? null : get(name);
+  }
+
+  function available(role: CheckpointRole): string {
+    const names = (namesOfRole.all(role) as string[]).sort(byNumber);
+    return names.length ? `${role} checkpoints in this lab: ${names.join(', ')}` : `this lab holds no ${role} checkpoints yet`;
+  }
+
+  return {
+    nextName,
+    save(c) {
+      checkRole(c.role);
+      // IMMEDIATE: take the write lock before choosing a name, so two processes cannot pick the same one.
+      return write.immediate(c);
+    },
+    get,
+    latest,
+    resolve(spec, role) {
+      checkRole(role);
+      const c = spec === 'latest' ? latest(role) : get(spec);
+      if (!c) throw new CheckpointError(`no ${role} checkpoint ${spec === 'latest' ? '(latest)' : spec}: ${available(role)}`);
+      if (c.role !== role) throw new CheckpointError(`checkpoint ${spec} is a ${c.role} checkpoint, not a ${role} one`);
+      return c;
+    },
+    list(role) {
+      if (role !== undefined) checkRole(role);
+      return ((role === undefined ? listAll.all() : listRole.all(role)) as Row[]).map(meta);
+    },
+    lineage,
+    async restoreInto(name, model) {
+      const c = get(name);
+      if (!c) throw new CheckpointError(`checkpoint ${name} does not exist in this lab`);
+      try {
+        await model.restore(c.snapshot);
+      } catch (e) {
+        throw new CheckpointError(`checkpoint ${name} (${c.role}, ${c.source}, generation ${c.generation}) does not fit this model: ${(e as Error).message}`, { cause: e });
+      }
+      const { snapshot: _s, ...m } = c;
+      return m;
+    },
+  };
+}
+
+function checkRole(role: string): asserts role is CheckpointRole {
+  if (!(CHECKPOINT_ROLES as readonly string[]).includes(role)) throw new CheckpointError(`role must be 'DA' or 'CA', got '${role}'`);
+}
+
+function checkName(name: string, role: CheckpointRole): void {
+  if (!NAME.test(name)) {
+    throw new CheckpointError(`checkpoint name '${name}' is not valid: use a letter then letters, digits, '_', '.' or '-' (at most 64)`);
+  }
+  if (RESERVED.has(name.toLowerCase())) throw new CheckpointError(`checkpoint name '${name}' is reserved: as a policy SPEC it already means something else`);
+  const m = ROLE_NAME.exec(name);
+  if (m && m[1] !== role) throw new CheckpointError(`checkpoint name '${name}' says ${m[1]}, but the checkpoint is a ${role} one`);
+}
+
+function checkSnapshot(s: ModelSnapshot, what: string): void {
+  try {
+    JSON.parse(s.modelJson);
+  } catch (e) {
+    throw new CheckpointError(`${what}: modelJson is not valid JSON (${(e as Error).message})`);
+  }
+  if (!(s.weights instanceof Uint8Array) || s.weights.byteLength === 0 || s.weights.byteLength % 4 !== 0) {
+    throw new CheckpointError(`${what}: weights must be a non-empty array of float32 bytes, got ${s.weights?.byteLength ?? 'none'} bytes`);
+  }
+  if (s.optimiser !== null && (!(s.optimiser instanceof Uint8Array) || s.optimiser.byteLength % 4 !== 0)) {
+    throw new CheckpointError(`${what}: optimiser state must be float32 bytes or null, got ${s.optimiser?.byteLength ?? 'none'} bytes`);
+  }
+}
+
+function checkMetrics(m: Record<string, number>, what: string): Record<string, number> {
+  for (const [k, v] of Object.entries(m)) {
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw new CheckpointError(`${what}: metric ${k} is ${v}, not a finite number`);
+  }
+  return m;
+}
+
+function blob(u: Uint8Array): Buffer {
+  return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+}
+
+function meta(r: Row): CheckpointMeta {
+  return {
+    name: r.name as string,
+    role: r.role as CheckpointRole,
+    createdAt: r.created_at as string,
+    runId: (r.run_id as string | null) ?? null,
+    parent: (r.parent_id as string | null) ?? null,
+    generation: r.generation as number,
+    source: r.source as string,
+    step: r.step as number,
+    metrics: r.metrics_json == null ? null : (JSON.parse(r.metrics_json as string) as Record<string, number>),
+    trainingData: JSON.parse(r.training_data_json as string) as TrainingDataRef[],
+    modelJson: r.model_json as string,
+    weightBytes: r.weight_bytes as number,
+    optimiserBytes: (r.optimiser_bytes as number | null) ?? null,
+  };
+}
+
+function checkpoint(r: Row): Checkpoint {
+  // Copies into fresh, aligned buffers, so Float32Array views over them work.
+  const weights = new Uint8Array(r.weights as Buffer);
+  const optimiser = r.optimiser == null ? null : new Uint8Array(r.optimiser as Buffer);
+  return { ...meta(r), snapshot: { modelJson: r.model_json as string, weights, optimiser } };
+}
+
+function byNumber(a: string, b: string): number {
+  const na = Number(ROLE_NAME.exec(a)?.[2] ?? NaN);
+  const nb = Number(ROLE_NAME.exec(b)?.[2] ?? NaN);
+  return Number.isNaN(na) || Number.isNaN(nb) ? a.localeCompare(b) : na - nb;
+}

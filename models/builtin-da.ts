@@ -1,0 +1,121 @@
+/**
+ * The builtin DA policy (DESIGN.md §4): a `DaModel` picks a `DaChoice` — greedily, or sampled at a
+ * temperature — and `renderDaChoice` turns it into the wire format, with tool arguments from the
+ * dialogue and speech from templates grounded in tool results. `thinking` states the top three
+ * intent hypotheses with their probabilities and the chosen next step.
+ *
+ * Micro-batching: `act()` calls that arrive while no forward is running are queued and answered
+ * together by one forward run on the next turn of the event loop, and calls that arrive while one
+ * runs wait for it and go in the next batch. An arena playing C episodes at once thus runs
+ * forwards of up to C observations. Answers do not depend on batching: a sampled choice uses the
+ * calling episode's own random draw, taken when `act()` is called.
+ */
+import type { DaChoice } from '../core/agents/da-actions';
+import { DA_CHOICES, dialogueState, renderDaChoice } from '../core/agents/da-actions';
+import type { DialogueState } from '../core/agents/da-actions';
+import type { DaPolicy } from '../core/agents/policy';
+import type { Rng } from '../core/random';
+import type { DaObservation } from '../core/world/environment';
+import type { DaModel, DaPrediction } from './da-model';
+import { argmaxOf, sampleIndex } from './da-model';
+
+export interface BuiltinDaOptions {
+  /** Label for tables and the store (default "builtin"). */
+  name?: string;
+  /** 'greedy' (default): the most probable choice; 'sample': a draw from the policy. */
+  mode?: 'greedy' | 'sample';
+  /** Sampling temperature (mode 'sample'); 1 is the policy itself. */
+  temperature?: number;
+  /** Most observations in one forward run (default 512). */
+  maxBatch?: number;
+}
+
+interface Pending {
+  obs: DaObservation;
+  u: number;
+  resolve: (raw: string) => void;
+  reject: (e: unknown) => void;
+}
+
+/** What the DA has done so far, for `thinking`. */
+function have(s: DialogueState): string {
+  const parts = [s.lookup ? 'verified' : 'not verified'];
+  const call = s.domainCalls[0]?.action?.content;
+  if (call) parts.push(`${call} called${s.explained ? ', explained' : ''}`);
+  return parts.join('; ');
+}
+
+export class BuiltinDa implements DaPolicy {
+  readonly name: string;
+  private readonly mode: 'greedy' | 'sample';
+  private readonly temperature: number;
+  private readonly maxBatch: number;
+  private queue: Pending[] = [];
+  private scheduled = false;
+  private running = false;
+
+  constructor(
+    readonly model: DaModel,
+    opts: BuiltinDaOptions = {},
+  ) {
+    this.name = opts.name ?? 'builtin';
+    this.mode = opts.mode ?? 'greedy';
+    this.temperature = opts.temperature ?? 1;
+    this.maxBatch = opts.maxBatch ?? 512;
+    if (!(this.temperature > 0)) throw new RangeError(`BuiltinDa: temperature must be positive, got ${this.temperature}`);
+    if (!Number.isInteger(this.maxBatch) || this.maxBatch < 1) throw new RangeError(`BuiltinDa: maxBatch must be a positive integer, got ${this.maxBatch}`);
+  }
+
+  act(obs: DaObservation, rng: Rng): Promise<string> {
+    const u = this.mode === 'sample' ? rng.next() : 0;
+    return new Promise<string>((resolve, reject) => {
+      this.queue.push({ obs, u, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** The choice for one prediction (no I/O): greedy, or sampled with the draw `u`. */
+  choose(pred: DaPrediction, u: number): DaChoice {
+    const i = this.mode === 'sample' ? sampleIndex(pred.actionLogp, u, this.temperature) : argmaxOf(pred.actionLogp);
+    return DA_CHOICES[i]!;
+  }
+
+  /** The wire-format output for an observation and its prediction. */
+  render(obs: DaObservation, pred: DaPrediction, u: number): string {
+    const choice = this.choose(pred, u);
+    const s = dialogueState(obs);
+    const hyps = this.model
+      .topIntents(pred.intentProbs, 3)
+      .map((h) => `${h.intent} → ${h.tool} ${h.p.toFixed(2)}`)
+      .join(', ');
+    const p = Math.exp(pred.actionLogp[DA_CHOICES.indexOf(choice)]!);
+    return renderDaChoice(choice, obs, `[HAVE: ${have(s)}] Intent hypotheses: ${hyps} -> Next: ${choice} (p ${p.toFixed(2)})`, s);
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.running) return;
+    this.scheduled = true;
+    setImmediate(() => void this.flush());
+  }
+
+  private async flush(): Promise<void> {
+    this.scheduled = false;
+    this.running = true;
+    const batch = this.queue.splice(0, this.maxBatch);
+    try {
+      const preds = await this.model.predict(batch.map((r) => r.obs));
+      batch.forEach((r, i) => {
+        try {
+          r.resolve(this.render(r.obs, preds[i]!, r.u));
+        } catch (e) {
+          r.reject(e);
+        }
+      });
+    } catch (e) {
+      for (const r of batch) r.reject(e);
+    } finally {
+      this.running = false;
+      if (this.queue.length > 0) this.schedule();
+    }
+  }
+}

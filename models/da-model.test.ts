@@ -1,0 +1,137 @@
+/**
+ * DaModel behind the PolicyModel port: snapshots round-trip (weights and AdamW state), a snapshot of
+ * another shape is refused with a clear error and leaves the model as it was, sampling agrees with
+ * log-probabilities, and a diverging SFT run restores the last good state.
+ */
+import { describe, expect, it } from 'vitest';
+import { DA_CHOICES } from '../core/agents/da-actions';
+import { routingObservation } from '../core/rl/demos';
+import type { DaTarget } from '../core/rl/demos';
+import { runSft, SftDivergedError } from '../core/rl/sft';
+import type { SftModel } from '../core/rl/sft';
+import type { DaObservation } from '../core/world/environment';
+import { isMetricKey } from '../core/rl/metrics';
+import { DaModel, sampleIndex, SnapshotMismatchError } from './da-model';
+
+const intents = [
+  { intent: 'card_declined', tool: 'check_card_status' as const },
+  { intent: 'unrecognized_charge', tool: 'dispute_charge' as const },
+  { intent: 'terminate_account', tool: 'transfer_to_human' as const },
+  { intent: 'internal_transfer', tool: 'transfer_funds' as const },
+];
+const net = { hashing: { buckets: 1 << 10, bagLength: 32, wordNgrams: [1, 2], charNgrams: [3] }, embedDim: 8, hidden: 16 };
+const create = (seed = 1, over: Partial<typeof net> = {}) => DaModel.create({ intents, seed, net: { ...net, ...over } });
+
+const samples: { obs: ReturnType<typeof routingObservation>; target: DaTarget }[] = [
+  ['my card was declined at the shop', 'check_card_status', 'card_declined'],
+  ['there is a charge I never made', 'dispute_charge', 'unrecognized_charge'],
+  ['I want to close my account', 'transfer_to_human', 'terminate_account'],
+  ['move $50 from savings to checking', 'transfer_funds', 'internal_transfer'],
+].map(([text, choice, intent]) => ({ obs: routingObservation(text!), target: { choice: choice as DaTarget['choice'], intent: intent! } }));
+const obs = samples.map((s) => s.obs);
+
+describe('DaModel', () => {
+  it('learns a toy routing task and reports only registered metrics', async () => {
+    const model = await create();
+    const first = await model.supervisedStep(obs, samples.map((s) => s.target), { lr: 1e-2 });
+    let last = first;
+    for (let i = 0; i < 60; i++) last = await model.supervisedStep(obs, samples.map((s) => s.target), { lr: 1e-2 });
+    expect(last['sft/loss']).toBeLessThan(first['sft/loss']! / 3);
+    expect(last['sft/accuracy']).toBe(1);
+    expect(Object.keys(first).every(isMetricKey)).toBe(true);
+    expect((await model.greedy(obs)).map((g) => g.action)).toEqual(samples.map((s) => s.target.choice));
+    const hyps = await model.intentHypotheses(obs[0]!, 2);
+    expect(hyps).toHaveLength(2);
+    expect(hyps[0]).toMatchObject({ intent: 'card_declined', tool: 'check_card_status' });
+    expect(hyps[0]!.p).toBeGreaterThan(hyps[1]!.p);
+    const routed = await model.routeTools(obs);
+    expect(routed.map((r) => r.tool)).toEqual(['check_card_status', 'dispute_charge', 'transfer_to_human', 'transfer_funds']);
+    await model.dispose();
+  });
+
+  it('sample and greedy agree with logProbs, and masked actions are never drawn', async () => {
+    const model = await create(2);
+    let s = 1;
+    const u = () => ((s = (s * 16807) % 2147483647) / 2147483647);
+    const drawn = await model.sample([...obs, ...obs, ...obs], u);
+    const lp = await model.logProbs([...obs, ...obs, ...obs], drawn.map((d) => d.action));
+    drawn.forEach((d, i) => expect(d.logProb).toBeCloseTo(lp[i]!, 6));
+    // After a successful lookup with no domain call, lookup, explain and end_call are masked.
+    expect(drawn.every((d) => !['lookup_account', 'explain', 'end_call'].includes(d.action))).toBe(true);
+    const [p] = await model.predict([obs[0]!]);
+    expect(Math.exp(p!.actionLogp[DA_CHOICES.indexOf('end_call')]!)).toBe(0);
+    const g = await model.greedy(obs);
+    const preds = await model.predict(obs);
+    g.forEach((x, i) => expect(x.logProb).toBe(Math.max(...preds[i]!.actionLogp)));
+    // sampleIndex: a draw below the first action's share picks it; temperature sharpens toward the argmax.
+    const logp = [Math.log(0.5), Math.log(0.3), Math.log(0.2)];
+    expect(sampleIndex(logp, 0.49, 1)).toBe(0);
+    expect(sampleIndex(logp, 0.51, 1)).toBe(1);
+    expect(sampleIndex(logp, 0.95, 1)).toBe(2);
+    expect(sampleIndex(logp, 0.95, 0.05)).toBe(0);
+    await model.dispose();
+  });
+
+  it('snapshots round-trip weights and optimiser state: a restored model continues identically', async () => {
+    const a = await create(3);
+    for (let i = 0; i < 5; i++) await a.supervisedStep(obs, samples.map((x) => x.target), { lr: 1e-2 });
+    const snap = await a.snapshot();
+    expect(JSON.parse(snap.modelJson)).toMatchObject({ kind: 'da-net', intents, embedDim: 8, hidden: 16 });
+    const b = await DaModel.fromSnapshot(snap);
+    expect(await b.logProbs(obs, ['ask', 'ask', 'ask', 'ask'])).toEqual(await a.logProbs(obs, ['ask', 'ask', 'ask', 'ask']));
+    const stepA = await a.supervisedStep(obs, samples.map((x) => x.target), { lr: 1e-2 });
+    const stepB = await b.supervisedStep(obs, samples.map((x) => x.target), { lr: 1e-2 });
+    expect(stepB).toEqual(stepA);
+    expect(await b.snapshot()).toEqual(await a.snapshot());
+
+    // A snapshot restores into a model that trained on since (switching step kinds in between).
+    await a.policyGradientStep(
+      { obs, actions: ['ask', 'ask', 'ask', 'ask'], advantages: new Float32Array([1, 1, 1, 1]), oldLogProbs: await a.logProbs(obs, ['ask', 'ask', 'ask', 'ask']), refLogProbs: new Float32Array(4) },
+      { lr: 1e-2, clipEps: 0.2, klBeta: 0 },
+    );
+    await a.restore(snap);
+    expect(await a.snapshot()).toEqual(snap);
+    await a.dispose();
+    await b.dispose();
+  });
+
+  it('refuses a snapshot of another shape, saying what differs, and keeps its own state', async () => {
+    const a = await create(4);
+    const before = await a.snapshot();
+    const wider = await create(4, { hidden: 32 });
+    await expect(a.restore(await wider.snapshot())).rejects.toThrow(SnapshotMismatchError);
+    await expect(a.restore(await wider.snapshot())).rejects.toThrow(/parameter 'w1' is \[\d+, 32\] in the snapshot but \[\d+, 16\] here/);
+    const other = await DaModel.create({ intents: intents.slice(0, 3), seed: 4, net });
+    await expect(a.restore(await other.snapshot())).rejects.toThrow(/intents differ \(3 in the snapshot, 4 here/);
+    await expect(a.restore({ ...before, modelJson: '{"kind":"ca-net","version":1}' })).rejects.toThrow(/not a DA network/);
+    await expect(a.restore({ ...before, weights: before.weights.slice(0, 100) })).rejects.toThrow(/weights hold 100 bytes/);
+    expect(await a.snapshot()).toEqual(before);
+    for (const m of [a, wider, other]) await m.dispose();
+  });
+
+  it('a diverging SFT run throws and restores the last good state', async () => {
+    const model = await create(5);
+    const before = await model.snapshot();
+    // A NaN learning rate poisons the weights at the first step; the second step's loss is NaN.
+    const err = await runSft(model, samples, { epochs: 3, batchSize: 2, lr: Number.NaN, warmupFrac: 0 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RangeError); // refused before any step
+    expect(await model.snapshot()).toEqual(before);
+
+    const calls: number[] = [];
+    const poisoned: SftModel<DaObservation, DaTarget> = {
+      snapshot: () => model.snapshot(),
+      restore: (s) => model.restore(s),
+      supervisedStep: (o, t, h) => {
+        calls.push(h.lr);
+        return model.supervisedStep(o, t, { lr: calls.length === 3 ? Number.NaN : h.lr });
+      },
+    };
+    const e2 = await runSft(poisoned, samples, { epochs: 3, batchSize: 2, lr: 1e-2, warmupFrac: 0 }).catch((e: unknown) => e);
+    expect(e2).toBeInstanceOf(SftDivergedError);
+    expect((e2 as Error).message).toMatch(/step 4 of 6 \(epoch 2.*loss of NaN.*restored to its state at the end of epoch 1 \(step 2\)/);
+    const restored = await model.snapshot();
+    expect(new Float32Array(restored.weights.slice().buffer).every(Number.isFinite)).toBe(true);
+    expect(restored).not.toEqual(before); // epoch 1 trained
+    await model.dispose();
+  });
+});

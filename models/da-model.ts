@@ -1,0 +1,483 @@
+/**
+ * The builtin DA as a trainable model: `PolicyModel<DaObservation, DaChoice, DaTarget>` over the
+ * network of `da-net.ts`, run by onnxruntime.
+ *
+ * One set of weights and AdamW state, held by whichever train-step runner (SFT or GRPO) stepped
+ * last, or in plain arrays before any step. Switching from one step kind to the other hands the
+ * state over (a copy, once per switch). The forward graph takes the weights as inputs, so it
+ * always sees the latest ones without a rebuild. Baking them in runs the graph alone about 1.5×
+ * (B = 512) to 2× (B = 1) faster on 2 CPU cores, but would need a new session after every train
+ * step, and GRPO alternates forwards and steps; end to end at large B, encoding the observations
+ * costs about as much as the graph anyway.
+ */
+import type { DaChoice } from '../core/agents/da-actions';
+import { DA_CHOICES } from '../core/agents/da-actions';
+import type { DomainTool } from '../core/domain/types';
+import { deriveSeed, Rng } from '../core/random';
+import { DOMAIN_TOOLS } from '../core/domain/types';
+import type { DaTarget } from '../core/rl/demos';
+import type { ModelSnapshot, PolicyGradientBatch, PolicyGradientHyper, PolicyModel, StepMetrics, SupervisedHyper } from '../core/rl/ports';
+import type { DaObservation } from '../core/world/environment';
+import type { DaBatch, DaNetShape, DaParam } from './da-net';
+import { BagCache, dropGrams, buildDaForward, buildDaPgStep, buildDaSftStep, DEFAULT_DA_NET, daParams, encodeObservations, N_ACTIONS } from './da-net';
+import type { HashingConfig } from './features';
+import type { TrainStepGraph } from './graph';
+import { initParams } from './params';
+import { ForwardRunner, TrainStepRunner } from './runner';
+import type { Feed, TrainState } from './runner';
+import type { ExecutionProvider, SessionSettings } from './session';
+
+/** An intent of the intent head and the tool it routes to. */
+export interface IntentTool {
+  intent: string;
+  tool: DomainTool;
+}
+
+export interface DaModelOptions {
+  /** The intent head's classes, in order (normally the taxonomy's intents). */
+  intents: readonly IntentTool[];
+  /** Seed of the initial weights. */
+  seed: number;
+  /** Embedding width, hidden width and hashing (defaults: DEFAULT_DA_NET). */
+  net?: Partial<Omit<DaNetShape, 'intents'>>;
+  /** Mask structurally invalid actions (see `invalidActions`); default true. */
+  maskInvalid?: boolean;
+  /** Weight of the intent cross-entropy in the supervised loss; default 0.5. */
+  intentWeight?: number;
+  /**
+   * Supervised steps drop each hashed n-gram of a bag with this probability (the rest are
+   * re-weighted to unit norm): augmentation against memorising a template's words. Default 0.
+   */
+  bagDropout?: number;
+  /** Execution provider and threads; CPU by default, with fallback to it (models/session.ts). */
+  session?: SessionSettings;
+}
+
+/** What a snapshot's modelJson holds. */
+interface DaModelJson {
+  kind: 'da-net';
+  version: 1;
+  actions: readonly string[];
+  intents: IntentTool[];
+  hashing: HashingConfig;
+  embedDim: number;
+  hidden: number;
+  maskInvalid: boolean;
+  intentWeight: number;
+  bagDropout: number;
+  /** Parameters in weight order; the optimiser bytes are m (this order), v (this order), step. */
+  params: { name: DaParam; shape: number[] }[];
+}
+
+/** A snapshot does not fit the model it is restored into. */
+export class SnapshotMismatchError extends Error {
+  override name = 'SnapshotMismatchError';
+}
+
+/** Per observation: log-probabilities of the actions and probabilities of the intents. */
+export interface DaPrediction {
+  actionLogp: Float32Array; // [A]
+  intentProbs: Float32Array; // [N]
+}
+
+export interface IntentHypothesis {
+  intent: string;
+  tool: DomainTool;
+  p: number;
+}
+
+const MAX_FORWARD_BATCH = 1024;
+const bytesOf = (a: Float32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+
+export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
+  private state: TrainState<DaParam> | null;
+  private active: TrainStepRunner<DaParam, string> | null = null;
+  private readonly runners: { sft?: TrainStepRunner<DaParam, string>; pg?: TrainStepRunner<DaParam, string> } = {};
+  private readonly intentIndex: Map<string, number>;
+  private readonly bags: BagCache;
+  private readonly dropRng: Rng;
+  /** Forward runs so far and their batch sizes (for tests and the micro-batching bench). */
+  readonly forwardBatches: number[] = [];
+
+  private constructor(
+    readonly shape: DaNetShape,
+    readonly intents: readonly IntentTool[],
+    readonly maskInvalid: boolean,
+    readonly intentWeight: number,
+    readonly bagDropout: number,
+    private readonly forward: ForwardRunner,
+    state: TrainState<DaParam>,
+    private readonly session: SessionSettings,
+    seed: number,
+  ) {
+    this.state = state;
+    this.intentIndex = new Map(intents.map((x, i) => [x.intent, i]));
+    this.bags = new BagCache(shape.hashing);
+    this.dropRng = new Rng(deriveSeed(seed, 'bag-dropout'));
+  }
+
+  static async create(opts: DaModelOptions): Promise<DaModel> {
+    if (opts.intents.length === 0) throw new Error('DaModel: the intent head needs at least one intent');
+    const dup = opts.intents.find((x, i) => opts.intents.findIndex((y) => y.intent === x.intent) !== i);
+    if (dup) throw new Error(`DaModel: intent "${dup.intent}" is listed twice`);
+    const shape: DaNetShape = { ...DEFAULT_DA_NET, ...opts.net, intents: opts.intents.length };
+    for (const [k, v] of [['embedDim', shape.embedDim], ['hidden', shape.hidden], ['hashing.buckets', shape.hashing.buckets], ['hashing.bagLength', shape.hashing.bagLength]] as const) {
+      if (!Number.isInteger(v) || v < 1) throw new RangeError(`DaModel: ${k} must be a positive integer, got ${v}`);
+    }
+    if (shape.hashing.buckets > 1 << 24) throw new RangeError(`DaModel: hashing.buckets must be at most 2^24 (ids travel as float32), got ${shape.hashing.buckets}`);
+    const weights = initParams(daParams(shape), opts.seed);
+    const zeros = () => {
+      const out = {} as Record<DaParam, Float32Array>;
+      for (const [k, w] of Object.entries(weights) as [DaParam, Float32Array][]) out[k] = new Float32Array(w.length);
+      return out;
+    };
+    const session = opts.session ?? {};
+    const forward = await ForwardRunner.create(buildDaForward(shape), session);
+    return new DaModel(shape, [...opts.intents], opts.maskInvalid ?? true, opts.intentWeight ?? 0.5, opts.bagDropout ?? 0, forward, { weights, m: zeros(), v: zeros(), step: 0 }, session, opts.seed);
+  }
+
+  /** A model shaped as the snapshot says, holding its weights (and optimiser state, when present). */
+  static async fromSnapshot(s: ModelSnapshot, session: SessionSettings = {}): Promise<DaModel> {
+    const json = parseModelJson(s.modelJson);
+    const model = await DaModel.create({
+      intents: json.intents,
+      seed: 0,
+      net: { hashing: json.hashing, embedDim: json.embedDim, hidden: json.hidden },
+      maskInvalid: json.maskInvalid,
+      intentWeight: json.intentWeight,
+      bagDropout: json.bagDropout,
+      session,
+    });
+    await model.restore(s);
+    return model;
+  }
+
+  /** The provider the forward graph actually runs on (after any fallback). */
+  get provider(): ExecutionProvider {
+    return this.forward.provider;
+  }
+
+  // ---------------------------------------------------------------- state plumbing
+
+  private currentState(): TrainState<DaParam> {
+    return this.active ? this.active.snapshot() : this.state!;
+  }
+
+  private currentWeights(): Record<DaParam, Float32Array> {
+    return this.active ? this.active.weights : this.state!.weights;
+  }
+
+  private async runner(kind: 'sft' | 'pg'): Promise<TrainStepRunner<DaParam, string>> {
+    const existing = this.runners[kind];
+    if (existing && existing === this.active) return existing;
+    const st = this.currentState();
+    let r = existing;
+    if (r) r.load(st);
+    else {
+      const graph: TrainStepGraph<DaParam, string> = kind === 'sft' ? buildDaSftStep(this.shape) : buildDaPgStep(this.shape);
+      r = await TrainStepRunner.create(graph, st, { session: this.session });
+      this.runners[kind] = r;
+    }
+    this.active = r;
+    this.state = null;
+    return r;
+  }
+
+  private obsFeeds(b: DaBatch): Record<string, Feed> {
+    const L = this.shape.hashing.bagLength;
+    return {
+      bag_idx: { data: b.bagIdx, dims: [b.size, L] },
+      bag_w: { data: b.bagW, dims: [b.size, L] },
+      state: { data: b.state, dims: [b.size, b.state.length / b.size] },
+      mask: { data: b.mask, dims: [b.size, N_ACTIONS] },
+    };
+  }
+
+  // ---------------------------------------------------------------- inference
+
+  /** Both heads for each observation (one forward run per 1024 observations). */
+  async predict(obs: readonly DaObservation[]): Promise<DaPrediction[]> {
+    const out: DaPrediction[] = [];
+    for (let start = 0; start < obs.length; start += MAX_FORWARD_BATCH) {
+      const chunk = obs.slice(start, start + MAX_FORWARD_BATCH);
+      const feeds: Record<string, Feed> = this.obsFeeds(encodeObservations(chunk, this.bags, this.maskInvalid));
+      const weights = this.currentWeights();
+      for (const [name, spec] of Object.entries(daParams(this.shape)) as [DaParam, { shape: readonly number[] }][]) {
+        feeds[name] = { data: weights[name], dims: spec.shape };
+      }
+      const res = await this.forward.run(feeds);
+      this.forwardBatches.push(chunk.length);
+      const a = res.action_logp!.data as Float32Array;
+      const il = res.intent_logp!.data as Float32Array;
+      const N = this.intents.length;
+      for (let b = 0; b < chunk.length; b++) {
+        const intentProbs = new Float32Array(N);
+        for (let j = 0; j < N; j++) intentProbs[j] = Math.exp(il[b * N + j]!);
+        out.push({ actionLogp: a.slice(b * N_ACTIONS, (b + 1) * N_ACTIONS), intentProbs });
+      }
+    }
+    return out;
+  }
+
+  async sample(obs: readonly DaObservation[], u: () => number): Promise<{ action: DaChoice; logProb: number }[]> {
+    const preds = await this.predict(obs);
+    return preds.map((p) => {
+      const i = sampleIndex(p.actionLogp, u(), 1);
+      return { action: DA_CHOICES[i]!, logProb: p.actionLogp[i]! };
+    });
+  }
+
+  async greedy(obs: readonly DaObservation[]): Promise<{ action: DaChoice; logProb: number }[]> {
+    const preds = await this.predict(obs);
+    return preds.map((p) => {
+      const i = argmaxOf(p.actionLogp);
+      return { action: DA_CHOICES[i]!, logProb: p.actionLogp[i]! };
+    });
+  }
+
+  async logProbs(obs: readonly DaObservation[], actions: readonly DaChoice[]): Promise<Float32Array> {
+    if (obs.length !== actions.length) throw new Error(`logProbs: ${obs.length} observations but ${actions.length} actions`);
+    const preds = await this.predict(obs);
+    return Float32Array.from(preds, (p, i) => p.actionLogp[choiceIndex(actions[i]!)]!);
+  }
+
+  /** The k most probable intents with their tools. */
+  async intentHypotheses(obs: DaObservation, k = 3): Promise<IntentHypothesis[]> {
+    const [p] = await this.predict([obs]);
+    return this.topIntents(p!.intentProbs, k);
+  }
+
+  topIntents(intentProbs: Float32Array, k = 3): IntentHypothesis[] {
+    return Array.from(intentProbs, (p, i) => ({ i, p }))
+      .sort((a, b) => b.p - a.p || a.i - b.i)
+      .slice(0, k)
+      .map(({ i, p }) => ({ intent: this.intents[i]!.intent, tool: this.intents[i]!.tool, p }));
+  }
+
+  /**
+   * The domain tool the DA would call for each observation (argmax of the action head over the
+   * five domain tools) and its probability under the full action distribution.
+   */
+  async routeTools(obs: readonly DaObservation[]): Promise<{ tool: DomainTool; p: number; prediction: DaPrediction }[]> {
+    const preds = await this.predict(obs);
+    return preds.map((prediction) => {
+      let best: DomainTool = DOMAIN_TOOLS[0];
+      for (const t of DOMAIN_TOOLS) if (prediction.actionLogp[choiceIndex(t)]! > prediction.actionLogp[choiceIndex(best)]!) best = t;
+      return { tool: best, p: Math.exp(prediction.actionLogp[choiceIndex(best)]!), prediction };
+    });
+  }
+
+  // ---------------------------------------------------------------- training
+
+  async supervisedStep(obs: readonly DaObservation[], targets: readonly DaTarget[], hyper: SupervisedHyper): Promise<StepMetrics> {
+    if (obs.length !== targets.length) throw new Error(`supervisedStep: ${obs.length} observations but ${targets.length} targets`);
+    if (obs.length === 0) throw new Error('supervisedStep: empty batch');
+    const B = obs.length;
+    const action = new BigInt64Array(B);
+    const intent = new BigInt64Array(B);
+    const intentMask = new Float32Array(B);
+    targets.forEach((t, i) => {
+      action[i] = BigInt(choiceIndex(t.choice));
+      if (t.intent !== undefined) {
+        const j = this.intentIndex.get(t.intent);
+        if (j === undefined) throw new Error(`supervisedStep: intent "${t.intent}" is not one of this model's ${this.intents.length} intents`);
+        intent[i] = BigInt(j);
+        intentMask[i] = 1;
+      }
+    });
+    const runner = await this.runner('sft');
+    const encoded = encodeObservations(obs, this.bags, this.maskInvalid);
+    if (this.bagDropout > 0) dropGrams(encoded, this.shape.hashing.bagLength, this.bagDropout, () => this.dropRng.next());
+    const r = await runner.step(
+      {
+        ...this.obsFeeds(encoded),
+        action: { data: action, dims: [B] },
+        intent: { data: intent, dims: [B] },
+        intent_mask: { data: intentMask, dims: [B] },
+        intent_weight: { data: new Float32Array([this.intentWeight]), dims: [] },
+      },
+      { lr: hyper.lr },
+    );
+    const scalar = (name: string) => (r.outputs[name]!.data as Float32Array)[0]!;
+    return {
+      'sft/loss': r.loss,
+      'sft/action_loss': scalar('action_loss'),
+      'sft/intent_loss': scalar('intent_loss'),
+      'sft/accuracy': scalar('accuracy'),
+      'sft/intent_accuracy': scalar('intent_accuracy'),
+      'sft/grad_norm': r.gradNorm,
+    };
+  }
+
+  async policyGradientStep(batch: PolicyGradientBatch<DaObservation, DaChoice>, hyper: PolicyGradientHyper): Promise<StepMetrics> {
+    const B = batch.obs.length;
+    if (B === 0) throw new Error('policyGradientStep: empty batch');
+    for (const [name, arr] of [['actions', batch.actions], ['advantages', batch.advantages], ['oldLogProbs', batch.oldLogProbs], ['refLogProbs', batch.refLogProbs]] as const) {
+      if (arr.length !== B) throw new Error(`policyGradientStep: ${B} observations but ${arr.length} ${name}`);
+    }
+    const runner = await this.runner('pg');
+    const r = await runner.step(
+      {
+        ...this.obsFeeds(encodeObservations(batch.obs, this.bags, this.maskInvalid)),
+        action: { data: BigInt64Array.from(batch.actions, (a) => BigInt(choiceIndex(a))), dims: [B] },
+        advantage: { data: Float32Array.from(batch.advantages), dims: [B] },
+        old_logp: { data: Float32Array.from(batch.oldLogProbs), dims: [B] },
+        ref_logp: { data: Float32Array.from(batch.refLogProbs), dims: [B] },
+        clip_eps: { data: new Float32Array([hyper.clipEps]), dims: [] },
+        kl_beta: { data: new Float32Array([hyper.klBeta]), dims: [] },
+      },
+      { lr: hyper.lr },
+    );
+    const scalar = (name: string) => (r.outputs[name]!.data as Float32Array)[0]!;
+    return {
+      'gym/loss': r.loss,
+      'gym/policy_loss': scalar('policy_loss'),
+      'gym/kl': scalar('kl'),
+      'gym/clip_frac': scalar('clip_frac'),
+      'gym/entropy': scalar('entropy'),
+      'gym/grad_norm': r.gradNorm,
+    };
+  }
+
+  // ---------------------------------------------------------------- snapshots
+
+  private modelJson(): DaModelJson {
+    return {
+      kind: 'da-net',
+      version: 1,
+      actions: [...DA_CHOICES],
+      intents: this.intents.map((x) => ({ intent: x.intent, tool: x.tool })),
+      hashing: this.shape.hashing,
+      embedDim: this.shape.embedDim,
+      hidden: this.shape.hidden,
+      maskInvalid: this.maskInvalid,
+      intentWeight: this.intentWeight,
+      bagDropout: this.bagDropout,
+      params: (Object.entries(daParams(this.shape)) as [DaParam, { shape: readonly number[] }][]).map(([name, p]) => ({ name, shape: [...p.shape] })),
+    };
+  }
+
+  async snapshot(): Promise<ModelSnapshot> {
+    const json = this.modelJson();
+    const st = this.currentState();
+    const concat = (parts: Float32Array[], extra = 0) => {
+      const out = new Float32Array(parts.reduce((s, p) => s + p.length, 0) + extra);
+      let o = 0;
+      for (const p of parts) {
+        out.set(p, o);
+        o += p.length;
+      }
+      return out;
+    };
+    const names = json.params.map((p) => p.name);
+    const opt = concat([...names.map((n) => st.m[n]), ...names.map((n) => st.v[n])], 1);
+    opt[opt.length - 1] = st.step;
+    return { modelJson: JSON.stringify(json), weights: bytesOf(concat(names.map((n) => st.weights[n]))), optimiser: bytesOf(opt) };
+  }
+
+  /** Loads a snapshot of a model of the same shape; throws SnapshotMismatchError (and keeps the current state) otherwise. */
+  async restore(s: ModelSnapshot): Promise<void> {
+    const theirs = parseModelJson(s.modelJson);
+    const ours = this.modelJson();
+    const problems = compareJson(theirs, ours);
+    if (problems.length > 0) {
+      throw new SnapshotMismatchError(`the snapshot does not fit this DA model: ${problems.join('; ')}`);
+    }
+    const total = ours.params.reduce((n, p) => n + p.shape.reduce((a, d) => a * d, 1), 0);
+    if (s.weights.byteLength !== total * 4) {
+      throw new SnapshotMismatchError(`the snapshot's weights hold ${s.weights.byteLength} bytes; this model needs ${total * 4} (${total} float32)`);
+    }
+    if (s.optimiser && s.optimiser.byteLength !== (2 * total + 1) * 4) {
+      throw new SnapshotMismatchError(`the snapshot's optimiser state holds ${s.optimiser.byteLength} bytes; this model needs ${(2 * total + 1) * 4}`);
+    }
+    const floats = (u: Uint8Array) => new Float32Array(u.slice().buffer); // copy: aligned and owned
+    const w = floats(s.weights);
+    const opt = s.optimiser ? floats(s.optimiser) : null;
+    const st: TrainState<DaParam> = { weights: {} as Record<DaParam, Float32Array>, m: {} as Record<DaParam, Float32Array>, v: {} as Record<DaParam, Float32Array>, step: 0 };
+    let o = 0;
+    for (const p of ours.params) {
+      const n = p.shape.reduce((a, d) => a * d, 1);
+      st.weights[p.name] = w.slice(o, o + n);
+      st.m[p.name] = opt ? opt.slice(o, o + n) : new Float32Array(n);
+      st.v[p.name] = opt ? opt.slice(total + o, total + o + n) : new Float32Array(n);
+      o += n;
+    }
+    st.step = opt ? opt[2 * total]! : 0;
+    this.state = st;
+    this.active = null;
+  }
+
+  async dispose(): Promise<void> {
+    await this.forward.dispose();
+    for (const r of Object.values(this.runners)) await r?.dispose();
+  }
+}
+
+// ------------------------------------------------------------------ helpers
+
+export function choiceIndex(c: DaChoice): number {
+  const i = DA_CHOICES.indexOf(c);
+  if (i < 0) throw new Error(`not a DA choice: "${c}" (expected one of ${DA_CHOICES.join(', ')})`);
+  return i;
+}
+
+export function argmaxOf(x: ArrayLike<number>): number {
+  let best = 0;
+  for (let i = 1; i < x.length; i++) if (x[i]! > x[best]!) best = i;
+  return best;
+}
+
+/**
+ * Inverse-CDF draw from log-probabilities at a temperature: p_i ∝ exp(logp_i / T). `u` in [0, 1).
+ * Zero-probability (masked) entries are never drawn.
+ */
+export function sampleIndex(logp: ArrayLike<number>, u: number, temperature: number): number {
+  if (!(temperature > 0)) return argmaxOf(logp);
+  const max = Math.max(...Array.from(logp));
+  const w = Array.from(logp, (l) => Math.exp((l - max) / temperature));
+  const total = w.reduce((s, x) => s + x, 0);
+  let r = u * total;
+  let last = 0;
+  for (let i = 0; i < w.length; i++) {
+    if (w[i]! <= 0) continue;
+    last = i;
+    r -= w[i]!;
+    if (r < 0) return i;
+  }
+  return last;
+}
+
+function parseModelJson(text: string): DaModelJson {
+  let j: unknown;
+  try {
+    j = JSON.parse(text);
+  } catch (e) {
+    throw new SnapshotMismatchError(`the snapshot's modelJson is not JSON (${(e as Error).message})`);
+  }
+  const o = j as Partial<DaModelJson> | null;
+  if (!o || o.kind !== 'da-net') throw new SnapshotMismatchError(`the snapshot is not a DA network (kind ${JSON.stringify(o?.kind)}, expected "da-net")`);
+  if (o.version !== 1) throw new SnapshotMismatchError(`the snapshot is DA network version ${String(o.version)}; this build reads version 1`);
+  if (!Array.isArray(o.intents) || !Array.isArray(o.params) || !o.hashing) throw new SnapshotMismatchError('the snapshot modelJson lacks intents, params or hashing');
+  return o as DaModelJson;
+}
+
+function compareJson(theirs: DaModelJson, ours: DaModelJson): string[] {
+  const problems: string[] = [];
+  if (JSON.stringify(theirs.actions) !== JSON.stringify(ours.actions)) problems.push(`actions [${theirs.actions.join(', ')}] differ from [${ours.actions.join(', ')}]`);
+  if (JSON.stringify(theirs.hashing) !== JSON.stringify(ours.hashing)) problems.push(`hashing ${JSON.stringify(theirs.hashing)} differs from ${JSON.stringify(ours.hashing)}`);
+  const ti = theirs.intents.map((x) => `${x.intent}→${x.tool}`);
+  const oi = ours.intents.map((x) => `${x.intent}→${x.tool}`);
+  if (ti.join('|') !== oi.join('|')) {
+    const firstDiff = ti.findIndex((x, i) => x !== oi[i]);
+    problems.push(`intents differ (${ti.length} in the snapshot, ${oi.length} here; first difference at #${firstDiff < 0 ? Math.min(ti.length, oi.length) : firstDiff})`);
+  }
+  const theirShapes = new Map(theirs.params.map((p) => [p.name, p.shape]));
+  for (const p of ours.params) {
+    const t = theirShapes.get(p.name);
+    if (!t) problems.push(`parameter '${p.name}' is missing`);
+    else if (t.join(',') !== p.shape.join(',')) problems.push(`parameter '${p.name}' is [${t.join(', ')}] in the snapshot but [${p.shape.join(', ')}] here`);
+  }
+  const extra = theirs.params.filter((p) => !ours.params.some((q) => q.name === p.name));
+  for (const p of extra) problems.push(`parameter '${p.name}' is not part of this model`);
+  return problems;
+}

@@ -1,0 +1,124 @@
+/**
+ * The DA network's features and graphs: the state vector and masks read the DA's own view, and the
+ * GRPO step computes the clipped surrogate, k3 KL and clip fraction of its doc comment — checked
+ * against the same formulas in plain numbers, from the forward graph's log-probabilities.
+ */
+import { describe, expect, it } from 'vitest';
+import { DA_CHOICES, dialogueState, renderDaChoice } from '../core/agents/da-actions';
+import type { DaChoice } from '../core/agents/da-actions';
+import { routingObservation } from '../core/rl/demos';
+import type { DaObservation } from '../core/world/environment';
+import type { Turn } from '../core/world/transcript';
+import { BagCache, DA_STATE_FEATURES, N_STATE, dropGrams, encodeObservations, invalidActions, stateFeatures } from './da-net';
+import { DaModel } from './da-model';
+
+const intents = [
+  { intent: 'card_declined', tool: 'check_card_status' as const },
+  { intent: 'unrecognized_charge', tool: 'dispute_charge' as const },
+  { intent: 'terminate_account', tool: 'transfer_to_human' as const },
+];
+const tinyNet = { hashing: { buckets: 1 << 10, bagLength: 32, wordNgrams: [1], charNgrams: [3] }, embedDim: 8, hidden: 16 };
+
+function feature(obs: DaObservation, name: (typeof DA_STATE_FEATURES)[number]): number {
+  const v = new Float32Array(N_STATE);
+  stateFeatures(obs, dialogueState(obs), v);
+  return v[DA_STATE_FEATURES.indexOf(name)]!;
+}
+
+/** The routing observation after the DA called `tool` (result included) and explained it. */
+function afterTool(tool: DaChoice, explain: boolean): DaObservation {
+  const obs = routingObservation('There is a $12.50 charge I did not make');
+  const raw = renderDaChoice(tool, obs, 't');
+  const turns: Turn[] = [...obs.turns, { role: 'agent', raw, action: JSON.parse(raw), toolResult: { ok: false, tool, error: { code: 'NOT_FOUND', message: 'no matching charge' } } }];
+  if (explain) turns.push({ role: 'agent', raw: '', action: { thinking: '', action_type: 'speak', content: 'Sorry.', tool_args: {} } });
+  return { ...obs, turns, daSteps: turns.length - 1 };
+}
+
+describe('DA features', () => {
+  it('encode verification, calls, results, explanation, amount and whose turn it is', () => {
+    const routed = routingObservation('I was charged $40 twice');
+    expect(feature(routed, 'verified')).toBe(1);
+    expect(feature(routed, 'called_lookup_account')).toBe(1);
+    expect(feature(routed, 'last_result_ok')).toBe(1);
+    expect(feature(routed, 'amount_given')).toBe(1);
+    expect(feature(routed, 'customer_last')).toBe(0);
+    expect(feature(routed, 'customer_turns')).toBe(0.25);
+    expect(feature(routingObservation('my card does not work'), 'amount_given')).toBe(0);
+
+    const fresh: DaObservation = { caller: { phone: '+1 555 100 2000' }, turns: [{ role: 'customer', text: 'hello' }], daSteps: 0, maxDaTurns: 12 };
+    expect(feature(fresh, 'verified')).toBe(0);
+    expect(feature(fresh, 'last_result_none')).toBe(1);
+    expect(feature(fresh, 'customer_last')).toBe(1);
+
+    const done = afterTool('dispute_charge', true);
+    expect(feature(done, 'called_dispute_charge')).toBe(1);
+    expect(feature(done, 'last_result_error')).toBe(1);
+    expect(feature(done, 'explained')).toBe(1);
+    expect(feature(done, 'asks')).toBe(0);
+    expect(feature(done, 'turn')).toBeCloseTo(3 / 12);
+  });
+
+  it('mask explain and end_call before a domain call, and lookup once verified', () => {
+    const fresh: DaObservation = { caller: { phone: '+1 555 100 2000' }, turns: [{ role: 'customer', text: 'hi' }], daSteps: 0, maxDaTurns: 12 };
+    expect([...invalidActions(dialogueState(fresh))].sort()).toEqual(['end_call', 'explain']);
+    expect([...invalidActions(dialogueState(routingObservation('hi')))].sort()).toEqual(['end_call', 'explain', 'lookup_account']);
+    expect([...invalidActions(dialogueState(afterTool('get_transactions', false)))]).toEqual(['lookup_account']);
+    const b = encodeObservations([fresh], new BagCache(tinyNet.hashing));
+    expect(Array.from(b.mask)).toEqual(DA_CHOICES.map((c) => (c === 'explain' || c === 'end_call' ? 1 : 0)));
+    expect(encodeObservations([fresh], new BagCache(tinyNet.hashing), false).mask.every((x) => x === 0)).toBe(true);
+  });
+
+  it('n-gram dropout keeps each bag at unit norm', () => {
+    const b = encodeObservations([routingObservation('my card was declined at the shop yesterday afternoon')], new BagCache(tinyNet.hashing));
+    let s = 7;
+    dropGrams(b, tinyNet.hashing.bagLength, 0.5, () => ((s = (s * 48271) % 2147483647) / 2147483647));
+    const sq = Array.from(b.bagW).reduce((a, w) => a + w * w, 0);
+    expect(sq).toBeCloseTo(1, 5);
+    expect(Array.from(b.bagW).filter((w) => w > 0).length).toBeLessThan(tinyNet.hashing.bagLength);
+  });
+});
+
+describe('DA graphs', () => {
+  it('the GRPO step reports the clipped surrogate, k3 KL and clip fraction of its formulas', async () => {
+    const model = await DaModel.create({ intents, seed: 3, net: tinyNet });
+    const obs = [routingObservation('my card got declined'), routingObservation('close my account please'), routingObservation('a charge I never made')];
+    const actions: DaChoice[] = ['check_card_status', 'transfer_to_human', 'get_transactions'];
+    const logp = await model.logProbs(obs, actions);
+    const oldLogp = Float32Array.from([logp[0]! - 0.5, logp[1]! + 0.05, logp[2]! + 0.4]); // ratios e^0.5, e^-0.05, e^-0.4
+    const ref = Float32Array.from([logp[0]! - 0.2, logp[1]!, logp[2]! + 0.3]);
+    const adv = Float32Array.from([1, -1, 0.5]);
+    const hyper = { lr: 1e-2, clipEps: 0.2, klBeta: 0.1 };
+
+    const ratio = Array.from(logp, (l, i) => Math.exp(l - oldLogp[i]!));
+    const surrogate = -ratio.reduce((s, r, i) => s + Math.min(r * adv[i]!, Math.min(Math.max(r, 0.8), 1.2) * adv[i]!), 0) / 3;
+    const kl = Array.from(logp, (l, i) => Math.exp(ref[i]! - l) - (ref[i]! - l) - 1).reduce((a, b) => a + b, 0) / 3;
+    const m = await model.policyGradientStep({ obs, actions, advantages: adv, oldLogProbs: oldLogp, refLogProbs: ref }, hyper);
+
+    expect(m['gym/policy_loss']).toBeCloseTo(surrogate, 4);
+    expect(m['gym/kl']).toBeCloseTo(kl, 5);
+    expect(m['gym/loss']).toBeCloseTo(surrogate + 0.1 * kl, 4);
+    expect(m['gym/clip_frac']).toBeCloseTo(2 / 3, 6); // e^0.5 and e^-0.4 fall outside [0.8, 1.2]
+    expect(m['gym/entropy']).toBeGreaterThan(0);
+    expect(m['gym/grad_norm']).toBeGreaterThan(0);
+    // The step moved the policy where the surrogate has a gradient: sample 0 is clipped (ρ > 1 + ε
+    // with Â > 0), sample 1 (Â < 0) loses probability, sample 2 (ρ < 1 − ε but Â > 0) gains.
+    const after = await model.logProbs(obs, actions);
+    expect(after[1]).toBeLessThan(logp[1]!);
+    expect(after[2]).toBeGreaterThan(logp[2]!);
+    await model.dispose();
+  });
+
+  it('the supervised step ignores the intent of unlabelled samples', async () => {
+    const a = await DaModel.create({ intents, seed: 5, net: tinyNet });
+    const obs = [routingObservation('my card got declined'), routingObservation('close my account')];
+    const labelled = await a.supervisedStep(obs.slice(0, 1), [{ choice: 'check_card_status', intent: 'card_declined' }], { lr: 1e-3 });
+    const b = await DaModel.create({ intents, seed: 5, net: tinyNet });
+    const mixed = await b.supervisedStep(obs, [{ choice: 'check_card_status', intent: 'card_declined' }, { choice: 'transfer_to_human' }], { lr: 1e-3 });
+    // Same intent loss: the second row has no intent label.
+    expect(mixed['sft/intent_loss']).toBeCloseTo(labelled['sft/intent_loss']!, 5);
+    expect(mixed['sft/intent_loss']).toBeCloseTo(Math.log(3), 0);
+    await expect(b.supervisedStep(obs.slice(0, 1), [{ choice: 'ask', intent: 'no_such_intent' }], { lr: 1e-3 })).rejects.toThrow(/no_such_intent/);
+    await a.dispose();
+    await b.dispose();
+  });
+});

@@ -1,0 +1,343 @@
+/**
+ * The builtin DA's network (DESIGN.md §4) and its three graphs.
+ *
+ * Inputs, per observation:
+ *   bag_idx [B, L] float32  hashed n-grams of everything the customer has said (bucket ids; fed
+ *                           as float32, exact below 2^24, and cast to int64 inside the graph, which
+ *                           saves a BigInt per id on every batch)
+ *   bag_w   [B, L] float32  their weights (1/√n, 0 on padding)
+ *   state   [B, S] float32  the dialogue state of DA_STATE_FEATURES
+ *   mask    [B, A] float32  1 where an action is structurally invalid (see `invalidActions`)
+ *
+ * Network: emb [V, E] weighted bag sum → concat state → [B, E + S] → ReLU(· W1 + b1) [B, H] →
+ *   action head  [B, A = 9] over DA_CHOICES (masked: −1e4 added where mask = 1)
+ *   intent head  [B, N] over the taxonomy's intents (the `thinking` hypotheses)
+ *
+ * Graphs (weights are inputs in all three, so a train step's result is visible to the next
+ * forward without rebuilding a session; `buildDaForward` can also bake them in, for export):
+ *   forward:   → action_logp [B, A], intent_logp [B, N]
+ *   sft step:  CE(action) + intent_weight · masked-mean CE(intent), AdamW
+ *   pg step:   clipped-ratio GRPO surrogate + klBeta · k3 KL to a reference, AdamW
+ */
+import type { DaChoice } from '../core/agents/da-actions';
+import { DA_CHOICES, dialogueState, extractAmount } from '../core/agents/da-actions';
+import type { DialogueState } from '../core/agents/da-actions';
+import { TOOL_NAMES } from '../core/domain/types';
+import type { DaObservation } from '../core/world/environment';
+import { DEFAULT_HASHING, hashText } from './features';
+import type { HashingConfig } from './features';
+import { buildForward, buildTrainStep } from './graph';
+import type { BuiltGraph, Graph, ModelSpec, ParamSpec, Tensor, TrainStepGraph } from './graph';
+
+/** Size of the action head: DA_CHOICES in order. */
+export const N_ACTIONS = DA_CHOICES.length;
+
+/** The dialogue-state features, in vector order; each is in [0, 1]. */
+export const DA_STATE_FEATURES = [
+  'verified', // lookup_account succeeded
+  ...TOOL_NAMES.map((t) => `called_${t}`), // the DA has called this tool (any result)
+  'last_result_ok', // the last tool call succeeded …
+  'last_result_error', // … failed …
+  'last_result_none', // … or there was none yet
+  'explained', // spoke since the last domain tool call
+  'asks', // clarifying questions before any domain call, min(n, 3) / 3
+  'turn', // DA steps so far / maxDaTurns
+  'unparseable', // unparseable outputs so far, min(n, 3) / 3
+  'amount_given', // the customer has said a money amount (what a dispute or transfer needs)
+  'customer_last', // the last turn is the customer's: there are new words to answer
+  'customer_turns', // customer utterances so far, min(n, 4) / 4
+] as const;
+export const N_STATE = DA_STATE_FEATURES.length;
+
+/** Shape of the network; stored in every snapshot so a checkpoint can be checked before loading. */
+export interface DaNetShape {
+  hashing: HashingConfig;
+  /** E: embedding width of a hashed n-gram. */
+  embedDim: number;
+  /** H: hidden layer width. */
+  hidden: number;
+  /** N: intents of the intent head, in order. */
+  intents: number;
+}
+
+/**
+ * 2^14 buckets rather than the hashing default's 2^15: AdamW updates the whole [V, E] table every
+ * step, so the table's size sets the cost of a train step, and routing accuracy measured no better
+ * with the larger table.
+ */
+export const DEFAULT_DA_NET: Omit<DaNetShape, 'intents'> = {
+  hashing: { ...DEFAULT_HASHING, buckets: 1 << 14 },
+  embedDim: 64,
+  hidden: 128,
+};
+
+export type DaParam = 'emb' | 'w1' | 'b1' | 'wa' | 'ba' | 'wi' | 'bi';
+type ObsInput = 'bag_idx' | 'bag_w' | 'state' | 'mask';
+type SftInput = ObsInput | 'action' | 'intent' | 'intent_mask' | 'intent_weight';
+type PgInput = ObsInput | 'action' | 'advantage' | 'old_logp' | 'ref_logp' | 'clip_eps' | 'kl_beta';
+
+/** Parameters in snapshot order. */
+export function daParams(shape: DaNetShape): Record<DaParam, ParamSpec> {
+  const { hashing, embedDim: E, hidden: H, intents: N } = shape;
+  return {
+    // Normal(0.3): bag vectors start with components of std ≈ 0.3 (Σ w² = 1 over a bag).
+    emb: { shape: [hashing.buckets, E], init: { normal: 0.3 }, decay: false },
+    w1: { shape: [E + N_STATE, H], init: 'he' },
+    b1: { shape: [H] },
+    wa: { shape: [H, N_ACTIONS], init: 'xavier' },
+    ba: { shape: [N_ACTIONS] },
+    wi: { shape: [H, N], init: 'xavier' },
+    bi: { shape: [N] },
+  };
+}
+
+function obsInputs(shape: DaNetShape) {
+  const L = shape.hashing.bagLength;
+  return {
+    bag_idx: { dtype: 'float32', shape: ['B', L] },
+    bag_w: { dtype: 'float32', shape: ['B', L] },
+    state: { dtype: 'float32', shape: ['B', N_STATE] },
+    mask: { dtype: 'float32', shape: ['B', N_ACTIONS] },
+  } as const;
+}
+
+/** A value added to the logits of invalid actions: exp(−1e4) is 0 in float32, yet the loss stays finite. */
+const MASKED = -1e4;
+
+/** Both heads' logits [B, A] (masked) and [B, N]. */
+function heads(g: Graph, p: Record<DaParam, Tensor>, x: Record<ObsInput, Tensor>): { action: Tensor; intent: Tensor } {
+  const ids = g.cast(x.bag_idx, 'int64'); // [B, L]
+  // The weighted bag sum as a batched MatMul [B, 1, L] @ [B, L, E]: several times faster in
+  // onnxruntime than embeddingBag's broadcast Mul + ReduceSum over the bag axis.
+  const rows = g.gather(p.emb, ids, 0); // [B, L, E]
+  const bag = g.squeeze(g.matMul(g.unsqueeze(x.bag_w, [1]), rows), [1]); // [B, E]
+  const h = g.relu(g.gemm(g.concat([bag, x.state], 1), p.w1, p.b1)); // [B, H]
+  const action = g.add(g.gemm(h, p.wa, p.ba), g.mul(x.mask, MASKED)); // [B, A]
+  const intent = g.gemm(h, p.wi, p.bi); // [B, N]
+  return { action, intent };
+}
+
+function argmax(g: Graph, x: Tensor): Tensor {
+  return g.op('ArgMax', [x], { axis: { type: 'int', value: 1 }, keepdims: { type: 'int', value: 0 } }, [{ dtype: 'int64', shape: ['B'] }])[0]!;
+}
+
+export function forwardSpec(shape: DaNetShape): ModelSpec<DaParam, ObsInput> {
+  return { name: 'da-net', params: daParams(shape), inputs: obsInputs(shape) };
+}
+
+/**
+ * Inference graph: action_logp [B, A], intent_logp [B, N]. With `weights` they are baked in as
+ * initialisers (a frozen export); without, every parameter is an input fed on each run (what
+ * DaModel does, so training steps need no rebuild — measured as fast as baking at B = 1 and 512).
+ */
+export function buildDaForward(shape: DaNetShape, weights?: Record<DaParam, Float32Array>): BuiltGraph {
+  const fn = (g: Graph, p: Record<DaParam, Tensor>, x: Record<ObsInput, Tensor>) => {
+    const { action, intent } = heads(g, p, x);
+    return { action_logp: g.logSoftmax(action, -1), intent_logp: g.logSoftmax(intent, -1) };
+  };
+  return buildForward(forwardSpec(shape), fn, weights ? { weights } : {});
+}
+
+/**
+ * Supervised step: mean CE of the target action, plus intent_weight × the mean CE of the intent
+ * over samples with intent_mask = 1 (rows without a label carry any valid index and mask 0).
+ * Extra outputs: action_loss, intent_loss, accuracy, intent_accuracy.
+ */
+export function buildDaSftStep(shape: DaNetShape): TrainStepGraph<DaParam, SftInput> {
+  const spec: ModelSpec<DaParam, SftInput> = {
+    name: 'da-net.sft',
+    params: daParams(shape),
+    inputs: {
+      ...obsInputs(shape),
+      action: { dtype: 'int64', shape: ['B'] },
+      intent: { dtype: 'int64', shape: ['B'] },
+      intent_mask: { dtype: 'float32', shape: ['B'] },
+      intent_weight: { dtype: 'float32', shape: [] },
+    },
+  };
+  return buildTrainStep(spec, (g, p, x) => {
+    const { action, intent } = heads(g, p, x);
+    const logpA = g.logSoftmax(action, -1); // [B, A]
+    const logpI = g.logSoftmax(intent, -1); // [B, N]
+    const actionLoss = g.neg(g.reduceMean(g.gatherElements(logpA, g.unsqueeze(x.action, [1]), 1))); // []
+    const labelled = g.max(g.reduceSum(x.intent_mask), 1); // [] at least 1
+    const pickedI = g.squeeze(g.gatherElements(logpI, g.unsqueeze(x.intent, [1]), 1), [1]); // [B]
+    const intentLoss = g.div(g.neg(g.reduceSum(g.mul(pickedI, x.intent_mask))), labelled); // []
+    const loss = g.add(actionLoss, g.mul(intentLoss, x.intent_weight));
+    const accuracy = g.reduceMean(g.cast(g.equal(argmax(g, action), x.action), 'float32'));
+    const intentHits = g.mul(g.cast(g.equal(argmax(g, intent), x.intent), 'float32'), x.intent_mask); // [B]
+    const intentAccuracy = g.div(g.reduceSum(intentHits), labelled);
+    return { loss, outputs: { action_loss: actionLoss, intent_loss: intentLoss, accuracy, intent_accuracy: intentAccuracy } };
+  });
+}
+
+/**
+ * GRPO step on one action per sample:
+ *   ρ = exp(logπ(a) − old_logp), surrogate = −mean(min(ρÂ, clip(ρ, 1−ε, 1+ε)Â)),
+ *   k3 = exp(ref_logp − logπ(a)) − (ref_logp − logπ(a)) − 1, loss = surrogate + β·mean(k3).
+ * clip_eps (ε) and kl_beta (β) are scalar inputs so schedules and live knob changes need no rebuild.
+ * Extra outputs: policy_loss, kl, clip_frac, entropy.
+ */
+export function buildDaPgStep(shape: DaNetShape): TrainStepGraph<DaParam, PgInput> {
+  const spec: ModelSpec<DaParam, PgInput> = {
+    name: 'da-net.pg',
+    params: daParams(shape),
+    inputs: {
+      ...obsInputs(shape),
+      action: { dtype: 'int64', shape: ['B'] },
+      advantage: { dtype: 'float32', shape: ['B'] },
+      old_logp: { dtype: 'float32', shape: ['B'] },
+      ref_logp: { dtype: 'float32', shape: ['B'] },
+      clip_eps: { dtype: 'float32', shape: [] },
+      kl_beta: { dtype: 'float32', shape: [] },
+    },
+  };
+  return buildTrainStep(spec, (g, p, x) => {
+    const { action } = heads(g, p, x);
+    const logpAll = g.logSoftmax(action, -1); // [B, A]
+    const logp = g.squeeze(g.gatherElements(logpAll, g.unsqueeze(x.action, [1]), 1), [1]); // [B] log π(a|s)
+    const ratio = g.exp(g.sub(logp, x.old_logp)); // [B] ρ
+    const lo = g.sub(1, x.clip_eps); // []
+    const hi = g.add(1, x.clip_eps); // []
+    const surr1 = g.mul(ratio, x.advantage); // [B]
+    const surr2 = g.mul(g.clip(ratio, lo, hi), x.advantage); // [B]
+    const policyLoss = g.neg(g.reduceMean(g.min(surr1, surr2))); // []
+    const d = g.sub(x.ref_logp, logp); // [B] ref − logπ
+    const kl = g.reduceMean(g.sub(g.sub(g.exp(d), d), 1)); // [] k3 estimator
+    const loss = g.add(policyLoss, g.mul(kl, x.kl_beta));
+    const clipFrac = g.reduceMean(g.cast(g.or(g.greater(ratio, hi), g.less(ratio, lo)), 'float32'));
+    const entropy = g.neg(g.reduceMean(g.reduceSum(g.mul(g.exp(logpAll), logpAll), [1]))); // []
+    return { loss, outputs: { policy_loss: policyLoss, kl, clip_frac: clipFrac, entropy } };
+  });
+}
+
+// ------------------------------------------------------------------ features
+
+/**
+ * Structurally invalid actions, masked out of the action head (an engineering choice that
+ * shrinks what GRPO has to explore, not a rule of the environment):
+ * - explain before any domain tool call (there is no result to explain);
+ * - end_call before any domain tool call (every intent needs one; r_env's −1.8 says so too);
+ * - lookup_account once the customer is verified.
+ */
+export function invalidActions(s: DialogueState): Set<DaChoice> {
+  const out = new Set<DaChoice>();
+  if (s.domainCalls.length === 0) {
+    out.add('explain');
+    out.add('end_call');
+  }
+  if (s.lookup) out.add('lookup_account');
+  return out;
+}
+
+/** The state vector of DA_STATE_FEATURES for one observation. */
+export function stateFeatures(obs: DaObservation, s: DialogueState, out: Float32Array, offset = 0): void {
+  const called = new Set<string>();
+  let customerTurns = 0;
+  let asks = 0;
+  let domainCalled = false;
+  for (const t of obs.turns) {
+    if (t.role === 'customer') {
+      customerTurns++;
+      continue;
+    }
+    const a = t.action;
+    if (a?.action_type === 'tool_call') {
+      const name = a.content.trim();
+      called.add(name);
+      if (name !== 'lookup_account') domainCalled = true;
+    } else if (a?.action_type === 'speak' && !domainCalled) asks++;
+  }
+  const last = obs.turns.at(-1);
+  const v = [
+    s.lookup ? 1 : 0,
+    ...TOOL_NAMES.map((t) => (called.has(t) ? 1 : 0)),
+    s.lastResultOk === true ? 1 : 0,
+    s.lastResultOk === false ? 1 : 0,
+    s.lastResultOk === null ? 1 : 0,
+    s.explained ? 1 : 0,
+    Math.min(asks, 3) / 3,
+    Math.min(1, obs.daSteps / Math.max(1, obs.maxDaTurns)),
+    Math.min(s.unparseable, 3) / 3,
+    extractAmount(s.customerText) !== undefined ? 1 : 0,
+    last?.role === 'customer' ? 1 : 0,
+    Math.min(customerTurns, 4) / 4,
+  ];
+  for (let i = 0; i < N_STATE; i++) out[offset + i] = v[i]!;
+}
+
+/** A batch of observations as the network's inputs. */
+export interface DaBatch {
+  bagIdx: Float32Array; // [B, L]
+  bagW: Float32Array; // [B, L]
+  state: Float32Array; // [B, S]
+  mask: Float32Array; // [B, A]
+  size: number;
+}
+
+/**
+ * Hashed bags of customer texts, memoised: SFT re-reads the same demonstrations every epoch and an
+ * episode's observations share their text, and hashing dominates encoding. Bounded; cleared when full.
+ */
+export class BagCache {
+  private readonly map = new Map<string, { ids: Float32Array; w: Float32Array }>();
+  constructor(
+    readonly hashing: HashingConfig,
+    private readonly maxEntries = 50_000,
+  ) {}
+
+  get(text: string): { ids: Float32Array; w: Float32Array } {
+    let hit = this.map.get(text);
+    if (!hit) {
+      const { indices, weights } = hashText(text, this.hashing);
+      let kept = 0;
+      while (kept < weights.length && weights[kept] !== 0) kept++;
+      hit = { ids: Float32Array.from(indices.subarray(0, kept)), w: weights.slice(0, kept) };
+      if (this.map.size >= this.maxEntries) this.map.clear();
+      this.map.set(text, hit);
+    }
+    return hit;
+  }
+}
+
+export function encodeObservations(obs: readonly DaObservation[], bags: BagCache, maskInvalid = true): DaBatch {
+  const B = obs.length;
+  const L = bags.hashing.bagLength;
+  const bagIdx = new Float32Array(B * L);
+  const bagW = new Float32Array(B * L);
+  const state = new Float32Array(B * N_STATE);
+  const mask = new Float32Array(B * N_ACTIONS);
+  obs.forEach((o, b) => {
+    const s = dialogueState(o);
+    const { ids, w } = bags.get(s.customerText);
+    bagIdx.set(ids, b * L);
+    bagW.set(w, b * L);
+    stateFeatures(o, s, state, b * N_STATE);
+    if (maskInvalid) for (const c of invalidActions(s)) mask[b * N_ACTIONS + DA_CHOICES.indexOf(c)] = 1;
+  });
+  return { bagIdx, bagW, state, mask, size: B };
+}
+
+/**
+ * N-gram dropout for training batches: each kept n-gram of a bag is dropped with probability p,
+ * and the survivors are re-weighted to 1/√n so the bag keeps unit norm. Modifies `b` in place.
+ */
+export function dropGrams(b: DaBatch, L: number, p: number, u: () => number): void {
+  for (let r = 0; r < b.size; r++) {
+    const o = r * L;
+    let n = 0;
+    while (n < L && b.bagW[o + n] !== 0) n++;
+    if (n < 2) continue;
+    let kept = 0;
+    for (let i = 0; i < n; i++) {
+      if (u() < p) b.bagW[o + i] = 0;
+      else kept++;
+    }
+    if (kept === 0) {
+      b.bagW[o] = 1; // keep one n-gram rather than an empty bag
+      kept = 1;
+    }
+    const w = 1 / Math.sqrt(kept);
+    for (let i = 0; i < n; i++) if (b.bagW[o + i] !== 0) b.bagW[o + i] = w;
+  }
+}

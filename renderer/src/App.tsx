@@ -1,0 +1,88 @@
+/** The lab's frame: navigation, the engine's status, and the current screen. */
+import { useEffect } from 'react';
+import { ArenaScreen } from './features/arena/ArenaScreen';
+import { DashboardScreen } from './features/dashboard/DashboardScreen';
+import { EvaluationScreen } from './features/evaluation/EvaluationScreen';
+import { ExperimentsScreen } from './features/experiments/ExperimentsScreen';
+import { ExportScreen } from './features/export/ExportScreen';
+import { TranscriptsScreen } from './features/transcripts/TranscriptsScreen';
+import { loadEngineInfo, selectConnection, selectConnectionDetail, selectInfo, selectInfoError, useEngineStore } from './engine/engine-store';
+import { navigate, selectScreen, useNavStore } from './nav/nav-store';
+import type { Screen } from './nav/route';
+
+const NAV: { screen: Screen; label: string; hint: string }[] = [
+  { screen: 'experiments', label: 'Experiments', hint: 'presets, config, runs' },
+  { screen: 'runs', label: 'Run dashboard', hint: 'live co-evolution' },
+  { screen: 'arena', label: 'Arena', hint: 'play one match' },
+  { screen: 'transcripts', label: 'Transcripts', hint: 'episodes turn by turn' },
+  { screen: 'evaluation', label: 'Evaluation', hint: 'held-out metrics' },
+  { screen: 'export', label: 'Export', hint: 'JSONL, CSV, charts' },
+];
+
+export function App() {
+  const screen = useNavStore(selectScreen);
+  const info = useEngineStore(selectInfo);
+  const infoError = useEngineStore(selectInfoError);
+  const connection = useEngineStore(selectConnection);
+  const detail = useEngineStore(selectConnectionDetail);
+  useEffect(() => {
+    void loadEngineInfo();
+  }, []);
+  return (
+    <div className="app">
+      <nav className="sidebar" aria-label="Screens">
+        <div className="sidebar-inner">
+          <div className="brand">
+            <span className="logo" aria-hidden="true">◐</span> Sparring
+          </div>
+          <ul>
+            {NAV.map((n) => (
+              <li key={n.screen}>
+                <a
+                  href={`#/${n.screen}`}
+                  className={screen === n.screen ? 'active' : undefined}
+                  aria-current={screen === n.screen ? 'page' : undefined}
+                  data-testid={`nav-${n.screen}`}
+                  onClick={(e) => {
+                    e.preventDefault();
+                    navigate(n.screen);
+                  }}
+                >
+                  <span>{n.label}</span>
+                  <small>{n.hint}</small>
+                </a>
+              </li>
+            ))}
+          </ul>
+          <div className="sidebar-foot">
+            <div className={`conn ${connection}`} data-testid="connection">
+              <span className="dot" /> {connection === 'open' ? 'engine connected' : connection === 'connecting' ? 'connecting…' : 'disconnected'}
+            </div>
+            {info && (
+              <div className="lab-path" title={info.dbPath}>
+                lab: {info.dbPath.split(/[\\/]/).slice(-2).join('/')}
+              </div>
+            )}
+            {infoError && <div className="bad-text small">{infoError}</div>}
+          </div>
+        </div>
+      </nav>
+      <main className="main">
+        {connection === 'closed' && (
+          <div className="banner" role="alert">
+            Lost the connection to the engine{detail ? ` — ${detail}` : ''}. Reconnecting…{' '}
+            <button className="btn tiny" onClick={() => location.reload()}>
+              Reload
+            </button>
+          </div>
+        )}
+        {screen === 'experiments' && <ExperimentsScreen />}
+        {screen === 'runs' && <DashboardScreen />}
+        {screen === 'arena' && <ArenaScreen />}
+        {screen === 'transcripts' && <TranscriptsScreen />}
+        {screen === 'evaluation' && <EvaluationScreen />}
+        {screen === 'export' && <ExportScreen />}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,59 @@
+/** Charts as files: the SVG as drawn, or a PNG rendered from it at twice the size. */
+
+export function downloadBlob(blob: Blob, filename: string): void {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  a.rel = 'noopener';
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** A standalone SVG document of `svg`, on a white background. */
+export function svgDocument(svg: SVGSVGElement): { text: string; width: number; height: number } {
+  const clone = svg.cloneNode(true) as SVGSVGElement;
+  const width = Number(svg.getAttribute('width')) || svg.clientWidth || 600;
+  const height = Number(svg.getAttribute('height')) || svg.clientHeight || 300;
+  clone.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
+  clone.setAttribute('width', String(width));
+  clone.setAttribute('height', String(height));
+  clone.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  const bg = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
+  bg.setAttribute('width', '100%');
+  bg.setAttribute('height', '100%');
+  bg.setAttribute('fill', '#ffffff');
+  clone.insertBefore(bg, clone.firstChild);
+  return { text: `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(clone)}`, width, height };
+}
+
+export function downloadSvg(svg: SVGSVGElement, name: string): void {
+  downloadBlob(new Blob([svgDocument(svg).text], { type: 'image/svg+xml' }), `${name}.svg`);
+}
+
+export async function downloadPng(svg: SVGSVGElement, name: string, scale = 2): Promise<void> {
+  const { text, width, height } = svgDocument(svg);
+  const url = URL.createObjectURL(new Blob([text], { type: 'image/svg+xml' }));
+  try {
+    const img = new Image();
+    await new Promise<void>((resolve, reject) => {
+      img.onload = () => resolve();
+      img.onerror = () => reject(new Error('the chart could not be rendered as an image'));
+      img.src = url;
+    });
+    const canvas = document.createElement('canvas');
+    canvas.width = width * scale;
+    canvas.height = height * scale;
+    const ctx = canvas.getContext('2d');
+    if (!ctx) throw new Error('this browser has no 2D canvas');
+    ctx.scale(scale, scale);
+    ctx.drawImage(img, 0, 0, width, height);
+    const blob = await new Promise<Blob | null>((r) => canvas.toBlob(r, 'image/png'));
+    if (!blob) throw new Error('the PNG could not be encoded');
+    downloadBlob(blob, `${name}.png`);
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}

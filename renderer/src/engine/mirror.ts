@@ -1,0 +1,34 @@
+/**
+ * The one subscriber to the engine: connection changes and events go into the feature stores
+ * (read-only mirrors of the engine's view). Nothing else listens to the transport.
+ */
+import type { Transport } from '../transport/transport';
+import { applyArenaEvent, loadMatches } from '../features/arena/arena-store';
+import { applyRunEvent, loadRuns } from '../features/runs/runs-store';
+import { loadEngineInfo, useEngineStore } from './engine-store';
+
+export function startMirror(t: Transport): () => void {
+  useEngineStore.setState({ transportKind: t.kind });
+  let wasClosed = false;
+  const offState = t.onState((connection, detail) => {
+    useEngineStore.setState({ connection, connectionDetail: detail });
+    if (connection === 'closed') wasClosed = true;
+    if (connection === 'open' && wasClosed) {
+      // Back after a drop: what happened meanwhile came as events we missed.
+      wasClosed = false;
+      void loadEngineInfo();
+      void loadRuns();
+      void loadMatches();
+    }
+  });
+  const offEvents = t.onEvent((e) => {
+    applyRunEvent(e);
+    applyArenaEvent(e);
+    // A run's match is stored in the lab: the match lists (arena, transcript filters) follow.
+    if (e.name === 'run/match') void loadMatches();
+  });
+  return () => {
+    offState();
+    offEvents();
+  };
+}

@@ -1,0 +1,235 @@
+/** Play one arena match (any DA against any CA), watch it stream, and compare matches. */
+import { useEffect, useMemo, useState } from 'react';
+import type { ArgsOf } from '../../../../core/contract/contract';
+import { Badge } from '../../components/Badge';
+import { ChartFrame } from '../../components/ChartFrame';
+import { ProgressBar, etaFrom } from '../../components/ProgressBar';
+import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
+import { formatTime } from '../../format';
+import { useChart } from '../../charts/use-chart';
+import { selectInfo, useEngineStore } from '../../engine/engine-store';
+import { navigate } from '../../nav/nav-store';
+import { createScenarioBarsChart } from '../dashboard/create-scenario-bars-chart';
+import { scenarioBars } from '../dashboard/scenario-bars.data';
+import {
+  loadMatches,
+  playMatch,
+  selectMatch,
+  selectMatches,
+  selectMatchesError,
+  selectMatchesStatus,
+  selectPlayError,
+  selectPlaying,
+  selectProgress,
+  selectSelectedMatch,
+  useArenaStore,
+} from './arena-store';
+
+type ScenarioSet = ArgsOf<'matches/play'>['scenarios'];
+
+export function ArenaScreen() {
+  const matches = useArenaStore(selectMatches);
+  const status = useArenaStore(selectMatchesStatus);
+  const error = useArenaStore(selectMatchesError);
+  const selected = useArenaStore(selectSelectedMatch);
+
+  useEffect(() => {
+    void loadMatches();
+  }, []);
+
+  return (
+    <div className="screen" data-testid="screen-arena">
+      <header className="screen-head">
+        <h1>Arena</h1>
+        <p className="lede">One match: the DA against the CA, N episodes per scenario. W_DA counts the CA-winnable scenarios; fraud-escalation scenarios are a separate reference.</p>
+      </header>
+      <PlayForm />
+      <section className="panel">
+        <header className="panel-head">
+          <h3>Matches in this lab</h3>
+          <button className="btn tiny" onClick={() => void loadMatches()}>
+            Refresh
+          </button>
+        </header>
+        {status === 'loading' && <LoadingState label="Loading matches…" />}
+        {status === 'error' && <ErrorState title="Could not load the matches" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadMatches() }]} />}
+        {status === 'ready' && matches.length === 0 && (
+          <EmptyState title="No matches in this lab yet">Play one above: the scripted agents need nothing else, and a 2-episode match takes a few seconds.</EmptyState>
+        )}
+        {matches.length > 0 && <MatchesTable />}
+      </section>
+      {selected && <ScenarioBarsPanel key={selected.id} />}
+    </div>
+  );
+}
+
+function PlayForm() {
+  const info = useEngineStore(selectInfo);
+  const playing = useArenaStore(selectPlaying);
+  const playError = useArenaStore(selectPlayError);
+  const progress = useArenaStore(selectProgress);
+  const [da, setDa] = useState('scripted');
+  const [ca, setCa] = useState('scripted');
+  const [episodes, setEpisodes] = useState(4);
+  const [scenarios, setScenarios] = useState<ScenarioSet>('arena');
+  const [seed, setSeed] = useState(1);
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!playing) return;
+    const t = setInterval(() => setNow(Date.now()), 500);
+    return () => clearInterval(t);
+  }, [playing]);
+
+  const args: ArgsOf<'matches/play'> = { da, ca, episodesPerScenario: episodes, scenarios, seed };
+  const valid = Number.isInteger(episodes) && episodes >= 1 && episodes <= 1000 && Number.isInteger(seed);
+  return (
+    <section className="panel">
+      <header className="panel-head">
+        <h3>Play a match</h3>
+      </header>
+      <form
+        className="form-row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (valid && !playing) void playMatch(args);
+        }}
+      >
+        <label>
+          DA
+          <select value={da} onChange={(e) => setDa(e.target.value)} data-testid="play-da">
+            {(info?.policies.da ?? ['scripted']).map((p) => (
+              <option key={p}>{p}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          CA
+          <select value={ca} onChange={(e) => setCa(e.target.value)} data-testid="play-ca">
+            {(info?.policies.ca ?? ['scripted']).map((p) => (
+              <option key={p}>{p}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Episodes per scenario
+          <input type="number" min={1} max={1000} value={episodes} onChange={(e) => setEpisodes(e.target.valueAsNumber)} data-testid="play-episodes" />
+        </label>
+        <label>
+          Scenarios
+          <select value={scenarios} onChange={(e) => setScenarios(e.target.value as ScenarioSet)} data-testid="play-scenarios">
+            <option value="arena">arena (10)</option>
+            <option value="heldout">held-out (12)</option>
+            <option value="fraud">fraud references</option>
+            <option value="all">all</option>
+          </select>
+        </label>
+        <label>
+          Seed
+          <input type="number" value={seed} onChange={(e) => setSeed(e.target.valueAsNumber)} data-testid="play-seed" />
+        </label>
+        <button type="submit" className="btn primary" disabled={!valid || playing} data-testid="play-match">
+          {playing ? 'Playing…' : 'Play match'}
+        </button>
+      </form>
+      {!valid && <div className="inline-error">Episodes per scenario must be a whole number from 1 to 1000, and the seed a whole number.</div>}
+      {playing && (
+        progress ? (
+          <ProgressBar label={`Match ${progress.matchId}`} done={progress.done} total={progress.total} etaSeconds={etaFrom(progress.startedAt, now, progress.done, progress.total)} />
+        ) : (
+          <LoadingState label="Starting the match…" />
+        )
+      )}
+      {playError && !playing && (
+        <ErrorState title="The match did not run" error={playError} actions={[{ label: 'Try again', onClick: () => void playMatch(args) }]} />
+      )}
+    </section>
+  );
+}
+
+function pct(x: number | null): string {
+  return x === null ? '—' : `${(x * 100).toFixed(1)}%`;
+}
+
+function MatchesTable() {
+  const matches = useArenaStore(selectMatches);
+  const selected = useArenaStore(selectSelectedMatch);
+  return (
+    <div className="table-wrap">
+      <table className="table" data-testid="matches-table">
+        <thead>
+          <tr>
+            <th>Match</th>
+            <th>Played</th>
+            <th>DA</th>
+            <th>CA</th>
+            <th>Scenarios</th>
+            <th className="num">N</th>
+            <th className="num">W_DA</th>
+            <th className="num">W_CA</th>
+            <th className="num">Fraud ref.</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {[...matches].reverse().map((m) => (
+            <tr key={m.id} className={selected?.id === m.id ? 'selected' : undefined} onClick={() => selectMatch(m.id)} data-testid={`match-row-${m.id}`}>
+              <td className="mono">{m.id}</td>
+              <td>{formatTime(m.createdAt)}</td>
+              <td>{m.daSpec}</td>
+              <td>{m.caSpec}</td>
+              <td>{m.scenarioSet}</td>
+              <td className="num">{m.episodesPerScenario}</td>
+              <td className="num">{pct(m.wDa)}</td>
+              <td className="num">{pct(m.wDa === null ? null : 1 - m.wDa)}</td>
+              <td className="num">{pct(m.fraudRate)}</td>
+              <td className="actions">
+                <button
+                  className="btn tiny"
+                  onClick={(e) => {
+                    e.stopPropagation();
+                    navigate('transcripts', null, { match: m.id });
+                  }}
+                >
+                  Transcripts
+                </button>
+                <button
+                  className="btn tiny"
+                  onClick={(e) => {
+                    e.stopPropagation();
+                    navigate('transcripts', null, { match: m.id, winner: 'CA' });
+                  }}
+                  title="Episodes the CA won"
+                >
+                  CA wins
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function ScenarioBarsPanel() {
+  const match = useArenaStore(selectSelectedMatch);
+  const data = useMemo(() => ({ bars: scenarioBars(match), tau: 0.6 }), [match]);
+  const ref = useChart(createScenarioBarsChart, data, {
+    onSelectScenario: (scenarioId: string) => match && navigate('transcripts', null, { match: match.id, scenario: scenarioId }),
+  });
+  if (!match) return null;
+  return (
+    <ChartFrame
+      title={`DA win rate per scenario · ${match.id}`}
+      file={`scenario-win-rates-${match.id}`}
+      aside={
+        <span className="muted small">
+          <Badge tone="da">W_DA {pct(match.wDa)}</Badge> <Badge tone="fraud">fraud ref. {pct(match.fraudRate)}</Badge>
+        </span>
+      }
+    >
+      <div ref={ref} className="chart" data-testid="scenario-bars" />
+      <p className="hint">Click a scenario to read its transcripts. The dashed line is τ_DA.</p>
+    </ChartFrame>
+  );
+}

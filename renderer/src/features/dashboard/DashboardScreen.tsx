@@ -1,0 +1,268 @@
+/** One co-evolution run, live: phases, win rates against the stopping rule, scenarios, gym curves. */
+import { useEffect, useMemo, useState } from 'react';
+import type { RunDetail } from '../../../../core/contract/contract';
+import { Badge } from '../../components/Badge';
+import { ChartFrame } from '../../components/ChartFrame';
+import { ProgressBar } from '../../components/ProgressBar';
+import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
+import { useChart } from '../../charts/use-chart';
+import { selectRunsUnavailable, useEngineStore } from '../../engine/engine-store';
+import { navigate, selectRouteId, useNavStore } from '../../nav/nav-store';
+import {
+  loadRun,
+  loadRuns,
+  runCommand,
+  selectCommandBusy,
+  selectCommandError,
+  selectDetail,
+  selectDetailError,
+  selectDetailStatus,
+  selectMatchRecords,
+  selectMetrics,
+  selectRuns,
+  selectRunsError,
+  selectRunsStatus,
+  useRunsStore,
+} from '../runs/runs-store';
+import { selectRunMatch, selectSelectedMatchOf, useDashboardStore } from './dashboard-store';
+import { createGymCurvesChart } from './create-gym-curves-chart';
+import { createPhaseTimelineChart } from './create-phase-timeline-chart';
+import { createScenarioBarsChart } from './create-scenario-bars-chart';
+import { createWinRateChart } from './create-win-rate-chart';
+import { gymPanels } from './gym-curves.data';
+import { phaseSegments } from './phase-timeline.data';
+import { scenarioBars } from './scenario-bars.data';
+import { stoppingFromConfig, winRateData } from './win-rate.data';
+
+export function DashboardScreen() {
+  const routeId = useNavStore(selectRouteId);
+  const runs = useRunsStore(selectRuns);
+  const runsStatus = useRunsStore(selectRunsStatus);
+  const runsError = useRunsStore(selectRunsError);
+  const unavailable = useEngineStore(selectRunsUnavailable);
+  const runId = routeId ?? runs.at(-1)?.id ?? null;
+
+  useEffect(() => {
+    void loadRuns();
+  }, []);
+  useEffect(() => {
+    if (runId) void loadRun(runId);
+  }, [runId]);
+
+  let body;
+  if (runId) body = <RunView runId={runId} />;
+  else if (runsStatus === 'loading' || runsStatus === 'idle') body = <LoadingState label="Loading runs…" />;
+  else if (runsStatus === 'error') body = <ErrorState title="Could not load runs" error={runsError ?? ''} actions={[{ label: 'Retry', onClick: () => void loadRuns() }]} />;
+  else
+    body = (
+      <div className="panel">
+        <EmptyState
+          title="No run to show"
+          testId="dashboard-empty"
+          actions={[
+            ...(unavailable ? [] : [{ label: 'Start a run', onClick: () => navigate('experiments') }]),
+            { label: 'Play an arena match', onClick: () => navigate('arena') },
+          ]}
+        >
+          {unavailable ? (
+            <>
+              Co-evolution runs are not available in this build (<span className="mono">{unavailable}</span>). The Arena plays single matches and their
+              transcripts are browsable.
+            </>
+          ) : (
+            'Start a co-evolution run from a preset; its matches, gyms and the stopping rule show here live.'
+          )}
+        </EmptyState>
+      </div>
+    );
+
+  return (
+    <div className="screen" data-testid="screen-dashboard">
+      <header className="screen-head row">
+        <h1>Run dashboard</h1>
+        {runs.length > 0 && (
+          <select value={runId ?? ''} onChange={(e) => navigate('runs', e.target.value)} aria-label="Run" data-testid="run-picker">
+            {[...runs].reverse().map((r) => (
+              <option key={r.id} value={r.id}>
+                {r.id} · {r.preset} · {r.status}
+              </option>
+            ))}
+          </select>
+        )}
+      </header>
+      {body}
+    </div>
+  );
+}
+
+function RunView({ runId }: { runId: string }) {
+  const detail = useRunsStore(selectDetail(runId));
+  const status = useRunsStore(selectDetailStatus(runId));
+  const error = useRunsStore(selectDetailError(runId));
+  if (!detail && (status === 'loading' || status === 'idle')) return <LoadingState label={`Loading ${runId}…`} />;
+  if (!detail)
+    return (
+      <ErrorState
+        title={`Could not open run ${runId}`}
+        error={error ?? 'unknown error'}
+        actions={[
+          { label: 'Retry', onClick: () => void loadRun(runId) },
+          { label: 'Back to experiments', onClick: () => navigate('experiments') },
+        ]}
+      />
+    );
+  return <RunDashboard d={detail} />;
+}
+
+const STATUS_TONE = { created: 'neutral', running: 'da', paused: 'warn', finished: 'ok', failed: 'bad', stopped: 'neutral' } as const;
+
+function RunDashboard({ d }: { d: RunDetail }) {
+  const busy = useRunsStore(selectCommandBusy(d.id));
+  const commandError = useRunsStore(selectCommandError(d.id));
+  const [confirmStop, setConfirmStop] = useState(false);
+  const last = [...d.matchSummaries].sort((a, b) => a.index - b.index).at(-1);
+  const active = d.status === 'running' || d.status === 'created';
+  return (
+    <>
+      <section className="panel run-head" data-testid="run-head">
+        <div className="run-title">
+          <h2 className="mono">{d.id}</h2>
+          <Badge tone={STATUS_TONE[d.status]}>{d.status}</Badge>
+          <span className="muted">
+            phase <b>{d.phase}</b> · preset {d.preset} · seed {d.seed} · {d.matches} match{d.matches === 1 ? '' : 'es'}
+          </span>
+        </div>
+        <div className="run-controls">
+          {active && (
+            <button className="btn" disabled={busy} onClick={() => void runCommand(d.id, 'pause')} data-testid="run-pause">
+              Pause
+            </button>
+          )}
+          {d.status === 'paused' && (
+            <button className="btn primary" disabled={busy} onClick={() => void runCommand(d.id, 'resume')} data-testid="run-resume">
+              Resume
+            </button>
+          )}
+          {(active || d.status === 'paused') &&
+            (confirmStop ? (
+              <>
+                <button className="btn danger" disabled={busy} onClick={() => (setConfirmStop(false), void runCommand(d.id, 'stop'))} data-testid="run-stop-confirm">
+                  Stop the run for good
+                </button>
+                <button className="btn" onClick={() => setConfirmStop(false)}>
+                  Keep running
+                </button>
+              </>
+            ) : (
+              <button className="btn" disabled={busy} onClick={() => setConfirmStop(true)} data-testid="run-stop">
+                Stop…
+              </button>
+            ))}
+        </div>
+        {commandError && (
+          <div className="inline-error">
+            {commandError}
+            {d.status === 'running' && (
+              <>
+                {' '}
+                — a run interrupted by a restart continues with{' '}
+                <button className="btn tiny" onClick={() => void runCommand(d.id, 'resume')}>
+                  Resume
+                </button>
+              </>
+            )}
+          </div>
+        )}
+        {d.error && <div className="inline-error">The run failed: {d.error}</div>}
+        {d.progress && active && <ProgressBar label={d.progress.label} done={d.progress.done} total={d.progress.total} etaSeconds={d.progress.etaSeconds} />}
+        <div className="verdict" data-testid="stop-verdict">
+          {last ? (
+            <>
+              <b>Stopping rule:</b> {last.stop.explanation}
+              {last.next && <div className="muted">{last.next.explanation}</div>}
+            </>
+          ) : (
+            <span className="muted">The stopping rule is judged after each match; no match has finished yet.</span>
+          )}
+        </div>
+      </section>
+      <PhaseTimeline d={d} />
+      <div className="two-col">
+        <WinRates d={d} />
+        <ScenarioPanel d={d} />
+      </div>
+      <GymCurves runId={d.id} />
+    </>
+  );
+}
+
+export function PhaseTimeline({ d }: { d: RunDetail }) {
+  // Progress reports replace `d` several times a second; redraw only when the phases change.
+  const { phase, status, matchSummaries, gyms } = d;
+  const data = useMemo(() => phaseSegments({ phase, status, matchSummaries, gyms }), [phase, status, matchSummaries, gyms]);
+  const ref = useChart(createPhaseTimelineChart, data, {});
+  return (
+    <ChartFrame title="Phases" file={`phases-${d.id}`}>
+      <div ref={ref} className="chart" data-testid="phase-timeline" />
+    </ChartFrame>
+  );
+}
+
+export function WinRates({ d }: { d: RunDetail }) {
+  const selected = useDashboardStore(selectSelectedMatchOf(d.id));
+  const { matchSummaries, gyms, configJson, phase } = d;
+  const data = useMemo(
+    () => ({ ...winRateData(matchSummaries, gyms, stoppingFromConfig(configJson), phase), selectedMatchId: selected ?? matchSummaries.at(-1)?.matchId ?? null }),
+    [matchSummaries, gyms, configJson, phase, selected],
+  );
+  const ref = useChart(createWinRateChart, data, { onSelectMatch: (matchId: string) => selectRunMatch(d.id, matchId) });
+  return (
+    <ChartFrame title="W_DA and W_CA per match" file={`win-rates-${d.id}`}>
+      {d.matchSummaries.length === 0 ? (
+        <EmptyState title="No match yet">The first arena match starts after bootstrap; its point appears here when it ends.</EmptyState>
+      ) : null}
+      <div ref={ref} className="chart" data-testid="win-rate-chart" hidden={d.matchSummaries.length === 0} />
+      <p className="hint">Filled dots: competency gate held. Whiskers: the ε window around the previous W_DA (green when met). Shaded: gyms, by the agent trained. Click a match for its scenarios.</p>
+    </ChartFrame>
+  );
+}
+
+export function ScenarioPanel({ d }: { d: RunDetail }) {
+  const selected = useDashboardStore(selectSelectedMatchOf(d.id));
+  const records = useRunsStore(selectMatchRecords(d.id));
+  const matchId = selected ?? d.matchSummaries.at(-1)?.matchId ?? null;
+  const match = records?.find((m) => m.id === matchId) ?? null;
+  const data = useMemo(() => ({ bars: scenarioBars(match), tau: stoppingFromConfig(d.configJson).tauDa }), [match, d.configJson]);
+  const ref = useChart(createScenarioBarsChart, data, {
+    onSelectScenario: (scenarioId: string) => matchId && navigate('transcripts', null, { match: matchId, scenario: scenarioId }),
+  });
+  return (
+    <ChartFrame title={`Win rate per scenario${matchId ? ` · ${matchId}` : ''}`} file={`scenarios-${matchId ?? d.id}`}>
+      {!match && <EmptyState title={matchId ? 'Loading the match…' : 'No match yet'}>Per-scenario DA win rates of the selected match show here.</EmptyState>}
+      <div ref={ref} className="chart" hidden={!match} />
+    </ChartFrame>
+  );
+}
+
+export function GymCurves({ runId }: { runId: string }) {
+  const series = useRunsStore(selectMetrics(runId));
+  const [smoothing, setSmoothing] = useState(0.6);
+  const panels = useMemo(() => gymPanels(series, smoothing), [series, smoothing]);
+  const ref = useChart(createGymCurvesChart, panels, {});
+  const empty = panels.every((p) => p.raw.length === 0);
+  return (
+    <ChartFrame
+      title="Gym curves"
+      file={`gym-curves-${runId}`}
+      aside={
+        <label className="inline small">
+          smoothing {smoothing.toFixed(2)}
+          <input type="range" min={0} max={0.99} step={0.01} value={smoothing} onChange={(e) => setSmoothing(e.target.valueAsNumber)} data-testid="smoothing" />
+        </label>
+      }
+    >
+      {empty && <EmptyState title="No gym steps yet">GRPO updates of the isolation gyms (reward, KL, loss) stream here while a gym trains.</EmptyState>}
+      <div ref={ref} className="chart" hidden={empty} />
+    </ChartFrame>
+  );
+}

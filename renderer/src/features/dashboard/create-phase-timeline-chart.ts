@@ -1,0 +1,51 @@
+/** The run's phases as a strip of boxes, the current one outlined; gyms in their agent's colour. */
+import { COLORS, mountSvg } from '../../charts/chart-kit';
+import type { Chart } from '../../charts/chart-kit';
+import type { PhaseSegment } from './phase-timeline.data';
+
+const HEIGHT = 44;
+
+function fill(s: PhaseSegment): string {
+  switch (s.kind) {
+    case 'gym':
+      return s.role === 'CA' ? COLORS.caSoft : COLORS.daSoft;
+    case 'match':
+      return '#f1f5f9';
+    case 'paused':
+      return COLORS.paused;
+    case 'failed':
+      return COLORS.failed;
+    case 'evaluate':
+    case 'done':
+      return COLORS.tauBand;
+    default:
+      return '#f8fafc';
+  }
+}
+
+export function createPhaseTimelineChart(node: HTMLElement, _callbacks: object): Chart<PhaseSegment[]> {
+  let segments: PhaseSegment[] = [];
+  const { rerender, dispose } = mountSvg(node, 'Run phases', (svg, width) => {
+    svg.attr('width', width).attr('height', HEIGHT).selectAll('*').remove();
+    const n = Math.max(1, segments.length);
+    const gap = 4;
+    const w = Math.min(130, (width - gap * (n - 1)) / n);
+    segments.forEach((s, i) => {
+      const g = svg.append('g').attr('transform', `translate(${i * (w + gap)},6)`);
+      g.append('rect').attr('width', w).attr('height', 30).attr('rx', 4).attr('fill', fill(s))
+        .attr('stroke', s.state === 'active' ? COLORS.da : s.kind === 'failed' ? '#dc2626' : COLORS.grid).attr('stroke-width', s.state === 'active' ? 2 : 1);
+      g.append('text').attr('x', w / 2).attr('y', 19).attr('text-anchor', 'middle').attr('font-size', w < 70 ? 9 : 11)
+        .attr('font-weight', s.state === 'active' ? 600 : 400)
+        .attr('fill', s.kind === 'gym' ? (s.role === 'CA' ? COLORS.ca : COLORS.da) : COLORS.text)
+        .text(s.state === 'active' ? `${s.label} …` : s.label);
+      g.append('title').text(`${s.label}: ${s.state === 'active' ? 'in progress' : s.state === 'done' ? 'done' : 'ended'}`);
+    });
+  });
+  return {
+    update(next) {
+      segments = next;
+      rerender();
+    },
+    destroy: dispose,
+  };
+}

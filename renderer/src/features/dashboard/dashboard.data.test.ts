@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import type { GymSummary, MatchSummary } from '../../../../core/contract/contract';
+import { ema, gymPanels } from './gym-curves.data';
+import { phaseSegments } from './phase-timeline.data';
+import { scenarioBars } from './scenario-bars.data';
+import { DEFAULT_STOPPING, stoppingFromConfig, winRateData } from './win-rate.data';
+
+const tactics = { n: 0, meanTokens: 0, meanEntityDensity: 0, meanEntities: 0, decoyRate: 0, hedgeRate: 0 };
+function match(index: number, wDa: number, over: Partial<MatchSummary['stop']> = {}, next: 'DA' | 'CA' | null = 'DA'): MatchSummary {
+  return {
+    matchId: `R-M${index}`, index, da: 'DA0', ca: 'CA0', wDa, fraudRate: null, tactics,
+    stop: { stop: false, reason: null, t: index, streak: 0, delta: null, competencyGate: false, stabilityGate: false, explanation: `after ${index}`, ...over },
+    next: next && { role: next, daShortfall: 0, caShortfall: 0, explanation: '' },
+  };
+}
+const gym = (afterMatch: number, role: 'DA' | 'CA'): GymSummary => ({ role, from: `${role}0`, to: `${role}1`, afterMatch, note: null });
+
+describe('win-rate chart data', () => {
+  it('pairs W_DA with W_CA, draws the ε window around the previous match, and labels gyms', () => {
+    const d = winRateData([match(2, 0.62, { stabilityGate: true, competencyGate: true }), match(1, 0.4)], [gym(1, 'DA')], DEFAULT_STOPPING, 'gym');
+    expect(d.points.map((p) => p.match)).toEqual([1, 2]);
+    expect(d.points[0]!.epsWindow).toBeNull();
+    expect(d.points[1]!.wCa).toBeCloseTo(0.38);
+    expect(d.points[1]!.epsWindow!.lo).toBeCloseTo(0.35);
+    expect(d.points[1]!.epsWindow!.hi).toBeCloseTo(0.45);
+    expect(d.points[1]!.stabilityGate).toBe(true);
+    // Gym after match 1 done; gym after match 2 is in progress (phase gym, no record yet).
+    expect(d.gyms).toEqual([
+      { afterMatch: 1, role: 'DA', label: 'DA gym · DA0→DA1', active: false },
+      { afterMatch: 2, role: 'DA', label: 'DA gym · training', active: true },
+    ]);
+    expect(d.tau).toBe(0.6);
+    expect(d.xMax).toBe(3);
+  });
+
+  it('reads τ and ε from the run config, with defaults', () => {
+    expect(stoppingFromConfig('{"stopping":{"tauDa":0.7,"epsilon":0.1,"nMax":3}}')).toEqual({ tauDa: 0.7, epsilon: 0.1, nMax: 3 });
+    expect(stoppingFromConfig('not json')).toEqual(DEFAULT_STOPPING);
+    expect(stoppingFromConfig(null)).toEqual(DEFAULT_STOPPING);
+  });
+});
+
+describe('phase timeline data', () => {
+  it('lists bootstrap, matches and gyms in order, with the current phase active', () => {
+    const s = phaseSegments({ phase: 'match', status: 'running', matchSummaries: [match(1, 0.3), match(2, 0.5)], gyms: [gym(1, 'CA')] });
+    expect(s.map((x) => `${x.label}:${x.state}`)).toEqual(['Bootstrap:done', 'Match 1:done', 'CA gym:done', 'Match 2:done', 'Match 3:active']);
+    expect(s[2]!.role).toBe('CA');
+  });
+
+  it('shows a finished run ending in evaluation, and a fresh one bootstrapping', () => {
+    const done = phaseSegments({ phase: 'done', status: 'finished', matchSummaries: [match(1, 0.7, { stop: true }, null)], gyms: [] });
+    expect(done.map((x) => x.kind)).toEqual(['bootstrap', 'match', 'evaluate', 'done']);
+    const fresh = phaseSegments({ phase: 'bootstrap', status: 'running', matchSummaries: [], gyms: [] });
+    expect(fresh).toEqual([{ key: 'bootstrap', kind: 'bootstrap', label: 'Bootstrap', role: null, state: 'active' }]);
+  });
+});
+
+describe('gym curves data', () => {
+  it('smooths with a debiased EMA (0 leaves values alone)', () => {
+    expect(ema([1, 2, 3], 0)).toEqual([1, 2, 3]);
+    const s = ema([1, 1, 1, 1], 0.9);
+    s.forEach((v) => expect(v).toBeCloseTo(1, 10)); // debiased: no pull toward 0 at the start
+    const step = ema([0, 10], 0.5);
+    expect(step[1]).toBeCloseTo(10 * 0.5 / 0.75, 10);
+  });
+
+  it('bands the reward mean with its std and keeps the raw points', () => {
+    const series = {
+      'gym/reward_mean': [{ step: 2, value: 1 }, { step: 1, value: 0 }],
+      'gym/reward_std': [{ step: 1, value: 0.5 }, { step: 2, value: 0.5 }],
+      'gym/kl': [{ step: 1, value: 0.01 }],
+    };
+    const [reward, kl, loss] = gymPanels(series, 0);
+    expect(reward!.points).toEqual([{ step: 1, value: 0, lo: -0.5, hi: 0.5 }, { step: 2, value: 1, lo: 0.5, hi: 1.5 }]);
+    expect(reward!.raw.map((p) => p.step)).toEqual([1, 2]);
+    expect(kl!.points).toEqual([{ step: 1, value: 0.01 }]);
+    expect(loss!.points).toEqual([]);
+  });
+});
+
+describe('scenario bars data', () => {
+  it('puts CA-winnable scenarios first and fraud references last', () => {
+    const bars = scenarioBars({
+      perScenario: [
+        { scenarioId: 'fraud-a', fraudReference: true, episodes: 4, daWins: 4, daWinRate: 1 },
+        { scenarioId: 'x', fraudReference: false, episodes: 4, daWins: 1, daWinRate: 0.25 },
+      ],
+    });
+    expect(bars.map((b) => b.scenarioId)).toEqual(['x', 'fraud-a']);
+    expect(bars[0]).toEqual({ scenarioId: 'x', rate: 0.25, wins: 1, episodes: 4, fraud: false });
+    expect(scenarioBars(null)).toEqual([]);
+  });
+});

@@ -1,0 +1,55 @@
+/** The run's phases in order — bootstrap, match, gym, match, …, evaluation — with where it is now. */
+import type { RunDetail } from '../../../../core/contract/contract';
+
+export type SegmentKind = 'bootstrap' | 'match' | 'gym' | 'evaluate' | 'paused' | 'done' | 'stopped' | 'failed';
+
+export interface PhaseSegment {
+  key: string;
+  kind: SegmentKind;
+  label: string;
+  /** The agent a gym trains. */
+  role: 'DA' | 'CA' | null;
+  state: 'done' | 'active' | 'ended';
+}
+
+export function phaseSegments(d: Pick<RunDetail, 'phase' | 'status' | 'matchSummaries' | 'gyms'>): PhaseSegment[] {
+  const out: PhaseSegment[] = [];
+  const matches = [...d.matchSummaries].sort((a, b) => a.index - b.index);
+  const active = d.status === 'running' || d.status === 'created';
+  out.push({ key: 'bootstrap', kind: 'bootstrap', label: 'Bootstrap', role: null, state: d.phase === 'bootstrap' && matches.length === 0 ? (active ? 'active' : 'ended') : 'done' });
+  for (const m of matches) {
+    out.push({ key: `match-${m.index}`, kind: 'match', label: `Match ${m.index}`, role: null, state: 'done' });
+    const gym = d.gyms.find((g) => g.afterMatch === m.index);
+    if (gym) out.push({ key: `gym-${m.index}`, kind: 'gym', label: `${gym.role} gym`, role: gym.role, state: 'done' });
+  }
+  const last = matches.at(-1);
+  switch (d.phase) {
+    case 'match':
+      out.push({ key: `match-${(last?.index ?? 0) + 1}`, kind: 'match', label: `Match ${(last?.index ?? 0) + 1}`, role: null, state: active ? 'active' : 'ended' });
+      break;
+    case 'gym':
+      if (last?.next && !d.gyms.some((g) => g.afterMatch === last.index)) {
+        out.push({ key: `gym-${last.index}`, kind: 'gym', label: `${last.next.role} gym`, role: last.next.role, state: active ? 'active' : 'ended' });
+      }
+      break;
+    case 'evaluate':
+      out.push({ key: 'evaluate', kind: 'evaluate', label: 'Held-out evaluation', role: null, state: active ? 'active' : 'ended' });
+      break;
+    case 'done':
+      out.push({ key: 'evaluate', kind: 'evaluate', label: 'Held-out evaluation', role: null, state: 'done' });
+      out.push({ key: 'done', kind: 'done', label: 'Done', role: null, state: 'done' });
+      break;
+    case 'paused':
+      out.push({ key: 'paused', kind: 'paused', label: 'Paused', role: null, state: 'active' });
+      break;
+    case 'stopped':
+      out.push({ key: 'stopped', kind: 'stopped', label: 'Stopped', role: null, state: 'ended' });
+      break;
+    case 'failed':
+      out.push({ key: 'failed', kind: 'failed', label: 'Failed', role: null, state: 'ended' });
+      break;
+    default:
+      break;
+  }
+  return out;
+}

@@ -1,0 +1,192 @@
+/** Start a co-evolution run from a preset (its config editable as JSON), and reopen recent runs. */
+import { useEffect, useMemo } from 'react';
+import { Badge } from '../../components/Badge';
+import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
+import { formatTime } from '../../format';
+import { selectRunsUnavailable, useEngineStore } from '../../engine/engine-store';
+import { navigate } from '../../nav/nav-store';
+import { loadRuns, selectRuns, selectRunsError, selectRunsStatus, useRunsStore } from '../runs/runs-store';
+import { checkConfigText } from './config-check';
+import {
+  choosePreset,
+  editConfig,
+  loadPresets,
+  resetConfig,
+  selectConfigText,
+  selectPreset,
+  selectPresets,
+  selectPresetsError,
+  selectPresetsStatus,
+  selectSeed,
+  selectStartError,
+  selectStarting,
+  setSeed,
+  startRun,
+  useExperimentsStore,
+} from './experiments-store';
+
+export function ExperimentsScreen() {
+  useEffect(() => {
+    void loadPresets();
+    void loadRuns();
+  }, []);
+  return (
+    <div className="screen" data-testid="screen-experiments">
+      <header className="screen-head">
+        <h1>Experiments</h1>
+        <p className="lede">A run bootstraps DA0 and CA0, then alternates arena matches with isolation gyms for the weaker agent until the stopping rule holds.</p>
+      </header>
+      <div className="two-col">
+        <NewRun />
+        <RecentRuns />
+      </div>
+    </div>
+  );
+}
+
+function NewRun() {
+  const unavailable = useEngineStore(selectRunsUnavailable);
+  const presets = useExperimentsStore(selectPresets);
+  const status = useExperimentsStore(selectPresetsStatus);
+  const error = useExperimentsStore(selectPresetsError);
+  const preset = useExperimentsStore(selectPreset);
+  const text = useExperimentsStore(selectConfigText);
+  const seed = useExperimentsStore(selectSeed);
+  const starting = useExperimentsStore(selectStarting);
+  const startError = useExperimentsStore(selectStartError);
+  const check = useMemo(() => checkConfigText(text), [text]);
+
+  const start = async () => {
+    const runId = await startRun();
+    if (runId) navigate('runs', runId);
+  };
+
+  let body;
+  if (status === 'loading' || status === 'idle') body = <LoadingState label="Loading presets…" />;
+  else if (status === 'error') body = <ErrorState title="Could not load the presets" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadPresets() }]} />;
+  else if (presets.length === 0)
+    body = (
+      <EmptyState
+        title={unavailable ? 'Co-evolution runs are not available in this build' : 'No presets'}
+        testId="runs-unavailable"
+        actions={[{ label: 'Play an arena match', onClick: () => navigate('arena') }, { label: 'Browse transcripts', onClick: () => navigate('transcripts') }]}
+      >
+        {unavailable ? (
+          <>
+            The engine says: <span className="mono">{unavailable}</span>. Everything else works: play matches between any DA and CA in the Arena, read and
+            export their transcripts.
+          </>
+        ) : (
+          'The engine offers no presets to start from.'
+        )}
+      </EmptyState>
+    );
+  else
+    body = (
+      <>
+        <div className="preset-picker" role="radiogroup" aria-label="Preset">
+          {presets.map((p) => (
+            <button key={p.name} role="radio" aria-checked={p.name === preset} className={`preset${p.name === preset ? ' active' : ''}`} onClick={() => choosePreset(p.name)}>
+              <b>{p.name}</b>
+              <span>{p.description}</span>
+            </button>
+          ))}
+        </div>
+        <label className="editor-label" htmlFor="config-editor">
+          Config (JSON) <span className="muted">— edit freely; the engine checks every field when you start</span>
+        </label>
+        <textarea
+          id="config-editor"
+          className={`code-editor${check.ok ? '' : ' invalid'}`}
+          spellCheck={false}
+          value={text}
+          onChange={(e) => editConfig(e.target.value)}
+          data-testid="config-editor"
+          rows={18}
+        />
+        {!check.ok && (
+          <div className="inline-error" data-testid="config-syntax-error">
+            {check.line !== null ? `Line ${check.line}, column ${check.column}: ` : ''}
+            {check.message}
+          </div>
+        )}
+        {startError && (
+          <div className="inline-error" role="alert" data-testid="config-engine-error">
+            The engine refused this config: {startError}
+          </div>
+        )}
+        <div className="form-row">
+          <label>
+            Seed
+            <input type="number" value={seed} onChange={(e) => setSeed(e.target.valueAsNumber)} />
+          </label>
+          <button className="btn" onClick={resetConfig}>
+            Reset to preset
+          </button>
+          <button className="btn primary" disabled={!check.ok || starting || !Number.isInteger(seed)} onClick={() => void start()} data-testid="start-run">
+            {starting ? 'Starting…' : 'Start run'}
+          </button>
+        </div>
+      </>
+    );
+
+  return (
+    <section className="panel">
+      <header className="panel-head">
+        <h3>New run</h3>
+      </header>
+      {body}
+    </section>
+  );
+}
+
+const STATUS_TONE = { created: 'neutral', running: 'da', paused: 'warn', finished: 'ok', failed: 'bad', stopped: 'neutral' } as const;
+
+function RecentRuns() {
+  const runs = useRunsStore(selectRuns);
+  const status = useRunsStore(selectRunsStatus);
+  const error = useRunsStore(selectRunsError);
+  return (
+    <section className="panel">
+      <header className="panel-head">
+        <h3>Recent runs</h3>
+        <button className="btn tiny" onClick={() => void loadRuns()}>
+          Refresh
+        </button>
+      </header>
+      {status === 'loading' && <LoadingState label="Loading runs…" />}
+      {status === 'error' && <ErrorState title="Could not load runs" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadRuns() }]} />}
+      {status === 'ready' && runs.length === 0 && <EmptyState title="No runs in this lab yet">Runs you start appear here with their phase and latest W_DA.</EmptyState>}
+      {runs.length > 0 && (
+        <table className="table" data-testid="runs-table">
+          <thead>
+            <tr>
+              <th>Run</th>
+              <th>Preset</th>
+              <th>Status</th>
+              <th>Phase</th>
+              <th className="num">Matches</th>
+              <th className="num">Last W_DA</th>
+              <th>Started</th>
+            </tr>
+          </thead>
+          <tbody>
+            {[...runs].reverse().map((r) => (
+              <tr key={r.id} onClick={() => navigate('runs', r.id)} className="clickable" title={r.error ?? undefined}>
+                <td className="mono">{r.id}</td>
+                <td>{r.preset}</td>
+                <td>
+                  <Badge tone={STATUS_TONE[r.status]}>{r.status}</Badge>
+                </td>
+                <td>{r.phase}</td>
+                <td className="num">{r.matches}</td>
+                <td className="num">{r.lastWDa === null ? '—' : `${(r.lastWDa * 100).toFixed(1)}%`}</td>
+                <td>{formatTime(r.createdAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,99 @@
+/** Presets, the config being edited, and starting a run from them. */
+import { create } from 'zustand';
+import type { PresetInfo } from '../../../../core/contract/contract';
+import { errorMessage, request } from '../../engine/client';
+import type { LoadStatus } from '../runs/runs-store';
+import { loadRuns } from '../runs/runs-store';
+
+export interface ExperimentsState {
+  presets: PresetInfo[];
+  status: LoadStatus;
+  error: string | null;
+  preset: string | null;
+  configText: string;
+  seed: number;
+  starting: boolean;
+  /** The engine's answer to the last start (validation errors name the field). */
+  startError: string | null;
+}
+
+export const useExperimentsStore = create<ExperimentsState>()(() => ({
+  presets: [],
+  status: 'idle',
+  error: null,
+  preset: null,
+  configText: '',
+  seed: 1,
+  starting: false,
+  startError: null,
+}));
+
+export const selectPresets = (s: ExperimentsState) => s.presets;
+export const selectPresetsStatus = (s: ExperimentsState) => s.status;
+export const selectPresetsError = (s: ExperimentsState) => s.error;
+export const selectPreset = (s: ExperimentsState) => s.preset;
+export const selectConfigText = (s: ExperimentsState) => s.configText;
+export const selectSeed = (s: ExperimentsState) => s.seed;
+export const selectStarting = (s: ExperimentsState) => s.starting;
+export const selectStartError = (s: ExperimentsState) => s.startError;
+
+export async function loadPresets(): Promise<void> {
+  useExperimentsStore.setState((s) => ({ status: s.presets.length ? s.status : 'loading', error: null }));
+  try {
+    const presets = await request('presets/list', undefined);
+    const cur = useExperimentsStore.getState();
+    const keep = presets.find((p) => p.name === cur.preset);
+    const first = keep ?? presets[0] ?? null;
+    useExperimentsStore.setState({
+      presets,
+      status: 'ready',
+      preset: first?.name ?? null,
+      configText: keep ? cur.configText : first ? pretty(first.configJson) : '',
+    });
+  } catch (err) {
+    useExperimentsStore.setState({ status: 'error', error: errorMessage(err) });
+  }
+}
+
+export function choosePreset(name: string): void {
+  const p = useExperimentsStore.getState().presets.find((x) => x.name === name);
+  if (p) useExperimentsStore.setState({ preset: p.name, configText: pretty(p.configJson), startError: null });
+}
+
+export function editConfig(text: string): void {
+  useExperimentsStore.setState({ configText: text, startError: null });
+}
+
+export function setSeed(seed: number): void {
+  useExperimentsStore.setState({ seed });
+}
+
+export function resetConfig(): void {
+  const { preset } = useExperimentsStore.getState();
+  if (preset) choosePreset(preset);
+}
+
+/** Start a run; returns its id, or null with `startError` set. */
+export async function startRun(): Promise<string | null> {
+  const { preset, configText, seed } = useExperimentsStore.getState();
+  if (!preset) return null;
+  useExperimentsStore.setState({ starting: true, startError: null });
+  try {
+    const { runId } = await request('runs/start', { preset, configJson: configText, seed });
+    void loadRuns();
+    return runId;
+  } catch (err) {
+    useExperimentsStore.setState({ startError: errorMessage(err) });
+    return null;
+  } finally {
+    useExperimentsStore.setState({ starting: false });
+  }
+}
+
+function pretty(json: string): string {
+  try {
+    return JSON.stringify(JSON.parse(json), null, 2);
+  } catch {
+    return json;
+  }
+}

@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { formatCount, formatTime } from './format';
+
+describe('formatting without Intl', () => {
+  it('formats timestamps as local YYYY-MM-DD HH:MM', () => {
+    const d = new Date(2026, 10, 29, 7, 5);
+    expect(formatTime(d.toISOString())).toBe('2026-11-29 07:05');
+    expect(formatTime('soon')).toBe('soon');
+  });
+
+  it('groups thousands', () => {
+    expect(formatCount(0)).toBe('0');
+    expect(formatCount(999)).toBe('999');
+    expect(formatCount(1234567)).toBe('1,234,567');
+    expect(formatCount(-1000)).toBe('−1,000');
+  });
+});

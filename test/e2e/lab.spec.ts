@@ -1,0 +1,166 @@
+/**
+ * The lab end to end: the real engine behind `sparring serve` on a temporary lab, Chromium
+ * driving the UI. The tests run in order on one lab: the match played first is what the
+ * transcript and export tests read.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { ArenaPage } from './pages/arena-page';
+import { DashboardPage } from './pages/dashboard-page';
+import { ExperimentsPage } from './pages/experiments-page';
+import { ExportPage } from './pages/export-page';
+import { LabPage, SCREENSHOTS } from './pages/lab-page';
+import { startLongTaskObserver, stopLongTaskObserver } from './pages/long-tasks';
+import { TranscriptsPage } from './pages/transcripts-page';
+
+test.describe.configure({ mode: 'serial' });
+
+let page: Page;
+let lab: LabPage;
+/** The match the Arena test plays; later tests read its episodes. */
+const MATCH = 'M1';
+const EPISODES_PER_SCENARIO = 18;
+
+test.beforeAll(async ({ browser }) => {
+  page = await browser.newPage();
+  page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
+  lab = new LabPage(page);
+  await lab.open();
+});
+
+test.afterAll(async () => {
+  await page.close();
+});
+
+test('opens the lab on the Experiments screen, connected to the engine', async () => {
+  await expect(page.getByTestId('screen-experiments')).toBeVisible();
+  const unavailable = LabPage.runsUnavailable();
+  if (unavailable) {
+    // No runner in this build: the screen says so, and offers the Arena instead.
+    await expect(page.getByTestId('runs-unavailable')).toContainText('not available');
+    await expect(page.getByRole('button', { name: 'Play an arena match' })).toBeVisible();
+  } else {
+    await expect(page.getByTestId('config-editor')).toBeVisible();
+  }
+  await lab.screenshot('01-experiments');
+});
+
+test('plays a match from the Arena while progress streams, without long main-thread stalls', async () => {
+  await lab.go('arena');
+  const arena = new ArenaPage(page);
+  await expect(page.getByTestId('empty-state')).toContainText('No matches');
+  await startLongTaskObserver(page);
+  await arena.play({ episodesPerScenario: EPISODES_PER_SCENARIO, seed: 7 });
+  await expect(arena.progress).toBeVisible();
+  await arena.waitForMatch(MATCH, 120_000);
+  const tasks = await stopLongTaskObserver(page);
+  const worst = tasks.reduce((m, t) => Math.max(m, t.duration), 0);
+  const line = `[long tasks] while a ${EPISODES_PER_SCENARIO * 10}-episode match streamed: ${tasks.length} long task(s); worst ${worst.toFixed(0)} ms`;
+  console.log(line);
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  writeFileSync(path.join('test-results', 'long-tasks.json'), JSON.stringify({ episodes: EPISODES_PER_SCENARIO * 10, count: tasks.length, worstMs: worst, tasks }, null, 2));
+  test.info().annotations.push({ type: 'long tasks', description: line });
+
+  await expect(await arena.wDa(MATCH)).toMatch(/^\d+\.\d%$/);
+  await expect(page.getByTestId('scenario-bars').locator('svg')).toBeVisible();
+  await lab.screenshot('02-arena');
+});
+
+test('opens a failed episode (the CA won) and reads every reward term', async () => {
+  await lab.go('transcripts');
+  const tr = new TranscriptsPage(page);
+  await expect(page.getByTestId('episode-empty')).toBeVisible();
+  expect(await tr.total()).toBe(EPISODES_PER_SCENARIO * 10);
+
+  await tr.filter('winner', 'CA');
+  await expect(tr.rows().first()).toHaveAttribute('data-winner', 'CA');
+  const failed = await tr.total();
+  expect(failed).toBeGreaterThan(0);
+  expect(failed).toBeLessThan(EPISODES_PER_SCENARIO * 10);
+
+  const id = await tr.openFirst();
+  expect(id).toMatch(/^M1:\d+$/);
+  expect(await tr.winnerBadge()).toBe('CA won');
+  const terms = await tr.rewardTerms();
+  expect(Object.keys(terms.da)).toEqual(['format', 'tool', 'env_lookup_first', 'env_correct_tool', 'env_speak', 'env_milestone', 'env_late', 'env_judge', 'env_missed_verification', 'env_missing_tool', 'end']);
+  expect(Object.keys(terms.ca)).toEqual(['format', 'realism', 'conceal', 'inv_da']);
+  const sum = (r: Record<string, number>) => Object.values(r).reduce((s, v) => s + v, 0);
+  // Each shown term is rounded to 2 decimals.
+  expect(Math.abs(sum(terms.da) - terms.rDa)).toBeLessThan(0.06);
+  expect(Math.abs(sum(terms.ca) - terms.rCa)).toBeLessThan(0.03);
+  await expect(page.getByTestId('judge-rationale')).not.toBeEmpty();
+  await expect(page.getByTestId('turns').locator('li').first()).toContainText('Customer');
+  await expect(page.getByTestId('turn-rewards').first()).toBeVisible();
+
+  // The list pages from the engine: scrolling far down loads rows beyond the first page.
+  await tr.filter('winner', '');
+  await page.getByTestId('episode-list').evaluate((el) => (el.scrollTop = el.scrollHeight));
+  await expect(page.getByTestId(`episode-row-${MATCH}:${EPISODES_PER_SCENARIO * 10 - 1}`)).toBeVisible();
+  await tr.filter('winner', 'CA');
+  await tr.openFirst();
+  await lab.screenshot('03-transcripts-failed-episode');
+});
+
+test('exports the match as JSONL in the chat format, and as CSV', async () => {
+  await lab.go('export');
+  const ex = new ExportPage(page);
+  const jsonl = await ex.download('jsonl', MATCH);
+  expect(jsonl.filename).toBe(`sparring-${MATCH}-episodes.jsonl`);
+  const lines = jsonl.content.trimEnd().split('\n');
+  expect(lines).toHaveLength(EPISODES_PER_SCENARIO * 10);
+  for (const line of lines) {
+    const ex = JSON.parse(line) as { messages: { role: string; tool_calls?: unknown[] }[]; metadata: { matchId: string } };
+    expect(ex.messages[0]!.role).toBe('system');
+    expect(ex.messages.some((m) => m.role === 'user')).toBe(true);
+    expect(ex.metadata.matchId).toBe(MATCH);
+  }
+  const first = JSON.parse(lines[0]!) as { messages: { role: string; tool_calls?: { function: { name: string } }[] }[] };
+  expect(first.messages.find((m) => m.tool_calls)?.tool_calls?.[0]?.function.name).toBe('lookup_account');
+  expect(first.messages.some((m) => m.role === 'tool')).toBe(true);
+
+  const csv = await ex.download('csv', MATCH);
+  const [header, ...rows] = csv.content.trimEnd().split('\r\n');
+  expect(header).toContain('da_env_judge');
+  expect(header).toContain('ca_inv_da');
+  expect(rows).toHaveLength(EPISODES_PER_SCENARIO * 10);
+  await lab.screenshot('04-export');
+});
+
+test('shows the run dashboard and evaluation screens (with their empty states when there is no run)', async () => {
+  await lab.go('runs');
+  if (LabPage.runsUnavailable()) await expect(page.getByTestId('dashboard-empty')).toContainText('not available');
+  await lab.screenshot('05-dashboard');
+  await lab.go('evaluation');
+  if (LabPage.runsUnavailable()) await expect(page.getByTestId('evaluation-empty')).toBeVisible();
+  await lab.screenshot('06-evaluation');
+});
+
+test('runs a quick co-evolution run to the end, live on the dashboard, then reads its evaluation', async () => {
+  const unavailable = LabPage.runsUnavailable();
+  test.skip(unavailable !== null, `needs the co-evolution runner: ${unavailable}`);
+  test.setTimeout(300_000);
+  await lab.go('experiments');
+  const exp = new ExperimentsPage(page);
+  await exp.choosePreset('quick');
+  await startLongTaskObserver(page);
+  await exp.start();
+  const dash = new DashboardPage(page);
+  await expect(page.getByTestId('screen-dashboard')).toBeVisible();
+  await expect(dash.head).toContainText('R1');
+  await expect(page.getByTestId('phase-timeline').locator('svg')).toBeVisible();
+  // The first match's point on the win-rate chart, and the stopping rule's verdict in words.
+  await expect(dash.matchPoints().first()).toBeVisible({ timeout: 180_000 });
+  await expect(page.getByTestId('stop-verdict')).toContainText(/after match 1|at match 1/);
+  await lab.screenshot('11-dashboard-run-live');
+  await dash.waitForStatus('finished', 240_000);
+  const tasks = await stopLongTaskObserver(page);
+  console.log(`[long tasks] while the real quick run streamed: ${tasks.length} long task(s); worst ${tasks.reduce((m, t) => Math.max(m, t.duration), 0).toFixed(0)} ms`);
+  await expect(page.getByTestId('stop-verdict')).toContainText('stop at match');
+  await lab.screenshot('12-dashboard-run-finished');
+
+  await lab.go('evaluation');
+  await expect(page.getByTestId('evaluation-table').first().locator('tbody tr').first()).toContainText('DA0');
+  await lab.screenshot('13-evaluation-run');
+});

@@ -1,0 +1,103 @@
+/**
+ * `sparring run --preset quick` end to end, and `--resume` after a `kill -9` in the middle of an
+ * isolation gym: the resumed run ends with the same result as an uninterrupted one, and the lab
+ * holds every match's episodes exactly once.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const BIN = path.resolve(__dirname, '..', 'bin', 'sparring.js');
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-run-'));
+
+interface RunJson {
+  runId: string;
+  status: string;
+  matches: { index: number; da: string; ca: string; wDa: number; trained: string | null; stop: string | null; verdict: string; tactics: Record<string, number> }[];
+  gyms: { role: string; from: string; to: string }[];
+  checkpoints: { name: string; role: string; parent: string | null }[];
+  heldout: { da: string; heldout: Record<string, unknown> }[];
+}
+
+async function sparringJson(args: string[]): Promise<RunJson> {
+  const { stdout } = await run(process.execPath, [BIN, ...args, '--json'], { maxBuffer: 1 << 24 });
+  return JSON.parse(stdout) as RunJson;
+}
+
+/** Start a run and SIGKILL it as soon as an isolation gym reports progress. */
+function killDuringGym(db: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'run', '--preset', 'quick', '--db', db], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+      if (/gym: DA\d → DA\d .*: [1-3]\/\d/.test(err) || /gym: CA\d → CA\d .*: [1-3]\/\d/.test(err)) child.kill('SIGKILL');
+    });
+    child.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve(err) : reject(new Error(`run ended (${code}) before a gym: ${err}`))));
+  });
+}
+
+describe('sparring run', () => {
+  it('quick preset: the loop invariants hold, and --resume after kill -9 mid-gym gives the same result', async () => {
+    const a = await sparringJson(['run', '--preset', 'quick', '--db', path.join(tmp, 'a.db')]);
+    expect(a.status).toBe('finished');
+
+    // Invariants: the stopping rule's decision is consistent with the stored W_DA values.
+    const wDa = a.matches.map((m) => m.wDa);
+    a.matches.forEach((m, i) => {
+      const stopped = m.stop !== null;
+      expect(stopped).toBe(i === a.matches.length - 1);
+      if (i < a.matches.length - 1) {
+        // the weaker agent (further below its floor) trained after this match
+        const daShort = 0.6 - wDa[i]!;
+        const caShort = 0.35 - (1 - wDa[i]!);
+        expect(m.trained).toBe(daShort >= caShort ? 'DA' : 'CA');
+      }
+    });
+    expect(a.matches.length).toBeLessThanOrEqual(3); // quick: n_max = 3
+    // Checkpoints chain: each gym's checkpoint has the previous one of its role as parent,
+    // and the next match uses it.
+    expect(a.gyms.length).toBe(a.matches.length - 1);
+    a.gyms.forEach((g, i) => {
+      expect(g.role).toBe(a.matches[i]!.trained);
+      const cp = a.checkpoints.find((c) => c.name === g.to)!;
+      expect(cp.parent).toBe(g.from);
+      const next = a.matches[i + 1]!;
+      expect(g.role === 'DA' ? next.da : next.ca).toBe(g.to);
+    });
+    expect(a.heldout.map((h) => h.da)).toEqual([...new Set(['DA0', ...a.gyms.filter((g) => g.role === 'DA').map((g) => g.to)])]);
+    for (const m of a.matches) expect(m.tactics.n).toBe(30);
+
+    // The same run, killed mid-gym, then resumed.
+    const db = path.join(tmp, 'b.db');
+    await killDuringGym(db);
+    const b = await sparringJson(['run', '--resume', 'R1', '--db', db]);
+    expect(b.status).toBe('finished');
+    expect(b.matches).toEqual(a.matches);
+    expect(b.gyms).toEqual(a.gyms);
+    expect(b.checkpoints).toEqual(a.checkpoints);
+    expect(b.heldout).toEqual(a.heldout);
+
+    const sql = new Database(db, { readonly: true });
+    const perMatch = sql.prepare("SELECT match_id, COUNT(*) AS n FROM episodes WHERE match_id LIKE 'R1-M%' GROUP BY match_id").all() as { n: number }[];
+    expect(perMatch.length).toBe(b.matches.length);
+    for (const r of perMatch) expect(r.n).toBe(30);
+    sql.close();
+  }, 240_000);
+
+  it('rejects a bad config naming the field, and a resume of an unknown run', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const bad = path.join(tmp, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ arena: { episodesPerScenario: 0 } }));
+    const r = await run(process.execPath, [BIN, 'run', '--config', bad, '--db', path.join(tmp, 'c.db')]).catch((e: { code: number; stderr: string }) => e);
+    expect((r as { code: number }).code).toBe(2);
+    expect((r as { stderr: string }).stderr).toMatch(/field arena\.episodesPerScenario/);
+    const u = await run(process.execPath, [BIN, 'run', '--resume', 'R9', '--db', path.join(tmp, 'c.db')]).catch((e: { code: number; stderr: string }) => e);
+    expect((u as { stderr: string }).stderr).toMatch(/no run "R9"/);
+  });
+});
