@@ -63,7 +63,7 @@ describe('sparring match', () => {
       [['match', '--episodes', '0', '--db', db], /--episodes must be a positive integer, got "0"/],
       [['match', '--episodes', 'lots', '--db', db], /--episodes must be a positive integer/],
       [['match', '--scenarios', 'weird', '--db', db], /--scenarios.*Allowed choices are arena, heldout, fraud, all/],
-      [['match', '--da', 'DA7', '--db', db], /--da "DA7": no such policy/],
+      [['match', '--da', 'DA7', '--db', db], /--da "DA7": no DA checkpoint/],
       [['match', '--seed', 'x', '--db', db], /--seed must be an integer/],
     ];
     for (const [args, msg] of cases) {

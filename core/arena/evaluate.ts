@@ -108,7 +108,8 @@ export async function evaluateDa(a: EvaluateArgs): Promise<EvaluationResult> {
   const heldoutEpisodes: EpisodeRecord[] = [];
   const gateEpisodes: EpisodeRecord[] = [];
   for (const seed of a.seeds) {
-    const common = { createdAt: '', domain: a.domain, da: a.da, ca: a.ca, judge: a.judge, seed, onProgress: progress };
+    // Concurrent episodes let a batched DA answer many at once; results do not depend on it.
+    const common = { createdAt: '', domain: a.domain, da: a.da, ca: a.ca, judge: a.judge, seed, onProgress: progress, concurrency: 32 };
     const h = await runMatch({ ...common, config: withN(a.episodesPerScenario), matchId: `eval-${seed}`, scenarios: heldout, scenarioSet: 'heldout' });
     heldoutEpisodes.push(...h.episodes);
     const g = await runMatch({ ...common, config: withN(a.gateEpisodesPerScenario), matchId: `gate-${seed}`, scenarios: gate, scenarioSet: 'gate' });

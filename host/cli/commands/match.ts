@@ -44,7 +44,7 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
         const bar = progressBar(`match ${matchId}`);
         const { match, episodes } = await runMatch({
           matchId, createdAt: new Date().toISOString(), domain, scenarios, scenarioSet: opts.scenarios,
-          da, ca, judge: judgeEpisode, config, seed: g.seed, onProgress: (d, t) => bar.update(d, t),
+          da, ca, judge: judgeEpisode, config, seed: g.seed, concurrency: 32, onProgress: (d, t) => bar.update(d, t),
         });
         bar.stop();
         // All or nothing: a failure before this line stores no episode.

@@ -8,22 +8,17 @@
  * it; `scripted` is the keyword router; `latest` or a checkpoint name loads a stored builtin DA.
  * Blank lines are skipped.
  */
-import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { routingScores } from '../../../core/agents/scripted-da';
-import type { Domain, DomainTool } from '../../../core/domain/types';
+import type { DomainTool } from '../../../core/domain/types';
 import { DOMAIN_TOOLS } from '../../../core/domain/types';
-import { corpusRoutingItems, routingObservation } from '../../../core/rl/demos';
-import { DaModel } from '../../../models/da-model';
+import type { DaModel } from '../../../models/da-model';
 import type { SessionSettings } from '../../../models/session';
 import { bankingDomain } from '../../domain-files';
-import { trainSftDa } from '../../routing-eval';
-import { CheckpointError, checkpointStore } from '../../store/checkpoint-store';
-import { corpusUtterances, listCorpusImports } from '../../store/corpus-store';
-import { openSqliteStore } from '../../store/sqlite-store';
-import { positiveInt, UsageError } from '../options';
-import { progressBar } from '../progress';
+import { positiveInt } from '../options';
+import { daModelFor } from '../policies';
+import { routingObservation } from '../../../core/rl/demos';
 import type { GlobalOptions } from '../main';
 
 interface RouteOptions {
@@ -64,71 +59,6 @@ function modelRouter(model: DaModel): Router {
   };
 }
 
-/** The SFT DA of this seed: the lab's `DA-sft-<seed>` if it has one, else trained now and stored under that name. */
-async function sftModel(domain: Domain, db: string, seed: number, epochs: number | undefined, session: SessionSettings): Promise<DaModel> {
-  const store = openSqliteStore(db);
-  try {
-    const checkpoints = checkpointStore(store.db);
-    const name = `DA-sft-${seed}`;
-    const existing = checkpoints.get(name);
-    if (existing) {
-      process.stderr.write(`route: using checkpoint ${name} from ${db}${epochs !== undefined ? ' (--epochs applies only when a new DA is trained)' : ''}\n`);
-      return await DaModel.fromSnapshot(existing.snapshot, session);
-    }
-    const imports = listCorpusImports(store.db);
-    const corpus = corpusRoutingItems(domain, corpusUtterances(store.db));
-    process.stderr.write(`route: training ${name} by SFT on the bank's train slice${corpus.length ? ` and ${corpus.length} imported corpus rows` : ''}\n`);
-    const bar = progressBar(`sft ${name}`);
-    const trained = await trainSftDa(domain, {
-      seed,
-      session,
-      extraRouting: corpus,
-      ...(epochs !== undefined ? { sft: { epochs } } : {}),
-      hooks: { onStep: (p) => bar.update(p.step, p.totalSteps) },
-    });
-    bar.stop();
-    const last = trained.sft.epochs.at(-1)?.metrics ?? {};
-    checkpoints.save({
-      role: 'DA',
-      name,
-      source: 'sft',
-      step: trained.sft.steps,
-      snapshot: await trained.model.snapshot(),
-      metrics: last,
-      trainingData: [
-        { kind: 'demos', id: `bank-train-slice:seed=${seed}` },
-        ...imports.map((i) => ({ kind: 'corpus_import', id: String(i.id) })),
-      ],
-    });
-    process.stderr.write(
-      `route: stored ${name} in ${db} (${trained.demonstrations} demonstrations, ${trained.sft.steps} steps, ` +
-        `final loss ${(last['sft/loss'] ?? NaN).toFixed(3)}, accuracy ${(last['sft/accuracy'] ?? NaN).toFixed(3)})\n`,
-    );
-    return trained.model;
-  } finally {
-    store.close();
-  }
-}
-
-/** A stored builtin DA: `latest` or a checkpoint name. */
-async function storedModel(spec: string, db: string, session: SessionSettings): Promise<DaModel> {
-  if (db !== ':memory:' && !existsSync(db)) {
-    throw new UsageError(`--da "${spec}": no such policy; the lab ${db} does not exist yet, so it holds no DA checkpoints. Choices: "sft" (train one now) or "scripted" (the keyword router).`);
-  }
-  const store = openSqliteStore(db);
-  try {
-    const c = checkpointStore(store.db).resolve(spec, 'DA');
-    return await DaModel.fromSnapshot(c.snapshot, session);
-  } catch (e) {
-    if (e instanceof CheckpointError) {
-      throw new UsageError(`--da "${spec}": ${e.message}. Other choices: "sft" (train one now) or "scripted" (the keyword router).`);
-    }
-    throw e;
-  } finally {
-    store.close();
-  }
-}
-
 export function registerRoute(program: Command, globals: () => GlobalOptions): void {
   program
     .command('route')
@@ -144,7 +74,7 @@ export function registerRoute(program: Command, globals: () => GlobalOptions): v
       let route: Router;
       if (opts.da === 'scripted') route = scriptedRouter();
       else {
-        model = opts.da === 'sft' ? await sftModel(domain, g.db, g.seed, opts.epochs, session) : await storedModel(opts.da, g.db, session);
+        model = await daModelFor(opts.da, domain, g, { session, ...(opts.epochs !== undefined ? { epochs: opts.epochs } : {}) });
         route = modelRouter(model);
       }
       try {
