@@ -21,6 +21,7 @@
  *   sft step:  Σ_heads CE of a target choice, batch mean, AdamW
  *   pg step:   clipped-ratio GRPO surrogate + klBeta · k3 KL to a reference, AdamW
  */
+import { POLICY_GRADIENT_INPUTS, policyGradientLoss } from './policy-loss';
 import type { CaTurnState } from '../core/agents/ca-choices';
 import { CA_HEADS, CA_HEAD_OFFSETS, CA_HEAD_SIZES, CA_LOGITS, DECOY_HEAD, caTurnState } from '../core/agents/ca-choices';
 import { DOMAIN_TOOLS } from '../core/domain/types';
@@ -190,28 +191,13 @@ export function buildCaPgStep(shape: CaNetShape): TrainStepGraph<CaParam, PgInpu
     inputs: {
       ...obsInputs(shape),
       action: { dtype: 'int64', shape: ['B', CA_HEADS.length] },
-      advantage: { dtype: 'float32', shape: ['B'] },
-      old_logp: { dtype: 'float32', shape: ['B'] },
-      ref_logp: { dtype: 'float32', shape: ['B'] },
-      clip_eps: { dtype: 'float32', shape: [] },
-      kl_beta: { dtype: 'float32', shape: [] },
+      ...POLICY_GRADIENT_INPUTS,
     },
   };
   return buildTrainStep(spec, (g, p, x) => {
     const logpAll = headLogp(g, shape, p, x); // [B, 20]
     const logp = choiceLogp(g, logpAll, x.action); // [B] log π(a|s)
-    const ratio = g.exp(g.sub(logp, x.old_logp)); // [B] ρ
-    const lo = g.sub(1, x.clip_eps); // []
-    const hi = g.add(1, x.clip_eps); // []
-    const surr1 = g.mul(ratio, x.advantage); // [B]
-    const surr2 = g.mul(g.clip(ratio, lo, hi), x.advantage); // [B]
-    const policyLoss = g.neg(g.reduceMean(g.min(surr1, surr2))); // []
-    const d = g.sub(x.ref_logp, logp); // [B] ref − logπ
-    const kl = g.reduceMean(g.sub(g.sub(g.exp(d), d), 1)); // [] k3 estimator
-    const loss = g.add(policyLoss, g.mul(kl, x.kl_beta));
-    const clipFrac = g.reduceMean(g.cast(g.or(g.greater(ratio, hi), g.less(ratio, lo)), 'float32'));
-    const entropy = g.neg(g.reduceMean(g.reduceSum(g.mul(g.exp(logpAll), logpAll), [1]))); // []
-    return { loss, outputs: { policy_loss: policyLoss, kl, clip_frac: clipFrac, entropy } };
+    return policyGradientLoss(g, logp, logpAll, x);
   });
 }
 

@@ -19,6 +19,7 @@
  *   sft step:  CE(action) + intent_weight · masked-mean CE(intent), AdamW
  *   pg step:   clipped-ratio GRPO surrogate + klBeta · k3 KL to a reference, AdamW
  */
+import { POLICY_GRADIENT_INPUTS, policyGradientLoss } from './policy-loss';
 import type { DaChoice } from '../core/agents/da-actions';
 import { DA_CHOICES, dialogueState, extractAmount } from '../core/agents/da-actions';
 import type { DialogueState } from '../core/agents/da-actions';
@@ -185,29 +186,14 @@ export function buildDaPgStep(shape: DaNetShape): TrainStepGraph<DaParam, PgInpu
     inputs: {
       ...obsInputs(shape),
       action: { dtype: 'int64', shape: ['B'] },
-      advantage: { dtype: 'float32', shape: ['B'] },
-      old_logp: { dtype: 'float32', shape: ['B'] },
-      ref_logp: { dtype: 'float32', shape: ['B'] },
-      clip_eps: { dtype: 'float32', shape: [] },
-      kl_beta: { dtype: 'float32', shape: [] },
+      ...POLICY_GRADIENT_INPUTS,
     },
   };
   return buildTrainStep(spec, (g, p, x) => {
     const { action } = heads(g, p, x);
     const logpAll = g.logSoftmax(action, -1); // [B, A]
     const logp = g.squeeze(g.gatherElements(logpAll, g.unsqueeze(x.action, [1]), 1), [1]); // [B] log π(a|s)
-    const ratio = g.exp(g.sub(logp, x.old_logp)); // [B] ρ
-    const lo = g.sub(1, x.clip_eps); // []
-    const hi = g.add(1, x.clip_eps); // []
-    const surr1 = g.mul(ratio, x.advantage); // [B]
-    const surr2 = g.mul(g.clip(ratio, lo, hi), x.advantage); // [B]
-    const policyLoss = g.neg(g.reduceMean(g.min(surr1, surr2))); // []
-    const d = g.sub(x.ref_logp, logp); // [B] ref − logπ
-    const kl = g.reduceMean(g.sub(g.sub(g.exp(d), d), 1)); // [] k3 estimator
-    const loss = g.add(policyLoss, g.mul(kl, x.kl_beta));
-    const clipFrac = g.reduceMean(g.cast(g.or(g.greater(ratio, hi), g.less(ratio, lo)), 'float32'));
-    const entropy = g.neg(g.reduceMean(g.reduceSum(g.mul(g.exp(logpAll), logpAll), [1]))); // []
-    return { loss, outputs: { policy_loss: policyLoss, kl, clip_frac: clipFrac, entropy } };
+    return policyGradientLoss(g, logp, logpAll, x);
   });
 }
 

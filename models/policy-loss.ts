@@ -1,0 +1,42 @@
+/**
+ * The GRPO objective as graph nodes, shared by the DA and CA networks: the clipped surrogate
+ * −mean(min(ρÂ, clip(ρ, 1−ε, 1+ε)Â)) with ρ = exp(log π(a|s) − log π_old(a|s)), plus β times the
+ * k3 estimate of KL(π ‖ π_ref): mean(exp(ref − log π) − (ref − log π) − 1).
+ */
+import type { Graph, Tensor } from './graph';
+
+/** The per-sample inputs every policy-gradient train step takes (besides the observation and action). */
+export const POLICY_GRADIENT_INPUTS = {
+  advantage: { dtype: 'float32', shape: ['B'] },
+  old_logp: { dtype: 'float32', shape: ['B'] },
+  ref_logp: { dtype: 'float32', shape: ['B'] },
+  clip_eps: { dtype: 'float32', shape: [] },
+  kl_beta: { dtype: 'float32', shape: [] },
+} as const;
+
+export interface PolicyGradientInputs {
+  advantage: Tensor; // [B] Â
+  old_logp: Tensor; // [B]
+  ref_logp: Tensor; // [B]
+  clip_eps: Tensor; // [] ε
+  kl_beta: Tensor; // [] β
+}
+
+/**
+ * `logp` [B] is log π(a|s) of the taken actions; `logpAll` [B, A] the log-probabilities of all
+ * actions (of all heads, for a factored policy: its entropy is then the sum over heads).
+ */
+export function policyGradientLoss(g: Graph, logp: Tensor, logpAll: Tensor, x: PolicyGradientInputs) {
+  const ratio = g.exp(g.sub(logp, x.old_logp)); // [B] ρ
+  const lo = g.sub(1, x.clip_eps); // []
+  const hi = g.add(1, x.clip_eps); // []
+  const surr1 = g.mul(ratio, x.advantage); // [B]
+  const surr2 = g.mul(g.clip(ratio, lo, hi), x.advantage); // [B]
+  const policyLoss = g.neg(g.reduceMean(g.min(surr1, surr2))); // []
+  const d = g.sub(x.ref_logp, logp); // [B] ref − logπ
+  const kl = g.reduceMean(g.sub(g.sub(g.exp(d), d), 1)); // [] k3 estimator
+  const loss = g.add(policyLoss, g.mul(kl, x.kl_beta));
+  const clipFrac = g.reduceMean(g.cast(g.or(g.greater(ratio, hi), g.less(ratio, lo)), 'float32'));
+  const entropy = g.neg(g.reduceMean(g.reduceSum(g.mul(g.exp(logpAll), logpAll), [1]))); // []
+  return { loss, outputs: { policy_loss: policyLoss, kl, clip_frac: clipFrac, entropy } };
+}
