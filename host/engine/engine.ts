@@ -43,6 +43,8 @@ export interface Engine {
 const EXPORT_PAGE = 200;
 /** A match yields to the event loop at least this often, so requests and events keep flowing. */
 const YIELD_EVERY_MS = 20;
+/** Episodes played at once in `matches/play` (the CLI's figure). */
+const MATCH_CONCURRENCY = 32;
 
 export function createEngine(o: EngineOptions): Engine {
   const store = openSqliteStore(o.dbPath);
@@ -76,9 +78,11 @@ export function createEngine(o: EngineOptions): Engine {
 
   const impl: Handlers = {
     'engine/info': (): EngineInfo => {
+      // What resolveDa / resolveCa accept: scripted; for the DA also sft (trained on demand);
+      // latest and every checkpoint name once the lab holds checkpoints of the role.
       const names = (role: 'DA' | 'CA') => {
         const list = checkpoints.list(role).map((c) => c.name);
-        return ['scripted', ...(list.length ? ['latest', ...list] : [])];
+        return ['scripted', ...(role === 'DA' ? ['sft'] : []), ...(list.length ? ['latest', ...list] : [])];
       };
       return {
         dbPath: store.path,
@@ -116,24 +120,32 @@ export function createEngine(o: EngineOptions): Engine {
         checkOpen();
         const domain = bankingDomain();
         const g = { db: store.path, seed: args.seed, json: true };
-        const da = yielding(await resolveDa(args.da, domain, g));
-        const ca = yielding(await resolveCa(args.ca, domain, g));
-        const config: SparringConfig = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: args.episodesPerScenario } };
-        const matchId = nextMatchId();
-        let reported = 0;
-        const { match, episodes } = await runMatch({
-          matchId, createdAt: new Date().toISOString(), domain, scenarios: selectScenarios(domain, args.scenarios),
-          scenarioSet: args.scenarios, da, ca, judge: judgeEpisode, config, seed: args.seed,
-          onProgress: (done, total) => {
-            batcher.push({ name: 'episodes/completed', payload: { matchId, count: done - reported, done, total } });
-            reported = done;
-          },
-        });
-        checkOpen();
-        // All or nothing: a failure before this line stores no episode.
-        store.saveMatch(match, episodes);
-        batcher.flush();
-        return { matchId };
+        const daPolicy = await resolveDa(args.da, domain, g);
+        let caPolicy: CaPolicy | null = null;
+        try {
+          caPolicy = await resolveCa(args.ca, domain, g);
+          const config: SparringConfig = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: args.episodesPerScenario } };
+          const matchId = nextMatchId();
+          let reported = 0;
+          const { match, episodes } = await runMatch({
+            matchId, createdAt: new Date().toISOString(), domain, scenarios: selectScenarios(domain, args.scenarios),
+            scenarioSet: args.scenarios, da: yielding(daPolicy), ca: yielding(caPolicy), judge: judgeEpisode, config, seed: args.seed,
+            // As `sparring match`: concurrent episodes let a batched (builtin) DA answer many at once.
+            concurrency: MATCH_CONCURRENCY,
+            onProgress: (done, total) => {
+              batcher.push({ name: 'episodes/completed', payload: { matchId, count: done - reported, done, total } });
+              reported = done;
+            },
+          });
+          checkOpen();
+          // All or nothing: a failure before this line stores no episode.
+          store.saveMatch(match, episodes);
+          batcher.flush();
+          return { matchId };
+        } finally {
+          await disposeModel(daPolicy);
+          if (caPolicy) await disposeModel(caPolicy);
+        }
       });
       playing = play.catch(() => undefined);
       return play;
@@ -193,6 +205,15 @@ function validated(h: Handlers): Handlers {
     out[name] = async (args: unknown) => fn(parseArgs(name, args));
   }
   return out as Handlers;
+}
+
+/**
+ * Builtin policies hold ONNX sessions (`model`); the engine outlives a match, so it releases
+ * them when the match ends instead of leaving that to process exit.
+ */
+async function disposeModel(policy: DaPolicy | CaPolicy): Promise<void> {
+  const model = (policy as { model?: { dispose?: () => Promise<void> } }).model;
+  await model?.dispose?.();
 }
 
 /**

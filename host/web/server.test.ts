@@ -96,6 +96,18 @@ describe('web server', () => {
     }
   });
 
+  it('says how to build the UI when the build is missing', async () => {
+    const empty = await startWebServer({ engine, staticDir: path.join(tmp, 'no-build'), port: 0 });
+    try {
+      const r = await fetch(empty.url);
+      expect(r.status).toBe(503);
+      expect(await r.text()).toContain('npm run build:renderer');
+      expect((await fetch(`http://127.0.0.1:${empty.port}/`)).status).toBe(403);
+    } finally {
+      await empty.close();
+    }
+  });
+
   it('refuses a WebSocket without the token with 403', async () => {
     await expect(wsOpen(`ws://127.0.0.1:${server.port}/ws`)).rejects.toThrow('HTTP 403');
     await expect(wsOpen(`ws://127.0.0.1:${server.port}/ws?token=wrong`)).rejects.toThrow('HTTP 403');

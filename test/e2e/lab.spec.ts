@@ -63,7 +63,7 @@ test('plays a match from the Arena while progress streams, without long main-thr
   writeFileSync(path.join('test-results', 'long-tasks.json'), JSON.stringify({ episodes: EPISODES_PER_SCENARIO * 10, count: tasks.length, worstMs: worst, tasks }, null, 2));
   test.info().annotations.push({ type: 'long tasks', description: line });
 
-  await expect(await arena.wDa(MATCH)).toMatch(/^\d+\.\d%$/);
+  expect(await arena.wDa(MATCH)).toMatch(/^\d+\.\d%$/);
   await expect(page.getByTestId('scenario-bars').locator('svg')).toBeVisible();
   await lab.screenshot('02-arena');
 });

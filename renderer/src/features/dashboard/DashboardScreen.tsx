@@ -1,5 +1,5 @@
 /** One co-evolution run, live: phases, win rates against the stopping rule, scenarios, gym curves. */
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { RunDetail } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
 import { ChartFrame } from '../../components/ChartFrame';
@@ -11,6 +11,7 @@ import { navigate, selectRouteId, useNavStore } from '../../nav/nav-store';
 import {
   loadRun,
   loadRuns,
+  refreshMatchRecords,
   runCommand,
   selectCommandBusy,
   selectCommandError,
@@ -174,7 +175,7 @@ function RunDashboard({ d }: { d: RunDetail }) {
           </div>
         )}
         {d.error && <div className="inline-error">The run failed: {d.error}</div>}
-        {d.progress && active && <ProgressBar label={d.progress.label} done={d.progress.done} total={d.progress.total} etaSeconds={d.progress.etaSeconds} />}
+        {d.progress && active && d.progress.phase === d.phase && <ProgressBar label={d.progress.label} done={d.progress.done} total={d.progress.total} etaSeconds={d.progress.etaSeconds} />}
         <div className="verdict" data-testid="stop-verdict">
           {last ? (
             <>
@@ -232,13 +233,21 @@ export function ScenarioPanel({ d }: { d: RunDetail }) {
   const records = useRunsStore(selectMatchRecords(d.id));
   const matchId = selected ?? d.matchSummaries.at(-1)?.matchId ?? null;
   const match = records?.find((m) => m.id === matchId) ?? null;
+  // A match announced by an event may be read before the lab has it; ask again, once per match.
+  const asked = useRef<string | null>(null);
+  useEffect(() => {
+    if (matchId && records && !match && asked.current !== matchId) {
+      asked.current = matchId;
+      void refreshMatchRecords(d.id);
+    }
+  }, [matchId, records, match, d.id]);
   const data = useMemo(() => ({ bars: scenarioBars(match), tau: stoppingFromConfig(d.configJson).tauDa }), [match, d.configJson]);
   const ref = useChart(createScenarioBarsChart, data, {
     onSelectScenario: (scenarioId: string) => matchId && navigate('transcripts', null, { match: matchId, scenario: scenarioId }),
   });
   return (
     <ChartFrame title={`Win rate per scenario${matchId ? ` · ${matchId}` : ''}`} file={`scenarios-${matchId ?? d.id}`}>
-      {!match && <EmptyState title={matchId ? 'Loading the match…' : 'No match yet'}>Per-scenario DA win rates of the selected match show here.</EmptyState>}
+      {!match && (matchId ? <LoadingState label={`Loading ${matchId}…`} /> : <EmptyState title="No match yet">Per-scenario DA win rates of the selected match show here.</EmptyState>)}
       <div ref={ref} className="chart" hidden={!match} />
     </ChartFrame>
   );

@@ -93,7 +93,8 @@ export async function runCommand(runId: string, what: 'pause' | 'resume' | 'stop
   }
 }
 
-async function refreshMatchRecords(runId: string): Promise<void> {
+/** Re-read a run's stored matches (after a match lands, or when one the dashboard shows is missing). */
+export async function refreshMatchRecords(runId: string): Promise<void> {
   try {
     const matches = await request('matches/list', { runId });
     useRunsStore.setState((s) => ({ matchRecords: { ...s.matchRecords, [runId]: matches } }));
