@@ -4,24 +4,14 @@
  * from the `sparring://app/` protocol under a strict CSP, and cannot navigate or open windows.
  */
 import path from 'node:path';
+import { CONTENT_SECURITY_POLICY } from '../host/csp';
+
+export { CONTENT_SECURITY_POLICY };
 
 export const APP_SCHEME = 'sparring';
 export const APP_ORIGIN = `${APP_SCHEME}://app`;
 export const APP_URL = `${APP_ORIGIN}/index.html`;
 
-/** No network and no inline code: the engine is reached through the preload's MessagePort. */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
 
 /** BrowserWindow webPreferences (besides the preload path). */
 export const WEB_PREFERENCES = {

@@ -12,6 +12,9 @@ import path from 'node:path';
 import { WebSocketServer } from 'ws';
 import type { Engine } from '../engine/engine';
 import { createSession } from '../engine/session';
+import { CONTENT_SECURITY_POLICY } from '../csp';
+
+export { CONTENT_SECURITY_POLICY };
 
 export interface WebServerOptions {
   engine: Pick<Engine, 'handlers' | 'subscribe'>;
@@ -49,19 +52,6 @@ const CONTENT_TYPES: Record<string, string> = {
   '.map': 'application/json; charset=utf-8',
 };
 
-/** The page may load only its own code and talk only to its own server. */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
 
 const SECURITY_HEADERS: Record<string, string> = {
   'Content-Security-Policy': CONTENT_SECURITY_POLICY,
