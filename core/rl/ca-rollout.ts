@@ -84,7 +84,14 @@ export interface CaRolloutWorld {
 
 export interface CaRollout {
   transcript: Transcript;
+  /** r_CA of the whole episode. */
   rCa: number;
+  /**
+   * The GRPO reward of the forced utterance: its own r_format, r_realism and r_conceal, plus the
+   * episode's r_inv-DA (booked on the opening turn). Later turns' shaping terms are left out, as
+   * for the DA (`da-rollout.ts`).
+   */
+  decisionReward: number;
 }
 
 /** Replays each prefix, forces the rendered choice, and plays every episode out in lock-step. */
@@ -114,19 +121,22 @@ export async function rolloutCa(world: CaRolloutWorld, ca: CaActor, items: reado
     }
     if (live.every((l) => l.env.state().done)) break;
   }
-  return live.map(({ env }) => {
+  return live.map(({ env }, n) => {
     const transcript = env.transcript();
     const reveals = world.domain.taxonomy.find((e) => e.intent === transcript.intent)?.reveals ?? [];
-    return { transcript, rCa: caRewards(transcript, reveals, world.config.caReward).rCa };
+    const r = caRewards(transcript, reveals, world.config.caReward);
+    const own = r.perTurn.get(items[n]!.point.prefix.length) ?? {};
+    const decision = (own.format ?? 0) + (own.realism ?? 0) + (own.conceal ?? 0) + r.total.inv_da;
+    return { transcript, rCa: r.rCa, decisionReward: decision };
   });
 }
 
-/** The CA gym's GRPO reward: r_CA of the episode a candidate choice leads to. */
+/** The CA gym's GRPO reward of a candidate choice (see `CaRollout.decisionReward`). */
 export function caRolloutReward(world: CaRolloutWorld, ca: CaActor): GrpoReward<CaDecisionPoint, CaChoice> {
   return {
     async batch(items) {
       const out = await rolloutCa(world, ca, items.map(({ prompt, action }) => ({ point: prompt, choice: action })));
-      return out.map((r) => r.rCa);
+      return out.map((r) => r.decisionReward);
     },
   };
 }

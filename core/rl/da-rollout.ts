@@ -208,6 +208,25 @@ export interface DaRollout {
   /** r_DA of the whole episode, and its terms. */
   rDa: number;
   terms: DaTerms;
+  /**
+   * The GRPO reward of the forced decision (RL-ADA eq. 1 for one completion): r_format and
+   * r_tool of the forced turn only, plus r_env and r_end of the whole rollout. Summing every
+   * turn's format bonus instead would pay the DA for making the call longer.
+   */
+  decisionReward: number;
+}
+
+/** r_format + r_tool of the decision's own turn, plus every r_env and r_end term of the episode. */
+export function decisionReward(perTurn: ReadonlyMap<number, Partial<DaTerms>>, decisionTurn: number): number {
+  let r = 0;
+  for (const [i, row] of perTurn) {
+    for (const [term, v] of Object.entries(row) as [keyof DaTerms, number][]) {
+      if (term === 'format' || term === 'tool') {
+        if (i === decisionTurn) r += v;
+      } else r += v;
+    }
+  }
+  return r;
 }
 
 interface Live {
@@ -256,16 +275,17 @@ export async function rolloutDa(world: DaRolloutWorld, actor: DaActor, items: re
     agents.forEach((l, i) => l.env.step({ role: 'agent', raw: raws[i]! }));
   }
 
-  return live.map(({ env }) => {
+  return live.map(({ env }, n) => {
     const transcript = env.transcript();
     const verdict = world.judge(transcript);
     const r = daRewards(transcript, verdict, world.config.daReward);
-    return { transcript, verdict, rDa: r.rDa, terms: r.total };
+    return { transcript, verdict, rDa: r.rDa, terms: r.total, decisionReward: decisionReward(r.perTurn, items[n]!.point.prefix.length) };
   });
 }
 
 /**
- * The DA gym's GRPO reward: r_DA of the episode a candidate choice leads to, with the rest
+ * The DA gym's GRPO reward: r_DA of the candidate choice (its own r_format and r_tool, and r_env
+ * and r_end of the episode it leads to — see `decisionReward`), with the rest
  * played by `actor` (usually `greedyActor(model)` of the model being trained). Deterministic in
  * (point, choice) while the actor is, so GRPO may score each distinct choice of a group once.
  */
@@ -273,7 +293,7 @@ export function daRolloutReward(world: DaRolloutWorld, actor: DaActor, thinking:
   return {
     async batch(items) {
       const out = await rolloutDa(world, actor, items.map(({ prompt, action }) => ({ point: prompt, raw: renderChoice(action, prompt.obs, thinking) })));
-      return out.map((r) => r.rDa);
+      return out.map((r) => r.decisionReward);
     },
   };
 }
