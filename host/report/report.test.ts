@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import type { RunDetail } from '../../core/contract/contract';
+import { DEFAULT_CONFIG } from '../../core/config';
+import { stoppingDecision, weakerAgent } from '../../core/coevolution/stopping';
+import type { MatchRecord } from '../../core/store/port';
+import { renderReport } from './report';
+
+const tactics = { n: 30, meanTokens: 33, meanEntityDensity: 0.05, meanEntities: 1.6, decoyRate: 0.3, hedgeRate: 0.4 };
+const w = [0.45, 0.63, 0.55];
+const run: RunDetail = {
+  id: 'R1', createdAt: '2026-01-01', status: 'finished', phase: 'done', preset: 'quick', seed: 1, matches: 3, lastWDa: 0.55, error: null,
+  configJson: '{}', progress: null,
+  matchSummaries: w.map((x, i) => {
+    const stop = stoppingDecision(w.slice(0, i + 1), { ...DEFAULT_CONFIG.stopping, nMax: 3 });
+    return { matchId: `R1-M${i + 1}`, index: i + 1, da: 'DA0', ca: 'CA0', wDa: x, fraudRate: 1, tactics, stop, next: stop.stop ? null : weakerAgent(x, DEFAULT_CONFIG.stopping) };
+  }),
+  gyms: [{ role: 'DA', from: 'DA0', to: 'DA1', afterMatch: 1, note: null }, { role: 'CA', from: 'CA0', to: 'CA1', afterMatch: 2, note: null }],
+  evaluation: { checkpoints: [{ da: 'DA0', ca: 'CA1', heldout: { episodes: 12, routingAccuracy: 0.5, strictPass: 0.25, fail: 0.5, meanReward: 3.1, lookupFirst: 1, perScenario: [] }, gate: { threshold: 0.9, scenarios: [], episodes: 8, daWinRate: 0.75, passed: false } }] },
+};
+const match: MatchRecord = {
+  id: 'R1-M1', createdAt: '', seed: 1, daSpec: 'DA0', caSpec: 'CA0', scenarioSet: 'arena', episodesPerScenario: 3, wDa: 0.45, fraudRate: 1, configJson: '{}',
+  perScenario: [{ scenarioId: 'dispute-duplicate', fraudReference: false, episodes: 3, daWins: 1, daWinRate: 1 / 3 }, { scenarioId: 'fraud-x', fraudReference: true, episodes: 3, daWins: 3, daWinRate: 1 }],
+};
+
+describe('run report', () => {
+  it('is one self-contained HTML page with the W_DA chart, gym phases, per-scenario bars and the held-out table', () => {
+    const html = renderReport(run, [match], 0.6);
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).not.toMatch(/<script|src="http|href="http/);
+    expect(html).toContain('τ_DA = 0.60');
+    expect(html).toContain('DA gym → DA1');
+    expect(html).toContain('CA gym → CA1');
+    expect((html.match(/<circle /g) ?? []).length).toBe(6); // W_DA and W_CA points of 3 matches
+    expect(html).toContain('stop at match 3: n_max=3 matches exhausted');
+    expect(html).toContain('dispute-duplicate');
+    expect(html).toContain('fraud-x ⚑');
+    expect(html).toContain('<td>25.0%</td>'); // strict PASS of DA0
+  });
+});
