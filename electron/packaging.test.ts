@@ -1,0 +1,41 @@
+/**
+ * The installer configuration (electron-builder, package.json "build"). Building needs Electron's
+ * download, which this machine cannot make; this checks what a build would produce.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '..', 'package.json'), 'utf8')) as {
+  build: {
+    linux: { target: string[] };
+    win: { target: string[] };
+    mac: { target: string[] };
+    files: string[];
+    asarUnpack: string[];
+    npmRebuild?: boolean;
+    extraMetadata: { main: string };
+  };
+  scripts: Record<string, string>;
+  dependencies: Record<string, string>;
+};
+
+describe('packaging config', () => {
+  it('targets AppImage and deb on Linux, NSIS on Windows, dmg on macOS', () => {
+    expect(pkg.build.linux.target).toEqual(expect.arrayContaining(['AppImage', 'deb']));
+    expect(pkg.build.win.target).toContain('nsis');
+    expect(pkg.build.mac.target).toContain('dmg');
+  });
+
+  it('ships the built app, renderer and assets, with the main entry inside them', () => {
+    for (const f of ['dist/electron/**', 'dist/renderer/**', 'dist/assets/**']) expect(pkg.build.files).toContain(f);
+    expect(pkg.build.extraMetadata.main.startsWith('dist/electron/')).toBe(true);
+    expect(pkg.scripts.dist).toMatch(/electron-builder/);
+  });
+
+  it('unpacks the native modules from the asar archive and rebuilds them for Electron', () => {
+    expect(pkg.build.asarUnpack).toEqual(expect.arrayContaining(['**/*.node', 'node_modules/better-sqlite3/**', 'node_modules/onnxruntime-node/bin/**']));
+    expect(pkg.build.npmRebuild).not.toBe(false);
+    for (const native of ['better-sqlite3', 'onnxruntime-node']) expect(pkg.dependencies[native]).toBeDefined();
+  });
+});
