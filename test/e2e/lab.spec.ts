@@ -72,10 +72,12 @@ test('opens a failed episode (the CA won) and reads every reward term', async ()
   await lab.go('transcripts');
   const tr = new TranscriptsPage(page);
   await expect(page.getByTestId('episode-empty')).toBeVisible();
-  expect(await tr.total()).toBe(EPISODES_PER_SCENARIO * 10);
+  // The count arrives with the first page of the list: wait for it rather than read it at once.
+  await expect.poll(() => tr.total()).toBe(EPISODES_PER_SCENARIO * 10);
 
   await tr.filter('winner', 'CA');
   await expect(tr.rows().first()).toHaveAttribute('data-winner', 'CA');
+  await expect.poll(() => tr.total()).toBeLessThan(EPISODES_PER_SCENARIO * 10);
   const failed = await tr.total();
   expect(failed).toBeGreaterThan(0);
   expect(failed).toBeLessThan(EPISODES_PER_SCENARIO * 10);
