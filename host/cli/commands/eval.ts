@@ -4,11 +4,47 @@ import { evaluateDa } from '../../../core/arena/evaluate';
 import { DEFAULT_CONFIG } from '../../../core/config';
 import { judgeEpisode } from '../../../core/judge/judge';
 import { bankingDomain } from '../../domain-files';
+import { banking77RoutingEval, bankRoutingEval } from '../../routing-eval';
 import { positiveInt } from '../options';
 import { resolveCa, resolveDa } from '../policies';
 import { progressBar } from '../progress';
 import { pct, table } from '../table';
 import type { GlobalOptions } from '../main';
+
+/** SFT routing accuracy (issue 3's quality figures): the bank's held-out slice, and Banking77 80/20. */
+async function routingEval(domain: ReturnType<typeof bankingDomain>, g: GlobalOptions): Promise<void> {
+  const hooks = (label: string) => {
+    const bar = progressBar(label);
+    return { bar, hooks: { onStep: (p: { step: number; totalSteps: number }) => bar.update(p.step, p.totalSteps) } };
+  };
+  const a = hooks('sft on the bank');
+  const bank = await bankRoutingEval(domain, { seed: g.seed, hooks: a.hooks });
+  a.bar.stop();
+  await bank.trained.model.dispose();
+  const dir = process.env.BANKING77_DIR;
+  let b77: { accuracy: number; n: number; trainRows: number; bankAccuracy: number } | null = null;
+  if (dir) {
+    const b = hooks('sft on the bank + 80% of Banking77');
+    const r = await banking77RoutingEval(domain, dir, { seed: g.seed, hooks: b.hooks });
+    b.bar.stop();
+    await r.trained.model.dispose();
+    b77 = { accuracy: r.report.accuracy, n: r.report.n, trainRows: r.trainRows, bankAccuracy: r.bankReport.accuracy };
+  }
+  const doc = {
+    seed: g.seed,
+    bankHeldout: { accuracy: bank.report.accuracy, n: bank.report.n, askRate: bank.report.askRate, toolOnlyAccuracy: bank.report.toolOnlyAccuracy },
+    banking77Heldout: b77 ?? `skipped: set BANKING77_DIR to a folder with Banking77's train.csv`,
+  };
+  if (g.json) {
+    process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+    return;
+  }
+  process.stdout.write(
+    `tool-routing accuracy of a DA trained by SFT (seed ${g.seed}):\n` +
+      `  bank held-out slice: ${pct(bank.report.accuracy)} of ${bank.report.n} utterances never trained on\n` +
+      (b77 ? `  Banking77 held-out 20%: ${pct(b77.accuracy)} of ${b77.n} (trained on ${b77.trainRows} rows + the bank)\n` : `  Banking77: ${doc.banking77Heldout}\n`),
+  );
+}
 
 export function registerEval(program: Command, globals: () => GlobalOptions): void {
   program
@@ -19,9 +55,11 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
     .option('--runs <n>', 'runs over the held-out set, seeds seed..seed+n−1 (the paper averages 2)', positiveInt('--runs'), 2)
     .option('--episodes <n>', 'episodes per held-out scenario per run', positiveInt('--episodes'), 1)
     .option('--gate-episodes <n>', 'episodes per deployment-gate scenario per run', positiveInt('--gate-episodes'), 9)
-    .action(async (opts: { da: string; ca: string; runs: number; episodes: number; gateEpisodes: number }) => {
+    .option('--routing', 'instead: SFT a DA with --seed and report its tool-routing accuracy on the bank\'s held-out slice, and on a held-out 20% of Banking77 when BANKING77_DIR is set', false)
+    .action(async (opts: { da: string; ca: string; runs: number; episodes: number; gateEpisodes: number; routing: boolean }) => {
       const g = globals();
       const domain = bankingDomain();
+      if (opts.routing) return routingEval(domain, g);
       const da = await resolveDa(opts.da, domain, g);
       const ca = await resolveCa(opts.ca, domain, g);
       const bar = progressBar('eval');
