@@ -139,3 +139,22 @@ describe('sparring import-banking77', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ rows: 10003, intents: 77, problems: [] });
   });
 });
+
+describe('sparring export', () => {
+  it('writes a match as JSONL chat examples and as CSV with every reward term', async () => {
+    const db = path.join(tmp, 'export.db');
+    expect((await sparring(['match', '--episodes', '1', '--db', db])).code).toBe(0);
+    const jsonl = await sparring(['export', 'M1', '--format', 'jsonl', '--db', db]);
+    expect(jsonl.code).toBe(0);
+    const lines = jsonl.stdout.trim().split('\n').map((l) => JSON.parse(l) as { messages: { role: string }[] });
+    expect(lines).toHaveLength(10);
+    for (const l of lines) expect(l.messages.map((m) => m.role)).toEqual(expect.arrayContaining(['system', 'user', 'assistant']));
+    const csv = await sparring(['export', 'M1', '--format', 'csv', '--db', db]);
+    const rows = csv.stdout.trim().split('\r\n');
+    expect(rows).toHaveLength(11);
+    expect(rows[0]).toMatch(/^episode_id,match_id,.*da_env_judge.*ca_inv_da/);
+    const missing = await sparring(['export', 'R9', '--db', db]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/no run or match "R9"/);
+  });
+});

@@ -1,0 +1,49 @@
+/**
+ * `sparring export RUN|MATCH --format jsonl|csv [--out FILE]`: a run's (or one match's) episodes
+ * as JSONL in the OpenAI chat format with tool calls, or as CSV with every reward term. Pages
+ * through the lab, so a large run streams instead of being held in memory.
+ */
+import { createWriteStream } from 'node:fs';
+import type { Writable } from 'node:stream';
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { CSV_COLUMNS, episodeCsvRow, episodeToChat } from '../../engine/export';
+import { openSqliteStore } from '../../store/sqlite-store';
+import { UsageError } from '../options';
+import type { GlobalOptions } from '../main';
+
+const PAGE = 500;
+
+export function registerExport(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('export')
+    .description('episodes of a run or a match as JSONL (OpenAI chat format with tool calls) or CSV (every reward term)')
+    .argument('<id>', 'a run (R1: all its matches) or a match (R1-M3, M1)')
+    .addOption(new Option('--format <f>', 'jsonl or csv').choices(['jsonl', 'csv']).default('jsonl'))
+    .option('--out <file>', 'write here instead of stdout')
+    .action(async (id: string, opts: { format: 'jsonl' | 'csv'; out?: string }) => {
+      const g = globals();
+      const store = openSqliteStore(g.db);
+      try {
+        const matches = store.getMatch(id) ? [id] : store.listMatches().map((m) => m.id).filter((m) => m.startsWith(`${id}-M`));
+        if (matches.length === 0) throw new UsageError(`export: no run or match "${id}" in ${g.db}`);
+        const out: Writable = opts.out ? createWriteStream(opts.out) : process.stdout;
+        const eol = opts.format === 'csv' ? '\r\n' : '\n';
+        const write = (line: string) => new Promise<void>((resolve) => (out.write(line + eol) ? resolve() : out.once('drain', resolve)));
+        if (opts.format === 'csv') await write(CSV_COLUMNS.join(','));
+        let n = 0;
+        for (const matchId of matches) {
+          for (let offset = 0; ; offset += PAGE) {
+            const page = store.listEpisodes({ matchId, offset, limit: PAGE });
+            for (const e of page) await write(opts.format === 'csv' ? episodeCsvRow(e) : JSON.stringify(episodeToChat(store.getEpisode(e.id)!)));
+            n += page.length;
+            if (page.length < PAGE) break;
+          }
+        }
+        if (opts.out) await new Promise<void>((resolve) => out.end(resolve));
+        process.stderr.write(`exported ${n} episodes of ${matches.length} match${matches.length === 1 ? '' : 'es'}${opts.out ? ` to ${opts.out}` : ''}\n`);
+      } finally {
+        store.close();
+      }
+    });
+}
