@@ -4,6 +4,7 @@
  * lookup_account returned, amounts the customer said) and speech from templates grounded in tool
  * results, so every backend's output goes through the same parser, rewards and judge.
  */
+import { TOOL_NAMES } from '../domain/types';
 import type { DomainTool, ToolName } from '../domain/types';
 import type { DaObservation } from '../world/environment';
 import type { LookupAccountResult } from '../world/tool-types';
@@ -12,17 +13,7 @@ import { formatDaAction } from '../wire';
 import { CLARIFY_QUESTION, GOODBYE, OPEN_QUESTION, explainResult } from './speech';
 
 /** ask a clarifying question, call one of the six tools, explain the last result, end the call. */
-export const DA_CHOICES = [
-  'ask',
-  'lookup_account',
-  'get_transactions',
-  'dispute_charge',
-  'check_card_status',
-  'transfer_funds',
-  'transfer_to_human',
-  'explain',
-  'end_call',
-] as const satisfies readonly (ToolName | 'ask' | 'explain' | 'end_call')[];
+export const DA_CHOICES = ['ask', ...TOOL_NAMES, 'explain', 'end_call'] as const;
 export type DaChoice = (typeof DA_CHOICES)[number];
 
 /** What the DA knows about where the call stands, derived from its own observation only. */
