@@ -1,13 +1,13 @@
 /** One co-evolution run, live: phases, win rates against the stopping rule, scenarios, gym curves. */
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { RunDetail } from '../../../../core/contract/contract';
+import type { RunDetail, RunSummary } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
 import { ChartFrame } from '../../components/ChartFrame';
 import { ProgressBar } from '../../components/ProgressBar';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
 import { useChart } from '../../charts/use-chart';
 import { selectRunsUnavailable, useEngineStore } from '../../engine/engine-store';
-import { navigate, selectRouteId, useNavStore } from '../../nav/nav-store';
+import { navigate } from '../../nav/nav-store';
 import {
   loadRun,
   loadRuns,
@@ -20,11 +20,9 @@ import {
   selectDetailStatus,
   selectMatchRecords,
   selectMetrics,
-  selectRuns,
-  selectRunsError,
-  selectRunsStatus,
   useRunsStore,
 } from '../runs/runs-store';
+import { useSelectedRun } from '../runs/use-selected-run';
 import { selectRunMatch, selectSelectedMatchOf, useDashboardStore } from './dashboard-store';
 import { createGymCurvesChart } from './create-gym-curves-chart';
 import { createPhaseTimelineChart } from './create-phase-timeline-chart';
@@ -35,20 +33,12 @@ import { phaseSegments } from './phase-timeline.data';
 import { scenarioBars } from './scenario-bars.data';
 import { stoppingFromConfig, winRateData } from './win-rate.data';
 
-export function DashboardScreen() {
-  const routeId = useNavStore(selectRouteId);
-  const runs = useRunsStore(selectRuns);
-  const runsStatus = useRunsStore(selectRunsStatus);
-  const runsError = useRunsStore(selectRunsError);
-  const unavailable = useEngineStore(selectRunsUnavailable);
-  const runId = routeId ?? runs.at(-1)?.id ?? null;
+/** The dashboard shows the newest run unless the route names one. */
+const newestRun = (runs: readonly RunSummary[]) => runs.at(-1)?.id ?? null;
 
-  useEffect(() => {
-    void loadRuns();
-  }, []);
-  useEffect(() => {
-    if (runId) void loadRun(runId);
-  }, [runId]);
+export function DashboardScreen() {
+  const { runId, runs, status: runsStatus, error: runsError } = useSelectedRun(newestRun);
+  const unavailable = useEngineStore(selectRunsUnavailable);
 
   let body;
   if (runId) body = <RunView runId={runId} />;

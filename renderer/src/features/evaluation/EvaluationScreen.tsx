@@ -1,25 +1,19 @@
 /** Held-out evaluation of a run across its DA checkpoints: what the runner recorded, as a table. */
-import { useEffect, useMemo } from 'react';
+import { useMemo } from 'react';
+import type { RunSummary } from '../../../../core/contract/contract';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
 import { selectRunsUnavailable, useEngineStore } from '../../engine/engine-store';
-import { navigate, selectRouteId, useNavStore } from '../../nav/nav-store';
-import { loadRun, loadRuns, selectDetail, selectDetailError, selectDetailStatus, selectRuns, selectRunsError, selectRunsStatus, useRunsStore } from '../runs/runs-store';
+import { navigate } from '../../nav/nav-store';
+import { loadRun, loadRuns, selectDetail, selectDetailError, selectDetailStatus, useRunsStore } from '../runs/runs-store';
+import { useSelectedRun } from '../runs/use-selected-run';
 import { evaluationView, formatCell } from './evaluation.data';
 
-export function EvaluationScreen() {
-  const routeId = useNavStore(selectRouteId);
-  const runs = useRunsStore(selectRuns);
-  const status = useRunsStore(selectRunsStatus);
-  const error = useRunsStore(selectRunsError);
-  const unavailable = useEngineStore(selectRunsUnavailable);
-  const runId = routeId ?? [...runs].reverse().find((r) => r.status === 'finished')?.id ?? runs.at(-1)?.id ?? null;
+/** Evaluation shows the newest finished run (it has the held-out table), else the newest. */
+const newestFinished = (runs: readonly RunSummary[]) => [...runs].reverse().find((r) => r.status === 'finished')?.id ?? runs.at(-1)?.id ?? null;
 
-  useEffect(() => {
-    void loadRuns();
-  }, []);
-  useEffect(() => {
-    if (runId) void loadRun(runId);
-  }, [runId]);
+export function EvaluationScreen() {
+  const { runId, runs, status, error } = useSelectedRun(newestFinished);
+  const unavailable = useEngineStore(selectRunsUnavailable);
 
   let body;
   if (runId) body = <RunEvaluation runId={runId} />;
