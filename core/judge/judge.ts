@@ -710,34 +710,28 @@ function checkMessage(text: string, turn: number, isEnd: boolean, ev: Evidence, 
     // Action claims.
     const seen: [number, number][] = [];
     const overlaps = (a: number, b: number) => seen.some(([x, y]) => a < y && b > x);
-    const candidates = (list: typeof DONE_ACTIONS) => list.filter((x) => x.cue.test(s));
-    for (const { kind, re } of candidates(DONE_ACTIONS)) {
-      re.lastIndex = 0;
-      for (let m = re.exec(s); m; m = re.exec(s)) {
-        const a = m.index;
-        const b = a + m[0].length;
-        if (overlaps(a, b)) continue;
-        const prefix = clausePrefix(s, b);
-        if (NEGATION_RE.test(prefix) || CONDITION_RE.test(prefix)) continue;
-        seen.push([a, b]);
-        checkAction(kind, m[0], s.slice(a), ev, push);
+    /** Each asserted (not negated, not conditional) match of a list's patterns, outside earlier matches. */
+    const asserted = (list: typeof DONE_ACTIONS, visit: (kind: ActionKind, m: RegExpExecArray) => void) => {
+      for (const { kind, re } of list.filter((x) => x.cue.test(s))) {
+        re.lastIndex = 0;
+        for (let m = re.exec(s); m; m = re.exec(s)) {
+          const a = m.index;
+          const b = a + m[0].length;
+          if (overlaps(a, b)) continue;
+          const prefix = clausePrefix(s, b);
+          if (NEGATION_RE.test(prefix) || CONDITION_RE.test(prefix)) continue;
+          seen.push([a, b]);
+          visit(kind, m);
+        }
       }
-    }
-    for (const { kind, re } of candidates(PROMISE_ACTIONS)) {
-      re.lastIndex = 0;
-      for (let m = re.exec(s); m; m = re.exec(s)) {
-        const a = m.index;
-        const b = a + m[0].length;
-        if (overlaps(a, b)) continue;
-        const prefix = clausePrefix(s, b);
-        if (NEGATION_RE.test(prefix) || CONDITION_RE.test(prefix)) continue;
-        seen.push([a, b]);
-        // A promise is kept by a later call of the tool (whatever its result), or by one already made.
-        if (actionSupported(kind, ev)) continue;
-        if (!isEnd && ACTION_TOOL[kind].some((t) => laterCalls.has(t))) continue;
-        push('action', m[0], `promised, but ${isEnd ? 'the call ended' : 'the agent never called the tool'}: ${ACTION_WHY[kind]}`, ACTION_ABOUT[kind]);
-      }
-    }
+    };
+    asserted(DONE_ACTIONS, (kind, m) => checkAction(kind, m[0], s.slice(m.index), ev, push));
+    asserted(PROMISE_ACTIONS, (kind, m) => {
+      // A promise is kept by a later call of the tool (whatever its result), or by one already made.
+      if (actionSupported(kind, ev)) return;
+      if (!isEnd && ACTION_TOOL[kind].some((t) => laterCalls.has(t))) return;
+      push('action', m[0], `promised, but ${isEnd ? 'the call ended' : 'the agent never called the tool'}: ${ACTION_WHY[kind]}`, ACTION_ABOUT[kind]);
+    });
 
     // Process promises (timelines, notifications) that no tool result backs.
     for (const re of PROCESS_RES) {
