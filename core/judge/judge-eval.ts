@@ -228,21 +228,30 @@ export interface JudgeEvalReport {
 
 export function evaluateJudge(set: JudgeSet, opts?: JudgeOptions): JudgeEvalReport {
   const verdicts = set.conversations.map((c) => ({ id: c.id, verdict: judgeEpisode(c.transcript, opts) }));
-  const labels = set.conversations.map((c) => c.labels);
+  const compared = compareWithLabels(set.conversations.map((c, i) => ({ id: c.id, labels: c.labels, verdict: verdicts[i]!.verdict })));
+  return { ...compared, verdicts };
+}
+
+/**
+ * The judge's verdicts against people's labels, item by item: Table 1's scores and every field
+ * they disagree on. evaluateJudge runs the judge first; the judge audit compares verdicts stored
+ * with the episodes.
+ */
+export function compareWithLabels(items: readonly { id: string; labels: JudgeLabels; verdict: JudgeVerdict }[]): Omit<JudgeEvalReport, 'verdicts'> {
+  const labels = items.map((c) => c.labels);
+  const judged = items.map((c) => c.verdict);
   const disagreements: Disagreement[] = [];
-  set.conversations.forEach((c, i) => {
-    const v = verdicts[i]!.verdict;
+  for (const c of items) {
     for (const field of ['resolved', 'tier', 'hallucination'] as const) {
-      if (c.labels[field] !== v[field]) disagreements.push({ id: c.id, field, label: c.labels[field], judged: v[field], rationale: v.rationale });
+      if (c.labels[field] !== c.verdict[field]) disagreements.push({ id: c.id, field, label: c.labels[field], judged: c.verdict[field], rationale: c.verdict.rationale });
     }
-  });
+  }
   return {
-    n: set.conversations.length,
-    resolution: binaryF1(labels.map((l) => l.resolved), verdicts.map((v) => v.verdict.resolved)),
-    tierSpearman: spearman(labels.map((l) => l.tier), verdicts.map((v) => v.verdict.tier)),
-    tierConfusion: confusionSummary(labels.map((l) => l.tier as number), verdicts.map((v) => v.verdict.tier as number), [1, 2, 3, 4]),
-    hallucination: binaryF1(labels.map((l) => l.hallucination), verdicts.map((v) => v.verdict.hallucination)),
+    n: items.length,
+    resolution: binaryF1(labels.map((l) => l.resolved), judged.map((v) => v.resolved)),
+    tierSpearman: spearman(labels.map((l) => l.tier), judged.map((v) => v.tier)),
+    tierConfusion: confusionSummary(labels.map((l) => l.tier as number), judged.map((v) => v.tier as number), [1, 2, 3, 4]),
+    hallucination: binaryF1(labels.map((l) => l.hallucination), judged.map((v) => v.hallucination)),
     disagreements,
-    verdicts,
   };
 }
