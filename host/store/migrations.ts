@@ -274,6 +274,58 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 6,
+    name: 'labelling queues, annotators and their labels',
+    up(db) {
+      db.exec(`
+        CREATE TABLE annotators (
+          name       TEXT PRIMARY KEY,
+          created_at TEXT NOT NULL
+        );
+        -- A sample of items for people to label: the CA's opening utterances (tactic) or whole
+        -- episodes (audit of the judge). labels_json: the tactic label set in hotkey order.
+        CREATE TABLE label_queues (
+          id          TEXT PRIMARY KEY,
+          kind        TEXT NOT NULL CHECK (kind IN ('tactic', 'audit')),
+          created_at  TEXT NOT NULL,
+          labels_json TEXT NOT NULL,
+          match_ids_json TEXT NOT NULL,
+          per_match   INTEGER NOT NULL,
+          seed        INTEGER NOT NULL
+        );
+        -- pos is the item's id within its queue and the order annotators see it in.
+        CREATE TABLE label_items (
+          queue_id   TEXT NOT NULL REFERENCES label_queues (id) ON DELETE CASCADE,
+          pos        INTEGER NOT NULL,
+          episode_id TEXT NOT NULL REFERENCES episodes (id) ON DELETE CASCADE,
+          -- The labelled turn (the opening utterance); null when the whole episode is labelled.
+          turn_idx   INTEGER,
+          PRIMARY KEY (queue_id, pos),
+          UNIQUE (queue_id, episode_id)
+        ) WITHOUT ROWID;
+        -- One row per (item, annotator): a second write by the same person updates the row
+        -- (revision + 1, time spent added) instead of adding one. value_json: a tactic label as a
+        -- JSON string, an audit verdict {resolved, tier, hallucination}, or null for a skip.
+        CREATE TABLE labels (
+          queue_id   TEXT NOT NULL,
+          pos        INTEGER NOT NULL,
+          annotator  TEXT NOT NULL REFERENCES annotators (name) ON DELETE CASCADE,
+          value_json TEXT,
+          note       TEXT NOT NULL DEFAULT '',
+          ms_spent   INTEGER NOT NULL CHECK (ms_spent >= 0),
+          revision   INTEGER NOT NULL DEFAULT 1,
+          created_at TEXT NOT NULL,
+          updated_at TEXT NOT NULL,
+          -- Lab-wide write order, so undo takes back an annotator's latest write.
+          write_seq  INTEGER NOT NULL,
+          PRIMARY KEY (queue_id, pos, annotator),
+          FOREIGN KEY (queue_id, pos) REFERENCES label_items (queue_id, pos) ON DELETE CASCADE
+        ) WITHOUT ROWID;
+        CREATE INDEX labels_by_annotator ON labels (annotator, queue_id, write_seq);
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */
