@@ -6,6 +6,7 @@
  */
 import type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord } from '../store/port';
 import type { GymSummary, MatchSummary } from '../coevolution/run.machine';
+import type { AuditReport, LabelItemView, LabelKind, LabelQueueInfo, LabelValue, OwnLabel, TacticReport } from '../labels/types';
 
 /** Plain-data records that cross the boundary, re-exported so clients import types from here only. */
 export type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, ScenarioResult, TurnRecord, Winner } from '../store/port';
@@ -15,6 +16,7 @@ export type { TacticSummary } from '../coevolution/tactics';
 export type { JudgeVerdict } from '../judge/types';
 export type { CaTerms, DaTerms } from '../rewards/terms';
 export type { ToolResult } from '../world/transcript';
+export type * from '../labels/types';
 
 export type RunStatus = 'created' | 'running' | 'paused' | 'finished' | 'failed' | 'stopped';
 export type RunPhase = 'bootstrap' | 'match' | 'decide' | 'gym' | 'boundary' | 'paused' | 'evaluate' | 'done' | 'stopped' | 'failed';
@@ -101,6 +103,14 @@ export interface Commands {
   'matches/play': (args: { da: string; ca: string; episodesPerScenario: number; scenarios: 'arena' | 'heldout' | 'fraud' | 'all'; seed: number }) => { matchId: string };
   /** Episodes as JSONL (OpenAI chat format with tool calls) or CSV. */
   'export/episodes': (args: { matchId?: string; format: 'jsonl' | 'csv' }) => { filename: string; content: string };
+  /** Labelling (issue 6, core/labels/types.ts): a queue of openings (tactic) or episodes (audit) sampled per match, stratified by scenario. */
+  'labels/create-queue': (args: { kind: LabelKind; matchIds?: string[]; perMatch?: number; seed?: number; labels?: string[] }) => LabelQueueInfo;
+  'labels/add-annotator': (args: { name: string }) => { name: string };
+  /** Upsert the annotator's label of one item (value null: skipped); baseRevision guards against a stale window. */
+  'labels/put': (args: { queueId: string; pos: number; annotator: string; value: LabelValue; note?: string; msSpent: number; baseRevision?: number }) => OwnLabel;
+  /** Take back the annotator's latest label in the queue. */
+  'labels/undo': (args: { queueId: string; annotator: string }) => { pos: number | null };
+  'labels/export': (args: { queueId?: string; format: 'json' | 'csv' }) => { filename: string; content: string };
 }
 
 export interface Queries {
@@ -113,6 +123,12 @@ export interface Queries {
   'episodes/get': (args: { id: string }) => EpisodeRecord;
   'checkpoints/list': () => CheckpointInfo[];
   'metrics/series': (args: { runId: string; keys: string[] }) => Record<string, MetricPoint[]>;
+  'labels/queues': () => LabelQueueInfo[];
+  'labels/annotators': () => string[];
+  /** An item as the annotator may see it (its source hidden until they label it); without pos, their next item; null when done. */
+  'labels/item': (args: { queueId: string; annotator: string; pos?: number }) => LabelItemView | null;
+  'labels/tactic-report': (args: { queueId: string }) => TacticReport;
+  'labels/audit-report': (args: { queueId: string }) => AuditReport;
 }
 
 export interface Events {

@@ -16,6 +16,8 @@ import { resolveCa, resolveDa } from '../cli/policies';
 import { bankingDomain } from '../domain-files';
 import { checkpointStore } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
+import { labelStore } from '../store/label-store';
+import { labelHandlers } from './labels';
 import { BATCH_INTERVAL_MS, createEventBatcher } from './batch';
 import { createEpisodeQuery } from './episode-query';
 import { CSV_COLUMNS, episodeCsvRow, episodeToChat } from './export';
@@ -178,6 +180,8 @@ export function createEngine(o: EngineOptions): Engine {
         content: lines.length ? lines.join(eol) + eol : '',
       };
     },
+
+    ...labelHandlers(store, labelStore(store.db)),
   };
 
   return {

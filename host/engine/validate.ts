@@ -16,6 +16,34 @@ const seed = z.number().int('must be an integer').min(-(2 ** 31)).max(2 ** 31 - 
 
 type Schemas = { [N in RequestName]: z.ZodType<ArgsOf<N>, unknown> };
 
+const pos = z.number().int('must be an integer').min(0);
+const tacticLabel = z.string().trim().min(1, 'must not be empty').max(60);
+const auditValue = z.strictObject({ resolved: z.boolean(), tier: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)], { error: 'expected a tier: 1, 2, 3 or 4' }), hallucination: z.boolean() });
+const LABEL_SCHEMAS = {
+  'labels/create-queue': z.strictObject({
+    kind: z.enum(['tactic', 'audit']),
+    matchIds: z.array(id).min(1).max(1000).optional(),
+    perMatch: z.number().int('must be an integer').min(1).max(10_000).optional(),
+    seed: seed.optional(),
+    labels: z.array(tacticLabel).min(2, 'needs at least two labels').max(9, 'at most nine labels (hotkeys 1–9)')
+      .refine((l) => new Set(l).size === l.length, 'labels must be distinct').optional(),
+  }),
+  'labels/add-annotator': z.strictObject({ name: z.string().max(200) }),
+  'labels/put': z.strictObject({
+    queueId: id, pos, annotator: id, value: z.union([tacticLabel, auditValue, z.null()], { error: 'expected a tactic label (text), an audit verdict {resolved, tier: 1–4, hallucination} or null (skipped)' }),
+    note: z.string().max(2000, 'at most 2000 characters').optional(),
+    msSpent: z.number().min(0).max(86_400_000, 'at most a day'),
+    baseRevision: z.number().int('must be an integer').min(0).optional(),
+  }),
+  'labels/undo': z.strictObject({ queueId: id, annotator: id }),
+  'labels/export': z.strictObject({ queueId: id.optional(), format: z.enum(['json', 'csv']) }),
+  'labels/queues': none,
+  'labels/annotators': none,
+  'labels/item': z.strictObject({ queueId: id, annotator: id, pos: pos.optional() }),
+  'labels/tactic-report': z.strictObject({ queueId: id }),
+  'labels/audit-report': z.strictObject({ queueId: id }),
+} satisfies { [N in Extract<RequestName, `labels/${string}`>]: z.ZodType<ArgsOf<N>, unknown> };
+
 export const ARG_SCHEMAS: Schemas = {
   'runs/start': z.strictObject({
     preset: id,
@@ -51,6 +79,7 @@ export const ARG_SCHEMAS: Schemas = {
   'episodes/get': z.strictObject({ id }),
   'checkpoints/list': none,
   'metrics/series': z.strictObject({ runId: id, keys: z.array(z.string().min(1).max(100)).max(64) }),
+  ...LABEL_SCHEMAS,
 };
 
 /** A request whose arguments failed validation; the message names the request and the field. */
