@@ -1,6 +1,8 @@
 /** The lab's frame: navigation, the engine's status, and the current screen. */
 import { useEffect } from 'react';
 import { ArenaScreen } from './features/arena/ArenaScreen';
+import { AnnotateScreen } from './features/labels/AnnotateScreen';
+import { JudgeAuditScreen } from './features/labels/JudgeAuditScreen';
 import { DashboardScreen } from './features/dashboard/DashboardScreen';
 import { EvaluationScreen } from './features/evaluation/EvaluationScreen';
 import { ExperimentsScreen } from './features/experiments/ExperimentsScreen';
@@ -17,6 +19,8 @@ const NAV: { screen: Screen; label: string; hint: string }[] = [
   { screen: 'transcripts', label: 'Transcripts', hint: 'episodes turn by turn' },
   { screen: 'evaluation', label: 'Evaluation', hint: 'held-out metrics' },
   { screen: 'export', label: 'Export', hint: 'JSONL, CSV, charts' },
+  { screen: 'annotate', label: 'Annotate', hint: 'label CA tactics' },
+  { screen: 'audit', label: 'Judge audit', hint: 'check the judge' },
 ];
 
 export function App() {
@@ -82,6 +86,8 @@ export function App() {
         {screen === 'transcripts' && <TranscriptsScreen />}
         {screen === 'evaluation' && <EvaluationScreen />}
         {screen === 'export' && <ExportScreen />}
+        {screen === 'annotate' && <AnnotateScreen />}
+        {screen === 'audit' && <JudgeAuditScreen />}
       </main>
     </div>
   );

@@ -33,7 +33,7 @@ async function engineInfo(url: string): Promise<{ runsUnavailable: string | null
 }
 
 /** Spawn a server that prints `{url, token}` as its first stdout line; resolve with the URL. */
-async function start(label: string, args: string[]): Promise<{ url: string; child: ChildProcess }> {
+export async function start(label: string, args: string[]): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => {
@@ -59,7 +59,7 @@ async function start(label: string, args: string[]): Promise<{ url: string; chil
   return { url, child };
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');

@@ -28,7 +28,7 @@ export interface TurnView {
   rewardSum: number;
 }
 
-export function turnViews(e: EpisodeRecord): TurnView[] {
+export function turnViews(e: Pick<EpisodeRecord, 'turns'>): TurnView[] {
   return e.turns.map((t) => {
     const rewards = Object.entries(t.rewards)
       .filter((kv): kv is [string, number] => typeof kv[1] === 'number')

@@ -1,0 +1,317 @@
+/**
+ * The judge audit: people label sampled episodes for resolution, quality tier and hallucination,
+ * blind to the judge's verdict; then the judge's Table 1 scores against them, every disagreement,
+ * and per match whether correcting the judge would move the judged win rate by more than ε or
+ * flip the stopping decision.
+ */
+import { useEffect, useMemo, useState } from 'react';
+import type { AuditReport, AuditValue, LabelItemView } from '../../../../core/contract/contract';
+import { Badge } from '../../components/Badge';
+import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
+import { navigate } from '../../nav/nav-store';
+import { turnViews } from '../transcripts/transcript.data';
+import { typingIn } from './AnnotateScreen';
+import { fmtStat, impactWords } from './labels.data';
+import { LabelSetup } from './LabelSetup';
+import {
+  loadItem, loadLabels, loadReport, selectAnnotator, selectAnnotators, selectAuditReport, selectBusy, selectFinished, selectItem, selectItemError, selectLabelsError,
+  selectLabelsStatus, selectLast, selectQueue, selectReportError, submit, undo, useLabelsStore,
+} from './labels-store';
+
+export function JudgeAuditScreen() {
+  const status = useLabelsStore(selectLabelsStatus);
+  const error = useLabelsStore(selectLabelsError);
+  const annotators = useLabelsStore(selectAnnotators);
+  const annotator = useLabelsStore(selectAnnotator);
+  const queue = useLabelsStore(selectQueue('audit'));
+  useEffect(() => {
+    void loadLabels();
+  }, []);
+  useEffect(() => {
+    if (annotator && queue?.id) void loadItem('audit');
+  }, [annotator, queue?.id]);
+
+  let body;
+  if (status === 'idle' || status === 'loading') body = <LoadingState label="Loading labels…" />;
+  else if (status === 'error') body = <ErrorState title="Could not load the labels" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadLabels() }]} />;
+  else if (!annotators.length) body = <EmptyState title="Who is auditing?">Add an annotator above.</EmptyState>;
+  else if (!queue)
+    body = (
+      <EmptyState title="No audit queue yet" actions={[{ label: 'Play a match in the Arena', onClick: () => navigate('arena') }]}>
+        Create a queue above: it samples episodes of every match in the lab (n per match, spread over the scenarios).
+      </EmptyState>
+    );
+  else
+    body = (
+      <>
+        <AuditBench />
+        <AuditResults />
+      </>
+    );
+  return (
+    <div className="screen" data-testid="screen-audit">
+      <header className="screen-head">
+        <h1>Judge audit</h1>
+        <p className="lede">Check the automated judge the loop trusts (RL-ADA Table 1). The judge&apos;s verdict on an episode is shown only after you have given yours.</p>
+      </header>
+      <LabelSetup kind="audit" defaultPerMatch={20} />
+      {error && status === 'ready' && <div className="inline-error" role="alert" data-testid="labels-error">{error}</div>}
+      {body}
+    </div>
+  );
+}
+
+const TIERS: { tier: AuditValue['tier']; words: string }[] = [
+  { tier: 1, words: 'failed' },
+  { tier: 2, words: 'unresolved but handled' },
+  { tier: 3, words: 'resolved with lapses' },
+  { tier: 4, words: 'exemplary' },
+];
+
+function AuditBench() {
+  const item = useLabelsStore(selectItem);
+  const itemError = useLabelsStore(selectItemError);
+  const finished = useLabelsStore(selectFinished);
+  const last = useLabelsStore(selectLast);
+  const busy = useLabelsStore(selectBusy);
+  const [resolved, setResolved] = useState<boolean | null>(null);
+  const [tier, setTier] = useState<AuditValue['tier'] | null>(null);
+  const [hallucination, setHallucination] = useState<boolean | null>(null);
+  const [note, setNote] = useState('');
+  useEffect(() => {
+    const v = item?.mine?.value;
+    const mine = v && typeof v === 'object' ? v : null;
+    setResolved(mine?.resolved ?? null);
+    setTier(mine?.tier ?? null);
+    setHallucination(mine?.hallucination ?? null);
+    setNote(item?.mine?.note ?? '');
+  }, [item?.queueId, item?.pos, item?.mine]);
+  const complete = resolved !== null && tier !== null && hallucination !== null;
+  const send = () => {
+    if (complete) void submit('audit', { resolved, tier, hallucination }, note);
+  };
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (typingIn(e) || e.altKey || e.metaKey) return;
+      if ((e.key === 'z' && e.ctrlKey) || e.key === 'u') return void (e.preventDefault(), undo('audit'));
+      if (e.ctrlKey) return;
+      const n = Number(e.key);
+      if (n >= 1 && n <= 4) setTier(n as AuditValue['tier']);
+      else if (e.key === 'y') setResolved(true);
+      else if (e.key === 'n') setResolved(false);
+      else if (e.key === 'h') setHallucination((h) => !h);
+      else if (e.key === 's') void submit('audit', null, note);
+      else if (e.key === 'Enter') send();
+      else return;
+      e.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  });
+
+  return (
+    <section className="panel workbench" data-testid="audit-bench">
+      {itemError && <div className="inline-error" role="alert" data-testid="item-error">{itemError}</div>}
+      {finished && (
+        <EmptyState title="Audit done" testId="queue-done" actions={[{ label: 'Undo the last label', onClick: () => void undo('audit') }]}>
+          You have audited or skipped every episode of this queue; the results are below.
+        </EmptyState>
+      )}
+      {item && (
+        <>
+          <div className="muted small" data-testid="item-position">
+            Episode {item.pos + 1} of {item.total} · {item.done} audited by you
+          </div>
+          <AuditTranscript item={item} />
+          <div className="audit-form">
+            <Choice label="Resolved? (Y / N)" testId="audit-resolved" options={[[true, 'yes'], [false, 'no']]} value={resolved} onChange={setResolved} />
+            <Choice label="Quality tier (1–4)" testId="audit-tier" options={TIERS.map((t) => [t.tier, `${t.tier} ${t.words}`] as [AuditValue['tier'], string])} value={tier} onChange={setTier} />
+            <Choice label="Hallucination? (H toggles)" testId="audit-halluc" options={[[true, 'yes'], [false, 'no']]} value={hallucination} onChange={setHallucination} />
+          </div>
+          <div className="form-row">
+            <label className="grow">
+              Note (optional)
+              <input value={note} onChange={(e) => setNote(e.target.value)} maxLength={2000} data-testid="note" />
+            </label>
+            <button className="btn primary" disabled={!complete || busy} onClick={send} data-testid="audit-submit">
+              <kbd>Enter</kbd> Save verdict
+            </button>
+            <button className="btn" disabled={busy} onClick={() => void submit('audit', null, note)} data-testid="skip">
+              <kbd>S</kbd> Skip
+            </button>
+            <button className="btn" disabled={busy} onClick={() => void undo('audit')} data-testid="undo">
+              <kbd>U</kbd> Undo
+            </button>
+          </div>
+        </>
+      )}
+      {last?.source?.judge && (
+        <p className="hint" data-testid="reveal" data-pos={last.pos}>
+          Episode {last.source.episodeId}: the judge said resolved {last.source.judge.resolved ? 'yes' : 'no'}, tier {last.source.judge.tier}, hallucination{' '}
+          {last.source.judge.hallucination ? 'yes' : 'no'} — {last.source.judge.rationale}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function Choice<V extends string | number | boolean>({ label, options, value, onChange, testId }: { label: string; options: [V, string][]; value: V | null; onChange: (v: V) => void; testId: string }) {
+  return (
+    <div className="choice">
+      <div className="small muted">{label}</div>
+      <div className="label-buttons">
+        {options.map(([v, text]) => (
+          <button key={String(v)} className={`btn${value === v ? ' primary' : ''}`} aria-pressed={value === v} onClick={() => onChange(v)} data-testid={`${testId}-${String(v)}`}>
+            {text}
+          </button>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+/** The episode as the customer and the DA lived it: words, tool calls and results — no rewards, no judge. */
+function AuditTranscript({ item }: { item: LabelItemView }) {
+  const turns = useMemo(() => turnViews({ turns: item.turns ?? [] }), [item.turns]);
+  return (
+    <ol className="turns audit-turns" data-testid="audit-transcript">
+      {turns.map((t) => (
+        <li key={t.index} className={`turn ${t.role}`}>
+          <span className="turn-role">{t.role === 'customer' ? 'Customer' : 'Agent'}</span>{' '}
+          {t.said && <span>{t.said}</span>}
+          {t.tool && (
+            <span className="mono small">
+              {' '}
+              → {t.tool}({t.toolArgs ? t.toolArgs.replace(/\s+/g, ' ') : ''}){' '}
+              {t.toolResult && <Badge tone={t.toolResult.ok ? 'ok' : 'bad'}>{t.toolResult.ok ? t.toolResult.text.replace(/\s+/g, ' ').slice(0, 240) : t.toolResult.error}</Badge>}
+            </span>
+          )}
+          {t.parseError && <span className="bad-text small"> unparseable output: {t.parseError}</span>}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function AuditResults() {
+  const report = useLabelsStore(selectAuditReport);
+  const error = useLabelsStore(selectReportError);
+  const queue = useLabelsStore(selectQueue('audit'));
+  const item = useLabelsStore(selectItem);
+  const finished = useLabelsStore(selectFinished);
+  useEffect(() => {
+    void loadReport('audit');
+  }, [queue?.id, item?.pos, finished]);
+  if (error) return <ErrorState title="Could not compute the audit" error={error} actions={[{ label: 'Retry', onClick: () => void loadReport('audit') }]} />;
+  if (!report || report.queueId !== queue?.id) return <LoadingState label="Computing the audit…" />;
+  return <AuditResultsView r={report} />;
+}
+
+function AuditResultsView({ r }: { r: AuditReport }) {
+  return (
+    <>
+      <section className="panel" data-testid="audit-scores">
+        <header className="panel-head">
+          <h3>The judge against the audit (Table 1)</h3>
+          <span className="muted small">
+            n = {r.n} episodes with a verdict{r.tied ? ` · ${r.tied} left out (annotators tied)` : ''} · annotators: {r.annotators.join(', ') || 'none yet'}
+          </span>
+        </header>
+        {r.n === 0 ? (
+          <EmptyState title="No audited episodes yet">Give a verdict on a few episodes above.</EmptyState>
+        ) : (
+          <table className="table compact">
+            <tbody>
+              <tr data-testid="audit-resolution-f1" data-value={r.resolution.f1}>
+                <td>Resolution F1</td>
+                <td className="num mono">{fmtStat(r.resolution.f1)}</td>
+                <td className="muted">precision {fmtStat(r.resolution.precision)}, recall {fmtStat(r.resolution.recall)} · tp {r.resolution.confusion.tp}, fp {r.resolution.confusion.fp}, fn {r.resolution.confusion.fn}, tn {r.resolution.confusion.tn}</td>
+              </tr>
+              <tr data-testid="audit-tier-rho">
+                <td>Tier Spearman ρ</td>
+                <td className="num mono">{fmtStat(r.tierSpearman)}</td>
+                <td className="muted">{r.tierSpearman === null ? 'undefined: one side has a single tier' : 'ties share average ranks'}</td>
+              </tr>
+              <tr data-testid="audit-halluc-f1" data-value={r.hallucination.f1}>
+                <td>Hallucination F1</td>
+                <td className="num mono">{fmtStat(r.hallucination.f1)}</td>
+                <td className="muted">tp {r.hallucination.confusion.tp}, fp {r.hallucination.confusion.fp}, fn {r.hallucination.confusion.fn}, tn {r.hallucination.confusion.tn}</td>
+              </tr>
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section className="panel" data-testid="audit-disagreements">
+        <header className="panel-head">
+          <h3>Disagreements ({r.disagreements.length})</h3>
+        </header>
+        {r.disagreements.length === 0 ? (
+          <p className="hint">The judge agrees with the audit on every field so far.</p>
+        ) : (
+          <div className="table-wrap">
+            <table className="table compact">
+              <thead>
+                <tr>
+                  <th>Episode</th>
+                  <th>Field</th>
+                  <th>People</th>
+                  <th>Judge</th>
+                  <th>Judge&apos;s rationale</th>
+                </tr>
+              </thead>
+              <tbody>
+                {r.disagreements.map((d) => (
+                  <tr key={`${d.pos}-${d.field}`} className="clickable" onClick={() => navigate('transcripts', null, { match: d.episodeId.split(':')[0], episode: d.episodeId })}>
+                    <td className="mono">{d.episodeId}</td>
+                    <td>{d.field}</td>
+                    <td>{String(d.label)}</td>
+                    <td>{String(d.judged)}</td>
+                    <td className="small">{d.rationale}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      <section className="panel" data-testid="audit-impact">
+        <header className="panel-head">
+          <h3>Would correcting the judge change the loop?</h3>
+        </header>
+        <div className="table-wrap">
+          <table className="table compact">
+            <thead>
+              <tr>
+                <th>Match</th>
+                <th className="num">Audited</th>
+                <th className="num">W_DA (arena)</th>
+                <th className="num">W judged</th>
+                <th className="num">W corrected</th>
+                <th>Verdict</th>
+              </tr>
+            </thead>
+            <tbody>
+              {r.perMatch.map((m) => (
+                <tr key={m.matchId} data-testid={`impact-${m.matchId}`} data-exceeds={m.exceedsEpsilon} data-flips={m.flips}>
+                  <td className="mono">{m.matchId}</td>
+                  <td className="num">{m.audited}</td>
+                  <td className="num">{fmtStat(m.wDa)}</td>
+                  <td className="num">{fmtStat(m.wJudge)}</td>
+                  <td className="num">{fmtStat(m.wHuman)}</td>
+                  <td>
+                    {m.exceedsEpsilon || m.flips ? <Badge tone="warn">changes</Badge> : <Badge tone="ok">holds</Badge>} {impactWords(m, r.epsilon)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <p className="hint">
+          The arena&apos;s W_DA counts routing wins and does not read the judge, so no correction moves it. &ldquo;W judged&rdquo; is the share of CA-winnable episodes
+          routed correctly <i>and</i> resolved by the judge; &ldquo;W corrected&rdquo; takes the audit&apos;s resolution on audited episodes. The stopping rule
+          (τ_DA, P, ε, n_min, n_max of the matches&apos; config) is replayed over the queue&apos;s matches, oldest first, on each series.
+        </p>
+      </section>
+    </>
+  );
+}
