@@ -16,7 +16,7 @@ import { fmtStat, kappaWords, MEASURES, measureStrip, tacticBars } from './label
 import type { MeasureKey } from './labels.data';
 import { LabelSetup } from './LabelSetup';
 import {
-  loadItem, loadLabels, loadReport, selectAnnotator, selectAnnotators, selectBusy, selectFinished, selectItem, selectItemError, selectItemStatus, selectLabelsError,
+  loadItem, loadLabels, loadReport, resetItem, selectAnnotator, selectAnnotators, selectBusy, selectFinished, selectItem, selectItemError, selectItemStatus, selectLabelsError,
   selectLabelsStatus, selectLast, selectQueue, selectReportError, selectTacticReport, submit, undo, useLabelsStore,
 } from './labels-store';
 
@@ -33,6 +33,7 @@ export function AnnotateScreen() {
   const annotator = useLabelsStore(selectAnnotator);
   const queue = useLabelsStore(selectQueue('tactic'));
   useEffect(() => {
+    resetItem();
     void loadLabels();
   }, []);
   useEffect(() => {

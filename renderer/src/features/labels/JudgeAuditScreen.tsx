@@ -14,7 +14,7 @@ import { typingIn } from './AnnotateScreen';
 import { fmtStat, impactWords } from './labels.data';
 import { LabelSetup } from './LabelSetup';
 import {
-  loadItem, loadLabels, loadReport, selectAnnotator, selectAnnotators, selectAuditReport, selectBusy, selectFinished, selectItem, selectItemError, selectLabelsError,
+  loadItem, loadLabels, loadReport, resetItem, selectAnnotator, selectAnnotators, selectAuditReport, selectBusy, selectFinished, selectItem, selectItemError, selectLabelsError,
   selectLabelsStatus, selectLast, selectQueue, selectReportError, submit, undo, useLabelsStore,
 } from './labels-store';
 
@@ -25,6 +25,7 @@ export function JudgeAuditScreen() {
   const annotator = useLabelsStore(selectAnnotator);
   const queue = useLabelsStore(selectQueue('audit'));
   useEffect(() => {
+    resetItem();
     void loadLabels();
   }, []);
   useEffect(() => {

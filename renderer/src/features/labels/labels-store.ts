@@ -92,6 +92,11 @@ export async function addAnnotator(name: string): Promise<void> {
   }
 }
 
+/** A screen opening: forget the other screen's item (the two share this store). */
+export function resetItem(): void {
+  set({ item: null, last: null, finished: false, itemStatus: 'idle', itemError: null });
+}
+
 export function chooseAnnotator(name: string): void {
   set({ annotator: name, item: null, last: null, finished: false });
 }
