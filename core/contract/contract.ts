@@ -6,6 +6,9 @@
  */
 import type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord } from '../store/port';
 import type { GymSummary, MatchSummary } from '../coevolution/run.machine';
+import type { HumanAction } from '../play/human-episode';
+import type { Winner } from '../store/port';
+import type { ToolResult } from '../world/transcript';
 
 /** Plain-data records that cross the boundary, re-exported so clients import types from here only. */
 export type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, ScenarioResult, TurnRecord, Winner } from '../store/port';
@@ -91,6 +94,82 @@ export interface EngineInfo {
   policies: { da: string[]; ca: string[] };
 }
 
+/** Human play (Play screen): a person in one seat, a policy in the other. */
+export type PlaySeat = 'customer' | 'agent';
+export type { HumanAction };
+
+/** A turn as the player sees it while playing (the agent's speech and thinking unpacked). */
+export interface PlayTurn {
+  index: number;
+  role: PlaySeat;
+  actionType: 'speak' | 'tool_call' | 'end_call' | null;
+  /** The customer's words, or the agent's message for speak / end_call. */
+  said: string | null;
+  thinking: string | null;
+  tool: string | null;
+  toolArgs: Record<string, unknown> | null;
+  toolResult: ToolResult | null;
+  parseError: string | null;
+}
+
+export interface PlayView {
+  sessionId: string;
+  player: string;
+  seat: PlaySeat;
+  /** The policy SPEC in the other seat. */
+  opponent: string;
+  status: 'playing' | 'finished';
+  forkedFrom: { episodeId: string; turn: number } | null;
+  /** The customer's private brief: the customer seat sees it from the start, the agent seat after the call. */
+  customer: { intent: string; scenarioId: string; scenarioTitle: string; situation: string; name: string; facts: Record<string, string | number> } | null;
+  /** Caller ID, which lookup_account verifies. */
+  callerPhone: string;
+  turns: PlayTurn[];
+  yourTurn: boolean;
+  daSteps: number;
+  maxDaTurns: number;
+  /** The stored episode (judge verdict, every reward term) once the call is over. */
+  episode: EpisodeRecord | null;
+}
+
+/** An unfinished human episode kept in the lab (resume or discard). */
+export interface PlaySessionSummary {
+  sessionId: string;
+  player: string;
+  seat: PlaySeat;
+  opponent: string;
+  turns: number;
+  updatedAt: string;
+  forkedFrom: { episodeId: string; turn: number } | null;
+}
+
+/** A stored human-played episode and who played it. */
+export interface HumanEpisodeInfo {
+  episodeId: string;
+  player: string;
+  seat: PlaySeat;
+  opponent: string;
+  playedAt: string;
+  forkedFrom: { episodeId: string; turn: number } | null;
+  winner: Winner;
+  rDa: number;
+  rCa: number;
+}
+
+/** One field of a tool's argument form, from the tool's schema (the one the tools backend checks). */
+export interface ToolField {
+  name: string;
+  type: 'string' | 'number' | 'integer' | 'boolean' | 'enum';
+  required: boolean;
+  options?: string[];
+}
+
+export interface PlaySetup {
+  scenarios: { id: string; title: string; set: string; fraudReference: boolean }[];
+  tools: { name: string; fields: ToolField[] }[];
+  maxMessageChars: number;
+}
+
 export interface Commands {
   /** Start a co-evolution run from a preset, optionally with an edited config (JSON). */
   'runs/start': (args: { preset: string; configJson?: string; seed?: number }) => { runId: string };
@@ -101,6 +180,15 @@ export interface Commands {
   'matches/play': (args: { da: string; ca: string; episodesPerScenario: number; scenarios: 'arena' | 'heldout' | 'fraud' | 'all'; seed: number }) => { matchId: string };
   /** Episodes as JSONL (OpenAI chat format with tool calls) or CSV. */
   'export/episodes': (args: { matchId?: string; format: 'jsonl' | 'csv' }) => { filename: string; content: string };
+  /** Start a human episode; no scenario: Sparring draws one (and the hidden intent) from the seed. */
+  'play/start': (args: { seat: PlaySeat; player: string; opponent: string; scenarioId?: string; seed?: number }) => PlayView;
+  /** Take over a stored episode at turn `turn` (its turns before it replayed on the same seeded world). */
+  'play/fork': (args: { episodeId: string; turn: number; seat: PlaySeat; player: string; opponent?: string }) => PlayView;
+  /** The player's move; the opponent answers before this returns. An invalid move changes nothing. */
+  'play/act': (args: { sessionId: string; action: HumanAction }) => PlayView;
+  /** Reopen an unfinished session (e.g. after the window was closed). */
+  'play/resume': (args: { sessionId: string }) => PlayView;
+  'play/discard': (args: { sessionId: string }) => { ok: true };
 }
 
 export interface Queries {
@@ -113,6 +201,9 @@ export interface Queries {
   'episodes/get': (args: { id: string }) => EpisodeRecord;
   'checkpoints/list': () => CheckpointInfo[];
   'metrics/series': (args: { runId: string; keys: string[] }) => Record<string, MetricPoint[]>;
+  'play/setup': () => PlaySetup;
+  'play/sessions': () => PlaySessionSummary[];
+  'play/episodes': () => HumanEpisodeInfo[];
 }
 
 export interface Events {

@@ -18,6 +18,7 @@ import { checkpointStore } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import { BATCH_INTERVAL_MS, createEventBatcher } from './batch';
 import { createEpisodeQuery } from './episode-query';
+import { createPlayService } from './play';
 import { CSV_COLUMNS, episodeCsvRow, episodeToChat } from './export';
 import { isUnavailable } from './runs-unavailable';
 import { parseArgs } from './validate';
@@ -64,6 +65,10 @@ export function createEngine(o: EngineOptions): Engine {
   let closed = false;
   /** Matches play one at a time: they share the CPU and number their ids from the store. */
   let playing: Promise<unknown> = Promise.resolve();
+  const play = createPlayService({
+    store, domain: bankingDomain(), release: disposeModel,
+    resolve: (role, spec) => (role === 'DA' ? resolveDa : resolveCa)(spec, bankingDomain(), { db: store.path, seed: 1, json: true }),
+  });
 
   function checkOpen(): void {
     if (closed) throw new Error('the engine is closed');
@@ -77,6 +82,7 @@ export function createEngine(o: EngineOptions): Engine {
   }
 
   const impl: Handlers = {
+    ...play.handlers,
     'engine/info': (): EngineInfo => {
       // What resolveDa / resolveCa accept: scripted; for the DA also sft (trained on demand);
       // latest and every checkpoint name once the lab holds checkpoints of the role.
@@ -192,6 +198,7 @@ export function createEngine(o: EngineOptions): Engine {
       batcher.close();
       unsubscribeRuns();
       listeners.clear();
+      void play.close();
       store.close();
     },
   };

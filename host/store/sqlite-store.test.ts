@@ -343,6 +343,7 @@ describe('migrations', () => {
     const { match, episodes } = fakeMatch('m1');
     store.saveMatch(match, episodes);
     // Take the file back to version 1 by dropping what later migrations added.
+    store.db.exec('DROP TABLE human_episodes; DROP TABLE play_sessions;');
     store.db.exec(`DROP TABLE run_metrics; ALTER TABLE runs DROP COLUMN preset;
                    DROP TABLE corpus_utterances; DROP TABLE corpus_imports;
                    DROP TABLE experience_notes; DROP TABLE knob_changes; DROP TABLE annotations;
