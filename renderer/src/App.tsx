@@ -5,6 +5,7 @@ import { DashboardScreen } from './features/dashboard/DashboardScreen';
 import { EvaluationScreen } from './features/evaluation/EvaluationScreen';
 import { ExperimentsScreen } from './features/experiments/ExperimentsScreen';
 import { ExportScreen } from './features/export/ExportScreen';
+import { PlayScreen } from './features/play/PlayScreen';
 import { TranscriptsScreen } from './features/transcripts/TranscriptsScreen';
 import { loadEngineInfo, selectConnection, selectConnectionDetail, selectInfo, selectInfoError, useEngineStore } from './engine/engine-store';
 import { navigate, selectScreen, useNavStore } from './nav/nav-store';
@@ -17,6 +18,7 @@ const NAV: { screen: Screen; label: string; hint: string }[] = [
   { screen: 'transcripts', label: 'Transcripts', hint: 'episodes turn by turn' },
   { screen: 'evaluation', label: 'Evaluation', hint: 'held-out metrics' },
   { screen: 'export', label: 'Export', hint: 'JSONL, CSV, charts' },
+  { screen: 'play', label: 'Play', hint: 'sit in either seat' },
 ];
 
 export function App() {
@@ -82,6 +84,7 @@ export function App() {
         {screen === 'transcripts' && <TranscriptsScreen />}
         {screen === 'evaluation' && <EvaluationScreen />}
         {screen === 'export' && <ExportScreen />}
+        {screen === 'play' && <PlayScreen />}
       </main>
     </div>
   );
