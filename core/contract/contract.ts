@@ -69,6 +69,8 @@ export interface CheckpointInfo {
   parent: string | null;
   generation: number;
   source: string;
+  /** Human-played episodes its weights saw in training: its own gyms' and its ancestors'. */
+  humanEpisodes: number;
 }
 
 /** One point of a metric series (gym curves). */

@@ -167,7 +167,10 @@ export function createEngine(o: EngineOptions): Engine {
 
     'checkpoints/list': () =>
       checkpoints.list().map(
-        (c): CheckpointInfo => ({ name: c.name, role: c.role, createdAt: c.createdAt, runId: c.runId, parent: c.parent, generation: c.generation, source: c.source }),
+        (c): CheckpointInfo => ({
+          name: c.name, role: c.role, createdAt: c.createdAt, runId: c.runId, parent: c.parent, generation: c.generation, source: c.source,
+          humanEpisodes: checkpoints.humanEpisodesSeen(c.name).length,
+        }),
       ),
 
     'export/episodes': ({ matchId, format }) => {

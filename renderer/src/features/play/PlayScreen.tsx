@@ -21,6 +21,7 @@ import {
   loadPlayLists,
   resumePlay,
   selectBusy,
+  selectCheckpoints,
   selectEpisodes,
   selectError,
   selectListError,
@@ -96,7 +97,8 @@ function SeatField({ seat, onChange }: { seat: PlaySeat; onChange: (s: PlaySeat)
 function OpponentField({ seat, value, onChange, extra }: { seat: PlaySeat; value: string; onChange: (v: string) => void; extra?: string }) {
   const info = useEngineStore(selectInfo);
   const options = (seat === 'customer' ? info?.policies.da : info?.policies.ca) ?? ['scripted'];
-  const all = extra && !options.includes(extra) ? [extra, ...options] : options;
+  const all = extra !== undefined && !options.includes(extra) ? [extra, ...options] : options;
+  const human = new Map(usePlayStore(selectCheckpoints).map((c) => [c.name, c.humanEpisodes]));
   return (
     <label>
       {seat === 'customer' ? 'DA to talk to' : 'CA calling in'}
@@ -104,6 +106,7 @@ function OpponentField({ seat, value, onChange, extra }: { seat: PlaySeat; value
         {all.map((p) => (
           <option key={p || 'stored'} value={p}>
             {p || 'the stored episode\u2019s policy'}
+            {human.get(p) ? ` \u00b7 saw ${human.get(p)} human episodes` : ''}
           </option>
         ))}
       </select>

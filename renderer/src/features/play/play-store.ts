@@ -4,7 +4,7 @@
  * lives in the engine (and in the lab after every move); this store only mirrors its view.
  */
 import { create } from 'zustand';
-import type { ArgsOf, HumanAction, HumanEpisodeInfo, PlaySessionSummary, PlaySetup, PlayView } from '../../../../core/contract/contract';
+import type { ArgsOf, CheckpointInfo, HumanAction, HumanEpisodeInfo, PlaySessionSummary, PlaySetup, PlayView } from '../../../../core/contract/contract';
 import { errorMessage, request } from '../../engine/client';
 import type { LoadStatus } from '../runs/runs-store';
 
@@ -12,6 +12,8 @@ export interface PlayState {
   setup: PlaySetup | null;
   sessions: PlaySessionSummary[];
   episodes: HumanEpisodeInfo[];
+  /** Checkpoints, for the opponent picker to say which saw human data. */
+  checkpoints: CheckpointInfo[];
   listStatus: LoadStatus;
   listError: string | null;
   view: PlayView | null;
@@ -35,6 +37,7 @@ export const usePlayStore = create<PlayState>()(() => ({
   setup: null,
   sessions: [],
   episodes: [],
+  checkpoints: [],
   listStatus: 'idle',
   listError: null,
   view: null,
@@ -46,6 +49,7 @@ export const usePlayStore = create<PlayState>()(() => ({
 export const selectSetup = (s: PlayState) => s.setup;
 export const selectSessions = (s: PlayState) => s.sessions;
 export const selectEpisodes = (s: PlayState) => s.episodes;
+export const selectCheckpoints = (s: PlayState) => s.checkpoints;
 export const selectListStatus = (s: PlayState) => s.listStatus;
 export const selectListError = (s: PlayState) => s.listError;
 export const selectView = (s: PlayState) => s.view;
@@ -65,8 +69,13 @@ export function setPlayer(player: string): void {
 export async function loadPlayLists(): Promise<void> {
   usePlayStore.setState((s) => ({ listStatus: s.setup ? s.listStatus : 'loading', listError: null }));
   try {
-    const [setup, sessions, episodes] = await Promise.all([request('play/setup', undefined), request('play/sessions', undefined), request('play/episodes', undefined)]);
-    usePlayStore.setState({ setup, sessions, episodes, listStatus: 'ready' });
+    const [setup, sessions, episodes, checkpoints] = await Promise.all([
+      request('play/setup', undefined),
+      request('play/sessions', undefined),
+      request('play/episodes', undefined),
+      request('checkpoints/list', undefined),
+    ]);
+    usePlayStore.setState({ setup, sessions, episodes, checkpoints, listStatus: 'ready' });
   } catch (err) {
     usePlayStore.setState({ listStatus: 'error', listError: errorMessage(err) });
   }
