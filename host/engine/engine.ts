@@ -221,7 +221,7 @@ function validated(h: Handlers): Handlers {
  * Builtin policies hold ONNX sessions (`model`); the engine outlives a match, so it releases
  * them when the match ends instead of leaving that to process exit.
  */
-async function disposeModel(policy: DaPolicy | CaPolicy): Promise<void> {
+export async function disposeModel(policy: DaPolicy | CaPolicy): Promise<void> {
   const model = (policy as { model?: { dispose?: () => Promise<void> } }).model;
   await model?.dispose?.();
 }
