@@ -217,6 +217,8 @@ export interface Events {
   'run/metrics': { runId: string; points: { key: string; step: number; value: number }[] };
   /** Episodes finished since the last event (batched to a few per second). */
   'episodes/completed': { matchId: string; count: number; done: number; total: number };
+  /** A turn of a human play session, as it is taken: the player's, then each of the opponent's. */
+  'play/turn': { sessionId: string; turn: PlayTurn };
 }
 
 export type CommandName = keyof Commands;

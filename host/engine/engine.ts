@@ -66,7 +66,7 @@ export function createEngine(o: EngineOptions): Engine {
   /** Matches play one at a time: they share the CPU and number their ids from the store. */
   let playing: Promise<unknown> = Promise.resolve();
   const play = createPlayService({
-    store, domain: bankingDomain(), release: disposeModel,
+    store, domain: bankingDomain(), release: disposeModel, emit: (payload) => batcher.push({ name: 'play/turn', payload }),
     resolve: (role, spec) => (role === 'DA' ? resolveDa : resolveCa)(spec, bankingDomain(), { db: store.path, seed: 1, json: true }),
   });
 

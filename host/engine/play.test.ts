@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { PlayView } from '../../core/contract/contract';
+import type { PlayTurn, PlayView } from '../../core/contract/contract';
 import { MAX_MESSAGE_CHARS } from '../../core/play/human-episode';
 import { MIGRATIONS, applyMigrations } from '../store/migrations';
 import { playStore } from '../store/play-store';
@@ -34,12 +34,15 @@ async function playCustomer(engine: Engine, v: PlayView): Promise<PlayView> {
 describe('play on the engine', () => {
   it('plays the customer seat to the end: judged, rewarded, stored as a human-played match', async () => {
     const engine = newEngine();
+    const streamed: PlayTurn[] = [];
+    engine.subscribe((e) => e.name === 'play/turn' && streamed.push(e.payload.turn));
     try {
       let v = await engine.handlers['play/start']({ seat: 'customer', player: 'Ada', opponent: 'scripted', scenarioId: 'dispute-unrecognized', seed: 3 });
       expect(v).toMatchObject({ seat: 'customer', status: 'playing', yourTurn: true, turns: [] });
       expect(v.customer!.scenarioId).toBe('dispute-unrecognized');
       v = await playCustomer(engine, v);
       expect(v.status).toBe('finished');
+      expect(streamed).toEqual(v.turns); // every turn went out as an event as it was taken, in order
       const e = v.episode!;
       expect(e.id).toBe('H1:0');
       expect(e.turns.length).toBe(v.turns.length);

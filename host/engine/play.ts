@@ -38,6 +38,8 @@ export interface PlayDeps {
   /** Release a policy's resources (ONNX sessions) when its session ends. */
   release(policy: DaPolicy | CaPolicy): Promise<void>;
   now?: () => string;
+  /** Each turn as it is taken (the player's move, then the opponent's moves one by one). */
+  emit?: (e: { sessionId: string; turn: PlayTurn }) => void;
 }
 
 export interface PlayService {
@@ -84,8 +86,13 @@ export function createPlayService(d: PlayDeps): PlayService {
   }
 
   /** The opponent moves until it is the person's turn; then the draft is saved, or the episode stored. */
+  function emitLast(s: Live): void {
+    const i = s.ep.turns.length - 1;
+    d.emit?.({ sessionId: s.draft.id, turn: playTurn(s.ep.turns[i]!, i) });
+  }
+
   async function settle(s: Live): Promise<void> {
-    await s.ep.advance(s.opponent);
+    await s.ep.advance(s.opponent, () => emitLast(s));
     s.draft.turns = s.ep.turns.map(replayTurn);
     s.draft.updatedAt = now();
     if (s.ep.done) await finish(s);
@@ -191,6 +198,7 @@ export function createPlayService(d: PlayDeps): PlayService {
       withSession(sessionId, async (s) => {
         if (s.episode) throw new PlayError(`session ${sessionId} is over; its episode is ${s.episode.id}`);
         s.ep.act(action); // throws, changing nothing, on an invalid move
+        emitLast(s);
         await settle(s);
         return view(s);
       }),

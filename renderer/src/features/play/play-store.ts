@@ -5,6 +5,7 @@
  */
 import { create } from 'zustand';
 import type { ArgsOf, CheckpointInfo, HumanAction, HumanEpisodeInfo, PlaySessionSummary, PlaySetup, PlayView } from '../../../../core/contract/contract';
+import type { EngineEvent } from '../../../../core/contract/run-service';
 import { errorMessage, request } from '../../engine/client';
 import type { LoadStatus } from '../runs/runs-store';
 
@@ -122,6 +123,13 @@ export async function discardPlay(sessionId: string): Promise<void> {
 export function leavePlay(): void {
   usePlayStore.setState({ view: null, error: null });
   void loadPlayLists();
+}
+
+/** Apply an engine event (called by the mirror only): turns of the open session show as they are taken. */
+export function applyPlayEvent(e: EngineEvent): void {
+  if (e.name !== 'play/turn') return;
+  const v = usePlayStore.getState().view;
+  if (v?.sessionId === e.payload.sessionId && e.payload.turn.index === v.turns.length) usePlayStore.setState({ view: { ...v, turns: [...v.turns, e.payload.turn] } });
 }
 
 export function clearPlayError(): void {
