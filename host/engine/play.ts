@@ -60,6 +60,8 @@ interface Live {
   queue: Promise<unknown>;
 }
 
+/** Finished sessions kept in memory (so a reload still shows the verdict); older ones are dropped. */
+const KEEP_FINISHED = 20;
 /** Human episodes listed by `play/episodes`, newest first. */
 const EPISODE_LIST_LIMIT = 200;
 
@@ -119,6 +121,8 @@ export function createPlayService(d: PlayDeps): PlayService {
     });
     s.episode = record;
     await d.release(s.opponent);
+    const finished = [...live.values()].filter((x) => x.episode !== null);
+    for (const old of finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED))) live.delete(old.draft.id);
   }
 
   /** Open a new session from a draft: nothing is stored unless the opening moves succeed. */
