@@ -50,7 +50,14 @@ export async function runEpisode(a: EpisodeArgs): Promise<EpisodeOutcome> {
         : env.step({ role: 'agent', raw: await a.da.act(env.observeAgent(), daRng) });
     next = r.next;
   }
-  const transcript = env.transcript();
+  return scoreEpisode(a, env.transcript());
+}
+
+/**
+ * Judge a finished transcript and compute every reward term: what an arena episode stores, and
+ * what a human-played one stores too (the same judge and rewards, whoever sat in either seat).
+ */
+export function scoreEpisode(a: Omit<EpisodeArgs, 'da' | 'ca'>, transcript: Transcript): EpisodeOutcome {
   const verdict = a.judge(transcript);
   const reveals = a.domain.taxonomy.find((e) => e.intent === transcript.intent)?.reveals ?? [];
   const da = daRewards(transcript, verdict, a.config.daReward);

@@ -31,6 +31,14 @@ describe('run config', () => {
     expect(() => parseRunConfig('{', 'x.json')).toThrow(/x\.json: not valid JSON/);
   });
 
+  it('takes an optional human-episode mix for the gyms, with weight and cap checked', () => {
+    const withHuman = (h: unknown) => JSON.stringify({ ...PRESETS.quick.config, gym: { ...PRESETS.quick.config.gym, humanEpisodes: h } });
+    expect(parseRunConfig(withHuman({ weight: 0.5, cap: 20 })).gym.humanEpisodes).toEqual({ weight: 0.5, cap: 20 });
+    expect(PRESETS.quick.config.gym.humanEpisodes).toBeUndefined();
+    expect(() => parseRunConfig(withHuman({ weight: 0, cap: 20 }))).toThrow(/field gym\.humanEpisodes\.weight/);
+    expect(() => parseRunConfig(withHuman({ weight: 1, cap: 2.5 }))).toThrow(/field gym\.humanEpisodes\.cap/);
+  });
+
   it('overrides reward terms it names and keeps the others', () => {
     const c = parseRunConfig(JSON.stringify({ ...PRESETS.quick.config, daReward: { speakPerTurn: -0.1 } }));
     const s = sparringConfigOf(c);

@@ -46,6 +46,16 @@ export const runConfigSchema = z.strictObject({
     ca: grpoBudget,
     /** Share of failure transcripts (the training agent lost) in the gym data: 0.7 in RL-ADA. */
     failureShare: frac,
+    /**
+     * Human-played episodes in the gym of the opposite role: a person's customer episodes train
+     * the DA, a person's agent episodes train the CA. Absent: none.
+     */
+    humanEpisodes: z.strictObject({
+      /** Copies of each human episode per arena transcript in the gym data (0.5: every other one, 2: each twice). */
+      weight: pos.max(10),
+      /** At most this many human episodes (the newest played before the match), before weighting. */
+      cap: z.number().int().min(0).max(10_000),
+    }).optional(),
   }),
   eval: z.strictObject({ runs: posInt, episodesPerScenario: posInt, gateEpisodesPerScenario: posInt }),
 });

@@ -7,6 +7,9 @@
 import type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord } from '../store/port';
 import type { GymSummary, MatchSummary } from '../coevolution/run.machine';
 import type { AuditReport, LabelItemView, LabelKind, LabelQueueInfo, LabelValue, OwnLabel, TacticReport } from '../labels/types';
+import type { HumanAction } from '../play/human-episode';
+import type { Winner } from '../store/port';
+import type { ToolResult } from '../world/transcript';
 
 /** Plain-data records that cross the boundary, re-exported so clients import types from here only. */
 export type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, ScenarioResult, TurnRecord, Winner } from '../store/port';
@@ -68,6 +71,8 @@ export interface CheckpointInfo {
   parent: string | null;
   generation: number;
   source: string;
+  /** Human-played episodes its weights saw in training: its own gyms' and its ancestors'. */
+  humanEpisodes: number;
 }
 
 /** One point of a metric series (gym curves). */
@@ -93,6 +98,82 @@ export interface EngineInfo {
   policies: { da: string[]; ca: string[] };
 }
 
+/** Human play (Play screen): a person in one seat, a policy in the other. */
+export type PlaySeat = 'customer' | 'agent';
+export type { HumanAction };
+
+/** A turn as the player sees it while playing (the agent's speech and thinking unpacked). */
+export interface PlayTurn {
+  index: number;
+  role: PlaySeat;
+  actionType: 'speak' | 'tool_call' | 'end_call' | null;
+  /** The customer's words, or the agent's message for speak / end_call. */
+  said: string | null;
+  thinking: string | null;
+  tool: string | null;
+  toolArgs: Record<string, unknown> | null;
+  toolResult: ToolResult | null;
+  parseError: string | null;
+}
+
+export interface PlayView {
+  sessionId: string;
+  player: string;
+  seat: PlaySeat;
+  /** The policy SPEC in the other seat. */
+  opponent: string;
+  status: 'playing' | 'finished';
+  forkedFrom: { episodeId: string; turn: number } | null;
+  /** The customer's private brief: the customer seat sees it from the start, the agent seat after the call. */
+  customer: { intent: string; scenarioId: string; scenarioTitle: string; situation: string; name: string; facts: Record<string, string | number> } | null;
+  /** Caller ID, which lookup_account verifies. */
+  callerPhone: string;
+  turns: PlayTurn[];
+  yourTurn: boolean;
+  daSteps: number;
+  maxDaTurns: number;
+  /** The stored episode (judge verdict, every reward term) once the call is over. */
+  episode: EpisodeRecord | null;
+}
+
+/** An unfinished human episode kept in the lab (resume or discard). */
+export interface PlaySessionSummary {
+  sessionId: string;
+  player: string;
+  seat: PlaySeat;
+  opponent: string;
+  turns: number;
+  updatedAt: string;
+  forkedFrom: { episodeId: string; turn: number } | null;
+}
+
+/** A stored human-played episode and who played it. */
+export interface HumanEpisodeInfo {
+  episodeId: string;
+  player: string;
+  seat: PlaySeat;
+  opponent: string;
+  playedAt: string;
+  forkedFrom: { episodeId: string; turn: number } | null;
+  winner: Winner;
+  rDa: number;
+  rCa: number;
+}
+
+/** One field of a tool's argument form, from the tool's schema (the one the tools backend checks). */
+export interface ToolField {
+  name: string;
+  type: 'string' | 'number' | 'integer' | 'boolean' | 'enum';
+  required: boolean;
+  options?: string[];
+}
+
+export interface PlaySetup {
+  scenarios: { id: string; title: string; set: string; fraudReference: boolean }[];
+  tools: { name: string; fields: ToolField[] }[];
+  maxMessageChars: number;
+}
+
 export interface Commands {
   /** Start a co-evolution run from a preset, optionally with an edited config (JSON). */
   'runs/start': (args: { preset: string; configJson?: string; seed?: number }) => { runId: string };
@@ -111,6 +192,15 @@ export interface Commands {
   /** Take back the annotator's latest label in the queue. */
   'labels/undo': (args: { queueId: string; annotator: string }) => { pos: number | null };
   'labels/export': (args: { queueId?: string; format: 'json' | 'csv' }) => { filename: string; content: string };
+  /** Start a human episode; no scenario: Sparring draws one (and the hidden intent) from the seed. */
+  'play/start': (args: { seat: PlaySeat; player: string; opponent: string; scenarioId?: string; seed?: number }) => PlayView;
+  /** Take over a stored episode at turn `turn` (its turns before it replayed on the same seeded world). */
+  'play/fork': (args: { episodeId: string; turn: number; seat: PlaySeat; player: string; opponent?: string }) => PlayView;
+  /** The player's move; the opponent answers before this returns. An invalid move changes nothing. */
+  'play/act': (args: { sessionId: string; action: HumanAction }) => PlayView;
+  /** Reopen an unfinished session (e.g. after the window was closed). */
+  'play/resume': (args: { sessionId: string }) => PlayView;
+  'play/discard': (args: { sessionId: string }) => { ok: true };
 }
 
 export interface Queries {
@@ -129,6 +219,9 @@ export interface Queries {
   'labels/item': (args: { queueId: string; annotator: string; pos?: number }) => LabelItemView | null;
   'labels/tactic-report': (args: { queueId: string }) => TacticReport;
   'labels/audit-report': (args: { queueId: string }) => AuditReport;
+  'play/setup': () => PlaySetup;
+  'play/sessions': () => PlaySessionSummary[];
+  'play/episodes': () => HumanEpisodeInfo[];
 }
 
 export interface Events {
@@ -140,6 +233,8 @@ export interface Events {
   'run/metrics': { runId: string; points: { key: string; step: number; value: number }[] };
   /** Episodes finished since the last event (batched to a few per second). */
   'episodes/completed': { matchId: string; count: number; done: number; total: number };
+  /** A turn of a human play session, as it is taken: the player's, then each of the opponent's. */
+  'play/turn': { sessionId: string; turn: PlayTurn };
 }
 
 export type CommandName = keyof Commands;

@@ -19,6 +19,7 @@ import { registerBench } from './commands/bench';
 import { registerExportModel } from './commands/export-model';
 import { registerServe } from './commands/serve';
 import { registerLabels } from './commands/labels';
+import { registerPlay } from './commands/play';
 import { seedInt, UsageError } from './options';
 import { defaultLabPath } from './paths';
 
@@ -51,6 +52,7 @@ registerBench(program, globals);
 registerExportModel(program, globals);
 registerServe(program, globals);
 registerLabels(program, globals);
+registerPlay(program, globals);
 
 try {
   await program.parseAsync(process.argv);

@@ -33,7 +33,9 @@ import { CaModel } from '../../models/ca-model';
 import { DaModel } from '../../models/da-model';
 import type { SessionSettings } from '../../models/session';
 import { trainSftDa } from '../routing-eval';
+import { HUMAN_EPISODE } from '../store/checkpoint-store';
 import type { CheckpointStore } from '../store/checkpoint-store';
+import { playStore } from '../store/play-store';
 import type { SqliteRunStore } from '../store/sqlite-store';
 
 /** Episodes played at once in a match: lets the builtin DA answer many with one forward run. */
@@ -131,6 +133,23 @@ export function mixFailures<T>(failures: readonly T[], successes: readonly T[], 
   const nf = Math.max(1, Math.round(total * failureShare));
   const ns = Math.max(1, total - nf);
   return shuffle([...shuffle(failures).slice(0, nf), ...shuffle(successes).slice(0, ns)]);
+}
+
+/** `round(weight × n)` items, cycling through them: each item `weight` times on average. */
+export function weighted<T>(items: readonly T[], weight: number): T[] {
+  return Array.from({ length: items.length ? Math.round(weight * items.length) : 0 }, (_, i) => items[i % items.length]!);
+}
+
+/**
+ * Human-played episodes for a gym (RunConfig gym.humanEpisodes): a person's customer episodes
+ * train the DA, a person's agent episodes train the CA. The newest `cap` played before the match
+ * that feeds the gym, so a restarted gym sees the same ones.
+ */
+function humanEpisodeIds(ctx: LabContext, role: 'DA' | 'CA', matchId: string): string[] {
+  const mix = ctx.config.gym.humanEpisodes;
+  const match = ctx.store.getMatch(matchId);
+  if (!mix || mix.cap === 0 || !match) return [];
+  return playStore(ctx.store).listHumanEpisodes({ seat: role === 'DA' ? 'customer' : 'agent', before: match.createdAt, limit: mix.cap }).map((m) => m.episodeId);
 }
 
 async function matchEpisodes(ctx: LabContext, matchId: string): Promise<EpisodeRecord[]> {
@@ -269,7 +288,12 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
   const recorded: RecordedEpisode[] = episodes.map((e) => recordedFromEpisode(e, ctx.domain.scenarios));
   const trainerLost = (r: RecordedEpisode) => (input.role === 'DA' ? r.daWon === false : r.daWon === true);
   const mixRng = new Rng(deriveSeed(input.seed, 'gym-mix', input.matchId));
-  const chosen = mixFailures(recorded.filter(trainerLost), recorded.filter((r) => !trainerLost(r)), ctx.config.gym.failureShare, mixRng);
+  const humanIds = humanEpisodeIds(ctx, input.role, input.matchId);
+  const human = humanIds.map((id) => recordedFromEpisode(ctx.store.getEpisode(id)!, ctx.domain.scenarios));
+  const chosen = [
+    ...mixFailures(recorded.filter(trainerLost), recorded.filter((r) => !trainerLost(r)), ctx.config.gym.failureShare, mixRng),
+    ...weighted(human, ctx.config.gym.humanEpisodes?.weight ?? 0),
+  ];
   const name = ctx.checkpoints.nextName(input.role);
   const label = `${input.role} gym: ${input.from} → ${name} against frozen ${input.opponent}`;
   const seed = deriveSeed(input.seed, 'gym', input.matchId);
@@ -317,7 +341,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
   function save(snapshot: Awaited<ReturnType<DaModel['snapshot']>>) {
     ctx.checkpoints.save({
       role: input.role, name, source: 'gym', runId: ctx.runId, parent: input.from, snapshot,
-      trainingData: [{ kind: 'match', id: input.matchId }],
+      trainingData: [{ kind: 'match', id: input.matchId }, ...humanIds.map((id) => ({ kind: HUMAN_EPISODE, id }))],
     });
   }
 }

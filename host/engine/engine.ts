@@ -20,6 +20,7 @@ import { labelStore } from '../store/label-store';
 import { labelHandlers } from './labels';
 import { BATCH_INTERVAL_MS, createEventBatcher } from './batch';
 import { createEpisodeQuery } from './episode-query';
+import { createPlayService } from './play';
 import { CSV_COLUMNS, episodeCsvRow, episodeToChat } from './export';
 import { isUnavailable } from './runs-unavailable';
 import { parseArgs } from './validate';
@@ -66,6 +67,10 @@ export function createEngine(o: EngineOptions): Engine {
   let closed = false;
   /** Matches play one at a time: they share the CPU and number their ids from the store. */
   let playing: Promise<unknown> = Promise.resolve();
+  const play = createPlayService({
+    store, domain: bankingDomain(), release: disposeModel, emit: (payload) => batcher.push({ name: 'play/turn', payload }),
+    resolve: (role, spec) => (role === 'DA' ? resolveDa : resolveCa)(spec, bankingDomain(), { db: store.path, seed: 1, json: true }),
+  });
 
   function checkOpen(): void {
     if (closed) throw new Error('the engine is closed');
@@ -79,6 +84,7 @@ export function createEngine(o: EngineOptions): Engine {
   }
 
   const impl: Handlers = {
+    ...play.handlers,
     'engine/info': (): EngineInfo => {
       // What resolveDa / resolveCa accept: scripted; for the DA also sft (trained on demand);
       // latest and every checkpoint name once the lab holds checkpoints of the role.
@@ -163,7 +169,10 @@ export function createEngine(o: EngineOptions): Engine {
 
     'checkpoints/list': () =>
       checkpoints.list().map(
-        (c): CheckpointInfo => ({ name: c.name, role: c.role, createdAt: c.createdAt, runId: c.runId, parent: c.parent, generation: c.generation, source: c.source }),
+        (c): CheckpointInfo => ({
+          name: c.name, role: c.role, createdAt: c.createdAt, runId: c.runId, parent: c.parent, generation: c.generation, source: c.source,
+          humanEpisodes: checkpoints.humanEpisodesSeen(c.name).length,
+        }),
       ),
 
     'export/episodes': ({ matchId, format }) => {
@@ -196,6 +205,7 @@ export function createEngine(o: EngineOptions): Engine {
       batcher.close();
       unsubscribeRuns();
       listeners.clear();
+      void play.close();
       store.close();
     },
   };
@@ -215,7 +225,7 @@ function validated(h: Handlers): Handlers {
  * Builtin policies hold ONNX sessions (`model`); the engine outlives a match, so it releases
  * them when the match ends instead of leaving that to process exit.
  */
-async function disposeModel(policy: DaPolicy | CaPolicy): Promise<void> {
+export async function disposeModel(policy: DaPolicy | CaPolicy): Promise<void> {
   const model = (policy as { model?: { dispose?: () => Promise<void> } }).model;
   await model?.dispose?.();
 }

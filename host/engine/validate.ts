@@ -43,6 +43,30 @@ const LABEL_SCHEMAS = {
   'labels/tactic-report': z.strictObject({ queueId: id }),
   'labels/audit-report': z.strictObject({ queueId: id }),
 } satisfies { [N in Extract<RequestName, `labels/${string}`>]: z.ZodType<ArgsOf<N>, unknown> };
+// Human play: shapes only; the play session checks message content (empty, too long) and tool
+// arguments (the tool's schema) and names the field.
+const seat = z.enum(['customer', 'agent']);
+const player = z.string().trim().min(1, 'must not be empty').max(60, 'at most 60 characters');
+const text = z.string().max(100_000);
+const thinking = text.optional();
+const PLAY_SCHEMAS = {
+  'play/start': z.strictObject({ seat, player, opponent: id, scenarioId: id.optional(), seed: seed.optional() }),
+  'play/fork': z.strictObject({ episodeId: id, turn: z.number().int('must be an integer').min(0), seat, player, opponent: id.optional() }),
+  'play/act': z.strictObject({
+    sessionId: id,
+    action: z.discriminatedUnion('kind', [
+      z.strictObject({ kind: z.literal('say'), text }),
+      z.strictObject({ kind: z.literal('speak'), text, thinking }),
+      z.strictObject({ kind: z.literal('tool_call'), tool: z.string().max(100), args: z.record(z.string(), z.unknown()), thinking }),
+      z.strictObject({ kind: z.literal('end_call'), text: text.optional(), thinking }),
+    ]),
+  }),
+  'play/resume': z.strictObject({ sessionId: id }),
+  'play/discard': z.strictObject({ sessionId: id }),
+  'play/setup': none,
+  'play/sessions': none,
+  'play/episodes': none,
+} satisfies Partial<Schemas>;
 
 export const ARG_SCHEMAS: Schemas = {
   'runs/start': z.strictObject({
@@ -80,6 +104,7 @@ export const ARG_SCHEMAS: Schemas = {
   'checkpoints/list': none,
   'metrics/series': z.strictObject({ runId: id, keys: z.array(z.string().min(1).max(100)).max(64) }),
   ...LABEL_SCHEMAS,
+  ...PLAY_SCHEMAS,
 };
 
 /** A request whose arguments failed validation; the message names the request and the field. */

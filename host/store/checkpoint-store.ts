@@ -23,7 +23,7 @@ export interface TrainingDataRef {
 }
 
 /** A checkpoint without its blobs: what lists and lineage show. */
-export interface CheckpointMeta extends CheckpointInfo {
+export interface CheckpointMeta extends Omit<CheckpointInfo, 'humanEpisodes'> {
   /** Optimiser steps behind these weights. */
   step: number;
   /** Final metrics of the training that produced it (registry keys), or null. */
@@ -74,6 +74,8 @@ export interface CheckpointStore {
   list(role?: CheckpointRole): CheckpointMeta[];
   /** The checkpoint, its parent, its parent's parent, … back to the root. */
   lineage(name: string): CheckpointMeta[];
+  /** Human-played episodes this checkpoint's weights saw in training: its own and its ancestors'. */
+  humanEpisodesSeen(name: string): string[];
   /**
    * Loads a checkpoint's snapshot into `model`. A snapshot the model cannot take (another
    * architecture or shape) fails with an error that names the checkpoint.
@@ -85,6 +87,9 @@ export interface CheckpointStore {
 export class CheckpointError extends Error {
   override name = 'CheckpointError';
 }
+
+/** The training-data kind of a human-played episode mixed into a gym (RunConfig gym.humanEpisodes). */
+export const HUMAN_EPISODE = 'human_episode';
 
 /** Words a policy SPEC already means, so no checkpoint may take them. */
 const RESERVED = new Set(['latest', 'scripted']);
@@ -227,6 +232,10 @@ export function checkpointStore(db: Database): CheckpointStore {
       return ((role === undefined ? listAll.all() : listRole.all(role)) as Row[]).map(meta);
     },
     lineage,
+    humanEpisodesSeen(name) {
+      const ids = lineage(name).flatMap((c) => c.trainingData.filter((d) => d.kind === HUMAN_EPISODE).map((d) => d.id));
+      return [...new Set(ids)];
+    },
     async restoreInto(name, model) {
       const c = get(name);
       if (!c) throw new CheckpointError(`checkpoint ${name} does not exist in this lab`);

@@ -326,6 +326,43 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 7,
+    name: 'human-played episodes and unfinished play sessions',
+    up(db) {
+      db.exec(`
+        -- Unfinished human-played episodes (drafts), written after every move so that a closed
+        -- window loses nothing: resumed by replaying turns_json on the seeded world, or
+        -- discarded. Storing the finished episode deletes its draft in the same transaction.
+        CREATE TABLE play_sessions (
+          id                  TEXT PRIMARY KEY,
+          created_at          TEXT NOT NULL,
+          updated_at          TEXT NOT NULL,
+          player              TEXT NOT NULL,
+          seat                TEXT NOT NULL CHECK (seat IN ('customer', 'agent')),
+          opponent            TEXT NOT NULL,
+          scenario_id         TEXT NOT NULL,
+          seed                INTEGER NOT NULL,
+          config_json         TEXT NOT NULL,
+          forked_from_episode TEXT REFERENCES episodes (id) ON DELETE SET NULL,
+          forked_from_turn    INTEGER,
+          turns_json          TEXT NOT NULL DEFAULT '[]'
+        );
+        -- Episodes a person played: who, in which seat, against which policy, and the stored
+        -- episode and turn a take-over continued from.
+        CREATE TABLE human_episodes (
+          episode_id          TEXT PRIMARY KEY REFERENCES episodes (id) ON DELETE CASCADE,
+          player              TEXT NOT NULL,
+          seat                TEXT NOT NULL CHECK (seat IN ('customer', 'agent')),
+          opponent            TEXT NOT NULL,
+          played_at           TEXT NOT NULL,
+          forked_from_episode TEXT REFERENCES episodes (id) ON DELETE SET NULL,
+          forked_from_turn    INTEGER
+        );
+        CREATE INDEX human_episodes_by_seat ON human_episodes (seat, played_at);
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

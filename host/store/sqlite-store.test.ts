@@ -343,6 +343,7 @@ describe('migrations', () => {
     const { match, episodes } = fakeMatch('m1');
     store.saveMatch(match, episodes);
     // Take the file back to version 1 by dropping what later migrations added.
+    store.db.exec('DROP TABLE human_episodes; DROP TABLE play_sessions;');
     store.db.exec('DROP TABLE labels; DROP TABLE label_items; DROP TABLE label_queues; DROP TABLE annotators;');
     store.db.exec(`DROP TABLE run_metrics; ALTER TABLE runs DROP COLUMN preset;
                    DROP TABLE corpus_utterances; DROP TABLE corpus_imports;

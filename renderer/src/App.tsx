@@ -7,6 +7,7 @@ import { DashboardScreen } from './features/dashboard/DashboardScreen';
 import { EvaluationScreen } from './features/evaluation/EvaluationScreen';
 import { ExperimentsScreen } from './features/experiments/ExperimentsScreen';
 import { ExportScreen } from './features/export/ExportScreen';
+import { PlayScreen } from './features/play/PlayScreen';
 import { TranscriptsScreen } from './features/transcripts/TranscriptsScreen';
 import { loadEngineInfo, selectConnection, selectConnectionDetail, selectInfo, selectInfoError, useEngineStore } from './engine/engine-store';
 import { navigate, selectScreen, useNavStore } from './nav/nav-store';
@@ -19,6 +20,7 @@ const NAV: { screen: Screen; label: string; hint: string }[] = [
   { screen: 'transcripts', label: 'Transcripts', hint: 'episodes turn by turn' },
   { screen: 'evaluation', label: 'Evaluation', hint: 'held-out metrics' },
   { screen: 'export', label: 'Export', hint: 'JSONL, CSV, charts' },
+  { screen: 'play', label: 'Play', hint: 'sit in either seat' },
   { screen: 'annotate', label: 'Annotate', hint: 'label CA tactics' },
   { screen: 'audit', label: 'Judge audit', hint: 'check the judge' },
 ];
@@ -88,6 +90,7 @@ export function App() {
         {screen === 'export' && <ExportScreen />}
         {screen === 'annotate' && <AnnotateScreen />}
         {screen === 'audit' && <JudgeAuditScreen />}
+        {screen === 'play' && <PlayScreen />}
       </main>
     </div>
   );

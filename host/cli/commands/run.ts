@@ -71,8 +71,9 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
         const detail = await service.settled(runId);
         (bar as Progress | null)?.stop();
         const seconds = (Date.now() - started) / 1000;
-        const checkpoints = checkpointStore(service.store.db).list().filter((c) => c.runId === runId);
-        print(g.json, detail, checkpoints.map((c) => ({ name: c.name, role: c.role, parent: c.parent, source: c.source })), seconds);
+        const store = checkpointStore(service.store.db);
+        const checkpoints = store.list().filter((c) => c.runId === runId);
+        print(g.json, detail, checkpoints.map((c) => ({ name: c.name, role: c.role, parent: c.parent, source: c.source, humanEpisodes: store.humanEpisodesSeen(c.name).length })), seconds);
         if (detail.status === 'failed') process.exitCode = 1;
       } finally {
         off();
@@ -81,7 +82,7 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     });
 }
 
-function print(json: boolean, d: RunDetail, checkpoints: { name: string; role: string; parent: string | null; source: string }[], seconds: number) {
+function print(json: boolean, d: RunDetail, checkpoints: { name: string; role: string; parent: string | null; source: string; humanEpisodes: number }[], seconds: number) {
   const evals = ((d.evaluation as { checkpoints?: CheckpointEvaluation[] } | null)?.checkpoints ?? []);
   const matches = d.matchSummaries.map((m) => ({
     index: m.index, matchId: m.matchId, da: m.da, ca: m.ca, wDa: m.wDa, wCa: 1 - m.wDa, fraudRate: m.fraudRate,
@@ -106,7 +107,7 @@ function print(json: boolean, d: RunDetail, checkpoints: { name: string; role: s
     ),
   );
   if (matches.length) out.push('', matches.at(-1)!.verdict);
-  if (checkpoints.length) out.push('', `checkpoints: ${checkpoints.map((c) => (c.parent ? `${c.parent}→${c.name}` : c.name)).join(', ')}`);
+  if (checkpoints.length) out.push('', `checkpoints: ${checkpoints.map((c) => `${c.parent ? `${c.parent}→` : ''}${c.name}${c.humanEpisodes ? ` (saw ${c.humanEpisodes} human episodes)` : ''}`).join(', ')}`);
   if (evals.length) {
     out.push('', `held-out evaluation (12 scenarios, against ${evals[0]!.ca}):`);
     out.push(

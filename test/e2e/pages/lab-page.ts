@@ -6,7 +6,7 @@ import type { Page } from '@playwright/test';
 
 export const SCREENSHOTS = path.join('test-results', 'screenshots');
 
-export type ScreenName = 'experiments' | 'runs' | 'arena' | 'transcripts' | 'evaluation' | 'export' | 'annotate' | 'audit';
+export type ScreenName = 'experiments' | 'runs' | 'arena' | 'transcripts' | 'evaluation' | 'export' | 'play' | 'annotate' | 'audit';
 
 export class LabPage {
   constructor(readonly page: Page) {}

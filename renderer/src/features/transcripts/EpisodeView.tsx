@@ -3,6 +3,7 @@ import { useMemo } from 'react';
 import type { EpisodeRecord } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
+import { TakeOverButton } from '../play/TakeOverButton';
 import { openEpisode, selectEpisode, selectEpisodeError, selectEpisodeStatus, selectSelectedId, useTranscriptsStore } from './transcripts-store';
 import { episodeTerms, signed, termLabel, turnViews } from './transcript.data';
 import type { TermValue, TurnView } from './transcript.data';
@@ -37,7 +38,7 @@ async function reopen(id: string) {
   await openEpisode(id);
 }
 
-function Episode({ e }: { e: EpisodeRecord }) {
+export function Episode({ e }: { e: EpisodeRecord }) {
   const turns = useMemo(() => turnViews(e), [e]);
   const terms = useMemo(() => episodeTerms(e), [e]);
   const misrouted = e.routedTool !== e.expectedTool;
@@ -100,7 +101,7 @@ function Episode({ e }: { e: EpisodeRecord }) {
         </header>
         <ol className="turns" data-testid="turns">
           {turns.map((t) => (
-            <Turn key={t.index} t={t} />
+            <Turn key={t.index} t={t} episodeId={e.id} />
           ))}
         </ol>
       </section>
@@ -135,12 +136,13 @@ function TermTable({ title, rows, total, totalLabel, testId }: { title: string; 
   );
 }
 
-function Turn({ t }: { t: TurnView }) {
+function Turn({ t, episodeId }: { t: TurnView; episodeId: string }) {
   return (
     <li className={`turn ${t.role}`} data-turn={t.index}>
       <div className="turn-side">
         <span className="turn-role">{t.role === 'customer' ? 'Customer' : 'Agent'}</span>
         <span className="muted mono">#{t.index}</span>
+        <TakeOverButton episodeId={episodeId} turn={t.index} />
       </div>
       <div className="turn-body">
         {t.thinking && <div className="thinking" title="the DA's thinking">{t.thinking}</div>}

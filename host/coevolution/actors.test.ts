@@ -1,0 +1,97 @@
+/**
+ * Human-played episodes in the isolation gym (RunConfig gym.humanEpisodes): which ones a gym
+ * takes, how the weight repeats them, and the checkpoint lineage that records them.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ScriptedCa } from '../../core/agents/scripted-ca';
+import { ScriptedDa } from '../../core/agents/scripted-da';
+import { runMatch } from '../../core/arena/match';
+import { selectScenarios } from '../../core/arena/scenarios';
+import { PRESETS, sparringConfigOf } from '../../core/coevolution/run-config';
+import type { RunConfig } from '../../core/coevolution/run-config';
+import { judgeEpisode } from '../../core/judge/judge';
+import { CaModel } from '../../models/ca-model';
+import { DaModel } from '../../models/da-model';
+import { bankingDomain } from '../domain-files';
+import { createPlayService } from '../engine/play';
+import { checkpointStore, HUMAN_EPISODE } from '../store/checkpoint-store';
+import { openSqliteStore } from '../store/sqlite-store';
+import { PolicyCache, gym, weighted } from './actors';
+import type { LabContext } from './actors';
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-actors-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const domain = bankingDomain();
+
+describe('weighted', () => {
+  it('repeats each item weight times on average, cycling', () => {
+    expect(weighted(['a', 'b'], 2)).toEqual(['a', 'b', 'a', 'b']);
+    expect(weighted(['a', 'b', 'c', 'd'], 0.5)).toEqual(['a', 'b']);
+    expect(weighted(['a', 'b'], 1.5)).toEqual(['a', 'b', 'a']);
+    expect(weighted([], 3)).toEqual([]);
+  });
+});
+
+describe('gym with human episodes', () => {
+  it('trains the DA on human customer episodes played before the match, up to the cap, and lineage shows it', async () => {
+    const store = openSqliteStore(path.join(tmp, 'lab.db'));
+    const checkpoints = checkpointStore(store.db);
+    let clock = Date.parse('2026-03-01T00:00:00.000Z');
+    const now = () => new Date((clock += 60_000)).toISOString();
+    const play = createPlayService({ store, domain, resolve: async (role) => (role === 'DA' ? new ScriptedDa() : new ScriptedCa(domain)), release: async () => {}, now });
+    /** One human episode in a seat, played to the end by its simplest moves. */
+    const humanEpisode = async (seat: 'customer' | 'agent', seed: number) => {
+      let v = await play.handlers['play/start']({ seat, player: 'Ada', opponent: 'scripted', seed });
+      while (v.status === 'playing') {
+        const action = seat === 'customer' ? { kind: 'say' as const, text: 'It is about a charge on my card, please help.' } : { kind: 'end_call' as const, text: 'Goodbye' };
+        v = await play.handlers['play/act']({ sessionId: v.sessionId, action });
+      }
+      return v.episode!.id;
+    };
+    const [, c2, c3] = [await humanEpisode('customer', 1), await humanEpisode('customer', 2), await humanEpisode('customer', 3)];
+    await humanEpisode('agent', 4); // a person's agent episode trains the CA, not the DA
+    const quick = PRESETS.quick.config;
+    const config: RunConfig = {
+      ...quick,
+      gym: { ...quick.gym, da: { ...quick.gym.da, steps: 1, promptsPerStep: 2, K: 2 }, humanEpisodes: { weight: 2, cap: 2 } },
+    };
+    const { match, episodes } = await runMatch({
+      matchId: 'M1', createdAt: now(), domain, scenarios: selectScenarios(domain, 'arena'), scenarioSet: 'arena',
+      da: new ScriptedDa(), ca: new ScriptedCa(domain), judge: judgeEpisode, config: { ...sparringConfigOf(config), arena: { ...config.arena, episodesPerScenario: 1 } }, seed: 1,
+    });
+    store.saveMatch(match, episodes);
+    await humanEpisode('customer', 5); // played after the match: not in this gym
+    store.db.prepare("INSERT INTO runs (id, created_at, updated_at, status, seed, config_json) VALUES ('R1', 'now', 'now', 'running', 1, '{}')").run();
+
+    const intents = domain.taxonomy.map((t) => ({ intent: t.intent, tool: t.tool }));
+    const da0 = await DaModel.create({ intents, seed: 1, net: { embedDim: 8, hidden: 16, hashing: { buckets: 512, bagLength: 16, wordNgrams: [1], charNgrams: [3] } } });
+    const ca0 = await CaModel.create(domain.taxonomy, { sizes: { hashing: { buckets: 512, bagLength: 16, wordNgrams: [1], charNgrams: [] }, embedDim: 8, hidden: 16 }, seed: 1 });
+    checkpoints.save({ role: 'DA', name: 'DA0', source: 'sft', runId: 'R1', snapshot: await da0.snapshot() });
+    checkpoints.save({ role: 'CA', name: 'CA0', source: 'bootstrap', runId: 'R1', snapshot: await ca0.snapshot() });
+    await da0.dispose();
+    await ca0.dispose();
+
+    const ctx: LabContext = {
+      runId: 'R1', seed: 1, domain, config, sparring: sparringConfigOf(config), store, checkpoints,
+      progress: () => {}, metric: () => {}, stopped: () => false,
+    };
+    const cache = new PolicyCache(ctx);
+    try {
+      const out = await gym(ctx, cache, { runId: 'R1', role: 'DA', from: 'DA0', opponent: 'CA0', matchId: 'M1', seed: 1 });
+      expect(out.checkpoint).toBe('DA1');
+      const da1 = checkpoints.get('DA1')!;
+      // The newest `cap` = 2 customer episodes played before M1: c3 and c2, not c1 (cap), the agent one, or the later one.
+      expect(da1.trainingData).toEqual([{ kind: 'match', id: 'M1' }, { kind: HUMAN_EPISODE, id: c3 }, { kind: HUMAN_EPISODE, id: c2 }]);
+      // A child trained without human data still saw it, through its parent.
+      checkpoints.save({ role: 'DA', name: 'DA2', source: 'gym', runId: 'R1', parent: 'DA1', snapshot: da1.snapshot, trainingData: [{ kind: 'match', id: 'M1' }] });
+      expect(checkpoints.humanEpisodesSeen('DA2')).toEqual([c3, c2]);
+      expect(checkpoints.humanEpisodesSeen('DA0')).toEqual([]);
+    } finally {
+      await cache.dispose();
+      store.close();
+    }
+  });
+});
