@@ -1,0 +1,75 @@
+/**
+ * Hashed-feature bags in the form the train-step graphs take: a batch's distinct bucket ids
+ * `rows [U]` and a dense weight matrix `mat [B, U]` (with its transpose), so the bag sum is one
+ * GEMM, `mat @ emb[rows]`, and the embedding gradient is `matᵀ @ dbag` on those U rows only
+ * (`Graph.gatherRows`). The per-slot form [B, L] (ids, weights) needs a scatter-add for that
+ * gradient, which onnxruntime runs either on one thread or in a thread-dependent order.
+ */
+
+export interface RowBags {
+  /** Distinct bucket ids with a non-zero weight somewhere in the batch, ascending, as float32 (exact below 2^24); [0] when there are none. */
+  rows: Float32Array; // [U]
+  /** mat[b, u] = the summed weight of rows[u] in bag b. */
+  mat: Float32Array; // [B, U]
+  /** matT[u, b] = mat[b, u]. */
+  matT: Float32Array; // [U, B]
+  size: number;
+}
+
+/**
+ * Converts batches of bags. It keeps its buffers between calls, so the arrays a call returns are
+ * valid until the next call (feed them to one train step, then let go).
+ */
+export class RowBagEncoder {
+  /** Column of each bucket id in the batch being converted; `stamp` says which call wrote it, so nothing is cleared between calls. */
+  private col = new Int32Array(0);
+  private stamp = new Uint32Array(0);
+  private call = 0;
+  private matBuf = new Float32Array(0);
+  private matTBuf = new Float32Array(0);
+
+  /** B bags of L slots: `ids` are float32 bucket numbers, `w` their weights (0 = unused slot). */
+  encode(ids: Float32Array, w: Float32Array, size: number, L: number): RowBags {
+    if (ids.length !== size * L || w.length !== size * L) throw new Error(`RowBagEncoder: ${ids.length} ids and ${w.length} weights for ${size} bags of ${L}`);
+    let maxId = 0;
+    for (let i = 0; i < ids.length; i++) if (ids[i]! > maxId) maxId = ids[i]! | 0;
+    if (maxId >= this.col.length) {
+      this.col = new Int32Array(Math.max(maxId + 1, 2 * this.col.length));
+      this.stamp = new Uint32Array(this.col.length);
+      this.call = 0;
+    }
+    const { col, stamp } = this;
+    const call = ++this.call;
+    const distinct = new Int32Array(Math.max(1, ids.length));
+    let U = 0;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]! | 0; // integer indices keep the typed-array accesses on V8's fast path
+      if (w[i] !== 0 && stamp[id] !== call) {
+        stamp[id] = call;
+        distinct[U++] = id;
+      }
+    }
+    if (U === 0) distinct[U++] = 0; // bucket 0 is padding: a zero column keeps U ≥ 1
+    const sorted = distinct.subarray(0, U).sort();
+    for (let u = 0; u < U; u++) col[sorted[u]!] = u;
+    // Fresh 5 MB arrays cost more in page faults than the fill itself: reuse and zero them.
+    const n = size * U;
+    if (this.matBuf.length < n) {
+      this.matBuf = new Float32Array(n);
+      this.matTBuf = new Float32Array(n);
+    }
+    const mat = this.matBuf.subarray(0, n).fill(0);
+    const matT = this.matTBuf.subarray(0, n).fill(0);
+    for (let b = 0; b < size; b++) {
+      const o = b * L;
+      for (let l = 0; l < L; l++) {
+        const x = w[o + l]!;
+        if (x === 0) continue;
+        const u = col[ids[o + l]! | 0]!;
+        mat[b * U + u]! += x;
+        matT[u * size + b]! += x;
+      }
+    }
+    return { rows: Float32Array.from(sorted), mat, matT, size };
+  }
+}
