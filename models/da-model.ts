@@ -23,7 +23,7 @@ import { BagCache, dropGrams, buildDaForward, buildDaPgStep, buildDaSftStep, DEF
 import type { HashingConfig } from './features';
 import type { TrainStepGraph } from './graph';
 import { initParams } from './params';
-import { RowBagEncoder } from './row-bags';
+import { RowBagEncoder, rowBagFeeds } from './row-bags';
 import { ForwardRunner, TrainStepRunner } from './runner';
 import type { Feed, TrainState } from './runner';
 import type { ExecutionProvider, SessionSettings } from './session';
@@ -187,11 +187,8 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
 
   /** A batch as the train steps take it: bags as distinct rows and a weight matrix. */
   private trainFeeds(b: DaBatch): Record<string, Feed> {
-    const { rows, mat, matT } = this.rowBags.encode(b.bagIdx, b.bagW, b.size, this.shape.hashing.bagLength);
     return {
-      bag_rows: { data: rows, dims: [rows.length] },
-      bag_mat: { data: mat, dims: [b.size, rows.length] },
-      bag_mat_t: { data: matT, dims: [rows.length, b.size] },
+      ...rowBagFeeds(this.rowBags.encode(b.bagIdx, b.bagW, b.size, this.shape.hashing.bagLength)),
       state: { data: b.state, dims: [b.size, b.state.length / b.size] },
       mask: { data: b.mask, dims: [b.size, N_ACTIONS] },
     };

@@ -30,6 +30,7 @@ import type { DialogueState } from '../core/agents/da-actions';
 import { TOOL_NAMES } from '../core/domain/types';
 import type { DaObservation } from '../core/world/environment';
 import { DEFAULT_HASHING, hashText } from './features';
+import { ROW_BAG_INPUTS, rowBagSum } from './row-bags';
 import type { HashingConfig } from './features';
 import { buildForward, buildTrainStep } from './graph';
 import type { BuiltGraph, Graph, ModelSpec, ParamSpec, Tensor, TrainStepGraph } from './graph';
@@ -110,9 +111,7 @@ function obsInputs(shape: DaNetShape) {
 
 function trainObsInputs() {
   return {
-    bag_rows: { dtype: 'float32', shape: ['U'] },
-    bag_mat: { dtype: 'float32', shape: ['B', 'U'] },
-    bag_mat_t: { dtype: 'float32', shape: ['U', 'B'] },
+    ...ROW_BAG_INPUTS,
     state: { dtype: 'float32', shape: ['B', N_STATE] },
     mask: { dtype: 'float32', shape: ['B', N_ACTIONS] },
   } as const;
@@ -128,12 +127,6 @@ function slotBag(g: Graph, emb: Tensor, x: Record<'bag_idx' | 'bag_w', Tensor>):
   // embeddingBag's broadcast Mul + ReduceSum over the bag axis.
   const rows = g.gather(emb, ids, 0); // [B, L, E]
   return g.squeeze(g.matMul(g.unsqueeze(x.bag_w, [1]), rows), [1]); // [B, E]
-}
-
-/** The same sum from the batch's distinct ids (train steps): bag_mat [B, U] @ emb[bag_rows] [U, E]. */
-function rowBag(g: Graph, emb: Tensor, x: Record<'bag_rows' | 'bag_mat' | 'bag_mat_t', Tensor>): Tensor {
-  g.declareTranspose(x.bag_mat, x.bag_mat_t); // the embedding gradient bag_matᵀ @ dbag reads it
-  return g.gemm(x.bag_mat, g.gatherRows(emb, g.cast(x.bag_rows, 'int64'))); // [B, E]
 }
 
 /** Both heads' logits [B, A] (masked) and [B, N], from the bag sum [B, E]. */
@@ -183,7 +176,7 @@ export function buildDaSftStep(shape: DaNetShape): TrainStepGraph<DaParam, SftIn
     },
   };
   return buildTrainStep(spec, (g, p, x) => {
-    const { action, intent } = heads(g, p, rowBag(g, p.emb, x), x);
+    const { action, intent } = heads(g, p, rowBagSum(g, p.emb, x), x);
     const logpA = g.logSoftmax(action, -1); // [B, A]
     const logpI = g.logSoftmax(intent, -1); // [B, N]
     const actionLoss = g.neg(g.reduceMean(g.gatherElements(logpA, g.unsqueeze(x.action, [1]), 1))); // []
@@ -216,7 +209,7 @@ export function buildDaPgStep(shape: DaNetShape): TrainStepGraph<DaParam, PgInpu
     },
   };
   return buildTrainStep(spec, (g, p, x) => {
-    const { action } = heads(g, p, rowBag(g, p.emb, x), x);
+    const { action } = heads(g, p, rowBagSum(g, p.emb, x), x);
     const logpAll = g.logSoftmax(action, -1); // [B, A]
     const logp = g.squeeze(g.gatherElements(logpAll, g.unsqueeze(x.action, [1]), 1), [1]); // [B] log π(a|s)
     return policyGradientLoss(g, logp, logpAll, x);

@@ -1,6 +1,10 @@
 /** The train steps' bag form: distinct ids, summed weights per bag, its transpose, and buffer reuse across calls. */
 import { describe, expect, it } from 'vitest';
+import { bankingDomain } from '../host/domain-files';
+import { buildCaPgStep, buildCaSftStep, caNetShape } from './ca-net';
+import { buildDaPgStep, buildDaSftStep, DEFAULT_DA_NET } from './da-net';
 import { RowBagEncoder } from './row-bags';
+import { usesScatterReduction } from './runner';
 
 describe('RowBagEncoder', () => {
   it('turns [B, L] slots into distinct ascending ids and a [B, U] matrix of summed weights', () => {
@@ -22,5 +26,16 @@ describe('RowBagEncoder', () => {
     expect(Array.from(r.rows)).toEqual([0]);
     expect(Array.from(r.mat)).toEqual([0, 0]);
     expect(() => enc.encode(new Float32Array(3), new Float32Array(4), 2, 2)).toThrow(/3 ids and 4 weights for 2 bags of 2/);
+  });
+});
+
+describe('the builtin networks train without order-dependent scatters', () => {
+  it('no DA or CA train-step graph has a scatter-add, so TrainStepRunner keeps every thread', () => {
+    const taxonomy = bankingDomain().taxonomy;
+    const da = { ...DEFAULT_DA_NET, intents: taxonomy.length };
+    const ca = caNetShape(taxonomy);
+    for (const graph of [buildDaSftStep(da), buildDaPgStep(da), buildCaSftStep(ca), buildCaPgStep(ca)]) {
+      expect(usesScatterReduction(graph.bytes), graph.name).toBe(false);
+    }
   });
 });

@@ -5,6 +5,26 @@
  * (`Graph.gatherRows`). The per-slot form [B, L] (ids, weights) needs a scatter-add for that
  * gradient, which onnxruntime runs either on one thread or in a thread-dependent order.
  */
+import type { Graph, Tensor } from './graph';
+
+/** The graph inputs of a row bag; bucket ids travel as float32 (exact below 2^24) and are cast in the graph. */
+export const ROW_BAG_INPUTS = {
+  bag_rows: { dtype: 'float32', shape: ['U'] },
+  bag_mat: { dtype: 'float32', shape: ['B', 'U'] },
+  bag_mat_t: { dtype: 'float32', shape: ['U', 'B'] },
+} as const;
+
+/** The weighted bag sum [B, E] = bag_mat [B, U] @ emb[bag_rows] [U, E]. */
+export function rowBagSum(g: Graph, emb: Tensor, x: Record<keyof typeof ROW_BAG_INPUTS, Tensor>): Tensor {
+  g.declareTranspose(x.bag_mat, x.bag_mat_t); // the embedding gradient bag_matᵀ @ dbag reads it
+  return g.gemm(x.bag_mat, g.gatherRows(emb, g.cast(x.bag_rows, 'int64'))); // [B, E]
+}
+
+/** A RowBags as feeds for ROW_BAG_INPUTS. */
+export function rowBagFeeds(r: RowBags): Record<keyof typeof ROW_BAG_INPUTS, { data: Float32Array; dims: number[] }> {
+  const U = r.rows.length;
+  return { bag_rows: { data: r.rows, dims: [U] }, bag_mat: { data: r.mat, dims: [r.size, U] }, bag_mat_t: { data: r.matT, dims: [U, r.size] } };
+}
 
 export interface RowBags {
   /** Distinct bucket ids with a non-zero weight somewhere in the batch, ascending, as float32 (exact below 2^24); [0] when there are none. */
