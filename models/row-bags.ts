@@ -47,6 +47,8 @@ export class RowBagEncoder {
   private call = 0;
   private matBuf = new Float32Array(0);
   private matTBuf = new Float32Array(0);
+  /** Entries of matBuf / matTBuf the last call wrote (the rest are zero). */
+  private written: { mat: Int32Array; matT: Int32Array; n: number } = { mat: new Int32Array(0), matT: new Int32Array(0), n: 0 };
 
   /** B bags of L slots: `ids` are float32 bucket numbers, `w` their weights (0 = unused slot). */
   encode(ids: Float32Array, w: Float32Array, size: number, L: number): RowBags {
@@ -72,22 +74,36 @@ export class RowBagEncoder {
     if (U === 0) distinct[U++] = 0; // bucket 0 is padding: a zero column keeps U ≥ 1
     const sorted = distinct.subarray(0, U).sort();
     for (let u = 0; u < U; u++) col[sorted[u]!] = u;
-    // Fresh 5 MB arrays cost more in page faults than the fill itself: reuse and zero them.
+    // Fresh multi-MB arrays cost more in page faults than filling them: keep them, and zero only
+    // what the last call wrote (a few % of the matrix).
     const n = size * U;
+    const last = this.written;
     if (this.matBuf.length < n) {
       this.matBuf = new Float32Array(n);
       this.matTBuf = new Float32Array(n);
+    } else {
+      for (let i = 0; i < last.n; i++) {
+        this.matBuf[last.mat[i]!] = 0;
+        this.matTBuf[last.matT[i]!] = 0;
+      }
     }
-    const mat = this.matBuf.subarray(0, n).fill(0);
-    const matT = this.matTBuf.subarray(0, n).fill(0);
+    if (last.mat.length < ids.length) this.written = { mat: new Int32Array(ids.length), matT: new Int32Array(ids.length), n: 0 };
+    const at = this.written;
+    at.n = 0;
+    const mat = this.matBuf.subarray(0, n);
+    const matT = this.matTBuf.subarray(0, n);
     for (let b = 0; b < size; b++) {
       const o = b * L;
       for (let l = 0; l < L; l++) {
         const x = w[o + l]!;
         if (x === 0) continue;
         const u = col[ids[o + l]! | 0]!;
-        mat[b * U + u]! += x;
-        matT[u * size + b]! += x;
+        const i = b * U + u;
+        const j = u * size + b;
+        mat[i]! += x;
+        matT[j]! += x;
+        at.mat[at.n] = i;
+        at.matT[at.n++] = j;
       }
     }
     return { rows: Float32Array.from(sorted), mat, matT, size };
