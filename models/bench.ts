@@ -6,7 +6,8 @@
  *   B = 512) and the full AdamW train step (B = 256) — the probe of DESIGN.md §4.
  * - `benchDa`: the builtin DA (models/da-model.ts) at its default size, on observations sliced
  *   from real arena episodes: forward (B = 1, 512; feature encoding included), the same forward
- *   graph run bare through onnxruntime with pre-built tensors (the ceiling), a supervised step
+ *   graph run bare through onnxruntime with pre-built tensors (the ceiling; its rounds alternate
+ *   with the B = 512 forward's, so both see the same load), a supervised step
  *   (B = 256), GRPO samples per second with the rollout reward (K = 16), and arena episodes per
  *   second (scripted against scripted, through runMatch).
  */
@@ -66,22 +67,35 @@ function median(xs: number[]): number {
 
 /** Samples/s of `run` (which processes `batch` samples), median over rounds. */
 async function measure(run: () => Promise<unknown>, batch: number, rounds: number, roundMs: number): Promise<number> {
-  const warmEnd = performance.now() + roundMs / 2;
-  do await run();
-  while (performance.now() < warmEnd);
-  const rates: number[] = [];
-  for (let r = 0; r < rounds; r++) {
-    let n = 0;
-    const t0 = performance.now();
-    let t = t0;
-    while (t - t0 < roundMs) {
-      await run();
-      n++;
-      t = performance.now();
-    }
-    rates.push((n * batch * 1000) / (t - t0));
+  return (await measureInterleaved([run], batch, rounds, roundMs))[0]!;
+}
+
+/**
+ * Samples/s of each of `runs` (each processing `batch` samples), median over rounds, with the
+ * rounds of the runs alternating: figures meant to be compared (a policy call and the bare
+ * graph) then see the same load from the rest of the machine.
+ */
+async function measureInterleaved(runs: readonly (() => Promise<unknown>)[], batch: number, rounds: number, roundMs: number): Promise<number[]> {
+  for (const run of runs) {
+    const warmEnd = performance.now() + roundMs / 2;
+    do await run();
+    while (performance.now() < warmEnd);
   }
-  return median(rates);
+  const rates: number[][] = runs.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    for (const [i, run] of runs.entries()) {
+      let n = 0;
+      const t0 = performance.now();
+      let t = t0;
+      while (t - t0 < roundMs) {
+        await run();
+        n++;
+        t = performance.now();
+      }
+      rates[i]!.push((n * batch * 1000) / (t - t0));
+    }
+  }
+  return rates.map(median);
 }
 
 function randomBatch(batch: number, inputs: number, classes: number, seed: number): { x: Feed; y: Feed } {
@@ -180,9 +194,8 @@ export async function benchDa(domain: Domain, opts: DaBenchOptions = {}): Promis
     const obs512 = obsOf(512);
     opts.onFigure?.('DA forward');
     const forwardB1 = await measure(() => model.predict(obs1), 1, rounds, roundMs);
-    const forwardB512 = await measure(() => model.predict(obs512), 512, rounds, roundMs);
 
-    opts.onFigure?.('bare onnxruntime forward');
+    opts.onFigure?.('DA forward and bare onnxruntime forward, B = 512, alternating');
     const { session } = await createSession(buildDaForward(model.shape).bytes, settings, 'DA forward (bench)');
     const enc = encodeObservations(obs512, new BagCache(model.shape.hashing), true);
     const L = model.shape.hashing.bagLength;
@@ -194,7 +207,8 @@ export async function benchDa(domain: Domain, opts: DaBenchOptions = {}): Promis
       mask: new OrtTensor('float32', enc.mask, [512, N_ACTIONS]),
     };
     for (const [name, spec] of Object.entries(daParams(model.shape))) feeds[name] = new OrtTensor('float32', weights[name as keyof typeof weights], spec.shape as number[]);
-    const rawOrtForwardB512 = await measure(() => session.run(feeds), 512, rounds, roundMs);
+    const pair = await measureInterleaved([() => model.predict(obs512), () => session.run(feeds)], 512, rounds, roundMs);
+    const [forwardB512, rawOrtForwardB512] = [pair[0]!, pair[1]!];
     await session.release();
 
     opts.onFigure?.('DA supervised step');

@@ -21,6 +21,7 @@ import { buildCaForward, buildCaPgStep, buildCaSftStep, caNetShape, caParams, CA
 import type { CaBatch, CaNetShape, CaParam } from './ca-net';
 import type { AdamWHyper, TrainStepGraph } from './graph';
 import { initParams } from './params';
+import { RowBagEncoder, rowBagFeeds } from './row-bags';
 import { ForwardRunner, TrainStepRunner } from './runner';
 import type { Feed, TrainState } from './runner';
 import type { SessionSettings } from './session';
@@ -109,6 +110,7 @@ export class CaModel implements PolicyModel<CaObservation, CaChoice> {
   private pgRunner: Promise<TrainStepRunner<CaParam>> | null = null;
   private sftGraph: TrainStepGraph<CaParam> | null = null;
   private pgGraph: TrainStepGraph<CaParam> | null = null;
+  private readonly rowBags = new RowBagEncoder();
 
   private constructor(
     readonly shape: CaNetShape,
@@ -175,6 +177,16 @@ export class CaModel implements PolicyModel<CaObservation, CaChoice> {
       intent: { data: b.intent, dims: [b.size] },
       bag_idx: { data: b.bagIdx, dims: [b.size, L] },
       bag_w: { data: b.bagW, dims: [b.size, L] },
+      state: { data: b.state, dims: [b.size, CA_STATE_FEATURES.length] },
+    };
+  }
+
+  /** A batch as the train steps take it: bags as distinct rows and a weight matrix. */
+  private trainFeeds(b: CaBatch): Record<string, Feed> {
+    const L = b.bagIdx.length / b.size;
+    return {
+      intent: { data: b.intent, dims: [b.size] },
+      ...rowBagFeeds(this.rowBags.encode(b.bagIdx, b.bagW, b.size, L)),
       state: { data: b.state, dims: [b.size, CA_STATE_FEATURES.length] },
     };
   }
@@ -250,7 +262,7 @@ export class CaModel implements PolicyModel<CaObservation, CaChoice> {
     sameLength(obs, targets, 'supervisedStep');
     if (obs.length === 0) throw new Error('CaModel.supervisedStep: empty batch');
     const target = this.choiceIndices(obs, targets, 'supervisedStep');
-    const feeds = { ...this.obsFeeds(this.encode(obs)), target: { data: target, dims: [obs.length, CA_HEADS.length] } };
+    const feeds = { ...this.trainFeeds(this.encode(obs)), target: { data: target, dims: [obs.length, CA_HEADS.length] } };
     const runner = await this.takeOver('sft');
     const r = await runner.step(feeds, { lr: hyper.lr });
     return { 'sft/loss': r.loss, 'sft/accuracy': scalar(r.outputs.accuracy), 'sft/grad_norm': r.gradNorm };
@@ -265,7 +277,7 @@ export class CaModel implements PolicyModel<CaObservation, CaChoice> {
     }
     const action = this.choiceIndices(batch.obs, batch.actions, 'policyGradientStep');
     const feeds = {
-      ...this.obsFeeds(this.encode(batch.obs)),
+      ...this.trainFeeds(this.encode(batch.obs)),
       action: { data: action, dims: [B, CA_HEADS.length] },
       advantage: { data: batch.advantages, dims: [B] },
       old_logp: { data: batch.oldLogProbs, dims: [B] },

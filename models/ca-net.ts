@@ -15,6 +15,9 @@
  * gathered by intent), so a customer never uses its own tool's domain as a decoy. Each head is
  * log-softmaxed on its own; a choice's log-probability is the sum of its six entries.
  *
+ * Train steps take the bags as the batch's distinct ids and a [B, U] weight matrix instead
+ * (models/row-bags.ts): no order-dependent scatter-add, so they may run on every core.
+ *
  * Graphs (weights are inputs in all three, so a train step's result is visible to the next
  * forward without rebuilding a session):
  *   forward:   → logp [B, 20]
@@ -28,6 +31,7 @@ import { DOMAIN_TOOLS } from '../core/domain/types';
 import type { DomainTool, TaxonomyEntry } from '../core/domain/types';
 import type { CaObservation } from '../core/world/environment';
 import { hashText } from './features';
+import { ROW_BAG_INPUTS, rowBagSum } from './row-bags';
 import type { HashingConfig } from './features';
 import { buildForward, buildTrainStep } from './graph';
 import type { BuiltGraph, Graph, ModelSpec, ParamSpec, Tensor, TrainStepGraph } from './graph';
@@ -76,8 +80,10 @@ export function caNetShape(taxonomy: readonly TaxonomyEntry[], sizes: Partial<Om
 
 export type CaParam = 'emb' | 'intent_emb' | 'w1' | 'b1' | 'wo' | 'bo';
 type ObsInput = 'intent' | 'bag_idx' | 'bag_w' | 'state';
-type SftInput = ObsInput | 'target';
-type PgInput = ObsInput | 'action' | 'advantage' | 'old_logp' | 'ref_logp' | 'clip_eps' | 'kl_beta';
+/** Train steps take the bags as distinct ids and a weight matrix (models/row-bags.ts). */
+type TrainObsInput = 'intent' | keyof typeof ROW_BAG_INPUTS | 'state';
+type SftInput = TrainObsInput | 'target';
+type PgInput = TrainObsInput | 'action' | 'advantage' | 'old_logp' | 'ref_logp' | 'clip_eps' | 'kl_beta';
 
 /** Parameters in snapshot order. */
 export function caParams(shape: CaNetShape): Record<CaParam, ParamSpec> {
@@ -110,6 +116,14 @@ function obsInputs(shape: CaNetShape) {
   } as const;
 }
 
+function trainObsInputs() {
+  return {
+    intent: { dtype: 'int64', shape: ['B'] },
+    ...ROW_BAG_INPUTS,
+    state: { dtype: 'float32', shape: ['B', N_STATE] },
+  } as const;
+}
+
 /** Added to the logit of a choice that is never allowed: exp(−1e4) is 0 in float32, yet the loss stays finite. */
 const MASKED = -1e4;
 
@@ -124,10 +138,13 @@ function maskTable(shape: CaNetShape): Float32Array {
   return out;
 }
 
-/** Per-head log-probabilities, side by side: [B, 20]. */
-function headLogp(g: Graph, shape: CaNetShape, p: Record<CaParam, Tensor>, x: Record<ObsInput, Tensor>): Tensor {
-  const ids = g.cast(x.bag_idx, 'int64'); // [B, L]
-  const bag = g.embeddingBag(p.emb, ids, { weights: x.bag_w }); // [B, E]
+/** The weighted bag sum [B, E] from per-slot ids and weights (the inference graph). */
+function slotBag(g: Graph, emb: Tensor, x: Record<'bag_idx' | 'bag_w', Tensor>): Tensor {
+  return g.embeddingBag(emb, g.cast(x.bag_idx, 'int64'), { weights: x.bag_w }); // [B, E]
+}
+
+/** Per-head log-probabilities, side by side: [B, 20], from the bag sum [B, E]. */
+function headLogp(g: Graph, shape: CaNetShape, p: Record<CaParam, Tensor>, bag: Tensor, x: Record<'intent' | 'state', Tensor>): Tensor {
   const pre = g.add(g.gemm(g.concat([bag, x.state], 1), p.w1, p.b1), g.gather(p.intent_emb, x.intent, 0)); // [B, H]
   const h = g.relu(pre); // [B, H]
   const mask = g.gather(g.constant(maskTable(shape), [shape.intents.length, CA_LOGITS]), x.intent, 0); // [B, 20]
@@ -159,7 +176,7 @@ export function forwardSpec(shape: CaNetShape): ModelSpec<CaParam, ObsInput> {
 
 /** Inference graph: logp [B, 20], per-head log-probabilities side by side. */
 export function buildCaForward(shape: CaNetShape): BuiltGraph {
-  return buildForward(forwardSpec(shape), (g, p, x) => ({ logp: headLogp(g, shape, p, x) }));
+  return buildForward(forwardSpec(shape), (g, p, x) => ({ logp: headLogp(g, shape, p, slotBag(g, p.emb, x), x) }));
 }
 
 /** Supervised step: mean over the batch of Σ_heads CE of `target` [B, 6]. Extra output: accuracy (per head). */
@@ -167,10 +184,10 @@ export function buildCaSftStep(shape: CaNetShape): TrainStepGraph<CaParam, SftIn
   const spec: ModelSpec<CaParam, SftInput> = {
     name: 'ca-net.sft',
     params: caParams(shape),
-    inputs: { ...obsInputs(shape), target: { dtype: 'int64', shape: ['B', CA_HEADS.length] } },
+    inputs: { ...trainObsInputs(), target: { dtype: 'int64', shape: ['B', CA_HEADS.length] } },
   };
   return buildTrainStep(spec, (g, p, x) => {
-    const logp = headLogp(g, shape, p, x); // [B, 20]
+    const logp = headLogp(g, shape, p, rowBagSum(g, p.emb, x), x); // [B, 20]
     const loss = g.neg(g.reduceMean(choiceLogp(g, logp, x.target))); // []
     return { loss, outputs: { accuracy: headAccuracy(g, logp, x.target) } };
   });
@@ -189,13 +206,13 @@ export function buildCaPgStep(shape: CaNetShape): TrainStepGraph<CaParam, PgInpu
     name: 'ca-net.pg',
     params: caParams(shape),
     inputs: {
-      ...obsInputs(shape),
+      ...trainObsInputs(),
       action: { dtype: 'int64', shape: ['B', CA_HEADS.length] },
       ...POLICY_GRADIENT_INPUTS,
     },
   };
   return buildTrainStep(spec, (g, p, x) => {
-    const logpAll = headLogp(g, shape, p, x); // [B, 20]
+    const logpAll = headLogp(g, shape, p, rowBagSum(g, p.emb, x), x); // [B, 20]
     const logp = choiceLogp(g, logpAll, x.action); // [B] log π(a|s)
     return policyGradientLoss(g, logp, logpAll, x);
   });

@@ -31,6 +31,20 @@ const samples: { obs: ReturnType<typeof routingObservation>; target: DaTarget }[
 const obs = samples.map((s) => s.obs);
 
 describe('DaModel', () => {
+  it('train steps on two threads give the same bits on every run (no order-dependent scatter)', async () => {
+    // The default network and 64 samples: big enough that onnxruntime splits its kernels across threads.
+    const batch = Array.from({ length: 64 }, (_, i) => samples[i % samples.length]!);
+    const weightsAfter = async () => {
+      const model = await DaModel.create({ intents, seed: 3, session: { intraOpNumThreads: 2 } });
+      for (let i = 0; i < 3; i++) await model.supervisedStep(batch.map((s) => s.obs), batch.map((s) => s.target), { lr: 1e-2 });
+      const w = new Uint8Array((await model.snapshot()).weights);
+      await model.dispose();
+      return w;
+    };
+    const [a, b] = [await weightsAfter(), await weightsAfter()];
+    expect(Buffer.from(a).equals(Buffer.from(b))).toBe(true);
+  });
+
   it('learns a toy routing task and reports only registered metrics', async () => {
     const model = await create();
     const first = await model.supervisedStep(obs, samples.map((s) => s.target), { lr: 1e-2 });

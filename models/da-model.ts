@@ -23,6 +23,7 @@ import { BagCache, dropGrams, buildDaForward, buildDaPgStep, buildDaSftStep, DEF
 import type { HashingConfig } from './features';
 import type { TrainStepGraph } from './graph';
 import { initParams } from './params';
+import { RowBagEncoder, rowBagFeeds } from './row-bags';
 import { ForwardRunner, TrainStepRunner } from './runner';
 import type { Feed, TrainState } from './runner';
 import type { ExecutionProvider, SessionSettings } from './session';
@@ -95,6 +96,7 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
   private readonly runners: { sft?: TrainStepRunner<DaParam, string>; pg?: TrainStepRunner<DaParam, string> } = {};
   private readonly intentIndex: Map<string, number>;
   private readonly bags: BagCache;
+  private readonly rowBags = new RowBagEncoder();
   private readonly dropRng: Rng;
   /** Forward runs so far and their batch sizes (for tests and the micro-batching bench). */
   readonly forwardBatches: number[] = [];
@@ -183,6 +185,15 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
     return r;
   }
 
+  /** A batch as the train steps take it: bags as distinct rows and a weight matrix. */
+  private trainFeeds(b: DaBatch): Record<string, Feed> {
+    return {
+      ...rowBagFeeds(this.rowBags.encode(b.bagIdx, b.bagW, b.size, this.shape.hashing.bagLength)),
+      state: { data: b.state, dims: [b.size, b.state.length / b.size] },
+      mask: { data: b.mask, dims: [b.size, N_ACTIONS] },
+    };
+  }
+
   private obsFeeds(b: DaBatch): Record<string, Feed> {
     const L = this.shape.hashing.bagLength;
     return {
@@ -210,10 +221,11 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
       const a = res.action_logp!.data as Float32Array;
       const il = res.intent_logp!.data as Float32Array;
       const N = this.intents.length;
+      // One array per output, and each prediction a view of its row: no per-row allocations.
+      const probs = new Float32Array(il.length);
+      for (let i = 0; i < il.length; i++) probs[i] = Math.exp(il[i]!);
       for (let b = 0; b < chunk.length; b++) {
-        const intentProbs = new Float32Array(N);
-        for (let j = 0; j < N; j++) intentProbs[j] = Math.exp(il[b * N + j]!);
-        out.push({ actionLogp: a.slice(b * N_ACTIONS, (b + 1) * N_ACTIONS), intentProbs });
+        out.push({ actionLogp: a.subarray(b * N_ACTIONS, (b + 1) * N_ACTIONS), intentProbs: probs.subarray(b * N, (b + 1) * N) });
       }
     }
     return out;
@@ -290,7 +302,7 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
     if (this.bagDropout > 0) dropGrams(encoded, this.shape.hashing.bagLength, this.bagDropout, () => this.dropRng.next());
     const r = await runner.step(
       {
-        ...this.obsFeeds(encoded),
+        ...this.trainFeeds(encoded),
         action: { data: action, dims: [B] },
         intent: { data: intent, dims: [B] },
         intent_mask: { data: intentMask, dims: [B] },
@@ -318,7 +330,7 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
     const runner = await this.runner('pg');
     const r = await runner.step(
       {
-        ...this.obsFeeds(encodeObservations(batch.obs, this.bags, this.maskInvalid)),
+        ...this.trainFeeds(encodeObservations(batch.obs, this.bags, this.maskInvalid)),
         action: { data: BigInt64Array.from(batch.actions, (a) => BigInt(choiceIndex(a))), dims: [B] },
         advantage: { data: Float32Array.from(batch.advantages), dims: [B] },
         old_logp: { data: Float32Array.from(batch.oldLogProbs), dims: [B] },

@@ -13,6 +13,10 @@
  *   action head  [B, A = 9] over DA_CHOICES (masked: −1e4 added where mask = 1)
  *   intent head  [B, N] over the taxonomy's intents (the `thinking` hypotheses)
  *
+ * Train steps take the bags as the batch's distinct ids and a [B, U] weight matrix instead
+ * (bag_rows, bag_mat and its transpose; models/row-bags.ts), which makes the embedding gradient row-sparse and
+ * free of scatter-adds, so they run on every core and give the same bits each time.
+ *
  * Graphs (weights are inputs in all three, so a train step's result is visible to the next
  * forward without rebuilding a session; `buildDaForward` can also bake them in, for export):
  *   forward:   → action_logp [B, A], intent_logp [B, N]
@@ -26,6 +30,7 @@ import type { DialogueState } from '../core/agents/da-actions';
 import { TOOL_NAMES } from '../core/domain/types';
 import type { DaObservation } from '../core/world/environment';
 import { DEFAULT_HASHING, hashText } from './features';
+import { ROW_BAG_INPUTS, rowBagSum } from './row-bags';
 import type { HashingConfig } from './features';
 import { buildForward, buildTrainStep } from './graph';
 import type { BuiltGraph, Graph, ModelSpec, ParamSpec, Tensor, TrainStepGraph } from './graph';
@@ -74,8 +79,10 @@ export const DEFAULT_DA_NET: Omit<DaNetShape, 'intents'> = {
 
 export type DaParam = 'emb' | 'w1' | 'b1' | 'wa' | 'ba' | 'wi' | 'bi';
 type ObsInput = 'bag_idx' | 'bag_w' | 'state' | 'mask';
-type SftInput = ObsInput | 'action' | 'intent' | 'intent_mask' | 'intent_weight';
-type PgInput = ObsInput | 'action' | 'advantage' | 'old_logp' | 'ref_logp' | 'clip_eps' | 'kl_beta';
+/** Train steps take the bags as distinct ids and a weight matrix (models/row-bags.ts). */
+type TrainObsInput = 'bag_rows' | 'bag_mat' | 'bag_mat_t' | 'state' | 'mask';
+type SftInput = TrainObsInput | 'action' | 'intent' | 'intent_mask' | 'intent_weight';
+type PgInput = TrainObsInput | 'action' | 'advantage' | 'old_logp' | 'ref_logp' | 'clip_eps' | 'kl_beta';
 
 /** Parameters in snapshot order. */
 export function daParams(shape: DaNetShape): Record<DaParam, ParamSpec> {
@@ -102,16 +109,28 @@ function obsInputs(shape: DaNetShape) {
   } as const;
 }
 
+function trainObsInputs() {
+  return {
+    ...ROW_BAG_INPUTS,
+    state: { dtype: 'float32', shape: ['B', N_STATE] },
+    mask: { dtype: 'float32', shape: ['B', N_ACTIONS] },
+  } as const;
+}
+
 /** A value added to the logits of invalid actions: exp(−1e4) is 0 in float32, yet the loss stays finite. */
 const MASKED = -1e4;
 
-/** Both heads' logits [B, A] (masked) and [B, N]. */
-function heads(g: Graph, p: Record<DaParam, Tensor>, x: Record<ObsInput, Tensor>): { action: Tensor; intent: Tensor } {
+/** The weighted bag sum [B, E] from per-slot ids and weights (the inference graph). */
+function slotBag(g: Graph, emb: Tensor, x: Record<'bag_idx' | 'bag_w', Tensor>): Tensor {
   const ids = g.cast(x.bag_idx, 'int64'); // [B, L]
-  // The weighted bag sum as a batched MatMul [B, 1, L] @ [B, L, E]: several times faster in
-  // onnxruntime than embeddingBag's broadcast Mul + ReduceSum over the bag axis.
-  const rows = g.gather(p.emb, ids, 0); // [B, L, E]
-  const bag = g.squeeze(g.matMul(g.unsqueeze(x.bag_w, [1]), rows), [1]); // [B, E]
+  // A batched MatMul [B, 1, L] @ [B, L, E]: several times faster in onnxruntime than
+  // embeddingBag's broadcast Mul + ReduceSum over the bag axis.
+  const rows = g.gather(emb, ids, 0); // [B, L, E]
+  return g.squeeze(g.matMul(g.unsqueeze(x.bag_w, [1]), rows), [1]); // [B, E]
+}
+
+/** Both heads' logits [B, A] (masked) and [B, N], from the bag sum [B, E]. */
+function heads(g: Graph, p: Record<DaParam, Tensor>, bag: Tensor, x: Record<'state' | 'mask', Tensor>): { action: Tensor; intent: Tensor } {
   const h = g.relu(g.gemm(g.concat([bag, x.state], 1), p.w1, p.b1)); // [B, H]
   const action = g.add(g.gemm(h, p.wa, p.ba), g.mul(x.mask, MASKED)); // [B, A]
   const intent = g.gemm(h, p.wi, p.bi); // [B, N]
@@ -133,7 +152,7 @@ export function forwardSpec(shape: DaNetShape): ModelSpec<DaParam, ObsInput> {
  */
 export function buildDaForward(shape: DaNetShape, weights?: Record<DaParam, Float32Array>): BuiltGraph {
   const fn = (g: Graph, p: Record<DaParam, Tensor>, x: Record<ObsInput, Tensor>) => {
-    const { action, intent } = heads(g, p, x);
+    const { action, intent } = heads(g, p, slotBag(g, p.emb, x), x);
     return { action_logp: g.logSoftmax(action, -1), intent_logp: g.logSoftmax(intent, -1) };
   };
   return buildForward(forwardSpec(shape), fn, weights ? { weights } : {});
@@ -149,7 +168,7 @@ export function buildDaSftStep(shape: DaNetShape): TrainStepGraph<DaParam, SftIn
     name: 'da-net.sft',
     params: daParams(shape),
     inputs: {
-      ...obsInputs(shape),
+      ...trainObsInputs(),
       action: { dtype: 'int64', shape: ['B'] },
       intent: { dtype: 'int64', shape: ['B'] },
       intent_mask: { dtype: 'float32', shape: ['B'] },
@@ -157,7 +176,7 @@ export function buildDaSftStep(shape: DaNetShape): TrainStepGraph<DaParam, SftIn
     },
   };
   return buildTrainStep(spec, (g, p, x) => {
-    const { action, intent } = heads(g, p, x);
+    const { action, intent } = heads(g, p, rowBagSum(g, p.emb, x), x);
     const logpA = g.logSoftmax(action, -1); // [B, A]
     const logpI = g.logSoftmax(intent, -1); // [B, N]
     const actionLoss = g.neg(g.reduceMean(g.gatherElements(logpA, g.unsqueeze(x.action, [1]), 1))); // []
@@ -184,13 +203,13 @@ export function buildDaPgStep(shape: DaNetShape): TrainStepGraph<DaParam, PgInpu
     name: 'da-net.pg',
     params: daParams(shape),
     inputs: {
-      ...obsInputs(shape),
+      ...trainObsInputs(),
       action: { dtype: 'int64', shape: ['B'] },
       ...POLICY_GRADIENT_INPUTS,
     },
   };
   return buildTrainStep(spec, (g, p, x) => {
-    const { action } = heads(g, p, x);
+    const { action } = heads(g, p, rowBagSum(g, p.emb, x), x);
     const logpAll = g.logSoftmax(action, -1); // [B, A]
     const logp = g.squeeze(g.gatherElements(logpAll, g.unsqueeze(x.action, [1]), 1), [1]); // [B] log π(a|s)
     return policyGradientLoss(g, logp, logpAll, x);

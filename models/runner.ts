@@ -3,12 +3,15 @@
  * and AdamW state between steps. State crosses each step as onnxruntime tensors: the outputs
  * `next.X` of one step are fed back as the inputs `X` of the next without copying in JS.
  */
+import onnxPkg from 'onnx-proto';
 import { Tensor as OrtTensor } from 'onnxruntime-node';
 import type { InferenceSession } from 'onnxruntime-node';
 import type { AdamWHyper, BuiltGraph, TrainStepGraph } from './graph';
 import { DEFAULT_ADAMW, HYPER_INPUTS, adamNames, nextName } from './graph';
 import { createSession } from './session';
 import type { ExecutionProvider, SessionSettings } from './session';
+
+const { onnx } = onnxPkg;
 
 /** A batch input: row-major data and its concrete dimensions. */
 export interface Feed {
@@ -46,12 +49,20 @@ function scalarOf(t: InferenceSession.OnnxValueMapType[string] | undefined, name
   return v;
 }
 
-const SCATTER_OPS = ['ScatterND', 'ScatterElements'].map((op) => new TextEncoder().encode(op));
+const SCATTER_OPS = new Set(['ScatterND', 'ScatterElements']);
 
-/** Does a serialised graph contain a scatter op (op_type strings are stored as plain bytes)? */
+/**
+ * Does a serialised graph contain a scatter op with reduction 'add' (the one whose parallel kernel
+ * adds repeated indices in thread order)? A scatter with reduction 'none' writes distinct places.
+ */
 export function usesScatterReduction(bytes: Uint8Array): boolean {
+  // op_type strings are stored as plain bytes: most graphs are cleared without decoding.
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return SCATTER_OPS.some((op) => buf.indexOf(op) >= 0);
+  if (![...SCATTER_OPS].some((op) => buf.includes(op))) return false;
+  const nodes = onnx.ModelProto.decode(bytes).graph?.node ?? [];
+  return nodes.some(
+    (n) => SCATTER_OPS.has(n.opType ?? '') && (n.attribute ?? []).some((a) => a.name === 'reduction' && new TextDecoder().decode(a.s ?? new Uint8Array()) === 'add'),
+  );
 }
 
 /** Runs an inference graph built by `buildForward`. */
@@ -131,11 +142,12 @@ export class TrainStepRunner<P extends string = string, I extends string = strin
     opts: { session?: SessionSettings; hyper?: Partial<AdamWHyper> } = {},
   ): Promise<TrainStepRunner<P, I>> {
     const settings = { ...opts.session };
-    // onnxruntime's CPU ScatterND / ScatterElements with reduction 'add' (the gradient of Gather,
-    // i.e. of every embedding lookup) run in parallel and add repeated indices in whatever order
-    // the threads reach them (onnxruntime issue #18048): the same step then gives different
-    // weights from run to run. One thread makes training reproducible (a resumed run ends where
-    // an uninterrupted one does); forward graphs keep all threads.
+    // onnxruntime's CPU ScatterND / ScatterElements with reduction 'add' (the gradient of a
+    // Gather from a large table with repeated indices) run in parallel and add repeated indices in
+    // whatever order the threads reach them (onnxruntime issue #18048): the same step then gives
+    // different weights from run to run. Such a graph trains on one thread, so that a resumed run
+    // ends where an uninterrupted one does. Graphs without one (the builtin DA and CA: gatherRows,
+    // one-hot gradients for small tables) get the same bits on any fixed number of threads.
     if (settings.intraOpNumThreads === undefined && usesScatterReduction(graph.bytes)) settings.intraOpNumThreads = 1;
     const { session, provider } = await createSession(graph.bytes, settings, `graph '${graph.name}'`);
     const runner = new TrainStepRunner(session, provider, graph, { ...DEFAULT_ADAMW, ...opts.hyper });

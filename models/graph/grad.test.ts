@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { Tensor as OrtTensor } from 'onnxruntime-node';
 import { createSession } from '../session';
 import { DIFFERENTIABLE_OPS, Graph, gradients } from './index';
+import { ONE_HOT_GATHER_MAX_ROWS } from './grad';
 import type { Dim, Tensor } from './index';
 
 interface CaseInput {
@@ -225,8 +226,29 @@ describe('gradients match finite differences', () => {
     await gradCheck({ table, idx, w: { dims: ['B', 3], feed: [2, 3] } }, (g, { table, idx, w }) => g.embeddingBag(table!, idx!, { weights: w! }));
   });
 
+  it('Gather from a table above the one-hot limit accumulates by scatter-add', async () => {
+    const idx = { dims: [2, 2], dtype: 'int64' as const, values: [0, ONE_HOT_GATHER_MAX_ROWS, 0, 7] };
+    await gradCheck({ table: { dims: [ONE_HOT_GATHER_MAX_ROWS + 1, 1] }, idx }, (g, { table, idx }) => g.gather(table!, idx!, 0));
+  });
+
+  it('gatherRows: distinct rows, scattered back without accumulation', async () => {
+    const rows = { dims: ['U'], feed: [3], dtype: 'int64' as const, values: [4, 0, 2] };
+    await gradCheck({ table: { dims: [5, 3] }, rows }, (g, { table, rows }) => g.gatherRows(table!, rows!));
+  });
+
+  it('Gemm reads a declared transpose for its weight gradient', async () => {
+    const a = [0.3, -0.2, 0.9, 0.1, -0.7, 0.4, 0.05, 0.6, -0.5, 0.8, -0.1, 0.2]; // [3, 4]
+    const aT = [0, 1, 2, 3].flatMap((k) => [0, 1, 2].map((m) => a[m * 4 + k]!)); // [4, 3]
+    await gradCheck({ a: { dims: [3, 4], values: a }, aT: { dims: [4, 3], values: aT, check: false }, b: { dims: [4, 2] } }, (g, x) => {
+      g.declareTranspose(x.a!, x.aT!);
+      return g.gemm(x.a!, x.b!);
+    });
+  });
+
   it('GatherElements (the log-prob of taken actions)', async () => {
     await gradCheck({ x: { dims: [3, 4] }, i: { dims: [3, 2], dtype: 'int64', values: [0, 3, 1, 1, 2, 0] } }, (g, { x, i }) => g.gatherElements(x!, i!, 1));
+    // Fewer index rows than data rows: the scatter-add form.
+    await gradCheck({ x: { dims: [3, 4] }, i: { dims: [2, 2], dtype: 'int64', values: [0, 3, 3, 3] } }, (g, { x, i }) => g.gatherElements(x!, i!, 1));
   });
 
   it('ReduceSum and ReduceMean over some or all axes, with and without keepdims', async () => {

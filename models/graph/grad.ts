@@ -9,8 +9,14 @@
  * over the broadcast axes (`unbroadcast`).
  */
 import type { Graph, GraphNode, Tensor } from './graph';
-import { formatShape, sameShape } from './shape';
+import { formatShape, numel, sameShape } from './shape';
 import type { Attr } from './types';
+
+/**
+ * Tables (and GatherElements axes) up to this size take their gradient as a one-hot product
+ * rather than a scatter-add.
+ */
+export const ONE_HOT_GATHER_MAX_ROWS = 4096;
 
 /** Gradient of one node: `dys[i]` is ∂loss/∂outputs[i] (undefined when no path), `needs[j]` says which inputs want one. */
 type GradRule = (g: Graph, node: GraphNode, dys: readonly (Tensor | undefined)[], needs: readonly boolean[]) => (Tensor | undefined)[];
@@ -115,9 +121,10 @@ function gemmGrad(g: Graph, node: GraphNode, dys: readonly (Tensor | undefined)[
       : g.gemm(dy, b, undefined, { alpha, transB: !transB }); // [M, K]
   }
   if (needs[1]) {
-    db = transB
-      ? g.gemm(dy, a, undefined, { alpha, transA: true, transB: transA }) // [N, K]
-      : g.gemm(a, dy, undefined, { alpha, transA: !transA }); // [K, N]
+    const aT = transA ? undefined : g.transposeOf(a);
+    if (transB) db = g.gemm(dy, a, undefined, { alpha, transA: true, transB: transA }); // [N, K]
+    else if (aT) db = g.gemm(aT, dy, undefined, { alpha }); // [K, N] from a fed Aᵀ
+    else db = g.gemm(a, dy, undefined, { alpha, transA: !transA }); // [K, N]
   }
   const dc = needs[2] && c ? unbroadcast(g, beta === 1 ? dy : g.mul(dy, beta), c) : undefined;
   return [da, db, dc];
@@ -232,15 +239,35 @@ const rules: Record<string, GradRule> = {
   Gather: (g, n, dys) => {
     const [data, idx, dy] = [input(n, 0), input(n, 1), dys[0]!];
     if (intAttr(n, 'axis', 0) !== 0) throw new Error('Gather: gradients are supported for axis 0 only');
-    // Rows picked several times accumulate: ScatterND with reduction 'add' into zeros [V, D].
     // dy is [I..., D...] = indices.shape + data.shape[1:], the updates shape ScatterND wants for
     // indices [I..., 1]. Indices must be in [0, V) (hashed feature ids are).
-    // The gradient is dense [V, D], so AdamW then touches every row of the table each step.
+    if (g.isDistinctRowGather(n)) return [g.scatterND(g.zerosLike(data), g.unsqueeze(idx, [-1]), dy, 'none'), undefined];
+    // Rows picked several times accumulate. A small table takes the sum as a one-hot product
+    // OneHot(idx)ᵀ @ dy, a GEMM that gives the same bits on any number of threads.
+    const V = data.shape[0];
+    const D = numel(data.shape.slice(1));
+    if (typeof V === 'number' && V <= ONE_HOT_GATHER_MAX_ROWS && D !== undefined) {
+      const I = g.freshDim(); // indices flattened: one name for both reshapes, so the GEMM's inner sizes agree
+      const [flatIdx] = g.op('Reshape', [idx, g.ints([-1])], {}, [{ dtype: 'int64', shape: [I] }]);
+      const [flatDy] = g.op('Reshape', [dy, g.ints([-1, D])], {}, [{ dtype: 'float32', shape: [I, D] }]);
+      return [g.reshapeLike(g.gemm(g.oneHot(flatIdx!, V), flatDy!, undefined, { transA: true }), data), undefined]; // [V, D] → data's shape
+    }
+    // A large table: ScatterND with reduction 'add' into zeros [V, D]. onnxruntime's parallel
+    // kernel adds repeated rows in thread order, so graphs with it train on one thread
+    // (TrainStepRunner); use gatherRows with deduplicated ids to avoid it.
     return [g.scatterND(g.zerosLike(data), g.unsqueeze(idx, [-1]), dy, 'add'), undefined];
   },
   GatherElements: (g, n, dys) => {
     const [data, idx, dy] = [input(n, 0), input(n, 1), dys[0]!];
-    return [g.scatterElements(g.zerosLike(data), idx, dy, intAttr(n, 'axis', 0), 'add'), undefined];
+    const axis = intAttr(n, 'axis', 0);
+    const depth = data.shape[axis];
+    const othersAgree = idx.shape.every((d, i) => i === axis || d === data.shape[i]);
+    if (typeof depth === 'number' && depth <= ONE_HOT_GATHER_MAX_ROWS && othersAgree) {
+      // Σ over the picks of OneHot(idx) ⊙ dy: [..., K, depth, ...] summed over K, free of scatters.
+      const picked = g.mul(g.oneHot(idx, depth, { axis: axis + 1 }), g.unsqueeze(dy, [axis + 1]));
+      return [g.reduceSum(picked, [axis]), undefined];
+    }
+    return [g.scatterElements(g.zerosLike(data), idx, dy, axis, 'add'), undefined];
   },
   ReduceSum: reduceGrad(false),
   ReduceMean: reduceGrad(true),
@@ -278,6 +305,12 @@ function sumAll(g: Graph, parts: readonly Tensor[]): Tensor {
   return g.op('Sum', parts, {}, [{ dtype: parts[0]!.dtype, shape: parts[0]!.shape }])[0]!;
 }
 
+/** A gradient that is zero outside some rows: `values [U, ...]` at the distinct row indices `rows [U]`. */
+export interface RowSparseGrad {
+  rows: Tensor;
+  values: Tensor;
+}
+
 /**
  * Appends to `g` the gradient of `loss` (a float32 scalar `[]`) with respect to each tensor in
  * `wrt`, and returns them in order, each shaped like its tensor. A tensor the loss does not
@@ -285,6 +318,19 @@ function sumAll(g: Graph, parts: readonly Tensor[]): Tensor {
  * a gradient rule.
  */
 export function gradients(g: Graph, loss: Tensor, wrt: readonly Tensor[]): Tensor[] {
+  return differentiate(g, loss, wrt, false) as Tensor[];
+}
+
+/**
+ * As `gradients`, except that a graph input reached only through one `gatherRows` lookup gets
+ * its gradient as the looked-up rows (`RowSparseGrad`), so an optimiser can update the rest of
+ * the table without a dense gradient.
+ */
+export function rowSparseGradients(g: Graph, loss: Tensor, wrt: readonly Tensor[]): (Tensor | RowSparseGrad)[] {
+  return differentiate(g, loss, wrt, true);
+}
+
+function differentiate(g: Graph, loss: Tensor, wrt: readonly Tensor[], keepRowSparse: boolean): (Tensor | RowSparseGrad)[] {
   if (loss.dtype !== 'float32' || loss.rank !== 0) {
     throw new Error(`gradients: the loss must be a float32 scalar [], got ${loss.toString()} (reduce it first)`);
   }
@@ -326,6 +372,9 @@ export function gradients(g: Graph, loss: Tensor, wrt: readonly Tensor[]): Tenso
     return s;
   };
 
+  const wrtSet = new Set(wrt);
+  const sparse = new Map<Tensor, RowSparseGrad[]>();
+
   push(loss, g.scalar(1));
   for (let i = nodes.length - 1; i >= 0; i--) {
     const node = nodes[i]!;
@@ -333,6 +382,11 @@ export function gradients(g: Graph, loss: Tensor, wrt: readonly Tensor[]): Tenso
     if (!needs.some(Boolean)) continue;
     const dys = node.outputs.map(total);
     if (dys.every((d) => d === undefined)) continue;
+    const table = node.inputs[0]!;
+    if (keepRowSparse && g.isDistinctRowGather(node) && !table.producer && wrtSet.has(table)) {
+      sparse.set(table, [...(sparse.get(table) ?? []), { rows: node.inputs[1]!, values: dys[0]! }]);
+      continue;
+    }
     const rule = rules[node.opType];
     if (!rule) throw new Error(`gradients: no gradient rule for ${node.opType} (used by ${node.outputs[0]?.toString()})`);
     const dxs = rule(g, node, dys, needs);
@@ -343,5 +397,10 @@ export function gradients(g: Graph, loss: Tensor, wrt: readonly Tensor[]): Tenso
       push(t, d);
     });
   }
-  return wrt.map((p) => total(p) ?? g.zerosLike(p));
+  return wrt.map((p) => {
+    const rowGrads = sparse.get(p) ?? [];
+    if (rowGrads.length === 1 && !contributions.has(p)) return rowGrads[0]!;
+    for (const r of rowGrads) push(p, g.scatterND(g.zerosLike(p), g.unsqueeze(r.rows, [-1]), r.values, 'none'));
+    return total(p) ?? g.zerosLike(p);
+  });
 }

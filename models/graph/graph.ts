@@ -107,6 +107,10 @@ export class Graph {
   private readonly outputList: Tensor[] = [];
   private readonly usedNames = new Set<string>();
   private readonly constCache = new Map<string, Tensor>();
+  /** Gather nodes made by `gatherRows`, whose indices the caller guarantees are distinct. */
+  private readonly distinctRowGathers = new WeakSet<GraphNode>();
+  /** Inputs fed with the transpose of another input (`declareTranspose`). */
+  private readonly transposes = new Map<Tensor, Tensor>();
   private counter = 0;
 
   constructor(readonly name = 'graph') {}
@@ -478,6 +482,42 @@ export class Graph {
     const a = normAxis(axis, data.rank, 'Gather');
     const shape = [...data.shape.slice(0, a), ...indices.shape, ...data.shape.slice(a + 1)];
     return this.op1('Gather', [data, indices], { axis: { type: 'int', value: a } }, data.dtype, shape);
+  }
+
+  /**
+   * Rows of `table [V, ...]` at `rows [U]` (int64), which the caller guarantees are distinct
+   * (e.g. the deduplicated feature ids of a batch). The gradient is then row-sparse: `gradients`
+   * hands it to the train step as U rows (no dense [V, ...] tensor, no scatter-add), and it is
+   * the same on any number of threads.
+   */
+  gatherRows(table: Tensor, rows: Tensor): Tensor {
+    if (rows.rank !== 1) throw new Error(`gatherRows: rows must be 1-D, got ${rows.toString()}`);
+    const out = this.gather(table, rows, 0);
+    this.distinctRowGathers.add(out.producer!);
+    return out;
+  }
+
+  /**
+   * Declares that the input `tT` is fed with the transpose of the 2-D input `t`. Gradients that
+   * need `tᵀ @ dy` (a Gemm's weight gradient) then read `tT` instead of transposing `t`, which
+   * onnxruntime's GEMM does about twice as slowly.
+   */
+  declareTranspose(t: Tensor, tT: Tensor): void {
+    this.checkOwn(t, 'declareTranspose');
+    this.checkOwn(tT, 'declareTranspose');
+    if (!this.inputList.includes(t) || !this.inputList.includes(tT)) throw new Error(`declareTranspose: ${t.toString()} and ${tT.toString()} must both be graph inputs`);
+    if (t.rank !== 2 || !sameShape(tT.shape, [t.shape[1]!, t.shape[0]!])) throw new Error(`declareTranspose: ${tT.toString()} is not shaped like the transpose of ${t.toString()}`);
+    this.transposes.set(t, tT);
+  }
+
+  /** The input declared to hold `t`ᵀ, if any. */
+  transposeOf(t: Tensor): Tensor | undefined {
+    return this.transposes.get(t);
+  }
+
+  /** Was `node` made by `gatherRows` (distinct indices)? */
+  isDistinctRowGather(node: GraphNode): boolean {
+    return this.distinctRowGathers.has(node);
   }
 
   /**

@@ -13,9 +13,8 @@
  *          next.adam.m.<param>, next.adam.v.<param>, next.adam.step, plus the loss
  *          function's extra outputs.
  */
-import { gradients } from './grad';
-import { Graph } from './graph';
-import type { Tensor } from './graph';
+import { rowSparseGradients } from './grad';
+import { Graph, Tensor } from './graph';
 import { checkSpec, declareInputs, declareParams, signature, splitLoss } from './model';
 import type { BuiltGraph, LossResult, ModelFn, ModelSpec, ParamSpec } from './model';
 
@@ -88,10 +87,12 @@ export function buildTrainStep<P extends string, I extends string>(spec: ModelSp
   for (const [k, name] of Object.entries(HYPER_INPUTS)) hp[k as keyof AdamWHyper] = g.input(name, 'float32', []);
 
   const { loss, outputs } = splitLoss(lossFn(g, params, inputs));
-  const grads = gradients(g, loss, names.map((n) => params[n]));
+  // A table read only through gatherRows (an embedding with the batch's distinct ids) gets its
+  // gradient as those rows; every other parameter gets a dense one.
+  const grads = rowSparseGradients(g, loss, names.map((n) => params[n]));
 
   // Global-norm clipping: scale = min(1, maxNorm / (‖g‖ + 1e-6)), as torch.nn.utils.clip_grad_norm_.
-  const gradNorm = g.sqrt(sum(g, grads.map((d) => g.sumSquares(d)))); // []
+  const gradNorm = g.sqrt(sum(g, grads.map((d) => g.sumSquares(d instanceof Tensor ? d : d.values)))); // []
   const clipScale = g.min(g.scalar(1), g.div(hp.maxGradNorm, g.add(gradNorm, 1e-6))); // []
 
   // Scalars shared by every parameter, so each parameter costs only elementwise passes.
@@ -112,8 +113,23 @@ export function buildTrainStep<P extends string, I extends string>(spec: ModelSp
   names.forEach((name, i) => {
     const p: ParamSpec = spec.params[name];
     const [gi, mi, vi] = [grads[i]!, m[i]!, v[i]!];
-    const mNext = g.add(g.mul(mi, hp.beta1), g.mul(gi, s1)); // β1·m + (1 − β1)·ĝ
-    const vNext = g.add(g.mul(vi, hp.beta2), g.mul(g.mul(gi, gi), s2)); // β2·v + (1 − β2)·ĝ²
+    const moments = (mi: Tensor, vi: Tensor, gi: Tensor): [Tensor, Tensor] => [
+      g.add(g.mul(mi, hp.beta1), g.mul(gi, s1)), // β1·m + (1 − β1)·ĝ
+      g.add(g.mul(vi, hp.beta2), g.mul(g.mul(gi, gi), s2)), // β2·v + (1 − β2)·ĝ²
+    ];
+    let mNext: Tensor;
+    let vNext: Tensor;
+    if (gi instanceof Tensor) [mNext, vNext] = moments(mi, vi, gi);
+    else {
+      // Row-sparse ĝ: rows outside gi.rows have ĝ = 0, so their moments only decay (β·m, β·v);
+      // the U gathered rows get the full formula and are written over the decayed table. The
+      // result equals dense AdamW on the scattered gradient, without building that [V, ...]
+      // gradient and in fewer passes over the table. The rows are distinct: the scatter is order-free.
+      const [mRows, vRows] = moments(g.gather(mi, gi.rows), g.gather(vi, gi.rows), gi.values); // [U, ...]
+      const at = g.unsqueeze(gi.rows, [-1]); // [U, 1]
+      mNext = g.scatterND(g.mul(mi, hp.beta1), at, mRows);
+      vNext = g.scatterND(g.mul(vi, hp.beta2), at, vRows);
+    }
     const denom = g.add(g.sqrt(vNext), epsHat); // (√v̂ + ε) · √bc2
     const update = g.mul(g.div(mNext, denom), stepSize); // lr · m̂ / (√v̂ + ε)
     const decay = p.decay ?? p.shape.length >= 2;
