@@ -184,7 +184,7 @@ function AuditTranscript({ item }: { item: LabelItemView }) {
             <span className="mono small">
               {' '}
               → {t.tool}({t.toolArgs ? t.toolArgs.replace(/\s+/g, ' ') : ''}){' '}
-              {t.toolResult && <Badge tone={t.toolResult.ok ? 'ok' : 'bad'}>{t.toolResult.ok ? t.toolResult.text.replace(/\s+/g, ' ').slice(0, 240) : t.toolResult.error}</Badge>}
+              {t.toolResult && <Badge tone={t.toolResult.ok ? 'ok' : 'bad'}>{t.toolResult.ok ? t.toolResult.text.replace(/\s+/g, ' ') : t.toolResult.error}</Badge>}
             </span>
           )}
           {t.parseError && <span className="bad-text small"> unparseable output: {t.parseError}</span>}
