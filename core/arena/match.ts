@@ -90,6 +90,7 @@ export async function runEpisode(a: EpisodeArgs): Promise<EpisodeOutcome> {
     judge: verdict,
     turns,
   };
+  if (transcript.adversities) record.adversities = transcript.adversities;
   return { transcript, verdict, record };
 }
 

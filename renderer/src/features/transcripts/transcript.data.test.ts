@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { EpisodeRecord } from '../../../../core/contract/contract';
 import { episodeTerms, signed, termLabel, turnViews } from './transcript.data';
 
-const daTerms = { format: 1, tool: 1, env_lookup_first: 0.5, env_correct_tool: 2, env_speak: -0.05, env_milestone: 1.05, env_late: 0, env_judge: 1.5, env_missed_verification: 0, env_missing_tool: 0, end: 1 };
+const daTerms = { format: 1, tool: 1, env_lookup_first: 0.5, env_correct_tool: 2, env_speak: -0.05, env_milestone: 1.05, env_late: 0, env_judge: 1.5, env_missed_verification: 0, env_missing_tool: 0, end: 1, env_fallback: 0 };
 const episode: EpisodeRecord = {
   id: 'M1:0', matchId: 'M1', index: 0, scenarioId: 's', fraudReference: false, seed: 1, intent: 'card_arrival', expectedTool: 'check_card_status',
   routedTool: 'check_card_status', winner: 'DA', endReason: 'end_call', rDa: 8, rCa: -1, daTerms, caTerms: { format: 0.2, realism: 0.1, conceal: 0, inv_da: -1.3 },
