@@ -10,7 +10,7 @@
  * Both are decided from the environment's state and its own seeded stream only, so a replayed
  * episode fires the same adversities at the same turns. Every firing is recorded with its turn.
  */
-import type { AdversityKind, AdversitySpec, DetailSlot, ExecutionAdversity, Scenario, ToolName } from '../domain/types';
+import type { AdversityKind, AdversitySpec, DetailSlot, Domain, ExecutionAdversity, Scenario, ToolName } from '../domain/types';
 import type { Rng } from '../random';
 import type { ToolResult } from './transcript';
 
@@ -161,4 +161,22 @@ export function injectExecution(
     }
   }
   return null;
+}
+
+/**
+ * The adversities a run with `adversities: true` gives every scenario that has none of its own:
+ * a customer who holds back the merchant (30% of episodes) or is hostile (20%), and a backend
+ * whose goal tool fails, times out or finds nothing on 10% of calls each.
+ */
+export const DEFAULT_ADVERSITY_PROFILE: readonly AdversitySpec[] = [
+  { kind: 'partial_information', slot: 'merchant', rate: 0.3 },
+  { kind: 'adversarial_tone', rate: 0.2 },
+  { kind: 'backend_failure', rate: 0.1 },
+  { kind: 'timeout', rate: 0.1 },
+  { kind: 'empty_results', rate: 0.1 },
+];
+
+/** The domain with `profile` on every scenario that declares no adversities (ids unchanged, so stored episodes replay). */
+export function withAdversityProfile(domain: Domain, profile: readonly AdversitySpec[] = DEFAULT_ADVERSITY_PROFILE): Domain {
+  return { ...domain, scenarios: domain.scenarios.map((s) => (s.adversities?.length ? s : { ...s, adversities: [...profile] })) };
 }
