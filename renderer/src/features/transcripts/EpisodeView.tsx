@@ -4,7 +4,7 @@ import type { EpisodeRecord } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
 import { openEpisode, selectEpisode, selectEpisodeError, selectEpisodeStatus, selectSelectedId, useTranscriptsStore } from './transcripts-store';
-import { episodeTerms, signed, termLabel, turnViews } from './transcript.data';
+import { adversitiesByTurn, episodeTerms, signed, termLabel, turnViews } from './transcript.data';
 import type { TermValue, TurnView } from './transcript.data';
 
 export function EpisodeView() {
@@ -40,6 +40,7 @@ async function reopen(id: string) {
 function Episode({ e }: { e: EpisodeRecord }) {
   const turns = useMemo(() => turnViews(e), [e]);
   const terms = useMemo(() => episodeTerms(e), [e]);
+  const fired = useMemo(() => adversitiesByTurn(e), [e]);
   const misrouted = e.routedTool !== e.expectedTool;
   return (
     <div className="episode" data-testid="episode-view" data-episode={e.id}>
@@ -48,6 +49,7 @@ function Episode({ e }: { e: EpisodeRecord }) {
           <h2 className="mono">{e.id}</h2>
           <Badge tone={e.winner === 'DA' ? 'da' : 'ca'}>{e.winner} won</Badge>
           {e.fraudReference && <Badge tone="fraud">fraud reference</Badge>}
+          {e.adversities && <Badge tone="warn">{e.adversities.length} adversit{e.adversities.length === 1 ? 'y' : 'ies'} fired</Badge>}
           <Badge>{e.endReason === 'end_call' ? 'ended by the DA' : 'hit the turn limit'}</Badge>
         </div>
         <dl className="facts">
@@ -100,7 +102,7 @@ function Episode({ e }: { e: EpisodeRecord }) {
         </header>
         <ol className="turns" data-testid="turns">
           {turns.map((t) => (
-            <Turn key={t.index} t={t} />
+            <Turn key={t.index} t={t} fired={fired.get(t.index) ?? []} />
           ))}
         </ol>
       </section>
@@ -135,7 +137,7 @@ function TermTable({ title, rows, total, totalLabel, testId }: { title: string; 
   );
 }
 
-function Turn({ t }: { t: TurnView }) {
+function Turn({ t, fired }: { t: TurnView; fired: string[] }) {
   return (
     <li className={`turn ${t.role}`} data-turn={t.index}>
       <div className="turn-side">
@@ -143,6 +145,11 @@ function Turn({ t }: { t: TurnView }) {
         <span className="muted mono">#{t.index}</span>
       </div>
       <div className="turn-body">
+        {fired.map((f) => (
+          <Badge key={f} tone="warn" title="a MADS adversity fired at this turn">
+            {f}
+          </Badge>
+        ))}
         {t.thinking && <div className="thinking" title="the DA's thinking">{t.thinking}</div>}
         {t.actionType && <Badge tone={t.actionType === 'tool_call' ? 'da' : 'neutral'}>{t.actionType}</Badge>}
         {t.said !== null && <div className="said">{t.said}</div>}
