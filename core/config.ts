@@ -39,6 +39,13 @@ export interface DaRewardConfig {
   missingDomainTool: number;
   /** r_end: end_call after the full sequence (lookup → domain tool → speak). */
   endAfterSequence: number;
+  /**
+   * r_env (term env_fallback), impossible scenarios only (MADS): the scenario's fallback
+   * (decline, explain, or offer an alternative) delivered without claiming success.
+   */
+  fallbackCredit: number;
+  /** r_env (term env_fallback), impossible scenarios only: the DA claimed a success that cannot have happened. */
+  claimedSuccessPenalty: number;
 }
 
 /** CA reward terms, RL-ADA eq. 2: r_CA = r_format + r_realism + r_conceal + r_inv-DA. */
@@ -108,6 +115,8 @@ export const DEFAULT_CONFIG: SparringConfig = {
     missedVerification: -1.2,
     missingDomainTool: -1.8,
     endAfterSequence: 1.0,
+    fallbackCredit: 1.5,
+    claimedSuccessPenalty: -2.0,
   },
   caReward: {
     formatNatural: 0.2,

@@ -18,9 +18,10 @@
  * the answer to the first question then gives one fact only (partial information, so the agent
  * has to ask again), after which withholding is used up and answers give max(1, detail) facts.
  */
-import type { Directness, DomainTool, UtteranceBank } from '../domain/types';
+import type { Directness, DomainTool, SlotName, UtteranceBank } from '../domain/types';
 import { DOMAIN_TOOLS } from '../domain/types';
 import type { Rng } from '../random';
+import type { CaDirective } from '../world/adversities';
 import type { CaObservation } from '../world/environment';
 import { fillSlots, slotValues, slotsIn } from './slots';
 
@@ -337,20 +338,21 @@ function shuffled<T>(xs: readonly T[], rng: Rng): T[] {
 }
 
 /** An opening as a template: each part drawn from its list by `rng`. */
-export function openingTemplate(choice: CaChoice, intent: string, bank: UtteranceBank, rng: Rng): string {
+export function openingTemplate(choice: CaChoice, intent: string, bank: UtteranceBank, rng: Rng, withheld?: DetailKind): string {
   const body = rng.pick(openingSentences(bank, intent, choice.directness));
   const lead = leadOf(rng.pick(openingTonePrefixes(bank, choice.tone)), rng.pick(hedgePhrases(bank, choice.hedge)));
   let detail = '';
-  if (!choice.withhold && choice.detail > 0) detail = rng.pick(detailTemplates(bank, rng.pick(detailKindSubsets(choice.detail))));
+  const subsets = detailKindSubsets(choice.detail).filter((ks) => withheld === undefined || !ks.includes(withheld));
+  if (!choice.withhold && choice.detail > 0) detail = rng.pick(detailTemplates(bank, rng.pick(subsets)));
   const decoy = rng.pick(decoySentences(bank, choice.decoy));
   return joinSentences([joinLead(lead, body), detail, decoy]);
 }
 
 /** An answer to the agent's question as a template: facts it asked about first. */
-export function answerTemplate(choice: CaChoice, s: CaTurnState, bank: UtteranceBank, rng: Rng): string {
+export function answerTemplate(choice: CaChoice, s: CaTurnState, bank: UtteranceBank, rng: Rng, withheld?: DetailKind): string {
   const n = answerFactCount(choice, s);
   const asked = askedKinds(s.lastAgent ?? '');
-  const others = DETAIL_KINDS.filter((k) => !asked.includes(k));
+  const others = DETAIL_KINDS.filter((k) => !asked.includes(k) && k !== withheld);
   const kinds = [...shuffled(asked, rng), ...shuffled(others, rng)].slice(0, n);
   const detail = rng.pick(detailTemplates(bank, kinds));
   const lead = leadOf(rng.pick(answerTonePrefixes(bank, choice.tone)), rng.pick(hedgePhrases(bank, choice.hedge)));
@@ -364,9 +366,31 @@ export function answerTemplate(choice: CaChoice, s: CaTurnState, bank: Utterance
  */
 export function renderCaChoice(choice: CaChoice, obs: CaObservation, bank: UtteranceBank, rng: Rng): string {
   const s = caTurnState(obs);
+  const d = obs.adversity;
+  if (d) return renderWithAdversity(choice, obs, s, d, bank, rng);
   let template: string;
   if (s.kind === 'opening') template = openingTemplate(choice, obs.intent, bank, rng);
   else if (s.kind === 'answer') template = answerTemplate(choice, s, bank, rng);
   else template = rng.pick(bank.acknowledgements);
   return squash(fillSlots(template, slotValues(obs.facts, obs.name)));
+}
+
+/** What a customer says instead of a withheld detail (partial information). */
+const VAGUE: Record<DetailKind, Partial<Record<SlotName, string>>> = {
+  merchant: { merchant: 'some company' },
+  amount: { amount: 'some money' },
+  date: { date: 'recently' },
+  where: { channel: 'somehow', place: 'somewhere' },
+};
+
+/** The words for `choice` under the scenario's conversational adversities (see `adversities.ts`). */
+function renderWithAdversity(choice: CaChoice, obs: CaObservation, s: CaTurnState, d: CaDirective, bank: UtteranceBank, rng: Rng): string {
+  let template: string;
+  if (d.revise) template = joinSentences(["Actually, forget that, it's not why I'm calling.", openingTemplate(choice, obs.intent, bank, rng, d.withhold)]);
+  else if (s.kind === 'opening') template = openingTemplate(choice, obs.intent, bank, rng, d.withhold);
+  else if (s.kind === 'answer') template = answerTemplate(choice, s, bank, rng, d.withhold);
+  else template = rng.pick(bank.acknowledgements);
+  template = joinSentences([d.hostile ?? '', template, d.reveal ?? '']);
+  const values = { ...slotValues(obs.facts, obs.name), ...(d.withhold ? VAGUE[d.withhold] : {}) };
+  return squash(fillSlots(template, values));
 }

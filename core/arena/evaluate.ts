@@ -16,6 +16,9 @@ import type { CaPolicy, DaPolicy } from '../agents/policy';
 import type { SparringConfig } from '../config';
 import type { Domain, Scenario } from '../domain/types';
 import type { EpisodeRecord } from '../store/port';
+import { madsReport } from '../validators/mads-metrics';
+import type { MadsReport } from '../validators/mads-metrics';
+import { transcriptOfEpisode } from '../validators/validators';
 import type { Judge } from './match';
 import { runMatch } from './match';
 
@@ -122,4 +125,24 @@ export async function evaluateDa(a: EvaluateArgs): Promise<EvaluationResult> {
     heldout: heldoutMetrics(heldoutEpisodes),
     gate: { threshold, scenarios: gate.map((s) => s.id), episodes: gateEpisodes.length, daWinRate: rate, passed: rate !== null && rate >= threshold },
   };
+}
+
+/**
+ * MADS's L-1 and L-2 (core/validators/mads-metrics.ts) of a DA on the robustness scenarios —
+ * normal, unhappy and impossible, each with its own adversities — by complexity and adversity.
+ */
+export async function evaluateMads(a: Omit<EvaluateArgs, 'gateEpisodesPerScenario'>): Promise<MadsReport & { scenarios: string[] }> {
+  const scenarios = a.domain.scenarios.filter((s) => s.set === 'robustness');
+  const config: SparringConfig = { ...a.config, arena: { ...a.config.arena, episodesPerScenario: a.episodesPerScenario } };
+  const total = a.seeds.length * scenarios.length * a.episodesPerScenario;
+  let done = 0;
+  const transcripts = [];
+  for (const seed of a.seeds) {
+    const m = await runMatch({
+      createdAt: '', domain: a.domain, da: a.da, ca: a.ca, judge: a.judge, seed, concurrency: 32, config,
+      matchId: `mads-${seed}`, scenarios, scenarioSet: 'robustness', onProgress: () => a.onProgress?.(++done, total),
+    });
+    transcripts.push(...m.episodes.map((e) => transcriptOfEpisode(e, scenarios.find((s) => s.id === e.scenarioId))));
+  }
+  return { scenarios: scenarios.map((s) => s.id), ...madsReport(transcripts, scenarios) };
 }

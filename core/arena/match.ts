@@ -97,6 +97,7 @@ export function scoreEpisode(a: Omit<EpisodeArgs, 'da' | 'ca'>, transcript: Tran
     judge: verdict,
     turns,
   };
+  if (transcript.adversities) record.adversities = transcript.adversities;
   return { transcript, verdict, record };
 }
 

@@ -1,12 +1,13 @@
 /** Named scenario sets for matches and evaluations. */
 import type { Domain, Scenario } from '../domain/types';
 
-export const SCENARIO_SETS = ['arena', 'heldout', 'fraud', 'all'] as const;
+export const SCENARIO_SETS = ['arena', 'heldout', 'fraud', 'all', 'robustness'] as const;
 export type ScenarioSetName = (typeof SCENARIO_SETS)[number];
 
 /**
  * arena: the 10 arena scenarios (CA-winnable and fraud reference); heldout: the 12 held-out ones;
- * fraud: the fraud-escalation reference scenarios of the arena; all: arena then held-out.
+ * fraud: the fraud-escalation reference scenarios of the arena; all: arena then held-out;
+ * robustness: MADS's normal, unhappy and impossible scenarios (adversities, fallbacks).
  */
 export function selectScenarios(domain: Domain, set: ScenarioSetName): Scenario[] {
   switch (set) {
@@ -16,6 +17,8 @@ export function selectScenarios(domain: Domain, set: ScenarioSetName): Scenario[
       return domain.scenarios.filter((s) => s.set === 'heldout');
     case 'fraud':
       return domain.scenarios.filter((s) => s.set === 'arena' && s.fraudReference);
+    case 'robustness':
+      return domain.scenarios.filter((s) => s.set === 'robustness');
     case 'all':
       return [...domain.scenarios.filter((s) => s.set === 'arena'), ...domain.scenarios.filter((s) => s.set === 'heldout')];
   }

@@ -58,6 +58,11 @@ export const runConfigSchema = z.strictObject({
     }).optional(),
   }),
   eval: z.strictObject({ runs: posInt, episodesPerScenario: posInt, gateEpisodesPerScenario: posInt }),
+  /**
+   * MADS adversities in every match, gym and evaluation of the run: scenarios without their own
+   * get `DEFAULT_ADVERSITY_PROFILE` (core/world/adversities.ts). Off when absent.
+   */
+  adversities: z.boolean().optional(),
 });
 export type RunConfig = z.infer<typeof runConfigSchema>;
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ASSETS_DIR, bankingDomain, readDomainFiles } from '../../host/domain-files';
 import { DomainFileError, loadDomain } from './schema';
 import type { DomainFiles } from './schema';
-import { DOMAIN_TOOLS, SLOT_NAMES } from './types';
+import { ADVERSITY_KINDS, complexityOf, DOMAIN_TOOLS, SLOT_NAMES } from './types';
 import type { DomainTool, TaxonomyEntry } from './types';
 
 const BANKING_DIR = path.join(ASSETS_DIR, 'domains', 'banking');
@@ -333,5 +333,37 @@ describe('loadDomain on bad input', () => {
     const dup = errorOf(g);
     expect(dup.where).toBe(`intents[${n}].intent`);
     expect(dup.message).toContain('duplicate intent');
+  });
+});
+
+describe('MADS scenario fields (robustness set)', () => {
+  const shipped = readDomainFiles(BANKING_DIR, 'banking');
+  const robustnessFile = shipped.scenarios.find((f) => path.basename(f.file) === 'robustness.json')!;
+  const load = (change: (j: { scenarios: Record<string, unknown>[] }) => void) => {
+    const json = JSON.parse(robustnessFile.text) as { scenarios: Record<string, unknown>[] };
+    change(json);
+    return () => loadDomain({ ...shipped, scenarios: [...shipped.scenarios.filter((f) => f !== robustnessFile), { file: 'robustness.json', text: JSON.stringify(json) }] });
+  };
+
+  it('ships normal, unhappy and impossible scenarios covering all eight adversities, outside the arena and held-out sets', () => {
+    const robust = domain.scenarios.filter((s) => s.set === 'robustness');
+    expect(new Set(robust.map((s) => complexityOf(s)))).toEqual(new Set(['normal', 'unhappy', 'impossible']));
+    expect(new Set(robust.flatMap((s) => (s.adversities ?? []).map((a) => a.kind)))).toEqual(new Set(ADVERSITY_KINDS));
+    expect(robust.every((s) => !s.fraudReference)).toBe(true);
+    expect(robust.some((s) => s.referenceActions?.length)).toBe(true);
+    // The RL-ADA sets keep their meaning: no MADS fields there.
+    expect([...arena, ...heldout].every((s) => complexityOf(s) === 'normal' && s.adversities === undefined)).toBe(true);
+  });
+
+  it('names the field of a bad adversity, complexity or goal revision', () => {
+    expect(load((j) => (j.scenarios[3]!.adversities = [{ kind: 'backend_failure', rate: 0.5, turn: 2 }]))).toThrow(
+      'robustness.json: scenarios[3].adversities[0].turn: give a rate or a turn, not both',
+    );
+    expect(load((j) => (j.scenarios[3]!.adversities = [{ kind: 'earthquake' }]))).toThrow(/robustness\.json: scenarios\[3\]\.adversities\[0\]\.kind/);
+    expect(load((j) => (j.scenarios[0]!.complexity = 'impossible'))).toThrow("scenarios[0].complexity: complexity 'impossible' and the impossible block go together");
+    expect(load((j) => (j.scenarios[4]!.adversities = [{ kind: 'goal_revision', from: 'charged_by_aliens', turn: 2 }]))).toThrow(
+      'robustness.json: scenarios[4].adversities[0].from: intent "charged_by_aliens" is not in the taxonomy',
+    );
+    expect(load((j) => (j.scenarios[6]!.impossible = { fallback_behavior: 'shrug', reason: 'x' }))).toThrow(/scenarios\[6\]\.impossible\.fallback_behavior/);
   });
 });

@@ -3,7 +3,7 @@
  * path and what was expected, so a person editing the JSON by hand can find the problem.
  */
 import { z } from 'zod';
-import { DOMAIN_TOOLS, SLOT_NAMES } from './types';
+import { COMPLEXITIES, DETAIL_SLOTS, DOMAIN_TOOLS, EXECUTION_ADVERSITIES, FALLBACK_BEHAVIORS, SLOT_NAMES, TOOL_NAMES } from './types';
 import type { Domain, Scenario, TaxonomyEntry, UtteranceBank } from './types';
 
 const domainTool = z.enum(DOMAIN_TOOLS);
@@ -47,6 +47,22 @@ export const utteranceFileSchema = z.strictObject({
   }),
 });
 
+const rate = z.number().min(0).max(1).optional();
+const slotValues = z.record(nonEmpty, z.union([z.string(), z.number(), z.boolean()]));
+
+/** MADS adversities; see `AdversitySpec` for what each field means. */
+export const adversitySchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('partial_information'), slot: z.enum(DETAIL_SLOTS), rate }),
+  z.strictObject({ kind: z.literal('incremental_constraints'), reveals: z.array(slotText).min(1), rate }),
+  z.strictObject({ kind: z.literal('goal_revision'), from: nonEmpty, turn: z.number().int().min(2, 'the goal can change from the second customer turn on'), rate }),
+  z.strictObject({ kind: z.literal('adversarial_tone'), rate }),
+  ...EXECUTION_ADVERSITIES.map((kind) =>
+    z
+      .strictObject({ kind: z.literal(kind), tool: z.enum(TOOL_NAMES).optional(), rate, turn: z.number().int().min(1).optional(), message: nonEmpty.optional() })
+      .refine((a) => a.rate === undefined || a.turn === undefined, { message: 'give a rate or a turn, not both', path: ['turn'] }),
+  ),
+]);
+
 export const scenarioSchema = z.strictObject({
   id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'expected a kebab-case id'),
   title: nonEmpty,
@@ -72,11 +88,25 @@ export const scenarioSchema = z.strictObject({
     cardStatus: z.enum(['active', 'blocked', 'frozen', 'expired']).optional(),
   }),
   description: nonEmpty,
+  complexity: z.enum(COMPLEXITIES).optional(),
+  task: z
+    .strictObject({ objective: nonEmpty, hardConstraints: slotValues, softPreferences: slotValues, successCriteria: z.array(nonEmpty).min(1) })
+    .optional(),
+  persona: z.strictObject({ name: nonEmpty, style: nonEmpty, sampleMessages: z.array(nonEmpty).min(1) }).optional(),
+  adversities: z.array(adversitySchema).optional(),
+  impossible: z.strictObject({ fallback_behavior: z.enum(FALLBACK_BEHAVIORS), reason: nonEmpty }).optional(),
+  referenceActions: z
+    .array(z.strictObject({ action_type: z.enum(['speak', 'tool_call', 'end_call']), content: z.string(), tool_args: z.record(z.string(), z.unknown()).optional() }))
+    .min(1)
+    .optional(),
+}).refine((s) => (s.complexity === 'impossible') === (s.impossible !== undefined) || s.complexity === undefined, {
+  message: "complexity 'impossible' and the impossible block go together",
+  path: ['complexity'],
 });
 
 export const scenarioFileSchema = z.strictObject({
   version: z.literal(1),
-  set: z.enum(['arena', 'heldout']),
+  set: z.enum(['arena', 'heldout', 'robustness']),
   scenarios: z.array(scenarioSchema).min(1),
 });
 
@@ -157,7 +187,12 @@ export function loadDomain(files: DomainFiles): Domain {
           );
         }
       });
-      scenarios.push({ ...s, set: parsed.set });
+      s.adversities?.forEach((a, j) => {
+        if (a.kind === 'goal_revision' && !byIntent.has(a.from)) {
+          throw new DomainFileError(f.file, `scenarios[${i}].adversities[${j}].from`, `intent "${a.from}" is not in the taxonomy`);
+        }
+      });
+      scenarios.push({ ...s, set: parsed.set } as Scenario);
     });
   }
   return { name: files.name, taxonomy: tax.intents, bank, scenarios };

@@ -104,7 +104,98 @@ export interface ScenarioAccount {
   cardStatus?: 'active' | 'blocked' | 'frozen' | 'expired';
 }
 
-export type ScenarioSet = 'arena' | 'heldout';
+/** arena and heldout are RL-ADA's sets; robustness holds MADS's unhappy and impossible scenarios. */
+export type ScenarioSet = 'arena' | 'heldout' | 'robustness';
+
+// ------------------------------------------------------------------ MADS scenario extensions
+
+/** MADS's scenario complexity: a cooperative path, one with adversities, or an unattainable goal. */
+export const COMPLEXITIES = ['normal', 'unhappy', 'impossible'] as const;
+export type Complexity = (typeof COMPLEXITIES)[number];
+
+/** Adversities the customer acts out (MADS: stress planning and clarification). */
+export const CONVERSATIONAL_ADVERSITIES = ['partial_information', 'incremental_constraints', 'goal_revision', 'adversarial_tone'] as const;
+/** Adversities the tools backend injects (MADS: need recovery or principled refusal). */
+export const EXECUTION_ADVERSITIES = ['backend_failure', 'empty_results', 'timeout', 'policy_constraint'] as const;
+export const ADVERSITY_KINDS = [...CONVERSATIONAL_ADVERSITIES, ...EXECUTION_ADVERSITIES] as const;
+export type ConversationalAdversity = (typeof CONVERSATIONAL_ADVERSITIES)[number];
+export type ExecutionAdversity = (typeof EXECUTION_ADVERSITIES)[number];
+export type AdversityKind = (typeof ADVERSITY_KINDS)[number];
+
+/** Details a customer can hold back: merchant, amount, date, and where (channel or place). */
+export const DETAIL_SLOTS = ['merchant', 'amount', 'date', 'where'] as const;
+export type DetailSlot = (typeof DETAIL_SLOTS)[number];
+
+/**
+ * One adversity of a scenario. `rate` (default 1) is the chance, drawn per episode from the
+ * episode's seed, that a conversational adversity is acted at all, or that an execution
+ * adversity fires on each matching tool call. An execution adversity with `turn` fires instead
+ * once, at the first matching call at or after that DA step (1-based).
+ */
+export type AdversitySpec =
+  /** Withhold `slot` (merchant, amount, date, where) until the agent asks for it. */
+  | { kind: 'partial_information'; slot: DetailSlot; rate?: number }
+  /** Add one more constraint sentence (`{slot}`s allowed) per customer turn after the opening. */
+  | { kind: 'incremental_constraints'; reveals: string[]; rate?: number }
+  /** Open with intent `from`, then at the customer's `turn`-th utterance (≥ 2) switch to the real goal. */
+  | { kind: 'goal_revision'; from: string; turn: number; rate?: number }
+  /** Hostile lines (the persona's sample messages, else built-in ones) before each utterance. */
+  | { kind: 'adversarial_tone'; rate?: number }
+  /**
+   * The tools backend answers a call of `tool` (default: the scenario's expected tool) with a
+   * failure (503), nothing found, a timeout, or a policy refusal (`message` says which policy).
+   */
+  | { kind: ExecutionAdversity; tool?: ToolName; rate?: number; turn?: number; message?: string };
+
+/** Slot values of a task: literal strings, numbers or booleans. */
+export type SlotValues = Record<string, string | number | boolean>;
+
+/** MADS's task specification. */
+export interface TaskSpec {
+  objective: string;
+  /**
+   * Must hold of the goal's successful tool call: each key is an argument of that call or a field
+   * of its result (a number matches to the cent, a string case- and punctuation-blind).
+   */
+  hardConstraints: SlotValues;
+  /** Nice to have; reported (honoured or not), never a failure. Checked like hard constraints. */
+  softPreferences: SlotValues;
+  /** What success means, in words, for people reading the scenario. */
+  successCriteria: string[];
+}
+
+/** Who the customer is and how they talk. */
+export interface Persona {
+  name: string;
+  /** Writing style, in words. */
+  style: string;
+  /** Lines in the persona's voice (adversarial tone draws its hostile lines from these). */
+  sampleMessages: string[];
+}
+
+/** What the agent must do when the goal cannot be met. */
+export const FALLBACK_BEHAVIORS = ['decline', 'explain', 'offer_alternative'] as const;
+export type FallbackBehavior = (typeof FALLBACK_BEHAVIORS)[number];
+
+/** An unattainable goal (MADS's `impossible` flag). */
+export interface ImpossibleSpec {
+  /** decline: say no; explain: say no and why; offer_alternative: say no and offer another way (e.g. a specialist). */
+  fallback_behavior: FallbackBehavior;
+  /** Why the goal cannot be met, for people and for the judge's rationale. */
+  reason: string;
+}
+
+/**
+ * One step of a reference DA trajectory for L-1 metrics. Reference tool_args hold literal values
+ * to match exactly; `"*"` stands for a seeded identifier (an account or card id, the phone),
+ * which must be present but may be any value.
+ */
+export interface ReferenceAction {
+  action_type: 'speak' | 'tool_call' | 'end_call';
+  /** The message, or the tool name of a tool_call. */
+  content: string;
+  tool_args?: Record<string, unknown>;
+}
 
 /** One arena or held-out scenario. */
 export interface Scenario {
@@ -123,6 +214,18 @@ export interface Scenario {
   expectedTool: DomainTool;
   account: ScenarioAccount;
   description: string;
+  /** normal when absent (unhappy when it has adversities, impossible when `impossible` is set): see `complexityOf`. */
+  complexity?: Complexity;
+  task?: TaskSpec;
+  persona?: Persona;
+  adversities?: AdversitySpec[];
+  impossible?: ImpossibleSpec;
+  referenceActions?: ReferenceAction[];
+}
+
+/** A scenario's complexity: declared, or implied by its impossible flag and adversities. */
+export function complexityOf(s: Pick<Scenario, 'complexity' | 'impossible' | 'adversities'>): Complexity {
+  return s.complexity ?? (s.impossible ? 'impossible' : s.adversities?.length ? 'unhappy' : 'normal');
 }
 
 /** Everything the domain files hold, validated and cross-checked. */

@@ -24,7 +24,7 @@ import type { BinaryConfusion, BinaryScores, ConfusionSummary } from './metrics'
 // -------------------------------------------------------------------------------------------
 // Schema.
 
-const TOOL_ERROR_CODES = ['UNKNOWN_TOOL', 'INVALID_ARGUMENTS', 'NOT_VERIFIED', 'NOT_FOUND', 'AMBIGUOUS', 'INSUFFICIENT_FUNDS', 'NOT_ALLOWED'] as const;
+const TOOL_ERROR_CODES = ['UNKNOWN_TOOL', 'INVALID_ARGUMENTS', 'NOT_VERIFIED', 'NOT_FOUND', 'AMBIGUOUS', 'INSUFFICIENT_FUNDS', 'NOT_ALLOWED', 'BACKEND_ERROR', 'TIMEOUT', 'POLICY'] as const;
 
 const daActionSchema = z.strictObject({
   thinking: z.string(),

@@ -28,6 +28,7 @@
 import { isDomainTool } from '../domain/types';
 import type { DomainTool } from '../domain/types';
 import type { AgentTurn, ToolResult, Transcript } from '../world/transcript';
+import { fallbackHandled, impossibleOutcome } from './fallback';
 import type { JudgeVerdict } from './types';
 
 export type Tier = JudgeVerdict['tier'];
@@ -946,6 +947,38 @@ export function judgeEpisode(t: Transcript, opts?: JudgeOptions): JudgeVerdict {
   const lastAgent = agents[agents.length - 1]?.turn.action;
   const endedWithEndCall = t.endReason === 'end_call' && lastAgent?.action_type === 'end_call';
   const speaksBeforeTool = expectedOk ? agents.filter((a) => a.index < expectedOk.index && a.turn.action?.action_type === 'speak').length : 0;
+
+  const fallback = impossibleOutcome(t, findings);
+  if (fallback) {
+    // An impossible goal: judged on the fallback (see fallback.ts), never on the goal tool's success.
+    const why: string[] = [`impossible (${t.impossible!.reason}), fallback ${fallback.behavior}`];
+    let ftier: Tier;
+    if (fallback.claimTurn !== null) {
+      ftier = 1;
+      why.push(`claimed success at turn ${fallback.claimTurn}`);
+    } else if (fallback.fallbackTurn !== null) {
+      const lapses: string[] = [];
+      if (!lookupFirst) lapses.push('lookup_account was not the first tool call');
+      if (!endedWithEndCall) lapses.push(t.endReason === 'turn_limit' ? 'hit the turn limit' : 'did not end with end_call');
+      if (parseErrors > 0) lapses.push(`${parseErrors} unparseable output${parseErrors > 1 ? 's' : ''}`);
+      if (agents.length > cfg.exemplaryMaxAgentTurns) lapses.push(`${agents.length} agent turns (> ${cfg.exemplaryMaxAgentTurns})`);
+      ftier = hallucination ? 1 : lapses.length ? 3 : 4;
+      why.push(`fallback delivered at turn ${fallback.fallbackTurn}`, ...lapses);
+    } else {
+      ftier = expectedAttempted || escalated ? 2 : 1;
+      why.push(expectedAttempted || escalated ? 'no fallback delivered' : 'neither tried the request nor delivered the fallback');
+    }
+    if (hallucination) why.push(`hallucination at turn${findings.length > 1 ? 's' : ''} ${[...new Set(findings.map((f) => f.turn))].join(', ')}`);
+    const fscore = hallucination || fallback.claimTurn !== null ? cfg.hallucinationScore : cfg.tierScore[ftier];
+    return {
+      score: fscore,
+      resolved: fallbackHandled(fallback),
+      tier: ftier,
+      hallucination,
+      hallucinations: findings.map((f) => ({ turn: f.turn, claim: f.claim })),
+      rationale: `tier ${ftier}, J=${fscore >= 0 ? '+' : ''}${fscore}: ${why.join('; ')}`,
+    };
+  }
 
   const reasons: string[] = [];
   let tier: JudgeVerdict['tier'];

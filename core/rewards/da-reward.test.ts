@@ -34,6 +34,7 @@ describe('RL-ADA Table 2 values', () => {
       lookupFirst: 0.5, correctToolVerified: 2.0, speakPerTurn: -0.05, milestoneCap: 1.05,
       lateStepAfter: 7, lateCoef: 0.12, lateExponent: 1.4, judgeClip: 2.0,
       missedVerification: -1.2, missingDomainTool: -1.8, endAfterSequence: 1.0,
+      fallbackCredit: 1.5, claimedSuccessPenalty: -2.0,
     });
   });
 

@@ -6,6 +6,8 @@
  */
 import type { DaRewardConfig } from '../config';
 import { isDomainTool, isToolName } from '../domain/types';
+import { impossibleOutcome } from '../judge/fallback';
+import { findHallucinations } from '../judge/judge';
 import type { JudgeVerdict } from '../judge/types';
 import type { Transcript } from '../world/transcript';
 import { zeroDaTerms, sumTerms } from './terms';
@@ -46,6 +48,7 @@ export function daRewards(t: Transcript, judge: JudgeVerdict, cfg: DaRewardConfi
   let correctOk = false;
   let explained = false;
   let sequenceSpoken = false; // a speak after a successful domain tool
+  let domainTried = false; // the expected tool called after verification (impossible goals)
 
   t.turns.forEach((turn, i) => {
     if (turn.role !== 'agent') return;
@@ -92,6 +95,7 @@ export function daRewards(t: Transcript, judge: JudgeVerdict, cfg: DaRewardConfi
       return;
     }
     if (!isDomainTool(name)) return;
+    if (name === t.expectedTool && verified) domainTried = true;
     if (!verified) verifiedBeforeDomain = false;
     if (ok) anyDomainOk = true;
     if (name !== t.expectedTool) {
@@ -109,11 +113,18 @@ export function daRewards(t: Transcript, judge: JudgeVerdict, cfg: DaRewardConfi
     }
   });
 
+  // An impossible goal's domain tool cannot succeed: trying it (after verification) is the sequence.
+  const fallback = t.impossible ? impossibleOutcome(t, findHallucinations(t)) : null;
   if (lastAgent >= 0) {
     const J = Math.max(-cfg.judgeClip, Math.min(cfg.judgeClip, judge.score));
     add(lastAgent, 'env_judge', J);
     if (!verified || !verifiedBeforeDomain) add(lastAgent, 'env_missed_verification', cfg.missedVerification);
-    if (!anyDomainOk) add(lastAgent, 'env_missing_tool', cfg.missingDomainTool);
+    if (!anyDomainOk && !(fallback && domainTried)) add(lastAgent, 'env_missing_tool', cfg.missingDomainTool);
+  }
+  if (fallback) {
+    if (fallback.claimTurn !== null) add(fallback.claimTurn, 'env_fallback', cfg.claimedSuccessPenalty);
+    else if (fallback.fallbackTurn !== null) add(fallback.fallbackTurn, 'env_fallback', cfg.fallbackCredit);
+    if (fallback.fallbackTurn !== null && domainTried && verified && t.endReason === 'end_call' && !anyDomainOk) add(lastAgent, 'end', cfg.endAfterSequence);
   }
   return { perTurn, total, rDa: sumTerms(total) };
 }

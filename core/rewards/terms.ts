@@ -16,6 +16,8 @@ export const DA_TERMS = [
   'env_missed_verification',
   'env_missing_tool',
   'end',
+  /** Impossible scenarios: fallback credit or claimed-success penalty (MADS). */
+  'env_fallback',
 ] as const;
 export type DaTerm = (typeof DA_TERMS)[number];
 export type DaTerms = Record<DaTerm, number>;

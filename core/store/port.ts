@@ -6,6 +6,7 @@
 import type { DomainTool } from '../domain/types';
 import type { JudgeVerdict } from '../judge/types';
 import type { CaTerms, DaTerms } from '../rewards/terms';
+import type { AdversityFiring } from '../world/adversities';
 import type { EndReason, ToolResult } from '../world/transcript';
 
 export type Winner = 'DA' | 'CA';
@@ -79,6 +80,8 @@ export interface EpisodeRecord {
   caTerms: CaTerms;
   judge: JudgeVerdict;
   turns: TurnRecord[];
+  /** MADS adversities that fired, with the turn each shaped; absent when none did. */
+  adversities?: AdversityFiring[];
 }
 
 export type EpisodeSummary = Omit<EpisodeRecord, 'turns'>;

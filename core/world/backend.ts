@@ -99,7 +99,8 @@ const round2 = (x: number) => Math.round(x * 100) / 100;
 export function generateWorld(scenario: Scenario, rng: Rng): WorldState {
   faker.seed(rng.int(0, 0x7fffffff));
   const id = (prefix: string) => `${prefix}_${rng.int(0x10000000, 0x7fffffff).toString(36)}`;
-  const name = faker.person.fullName();
+  const fakerName = faker.person.fullName();
+  const name = scenario.persona?.name ?? fakerName;
   const phone = `+1 555 ${String(rng.int(100, 999))} ${String(rng.int(1000, 9999))}`;
   const checking: Account = { account_id: id('acc'), type: 'checking', balance: round2(rng.int(80_000, 900_000) / 100), transactions: [] };
   const savings: Account = { account_id: id('acc'), type: 'savings', balance: round2(rng.int(100_000, 2_500_000) / 100), transactions: [] };
@@ -294,11 +295,8 @@ const handlers: Handlers = {
 /** Tools a customer must be verified for (escalation to a person is always possible). */
 const NEEDS_VERIFICATION = new Set(['get_transactions', 'dispute_charge', 'check_card_status', 'transfer_funds']);
 
-/**
- * Run one tool call against the world. Never throws for bad DA input: an unknown tool, invalid
- * arguments or a refused operation come back as a typed error result.
- */
-export function executeTool(state: WorldState, tool: string, args: Record<string, unknown>, rng: Rng): ToolResult {
+/** The error a call gets before it reaches the tool (unknown tool, bad arguments, not verified), or null. */
+export function refuseCall(state: WorldState, tool: string, args: Record<string, unknown>): ToolResult | null {
   if (!isToolName(tool)) return { ok: false, tool, error: { code: 'UNKNOWN_TOOL', message: `no tool named "${tool}"` } };
   const parsed = toolArgSchemas[tool].safeParse(args);
   if (!parsed.success) {
@@ -309,10 +307,21 @@ export function executeTool(state: WorldState, tool: string, args: Record<string
   if (NEEDS_VERIFICATION.has(tool) && !state.verified) {
     return { ok: false, tool, error: { code: 'NOT_VERIFIED', message: 'verify the customer with lookup_account first' } };
   }
+  return null;
+}
+
+/**
+ * Run one tool call against the world. Never throws for bad DA input: an unknown tool, invalid
+ * arguments or a refused operation come back as a typed error result.
+ */
+export function executeTool(state: WorldState, tool: string, args: Record<string, unknown>, rng: Rng): ToolResult {
+  const refused = refuseCall(state, tool, args);
+  if (refused) return refused;
+  const parsed = toolArgSchemas[tool as keyof typeof toolArgSchemas].safeParse(args);
   const nextId = (p: string) => `${p}_${rng.int(0x10000000, 0x7fffffff).toString(36)}`;
   try {
-    const handler = handlers[tool] as (s: WorldState, a: unknown, n: (p: string) => string) => object;
-    return { ok: true, tool, data: handler(state, parsed.data, nextId) as Record<string, unknown> };
+    const handler = handlers[tool as keyof Handlers] as (s: WorldState, a: unknown, n: (p: string) => string) => object;
+    return { ok: true, tool, data: handler(state, parsed.data as unknown, nextId) as Record<string, unknown> };
   } catch (e) {
     if (e instanceof ToolError) return { ok: false, tool, error: { code: e.code, message: e.message } };
     throw e;

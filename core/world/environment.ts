@@ -11,7 +11,10 @@
 import { Rng } from '../random';
 import type { Scenario, Situation } from '../domain/types';
 import { parseDaOutput } from '../wire';
-import { executeTool, generateWorld } from './backend';
+import { askedKinds } from '../agents/ca-choices';
+import { actedIntent, customerDirective, drawAdversities, injectExecution } from './adversities';
+import type { AdversityFiring, CaDirective, EpisodeAdversities } from './adversities';
+import { executeTool, generateWorld, refuseCall } from './backend';
 import type { CustomerFacts, WorldState } from './backend';
 import type { AgentTurn, EndReason, Transcript, Turn } from './transcript';
 
@@ -38,6 +41,8 @@ export interface CaObservation {
   name: string;
   /** Spoken dialogue only: the customer's words and the agent's spoken messages. */
   dialogue: readonly { role: Role; text: string }[];
+  /** What the scenario's conversational adversities ask of this utterance; absent when nothing. */
+  adversity?: CaDirective;
 }
 
 export type EnvAction = { role: 'customer'; text: string } | { role: 'agent'; raw: string };
@@ -60,11 +65,15 @@ export interface EnvState {
   done: boolean;
   endReason: EndReason | null;
   next: Role | null;
+  /** The episode's adversities (after the seeded draw) and those that fired so far. */
+  adversities: EpisodeAdversities;
+  fired: AdversityFiring[];
 }
 
 export class CustomerEnvironment {
   private s: EnvState | null = null;
   private rng: Rng = new Rng(0);
+  private advRng: Rng = new Rng(0);
 
   constructor(private readonly maxDaTurns: number) {
     if (!Number.isInteger(maxDaTurns) || maxDaTurns < 1) throw new Error(`maxDaTurns must be a positive integer, got ${maxDaTurns}`);
@@ -74,6 +83,7 @@ export class CustomerEnvironment {
   reset(scenario: Scenario, seed: number): void {
     const rng = new Rng(seed);
     this.rng = rng.fork('tools');
+    this.advRng = rng.fork('adversity', 'execution');
     this.s = {
       scenario,
       seed,
@@ -84,6 +94,8 @@ export class CustomerEnvironment {
       done: false,
       endReason: null,
       next: 'customer',
+      adversities: drawAdversities(scenario, rng.fork('adversity')),
+      fired: [],
     };
   }
 
@@ -106,7 +118,23 @@ export class CustomerEnvironment {
         dialogue.push({ role: 'agent', text: t.action.content });
       }
     }
-    return { intent: s.intent, situation: s.scenario.account.situation, facts: s.world.facts, name: s.world.customer.name, dialogue };
+    const { directive } = this.directive(dialogue);
+    const customerTurns = dialogue.filter((d) => d.role === 'customer').length;
+    const intent = actedIntent(s.adversities, s.intent, customerTurns);
+    const obs: CaObservation = { intent, situation: s.scenario.account.situation, facts: s.world.facts, name: s.world.customer.name, dialogue };
+    if (directive) obs.adversity = directive;
+    return obs;
+  }
+
+  /** The conversational adversities' directive for the coming customer utterance. */
+  private directive(dialogue: readonly { role: Role; text: string }[]) {
+    const s = this.cur;
+    const asked = new Set(dialogue.filter((d) => d.role === 'agent').flatMap((d) => askedKinds(d.text)));
+    return customerDirective(s.adversities, {
+      customerTurns: dialogue.filter((d) => d.role === 'customer').length,
+      asked: (slot) => asked.has(slot),
+      hostileLines: s.scenario.persona?.sampleMessages ?? [],
+    });
   }
 
   step(action: EnvAction): StepResult {
@@ -115,6 +143,9 @@ export class CustomerEnvironment {
     if (action.role !== s.next) throw new Error(`CustomerEnvironment: it is the ${s.next}'s turn, not the ${action.role}'s`);
 
     if (action.role === 'customer') {
+      if (s.adversities.conversational.length) {
+        for (const f of this.directive(this.observeCustomer().dialogue).fired) s.fired.push({ ...f, turn: s.turns.length });
+      }
       const turn: Turn = { role: 'customer', text: action.text };
       s.turns.push(turn);
       s.next = 'agent';
@@ -128,7 +159,7 @@ export class CustomerEnvironment {
       : { role: 'agent', raw: action.raw, action: null, parseError: parsed.error };
     if (parsed.ok) {
       const a = parsed.action;
-      if (a.action_type === 'tool_call') turn.toolResult = executeTool(s.world, a.content.trim(), a.tool_args, this.rng);
+      if (a.action_type === 'tool_call') turn.toolResult = this.callTool(a.content.trim(), a.tool_args);
       if (a.action_type === 'end_call') this.finish('end_call');
       else if (a.action_type === 'speak') s.next = 'customer';
       // tool_call: the DA moves again, now seeing the result.
@@ -137,6 +168,19 @@ export class CustomerEnvironment {
     s.turns.push(turn);
     if (!s.done && s.daSteps >= this.maxDaTurns) this.finish('turn_limit');
     return { turn, done: s.done, next: s.next };
+  }
+
+  /** A valid call may meet an execution adversity instead of the tool; invalid ones get the tool's own error. */
+  private callTool(tool: string, args: Record<string, unknown>) {
+    const s = this.cur;
+    if (s.adversities.execution.length && refuseCall(s.world, tool, args) === null) {
+      const hit = injectExecution(s.adversities, tool, args, s.daSteps, this.advRng);
+      if (hit) {
+        s.fired.push({ kind: hit.kind, turn: s.turns.length, detail: `${tool}: ${hit.result.ok ? 'no records' : hit.result.error.message}` });
+        return hit.result;
+      }
+    }
+    return executeTool(s.world, tool, args, this.rng);
   }
 
   private finish(reason: EndReason): void {
@@ -154,6 +198,9 @@ export class CustomerEnvironment {
   transcript(): Transcript {
     const s = this.cur;
     if (!s.done || !s.endReason) throw new Error('CustomerEnvironment: the episode is not over');
-    return { scenarioId: s.scenario.id, expectedTool: s.scenario.expectedTool, intent: s.intent, turns: s.turns, endReason: s.endReason };
+    const t: Transcript = { scenarioId: s.scenario.id, expectedTool: s.scenario.expectedTool, intent: s.intent, turns: s.turns, endReason: s.endReason };
+    if (s.fired.length) t.adversities = s.fired;
+    if (s.scenario.impossible) t.impossible = s.scenario.impossible;
+    return t;
   }
 }

@@ -2,7 +2,8 @@
  * A conversation as the environment records it and as the judge, the rewards and the store read
  * it. Only plain data: transcripts cross process boundaries and go into SQLite as they are.
  */
-import type { DomainTool } from '../domain/types';
+import type { DomainTool, ImpossibleSpec } from '../domain/types';
+import type { AdversityFiring } from './adversities';
 import type { DaAction } from '../wire';
 
 /** Error codes a tool returns instead of a result. */
@@ -13,7 +14,11 @@ export type ToolErrorCode =
   | 'NOT_FOUND'
   | 'AMBIGUOUS'
   | 'INSUFFICIENT_FUNDS'
-  | 'NOT_ALLOWED';
+  | 'NOT_ALLOWED'
+  /** Injected by an execution adversity (`adversities.ts`): the service failed, timed out, or policy refused. */
+  | 'BACKEND_ERROR'
+  | 'TIMEOUT'
+  | 'POLICY';
 
 export type ToolResult =
   | { ok: true; tool: string; data: Record<string, unknown> }
@@ -49,6 +54,10 @@ export interface Transcript {
   intent: string;
   turns: Turn[];
   endReason: EndReason;
+  /** The adversities that fired, in turn order; absent when none did. */
+  adversities?: AdversityFiring[];
+  /** Set when the scenario's goal is unattainable: what the agent should do instead. */
+  impossible?: ImpossibleSpec;
 }
 
 export function agentTurns(turns: readonly Turn[]): AgentTurn[] {

@@ -14,6 +14,7 @@ import type { PresetInfo, ProgressReport, RunDetail, RunPhase, RunStatus, RunSum
 import type { EngineEvent, RunService } from '../../core/contract/run-service';
 import type { Domain } from '../../core/domain/types';
 import type { SessionSettings } from '../../models/session';
+import { withAdversityProfile } from '../../core/world/adversities';
 import { bankingDomain } from '../domain-files';
 import { checkpointStore } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
@@ -110,7 +111,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     );
     const l: Live = { actor: null as unknown as RunActor, cache, stopped: false, progress: null, finished: Promise.resolve() };
     const ctx: LabContext = {
-      runId, seed, domain, config, sparring: sparringConfigOf(config), store, checkpoints,
+      runId, seed, domain: config.adversities ? withAdversityProfile(domain) : domain, config, sparring: sparringConfigOf(config), store, checkpoints,
       ...(opts.session ? { session: opts.session } : {}),
       progress: (p) => {
         l.progress = p;

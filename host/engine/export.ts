@@ -2,8 +2,10 @@
  * Episode export: JSONL in the OpenAI chat fine-tuning format with tool calls (one episode a
  * line, from the DA's point of view), and CSV with one row per episode and every reward term.
  */
-import { TOOL_NAMES } from '../../core/domain/types';
-import type { ToolName } from '../../core/domain/types';
+import { complexityOf, TOOL_NAMES } from '../../core/domain/types';
+import type { Complexity, ImpossibleSpec, Persona, Scenario, TaskSpec, ToolName } from '../../core/domain/types';
+import { transcriptOfEpisode, validateTranscript } from '../../core/validators/validators';
+import type { AdversityFiring } from '../../core/world/adversities';
 import { CA_TERMS, DA_TERMS } from '../../core/rewards/terms';
 import type { EpisodeRecord, EpisodeSummary } from '../../core/store/port';
 import { parseDaOutput } from '../../core/wire';
@@ -45,6 +47,16 @@ export interface ChatExample {
     judgeResolved: boolean;
     /** The DA's `thinking` per assistant message, in order (null where the output did not parse). */
     thinking: (string | null)[];
+    /** MADS scenario metadata, when the scenario is known: complexity, task, persona, fallback, the adversities that fired. */
+    scenario?: {
+      complexity: Complexity;
+      task?: TaskSpec;
+      persona?: Persona;
+      impossible?: ImpossibleSpec;
+      adversities: AdversityFiring[];
+    };
+    /** The validators' verdicts (all passed for a `--validated` export). */
+    validators?: { validator: string; ok: boolean; reason: string }[];
   };
 }
 
@@ -77,8 +89,20 @@ export const SYSTEM_PROMPT =
   'domain tool their problem needs, explain the result to them, then end the call. Never ask the customer ' +
   'to name their problem category; infer it from what they say.';
 
+/**
+ * A validated episode as a chat example with its scenario's metadata and the validators'
+ * verdicts, or null when any validator (syntax, faithfulness, role confusion, task success) fails.
+ */
+export function validatedChat(e: EpisodeRecord, scenario: Scenario | undefined): ChatExample | null {
+  const verdicts = validateTranscript(transcriptOfEpisode(e, scenario), scenario);
+  if (!verdicts.every((v) => v.ok)) return null;
+  const chat = episodeToChat(e, scenario);
+  chat.metadata.validators = verdicts.map((v) => ({ validator: v.validator, ok: v.ok, reason: v.reason }));
+  return chat;
+}
+
 /** One episode as a chat example: customer turns are `user`, the DA is `assistant`. */
-export function episodeToChat(e: EpisodeRecord): ChatExample {
+export function episodeToChat(e: EpisodeRecord, scenario?: Scenario): ChatExample {
   const phone = e.turns.find((t) => t.tool === 'lookup_account' && typeof t.toolArgs?.phone === 'string')?.toolArgs?.phone as string | undefined;
   const messages: ChatMessage[] = [{ role: 'system', content: phone ? `${SYSTEM_PROMPT}\nCaller ID: ${phone}` : SYSTEM_PROMPT }];
   const thinking: (string | null)[] = [];
@@ -115,6 +139,17 @@ export function episodeToChat(e: EpisodeRecord): ChatExample {
       judgeScore: e.judge.score,
       judgeResolved: e.judge.resolved,
       thinking,
+      ...(scenario
+        ? {
+            scenario: {
+              complexity: complexityOf(scenario),
+              ...(scenario.task ? { task: scenario.task } : {}),
+              ...(scenario.persona ? { persona: scenario.persona } : {}),
+              ...(scenario.impossible ? { impossible: scenario.impossible } : {}),
+              adversities: e.adversities ?? [],
+            },
+          }
+        : {}),
     },
   };
 }

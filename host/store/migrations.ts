@@ -363,6 +363,18 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 8,
+    name: 'adversity firings and the fallback reward term',
+    up(db) {
+      db.exec(`
+        -- MADS adversities that fired in an episode: a JSON array of {"kind", "turn", "detail"}.
+        ALTER TABLE episodes ADD COLUMN adversities_json TEXT NOT NULL DEFAULT '[]';
+        -- r_env's impossible-scenario term: fallback credit or claimed-success penalty.
+        ALTER TABLE episodes ADD COLUMN da_env_fallback REAL NOT NULL DEFAULT 0;
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

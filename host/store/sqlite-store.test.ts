@@ -180,7 +180,7 @@ describe('migrations', () => {
     );
     expect(columns(db, 'episodes')).toEqual(
       expect.arrayContaining([
-        ...DA_TERMS.map((t) => `da_${t}`),
+        ...DA_TERMS.filter((t) => t !== 'env_fallback').map((t) => `da_${t}`),
         ...CA_TERMS.map((t) => `ca_${t}`),
         'judge_score',
         'judge_resolved',
@@ -319,6 +319,23 @@ describe('migrations', () => {
     db.close();
   });
 
+  it('8 adds the adversities that fired and the fallback term, empty and zero for older episodes', () => {
+    const db = emptyDb();
+    applyMigrations(db, 7);
+    expect(columns(db, 'episodes')).not.toContain('adversities_json');
+    expect(applyMigrations(db, 8)).toBe(8);
+    expect(columns(db, 'episodes')).toEqual(expect.arrayContaining(['adversities_json', 'da_env_fallback']));
+    const info = db.prepare("SELECT name, dflt_value, \"notnull\" FROM pragma_table_info('episodes') WHERE name IN ('adversities_json', 'da_env_fallback') ORDER BY name").all();
+    expect(info).toEqual([
+      { name: 'adversities_json', dflt_value: "'[]'", notnull: 1 },
+      { name: 'da_env_fallback', dflt_value: '0', notnull: 1 },
+    ]);
+    const before = schema(db);
+    expect(applyMigrations(db, 8)).toBe(8);
+    expect(schema(db)).toStrictEqual(before);
+    db.close();
+  });
+
   it('a failing migration leaves the database at the previous version', () => {
     const db = emptyDb();
     applyMigrations(db, 1);
@@ -345,7 +362,8 @@ describe('migrations', () => {
     // Take the file back to version 1 by dropping what later migrations added.
     store.db.exec('DROP TABLE human_episodes; DROP TABLE play_sessions;');
     store.db.exec('DROP TABLE labels; DROP TABLE label_items; DROP TABLE label_queues; DROP TABLE annotators;');
-    store.db.exec(`DROP TABLE run_metrics; ALTER TABLE runs DROP COLUMN preset;
+    store.db.exec(`ALTER TABLE episodes DROP COLUMN adversities_json; ALTER TABLE episodes DROP COLUMN da_env_fallback;
+                   DROP TABLE run_metrics; ALTER TABLE runs DROP COLUMN preset;
                    DROP TABLE corpus_utterances; DROP TABLE corpus_imports;
                    DROP TABLE experience_notes; DROP TABLE knob_changes; DROP TABLE annotations;
                    DROP TABLE checkpoints; DROP TABLE runs; DROP TABLE experiments;`);

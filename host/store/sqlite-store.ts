@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import type { DomainTool } from '../../core/domain/types';
 import type { JudgeVerdict } from '../../core/judge/types';
+import type { AdversityFiring } from '../../core/world/adversities';
 import type {
   EpisodeQuery,
   EpisodeRecord,
@@ -97,6 +98,7 @@ const EPISODE_COLS = [
   'judge_hallucination',
   'judge_rationale',
   'judge_hallucinations_json',
+  'adversities_json',
 ];
 
 /** The query behind listEpisodes / countEpisodes, in match order (as listMatches) then index. */
@@ -307,6 +309,7 @@ function episodeRow(e: EpisodeRecord): unknown[] {
     bit(e.judge.hallucination),
     e.judge.rationale,
     JSON.stringify(e.judge.hallucinations),
+    JSON.stringify(e.adversities ?? []),
   ];
 }
 
@@ -321,7 +324,9 @@ function episodeSummary(r: Row): EpisodeSummary {
     hallucinations: JSON.parse(r.judge_hallucinations_json as string) as JudgeVerdict['hallucinations'],
     rationale: r.judge_rationale as string,
   };
+  const adversities = JSON.parse(r.adversities_json as string) as AdversityFiring[];
   return {
+    ...(adversities.length ? { adversities } : {}),
     id: r.id as string,
     matchId: r.match_id as string,
     index: r.idx as number,

@@ -1,6 +1,7 @@
 /** `sparring eval --da SPEC`: held-out metrics (RL-ADA Table 4) and the deployment gate. */
 import type { Command } from 'commander';
-import { evaluateDa } from '../../../core/arena/evaluate';
+import { evaluateDa, evaluateMads } from '../../../core/arena/evaluate';
+import type { MadsGroup, MadsReport } from '../../../core/validators/mads-metrics';
 import { DEFAULT_CONFIG } from '../../../core/config';
 import { judgeEpisode } from '../../../core/judge/judge';
 import { bankingDomain } from '../../domain-files';
@@ -55,8 +56,9 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
     .option('--runs <n>', 'runs over the held-out set, seeds seed..seed+n−1 (the paper averages 2)', positiveInt('--runs'), 2)
     .option('--episodes <n>', 'episodes per held-out scenario per run', positiveInt('--episodes'), 1)
     .option('--gate-episodes <n>', 'episodes per deployment-gate scenario per run', positiveInt('--gate-episodes'), 9)
+    .option('--mads-episodes <n>', 'episodes per robustness scenario per run, for MADS L-1/L-2 by complexity and adversity', positiveInt('--mads-episodes'), 4)
     .option('--routing', 'instead: SFT a DA with --seed and report its tool-routing accuracy on the bank\'s held-out slice, and on a held-out 20% of Banking77 when BANKING77_DIR is set', false)
-    .action(async (opts: { da: string; ca: string; runs: number; episodes: number; gateEpisodes: number; routing: boolean }) => {
+    .action(async (opts: { da: string; ca: string; runs: number; episodes: number; gateEpisodes: number; madsEpisodes: number; routing: boolean }) => {
       const g = globals();
       const domain = bankingDomain();
       if (opts.routing) return routingEval(domain, g);
@@ -69,9 +71,14 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
         onProgress: (d, t) => bar.update(d, t),
       });
       bar.stop();
+      const madsBar = progressBar('robustness (MADS L-1/L-2)');
+      const mads = await evaluateMads({
+        domain, da, ca, judge: judgeEpisode, config: DEFAULT_CONFIG, seeds, episodesPerScenario: opts.madsEpisodes, onProgress: (d, t) => madsBar.update(d, t),
+      });
+      madsBar.stop();
       const h = r.heldout;
       if (g.json) {
-        process.stdout.write(JSON.stringify({ da: da.name, ca: ca.name, seeds, ...r }, null, 2) + '\n');
+        process.stdout.write(JSON.stringify({ da: da.name, ca: ca.name, seeds, ...r, mads }, null, 2) + '\n');
         return;
       }
       process.stdout.write(
@@ -87,7 +94,26 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
           ['l', 'r'],
         )}\n\n${h.episodes} held-out episodes (${seeds.length} runs) against CA ${ca.name}\n` +
           `deployment gate (${r.gate.scenarios.length} non-negotiable scenarios, ${r.gate.episodes} episodes): DA win rate ${pct(r.gate.daWinRate)} ` +
-          `${r.gate.passed ? '≥' : '<'} ${pct(r.gate.threshold)} → ${r.gate.passed ? 'PASSED' : 'NOT PASSED'}\n`,
+          `${r.gate.passed ? '≥' : '<'} ${pct(r.gate.threshold)} → ${r.gate.passed ? 'PASSED' : 'NOT PASSED'}\n\n` +
+          madsTable(mads),
       );
     });
+}
+
+/** MADS L-2 (and L-1 where scenarios have reference actions) by complexity and by adversity. */
+function madsTable(m: MadsReport & { scenarios: string[] }): string {
+  const row = (label: string, x: MadsGroup) => [
+    label, String(x.episodes), pct(x.l2), pct(x.l2Complete),
+    x.l1 ? pct(x.l1.actionTypeRecall) : '–', x.l1 ? pct(x.l1.toolF1) : '–', x.l1 ? pct(x.l1.paramExactMatch) : '–', x.l1 ? x.l1.responseSimilarity.toFixed(2) : '–',
+  ];
+  const rows = [
+    row('all', m.overall),
+    ...Object.entries(m.byComplexity).map(([k, x]) => row(k, x)),
+    ...Object.entries(m.byAdversity).map(([k, x]) => row(`adversity: ${k}`, x)),
+  ];
+  return `robustness scenarios (${m.scenarios.length}): MADS L-2 (stop at first error) and L-1 (reference actions)\n${table(
+    ['group', 'episodes', 'L-2', 'L-2 complete', 'action recall', 'tool F1', 'param exact', 'response sim'],
+    rows,
+    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+  )}\n`;
 }

@@ -7,7 +7,8 @@ import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { CSV_COLUMNS, episodeCsvRow, episodeToChat } from '../../engine/export';
+import { bankingDomain } from '../../domain-files';
+import { CSV_COLUMNS, episodeCsvRow, episodeToChat, validatedChat } from '../../engine/export';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { UsageError } from '../options';
 import type { GlobalOptions } from '../main';
@@ -21,8 +22,11 @@ export function registerExport(program: Command, globals: () => GlobalOptions): 
     .argument('<id>', 'a run (R1: all its matches) or a match (R1-M3, M1)')
     .addOption(new Option('--format <f>', 'jsonl or csv').choices(['jsonl', 'csv']).default('jsonl'))
     .option('--out <file>', 'write here instead of stdout')
-    .action(async (id: string, opts: { format: 'jsonl' | 'csv'; out?: string }) => {
+    .option('--validated', 'JSONL of the episodes that pass every validator (syntax, faithfulness, role confusion, task success), with scenario metadata')
+    .action(async (id: string, opts: { format: 'jsonl' | 'csv'; out?: string; validated?: boolean }) => {
       const g = globals();
+      if (opts.validated && opts.format !== 'jsonl') throw new UsageError('export: --validated writes JSONL; drop --format csv');
+      const scenarios = new Map(bankingDomain().scenarios.map((s) => [s.id, s]));
       const store = openSqliteStore(g.db);
       try {
         const matches = store.getMatch(id) ? [id] : store.listMatches().map((m) => m.id).filter((m) => m.startsWith(`${id}-M`));
@@ -32,16 +36,26 @@ export function registerExport(program: Command, globals: () => GlobalOptions): 
         const write = (line: string) => new Promise<void>((resolve) => (out.write(line + eol) ? resolve() : out.once('drain', resolve)));
         if (opts.format === 'csv') await write(CSV_COLUMNS.join(','));
         let n = 0;
+        let skipped = 0;
         for (const matchId of matches) {
           for (let offset = 0; ; offset += PAGE) {
             const page = store.listEpisodes({ matchId, offset, limit: PAGE });
-            for (const e of page) await write(opts.format === 'csv' ? episodeCsvRow(e) : JSON.stringify(episodeToChat(store.getEpisode(e.id)!)));
+            for (const e of page) {
+              if (opts.format === 'csv') await write(episodeCsvRow(e));
+              else {
+                const full = store.getEpisode(e.id)!;
+                const chat = opts.validated ? validatedChat(full, scenarios.get(e.scenarioId)) : episodeToChat(full, scenarios.get(e.scenarioId));
+                if (chat) await write(JSON.stringify(chat));
+                else skipped++;
+              }
+            }
             n += page.length;
             if (page.length < PAGE) break;
           }
         }
         if (opts.out) await new Promise<void>((resolve) => out.end(resolve));
-        process.stderr.write(`exported ${n} episodes of ${matches.length} match${matches.length === 1 ? '' : 'es'}${opts.out ? ` to ${opts.out}` : ''}\n`);
+        if (opts.validated) process.stderr.write(`${skipped} of ${n} episodes failed a validator and were left out\n`);
+        process.stderr.write(`exported ${n - skipped} episodes of ${matches.length} match${matches.length === 1 ? '' : 'es'}${opts.out ? ` to ${opts.out}` : ''}\n`);
       } finally {
         store.close();
       }

@@ -17,6 +17,7 @@ interface RunOptions {
   preset: string;
   config?: string;
   resume?: string;
+  adversities?: boolean;
 }
 
 export function registerRun(program: Command, globals: () => GlobalOptions): void {
@@ -26,6 +27,7 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     .addOption(new Option('--preset <name>', 'quick (small, for tests and demos) or paper (RL-ADA numbers)').choices(Object.keys(PRESETS)).default('quick'))
     .option('--config <file>', 'a run config (JSON; see `presets` in the README) instead of the preset')
     .option('--resume <run>', 'continue a run that was paused, killed or interrupted (e.g. R1)')
+    .option('--adversities', 'MADS adversities in every match and gym (sets the config\'s "adversities": true)')
     .action(async (opts: RunOptions) => {
       const g = globals();
       let configJson: string | undefined;
@@ -35,6 +37,15 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
         } catch (e) {
           throw new UsageError(`--config ${opts.config}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
         }
+      }
+      if (opts.adversities) {
+        let base: object = PRESETS[opts.preset as keyof typeof PRESETS].config;
+        try {
+          if (configJson !== undefined) base = JSON.parse(configJson) as object;
+        } catch (e) {
+          throw new UsageError(`--config ${opts.config}: not valid JSON (${(e as Error).message})`);
+        }
+        configJson = JSON.stringify({ ...base, adversities: true });
       }
       const service = createRunService({ dbPath: g.db });
       let bar: Progress | null = null;

@@ -5,7 +5,7 @@ import { Badge } from '../../components/Badge';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
 import { TakeOverButton } from '../play/TakeOverButton';
 import { openEpisode, selectEpisode, selectEpisodeError, selectEpisodeStatus, selectSelectedId, useTranscriptsStore } from './transcripts-store';
-import { episodeTerms, signed, termLabel, turnViews } from './transcript.data';
+import { adversitiesByTurn, episodeTerms, signed, termLabel, turnViews } from './transcript.data';
 import type { TermValue, TurnView } from './transcript.data';
 
 export function EpisodeView() {
@@ -41,6 +41,7 @@ async function reopen(id: string) {
 export function Episode({ e }: { e: EpisodeRecord }) {
   const turns = useMemo(() => turnViews(e), [e]);
   const terms = useMemo(() => episodeTerms(e), [e]);
+  const fired = useMemo(() => adversitiesByTurn(e), [e]);
   const misrouted = e.routedTool !== e.expectedTool;
   return (
     <div className="episode" data-testid="episode-view" data-episode={e.id}>
@@ -49,6 +50,7 @@ export function Episode({ e }: { e: EpisodeRecord }) {
           <h2 className="mono">{e.id}</h2>
           <Badge tone={e.winner === 'DA' ? 'da' : 'ca'}>{e.winner} won</Badge>
           {e.fraudReference && <Badge tone="fraud">fraud reference</Badge>}
+          {e.adversities && <Badge tone="warn">{e.adversities.length} adversit{e.adversities.length === 1 ? 'y' : 'ies'} fired</Badge>}
           <Badge>{e.endReason === 'end_call' ? 'ended by the DA' : 'hit the turn limit'}</Badge>
         </div>
         <dl className="facts">
@@ -101,7 +103,7 @@ export function Episode({ e }: { e: EpisodeRecord }) {
         </header>
         <ol className="turns" data-testid="turns">
           {turns.map((t) => (
-            <Turn key={t.index} t={t} episodeId={e.id} />
+            <Turn key={t.index} t={t} episodeId={e.id} fired={fired.get(t.index) ?? []} />
           ))}
         </ol>
       </section>
@@ -136,7 +138,7 @@ function TermTable({ title, rows, total, totalLabel, testId }: { title: string; 
   );
 }
 
-function Turn({ t, episodeId }: { t: TurnView; episodeId: string }) {
+function Turn({ t, episodeId, fired }: { t: TurnView; episodeId: string; fired: string[] }) {
   return (
     <li className={`turn ${t.role}`} data-turn={t.index}>
       <div className="turn-side">
@@ -145,6 +147,11 @@ function Turn({ t, episodeId }: { t: TurnView; episodeId: string }) {
         <TakeOverButton episodeId={episodeId} turn={t.index} />
       </div>
       <div className="turn-body">
+        {fired.map((f) => (
+          <Badge key={f} tone="warn" title="a MADS adversity fired at this turn">
+            {f}
+          </Badge>
+        ))}
         {t.thinking && <div className="thinking" title="the DA's thinking">{t.thinking}</div>}
         {t.actionType && <Badge tone={t.actionType === 'tool_call' ? 'da' : 'neutral'}>{t.actionType}</Badge>}
         {t.said !== null && <div className="said">{t.said}</div>}

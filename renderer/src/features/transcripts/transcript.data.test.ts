@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { EpisodeRecord } from '../../../../core/contract/contract';
-import { episodeTerms, signed, termLabel, turnViews } from './transcript.data';
+import { adversitiesByTurn, episodeTerms, signed, termLabel, turnViews } from './transcript.data';
 
-const daTerms = { format: 1, tool: 1, env_lookup_first: 0.5, env_correct_tool: 2, env_speak: -0.05, env_milestone: 1.05, env_late: 0, env_judge: 1.5, env_missed_verification: 0, env_missing_tool: 0, end: 1 };
+const daTerms = { format: 1, tool: 1, env_lookup_first: 0.5, env_correct_tool: 2, env_speak: -0.05, env_milestone: 1.05, env_late: 0, env_judge: 1.5, env_missed_verification: 0, env_missing_tool: 0, end: 1, env_fallback: 0 };
 const episode: EpisodeRecord = {
   id: 'M1:0', matchId: 'M1', index: 0, scenarioId: 's', fraudReference: false, seed: 1, intent: 'card_arrival', expectedTool: 'check_card_status',
   routedTool: 'check_card_status', winner: 'DA', endReason: 'end_call', rDa: 8, rCa: -1, daTerms, caTerms: { format: 0.2, realism: 0.1, conceal: 0, inv_da: -1.3 },
@@ -49,5 +49,22 @@ describe('transcript view data', () => {
     expect(signed(-0.001)).toBe('0.00');
     expect(termLabel('env_lookup_first')).toBe('env · lookup first');
     expect(termLabel('inv_da')).toBe('inv da');
+  });
+});
+
+describe('adversitiesByTurn', () => {
+  it('groups the firings by the turn they shaped, in words', () => {
+    const m = adversitiesByTurn({
+      adversities: [
+        { kind: 'adversarial_tone', turn: 0, detail: 'hostile tone' },
+        { kind: 'partial_information', turn: 0, detail: 'withholds the merchant until asked' },
+        { kind: 'backend_failure', turn: 2, detail: 'transfer_funds: service unavailable' },
+      ],
+    });
+    expect([...m.entries()]).toEqual([
+      [0, ['adversarial tone: hostile tone', 'partial information: withholds the merchant until asked']],
+      [2, ['backend failure: transfer_funds: service unavailable']],
+    ]);
+    expect(adversitiesByTurn({}).size).toBe(0);
   });
 });

@@ -88,3 +88,10 @@ export function signed(x: number, digits = 2): string {
 export function termLabel(term: string): string {
   return term.replace(/^env_/, 'env · ').replace(/_/g, ' ');
 }
+
+/** The MADS adversities that fired, by the turn each shaped ("backend failure: transfer_funds: service unavailable"). */
+export function adversitiesByTurn(e: Pick<EpisodeRecord, 'adversities'>): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  for (const a of e.adversities ?? []) out.set(a.turn, [...(out.get(a.turn) ?? []), `${a.kind.replace(/_/g, ' ')}: ${a.detail}`]);
+  return out;
+}
