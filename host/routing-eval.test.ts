@@ -26,7 +26,7 @@ describe('SFT of the builtin DA', () => {
     const steps: number[] = [];
     const { model, heldout, sft } = await trainSftDa(domain, {
       seed: 1,
-      bank: { episodesPerIntent: 1, fills: 1 },
+      bank: { episodesPerIntent: 1, fills: 1, camouflaged: 1 },
       sft: { epochs: 4 },
       hooks: { onStep: (p) => steps.push(p.metrics['sft/loss']!) },
     });

@@ -77,6 +77,29 @@ export function extractAmount(text: string): number | undefined {
   return v === undefined ? undefined : Number(v.replace(/,/g, ''));
 }
 
+/** A word of a merchant's name: capitalised, a number or a processor prefix ("UBER", "*TRIP", "Joe's", "4471"). */
+const NAME_WORD = /^(?:[A-Z0-9*][\w*.'&-]*)$/;
+
+/**
+ * The merchant the customer names after "at", "to" or "from" ("the payment at Delta Air Lines on
+ * March 3" → "Delta Air Lines"): the run of name words that follows, up to the first lower-case
+ * word or punctuation. Merchants are written as names, places and people are not introduced by
+ * these words in the bank, and a wrong guess only makes dispute_charge find no charge.
+ */
+export function extractMerchant(text: string): string | undefined {
+  for (const m of text.matchAll(/\b(?:at|to|from)\s+/g)) {
+    const words: string[] = [];
+    for (const raw of text.slice(m.index + m[0].length).split(/\s+/)) {
+      const w = raw.replace(/[.,;:!?)]+$/, '');
+      if (w === '' || w === 'I' || !NAME_WORD.test(w)) break;
+      words.push(w);
+      if (w !== raw) break; // punctuation ends the name
+    }
+    if (words.length > 0) return words.join(' ');
+  }
+  return undefined;
+}
+
 /** Arguments for a tool, from the caller ID, the lookup result and the customer's words. */
 export function toolArgsFor(tool: ToolName, obs: DaObservation, s: DialogueState = dialogueState(obs)): Record<string, unknown> {
   if (tool === 'lookup_account') return { phone: obs.caller.phone };
@@ -101,7 +124,10 @@ export function toolArgsFor(tool: ToolName, obs: DaObservation, s: DialogueState
         : /refund|money back|returned/.test(lower)
           ? 'refund_missing'
           : 'unrecognized';
-      return { account_id: id(checking), ...(amount !== undefined ? { amount } : {}), reason };
+      // The amount alone identifies a charge more surely than a merchant read from free text; the
+      // merchant is the fallback that lets a customer who names the shop but no sum be helped.
+      const merchant = amount === undefined ? extractMerchant(s.customerText) : undefined;
+      return { account_id: id(checking), ...(amount !== undefined ? { amount } : {}), ...(merchant !== undefined ? { merchant } : {}), reason };
     }
     case 'check_card_status':
       return { card_id: s.lookup?.cards[0]?.card_id ?? 'unknown', unblock: true };
@@ -113,9 +139,10 @@ export function toolArgsFor(tool: ToolName, obs: DaObservation, s: DialogueState
   }
 }
 
-/** Does routing to this tool need a detail the customer has not given yet? */
+/** Does routing to this tool need a detail the customer has not given yet (a dispute: the amount or the merchant; a transfer: the amount)? */
 export function needsDetail(tool: DomainTool, s: DialogueState): boolean {
-  return (tool === 'dispute_charge' || tool === 'transfer_funds') && extractAmount(s.customerText) === undefined;
+  if (tool === 'dispute_charge') return extractAmount(s.customerText) === undefined && extractMerchant(s.customerText) === undefined;
+  return tool === 'transfer_funds' && extractAmount(s.customerText) === undefined;
 }
 
 /** Render a choice as the DA's wire-format output. */

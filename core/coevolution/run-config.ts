@@ -35,7 +35,11 @@ export const runConfigSchema = z.strictObject({
   caReward: z.record(z.string(), z.number()).optional(),
   bootstrap: z.strictObject({
     /** DA0: SFT on routing demonstrations (the bank's train slice, expert episodes). */
-    sft: z.strictObject({ epochs: posInt, batchSize: posInt, lr: pos, expertEpisodesPerIntent: z.number().int().min(0) }),
+    sft: z.strictObject({
+      epochs: posInt, batchSize: posInt, lr: pos, expertEpisodesPerIntent: z.number().int().min(0),
+      /** Routing demos per train sentence dressed as a CA opening (tone, hedge, detail, decoy); default 3. */
+      camouflaged: z.number().int().min(0).optional(),
+    }),
     /** DA0: GRPO warm-up against the judge-based reward. */
     daWarmup: grpoBudget,
     /** CA0: reward pressure alone against the frozen DA0 (no SFT). */
@@ -76,7 +80,7 @@ export const PRESETS: Record<'quick' | 'paper', { description: string; config: R
       arena: { ...DEFAULT_CONFIG.arena },
       stopping: { ...DEFAULT_CONFIG.stopping },
       bootstrap: {
-        sft: { epochs: 6, batchSize: 64, lr: 3e-3, expertEpisodesPerIntent: 2 },
+        sft: { epochs: 6, batchSize: 64, lr: 3e-3, expertEpisodesPerIntent: 2, camouflaged: 3 },
         daWarmup: { ...paperGymDa, steps: 30 },
         caPressure: { ...paperGymCa, steps: 40 },
       },
@@ -90,7 +94,7 @@ export const PRESETS: Record<'quick' | 'paper', { description: string; config: R
       arena: { episodesPerScenario: 3, maxDaTurns: DEFAULT_CONFIG.arena.maxDaTurns },
       stopping: { ...DEFAULT_CONFIG.stopping, nMax: 3 },
       bootstrap: {
-        sft: { epochs: 2, batchSize: 64, lr: 3e-3, expertEpisodesPerIntent: 1 },
+        sft: { epochs: 2, batchSize: 64, lr: 3e-3, expertEpisodesPerIntent: 1, camouflaged: 1 },
         daWarmup: { ...paperGymDa, steps: 3, promptsPerStep: 8 },
         caPressure: { ...paperGymCa, steps: 4, promptsPerStep: 8 },
       },

@@ -7,7 +7,7 @@ import { bankingDomain } from '../../host/domain-files';
 import { dialogueState } from '../agents/da-actions';
 import { slotsIn } from '../agents/slots';
 import { DOMAIN_TOOLS } from '../domain/types';
-import { bankDemos, bankRoutingItems, expertEpisodeDemos, hashSplit, routingObservation, situationFor, splitBank, synthScenario, taxonomyRoutingItems } from './demos';
+import { bankDemos, bankRoutingItems, camouflagedRoutingItems, expertEpisodeDemos, hashSplit, routingObservation, situationFor, splitBank, synthScenario, taxonomyRoutingItems } from './demos';
 
 const domain = bankingDomain();
 
@@ -70,6 +70,31 @@ describe('routing and episode demonstrations', () => {
     expect(items).toHaveLength(60);
     for (const it of items) expect(it.text).not.toMatch(/[{}]/);
     expect(taxonomyRoutingItems(domain).some((i) => i.text === 'card swallowed' && i.tool === 'check_card_status')).toBe(true);
+  });
+
+  it('camouflaged items keep the sentence and its label, and add only the CA\'s parts, seeded', () => {
+    const plain = domain.bank.utterances.filter((u) => slotsIn(u.text).length === 0).slice(0, 40);
+    const opts = { variants: 4, seed: 2 };
+    const items = camouflagedRoutingItems(domain, plain, opts);
+    expect(items).toHaveLength(160);
+    expect(camouflagedRoutingItems(domain, plain, opts)).toEqual(items);
+    const toolOf = new Map(domain.taxonomy.map((e) => [e.intent, e.tool]));
+    const decoysOf = (tool: string) => Object.entries(domain.bank.decoys).filter(([t]) => t !== tool).flatMap(([, xs]) => xs);
+    const ownDecoys = (tool: string) => domain.bank.decoys[tool as keyof typeof domain.bank.decoys];
+    let withDecoy = 0;
+    items.forEach((it, i) => {
+      const u = plain[Math.floor(i / 4)]!;
+      expect(it.intent).toBe(u.intent);
+      expect(it.tool).toBe(toolOf.get(u.intent));
+      expect(it.text).not.toMatch(/[{}]/);
+      // The sentence itself is there (its first letter may be lower-cased after a hedge).
+      expect(it.text.toLowerCase()).toContain(u.text.slice(1).toLowerCase());
+      const stem = (d: string) => d.split('{')[0]!.trim();
+      if (decoysOf(it.tool).some((d) => stem(d).length > 8 && it.text.includes(stem(d)))) withDecoy++;
+      for (const d of ownDecoys(it.tool)) if (stem(d).length > 8) expect(it.text.includes(stem(d)), d).toBe(false);
+    });
+    expect(withDecoy / items.length).toBeGreaterThan(0.3);
+    expect(withDecoy / items.length).toBeLessThan(0.7);
   });
 
   it('episodes give one sample per DA decision, for every intent, with every choice represented', () => {

@@ -15,6 +15,7 @@
  * Bank utterances are split by a seeded hash into train and held-out slices, so that routing
  * accuracy is measured on sentences the DA never trained on (not even inside an episode).
  */
+import { CA_TONES, decoySentences, detailKindSubsets, detailTemplates, hedgePhrases, joinLead, joinSentences, leadOf, openingTonePrefixes } from '../agents/ca-choices';
 import type { DaChoice } from '../agents/da-actions';
 import { renderDaChoice } from '../agents/da-actions';
 import { ExpertDa } from '../agents/expert-da';
@@ -22,6 +23,7 @@ import { ScriptedCa, DEFAULT_CA_STYLE } from '../agents/scripted-ca';
 import type { ScriptedCaStyle } from '../agents/scripted-ca';
 import { fillSlots, slotValues } from '../agents/slots';
 import { DEFAULT_CONFIG } from '../config';
+import { DOMAIN_TOOLS } from '../domain/types';
 import type { BankUtterance, Domain, DomainTool, Scenario, Situation, TaxonomyEntry } from '../domain/types';
 import { deriveSeed, Rng } from '../random';
 import { executeTool, generateWorld } from '../world/backend';
@@ -158,6 +160,55 @@ export function bankRoutingItems(domain: Pick<Domain, 'taxonomy'>, utterances: r
   return out;
 }
 
+/** How often a camouflaged routing item carries each part of a CA opening. */
+export interface CamouflageRates {
+  /** A decoy cue sentence from another tool's domain. */
+  decoy: number;
+  /** A hedge ("I might be wrong, but"). */
+  hedge: number;
+  /** A detail clause of 1–3 facts (merchant, amount, date, channel or place). */
+  detail: number;
+}
+
+/**
+ * Half the items with a decoy: the builtin CA learns to add decoys far more often than the scripted
+ * CA's 0.3 (45% of openings by the last match of a paper run), and a DA that has rarely seen them
+ * routes on the decoy's words.
+ */
+export const DEFAULT_CAMOUFLAGE: CamouflageRates = { decoy: 0.5, hedge: 0.4, detail: 0.5 };
+
+/**
+ * Bank utterances dressed as a CA opening (`ca-choices.ts`'s parts, RL-ADA's contextual
+ * camouflage): a tone prefix, maybe a hedge, the sentence itself, maybe a detail clause and maybe
+ * a decoy cue of another tool's domain, slots filled from a seeded world of the intent's synthetic
+ * scenario. Each sentence yields `variants` items. The words that carry the need are still only the
+ * sentence's own, so a DA trained on them learns to route on those and to discount the rest.
+ */
+export function camouflagedRoutingItems(
+  domain: Pick<Domain, 'taxonomy' | 'bank'>,
+  utterances: readonly BankUtterance[],
+  opts: { variants: number; seed: number; rates?: CamouflageRates },
+): RoutingItem[] {
+  const rates = opts.rates ?? DEFAULT_CAMOUFLAGE;
+  const tools = toolOf(domain);
+  const bank = domain.bank;
+  const out: RoutingItem[] = [];
+  for (const u of utterances) {
+    const tool = tools.get(u.intent);
+    if (!tool) throw new Error(`bank utterance "${u.text}": intent "${u.intent}" is not in the taxonomy`);
+    for (let k = 0; k < opts.variants; k++) {
+      const rng = new Rng(deriveSeed(opts.seed, 'camouflage', u.intent, u.text, k));
+      const lead = leadOf(rng.pick(openingTonePrefixes(bank, rng.pick(CA_TONES))), rng.pick(hedgePhrases(bank, rng.chance(rates.hedge))));
+      const detail = rng.chance(rates.detail) ? rng.pick(detailTemplates(bank, rng.pick(detailKindSubsets(rng.int(1, 3))))) : '';
+      const decoy = rng.chance(rates.decoy) ? rng.pick(decoySentences(bank, rng.pick(DOMAIN_TOOLS.filter((t) => t !== tool)))) : '';
+      const template = joinSentences([joinLead(lead, u.text), detail, decoy]);
+      const world = generateWorld(synthScenario({ intent: u.intent, tool }), rng.fork('world'));
+      out.push({ text: fillSlots(template, slotValues(world.facts, world.customer.name)), intent: u.intent, tool });
+    }
+  }
+  return out;
+}
+
 /**
  * The taxonomy's own words as routing items: each intent's `reveals` phrases ("charged twice")
  * and its name in words ("card swallowed"). Short, but in the customer's vocabulary; they add
@@ -285,18 +336,22 @@ export interface BankDemoOptions {
   heldoutFraction?: number;
   /** Add the taxonomy's phrases as routing demos (default true; see taxonomyRoutingItems). */
   taxonomyPhrases?: boolean;
+  /** Camouflaged variants per train utterance as routing demos (default 3; see camouflagedRoutingItems). */
+  camouflaged?: number;
   maxDaTurns?: number;
 }
 
 /**
  * The bootstrap demonstration set from the project's own bank: expert episodes and routing demos
- * on the train slice (plus the taxonomy's phrases), and the held-out slice as routing items for
- * evaluation.
+ * on the train slice (plain, camouflaged as CA openings, plus the taxonomy's phrases), and the
+ * held-out slice as routing items for evaluation.
  */
 export function bankDemos(domain: Domain, opts: BankDemoOptions): { demos: DaDemo[]; heldout: RoutingItem[]; trainUtterances: number } {
   const split = splitBank(domain.bank.utterances, opts.seed, opts.heldoutFraction);
   const items = bankRoutingItems(domain, split.train, { fills: opts.fills ?? 2, seed: deriveSeed(opts.seed, 'train-fills') });
   if (opts.taxonomyPhrases ?? true) items.push(...taxonomyRoutingItems(domain));
+  const camouflaged = opts.camouflaged ?? 3;
+  if (camouflaged > 0) items.push(...camouflagedRoutingItems(domain, split.train, { variants: camouflaged, seed: deriveSeed(opts.seed, 'train-camouflage') }));
   const routing = routingDemos(items, opts);
   const episodes = expertEpisodeDemos(domain, { episodesPerIntent: opts.episodesPerIntent ?? 4, seed: opts.seed, utterances: split.train, maxDaTurns: opts.maxDaTurns });
   const heldout = bankRoutingItems(domain, split.heldout, { fills: 1, seed: deriveSeed(opts.seed, 'heldout-fills') });

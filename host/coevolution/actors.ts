@@ -173,7 +173,7 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
     const sft = await trainSftDa(ctx.domain, {
       seed: deriveSeed(ctx.seed, 'da0-sft'),
       sft: { epochs: b.sft.epochs, batchSize: b.sft.batchSize, lr: b.sft.lr },
-      bank: { episodesPerIntent: b.sft.expertEpisodesPerIntent },
+      bank: { episodesPerIntent: b.sft.expertEpisodesPerIntent, ...(b.sft.camouflaged !== undefined ? { camouflaged: b.sft.camouflaged } : {}) },
       ...(ctx.session ? { session: ctx.session } : {}),
       hooks: {
         onStep: (p) => {
