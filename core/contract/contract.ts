@@ -6,6 +6,7 @@
  */
 import type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord } from '../store/port';
 import type { GymSummary, MatchSummary } from '../coevolution/run.machine';
+import type { EpisodeDivergence } from '../arena/episode-diff';
 
 /** Plain-data records that cross the boundary, re-exported so clients import types from here only. */
 export type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, ScenarioResult, TurnRecord, Winner } from '../store/port';
@@ -15,6 +16,7 @@ export type { TacticSummary } from '../coevolution/tactics';
 export type { JudgeVerdict } from '../judge/types';
 export type { CaTerms, DaTerms } from '../rewards/terms';
 export type { ToolResult } from '../world/transcript';
+export type { EpisodeDivergence, EpisodeField, TurnField } from '../arena/episode-diff';
 
 export type RunStatus = 'created' | 'running' | 'paused' | 'finished' | 'failed' | 'stopped';
 export type RunPhase = 'bootstrap' | 'match' | 'decide' | 'gym' | 'boundary' | 'paused' | 'evaluate' | 'done' | 'stopped' | 'failed';
@@ -91,6 +93,26 @@ export interface EngineInfo {
   policies: { da: string[]; ca: string[] };
 }
 
+/** Two policies of one role replaying a scenario and seed against the same opponent. */
+export interface DiffArgs {
+  role: 'DA' | 'CA';
+  /** Policy SPECs of `role` (e.g. `DA0`, `DA2`, `scripted`). */
+  a: string;
+  b: string;
+  /** The other role's SPEC, the same for both replays. */
+  opponent: string;
+  scenarioId: string;
+  /** The episode seed (a stored episode's `seed` replays its world and opponent). */
+  seed: number;
+}
+
+/** Both replays and their first divergence (null: the same episode turn for turn). */
+export interface EpisodeDiff extends Omit<DiffArgs, 'a' | 'b'> {
+  a: { spec: string; episode: EpisodeRecord };
+  b: { spec: string; episode: EpisodeRecord };
+  divergence: EpisodeDivergence | null;
+}
+
 export interface Commands {
   /** Start a co-evolution run from a preset, optionally with an edited config (JSON). */
   'runs/start': (args: { preset: string; configJson?: string; seed?: number }) => { runId: string };
@@ -113,6 +135,8 @@ export interface Queries {
   'episodes/get': (args: { id: string }) => EpisodeRecord;
   'checkpoints/list': () => CheckpointInfo[];
   'metrics/series': (args: { runId: string; keys: string[] }) => Record<string, MetricPoint[]>;
+  /** Replay a scenario and seed with two checkpoints of one role; where they first differ. */
+  'episodes/diff': (args: DiffArgs) => EpisodeDiff;
 }
 
 export interface Events {

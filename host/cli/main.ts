@@ -18,6 +18,7 @@ import { registerRoute } from './commands/route';
 import { registerBench } from './commands/bench';
 import { registerExportModel } from './commands/export-model';
 import { registerServe } from './commands/serve';
+import { registerDiff } from './commands/diff';
 import { seedInt, UsageError } from './options';
 import { defaultLabPath } from './paths';
 
@@ -49,6 +50,7 @@ registerRoute(program, globals);
 registerBench(program, globals);
 registerExportModel(program, globals);
 registerServe(program, globals);
+registerDiff(program, globals);
 
 try {
   await program.parseAsync(process.argv);

@@ -85,6 +85,18 @@ describe('engine on a temporary lab', () => {
     await expect(engine.handlers['episodes/get']({ id: 'nope:1' })).rejects.toThrow(/no episode "nope:1"/);
   });
 
+  it('replays a stored episode with two policies and reproduces it for the same one', async () => {
+    const stored = await engine.handlers['episodes/get']({ id: `${matchId}:0` });
+    const args = { role: 'DA' as const, a: 'scripted', b: 'scripted', opponent: 'scripted', scenarioId: stored.scenarioId, seed: stored.seed };
+    const d = await engine.handlers['episodes/diff'](args);
+    expect(d.divergence).toBeNull();
+    // The replay is the stored episode (same world, same opponent), only filed under another id.
+    expect(d.a.episode.turns).toEqual(stored.turns);
+    expect(d.b.episode.judge).toEqual(stored.judge);
+    await expect(engine.handlers['episodes/diff']({ ...args, scenarioId: 'nope' })).rejects.toThrow(/no scenario "nope"/);
+    await expect(engine.handlers['episodes/diff']({ ...args, b: 'DA9' })).rejects.toThrow(/DA9/);
+  });
+
   it('refuses bad arguments, naming the field', async () => {
     const call = async (name: string, args: unknown) => (engine.handlers as unknown as Record<string, (a: unknown) => unknown>)[name]!(args);
     await expect(call('episodes/list', { limit: 0 })).rejects.toThrow(/episodes\/list: field "limit"/);

@@ -19,6 +19,7 @@ import { openSqliteStore } from '../store/sqlite-store';
 import { BATCH_INTERVAL_MS, createEventBatcher } from './batch';
 import { createEpisodeQuery } from './episode-query';
 import { CSV_COLUMNS, episodeCsvRow, episodeToChat } from './export';
+import { disposeModel, replayPair } from './replay';
 import { isUnavailable } from './runs-unavailable';
 import { parseArgs } from './validate';
 
@@ -62,11 +63,18 @@ export function createEngine(o: EngineOptions): Engine {
   }, o.batchIntervalMs ?? BATCH_INTERVAL_MS);
   const unsubscribeRuns = o.runService.subscribe((e) => batcher.push(e));
   let closed = false;
-  /** Matches play one at a time: they share the CPU and number their ids from the store. */
+  /** Matches and replays play one at a time: they share the CPU, and matches number their ids from the store. */
   let playing: Promise<unknown> = Promise.resolve();
 
   function checkOpen(): void {
     if (closed) throw new Error('the engine is closed');
+  }
+
+  /** Run `work` after whatever is playing (matches, replays, cross-play share the CPU). */
+  function serially<T>(work: () => Promise<T>): Promise<T> {
+    const run = playing.then(() => (checkOpen(), work()));
+    playing = run.catch(() => undefined);
+    return run;
   }
 
   function nextMatchId(): string {
@@ -115,9 +123,8 @@ export function createEngine(o: EngineOptions): Engine {
       return ids.flatMap((id) => store.getMatch(id) ?? []);
     },
 
-    'matches/play': (args) => {
-      const play = playing.then(async () => {
-        checkOpen();
+    'matches/play': (args) =>
+      serially(async () => {
         const domain = bankingDomain();
         const g = { db: store.path, seed: args.seed, json: true };
         const daPolicy = await resolveDa(args.da, domain, g);
@@ -146,12 +153,11 @@ export function createEngine(o: EngineOptions): Engine {
           await disposeModel(daPolicy);
           if (caPolicy) await disposeModel(caPolicy);
         }
-      });
-      playing = play.catch(() => undefined);
-      return play;
-    },
+      }),
 
     'episodes/list': (filter) => listEpisodes(filter),
+
+    'episodes/diff': (args) => serially(() => replayPair(args, { db: store.path, domain: bankingDomain(), wrap: yielding })),
 
     'episodes/get': ({ id }) => {
       const e = store.getEpisode(id);
@@ -205,15 +211,6 @@ function validated(h: Handlers): Handlers {
     out[name] = async (args: unknown) => fn(parseArgs(name, args));
   }
   return out as Handlers;
-}
-
-/**
- * Builtin policies hold ONNX sessions (`model`); the engine outlives a match, so it releases
- * them when the match ends instead of leaving that to process exit.
- */
-async function disposeModel(policy: DaPolicy | CaPolicy): Promise<void> {
-  const model = (policy as { model?: { dispose?: () => Promise<void> } }).model;
-  await model?.dispose?.();
 }
 
 /**

@@ -51,6 +51,7 @@ export const ARG_SCHEMAS: Schemas = {
   'episodes/get': z.strictObject({ id }),
   'checkpoints/list': none,
   'metrics/series': z.strictObject({ runId: id, keys: z.array(z.string().min(1).max(100)).max(64) }),
+  'episodes/diff': z.strictObject({ role: z.enum(['DA', 'CA']), a: id, b: id, opponent: id, scenarioId: id, seed }),
 };
 
 /** A request whose arguments failed validation; the message names the request and the field. */

@@ -3,11 +3,13 @@ import { useMemo } from 'react';
 import type { EpisodeRecord } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
+import { selectMatches, useArenaStore } from '../arena/arena-store';
+import { compareFrom } from './diff-store';
 import { openEpisode, selectEpisode, selectEpisodeError, selectEpisodeStatus, selectSelectedId, useTranscriptsStore } from './transcripts-store';
 import { episodeTerms, signed, termLabel, turnViews } from './transcript.data';
 import type { TermValue, TurnView } from './transcript.data';
 
-export function EpisodeView() {
+export function EpisodeView({ onCompare }: { onCompare: () => void }) {
   const id = useTranscriptsStore(selectSelectedId);
   const episode = useTranscriptsStore(selectEpisode);
   const status = useTranscriptsStore(selectEpisodeStatus);
@@ -29,7 +31,7 @@ export function EpisodeView() {
       </div>
     );
   }
-  return <Episode e={episode} />;
+  return <Episode e={episode} onCompare={onCompare} />;
 }
 
 async function reopen(id: string) {
@@ -37,7 +39,12 @@ async function reopen(id: string) {
   await openEpisode(id);
 }
 
-function Episode({ e }: { e: EpisodeRecord }) {
+function Episode({ e, onCompare }: { e: EpisodeRecord; onCompare: () => void }) {
+  const matches = useArenaStore(selectMatches);
+  const compare = () => {
+    compareFrom(e, matches.find((m) => m.id === e.matchId)?.daSpec ?? null);
+    onCompare();
+  };
   const turns = useMemo(() => turnViews(e), [e]);
   const terms = useMemo(() => episodeTerms(e), [e]);
   const misrouted = e.routedTool !== e.expectedTool;
@@ -49,6 +56,9 @@ function Episode({ e }: { e: EpisodeRecord }) {
           <Badge tone={e.winner === 'DA' ? 'da' : 'ca'}>{e.winner} won</Badge>
           {e.fraudReference && <Badge tone="fraud">fraud reference</Badge>}
           <Badge>{e.endReason === 'end_call' ? 'ended by the DA' : 'hit the turn limit'}</Badge>
+          <button className="btn tiny push-right" onClick={compare} data-testid="compare-episode" title="replay this scenario and seed with two checkpoints">
+            Compare checkpoints
+          </button>
         </div>
         <dl className="facts">
           <div><dt>Scenario</dt><dd>{e.scenarioId}</dd></div>
