@@ -113,6 +113,36 @@ export interface EpisodeDiff extends Omit<DiffArgs, 'a' | 'b'> {
   divergence: EpisodeDivergence | null;
 }
 
+/** Cross-play of stored checkpoints on the arena scenarios (Evaluation's heat map). */
+export interface CrossPlayArgs {
+  /** DA policy SPECs (rows), e.g. DA0, DA1. */
+  das: string[];
+  /** CA policy SPECs (columns). */
+  cas: string[];
+  episodesPerScenario: number;
+  seed: number;
+}
+
+export interface CrossPlayCell {
+  da: string;
+  ca: string;
+  scenarioId: string;
+  fraudReference: boolean;
+  episodes: number;
+  daWins: number;
+  daWinRate: number;
+}
+
+export interface CrossPlay extends CrossPlayArgs {
+  scenarios: { id: string; fraudReference: boolean }[];
+  /** One cell per DA × CA × scenario. */
+  cells: CrossPlayCell[];
+  /** W_DA of each pair (CA-winnable scenarios). */
+  pairs: { da: string; ca: string; wDa: number | null }[];
+  /** Served from the engine's cache (played earlier in this session). */
+  cached: boolean;
+}
+
 export interface Commands {
   /** Start a co-evolution run from a preset, optionally with an edited config (JSON). */
   'runs/start': (args: { preset: string; configJson?: string; seed?: number }) => { runId: string };
@@ -137,6 +167,8 @@ export interface Queries {
   'metrics/series': (args: { runId: string; keys: string[] }) => Record<string, MetricPoint[]>;
   /** Replay a scenario and seed with two checkpoints of one role; where they first differ. */
   'episodes/diff': (args: DiffArgs) => EpisodeDiff;
+  /** Every DA × CA pair plays the arena scenarios (cached per arguments); progress as `crossplay/progress`. */
+  'evaluation/crossplay': (args: CrossPlayArgs) => CrossPlay;
 }
 
 export interface Events {
@@ -148,6 +180,8 @@ export interface Events {
   'run/metrics': { runId: string; points: { key: string; step: number; value: number }[] };
   /** Episodes finished since the last event (batched to a few per second). */
   'episodes/completed': { matchId: string; count: number; done: number; total: number };
+  /** Progress of an `evaluation/crossplay` request (a few a second). */
+  'crossplay/progress': { das: string[]; cas: string[]; done: number; total: number };
 }
 
 export type CommandName = keyof Commands;

@@ -97,6 +97,28 @@ describe('engine on a temporary lab', () => {
     await expect(engine.handlers['episodes/diff']({ ...args, b: 'DA9' })).rejects.toThrow(/DA9/);
   });
 
+  it('cross-plays DA × CA on the arena scenarios with progress, and caches the answer', async () => {
+    events.length = 0;
+    const args = { das: ['scripted'], cas: ['scripted'], episodesPerScenario: 2, seed: 5 };
+    const x = await engine.handlers['evaluation/crossplay'](args);
+    expect(x.cached).toBe(false);
+    expect(x.scenarios).toHaveLength(10);
+    expect(x.cells).toHaveLength(10);
+    // The same worlds as the stored match of seed 5 (its first two episodes of each scenario).
+    const stored = (await engine.handlers['episodes/list']({ matchId, limit: 500 })).items;
+    for (const c of x.cells) {
+      const eps = stored.filter((e) => e.scenarioId === c.scenarioId && e.index % 3 < 2);
+      expect(c.daWins).toBe(eps.filter((e) => e.winner === 'DA').length);
+      expect(c.daWinRate).toBeCloseTo(c.daWins / 2);
+    }
+    const progress = events.filter((e) => e.name === 'crossplay/progress');
+    expect(progress.at(-1)?.payload).toMatchObject({ done: 20, total: 20 });
+    const again = await engine.handlers['evaluation/crossplay'](args);
+    expect(again.cached).toBe(true);
+    expect(again.cells).toEqual(x.cells);
+    await expect(engine.handlers['evaluation/crossplay']({ ...args, das: [] })).rejects.toThrow(/field "das": name at least one DA/);
+  });
+
   it('refuses bad arguments, naming the field', async () => {
     const call = async (name: string, args: unknown) => (engine.handlers as unknown as Record<string, (a: unknown) => unknown>)[name]!(args);
     await expect(call('episodes/list', { limit: 0 })).rejects.toThrow(/episodes\/list: field "limit"/);

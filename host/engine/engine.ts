@@ -4,7 +4,7 @@
  * process, in the web server and in tests; hosts reach it through `handlers` (validated at the
  * boundary) and `subscribe` (events, high-rate ones batched to a few a second).
  */
-import type { CheckpointInfo, EngineInfo, Handlers, RequestName } from '../../core/contract/contract';
+import type { CheckpointInfo, CrossPlay, EngineInfo, Handlers, RequestName } from '../../core/contract/contract';
 import type { EngineEvent, RunService } from '../../core/contract/run-service';
 import type { CaPolicy, DaPolicy } from '../../core/agents/policy';
 import { runMatch } from '../../core/arena/match';
@@ -19,6 +19,7 @@ import { openSqliteStore } from '../store/sqlite-store';
 import { BATCH_INTERVAL_MS, createEventBatcher } from './batch';
 import { createEpisodeQuery } from './episode-query';
 import { CSV_COLUMNS, episodeCsvRow, episodeToChat } from './export';
+import { crossPlay } from './crossplay';
 import { disposeModel, replayPair } from './replay';
 import { isUnavailable } from './runs-unavailable';
 import { parseArgs } from './validate';
@@ -63,6 +64,8 @@ export function createEngine(o: EngineOptions): Engine {
   }, o.batchIntervalMs ?? BATCH_INTERVAL_MS);
   const unsubscribeRuns = o.runService.subscribe((e) => batcher.push(e));
   let closed = false;
+  /** Cross-play answers by arguments: checkpoints never change under a name. */
+  const crossPlays = new Map<string, CrossPlay>();
   /** Matches and replays play one at a time: they share the CPU, and matches number their ids from the store. */
   let playing: Promise<unknown> = Promise.resolve();
 
@@ -156,6 +159,26 @@ export function createEngine(o: EngineOptions): Engine {
       }),
 
     'episodes/list': (filter) => listEpisodes(filter),
+
+    'evaluation/crossplay': (args) => {
+      const key = JSON.stringify([args.das, args.cas, args.episodesPerScenario, args.seed]);
+      const hit = crossPlays.get(key);
+      if (hit) return { ...hit, cached: true };
+      return serially(async () => {
+        let last = 0;
+        const out = await crossPlay(args, {
+          db: store.path, domain: bankingDomain(), wrap: yielding,
+          onProgress: (done, total) => {
+            const now = Date.now();
+            if (done < total && now - last < (o.batchIntervalMs ?? BATCH_INTERVAL_MS)) return;
+            last = now;
+            batcher.push({ name: 'crossplay/progress', payload: { das: args.das, cas: args.cas, done, total } });
+          },
+        });
+        crossPlays.set(key, out);
+        return out;
+      });
+    },
 
     'episodes/diff': (args) => serially(() => replayPair(args, { db: store.path, domain: bankingDomain(), wrap: yielding })),
 

@@ -51,6 +51,12 @@ export const ARG_SCHEMAS: Schemas = {
   'episodes/get': z.strictObject({ id }),
   'checkpoints/list': none,
   'metrics/series': z.strictObject({ runId: id, keys: z.array(z.string().min(1).max(100)).max(64) }),
+  'evaluation/crossplay': z.strictObject({
+    das: z.array(id).min(1, 'name at least one DA').max(12),
+    cas: z.array(id).min(1, 'name at least one CA').max(12),
+    episodesPerScenario: z.number().int('must be an integer').min(1).max(50),
+    seed,
+  }),
   'episodes/diff': z.strictObject({ role: z.enum(['DA', 'CA']), a: id, b: id, opponent: id, scenarioId: id, seed }),
 };
 

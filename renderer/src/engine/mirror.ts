@@ -5,6 +5,7 @@
 import type { Transport } from '../transport/transport';
 import { applyArenaEvent, loadMatches } from '../features/arena/arena-store';
 import { applyRunEvent, loadRuns } from '../features/runs/runs-store';
+import { applyCrossPlayEvent } from '../features/evaluation/crossplay-store';
 import { loadEngineInfo, useEngineStore } from './engine-store';
 
 export function startMirror(t: Transport): () => void {
@@ -24,6 +25,7 @@ export function startMirror(t: Transport): () => void {
   const offEvents = t.onEvent((e) => {
     applyRunEvent(e);
     applyArenaEvent(e);
+    applyCrossPlayEvent(e);
     // A run's match is stored in the lab: the match lists (arena, transcript filters) follow.
     if (e.name === 'run/match') void loadMatches();
   });

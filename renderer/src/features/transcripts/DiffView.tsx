@@ -3,11 +3,11 @@
  * transcripts side by side, the first divergence highlighted with what differs there (action,
  * tool, arguments, outcome, words, reward terms), and the outcomes and judge verdicts compared.
  */
-import { useMemo } from 'react';
+import { useEffect, useMemo } from 'react';
 import type { EpisodeDiff } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
-import { selectInfo, useEngineStore } from '../../engine/engine-store';
+import { loadEngineInfo, selectInfo, useEngineStore } from '../../engine/engine-store';
 import { selectMatches, useArenaStore } from '../arena/arena-store';
 import { diffRows, divergenceText, outcomeRows } from './diff.data';
 import type { DiffRow } from './diff.data';
@@ -19,6 +19,10 @@ export function DiffView({ onClose }: { onClose: () => void }) {
   const status = useDiffStore(selectDiffStatus);
   const error = useDiffStore(selectDiffError);
   const diff = useDiffStore(selectDiff);
+  // The policy lists come from engine/info: refresh them, a run may have added checkpoints.
+  useEffect(() => {
+    void loadEngineInfo();
+  }, []);
   return (
     <div className="diff" data-testid="diff-view">
       <DiffForm onClose={onClose} />
