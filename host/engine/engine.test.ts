@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerMessage } from '../../core/contract/contract';
 import type { EngineEvent, RunService } from '../../core/contract/run-service';
 import { CA_TERMS, DA_TERMS } from '../../core/rewards/terms';
+import { openSqliteStore } from '../store/sqlite-store';
 import { createEngine } from './engine';
 import type { Engine } from './engine';
 import type { ChatExample } from './export';
@@ -267,6 +268,42 @@ describe('session (wire messages)', () => {
       const n = sent.length;
       await engine.handlers['matches/play']({ da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'fraud', seed: 3 });
       expect(sent.length).toBe(n);
+    } finally {
+      engine.close();
+    }
+  });
+});
+
+describe('episodes/list paging over several matches', () => {
+  it('pages in the store order at any offset, with every filter, totals included', async () => {
+    const db = path.join(tmp, 'paging.db');
+    const engine = createEngine({ dbPath: db, runService: unavailableRunService() });
+    try {
+      for (const seed of [3, 4, 5]) await engine.handlers['matches/play']({ da: 'scripted', ca: 'scripted', episodesPerScenario: 2, scenarios: 'arena', seed });
+      const store = openSqliteStore(db);
+      const all = store.listEpisodes({ limit: 500 });
+      store.close();
+      expect(all).toHaveLength(60);
+      const filters = [{}, { winner: 'CA' as const }, { resolved: false }, { hallucination: false, winner: 'DA' as const }, { scenarioId: all[0]!.scenarioId }];
+      for (const f of filters) {
+        const expected = all.filter(
+          (e) =>
+            (f.winner === undefined || e.winner === f.winner) &&
+            (!('resolved' in f) || e.judge.resolved === f.resolved) &&
+            (!('hallucination' in f) || e.judge.hallucination === f.hallucination) &&
+            (!('scenarioId' in f) || e.scenarioId === f.scenarioId),
+        );
+        const ids: string[] = [];
+        for (let offset = 0; offset < 70; offset += 7) {
+          const page = await engine.handlers['episodes/list']({ ...f, offset, limit: 7 });
+          expect(page.total).toBe(expected.length);
+          ids.push(...page.items.map((e) => e.id));
+        }
+        expect(ids).toEqual(expected.map((e) => e.id));
+      }
+      // A new match is seen at once (the cached directories are per lab version).
+      await engine.handlers['matches/play']({ da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 6 });
+      expect((await engine.handlers['episodes/list']({ offset: 60, limit: 100 })).items.map((e) => e.matchId)).toEqual(Array(10).fill('M4'));
     } finally {
       engine.close();
     }
