@@ -25,8 +25,11 @@ export function useChart<D, C extends object>(factory: (node: HTMLElement, callb
       chart.current = null;
     };
   }, [factory]);
+  // Live data can change several times between two frames (a batch of events, a resize): draw
+  // at the next frame, with the newest data only.
   useEffect(() => {
-    chart.current?.update(data);
+    const frame = requestAnimationFrame(() => chart.current?.update(data));
+    return () => cancelAnimationFrame(frame);
   }, [data]);
   return ref;
 }
