@@ -39,6 +39,8 @@ export interface RunSummary {
   /** W_DA of the latest match, when there is one. */
   lastWDa: number | null;
   error: string | null;
+  /** Being executed by this engine now (pause/stop work); a `running` run that is not live was interrupted and can be resumed. */
+  live: boolean;
 }
 
 export interface RunDetail extends RunSummary {

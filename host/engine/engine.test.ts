@@ -205,7 +205,7 @@ describe('runs through the RunService', () => {
       get: (runId) => {
         if (runId !== 'R1') throw new Error(`no run "${runId}"`);
         return {
-          id: 'R1', createdAt: '2026-01-01T00:00:00Z', status: 'running', phase: 'match', preset: 'quick', seed: 1, matches: 0, lastWDa: null, error: null,
+          id: 'R1', createdAt: '2026-01-01T00:00:00Z', status: 'running', phase: 'match', preset: 'quick', seed: 1, matches: 0, lastWDa: null, error: null, live: true,
           configJson: '{}', matchSummaries: [], gyms: [], progress: null, evaluation: null,
         };
       },
