@@ -177,9 +177,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
 
   const service: LocalRunService = {
     store,
-    presets(): PresetInfo[] {
-      return Object.entries(PRESETS).map(([name, p]) => ({ name, description: p.description, configJson: JSON.stringify(p.config, null, 2) }));
-    },
+    presets: presetInfos,
     async start({ preset, configJson, seed }) {
       const known = PRESETS[preset as keyof typeof PRESETS];
       if (!known && configJson === undefined) throw new RunConfigError('preset', 'preset', `unknown preset "${preset}"; known: ${Object.keys(PRESETS).join(', ')}`);
@@ -242,9 +240,14 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
   return service;
 }
 
+export function presetInfos(): PresetInfo[] {
+  return Object.entries(PRESETS).map(([name, p]) => ({ name, description: p.description, configJson: JSON.stringify(p.config, null, 2) }));
+}
+
 /** What a reader needs of a live run: its machine's snapshot now and its latest progress report. */
 export interface LiveView {
-  snapshot: unknown;
+  /** The machine's snapshot now; absent: the lab's copy (persisted at the latest phase boundary). */
+  snapshot?: unknown;
   progress: ProgressReport | null;
 }
 
@@ -261,7 +264,7 @@ export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf
     return r;
   }
   function snapshotOf(r: RunRow, l: LiveView | undefined): { value: string; context: RunContext } | null {
-    if (l) return l.snapshot as { value: string; context: RunContext };
+    if (l?.snapshot) return l.snapshot as { value: string; context: RunContext };
     return r.snapshot_json ? (JSON.parse(r.snapshot_json) as { value: string; context: RunContext }) : null;
   }
   function summary(r: RunRow, l = liveOf(r.id)): RunSummary {
