@@ -17,6 +17,9 @@ const GAP = 22;
 const LEFT = 56;
 const TOP = 34;
 const LEGEND = 36;
+const MIN_PANEL = 170;
+/** Characters of a panel title that fit MIN_PANEL at 11 px. */
+const TITLE_CHARS = 26;
 
 export function createCrossPlayHeatmapChart(node: HTMLElement, callbacks: CrossPlayHeatmapCallbacks): Chart<HeatmapData> {
   let data: HeatmapData | null = null;
@@ -25,7 +28,8 @@ export function createCrossPlayHeatmapChart(node: HTMLElement, callbacks: CrossP
     svg.selectAll('*').remove();
     if (!data || data.das.length === 0 || data.cas.length === 0) return void svg.attr('width', width).attr('height', 0);
     const { das, cas, panels } = data;
-    const pw = LEFT + cas.length * CELL;
+    // Wide enough for a scenario's name even with one CA column.
+    const pw = Math.max(LEFT + cas.length * CELL, MIN_PANEL);
     const ph = TOP + das.length * CELL;
     const perRow = Math.max(1, Math.floor((width + GAP) / (pw + GAP)));
     const rows = Math.ceil(panels.length / perRow);
@@ -33,7 +37,9 @@ export function createCrossPlayHeatmapChart(node: HTMLElement, callbacks: CrossP
     legend(svg.append('g'), color);
     panels.forEach((p, k) => {
       const g = svg.append('g').attr('transform', `translate(${(k % perRow) * (pw + GAP)},${LEGEND + Math.floor(k / perRow) * (ph + GAP)})`).attr('data-panel', p.id);
-      g.append('text').attr('x', 0).attr('y', 12).attr('font-weight', 600).attr('fill', p.fraud ? COLORS.fraud : COLORS.text).text(p.title);
+      g.append('text').attr('x', 0).attr('y', 12).attr('font-weight', 600).attr('fill', p.fraud ? COLORS.fraud : COLORS.text)
+        .text(p.title.length > TITLE_CHARS && pw <= MIN_PANEL ? `${p.title.slice(0, TITLE_CHARS - 1)}…` : p.title)
+        .append('title').text(p.title);
       cas.forEach((ca, j) => g.append('text').attr('x', LEFT + j * CELL + CELL / 2).attr('y', TOP - 6).attr('text-anchor', 'middle').attr('font-size', 9).attr('fill', COLORS.textSoft).text(ca));
       das.forEach((da, i) => g.append('text').attr('x', LEFT - 6).attr('y', TOP + i * CELL + CELL / 2 + 3).attr('text-anchor', 'end').attr('font-size', 9).attr('fill', COLORS.textSoft).text(da));
       for (const c of p.cells) {
