@@ -10,6 +10,7 @@ import type { AuditReport, LabelItemView, LabelKind, LabelQueueInfo, LabelValue,
 import type { HumanAction } from '../play/human-episode';
 import type { Winner } from '../store/port';
 import type { ToolResult } from '../world/transcript';
+import type { EpisodeDivergence } from '../arena/episode-diff';
 
 /** Plain-data records that cross the boundary, re-exported so clients import types from here only. */
 export type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, ScenarioResult, TurnRecord, Winner } from '../store/port';
@@ -20,6 +21,7 @@ export type { JudgeVerdict } from '../judge/types';
 export type { CaTerms, DaTerms } from '../rewards/terms';
 export type { ToolResult } from '../world/transcript';
 export type * from '../labels/types';
+export type { EpisodeDivergence, EpisodeField, TurnField } from '../arena/episode-diff';
 
 export type RunStatus = 'created' | 'running' | 'paused' | 'finished' | 'failed' | 'stopped';
 export type RunPhase = 'bootstrap' | 'match' | 'decide' | 'gym' | 'boundary' | 'paused' | 'evaluate' | 'done' | 'stopped' | 'failed';
@@ -42,6 +44,8 @@ export interface RunSummary {
   /** W_DA of the latest match, when there is one. */
   lastWDa: number | null;
   error: string | null;
+  /** Being executed by this engine now (pause/stop work); a `running` run that is not live was interrupted and can be resumed. */
+  live: boolean;
 }
 
 export interface RunDetail extends RunSummary {
@@ -174,6 +178,56 @@ export interface PlaySetup {
   maxMessageChars: number;
 }
 
+/** Two policies of one role replaying a scenario and seed against the same opponent. */
+export interface DiffArgs {
+  role: 'DA' | 'CA';
+  /** Policy SPECs of `role` (e.g. `DA0`, `DA2`, `scripted`). */
+  a: string;
+  b: string;
+  /** The other role's SPEC, the same for both replays. */
+  opponent: string;
+  scenarioId: string;
+  /** The episode seed (a stored episode's `seed` replays its world and opponent). */
+  seed: number;
+}
+
+/** Both replays and their first divergence (null: the same episode turn for turn). */
+export interface EpisodeDiff extends Omit<DiffArgs, 'a' | 'b'> {
+  a: { spec: string; episode: EpisodeRecord };
+  b: { spec: string; episode: EpisodeRecord };
+  divergence: EpisodeDivergence | null;
+}
+
+/** Cross-play of stored checkpoints on the arena scenarios (Evaluation's heat map). */
+export interface CrossPlayArgs {
+  /** DA policy SPECs (rows), e.g. DA0, DA1. */
+  das: string[];
+  /** CA policy SPECs (columns). */
+  cas: string[];
+  episodesPerScenario: number;
+  seed: number;
+}
+
+export interface CrossPlayCell {
+  da: string;
+  ca: string;
+  scenarioId: string;
+  fraudReference: boolean;
+  episodes: number;
+  daWins: number;
+  daWinRate: number;
+}
+
+export interface CrossPlay extends CrossPlayArgs {
+  scenarios: { id: string; fraudReference: boolean }[];
+  /** One cell per DA × CA × scenario. */
+  cells: CrossPlayCell[];
+  /** W_DA of each pair (CA-winnable scenarios). */
+  pairs: { da: string; ca: string; wDa: number | null }[];
+  /** Served from the engine's cache (played earlier in this session). */
+  cached: boolean;
+}
+
 export interface Commands {
   /** Start a co-evolution run from a preset, optionally with an edited config (JSON). */
   'runs/start': (args: { preset: string; configJson?: string; seed?: number }) => { runId: string };
@@ -222,6 +276,10 @@ export interface Queries {
   'play/setup': () => PlaySetup;
   'play/sessions': () => PlaySessionSummary[];
   'play/episodes': () => HumanEpisodeInfo[];
+  /** Replay a scenario and seed with two checkpoints of one role; where they first differ. */
+  'episodes/diff': (args: DiffArgs) => EpisodeDiff;
+  /** Every DA × CA pair plays the arena scenarios (cached per arguments); progress as `crossplay/progress`. */
+  'evaluation/crossplay': (args: CrossPlayArgs) => CrossPlay;
 }
 
 export interface Events {
@@ -235,6 +293,8 @@ export interface Events {
   'episodes/completed': { matchId: string; count: number; done: number; total: number };
   /** A turn of a human play session, as it is taken: the player's, then each of the opponent's. */
   'play/turn': { sessionId: string; turn: PlayTurn };
+  /** Progress of an `evaluation/crossplay` request (a few a second). */
+  'crossplay/progress': { das: string[]; cas: string[]; done: number; total: number };
 }
 
 export type CommandName = keyof Commands;

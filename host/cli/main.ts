@@ -20,6 +20,7 @@ import { registerExportModel } from './commands/export-model';
 import { registerServe } from './commands/serve';
 import { registerLabels } from './commands/labels';
 import { registerPlay } from './commands/play';
+import { registerDiff } from './commands/diff';
 import { seedInt, UsageError } from './options';
 import { defaultLabPath } from './paths';
 
@@ -53,6 +54,7 @@ registerExportModel(program, globals);
 registerServe(program, globals);
 registerLabels(program, globals);
 registerPlay(program, globals);
+registerDiff(program, globals);
 
 try {
   await program.parseAsync(process.argv);

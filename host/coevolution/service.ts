@@ -82,7 +82,11 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
 
   const insertMetric = db.prepare('INSERT OR REPLACE INTO run_metrics (run_id, phase, key, step, value) VALUES (?, ?, ?, ?, ?)');
   const updateRun = db.prepare('UPDATE runs SET status = ?, snapshot_json = ?, error = ?, updated_at = ? WHERE id = ?');
-  const getRow = db.prepare('SELECT * FROM runs WHERE id = ?');
+  const reader = createRunReader(db, opts.dbPath, (runId) => {
+    const l = live.get(runId);
+    return l ? { snapshot: l.actor.getPersistedSnapshot(), progress: l.progress } : undefined;
+  });
+  const row = reader.row;
 
   // Metric points go out in batches (a few events a second), not one event per step.
   let pending: { runId: string; key: string; step: number; value: number }[] = [];
@@ -94,12 +98,6 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     pending = [];
     for (const [runId, points] of byRun) emit({ name: 'run/metrics', payload: { runId, points } });
   };
-
-  function row(runId: string): RunRow {
-    const r = getRow.get(runId) as RunRow | undefined;
-    if (!r) throw new Error(`no run "${runId}" in ${opts.dbPath}`);
-    return r;
-  }
 
   function launch(runId: string, config: RunConfig, seed: number, snapshot: unknown | null): Live {
     const cache = new PolicyCache({ checkpoints, domain, ...(opts.session ? { session: opts.session } : {}) });
@@ -178,23 +176,9 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     return l;
   }
 
-  function summary(r: RunRow): RunSummary {
-    const l = live.get(r.id);
-    const snap = l ? (l.actor.getPersistedSnapshot() as unknown as { value: string; context: RunContext }) : r.snapshot_json ? (JSON.parse(r.snapshot_json) as { value: string; context: RunContext }) : null;
-    const value = (snap?.value ?? 'bootstrap') as RunPhase;
-    // A run whose process died mid-phase still says 'running' in the table; it is resumable.
-    const status = snap ? statusOf(value) : (r.status as RunStatus);
-    return {
-      id: r.id, createdAt: r.created_at, status, phase: value, preset: r.preset, seed: r.seed,
-      matches: snap?.context.matches.length ?? 0, lastWDa: snap?.context.matches.at(-1)?.wDa ?? null, error: snap?.context.error ?? r.error,
-    };
-  }
-
   const service: LocalRunService = {
     store,
-    presets(): PresetInfo[] {
-      return Object.entries(PRESETS).map(([name, p]) => ({ name, description: p.description, configJson: JSON.stringify(p.config, null, 2) }));
-    },
+    presets: presetInfos,
     async start({ preset, configJson, seed }) {
       const known = PRESETS[preset as keyof typeof PRESETS];
       if (!known && configJson === undefined) throw new RunConfigError('preset', 'preset', `unknown preset "${preset}"; known: ${Object.keys(PRESETS).join(', ')}`);
@@ -231,25 +215,9 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       l.stopped = true;
       l.actor.send({ type: 'user.stop' });
     },
-    list() {
-      return (db.prepare('SELECT * FROM runs ORDER BY created_at, id').all() as RunRow[]).map(summary);
-    },
-    get(runId) {
-      const r = row(runId);
-      const s = summary(r);
-      const l = live.get(runId);
-      const snap = l ? (l.actor.getPersistedSnapshot() as unknown as { context: RunContext }) : r.snapshot_json ? (JSON.parse(r.snapshot_json) as { context: RunContext }) : null;
-      const matchSummaries: MatchSummary[] = snap?.context.matches ?? [];
-      const gyms: GymSummary[] = snap?.context.gyms ?? [];
-      return { ...s, configJson: r.config_json, matchSummaries, gyms, progress: l?.progress ?? null, evaluation: snap?.context.evaluation ?? null };
-    },
-    metrics(runId, keys) {
-      row(runId);
-      const out: Record<string, { step: number; value: number }[]> = {};
-      const q = db.prepare('SELECT step, value FROM run_metrics WHERE run_id = ? AND key = ? ORDER BY step');
-      for (const key of keys) out[key] = q.all(runId, key) as { step: number; value: number }[];
-      return out;
-    },
+    list: reader.list,
+    get: reader.get,
+    metrics: reader.metrics,
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -271,4 +239,67 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     },
   };
   return service;
+}
+
+export function presetInfos(): PresetInfo[] {
+  return Object.entries(PRESETS).map(([name, p]) => ({ name, description: p.description, configJson: JSON.stringify(p.config, null, 2) }));
+}
+
+/** What a reader needs of a live run: its machine's snapshot now and its latest progress report. */
+export interface LiveView {
+  /** The machine's snapshot now; absent: the lab's copy (persisted at the latest phase boundary). */
+  snapshot?: unknown;
+  progress: ProgressReport | null;
+}
+
+/**
+ * The runs as stored in the lab, overlaid with what is live in this process (`liveOf`). Reads
+ * only, so the web server can answer run queries from its own connection while the runner works
+ * on another thread.
+ */
+export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf: (runId: string) => LiveView | undefined) {
+  const getRow = db.prepare('SELECT * FROM runs WHERE id = ?');
+  function row(runId: string): RunRow {
+    const r = getRow.get(runId) as RunRow | undefined;
+    if (!r) throw new Error(`no run "${runId}" in ${dbPath}`);
+    return r;
+  }
+  function snapshotOf(r: RunRow, l: LiveView | undefined): { value: string; context: RunContext } | null {
+    if (l?.snapshot) return l.snapshot as { value: string; context: RunContext };
+    return r.snapshot_json ? (JSON.parse(r.snapshot_json) as { value: string; context: RunContext }) : null;
+  }
+  function summary(r: RunRow, l = liveOf(r.id)): RunSummary {
+    const snap = snapshotOf(r, l);
+    const value = (snap?.value ?? 'bootstrap') as RunPhase;
+    // A run whose process died mid-phase still says 'running' in the table; it is resumable.
+    const status = snap ? statusOf(value) : (r.status as RunStatus);
+    return {
+      id: r.id, createdAt: r.created_at, status, phase: value, preset: r.preset, seed: r.seed,
+      matches: snap?.context.matches.length ?? 0, lastWDa: snap?.context.matches.at(-1)?.wDa ?? null, error: snap?.context.error ?? r.error,
+      live: l !== undefined,
+    };
+  }
+  const listRows = db.prepare('SELECT * FROM runs ORDER BY created_at, id');
+  const metricRows = db.prepare('SELECT step, value FROM run_metrics WHERE run_id = ? AND key = ? ORDER BY step');
+  return {
+    row,
+    list(): RunSummary[] {
+      return (listRows.all() as RunRow[]).map((r) => summary(r));
+    },
+    get(runId: string): RunDetail {
+      const r = row(runId);
+      const l = liveOf(runId);
+      const s = summary(r, l);
+      const snap = snapshotOf(r, l);
+      const matchSummaries: MatchSummary[] = snap?.context.matches ?? [];
+      const gyms: GymSummary[] = snap?.context.gyms ?? [];
+      return { ...s, configJson: r.config_json, matchSummaries, gyms, progress: l?.progress ?? null, evaluation: snap?.context.evaluation ?? null };
+    },
+    metrics(runId: string, keys: readonly string[]): Record<string, { step: number; value: number }[]> {
+      row(runId);
+      const out: Record<string, { step: number; value: number }[]> = {};
+      for (const key of keys) out[key] = metricRows.all(runId, key) as { step: number; value: number }[];
+      return out;
+    },
+  };
 }

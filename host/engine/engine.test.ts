@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerMessage } from '../../core/contract/contract';
 import type { EngineEvent, RunService } from '../../core/contract/run-service';
 import { CA_TERMS, DA_TERMS } from '../../core/rewards/terms';
+import { openSqliteStore } from '../store/sqlite-store';
 import { createEngine } from './engine';
 import type { Engine } from './engine';
 import type { ChatExample } from './export';
@@ -83,6 +84,40 @@ describe('engine on a temporary lab', () => {
     expect(e.turns.length).toBeGreaterThan(2);
     expect(e.turns.some((t) => Object.keys(t.rewards).length > 0)).toBe(true);
     await expect(engine.handlers['episodes/get']({ id: 'nope:1' })).rejects.toThrow(/no episode "nope:1"/);
+  });
+
+  it('replays a stored episode with two policies and reproduces it for the same one', async () => {
+    const stored = await engine.handlers['episodes/get']({ id: `${matchId}:0` });
+    const args = { role: 'DA' as const, a: 'scripted', b: 'scripted', opponent: 'scripted', scenarioId: stored.scenarioId, seed: stored.seed };
+    const d = await engine.handlers['episodes/diff'](args);
+    expect(d.divergence).toBeNull();
+    // The replay is the stored episode (same world, same opponent), only filed under another id.
+    expect(d.a.episode.turns).toEqual(stored.turns);
+    expect(d.b.episode.judge).toEqual(stored.judge);
+    await expect(engine.handlers['episodes/diff']({ ...args, scenarioId: 'nope' })).rejects.toThrow(/no scenario "nope"/);
+    await expect(engine.handlers['episodes/diff']({ ...args, b: 'DA9' })).rejects.toThrow(/DA9/);
+  });
+
+  it('cross-plays DA × CA on the arena scenarios with progress, and caches the answer', async () => {
+    events.length = 0;
+    const args = { das: ['scripted'], cas: ['scripted'], episodesPerScenario: 2, seed: 5 };
+    const x = await engine.handlers['evaluation/crossplay'](args);
+    expect(x.cached).toBe(false);
+    expect(x.scenarios).toHaveLength(10);
+    expect(x.cells).toHaveLength(10);
+    // The same worlds as the stored match of seed 5 (its first two episodes of each scenario).
+    const stored = (await engine.handlers['episodes/list']({ matchId, limit: 500 })).items;
+    for (const c of x.cells) {
+      const eps = stored.filter((e) => e.scenarioId === c.scenarioId && e.index % 3 < 2);
+      expect(c.daWins).toBe(eps.filter((e) => e.winner === 'DA').length);
+      expect(c.daWinRate).toBeCloseTo(c.daWins / 2);
+    }
+    const progress = events.filter((e) => e.name === 'crossplay/progress');
+    expect(progress.at(-1)?.payload).toMatchObject({ done: 20, total: 20 });
+    const again = await engine.handlers['evaluation/crossplay'](args);
+    expect(again.cached).toBe(true);
+    expect(again.cells).toEqual(x.cells);
+    await expect(engine.handlers['evaluation/crossplay']({ ...args, das: [] })).rejects.toThrow(/field "das": name at least one DA/);
   });
 
   it('refuses bad arguments, naming the field', async () => {
@@ -170,7 +205,7 @@ describe('runs through the RunService', () => {
       get: (runId) => {
         if (runId !== 'R1') throw new Error(`no run "${runId}"`);
         return {
-          id: 'R1', createdAt: '2026-01-01T00:00:00Z', status: 'running', phase: 'match', preset: 'quick', seed: 1, matches: 0, lastWDa: null, error: null,
+          id: 'R1', createdAt: '2026-01-01T00:00:00Z', status: 'running', phase: 'match', preset: 'quick', seed: 1, matches: 0, lastWDa: null, error: null, live: true,
           configJson: '{}', matchSummaries: [], gyms: [], progress: null, evaluation: null,
         };
       },
@@ -233,6 +268,42 @@ describe('session (wire messages)', () => {
       const n = sent.length;
       await engine.handlers['matches/play']({ da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'fraud', seed: 3 });
       expect(sent.length).toBe(n);
+    } finally {
+      engine.close();
+    }
+  });
+});
+
+describe('episodes/list paging over several matches', () => {
+  it('pages in the store order at any offset, with every filter, totals included', async () => {
+    const db = path.join(tmp, 'paging.db');
+    const engine = createEngine({ dbPath: db, runService: unavailableRunService() });
+    try {
+      for (const seed of [3, 4, 5]) await engine.handlers['matches/play']({ da: 'scripted', ca: 'scripted', episodesPerScenario: 2, scenarios: 'arena', seed });
+      const store = openSqliteStore(db);
+      const all = store.listEpisodes({ limit: 500 });
+      store.close();
+      expect(all).toHaveLength(60);
+      const filters = [{}, { winner: 'CA' as const }, { resolved: false }, { hallucination: false, winner: 'DA' as const }, { scenarioId: all[0]!.scenarioId }];
+      for (const f of filters) {
+        const expected = all.filter(
+          (e) =>
+            (f.winner === undefined || e.winner === f.winner) &&
+            (!('resolved' in f) || e.judge.resolved === f.resolved) &&
+            (!('hallucination' in f) || e.judge.hallucination === f.hallucination) &&
+            (!('scenarioId' in f) || e.scenarioId === f.scenarioId),
+        );
+        const ids: string[] = [];
+        for (let offset = 0; offset < 70; offset += 7) {
+          const page = await engine.handlers['episodes/list']({ ...f, offset, limit: 7 });
+          expect(page.total).toBe(expected.length);
+          ids.push(...page.items.map((e) => e.id));
+        }
+        expect(ids).toEqual(expected.map((e) => e.id));
+      }
+      // A new match is seen at once (the cached directories are per lab version).
+      await engine.handlers['matches/play']({ da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 6 });
+      expect((await engine.handlers['episodes/list']({ offset: 60, limit: 100 })).items.map((e) => e.matchId)).toEqual(Array(10).fill('M4'));
     } finally {
       engine.close();
     }

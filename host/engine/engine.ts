@@ -4,7 +4,7 @@
  * process, in the web server and in tests; hosts reach it through `handlers` (validated at the
  * boundary) and `subscribe` (events, high-rate ones batched to a few a second).
  */
-import type { CheckpointInfo, EngineInfo, Handlers, RequestName } from '../../core/contract/contract';
+import type { CheckpointInfo, CrossPlay, EngineInfo, Handlers, RequestName } from '../../core/contract/contract';
 import type { EngineEvent, RunService } from '../../core/contract/run-service';
 import type { CaPolicy, DaPolicy } from '../../core/agents/policy';
 import { runMatch } from '../../core/arena/match';
@@ -22,6 +22,8 @@ import { BATCH_INTERVAL_MS, createEventBatcher } from './batch';
 import { createEpisodeQuery } from './episode-query';
 import { createPlayService } from './play';
 import { CSV_COLUMNS, episodeCsvRow, episodeToChat } from './export';
+import { crossPlay } from './crossplay';
+import { disposeModel, replayPair } from './replay';
 import { isUnavailable } from './runs-unavailable';
 import { parseArgs } from './validate';
 
@@ -65,7 +67,9 @@ export function createEngine(o: EngineOptions): Engine {
   }, o.batchIntervalMs ?? BATCH_INTERVAL_MS);
   const unsubscribeRuns = o.runService.subscribe((e) => batcher.push(e));
   let closed = false;
-  /** Matches play one at a time: they share the CPU and number their ids from the store. */
+  /** Cross-play answers by arguments: checkpoints never change under a name. */
+  const crossPlays = new Map<string, CrossPlay>();
+  /** Matches and replays play one at a time: they share the CPU, and matches number their ids from the store. */
   let playing: Promise<unknown> = Promise.resolve();
   const play = createPlayService({
     store, domain: bankingDomain(), release: disposeModel, emit: (payload) => batcher.push({ name: 'play/turn', payload }),
@@ -74,6 +78,13 @@ export function createEngine(o: EngineOptions): Engine {
 
   function checkOpen(): void {
     if (closed) throw new Error('the engine is closed');
+  }
+
+  /** Run `work` after whatever is playing (matches, replays, cross-play share the CPU). */
+  function serially<T>(work: () => Promise<T>): Promise<T> {
+    const run = playing.then(() => (checkOpen(), work()));
+    playing = run.catch(() => undefined);
+    return run;
   }
 
   function nextMatchId(): string {
@@ -123,9 +134,8 @@ export function createEngine(o: EngineOptions): Engine {
       return ids.flatMap((id) => store.getMatch(id) ?? []);
     },
 
-    'matches/play': (args) => {
-      const play = playing.then(async () => {
-        checkOpen();
+    'matches/play': (args) =>
+      serially(async () => {
         const domain = bankingDomain();
         const g = { db: store.path, seed: args.seed, json: true };
         const daPolicy = await resolveDa(args.da, domain, g);
@@ -154,12 +164,31 @@ export function createEngine(o: EngineOptions): Engine {
           await disposeModel(daPolicy);
           if (caPolicy) await disposeModel(caPolicy);
         }
-      });
-      playing = play.catch(() => undefined);
-      return play;
-    },
+      }),
 
     'episodes/list': (filter) => listEpisodes(filter),
+
+    'evaluation/crossplay': (args) => {
+      const key = JSON.stringify([args.das, args.cas, args.episodesPerScenario, args.seed]);
+      const hit = crossPlays.get(key);
+      if (hit) return { ...hit, cached: true };
+      return serially(async () => {
+        let last = 0;
+        const out = await crossPlay(args, {
+          db: store.path, domain: bankingDomain(), wrap: yielding,
+          onProgress: (done, total) => {
+            const now = Date.now();
+            if (done < total && now - last < (o.batchIntervalMs ?? BATCH_INTERVAL_MS)) return;
+            last = now;
+            batcher.push({ name: 'crossplay/progress', payload: { das: args.das, cas: args.cas, done, total } });
+          },
+        });
+        crossPlays.set(key, out);
+        return out;
+      });
+    },
+
+    'episodes/diff': (args) => serially(() => replayPair(args, { db: store.path, domain: bankingDomain(), wrap: yielding })),
 
     'episodes/get': ({ id }) => {
       const e = store.getEpisode(id);
@@ -219,15 +248,6 @@ function validated(h: Handlers): Handlers {
     out[name] = async (args: unknown) => fn(parseArgs(name, args));
   }
   return out as Handlers;
-}
-
-/**
- * Builtin policies hold ONNX sessions (`model`); the engine outlives a match, so it releases
- * them when the match ends instead of leaving that to process exit.
- */
-export async function disposeModel(policy: DaPolicy | CaPolicy): Promise<void> {
-  const model = (policy as { model?: { dispose?: () => Promise<void> } }).model;
-  await model?.dispose?.();
 }
 
 /**

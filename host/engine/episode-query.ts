@@ -1,12 +1,18 @@
 /**
- * `episodes/list`: one page of episode summaries and the total that matches the filter. Filters
- * the RunStore knows (match, scenario, winner) go to it; the judge filters (resolved,
- * hallucination) are not part of the store port, so they page over the lab's episodes table here,
- * in the store's order (match by creation, then index), and only the page is loaded.
+ * `episodes/list`: one page of episode summaries and the total that matches the filter, in the
+ * store's order (matches by creation, then index), fast at any depth of a large lab.
+ *
+ * SQL OFFSET walks every row before the page, so page 1,000 of 100,000 episodes cost a join over
+ * the whole table, and a count(*) ran with every page. Instead each filter gets a directory: how
+ * many matching episodes each match holds, in match order (one grouped scan, cached until a match
+ * is added). A page then binary-searches the directory for the match holding its first row and
+ * reads that match's rows by the (match_id, idx) key (or the winner / scenario index), so a page
+ * costs the same at the end of the list as at the start, and the total comes from the directory.
  */
 import type { Statement } from 'better-sqlite3';
 import type { EpisodeFilter } from '../../core/contract/contract';
 import type { EpisodeSummary } from '../../core/store/port';
+import { episodeSummary } from '../store/sqlite-store';
 import type { SqliteRunStore } from '../store/sqlite-store';
 
 export const DEFAULT_EPISODE_PAGE = 100;
@@ -16,54 +22,102 @@ export interface EpisodePage {
   items: EpisodeSummary[];
 }
 
+type Filters = Omit<EpisodeFilter, 'offset' | 'limit' | 'matchId'>;
+
+interface Directory {
+  /** Lab version it was built for (matches count and newest seq). */
+  version: string;
+  matchIds: string[];
+  /** starts[i]: filtered episodes before matchIds[i]; starts.at(-1) is the total. */
+  starts: number[];
+}
+
+/** Directories kept per filter combination (values included); oldest dropped first. */
+const MAX_DIRECTORIES = 32;
+
 export function createEpisodeQuery(store: SqliteRunStore): (f: EpisodeFilter) => EpisodePage {
+  const db = store.db;
   const statements = new Map<string, Statement>();
-  function statement(f: EpisodeFilter, what: 'ids' | 'count'): Statement {
-    const where: string[] = [];
-    if (f.matchId !== undefined) where.push('e.match_id = @matchId');
-    if (f.scenarioId !== undefined) where.push('e.scenario_id = @scenarioId');
-    if (f.winner !== undefined) where.push('e.winner = @winner');
-    if (f.resolved !== undefined) where.push('e.judge_resolved = @resolved');
-    if (f.hallucination !== undefined) where.push('e.judge_hallucination = @hallucination');
-    const key = `${what}:${where.join(',')}`;
-    let stmt = statements.get(key);
-    if (!stmt) {
-      const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
-      const sql =
-        what === 'count'
-          ? `SELECT count(*) FROM episodes e ${filter}`
-          : `SELECT e.id FROM matches m CROSS JOIN episodes e ON e.match_id = m.id ${filter}
-             ORDER BY m.created_at, m.seq, e.idx LIMIT @limit OFFSET @offset`;
-      stmt = store.db.prepare(sql);
-      if (what === 'count' || what === 'ids') stmt.pluck();
-      statements.set(key, stmt);
+  const prepared = (sql: string) => {
+    let s = statements.get(sql);
+    if (!s) statements.set(sql, (s = db.prepare(sql)));
+    return s;
+  };
+  const directories = new Map<string, Directory>();
+
+  function where(f: Filters): string[] {
+    const w: string[] = [];
+    if (f.scenarioId !== undefined) w.push('scenario_id = @scenarioId');
+    if (f.winner !== undefined) w.push('winner = @winner');
+    if (f.resolved !== undefined) w.push('judge_resolved = @resolved');
+    if (f.hallucination !== undefined) w.push('judge_hallucination = @hallucination');
+    return w;
+  }
+
+  function params(f: Filters): Record<string, string | number> {
+    const p: Record<string, string | number> = {};
+    if (f.scenarioId !== undefined) p.scenarioId = f.scenarioId;
+    if (f.winner !== undefined) p.winner = f.winner;
+    if (f.resolved !== undefined) p.resolved = f.resolved ? 1 : 0;
+    if (f.hallucination !== undefined) p.hallucination = f.hallucination ? 1 : 0;
+    return p;
+  }
+
+  function directory(f: Filters): Directory {
+    const version = prepared('SELECT count(*) || \':\' || ifnull(max(seq), 0) FROM matches').pluck().get() as string;
+    const key = JSON.stringify(params(f));
+    const hit = directories.get(key);
+    if (hit && hit.version === version) return hit;
+    const w = where(f);
+    const counts = new Map(
+      (prepared(`SELECT match_id AS m, count(*) AS n FROM episodes ${w.length ? `WHERE ${w.join(' AND ')}` : ''} GROUP BY match_id`).all(params(f)) as { m: string; n: number }[]).map((r) => [r.m, r.n]),
+    );
+    const matchIds: string[] = [];
+    const starts: number[] = [0];
+    for (const id of prepared('SELECT id FROM matches ORDER BY created_at, seq').pluck().all() as string[]) {
+      const n = counts.get(id);
+      if (!n) continue;
+      matchIds.push(id);
+      starts.push(starts.at(-1)! + n);
     }
-    return stmt;
+    const dir = { version, matchIds, starts };
+    directories.delete(key);
+    directories.set(key, dir);
+    if (directories.size > MAX_DIRECTORIES) directories.delete(directories.keys().next().value!);
+    return dir;
+  }
+
+  /** Up to `limit` filtered rows of one match from position `skip` within it, by index. */
+  function rowsOf(matchId: string, f: Filters, skip: number, limit: number): EpisodeSummary[] {
+    const w = ['match_id = @matchId', ...where(f)];
+    const rows = prepared(`SELECT * FROM episodes WHERE ${w.join(' AND ')} ORDER BY idx LIMIT @limit OFFSET @skip`).all({ ...params(f), matchId, skip, limit });
+    return (rows as Record<string, unknown>[]).map(episodeSummary);
   }
 
   return (f) => {
     const offset = f.offset ?? 0;
     const limit = f.limit ?? DEFAULT_EPISODE_PAGE;
-    const { matchId, scenarioId, winner } = f;
-    if (f.resolved === undefined && f.hallucination === undefined) {
-      return {
-        total: store.countEpisodes({ matchId, scenarioId, winner }),
-        items: store.listEpisodes({ matchId, scenarioId, winner, offset, limit }),
-      };
+    const { matchId, offset: _o, limit: _l, ...filters } = f;
+    if (matchId !== undefined) {
+      const w = ['match_id = @matchId', ...where(filters)];
+      const total = prepared(`SELECT count(*) FROM episodes WHERE ${w.join(' AND ')}`).pluck().get({ ...params(filters), matchId }) as number;
+      return { total, items: rowsOf(matchId, filters, offset, limit) };
     }
-    const params: Record<string, string | number> = {};
-    if (matchId !== undefined) params.matchId = matchId;
-    if (scenarioId !== undefined) params.scenarioId = scenarioId;
-    if (winner !== undefined) params.winner = winner;
-    if (f.resolved !== undefined) params.resolved = f.resolved ? 1 : 0;
-    if (f.hallucination !== undefined) params.hallucination = f.hallucination ? 1 : 0;
-    const total = statement(f, 'count').get(params) as number;
-    const ids = statement(f, 'ids').all({ ...params, offset, limit }) as string[];
-    const items = ids.map((id) => {
-      // getEpisode also reads the turns; a page is at most MAX_EPISODE_PAGE episodes.
-      const { turns: _turns, ...summary } = store.getEpisode(id)!;
-      return summary;
-    });
+    const dir = directory(filters);
+    const total = dir.starts.at(-1)!;
+    const items: EpisodeSummary[] = [];
+    // The last match whose first filtered row is at or before `offset`.
+    let lo = 0;
+    let hi = dir.matchIds.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (dir.starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    for (let i = lo; i < dir.matchIds.length && items.length < limit && offset < total; i++) {
+      const skip = Math.max(0, offset - dir.starts[i]!);
+      items.push(...rowsOf(dir.matchIds[i]!, filters, skip, limit - items.length));
+    }
     return { total, items };
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { RunService } from '../../core/contract/run-service';
 import { createRunService } from '../coevolution/service';
+import { createWorkerRunService } from '../coevolution/worker-service';
 import { unavailableRunService } from './runs-unavailable';
 
 export interface OpenedRunService {
@@ -13,9 +14,13 @@ export interface OpenedRunService {
   close(): Promise<void>;
 }
 
-export function openRunService(dbPath: string, warn: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): OpenedRunService {
+/**
+ * `thread: 'worker'` runs the runner on a worker thread (web mode: the server's event loop stays
+ * free for queries); 'inline' in this thread (the Electron engine, already a utility process).
+ */
+export function openRunService(dbPath: string, warn: (line: string) => void = (l) => process.stderr.write(`${l}\n`), thread: 'inline' | 'worker' = 'inline'): OpenedRunService {
   try {
-    const service = createRunService({ dbPath });
+    const service = thread === 'worker' ? createWorkerRunService({ dbPath }) : createRunService({ dbPath });
     return { service, close: () => service.close() };
   } catch (err) {
     const reason = `runs are not available: the co-evolution runner failed to start (${err instanceof Error ? err.message : String(err)})`;

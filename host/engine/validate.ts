@@ -105,6 +105,13 @@ export const ARG_SCHEMAS: Schemas = {
   'metrics/series': z.strictObject({ runId: id, keys: z.array(z.string().min(1).max(100)).max(64) }),
   ...LABEL_SCHEMAS,
   ...PLAY_SCHEMAS,
+  'evaluation/crossplay': z.strictObject({
+    das: z.array(id).min(1, 'name at least one DA').max(12),
+    cas: z.array(id).min(1, 'name at least one CA').max(12),
+    episodesPerScenario: z.number().int('must be an integer').min(1).max(50),
+    seed,
+  }),
+  'episodes/diff': z.strictObject({ role: z.enum(['DA', 'CA']), a: id, b: id, opponent: id, scenarioId: id, seed }),
 };
 
 /** A request whose arguments failed validation; the message names the request and the field. */

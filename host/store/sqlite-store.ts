@@ -313,7 +313,8 @@ function episodeRow(e: EpisodeRecord): unknown[] {
   ];
 }
 
-function episodeSummary(r: Row): EpisodeSummary {
+/** One episodes-table row as the summary the store port returns (also used by the engine's paged query). */
+export function episodeSummary(r: Record<string, unknown>): EpisodeSummary {
   const daTerms = Object.fromEntries(DA_TERMS.map((t, i) => [t, r[DA_COLS[i]!]])) as DaTerms;
   const caTerms = Object.fromEntries(CA_TERMS.map((t, i) => [t, r[CA_COLS[i]!]])) as CaTerms;
   const judge: JudgeVerdict = {

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test } from '@playwright/test';
 import type { Page } from '@playwright/test';
-import { start, stop } from './global-setup';
+import { startServer as start, stopServer as stop } from './support/servers';
 import { AnnotatePage, AuditPage } from './pages/annotate-page';
 import { LabPage } from './pages/lab-page';
 

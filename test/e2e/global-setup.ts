@@ -4,15 +4,11 @@
  * lab.spec.ts, and web mode with a simulated co-evolution runner (support/) for
  * dashboard.spec.ts. Also asks the real engine whether runs are available. Returns the teardown.
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { ROOT, startServer as start, stopServer as stop } from './support/servers';
 
 async function engineInfo(url: string): Promise<{ runsUnavailable: string | null }> {
   const u = new URL(url);
@@ -30,41 +26,6 @@ async function engineInfo(url: string): Promise<{ runsUnavailable: string | null
   } finally {
     ws.close();
   }
-}
-
-/** Spawn a server that prints `{url, token}` as its first stdout line; resolve with the URL. */
-export async function start(label: string, args: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => {
-    stderr += d.toString();
-    process.stderr.write(`[${label}] ${d.toString()}`);
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`${label} printed no URL within 180 s:\n${stderr}`)), 180_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const nl = out.indexOf('\n');
-      if (nl >= 0) {
-        clearTimeout(timer);
-        resolve((JSON.parse(out.slice(0, nl)) as { url: string }).url);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${label} exited with ${code}:\n${stderr}`));
-    });
-  });
-  return { url, child };
-}
-
-export async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-  if (child.exitCode === null) child.kill('SIGKILL');
 }
 
 export default async function globalSetup(): Promise<() => Promise<void>> {

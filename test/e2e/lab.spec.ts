@@ -13,7 +13,8 @@ import { ExperimentsPage } from './pages/experiments-page';
 import { ExportPage } from './pages/export-page';
 import { LabPage, SCREENSHOTS } from './pages/lab-page';
 import { startLongTaskObserver, stopLongTaskObserver } from './pages/long-tasks';
-import { TranscriptsPage } from './pages/transcripts-page';
+import { EvaluationPage } from './pages/evaluation-page';
+import { DiffPage, TranscriptsPage } from './pages/transcripts-page';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -136,6 +137,8 @@ test('shows the run dashboard and evaluation screens (with their empty states wh
   await lab.screenshot('05-dashboard');
   await lab.go('evaluation');
   if (LabPage.runsUnavailable()) await expect(page.getByTestId('evaluation-empty')).toBeVisible();
+  // No checkpoint in the lab yet: the heat map says how to get some.
+  await expect(page.getByTestId('crossplay-empty')).toBeVisible();
   await lab.screenshot('06-evaluation');
 });
 
@@ -165,4 +168,45 @@ test('runs a quick co-evolution run to the end, live on the dashboard, then read
   await lab.go('evaluation');
   await expect(page.getByTestId('evaluation-table').first().locator('tbody tr').first()).toContainText('DA0');
   await lab.screenshot('13-evaluation-run');
+
+  // The cross-play heat map: every DA checkpoint of the run against every CA checkpoint.
+  const ev = new EvaluationPage(page);
+  await ev.playCrossPlay(2);
+  const panels = ev.heatmap().locator('svg [data-panel]');
+  await expect(panels).toHaveCount(11); // W_DA and the 10 arena scenarios
+  const cells = await panels.first().locator('.heat-cell').count();
+  expect(cells).toBeGreaterThanOrEqual(1);
+  await expect(panels.nth(1).locator('.heat-cell')).toHaveCount(cells);
+  const svg = await new DashboardPage(page).downloadChart('crossplay-', 'SVG');
+  expect(svg.suggestedFilename()).toBe('crossplay-R1.svg');
+  await lab.screenshot('15-evaluation-crossplay');
+});
+
+test('compares two policies on a failed episode: same policy replays it exactly, another diverges where it acts differently', async () => {
+  test.setTimeout(180_000);
+  await lab.go('transcripts');
+  const tr = new TranscriptsPage(page);
+  await tr.filter('match', MATCH);
+  await tr.filter('winner', 'CA');
+  const id = await tr.openFirst();
+  const turns = await page.getByTestId('turns').locator('li').count();
+  const diff = new DiffPage(page);
+  await diff.openFromEpisode();
+  // The arena match was scripted vs scripted: replaying it with the same DA twice is the stored episode.
+  await diff.replay('scripted', 'scripted');
+  await expect(diff.divergence()).toContainText('No divergence');
+  await expect(page.getByTestId('diff-turns').locator('li')).toHaveCount(turns);
+  await expect(page.getByTestId('diff-first')).toHaveCount(0);
+  const b = LabPage.runsUnavailable() ? null : 'DA0';
+  test.skip(b === null, `another policy needs a checkpoint from the co-evolution run; replayed ${id} only`);
+  await diff.replay('scripted', b!);
+  const text = (await diff.divergence().textContent()) ?? '';
+  if (text.startsWith('First divergence')) {
+    await expect(page.getByTestId('diff-first')).toHaveCount(1);
+    await expect(page.getByTestId('diff-first').locator('.badge').first()).toBeVisible();
+  } else {
+    await expect(diff.divergence()).toContainText('No divergence');
+  }
+  console.log(`[diff] ${id} scripted vs ${b}: ${text}`);
+  await lab.screenshot('14-transcripts-diff');
 });

@@ -16,7 +16,7 @@ import type { Command } from 'commander';
 import type { HumanAction, PlaySeat, PlayTurn, PlayView } from '../../../core/contract/contract';
 import { PlayError } from '../../../core/play/human-episode';
 import { bankingDomain } from '../../domain-files';
-import { disposeModel } from '../../engine/engine';
+import { disposeModel } from '../../engine/replay';
 import { createPlayService } from '../../engine/play';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { UsageError } from '../options';

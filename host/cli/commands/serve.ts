@@ -40,7 +40,7 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
             `learns the token can read and change this lab. Prefer an SSH tunnel to 127.0.0.1.`,
         );
       }
-      const runs = openRunService(g.db, log);
+      const runs = openRunService(g.db, log, 'worker');
       const engine = createEngine({ dbPath: g.db, runService: runs.service });
       let server;
       try {

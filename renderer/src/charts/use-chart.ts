@@ -25,8 +25,25 @@ export function useChart<D, C extends object>(factory: (node: HTMLElement, callb
       chart.current = null;
     };
   }, [factory]);
+  // Live data can change several times between two frames (a batch of events, a resize): draw
+  // at most once a frame, always the newest data. A pending frame is never re-scheduled, so a
+  // steady stream of updates cannot starve the drawing.
+  const latestData = useRef(data);
+  const frame = useRef<number | null>(null);
   useEffect(() => {
-    chart.current?.update(data);
+    latestData.current = data;
+    if (frame.current !== null) return;
+    frame.current = requestAnimationFrame(() => {
+      frame.current = null;
+      chart.current?.update(latestData.current);
+    });
   }, [data]);
+  useEffect(
+    () => () => {
+      if (frame.current !== null) cancelAnimationFrame(frame.current);
+      frame.current = null;
+    },
+    [],
+  );
   return ref;
 }

@@ -6,6 +6,7 @@ import type { Transport } from '../transport/transport';
 import { applyArenaEvent, loadMatches } from '../features/arena/arena-store';
 import { applyPlayEvent } from '../features/play/play-store';
 import { applyRunEvent, loadRuns } from '../features/runs/runs-store';
+import { applyCrossPlayEvent } from '../features/evaluation/crossplay-store';
 import { loadEngineInfo, useEngineStore } from './engine-store';
 
 export function startMirror(t: Transport): () => void {
@@ -26,6 +27,7 @@ export function startMirror(t: Transport): () => void {
     applyRunEvent(e);
     applyArenaEvent(e);
     applyPlayEvent(e);
+    applyCrossPlayEvent(e);
     // A run's match is stored in the lab: the match lists (arena, transcript filters) follow.
     if (e.name === 'run/match') void loadMatches();
   });

@@ -52,3 +52,25 @@ export class TranscriptsPage {
     return (await this.page.getByTestId('episode-view').locator('.episode-title .badge').first().textContent()) ?? '';
   }
 }
+
+/** The checkpoint comparison beside the list: two policies replay one scenario and seed. */
+export class DiffPage {
+  constructor(readonly page: Page) {}
+
+  /** From the open episode: prefill its scenario and seed. */
+  async openFromEpisode(): Promise<void> {
+    await this.page.getByTestId('compare-episode').click();
+    await expect(this.page.getByTestId('diff-view')).toBeVisible();
+  }
+
+  async replay(a: string, b: string): Promise<void> {
+    await this.page.getByTestId('diff-a').selectOption(a);
+    await this.page.getByTestId('diff-b').selectOption(b);
+    await this.page.getByTestId('diff-replay').click();
+    await expect(this.page.getByTestId('diff-summary')).toContainText(`vs ${b}`, { timeout: 120_000 });
+  }
+
+  divergence(): Locator {
+    return this.page.getByTestId('diff-divergence');
+  }
+}

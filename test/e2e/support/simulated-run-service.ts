@@ -38,10 +38,10 @@ export function simulatedRunService(dbPath: string, o: { gymSteps?: number; step
   const emit = (e: EngineEvent) => listeners.forEach((l) => l(e));
 
   const summary = (d: RunDetail): RunSummary => ({
-    id: d.id, createdAt: d.createdAt, status: d.status, phase: d.phase, preset: d.preset, seed: d.seed, matches: d.matches, lastWDa: d.lastWDa, error: d.error,
+    id: d.id, createdAt: d.createdAt, status: d.status, phase: d.phase, preset: d.preset, seed: d.seed, matches: d.matches, lastWDa: d.lastWDa, error: d.error, live: d.live,
   });
   function setPhase(r: SimRun, status: RunStatus, phase: RunPhase): void {
-    r.detail = { ...r.detail, status, phase };
+    r.detail = { ...r.detail, status, phase, live: status !== 'finished' && status !== 'failed' && status !== 'stopped' };
     emit({ name: 'run/status', payload: { runId: r.detail.id, status, phase } });
   }
   function progress(r: SimRun, p: ProgressReport): void {
@@ -154,7 +154,7 @@ export function simulatedRunService(dbPath: string, o: { gymSteps?: number; step
       const r: SimRun = {
         config, pause: false, stop: false, metrics: new Map(), resume: null,
         detail: {
-          id, createdAt: new Date().toISOString(), status: 'created', phase: 'bootstrap', preset, seed: seed ?? 1, matches: 0, lastWDa: null, error: null,
+          id, createdAt: new Date().toISOString(), status: 'created', phase: 'bootstrap', preset, seed: seed ?? 1, matches: 0, lastWDa: null, error: null, live: true,
           configJson: JSON.stringify(config), matchSummaries: [], gyms: [], progress: null, evaluation: null,
         },
       };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GymSummary, MatchSummary } from '../../../../core/contract/contract';
-import { ema, gymPanels } from './gym-curves.data';
+import { ema, gymPanels, keepIndices } from './gym-curves.data';
 import { phaseSegments } from './phase-timeline.data';
 import { scenarioBars } from './scenario-bars.data';
 import { DEFAULT_STOPPING, stoppingFromConfig, winRateData } from './win-rate.data';
@@ -89,5 +89,28 @@ describe('scenario bars data', () => {
     expect(bars.map((b) => b.scenarioId)).toEqual(['x', 'fraud-a']);
     expect(bars[0]).toEqual({ scenarioId: 'x', rate: 0.25, wins: 1, episodes: 4, fraud: false });
     expect(scenarioBars(null)).toEqual([]);
+  });
+});
+
+describe('gym curves drawing budget', () => {
+  it('keeps first, last and each slice’s extremes, in order, when there are too many points', () => {
+    const values = Array.from({ length: 10_000 }, (_, i) => Math.sin(i / 50) + (i === 4321 ? 9 : 0));
+    const keep = keepIndices(values, 600);
+    expect(keep.length).toBeLessThanOrEqual(600);
+    expect(keep[0]).toBe(0);
+    expect(keep.at(-1)).toBe(9_999);
+    expect(keep).toEqual([...keep].sort((a, b) => a - b));
+    expect(keep).toContain(4321); // the spike survives
+    expect(keepIndices([3, 1, 2], 600)).toEqual([0, 1, 2]);
+  });
+
+  it('smooths over every step but draws at most the budget', () => {
+    const series = { 'gym/kl': Array.from({ length: 5000 }, (_, step) => ({ step, value: step % 7 })) };
+    const [, kl] = gymPanels(series, 0.9, 300);
+    expect(kl!.raw.length).toBeLessThanOrEqual(300);
+    expect(kl!.points).toHaveLength(kl!.raw.length);
+    const full = gymPanels(series, 0.9, 10_000)[1]!;
+    const last = kl!.points.at(-1)!;
+    expect(last).toEqual(full.points.at(-1));
   });
 });

@@ -38,7 +38,36 @@ export function ema(values: readonly number[], smoothing: number): number[] {
   });
 }
 
-export function gymPanels(series: Record<string, readonly MetricPoint[]> | undefined, smoothing: number): CurvePanel[] {
+/**
+ * Points drawn per curve at most. A panel is a few hundred pixels wide, so more points only cost
+ * DOM and path work on every live update (a long run logs tens of thousands of gym steps).
+ */
+export const MAX_DRAWN_POINTS = 600;
+
+/**
+ * Indices of the points to draw when there are more than `max`: the first and last, and in each
+ * of max/2 equal slices the lowest and the highest value (so spikes survive), in order.
+ */
+export function keepIndices(values: readonly number[], max: number): number[] {
+  const n = values.length;
+  if (n <= max) return Array.from({ length: n }, (_, i) => i);
+  const buckets = Math.max(1, Math.floor((max - 2) / 2));
+  const keep = new Set<number>([0, n - 1]);
+  for (let b = 0; b < buckets; b++) {
+    const from = 1 + Math.floor(((n - 2) * b) / buckets);
+    const to = 1 + Math.floor(((n - 2) * (b + 1)) / buckets);
+    let lo = from;
+    let hi = from;
+    for (let i = from; i < to; i++) {
+      if (values[i]! < values[lo]!) lo = i;
+      if (values[i]! > values[hi]!) hi = i;
+    }
+    if (from < to) keep.add(lo).add(hi);
+  }
+  return [...keep].sort((a, b) => a - b);
+}
+
+export function gymPanels(series: Record<string, readonly MetricPoint[]> | undefined, smoothing: number, maxPoints = MAX_DRAWN_POINTS): CurvePanel[] {
   return GYM_PANELS.map((p) => {
     const raw = [...(series?.[p.key] ?? [])].sort((a, b) => a.step - b.step);
     const smooth = ema(raw.map((r) => r.value), smoothing);
@@ -53,6 +82,9 @@ export function gymPanels(series: Record<string, readonly MetricPoint[]> | undef
       const sd = band?.get(r.step);
       return sd === undefined ? { step: r.step, value } : { step: r.step, value, lo: value - sd, hi: value + sd };
     });
-    return { key: p.key, title: p.title, points, raw };
+    // Smoothing runs over every step; only drawing is thinned.
+    const keep = keepIndices(raw.map((r) => r.value), maxPoints);
+    if (keep.length === raw.length) return { key: p.key, title: p.title, points, raw };
+    return { key: p.key, title: p.title, points: keep.map((i) => points[i]!), raw: keep.map((i) => raw[i]!) };
   });
 }

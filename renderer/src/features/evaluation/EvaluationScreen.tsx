@@ -6,6 +6,7 @@ import { selectRunsUnavailable, useEngineStore } from '../../engine/engine-store
 import { navigate } from '../../nav/nav-store';
 import { loadRun, loadRuns, selectDetail, selectDetailError, selectDetailStatus, useRunsStore } from '../runs/runs-store';
 import { useSelectedRun } from '../runs/use-selected-run';
+import { CrossPlayPanel } from './CrossPlayPanel';
 import { evaluationView, formatCell } from './evaluation.data';
 
 /** Evaluation shows the newest finished run (it has the held-out table), else the newest. */
@@ -49,6 +50,7 @@ export function EvaluationScreen() {
         )}
       </header>
       {body}
+      <CrossPlayPanel runId={runId} />
     </div>
   );
 }

@@ -142,8 +142,15 @@ export function applyRunEvent(e: EngineEvent): void {
     case 'run/metrics': {
       const { runId, points } = e.payload;
       if (!s.metrics[runId]) return;
+      // One copy per key per event (a batch holds hundreds of points; copying per point was quadratic).
+      const added = new Map<string, MetricPoint[]>();
+      for (const p of points) {
+        const list = added.get(p.key);
+        if (list) list.push({ step: p.step, value: p.value });
+        else added.set(p.key, [{ step: p.step, value: p.value }]);
+      }
       const next = { ...s.metrics[runId] };
-      for (const p of points) next[p.key] = [...(next[p.key] ?? []), { step: p.step, value: p.value }];
+      for (const [key, list] of added) next[key] = (next[key] ?? []).concat(list);
       useRunsStore.setState({ metrics: { ...s.metrics, [runId]: next } });
       return;
     }

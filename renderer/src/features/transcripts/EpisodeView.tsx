@@ -4,11 +4,13 @@ import type { EpisodeRecord } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
 import { TakeOverButton } from '../play/TakeOverButton';
+import { selectMatches, useArenaStore } from '../arena/arena-store';
+import { compareFrom } from './diff-store';
 import { openEpisode, selectEpisode, selectEpisodeError, selectEpisodeStatus, selectSelectedId, useTranscriptsStore } from './transcripts-store';
 import { adversitiesByTurn, episodeTerms, signed, termLabel, turnViews } from './transcript.data';
 import type { TermValue, TurnView } from './transcript.data';
 
-export function EpisodeView() {
+export function EpisodeView({ onCompare }: { onCompare: () => void }) {
   const id = useTranscriptsStore(selectSelectedId);
   const episode = useTranscriptsStore(selectEpisode);
   const status = useTranscriptsStore(selectEpisodeStatus);
@@ -30,7 +32,7 @@ export function EpisodeView() {
       </div>
     );
   }
-  return <Episode e={episode} />;
+  return <Episode e={episode} onCompare={onCompare} />;
 }
 
 async function reopen(id: string) {
@@ -38,7 +40,12 @@ async function reopen(id: string) {
   await openEpisode(id);
 }
 
-export function Episode({ e }: { e: EpisodeRecord }) {
+export function Episode({ e, onCompare }: { e: EpisodeRecord; onCompare?: () => void }) {
+  const matches = useArenaStore(selectMatches);
+  const compare = () => {
+    compareFrom(e, matches.find((m) => m.id === e.matchId)?.daSpec ?? null);
+    onCompare?.();
+  };
   const turns = useMemo(() => turnViews(e), [e]);
   const terms = useMemo(() => episodeTerms(e), [e]);
   const fired = useMemo(() => adversitiesByTurn(e), [e]);
@@ -52,6 +59,11 @@ export function Episode({ e }: { e: EpisodeRecord }) {
           {e.fraudReference && <Badge tone="fraud">fraud reference</Badge>}
           {e.adversities && <Badge tone="warn">{e.adversities.length} adversit{e.adversities.length === 1 ? 'y' : 'ies'} fired</Badge>}
           <Badge>{e.endReason === 'end_call' ? 'ended by the DA' : 'hit the turn limit'}</Badge>
+          {onCompare && (
+            <button className="btn tiny push-right" onClick={compare} data-testid="compare-episode" title="replay this scenario and seed with two checkpoints">
+              Compare checkpoints
+            </button>
+          )}
         </div>
         <dl className="facts">
           <div><dt>Scenario</dt><dd>{e.scenarioId}</dd></div>

@@ -5,6 +5,7 @@ import { formatCount } from '../../format';
 import { navigate, replaceParams, selectParams, useNavStore } from '../../nav/nav-store';
 import { loadMatches, selectMatchCount, selectMatches, useArenaStore } from '../arena/arena-store';
 import { EpisodeList } from './EpisodeList';
+import { DiffView } from './DiffView';
 import { EpisodeView } from './EpisodeView';
 import { openEpisode, reload, selectListError, selectListStatus, selectTotal, setFilters, useTranscriptsStore } from './transcripts-store';
 import type { Filters } from './transcripts-store';
@@ -44,7 +45,14 @@ export function TranscriptsScreen() {
   return (
     <div className="screen transcripts" data-testid="screen-transcripts">
       <header className="screen-head">
-        <h1>Transcripts</h1>
+        <div className="screen-title-row">
+          <h1>Transcripts</h1>
+          {params.view !== 'compare' && (
+            <button className="btn" onClick={() => replaceParams({ ...params, view: 'compare' })} data-testid="open-compare">
+              Compare checkpoints
+            </button>
+          )}
+        </div>
         <p className="lede">Every stored episode, turn by turn: what the customer said, what the DA thought and did, what each turn earned, and what the judge concluded.</p>
       </header>
       <FilterBar params={params} />
@@ -69,7 +77,11 @@ export function TranscriptsScreen() {
           {status === 'ready' && (total ?? 0) > 0 && <EpisodeList selectedId={params.episode ?? null} onOpen={(id) => replaceParams({ ...params, episode: id })} />}
         </div>
         <div className="split-right">
-          <EpisodeView />
+          {params.view === 'compare' ? (
+            <DiffView onClose={() => replaceParams({ ...params, view: undefined })} />
+          ) : (
+            <EpisodeView onCompare={() => replaceParams({ ...params, view: 'compare' })} />
+          )}
         </div>
       </div>
     </div>
@@ -79,6 +91,7 @@ export function TranscriptsScreen() {
 function FilterBar({ params }: { params: Record<string, string> }) {
   const matches = useArenaStore(selectMatches);
   const set = (key: string, value: string) => replaceParams({ ...params, [key]: value || undefined, episode: undefined });
+  const clear = () => replaceParams(params.view ? { view: params.view } : {});
   const scenarioIds = useMemo(() => {
     const source = params.match ? matches.filter((m) => m.id === params.match) : matches;
     return [...new Set(source.flatMap((m) => m.perScenario.map((s) => s.scenarioId)))].sort();
@@ -129,8 +142,8 @@ function FilterBar({ params }: { params: Record<string, string> }) {
           <option value="no">none</option>
         </select>
       </label>
-      {Object.keys(params).some((k) => k !== 'episode') && (
-        <button className="btn tiny" onClick={() => replaceParams({})}>
+      {Object.keys(params).some((k) => k !== 'episode' && k !== 'view') && (
+        <button className="btn tiny" onClick={clear}>
           Clear
         </button>
       )}
