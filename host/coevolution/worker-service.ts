@@ -27,7 +27,10 @@ export function createWorkerRunService(opts: { dbPath: string }): WorkerRunServi
   let nextId = 1;
   let broken: Error | null = null;
 
-  const worker = new Worker(new URL('./run-worker-entry.mjs', import.meta.url), { workerData: { dbPath: opts.dbPath } });
+  // execArgv: [] — the worker must not inherit the parent's flags: under a test runner's fork they
+  // carry loader hooks that made the worker's native addons abort the process (Napi::Error); the
+  // entry registers tsx itself.
+  const worker = new Worker(new URL('./run-worker-entry.mjs', import.meta.url), { workerData: { dbPath: opts.dbPath }, execArgv: [] });
   worker.on('message', (m: Reply | { event: EngineEvent }) => {
     if ('event' in m) return onEvent(m.event);
     const p = pending.get(m.id);
