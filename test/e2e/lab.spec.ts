@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { CA_TERMS, DA_TERMS } from '../../core/rewards/terms';
 import type { Page } from '@playwright/test';
 import { ArenaPage } from './pages/arena-page';
 import { DashboardPage } from './pages/dashboard-page';
@@ -87,8 +88,9 @@ test('opens a failed episode (the CA won) and reads every reward term', async ()
   expect(id).toMatch(/^M1:\d+$/);
   expect(await tr.winnerBadge()).toBe('CA won');
   const terms = await tr.rewardTerms();
-  expect(Object.keys(terms.da)).toEqual(['format', 'tool', 'env_lookup_first', 'env_correct_tool', 'env_speak', 'env_milestone', 'env_late', 'env_judge', 'env_missed_verification', 'env_missing_tool', 'end']);
-  expect(Object.keys(terms.ca)).toEqual(['format', 'realism', 'conceal', 'inv_da']);
+  // Every term of Table 2 (and the CA's), in the order the reward code defines them.
+  expect(Object.keys(terms.da)).toEqual([...DA_TERMS]);
+  expect(Object.keys(terms.ca)).toEqual([...CA_TERMS]);
   const sum = (r: Record<string, number>) => Object.values(r).reduce((s, v) => s + v, 0);
   // Each shown term is rounded to 2 decimals.
   expect(Math.abs(sum(terms.da) - terms.rDa)).toBeLessThan(0.06);
