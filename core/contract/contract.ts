@@ -10,6 +10,8 @@ import type { AuditReport, LabelItemView, LabelKind, LabelQueueInfo, LabelValue,
 import type { HumanAction } from '../play/human-episode';
 import type { Winner } from '../store/port';
 import type { ToolResult } from '../world/transcript';
+import type { ValidatorVerdict } from '../validators/validators';
+import type { MadsReport } from '../validators/mads-metrics';
 
 /** Plain-data records that cross the boundary, re-exported so clients import types from here only. */
 export type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, ScenarioResult, TurnRecord, Winner } from '../store/port';
@@ -20,6 +22,8 @@ export type { JudgeVerdict } from '../judge/types';
 export type { CaTerms, DaTerms } from '../rewards/terms';
 export type { ToolResult } from '../world/transcript';
 export type * from '../labels/types';
+export type { ValidatorName, ValidatorVerdict } from '../validators/validators';
+export type { MadsGroup, MadsReport } from '../validators/mads-metrics';
 
 export type RunStatus = 'created' | 'running' | 'paused' | 'finished' | 'failed' | 'stopped';
 export type RunPhase = 'bootstrap' | 'match' | 'decide' | 'gym' | 'boundary' | 'paused' | 'evaluate' | 'done' | 'stopped' | 'failed';
@@ -201,7 +205,12 @@ export interface Commands {
   /** Reopen an unfinished session (e.g. after the window was closed). */
   'play/resume': (args: { sessionId: string }) => PlayView;
   'play/discard': (args: { sessionId: string }) => { ok: true };
+  /** MADS L-1/L-2 of a DA on the robustness scenarios (core/arena/evaluate.ts), progress as `eval/progress`. */
+  'eval/mads': (args: { da: string; ca: string; episodesPerScenario: number; seed: number }) => MadsEvaluation;
 }
+
+/** `eval/mads`'s answer: the report, the robustness scenarios played and the policies' names. */
+export type MadsEvaluation = MadsReport & { scenarios: string[]; da: string; ca: string; seed: number; episodesPerScenario: number };
 
 export interface Queries {
   'engine/info': () => EngineInfo;
@@ -222,6 +231,8 @@ export interface Queries {
   'play/setup': () => PlaySetup;
   'play/sessions': () => PlaySessionSummary[];
   'play/episodes': () => HumanEpisodeInfo[];
+  /** MADS's four validators (core/validators/validators.ts) on a stored episode, each with its offending turn. */
+  'episodes/validate': (args: { id: string }) => ValidatorVerdict[];
 }
 
 export interface Events {
@@ -235,6 +246,8 @@ export interface Events {
   'episodes/completed': { matchId: string; count: number; done: number; total: number };
   /** A turn of a human play session, as it is taken: the player's, then each of the opponent's. */
   'play/turn': { sessionId: string; turn: PlayTurn };
+  /** Episodes played so far by the running `eval/mads` (a few a second at most). */
+  'eval/progress': { done: number; total: number };
 }
 
 export type CommandName = keyof Commands;

@@ -105,6 +105,8 @@ export const ARG_SCHEMAS: Schemas = {
   'metrics/series': z.strictObject({ runId: id, keys: z.array(z.string().min(1).max(100)).max(64) }),
   ...LABEL_SCHEMAS,
   ...PLAY_SCHEMAS,
+  'episodes/validate': z.strictObject({ id }),
+  'eval/mads': z.strictObject({ da: id, ca: id, episodesPerScenario: z.number().int('must be an integer').min(1).max(100), seed }),
 };
 
 /** A request whose arguments failed validation; the message names the request and the field. */
