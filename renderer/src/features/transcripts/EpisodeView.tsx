@@ -7,6 +7,7 @@ import { TakeOverButton } from '../play/TakeOverButton';
 import { openEpisode, selectEpisode, selectEpisodeError, selectEpisodeStatus, selectSelectedId, useTranscriptsStore } from './transcripts-store';
 import { adversitiesByTurn, episodeTerms, signed, termLabel, turnViews } from './transcript.data';
 import type { TermValue, TurnView } from './transcript.data';
+import { ValidatorVerdicts } from './ValidatorVerdicts';
 
 export function EpisodeView() {
   const id = useTranscriptsStore(selectSelectedId);
@@ -96,6 +97,7 @@ export function Episode({ e }: { e: EpisodeRecord }) {
           </div>
         </section>
       </div>
+      <ValidatorVerdicts episodeId={e.id} />
       <section className="panel">
         <header className="panel-head">
           <h3>Turns</h3>
