@@ -5,6 +5,7 @@
 import type { Transport } from '../transport/transport';
 import { applyArenaEvent, loadMatches } from '../features/arena/arena-store';
 import { applyPlayEvent } from '../features/play/play-store';
+import { applyRobustnessEvent } from '../features/evaluation/robustness-store';
 import { applyRunEvent, loadRuns } from '../features/runs/runs-store';
 import { loadEngineInfo, useEngineStore } from './engine-store';
 
@@ -26,6 +27,7 @@ export function startMirror(t: Transport): () => void {
     applyRunEvent(e);
     applyArenaEvent(e);
     applyPlayEvent(e);
+    applyRobustnessEvent(e);
     // A run's match is stored in the lab: the match lists (arena, transcript filters) follow.
     if (e.name === 'run/match') void loadMatches();
   });

@@ -7,6 +7,7 @@ import { navigate } from '../../nav/nav-store';
 import { loadRun, loadRuns, selectDetail, selectDetailError, selectDetailStatus, useRunsStore } from '../runs/runs-store';
 import { useSelectedRun } from '../runs/use-selected-run';
 import { evaluationView, formatCell } from './evaluation.data';
+import { RobustnessPanel } from './RobustnessPanel';
 
 /** Evaluation shows the newest finished run (it has the held-out table), else the newest. */
 const newestFinished = (runs: readonly RunSummary[]) => [...runs].reverse().find((r) => r.status === 'finished')?.id ?? runs.at(-1)?.id ?? null;
@@ -49,6 +50,7 @@ export function EvaluationScreen() {
         )}
       </header>
       {body}
+      <RobustnessPanel />
     </div>
   );
 }
