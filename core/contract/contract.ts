@@ -12,6 +12,7 @@ import type { Winner } from '../store/port';
 import type { ToolResult } from '../world/transcript';
 import type { ValidatorVerdict } from '../validators/validators';
 import type { MadsReport } from '../validators/mads-metrics';
+import type { Complexity, Scenario } from '../domain/types';
 
 /** Plain-data records that cross the boundary, re-exported so clients import types from here only. */
 export type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, ScenarioResult, TurnRecord, Winner } from '../store/port';
@@ -24,6 +25,7 @@ export type { ToolResult } from '../world/transcript';
 export type * from '../labels/types';
 export type { ValidatorName, ValidatorVerdict } from '../validators/validators';
 export type { MadsGroup, MadsReport } from '../validators/mads-metrics';
+export type { AdversitySpec, Complexity, Persona, TaskSpec } from '../domain/types';
 
 export type RunStatus = 'created' | 'running' | 'paused' | 'finished' | 'failed' | 'stopped';
 export type RunPhase = 'bootstrap' | 'match' | 'decide' | 'gym' | 'boundary' | 'paused' | 'evaluate' | 'done' | 'stopped' | 'failed';
@@ -233,7 +235,15 @@ export interface Queries {
   'play/episodes': () => HumanEpisodeInfo[];
   /** MADS's four validators (core/validators/validators.ts) on a stored episode, each with its offending turn. */
   'episodes/validate': (args: { id: string }) => ValidatorVerdict[];
+  /** The domain's scenarios, read-only, with persona, task spec, complexity and adversities. */
+  'scenarios/list': () => ScenarioInfo[];
 }
+
+/** A scenario as the scenario browser shows it (core/domain/types.ts), its complexity resolved. */
+export type ScenarioInfo = Pick<Scenario, 'id' | 'title' | 'set' | 'description' | 'fraudReference' | 'expectedTool' | 'intents' | 'task' | 'persona' | 'adversities' | 'impossible'> & {
+  complexity: Complexity;
+  referenceActions: number;
+};
 
 export interface Events {
   'run/status': { runId: string; status: RunStatus; phase: RunPhase };

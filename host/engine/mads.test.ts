@@ -46,6 +46,17 @@ describe('MADS requests of the engine', () => {
     expect(failures).toBeGreaterThan(0);
   });
 
+  it('lists every scenario with its set and resolved complexity; robustness ones carry MADS fields', async () => {
+    const list = await engine.handlers['scenarios/list'](undefined);
+    expect(new Set(list.map((s) => s.set))).toEqual(new Set(['arena', 'heldout', 'robustness']));
+    const robust = list.filter((s) => s.set === 'robustness');
+    expect(new Set(robust.map((s) => s.complexity))).toEqual(new Set(['normal', 'unhappy', 'impossible']));
+    for (const s of robust.filter((x) => x.complexity === 'impossible')) expect(s.impossible?.reason).toBeTruthy();
+    for (const s of robust.filter((x) => x.complexity === 'unhappy')) expect(s.adversities?.length).toBeGreaterThan(0);
+    expect(robust.some((s) => s.persona && s.task)).toBe(true);
+    expect(JSON.parse(JSON.stringify(list))).toEqual(list);
+  });
+
   it('refuses an unknown episode and bad arguments, naming them', async () => {
     await expect(engine.handlers['episodes/validate']({ id: 'nope:1' })).rejects.toThrow(/no episode "nope:1"/);
     const call = engine.handlers['eval/mads'] as (a: unknown) => Promise<unknown>;

@@ -106,6 +106,7 @@ export const ARG_SCHEMAS: Schemas = {
   ...LABEL_SCHEMAS,
   ...PLAY_SCHEMAS,
   'episodes/validate': z.strictObject({ id }),
+  'scenarios/list': none,
   'eval/mads': z.strictObject({ da: id, ca: id, episodesPerScenario: z.number().int('must be an integer').min(1).max(100), seed }),
 };
 

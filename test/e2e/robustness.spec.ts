@@ -1,7 +1,7 @@
 /**
  * MADS in the app on the real engine (`sparring serve`, temporary lab) in Chromium: the four
  * validators' verdicts in an episode's view, and the Evaluation screen's robustness panel from
- * its empty state through a run to its tables and chart. Screenshots go to test-results/screenshots/.
+ * its empty state through a run to its tables and chart, and the read-only scenario browser. Screenshots go to test-results/screenshots/.
  */
 import { expect, test } from '@playwright/test';
 import type { Page } from '@playwright/test';
@@ -59,4 +59,15 @@ test('the robustness panel runs eval/mads and shows L-1/L-2 by complexity and ad
   await expect(panel.getByTestId('robustness-adversity').locator('tbody tr').first()).toBeVisible();
   await expect(panel.locator('svg [data-bar]').first()).toBeVisible();
   await lab.screenshot('robustness-02-report');
+});
+
+test('the scenario browser lists each set read-only, robustness scenarios with persona, task and adversities', async () => {
+  const browser = page.getByTestId('scenario-browser');
+  const rows = browser.getByTestId('scenario-table').locator('tbody tr');
+  await expect(rows.first()).toBeVisible();
+  for (const c of ['normal', 'unhappy', 'impossible']) await expect(rows.locator('.badge', { hasText: new RegExp(`^${c}$`) }).first()).toBeVisible();
+  await expect(rows.locator('li').first()).toBeVisible(); // an adversity
+  await browser.getByTestId('scenario-set').selectOption('heldout');
+  await expect(rows.first()).toHaveAttribute('data-scenario', /-h$/);
+  await lab.screenshot('robustness-03-scenarios');
 });

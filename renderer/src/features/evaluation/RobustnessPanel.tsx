@@ -1,4 +1,4 @@
-/** MADS robustness of a DA on request: L-1 and L-2 by complexity and adversity, tables and a chart. */
+/** MADS robustness of a DA on request: L-1 and L-2 by complexity and adversity, tables and a chart; then the scenarios it plays. */
 import { useMemo, useState } from 'react';
 import { ChartFrame } from '../../components/ChartFrame';
 import { ProgressBar, etaFrom } from '../../components/ProgressBar';
@@ -9,6 +9,7 @@ import { pct as formatPct } from '../../charts/chart-kit';
 import { createRobustnessChart } from './create-robustness-chart';
 import { robustnessBars, robustnessView } from './robustness.data';
 import type { RobustnessRow } from './robustness.data';
+import { ScenarioBrowser } from './ScenarioBrowser';
 import { runRobustness, selectRobustness, useRobustnessStore } from './robustness-store';
 
 export function RobustnessPanel() {
@@ -39,19 +40,22 @@ export function RobustnessPanel() {
   else body = <RobustnessReport />;
 
   return (
-    <section className="panel" data-testid="robustness">
-      <header className="panel-head row">
-        <h3>Robustness (MADS L-1 / L-2)</h3>
-        <label className="small">DA <select aria-label="Robustness DA" value={da} onChange={(e) => setDa(e.target.value)} disabled={running}>{das.map((p) => <option key={p}>{p}</option>)}</select></label>
-        <label className="small">CA <select aria-label="Robustness CA" value={ca} onChange={(e) => setCa(e.target.value)} disabled={running}>{cas.map((p) => <option key={p}>{p}</option>)}</select></label>
-        <label className="small">
-          episodes/scenario{' '}
-          <input aria-label="Episodes per scenario" type="number" min={1} max={100} value={episodes} onChange={(e) => setEpisodes(Math.max(1, Math.min(100, Number(e.target.value) || 1)))} disabled={running} style={{ width: 56 }} />
-        </label>
-        <button type="button" className="btn primary" onClick={run} disabled={running} data-testid="robustness-run">{running ? 'Evaluating…' : 'Evaluate'}</button>
-      </header>
-      {body}
-    </section>
+    <>
+      <section className="panel" data-testid="robustness">
+        <header className="panel-head row">
+          <h3>Robustness (MADS L-1 / L-2)</h3>
+          <label className="small">DA <select aria-label="Robustness DA" value={da} onChange={(e) => setDa(e.target.value)} disabled={running}>{das.map((p) => <option key={p}>{p}</option>)}</select></label>
+          <label className="small">CA <select aria-label="Robustness CA" value={ca} onChange={(e) => setCa(e.target.value)} disabled={running}>{cas.map((p) => <option key={p}>{p}</option>)}</select></label>
+          <label className="small">
+            episodes/scenario{' '}
+            <input aria-label="Episodes per scenario" type="number" min={1} max={100} value={episodes} onChange={(e) => setEpisodes(Math.max(1, Math.min(100, Number(e.target.value) || 1)))} disabled={running} style={{ width: 56 }} />
+          </label>
+          <button type="button" className="btn primary" onClick={run} disabled={running} data-testid="robustness-run">{running ? 'Evaluating…' : 'Evaluate'}</button>
+        </header>
+        {body}
+      </section>
+      <ScenarioBrowser />
+    </>
   );
 }
 
