@@ -67,7 +67,8 @@ test('the scenario browser lists each set read-only, robustness scenarios with p
   await expect(rows.first()).toBeVisible();
   for (const c of ['normal', 'unhappy', 'impossible']) await expect(rows.locator('.badge', { hasText: new RegExp(`^${c}$`) }).first()).toBeVisible();
   await expect(rows.locator('li').first()).toBeVisible(); // an adversity
+  await lab.screenshot('robustness-03-scenarios');
   await browser.getByTestId('scenario-set').selectOption('heldout');
   await expect(rows.first()).toHaveAttribute('data-scenario', /-h$/);
-  await lab.screenshot('robustness-03-scenarios');
+  await lab.screenshot('robustness-04-scenarios-heldout');
 });

@@ -40,39 +40,41 @@ export function ScenarioBrowser() {
   else if (!load.scenarios) body = <LoadingState label="Loading scenarios…" />;
   else
     body = (
-      <table className="table compact" data-testid="scenario-table">
-        <thead>
-          <tr><th>scenario</th><th>complexity</th><th>persona</th><th>task</th><th>adversities</th></tr>
-        </thead>
-        <tbody>
-          {shown.map((s) => (
-            <tr key={s.id} data-scenario={s.id}>
-              <td>
-                <div className="mono">{s.id}</div>
-                <div className="muted small">{s.title} · {s.expectedTool}</div>
-                {s.fraudReference && <Badge tone="fraud">fraud reference</Badge>}
-              </td>
-              <td>
-                <Badge tone={s.complexity === 'normal' ? 'ok' : s.complexity === 'unhappy' ? 'warn' : 'bad'}>{s.complexity}</Badge>
-                {s.impossible && <div className="muted small">{s.impossible.fallback_behavior.replaceAll('_', ' ')}: {s.impossible.reason}</div>}
-              </td>
-              <td>{s.persona ? <><div>{s.persona.name}</div><div className="muted small">{s.persona.style}</div></> : <span className="muted">–</span>}</td>
-              <td>
-                {s.task ? (
-                  <>
-                    <div>{s.task.objective}</div>
-                    {Object.keys(s.task.hardConstraints).length > 0 && <div className="muted small mono">must: {Object.entries(s.task.hardConstraints).map(([k, v]) => `${k}=${String(v)}`).join(', ')}</div>}
-                    {Object.keys(s.task.softPreferences).length > 0 && <div className="muted small mono">prefers: {Object.entries(s.task.softPreferences).map(([k, v]) => `${k}=${String(v)}`).join(', ')}</div>}
-                  </>
-                ) : (
-                  <span className="muted small">{s.description}</span>
-                )}
-              </td>
-              <td>{s.adversities?.length ? <ul style={{ margin: 0, paddingLeft: 16 }}>{s.adversities.map((a, i) => <li key={i} className="small">{adversityLabel(a)}</li>)}</ul> : <span className="muted">–</span>}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <div className="table-wrap">
+        <table className="table" data-testid="scenario-table">
+          <thead>
+            <tr><th>scenario</th><th>complexity</th><th>persona</th><th>task</th><th>adversities</th></tr>
+          </thead>
+          <tbody>
+            {shown.map((s) => (
+              <tr key={s.id} data-scenario={s.id}>
+                <td>
+                  <div className="mono">{s.id}</div>
+                  <div className="muted small">{s.title} · {s.expectedTool}</div>
+                  {s.fraudReference && <Badge tone="fraud">fraud reference</Badge>}
+                </td>
+                <td>
+                  <Badge tone={s.complexity === 'normal' ? 'ok' : s.complexity === 'unhappy' ? 'warn' : 'bad'}>{s.complexity}</Badge>
+                  {s.impossible && <div className="muted small">{s.impossible.fallback_behavior.replaceAll('_', ' ')}: {s.impossible.reason}</div>}
+                </td>
+                <td>{s.persona ? <><div>{s.persona.name}</div><div className="muted small">{s.persona.style}</div></> : <span className="muted">–</span>}</td>
+                <td>
+                  {s.task ? (
+                    <>
+                      <div>{s.task.objective}</div>
+                      {Object.keys(s.task.hardConstraints).length > 0 && <div className="muted small mono">must: {Object.entries(s.task.hardConstraints).map(([k, v]) => `${k}=${String(v)}`).join(', ')}</div>}
+                      {Object.keys(s.task.softPreferences).length > 0 && <div className="muted small mono">prefers: {Object.entries(s.task.softPreferences).map(([k, v]) => `${k}=${String(v)}`).join(', ')}</div>}
+                    </>
+                  ) : (
+                    <span className="muted small">{s.description}</span>
+                  )}
+                </td>
+                <td>{s.adversities?.length ? <ul style={{ margin: 0, paddingLeft: 16 }}>{s.adversities.map((a, i) => <li key={i} className="small">{adversityLabel(a)}</li>)}</ul> : <span className="muted">–</span>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     );
 
   return (

@@ -41,7 +41,7 @@ export function ValidatorVerdicts({ episodeId }: { episodeId: string }) {
               <td>{TITLES[v.validator]}</td>
               <td><Badge tone={v.ok ? 'ok' : 'bad'}>{v.ok ? 'pass' : 'fail'}</Badge></td>
               <td className="mono">{v.turn === null ? '' : `turn ${v.turn}`}</td>
-              <td className={v.ok ? 'muted small' : 'bad-text'}>
+              <td className={v.ok ? 'muted small' : 'bad-text'} style={{ whiteSpace: 'normal' }}>
                 {v.reason}
                 {v.soft && v.soft.length > 0 && (
                   <span className="muted small"> · soft: {v.soft.map((s) => `${s.key} ${s.honoured ? '✓' : '✗'}`).join(', ')}</span>
