@@ -11,6 +11,9 @@ import type { HumanAction } from '../play/human-episode';
 import type { Winner } from '../store/port';
 import type { ToolResult } from '../world/transcript';
 import type { EpisodeDivergence } from '../arena/episode-diff';
+import type { ValidatorVerdict } from '../validators/validators';
+import type { MadsReport } from '../validators/mads-metrics';
+import type { Complexity, Scenario } from '../domain/types';
 
 /** Plain-data records that cross the boundary, re-exported so clients import types from here only. */
 export type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, ScenarioResult, TurnRecord, Winner } from '../store/port';
@@ -22,6 +25,9 @@ export type { CaTerms, DaTerms } from '../rewards/terms';
 export type { ToolResult } from '../world/transcript';
 export type * from '../labels/types';
 export type { EpisodeDivergence, EpisodeField, TurnField } from '../arena/episode-diff';
+export type { ValidatorName, ValidatorVerdict } from '../validators/validators';
+export type { MadsGroup, MadsReport } from '../validators/mads-metrics';
+export type { AdversitySpec, Complexity, Persona, TaskSpec } from '../domain/types';
 
 export type RunStatus = 'created' | 'running' | 'paused' | 'finished' | 'failed' | 'stopped';
 export type RunPhase = 'bootstrap' | 'match' | 'decide' | 'gym' | 'boundary' | 'paused' | 'evaluate' | 'done' | 'stopped' | 'failed';
@@ -255,7 +261,12 @@ export interface Commands {
   /** Reopen an unfinished session (e.g. after the window was closed). */
   'play/resume': (args: { sessionId: string }) => PlayView;
   'play/discard': (args: { sessionId: string }) => { ok: true };
+  /** MADS L-1/L-2 of a DA on the robustness scenarios (core/arena/evaluate.ts), progress as `eval/progress`. */
+  'eval/mads': (args: { da: string; ca: string; episodesPerScenario: number; seed: number }) => MadsEvaluation;
 }
+
+/** `eval/mads`'s answer: the report, the robustness scenarios played and the policies' names. */
+export type MadsEvaluation = MadsReport & { scenarios: string[]; da: string; ca: string; seed: number; episodesPerScenario: number };
 
 export interface Queries {
   'engine/info': () => EngineInfo;
@@ -280,7 +291,17 @@ export interface Queries {
   'episodes/diff': (args: DiffArgs) => EpisodeDiff;
   /** Every DA × CA pair plays the arena scenarios (cached per arguments); progress as `crossplay/progress`. */
   'evaluation/crossplay': (args: CrossPlayArgs) => CrossPlay;
+  /** MADS's four validators (core/validators/validators.ts) on a stored episode, each with its offending turn. */
+  'episodes/validate': (args: { id: string }) => ValidatorVerdict[];
+  /** The domain's scenarios, read-only, with persona, task spec, complexity and adversities. */
+  'scenarios/list': () => ScenarioInfo[];
 }
+
+/** A scenario as the scenario browser shows it (core/domain/types.ts), its complexity resolved. */
+export type ScenarioInfo = Pick<Scenario, 'id' | 'title' | 'set' | 'description' | 'fraudReference' | 'expectedTool' | 'intents' | 'task' | 'persona' | 'adversities' | 'impossible'> & {
+  complexity: Complexity;
+  referenceActions: number;
+};
 
 export interface Events {
   'run/status': { runId: string; status: RunStatus; phase: RunPhase };
@@ -295,6 +316,8 @@ export interface Events {
   'play/turn': { sessionId: string; turn: PlayTurn };
   /** Progress of an `evaluation/crossplay` request (a few a second). */
   'crossplay/progress': { das: string[]; cas: string[]; done: number; total: number };
+  /** Episodes played so far by the running `eval/mads` (a few a second at most). */
+  'eval/progress': { done: number; total: number };
 }
 
 export type CommandName = keyof Commands;

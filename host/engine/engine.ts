@@ -18,6 +18,7 @@ import { checkpointStore } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import { labelStore } from '../store/label-store';
 import { labelHandlers } from './labels';
+import { madsHandlers } from './mads';
 import { BATCH_INTERVAL_MS, createEventBatcher } from './batch';
 import { createEpisodeQuery } from './episode-query';
 import { createPlayService } from './play';
@@ -220,6 +221,7 @@ export function createEngine(o: EngineOptions): Engine {
     },
 
     ...labelHandlers(store, labelStore(store.db)),
+    ...madsHandlers({ store, dbPath: store.path, domain: bankingDomain, emit: (e) => batcher.push(e), yielding, release: disposeModel }),
   };
 
   return {
@@ -256,7 +258,7 @@ function validated(h: Handlers): Handlers {
  * or other request could get through until it ended. Yielding does not change the outcome: the
  * episode's random streams are passed in, not shared.
  */
-function yielding<P extends DaPolicy | CaPolicy>(policy: P): P {
+export function yielding<P extends DaPolicy | CaPolicy>(policy: P): P {
   let last = Date.now();
   const pause = async () => {
     if (Date.now() - last < YIELD_EVERY_MS) return;

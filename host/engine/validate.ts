@@ -112,6 +112,9 @@ export const ARG_SCHEMAS: Schemas = {
     seed,
   }),
   'episodes/diff': z.strictObject({ role: z.enum(['DA', 'CA']), a: id, b: id, opponent: id, scenarioId: id, seed }),
+  'episodes/validate': z.strictObject({ id }),
+  'scenarios/list': none,
+  'eval/mads': z.strictObject({ da: id, ca: id, episodesPerScenario: z.number().int('must be an integer').min(1).max(100), seed }),
 };
 
 /** A request whose arguments failed validation; the message names the request and the field. */

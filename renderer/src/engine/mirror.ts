@@ -5,6 +5,7 @@
 import type { Transport } from '../transport/transport';
 import { applyArenaEvent, loadMatches } from '../features/arena/arena-store';
 import { applyPlayEvent } from '../features/play/play-store';
+import { applyRobustnessEvent } from '../features/evaluation/robustness-store';
 import { applyRunEvent, loadRuns } from '../features/runs/runs-store';
 import { applyCrossPlayEvent } from '../features/evaluation/crossplay-store';
 import { loadEngineInfo, useEngineStore } from './engine-store';
@@ -28,6 +29,7 @@ export function startMirror(t: Transport): () => void {
     applyArenaEvent(e);
     applyPlayEvent(e);
     applyCrossPlayEvent(e);
+    applyRobustnessEvent(e);
     // A run's match is stored in the lab: the match lists (arena, transcript filters) follow.
     if (e.name === 'run/match') void loadMatches();
   });

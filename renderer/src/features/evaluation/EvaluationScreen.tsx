@@ -8,6 +8,7 @@ import { loadRun, loadRuns, selectDetail, selectDetailError, selectDetailStatus,
 import { useSelectedRun } from '../runs/use-selected-run';
 import { CrossPlayPanel } from './CrossPlayPanel';
 import { evaluationView, formatCell } from './evaluation.data';
+import { RobustnessPanel } from './RobustnessPanel';
 
 /** Evaluation shows the newest finished run (it has the held-out table), else the newest. */
 const newestFinished = (runs: readonly RunSummary[]) => [...runs].reverse().find((r) => r.status === 'finished')?.id ?? runs.at(-1)?.id ?? null;
@@ -51,6 +52,7 @@ export function EvaluationScreen() {
       </header>
       {body}
       <CrossPlayPanel runId={runId} />
+      <RobustnessPanel />
     </div>
   );
 }

@@ -9,6 +9,7 @@ import { compareFrom } from './diff-store';
 import { openEpisode, selectEpisode, selectEpisodeError, selectEpisodeStatus, selectSelectedId, useTranscriptsStore } from './transcripts-store';
 import { adversitiesByTurn, episodeTerms, signed, termLabel, turnViews } from './transcript.data';
 import type { TermValue, TurnView } from './transcript.data';
+import { ValidatorVerdicts } from './ValidatorVerdicts';
 
 export function EpisodeView({ onCompare }: { onCompare: () => void }) {
   const id = useTranscriptsStore(selectSelectedId);
@@ -108,6 +109,7 @@ export function Episode({ e, onCompare }: { e: EpisodeRecord; onCompare?: () => 
           </div>
         </section>
       </div>
+      <ValidatorVerdicts episodeId={e.id} />
       <section className="panel">
         <header className="panel-head">
           <h3>Turns</h3>

@@ -1,0 +1,78 @@
+/**
+ * MADS in the app (issue 7): the four validators' verdicts on a stored episode, and L-1/L-2 of a
+ * DA on the robustness scenarios, run on request with throttled progress; the scenarios, read-only.
+ */
+import type { CaPolicy, DaPolicy } from '../../core/agents/policy';
+import type { Handlers, ScenarioInfo } from '../../core/contract/contract';
+import type { EngineEvent } from '../../core/contract/run-service';
+import { evaluateMads } from '../../core/arena/evaluate';
+import { DEFAULT_CONFIG } from '../../core/config';
+import { complexityOf } from '../../core/domain/types';
+import type { Domain } from '../../core/domain/types';
+import { judgeEpisode } from '../../core/judge/judge';
+import type { RunStore } from '../../core/store/port';
+import { transcriptOfEpisode, validateTranscript } from '../../core/validators/validators';
+import { resolveCa, resolveDa } from '../cli/policies';
+
+/** Progress events of `eval/mads` at most this often (the last one always goes out). */
+const PROGRESS_EVERY_MS = 250;
+
+export interface MadsHandlerDeps {
+  store: Pick<RunStore, 'getEpisode'>;
+  dbPath: string;
+  domain: () => Domain;
+  emit: (e: EngineEvent) => void;
+  /** Wraps a policy so a long evaluation yields to the event loop (the engine's `yielding`). */
+  yielding: <P extends DaPolicy | CaPolicy>(p: P) => P;
+  release: (p: DaPolicy | CaPolicy) => Promise<void>;
+}
+
+export function madsHandlers(d: MadsHandlerDeps): Pick<Handlers, 'episodes/validate' | 'eval/mads' | 'scenarios/list'> {
+  let running = false;
+  return {
+    'episodes/validate': ({ id }) => {
+      const e = d.store.getEpisode(id);
+      if (!e) throw new Error(`episodes/validate: no episode "${id}" in this lab`);
+      const scenario = d.domain().scenarios.find((s) => s.id === e.scenarioId);
+      return validateTranscript(transcriptOfEpisode(e, scenario), scenario);
+    },
+
+    'scenarios/list': () =>
+      d.domain().scenarios.map((s): ScenarioInfo => ({
+        id: s.id, title: s.title, set: s.set, description: s.description, fraudReference: s.fraudReference, expectedTool: s.expectedTool, intents: s.intents,
+        task: s.task, persona: s.persona, adversities: s.adversities, impossible: s.impossible, complexity: complexityOf(s), referenceActions: s.referenceActions?.length ?? 0,
+      })),
+
+    'eval/mads': async ({ da, ca, episodesPerScenario, seed }) => {
+      if (running) throw new Error('eval/mads: an evaluation is already running; wait for it to finish');
+      running = true;
+      const domain = d.domain();
+      const g = { db: d.dbPath, seed, json: true };
+      try {
+        const daPolicy = await resolveDa(da, domain, g);
+        try {
+          const caPolicy = await resolveCa(ca, domain, g);
+          try {
+            let last = -Infinity;
+            const report = await evaluateMads({
+              domain, da: d.yielding(daPolicy), ca: d.yielding(caPolicy), judge: judgeEpisode, config: DEFAULT_CONFIG, seeds: [seed], episodesPerScenario,
+              onProgress: (done, total) => {
+                const now = Date.now();
+                if (done < total && now - last < PROGRESS_EVERY_MS) return;
+                last = now;
+                d.emit({ name: 'eval/progress', payload: { done, total } });
+              },
+            });
+            return { ...report, da: daPolicy.name, ca: caPolicy.name, seed, episodesPerScenario };
+          } finally {
+            await d.release(caPolicy);
+          }
+        } finally {
+          await d.release(daPolicy);
+        }
+      } finally {
+        running = false;
+      }
+    },
+  };
+}

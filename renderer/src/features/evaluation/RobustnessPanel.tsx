@@ -1,0 +1,107 @@
+/** MADS robustness of a DA on request: L-1 and L-2 by complexity and adversity, tables and a chart; then the scenarios it plays. */
+import { useMemo, useState } from 'react';
+import { ChartFrame } from '../../components/ChartFrame';
+import { ProgressBar, etaFrom } from '../../components/ProgressBar';
+import { EmptyState, ErrorState } from '../../components/StateViews';
+import { useChart } from '../../charts/use-chart';
+import { selectInfo, useEngineStore } from '../../engine/engine-store';
+import { pct as formatPct } from '../../charts/chart-kit';
+import { createRobustnessChart } from './create-robustness-chart';
+import { robustnessBars, robustnessView } from './robustness.data';
+import type { RobustnessRow } from './robustness.data';
+import { ScenarioBrowser } from './ScenarioBrowser';
+import { runRobustness, selectRobustness, useRobustnessStore } from './robustness-store';
+
+export function RobustnessPanel() {
+  const info = useEngineStore(selectInfo);
+  const r = useRobustnessStore(selectRobustness);
+  const das = info?.policies.da ?? ['scripted'];
+  const cas = info?.policies.ca ?? ['scripted'];
+  const [da, setDa] = useState(das.includes('latest') ? 'latest' : 'scripted');
+  const [ca, setCa] = useState('scripted');
+  const [episodes, setEpisodes] = useState(2);
+  const running = r.status === 'running';
+  const run = () => void runRobustness({ da, ca, episodesPerScenario: episodes, seed: 1 });
+
+  let body;
+  if (running)
+    body = r.progress ? (
+      <ProgressBar label="robustness episodes" done={r.progress.done} total={r.progress.total} etaSeconds={r.startedAt ? etaFrom(r.startedAt, Date.now(), r.progress.done, r.progress.total) : null} />
+    ) : (
+      <p className="muted" data-testid="robustness-starting">Loading the policies…</p>
+    );
+  else if (r.status === 'error') body = <ErrorState title="The robustness evaluation failed" error={r.error ?? ''} actions={[{ label: 'Retry', onClick: run }]} />;
+  else if (!r.report)
+    body = (
+      <EmptyState title="No robustness evaluation yet" testId="robustness-empty">
+        Plays the DA against the CA on the robustness scenarios (normal, unhappy and impossible, with MADS adversities) and reports MADS L-1 (against reference actions) and L-2 (turns before the first error).
+      </EmptyState>
+    );
+  else body = <RobustnessReport />;
+
+  return (
+    <>
+      <section className="panel" data-testid="robustness">
+        <header className="panel-head row">
+          <h3>Robustness (MADS L-1 / L-2)</h3>
+          <label className="small">DA <select aria-label="Robustness DA" value={da} onChange={(e) => setDa(e.target.value)} disabled={running}>{das.map((p) => <option key={p}>{p}</option>)}</select></label>
+          <label className="small">CA <select aria-label="Robustness CA" value={ca} onChange={(e) => setCa(e.target.value)} disabled={running}>{cas.map((p) => <option key={p}>{p}</option>)}</select></label>
+          <label className="small">
+            episodes/scenario{' '}
+            <input aria-label="Episodes per scenario" type="number" min={1} max={100} value={episodes} onChange={(e) => setEpisodes(Math.max(1, Math.min(100, Number(e.target.value) || 1)))} disabled={running} style={{ width: 56 }} />
+          </label>
+          <button type="button" className="btn primary" onClick={run} disabled={running} data-testid="robustness-run">{running ? 'Evaluating…' : 'Evaluate'}</button>
+        </header>
+        {body}
+      </section>
+      <ScenarioBrowser />
+    </>
+  );
+}
+
+function RobustnessReport() {
+  const report = useRobustnessStore((s) => s.report)!;
+  const view = useMemo(() => robustnessView(report), [report]);
+  const bars = useMemo(() => robustnessBars(view), [view]);
+  const ref = useChart(createRobustnessChart, bars, {});
+  return (
+    <div data-testid="robustness-report">
+      <p className="muted small">
+        DA <b className="mono">{report.da}</b> against CA <b className="mono">{report.ca}</b> · {report.scenarios.length} robustness scenarios × {report.episodesPerScenario} · seed {report.seed}
+      </p>
+      <RowsTable title="By complexity" rows={[view.overall, ...view.byComplexity]} testId="robustness-complexity" />
+      <RowsTable title="By adversity (episodes in which it fired)" rows={view.byAdversity} testId="robustness-adversity" />
+      <ChartFrame title="L-2 success by complexity and adversity" file={`robustness-${report.da}`}>
+        <div ref={ref} className="chart" />
+      </ChartFrame>
+    </div>
+  );
+}
+
+function RowsTable({ title, rows, testId }: { title: string; rows: RobustnessRow[]; testId: string }) {
+  const l1 = (r: RobustnessRow, f: (x: NonNullable<RobustnessRow['l1']>) => string) => (r.l1 ? f(r.l1) : '–');
+  return (
+    <table className="table compact" data-testid={testId}>
+      <caption className="small muted">{title}</caption>
+      <thead>
+        <tr>
+          <th>group</th><th>episodes</th><th>L-2</th><th>L-2 complete</th><th>action recall</th><th>tool F1</th><th>param EM</th><th>response sim</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.key} data-group={r.key}>
+            <td>{r.label}</td>
+            <td className="num">{r.episodes}</td>
+            <td className="num">{formatPct(r.l2)}</td>
+            <td className="num">{formatPct(r.l2Complete)}</td>
+            <td className="num">{l1(r, (x) => formatPct(x.actionTypeRecall))}</td>
+            <td className="num">{l1(r, (x) => formatPct(x.toolF1))}</td>
+            <td className="num">{l1(r, (x) => formatPct(x.paramExactMatch))}</td>
+            <td className="num">{l1(r, (x) => x.responseSimilarity.toFixed(2))}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

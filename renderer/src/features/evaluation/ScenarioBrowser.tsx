@@ -1,0 +1,92 @@
+/** The domain's scenarios by set, read-only: persona, task spec, complexity and adversities. */
+import { useEffect, useState } from 'react';
+import type { AdversitySpec, ScenarioInfo } from '../../../../core/contract/contract';
+import { Badge } from '../../components/Badge';
+import { ErrorState, LoadingState } from '../../components/StateViews';
+import { errorMessage, request } from '../../engine/client';
+
+type Load = { scenarios: ScenarioInfo[] | null; error: string | null };
+
+/** One adversity in words: its kind and what sets it apart (slot, tool, turn, rate). */
+export function adversityLabel(a: AdversitySpec): string {
+  const extra: string[] = [];
+  if ('slot' in a) extra.push(a.slot);
+  if ('from' in a) extra.push(`from ${a.from} at utterance ${a.turn}`);
+  if ('reveals' in a) extra.push(`${a.reveals.length} reveal${a.reveals.length === 1 ? '' : 's'}`);
+  if ('tool' in a && a.tool) extra.push(a.tool);
+  if (a.rate !== undefined) extra.push(`rate ${a.rate}`);
+  return `${a.kind.replaceAll('_', ' ')}${extra.length ? ` (${extra.join(', ')})` : ''}`;
+}
+
+export function ScenarioBrowser() {
+  const [load, setLoad] = useState<Load>({ scenarios: null, error: null });
+  const [set, setSet] = useState('robustness');
+  const [attempt, setAttempt] = useState(0);
+  useEffect(() => {
+    let live = true;
+    request('scenarios/list', undefined).then(
+      (scenarios) => live && setLoad({ scenarios, error: null }),
+      (err: unknown) => live && setLoad({ scenarios: null, error: errorMessage(err) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [attempt]);
+
+  const sets = [...new Set(load.scenarios?.map((s) => s.set) ?? [])];
+  const shown = load.scenarios?.filter((s) => s.set === set) ?? [];
+  let body;
+  if (load.error) body = <ErrorState title="Could not load the scenarios" error={load.error} actions={[{ label: 'Retry', onClick: () => setAttempt((n) => n + 1) }]} />;
+  else if (!load.scenarios) body = <LoadingState label="Loading scenarios…" />;
+  else
+    body = (
+      <div className="table-wrap">
+        <table className="table" data-testid="scenario-table">
+          <thead>
+            <tr><th>scenario</th><th>complexity</th><th>persona</th><th>task</th><th>adversities</th></tr>
+          </thead>
+          <tbody>
+            {shown.map((s) => (
+              <tr key={s.id} data-scenario={s.id}>
+                <td>
+                  <div className="mono">{s.id}</div>
+                  <div className="muted small">{s.title} · {s.expectedTool}</div>
+                  {s.fraudReference && <Badge tone="fraud">fraud reference</Badge>}
+                </td>
+                <td>
+                  <Badge tone={s.complexity === 'normal' ? 'ok' : s.complexity === 'unhappy' ? 'warn' : 'bad'}>{s.complexity}</Badge>
+                  {s.impossible && <div className="muted small">{s.impossible.fallback_behavior.replaceAll('_', ' ')}: {s.impossible.reason}</div>}
+                </td>
+                <td>{s.persona ? <><div>{s.persona.name}</div><div className="muted small">{s.persona.style}</div></> : <span className="muted">–</span>}</td>
+                <td>
+                  {s.task ? (
+                    <>
+                      <div>{s.task.objective}</div>
+                      {Object.keys(s.task.hardConstraints).length > 0 && <div className="muted small mono">must: {Object.entries(s.task.hardConstraints).map(([k, v]) => `${k}=${String(v)}`).join(', ')}</div>}
+                      {Object.keys(s.task.softPreferences).length > 0 && <div className="muted small mono">prefers: {Object.entries(s.task.softPreferences).map(([k, v]) => `${k}=${String(v)}`).join(', ')}</div>}
+                    </>
+                  ) : (
+                    <span className="muted small">{s.description}</span>
+                  )}
+                </td>
+                <td>{s.adversities?.length ? <ul style={{ margin: 0, paddingLeft: 16 }}>{s.adversities.map((a, i) => <li key={i} className="small">{adversityLabel(a)}</li>)}</ul> : <span className="muted">–</span>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    );
+
+  return (
+    <section className="panel" data-testid="scenario-browser">
+      <header className="panel-head row">
+        <h3>Scenarios</h3>
+        <select aria-label="Scenario set" value={set} onChange={(e) => setSet(e.target.value)} data-testid="scenario-set">
+          {(sets.length ? sets : [set]).map((x) => <option key={x} value={x}>{x}</option>)}
+        </select>
+        {load.scenarios && <span className="muted small">{shown.length} scenarios</span>}
+      </header>
+      {body}
+    </section>
+  );
+}

@@ -1,0 +1,74 @@
+/**
+ * MADS in the app on the real engine (`sparring serve`, temporary lab) in Chromium: the four
+ * validators' verdicts in an episode's view, and the Evaluation screen's robustness panel from
+ * its empty state through a run to its tables and chart, and the read-only scenario browser. Screenshots go to test-results/screenshots/.
+ */
+import { expect, test } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { ArenaPage } from './pages/arena-page';
+import { LabPage } from './pages/lab-page';
+import { TranscriptsPage } from './pages/transcripts-page';
+
+test.describe.configure({ mode: 'serial' });
+
+let page: Page;
+let lab: LabPage;
+
+test.beforeAll(async ({ browser }) => {
+  page = await browser.newPage();
+  page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
+  lab = new LabPage(page);
+  await lab.open();
+});
+
+test.afterAll(async () => {
+  await page.close();
+});
+
+test('an episode shows the four validators, a failure with its reason', async () => {
+  await lab.go('arena');
+  await new ArenaPage(page).play({ episodesPerScenario: 1, seed: 11, scenarios: 'all' });
+  await expect(page.getByTestId('play-match')).toHaveText('Play match', { timeout: 60_000 });
+  await lab.go('transcripts');
+  const transcripts = new TranscriptsPage(page);
+  await transcripts.openFirst();
+  const table = page.getByTestId('validator-table');
+  await expect(table.locator('tr')).toHaveCount(4);
+  for (const v of ['syntax', 'faithfulness', 'role_confusion', 'task_success']) await expect(table.locator(`tr[data-validator="${v}"]`)).toBeVisible();
+  // An episode the CA won did not reach its goal: task success fails there, with its reason.
+  await transcripts.filter('winner', 'CA');
+  const id = await transcripts.openFirst();
+  await expect(page.getByTestId('validators')).toBeVisible();
+  const failed = table.locator('tr[data-validator="task_success"][data-ok="false"]');
+  await expect(failed, `task success of ${id}`).toBeVisible();
+  await expect(failed.locator('td').nth(1)).toHaveText('fail');
+  await expect(failed.locator('td').nth(3)).not.toBeEmpty();
+  await lab.screenshot('robustness-01-validators');
+});
+
+test('the robustness panel runs eval/mads and shows L-1/L-2 by complexity and adversity', async () => {
+  await lab.go('evaluation');
+  const panel = page.getByTestId('robustness');
+  await expect(panel.getByTestId('robustness-empty')).toBeVisible();
+  await panel.getByLabel('Episodes per scenario').fill('1');
+  await panel.getByTestId('robustness-run').click();
+  await expect(panel.getByTestId('robustness-report')).toBeVisible({ timeout: 120_000 });
+  const complexity = panel.getByTestId('robustness-complexity');
+  await expect(complexity.locator('tr[data-group="all"]')).toBeVisible();
+  await expect(complexity.locator('tbody tr')).not.toHaveCount(1);
+  await expect(panel.getByTestId('robustness-adversity').locator('tbody tr').first()).toBeVisible();
+  await expect(panel.locator('svg [data-bar]').first()).toBeVisible();
+  await lab.screenshot('robustness-02-report');
+});
+
+test('the scenario browser lists each set read-only, robustness scenarios with persona, task and adversities', async () => {
+  const browser = page.getByTestId('scenario-browser');
+  const rows = browser.getByTestId('scenario-table').locator('tbody tr');
+  await expect(rows.first()).toBeVisible();
+  for (const c of ['normal', 'unhappy', 'impossible']) await expect(rows.locator('.badge', { hasText: new RegExp(`^${c}$`) }).first()).toBeVisible();
+  await expect(rows.locator('li').first()).toBeVisible(); // an adversity
+  await lab.screenshot('robustness-03-scenarios');
+  await browser.getByTestId('scenario-set').selectOption('heldout');
+  await expect(rows.first()).toHaveAttribute('data-scenario', /-h$/);
+  await lab.screenshot('robustness-04-scenarios-heldout');
+});
