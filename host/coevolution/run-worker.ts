@@ -27,6 +27,8 @@ port.on('message', (m: WorkerRequest) => {
       else if (m.method === 'stop') service.stop(m.args);
       else if (m.method === 'close') await service.close();
       port.postMessage({ id: m.id, ok: true, result });
+      // Closed: let the thread end once its event loop drains (a model call in flight returns).
+      if (m.method === 'close') port.close();
     } catch (err) {
       port.postMessage({ id: m.id, ok: false, error: err instanceof Error ? err.message : String(err) });
     }

@@ -96,7 +96,12 @@ export function createWorkerRunService(opts: { dbPath: string }): WorkerRunServi
     },
     async close() {
       if (!broken) await call('close', null).catch(() => undefined);
-      await worker.terminate();
+      // The worker leaves by itself once a model call still in flight has returned: terminating
+      // it during a native onnxruntime call aborts the whole process (Napi::Error in a torn-down
+      // environment). terminate() only when it does not leave within the grace period.
+      const exited = new Promise<boolean>((resolve) => worker.once('exit', () => resolve(true)));
+      const left = worker.threadId === -1 || (await Promise.race([exited, new Promise<boolean>((r) => setTimeout(() => r(false), 20_000).unref())]));
+      if (!left) await worker.terminate();
       store.close();
     },
   };
