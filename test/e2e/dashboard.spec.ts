@@ -19,10 +19,8 @@ let page: Page;
 let lab: LabPage;
 
 test.beforeAll(async ({ browser }) => {
-  page = await browser.newPage();
-  page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
-  lab = new LabPage(page);
-  await lab.open(LabPage.simulatedUrl());
+  lab = await LabPage.openNew(browser, LabPage.simulatedUrl());
+  page = lab.page;
 });
 
 test.afterAll(async () => {

@@ -26,10 +26,8 @@ const MATCH = 'M1';
 const EPISODES_PER_SCENARIO = 18;
 
 test.beforeAll(async ({ browser }) => {
-  page = await browser.newPage();
-  page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
-  lab = new LabPage(page);
-  await lab.open();
+  lab = await LabPage.openNew(browser);
+  page = lab.page;
 });
 
 test.afterAll(async () => {

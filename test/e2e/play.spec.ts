@@ -19,11 +19,9 @@ let play: PlayPage;
 let customerEpisode = '';
 
 test.beforeAll(async ({ browser }) => {
-  page = await browser.newPage();
-  page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
-  lab = new LabPage(page);
+  lab = await LabPage.openNew(browser);
+  page = lab.page;
   play = new PlayPage(page);
-  await lab.open();
 });
 
 test.afterAll(async () => {

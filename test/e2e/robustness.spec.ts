@@ -15,10 +15,8 @@ let page: Page;
 let lab: LabPage;
 
 test.beforeAll(async ({ browser }) => {
-  page = await browser.newPage();
-  page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
-  lab = new LabPage(page);
-  await lab.open();
+  lab = await LabPage.openNew(browser);
+  page = lab.page;
 });
 
 test.afterAll(async () => {

@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from '@playwright/test';
-import type { Page } from '@playwright/test';
+import type { Browser, Page } from '@playwright/test';
 
 export const SCREENSHOTS = path.join('test-results', 'screenshots');
 
@@ -10,6 +10,15 @@ export type ScreenName = 'experiments' | 'runs' | 'arena' | 'transcripts' | 'eva
 
 export class LabPage {
   constructor(readonly page: Page) {}
+
+  /** A fresh page on the lab at `url` (page errors echoed to the test log), for a serial spec. */
+  static async openNew(browser: Browser, url = LabPage.url()): Promise<LabPage> {
+    const page = await browser.newPage();
+    page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
+    const lab = new LabPage(page);
+    await lab.open(url);
+    return lab;
+  }
 
   static url(): string {
     const url = process.env.SPARRING_E2E_URL;
