@@ -88,11 +88,10 @@ export function createEngine(o: EngineOptions): Engine {
     return run;
   }
 
+  /** The next free arena match id `M<n>`; human matches (`H<n>`) have their own sequence. */
   function nextMatchId(): string {
-    const taken = new Set(store.listMatches().map((m) => m.id));
-    let n = taken.size + 1;
-    while (taken.has(`M${n}`)) n++;
-    return `M${n}`;
+    const arena = store.listMatches().map((m) => /^M(\d+)$/.exec(m.id)).filter((m) => m !== null);
+    return `M${Math.max(0, ...arena.map((m) => Number(m[1]))) + 1}`;
   }
 
   const impl: Handlers = {

@@ -125,6 +125,8 @@ describe('play on the engine', () => {
       expect(mark).toMatchObject({ player: 'Di', seat: 'agent', forkedFrom: { episodeId: 'M1:0', turn: t } });
       await expect(engine.handlers['play/fork']({ episodeId: 'M1:0', turn: 99, seat: 'agent', player: 'Di' })).rejects.toThrow(/turn 99: episode M1:0 has turns 0–/);
       await expect(engine.handlers['play/fork']({ episodeId: done.episode!.id, turn: 0, seat: 'customer', player: 'Di' })).rejects.toThrow(/choose a policy/);
+      // Arena ids count arena matches only: H1 does not make the next one M3.
+      expect((await engine.handlers['matches/play']({ da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 3 })).matchId).toBe('M2');
     } finally {
       engine.close();
     }
