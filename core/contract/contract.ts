@@ -309,6 +309,22 @@ export interface Queries {
   'scenarios/list': () => ScenarioInfo[];
   /** One scenario in full, as the editor starts from it (duplicate a shipped one, edit a custom one). */
   'scenarios/get': (args: { id: string }) => ScenarioDraft;
+  /** The choices the scenario schema allows, for the scenario editor's fields. */
+  'scenarios/vocabulary': () => ScenarioVocabulary;
+}
+
+/** What a scenario's fields may hold (core/domain/types.ts), served so the editor needs no core values. */
+export interface ScenarioVocabulary {
+  tools: string[];
+  domainTools: string[];
+  situations: string[];
+  complexities: Complexity[];
+  conversationalAdversities: string[];
+  executionAdversities: string[];
+  detailSlots: string[];
+  fallbackBehaviors: string[];
+  /** Every taxonomy intent and the tool it routes to (a scenario's intents must route to its expected tool). */
+  intents: { intent: string; tool: string }[];
 }
 
 /** A scenario as the scenario browser shows it (core/domain/types.ts), its complexity resolved. */

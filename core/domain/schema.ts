@@ -3,7 +3,7 @@
  * path and what was expected, so a person editing the JSON by hand can find the problem.
  */
 import { z } from 'zod';
-import { COMPLEXITIES, DETAIL_SLOTS, DOMAIN_TOOLS, EXECUTION_ADVERSITIES, FALLBACK_BEHAVIORS, SLOT_NAMES, TOOL_NAMES } from './types';
+import { COMPLEXITIES, DETAIL_SLOTS, DOMAIN_TOOLS, EXECUTION_ADVERSITIES, FALLBACK_BEHAVIORS, SITUATIONS, SLOT_NAMES, TOOL_NAMES } from './types';
 import type { Domain, Scenario, TaxonomyEntry, UtteranceBank } from './types';
 
 const domainTool = z.enum(DOMAIN_TOOLS);
@@ -71,17 +71,7 @@ export const scenarioSchema = z.strictObject({
   intents: z.array(nonEmpty).min(1),
   expectedTool: domainTool,
   account: z.strictObject({
-    situation: z.enum([
-      'unrecognized_charge',
-      'duplicate_charge',
-      'refund_missing',
-      'unknown_merchant',
-      'recent_activity',
-      'card_declined',
-      'internal_transfer',
-      'compromised',
-      'account_admin',
-    ]),
+    situation: z.enum(SITUATIONS),
     merchant: nonEmpty.optional(),
     amount: z.number().positive().optional(),
     daysAgo: z.number().int().min(0).max(60).optional(),

@@ -5,7 +5,7 @@
  */
 import type { Handlers, ScenarioInfo } from '../../core/contract/contract';
 import type { ScenarioDraft } from '../../core/domain/schema';
-import { complexityOf } from '../../core/domain/types';
+import { COMPLEXITIES, CONVERSATIONAL_ADVERSITIES, DETAIL_SLOTS, DOMAIN_TOOLS, EXECUTION_ADVERSITIES, FALLBACK_BEHAVIORS, SITUATIONS, TOOL_NAMES, complexityOf } from '../../core/domain/types';
 import type { Domain, Scenario } from '../../core/domain/types';
 import type { CustomScenarioStore } from '../store/scenario-store';
 
@@ -17,8 +17,14 @@ export function scenarioInfo(s: Scenario, custom: boolean): ScenarioInfo {
   };
 }
 
-export function scenarioHandlers(builtin: () => Domain, custom: CustomScenarioStore): Pick<Handlers, 'scenarios/list' | 'scenarios/get' | 'scenarios/save' | 'scenarios/remove'> {
+export function scenarioHandlers(builtin: () => Domain, custom: CustomScenarioStore): Pick<Handlers, 'scenarios/list' | 'scenarios/get' | 'scenarios/save' | 'scenarios/remove' | 'scenarios/vocabulary'> {
   return {
+    'scenarios/vocabulary': () => ({
+      tools: [...TOOL_NAMES], domainTools: [...DOMAIN_TOOLS], situations: [...SITUATIONS], complexities: [...COMPLEXITIES],
+      conversationalAdversities: [...CONVERSATIONAL_ADVERSITIES], executionAdversities: [...EXECUTION_ADVERSITIES], detailSlots: [...DETAIL_SLOTS],
+      fallbackBehaviors: [...FALLBACK_BEHAVIORS], intents: builtin().taxonomy.map((e) => ({ intent: e.intent, tool: e.tool })),
+    }),
+
     'scenarios/list': () => [...builtin().scenarios.map((s) => scenarioInfo(s, false)), ...custom.list().map((s) => scenarioInfo(s, true))],
 
     'scenarios/get': ({ id }): ScenarioDraft => {

@@ -124,6 +124,7 @@ export const ARG_SCHEMAS: Schemas = {
   }),
   'scenarios/remove': z.strictObject({ id }),
   'scenarios/get': z.strictObject({ id }),
+  'scenarios/vocabulary': none,
 };
 
 /** A request whose arguments failed validation; the message names the request and the field. */
