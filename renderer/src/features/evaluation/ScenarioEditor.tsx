@@ -17,9 +17,9 @@ interface Props {
   onCancel: () => void;
 }
 
-/** Messages of the problems at `field`, under its input. */
-function Problems({ problems, field }: { problems: FieldProblem[]; field: string }) {
-  const mine = problemsOf(problems, field);
+/** Messages of the problems at `field` (and inside it, unless `exact`), under its input. */
+function Problems({ problems, field, exact }: { problems: FieldProblem[]; field: string; exact?: boolean }) {
+  const mine = exact ? problems.filter((p) => p.field === field).map((p) => p.message) : problemsOf(problems, field);
   if (!mine.length) return null;
   return <span className="bad-text small" data-testid={`problem-${field}`}>{mine.join('; ')}</span>;
 }
@@ -113,7 +113,7 @@ export function ScenarioEditor({ initial, replaces, onSaved, onCancel }: Props) 
         {text('softPreferences', 'Soft preferences (key = value)', 'task.softPreferences', { area: true })}
         {text('successCriteria', 'Success criteria (one a line)', 'task.successCriteria', { area: true })}
       </div>
-      <Problems problems={problems} field="task" />
+      <Problems problems={problems} field="task" exact />
 
       <h5>Adversities</h5>
       {f.adversities.map((a, i) => {
@@ -161,7 +161,7 @@ export function ScenarioEditor({ initial, replaces, onSaved, onCancel }: Props) 
             {execution && field('turn', 'Fires at DA step (or a rate)', 'turn')}
             {execution && field('message', 'Message', 'message')}
             {field('rate', 'Rate (0–1, seeded)', 'rate')}
-            <Problems problems={problems} field={at} />
+            <Problems problems={problems} field={at} exact />
             <button className="btn tiny" onClick={() => set('adversities', f.adversities.filter((_, j) => j !== i))} data-testid={`remove-adversity-${i}`}>Remove</button>
           </div>
         );
