@@ -9,6 +9,7 @@ import { expect, test } from '@playwright/test';
 import type { Page } from '@playwright/test';
 import { ArenaPage } from './pages/arena-page';
 import { LabPage } from './pages/lab-page';
+import { PlayPage } from './pages/play-page';
 import { ScenarioEditorPage } from './pages/scenario-editor-page';
 import { TranscriptsPage } from './pages/transcripts-page';
 
@@ -122,4 +123,13 @@ test('a robustness match plays the custom scenario; transcripts filter by valida
   await lab.screenshot('robustness-07-validator-filter');
   await transcripts.filter('validator', 'any');
   await expect.poll(() => transcripts.total()).toBeGreaterThanOrEqual(failing);
+});
+
+test('a person plays the custom scenario from the Play screen', async () => {
+  await lab.go('play');
+  const group = page.getByTestId('play-scenario').locator('optgroup[label="robustness"]');
+  await expect(group.locator('option[value="e2e-angry-dispute"]')).toHaveCount(1);
+  await new PlayPage(page).start({ player: 'E2E', seat: 'customer', opponent: 'scripted', scenario: 'e2e-angry-dispute', seed: 3 });
+  await expect(page.getByTestId('play-brief')).toContainText('E2E angry dispute');
+  await lab.screenshot('robustness-08-play-custom');
 });
