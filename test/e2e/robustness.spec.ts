@@ -133,3 +133,19 @@ test('a person plays the custom scenario from the Play screen', async () => {
   await expect(page.getByTestId('play-brief')).toContainText('E2E angry dispute');
   await lab.screenshot('robustness-08-play-custom');
 });
+
+test('a custom scenario is edited (its adversity fires at a turn instead) and deleted', async () => {
+  await lab.go('evaluation');
+  const editor = new ScenarioEditorPage(page);
+  await editor.browser.getByTestId('scenario-set').selectOption('robustness');
+  await editor.row('e2e-angry-dispute').getByTestId('edit-e2e-angry-dispute').click();
+  await expect(editor.editor).toContainText('Edit e2e-angry-dispute');
+  await editor.fill('adversities[0].rate', '');
+  await editor.fill('adversities[0].turn', '2');
+  await editor.save();
+  await expect(editor.editor).toBeHidden();
+  await expect(editor.row('e2e-angry-dispute')).toContainText('backend failure (at DA step 2)');
+  await editor.row('e2e-angry-dispute').getByTestId('delete-e2e-angry-dispute').click();
+  await editor.row('e2e-angry-dispute').getByTestId('confirm-delete-e2e-angry-dispute').click();
+  await expect(editor.row('e2e-angry-dispute')).toHaveCount(0);
+});

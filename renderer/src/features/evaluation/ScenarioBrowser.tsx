@@ -20,6 +20,7 @@ export function adversityLabel(a: AdversitySpec): string {
   if ('from' in a) extra.push(`from ${a.from} at utterance ${a.turn}`);
   if ('reveals' in a) extra.push(`${a.reveals.length} reveal${a.reveals.length === 1 ? '' : 's'}`);
   if ('tool' in a && a.tool) extra.push(a.tool);
+  if (a.kind !== 'goal_revision' && 'turn' in a && a.turn !== undefined) extra.push(`at DA step ${a.turn}`);
   if (a.rate !== undefined) extra.push(`rate ${a.rate}`);
   return `${a.kind.replaceAll('_', ' ')}${extra.length ? ` (${extra.join(', ')})` : ''}`;
 }
