@@ -6,6 +6,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VALIDATORS } from '../../core/validators/validators';
 import { createEngine } from './engine';
@@ -70,6 +71,23 @@ describe('scenario requests of the engine', () => {
     const paged = [...(await engine.handlers['episodes/list']({ validatorFailed: 'any', limit: 3 })).items, ...(await engine.handlers['episodes/list']({ validatorFailed: 'any', offset: 3, limit: 500 })).items];
     expect(paged.map((e) => e.id)).toEqual(any);
     await expect(engine.handlers['episodes/list']({ validatorFailed: 'grammar' as never })).rejects.toThrow(/field "validatorFailed"/);
+
+    // Episodes stored before the column existed hold NULL: the next validator filter fills them in.
+    const other = new Database(path.join(tmp, 'lab.db'));
+    other.exec('UPDATE episodes SET validator_failed = NULL');
+    other.close();
+    expect(await ids('any')).toEqual(any);
+    expect(await ids('task_success')).toEqual(all.filter((e) => failing.get(e.id)!.has('task_success')).map((e) => e.id));
+    const check = new Database(path.join(tmp, 'lab.db'), { readonly: true });
+    expect(check.prepare('SELECT count(*) FROM episodes WHERE validator_failed IS NULL').pluck().get()).toBe(0);
+    check.close();
+
+    // Editing a custom scenario re-judges its episodes: a hard constraint none meets fails them all.
+    const mine = await engine.handlers['scenarios/get']({ id: 'my-revision' });
+    await engine.handlers['scenarios/save']({ scenario: { ...mine, task: { ...mine.task!, hardConstraints: { amount: 99999.99 } } }, replaces: 'my-revision' });
+    const mineIds = all.filter((e) => e.scenarioId === 'my-revision').map((e) => e.id);
+    expect(mineIds).toHaveLength(2);
+    expect(await ids('task_success')).toEqual(expect.arrayContaining(mineIds));
   });
 
   it('deletes a custom scenario; its episodes stay', async () => {
