@@ -158,3 +158,35 @@ describe('sparring export', () => {
     expect(missing.stderr).toMatch(/no run or match "R9"/);
   });
 });
+
+describe('sparring scenarios', () => {
+  it('adds a custom scenario (a bad file refused by file and field, nothing stored), evaluates and plays it in the robustness set, removes it', async () => {
+    const db = path.join(tmp, 'scenarios.db');
+    const shipped = JSON.parse(readFileSync(path.resolve(__dirname, '..', 'assets', 'domains', 'banking', 'scenarios', 'robustness.json'), 'utf8')) as { scenarios: { id: string }[] };
+    const good = { ...shipped.scenarios.find((s) => s.id === 'partial-info-dispute-r')!, id: 'cli-custom', title: 'CLI custom' };
+    const goodFile = path.join(tmp, 'good-scenario.json');
+    const badFile = path.join(tmp, 'bad-scenario.json');
+    writeFileSync(goodFile, JSON.stringify(good));
+    writeFileSync(badFile, JSON.stringify({ ...good, id: 'cli-bad', adversities: [{ kind: 'timeout', rate: 2 }] }));
+
+    expect((await sparring(['scenarios', 'add', goodFile, '--db', db])).code).toBe(0);
+    const bad = await sparring(['scenarios', 'add', badFile, '--db', db]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(`${badFile}: adversities[0].rate:`);
+    const again = await sparring(['scenarios', 'add', goodFile, '--db', db]);
+    expect(again.stderr).toContain('id: a custom scenario "cli-custom" exists already');
+    const list = JSON.parse((await sparring(['scenarios', 'list', '--json', '--db', db])).stdout) as { id: string; custom: boolean; set: string }[];
+    expect(list.filter((s) => s.custom)).toEqual([expect.objectContaining({ id: 'cli-custom', set: 'robustness' })]);
+
+    const ev = await sparring(['eval', '--da', 'scripted', '--runs', '1', '--episodes', '1', '--gate-episodes', '1', '--mads-episodes', '1', '--json', '--db', db]);
+    expect(ev.code).toBe(0);
+    expect(JSON.parse(ev.stdout).mads.scenarios).toContain('cli-custom');
+    const m = JSON.parse((await sparring(['match', '--scenarios', 'robustness', '--episodes', '1', '--json', '--db', db])).stdout) as { perScenario: { scenarioId: string }[] };
+    expect(m.perScenario.map((s) => s.scenarioId)).toContain('cli-custom');
+
+    expect((await sparring(['scenarios', 'remove', 'partial-info-dispute-r', '--db', db])).stderr).toMatch(/shipped scenario/);
+    expect((await sparring(['scenarios', 'remove', 'cli-custom', '--db', db])).code).toBe(0);
+    const after = JSON.parse((await sparring(['scenarios', 'list', '--json', '--db', db])).stdout) as { custom: boolean }[];
+    expect(after.some((s) => s.custom)).toBe(false);
+  });
+});

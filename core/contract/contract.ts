@@ -11,9 +11,10 @@ import type { HumanAction } from '../play/human-episode';
 import type { Winner } from '../store/port';
 import type { ToolResult } from '../world/transcript';
 import type { EpisodeDivergence } from '../arena/episode-diff';
-import type { ValidatorVerdict } from '../validators/validators';
+import type { ValidatorName, ValidatorVerdict } from '../validators/validators';
 import type { MadsReport } from '../validators/mads-metrics';
 import type { Complexity, Scenario } from '../domain/types';
+import type { FieldProblem, ScenarioDraft } from '../domain/schema';
 
 /** Plain-data records that cross the boundary, re-exported so clients import types from here only. */
 export type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, ScenarioResult, TurnRecord, Winner } from '../store/port';
@@ -28,6 +29,7 @@ export type { EpisodeDivergence, EpisodeField, TurnField } from '../arena/episod
 export type { ValidatorName, ValidatorVerdict } from '../validators/validators';
 export type { MadsGroup, MadsReport } from '../validators/mads-metrics';
 export type { AdversitySpec, Complexity, Persona, TaskSpec } from '../domain/types';
+export type { FieldProblem, ScenarioDraft } from '../domain/schema';
 
 export type RunStatus = 'created' | 'running' | 'paused' | 'finished' | 'failed' | 'stopped';
 export type RunPhase = 'bootstrap' | 'match' | 'decide' | 'gym' | 'boundary' | 'paused' | 'evaluate' | 'done' | 'stopped' | 'failed';
@@ -96,6 +98,8 @@ export interface EpisodeFilter extends EpisodeQuery {
   resolved?: boolean;
   /** Only episodes with a hallucination. */
   hallucination?: boolean;
+  /** Only episodes on which this MADS validator (or any of them) failed. */
+  validatorFailed?: 'any' | ValidatorName;
 }
 
 /** What the engine serves and what it can do (shown in the app's header and empty states). */
@@ -241,7 +245,7 @@ export interface Commands {
   'runs/resume': (args: { runId: string }) => { ok: true };
   'runs/stop': (args: { runId: string }) => { ok: true };
   /** Play one arena match and store it. */
-  'matches/play': (args: { da: string; ca: string; episodesPerScenario: number; scenarios: 'arena' | 'heldout' | 'fraud' | 'all'; seed: number }) => { matchId: string };
+  'matches/play': (args: { da: string; ca: string; episodesPerScenario: number; scenarios: 'arena' | 'heldout' | 'fraud' | 'all' | 'robustness'; seed: number }) => { matchId: string };
   /** Episodes as JSONL (OpenAI chat format with tool calls) or CSV. */
   'export/episodes': (args: { matchId?: string; format: 'jsonl' | 'csv' }) => { filename: string; content: string };
   /** Labelling (issue 6, core/labels/types.ts): a queue of openings (tactic) or episodes (audit) sampled per match, stratified by scenario. */
@@ -263,6 +267,14 @@ export interface Commands {
   'play/discard': (args: { sessionId: string }) => { ok: true };
   /** MADS L-1/L-2 of a DA on the robustness scenarios (core/arena/evaluate.ts), progress as `eval/progress`. */
   'eval/mads': (args: { da: string; ca: string; episodesPerScenario: number; seed: number }) => MadsEvaluation;
+  /**
+   * Store a custom scenario in the lab (it joins the robustness set), or replace the custom one
+   * `replaces`. Checked by the scenario schema and the taxonomy: problems come back by field and
+   * nothing is written.
+   */
+  'scenarios/save': (args: { scenario: ScenarioDraft; replaces?: string }) => { ok: true; scenario: ScenarioInfo } | { ok: false; problems: FieldProblem[] };
+  /** Delete a custom scenario (its stored episodes stay); shipped scenarios cannot be deleted. */
+  'scenarios/remove': (args: { id: string }) => { ok: true };
 }
 
 /** `eval/mads`'s answer: the report, the robustness scenarios played and the policies' names. */
@@ -295,12 +307,32 @@ export interface Queries {
   'episodes/validate': (args: { id: string }) => ValidatorVerdict[];
   /** The domain's scenarios, read-only, with persona, task spec, complexity and adversities. */
   'scenarios/list': () => ScenarioInfo[];
+  /** One scenario in full, as the editor starts from it (duplicate a shipped one, edit a custom one). */
+  'scenarios/get': (args: { id: string }) => ScenarioDraft;
+  /** The choices the scenario schema allows, for the scenario editor's fields. */
+  'scenarios/vocabulary': () => ScenarioVocabulary;
+}
+
+/** What a scenario's fields may hold (core/domain/types.ts), served so the editor needs no core values. */
+export interface ScenarioVocabulary {
+  tools: string[];
+  domainTools: string[];
+  situations: string[];
+  complexities: Complexity[];
+  conversationalAdversities: string[];
+  executionAdversities: string[];
+  detailSlots: string[];
+  fallbackBehaviors: string[];
+  /** Every taxonomy intent and the tool it routes to (a scenario's intents must route to its expected tool). */
+  intents: { intent: string; tool: string }[];
 }
 
 /** A scenario as the scenario browser shows it (core/domain/types.ts), its complexity resolved. */
 export type ScenarioInfo = Pick<Scenario, 'id' | 'title' | 'set' | 'description' | 'fraudReference' | 'expectedTool' | 'intents' | 'task' | 'persona' | 'adversities' | 'impossible'> & {
   complexity: Complexity;
   referenceActions: number;
+  /** Written in this lab (editable, deletable), not shipped. */
+  custom: boolean;
 };
 
 export interface Events {

@@ -3,7 +3,7 @@
  * path and what was expected, so a person editing the JSON by hand can find the problem.
  */
 import { z } from 'zod';
-import { COMPLEXITIES, DETAIL_SLOTS, DOMAIN_TOOLS, EXECUTION_ADVERSITIES, FALLBACK_BEHAVIORS, SLOT_NAMES, TOOL_NAMES } from './types';
+import { COMPLEXITIES, DETAIL_SLOTS, DOMAIN_TOOLS, EXECUTION_ADVERSITIES, FALLBACK_BEHAVIORS, SITUATIONS, SLOT_NAMES, TOOL_NAMES } from './types';
 import type { Domain, Scenario, TaxonomyEntry, UtteranceBank } from './types';
 
 const domainTool = z.enum(DOMAIN_TOOLS);
@@ -71,17 +71,7 @@ export const scenarioSchema = z.strictObject({
   intents: z.array(nonEmpty).min(1),
   expectedTool: domainTool,
   account: z.strictObject({
-    situation: z.enum([
-      'unrecognized_charge',
-      'duplicate_charge',
-      'refund_missing',
-      'unknown_merchant',
-      'recent_activity',
-      'card_declined',
-      'internal_transfer',
-      'compromised',
-      'account_admin',
-    ]),
+    situation: z.enum(SITUATIONS),
     merchant: nonEmpty.optional(),
     amount: z.number().positive().optional(),
     daysAgo: z.number().int().min(0).max(60).optional(),
@@ -122,7 +112,8 @@ export class DomainFileError extends Error {
   }
 }
 
-function pathOf(path: readonly PropertyKey[]): string {
+/** A zod issue path as people write it: `adversities[0].rate`. */
+export function pathOf(path: readonly PropertyKey[]): string {
   return path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
 }
 
@@ -176,24 +167,46 @@ export function loadDomain(files: DomainFiles): Domain {
     parsed.scenarios.forEach((s, i) => {
       if (ids.has(s.id)) throw new DomainFileError(f.file, `scenarios[${i}].id`, `duplicate scenario id "${s.id}"`);
       ids.add(s.id);
-      s.intents.forEach((intent, j) => {
-        const entry = byIntent.get(intent);
-        if (!entry) throw new DomainFileError(f.file, `scenarios[${i}].intents[${j}]`, `intent "${intent}" is not in the taxonomy`);
-        if (entry.tool !== s.expectedTool) {
-          throw new DomainFileError(
-            f.file,
-            `scenarios[${i}].intents[${j}]`,
-            `intent "${intent}" routes to ${entry.tool}, but the scenario expects ${s.expectedTool}`,
-          );
-        }
-      });
-      s.adversities?.forEach((a, j) => {
-        if (a.kind === 'goal_revision' && !byIntent.has(a.from)) {
-          throw new DomainFileError(f.file, `scenarios[${i}].adversities[${j}].from`, `intent "${a.from}" is not in the taxonomy`);
-        }
-      });
+      const problem = taxonomyProblems(s, byIntent)[0];
+      if (problem) throw new DomainFileError(f.file, `scenarios[${i}].${problem.field}`, problem.message);
       scenarios.push({ ...s, set: parsed.set } as Scenario);
     });
   }
   return { name: files.name, taxonomy: tax.intents, bank, scenarios };
+}
+
+/** One problem with a scenario: the field (`adversities[0].rate`) and what was expected. */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+/** A scenario as written, before it joins a set (a custom scenario, or one entry of a scenario file). */
+export type ScenarioDraft = Omit<Scenario, 'set'>;
+
+/** Scenario intents must be in the taxonomy and route to its expected tool; goal revision starts from a known intent. */
+function taxonomyProblems(s: ScenarioDraft, byIntent: ReadonlyMap<string, TaxonomyEntry>): FieldProblem[] {
+  const out: FieldProblem[] = [];
+  s.intents.forEach((intent, j) => {
+    const entry = byIntent.get(intent);
+    if (!entry) out.push({ field: `intents[${j}]`, message: `intent "${intent}" is not in the taxonomy` });
+    else if (entry.tool !== s.expectedTool) {
+      out.push({ field: `intents[${j}]`, message: `intent "${intent}" routes to ${entry.tool}, but the scenario expects ${s.expectedTool}` });
+    }
+  });
+  s.adversities?.forEach((a, j) => {
+    if (a.kind === 'goal_revision' && !byIntent.has(a.from)) out.push({ field: `adversities[${j}].from`, message: `intent "${a.from}" is not in the taxonomy` });
+  });
+  return out;
+}
+
+/**
+ * Check a scenario someone wrote (the app's editor, `sparring scenarios add`) against the same
+ * schema and taxonomy cross-checks as the domain files, reporting every problem by field.
+ */
+export function checkScenario(value: unknown, taxonomy: readonly TaxonomyEntry[]): { ok: true; scenario: ScenarioDraft } | { ok: false; problems: FieldProblem[] } {
+  const r = scenarioSchema.safeParse(value);
+  if (!r.success) return { ok: false, problems: r.error.issues.map((i) => ({ field: pathOf(i.path), message: i.message })) };
+  const problems = taxonomyProblems(r.data as ScenarioDraft, new Map(taxonomy.map((e) => [e.intent, e])));
+  return problems.length ? { ok: false, problems } : { ok: true, scenario: r.data as ScenarioDraft };
 }

@@ -91,6 +91,19 @@ export type Situation =
   | 'compromised'
   | 'account_admin';
 
+/** Every situation, in the order the scenario schema lists them. */
+export const SITUATIONS = [
+  'unrecognized_charge',
+  'duplicate_charge',
+  'refund_missing',
+  'unknown_merchant',
+  'recent_activity',
+  'card_declined',
+  'internal_transfer',
+  'compromised',
+  'account_admin',
+] as const satisfies readonly Situation[];
+
 /** Account set-up a scenario asks of the tools backend. */
 export interface ScenarioAccount {
   situation: Situation;

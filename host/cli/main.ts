@@ -21,6 +21,7 @@ import { registerServe } from './commands/serve';
 import { registerLabels } from './commands/labels';
 import { registerPlay } from './commands/play';
 import { registerDiff } from './commands/diff';
+import { registerScenarios } from './commands/scenarios';
 import { seedInt, UsageError } from './options';
 import { defaultLabPath } from './paths';
 
@@ -55,6 +56,7 @@ registerServe(program, globals);
 registerLabels(program, globals);
 registerPlay(program, globals);
 registerDiff(program, globals);
+registerScenarios(program, globals);
 
 try {
   await program.parseAsync(process.argv);

@@ -41,7 +41,7 @@ describe('gym with human episodes', () => {
     const checkpoints = checkpointStore(store.db);
     let clock = Date.parse('2026-03-01T00:00:00.000Z');
     const now = () => new Date((clock += 60_000)).toISOString();
-    const play = createPlayService({ store, domain, resolve: async (role) => (role === 'DA' ? new ScriptedDa() : new ScriptedCa(domain)), release: async () => {}, now });
+    const play = createPlayService({ store, domain: () => domain, resolve: async (role) => (role === 'DA' ? new ScriptedDa() : new ScriptedCa(domain)), release: async () => {}, now });
     /** One human episode in a seat, played to the end by its simplest moves. */
     const humanEpisode = async (seat: 'customer' | 'agent', seed: number) => {
       let v = await play.handlers['play/start']({ seat, player: 'Ada', opponent: 'scripted', seed });

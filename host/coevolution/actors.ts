@@ -9,7 +9,7 @@ import type { CaChoice } from '../../core/agents/ca-choices';
 import { ScriptedCa } from '../../core/agents/scripted-ca';
 import type { CaPolicy, DaPolicy } from '../../core/agents/policy';
 import type { DaChoice } from '../../core/agents/da-actions';
-import { evaluateDa } from '../../core/arena/evaluate';
+import { evaluateDa, evaluateMads } from '../../core/arena/evaluate';
 import { runMatch } from '../../core/arena/match';
 import { selectScenarios } from '../../core/arena/scenarios';
 import type { SparringConfig } from '../../core/config';
@@ -353,6 +353,8 @@ export interface CheckpointEvaluation {
   ca: string;
   heldout: Awaited<ReturnType<typeof evaluateDa>>['heldout'];
   gate: Awaited<ReturnType<typeof evaluateDa>>['gate'];
+  /** With adversities on: MADS L-2 and L-1 on the robustness set, the lab's custom scenarios included. */
+  mads?: Awaited<ReturnType<typeof evaluateMads>>;
 }
 
 export async function evaluate(ctx: LabContext, cache: PolicyCache, input: EvaluateInput): Promise<{ checkpoints: CheckpointEvaluation[] }> {
@@ -365,7 +367,13 @@ export async function evaluate(ctx: LabContext, cache: PolicyCache, input: Evalu
       domain: ctx.domain, da: await cache.da(name), ca, judge: judgeEpisode, config: ctx.sparring, seeds,
       episodesPerScenario: ctx.config.eval.episodesPerScenario, gateEpisodesPerScenario: ctx.config.eval.gateEpisodesPerScenario, onProgress: tick,
     });
-    out.push({ da: name, ca: input.ca, heldout: r.heldout, gate: r.gate });
+    const mads = ctx.config.adversities
+      ? await evaluateMads({
+        domain: ctx.domain, da: await cache.da(name), ca, judge: judgeEpisode, config: ctx.sparring, seeds,
+        episodesPerScenario: ctx.config.eval.episodesPerScenario, onProgress: report(ctx, 'evaluate', `robustness (MADS) of ${name} (${i + 1}/${input.da.length})`, Date.now()),
+      })
+      : undefined;
+    out.push({ da: name, ca: input.ca, heldout: r.heldout, gate: r.gate, ...(mads ? { mads } : {}) });
   }
   return { checkpoints: out };
 }

@@ -15,7 +15,7 @@ import type { EngineEvent, RunService } from '../../core/contract/run-service';
 import type { Domain } from '../../core/domain/types';
 import type { SessionSettings } from '../../models/session';
 import { withAdversityProfile } from '../../core/world/adversities';
-import { bankingDomain } from '../domain-files';
+import { labDomain } from '../store/scenario-store';
 import { checkpointStore } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import type { SqliteRunStore } from '../store/sqlite-store';
@@ -72,7 +72,6 @@ function dbStatus(s: RunStatus): string {
 }
 
 export function createRunService(opts: RunServiceOptions): LocalRunService {
-  const domain = opts.domain ?? bankingDomain();
   const store = openSqliteStore(opts.dbPath);
   const db = store.db;
   const checkpoints = checkpointStore(db);
@@ -100,6 +99,8 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
   };
 
   function launch(runId: string, config: RunConfig, seed: number, snapshot: unknown | null): Live {
+    // Custom scenarios of the lab join the robustness set, which a run with adversities evaluates.
+    const domain = opts.domain ?? labDomain(db);
     const cache = new PolicyCache({ checkpoints, domain, ...(opts.session ? { session: opts.session } : {}) });
     let lastProgress = 0;
     // Metric steps count through the whole run per key (phases follow one another), so a

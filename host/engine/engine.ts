@@ -19,6 +19,8 @@ import { openSqliteStore } from '../store/sqlite-store';
 import { labelStore } from '../store/label-store';
 import { labelHandlers } from './labels';
 import { madsHandlers } from './mads';
+import { scenarioHandlers } from './scenarios';
+import { customScenarioStore, labDomain } from '../store/scenario-store';
 import { BATCH_INTERVAL_MS, createEventBatcher } from './batch';
 import { createEpisodeQuery } from './episode-query';
 import { createPlayService } from './play';
@@ -54,6 +56,9 @@ const MATCH_CONCURRENCY = 32;
 
 export function createEngine(o: EngineOptions): Engine {
   const store = openSqliteStore(o.dbPath);
+  const customScenarios = customScenarioStore(store.db);
+  /** The shipped domain with the lab's custom scenarios (in the robustness set), read per request. */
+  const domain = () => labDomain(store.db);
   const checkpoints = checkpointStore(store.db);
   const listEpisodes = createEpisodeQuery(store);
   const listeners = new Set<(e: EngineEvent) => void>();
@@ -73,7 +78,7 @@ export function createEngine(o: EngineOptions): Engine {
   /** Matches and replays play one at a time: they share the CPU, and matches number their ids from the store. */
   let playing: Promise<unknown> = Promise.resolve();
   const play = createPlayService({
-    store, domain: bankingDomain(), release: disposeModel, emit: (payload) => batcher.push({ name: 'play/turn', payload }),
+    store, domain, release: disposeModel, emit: (payload) => batcher.push({ name: 'play/turn', payload }),
     resolve: (role, spec) => (role === 'DA' ? resolveDa : resolveCa)(spec, bankingDomain(), { db: store.path, seed: 1, json: true }),
   });
 
@@ -136,17 +141,17 @@ export function createEngine(o: EngineOptions): Engine {
 
     'matches/play': (args) =>
       serially(async () => {
-        const domain = bankingDomain();
+        const lab = domain();
         const g = { db: store.path, seed: args.seed, json: true };
-        const daPolicy = await resolveDa(args.da, domain, g);
+        const daPolicy = await resolveDa(args.da, lab, g);
         let caPolicy: CaPolicy | null = null;
         try {
-          caPolicy = await resolveCa(args.ca, domain, g);
+          caPolicy = await resolveCa(args.ca, lab, g);
           const config: SparringConfig = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: args.episodesPerScenario } };
           const matchId = nextMatchId();
           let reported = 0;
           const { match, episodes } = await runMatch({
-            matchId, createdAt: new Date().toISOString(), domain, scenarios: selectScenarios(domain, args.scenarios),
+            matchId, createdAt: new Date().toISOString(), domain: lab, scenarios: selectScenarios(lab, args.scenarios),
             scenarioSet: args.scenarios, da: yielding(daPolicy), ca: yielding(caPolicy), judge: judgeEpisode, config, seed: args.seed,
             // As `sparring match`: concurrent episodes let a batched (builtin) DA answer many at once.
             concurrency: MATCH_CONCURRENCY,
@@ -188,7 +193,7 @@ export function createEngine(o: EngineOptions): Engine {
       });
     },
 
-    'episodes/diff': (args) => serially(() => replayPair(args, { db: store.path, domain: bankingDomain(), wrap: yielding })),
+    'episodes/diff': (args) => serially(() => replayPair(args, { db: store.path, domain: domain(), wrap: yielding })),
 
     'episodes/get': ({ id }) => {
       const e = store.getEpisode(id);
@@ -220,7 +225,8 @@ export function createEngine(o: EngineOptions): Engine {
     },
 
     ...labelHandlers(store, labelStore(store.db)),
-    ...madsHandlers({ store, dbPath: store.path, domain: bankingDomain, emit: (e) => batcher.push(e), yielding, release: disposeModel }),
+    ...madsHandlers({ store, dbPath: store.path, domain, emit: (e) => batcher.push(e), yielding, release: disposeModel }),
+    ...scenarioHandlers(bankingDomain, customScenarios),
   };
 
   return {

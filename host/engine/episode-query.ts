@@ -14,6 +14,7 @@ import type { EpisodeFilter } from '../../core/contract/contract';
 import type { EpisodeSummary } from '../../core/store/port';
 import { episodeSummary } from '../store/sqlite-store';
 import type { SqliteRunStore } from '../store/sqlite-store';
+import { ANY_VALIDATOR, VALIDATOR_BITS, backfillValidatorFailures } from '../store/episode-validation';
 
 export const DEFAULT_EPISODE_PAGE = 100;
 
@@ -51,6 +52,7 @@ export function createEpisodeQuery(store: SqliteRunStore): (f: EpisodeFilter) =>
     if (f.winner !== undefined) w.push('winner = @winner');
     if (f.resolved !== undefined) w.push('judge_resolved = @resolved');
     if (f.hallucination !== undefined) w.push('judge_hallucination = @hallucination');
+    if (f.validatorFailed !== undefined) w.push('(validator_failed & @validatorBits) != 0');
     return w;
   }
 
@@ -60,6 +62,7 @@ export function createEpisodeQuery(store: SqliteRunStore): (f: EpisodeFilter) =>
     if (f.winner !== undefined) p.winner = f.winner;
     if (f.resolved !== undefined) p.resolved = f.resolved ? 1 : 0;
     if (f.hallucination !== undefined) p.hallucination = f.hallucination ? 1 : 0;
+    if (f.validatorFailed !== undefined) p.validatorBits = f.validatorFailed === 'any' ? ANY_VALIDATOR : VALIDATOR_BITS[f.validatorFailed];
     return p;
   }
 
@@ -98,6 +101,8 @@ export function createEpisodeQuery(store: SqliteRunStore): (f: EpisodeFilter) =>
     const offset = f.offset ?? 0;
     const limit = f.limit ?? DEFAULT_EPISODE_PAGE;
     const { matchId, offset: _o, limit: _l, ...filters } = f;
+    // Verdicts missing (older episodes, an edited custom scenario) are computed once, here.
+    if (filters.validatorFailed !== undefined && backfillValidatorFailures(db, (id) => store.getEpisode(id)) > 0) directories.clear();
     if (matchId !== undefined) {
       const w = ['match_id = @matchId', ...where(filters)];
       const total = prepared(`SELECT count(*) FROM episodes WHERE ${w.join(' AND ')}`).pluck().get({ ...params(filters), matchId }) as number;

@@ -1,13 +1,12 @@
 /**
  * MADS in the app (issue 7): the four validators' verdicts on a stored episode, and L-1/L-2 of a
- * DA on the robustness scenarios, run on request with throttled progress; the scenarios, read-only.
+ * DA on the robustness scenarios (shipped and custom), run on request with throttled progress.
  */
 import type { CaPolicy, DaPolicy } from '../../core/agents/policy';
-import type { Handlers, ScenarioInfo } from '../../core/contract/contract';
+import type { Handlers } from '../../core/contract/contract';
 import type { EngineEvent } from '../../core/contract/run-service';
 import { evaluateMads } from '../../core/arena/evaluate';
 import { DEFAULT_CONFIG } from '../../core/config';
-import { complexityOf } from '../../core/domain/types';
 import type { Domain } from '../../core/domain/types';
 import { judgeEpisode } from '../../core/judge/judge';
 import type { RunStore } from '../../core/store/port';
@@ -27,7 +26,7 @@ export interface MadsHandlerDeps {
   release: (p: DaPolicy | CaPolicy) => Promise<void>;
 }
 
-export function madsHandlers(d: MadsHandlerDeps): Pick<Handlers, 'episodes/validate' | 'eval/mads' | 'scenarios/list'> {
+export function madsHandlers(d: MadsHandlerDeps): Pick<Handlers, 'episodes/validate' | 'eval/mads'> {
   let running = false;
   return {
     'episodes/validate': ({ id }) => {
@@ -36,12 +35,6 @@ export function madsHandlers(d: MadsHandlerDeps): Pick<Handlers, 'episodes/valid
       const scenario = d.domain().scenarios.find((s) => s.id === e.scenarioId);
       return validateTranscript(transcriptOfEpisode(e, scenario), scenario);
     },
-
-    'scenarios/list': () =>
-      d.domain().scenarios.map((s): ScenarioInfo => ({
-        id: s.id, title: s.title, set: s.set, description: s.description, fraudReference: s.fraudReference, expectedTool: s.expectedTool, intents: s.intents,
-        task: s.task, persona: s.persona, adversities: s.adversities, impossible: s.impossible, complexity: complexityOf(s), referenceActions: s.referenceActions?.length ?? 0,
-      })),
 
     'eval/mads': async ({ da, ca, episodesPerScenario, seed }) => {
       if (running) throw new Error('eval/mads: an evaluation is already running; wait for it to finish');

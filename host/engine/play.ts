@@ -32,7 +32,8 @@ export type PlayHandlers = Pick<Handlers, PlayRequest>;
 
 export interface PlayDeps {
   store: SqliteRunStore;
-  domain: Domain;
+  /** The lab's scenarios (shipped and custom), read when a session starts or reopens. */
+  domain: () => Domain;
   /** The policy for the seat the person does not take: a DA against a human customer, a CA against a human agent. */
   resolve(role: 'DA' | 'CA', spec: string): Promise<DaPolicy | CaPolicy>;
   /** Release a policy's resources (ONNX sessions) when its session ends. */
@@ -73,8 +74,8 @@ export function createPlayService(d: PlayDeps): PlayService {
   const opponentRole = (seat: Seat) => (seat === 'customer' ? 'DA' : 'CA');
 
   function scenarioById(id: string): Scenario {
-    const s = d.domain.scenarios.find((x) => x.id === id);
-    if (!s) throw new PlayError(`no scenario "${id}"; known: ${d.domain.scenarios.map((x) => x.id).join(', ')}`);
+    const s = d.domain().scenarios.find((x) => x.id === id);
+    if (!s) throw new PlayError(`no scenario "${id}"; known: ${d.domain().scenarios.map((x) => x.id).join(', ')}`);
     return s;
   }
 
@@ -82,7 +83,7 @@ export function createPlayService(d: PlayDeps): PlayService {
   async function open(draft: PlayDraft): Promise<Live> {
     const scenario = scenarioById(draft.scenarioId);
     const config = JSON.parse(draft.configJson) as SparringConfig;
-    const ep = new HumanEpisode({ domain: d.domain, scenario, seed: draft.seed, seat: draft.seat, config, replay: draft.turns });
+    const ep = new HumanEpisode({ domain: d.domain(), scenario, seed: draft.seed, seat: draft.seat, config, replay: draft.turns });
     const opponent = await d.resolve(opponentRole(draft.seat), draft.opponent);
     return { draft, scenario, config, ep, opponent, episode: null, queue: Promise.resolve() };
   }
@@ -104,7 +105,7 @@ export function createPlayService(d: PlayDeps): PlayService {
   async function finish(s: Live): Promise<void> {
     const matchId = store.nextMatchId();
     const { record } = scoreEpisode(
-      { domain: d.domain, scenario: s.scenario, seed: s.draft.seed, judge: judgeEpisode, config: s.config, matchId, index: 0 },
+      { domain: d.domain(), scenario: s.scenario, seed: s.draft.seed, judge: judgeEpisode, config: s.config, matchId, index: 0 },
       s.ep.transcript(),
     );
     const human = `human:${s.draft.player}`;
@@ -168,7 +169,7 @@ export function createPlayService(d: PlayDeps): PlayService {
 
   const handlers: PlayHandlers = {
     'play/setup': () => ({
-      scenarios: d.domain.scenarios.map((s) => ({ id: s.id, title: s.title, set: s.set, fraudReference: s.fraudReference })),
+      scenarios: d.domain().scenarios.map((s) => ({ id: s.id, title: s.title, set: s.set, fraudReference: s.fraudReference })),
       tools: TOOL_NAMES.map((name) => ({ name, fields: toolFields(name) })),
       maxMessageChars: MAX_MESSAGE_CHARS,
     }),
@@ -176,7 +177,7 @@ export function createPlayService(d: PlayDeps): PlayService {
     'play/start': (a) => {
       const seed = a.seed ?? Math.floor(Math.random() * 2 ** 31);
       // No scenario named: Sparring draws an arena scenario (and so the hidden intent) from the seed.
-      const scenario = a.scenarioId !== undefined ? scenarioById(a.scenarioId) : new Rng(deriveSeed(seed, 'play-scenario')).pick(selectScenarios(d.domain, 'arena'));
+      const scenario = a.scenarioId !== undefined ? scenarioById(a.scenarioId) : new Rng(deriveSeed(seed, 'play-scenario')).pick(selectScenarios(d.domain(), 'arena'));
       return begin(newDraft({ player: a.player, seat: a.seat, opponent: a.opponent, scenario, seed, config: DEFAULT_CONFIG, forkedFrom: null, turns: [] }));
     },
 

@@ -4,7 +4,8 @@
  * whose output drifts from the contract's argument type) does not compile.
  */
 import { z } from 'zod';
-import type { ArgsOf, RequestName } from '../../core/contract/contract';
+import type { ArgsOf, RequestName, ScenarioDraft } from '../../core/contract/contract';
+import { VALIDATORS } from '../../core/validators/validators';
 
 /** Largest page `episodes/list` serves; a client pages instead of asking for everything. */
 export const MAX_EPISODE_PAGE = 500;
@@ -81,7 +82,7 @@ export const ARG_SCHEMAS: Schemas = {
     da: id,
     ca: id,
     episodesPerScenario: z.number().int('must be an integer').min(1).max(1000),
-    scenarios: z.enum(['arena', 'heldout', 'fraud', 'all']),
+    scenarios: z.enum(['arena', 'heldout', 'fraud', 'all', 'robustness']),
     seed,
   }),
   'export/episodes': z.strictObject({ matchId: id.optional(), format: z.enum(['jsonl', 'csv']) }),
@@ -99,6 +100,7 @@ export const ARG_SCHEMAS: Schemas = {
     limit: z.number().int('must be an integer').min(1).max(MAX_EPISODE_PAGE).optional(),
     resolved: z.boolean().optional(),
     hallucination: z.boolean().optional(),
+    validatorFailed: z.enum(['any', ...VALIDATORS]).optional(),
   }),
   'episodes/get': z.strictObject({ id }),
   'checkpoints/list': none,
@@ -115,6 +117,14 @@ export const ARG_SCHEMAS: Schemas = {
   'episodes/validate': z.strictObject({ id }),
   'scenarios/list': none,
   'eval/mads': z.strictObject({ da: id, ca: id, episodesPerScenario: z.number().int('must be an integer').min(1).max(100), seed }),
+  // The scenario itself is checked by the scenario schema in the handler, which answers with every problem by field.
+  'scenarios/save': z.strictObject({
+    scenario: z.custom<ScenarioDraft>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'expected a scenario object'),
+    replaces: id.optional(),
+  }),
+  'scenarios/remove': z.strictObject({ id }),
+  'scenarios/get': z.strictObject({ id }),
+  'scenarios/vocabulary': none,
 };
 
 /** A request whose arguments failed validation; the message names the request and the field. */

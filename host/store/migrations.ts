@@ -375,6 +375,28 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 9,
+    name: 'custom scenarios and stored validator failures',
+    up(db) {
+      db.exec(`
+        -- Scenarios people wrote in the lab (the app's editor, "sparring scenarios add"); they join
+        -- the robustness set. scenario_json is the scenario as the scenario schema validated it.
+        CREATE TABLE custom_scenarios (
+          id            TEXT PRIMARY KEY,
+          scenario_json TEXT NOT NULL,
+          created_at    TEXT NOT NULL,
+          updated_at    TEXT NOT NULL
+        );
+        -- MADS validators that failed on the episode, as bits (1 syntax, 2 faithfulness,
+        -- 4 role confusion, 8 task success); NULL: not computed yet (stored before this
+        -- migration, or its custom scenario changed), filled in on first need.
+        ALTER TABLE episodes ADD COLUMN validator_failed INTEGER;
+        -- Finds the episodes still to validate without scanning the table.
+        CREATE INDEX episodes_unvalidated ON episodes (id) WHERE validator_failed IS NULL;
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

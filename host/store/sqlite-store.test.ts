@@ -336,6 +336,23 @@ describe('migrations', () => {
     db.close();
   });
 
+  it('9 adds custom scenarios and a validator-failure column, NULL (to compute) for older episodes', () => {
+    const db = emptyDb();
+    applyMigrations(db, 8);
+    db.prepare("INSERT INTO matches (id, created_at, seed, da_spec, ca_spec, scenario_set, episodes_per_scenario, config_json) VALUES ('m', 't', 1, 'a', 'b', 'arena', 1, '{}')").run();
+    const cols = (db.prepare("SELECT name FROM pragma_table_info('episodes') WHERE \"notnull\" = 1 AND dflt_value IS NULL AND pk = 0").pluck().all() as string[]);
+    db.prepare(`INSERT INTO episodes (${cols.join(', ')}) VALUES (${cols.map((c) => (({ match_id: "'m'", id: "'m:0'", winner: "'DA'", end_reason: "'end_call'", judge_tier: '1' } as Record<string, string>)[c] ?? '0')).join(', ')})`).run();
+    expect(tables(db)).not.toContain('custom_scenarios');
+    expect(applyMigrations(db, 9)).toBe(9);
+    expect(columns(db, 'custom_scenarios')).toEqual(['id', 'scenario_json', 'created_at', 'updated_at']);
+    expect(db.prepare('SELECT validator_failed FROM episodes').pluck().all()).toEqual([null]);
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'episodes_unvalidated'").pluck().get()).toBe('episodes_unvalidated');
+    const before = schema(db);
+    expect(applyMigrations(db, 9)).toBe(9);
+    expect(schema(db)).toStrictEqual(before);
+    db.close();
+  });
+
   it('a failing migration leaves the database at the previous version', () => {
     const db = emptyDb();
     applyMigrations(db, 1);
@@ -360,6 +377,7 @@ describe('migrations', () => {
     const { match, episodes } = fakeMatch('m1');
     store.saveMatch(match, episodes);
     // Take the file back to version 1 by dropping what later migrations added.
+    store.db.exec('DROP TABLE custom_scenarios; DROP INDEX episodes_unvalidated; ALTER TABLE episodes DROP COLUMN validator_failed;');
     store.db.exec('DROP TABLE human_episodes; DROP TABLE play_sessions;');
     store.db.exec('DROP TABLE labels; DROP TABLE label_items; DROP TABLE label_queues; DROP TABLE annotators;');
     store.db.exec(`ALTER TABLE episodes DROP COLUMN adversities_json; ALTER TABLE episodes DROP COLUMN da_env_fallback;

@@ -25,6 +25,7 @@ import { CA_TERMS, DA_TERMS } from '../../core/rewards/terms';
 import type { CaTerms, DaTerms } from '../../core/rewards/terms';
 import type { EndReason, ToolResult } from '../../core/world/transcript';
 import { LATEST_VERSION, applyMigrations, newerSchemaError, userVersion } from './migrations';
+import { labScenarios, validatorFailureBits } from './episode-validation';
 
 /** How long a write waits for another connection's lock before failing with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
@@ -99,6 +100,7 @@ const EPISODE_COLS = [
   'judge_rationale',
   'judge_hallucinations_json',
   'adversities_json',
+  'validator_failed',
 ];
 
 /** The query behind listEpisodes / countEpisodes, in match order (as listMatches) then index. */
@@ -158,7 +160,7 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
 
   /** What was being written when a statement failed, for the error message. */
   let writing = '';
-  const writeMatch = db.transaction((match: MatchRecord, episodes: readonly EpisodeRecord[]) => {
+  const writeMatch = db.transaction((match: MatchRecord, episodes: readonly EpisodeRecord[], validatorFailed: readonly number[]) => {
     writing = '';
     if (selectMatch.get(match.id)) throw new Error(`match "${match.id}" already exists`);
     writing = 'the match';
@@ -178,9 +180,9 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
       writing = `perScenario "${s.scenarioId}"`;
       insertScenario.run(match.id, pos, s.scenarioId, bit(s.fraudReference), s.episodes, s.daWins, s.daWinRate);
     });
-    for (const e of episodes) {
+    for (const [i, e] of episodes.entries()) {
       writing = `episode "${e.id}"`;
-      insertEpisode.run(episodeRow(e));
+      insertEpisode.run(episodeRow(e, validatorFailed[i]!));
       for (const t of e.turns) {
         writing = `episode "${e.id}" turn ${t.index}`;
         insertTurn.run(
@@ -217,10 +219,14 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
 
     saveMatch(match, episodes) {
       checkMatchBatch(match, episodes);
+      // The MADS validators' failures go in with each episode (the transcript list filters by
+      // them); computed before the write lock is taken.
+      const scenarios = labScenarios(db);
+      const validatorFailed = episodes.map((e) => validatorFailureBits(e, scenarios.get(e.scenarioId)));
       try {
         // IMMEDIATE: take the write lock up front, so another connection's write makes this one
         // wait (busy_timeout) instead of failing after it has read.
-        writeMatch.immediate(match, episodes);
+        writeMatch.immediate(match, episodes, validatorFailed);
       } catch (err) {
         const at = writing ? ` (writing ${writing})` : '';
         throw new Error(`saveMatch("${match.id}"): ${messageOf(err)}${at}; nothing was written`, { cause: err });
@@ -286,7 +292,7 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
 
 type Row = Record<string, unknown>;
 
-function episodeRow(e: EpisodeRecord): unknown[] {
+function episodeRow(e: EpisodeRecord, validatorFailed: number): unknown[] {
   return [
     e.id,
     e.matchId,
@@ -310,6 +316,7 @@ function episodeRow(e: EpisodeRecord): unknown[] {
     e.judge.rationale,
     JSON.stringify(e.judge.hallucinations),
     JSON.stringify(e.adversities ?? []),
+    validatorFailed,
   ];
 }
 

@@ -1,12 +1,16 @@
 /**
  * MADS in the app on the real engine (`sparring serve`, temporary lab) in Chromium: the four
  * validators' verdicts in an episode's view, and the Evaluation screen's robustness panel from
- * its empty state through a run to its tables and chart, and the read-only scenario browser. Screenshots go to test-results/screenshots/.
+ * its empty state through a run to its tables and chart, the scenario browser and its editor (a
+ * custom scenario with an adversity: a bad field refused by name, then saved and played), and the
+ * validator-failure filter of the transcript list. Screenshots go to test-results/screenshots/.
  */
 import { expect, test } from '@playwright/test';
 import type { Page } from '@playwright/test';
 import { ArenaPage } from './pages/arena-page';
 import { LabPage } from './pages/lab-page';
+import { PlayPage } from './pages/play-page';
+import { ScenarioEditorPage } from './pages/scenario-editor-page';
 import { TranscriptsPage } from './pages/transcripts-page';
 
 test.describe.configure({ mode: 'serial' });
@@ -69,4 +73,79 @@ test('the scenario browser lists each set read-only, robustness scenarios with p
   await browser.getByTestId('scenario-set').selectOption('heldout');
   await expect(rows.first()).toHaveAttribute('data-scenario', /-h$/);
   await lab.screenshot('robustness-04-scenarios-heldout');
+});
+
+test('the scenario editor refuses a bad field by name, then stores a custom scenario with an adversity', async () => {
+  const editor = new ScenarioEditorPage(page);
+  await editor.openNew();
+  await editor.fill('id', 'e2e-angry-dispute');
+  await editor.fill('title', 'E2E angry dispute');
+  await editor.fill('intents', 'card_payment_not_recognised');
+  await editor.fill('description', 'A charge the customer does not know, and the backend fails.');
+  await editor.fill('persona.name', 'Dana');
+  await editor.fill('persona.style', 'curt and impatient');
+  await editor.fill('persona.sampleMessages', 'Fix this now.\nI have no time for this.');
+  await editor.fill('task.objective', 'Dispute the unknown charge');
+  await editor.fill('task.successCriteria', 'a dispute is filed');
+  const i = await editor.addAdversity('backend_failure');
+  await editor.fill(`adversities[${i}].rate`, '1.5');
+  await editor.save();
+  await expect(editor.problem(`adversities[${i}].rate`)).toContainText('<=1');
+  await expect(editor.editor.getByTestId('scenario-problems').locator(`li[data-field="adversities[${i}].rate"]`)).toBeVisible();
+  await lab.screenshot('robustness-05-editor-problem');
+  await editor.fill(`adversities[${i}].rate`, '0.5');
+  await editor.save();
+  await expect(editor.editor).toBeHidden();
+  const row = editor.row('e2e-angry-dispute');
+  await expect(row).toHaveAttribute('data-custom', 'true');
+  await expect(row).toContainText('backend failure (rate 0.5)');
+  await expect(row).toContainText('Dana');
+  await lab.screenshot('robustness-06-custom-scenario');
+});
+
+test('a robustness match plays the custom scenario; transcripts filter by validator failure', async () => {
+  await lab.go('arena');
+  await new ArenaPage(page).play({ episodesPerScenario: 1, seed: 12, scenarios: 'robustness' });
+  await expect(page.getByTestId('play-match')).toHaveText('Play match', { timeout: 60_000 });
+  await lab.go('transcripts');
+  const transcripts = new TranscriptsPage(page);
+  await expect(transcripts.rows().first()).toBeVisible();
+  const all = await transcripts.total();
+  await transcripts.filter('scenario', 'e2e-angry-dispute');
+  await expect.poll(() => transcripts.total()).toBe(1);
+  await transcripts.filter('scenario', '');
+  await transcripts.filter('validator', 'task_success');
+  await expect.poll(() => transcripts.total()).toBeLessThan(all);
+  const failing = await transcripts.total();
+  expect(failing).toBeGreaterThan(0);
+  await transcripts.openFirst();
+  await expect(page.getByTestId('validator-table').locator('tr[data-validator="task_success"]')).toHaveAttribute('data-ok', 'false');
+  await lab.screenshot('robustness-07-validator-filter');
+  await transcripts.filter('validator', 'any');
+  await expect.poll(() => transcripts.total()).toBeGreaterThanOrEqual(failing);
+});
+
+test('a person plays the custom scenario from the Play screen', async () => {
+  await lab.go('play');
+  const group = page.getByTestId('play-scenario').locator('optgroup[label="robustness"]');
+  await expect(group.locator('option[value="e2e-angry-dispute"]')).toHaveCount(1);
+  await new PlayPage(page).start({ player: 'E2E', seat: 'customer', opponent: 'scripted', scenario: 'e2e-angry-dispute', seed: 3 });
+  await expect(page.getByTestId('play-brief')).toContainText('E2E angry dispute');
+  await lab.screenshot('robustness-08-play-custom');
+});
+
+test('a custom scenario is edited (its adversity fires at a turn instead) and deleted', async () => {
+  await lab.go('evaluation');
+  const editor = new ScenarioEditorPage(page);
+  await editor.browser.getByTestId('scenario-set').selectOption('robustness');
+  await editor.row('e2e-angry-dispute').getByTestId('edit-e2e-angry-dispute').click();
+  await expect(editor.editor).toContainText('Edit e2e-angry-dispute');
+  await editor.fill('adversities[0].rate', '');
+  await editor.fill('adversities[0].turn', '2');
+  await editor.save();
+  await expect(editor.editor).toBeHidden();
+  await expect(editor.row('e2e-angry-dispute')).toContainText('backend failure (at DA step 2)');
+  await editor.row('e2e-angry-dispute').getByTestId('delete-e2e-angry-dispute').click();
+  await editor.row('e2e-angry-dispute').getByTestId('confirm-delete-e2e-angry-dispute').click();
+  await expect(editor.row('e2e-angry-dispute')).toHaveCount(0);
 });

@@ -5,6 +5,7 @@ import type { MadsGroup, MadsReport } from '../../../core/validators/mads-metric
 import { DEFAULT_CONFIG } from '../../../core/config';
 import { judgeEpisode } from '../../../core/judge/judge';
 import { bankingDomain } from '../../domain-files';
+import { labDomainAt } from '../lab-domain';
 import { banking77RoutingEval, bankRoutingEval } from '../../routing-eval';
 import { positiveInt } from '../options';
 import { resolveCa, resolveDa } from '../policies';
@@ -60,8 +61,9 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
     .option('--routing', 'instead: SFT a DA with --seed and report its tool-routing accuracy on the bank\'s held-out slice, and on a held-out 20% of Banking77 when BANKING77_DIR is set', false)
     .action(async (opts: { da: string; ca: string; runs: number; episodes: number; gateEpisodes: number; madsEpisodes: number; routing: boolean }) => {
       const g = globals();
-      const domain = bankingDomain();
-      if (opts.routing) return routingEval(domain, g);
+      if (opts.routing) return routingEval(bankingDomain(), g);
+      // The robustness set includes the lab's custom scenarios.
+      const domain = labDomainAt(g.db);
       const da = await resolveDa(opts.da, domain, g);
       const ca = await resolveCa(opts.ca, domain, g);
       const bar = progressBar('eval');

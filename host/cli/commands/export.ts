@@ -7,7 +7,7 @@ import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { bankingDomain } from '../../domain-files';
+import { labDomain } from '../../store/scenario-store';
 import { CSV_COLUMNS, episodeCsvRow, episodeToChat, validatedChat } from '../../engine/export';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { UsageError } from '../options';
@@ -26,8 +26,8 @@ export function registerExport(program: Command, globals: () => GlobalOptions): 
     .action(async (id: string, opts: { format: 'jsonl' | 'csv'; out?: string; validated?: boolean }) => {
       const g = globals();
       if (opts.validated && opts.format !== 'jsonl') throw new UsageError('export: --validated writes JSONL; drop --format csv');
-      const scenarios = new Map(bankingDomain().scenarios.map((s) => [s.id, s]));
       const store = openSqliteStore(g.db);
+      const scenarios = new Map(labDomain(store.db).scenarios.map((s) => [s.id, s]));
       try {
         const matches = store.getMatch(id) ? [id] : store.listMatches().map((m) => m.id).filter((m) => m.startsWith(`${id}-M`));
         if (matches.length === 0) throw new UsageError(`export: no run or match "${id}" in ${g.db}`);

@@ -7,7 +7,7 @@ import { runMatch } from '../../../core/arena/match';
 import { selectScenarios, SCENARIO_SETS } from '../../../core/arena/scenarios';
 import type { ScenarioSetName } from '../../../core/arena/scenarios';
 import { judgeEpisode } from '../../../core/judge/judge';
-import { bankingDomain } from '../../domain-files';
+import { labDomainAt } from '../lab-domain';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { positiveInt } from '../options';
 import { resolveCa, resolveDa } from '../policies';
@@ -32,7 +32,7 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
     .addOption(new Option('--scenarios <set>', 'which scenarios to play').choices(SCENARIO_SETS).default('arena'))
     .action(async (opts: MatchOptions) => {
       const g = globals();
-      const domain = bankingDomain();
+      const domain = labDomainAt(g.db);
       const da = await resolveDa(opts.da, domain, g);
       const ca = await resolveCa(opts.ca, domain, g);
       const scenarios = selectScenarios(domain, opts.scenarios);

@@ -15,7 +15,7 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import type { HumanAction, PlaySeat, PlayTurn, PlayView } from '../../../core/contract/contract';
 import { PlayError } from '../../../core/play/human-episode';
-import { bankingDomain } from '../../domain-files';
+import { labDomain } from '../../store/scenario-store';
 import { disposeModel } from '../../engine/replay';
 import { createPlayService } from '../../engine/play';
 import { openSqliteStore } from '../../store/sqlite-store';
@@ -80,9 +80,10 @@ export function registerPlay(program: Command, globals: () => GlobalOptions): vo
     .action(async (opts: PlayOptions) => {
       const g = globals();
       const store = openSqliteStore(g.db);
-      const domain = bankingDomain();
+      // Custom scenarios of the lab (robustness set) can be played too.
+      const domain = labDomain(store.db);
       const play = createPlayService({
-        store, domain, release: disposeModel,
+        store, domain: () => domain, release: disposeModel,
         resolve: (role, spec) => (role === 'DA' ? resolveDa : resolveCa)(spec, domain, g),
       });
       const say = (s: string) => {

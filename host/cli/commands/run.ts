@@ -128,6 +128,12 @@ function print(json: boolean, d: RunDetail, checkpoints: { name: string; role: s
         ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
       ),
     );
+    const mads = evals.filter((e) => e.mads);
+    if (mads.length) {
+      out.push('', `robustness (MADS, ${mads[0]!.mads!.scenarios.length} scenarios incl. custom ones, adversities on): L-2 by complexity`);
+      const kinds = ['normal', 'unhappy', 'impossible'] as const;
+      out.push(table(['DA', 'L-2', 'complete', ...kinds], mads.map((e) => [e.da, e.mads!.overall.l2.toFixed(3), pct(e.mads!.overall.l2Complete), ...kinds.map((k) => e.mads!.byComplexity[k]?.l2.toFixed(3) ?? '–')]), ['l', 'r', 'r', 'r', 'r', 'r']));
+    }
   }
   process.stdout.write(out.join('\n') + '\n');
 }

@@ -14,7 +14,7 @@ export class ArenaPage {
   }
 
   /** Fill the form and press Play; resolves once the click went through. */
-  async play(o: { episodesPerScenario: number; seed?: number; scenarios?: 'arena' | 'heldout' | 'fraud' | 'all' }): Promise<void> {
+  async play(o: { episodesPerScenario: number; seed?: number; scenarios?: 'arena' | 'heldout' | 'fraud' | 'all' | 'robustness' }): Promise<void> {
     await this.page.getByTestId('play-episodes').fill(String(o.episodesPerScenario));
     if (o.seed !== undefined) await this.page.getByTestId('play-seed').fill(String(o.seed));
     if (o.scenarios) await this.page.getByTestId('play-scenarios').selectOption(o.scenarios);

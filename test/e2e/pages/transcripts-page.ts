@@ -11,7 +11,7 @@ export class TranscriptsPage {
     return this.page.locator('[data-testid^="episode-row-"]');
   }
 
-  async filter(name: 'match' | 'scenario' | 'winner' | 'resolved' | 'hallucination', value: string): Promise<void> {
+  async filter(name: 'match' | 'scenario' | 'winner' | 'resolved' | 'hallucination' | 'validator', value: string): Promise<void> {
     await this.page.getByTestId(`filter-${name}`).selectOption(value);
   }
 

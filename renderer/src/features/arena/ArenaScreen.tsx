@@ -121,6 +121,7 @@ function PlayForm() {
             <option value="heldout">held-out (12)</option>
             <option value="fraud">fraud references</option>
             <option value="all">all</option>
+            <option value="robustness">robustness (MADS, with custom)</option>
           </select>
         </label>
         <label>

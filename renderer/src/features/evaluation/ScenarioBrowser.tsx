@@ -1,9 +1,15 @@
-/** The domain's scenarios by set, read-only: persona, task spec, complexity and adversities. */
+/**
+ * The lab's scenarios by set: persona, task spec, complexity and adversities. Shipped ones are
+ * read-only (duplicate one to change it); custom ones (robustness set) are edited and deleted here.
+ */
 import { useEffect, useState } from 'react';
 import type { AdversitySpec, ScenarioInfo } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
 import { ErrorState, LoadingState } from '../../components/StateViews';
 import { errorMessage, request } from '../../engine/client';
+import { ScenarioEditor } from './ScenarioEditor';
+import { emptyForm, formOf } from './scenario-editor.data';
+import type { ScenarioForm } from './scenario-editor.data';
 
 type Load = { scenarios: ScenarioInfo[] | null; error: string | null };
 
@@ -14,6 +20,7 @@ export function adversityLabel(a: AdversitySpec): string {
   if ('from' in a) extra.push(`from ${a.from} at utterance ${a.turn}`);
   if ('reveals' in a) extra.push(`${a.reveals.length} reveal${a.reveals.length === 1 ? '' : 's'}`);
   if ('tool' in a && a.tool) extra.push(a.tool);
+  if (a.kind !== 'goal_revision' && 'turn' in a && a.turn !== undefined) extra.push(`at DA step ${a.turn}`);
   if (a.rate !== undefined) extra.push(`rate ${a.rate}`);
   return `${a.kind.replaceAll('_', ' ')}${extra.length ? ` (${extra.join(', ')})` : ''}`;
 }
@@ -22,6 +29,30 @@ export function ScenarioBrowser() {
   const [load, setLoad] = useState<Load>({ scenarios: null, error: null });
   const [set, setSet] = useState('robustness');
   const [attempt, setAttempt] = useState(0);
+  const [editing, setEditing] = useState<{ form: ScenarioForm; replaces?: string; key: number } | null>(null);
+  const [confirmDelete, setConfirmDelete] = useState<string | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
+
+  /** Open the editor on a copy of `id` (shipped: a new id; custom: the scenario itself). */
+  async function edit(id: string, custom: boolean) {
+    setActionError(null);
+    try {
+      const d = await request('scenarios/get', { id });
+      const form = formOf(custom ? d : { ...d, id: `${d.id}-copy`, title: `${d.title} (copy)` });
+      setEditing({ form, ...(custom ? { replaces: id } : {}), key: Date.now() });
+    } catch (e) {
+      setActionError(errorMessage(e));
+    }
+  }
+  async function remove(id: string) {
+    setConfirmDelete(null);
+    try {
+      await request('scenarios/remove', { id });
+      setAttempt((n) => n + 1);
+    } catch (e) {
+      setActionError(errorMessage(e));
+    }
+  }
   useEffect(() => {
     let live = true;
     request('scenarios/list', undefined).then(
@@ -43,13 +74,13 @@ export function ScenarioBrowser() {
       <div className="table-wrap">
         <table className="table" data-testid="scenario-table">
           <thead>
-            <tr><th>scenario</th><th>complexity</th><th>persona</th><th>task</th><th>adversities</th></tr>
+            <tr><th>scenario</th><th>complexity</th><th>persona</th><th>task</th><th>adversities</th><th /></tr>
           </thead>
           <tbody>
             {shown.map((s) => (
-              <tr key={s.id} data-scenario={s.id}>
+              <tr key={s.id} data-scenario={s.id} data-custom={s.custom}>
                 <td>
-                  <div className="mono">{s.id}</div>
+                  <div className="mono">{s.id} {s.custom && <Badge tone="warn">custom</Badge>}</div>
                   <div className="muted small">{s.title} · {s.expectedTool}</div>
                   {s.fraudReference && <Badge tone="fraud">fraud reference</Badge>}
                 </td>
@@ -70,6 +101,20 @@ export function ScenarioBrowser() {
                   )}
                 </td>
                 <td>{s.adversities?.length ? <ul style={{ margin: 0, paddingLeft: 16 }}>{s.adversities.map((a, i) => <li key={i} className="small">{adversityLabel(a)}</li>)}</ul> : <span className="muted">–</span>}</td>
+                <td className="actions">
+                  {s.custom ? (
+                    <>
+                      <button className="btn tiny" onClick={() => void edit(s.id, true)} data-testid={`edit-${s.id}`}>Edit</button>
+                      {confirmDelete === s.id ? (
+                        <button className="btn tiny danger" onClick={() => void remove(s.id)} data-testid={`confirm-delete-${s.id}`}>Really delete</button>
+                      ) : (
+                        <button className="btn tiny" onClick={() => setConfirmDelete(s.id)} data-testid={`delete-${s.id}`}>Delete</button>
+                      )}
+                    </>
+                  ) : (
+                    <button className="btn tiny" onClick={() => void edit(s.id, false)} data-testid={`duplicate-${s.id}`}>Duplicate</button>
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -85,7 +130,22 @@ export function ScenarioBrowser() {
           {(sets.length ? sets : [set]).map((x) => <option key={x} value={x}>{x}</option>)}
         </select>
         {load.scenarios && <span className="muted small">{shown.length} scenarios</span>}
+        <button className="btn tiny" onClick={() => setEditing({ form: emptyForm(), key: Date.now() })} data-testid="scenario-new">New scenario</button>
       </header>
+      {actionError && <div className="inline-error">{actionError}</div>}
+      {editing && (
+        <ScenarioEditor
+          key={editing.key}
+          initial={editing.form}
+          {...(editing.replaces !== undefined ? { replaces: editing.replaces } : {})}
+          onCancel={() => setEditing(null)}
+          onSaved={() => {
+            setEditing(null);
+            setSet('robustness');
+            setAttempt((n) => n + 1);
+          }}
+        />
+      )}
       {body}
     </section>
   );

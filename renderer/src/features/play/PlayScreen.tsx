@@ -153,10 +153,14 @@ function StartForm() {
           Scenario
           <select value={scenarioId} onChange={(e) => setScenarioId(e.target.value)} data-testid="play-scenario">
             <option value="">let Sparring draw one</option>
-            {(setup?.scenarios ?? []).map((s) => (
-              <option key={s.id} value={s.id}>
-                {s.title} ({s.set})
-              </option>
+            {[...new Set((setup?.scenarios ?? []).map((s) => s.set))].map((set) => (
+              <optgroup key={set} label={set}>
+                {setup!.scenarios.filter((s) => s.set === set).map((s) => (
+                  <option key={s.id} value={s.id}>
+                    {s.title} ({s.set})
+                  </option>
+                ))}
+              </optgroup>
             ))}
           </select>
         </label>

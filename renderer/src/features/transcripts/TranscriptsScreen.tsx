@@ -10,6 +10,15 @@ import { EpisodeView } from './EpisodeView';
 import { openEpisode, reload, selectListError, selectListStatus, selectTotal, setFilters, useTranscriptsStore } from './transcripts-store';
 import type { Filters } from './transcripts-store';
 
+/** The validator filter's choices (MADS validators, stored with each episode). */
+const VALIDATOR_FILTERS: { value: NonNullable<Filters['validatorFailed']>; label: string }[] = [
+  { value: 'any', label: 'any' },
+  { value: 'syntax', label: 'syntax' },
+  { value: 'faithfulness', label: 'faithfulness' },
+  { value: 'role_confusion', label: 'role confusion' },
+  { value: 'task_success', label: 'task success' },
+];
+
 /** Route params ↔ episode filters. */
 function filtersFrom(params: Record<string, string>): Filters {
   const f: Filters = {};
@@ -18,6 +27,8 @@ function filtersFrom(params: Record<string, string>): Filters {
   if (params.winner === 'DA' || params.winner === 'CA') f.winner = params.winner;
   if (params.resolved === 'yes' || params.resolved === 'no') f.resolved = params.resolved === 'yes';
   if (params.hallucination === 'yes' || params.hallucination === 'no') f.hallucination = params.hallucination === 'yes';
+  const validator = VALIDATOR_FILTERS.find((v) => v.value === params.validator);
+  if (validator) f.validatorFailed = validator.value;
   return f;
 }
 
@@ -140,6 +151,13 @@ function FilterBar({ params }: { params: Record<string, string> }) {
           <option value="">any</option>
           <option value="yes">hallucinated</option>
           <option value="no">none</option>
+        </select>
+      </label>
+      <label>
+        Validator failed
+        <select value={params.validator ?? ''} onChange={(e) => set('validator', e.target.value)} data-testid="filter-validator">
+          <option value="">—</option>
+          {VALIDATOR_FILTERS.map((v) => <option key={v.value} value={v.value}>{v.label}</option>)}
         </select>
       </label>
       {Object.keys(params).some((k) => k !== 'episode' && k !== 'view') && (

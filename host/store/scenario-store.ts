@@ -1,0 +1,79 @@
+/**
+ * Custom scenarios: written by people in the lab (the app's scenario editor, `sparring
+ * scenarios add`), stored in the lab's SQLite, never in the asset files. They join the robustness
+ * set, so MADS evaluation (`eval/mads`, `sparring eval`), matches on the robustness set and human
+ * play use them beside the shipped ones. Every write is checked by the scenario schema and the
+ * taxonomy first (problems by field) and happens in one transaction, so bad input changes nothing.
+ */
+import type { Database as Db } from 'better-sqlite3';
+import { checkScenario } from '../../core/domain/schema';
+import type { FieldProblem, ScenarioDraft } from '../../core/domain/schema';
+import type { Domain, Scenario } from '../../core/domain/types';
+import { bankingDomain } from '../domain-files';
+
+export type SaveScenarioResult = { ok: true; scenario: Scenario } | { ok: false; problems: FieldProblem[] };
+
+export interface CustomScenarioStore {
+  /** Oldest first. */
+  list(): Scenario[];
+  get(id: string): Scenario | undefined;
+  /**
+   * Add a scenario, or replace the custom one named `replaces` (which may change its id). Its
+   * episodes' stored validator verdicts are cleared, to be recomputed against the new version.
+   */
+  save(value: unknown, o?: { replaces?: string; now?: string }): SaveScenarioResult;
+  /** False when there is no custom scenario of that id (shipped scenarios cannot be removed). */
+  remove(id: string): boolean;
+}
+
+export function customScenarioStore(db: Db, builtin: () => Domain = bankingDomain): CustomScenarioStore {
+  const selectAll = db.prepare('SELECT scenario_json FROM custom_scenarios ORDER BY created_at, id').pluck();
+  const selectOne = db.prepare('SELECT scenario_json FROM custom_scenarios WHERE id = ?').pluck();
+  const selectCreated = db.prepare('SELECT created_at FROM custom_scenarios WHERE id = ?').pluck();
+  const insert = db.prepare('INSERT INTO custom_scenarios (id, scenario_json, created_at, updated_at) VALUES (?, ?, ?, ?)');
+  const del = db.prepare('DELETE FROM custom_scenarios WHERE id = ?');
+  const forget = db.prepare('UPDATE episodes SET validator_failed = NULL WHERE scenario_id = ?');
+  const parse = (json: unknown): Scenario => ({ ...(JSON.parse(json as string) as ScenarioDraft), set: 'robustness' });
+
+  const write = db.transaction((s: ScenarioDraft, replaces: string | undefined, now: string) => {
+    const created = (replaces !== undefined ? (selectCreated.get(replaces) as string | undefined) : undefined) ?? now;
+    if (replaces !== undefined) {
+      del.run(replaces);
+      forget.run(replaces);
+    }
+    insert.run(s.id, JSON.stringify(s), created, now);
+    forget.run(s.id);
+  });
+
+  return {
+    list: () => selectAll.all().map(parse),
+    get(id) {
+      const json = selectOne.get(id);
+      return json === undefined ? undefined : parse(json);
+    },
+    save(value, o = {}) {
+      const domain = builtin();
+      const r = checkScenario(value, domain.taxonomy);
+      if (!r.ok) return r;
+      const s = r.scenario;
+      if (o.replaces !== undefined && selectOne.get(o.replaces) === undefined) {
+        return { ok: false, problems: [{ field: 'id', message: `there is no custom scenario "${o.replaces}" to replace` }] };
+      }
+      if (domain.scenarios.some((x) => x.id === s.id)) {
+        return { ok: false, problems: [{ field: 'id', message: `"${s.id}" is a shipped scenario; give the custom one its own id` }] };
+      }
+      if (s.id !== o.replaces && selectOne.get(s.id) !== undefined) {
+        return { ok: false, problems: [{ field: 'id', message: `a custom scenario "${s.id}" exists already` }] };
+      }
+      write.immediate(s, o.replaces, o.now ?? new Date().toISOString());
+      return { ok: true, scenario: { ...s, set: 'robustness' } };
+    },
+    remove: (id) => del.run(id).changes > 0,
+  };
+}
+
+/** The shipped domain with the lab's custom scenarios added to its robustness set. */
+export function labDomain(db: Db, builtin: Domain = bankingDomain()): Domain {
+  const custom = customScenarioStore(db, () => builtin).list();
+  return custom.length ? { ...builtin, scenarios: [...builtin.scenarios, ...custom] } : builtin;
+}
