@@ -20,7 +20,8 @@
  * Graphs (weights are inputs in all three, so a train step's result is visible to the next
  * forward without rebuilding a session; `buildDaForward` can also bake them in, for export):
  *   forward:   → action_logp [B, A], intent_logp [B, N]
- *   sft step:  CE(action) + intent_weight · masked-mean CE(intent), AdamW
+ *   sft step:  CE(action) + intent_weight · masked-mean CE(intent), AdamW (emb row-fed: the
+ *              runner holds the table and feeds the batch's rows)
  *   pg step:   clipped-ratio GRPO surrogate + klBeta · k3 KL to a reference, AdamW
  */
 import { POLICY_GRADIENT_INPUTS, policyGradientLoss } from './policy-loss';
@@ -33,7 +34,7 @@ import { DEFAULT_HASHING, hashText } from './features';
 import { ROW_BAG_INPUTS, rowBagSum } from './row-bags';
 import type { HashingConfig } from './features';
 import { buildForward, buildTrainStep } from './graph';
-import type { BuiltGraph, Graph, ModelSpec, ParamSpec, Tensor, TrainStepGraph } from './graph';
+import type { BuiltGraph, Graph, ModelSpec, ParamSpec, Tensor, TrainStepGraph, TrainStepOptions } from './graph';
 
 /** Size of the action head: DA_CHOICES in order. */
 export const N_ACTIONS = DA_CHOICES.length;
@@ -163,7 +164,7 @@ export function buildDaForward(shape: DaNetShape, weights?: Record<DaParam, Floa
  * over samples with intent_mask = 1 (rows without a label carry any valid index and mask 0).
  * Extra outputs: action_loss, intent_loss, accuracy, intent_accuracy.
  */
-export function buildDaSftStep(shape: DaNetShape): TrainStepGraph<DaParam, SftInput> {
+export function buildDaSftStep(shape: DaNetShape, opts: TrainStepOptions = {}): TrainStepGraph<DaParam, SftInput> {
   const spec: ModelSpec<DaParam, SftInput> = {
     name: 'da-net.sft',
     params: daParams(shape),
@@ -188,7 +189,7 @@ export function buildDaSftStep(shape: DaNetShape): TrainStepGraph<DaParam, SftIn
     const intentHits = g.mul(g.cast(g.equal(argmax(g, intent), x.intent), 'float32'), x.intent_mask); // [B]
     const intentAccuracy = g.div(g.reduceSum(intentHits), labelled);
     return { loss, outputs: { action_loss: actionLoss, intent_loss: intentLoss, accuracy, intent_accuracy: intentAccuracy } };
-  });
+  }, opts);
 }
 
 /**
