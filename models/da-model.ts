@@ -87,6 +87,23 @@ export interface IntentHypothesis {
   p: number;
 }
 
+/** A DaPrediction over one row of a forward's outputs. */
+class RowPrediction implements DaPrediction {
+  #probs: Float32Array | undefined;
+  readonly #intentLogp: Float32Array;
+
+  constructor(
+    readonly actionLogp: Float32Array,
+    intentLogp: Float32Array,
+  ) {
+    this.#intentLogp = intentLogp;
+  }
+
+  get intentProbs(): Float32Array {
+    return (this.#probs ??= this.#intentLogp.map(Math.exp));
+  }
+}
+
 const MAX_FORWARD_BATCH = 1024;
 const bytesOf = (a: Float32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
@@ -221,11 +238,10 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
       const a = res.action_logp!.data as Float32Array;
       const il = res.intent_logp!.data as Float32Array;
       const N = this.intents.length;
-      // One array per output, and each prediction a view of its row: no per-row allocations.
-      const probs = new Float32Array(il.length);
-      for (let i = 0; i < il.length; i++) probs[i] = Math.exp(il[i]!);
+      // Each prediction views its row of the outputs; intent probabilities are computed when read
+      // (sampling, scoring and routing read only the action head).
       for (let b = 0; b < chunk.length; b++) {
-        out.push({ actionLogp: a.subarray(b * N_ACTIONS, (b + 1) * N_ACTIONS), intentProbs: probs.subarray(b * N, (b + 1) * N) });
+        out.push(new RowPrediction(a.subarray(b * N_ACTIONS, (b + 1) * N_ACTIONS), il.subarray(b * N, (b + 1) * N)));
       }
     }
     return out;

@@ -227,6 +227,7 @@ export function buildDaPgStep(shape: DaNetShape): TrainStepGraph<DaParam, PgInpu
  * - lookup_account once the customer is verified.
  */
 export function invalidActions(s: DialogueState): Set<DaChoice> {
+  // encodeObservations inlines these rules.
   const out = new Set<DaChoice>();
   if (s.domainCalls.length === 0) {
     out.add('explain');
@@ -236,9 +237,29 @@ export function invalidActions(s: DialogueState): Set<DaChoice> {
   return out;
 }
 
-/** The state vector of DA_STATE_FEATURES for one observation. */
-export function stateFeatures(obs: DaObservation, s: DialogueState, out: Float32Array, offset = 0): void {
-  const called = new Set<string>();
+/** Offset of each tool's `called_` feature in the state vector. */
+const CALLED_AT = new Map<string, number>(TOOL_NAMES.map((t) => [t, DA_STATE_FEATURES.indexOf(`called_${t}`)]));
+const featureAt = (f: (typeof DA_STATE_FEATURES)[number]): number => DA_STATE_FEATURES.indexOf(f);
+const AT = {
+  verified: featureAt('verified'),
+  last_result_ok: featureAt('last_result_ok'),
+  last_result_error: featureAt('last_result_error'),
+  last_result_none: featureAt('last_result_none'),
+  explained: featureAt('explained'),
+  asks: featureAt('asks'),
+  turn: featureAt('turn'),
+  unparseable: featureAt('unparseable'),
+  amount_given: featureAt('amount_given'),
+  customer_last: featureAt('customer_last'),
+  customer_turns: featureAt('customer_turns'),
+};
+
+/**
+ * The state vector of DA_STATE_FEATURES for one observation, written at `offset`. `amountGiven`
+ * (whether the customer's text names an amount) may come from a cache keyed by that text.
+ */
+export function stateFeatures(obs: DaObservation, s: DialogueState, out: Float32Array, offset = 0, amountGiven = extractAmount(s.customerText) !== undefined): void {
+  out.fill(0, offset, offset + N_STATE);
   let customerTurns = 0;
   let asks = 0;
   let domainCalled = false;
@@ -250,27 +271,29 @@ export function stateFeatures(obs: DaObservation, s: DialogueState, out: Float32
     const a = t.action;
     if (a?.action_type === 'tool_call') {
       const name = a.content.trim();
-      called.add(name);
+      const at = CALLED_AT.get(name);
+      if (at !== undefined) out[offset + at] = 1; // the DA has called this tool (any result)
       if (name !== 'lookup_account') domainCalled = true;
     } else if (a?.action_type === 'speak' && !domainCalled) asks++;
   }
   const last = obs.turns.at(-1);
-  const v = [
-    s.lookup ? 1 : 0,
-    ...TOOL_NAMES.map((t) => (called.has(t) ? 1 : 0)),
-    s.lastResultOk === true ? 1 : 0,
-    s.lastResultOk === false ? 1 : 0,
-    s.lastResultOk === null ? 1 : 0,
-    s.explained ? 1 : 0,
-    Math.min(asks, 3) / 3,
-    Math.min(1, obs.daSteps / Math.max(1, obs.maxDaTurns)),
-    Math.min(s.unparseable, 3) / 3,
-    extractAmount(s.customerText) !== undefined ? 1 : 0,
-    last?.role === 'customer' ? 1 : 0,
-    Math.min(customerTurns, 4) / 4,
-  ];
-  for (let i = 0; i < N_STATE; i++) out[offset + i] = v[i]!;
+  const o = offset;
+  out[o + AT.verified] = s.lookup ? 1 : 0;
+  out[o + AT.last_result_ok] = s.lastResultOk === true ? 1 : 0;
+  out[o + AT.last_result_error] = s.lastResultOk === false ? 1 : 0;
+  out[o + AT.last_result_none] = s.lastResultOk === null ? 1 : 0;
+  out[o + AT.explained] = s.explained ? 1 : 0;
+  out[o + AT.asks] = Math.min(asks, 3) / 3;
+  out[o + AT.turn] = Math.min(1, obs.daSteps / Math.max(1, obs.maxDaTurns));
+  out[o + AT.unparseable] = Math.min(s.unparseable, 3) / 3;
+  out[o + AT.amount_given] = amountGiven ? 1 : 0;
+  out[o + AT.customer_last] = last?.role === 'customer' ? 1 : 0;
+  out[o + AT.customer_turns] = Math.min(customerTurns, 4) / 4;
 }
+
+const EXPLAIN = DA_CHOICES.indexOf('explain');
+const END_CALL = DA_CHOICES.indexOf('end_call');
+const LOOKUP = DA_CHOICES.indexOf('lookup_account');
 
 /** A batch of observations as the network's inputs. */
 export interface DaBatch {
@@ -281,24 +304,31 @@ export interface DaBatch {
   size: number;
 }
 
+/** A customer text's hashed bag (its kept slots) and whether it names an amount. */
+export interface CachedBag {
+  ids: Float32Array;
+  w: Float32Array;
+  amountGiven: boolean;
+}
+
 /**
  * Hashed bags of customer texts, memoised: SFT re-reads the same demonstrations every epoch and an
  * episode's observations share their text, and hashing dominates encoding. Bounded; cleared when full.
  */
 export class BagCache {
-  private readonly map = new Map<string, { ids: Float32Array; w: Float32Array }>();
+  private readonly map = new Map<string, CachedBag>();
   constructor(
     readonly hashing: HashingConfig,
     private readonly maxEntries = 50_000,
   ) {}
 
-  get(text: string): { ids: Float32Array; w: Float32Array } {
+  get(text: string): CachedBag {
     let hit = this.map.get(text);
     if (!hit) {
       const { indices, weights } = hashText(text, this.hashing);
       let kept = 0;
       while (kept < weights.length && weights[kept] !== 0) kept++;
-      hit = { ids: Float32Array.from(indices.subarray(0, kept)), w: weights.slice(0, kept) };
+      hit = { ids: Float32Array.from(indices.subarray(0, kept)), w: weights.slice(0, kept), amountGiven: extractAmount(text) !== undefined };
       if (this.map.size >= this.maxEntries) this.map.clear();
       this.map.set(text, hit);
     }
@@ -315,11 +345,16 @@ export function encodeObservations(obs: readonly DaObservation[], bags: BagCache
   const mask = new Float32Array(B * N_ACTIONS);
   obs.forEach((o, b) => {
     const s = dialogueState(o);
-    const { ids, w } = bags.get(s.customerText);
-    bagIdx.set(ids, b * L);
-    bagW.set(w, b * L);
-    stateFeatures(o, s, state, b * N_STATE);
-    if (maskInvalid) for (const c of invalidActions(s)) mask[b * N_ACTIONS + DA_CHOICES.indexOf(c)] = 1;
+    const bag = bags.get(s.customerText);
+    bagIdx.set(bag.ids, b * L);
+    bagW.set(bag.w, b * L);
+    stateFeatures(o, s, state, b * N_STATE, bag.amountGiven);
+    if (maskInvalid) {
+      // invalidActions, without its Set: this runs for every observation of every forward.
+      const m = b * N_ACTIONS;
+      if (s.domainCalls.length === 0) mask[m + EXPLAIN] = mask[m + END_CALL] = 1;
+      if (s.lookup) mask[m + LOOKUP] = 1;
+    }
   });
   return { bagIdx, bagW, state, mask, size: B };
 }

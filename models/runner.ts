@@ -336,7 +336,10 @@ export class TrainStepRunner<P extends string = string, I extends string = strin
   setHyper(h: Partial<AdamWHyper>): void {
     this.hyperValues = { ...this.hyperValues, ...h };
     for (const [k, name] of Object.entries(HYPER_INPUTS)) {
-      this.hyperTensors[name] = new OrtTensor('float32', new Float32Array([this.hyperValues[k as keyof AdamWHyper]]), []);
+      const value = this.hyperValues[k as keyof AdamWHyper];
+      // Callers pass lr with every step: keep the tensors of unchanged values.
+      if ((this.hyperTensors[name]?.data as Float32Array | undefined)?.[0] === Math.fround(value)) continue;
+      this.hyperTensors[name] = new OrtTensor('float32', new Float32Array([value]), []);
     }
   }
 
