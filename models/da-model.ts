@@ -115,6 +115,8 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
   private readonly bags: BagCache;
   private readonly rowBags = new RowBagEncoder();
   private readonly dropRng: Rng;
+  /** Input batches of finished forward runs, for the next ones (see encodeObservations). */
+  private readonly spareInputs: DaBatch[] = [];
   /** Forward runs so far and their batch sizes (for tests and the micro-batching bench). */
   readonly forwardBatches: number[] = [];
 
@@ -202,6 +204,11 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
     return r;
   }
 
+  /** Keeps a batch whose run has finished for the next encoding (a few, of any size). */
+  private recycle(b: DaBatch): void {
+    if (this.spareInputs.length < 4) this.spareInputs.push(b);
+  }
+
   /** A batch as the train steps take it: bags as distinct rows and a weight matrix. */
   private trainFeeds(b: DaBatch): Record<string, Feed> {
     return {
@@ -228,12 +235,15 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
     const out: DaPrediction[] = [];
     for (let start = 0; start < obs.length; start += MAX_FORWARD_BATCH) {
       const chunk = obs.slice(start, start + MAX_FORWARD_BATCH);
-      const feeds: Record<string, Feed> = this.obsFeeds(encodeObservations(chunk, this.bags, this.maskInvalid));
+      // Input buffers of finished forwards are reused; concurrent calls each take their own.
+      const batch = encodeObservations(chunk, this.bags, this.maskInvalid, this.spareInputs.pop());
+      const feeds: Record<string, Feed> = this.obsFeeds(batch);
       const weights = this.currentWeights();
       for (const [name, spec] of Object.entries(daParams(this.shape)) as [DaParam, { shape: readonly number[] }][]) {
         feeds[name] = { data: weights[name], dims: spec.shape };
       }
       const res = await this.forward.run(feeds);
+      this.recycle(batch);
       this.forwardBatches.push(chunk.length);
       const a = res.action_logp!.data as Float32Array;
       const il = res.intent_logp!.data as Float32Array;
@@ -314,7 +324,7 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
       }
     });
     const runner = await this.runner('sft');
-    const encoded = encodeObservations(obs, this.bags, this.maskInvalid);
+    const encoded = encodeObservations(obs, this.bags, this.maskInvalid, this.spareInputs.pop());
     if (this.bagDropout > 0) dropGrams(encoded, this.shape.hashing.bagLength, this.bagDropout, () => this.dropRng.next());
     const r = await runner.step(
       {
@@ -326,6 +336,7 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
       },
       { lr: hyper.lr },
     );
+    this.recycle(encoded);
     const scalar = (name: string) => (r.outputs[name]!.data as Float32Array)[0]!;
     return {
       'sft/loss': r.loss,
