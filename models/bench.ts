@@ -6,10 +6,12 @@
  *   B = 512) and the full AdamW train step (B = 256) — the probe of DESIGN.md §4.
  * - `benchDa`: the builtin DA (models/da-model.ts) at its default size, on observations sliced
  *   from real arena episodes: forward (B = 1, 512; feature encoding included), the same forward
- *   graph run bare through onnxruntime with pre-built tensors (the ceiling; its rounds alternate
- *   with the B = 512 forward's, so both see the same load), a supervised step
+ *   graph run bare through onnxruntime with pre-built tensors (the ceiling), a supervised step
  *   (B = 256), GRPO samples per second with the rollout reward (K = 16), and arena episodes per
- *   second (scripted against scripted, through runMatch).
+ *   second (scripted against scripted, through runMatch). The B = 512 forward and the bare graph
+ *   are measured as pairs of short adjacent rounds in alternating order (ABBA), and their ratio
+ *   is the median of the per-pair ratios: on a shared machine the load moves within a second, and
+ *   a ratio of two separate medians moved with it.
  */
 import { Tensor as OrtTensor } from 'onnxruntime-node';
 import { ScriptedCa } from '../core/agents/scripted-ca';
@@ -65,37 +67,51 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-/** Samples/s of `run` (which processes `batch` samples), median over rounds. */
+/** Samples/s of `run` (which processes `batch` samples) over one round of at least `roundMs`. */
+async function round(run: () => Promise<unknown>, batch: number, roundMs: number): Promise<number> {
+  let n = 0;
+  const t0 = performance.now();
+  let t = t0;
+  while (t - t0 < roundMs) {
+    await run();
+    n++;
+    t = performance.now();
+  }
+  return (n * batch * 1000) / (t - t0);
+}
+
+/** Samples/s of `run` (which processes `batch` samples), median over rounds after a warm-up. */
 async function measure(run: () => Promise<unknown>, batch: number, rounds: number, roundMs: number): Promise<number> {
-  return (await measureInterleaved([run], batch, rounds, roundMs))[0]!;
+  await round(run, batch, roundMs / 2);
+  const rates: number[] = [];
+  for (let r = 0; r < rounds; r++) rates.push(await round(run, batch, roundMs));
+  return median(rates);
 }
 
 /**
- * Samples/s of each of `runs` (each processing `batch` samples), median over rounds, with the
- * rounds of the runs alternating: figures meant to be compared (a policy call and the bare
- * graph) then see the same load from the rest of the machine.
+ * Samples/s of `a` and `b` (each processing `batch` samples) and the ratio a / b, each the median
+ * over `pairs` pairs of adjacent rounds, run in ABBA order so that neither always goes first.
  */
-async function measureInterleaved(runs: readonly (() => Promise<unknown>)[], batch: number, rounds: number, roundMs: number): Promise<number[]> {
-  for (const run of runs) {
-    const warmEnd = performance.now() + roundMs / 2;
-    do await run();
-    while (performance.now() < warmEnd);
-  }
-  const rates: number[][] = runs.map(() => []);
-  for (let r = 0; r < rounds; r++) {
-    for (const [i, run] of runs.entries()) {
-      let n = 0;
-      const t0 = performance.now();
-      let t = t0;
-      while (t - t0 < roundMs) {
-        await run();
-        n++;
-        t = performance.now();
-      }
-      rates[i]!.push((n * batch * 1000) / (t - t0));
+async function measurePaired(a: () => Promise<unknown>, b: () => Promise<unknown>, batch: number, pairs: number, roundMs: number): Promise<{ a: number; b: number; ratio: number }> {
+  for (const run of [a, b]) await round(run, batch, roundMs);
+  const ra: number[] = [];
+  const rb: number[] = [];
+  const ratios: number[] = [];
+  for (let p = 0; p < pairs; p++) {
+    let x: number;
+    let y: number;
+    if (p % 2 === 0) {
+      x = await round(a, batch, roundMs);
+      y = await round(b, batch, roundMs);
+    } else {
+      y = await round(b, batch, roundMs);
+      x = await round(a, batch, roundMs);
     }
+    ra.push(x);
+    rb.push(y);
+    ratios.push(x / y);
   }
-  return rates.map(median);
+  return { a: median(ra), b: median(rb), ratio: median(ratios) };
 }
 
 function randomBatch(batch: number, inputs: number, classes: number, seed: number): { x: Feed; y: Feed } {
@@ -154,6 +170,8 @@ export interface DaBench {
   forwardB512: number;
   /** The same forward graph run bare through an InferenceSession with pre-built tensors, B = 512. */
   rawOrtForwardB512: number;
+  /** forwardB512 / rawOrtForwardB512, the median of the ratios of adjacent round pairs. */
+  forwardB512OverRaw: number;
   /** DA supervised-step samples/s at batch 256, encoding included. */
   trainB256: number;
   /** GRPO samples/s (K = 16, promptsPerStep × K per step), rollout reward included. */
@@ -195,7 +213,7 @@ export async function benchDa(domain: Domain, opts: DaBenchOptions = {}): Promis
     opts.onFigure?.('DA forward');
     const forwardB1 = await measure(() => model.predict(obs1), 1, rounds, roundMs);
 
-    opts.onFigure?.('DA forward and bare onnxruntime forward, B = 512, alternating');
+    opts.onFigure?.('DA forward and bare onnxruntime forward, B = 512, in adjacent pairs');
     const { session } = await createSession(buildDaForward(model.shape).bytes, settings, 'DA forward (bench)');
     const enc = encodeObservations(obs512, new BagCache(model.shape.hashing), true);
     const L = model.shape.hashing.bagLength;
@@ -207,8 +225,9 @@ export async function benchDa(domain: Domain, opts: DaBenchOptions = {}): Promis
       mask: new OrtTensor('float32', enc.mask, [512, N_ACTIONS]),
     };
     for (const [name, spec] of Object.entries(daParams(model.shape))) feeds[name] = new OrtTensor('float32', weights[name as keyof typeof weights], spec.shape as number[]);
-    const pair = await measureInterleaved([() => model.predict(obs512), () => session.run(feeds)], 512, rounds, roundMs);
-    const [forwardB512, rawOrtForwardB512] = [pair[0]!, pair[1]!];
+    // Three times the rounds, a third as long: pairs of adjacent short rounds see the same load.
+    const pair = await measurePaired(() => model.predict(obs512), () => session.run(feeds), 512, 3 * rounds, roundMs / 3);
+    const [forwardB512, rawOrtForwardB512, forwardB512OverRaw] = [pair.a, pair.b, pair.ratio];
     await session.release();
 
     opts.onFigure?.('DA supervised step');
@@ -243,6 +262,7 @@ export async function benchDa(domain: Domain, opts: DaBenchOptions = {}): Promis
       forwardB1,
       forwardB512,
       rawOrtForwardB512,
+      forwardB512OverRaw,
       trainB256,
       grpoSamples,
       grpoBatch: { promptsPerStep, K: DA_GRPO.K },

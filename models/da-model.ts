@@ -87,6 +87,23 @@ export interface IntentHypothesis {
   p: number;
 }
 
+/** A DaPrediction over one row of a forward's outputs. */
+class RowPrediction implements DaPrediction {
+  #probs: Float32Array | undefined;
+  readonly #intentLogp: Float32Array;
+
+  constructor(
+    readonly actionLogp: Float32Array,
+    intentLogp: Float32Array,
+  ) {
+    this.#intentLogp = intentLogp;
+  }
+
+  get intentProbs(): Float32Array {
+    return (this.#probs ??= this.#intentLogp.map(Math.exp));
+  }
+}
+
 const MAX_FORWARD_BATCH = 1024;
 const bytesOf = (a: Float32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
@@ -98,6 +115,8 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
   private readonly bags: BagCache;
   private readonly rowBags = new RowBagEncoder();
   private readonly dropRng: Rng;
+  /** Input batches of finished forward runs, for the next ones (see encodeObservations). */
+  private readonly spareInputs: DaBatch[] = [];
   /** Forward runs so far and their batch sizes (for tests and the micro-batching bench). */
   readonly forwardBatches: number[] = [];
 
@@ -185,6 +204,11 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
     return r;
   }
 
+  /** Keeps a batch whose run has finished for the next encoding (a few, of any size). */
+  private recycle(b: DaBatch): void {
+    if (this.spareInputs.length < 4) this.spareInputs.push(b);
+  }
+
   /** A batch as the train steps take it: bags as distinct rows and a weight matrix. */
   private trainFeeds(b: DaBatch): Record<string, Feed> {
     return {
@@ -211,21 +235,23 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
     const out: DaPrediction[] = [];
     for (let start = 0; start < obs.length; start += MAX_FORWARD_BATCH) {
       const chunk = obs.slice(start, start + MAX_FORWARD_BATCH);
-      const feeds: Record<string, Feed> = this.obsFeeds(encodeObservations(chunk, this.bags, this.maskInvalid));
+      // Input buffers of finished forwards are reused; concurrent calls each take their own.
+      const batch = encodeObservations(chunk, this.bags, this.maskInvalid, this.spareInputs.pop());
+      const feeds: Record<string, Feed> = this.obsFeeds(batch);
       const weights = this.currentWeights();
       for (const [name, spec] of Object.entries(daParams(this.shape)) as [DaParam, { shape: readonly number[] }][]) {
         feeds[name] = { data: weights[name], dims: spec.shape };
       }
       const res = await this.forward.run(feeds);
+      this.recycle(batch);
       this.forwardBatches.push(chunk.length);
       const a = res.action_logp!.data as Float32Array;
       const il = res.intent_logp!.data as Float32Array;
       const N = this.intents.length;
-      // One array per output, and each prediction a view of its row: no per-row allocations.
-      const probs = new Float32Array(il.length);
-      for (let i = 0; i < il.length; i++) probs[i] = Math.exp(il[i]!);
+      // Each prediction views its row of the outputs; intent probabilities are computed when read
+      // (sampling, scoring and routing read only the action head).
       for (let b = 0; b < chunk.length; b++) {
-        out.push({ actionLogp: a.subarray(b * N_ACTIONS, (b + 1) * N_ACTIONS), intentProbs: probs.subarray(b * N, (b + 1) * N) });
+        out.push(new RowPrediction(a.subarray(b * N_ACTIONS, (b + 1) * N_ACTIONS), il.subarray(b * N, (b + 1) * N)));
       }
     }
     return out;
@@ -298,7 +324,7 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
       }
     });
     const runner = await this.runner('sft');
-    const encoded = encodeObservations(obs, this.bags, this.maskInvalid);
+    const encoded = encodeObservations(obs, this.bags, this.maskInvalid, this.spareInputs.pop());
     if (this.bagDropout > 0) dropGrams(encoded, this.shape.hashing.bagLength, this.bagDropout, () => this.dropRng.next());
     const r = await runner.step(
       {
@@ -310,6 +336,7 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
       },
       { lr: hyper.lr },
     );
+    this.recycle(encoded);
     const scalar = (name: string) => (r.outputs[name]!.data as Float32Array)[0]!;
     return {
       'sft/loss': r.loss,

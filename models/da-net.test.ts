@@ -9,7 +9,10 @@ import type { DaChoice } from '../core/agents/da-actions';
 import { routingObservation } from '../core/rl/demos';
 import type { DaObservation } from '../core/world/environment';
 import type { Turn } from '../core/world/transcript';
-import { BagCache, DA_STATE_FEATURES, N_STATE, dropGrams, encodeObservations, invalidActions, stateFeatures } from './da-net';
+import { BagCache, DA_STATE_FEATURES, N_ACTIONS, N_STATE, buildDaSftStep, daParams, dropGrams, encodeObservations, invalidActions, stateFeatures } from './da-net';
+import { initParams } from './params';
+import { RowBagEncoder, rowBagFeeds } from './row-bags';
+import { TrainStepRunner } from './runner';
 import { DaModel } from './da-model';
 
 const intents = [
@@ -120,5 +123,39 @@ describe('DA graphs', () => {
     await expect(b.supervisedStep(obs.slice(0, 1), [{ choice: 'ask', intent: 'no_such_intent' }], { lr: 1e-3 })).rejects.toThrow(/no_such_intent/);
     await a.dispose();
     await b.dispose();
+  });
+});
+
+describe('DA supervised step', () => {
+  it('with the embedding row-fed gives the bits of the whole table in the graph (the layout before)', async () => {
+    const shape = { ...tinyNet, intents: intents.length };
+    const texts = ['my card was declined', 'a charge I do not know', 'close my account please', 'declined again at the shop', 'who is this merchant'];
+    const bags = new BagCache(tinyNet.hashing);
+    const batchOf = (from: number) => {
+      const obs = [0, 1, 2].map((i) => routingObservation(texts[(from + i) % texts.length]!));
+      const b = encodeObservations(obs, bags);
+      return {
+        ...rowBagFeeds(new RowBagEncoder().encode(b.bagIdx, b.bagW, b.size, tinyNet.hashing.bagLength)),
+        state: { data: b.state, dims: [3, N_STATE] },
+        mask: { data: b.mask, dims: [3, N_ACTIONS] },
+        action: { data: BigInt64Array.from([1n, 2n, 8n]), dims: [3] },
+        intent: { data: BigInt64Array.from([0n, 1n, 2n]), dims: [3] },
+        intent_mask: { data: Float32Array.from([1, 1, 0]), dims: [3] },
+        intent_weight: { data: Float32Array.from([0.5]), dims: [] },
+      };
+    };
+    const weights = initParams(daParams(shape), 4);
+    const session = { intraOpNumThreads: 2 };
+    const fed = await TrainStepRunner.create(buildDaSftStep(shape), weights, { session, hyper: { lr: 0.01 } });
+    const whole = await TrainStepRunner.create(buildDaSftStep(shape, { feedRows: false }), weights, { session, hyper: { lr: 0.01 } });
+    expect(fed.graph.rowFed.map((r) => r.param)).toEqual(['emb']);
+    for (const from of [0, 2, 4, 1]) expect((await fed.step(batchOf(from))).loss).toBe((await whole.step(batchOf(from))).loss);
+    const [x, y] = [fed.snapshot(), whole.snapshot()];
+    for (const p of Object.keys(weights) as (keyof typeof weights)[]) {
+      expect(Array.from(x.weights[p]), p).toEqual(Array.from(y.weights[p]));
+      expect(Array.from(x.v[p]), p).toEqual(Array.from(y.v[p]));
+    }
+    await fed.dispose();
+    await whole.dispose();
   });
 });

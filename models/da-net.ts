@@ -20,7 +20,8 @@
  * Graphs (weights are inputs in all three, so a train step's result is visible to the next
  * forward without rebuilding a session; `buildDaForward` can also bake them in, for export):
  *   forward:   → action_logp [B, A], intent_logp [B, N]
- *   sft step:  CE(action) + intent_weight · masked-mean CE(intent), AdamW
+ *   sft step:  CE(action) + intent_weight · masked-mean CE(intent), AdamW (emb row-fed: the
+ *              runner holds the table and feeds the batch's rows)
  *   pg step:   clipped-ratio GRPO surrogate + klBeta · k3 KL to a reference, AdamW
  */
 import { POLICY_GRADIENT_INPUTS, policyGradientLoss } from './policy-loss';
@@ -33,7 +34,7 @@ import { DEFAULT_HASHING, hashText } from './features';
 import { ROW_BAG_INPUTS, rowBagSum } from './row-bags';
 import type { HashingConfig } from './features';
 import { buildForward, buildTrainStep } from './graph';
-import type { BuiltGraph, Graph, ModelSpec, ParamSpec, Tensor, TrainStepGraph } from './graph';
+import type { BuiltGraph, Graph, ModelSpec, ParamSpec, Tensor, TrainStepGraph, TrainStepOptions } from './graph';
 
 /** Size of the action head: DA_CHOICES in order. */
 export const N_ACTIONS = DA_CHOICES.length;
@@ -163,7 +164,7 @@ export function buildDaForward(shape: DaNetShape, weights?: Record<DaParam, Floa
  * over samples with intent_mask = 1 (rows without a label carry any valid index and mask 0).
  * Extra outputs: action_loss, intent_loss, accuracy, intent_accuracy.
  */
-export function buildDaSftStep(shape: DaNetShape): TrainStepGraph<DaParam, SftInput> {
+export function buildDaSftStep(shape: DaNetShape, opts: TrainStepOptions = {}): TrainStepGraph<DaParam, SftInput> {
   const spec: ModelSpec<DaParam, SftInput> = {
     name: 'da-net.sft',
     params: daParams(shape),
@@ -188,7 +189,7 @@ export function buildDaSftStep(shape: DaNetShape): TrainStepGraph<DaParam, SftIn
     const intentHits = g.mul(g.cast(g.equal(argmax(g, intent), x.intent), 'float32'), x.intent_mask); // [B]
     const intentAccuracy = g.div(g.reduceSum(intentHits), labelled);
     return { loss, outputs: { action_loss: actionLoss, intent_loss: intentLoss, accuracy, intent_accuracy: intentAccuracy } };
-  });
+  }, opts);
 }
 
 /**
@@ -226,6 +227,7 @@ export function buildDaPgStep(shape: DaNetShape): TrainStepGraph<DaParam, PgInpu
  * - lookup_account once the customer is verified.
  */
 export function invalidActions(s: DialogueState): Set<DaChoice> {
+  // encodeObservations inlines these rules.
   const out = new Set<DaChoice>();
   if (s.domainCalls.length === 0) {
     out.add('explain');
@@ -235,9 +237,29 @@ export function invalidActions(s: DialogueState): Set<DaChoice> {
   return out;
 }
 
-/** The state vector of DA_STATE_FEATURES for one observation. */
-export function stateFeatures(obs: DaObservation, s: DialogueState, out: Float32Array, offset = 0): void {
-  const called = new Set<string>();
+/** Offset of each tool's `called_` feature in the state vector. */
+const CALLED_AT = new Map<string, number>(TOOL_NAMES.map((t) => [t, DA_STATE_FEATURES.indexOf(`called_${t}`)]));
+const featureAt = (f: (typeof DA_STATE_FEATURES)[number]): number => DA_STATE_FEATURES.indexOf(f);
+const AT = {
+  verified: featureAt('verified'),
+  last_result_ok: featureAt('last_result_ok'),
+  last_result_error: featureAt('last_result_error'),
+  last_result_none: featureAt('last_result_none'),
+  explained: featureAt('explained'),
+  asks: featureAt('asks'),
+  turn: featureAt('turn'),
+  unparseable: featureAt('unparseable'),
+  amount_given: featureAt('amount_given'),
+  customer_last: featureAt('customer_last'),
+  customer_turns: featureAt('customer_turns'),
+};
+
+/**
+ * The state vector of DA_STATE_FEATURES for one observation, written at `offset`. `amountGiven`
+ * (whether the customer's text names an amount) may come from a cache keyed by that text.
+ */
+export function stateFeatures(obs: DaObservation, s: DialogueState, out: Float32Array, offset = 0, amountGiven = extractAmount(s.customerText) !== undefined): void {
+  out.fill(0, offset, offset + N_STATE);
   let customerTurns = 0;
   let asks = 0;
   let domainCalled = false;
@@ -249,27 +271,29 @@ export function stateFeatures(obs: DaObservation, s: DialogueState, out: Float32
     const a = t.action;
     if (a?.action_type === 'tool_call') {
       const name = a.content.trim();
-      called.add(name);
+      const at = CALLED_AT.get(name);
+      if (at !== undefined) out[offset + at] = 1; // the DA has called this tool (any result)
       if (name !== 'lookup_account') domainCalled = true;
     } else if (a?.action_type === 'speak' && !domainCalled) asks++;
   }
   const last = obs.turns.at(-1);
-  const v = [
-    s.lookup ? 1 : 0,
-    ...TOOL_NAMES.map((t) => (called.has(t) ? 1 : 0)),
-    s.lastResultOk === true ? 1 : 0,
-    s.lastResultOk === false ? 1 : 0,
-    s.lastResultOk === null ? 1 : 0,
-    s.explained ? 1 : 0,
-    Math.min(asks, 3) / 3,
-    Math.min(1, obs.daSteps / Math.max(1, obs.maxDaTurns)),
-    Math.min(s.unparseable, 3) / 3,
-    extractAmount(s.customerText) !== undefined ? 1 : 0,
-    last?.role === 'customer' ? 1 : 0,
-    Math.min(customerTurns, 4) / 4,
-  ];
-  for (let i = 0; i < N_STATE; i++) out[offset + i] = v[i]!;
+  const o = offset;
+  out[o + AT.verified] = s.lookup ? 1 : 0;
+  out[o + AT.last_result_ok] = s.lastResultOk === true ? 1 : 0;
+  out[o + AT.last_result_error] = s.lastResultOk === false ? 1 : 0;
+  out[o + AT.last_result_none] = s.lastResultOk === null ? 1 : 0;
+  out[o + AT.explained] = s.explained ? 1 : 0;
+  out[o + AT.asks] = Math.min(asks, 3) / 3;
+  out[o + AT.turn] = Math.min(1, obs.daSteps / Math.max(1, obs.maxDaTurns));
+  out[o + AT.unparseable] = Math.min(s.unparseable, 3) / 3;
+  out[o + AT.amount_given] = amountGiven ? 1 : 0;
+  out[o + AT.customer_last] = last?.role === 'customer' ? 1 : 0;
+  out[o + AT.customer_turns] = Math.min(customerTurns, 4) / 4;
 }
+
+const EXPLAIN = DA_CHOICES.indexOf('explain');
+const END_CALL = DA_CHOICES.indexOf('end_call');
+const LOOKUP = DA_CHOICES.indexOf('lookup_account');
 
 /** A batch of observations as the network's inputs. */
 export interface DaBatch {
@@ -280,24 +304,31 @@ export interface DaBatch {
   size: number;
 }
 
+/** A customer text's hashed bag (its kept slots) and whether it names an amount. */
+export interface CachedBag {
+  ids: Float32Array;
+  w: Float32Array;
+  amountGiven: boolean;
+}
+
 /**
  * Hashed bags of customer texts, memoised: SFT re-reads the same demonstrations every epoch and an
  * episode's observations share their text, and hashing dominates encoding. Bounded; cleared when full.
  */
 export class BagCache {
-  private readonly map = new Map<string, { ids: Float32Array; w: Float32Array }>();
+  private readonly map = new Map<string, CachedBag>();
   constructor(
     readonly hashing: HashingConfig,
     private readonly maxEntries = 50_000,
   ) {}
 
-  get(text: string): { ids: Float32Array; w: Float32Array } {
+  get(text: string): CachedBag {
     let hit = this.map.get(text);
     if (!hit) {
       const { indices, weights } = hashText(text, this.hashing);
       let kept = 0;
       while (kept < weights.length && weights[kept] !== 0) kept++;
-      hit = { ids: Float32Array.from(indices.subarray(0, kept)), w: weights.slice(0, kept) };
+      hit = { ids: Float32Array.from(indices.subarray(0, kept)), w: weights.slice(0, kept), amountGiven: extractAmount(text) !== undefined };
       if (this.map.size >= this.maxEntries) this.map.clear();
       this.map.set(text, hit);
     }
@@ -305,20 +336,31 @@ export class BagCache {
   }
 }
 
-export function encodeObservations(obs: readonly DaObservation[], bags: BagCache, maskInvalid = true): DaBatch {
+/**
+ * The network's inputs for `obs`. `into`, a batch of the same size no longer in use, is cleared
+ * and filled instead of allocating: a forward at B = 512 otherwise allocates a megabyte of inputs,
+ * and the garbage collector then runs every few calls.
+ */
+export function encodeObservations(obs: readonly DaObservation[], bags: BagCache, maskInvalid = true, into?: DaBatch): DaBatch {
   const B = obs.length;
   const L = bags.hashing.bagLength;
-  const bagIdx = new Float32Array(B * L);
-  const bagW = new Float32Array(B * L);
-  const state = new Float32Array(B * N_STATE);
-  const mask = new Float32Array(B * N_ACTIONS);
+  const reuse = into?.size === B && into.bagIdx.length === B * L;
+  const bagIdx = reuse ? into.bagIdx.fill(0) : new Float32Array(B * L);
+  const bagW = reuse ? into.bagW.fill(0) : new Float32Array(B * L);
+  const state = reuse ? into.state : new Float32Array(B * N_STATE); // stateFeatures writes every entry
+  const mask = reuse ? into.mask.fill(0) : new Float32Array(B * N_ACTIONS);
   obs.forEach((o, b) => {
     const s = dialogueState(o);
-    const { ids, w } = bags.get(s.customerText);
-    bagIdx.set(ids, b * L);
-    bagW.set(w, b * L);
-    stateFeatures(o, s, state, b * N_STATE);
-    if (maskInvalid) for (const c of invalidActions(s)) mask[b * N_ACTIONS + DA_CHOICES.indexOf(c)] = 1;
+    const bag = bags.get(s.customerText);
+    bagIdx.set(bag.ids, b * L);
+    bagW.set(bag.w, b * L);
+    stateFeatures(o, s, state, b * N_STATE, bag.amountGiven);
+    if (maskInvalid) {
+      // invalidActions, without its Set: this runs for every observation of every forward.
+      const m = b * N_ACTIONS;
+      if (s.domainCalls.length === 0) mask[m + EXPLAIN] = mask[m + END_CALL] = 1;
+      if (s.lookup) mask[m + LOOKUP] = 1;
+    }
   });
   return { bagIdx, bagW, state, mask, size: B };
 }

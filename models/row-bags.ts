@@ -36,9 +36,50 @@ export interface RowBags {
   size: number;
 }
 
+/** The largest id in `ids` (float32 bucket numbers). */
+function maxId(ids: Float32Array): number {
+  let max = 0;
+  for (let i = 0; i < ids.length; i++) if (ids[i]! > max) max = ids[i]! | 0;
+  return max;
+}
+
+/** Writes the distinct ids of weighted slots into `out` (first-seen order) and returns how many; `stamp[id] === call` marks the seen ones. */
+function distinctIds(ids: Float32Array, w: Float32Array, stamp: Uint32Array, call: number, out: Int32Array): number {
+  let U = 0;
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]! | 0; // integer indices keep the typed-array accesses on V8's fast path
+    if (w[i] !== 0 && stamp[id] !== call) {
+      stamp[id] = call;
+      out[U++] = id;
+    }
+  }
+  return U;
+}
+
+/**
+ * Writes mat [B, U] and adds each weighted slot to matT [U, B] (zeroed), in slot order. A row of
+ * mat is cleared just before its slots land in it, so they hit a row still in cache rather than
+ * lines of a multi-MB matrix cleared long before.
+ */
+function fillMats(ids: Float32Array, w: Float32Array, size: number, L: number, col: Int32Array, U: number, mat: Float32Array, matT: Float32Array): void {
+  for (let b = 0; b < size; b++) {
+    const o = b * L;
+    mat.fill(0, b * U, (b + 1) * U);
+    for (let l = 0; l < L; l++) {
+      const x = w[o + l]!;
+      if (x === 0) continue;
+      const u = col[ids[o + l]! | 0]!;
+      mat[b * U + u]! += x;
+      matT[u * size + b]! += x;
+    }
+  }
+}
+
 /**
  * Converts batches of bags. It keeps its buffers between calls, so the arrays a call returns are
- * valid until the next call (feed them to one train step, then let go).
+ * valid until the next call (feed them to one train step, then let go). The loops live in small
+ * functions: V8 optimises each once, where one long method with several hot loops was
+ * deoptimised again at each loop's exit for dozens of calls.
  */
 export class RowBagEncoder {
   /** Column of each bucket id in the batch being converted; `stamp` says which call wrote it, so nothing is cleared between calls. */
@@ -47,65 +88,30 @@ export class RowBagEncoder {
   private call = 0;
   private matBuf = new Float32Array(0);
   private matTBuf = new Float32Array(0);
-  /** Entries of matBuf / matTBuf the last call wrote (the rest are zero). */
-  private written: { mat: Int32Array; matT: Int32Array; n: number } = { mat: new Int32Array(0), matT: new Int32Array(0), n: 0 };
+  private distinct = new Int32Array(0);
 
   /** B bags of L slots: `ids` are float32 bucket numbers, `w` their weights (0 = unused slot). */
   encode(ids: Float32Array, w: Float32Array, size: number, L: number): RowBags {
     if (ids.length !== size * L || w.length !== size * L) throw new Error(`RowBagEncoder: ${ids.length} ids and ${w.length} weights for ${size} bags of ${L}`);
-    let maxId = 0;
-    for (let i = 0; i < ids.length; i++) if (ids[i]! > maxId) maxId = ids[i]! | 0;
-    if (maxId >= this.col.length) {
-      this.col = new Int32Array(Math.max(maxId + 1, 2 * this.col.length));
+    const top = maxId(ids);
+    if (top >= this.col.length) {
+      this.col = new Int32Array(Math.max(top + 1, 2 * this.col.length));
       this.stamp = new Uint32Array(this.col.length);
       this.call = 0;
     }
-    const { col, stamp } = this;
-    const call = ++this.call;
-    const distinct = new Int32Array(Math.max(1, ids.length));
-    let U = 0;
-    for (let i = 0; i < ids.length; i++) {
-      const id = ids[i]! | 0; // integer indices keep the typed-array accesses on V8's fast path
-      if (w[i] !== 0 && stamp[id] !== call) {
-        stamp[id] = call;
-        distinct[U++] = id;
-      }
-    }
+    if (this.distinct.length < ids.length) this.distinct = new Int32Array(ids.length);
+    const distinct = this.distinct;
+    let U = distinctIds(ids, w, this.stamp, ++this.call, distinct);
     if (U === 0) distinct[U++] = 0; // bucket 0 is padding: a zero column keeps U ≥ 1
-    const sorted = distinct.subarray(0, U).sort();
-    for (let u = 0; u < U; u++) col[sorted[u]!] = u;
-    // Fresh multi-MB arrays cost more in page faults than filling them: keep them, and zero only
-    // what the last call wrote (a few % of the matrix).
+    const rows = Float32Array.from(distinct.subarray(0, U).sort());
+    for (let u = 0; u < U; u++) this.col[rows[u]!] = u;
+
+    // Fresh multi-MB arrays cost more in page faults than clearing kept ones (fill is a memset).
     const n = size * U;
-    const last = this.written;
-    if (this.matBuf.length < n) {
-      this.matBuf = new Float32Array(n);
-      this.matTBuf = new Float32Array(n);
-    } else {
-      for (let i = 0; i < last.n; i++) {
-        this.matBuf[last.mat[i]!] = 0;
-        this.matTBuf[last.matT[i]!] = 0;
-      }
-    }
-    if (last.mat.length < ids.length) this.written = { mat: new Int32Array(ids.length), matT: new Int32Array(ids.length), n: 0 };
-    const at = this.written;
-    at.n = 0;
+    if (this.matBuf.length < n) [this.matBuf, this.matTBuf] = [new Float32Array(n), new Float32Array(n)];
     const mat = this.matBuf.subarray(0, n);
-    const matT = this.matTBuf.subarray(0, n);
-    for (let b = 0; b < size; b++) {
-      const o = b * L;
-      for (let l = 0; l < L; l++) {
-        const x = w[o + l]!;
-        if (x === 0) continue;
-        const u = col[ids[o + l]! | 0]!;
-        const i = b * U + u;
-        const j = u * size + b;
-        mat[i]! += x;
-        matT[j]! += x;
-        at.mat[at.n] = i;
-        at.matT[at.n++] = j;
-      }
-    }
-    return { rows: Float32Array.from(sorted), mat, matT, size };
+    const matT = this.matTBuf.subarray(0, n).fill(0);
+    fillMats(ids, w, size, L, this.col, U, mat, matT);
+    return { rows, mat, matT, size };
   }
 }

@@ -109,6 +109,8 @@ export class Graph {
   private readonly constCache = new Map<string, Tensor>();
   /** Gather nodes made by `gatherRows`, whose indices the caller guarantees are distinct. */
   private readonly distinctRowGathers = new WeakSet<GraphNode>();
+  /** Inputs that hold only the rows `gatherRows` reads of a table (`feedRows`). */
+  private readonly rowFed = new WeakSet<Tensor>();
   /** Inputs fed with the transpose of another input (`declareTranspose`). */
   private readonly transposes = new Map<Tensor, Tensor>();
   private counter = 0;
@@ -492,9 +494,24 @@ export class Graph {
    */
   gatherRows(table: Tensor, rows: Tensor): Tensor {
     if (rows.rank !== 1) throw new Error(`gatherRows: rows must be 1-D, got ${rows.toString()}`);
+    if (this.rowFed.has(table)) {
+      if (table.shape[0] !== rows.shape[0]) throw new Error(`gatherRows: ${table.toString()} is fed with ${String(table.shape[0])} rows, but ${rows.toString()} picks ${String(rows.shape[0])}`);
+      return table;
+    }
     const out = this.gather(table, rows, 0);
     this.distinctRowGathers.add(out.producer!);
     return out;
+  }
+
+  /**
+   * Declares that the input `t` is fed with only the rows of a table that `gatherRows(t, rows)`
+   * reads (the caller gathers them), so `gatherRows` on it is the identity. A train step whose
+   * table is far larger than a batch's rows then moves only those rows in and out.
+   */
+  feedRows(t: Tensor): void {
+    this.checkOwn(t, 'feedRows');
+    if (!this.inputList.includes(t)) throw new Error(`feedRows: ${t.toString()} must be a graph input`);
+    this.rowFed.add(t);
   }
 
   /**

@@ -185,4 +185,52 @@ describe('train step with a row-sparse gradient (gatherRows)', () => {
     await sparse.dispose();
     await dense.dispose();
   });
+
+  it('feeds a row-fed table its rows only: the graph sees [U, 2] and returns the gradient rows', () => {
+    const graph = buildTrainStep(sparseSpec, lossWith(true));
+    expect(graph.rowFed).toEqual([{ param: 'emb', rows: 'rows', shape: [6, 2], decay: false }]);
+    expect(graph.inputs.find((i) => i.name === 'emb')?.shape).toEqual(['U', 2]);
+    expect(graph.inputs.some((i) => i.name === 'adam.m.emb')).toBe(false);
+    expect(graph.outputs.map((o) => o.name)).toEqual(['loss', 'grad_norm', 'next.adam.step', 'grad.emb', 'adam.scalars']);
+    expect(buildTrainStep(sparseSpec, lossWith(true), { feedRows: false }).rowFed).toEqual([]);
+    expect(buildTrainStep(sparseSpec, lossWith(false)).rowFed).toEqual([]); // a plain Gather reads the whole table
+  });
+
+  for (const decay of [false, true]) {
+    it(`gives the bits of the whole-table step over batches that leave rows out (${decay ? 'with' : 'without'} weight decay)`, async () => {
+      const decaySpec: ModelSpec<Q, J> = { ...sparseSpec, params: { emb: { shape: [6, 2], decay } } };
+      const hyper = { lr: 0.05, beta1: 0.85, beta2: 0.99, eps: 1e-6, weightDecay: 0.1, maxGradNorm: 0.05 };
+      // Rows 0 and 5 start with zero moments and row 5 is never in a batch: the runner skips it
+      // without weight decay and decays it with.
+      const start: TrainState<Q> = {
+        ...state,
+        m: { emb: state.m.emb.map((x, i) => (i < 2 || i >= 10 ? 0 : x)) },
+        v: { emb: state.v.emb.map((x, i) => (i < 2 || i >= 10 ? 0 : x)) },
+      };
+      const fed = await TrainStepRunner.create(buildTrainStep(decaySpec, lossWith(true)), start, { hyper, session: { intraOpNumThreads: 1 } });
+      const whole = await TrainStepRunner.create(buildTrainStep(decaySpec, lossWith(true), { feedRows: false }), start, { hyper, session: { intraOpNumThreads: 1 } });
+      const batches = [rowsBatch, { ...rowsBatch, rows: { data: BigInt64Array.from([0n, 2n, 3n]), dims: [3] } }, rowsBatch];
+      for (const b of batches) {
+        const [a, c] = [await fed.step(b), await whole.step(b)];
+        expect(a.loss).toBe(c.loss);
+        expect(a.gradNorm).toBe(c.gradNorm);
+      }
+      const [x, y] = [fed.snapshot(), whole.snapshot()];
+      expect(Array.from(x.weights.emb)).toEqual(Array.from(y.weights.emb));
+      expect(Array.from(x.m.emb)).toEqual(Array.from(y.m.emb));
+      expect(Array.from(x.v.emb)).toEqual(Array.from(y.v.emb));
+      expect(x.step).toBe(state.step + batches.length);
+      expect(x.weights.emb[10] === start.weights.emb[10]).toBe(!decay);
+      await fed.dispose();
+      await whole.dispose();
+    });
+  }
+
+  it('names a row id that is out of range or repeated', async () => {
+    const runner = await TrainStepRunner.create(buildTrainStep(sparseSpec, lossWith(true)), state, { session: { intraOpNumThreads: 1 } });
+    await expect(runner.step({ ...rowsBatch, rows: { data: BigInt64Array.from([1n, 3n, 6n]), dims: [3] } })).rejects.toThrow(/row id 6 at rows\[2\] is not a row of 'emb' \(0…5\)/);
+    await expect(runner.step({ ...rowsBatch, rows: { data: BigInt64Array.from([1n, 3n, 1n]), dims: [3] } })).rejects.toThrow(/row id 1 appears twice in rows/);
+    expect(runner.snapshot().step).toBe(state.step); // nothing moved
+    await runner.dispose();
+  });
 });

@@ -12,9 +12,18 @@
  * Outputs: loss [], grad_norm [] (global L2 norm before clipping), next.<param>,
  *          next.adam.m.<param>, next.adam.v.<param>, next.adam.step, plus the loss
  *          function's extra outputs.
+ *
+ * A table read only through `gatherRows` with ids from a batch input (a hashed-feature
+ * embedding) is row-fed: its input <param> holds just the batch's U rows, [U, ...]; the graph
+ * returns their gradient `grad.<param>` [U, ...] (before clipping) and `adam.scalars` (float32
+ * [7], TABLE_SCALARS), and the runner applies the AdamW step to the table with them, in the
+ * float32 operations the graph uses for dense parameters (models/runner.ts). A step then moves U
+ * rows through onnxruntime instead of three [V, ...] tables in and out, and rows without moments
+ * (never in a batch) cost nothing.
  */
 import { rowSparseGradients } from './grad';
 import { Graph, Tensor } from './graph';
+import type { Dim, Shape } from './types';
 import { checkSpec, declareInputs, declareParams, signature, splitLoss } from './model';
 import type { BuiltGraph, LossResult, ModelFn, ModelSpec, ParamSpec } from './model';
 
@@ -56,13 +65,76 @@ export const adamNames = {
 /** Output name carrying the next value of a state input. */
 export const nextName = (input: string): string => `next.${input}`;
 
+/** Output of a graph with row-fed tables: this step's AdamW scalars, in TABLE_SCALARS order. */
+export const TABLE_SCALARS_OUTPUT = 'adam.scalars';
+
+/**
+ * The scalars a row-fed table's AdamW step needs, in output order: m ← β1·m + s1·g,
+ * v ← β2·v + s2·g², p ← p·keep − stepSize · m / (√v + epsHat), with s1 = (1 − β1)·clip,
+ * s2 = (1 − β2)·clip² (clip: the global-norm clipping factor), keep = 1 − lr·wd (when the table
+ * decays), stepSize = lr·√bc2 / bc1 and epsHat = ε·√bc2.
+ */
+export const TABLE_SCALARS = ['beta1', 'beta2', 's1', 's2', 'keep', 'stepSize', 'epsHat'] as const;
+
+/** Output with the gradient rows of a row-fed table. */
+export const gradName = (param: string): string => `grad.${param}`;
+
+/** A table whose train-step inputs and outputs hold only the rows a batch reads. */
+export interface RowFedParam<P extends string = string, I extends string = string> {
+  param: P;
+  /** The batch input with the distinct row ids (int64, or float32 holding integers). */
+  rows: I;
+  /** The whole table's shape; the graph sees [U, ...shape.slice(1)]. */
+  shape: readonly number[];
+  /** Whether AdamW's weight decay applies to it. */
+  decay: boolean;
+}
+
 /** A train-step graph plus the names a runner needs. */
 export interface TrainStepGraph<P extends string = string, I extends string = string> extends BuiltGraph {
   params: P[];
   batchInputs: I[];
   /** Extra outputs of the loss function, returned by every step. */
   extraOutputs: string[];
+  /** Row-fed tables (see the file comment); the runner holds them and gathers their rows. */
+  rowFed: RowFedParam<P, I>[];
 }
+
+export interface TrainStepOptions {
+  /**
+   * Feed tables read only through `gatherRows` as their rows (default true). false keeps whole
+   * tables in the graph, updated there by a scatter into the decayed moments: the earlier layout,
+   * kept as the reference the row-fed step is tested against.
+   */
+  feedRows?: boolean;
+}
+
+/**
+ * Parameters read by exactly one `gatherRows` whose ids are a batch input (or its Cast): built
+ * once on a scratch graph, since which tables qualify shows only once the loss is written.
+ */
+function findRowFed<P extends string, I extends string>(spec: ModelSpec<P, I>, lossFn: ModelFn<P, I, LossResult>): { param: P; rows: I; dim: Dim }[] {
+  const g = new Graph(`${spec.name}.probe`);
+  const params = declareParams(g, spec);
+  const inputs = declareInputs(g, spec);
+  const { loss, outputs } = splitLoss(lossFn(g, params, inputs));
+  const returned = new Set([loss, ...Object.values(outputs)]);
+  const found: { param: P; rows: I; dim: Dim }[] = [];
+  for (const param of Object.keys(spec.params) as P[]) {
+    const t = params[param];
+    const readers = g.nodes.filter((n) => n.inputs.includes(t));
+    const reader = readers[0];
+    if (readers.length !== 1 || returned.has(t) || !reader || !g.isDistinctRowGather(reader) || reader.inputs[0] !== t) continue;
+    const ids = reader.inputs[1]!;
+    const source = ids.producer?.opType === 'Cast' ? ids.producer.inputs[0] : ids;
+    const rows = (Object.keys(inputs) as I[]).find((name) => inputs[name] === source);
+    if (rows !== undefined) found.push({ param, rows, dim: ids.shape[0]! });
+  }
+  return found;
+}
+
+/** Whether AdamW's weight decay applies to a parameter (see ParamSpec.decay). */
+const decays = (p: ParamSpec): boolean => p.decay ?? p.shape.length >= 2;
 
 /** Adds ≥ 1 tensors. */
 function sum(g: Graph, xs: readonly Tensor[]): Tensor {
@@ -73,14 +145,28 @@ function sum(g: Graph, xs: readonly Tensor[]): Tensor {
  * Builds the train-step graph of `spec` with the loss from `lossFn` (which must return a
  * float32 scalar, typically a batch mean).
  */
-export function buildTrainStep<P extends string, I extends string>(spec: ModelSpec<P, I>, lossFn: ModelFn<P, I, LossResult>): TrainStepGraph<P, I> {
+export function buildTrainStep<P extends string, I extends string>(
+  spec: ModelSpec<P, I>,
+  lossFn: ModelFn<P, I, LossResult>,
+  opts: TrainStepOptions = {},
+): TrainStepGraph<P, I> {
   checkSpec(spec);
   const g = new Graph(`${spec.name}.train`);
   const names = Object.keys(spec.params) as P[];
   if (names.length === 0) throw new Error(`buildTrainStep '${spec.name}': the model has no parameters`);
-  const params = declareParams(g, spec);
-  const m = names.map((n) => g.input(adamNames.m(n), 'float32', spec.params[n].shape));
-  const v = names.map((n) => g.input(adamNames.v(n), 'float32', spec.params[n].shape));
+  const rowFed = opts.feedRows === false ? [] : findRowFed(spec, lossFn);
+  // A row-fed table's inputs (weights, m, v) are [U, ...]: the rows the batch reads.
+  const shapeOf = (n: P): Shape => {
+    const r = rowFed.find((x) => x.param === n);
+    return r ? [r.dim, ...spec.params[n].shape.slice(1)] : spec.params[n].shape;
+  };
+  const params = {} as Record<P, Tensor>;
+  for (const n of names) params[n] = g.input(n, 'float32', shapeOf(n));
+  for (const r of rowFed) g.feedRows(params[r.param]);
+  // The runner keeps a row-fed table's moments: only the other parameters take them as inputs.
+  const dense = names.filter((n) => !rowFed.some((r) => r.param === n));
+  const m = dense.map((n) => g.input(adamNames.m(n), 'float32', spec.params[n].shape));
+  const v = dense.map((n) => g.input(adamNames.v(n), 'float32', spec.params[n].shape));
   const step = g.input(adamNames.step, 'float32', []);
   const inputs = declareInputs(g, spec);
   const hp = {} as Record<keyof AdamWHyper, Tensor>;
@@ -110,9 +196,9 @@ export function buildTrainStep<P extends string, I extends string>(spec: ModelSp
 
   g.output('loss', loss);
   g.output('grad_norm', gradNorm);
-  names.forEach((name, i) => {
+  dense.forEach((name, j) => {
     const p: ParamSpec = spec.params[name];
-    const [gi, mi, vi] = [grads[i]!, m[i]!, v[i]!];
+    const [gi, mi, vi] = [grads[names.indexOf(name)]!, m[j]!, v[j]!];
     const moments = (mi: Tensor, vi: Tensor, gi: Tensor): [Tensor, Tensor] => [
       g.add(g.mul(mi, hp.beta1), g.mul(gi, s1)), // β1·m + (1 − β1)·ĝ
       g.add(g.mul(vi, hp.beta2), g.mul(g.mul(gi, gi), s2)), // β2·v + (1 − β2)·ĝ²
@@ -132,13 +218,17 @@ export function buildTrainStep<P extends string, I extends string>(spec: ModelSp
     }
     const denom = g.add(g.sqrt(vNext), epsHat); // (√v̂ + ε) · √bc2
     const update = g.mul(g.div(mNext, denom), stepSize); // lr · m̂ / (√v̂ + ε)
-    const decay = p.decay ?? p.shape.length >= 2;
-    const base = decay ? g.mul(params[name], keep) : params[name];
+    const base = decays(p) ? g.mul(params[name], keep) : params[name];
     g.output(nextName(name), g.sub(base, update));
     g.output(nextName(adamNames.m(name)), mNext);
     g.output(nextName(adamNames.v(name)), vNext);
   });
   g.output(nextName(adamNames.step), t);
+  for (const r of rowFed) g.output(gradName(r.param), grads[names.indexOf(r.param)] as Tensor);
+  if (rowFed.length > 0) {
+    const scalars: Record<(typeof TABLE_SCALARS)[number], Tensor> = { beta1: hp.beta1, beta2: hp.beta2, s1, s2, keep, stepSize, epsHat };
+    g.output(TABLE_SCALARS_OUTPUT, g.concat(TABLE_SCALARS.map((k) => g.unsqueeze(scalars[k], [0])), 0)); // [7]
+  }
   for (const [name, tensor] of Object.entries(outputs)) g.output(name, tensor);
 
   return {
@@ -146,5 +236,6 @@ export function buildTrainStep<P extends string, I extends string>(spec: ModelSp
     params: names,
     batchInputs: Object.keys(spec.inputs) as I[],
     extraOutputs: Object.keys(outputs),
+    rowFed: rowFed.map((r) => ({ param: r.param, rows: r.rows, shape: spec.params[r.param].shape, decay: decays(spec.params[r.param]) })),
   };
 }

@@ -35,7 +35,7 @@ describe('sparring bench', () => {
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout) as Record<string, unknown>;
     for (const key of [
-      'da_forward_per_s_b1', 'da_forward_per_s_b512', 'raw_ort_forward_per_s_b512', 'train_step_per_s_b256',
+      'da_forward_per_s_b1', 'da_forward_per_s_b512', 'raw_ort_forward_per_s_b512', 'da_forward_b512_over_raw', 'train_step_per_s_b256',
       'grpo_samples_per_s', 'arena_episodes_per_s', 'mlp_forward_per_s_b1', 'mlp_forward_per_s_b512', 'mlp_train_step_per_s_b256',
     ]) {
       expect(typeof doc[key], key).toBe('number');

@@ -31,6 +31,7 @@ const FIGURES: { key: string; unit: string; what: string }[] = [
   { key: 'da_forward_per_s_b1', unit: 'samples/s', what: 'DA forward, batch 1 (encoding included)' },
   { key: 'da_forward_per_s_b512', unit: 'samples/s', what: 'DA forward, batch 512 (encoding included)' },
   { key: 'raw_ort_forward_per_s_b512', unit: 'samples/s', what: 'same graph, bare onnxruntime, pre-built tensors' },
+  { key: 'da_forward_b512_over_raw', unit: 'ratio', what: 'DA forward B=512 / bare forward, median of adjacent-round pairs' },
   { key: 'train_step_per_s_b256', unit: 'samples/s', what: 'DA supervised step, batch 256' },
   { key: 'grpo_samples_per_s', unit: 'samples/s', what: 'DA GRPO, K = 16, rollout reward included' },
   { key: 'arena_episodes_per_s', unit: 'episodes/s', what: 'scripted vs scripted through runMatch' },
@@ -77,6 +78,7 @@ export function registerBench(program: Command, globals: () => GlobalOptions): v
           da_forward_per_s_b1: d.forwardB1,
           da_forward_per_s_b512: d.forwardB512,
           raw_ort_forward_per_s_b512: d.rawOrtForwardB512,
+          da_forward_b512_over_raw: d.forwardB512OverRaw,
           train_step_per_s_b256: d.trainB256,
           grpo_samples_per_s: d.grpoSamples,
           arena_episodes_per_s: d.arenaEpisodes,
@@ -94,13 +96,14 @@ export function registerBench(program: Command, globals: () => GlobalOptions): v
       }
       log('done');
 
-      const rounded = Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, Math.round(v * 10) / 10]));
+      const rounded = Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, k.endsWith('_over_raw') ? Math.round(v * 1000) / 1000 : Math.round(v * 10) / 10]));
       const machine = { cpus: os.availableParallelism(), cpuModel: os.cpus()[0]?.model ?? 'unknown', platform: `${process.platform}/${process.arch}`, node: process.version, provider, intraOpNumThreads: threads };
       if (g.json) {
         process.stdout.write(JSON.stringify({ ...rounded, machine, rounds: opts.rounds, roundMs: opts.roundMs, ...doc }, null, 2) + '\n');
         return;
       }
-      const rows = FIGURES.filter((f) => f.key in rounded).map((f) => [f.key, Math.round(rounded[f.key]!).toLocaleString('en-US'), f.unit, f.what]);
+      const shown = (f: { key: string; unit: string }) => (f.unit === 'ratio' ? rounded[f.key]!.toFixed(3) : Math.round(rounded[f.key]!).toLocaleString('en-US'));
+      const rows = FIGURES.filter((f) => f.key in rounded).map((f) => [f.key, shown(f), f.unit, f.what]);
       process.stdout.write(
         `${table(['figure', 'median', 'unit', 'what'], rows, ['l', 'r', 'l', 'l'])}\n\n` +
           `${machine.cpus} cores (${machine.cpuModel}), ${machine.platform}, Node ${machine.node}; provider ${provider}, ${threads} intra-op threads; ` +
