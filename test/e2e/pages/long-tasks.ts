@@ -153,10 +153,11 @@ export const TASK_BUDGET_MS = 100;
 
 /**
  * What a long task may take in wall time on a shared 2-core CI machine, where the page waits for a
- * core behind the engine's run and everything else running: the target is asserted on the page's
- * own work (CPU time per task), and this looser ceiling catches a real regression in wall time.
+ * core behind the engine's run and everything else running (at a load average of 12, tasks of
+ * 20–40 ms of CPU took up to 261 ms): the target is asserted on the page's own work (CPU time per
+ * task), and this looser ceiling on wall time only catches a gross regression without flaking.
  */
-export const WALL_CEILING_MS = 300;
+export const WALL_CEILING_MS = 500;
 
 /** The budget: the page's own work per task under the target, and wall time under the ceiling. */
 export function expectResponsive(r: LongTaskReport): void {

@@ -15,7 +15,7 @@ import { SourceMap } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { chromium, expect } from '@playwright/test';
+import { chromium, expect as baseExpect } from '@playwright/test';
 import type { Page } from '@playwright/test';
 import { ArenaPage } from '../pages/arena-page';
 import { DashboardPage } from '../pages/dashboard-page';
@@ -48,6 +48,9 @@ interface CpuProfile {
   samples: number[];
   timeDeltas: number[];
 }
+
+// A loaded machine answers slowly; the e2e config's expect timeout, not the library's 5 s.
+const expect = baseExpect.configure({ timeout: 15_000 });
 
 const { values } = parseArgs({
   options: {
