@@ -14,9 +14,6 @@ import { LabPage } from './pages/lab-page';
 import { describeLongTasks, expectResponsive, LongTaskProbe } from './pages/long-tasks';
 
 test.describe.configure({ mode: 'serial' });
-// Playwright's trace recording snapshots the DOM and streams screenshots from this page's own
-// main thread: it would be measured as the app's long tasks (it was most of them).
-test.use({ trace: 'off' });
 
 let page: Page;
 let lab: LabPage;

@@ -18,9 +18,6 @@ import { EvaluationPage } from './pages/evaluation-page';
 import { DiffPage, TranscriptsPage } from './pages/transcripts-page';
 
 test.describe.configure({ mode: 'serial' });
-// Playwright's trace recording snapshots the DOM and streams screenshots from this page's own
-// main thread: it would be measured as the app's long tasks (it was most of them).
-test.use({ trace: 'off' });
 
 let page: Page;
 let lab: LabPage;
