@@ -9,6 +9,9 @@ import type { Engine } from '../host/engine/engine';
 import type { OpenedRunService } from '../host/engine/run-service';
 import { createSession } from '../host/engine/session';
 
+/** The runner's worker thread, bundled beside the engine process (electron/vite.config.ts names the entry). */
+export const RUN_WORKER_BUNDLE = 'run-worker.js';
+
 export type ParentMessage = { type: 'init'; dbPath: string } | { type: 'connect' } | { type: 'shutdown' };
 
 /** What the engine process tells main. */

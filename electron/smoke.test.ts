@@ -22,7 +22,19 @@ const { port1, port2 } = new MessageChannel();
 const wrapped = { on: (ev, f) => port1.on(ev, ev === 'message' ? (data) => f({ data }) : f), postMessage: (m) => port1.postMessage(m), start: () => port1.start(), close: () => port1.close() };
 parent.emit('message', { data: { type: 'init', dbPath: process.env.DB }, ports: [] });
 parent.emit('message', { data: { type: 'connect' }, ports: [wrapped] });
-port2.on('message', (m) => { process.stdout.write('PORT ' + JSON.stringify(m) + '\\n'); if (m.kind === 'response' && m.id === 2) { parent.emit('message', { data: { type: 'shutdown' }, ports: [] }); port2.close(); } });
+// After the match, a co-evolution run on the bundled runner thread; shut down once it is running.
+let started = false;
+let running = false;
+port2.on('message', (m) => {
+  process.stdout.write('PORT ' + JSON.stringify(m) + '\\n');
+  if (m.kind === 'response' && m.id === 2) port2.postMessage({ kind: 'request', id: 3, name: 'runs/start', args: { preset: 'quick', seed: 1 } });
+  started ||= m.kind === 'response' && m.id === 3;
+  running ||= m.kind === 'event' && m.name === 'run/status' && m.payload.status === 'running';
+  if (started && running) {
+    parent.emit('message', { data: { type: 'shutdown' }, ports: [] });
+    port2.close();
+  }
+});
 port2.postMessage({ kind: 'request', id: 1, name: 'engine/info', args: undefined });
 port2.postMessage({ kind: 'request', id: 2, name: 'matches/play', args: { da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'fraud', seed: 3 } });
 `;
@@ -33,7 +45,7 @@ describe('desktop build', () => {
     await buildDesktop();
   }, 180_000);
 
-  it('bundles an engine process that opens the lab and plays a match over a port', async () => {
+  it('bundles an engine process that opens the lab, plays a match over a port, and runs co-evolution on its worker thread', async () => {
     const out = await new Promise<string>((resolve, reject) => {
       const child = spawn(process.execPath, ['--input-type=module', '-e', HARNESS], {
         env: { ...process.env, BUNDLE: path.join(ELECTRON_DIST, 'engine-process.js'), DB: path.join(tmp, 'lab.db') },
@@ -43,18 +55,21 @@ describe('desktop build', () => {
       let stderr = '';
       child.stdout.on('data', (d) => (stdout += d));
       child.stderr.on('data', (d) => (stderr += d));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
       child.on('exit', (code) => {
         clearTimeout(timer);
         if (code === 0) resolve(stdout);
         else reject(new Error(`engine bundle exited with ${code}:\n${stderr}\n${stdout}`));
       });
     });
-    expect(out).toMatch(/PARENT \{"type":"ready"/);
+    expect(out).toMatch(/PARENT \{"type":"ready","dbPath":"[^"]*","runsUnavailable":null\}/);
     expect(out).toMatch(/PORT \{"kind":"response","id":1,"ok":true/);
     expect(out).toMatch(/PORT \{"kind":"event","name":"episodes\/completed"/);
     expect(out).toMatch(/PORT \{"kind":"response","id":2,"ok":true,"result":\{"matchId":"M1"\}\}/);
-  }, 60_000);
+    // A run starts in the bundled engine (on its runner thread, dist/electron/run-worker.js) and streams here.
+    expect(out).toMatch(/PORT \{"kind":"response","id":3,"ok":true,"result":\{"runId":"R1"\}\}/);
+    expect(out).toMatch(/PORT \{"kind":"event","name":"run\/status","payload":\{"runId":"R1","status":"running"/);
+  }, 120_000);
 
   const bin = findElectronBinary();
   const noDisplay = process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY;

@@ -1,5 +1,6 @@
-// Bundles the desktop shell into dist/electron/: main.js and engine-process.js (ESM, Node
-// dependencies left to node_modules) and preload.cjs (CommonJS: sandboxed preloads cannot load
+// Bundles the desktop shell into dist/electron/: main.js, engine-process.js and the runner's
+// worker thread run-worker.js (ESM, Node dependencies left to node_modules; shared chunks beside
+// them, since the engine finds assets/ relative to its code) and preload.cjs (CommonJS: sandboxed preloads cannot load
 // ES modules). `--mode preload` builds the preload; the default builds the other two.
 // The engine reads assets/ relative to its bundle, so they are copied to dist/assets/.
 import { cpSync } from 'node:fs';
@@ -37,9 +38,13 @@ export default defineConfig(({ mode }) =>
           minify: false,
           sourcemap: true,
           rollupOptions: {
-            input: { main: path.join(root, 'electron', 'main.ts'), 'engine-process': path.join(root, 'electron', 'engine-process.ts') },
+            input: {
+              main: path.join(root, 'electron', 'main.ts'),
+              'engine-process': path.join(root, 'electron', 'engine-process.ts'),
+              'run-worker': path.join(root, 'host', 'coevolution', 'run-worker.ts'),
+            },
             external,
-            output: { format: 'es', entryFileNames: '[name].js' },
+            output: { format: 'es', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' },
           },
         },
         plugins: [

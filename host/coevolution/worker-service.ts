@@ -1,5 +1,5 @@
 /**
- * The RunService of `sparring serve`: the runner works on a worker thread (run-worker.ts), so a
+ * The RunService of `sparring serve` and the desktop app's engine: the runner works on a worker thread (run-worker.ts), so a
  * training step or a match never holds up the server's event loop. Run queries (list, get,
  * metrics) are answered here from this thread's own connection to the lab, overlaid with what the
  * worker reports (which runs are live, their latest progress); commands go to the worker. Kill
@@ -18,7 +18,16 @@ export interface WorkerRunService extends RunService {
 
 type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
 
-export function createWorkerRunService(opts: { dbPath: string }): WorkerRunService {
+export interface WorkerRunServiceOptions {
+  dbPath: string;
+  /**
+   * The worker's module: by default the entry that loads run-worker.ts from sources (the CLI and
+   * `sparring serve`); the desktop app passes its bundled run-worker.js.
+   */
+  workerUrl?: URL;
+}
+
+export function createWorkerRunService(opts: WorkerRunServiceOptions): WorkerRunService {
   const store = openSqliteStore(opts.dbPath);
   const live = new Map<string, { progress: ProgressReport | null }>();
   const reader = createRunReader(store.db, opts.dbPath, (runId) => live.get(runId));
@@ -30,7 +39,7 @@ export function createWorkerRunService(opts: { dbPath: string }): WorkerRunServi
   // execArgv: [] — the worker must not inherit the parent's flags: under a test runner's fork they
   // carry loader hooks that made the worker's native addons abort the process (Napi::Error); the
   // entry registers tsx itself.
-  const worker = new Worker(new URL('./run-worker-entry.mjs', import.meta.url), { workerData: { dbPath: opts.dbPath }, execArgv: [] });
+  const worker = new Worker(opts.workerUrl ?? new URL('./run-worker-entry.mjs', import.meta.url), { workerData: { dbPath: opts.dbPath }, execArgv: [] });
   worker.on('message', (m: Reply | { event: EngineEvent }) => {
     if ('event' in m) return onEvent(m.event);
     const p = pending.get(m.id);

@@ -15,12 +15,18 @@ export interface OpenedRunService {
 }
 
 /**
- * `thread: 'worker'` runs the runner on a worker thread (web mode: the server's event loop stays
- * free for queries); 'inline' in this thread (the Electron engine, already a utility process).
+ * `thread: 'worker'` runs the runner on a worker thread, so the event loop that answers queries
+ * stays free (web mode's server, the desktop app's engine process; `workerUrl` names a bundled
+ * worker module); 'inline' in this thread (the CLI's `run`).
  */
-export function openRunService(dbPath: string, warn: (line: string) => void = (l) => process.stderr.write(`${l}\n`), thread: 'inline' | 'worker' = 'inline'): OpenedRunService {
+export function openRunService(
+  dbPath: string,
+  warn: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+  thread: 'inline' | 'worker' = 'inline',
+  workerUrl?: URL,
+): OpenedRunService {
   try {
-    const service = thread === 'worker' ? createWorkerRunService({ dbPath }) : createRunService({ dbPath });
+    const service = thread === 'worker' ? createWorkerRunService({ dbPath, workerUrl }) : createRunService({ dbPath });
     return { service, close: () => service.close() };
   } catch (err) {
     const reason = `runs are not available: the co-evolution runner failed to start (${err instanceof Error ? err.message : String(err)})`;

@@ -11,7 +11,7 @@ import type { Page } from '@playwright/test';
 import { DashboardPage } from './pages/dashboard-page';
 import { ExperimentsPage } from './pages/experiments-page';
 import { LabPage } from './pages/lab-page';
-import { startLongTaskObserver, stopLongTaskObserver } from './pages/long-tasks';
+import { describeLongTasks, expectResponsive, LongTaskProbe } from './pages/long-tasks';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -50,7 +50,7 @@ test('starts a run and follows it live: phases, win rates, gym curves, pause and
   test.setTimeout(120_000);
   const exp = new ExperimentsPage(page);
   await page.getByRole('button', { name: 'Reset to preset' }).click();
-  await startLongTaskObserver(page);
+  const probe = await LongTaskProbe.start(lab);
   await exp.start();
   const dash = new DashboardPage(page);
   await expect(page.getByTestId('screen-dashboard')).toBeVisible();
@@ -66,10 +66,10 @@ test('starts a run and follows it live: phases, win rates, gym curves, pause and
   await dash.waitForStatus('running');
 
   await dash.waitForStatus('finished', 90_000);
-  const tasks = await stopLongTaskObserver(page);
-  const worst = tasks.reduce((m, t) => Math.max(m, t.duration), 0);
-  console.log(`[long tasks] while a simulated run streamed (matches, gym metrics, progress): ${tasks.length} long task(s); worst ${worst.toFixed(0)} ms`);
+  const longTasks = await probe.stop();
+  console.log(describeLongTasks('while a simulated run streamed (matches, gym metrics, progress)', longTasks));
   await expect(dash.matchPoints()).toHaveCount(3);
+  expectResponsive(longTasks);
   await expect(page.getByTestId('stop-verdict')).toContainText('stop at match 3');
   await lab.screenshot('09-dashboard-finished');
 });

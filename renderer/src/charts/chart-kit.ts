@@ -38,6 +38,10 @@ export type Svg = d3.Selection<SVGSVGElement, unknown, null, undefined>;
 /**
  * An SVG filling `node`'s width; `render(width)` runs now and again whenever the width changes.
  * Returns the svg and a disposer.
+ *
+ * The width is read once at mount and then taken from the ResizeObserver: reading `clientWidth`
+ * on every update forced a synchronous layout per chart per frame (several charts redrawing in
+ * one frame each invalidated the layout the next one read), most of a live update's cost.
  */
 export function mountSvg(node: HTMLElement, label: string, render: (svg: Svg, width: number) => void): { svg: Svg; rerender: () => void; dispose: () => void } {
   const svg = d3
@@ -49,14 +53,18 @@ export function mountSvg(node: HTMLElement, label: string, render: (svg: Svg, wi
     .attr('font-size', 11)
     .attr('fill', COLORS.text)
     .attr('xmlns', 'http://www.w3.org/2000/svg');
-  let width = 0;
-  const rerender = () => {
-    width = Math.max(240, Math.floor(node.clientWidth));
-    render(svg, width);
-  };
-  const ro = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(() => {
-    if (Math.floor(node.clientWidth) !== width) rerender();
-  });
+  const widthOf = (px: number) => Math.max(240, Math.floor(px));
+  let width = widthOf(node.clientWidth);
+  const rerender = () => render(svg, width);
+  const ro =
+    typeof ResizeObserver === 'undefined'
+      ? null
+      : new ResizeObserver((entries) => {
+          const next = widthOf(entries.at(-1)?.contentRect.width ?? node.clientWidth);
+          if (next === width) return;
+          width = next;
+          rerender();
+        });
   ro?.observe(node);
   return {
     svg,
@@ -66,6 +74,20 @@ export function mountSvg(node: HTMLElement, label: string, render: (svg: Svg, wi
       svg.remove();
     },
   };
+}
+
+/**
+ * The one `<tag class="name">` child of `parent`, created on first use. Charts keep their
+ * elements across updates and only change attributes (and join their data), rather than
+ * rebuilding the SVG on every live event.
+ */
+export function child<K extends keyof SVGElementTagNameMap, P extends d3.BaseType>(
+  parent: d3.Selection<P, unknown, null, undefined>,
+  tag: K,
+  name: string,
+): d3.Selection<SVGElementTagNameMap[K], unknown, null, undefined> {
+  const found = parent.select<SVGElementTagNameMap[K]>(`:scope > ${tag}.${name}`);
+  return found.empty() ? (parent.append(tag).attr('class', name) as unknown as d3.Selection<SVGElementTagNameMap[K], unknown, null, undefined>) : found;
 }
 
 export function pct(x: number): string {

@@ -9,7 +9,18 @@ export const SCREENSHOTS = path.join('test-results', 'screenshots');
 export type ScreenName = 'experiments' | 'runs' | 'arena' | 'transcripts' | 'evaluation' | 'export' | 'play' | 'annotate' | 'audit';
 
 export class LabPage {
-  constructor(readonly page: Page) {}
+  /** Engine event frames the page has received over its WebSocket (counted from construction), and the largest since reset. */
+  readonly engineFrames = { count: 0, largestBytes: 0 };
+
+  constructor(readonly page: Page) {
+    page.on('websocket', (ws) =>
+      ws.on('framereceived', ({ payload }) => {
+        if (!String(payload.slice(0, 40)).includes('"kind":"event"')) return;
+        this.engineFrames.count++;
+        this.engineFrames.largestBytes = Math.max(this.engineFrames.largestBytes, payload.length);
+      }),
+    );
+  }
 
   /** A fresh page on the lab at `url` (page errors echoed to the test log), for a serial spec. */
   static async openNew(browser: Browser, url = LabPage.url()): Promise<LabPage> {

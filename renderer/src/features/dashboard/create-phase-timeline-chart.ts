@@ -26,20 +26,29 @@ function fill(s: PhaseSegment): string {
 export function createPhaseTimelineChart(node: HTMLElement, _callbacks: object): Chart<PhaseSegment[]> {
   let segments: PhaseSegment[] = [];
   const { rerender, dispose } = mountSvg(node, 'Run phases', (svg, width) => {
-    svg.attr('width', width).attr('height', HEIGHT).selectAll('*').remove();
+    svg.attr('width', width).attr('height', HEIGHT);
     const n = Math.max(1, segments.length);
     const gap = 4;
     const w = Math.min(130, (width - gap * (n - 1)) / n);
-    segments.forEach((s, i) => {
-      const g = svg.append('g').attr('transform', `translate(${i * (w + gap)},6)`);
-      g.append('rect').attr('width', w).attr('height', 30).attr('rx', 4).attr('fill', fill(s))
-        .attr('stroke', s.state === 'active' ? COLORS.da : s.kind === 'failed' ? '#dc2626' : COLORS.grid).attr('stroke-width', s.state === 'active' ? 2 : 1);
-      g.append('text').attr('x', w / 2).attr('y', 19).attr('text-anchor', 'middle').attr('font-size', w < 70 ? 9 : 11)
-        .attr('font-weight', s.state === 'active' ? 600 : 400)
-        .attr('fill', s.kind === 'gym' ? (s.role === 'CA' ? COLORS.ca : COLORS.da) : COLORS.text)
-        .text(s.state === 'active' ? `${s.label} …` : s.label);
-      g.append('title').text(`${s.label}: ${s.state === 'active' ? 'in progress' : s.state === 'done' ? 'done' : 'ended'}`);
-    });
+    const active = (s: PhaseSegment) => s.state === 'active';
+    const boxes = svg
+      .selectAll<SVGGElement, PhaseSegment>(':scope > g')
+      .data(segments, (s) => s.key)
+      .join((enter) => {
+        const g = enter.append('g');
+        g.append('rect').attr('height', 30).attr('rx', 4);
+        g.append('text').attr('y', 19).attr('text-anchor', 'middle');
+        g.append('title');
+        return g;
+      })
+      .attr('transform', (_s, i) => `translate(${i * (w + gap)},6)`);
+    boxes.select('rect').attr('width', w).attr('fill', fill)
+      .attr('stroke', (s) => (active(s) ? COLORS.da : s.kind === 'failed' ? '#dc2626' : COLORS.grid)).attr('stroke-width', (s) => (active(s) ? 2 : 1));
+    boxes.select('text').attr('x', w / 2).attr('font-size', w < 70 ? 9 : 11)
+      .attr('font-weight', (s) => (active(s) ? 600 : 400))
+      .attr('fill', (s) => (s.kind === 'gym' ? (s.role === 'CA' ? COLORS.ca : COLORS.da) : COLORS.text))
+      .text((s) => (active(s) ? `${s.label} …` : s.label));
+    boxes.select('title').text((s) => `${s.label}: ${active(s) ? 'in progress' : s.state === 'done' ? 'done' : 'ended'}`);
   });
   return {
     update(next) {

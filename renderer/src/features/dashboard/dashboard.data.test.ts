@@ -76,6 +76,19 @@ describe('gym curves data', () => {
     expect(kl!.points).toEqual([{ step: 1, value: 0.01 }]);
     expect(loss!.points).toEqual([]);
   });
+
+  it('bands only the steps that have a std, when the two series do not line up', () => {
+    const series = {
+      'gym/reward_mean': [{ step: 1, value: 0 }, { step: 2, value: 1 }, { step: 3, value: 2 }],
+      'gym/reward_std': [{ step: 3, value: 0.5 }, { step: 1, value: 0.25 }],
+    };
+    const [reward] = gymPanels(series, 0);
+    expect(reward!.points).toEqual([{ step: 1, value: 0, lo: -0.25, hi: 0.25 }, { step: 2, value: 1 }, { step: 3, value: 2, lo: 1.5, hi: 2.5 }]);
+  });
+
+  it('leaves a non-finite value where it is and smooths around it', () => {
+    expect(ema([1, Number.NaN, 1], 0.5)).toEqual([1, Number.NaN, 1]);
+  });
 });
 
 describe('scenario bars data', () => {

@@ -28,14 +28,20 @@ export const GYM_PANELS = [
 
 export function ema(values: readonly number[], smoothing: number): number[] {
   const w = Math.min(Math.max(smoothing, 0), 0.999);
+  const out = new Array<number>(values.length);
   let last = 0;
   let weight = 0;
-  return values.map((v) => {
-    if (!Number.isFinite(v)) return v;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (!Number.isFinite(v)) {
+      out[i] = v;
+      continue;
+    }
     last = last * w + (1 - w) * v;
     weight = weight * w + (1 - w);
-    return last / weight;
-  });
+    out[i] = last / weight;
+  }
+  return out;
 }
 
 /**
@@ -67,24 +73,49 @@ export function keepIndices(values: readonly number[], max: number): number[] {
   return [...keep].sort((a, b) => a - b);
 }
 
+function valuesOf(points: readonly MetricPoint[]): number[] {
+  const out = new Array<number>(points.length);
+  for (let i = 0; i < points.length; i++) out[i] = points[i]!.value;
+  return out;
+}
+
+/** `points` in step order: as they arrive (already ordered) without a copy, otherwise sorted. */
+function byStep(points: readonly MetricPoint[]): readonly MetricPoint[] {
+  for (let i = 1; i < points.length; i++) if (points[i]!.step < points[i - 1]!.step) return [...points].sort((a, b) => a.step - b.step);
+  return points;
+}
+
+/**
+ * The panels to draw. Runs on every live metrics event over the whole series (a long run logs
+ * tens of thousands of steps per key), so it stays linear: no copy or sort of series that arrive
+ * in order, the std band aligned by index where its steps match, and point objects built only for
+ * the points drawn.
+ */
 export function gymPanels(series: Record<string, readonly MetricPoint[]> | undefined, smoothing: number, maxPoints = MAX_DRAWN_POINTS): CurvePanel[] {
   return GYM_PANELS.map((p) => {
-    const raw = [...(series?.[p.key] ?? [])].sort((a, b) => a.step - b.step);
-    const smooth = ema(raw.map((r) => r.value), smoothing);
-    let band: Map<number, number> | null = null;
+    const raw = byStep(series?.[p.key] ?? []);
+    const values = valuesOf(raw);
+    const smooth = ema(values, smoothing);
+    let sdAt: ((i: number) => number | undefined) | null = null;
     if ('band' in p) {
-      const std = [...(series?.[p.band] ?? [])].sort((a, b) => a.step - b.step);
-      const s = ema(std.map((r) => r.value), smoothing);
-      band = new Map(std.map((r, i) => [r.step, s[i]!]));
+      const std = byStep(series?.[p.band] ?? []);
+      const s = ema(valuesOf(std), smoothing);
+      let aligned = std.length === raw.length;
+      for (let i = 0; aligned && i < std.length; i++) aligned = std[i]!.step === raw[i]!.step;
+      if (aligned) sdAt = (i) => s[i];
+      else {
+        const byStepSd = new Map(std.map((r, i) => [r.step, s[i]!]));
+        sdAt = (i) => byStepSd.get(raw[i]!.step);
+      }
     }
-    const points = raw.map((r, i): CurvePoint => {
+    const point = (i: number): CurvePoint => {
+      const step = raw[i]!.step;
       const value = smooth[i]!;
-      const sd = band?.get(r.step);
-      return sd === undefined ? { step: r.step, value } : { step: r.step, value, lo: value - sd, hi: value + sd };
-    });
+      const sd = sdAt?.(i);
+      return sd === undefined ? { step, value } : { step, value, lo: value - sd, hi: value + sd };
+    };
     // Smoothing runs over every step; only drawing is thinned.
-    const keep = keepIndices(raw.map((r) => r.value), maxPoints);
-    if (keep.length === raw.length) return { key: p.key, title: p.title, points, raw };
-    return { key: p.key, title: p.title, points: keep.map((i) => points[i]!), raw: keep.map((i) => raw[i]!) };
+    const keep = keepIndices(values, maxPoints);
+    return { key: p.key, title: p.title, points: keep.map(point), raw: keep.length === raw.length ? [...raw] : keep.map((i) => raw[i]!) };
   });
 }
