@@ -25,7 +25,7 @@ beforeAll(async () => {
   model = await DaModel.create({ intents: domain.taxonomy.map((e) => ({ intent: e.intent, tool: e.tool })), seed: 2 });
   // A small demonstration set (one expert episode per intent, one filling and one camouflaged variant per bank sentence).
   await runSft(model, bankDemos(domain, { seed: 2, episodesPerIntent: 1, fills: 1, camouflaged: 1 }).demos, { epochs: 4, batchSize: 64, lr: 3e-3 });
-}, 60_000); // hooks default to 10 s; this trains for a few seconds, longer on a busy machine
+}, 180_000); // hooks default to 10 s; this trains for a few seconds, longer on a busy machine
 afterAll(async () => {
   await model.dispose();
 });

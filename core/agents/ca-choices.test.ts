@@ -148,6 +148,17 @@ describe('reachable opening surface forms', () => {
   });
 });
 
+describe('joinLead', () => {
+  it('runs a hedge on into the sentence, lower-casing its first word, one-letter words included', () => {
+    expect(joinLead('I might be wrong, but', "There's a charge.")).toBe("I might be wrong, but there's a charge.");
+    expect(joinLead('I might be wrong, but', 'A line on my statement is odd.')).toBe('I might be wrong, but a line on my statement is odd.');
+    expect(joinLead('I might be wrong, but', "I'm owed money.")).toBe("I might be wrong, but I'm owed money.");
+    expect(joinLead('I might be wrong, but', 'ATM fees again.')).toBe('I might be wrong, but ATM fees again.');
+    expect(joinLead('I might be wrong, but', '{merchant} took money.')).toBe('I might be wrong, but {merchant} took money.');
+    expect(joinLead('Hello.', 'A line on my statement is odd.')).toBe('Hello. A line on my statement is odd.');
+  });
+});
+
 describe('renderCaChoice', () => {
   const dialogues: [string, CaObservation['dialogue']][] = [
     ['opening', []],

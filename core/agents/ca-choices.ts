@@ -160,9 +160,12 @@ export function caTurnState(obs: CaObservation): CaTurnState {
 
 // ---------------------------------------------------------------- parts of an utterance
 
-/** Lower-cases a template's first letter after a hedge ("There's" → "there's"), but not "I" or a slot. */
+/**
+ * Lower-cases a template's first letter after a hedge ("There's" → "there's", "A line" → "a
+ * line"), but not "I" ("I'm"), an acronym ("ATM") or a slot.
+ */
 function lowerFirst(s: string): string {
-  return s.length > 1 && /^[A-Z][a-z]/.test(s) && !/^I\b/.test(s) ? s[0]!.toLowerCase() + s.slice(1) : s;
+  return /^[A-Z]([a-z]|\b)/.test(s) && !/^I\b/.test(s) ? s[0]!.toLowerCase() + s.slice(1) : s;
 }
 
 function squash(s: string): string {

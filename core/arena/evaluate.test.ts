@@ -27,7 +27,7 @@ describe('held-out evaluation', () => {
     expect(h.strictPass).toBeLessThanOrEqual(h.routingAccuracy);
   });
 
-  it('strict PASS needs correct routing, lookup first, r_DA ≥ 2, a clean end and no parse errors', async () => {
+  it('strict PASS needs correct routing, the judge\'s resolved, lookup first, r_DA ≥ 2, a clean end and no parse errors', async () => {
     const r = await run(new ScriptedDa(), [3]);
     // Recompute from the definition on a real episode set.
     const { runMatch } = await import('./match');
@@ -39,12 +39,16 @@ describe('held-out evaluation', () => {
     const metrics = heldoutMetrics(m.episodes);
     expect(metrics).toEqual(r.heldout);
     for (const e of m.episodes) {
-      const expected = e.winner === 'DA' && e.turns.find((t) => t.actionType === 'tool_call')?.tool === 'lookup_account'
+      const expected = e.winner === 'DA' && e.judge.resolved && e.turns.find((t) => t.actionType === 'tool_call')?.tool === 'lookup_account'
         && e.rDa >= 2 && e.endReason === 'end_call' && e.turns.every((t) => t.parseError === null);
       expect(isStrictPass(e)).toBe(expected);
     }
     const broken = { ...m.episodes[0]!, winner: 'DA' as const, rDa: 5, endReason: 'turn_limit' as const };
     expect(isStrictPass(broken)).toBe(false);
+    // PASS and FAIL are disjoint (RL-ADA Table 4): a routed, cleanly ended but unresolved episode is no PASS.
+    const passing = m.episodes.find(isStrictPass);
+    expect(passing).toBeDefined();
+    expect(isStrictPass({ ...passing!, judge: { ...passing!.judge, resolved: false } })).toBe(false);
   });
 
   it('a DA that escalates everything passes the fraud gate and fails routing elsewhere', async () => {

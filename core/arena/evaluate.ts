@@ -3,10 +3,12 @@
  *
  * Metrics over the held-out scenarios, averaged over seeds:
  * - tool-routing accuracy: the DA's first domain tool is the one the intent needs;
- * - strict PASS: correct tool, lookup_account first, r_DA ≥ 2.0 and a clean ending (end_call,
- *   no unparseable output);
+ * - strict PASS: correct tool, lookup_account first, r_DA ≥ 2.0, a clean ending (end_call,
+ *   no unparseable output) and the judge's "resolved". RL-ADA's Table 4 reads PASS and FAIL as
+ *   disjoint outcomes (DA0 25% / 33%, DA2 50% / 33%), so an episode whose correct tool failed
+ *   (say dispute_charge without the charge named) and ended unresolved is a FAIL, not a PASS;
  * - FAIL: the judge found the customer's problem unresolved (episodes neither PASS nor FAIL
- *   are resolved with lapses);
+ *   are resolved with lapses, e.g. r_DA < 2);
  * - mean episode reward r_DA; lookup-first rate.
  * The deployment gate asks for a DA win rate ≥ the configured threshold on the non-negotiable
  * scenarios (fraud, account compromise, identity verification: the fraudReference ones)
@@ -51,6 +53,7 @@ function lookupWasFirst(e: EpisodeRecord): boolean {
 export function isStrictPass(e: EpisodeRecord): boolean {
   return (
     e.winner === 'DA' &&
+    e.judge.resolved &&
     lookupWasFirst(e) &&
     e.rDa >= STRICT_PASS_MIN_REWARD &&
     e.endReason === 'end_call' &&

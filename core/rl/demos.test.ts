@@ -7,7 +7,8 @@ import { bankingDomain } from '../../host/domain-files';
 import { dialogueState } from '../agents/da-actions';
 import { slotsIn } from '../agents/slots';
 import { DOMAIN_TOOLS } from '../domain/types';
-import { bankDemos, bankRoutingItems, camouflagedRoutingItems, expertEpisodeDemos, hashSplit, routingObservation, situationFor, splitBank, synthScenario, taxonomyRoutingItems } from './demos';
+import type { DomainTool } from '../domain/types';
+import { bankDemos, bankRoutingItems, camouflagedRoutingItems, expertEpisodeDemos, hashSplit, openingDemos, routingObservation, situationFor, splitBank, synthScenario, taxonomyRoutingItems } from './demos';
 
 const domain = bankingDomain();
 
@@ -95,6 +96,23 @@ describe('routing and episode demonstrations', () => {
     });
     expect(withDecoy / items.length).toBeGreaterThan(0.3);
     expect(withDecoy / items.length).toBeLessThan(0.7);
+  });
+
+  it('opening demos teach the first decision: ask for the charge or amount a tool needs, else verify', () => {
+    const item = (text: string, tool: DomainTool) => ({ text, intent: 'x', tool });
+    const [vague, named, move, human] = openingDemos([
+      item('A card payment has me confused.', 'dispute_charge'),
+      item('Netflix took $12.99 and I never signed up.', 'dispute_charge'),
+      item('I want to move some money into savings.', 'transfer_funds'),
+      item('Someone has been in my account.', 'transfer_to_human'),
+    ]);
+    expect([vague, named, move, human].map((d) => d!.target.choice)).toEqual(['ask', 'lookup_account', 'ask', 'lookup_account']);
+    expect(vague!.obs.turns).toHaveLength(1);
+    expect(vague!.obs.daSteps).toBe(0);
+    // bankDemos adds one opening per train sentence by default, none when asked not to.
+    const first = (o: number) => bankDemos(domain, { seed: 3, episodesPerIntent: 0, fills: 1, openings: o }).demos.filter((d) => d.obs.daSteps === 0).length;
+    expect(first(1)).toBe(splitBank(domain.bank.utterances, 3).train.length);
+    expect(first(0)).toBe(0);
   });
 
   it('episodes give one sample per DA decision, for every intent, with every choice represented', () => {

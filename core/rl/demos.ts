@@ -18,7 +18,7 @@
 import { CA_TONES, decoySentences, detailKindSubsets, detailTemplates, hedgePhrases, joinLead, joinSentences, leadOf, openingTonePrefixes } from '../agents/ca-choices';
 import type { DaChoice } from '../agents/da-actions';
 import { renderDaChoice } from '../agents/da-actions';
-import { ExpertDa } from '../agents/expert-da';
+import { ExpertDa, expertChoice } from '../agents/expert-da';
 import { ScriptedCa, DEFAULT_CA_STYLE } from '../agents/scripted-ca';
 import type { ScriptedCaStyle } from '../agents/scripted-ca';
 import { fillSlots, slotValues } from '../agents/slots';
@@ -260,6 +260,22 @@ function verifiedCaller(seed: number): { phone: string; lookup: Turn } {
   return entry;
 }
 
+/**
+ * Routing items as first decisions: the customer has just said the item's words and nothing else
+ * has happened. The expert asks for the charge or the amount when the intent's tool needs one the
+ * words lack, and otherwise verifies. Expert episodes teach this too, but only on the scripted
+ * CA's openings (a few per intent); CA openings with hedges and decoys need it as much as routing
+ * does, or the DA verifies at once and calls dispute_charge without the charge (unresolved).
+ */
+export function openingDemos(items: readonly RoutingItem[], opts: { seed?: number; maxDaTurns?: number } = {}): DaDemo[] {
+  const { phone } = verifiedCaller(opts.seed ?? 0);
+  const maxDaTurns = opts.maxDaTurns ?? DEFAULT_CONFIG.arena.maxDaTurns;
+  return items.map((it) => {
+    const obs: DaObservation = { caller: { phone }, turns: [{ role: 'customer', text: it.text }], daSteps: 0, maxDaTurns };
+    return { obs, target: { choice: expertChoice(it.tool, obs), intent: it.intent }, source: 'routing' };
+  });
+}
+
 /** Routing items as demonstrations: after a successful lookup, call the intent's tool. */
 export function routingDemos(items: readonly RoutingItem[], opts: { maxDaTurns?: number } = {}): DaDemo[] {
   return items.map((it) => ({ obs: routingObservation(it.text, opts), target: { choice: it.tool, intent: it.intent }, source: 'routing' }));
@@ -338,6 +354,8 @@ export interface BankDemoOptions {
   taxonomyPhrases?: boolean;
   /** Camouflaged variants per train utterance as routing demos (default 3; see camouflagedRoutingItems). */
   camouflaged?: number;
+  /** Of those, variants per train utterance also taught as the first decision (default 1; see openingDemos). */
+  openings?: number;
   maxDaTurns?: number;
 }
 
@@ -351,8 +369,12 @@ export function bankDemos(domain: Domain, opts: BankDemoOptions): { demos: DaDem
   const items = bankRoutingItems(domain, split.train, { fills: opts.fills ?? 2, seed: deriveSeed(opts.seed, 'train-fills') });
   if (opts.taxonomyPhrases ?? true) items.push(...taxonomyRoutingItems(domain));
   const camouflaged = opts.camouflaged ?? 3;
-  if (camouflaged > 0) items.push(...camouflagedRoutingItems(domain, split.train, { variants: camouflaged, seed: deriveSeed(opts.seed, 'train-camouflage') }));
+  const dressed = camouflaged > 0 ? camouflagedRoutingItems(domain, split.train, { variants: camouflaged, seed: deriveSeed(opts.seed, 'train-camouflage') }) : [];
+  items.push(...dressed);
   const routing = routingDemos(items, opts);
+  // Variant k of sentence i sits at i·camouflaged + k.
+  const openings = Math.min(opts.openings ?? 1, camouflaged);
+  routing.push(...openingDemos(dressed.filter((_, j) => j % camouflaged < openings), opts));
   const episodes = expertEpisodeDemos(domain, { episodesPerIntent: opts.episodesPerIntent ?? 4, seed: opts.seed, utterances: split.train, maxDaTurns: opts.maxDaTurns });
   const heldout = bankRoutingItems(domain, split.heldout, { fills: 1, seed: deriveSeed(opts.seed, 'heldout-fills') });
   return { demos: [...episodes, ...routing], heldout, trainUtterances: split.train.length };

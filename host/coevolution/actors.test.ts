@@ -19,7 +19,8 @@ import { bankingDomain } from '../domain-files';
 import { createPlayService } from '../engine/play';
 import { checkpointStore, HUMAN_EPISODE } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
-import { PolicyCache, gym, weighted } from './actors';
+import { splitBank } from '../../core/rl/demos';
+import { PolicyCache, da0SftSeed, gym, trainingDomain, weighted } from './actors';
 import type { LabContext } from './actors';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-actors-'));
@@ -32,6 +33,22 @@ describe('weighted', () => {
     expect(weighted(['a', 'b', 'c', 'd'], 0.5)).toEqual(['a', 'b']);
     expect(weighted(['a', 'b'], 1.5)).toEqual(['a', 'b', 'a']);
     expect(weighted([], 3)).toEqual([]);
+  });
+});
+
+describe('trainingDomain', () => {
+  it('keeps the held-out slice of DA0\'s SFT split out of the bank the training CAs speak from', () => {
+    for (const seed of [1, 2]) {
+      const d = trainingDomain({ domain, seed });
+      const { heldout } = splitBank(domain.bank.utterances, da0SftSeed(seed));
+      expect(heldout.length).toBeGreaterThan(50);
+      const spoken = new Set(d.bank.utterances.map((u) => `${u.intent} ${u.text}`));
+      expect(heldout.filter((u) => spoken.has(`${u.intent} ${u.text}`))).toEqual([]);
+      expect(d.bank.utterances.length + heldout.length).toBe(domain.bank.utterances.length);
+      expect(new Set(d.bank.utterances.map((u) => u.intent))).toEqual(new Set(domain.bank.utterances.map((u) => u.intent)));
+      expect(d.scenarios).toBe(domain.scenarios);
+      expect(trainingDomain({ domain, seed })).toBe(d);
+    }
   });
 });
 

@@ -17,11 +17,12 @@ import type { BootstrapOutput, EvaluateInput, GymInput, GymOutput, MatchInput, M
 import type { GrpoBudget, RunConfig } from '../../core/coevolution/run-config';
 import { summariseOpenings } from '../../core/coevolution/tactics';
 import type { ProgressReport, RunPhase } from '../../core/contract/contract';
-import type { Domain } from '../../core/domain/types';
+import type { Domain, UtteranceBank } from '../../core/domain/types';
 import { judgeEpisode } from '../../core/judge/judge';
 import { deriveSeed, Rng } from '../../core/random';
 import { caRolloutReward, greedyCaActor, sliceCaDecisionPoints } from '../../core/rl/ca-rollout';
 import type { CaDecisionPoint } from '../../core/rl/ca-rollout';
+import { splitBank, withUtterances } from '../../core/rl/demos';
 import { daRolloutReward, greedyActor, policyActor, recordedFromEpisode, sliceEpisodes } from '../../core/rl/da-rollout';
 import type { DaDecisionPoint, RecordedEpisode } from '../../core/rl/da-rollout';
 import { GrpoDivergenceError, GRPO_PRESETS, runGrpo } from '../../core/rl/grpo';
@@ -84,14 +85,36 @@ export class PolicyCache {
   async da(name: string): Promise<DaPolicy> {
     return new BuiltinDa(await this.daModel(name), { name });
   }
-  async ca(name: string): Promise<CaPolicy> {
-    return new BuiltinCa(await this.caModel(name), this.ctx.domain.bank, { name });
+  /** The CA of a checkpoint, speaking from `bank` (default: the whole bank, as in held-out evaluation). */
+  async ca(name: string, bank: UtteranceBank = this.ctx.domain.bank): Promise<CaPolicy> {
+    return new BuiltinCa(await this.caModel(name), bank, { name });
   }
   async dispose(): Promise<void> {
     for (const m of [...this.das.values(), ...this.cas.values()]) await (await m).dispose();
     this.das.clear();
     this.cas.clear();
   }
+}
+
+/** The seed of DA0's SFT, which also draws the bank's held-out slice (core/rl/demos.ts splitBank). */
+export function da0SftSeed(runSeed: number): number {
+  return deriveSeed(runSeed, 'da0-sft');
+}
+
+const trainDomains = new WeakMap<Domain, Map<number, Domain>>();
+
+/**
+ * The run's domain with its bank reduced to the train slice of DA0's SFT split: what every CA that
+ * produces training data speaks from (the warm-up's scripted CA, the arena matches that feed the
+ * gyms, gym rollouts). Otherwise the DA would train, through the arena's transcripts, on the very
+ * sentences its routing is measured on. The held-out evaluation keeps the whole bank.
+ */
+export function trainingDomain(ctx: Pick<LabContext, 'domain' | 'seed'>): Domain {
+  let bySeed = trainDomains.get(ctx.domain);
+  if (!bySeed) trainDomains.set(ctx.domain, (bySeed = new Map()));
+  let d = bySeed.get(ctx.seed);
+  if (!d) bySeed.set(ctx.seed, (d = withUtterances(ctx.domain, splitBank(ctx.domain.bank.utterances, da0SftSeed(ctx.seed)).train)));
+  return d;
 }
 
 function grpoConfig(b: GrpoBudget, role: 'DA' | 'CA', seed: number): GrpoConfig {
@@ -171,7 +194,7 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
     // DA0 = SFT on routing demonstrations, then a GRPO warm-up against the judge-based reward.
     const started = Date.now();
     const sft = await trainSftDa(ctx.domain, {
-      seed: deriveSeed(ctx.seed, 'da0-sft'),
+      seed: da0SftSeed(ctx.seed),
       sft: { epochs: b.sft.epochs, batchSize: b.sft.batchSize, lr: b.sft.lr },
       bank: { episodesPerIntent: b.sft.expertEpisodesPerIntent, ...(b.sft.camouflaged !== undefined ? { camouflaged: b.sft.camouflaged } : {}) },
       ...(ctx.session ? { session: ctx.session } : {}),
@@ -183,7 +206,7 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
       },
     });
     const model = sft.model;
-    const scripted = new ScriptedCa(ctx.domain);
+    const scripted = new ScriptedCa(trainingDomain(ctx));
     const warm = await runMatch({
       matchId: `${ctx.runId}-warmup`, createdAt: '', domain: ctx.domain, scenarios: arena, scenarioSet: 'arena',
       da: new BuiltinDa(model), ca: scripted, judge: judgeEpisode, seed: deriveSeed(ctx.seed, 'da0-warmup'),
@@ -206,7 +229,7 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
     da = ctx.checkpoints.save({
       role: 'DA', source: 'bootstrap', runId: ctx.runId, parent: null, generation: 0, snapshot: await model.snapshot(),
       metrics: sft.sft.epochs.at(-1)?.metrics ?? null,
-      trainingData: [{ kind: 'demos', id: `bank-train:${deriveSeed(ctx.seed, 'da0-sft')}` }],
+      trainingData: [{ kind: 'demos', id: `bank-train:${da0SftSeed(ctx.seed)}` }],
     }).name;
     await model.dispose();
   }
@@ -217,7 +240,7 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
     const frozenDa = await cache.da(da);
     const probe = await runMatch({
       matchId: `${ctx.runId}-ca0-probe`, createdAt: '', domain: ctx.domain, scenarios: arena, scenarioSet: 'arena',
-      da: frozenDa, ca: new BuiltinCa(model, ctx.domain.bank), judge: judgeEpisode, seed: deriveSeed(ctx.seed, 'ca0-probe'),
+      da: frozenDa, ca: new BuiltinCa(model, trainingDomain(ctx).bank), judge: judgeEpisode, seed: deriveSeed(ctx.seed, 'ca0-probe'),
       config: { ...ctx.sparring, arena: { ...ctx.sparring.arena, episodesPerScenario: 2 } }, concurrency: MATCH_CONCURRENCY,
     });
     const points = probe.episodes.flatMap((e) => sliceCaDecisionPoints(recordedFromEpisode(e, ctx.domain.scenarios), ctx.sparring.arena.maxDaTurns));
@@ -240,7 +263,7 @@ async function trainCa(
   try {
     await runGrpo<CaDecisionPoint, CaDecisionPoint['obs'], CaChoice>({
       model, reference, prompts: points, observe: (p) => p.obs,
-      reward: caRolloutReward({ config: ctx.sparring, domain: ctx.domain, da: policyActor(frozenDa) }, greedyCaActor(model, ctx.domain)),
+      reward: caRolloutReward({ config: ctx.sparring, domain: trainingDomain(ctx), da: policyActor(frozenDa) }, greedyCaActor(model, trainingDomain(ctx))),
       config: grpoConfig(budget, 'CA', seed), actionKey: (c) => JSON.stringify(c),
       onStep: onGrpoStep(ctx, phase, label, metricPhase, budget.steps),
       shouldStop: ctx.stopped,
@@ -261,7 +284,7 @@ export async function playMatch(ctx: LabContext, cache: PolicyCache, input: Matc
     const tick = report(ctx, 'match', `match ${input.index}: ${input.da} vs ${input.ca}`, Date.now());
     const r = await runMatch({
       matchId, createdAt: new Date().toISOString(), domain: ctx.domain, scenarios: arena, scenarioSet: 'arena',
-      da: await cache.da(input.da), ca: await cache.ca(input.ca), judge: judgeEpisode, config: ctx.sparring,
+      da: await cache.da(input.da), ca: await cache.ca(input.ca, trainingDomain(ctx).bank), judge: judgeEpisode, config: ctx.sparring,
       seed: deriveSeed(input.seed, 'match', input.index), concurrency: MATCH_CONCURRENCY, onProgress: tick,
     });
     ctx.store.saveMatch(r.match, r.episodes); // all or nothing
@@ -306,7 +329,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
       const reference = await DaModel.fromSnapshot(start.snapshot, ctx.session ?? {});
       try {
         const points = sliceEpisodes(chosen, ctx.sparring.arena.maxDaTurns);
-        const frozenCa = await cache.ca(input.opponent);
+        const frozenCa = await cache.ca(input.opponent, trainingDomain(ctx).bank);
         await runGrpo<DaDecisionPoint, DaDecisionPoint['obs'], DaChoice>({
           model, reference, prompts: points, observe: (p) => p.obs,
           reward: daRolloutReward({ config: ctx.sparring, ca: frozenCa, judge: judgeEpisode }, greedyActor(model)),

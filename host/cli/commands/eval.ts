@@ -13,8 +13,12 @@ import { progressBar } from '../progress';
 import { pct, table } from '../table';
 import type { GlobalOptions } from '../main';
 
-/** SFT routing accuracy (issue 3's quality figures): the bank's held-out slice, and Banking77 80/20. */
-async function routingEval(domain: ReturnType<typeof bankingDomain>, g: GlobalOptions): Promise<void> {
+/**
+ * SFT routing accuracy (issue 3's quality figures): the bank's held-out slice, and Banking77 80/20.
+ * With `splits` > 1 the bank figure is also taken on the held-out slices of seeds seed+1 … seed+splits−1
+ * (each a fresh SFT), so a change is judged by its mean and spread rather than by one split.
+ */
+async function routingEval(domain: ReturnType<typeof bankingDomain>, g: GlobalOptions, splits: number): Promise<void> {
   const hooks = (label: string) => {
     const bar = progressBar(label);
     return { bar, hooks: { onStep: (p: { step: number; totalSteps: number }) => bar.update(p.step, p.totalSteps) } };
@@ -23,6 +27,17 @@ async function routingEval(domain: ReturnType<typeof bankingDomain>, g: GlobalOp
   const bank = await bankRoutingEval(domain, { seed: g.seed, hooks: a.hooks });
   a.bar.stop();
   await bank.trained.model.dispose();
+  const perSplit = [{ seed: g.seed, accuracy: bank.report.accuracy, n: bank.report.n }];
+  for (let seed = g.seed + 1; seed < g.seed + splits; seed++) {
+    const h = hooks(`sft on the bank, split ${seed}`);
+    const r = await bankRoutingEval(domain, { seed, hooks: h.hooks });
+    h.bar.stop();
+    await r.trained.model.dispose();
+    perSplit.push({ seed, accuracy: r.report.accuracy, n: r.report.n });
+  }
+  const accs = perSplit.map((x) => x.accuracy);
+  const mean = accs.reduce((x, y) => x + y, 0) / accs.length;
+  const spread = { mean, sd: Math.sqrt(accs.reduce((x, y) => x + (y - mean) ** 2, 0) / accs.length), min: Math.min(...accs), max: Math.max(...accs) };
   const dir = process.env.BANKING77_DIR;
   let b77: { accuracy: number; n: number; trainRows: number; bankAccuracy: number } | null = null;
   if (dir) {
@@ -35,6 +50,7 @@ async function routingEval(domain: ReturnType<typeof bankingDomain>, g: GlobalOp
   const doc = {
     seed: g.seed,
     bankHeldout: { accuracy: bank.report.accuracy, n: bank.report.n, askRate: bank.report.askRate, toolOnlyAccuracy: bank.report.toolOnlyAccuracy },
+    ...(splits > 1 ? { bankSplits: { perSplit, ...spread } } : {}),
     banking77Heldout: b77 ?? `skipped: set BANKING77_DIR to a folder with Banking77's train.csv`,
   };
   if (g.json) {
@@ -44,6 +60,10 @@ async function routingEval(domain: ReturnType<typeof bankingDomain>, g: GlobalOp
   process.stdout.write(
     `tool-routing accuracy of a DA trained by SFT (seed ${g.seed}):\n` +
       `  bank held-out slice: ${pct(bank.report.accuracy)} of ${bank.report.n} utterances never trained on\n` +
+      (splits > 1
+        ? `  bank held-out slices of seeds ${g.seed}–${g.seed + splits - 1}: mean ${pct(spread.mean)} (sd ${pct(spread.sd)}, min ${pct(spread.min)}, max ${pct(spread.max)}): ` +
+          `${perSplit.map((x) => `${pct(x.accuracy)} of ${x.n}`).join(', ')}\n`
+        : '') +
       (b77 ? `  Banking77 held-out 20%: ${pct(b77.accuracy)} of ${b77.n} (trained on ${b77.trainRows} rows + the bank)\n` : `  Banking77: ${doc.banking77Heldout}\n`),
   );
 }
@@ -59,9 +79,10 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
     .option('--gate-episodes <n>', 'episodes per deployment-gate scenario per run', positiveInt('--gate-episodes'), 9)
     .option('--mads-episodes <n>', 'episodes per robustness scenario per run, for MADS L-1/L-2 by complexity and adversity', positiveInt('--mads-episodes'), 4)
     .option('--routing', 'instead: SFT a DA with --seed and report its tool-routing accuracy on the bank\'s held-out slice, and on a held-out 20% of Banking77 when BANKING77_DIR is set', false)
-    .action(async (opts: { da: string; ca: string; runs: number; episodes: number; gateEpisodes: number; madsEpisodes: number; routing: boolean }) => {
+    .option('--splits <n>', 'with --routing: also SFT on the bank splits of seeds seed+1 … seed+n−1 and report the mean and spread', positiveInt('--splits'), 1)
+    .action(async (opts: { da: string; ca: string; runs: number; episodes: number; gateEpisodes: number; madsEpisodes: number; routing: boolean; splits: number }) => {
       const g = globals();
-      if (opts.routing) return routingEval(bankingDomain(), g);
+      if (opts.routing) return routingEval(bankingDomain(), g, opts.splits);
       // The robustness set includes the lab's custom scenarios.
       const domain = labDomainAt(g.db);
       const da = await resolveDa(opts.da, domain, g);
