@@ -10,6 +10,7 @@ import { routingObservation } from '../core/rl/demos';
 import type { DaObservation } from '../core/world/environment';
 import type { Turn } from '../core/world/transcript';
 import { BagCache, DA_STATE_FEATURES, N_ACTIONS, N_STATE, buildDaSftStep, daParams, dropGrams, encodeObservations, invalidActions, stateFeatures } from './da-net';
+import type { DaParam } from './da-net';
 import { initParams } from './params';
 import { RowBagEncoder, rowBagFeeds } from './row-bags';
 import { TrainStepRunner } from './runner';
@@ -127,25 +128,30 @@ describe('DA graphs', () => {
 });
 
 describe('DA supervised step', () => {
-  it('with the embedding row-fed gives the bits of the whole table in the graph (the layout before)', async () => {
-    const shape = { ...tinyNet, intents: intents.length };
-    const texts = ['my card was declined', 'a charge I do not know', 'close my account please', 'declined again at the shop', 'who is this merchant'];
-    const bags = new BagCache(tinyNet.hashing);
-    const batchOf = (from: number) => {
-      const obs = [0, 1, 2].map((i) => routingObservation(texts[(from + i) % texts.length]!));
-      const b = encodeObservations(obs, bags);
-      return {
-        ...rowBagFeeds(new RowBagEncoder().encode(b.bagIdx, b.bagW, b.size, tinyNet.hashing.bagLength)),
-        state: { data: b.state, dims: [3, N_STATE] },
-        mask: { data: b.mask, dims: [3, N_ACTIONS] },
-        action: { data: BigInt64Array.from([1n, 2n, 8n]), dims: [3] },
-        intent: { data: BigInt64Array.from([0n, 1n, 2n]), dims: [3] },
-        intent_mask: { data: Float32Array.from([1, 1, 0]), dims: [3] },
-        intent_weight: { data: Float32Array.from([0.5]), dims: [] },
-      };
+  const shape = { ...tinyNet, intents: intents.length };
+  const texts = ['my card was declined', 'a charge I do not know', 'close my account please', 'declined again at the shop', 'who is this merchant'];
+  /**
+   * Four observations: texts from, from + 1, from again (a shared bag) and from + 2. Batches that
+   * start elsewhere leave some embedding rows out.
+   */
+  const batchOf = (from: number, share = true) => {
+    const obs = [0, 1, 0, 2].map((i) => routingObservation(texts[(from + i) % texts.length]!));
+    const b = encodeObservations(obs, new BagCache(tinyNet.hashing));
+    return {
+      ...rowBagFeeds(new RowBagEncoder().encode(b.bagIdx, b.bagW, b.size, tinyNet.hashing.bagLength, share)),
+      state: { data: b.state, dims: [4, N_STATE] },
+      mask: { data: b.mask, dims: [4, N_ACTIONS] },
+      action: { data: BigInt64Array.from([1n, 2n, 3n, 8n]), dims: [4] },
+      intent: { data: BigInt64Array.from([0n, 1n, 0n, 2n]), dims: [4] },
+      intent_mask: { data: Float32Array.from([1, 1, 1, 0]), dims: [4] },
+      intent_weight: { data: Float32Array.from([0.5]), dims: [] },
     };
-    const weights = initParams(daParams(shape), 4);
-    const session = { intraOpNumThreads: 2 };
+  };
+  const weights = initParams(daParams(shape), 4);
+  const session = { intraOpNumThreads: 2 };
+  const order = [0, 2, 4, 1, 3, 0];
+
+  it('with the embedding row-fed gives the bits of the whole table in the graph (the layout before)', async () => {
     const fed = await TrainStepRunner.create(buildDaSftStep(shape), weights, { session, hyper: { lr: 0.01 } });
     const whole = await TrainStepRunner.create(buildDaSftStep(shape, { feedRows: false }), weights, { session, hyper: { lr: 0.01 } });
     expect(fed.graph.rowFed.map((r) => r.param)).toEqual(['emb']);
@@ -157,5 +163,56 @@ describe('DA supervised step', () => {
     }
     await fed.dispose();
     await whole.dispose();
+  });
+
+  // Weight decay (w1, wa, wi; the embedding has none) on or off, clipping active (a norm of 0.05
+  // clips every step here) or not.
+  for (const [name, hyper] of [
+    ['no decay, no clipping', { lr: 0.01, weightDecay: 0, maxGradNorm: Infinity }],
+    ['decay, clipping', { lr: 0.01, weightDecay: 0.1, maxGradNorm: 0.05 }],
+    ['decay, no clipping', { lr: 0.01, weightDecay: 0.1, maxGradNorm: 1e6 }],
+  ] as const) {
+    it(`with samples sharing a bag follows the step with a bag per sample within float rounding (${name})`, async () => {
+      const shared = await TrainStepRunner.create(buildDaSftStep(shape), weights, { session, hyper });
+      const own = await TrainStepRunner.create(buildDaSftStep(shape), weights, { session, hyper });
+      expect(batchOf(0).bag_sel.dims).toEqual([4, 3]);
+      expect(batchOf(0, false).bag_sel.dims).toEqual([4, 4]);
+      let clipped = 0;
+      for (const from of order) {
+        const [a, b] = [await shared.step(batchOf(from)), await own.step(batchOf(from, false))];
+        expect(a.loss).toBeCloseTo(b.loss, 5);
+        expect(a.gradNorm).toBeCloseTo(b.gradNorm, 5);
+        if (b.gradNorm > hyper.maxGradNorm) clipped++;
+      }
+      expect(clipped).toBe(hyper.maxGradNorm === 0.05 ? order.length : 0);
+      const [x, y] = [shared.snapshot(), own.snapshot()];
+      let untouched = 0;
+      for (let r = 0; r < tinyNet.hashing.buckets; r++) if (y.v.emb[r * tinyNet.embedDim] === 0) untouched++;
+      expect(untouched).toBeGreaterThan(0); // rows no batch read: both leave them alone
+      for (const p of Object.keys(weights) as DaParam[]) {
+        for (const k of ['weights', 'm', 'v'] as const) {
+          const [u, w] = [x[k][p], y[k][p]];
+          let worst = 0;
+          for (let i = 0; i < u.length; i++) {
+            expect(u[i] === 0, `${k} of ${p}[${i}] is zero in one only`).toBe(w[i] === 0);
+            worst = Math.max(worst, Math.abs(u[i]! - w[i]!) / (1e-6 + Math.abs(w[i]!)));
+          }
+          expect(worst, `${k} of ${p}`).toBeLessThan(2e-4);
+        }
+      }
+      await shared.dispose();
+      await own.dispose();
+    });
+  }
+
+  it('with samples sharing a bag gives bit-identical weights for the same start and batches', async () => {
+    const hyper = { lr: 0.01, weightDecay: 0.1, maxGradNorm: 0.05 };
+    const [a, b] = [await TrainStepRunner.create(buildDaSftStep(shape), weights, { session, hyper }), await TrainStepRunner.create(buildDaSftStep(shape), weights, { session, hyper })];
+    for (const from of order) expect((await a.step(batchOf(from))).loss).toBe((await b.step(batchOf(from))).loss);
+    const [x, y] = [a.snapshot(), b.snapshot()];
+    for (const p of Object.keys(weights) as DaParam[]) {
+      for (const k of ['weights', 'm', 'v'] as const) expect(Buffer.from(x[k][p].buffer).equals(Buffer.from(y[k][p].buffer)), `${k} of ${p}`).toBe(true);
+    }
+    await Promise.all([a.dispose(), b.dispose()]);
   });
 });

@@ -13,9 +13,10 @@
  *   action head  [B, A = 9] over DA_CHOICES (masked: −1e4 added where mask = 1)
  *   intent head  [B, N] over the taxonomy's intents (the `thinking` hypotheses)
  *
- * Train steps take the bags as the batch's distinct ids and a [B, U] weight matrix instead
- * (bag_rows, bag_mat and its transpose; models/row-bags.ts), which makes the embedding gradient row-sparse and
- * free of scatter-adds, so they run on every core and give the same bits each time.
+ * Train steps take the bags as the batch's distinct ids, a [T, U] weight matrix over its T
+ * distinct bags and each sample's bag instead (bag_rows, bag_mat and its transpose, bag_sel;
+ * models/row-bags.ts), which makes the embedding gradient row-sparse and free of scatter-adds,
+ * so they run on every core and give the same bits each time.
  *
  * Graphs (weights are inputs in all three, so a train step's result is visible to the next
  * forward without rebuilding a session; `buildDaForward` can also bake them in, for export):
@@ -81,7 +82,7 @@ export const DEFAULT_DA_NET: Omit<DaNetShape, 'intents'> = {
 export type DaParam = 'emb' | 'w1' | 'b1' | 'wa' | 'ba' | 'wi' | 'bi';
 type ObsInput = 'bag_idx' | 'bag_w' | 'state' | 'mask';
 /** Train steps take the bags as distinct ids and a weight matrix (models/row-bags.ts). */
-type TrainObsInput = 'bag_rows' | 'bag_mat' | 'bag_mat_t' | 'state' | 'mask';
+type TrainObsInput = keyof typeof ROW_BAG_INPUTS | 'state' | 'mask';
 type SftInput = TrainObsInput | 'action' | 'intent' | 'intent_mask' | 'intent_weight';
 type PgInput = TrainObsInput | 'action' | 'advantage' | 'old_logp' | 'ref_logp' | 'clip_eps' | 'kl_beta';
 

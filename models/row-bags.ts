@@ -1,39 +1,56 @@
 /**
  * Hashed-feature bags in the form the train-step graphs take: a batch's distinct bucket ids
- * `rows [U]` and a dense weight matrix `mat [B, U]` (with its transpose), so the bag sum is one
- * GEMM, `mat @ emb[rows]`, and the embedding gradient is `matᵀ @ dbag` on those U rows only
- * (`Graph.gatherRows`). The per-slot form [B, L] (ids, weights) needs a scatter-add for that
- * gradient, which onnxruntime runs either on one thread or in a thread-dependent order.
+ * `rows [U]` and a dense weight matrix `mat [T, U]` (with its transpose) over its T distinct
+ * bags, so their sums are one GEMM, `mat @ emb[rows]`, and the embedding gradient is
+ * `matᵀ @ dbag` on those U rows only (`Graph.gatherRows`). The per-slot form [B, L] (ids,
+ * weights) needs a scatter-add for that gradient, which onnxruntime runs either on one thread or
+ * in a thread-dependent order.
+ *
+ * Samples often share a bag: the decision points of one episode share the customer's text, and
+ * GRPO's K samples of a prompt all do. `sel [B, T]` (one 1 a row) picks each sample's bag, so the
+ * two [·, U] GEMMs and the matrices built here scale with T rather than B.
  */
 import type { Graph, Tensor } from './graph';
 
 /** The graph inputs of a row bag; bucket ids travel as float32 (exact below 2^24) and are cast in the graph. */
 export const ROW_BAG_INPUTS = {
   bag_rows: { dtype: 'float32', shape: ['U'] },
-  bag_mat: { dtype: 'float32', shape: ['B', 'U'] },
-  bag_mat_t: { dtype: 'float32', shape: ['U', 'B'] },
+  bag_mat: { dtype: 'float32', shape: ['T', 'U'] },
+  bag_mat_t: { dtype: 'float32', shape: ['U', 'T'] },
+  bag_sel: { dtype: 'float32', shape: ['B', 'T'] },
 } as const;
 
-/** The weighted bag sum [B, E] = bag_mat [B, U] @ emb[bag_rows] [U, E]. */
+/** The weighted bag sums [B, E] = bag_sel [B, T] @ (bag_mat [T, U] @ emb[bag_rows] [U, E]). */
 export function rowBagSum(g: Graph, emb: Tensor, x: Record<keyof typeof ROW_BAG_INPUTS, Tensor>): Tensor {
   g.declareTranspose(x.bag_mat, x.bag_mat_t); // the embedding gradient bag_matᵀ @ dbag reads it
-  return g.gemm(x.bag_mat, g.gatherRows(emb, g.cast(x.bag_rows, 'int64'))); // [B, E]
+  const bags = g.gemm(x.bag_mat, g.gatherRows(emb, g.cast(x.bag_rows, 'int64'))); // [T, E]
+  return g.gemm(x.bag_sel, bags); // [B, E]; its gradient bag_selᵀ @ dy sums a bag's samples
 }
 
 /** A RowBags as feeds for ROW_BAG_INPUTS. */
 export function rowBagFeeds(r: RowBags): Record<keyof typeof ROW_BAG_INPUTS, { data: Float32Array; dims: number[] }> {
   const U = r.rows.length;
-  return { bag_rows: { data: r.rows, dims: [U] }, bag_mat: { data: r.mat, dims: [r.size, U] }, bag_mat_t: { data: r.matT, dims: [U, r.size] } };
+  return {
+    bag_rows: { data: r.rows, dims: [U] },
+    bag_mat: { data: r.mat, dims: [r.bags, U] },
+    bag_mat_t: { data: r.matT, dims: [U, r.bags] },
+    bag_sel: { data: r.sel, dims: [r.size, r.bags] },
+  };
 }
 
 export interface RowBags {
   /** Distinct bucket ids with a non-zero weight somewhere in the batch, ascending, as float32 (exact below 2^24); [0] when there are none. */
   rows: Float32Array; // [U]
-  /** mat[b, u] = the summed weight of rows[u] in bag b. */
-  mat: Float32Array; // [B, U]
-  /** matT[u, b] = mat[b, u]. */
-  matT: Float32Array; // [U, B]
+  /** mat[t, u] = the summed weight of rows[u] in distinct bag t. */
+  mat: Float32Array; // [T, U]
+  /** matT[u, t] = mat[t, u]. */
+  matT: Float32Array; // [U, T]
+  /** sel[b, t] = 1 where sample b has distinct bag t (the first sample with it sets t's place: t ≤ b). */
+  sel: Float32Array; // [B, T]
+  /** B, the samples. */
   size: number;
+  /** T, the distinct bags. */
+  bags: number;
 }
 
 /** The largest id in `ids` (float32 bucket numbers). */
@@ -43,34 +60,55 @@ function maxId(ids: Float32Array): number {
   return max;
 }
 
-/** Writes the distinct ids of weighted slots into `out` (first-seen order) and returns how many; `stamp[id] === call` marks the seen ones. */
-function distinctIds(ids: Float32Array, w: Float32Array, stamp: Uint32Array, call: number, out: Int32Array): number {
+/** A hash of bag b's slots (ids and weights as bits), FNV-1a. */
+function bagHash(idBits: Int32Array, wBits: Int32Array, b: number, L: number): number {
+  let h = 0x811c9dc5;
+  for (let i = b * L, end = i + L; i < end; i++) {
+    h = Math.imul(h ^ idBits[i]!, 0x01000193);
+    h = Math.imul(h ^ wBits[i]!, 0x01000193);
+  }
+  return h;
+}
+
+/** Do bags a and b have the same slots (same ids and weight bits, slot by slot)? */
+function sameBag(idBits: Int32Array, wBits: Int32Array, a: number, b: number, L: number): boolean {
+  for (let i = 0; i < L; i++) if (idBits[a * L + i] !== idBits[b * L + i] || wBits[a * L + i] !== wBits[b * L + i]) return false;
+  return true;
+}
+
+/**
+ * Writes the distinct ids of the weighted slots of bags `reps[0…T)` into `out` (first-seen
+ * order) and returns how many; `stamp[id] === call` marks the seen ones.
+ */
+function distinctIds(ids: Float32Array, w: Float32Array, reps: Int32Array, T: number, L: number, stamp: Uint32Array, call: number, out: Int32Array): number {
   let U = 0;
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i]! | 0; // integer indices keep the typed-array accesses on V8's fast path
-    if (w[i] !== 0 && stamp[id] !== call) {
-      stamp[id] = call;
-      out[U++] = id;
+  for (let t = 0; t < T; t++) {
+    for (let i = reps[t]! * L, end = i + L; i < end; i++) {
+      const id = ids[i]! | 0; // integer indices keep the typed-array accesses on V8's fast path
+      if (w[i] !== 0 && stamp[id] !== call) {
+        stamp[id] = call;
+        out[U++] = id;
+      }
     }
   }
   return U;
 }
 
 /**
- * Writes mat [B, U] and adds each weighted slot to matT [U, B] (zeroed), in slot order. A row of
- * mat is cleared just before its slots land in it, so they hit a row still in cache rather than
- * lines of a multi-MB matrix cleared long before.
+ * Writes mat [T, U] from the slots of bags `reps` and adds each weighted slot to matT [U, T]
+ * (zeroed), in slot order. A row of mat is cleared just before its slots land in it, so they hit
+ * a row still in cache rather than lines of a multi-MB matrix cleared long before.
  */
-function fillMats(ids: Float32Array, w: Float32Array, size: number, L: number, col: Int32Array, U: number, mat: Float32Array, matT: Float32Array): void {
-  for (let b = 0; b < size; b++) {
-    const o = b * L;
-    mat.fill(0, b * U, (b + 1) * U);
+function fillMats(ids: Float32Array, w: Float32Array, reps: Int32Array, T: number, L: number, col: Int32Array, U: number, mat: Float32Array, matT: Float32Array): void {
+  for (let t = 0; t < T; t++) {
+    const o = reps[t]! * L;
+    mat.fill(0, t * U, (t + 1) * U);
     for (let l = 0; l < L; l++) {
       const x = w[o + l]!;
       if (x === 0) continue;
       const u = col[ids[o + l]! | 0]!;
-      mat[b * U + u]! += x;
-      matT[u * size + b]! += x;
+      mat[t * U + u]! += x;
+      matT[u * T + t]! += x;
     }
   }
 }
@@ -89,10 +127,19 @@ export class RowBagEncoder {
   private matBuf = new Float32Array(0);
   private matTBuf = new Float32Array(0);
   private distinct = new Int32Array(0);
+  private reps = new Int32Array(0);
+  private bagOf = new Int32Array(0);
+  private readonly firstWithHash = new Map<number, number>();
 
-  /** B bags of L slots: `ids` are float32 bucket numbers, `w` their weights (0 = unused slot). */
-  encode(ids: Float32Array, w: Float32Array, size: number, L: number): RowBags {
+  /**
+   * B bags of L slots: `ids` are float32 bucket numbers, `w` their weights (0 = unused slot).
+   * Bags with the same slots share a row of `mat`, unless `share` is false (every sample then has
+   * its own, T = B: the layout before sharing, kept as a reference for tests).
+   */
+  encode(ids: Float32Array, w: Float32Array, size: number, L: number, share = true): RowBags {
     if (ids.length !== size * L || w.length !== size * L) throw new Error(`RowBagEncoder: ${ids.length} ids and ${w.length} weights for ${size} bags of ${L}`);
+    const T = this.shareBags(ids, w, size, L, share);
+    const reps = this.reps;
     const top = maxId(ids);
     if (top >= this.col.length) {
       this.col = new Int32Array(Math.max(top + 1, 2 * this.col.length));
@@ -101,17 +148,45 @@ export class RowBagEncoder {
     }
     if (this.distinct.length < ids.length) this.distinct = new Int32Array(ids.length);
     const distinct = this.distinct;
-    let U = distinctIds(ids, w, this.stamp, ++this.call, distinct);
+    let U = distinctIds(ids, w, reps, T, L, this.stamp, ++this.call, distinct);
     if (U === 0) distinct[U++] = 0; // bucket 0 is padding: a zero column keeps U ≥ 1
     const rows = Float32Array.from(distinct.subarray(0, U).sort());
     for (let u = 0; u < U; u++) this.col[rows[u]!] = u;
 
     // Fresh multi-MB arrays cost more in page faults than clearing kept ones (fill is a memset).
-    const n = size * U;
+    const n = T * U;
     if (this.matBuf.length < n) [this.matBuf, this.matTBuf] = [new Float32Array(n), new Float32Array(n)];
     const mat = this.matBuf.subarray(0, n);
     const matT = this.matTBuf.subarray(0, n).fill(0);
-    fillMats(ids, w, size, L, this.col, U, mat, matT);
-    return { rows, mat, matT, size };
+    fillMats(ids, w, reps, T, L, this.col, U, mat, matT);
+    // sel is small ([B, T]) and fed with mat: a fresh one each call.
+    const sel = new Float32Array(size * T);
+    for (let b = 0; b < size; b++) sel[b * T + this.bagOf[b]!] = 1;
+    return { rows, mat, matT, sel, size, bags: T };
+  }
+
+  /** Fills reps (the first sample of each distinct bag) and bagOf (each sample's bag); returns T. */
+  private shareBags(ids: Float32Array, w: Float32Array, size: number, L: number, share: boolean): number {
+    if (this.reps.length < size) [this.reps, this.bagOf] = [new Int32Array(size), new Int32Array(size)];
+    const [reps, bagOf] = [this.reps, this.bagOf];
+    const idBits = new Int32Array(ids.buffer, ids.byteOffset, ids.length);
+    const wBits = new Int32Array(w.buffer, w.byteOffset, w.length);
+    const first = this.firstWithHash;
+    first.clear();
+    let T = 0;
+    for (let b = 0; b < size; b++) {
+      if (share) {
+        const h = bagHash(idBits, wBits, b, L);
+        const a = first.get(h);
+        if (a !== undefined && sameBag(idBits, wBits, a, b, L)) {
+          bagOf[b] = bagOf[a]!;
+          continue;
+        }
+        if (a === undefined) first.set(h, b); // a hash collision keeps the first bag; the other stays unshared
+      }
+      bagOf[b] = T;
+      reps[T++] = b;
+    }
+    return T;
   }
 }
