@@ -28,6 +28,18 @@ describe('dispute arguments', () => {
     expect(toolArgsFor('dispute_charge', obsOf('I never made the payment at Best Buy.'))).toMatchObject({ merchant: 'Best Buy', reason: 'unrecognized' });
     expect(toolArgsFor('dispute_charge', obsOf('Something on my card is wrong.'))).not.toHaveProperty('merchant');
   });
+  it('read a duplicate however the customer words it, and only then', () => {
+    const reason = (text: string) => toolArgsFor('dispute_charge', obsOf(text)).reason;
+    for (const dup of [
+      'The terminal glitched, I paid again, and now both went through.',
+      'I see two identical $12.00 payments to Shell.',
+      'Please remove the second $9.99 payment to Netflix; I only bought it once.',
+      'My statement has Shell listed back to back.',
+      'I was charged twice at Shell.',
+    ]) expect(reason(dup), dup).toBe('duplicate');
+    expect(reason('There is a $12.50 charge at Shell I never made.')).toBe('unrecognized');
+    expect(reason('My refund from Shell never came back to my card.')).toBe('refund_missing');
+  });
   it('need a detail only when neither is given', () => {
     const s = (text: string) => ({ customerText: text }) as DialogueState;
     expect(needsDetail('dispute_charge', s('I never made the payment at Best Buy.'))).toBe(false);

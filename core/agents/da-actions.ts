@@ -100,6 +100,10 @@ export function extractMerchant(text: string): string | undefined {
   return undefined;
 }
 
+/** How customers say a charge went through more than once ("both went through", "two identical payments", "again right underneath"). */
+const DUPLICATE_WORDING =
+  /twice|double|duplicat|two times|identical|repeat|more than once|too many times|\bagain\b|\bboth\b|back to back|pair of|\bonce\b|\bsecond (\S+ )?(one|payment|charge|line)|two (\S+ )?(lines|payments|charges|transactions)|same (charge|payment|amount)/;
+
 /** Arguments for a tool, from the caller ID, the lookup result and the customer's words. */
 export function toolArgsFor(tool: ToolName, obs: DaObservation, s: DialogueState = dialogueState(obs)): Record<string, unknown> {
   if (tool === 'lookup_account') return { phone: obs.caller.phone };
@@ -119,7 +123,9 @@ export function toolArgsFor(tool: ToolName, obs: DaObservation, s: DialogueState
     case 'get_transactions':
       return { account_id: id(checking), limit: 5 };
     case 'dispute_charge': {
-      const reason = /twice|double|duplicate|two times|same charge/.test(lower)
+      // Only a duplicate narrows the backend's match (the later of two identical charges), so the
+      // wording is read broadly: a customer rarely says "duplicate".
+      const reason = DUPLICATE_WORDING.test(lower)
         ? 'duplicate'
         : /refund|money back|returned/.test(lower)
           ? 'refund_missing'
@@ -150,8 +156,11 @@ export function renderDaChoice(choice: DaChoice, obs: DaObservation, thinking: s
   const out = (action_type: 'speak' | 'tool_call' | 'end_call', content: string, tool_args: Record<string, unknown> = {}) =>
     formatDaAction({ thinking, action_type, content, tool_args });
   switch (choice) {
-    case 'ask':
-      return out('speak', s.customerText.trim() === '' || s.speaks > 0 ? OPEN_QUESTION : CLARIFY_QUESTION);
+    case 'ask': {
+      // After a call that failed and went unexplained, the question is which transaction it is.
+      const afterFailure = s.lastResultOk === false && s.domainCalls.length > 0 && !s.explained;
+      return out('speak', !afterFailure && (s.customerText.trim() === '' || s.speaks > 0) ? OPEN_QUESTION : CLARIFY_QUESTION);
+    }
     case 'explain': {
       const last = s.domainCalls.at(-1)?.toolResult;
       return out('speak', last ? explainResult(last) : OPEN_QUESTION);

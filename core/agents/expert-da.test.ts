@@ -9,11 +9,13 @@ import { judgeEpisode } from '../judge/judge';
 import type { JudgeVerdict } from '../judge/types';
 import { deriveSeed } from '../random';
 import { lookupFirst, routedTool } from '../rewards/episode-facts';
-import { playExpertEpisode, routingObservation, synthScenario } from '../rl/demos';
+import { expertEpisodeDemos, playExpertEpisode, routingObservation, synthScenario } from '../rl/demos';
 import type { DaObservation } from '../world/environment';
+import type { Turn } from '../world/transcript';
 import { dialogueState } from './da-actions';
 import { expertChoice } from './expert-da';
 import { ScriptedCa } from './scripted-ca';
+import { explainResult } from './speech';
 
 const domain = bankingDomain();
 
@@ -56,5 +58,32 @@ describe('ExpertDa', () => {
     const routed = routingObservation('There is a charge I do not recognise.');
     expect(dialogueState(routed).lookup).not.toBeNull();
     expect(expertChoice('dispute_charge', routed)).toBe('dispute_charge');
+  });
+
+  it('recovers from a dispute that named no charge: its explanation asks which, and it calls again on the answer', () => {
+    const routed = routingObservation('There is a charge I do not recognise.');
+    const failed: Turn = {
+      role: 'agent', raw: '', action: { thinking: '', action_type: 'tool_call', content: 'dispute_charge', tool_args: {} },
+      toolResult: { ok: false, tool: 'dispute_charge', error: { code: 'INVALID_ARGUMENTS', message: 'identify the charge' } },
+    };
+    const afterCall: DaObservation = { ...routed, turns: [...routed.turns, failed] };
+    expect(expertChoice('dispute_charge', afterCall)).toBe('explain');
+    const question = explainResult(failed.toolResult!);
+    expect(question).toMatch(/identify the charge.*\?$/);
+    const asked: Turn = { role: 'agent', raw: '', action: { thinking: '', action_type: 'speak', content: question, tool_args: {} } };
+    expect(expertChoice('dispute_charge', { ...afterCall, turns: [...afterCall.turns, asked] })).toBe('end_call'); // no answer yet
+    const answered: DaObservation = { ...afterCall, turns: [...afterCall.turns, asked, { role: 'customer', text: 'The $42.10 one at Shell.' }] };
+    expect(expertChoice('dispute_charge', answered)).toBe('dispute_charge');
+    // Other failures are explained, not retried.
+    const refused: Turn = { ...failed, toolResult: { ok: false, tool: 'dispute_charge', error: { code: 'NOT_ALLOWED', message: 'already disputed' } } };
+    expect(explainResult(refused.toolResult!)).toMatch(/wasn't able/);
+    expect(expertChoice('dispute_charge', { ...answered, turns: [...routed.turns, refused, asked, answered.turns.at(-1)!] })).toBe('end_call');
+  });
+
+  it('teaches that recovery from hasty episodes: only the decisions after the failed call', () => {
+    const demos = expertEpisodeDemos(domain, { episodesPerIntent: 0, recoveryEpisodesPerIntent: 1, seed: 3 });
+    expect(demos.length).toBeGreaterThan(0);
+    expect(demos.every((d) => dialogueState(d.obs).domainCalls.length > 0)).toBe(true);
+    expect(demos.some((d) => d.target.choice === 'dispute_charge')).toBe(true); // the retry
   });
 });

@@ -6,6 +6,9 @@
  *   (ask for the detail, when the tool needs one the customer has not given) → lookup_account →
  *   the correct tool → explain the result → end_call.
  *
+ * When a dispute could not be pinned to one charge (`recoverable`), its explanation asks which
+ * charge it is, and the expert calls once more on the answer.
+ *
  * Why the question comes before verification: the clone learns from the DA's own partial view, and
  * the single-utterance routing demonstrations (utterance + successful lookup → tool) must not
  * contradict it. If the expert asked *after* the lookup, the same observation (one utterance, a
@@ -18,6 +21,7 @@ import type { Rng } from '../random';
 import type { DaObservation } from '../world/environment';
 import type { DaChoice, DialogueState } from './da-actions';
 import { dialogueState, needsDetail, renderDaChoice } from './da-actions';
+import { chargeNotIdentified } from './speech';
 import type { DaPolicy } from './policy';
 
 /** Clarifying questions the expert asks at most before it routes on what it has. */
@@ -28,30 +32,43 @@ export function asksSoFar(s: DialogueState): number {
   return s.domainCalls.length === 0 ? s.speaks : 0;
 }
 
-/** The expert's next choice for a customer whose intent needs `tool`. */
-export function expertChoice(tool: DomainTool, obs: DaObservation, s: DialogueState = dialogueState(obs)): DaChoice {
+/** Did the first domain call fail to pin down the charge? Then asking which and calling once more can resolve it. */
+export function recoverable(s: DialogueState): boolean {
+  return s.domainCalls.length === 1 && chargeNotIdentified(s.domainCalls[0]!.toolResult);
+}
+
+/**
+ * The expert's next choice for a customer whose intent needs `tool`. `maxAsks` bounds the
+ * questions before routing (a hasty expert, 0, calls the tool on whatever it was told).
+ */
+export function expertChoice(tool: DomainTool, obs: DaObservation, s: DialogueState = dialogueState(obs), maxAsks = EXPERT_MAX_ASKS): DaChoice {
   const verifyAttempted = obs.turns.some((t) => t.role === 'agent' && t.action?.action_type === 'tool_call' && t.action.content.trim() === 'lookup_account');
   const domainCall = s.domainCalls[0];
   if (!domainCall) {
     if (!s.lookup) {
-      if (needsDetail(tool, s) && asksSoFar(s) < EXPERT_MAX_ASKS) return 'ask';
+      if (needsDetail(tool, s) && asksSoFar(s) < maxAsks) return 'ask';
       // A failed verification leaves escalation to a person as the only safe move.
       return verifyAttempted ? 'transfer_to_human' : 'lookup_account';
     }
     return tool;
   }
+  // Recovery: the explanation asks which charge it is (explainResult); once answered, call again.
+  if (recoverable(s) && s.explained && obs.turns.at(-1)?.role === 'customer') return tool;
   return s.explained ? 'end_call' : 'explain';
 }
 
 /** A DA that acts as the expert for one episode (it is built knowing the episode's tool). */
 export class ExpertDa implements DaPolicy {
   readonly name = 'expert';
-  constructor(readonly tool: DomainTool) {}
+  constructor(
+    readonly tool: DomainTool,
+    readonly maxAsks = EXPERT_MAX_ASKS,
+  ) {}
 
   /** The choice and its wire-format rendering. */
   decide(obs: DaObservation): { choice: DaChoice; raw: string } {
     const s = dialogueState(obs);
-    const choice = expertChoice(this.tool, obs, s);
+    const choice = expertChoice(this.tool, obs, s, this.maxAsks);
     return { choice, raw: renderDaChoice(choice, obs, `[EXPERT: the intent needs ${this.tool}] -> Next: ${choice}`, s) };
   }
 

@@ -13,7 +13,14 @@ import type {
 
 export const money = (x: number) => `$${x.toFixed(2)}`;
 
+/** A dispute the backend could not pin to one charge (none named, none found, several match): the customer can still say which. */
+export function chargeNotIdentified(r: ToolResult | undefined): boolean {
+  return r !== undefined && !r.ok && r.tool === 'dispute_charge' && (r.error.code === 'INVALID_ARGUMENTS' || r.error.code === 'NOT_FOUND' || r.error.code === 'AMBIGUOUS');
+}
+
 export function explainResult(r: ToolResult): string {
+  // Explaining a dispute that found no single charge means asking which one it is.
+  if (chargeNotIdentified(r)) return `I couldn't tell which charge that is (${(r as { error: { message: string } }).error.message}). Could you tell me the merchant, the amount and roughly when?`;
   if (!r.ok) return `I'm sorry, I wasn't able to complete that (${r.error.message}).`;
   switch (r.tool) {
     case 'dispute_charge': {

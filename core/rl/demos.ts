@@ -17,8 +17,8 @@
  */
 import { CA_TONES, decoySentences, detailKindSubsets, detailTemplates, hedgePhrases, joinLead, joinSentences, leadOf, openingTonePrefixes } from '../agents/ca-choices';
 import type { DaChoice } from '../agents/da-actions';
-import { renderDaChoice } from '../agents/da-actions';
-import { ExpertDa, expertChoice } from '../agents/expert-da';
+import { dialogueState, renderDaChoice } from '../agents/da-actions';
+import { ExpertDa, expertChoice, recoverable } from '../agents/expert-da';
 import { ScriptedCa, DEFAULT_CA_STYLE } from '../agents/scripted-ca';
 import type { ScriptedCaStyle } from '../agents/scripted-ca';
 import { fillSlots, slotValues } from '../agents/slots';
@@ -293,12 +293,19 @@ export interface ExpertEpisode {
  * Plays the expert against `ca` on `scenario` (its first intent, or the env's draw) and slices the
  * episode into per-decision samples. Seeded like an arena episode.
  */
-export function playExpertEpisode(domain: Pick<Domain, 'taxonomy'>, scenario: Scenario, seed: number, ca: ScriptedCa, maxDaTurns = DEFAULT_CONFIG.arena.maxDaTurns): ExpertEpisode {
+export function playExpertEpisode(
+  domain: Pick<Domain, 'taxonomy'>,
+  scenario: Scenario,
+  seed: number,
+  ca: ScriptedCa,
+  maxDaTurns = DEFAULT_CONFIG.arena.maxDaTurns,
+  maxAsks?: number,
+): ExpertEpisode {
   const env = new CustomerEnvironment(maxDaTurns);
   env.reset(scenario, seed);
   const intent = env.state().intent;
   const tool = toolOf(domain).get(intent) ?? scenario.expectedTool;
-  const expert = new ExpertDa(tool);
+  const expert = new ExpertDa(tool, maxAsks);
   const caRng = new Rng(seed).fork('ca');
   const demos: DaDemo[] = [];
   for (let next = env.state().next; next !== null; ) {
@@ -324,6 +331,13 @@ export interface ExpertDemoOptions {
   /** The scripted CA's style (default DEFAULT_CA_STYLE). */
   style?: ScriptedCaStyle;
   maxDaTurns?: number;
+  /**
+   * Episodes per intent of a hasty expert that calls the tool before asking for the charge and
+   * fails to pin it down (dispute intents only): only the decisions after its first tool call are kept, which teach recovering
+   * from a call that could not identify the charge (ask which one, call again) — a state the
+   * careful expert never reaches but a learned DA does. Default: episodesPerIntent.
+   */
+  recoveryEpisodesPerIntent?: number;
 }
 
 /** Expert episodes on a synthetic scenario for every intent of the taxonomy that the bank covers. */
@@ -337,6 +351,16 @@ export function expertEpisodeDemos(domain: Domain, opts: ExpertDemoOptions): DaD
     const scenario = synthScenario(entry);
     for (let k = 0; k < opts.episodesPerIntent; k++) {
       out.push(...playExpertEpisode(domain, scenario, deriveSeed(opts.seed, 'expert', entry.intent, k), ca, opts.maxDaTurns).demos);
+    }
+    if (entry.tool !== 'dispute_charge') continue; // the only tool whose call fails for want of a detail
+    // Most openings name the charge, so the hasty call usually succeeds: play until enough fail.
+    const wanted = opts.recoveryEpisodesPerIntent ?? opts.episodesPerIntent;
+    for (let k = 0, got = 0; got < wanted && k < wanted * 40; k++) {
+      const { demos } = playExpertEpisode(domain, scenario, deriveSeed(opts.seed, 'hasty', entry.intent, k), ca, opts.maxDaTurns, 0);
+      const after = demos.filter((d) => dialogueState(d.obs).domainCalls.length > 0);
+      if (after.length === 0 || !recoverable(dialogueState(after[0]!.obs))) continue;
+      out.push(...after);
+      got++;
     }
   }
   return out;
