@@ -114,6 +114,7 @@ test('a robustness match plays the custom scenario; transcripts filter by valida
   await transcripts.filter('scenario', 'e2e-angry-dispute');
   await expect.poll(() => transcripts.total()).toBe(1);
   await transcripts.filter('scenario', '');
+  await expect.poll(() => transcripts.total()).toBe(all);
   await transcripts.filter('validator', 'task_success');
   await expect.poll(() => transcripts.total()).toBeLessThan(all);
   const failing = await transcripts.total();

@@ -15,9 +15,14 @@ export class TranscriptsPage {
     await this.page.getByTestId(`filter-${name}`).selectOption(value);
   }
 
+  /**
+   * The matching total the list shows, or NaN while a filter's count is loading (the label is
+   * empty then): a poll such as `toBeLessThan(all)` must not pass on the empty label.
+   */
   async total(): Promise<number> {
     const text = (await this.page.getByTestId('episode-total').textContent()) ?? '';
-    return Number(text.replace(/[^\d]/g, ''));
+    const digits = text.replace(/[^\d]/g, '');
+    return digits === '' ? Number.NaN : Number(digits);
   }
 
   /** Open the first listed episode and wait for its view; returns its id. */
