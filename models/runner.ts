@@ -2,14 +2,16 @@
  * Runs built graphs: `ForwardRunner` for inference and `TrainStepRunner`, which owns the weights
  * and AdamW state between steps. Dense state crosses each step as onnxruntime tensors: the
  * outputs `next.X` of one step are fed back as the inputs `X` of the next without copying in JS.
- * Row-fed tables (models/graph/train-step.ts) stay here in typed arrays: a step feeds the graph
- * the batch's rows and applies AdamW to the table with the gradient rows it returns.
+ * Row-fed tables (models/graph/train-step.ts) stay here, each in a WebAssembly memory
+ * (models/resident-table.ts): a step feeds the graph the batch's rows and applies AdamW to the
+ * table with the gradient rows it returns.
  */
 import onnxPkg from 'onnx-proto';
 import { Tensor as OrtTensor } from 'onnxruntime-node';
 import type { InferenceSession } from 'onnxruntime-node';
 import type { AdamWHyper, BuiltGraph, RowFedParam, TrainStepGraph } from './graph';
-import { DEFAULT_ADAMW, HYPER_INPUTS, TABLE_SCALARS, TABLE_SCALARS_OUTPUT, adamNames, gradName, nextName } from './graph';
+import { DEFAULT_ADAMW, HYPER_INPUTS, TABLE_SCALARS_OUTPUT, adamNames, gradName, nextName } from './graph';
+import { ResidentTable } from './resident-table';
 import { createSession } from './session';
 import type { ExecutionProvider, SessionSettings } from './session';
 
@@ -118,148 +120,6 @@ export interface StepResult {
   outputs: Record<string, Fetched>;
 }
 
-/**
- * A row-fed table with its AdamW moments, updated in place. Rows whose moments are all zero (never
- * in a batch since they were last zero) are not live: AdamW leaves such a row where it is (its
- * moments stay zero and its update is 0 / (0 + ε̂)), so the per-step pass skips it, unless weight
- * decay applies, which makes every row live.
- */
-class ResidentTable {
-  readonly w: Float32Array;
-  readonly m: Float32Array;
-  readonly v: Float32Array;
-  /** Floats per row. */
-  private readonly width: number;
-  private readonly live: Uint8Array;
-  private liveRows: Int32Array;
-  private nLive = 0;
-  /** Marks the rows of the current step (stamp[r] === call), so the decay pass skips them. */
-  private readonly stamp: Uint32Array;
-  private call = 0;
-  /** The gathered rows fed to the graph; reused, as its size rarely changes. */
-  private rowsBuf = new Float32Array(0);
-
-  constructor(
-    readonly spec: RowFedParam,
-    s: { w: Float32Array; m: Float32Array; v: Float32Array },
-  ) {
-    const rows = spec.shape[0]!;
-    this.width = spec.shape.slice(1).reduce((a: number, d: number) => a * d, 1);
-    [this.w, this.m, this.v] = [Float32Array.from(s.w), Float32Array.from(s.m), Float32Array.from(s.v)];
-    this.live = new Uint8Array(rows);
-    this.liveRows = new Int32Array(Math.min(rows, 1024));
-    this.stamp = new Uint32Array(rows);
-    for (let r = 0; r < rows; r++) {
-      if (spec.decay || !zeroRow(this.m, this.v, r * this.width, this.width)) this.markLive(r);
-    }
-  }
-
-  private markLive(r: number): void {
-    if (this.live[r]) return;
-    this.live[r] = 1;
-    if (this.nLive === this.liveRows.length) {
-      const grown = new Int32Array(Math.min(this.live.length, 2 * this.liveRows.length));
-      grown.set(this.liveRows);
-      this.liveRows = grown;
-    }
-    this.liveRows[this.nLive++] = r;
-  }
-
-  /** The row ids of a batch input as integers, checked: whole, in range, distinct (gatherRows' contract). */
-  ids(f: Feed | OrtTensor, graph: string): Int32Array {
-    const data = f.data as Float32Array | BigInt64Array;
-    const rows = this.live.length;
-    const out = new Int32Array(data.length);
-    const call = ++this.call;
-    for (let i = 0; i < data.length; i++) {
-      const r = Number(data[i]);
-      if (!Number.isInteger(r) || r < 0 || r >= rows) throw new Error(`train step '${graph}': row id ${String(data[i])} at ${this.spec.rows}[${i}] is not a row of '${this.spec.param}' (0…${rows - 1})`);
-      if (this.stamp[r] === call) throw new Error(`train step '${graph}': row id ${r} appears twice in ${this.spec.rows}; gatherRows needs distinct ids`);
-      this.stamp[r] = call;
-      out[i] = r;
-    }
-    return out;
-  }
-
-  /** The weights of `rows`, [U, ...], valid until the next call. */
-  gather(rows: Int32Array): Float32Array {
-    const n = rows.length * this.width;
-    if (this.rowsBuf.length !== n) this.rowsBuf = new Float32Array(n);
-    copyRows(this.w, rows, this.width, this.rowsBuf);
-    return this.rowsBuf;
-  }
-
-  /**
-   * The AdamW step of the whole table: the gradient rows `g` [U, ...] for `rows` (the last `ids`),
-   * zero elsewhere, so other live rows only decay. `k` holds the graph's TABLE_SCALARS.
-   */
-  step(rows: Int32Array, g: Float32Array, k: Float32Array): void {
-    const s = {} as Record<(typeof TABLE_SCALARS)[number], number>;
-    TABLE_SCALARS.forEach((name, i) => (s[name] = k[i]!));
-    const keep = this.spec.decay ? s.keep : 1;
-    adamRows(this.w, this.m, this.v, rows, this.width, g, s, keep);
-    decayRows(this.w, this.m, this.v, this.liveRows, this.nLive, this.stamp, this.call, this.width, s, keep);
-    for (let u = 0; u < rows.length; u++) this.markLive(rows[u]!);
-  }
-}
-
-// The loops below are small functions of typed arrays so V8 optimises each once (one long
-// method with several hot loops was deoptimised at each loop's exit for dozens of calls). They
-// round every operation to float32 in the order of the train-step graph's dense update, so a
-// row gets the bits the graph would give it.
-
-function zeroRow(m: Float32Array, v: Float32Array, from: number, width: number): boolean {
-  for (let i = from; i < from + width; i++) if (m[i] !== 0 || v[i] !== 0) return false;
-  return true;
-}
-
-function copyRows(table: Float32Array, rows: Int32Array, width: number, out: Float32Array): void {
-  for (let u = 0; u < rows.length; u++) {
-    const from = rows[u]! * width;
-    const to = u * width;
-    for (let k = 0; k < width; k++) out[to + k] = table[from + k]!;
-  }
-}
-
-type TableScalars = Record<(typeof TABLE_SCALARS)[number], number>;
-
-/** AdamW on the rows with a gradient: m ← β1·m + s1·g, v ← β2·v + s2·g², w ← w·keep − step·m / (√v + ε̂). */
-function adamRows(w: Float32Array, m: Float32Array, v: Float32Array, rows: Int32Array, width: number, g: Float32Array, s: TableScalars, keep: number): void {
-  const fr = Math.fround;
-  const { beta1, beta2, s1, s2, stepSize, epsHat } = s;
-  for (let u = 0; u < rows.length; u++) {
-    const row = rows[u]! * width;
-    for (let k = 0; k < width; k++) {
-      const i = row + k;
-      const gi = g[u * width + k]!;
-      const mi = fr(fr(m[i]! * beta1) + fr(gi * s1));
-      const vi = fr(fr(v[i]! * beta2) + fr(fr(gi * gi) * s2));
-      m[i] = mi;
-      v[i] = vi;
-      const base = keep === 1 ? w[i]! : fr(w[i]! * keep);
-      w[i] = base - fr(fr(mi / fr(fr(Math.sqrt(vi)) + epsHat)) * stepSize);
-    }
-  }
-}
-
-/** The same step with g = 0 on the live rows outside this step's (stamp[r] === call). */
-function decayRows(w: Float32Array, m: Float32Array, v: Float32Array, live: Int32Array, nLive: number, stamp: Uint32Array, call: number, width: number, s: TableScalars, keep: number): void {
-  const fr = Math.fround;
-  const { beta1, beta2, stepSize, epsHat } = s;
-  for (let j = 0; j < nLive; j++) {
-    const r = live[j]!;
-    if (stamp[r] === call) continue;
-    for (let i = r * width, end = i + width; i < end; i++) {
-      const mi = fr(m[i]! * beta1);
-      const vi = fr(v[i]! * beta2);
-      m[i] = mi;
-      v[i] = vi;
-      const base = keep === 1 ? w[i]! : fr(w[i]! * keep);
-      w[i] = base - fr(fr(mi / fr(fr(Math.sqrt(vi)) + epsHat)) * stepSize);
-    }
-  }
-}
-
 /** Runs a train-step graph, keeping weights and AdamW state between steps. */
 export class TrainStepRunner<P extends string = string, I extends string = string> {
   /** Weights and moments of the dense parameters, and the step count, as the next step's inputs. */
@@ -268,6 +128,7 @@ export class TrainStepRunner<P extends string = string, I extends string = strin
   private tables = new Map<string, ResidentTable>();
   private hyperTensors: Record<string, OrtTensor> = {};
   private hyperValues: AdamWHyper;
+  private readonly outputNames: readonly string[];
 
   private constructor(
     private readonly session: InferenceSession,
@@ -276,6 +137,7 @@ export class TrainStepRunner<P extends string = string, I extends string = strin
     hyper: AdamWHyper,
   ) {
     this.hyperValues = hyper;
+    this.outputNames = session.outputNames;
     this.setHyper({});
   }
 
@@ -356,13 +218,17 @@ export class TrainStepRunner<P extends string = string, I extends string = strin
       if (!f) throw new Error(`train step '${this.graph.name}': missing batch input '${name}'`);
       feeds[name] = toOrt(name, f);
     }
-    const fed: { table: ResidentTable; rows: Int32Array }[] = [];
+    // A table's rows go in from its memory and their gradient comes back into it (a preallocated
+    // output); every other output is allocated by onnxruntime.
+    const fetches: Record<string, OrtTensor | null> = {};
+    for (const name of this.outputNames) fetches[name] = null;
     for (const [p, table] of this.tables) {
-      const rows = table.ids(batch[table.spec.rows as I], this.graph.name);
-      feeds[p] = new OrtTensor('float32', table.gather(rows), [rows.length, ...table.spec.shape.slice(1)]);
-      fed.push({ table, rows });
+      const n = table.ids(batch[table.spec.rows as I] as Feed | OrtTensor, this.graph.name);
+      const dims = [n, ...table.spec.shape.slice(1)];
+      feeds[p] = new OrtTensor('float32', table.gather(), dims);
+      fetches[gradName(p)] = new OrtTensor('float32', table.gradient(), dims);
     }
-    const res = await this.session.run(feeds);
+    const res = await this.session.run(feeds, fetches);
     const output = (name: string): OrtTensor => {
       const t = res[name];
       if (!t) throw new Error(`train step '${this.graph.name}': no output '${name}'`);
@@ -370,7 +236,12 @@ export class TrainStepRunner<P extends string = string, I extends string = strin
     };
     const next: Record<string, OrtTensor> = {};
     for (const name of Object.keys(this.state)) next[name] = output(nextName(name));
-    for (const { table, rows } of fed) table.step(rows, output(gradName(table.spec.param)).data as Float32Array, output(TABLE_SCALARS_OUTPUT).data as Float32Array);
+    for (const table of this.tables.values()) {
+      const g = output(gradName(table.spec.param)).data as Float32Array;
+      // onnxruntime writes into a preallocated output in place; were it ever to return its own buffer, copy it in.
+      if (g.buffer !== table.gradient().buffer || g.byteOffset !== table.gradient().byteOffset) table.gradient().set(g);
+      table.step(output(TABLE_SCALARS_OUTPUT).data as Float32Array);
+    }
     this.state = next;
     const outputs: Record<string, Fetched> = {};
     for (const name of this.graph.extraOutputs) outputs[name] = fromOrt(res[name]!);

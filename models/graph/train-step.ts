@@ -17,7 +17,7 @@
  * embedding) is row-fed: its input <param> holds just the batch's U rows, [U, ...]; the graph
  * returns their gradient `grad.<param>` [U, ...] (before clipping) and `adam.scalars` (float32
  * [7], TABLE_SCALARS), and the runner applies the AdamW step to the table with them, in the
- * float32 operations the graph uses for dense parameters (models/runner.ts). A step then moves U
+ * float32 operations the graph uses for dense parameters (models/resident-table.ts). A step then moves U
  * rows through onnxruntime instead of three [V, ...] tables in and out, and rows without moments
  * (never in a batch) cost nothing.
  */
