@@ -212,7 +212,7 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
   /** A batch as the train steps take it: bags as distinct rows and a weight matrix. */
   private trainFeeds(b: DaBatch): Record<string, Feed> {
     return {
-      ...rowBagFeeds(this.rowBags.encode(b.bagIdx, b.bagW, b.size, this.shape.hashing.bagLength)),
+      ...rowBagFeeds(this.rowBags.encode(b.bagIdx, b.bagW, b.size, this.shape.hashing.bagLength, true, b.bagKey)),
       state: { data: b.state, dims: [b.size, b.state.length / b.size] },
       mask: { data: b.mask, dims: [b.size, N_ACTIONS] },
     };

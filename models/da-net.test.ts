@@ -72,6 +72,17 @@ describe('DA features', () => {
     expect(encodeObservations([fresh], new BagCache(tinyNet.hashing), false).mask.every((x) => x === 0)).toBe(true);
   });
 
+  it('give samples one bag key exactly when their bags have the same slots', () => {
+    const texts = ['my card was declined', 'My card was DECLINED!', 'my card was declined today', 'my card was declined'];
+    const b = encodeObservations(texts.map((t) => routingObservation(t)), new BagCache(tinyNet.hashing));
+    const L = tinyNet.hashing.bagLength;
+    const slots = (i: number) => [...b.bagIdx.subarray(i * L, (i + 1) * L), ...b.bagW.subarray(i * L, (i + 1) * L)].join();
+    for (let i = 0; i < texts.length; i++) for (let j = 0; j < texts.length; j++) expect(b.bagKey![i] === b.bagKey![j], `${i}, ${j}`).toBe(slots(i) === slots(j));
+    expect(new Set(b.bagKey).size).toBe(2); // the first two texts tokenise alike
+    dropGrams(b, L, 0.5, () => 0.9);
+    expect(b.bagKey).toBeUndefined(); // dropout changes slots: the keys no longer say which are equal
+  });
+
   it('n-gram dropout keeps each bag at unit norm', () => {
     const b = encodeObservations([routingObservation('my card was declined at the shop yesterday afternoon')], new BagCache(tinyNet.hashing));
     let s = 7;

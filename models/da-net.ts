@@ -303,6 +303,12 @@ export interface DaBatch {
   state: Float32Array; // [B, S]
   mask: Float32Array; // [B, A]
   size: number;
+  /**
+   * Each sample's bag as a key: samples have the same slots in bagIdx and bagW exactly when
+   * their keys are equal (the train steps' row bags share them without comparing slots). Absent
+   * once the slots have been changed (dropGrams).
+   */
+  bagKey?: Int32Array; // [B]
 }
 
 /** A customer text's hashed bag (its kept slots) and whether it names an amount. */
@@ -310,6 +316,8 @@ export interface CachedBag {
   ids: Float32Array;
   w: Float32Array;
   amountGiven: boolean;
+  /** Equal for bags with the same slots (texts that hash alike), whatever their text. */
+  key: number;
 }
 
 /**
@@ -318,6 +326,9 @@ export interface CachedBag {
  */
 export class BagCache {
   private readonly map = new Map<string, CachedBag>();
+  /** Cached bags by a hash of their slots, to give bags with the same slots one key. */
+  private readonly byContent = new Map<number, CachedBag[]>();
+  private nextKey = 0;
   constructor(
     readonly hashing: HashingConfig,
     private readonly maxEntries = 50_000,
@@ -329,12 +340,38 @@ export class BagCache {
       const { indices, weights } = hashText(text, this.hashing);
       let kept = 0;
       while (kept < weights.length && weights[kept] !== 0) kept++;
-      hit = { ids: Float32Array.from(indices.subarray(0, kept)), w: weights.slice(0, kept), amountGiven: extractAmount(text) !== undefined };
-      if (this.map.size >= this.maxEntries) this.map.clear();
+      const ids = Float32Array.from(indices.subarray(0, kept));
+      const w = weights.slice(0, kept);
+      if (this.map.size >= this.maxEntries) {
+        this.map.clear();
+        this.byContent.clear(); // keys keep counting up: a key never names two contents
+      }
+      const h = slotsHash(ids, w);
+      const same = this.byContent.get(h);
+      const twin = same?.find((b) => sameSlots(b, ids, w));
+      hit = { ids, w, amountGiven: extractAmount(text) !== undefined, key: twin ? twin.key : this.nextKey++ };
+      if (!twin) {
+        if (same) same.push(hit);
+        else this.byContent.set(h, [hit]);
+      }
       this.map.set(text, hit);
     }
     return hit;
   }
+}
+
+/** FNV-1a over a bag's ids and weight bits. */
+function slotsHash(ids: Float32Array, w: Float32Array): number {
+  const [a, b] = [new Int32Array(ids.buffer, ids.byteOffset, ids.length), new Int32Array(w.buffer, w.byteOffset, w.length)];
+  let h = 0x811c9dc5;
+  for (let i = 0; i < a.length; i++) h = Math.imul(Math.imul(h ^ a[i]!, 0x01000193) ^ b[i]!, 0x01000193);
+  return h;
+}
+
+function sameSlots(bag: CachedBag, ids: Float32Array, w: Float32Array): boolean {
+  if (bag.ids.length !== ids.length) return false;
+  for (let i = 0; i < ids.length; i++) if (!Object.is(bag.ids[i], ids[i]) || !Object.is(bag.w[i], w[i])) return false;
+  return true;
 }
 
 /**
@@ -350,9 +387,11 @@ export function encodeObservations(obs: readonly DaObservation[], bags: BagCache
   const bagW = reuse ? into.bagW.fill(0) : new Float32Array(B * L);
   const state = reuse ? into.state : new Float32Array(B * N_STATE); // stateFeatures writes every entry
   const mask = reuse ? into.mask.fill(0) : new Float32Array(B * N_ACTIONS);
+  const bagKey = reuse && into.bagKey ? into.bagKey : new Int32Array(B);
   obs.forEach((o, b) => {
     const s = dialogueState(o);
     const bag = bags.get(s.customerText);
+    bagKey[b] = bag.key;
     bagIdx.set(bag.ids, b * L);
     bagW.set(bag.w, b * L);
     stateFeatures(o, s, state, b * N_STATE, bag.amountGiven);
@@ -363,14 +402,16 @@ export function encodeObservations(obs: readonly DaObservation[], bags: BagCache
       if (s.lookup) mask[m + LOOKUP] = 1;
     }
   });
-  return { bagIdx, bagW, state, mask, size: B };
+  return { bagIdx, bagW, state, mask, size: B, bagKey };
 }
 
 /**
  * N-gram dropout for training batches: each kept n-gram of a bag is dropped with probability p,
- * and the survivors are re-weighted to 1/√n so the bag keeps unit norm. Modifies `b` in place.
+ * and the survivors are re-weighted to 1/√n so the bag keeps unit norm. Modifies `b` in place
+ * (its bags no longer match their keys, which it drops).
  */
 export function dropGrams(b: DaBatch, L: number, p: number, u: () => number): void {
+  delete b.bagKey;
   for (let r = 0; r < b.size; r++) {
     const o = r * L;
     let n = 0;

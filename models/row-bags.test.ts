@@ -40,6 +40,25 @@ describe('RowBagEncoder', () => {
     expect(Array.from(own.sel)).toEqual(Array.from({ length: 25 }, (_, i) => (i % 6 === 0 ? 1 : 0)));
   });
 
+  it('shares rows by the keys it is given, with the result of comparing slots', () => {
+    const ids = new Float32Array([4, 6, 9, 0, 4, 6, 9, 0, 4, 6]);
+    const w = new Float32Array([1, 0.5, 0.5, 0, 1, 0.5, 0.25, 0, 0.5, 1]);
+    const compared = new RowBagEncoder().encode(ids, w, 5, 2);
+    const keyed = new RowBagEncoder().encode(ids, w, 5, 2, true, [7, 3, 7, 1, 2]);
+    for (const k of ['rows', 'mat', 'matT', 'sel'] as const) expect(Array.from(keyed[k]), k).toEqual(Array.from(compared[k]));
+    expect(keyed.bags).toBe(4);
+    expect(() => new RowBagEncoder().encode(ids, w, 5, 2, true, [1, 2])).toThrow(/2 keys for 5 bags/);
+  });
+
+  it('takes ids beyond those of earlier calls, and ids spread far apart', () => {
+    const enc = new RowBagEncoder();
+    enc.encode(new Float32Array([1, 2]), new Float32Array([1, 1]), 1, 2);
+    const r = enc.encode(new Float32Array([70000, 3, 5, 0]), new Float32Array([0.5, 0.25, 1, 0]), 2, 2);
+    expect(Array.from(r.rows)).toEqual([3, 5, 70000]);
+    expect(Array.from(r.mat)).toEqual([0.25, 0, 0.5, 0, 1, 0]);
+    expect(Array.from(r.matT)).toEqual([0.25, 0, 0, 1, 0.5, 0]);
+  });
+
   it('keeps one zero column when no slot carries weight, and names a size mismatch', () => {
     const enc = new RowBagEncoder();
     const r = enc.encode(new Float32Array(4), new Float32Array(4), 2, 2);

@@ -53,13 +53,6 @@ export interface RowBags {
   bags: number;
 }
 
-/** The largest id in `ids` (float32 bucket numbers). */
-function maxId(ids: Float32Array): number {
-  let max = 0;
-  for (let i = 0; i < ids.length; i++) if (ids[i]! > max) max = ids[i]! | 0;
-  return max;
-}
-
 /** A hash of bag b's slots (ids and weights as bits), FNV-1a. */
 function bagHash(idBits: Int32Array, wBits: Int32Array, b: number, L: number): number {
   let h = 0x811c9dc5;
@@ -78,20 +71,40 @@ function sameBag(idBits: Int32Array, wBits: Int32Array, a: number, b: number, L:
 
 /**
  * Writes the distinct ids of the weighted slots of bags `reps[0…T)` into `out` (first-seen
- * order) and returns how many; `stamp[id] === call` marks the seen ones.
+ * order) and returns how many, or −1 when an id is not below `stamp.length` (the caller grows
+ * its arrays and calls again); `stamp[id] === call` marks the seen ones, and `top[0]` gets the
+ * largest.
  */
-function distinctIds(ids: Float32Array, w: Float32Array, reps: Int32Array, T: number, L: number, stamp: Uint32Array, call: number, out: Int32Array): number {
+function distinctIds(ids: Float32Array, w: Float32Array, reps: Int32Array, T: number, L: number, stamp: Uint32Array, call: number, out: Int32Array, top: Int32Array): number {
   let U = 0;
+  let max = 0;
+  const limit = stamp.length;
   for (let t = 0; t < T; t++) {
     for (let i = reps[t]! * L, end = i + L; i < end; i++) {
       const id = ids[i]! | 0; // integer indices keep the typed-array accesses on V8's fast path
       if (w[i] !== 0 && stamp[id] !== call) {
+        if (id >= limit) return -1;
         stamp[id] = call;
         out[U++] = id;
+        if (id > max) max = id;
       }
     }
   }
+  top[0] = max;
   return U;
+}
+
+/**
+ * Puts the U distinct ids of `distinctIds` in ascending order: a scan of the stamps when the ids
+ * are dense enough (a hashed batch's usually are: a third of the buckets), else a sort.
+ */
+function sortIds(distinct: Int32Array, U: number, stamp: Uint32Array, call: number, top: number): void {
+  if (top >= 16 * U) {
+    distinct.subarray(0, U).sort();
+    return;
+  }
+  let u = 0;
+  for (let id = 0; id <= top; id++) if (stamp[id] === call) distinct[u++] = id;
 }
 
 /**
@@ -126,7 +139,9 @@ export class RowBagEncoder {
   private call = 0;
   private matBuf = new Float32Array(0);
   private matTBuf = new Float32Array(0);
+  private selBuf = new Float32Array(0);
   private distinct = new Int32Array(0);
+  private readonly top = new Int32Array(1);
   private reps = new Int32Array(0);
   private bagOf = new Int32Array(0);
   private readonly firstWithHash = new Map<number, number>();
@@ -134,23 +149,30 @@ export class RowBagEncoder {
   /**
    * B bags of L slots: `ids` are float32 bucket numbers, `w` their weights (0 = unused slot).
    * Bags with the same slots share a row of `mat`, unless `share` is false (every sample then has
-   * its own, T = B: the layout before sharing, kept as a reference for tests).
+   * its own, T = B: the layout before sharing, kept as a reference for tests). `keys`, where the
+   * caller knows them, name each sample's bag: samples have the same slots exactly when they have
+   * the same key, and the slots are not compared.
    */
-  encode(ids: Float32Array, w: Float32Array, size: number, L: number, share = true): RowBags {
+  encode(ids: Float32Array, w: Float32Array, size: number, L: number, share = true, keys?: ArrayLike<number>): RowBags {
     if (ids.length !== size * L || w.length !== size * L) throw new Error(`RowBagEncoder: ${ids.length} ids and ${w.length} weights for ${size} bags of ${L}`);
-    const T = this.shareBags(ids, w, size, L, share);
+    if (keys && keys.length !== size) throw new Error(`RowBagEncoder: ${keys.length} keys for ${size} bags`);
+    const T = share && keys ? this.shareKeys(keys, size) : this.shareBags(ids, w, size, L, share);
     const reps = this.reps;
-    const top = maxId(ids);
-    if (top >= this.col.length) {
+    if (this.distinct.length < T * L + 1) this.distinct = new Int32Array(T * L + 1);
+    const distinct = this.distinct;
+    let U = distinctIds(ids, w, reps, T, L, this.stamp, ++this.call, distinct, this.top);
+    if (U < 0) {
+      // An id beyond the arrays: grow them to the batch's largest id and list again.
+      let top = 0;
+      for (let i = 0; i < ids.length; i++) if (w[i] !== 0 && ids[i]! > top) top = ids[i]! | 0;
       this.col = new Int32Array(Math.max(top + 1, 2 * this.col.length));
       this.stamp = new Uint32Array(this.col.length);
       this.call = 0;
+      U = distinctIds(ids, w, reps, T, L, this.stamp, ++this.call, distinct, this.top);
     }
-    if (this.distinct.length < ids.length) this.distinct = new Int32Array(ids.length);
-    const distinct = this.distinct;
-    let U = distinctIds(ids, w, reps, T, L, this.stamp, ++this.call, distinct);
     if (U === 0) distinct[U++] = 0; // bucket 0 is padding: a zero column keeps U ≥ 1
-    const rows = Float32Array.from(distinct.subarray(0, U).sort());
+    else sortIds(distinct, U, this.stamp, this.call, this.top[0]!);
+    const rows = Float32Array.from(distinct.subarray(0, U));
     for (let u = 0; u < U; u++) this.col[rows[u]!] = u;
 
     // Fresh multi-MB arrays cost more in page faults than clearing kept ones (fill is a memset).
@@ -159,15 +181,39 @@ export class RowBagEncoder {
     const mat = this.matBuf.subarray(0, n);
     const matT = this.matTBuf.subarray(0, n).fill(0);
     fillMats(ids, w, reps, T, L, this.col, U, mat, matT);
-    // sel is small ([B, T]) and fed with mat: a fresh one each call.
-    const sel = new Float32Array(size * T);
+    if (this.selBuf.length < size * T) this.selBuf = new Float32Array(size * T);
+    const sel = this.selBuf.subarray(0, size * T).fill(0);
     for (let b = 0; b < size; b++) sel[b * T + this.bagOf[b]!] = 1;
     return { rows, mat, matT, sel, size, bags: T };
   }
 
+  private ensureSamples(size: number): void {
+    if (this.reps.length < size) [this.reps, this.bagOf] = [new Int32Array(size), new Int32Array(size)];
+  }
+
+  /** shareBags for samples whose bags are named by keys. */
+  private shareKeys(keys: ArrayLike<number>, size: number): number {
+    this.ensureSamples(size);
+    const [reps, bagOf] = [this.reps, this.bagOf];
+    const first = this.firstWithHash;
+    first.clear();
+    let T = 0;
+    for (let b = 0; b < size; b++) {
+      const a = first.get(keys[b]!);
+      if (a !== undefined) {
+        bagOf[b] = bagOf[a]!;
+        continue;
+      }
+      first.set(keys[b]!, b);
+      bagOf[b] = T;
+      reps[T++] = b;
+    }
+    return T;
+  }
+
   /** Fills reps (the first sample of each distinct bag) and bagOf (each sample's bag); returns T. */
   private shareBags(ids: Float32Array, w: Float32Array, size: number, L: number, share: boolean): number {
-    if (this.reps.length < size) [this.reps, this.bagOf] = [new Int32Array(size), new Int32Array(size)];
+    this.ensureSamples(size);
     const [reps, bagOf] = [this.reps, this.bagOf];
     const idBits = new Int32Array(ids.buffer, ids.byteOffset, ids.length);
     const wBits = new Int32Array(w.buffer, w.byteOffset, w.length);
