@@ -164,7 +164,7 @@ describe('DA supervised step', () => {
 
   it('with the embedding row-fed gives the bits of the whole table in the graph (the layout before)', async () => {
     const fed = await TrainStepRunner.create(buildDaSftStep(shape), weights, { session, hyper: { lr: 0.01 } });
-    const whole = await TrainStepRunner.create(buildDaSftStep(shape, { feedRows: false }), weights, { session, hyper: { lr: 0.01 } });
+    const whole = await TrainStepRunner.create(buildDaSftStep(shape, { optimiser: 'graph' }), weights, { session, hyper: { lr: 0.01 } });
     expect(fed.graph.rowFed.map((r) => r.param)).toEqual(['emb']);
     for (const from of [0, 2, 4, 1]) expect((await fed.step(batchOf(from))).loss).toBe((await whole.step(batchOf(from))).loss);
     const [x, y] = [fed.snapshot(), whole.snapshot()];

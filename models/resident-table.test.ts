@@ -71,7 +71,7 @@ describe('ResidentTable', () => {
     });
   }
 
-  it('grows its scratch for a batch of more rows than it had room for, keeping the table', () => {
+  it('takes a batch of every row of a large table, and names a batch of more ids than rows', () => {
     const [rows, width] = [3000, 4];
     const w = Float32Array.from({ length: rows * width }, (_, i) => i);
     const table = new ResidentTable({ param: 'emb', rows: 'rows', shape: [rows, width], decay: false }, { w, m: new Float32Array(w.length), v: new Float32Array(w.length) });
@@ -82,5 +82,24 @@ describe('ResidentTable', () => {
     const rowsOut = table.gather();
     expect(Array.from(rowsOut.subarray(0, 4))).toEqual([11996, 11997, 11998, 11999]);
     expect(Array.from(table.w)).toEqual(Array.from(w));
+    expect(() => table.ids({ data: new Float32Array(rows + 1) }, 'test')).toThrow(/3001 row ids in rows for the 3000 rows of 'emb'/);
+  });
+
+  it('updates a parameter fed whole (every element, a SIMD part and a tail) with the same bits', () => {
+    const n = 7;
+    const u = rng(3);
+    const ref = { w: Float32Array.from({ length: n }, () => u() - 0.5), m: new Float32Array(n), v: new Float32Array(n) };
+    const table = new ResidentTable({ param: 'b', shape: [n], decay: true }, { w: ref.w.slice(), m: ref.m.slice(), v: ref.v.slice() });
+    expect([table.rows, table.width, table.rowFed]).toEqual([1, n, undefined]);
+    const k = { beta1: fr(0.9), beta2: fr(0.999), s1: fr(0.1), s2: fr(0.001), keep: fr(1 - 1e-3), stepSize: fr(1e-2), epsHat: fr(1e-8) };
+    for (let step = 0; step < 3; step++) {
+      table.all();
+      expect(table.gradient().length).toBe(n);
+      const g = Float32Array.from({ length: n }, () => u() - 0.5);
+      table.gradient().set(g);
+      table.step(Float32Array.from(TABLE_SCALARS, (name) => k[name]));
+      referenceStep(ref, n, [0], g, k, true, new Set([0]));
+      for (const key of ['w', 'm', 'v'] as const) expect(Array.from(table[key]), key).toEqual(Array.from(ref[key]));
+    }
   });
 });

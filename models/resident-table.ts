@@ -1,8 +1,8 @@
 /**
- * A row-fed table (models/graph/train-step.ts) with its AdamW moments, held between train steps
- * in a WebAssembly memory of its own: a step gathers the batch's rows into a buffer fed to
- * onnxruntime, onnxruntime writes the gradient of those rows into another, and AdamW runs on the
- * table with SIMD kernels emitted by this file. The same update as plain JS over Float32Arrays
+ * A parameter with its AdamW moments, held between train steps in a WebAssembly memory of its
+ * own (models/graph/train-step.ts): a row-fed table gathers the batch's rows into a buffer fed to
+ * onnxruntime, any other parameter is fed whole; onnxruntime writes the gradient into another
+ * buffer, and AdamW runs on the parameter with SIMD kernels emitted by this file. The same update as plain JS over Float32Arrays
  * (every operation rounded with Math.fround) cost about 10 ns an element on this 2-core machine,
  * a third of a DA train step; four lanes of float32 take a fraction of that.
  *
@@ -15,9 +15,9 @@
  * AdamW leaves such a row where it is (its moments stay zero and its update is 0 / (0 + ε̂)), so
  * the per-step pass skips it, unless weight decay applies, which makes every row live.
  */
-import type { RowFedParam } from './graph';
+import type { HeldParam, RowFedParam } from './graph';
 import { TABLE_SCALARS } from './graph';
-import type { ValType, WasmMemory, WasmModule } from './wasm';
+import type { ValType, WasmModule } from './wasm';
 import { compileWasm, FnBuilder, instantiateWasm, WASM_PAGE, wasmMemory, wasmModule } from './wasm';
 
 /** The kernels' float operations, either on four lanes (v128) or one (f32). */
@@ -164,20 +164,21 @@ function kernelModule(): WasmModule {
 const align16 = (n: number) => (n + 15) & ~15;
 
 /**
- * One table's memory: w, m, v [rows, width], then stamp and the live list [rows] (int32), then
- * the scratch of a step, sized for `capacity` rows and grown when a batch reads more: ids [cap],
- * the gathered rows and their gradient [cap, width].
+ * One parameter's memory: w, m, v [rows, width], then stamp and the live list [rows] (int32),
+ * then a step's ids [rows], gathered rows and their gradient [rows, width]. The memory never
+ * grows (that would detach every view handed out), and pages a step does not touch cost no RAM.
+ * A parameter fed whole is one row.
  */
 export class ResidentTable {
   /** Floats per row. */
   readonly width: number;
   readonly rows: number;
+  /** The row-fed table's spec; undefined for a parameter fed whole. */
+  readonly rowFed: RowFedParam | undefined;
   private readonly rowBytes: number;
-  private readonly memory: WasmMemory;
   private readonly kernels: Kernels;
   private readonly offsets: { w: number; m: number; v: number; stamp: number; live: number; ids: number; feed: number; grad: number };
-  private capacity = 0;
-  private views!: { w: Float32Array; m: Float32Array; v: Float32Array; stamp: Uint32Array; live: Int32Array; ids: Int32Array; feed: Float32Array; grad: Float32Array };
+  private readonly views: { w: Float32Array; m: Float32Array; v: Float32Array; stamp: Uint32Array; live: Int32Array; ids: Int32Array; feed: Float32Array; grad: Float32Array };
   /** live[r]: row r is in the live list. */
   private readonly isLive: Uint8Array;
   private nLive = 0;
@@ -186,19 +187,27 @@ export class ResidentTable {
   /** Rows of the current step (the last `ids`). */
   private n = 0;
 
+  /** A row-fed table (`spec.rows` set) or a parameter fed whole, starting from `s` (copied). */
   constructor(
-    readonly spec: RowFedParam,
+    readonly spec: RowFedParam | HeldParam,
     s: { w: Float32Array; m: Float32Array; v: Float32Array },
   ) {
-    this.rows = spec.shape[0]!;
-    this.width = spec.shape.slice(1).reduce((a: number, d: number) => a * d, 1);
+    this.rowFed = 'rows' in spec ? spec : undefined;
+    const size = spec.shape.reduce((a: number, d: number) => a * d, 1);
+    this.rows = this.rowFed ? spec.shape[0]! : 1;
+    this.width = size / this.rows;
     this.rowBytes = this.width * 4;
-    const table = align16(this.rows * this.rowBytes);
+    const table = align16(size * 4);
     const list = align16(this.rows * 4);
-    this.offsets = { w: 0, m: table, v: 2 * table, stamp: 3 * table, live: 3 * table + list, ids: 3 * table + 2 * list, feed: 0, grad: 0 };
-    this.memory = wasmMemory(Math.ceil(this.offsets.ids / WASM_PAGE) + 1);
-    this.kernels = instantiateWasm<Kernels>(kernelModule(), this.memory);
-    this.reserve(Math.min(this.rows, 1024));
+    const o = { w: 0, m: table, v: 2 * table, stamp: 3 * table, live: 3 * table + list, ids: 3 * table + 2 * list, feed: 0, grad: 0 };
+    o.feed = o.ids + list;
+    o.grad = this.rowFed ? o.feed + table : o.feed; // a whole parameter is fed from w itself
+    this.offsets = o;
+    const memory = wasmMemory(Math.ceil((o.grad + table) / WASM_PAGE));
+    this.kernels = instantiateWasm<Kernels>(kernelModule(), memory);
+    const buf = memory.buffer;
+    const f32 = (at: number) => new Float32Array(buf, at, size);
+    this.views = { w: f32(o.w), m: f32(o.m), v: f32(o.v), stamp: new Uint32Array(buf, o.stamp, this.rows), live: new Int32Array(buf, o.live, this.rows), ids: new Int32Array(buf, o.ids, this.rows), feed: f32(o.feed), grad: f32(o.grad) };
     this.views.w.set(s.w);
     this.views.m.set(s.m);
     this.views.v.set(s.v);
@@ -208,7 +217,7 @@ export class ResidentTable {
     }
   }
 
-  /** The weights [rows, width], a view of the table's memory: valid until the next step. */
+  /** The weights, a view of the parameter's memory (updated in place by each step). */
   get w(): Float32Array {
     return this.views.w;
   }
@@ -217,33 +226,6 @@ export class ResidentTable {
   }
   get v(): Float32Array {
     return this.views.v;
-  }
-
-  /** Makes room for a step over `rows` rows (growing the memory replaces every view). */
-  private reserve(rows: number): void {
-    if (rows <= this.capacity && this.views) return;
-    const cap = Math.max(rows, Math.min(this.rows, 2 * this.capacity));
-    const o = this.offsets;
-    o.feed = o.ids + align16(cap * 4);
-    o.grad = o.feed + align16(cap * this.rowBytes);
-    const end = o.grad + align16(cap * this.rowBytes);
-    const pages = Math.ceil(end / WASM_PAGE) - this.memory.buffer.byteLength / WASM_PAGE;
-    if (pages > 0) this.memory.grow(pages);
-    // The gathered rows and gradients of earlier steps are scratch: moving them is not needed.
-    this.capacity = cap;
-    const buf = this.memory.buffer;
-    const f32 = (at: number, n: number) => new Float32Array(buf, at, n);
-    const n = this.rows * this.width;
-    this.views = {
-      w: f32(o.w, n),
-      m: f32(o.m, n),
-      v: f32(o.v, n),
-      stamp: new Uint32Array(buf, o.stamp, this.rows),
-      live: new Int32Array(buf, o.live, this.rows),
-      ids: new Int32Array(buf, o.ids, cap),
-      feed: f32(o.feed, cap * this.width),
-      grad: f32(o.grad, cap * this.width),
-    };
   }
 
   private markLive(r: number): void {
@@ -258,18 +240,29 @@ export class ResidentTable {
    */
   ids(f: { data: unknown }, graph: string): number {
     const data = f.data as Float32Array | BigInt64Array;
-    this.reserve(data.length);
     const { ids, stamp } = this.views;
+    const what = this.rowFed ? `${this.rowFed.rows}` : 'rows';
+    if (data.length > this.rows) throw new Error(`train step '${graph}': ${data.length} row ids in ${what} for the ${this.rows} rows of '${this.spec.param}'`);
     const call = (this.call = (this.call + 1) >>> 0);
     for (let i = 0; i < data.length; i++) {
       const r = Number(data[i]);
-      if (!Number.isInteger(r) || r < 0 || r >= this.rows) throw new Error(`train step '${graph}': row id ${String(data[i])} at ${this.spec.rows}[${i}] is not a row of '${this.spec.param}' (0…${this.rows - 1})`);
-      if (stamp[r] === call) throw new Error(`train step '${graph}': row id ${r} appears twice in ${this.spec.rows}; gatherRows needs distinct ids`);
+      if (!Number.isInteger(r) || r < 0 || r >= this.rows) throw new Error(`train step '${graph}': row id ${String(data[i])} at ${what}[${i}] is not a row of '${this.spec.param}' (0…${this.rows - 1})`);
+      if (stamp[r] === call) throw new Error(`train step '${graph}': row id ${r} appears twice in ${what}; gatherRows needs distinct ids`);
       stamp[r] = call;
       ids[i] = r;
     }
     this.n = data.length;
     return this.n;
+  }
+
+  /** Takes every row as this step's (a parameter fed whole). */
+  all(): void {
+    const call = (this.call = (this.call + 1) >>> 0);
+    for (let r = 0; r < this.rows; r++) {
+      this.views.stamp[r] = call;
+      this.views.ids[r] = r;
+    }
+    this.n = this.rows;
   }
 
   /** The weights of this step's rows, [n, width]: a view valid until the next step. */
@@ -279,7 +272,7 @@ export class ResidentTable {
     return this.views.feed.subarray(0, this.n * this.width);
   }
 
-  /** Where the graph writes the gradient of this step's rows, [n, width] (a preallocated output). */
+  /** Where the graph writes the gradient of this step's rows, [n, width] (a preallocated output; valid while the table is). */
   gradient(): Float32Array {
     return this.views.grad.subarray(0, this.n * this.width);
   }

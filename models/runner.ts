@@ -1,15 +1,15 @@
 /**
  * Runs built graphs: `ForwardRunner` for inference and `TrainStepRunner`, which owns the weights
- * and AdamW state between steps. Dense state crosses each step as onnxruntime tensors: the
- * outputs `next.X` of one step are fed back as the inputs `X` of the next without copying in JS.
- * Row-fed tables (models/graph/train-step.ts) stay here, each in a WebAssembly memory
- * (models/resident-table.ts): a step feeds the graph the batch's rows and applies AdamW to the
- * table with the gradient rows it returns.
+ * and AdamW state between steps. Each parameter stays here in a WebAssembly memory of its own
+ * (models/resident-table.ts): a step feeds the graph the weights (a row-fed table's batch rows)
+ * and applies AdamW with the gradients it returns. A graph built with `optimiser: 'graph'`
+ * updates its parameters itself; that state crosses each step as onnxruntime tensors, the
+ * outputs `next.X` of one step fed back as the inputs `X` of the next.
  */
 import onnxPkg from 'onnx-proto';
 import { Tensor as OrtTensor } from 'onnxruntime-node';
 import type { InferenceSession } from 'onnxruntime-node';
-import type { AdamWHyper, BuiltGraph, RowFedParam, TrainStepGraph } from './graph';
+import type { AdamWHyper, BuiltGraph, HeldParam, RowFedParam, TrainStepGraph } from './graph';
 import { DEFAULT_ADAMW, HYPER_INPUTS, TABLE_SCALARS_OUTPUT, adamNames, gradName, nextName } from './graph';
 import { ResidentTable } from './resident-table';
 import { createSession } from './session';
@@ -124,7 +124,7 @@ export interface StepResult {
 export class TrainStepRunner<P extends string = string, I extends string = string> {
   /** Weights and moments of the dense parameters, and the step count, as the next step's inputs. */
   private state: Record<string, OrtTensor> = {};
-  /** Row-fed tables by parameter name. */
+  /** Parameters the runner updates (row-fed tables and the rest), by name. */
   private tables = new Map<string, ResidentTable>();
   private hyperTensors: Record<string, OrtTensor> = {};
   private hyperValues: AdamWHyper;
@@ -169,9 +169,9 @@ export class TrainStepRunner<P extends string = string, I extends string = strin
   /** Replaces weights (and, when given, optimiser state; otherwise it is reset). Arrays are copied. */
   load(s: { weights: Record<P, Float32Array>; m?: Record<P, Float32Array>; v?: Record<P, Float32Array>; step?: number }): void {
     const byName = new Map(this.graph.inputs.map((i) => [i.name, i]));
-    const rowFed = new Map<string, RowFedParam>(this.graph.rowFed.map((r) => [r.param, r]));
+    const held = new Map<string, RowFedParam | HeldParam>([...this.graph.rowFed, ...this.graph.held].map((r) => [r.param, r]));
     const checked = (name: string, data: Float32Array | undefined, what: string): { data: Float32Array; dims: number[] } => {
-      const dims = (rowFed.get(name)?.shape ?? byName.get(name)!.shape) as number[];
+      const dims = (held.get(name)?.shape ?? byName.get(name)!.shape) as number[];
       const n = dims.reduce((a, d) => a * d, 1);
       if (data && data.length !== n) throw new Error(`${what}: ${data.length} values for shape [${dims.join(', ')}] (${n})`);
       return { data: data ?? new Float32Array(n), dims };
@@ -181,7 +181,7 @@ export class TrainStepRunner<P extends string = string, I extends string = strin
     for (const p of this.graph.params) {
       if (!s.weights[p]) throw new Error(`train state: no weights for parameter '${p}'`);
       const [w, m, v] = [checked(p, s.weights[p], `weights of '${p}'`), checked(p, s.m?.[p], `AdamW m of '${p}'`), checked(p, s.v?.[p], `AdamW v of '${p}'`)];
-      const r = rowFed.get(p);
+      const r = held.get(p);
       if (r) {
         tables.set(p, new ResidentTable(r, { w: w.data, m: m.data, v: v.data }));
         continue;
@@ -218,14 +218,20 @@ export class TrainStepRunner<P extends string = string, I extends string = strin
       if (!f) throw new Error(`train step '${this.graph.name}': missing batch input '${name}'`);
       feeds[name] = toOrt(name, f);
     }
-    // A table's rows go in from its memory and their gradient comes back into it (a preallocated
-    // output); every other output is allocated by onnxruntime.
+    // Held weights go in from their memory (a row-fed table's batch rows, gathered) and their
+    // gradient comes back into it (a preallocated output); other outputs are onnxruntime's.
     const fetches: Record<string, OrtTensor | null> = {};
     for (const name of this.outputNames) fetches[name] = null;
     for (const [p, table] of this.tables) {
-      const n = table.ids(batch[table.spec.rows as I] as Feed | OrtTensor, this.graph.name);
-      const dims = [n, ...table.spec.shape.slice(1)];
-      feeds[p] = new OrtTensor('float32', table.gather(), dims);
+      const r = table.rowFed;
+      let dims: readonly number[] = table.spec.shape;
+      if (r) {
+        dims = [table.ids(batch[r.rows as I] as Feed | OrtTensor, this.graph.name), ...r.shape.slice(1)];
+        feeds[p] = new OrtTensor('float32', table.gather(), dims);
+      } else {
+        table.all();
+        feeds[p] = new OrtTensor('float32', table.w, dims);
+      }
       fetches[gradName(p)] = new OrtTensor('float32', table.gradient(), dims);
     }
     const res = await this.session.run(feeds, fetches);

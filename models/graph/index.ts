@@ -26,5 +26,5 @@ export { gradients, unbroadcast, DIFFERENTIABLE_OPS } from './grad';
 export { buildForward, buildGradients, RESERVED_PREFIXES } from './model';
 export type { ModelSpec, ParamSpec, ParamInit, ModelFn, LossResult, BuiltGraph, IoSpec, ForwardOptions } from './model';
 export { buildTrainStep, DEFAULT_ADAMW, HYPER_INPUTS, TABLE_SCALARS, TABLE_SCALARS_OUTPUT, adamNames, gradName, nextName } from './train-step';
-export type { AdamWHyper, RowFedParam, TrainStepGraph, TrainStepOptions } from './train-step';
+export type { AdamWHyper, HeldParam, RowFedParam, TrainStepGraph, TrainStepOptions } from './train-step';
 export type { DType, Dim, Shape, TensorData, ValueSpec } from './types';

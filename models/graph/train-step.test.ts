@@ -83,23 +83,35 @@ async function gradientsAt(weights: Record<P, Float32Array>): Promise<Record<P, 
 describe('train step', () => {
   const graph = buildTrainStep(spec, loss);
 
-  it('declares params, AdamW state, batch and hyperparameters as inputs and their next values as outputs', () => {
-    expect(graph.inputs.map((i) => i.name)).toEqual([
-      'w', 'b', 'adam.m.w', 'adam.m.b', 'adam.v.w', 'adam.v.b', 'adam.step', 'x', 't',
-      'hp.lr', 'hp.beta1', 'hp.beta2', 'hp.eps', 'hp.weight_decay', 'hp.max_grad_norm',
-    ]);
-    expect(graph.outputs.map((o) => o.name)).toEqual([
-      'loss', 'grad_norm', 'next.w', 'next.adam.m.w', 'next.adam.v.w', 'next.b', 'next.adam.m.b', 'next.adam.v.b', 'next.adam.step', 'err',
-    ]);
+  it('declares params, step count, batch and hyperparameters as inputs and gradients and AdamW scalars as outputs', () => {
+    expect(graph.inputs.map((i) => i.name)).toEqual(['w', 'b', 'adam.step', 'x', 't', 'hp.lr', 'hp.beta1', 'hp.beta2', 'hp.eps', 'hp.weight_decay', 'hp.max_grad_norm']);
+    expect(graph.outputs.map((o) => o.name)).toEqual(['loss', 'grad_norm', 'next.adam.step', 'grad.w', 'grad.b', 'adam.scalars', 'err']);
+    expect(graph.held).toEqual([{ param: 'w', shape: [3, 2], decay: true }, { param: 'b', shape: [2], decay: false }]);
     expect(graph.outputs.find((o) => o.name === 'err')?.shape).toEqual(['B', 2]);
   });
 
-  for (const [label, maxGradNorm] of [['without clipping', 1e9], ['with clipping active', 0.05]] as const) {
+  it("with optimiser 'graph' takes AdamW state as inputs and returns its next values", () => {
+    const inGraph = buildTrainStep(spec, loss, { optimiser: 'graph' });
+    expect(inGraph.inputs.map((i) => i.name)).toEqual([
+      'w', 'b', 'adam.m.w', 'adam.m.b', 'adam.v.w', 'adam.v.b', 'adam.step', 'x', 't',
+      'hp.lr', 'hp.beta1', 'hp.beta2', 'hp.eps', 'hp.weight_decay', 'hp.max_grad_norm',
+    ]);
+    expect(inGraph.outputs.map((o) => o.name)).toEqual([
+      'loss', 'grad_norm', 'next.w', 'next.adam.m.w', 'next.adam.v.w', 'next.b', 'next.adam.m.b', 'next.adam.v.b', 'next.adam.step', 'err',
+    ]);
+    expect(inGraph.held).toEqual([]);
+  });
+
+  for (const [label, maxGradNorm, optimiser] of [
+    ['without clipping', 1e9, 'runner'],
+    ['with clipping active', 0.05, 'runner'],
+    ['with clipping active, updated in the graph', 0.05, 'graph'],
+  ] as const) {
     it(`matches a float64 AdamW reference ${label}`, async () => {
       const hyper: AdamWHyper = { lr: 0.05, beta1: 0.85, beta2: 0.99, eps: 1e-6, weightDecay: 0.1, maxGradNorm };
       const grads = await gradientsAt(start.weights);
       const ref = referenceStep(start, grads, hyper, { w: true, b: false });
-      const runner = await TrainStepRunner.create(graph, start, { hyper, session: { intraOpNumThreads: 1 } });
+      const runner = await TrainStepRunner.create(buildTrainStep(spec, loss, { optimiser }), start, { hyper, session: { intraOpNumThreads: 1 } });
       const res = await runner.step(batch);
       const next = runner.snapshot();
       expect(res.gradNorm).toBeCloseTo(ref.norm, 5);
@@ -192,8 +204,25 @@ describe('train step with a row-sparse gradient (gatherRows)', () => {
     expect(graph.inputs.find((i) => i.name === 'emb')?.shape).toEqual(['U', 2]);
     expect(graph.inputs.some((i) => i.name === 'adam.m.emb')).toBe(false);
     expect(graph.outputs.map((o) => o.name)).toEqual(['loss', 'grad_norm', 'next.adam.step', 'grad.emb', 'adam.scalars']);
-    expect(buildTrainStep(sparseSpec, lossWith(true), { feedRows: false }).rowFed).toEqual([]);
+    expect(buildTrainStep(sparseSpec, lossWith(true), { optimiser: 'graph' }).rowFed).toEqual([]);
     expect(buildTrainStep(sparseSpec, lossWith(false)).rowFed).toEqual([]); // a plain Gather reads the whole table
+  });
+
+  it('holds a gatherRows table whose ids the graph computes whole, with the bits of the update in the graph', async () => {
+    const computed = (g: Graph, p: Record<Q, Tensor>, x: Record<J, Tensor>) => {
+      const err = g.sub(g.tanh(g.gemm(x.mat, g.gatherRows(p.emb, g.reshape(x.rows, [-1])))), x.t); // ids not a batch input itself
+      return g.reduceMean(g.mul(err, err));
+    };
+    const held = buildTrainStep(sparseSpec, computed);
+    expect([held.rowFed, held.held]).toEqual([[], [{ param: 'emb', shape: [6, 2], decay: false }]]);
+    const hyper = { lr: 0.05, beta1: 0.85, beta2: 0.99, eps: 1e-6, weightDecay: 0.1, maxGradNorm: 0.05 };
+    const a = await TrainStepRunner.create(held, state, { hyper, session: { intraOpNumThreads: 1 } });
+    const b = await TrainStepRunner.create(buildTrainStep(sparseSpec, computed, { optimiser: 'graph' }), state, { hyper, session: { intraOpNumThreads: 1 } });
+    for (let i = 0; i < 3; i++) expect((await a.step(rowsBatch)).loss).toBe((await b.step(rowsBatch)).loss);
+    const [x, y] = [a.snapshot(), b.snapshot()];
+    for (const k of ['weights', 'm', 'v'] as const) expect(Array.from(x[k].emb), k).toEqual(Array.from(y[k].emb));
+    await a.dispose();
+    await b.dispose();
   });
 
   for (const decay of [false, true]) {
@@ -208,7 +237,7 @@ describe('train step with a row-sparse gradient (gatherRows)', () => {
         v: { emb: state.v.emb.map((x, i) => (i < 2 || i >= 10 ? 0 : x)) },
       };
       const fed = await TrainStepRunner.create(buildTrainStep(decaySpec, lossWith(true)), start, { hyper, session: { intraOpNumThreads: 1 } });
-      const whole = await TrainStepRunner.create(buildTrainStep(decaySpec, lossWith(true), { feedRows: false }), start, { hyper, session: { intraOpNumThreads: 1 } });
+      const whole = await TrainStepRunner.create(buildTrainStep(decaySpec, lossWith(true), { optimiser: 'graph' }), start, { hyper, session: { intraOpNumThreads: 1 } });
       const batches = [rowsBatch, { ...rowsBatch, rows: { data: BigInt64Array.from([0n, 2n, 3n]), dims: [3] } }, rowsBatch];
       for (const b of batches) {
         const [a, c] = [await fed.step(b), await whole.step(b)];

@@ -1,25 +1,34 @@
 /**
  * One ONNX graph per training step: loss → gradients → global-norm clipping → AdamW.
  *
- * Weights and optimiser state live outside the graph: each run takes them as inputs and returns
- * their next values as outputs (`next.<input name>`), so the caller owns checkpoints and can swap
- * weights freely. Every hyperparameter is an input too, so learning-rate schedules and knob
- * changes made while a run is going (EAU) need no rebuild.
+ * Weights and optimiser state live outside the graph, so the caller owns checkpoints and can swap
+ * weights freely. Every hyperparameter is an input, so learning-rate schedules and knob changes
+ * made while a run is going (EAU) need no rebuild.
  *
- * Inputs:  <param> (float32, param shape), adam.m.<param>, adam.v.<param> (same shape),
- *          adam.step (float32 [], steps taken so far), the batch inputs, and the float32 scalars
- *          hp.lr, hp.beta1, hp.beta2, hp.eps, hp.weight_decay, hp.max_grad_norm.
- * Outputs: loss [], grad_norm [] (global L2 norm before clipping), next.<param>,
- *          next.adam.m.<param>, next.adam.v.<param>, next.adam.step, plus the loss
- *          function's extra outputs.
+ * By default (`optimiser: 'runner'`) the graph computes the gradients and the step's AdamW
+ * scalars, and the runner applies AdamW to the weights it holds (models/resident-table.ts), in
+ * the float32 operations and order of the graph's own update below, so with the same bits:
+ *
+ * Inputs:  <param> (float32), adam.step (float32 [], steps taken so far), the batch inputs, and
+ *          the float32 scalars hp.lr, hp.beta1, hp.beta2, hp.eps, hp.weight_decay, hp.max_grad_norm.
+ * Outputs: loss [], grad_norm [] (global L2 norm before clipping), next.adam.step,
+ *          grad.<param> (before clipping), adam.scalars (float32 [7], TABLE_SCALARS), plus the
+ *          loss function's extra outputs.
  *
  * A table read only through `gatherRows` with ids from a batch input (a hashed-feature
- * embedding) is row-fed: its input <param> holds just the batch's U rows, [U, ...]; the graph
- * returns their gradient `grad.<param>` [U, ...] (before clipping) and `adam.scalars` (float32
- * [7], TABLE_SCALARS), and the runner applies the AdamW step to the table with them, in the
- * float32 operations the graph uses for dense parameters (models/resident-table.ts). A step then moves U
- * rows through onnxruntime instead of three [V, ...] tables in and out, and rows without moments
- * (never in a batch) cost nothing.
+ * embedding) is row-fed: its input <param> holds just the batch's U rows, [U, ...], and
+ * grad.<param> their gradient. A step then moves U rows through onnxruntime rather than the
+ * whole table, and rows without moments (never in a batch) cost nothing. Every other parameter
+ * goes in whole. Updated in the graph, each parameter cost a dozen elementwise nodes, its
+ * moments as inputs and three fresh output arrays a step; most of a small network's nodes.
+ *
+ * With `optimiser: 'graph'` (the reference the runner's update is tested against) the graph
+ * updates every parameter itself, whole tables included (a scatter into the decayed moments for
+ * a gatherRows table):
+ *
+ * Inputs:  as above, plus adam.m.<param>, adam.v.<param> (param shape).
+ * Outputs: loss, grad_norm, next.<param>, next.adam.m.<param>, next.adam.v.<param>,
+ *          next.adam.step, plus the extra outputs.
  */
 import { rowSparseGradients } from './grad';
 import { Graph, Tensor } from './graph';
@@ -65,18 +74,18 @@ export const adamNames = {
 /** Output name carrying the next value of a state input. */
 export const nextName = (input: string): string => `next.${input}`;
 
-/** Output of a graph with row-fed tables: this step's AdamW scalars, in TABLE_SCALARS order. */
+/** Output of a graph whose runner updates the weights: this step's AdamW scalars, in TABLE_SCALARS order. */
 export const TABLE_SCALARS_OUTPUT = 'adam.scalars';
 
 /**
- * The scalars a row-fed table's AdamW step needs, in output order: m ← β1·m + s1·g,
+ * The scalars the runner's AdamW step needs, in output order: m ← β1·m + s1·g,
  * v ← β2·v + s2·g², p ← p·keep − stepSize · m / (√v + epsHat), with s1 = (1 − β1)·clip,
  * s2 = (1 − β2)·clip² (clip: the global-norm clipping factor), keep = 1 − lr·wd (when the table
  * decays), stepSize = lr·√bc2 / bc1 and epsHat = ε·√bc2.
  */
 export const TABLE_SCALARS = ['beta1', 'beta2', 's1', 's2', 'keep', 'stepSize', 'epsHat'] as const;
 
-/** Output with the gradient rows of a row-fed table. */
+/** Output with the gradient of a parameter the runner updates (its rows, for a row-fed table). */
 export const gradName = (param: string): string => `grad.${param}`;
 
 /** A table whose train-step inputs and outputs hold only the rows a batch reads. */
@@ -90,6 +99,14 @@ export interface RowFedParam<P extends string = string, I extends string = strin
   decay: boolean;
 }
 
+/** A parameter the runner holds whole and updates from its gradient. */
+export interface HeldParam<P extends string = string> {
+  param: P;
+  shape: readonly number[];
+  /** Whether AdamW's weight decay applies to it. */
+  decay: boolean;
+}
+
 /** A train-step graph plus the names a runner needs. */
 export interface TrainStepGraph<P extends string = string, I extends string = string> extends BuiltGraph {
   params: P[];
@@ -98,15 +115,17 @@ export interface TrainStepGraph<P extends string = string, I extends string = st
   extraOutputs: string[];
   /** Row-fed tables (see the file comment); the runner holds them and gathers their rows. */
   rowFed: RowFedParam<P, I>[];
+  /** The other parameters the runner holds and updates (all of them, unless `optimiser: 'graph'`). */
+  held: HeldParam<P>[];
 }
 
 export interface TrainStepOptions {
   /**
-   * Feed tables read only through `gatherRows` as their rows (default true). false keeps whole
-   * tables in the graph, updated there by a scatter into the decayed moments: the earlier layout,
-   * kept as the reference the row-fed step is tested against.
+   * Who applies AdamW (default 'runner'; see the file comment). 'graph' keeps every parameter,
+   * whole tables included, and its moments in the graph: the earlier layout, kept as the
+   * reference the runner's update is tested against.
    */
-  feedRows?: boolean;
+  optimiser?: 'runner' | 'graph';
 }
 
 /**
@@ -154,7 +173,8 @@ export function buildTrainStep<P extends string, I extends string>(
   const g = new Graph(`${spec.name}.train`);
   const names = Object.keys(spec.params) as P[];
   if (names.length === 0) throw new Error(`buildTrainStep '${spec.name}': the model has no parameters`);
-  const rowFed = opts.feedRows === false ? [] : findRowFed(spec, lossFn);
+  const inGraph = opts.optimiser === 'graph';
+  const rowFed = inGraph ? [] : findRowFed(spec, lossFn);
   // A row-fed table's inputs (weights, m, v) are [U, ...]: the rows the batch reads.
   const shapeOf = (n: P): Shape => {
     const r = rowFed.find((x) => x.param === n);
@@ -163,8 +183,9 @@ export function buildTrainStep<P extends string, I extends string>(
   const params = {} as Record<P, Tensor>;
   for (const n of names) params[n] = g.input(n, 'float32', shapeOf(n));
   for (const r of rowFed) g.feedRows(params[r.param]);
-  // The runner keeps a row-fed table's moments: only the other parameters take them as inputs.
-  const dense = names.filter((n) => !rowFed.some((r) => r.param === n));
+  // The runner holds its parameters' moments: only those the graph updates take them as inputs.
+  const dense = inGraph ? names : [];
+  const held = inGraph ? [] : names.filter((n) => !rowFed.some((r) => r.param === n));
   const m = dense.map((n) => g.input(adamNames.m(n), 'float32', spec.params[n].shape));
   const v = dense.map((n) => g.input(adamNames.v(n), 'float32', spec.params[n].shape));
   const step = g.input(adamNames.step, 'float32', []);
@@ -224,8 +245,16 @@ export function buildTrainStep<P extends string, I extends string>(
     g.output(nextName(adamNames.v(name)), vNext);
   });
   g.output(nextName(adamNames.step), t);
-  for (const r of rowFed) g.output(gradName(r.param), grads[names.indexOf(r.param)] as Tensor);
-  if (rowFed.length > 0) {
+  // Held parameters' gradients in parameter order: rows for a row-fed table, else whole (a
+  // gatherRows table that is not row-fed gets its row gradient scattered into zeros; its rows
+  // are distinct, so the scatter is order-free).
+  if (!inGraph) {
+    names.forEach((n, i) => {
+      const d = grads[i]!;
+      g.output(gradName(n), d instanceof Tensor ? d : g.scatterND(g.zerosLike(params[n]), g.unsqueeze(d.rows, [-1]), d.values, 'none'));
+    });
+  }
+  if (!inGraph) {
     const scalars: Record<(typeof TABLE_SCALARS)[number], Tensor> = { beta1: hp.beta1, beta2: hp.beta2, s1, s2, keep, stepSize, epsHat };
     g.output(TABLE_SCALARS_OUTPUT, g.concat(TABLE_SCALARS.map((k) => g.unsqueeze(scalars[k], [0])), 0)); // [7]
   }
@@ -237,5 +266,6 @@ export function buildTrainStep<P extends string, I extends string>(
     batchInputs: Object.keys(spec.inputs) as I[],
     extraOutputs: Object.keys(outputs),
     rowFed: rowFed.map((r) => ({ param: r.param, rows: r.rows, shape: spec.params[r.param].shape, decay: decays(spec.params[r.param]) })),
+    held: held.map((n) => ({ param: n, shape: spec.params[n].shape, decay: decays(spec.params[n]) })),
   };
 }
