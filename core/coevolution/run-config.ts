@@ -23,6 +23,10 @@ const grpoBudget = z.strictObject({
   klBeta: z.number().min(0),
   clipEps: pos.max(1),
   lrSchedule: z.enum(['constant', 'cosine']),
+  /** Trust region: the gym ends at the first step whose KL to the reference exceeds this (nats). */
+  maxKl: pos.optional(),
+  /** At most this many passes over the gym's decision points (steps are cut to fit). */
+  maxPasses: pos.optional(),
 });
 export type GrpoBudget = z.infer<typeof grpoBudget>;
 
@@ -70,7 +74,14 @@ export const runConfigSchema = z.strictObject({
 });
 export type RunConfig = z.infer<typeof runConfigSchema>;
 
-const paperGymDa: GrpoBudget = { steps: 60, promptsPerStep: 16, K: 16, lr: 1e-3, klBeta: 0.04, clipEps: 0.2, lrSchedule: 'constant' };
+/**
+ * The DA's GRPO after SFT: a small learning rate, a trust region and a cap on passes. At lr 1e-3
+ * (the SFT scale) a DA gym on a strong DA's few failures (6–12 episodes of 180) took the KL to its
+ * start to 5–9 nats, W_DA from 97.9% to 61.1% and held-out routing from 95.8% to 50% (paper with
+ * τ_DA 0.97, seed 1); at 1e-4 with maxKl 1 and 8 passes the same forced gyms raised W_DA
+ * (94.4 → 98.6%, 94.4 → 96.5%) or held it (97.9%) on seeds 1–3.
+ */
+const paperGymDa: GrpoBudget = { steps: 60, promptsPerStep: 16, K: 16, lr: 1e-4, klBeta: 0.04, clipEps: 0.2, lrSchedule: 'constant', maxKl: 1, maxPasses: 8 };
 const paperGymCa: GrpoBudget = { steps: 60, promptsPerStep: 16, K: 8, lr: 2e-3, klBeta: 0.05, clipEps: 0.2, lrSchedule: 'cosine' };
 
 export const PRESETS: Record<'quick' | 'paper', { description: string; config: RunConfig }> = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DA_GRPO, CA_GRPO, GRPO_PRESETS, GrpoDivergenceError, groupAdvantages, learningRate, meanKl, promptsForStep, runGrpo } from './grpo';
+import { DA_GRPO, CA_GRPO, GRPO_PRESETS, GrpoDivergenceError, groupAdvantages, KL_WINDOW, learningRate, meanKl, plannedSteps, promptsForStep, runGrpo } from './grpo';
 import type { GrpoConfig, GrpoStepMetrics } from './grpo';
 import type { ModelSnapshot, PolicyGradientBatch, PolicyGradientHyper, PolicyModel, StepMetrics, SupervisedHyper } from './ports';
 
@@ -299,6 +299,49 @@ describe('runGrpo on a tabular bandit', () => {
     expect(err).toBeInstanceOf(GrpoDivergenceError);
     expect((err as Error).message).toMatch(/GRPO step 0: gym\/kl = (Infinity|NaN) \(the reference gave log-probabilities that are not finite\)/);
     expect(Array.from(model.theta)).toEqual(before);
+  });
+
+  it('with a KL penalty, a group whose samples all agree is still pulled toward the reference', async () => {
+    // One state, and a policy collapsed onto action 0 while the reference is uniform: every
+    // sample is action 0 and earns the same reward, so the group has no advantage signal.
+    const model = new TabularPolicy(1, A);
+    model.theta[0] = 12;
+    const reference = new TabularPolicy(1, A);
+    const flat = () => 1;
+    const c: GrpoConfig = { ...config, steps: 5, promptsPerStep: 1, lr: 1 };
+    const p0 = model.probs(0)[0]!;
+    const r = await runGrpo({ model, reference, prompts: [0], observe: (s) => s, reward: flat, config: c });
+    expect(r.history.every((m) => m['gym/skipped_groups'] === 1)).toBe(true);
+    expect(model.probs(0)[0]!).toBeLessThan(p0); // the KL term moved it back
+    // Without the penalty there is nothing to learn from, and nothing changes.
+    const still = new TabularPolicy(1, A);
+    still.theta[0] = 12;
+    await runGrpo({ model: still, reference, prompts: [0], observe: (s) => s, reward: flat, config: { ...c, klBeta: 0 } });
+    expect(still.theta[0]).toBe(12);
+  });
+
+  it('maxKl ends the run at the first step past the trust region; maxPasses cuts the steps to the data', async () => {
+    const free = new TabularPolicy(S, A);
+    const all = await runGrpo({ model: free, reference: copyOf(free), prompts, observe: (s) => s, reward, config: { ...config, steps: 80 } });
+    // The trust region reads the mean KL of the last KL_WINDOW steps.
+    const windowKl = all.history.map((_, i) => {
+      const w = all.history.slice(Math.max(0, i + 1 - KL_WINDOW), i + 1);
+      return w.reduce((s, m) => s + m['gym/kl'], 0) / w.length;
+    });
+    const crossed = windowKl.findIndex((kl) => kl > 0.05);
+    expect(crossed).toBeGreaterThan(0); // the unbounded run leaves it, so the bound is tested
+    const model = new TabularPolicy(S, A);
+    const bounded = await runGrpo({ model, reference: copyOf(model), prompts, observe: (s) => s, reward, config: { ...config, steps: 80, maxKl: 0.05 } });
+    expect(bounded.earlyStop).toEqual({ reason: 'max_kl', step: crossed, kl: windowKl[crossed] });
+    expect(bounded.stepsDone).toBe(crossed + 1);
+    expect(bounded.history).toEqual(all.history.slice(0, crossed + 1));
+    expect(all.earlyStop).toBeNull();
+
+    expect(plannedSteps({ steps: 60, promptsPerStep: 16, maxPasses: 4 }, 40)).toBe(10); // ⌈4 · 40 / 16⌉
+    expect(plannedSteps({ steps: 60, promptsPerStep: 16, maxPasses: 4 }, 1000)).toBe(60);
+    expect(plannedSteps({ steps: 60, promptsPerStep: 16 }, 40)).toBe(60);
+    const capped = await runGrpo({ model: new TabularPolicy(S, A), reference: copyOf(model), prompts, observe: (s) => s, reward, config: { ...config, steps: 80, maxPasses: 2 } });
+    expect(capped).toMatchObject({ plannedSteps: 2, stepsDone: 2, earlyStop: null }); // 2 passes over 6 prompts, 6 a step
   });
 
   it('checks its config', async () => {

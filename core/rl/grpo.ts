@@ -39,6 +39,20 @@ export interface GrpoConfig {
   advEps: number;
   /** Seeds prompt order and action sampling; the same seed and model give the same run. */
   seed: number;
+  /**
+   * A trust region on the whole run (PPO's `target_kl`): the run ends early, keeping the weights
+   * it has, at the first step where the sampled KL to the reference, averaged over the last
+   * `KL_WINDOW` steps, exceeds this many nats (one step's k3 estimate alone jumps to 4–5 nats
+   * when a rare action is drawn). Absent: no bound. A gym on a few decision points otherwise
+   * walks far from its start (KL of 3–9 nats seen) and forgets what it knew outside them.
+   */
+  maxKl?: number;
+  /**
+   * At most this many passes over the prompts: `steps` is cut to ⌈maxPasses · prompts /
+   * promptsPerStep⌉, so a gym with little data takes few steps instead of replaying the same
+   * decision points dozens of times. Absent: no cap.
+   */
+  maxPasses?: number;
 }
 
 /**
@@ -74,6 +88,8 @@ export function checkGrpoConfig(c: GrpoConfig): void {
   num('lr', 0);
   num('lrFinalRatio', 0, 1);
   num('advEps', 0);
+  if (c.maxKl !== undefined) num('maxKl', 0);
+  if (c.maxPasses !== undefined) num('maxPasses', 0);
   if (c.lrSchedule !== 'constant' && c.lrSchedule !== 'cosine') throw new RangeError(`GRPO config: lrSchedule must be 'constant' or 'cosine', got '${String(c.lrSchedule)}'`);
 }
 
@@ -151,6 +167,25 @@ export interface GrpoResult {
   stepsDone: number;
   /** True when shouldStop ended the run before config.steps. */
   stopped: boolean;
+  /** The steps the run was set to take: config.steps, or fewer under maxPasses. */
+  plannedSteps: number;
+  /** Why the run ended before plannedSteps without being stopped: the KL bound (maxKl, on the KL_WINDOW mean `kl`) was crossed at step `step`. */
+  earlyStop: { reason: 'max_kl'; step: number; kl: number } | null;
+}
+
+/** Steps whose sampled KL the trust region (maxKl) averages. */
+export const KL_WINDOW = 5;
+
+/** Mean gym/kl of the last KL_WINDOW steps (fewer at the start). */
+function recentKl(history: readonly GrpoStepMetrics[]): number {
+  const last = history.slice(-KL_WINDOW);
+  return last.reduce((s, m) => s + m['gym/kl'], 0) / Math.max(1, last.length);
+}
+
+/** The steps a run takes: config.steps, cut by maxPasses over `prompts` decision points. */
+export function plannedSteps(c: Pick<GrpoConfig, 'steps' | 'promptsPerStep' | 'maxPasses'>, prompts: number): number {
+  if (c.maxPasses === undefined) return c.steps;
+  return Math.min(c.steps, Math.max(1, Math.ceil((c.maxPasses * prompts) / c.promptsPerStep)));
 }
 
 /** A step produced a non-finite reward or loss; the model is as it was before that step (restored from a snapshot if the update had run). */
@@ -175,13 +210,20 @@ export async function runGrpo<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>): Promise
   if (args.prompts.length === 0) throw new Error('GRPO: no prompts to train on');
   const history: GrpoStepMetrics[] = [];
   const start = args.startStep ?? 0;
-  for (let step = start; step < c.steps; step++) {
-    if (args.shouldStop?.()) return { history, stepsDone: step, stopped: true };
+  const planned = plannedSteps(c, args.prompts.length);
+  for (let step = start; step < planned; step++) {
+    if (args.shouldStop?.()) return { history, stepsDone: step, stopped: true, plannedSteps: planned, earlyStop: null };
     const m = await grpoStep(args, step, history);
     history.push(m);
     args.onStep?.(m, step);
+    // gym/kl is measured at sampling time, before this step's update: the weights kept are those
+    // that first left the trust region, one update past its edge.
+    const kl = recentKl(history);
+    if (c.maxKl !== undefined && kl > c.maxKl) {
+      return { history, stepsDone: step + 1, stopped: false, plannedSteps: planned, earlyStop: { reason: 'max_kl', step, kl } };
+    }
   }
-  return { history, stepsDone: Math.max(start, c.steps), stopped: false };
+  return { history, stepsDone: Math.max(start, planned), stopped: false, plannedSteps: planned, earlyStop: null };
 }
 
 /**
@@ -224,7 +266,11 @@ export async function grpoStep<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, step: n
   const refLogProbs = await referenceLogProbs(args.reference, obs, actions); // [G·K]
   const kl = meanKl(oldLogProbs, refLogProbs);
   if (!Number.isFinite(kl)) return fail(`gym/kl = ${kl} (the reference gave log-probabilities that are not finite)`);
-  const keep = adv.keep; // rows of groups with any variance
+  // Rows of the groups with any variance carry the policy gradient. With a KL penalty every row
+  // is updated (Â = 0 in the others, as in standard GRPO): a group whose samples all agree is
+  // where the policy has concentrated, and leaving it out removed the one term that pulls such a
+  // policy back toward the reference (a DA gym collapsed onto one action there, KL 7–9 nats).
+  const keep = c.klBeta > 0 ? Array.from(obs, (_, i) => i) : adv.keep;
   const lr = learningRate(c, step);
   const updates: StepMetrics[] = [];
   if (keep.length > 0) {

@@ -25,8 +25,8 @@ import type { CaDecisionPoint } from '../../core/rl/ca-rollout';
 import { splitBank, withUtterances } from '../../core/rl/demos';
 import { daRolloutReward, greedyActor, policyActor, recordedFromEpisode, sliceEpisodes } from '../../core/rl/da-rollout';
 import type { DaDecisionPoint, RecordedEpisode } from '../../core/rl/da-rollout';
-import { GrpoDivergenceError, GRPO_PRESETS, runGrpo } from '../../core/rl/grpo';
-import type { GrpoConfig, GrpoStepMetrics } from '../../core/rl/grpo';
+import { GrpoDivergenceError, GRPO_PRESETS, KL_WINDOW, plannedSteps, runGrpo } from '../../core/rl/grpo';
+import type { GrpoConfig, GrpoResult, GrpoStepMetrics } from '../../core/rl/grpo';
 import type { EpisodeRecord } from '../../core/store/port';
 import { BuiltinCa } from '../../models/builtin-ca';
 import { BuiltinDa } from '../../models/builtin-da';
@@ -118,7 +118,10 @@ export function trainingDomain(ctx: Pick<LabContext, 'domain' | 'seed'>): Domain
 }
 
 function grpoConfig(b: GrpoBudget, role: 'DA' | 'CA', seed: number): GrpoConfig {
-  return { ...GRPO_PRESETS[role], K: b.K, lr: b.lr, klBeta: b.klBeta, clipEps: b.clipEps, lrSchedule: b.lrSchedule, steps: b.steps, promptsPerStep: b.promptsPerStep, seed };
+  return {
+    ...GRPO_PRESETS[role], K: b.K, lr: b.lr, klBeta: b.klBeta, clipEps: b.clipEps, lrSchedule: b.lrSchedule, steps: b.steps, promptsPerStep: b.promptsPerStep, seed,
+    ...(b.maxKl !== undefined ? { maxKl: b.maxKl } : {}), ...(b.maxPasses !== undefined ? { maxPasses: b.maxPasses } : {}),
+  };
 }
 
 function report(ctx: LabContext, phase: RunPhase, label: string, started: number) {
@@ -135,6 +138,12 @@ function onGrpoStep(ctx: LabContext, phase: RunPhase, label: string, metricPhase
     for (const [k, v] of Object.entries(m)) if (Number.isFinite(v)) ctx.metric(metricPhase, k, step, v);
     tick(step + 1, steps);
   };
+}
+
+/** Why a gym ended before its planned steps (the trust region), for the run's record; null when it did not. */
+export function earlyStopNote(r: GrpoResult, c: GrpoConfig): string | null {
+  if (!r.earlyStop) return null;
+  return `stopped after step ${r.earlyStop.step + 1} of ${r.plannedSteps}: mean KL to the start over the last ${KL_WINDOW} steps ${r.earlyStop.kl.toFixed(2)} > maxKl ${c.maxKl} (trust region)`;
 }
 
 /**
@@ -258,14 +267,15 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
 async function trainCa(
   ctx: LabContext, model: CaModel, points: readonly CaDecisionPoint[], frozenDa: DaPolicy, budget: GrpoBudget, seed: number,
   phase: RunPhase, label: string, metricPhase: string,
-): Promise<void> {
+): Promise<GrpoResult> {
   const reference = await CaModel.fromSnapshot(await model.snapshot(), ctx.session ? { session: ctx.session } : {});
+  const config = grpoConfig(budget, 'CA', seed);
   try {
-    await runGrpo<CaDecisionPoint, CaDecisionPoint['obs'], CaChoice>({
+    return await runGrpo<CaDecisionPoint, CaDecisionPoint['obs'], CaChoice>({
       model, reference, prompts: points, observe: (p) => p.obs,
       reward: caRolloutReward({ config: ctx.sparring, domain: trainingDomain(ctx), da: policyActor(frozenDa) }, greedyCaActor(model, trainingDomain(ctx))),
-      config: grpoConfig(budget, 'CA', seed), actionKey: (c) => JSON.stringify(c),
-      onStep: onGrpoStep(ctx, phase, label, metricPhase, budget.steps),
+      config, actionKey: (c) => JSON.stringify(c),
+      onStep: onGrpoStep(ctx, phase, label, metricPhase, plannedSteps(config, points.length)),
       shouldStop: ctx.stopped,
     });
   } finally {
@@ -321,7 +331,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
   const label = `${input.role} gym: ${input.from} → ${name} against frozen ${input.opponent}`;
   const seed = deriveSeed(input.seed, 'gym', input.matchId);
   const start = ctx.checkpoints.resolve(input.from, input.role);
-  let note: string | null = null;
+  let note: string | null;
 
   try {
     if (input.role === 'DA') {
@@ -330,13 +340,15 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
       try {
         const points = sliceEpisodes(chosen, ctx.sparring.arena.maxDaTurns);
         const frozenCa = await cache.ca(input.opponent, trainingDomain(ctx).bank);
-        await runGrpo<DaDecisionPoint, DaDecisionPoint['obs'], DaChoice>({
+        const config = grpoConfig(ctx.config.gym.da, 'DA', seed);
+        const result = await runGrpo<DaDecisionPoint, DaDecisionPoint['obs'], DaChoice>({
           model, reference, prompts: points, observe: (p) => p.obs,
           reward: daRolloutReward({ config: ctx.sparring, ca: frozenCa, judge: judgeEpisode }, greedyActor(model)),
-          config: grpoConfig(ctx.config.gym.da, 'DA', seed), actionKey: (c) => c,
-          onStep: onGrpoStep(ctx, 'gym', label, `gym:${name}`, ctx.config.gym.da.steps), shouldStop: ctx.stopped,
+          config, actionKey: (c) => c,
+          onStep: onGrpoStep(ctx, 'gym', label, `gym:${name}`, plannedSteps(config, points.length)), shouldStop: ctx.stopped,
         });
         if (ctx.stopped()) throw new Error('run stopped');
+        note = earlyStopNote(result, config);
         save(await model.snapshot());
       } finally {
         await model.dispose();
@@ -346,8 +358,9 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
       const model = await CaModel.fromSnapshot(start.snapshot, ctx.session ? { session: ctx.session } : {});
       try {
         const points = chosen.flatMap((r) => sliceCaDecisionPoints(r, ctx.sparring.arena.maxDaTurns));
-        await trainCa(ctx, model, points, await cache.da(input.opponent), ctx.config.gym.ca, seed, 'gym', label, `gym:${name}`);
+        const result = await trainCa(ctx, model, points, await cache.da(input.opponent), ctx.config.gym.ca, seed, 'gym', label, `gym:${name}`);
         if (ctx.stopped()) throw new Error('run stopped');
+        note = earlyStopNote(result, grpoConfig(ctx.config.gym.ca, 'CA', seed));
         save(await model.snapshot());
       } finally {
         await model.dispose();
