@@ -71,6 +71,9 @@ test('starts a run and follows it live: phases, win rates, gym curves, pause and
   await expect(dash.matchPoints()).toHaveCount(3);
   expectResponsive(longTasks);
   await expect(page.getByTestId('stop-verdict')).toContainText('stop at match 3');
+  // Why a gym ended early is shown with the run, only for the gym that has a note.
+  await expect(page.getByTestId('gym-notes').locator('li')).toHaveCount(1);
+  await expect(page.getByTestId('gym-notes').locator('li')).toContainText('gym after match 2): stopped after step');
   await lab.screenshot('09-dashboard-finished');
 });
 

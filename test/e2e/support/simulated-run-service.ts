@@ -124,7 +124,9 @@ export function simulatedRunService(dbPath: string, o: { gymSteps?: number; step
       } else {
         ca = to;
       }
-      const gym = { role, from, to, afterMatch: k, note: null };
+      // The second gym ends at its trust region, as a real gym records it (host/coevolution/actors.ts).
+      const note = k === 2 ? `stopped after step ${gymSteps} of ${gymSteps * 2}: mean KL to the start over the last 5 steps 1.07 > maxKl 1 (trust region)` : null;
+      const gym = { role, from, to, afterMatch: k, note };
       r.detail = { ...r.detail, gyms: [...r.detail.gyms, gym] };
       emit({ name: 'run/gym', payload: { runId: id, gym } });
     }

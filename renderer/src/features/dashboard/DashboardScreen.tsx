@@ -176,6 +176,15 @@ function RunDashboard({ d }: { d: RunDetail }) {
             <span className="muted">The stopping rule is judged after each match; no match has finished yet.</span>
           )}
         </div>
+        {d.gyms.some((g) => g.note) && (
+          <ul className="gym-notes small" data-testid="gym-notes">
+            {d.gyms.filter((g) => g.note).map((g) => (
+              <li key={g.to} data-gym={g.to}>
+                <b>{g.to}</b> (gym after match {g.afterMatch}): {g.note}
+              </li>
+            ))}
+          </ul>
+        )}
       </section>
       <PhaseTimeline d={d} />
       <div className="two-col">
