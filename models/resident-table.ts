@@ -208,12 +208,19 @@ export class ResidentTable {
     const buf = memory.buffer;
     const f32 = (at: number) => new Float32Array(buf, at, size);
     this.views = { w: f32(o.w), m: f32(o.m), v: f32(o.v), stamp: new Uint32Array(buf, o.stamp, this.rows), live: new Int32Array(buf, o.live, this.rows), ids: new Int32Array(buf, o.ids, this.rows), feed: f32(o.feed), grad: f32(o.grad) };
+    this.isLive = new Uint8Array(this.rows);
+    this.load(s);
+  }
+
+  /** Replaces weights and moments (copied), in this memory: a runner switched back to reuses it. */
+  load(s: { w: Float32Array; m: Float32Array; v: Float32Array }): void {
     this.views.w.set(s.w);
     this.views.m.set(s.m);
     this.views.v.set(s.v);
-    this.isLive = new Uint8Array(this.rows);
+    this.isLive.fill(0);
+    this.nLive = 0;
     for (let r = 0; r < this.rows; r++) {
-      if (spec.decay || !zeroRow(this.views.m, this.views.v, r * this.width, this.width)) this.markLive(r);
+      if (this.spec.decay || !zeroRow(this.views.m, this.views.v, r * this.width, this.width)) this.markLive(r);
     }
   }
 

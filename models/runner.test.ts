@@ -142,6 +142,24 @@ describe('TrainStepRunner on an MLP', () => {
     await Promise.all([a.dispose(), b.dispose()]);
   });
 
+  it('loads a state into the memory it holds, and a misshapen state changes nothing', async () => {
+    const data = blobs(64, 1);
+    const runner = await TrainStepRunner.create(buildTrainStep(spec, mlpLoss), initParams(spec.params, 5), { session: { intraOpNumThreads: 1 } });
+    const start = runner.snapshot();
+    const w0 = runner.weights.w0!;
+    await runner.step(slice(data, 0, 32));
+    const after = runner.snapshot();
+    expect(() => runner.load({ ...start, weights: { ...start.weights, b0: new Float32Array(1) } })).toThrow(/weights of 'b0': 1 values/);
+    expect(runner.snapshot()).toEqual(after);
+    runner.load(start);
+    expect(runner.weights.w0).toBe(w0); // the same memory, reloaded
+    expect(runner.snapshot()).toEqual(start);
+    const again = await runner.step(slice(data, 0, 32));
+    runner.load(start);
+    expect((await runner.step(slice(data, 0, 32))).loss).toBe(again.loss);
+    await runner.dispose();
+  });
+
   it('names what is missing or misshapen in a batch', async () => {
     const runner = await TrainStepRunner.create(buildTrainStep(spec, mlpLoss), initParams(spec.params, 5), { session: { intraOpNumThreads: 1 } });
     const batch = slice(blobs(4, 1), 0, 4);

@@ -176,14 +176,20 @@ export class TrainStepRunner<P extends string = string, I extends string = strin
       if (data && data.length !== n) throw new Error(`${what}: ${data.length} values for shape [${dims.join(', ')}] (${n})`);
       return { data: data ?? new Float32Array(n), dims };
     };
+    // Everything is checked before anything is replaced.
+    const given = this.graph.params.map((p) => {
+      if (!s.weights[p]) throw new Error(`train state: no weights for parameter '${p}'`);
+      return [p, checked(p, s.weights[p], `weights of '${p}'`), checked(p, s.m?.[p], `AdamW m of '${p}'`), checked(p, s.v?.[p], `AdamW v of '${p}'`)] as const;
+    });
     const next: Record<string, OrtTensor> = {};
     const tables = new Map<string, ResidentTable>();
-    for (const p of this.graph.params) {
-      if (!s.weights[p]) throw new Error(`train state: no weights for parameter '${p}'`);
-      const [w, m, v] = [checked(p, s.weights[p], `weights of '${p}'`), checked(p, s.m?.[p], `AdamW m of '${p}'`), checked(p, s.v?.[p], `AdamW v of '${p}'`)];
+    for (const [p, w, m, v] of given) {
       const r = held.get(p);
       if (r) {
-        tables.set(p, new ResidentTable(r, { w: w.data, m: m.data, v: v.data }));
+        // A table of this runner's is reloaded in place (DaModel and CaModel switch runners back and forth).
+        const table = this.tables.get(p);
+        if (table) table.load({ w: w.data, m: m.data, v: v.data });
+        tables.set(p, table ?? new ResidentTable(r, { w: w.data, m: m.data, v: v.data }));
         continue;
       }
       const tensor = (x: { data: Float32Array; dims: number[] }) => new OrtTensor('float32', Float32Array.from(x.data), x.dims);
