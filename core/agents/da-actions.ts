@@ -80,22 +80,71 @@ export function extractAmount(text: string): number | undefined {
 /** A word of a merchant's name: capitalised, a number or a processor prefix ("UBER", "*TRIP", "Joe's", "4471"). */
 const NAME_WORD = /^(?:[A-Z0-9*][\w*.'&-]*)$/;
 
+/** Capitalised words that begin no merchant's name: pronouns, articles, months and weekdays. */
+const NOT_A_NAME = new Set([
+  'i', "i'm", "i've", "i'd", "i'll", 'it', "it's", 'the', 'a', 'an', 'my', 'this', 'that', 'there', "there's", 'they', 'we', 'you',
+  'he', 'she', 'someone', 'somebody', 'something', 'nobody', 'nothing', 'money', 'when', 'what', 'where', 'which', 'why', 'how', 'who',
+  'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
+  'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday',
+]);
+
 /**
- * The merchant the customer names after "at", "to" or "from" ("the payment at Delta Air Lines on
- * March 3" → "Delta Air Lines"): the run of name words that follows, up to the first lower-case
- * word or punctuation. Merchants are written as names, places and people are not introduced by
- * these words in the bank, and a wrong guess only makes dispute_charge find no charge.
+ * Where a merchant's name starts, in the ways customers introduce one: after a preposition or
+ * "paid", "called", "says" ("the payment at Delta Air Lines", "I paid Shell"); between a determiner and a payment
+ * noun ("that Whole Foods card payment", "the two identical NETFLIX.COM transactions"); and at the
+ * start of a sentence before what a merchant does ("Shell charged me twice"). "been to" leads to a
+ * place, not a shop.
+ */
+const NAME_STARTS = [
+  /(?<!\bbeen )\b(?:at|to|from|by|for|with|behind|says|paid|called|was)\s+/g,
+  /\b(?:[Tt]he|[Aa]|[Mm]y|[Tt]hat|[Tt]his|identical|repeated|pending)\s+(?=(?:[A-Z0-9*][\w*.'&-]*\s+){1,4}(?:card\s+)?(?:payment|one|charge|transaction|transactions|purchase|bill|subscription|order|line|entry|direct debit)\b)/g,
+  /(?:^|[.!?:;,]\s+|\b(?:and|but|that|shows|why|money)\s+)(?=(?:[A-Z0-9*][\w*.'&-]*\s+){1,4}(?:charged|double|refunded|insists|told|sent|kept|got|billed|took|takes|added|emailed|says|said|owes|cancelled|refused|rejected|agreed|couldn't|is|has)\b)/g,
+];
+
+/** The run of name words at the start of `rest`, up to the first lower-case word or punctuation. */
+function nameAt(rest: string): string | undefined {
+  const words: string[] = [];
+  for (const raw of rest.split(/\s+/)) {
+    const w = raw.replace(/[.,;:!?)"]+$/, '');
+    if (w === '' || w === 'I' || !NAME_WORD.test(w) || (words.length === 0 && NOT_A_NAME.has(w.toLowerCase()))) break;
+    words.push(w);
+    if (w !== raw) break; // punctuation ends the name
+  }
+  return words.length > 0 ? words.join(' ') : undefined;
+}
+
+/**
+ * The merchant the customer names ("the payment at Delta Air Lines on March 3" → "Delta Air
+ * Lines"): the first name, by position, that follows one of `NAME_STARTS`. Merchants are written as
+ * names, and a wrong guess only makes dispute_charge find no charge (the DA then asks which it is).
  */
 export function extractMerchant(text: string): string | undefined {
-  for (const m of text.matchAll(/\b(?:at|to|from)\s+/g)) {
-    const words: string[] = [];
-    for (const raw of text.slice(m.index + m[0].length).split(/\s+/)) {
-      const w = raw.replace(/[.,;:!?)]+$/, '');
-      if (w === '' || w === 'I' || !NAME_WORD.test(w)) break;
-      words.push(w);
-      if (w !== raw) break; // punctuation ends the name
+  let best: { at: number; name: string } | undefined;
+  for (const re of NAME_STARTS) {
+    for (const m of text.matchAll(re)) {
+      const at = m.index + m[0].length;
+      if (best && at >= best.at) break;
+      const name = nameAt(text.slice(at));
+      if (name !== undefined) {
+        best = { at, name };
+        break;
+      }
     }
-    if (words.length > 0) return words.join(' ');
+  }
+  return best?.name;
+}
+
+/**
+ * The charge's merchant from the customer's turns, the newest first: after a dispute that found
+ * no charge, the answer to "which charge is it?" outranks a name read (perhaps wrongly) from the
+ * opening.
+ */
+export function merchantOfTurns(obs: DaObservation): string | undefined {
+  for (let i = obs.turns.length - 1; i >= 0; i--) {
+    const t = obs.turns[i]!;
+    if (t.role !== 'customer') continue;
+    const m = extractMerchant(t.text);
+    if (m !== undefined) return m;
   }
   return undefined;
 }
@@ -103,6 +152,11 @@ export function extractMerchant(text: string): string | undefined {
 /** How customers say a charge went through more than once ("both went through", "two identical payments", "again right underneath"). */
 const DUPLICATE_WORDING =
   /twice|double|duplicat|two times|identical|repeat|more than once|too many times|\bagain\b|\bboth\b|back to back|pair of|\bonce\b|\bsecond (\S+ )?(one|payment|charge|line)|two (\S+ )?(lines|payments|charges|transactions)|same (charge|payment|amount)/;
+
+/** What a dispute_charge call asked for, to tell a repeat. */
+function disputeKey(a: Record<string, unknown>): string {
+  return JSON.stringify([a.amount ?? null, a.merchant ?? null, a.reason ?? null]);
+}
 
 /** Arguments for a tool, from the caller ID, the lookup result and the customer's words. */
 export function toolArgsFor(tool: ToolName, obs: DaObservation, s: DialogueState = dialogueState(obs)): Record<string, unknown> {
@@ -124,16 +178,25 @@ export function toolArgsFor(tool: ToolName, obs: DaObservation, s: DialogueState
       return { account_id: id(checking), limit: 5 };
     case 'dispute_charge': {
       // Only a duplicate narrows the backend's match (the later of two identical charges), so the
-      // wording is read broadly: a customer rarely says "duplicate".
-      const reason = DUPLICATE_WORDING.test(lower)
+      // wording is read broadly: a customer rarely says "duplicate". Several charges matching what
+      // the customer named is itself a sign of one.
+      const ambiguous = s.domainCalls.some((c) => c.toolResult?.ok === false && c.toolResult.error.code === 'AMBIGUOUS');
+      const reason = ambiguous || DUPLICATE_WORDING.test(lower)
         ? 'duplicate'
         : /refund|money back|returned/.test(lower)
           ? 'refund_missing'
           : 'unrecognized';
       // The amount alone identifies a charge more surely than a merchant read from free text; the
-      // merchant is the fallback that lets a customer who names the shop but no sum be helped.
-      const merchant = amount === undefined ? extractMerchant(s.customerText) : undefined;
-      return { account_id: id(checking), ...(amount !== undefined ? { amount } : {}), ...(merchant !== undefined ? { merchant } : {}), reason };
+      // merchant is the fallback that lets a customer who names the shop but no sum be helped, and
+      // both together narrow a match of several. A call that failed is not repeated as it was.
+      const merchant = merchantOfTurns(obs);
+      const ways: Record<string, unknown>[] = [];
+      if (amount !== undefined) ways.push({ amount });
+      if (merchant !== undefined) ways.push({ merchant });
+      if (amount !== undefined && merchant !== undefined) ways.push({ amount, merchant });
+      const tried = new Set(s.domainCalls.filter((c) => c.action?.content.trim() === 'dispute_charge').map((c) => disputeKey(c.action!.tool_args)));
+      const args = (way: Record<string, unknown>) => ({ account_id: id(checking), ...way, reason });
+      return args(ways.find((w) => !tried.has(disputeKey(args(w)))) ?? ways[0] ?? {});
     }
     case 'check_card_status':
       return { card_id: s.lookup?.cards[0]?.card_id ?? 'unknown', unblock: true };

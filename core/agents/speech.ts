@@ -20,7 +20,7 @@ export function chargeNotIdentified(r: ToolResult | undefined): boolean {
 
 export function explainResult(r: ToolResult): string {
   // Explaining a dispute that found no single charge means asking which one it is.
-  if (chargeNotIdentified(r)) return `I couldn't tell which charge that is (${(r as { error: { message: string } }).error.message}). Could you tell me the merchant, the amount and roughly when?`;
+  if (chargeNotIdentified(r)) return `I couldn't tell which charge that is (${(r as { error: { message: string } }).error.message}). ${CHARGE_QUESTION}`;
   if (!r.ok) return `I'm sorry, I wasn't able to complete that (${r.error.message}).`;
   switch (r.tool) {
     case 'dispute_charge': {
@@ -52,6 +52,12 @@ export function explainResult(r: ToolResult): string {
   }
 }
 
-export const CLARIFY_QUESTION = 'I\'m sorry to hear that. Could you tell me which transaction it is: the merchant, the amount and roughly when?';
+/**
+ * What identifies a charge to dispute_charge: its merchant or its amount (the tool takes no date).
+ * Asking for a date as well let a customer answer with the date alone ("the payment last
+ * Thursday"), one fact that no call can use; a customer answers what was asked first.
+ */
+export const CHARGE_QUESTION = 'Could you tell me the merchant and the amount?';
+export const CLARIFY_QUESTION = `I'm sorry to hear that. Could you tell me which transaction it is: the merchant and the amount?`;
 export const OPEN_QUESTION = 'Thanks. Could you tell me a bit more about what happened?';
 export const GOODBYE = 'Thank you for calling. Goodbye.';
