@@ -74,6 +74,10 @@ describe('ExpertDa', () => {
     expect(expertChoice('dispute_charge', { ...afterCall, turns: [...afterCall.turns, asked] })).toBe('end_call'); // no answer yet
     const answered: DaObservation = { ...afterCall, turns: [...afterCall.turns, asked, { role: 'customer', text: 'The $42.10 one at Shell.' }] };
     expect(expertChoice('dispute_charge', answered)).toBe('dispute_charge');
+    // One answer may not pin it down either: it asks and calls again, up to EXPERT_MAX_DOMAIN_CALLS calls.
+    const again = (o: DaObservation): DaObservation => ({ ...o, turns: [...o.turns, failed, asked, answered.turns.at(-1)!] });
+    expect(expertChoice('dispute_charge', again(answered))).toBe('dispute_charge');
+    expect(expertChoice('dispute_charge', again(again(answered)))).toBe('end_call');
     // Other failures are explained, not retried.
     const refused: Turn = { ...failed, toolResult: { ok: false, tool: 'dispute_charge', error: { code: 'NOT_ALLOWED', message: 'already disputed' } } };
     expect(explainResult(refused.toolResult!)).toMatch(/wasn't able/);

@@ -32,9 +32,17 @@ export function asksSoFar(s: DialogueState): number {
   return s.domainCalls.length === 0 ? s.speaks : 0;
 }
 
-/** Did the first domain call fail to pin down the charge? Then asking which and calling once more can resolve it. */
+/** Domain tool calls the expert makes at most: the first and retries after asking which charge it is. */
+export const EXPERT_MAX_DOMAIN_CALLS = 3;
+
+/**
+ * Did every domain call so far fail to pin down the charge, with calls to spare? Then asking which
+ * and calling again can resolve it. One answer may not be enough (a customer who names only the
+ * merchant of a duplicate gets AMBIGUOUS; one who answers with something else gets nothing), so the
+ * expert tries more than once.
+ */
 export function recoverable(s: DialogueState): boolean {
-  return s.domainCalls.length === 1 && chargeNotIdentified(s.domainCalls[0]!.toolResult);
+  return s.domainCalls.length > 0 && s.domainCalls.length < EXPERT_MAX_DOMAIN_CALLS && s.domainCalls.every((c) => chargeNotIdentified(c.toolResult));
 }
 
 /**

@@ -26,6 +26,12 @@ export interface ScriptedCaStyle {
   tone: Record<CaTone, number>;
   /** Probability of withholding details until asked (default 0). */
   withhold?: number;
+  /**
+   * How many facts an answer to a question states: 'all' (default: every fact asked for, and
+   * more), or 'some' (one to three, uniformly): how a learned CA answers, one fact wrapped in hedges
+   * and decoys.
+   */
+  answerFacts?: 'all' | 'some';
 }
 
 export const DEFAULT_CA_STYLE: ScriptedCaStyle = {
@@ -35,6 +41,21 @@ export const DEFAULT_CA_STYLE: ScriptedCaStyle = {
   hedge: 0.2,
   tone: { neutral: 0.6, frustrated: 0.25, anxious: 0.15 },
   withhold: 0.1,
+};
+
+/**
+ * A customer dressed like the builtin CA after a few gyms: decoys in half its turns, hedges, every
+ * tone, answers of one to three facts. The hasty-expert demonstrations play against it, so the
+ * recovery they teach is not tied to the default style's tidy answers.
+ */
+export const CAMOUFLAGED_CA_STYLE: ScriptedCaStyle = {
+  directness: { direct: 0.3, indirect: 0.4, vague: 0.3 },
+  detail: 0.5,
+  decoy: 0.5,
+  hedge: 0.4,
+  tone: { neutral: 0.34, frustrated: 0.33, anxious: 0.33 },
+  withhold: 0.2,
+  answerFacts: 'some',
 };
 
 export class ScriptedCa implements CaPolicy {
@@ -54,7 +75,8 @@ export class ScriptedCa implements CaPolicy {
     const directness = rng.weighted(this.style.directness);
     const tone = rng.weighted(this.style.tone);
     const hedge = rng.chance(this.style.hedge);
-    const detail: CaDetailLevel = answering ? 3 : rng.chance(this.style.detail) ? (rng.int(1, 3) as CaDetailLevel) : 0;
+    const someFacts = answering && this.style.answerFacts === 'some';
+    const detail: CaDetailLevel = answering && !someFacts ? 3 : someFacts || rng.chance(this.style.detail) ? (rng.int(1, 3) as CaDetailLevel) : 0;
     const own = this.toolOf.get(obs.intent);
     const decoy = rng.chance(this.style.decoy) ? rng.pick(DOMAIN_TOOLS.filter((t) => t !== own)) : null;
     const withhold = rng.chance(this.style.withhold ?? 0);

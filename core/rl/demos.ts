@@ -19,7 +19,7 @@ import { CA_TONES, decoySentences, detailKindSubsets, detailTemplates, hedgePhra
 import type { DaChoice } from '../agents/da-actions';
 import { dialogueState, renderDaChoice } from '../agents/da-actions';
 import { ExpertDa, expertChoice, recoverable } from '../agents/expert-da';
-import { ScriptedCa, DEFAULT_CA_STYLE } from '../agents/scripted-ca';
+import { CAMOUFLAGED_CA_STYLE, ScriptedCa, DEFAULT_CA_STYLE } from '../agents/scripted-ca';
 import type { ScriptedCaStyle } from '../agents/scripted-ca';
 import { fillSlots, slotValues } from '../agents/slots';
 import { DEFAULT_CONFIG } from '../config';
@@ -338,6 +338,15 @@ export interface ExpertDemoOptions {
    * careful expert never reaches but a learned DA does. Default: episodesPerIntent.
    */
   recoveryEpisodesPerIntent?: number;
+  /**
+   * Expert episodes per intent against a camouflaged customer (`camouflagedStyle`), besides the
+   * `style` ones (default: episodesPerIntent). A learned CA answers "which one?" with one fact, a
+   * hedge and a decoy ("it was the $300 payment" from someone who wants foreign money); the
+   * default style's tidy answers never taught the DA to keep routing on the need.
+   */
+  camouflagedEpisodesPerIntent?: number;
+  /** The customer of the camouflaged and the hasty episodes (default CAMOUFLAGED_CA_STYLE). */
+  camouflagedStyle?: ScriptedCaStyle;
 }
 
 /** Expert episodes on a synthetic scenario for every intent of the taxonomy that the bank covers. */
@@ -345,6 +354,7 @@ export function expertEpisodeDemos(domain: Domain, opts: ExpertDemoOptions): DaD
   const bankDomain = opts.utterances ? withUtterances(domain, opts.utterances) : domain;
   const covered = new Set(bankDomain.bank.utterances.map((u) => u.intent));
   const ca = new ScriptedCa(bankDomain, opts.style ?? DEFAULT_CA_STYLE);
+  const camouflagedCa = new ScriptedCa(bankDomain, opts.camouflagedStyle ?? CAMOUFLAGED_CA_STYLE);
   const out: DaDemo[] = [];
   for (const entry of domain.taxonomy) {
     if (!covered.has(entry.intent)) continue;
@@ -352,11 +362,14 @@ export function expertEpisodeDemos(domain: Domain, opts: ExpertDemoOptions): DaD
     for (let k = 0; k < opts.episodesPerIntent; k++) {
       out.push(...playExpertEpisode(domain, scenario, deriveSeed(opts.seed, 'expert', entry.intent, k), ca, opts.maxDaTurns).demos);
     }
+    for (let k = 0; k < (opts.camouflagedEpisodesPerIntent ?? opts.episodesPerIntent); k++) {
+      out.push(...playExpertEpisode(domain, scenario, deriveSeed(opts.seed, 'expert-camouflaged', entry.intent, k), camouflagedCa, opts.maxDaTurns).demos);
+    }
     if (entry.tool !== 'dispute_charge') continue; // the only tool whose call fails for want of a detail
     // Most openings name the charge, so the hasty call usually succeeds: play until enough fail.
     const wanted = opts.recoveryEpisodesPerIntent ?? opts.episodesPerIntent;
     for (let k = 0, got = 0; got < wanted && k < wanted * 40; k++) {
-      const { demos } = playExpertEpisode(domain, scenario, deriveSeed(opts.seed, 'hasty', entry.intent, k), ca, opts.maxDaTurns, 0);
+      const { demos } = playExpertEpisode(domain, scenario, deriveSeed(opts.seed, 'hasty', entry.intent, k), camouflagedCa, opts.maxDaTurns, 0);
       const after = demos.filter((d) => dialogueState(d.obs).domainCalls.length > 0);
       if (after.length === 0 || !recoverable(dialogueState(after[0]!.obs))) continue;
       out.push(...after);
@@ -365,6 +378,13 @@ export function expertEpisodeDemos(domain: Domain, opts: ExpertDemoOptions): DaD
   }
   return out;
 }
+
+/**
+ * Hasty-expert episodes per dispute intent in the bank demos. The recovery (ask which charge, call
+ * again) is a rule of the dialogue state, but a net that sees it on a few dozen episodes learns it
+ * for their words only: on held-out openings it ended the call after the customer named the charge.
+ */
+export const RECOVERY_EPISODES_PER_INTENT = 8;
 
 export interface BankDemoOptions {
   seed: number;
@@ -380,6 +400,8 @@ export interface BankDemoOptions {
   camouflaged?: number;
   /** Of those, variants per train utterance also taught as the first decision (default 1; see openingDemos). */
   openings?: number;
+  /** Hasty-expert episodes per dispute intent (default RECOVERY_EPISODES_PER_INTENT; see ExpertDemoOptions). */
+  recoveryEpisodesPerIntent?: number;
   maxDaTurns?: number;
 }
 
@@ -399,7 +421,10 @@ export function bankDemos(domain: Domain, opts: BankDemoOptions): { demos: DaDem
   // Variant k of sentence i sits at i·camouflaged + k.
   const openings = Math.min(opts.openings ?? 1, camouflaged);
   routing.push(...openingDemos(dressed.filter((_, j) => j % camouflaged < openings), opts));
-  const episodes = expertEpisodeDemos(domain, { episodesPerIntent: opts.episodesPerIntent ?? 4, seed: opts.seed, utterances: split.train, maxDaTurns: opts.maxDaTurns });
+  const episodes = expertEpisodeDemos(domain, {
+    episodesPerIntent: opts.episodesPerIntent ?? 4, seed: opts.seed, utterances: split.train, maxDaTurns: opts.maxDaTurns,
+    recoveryEpisodesPerIntent: opts.recoveryEpisodesPerIntent ?? RECOVERY_EPISODES_PER_INTENT,
+  });
   const heldout = bankRoutingItems(domain, split.heldout, { fills: 1, seed: deriveSeed(opts.seed, 'heldout-fills') });
   return { demos: [...episodes, ...routing], heldout, trainUtterances: split.train.length };
 }
