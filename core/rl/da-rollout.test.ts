@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bankingDomain } from '../../host/domain-files';
-import { DA_CHOICES } from '../agents/da-actions';
+import { DA_CHOICES, dialogueState } from '../agents/da-actions';
 import type { DaChoice } from '../agents/da-actions';
 import { ScriptedCa } from '../agents/scripted-ca';
 import { ScriptedDa } from '../agents/scripted-da';
@@ -16,6 +16,7 @@ import {
   policyActor,
   recordedFromEpisode,
   recordedFromTranscript,
+  recoveryDecisionPoints,
   renderChoice,
   rolloutDa,
   sliceDecisionPoints,
@@ -157,5 +158,20 @@ describe('rolloutDa', () => {
     await rolloutDa({ ...world, ca: counting, caStream: 'fresh' }, scripted, [{ point: p, raw: p.original.raw }]);
     expect(replayCalls).toBeGreaterThan(0);
     expect(calls).toBe(0); // the last DA move is end_call: nothing more for the CA to say
+  });
+});
+
+describe('recoveryDecisionPoints', () => {
+  it('keeps what follows a dispute that named no charge, and a retry on the answer pays more than ending the call', async () => {
+    const disputes = arena.filter((s) => s.expectedTool === 'dispute_charge');
+    const points = recoveryDecisionPoints(domain, disputes, ca, { seed: 3, episodes: 1, maxDaTurns: config.arena.maxDaTurns });
+    expect(points.length).toBeGreaterThan(0);
+    expect(points.every((p) => dialogueState(p.obs).domainCalls.length > 0)).toBe(true);
+    const answered = points.filter((p) => dialogueState(p.obs).explained && p.obs.turns.at(-1)?.role === 'customer' && p.original.choice === 'dispute_charge');
+    expect(answered.length).toBeGreaterThan(0);
+    const reward = daRolloutReward(world, scripted);
+    if (typeof reward === 'function') throw new Error('expected a batch reward');
+    const [retry, end] = await reward.batch([{ prompt: answered[0]!, action: 'dispute_charge' }, { prompt: answered[0]!, action: 'end_call' }]);
+    expect(retry!).toBeGreaterThan(end!);
   });
 });

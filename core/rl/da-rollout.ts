@@ -16,12 +16,14 @@
  * Many rollouts run in lock-step, so each DA move of all of them is one batched policy call.
  */
 import type { SparringConfig } from '../config';
-import type { Scenario } from '../domain/types';
+import type { Domain, Scenario } from '../domain/types';
 import type { JudgeVerdict } from '../judge/types';
 import { DA_CHOICES, dialogueState, renderDaChoice } from '../agents/da-actions';
 import type { DaChoice } from '../agents/da-actions';
 import type { CaPolicy, DaPolicy } from '../agents/policy';
-import { Rng } from '../random';
+import { recoverable } from '../agents/expert-da';
+import type { ScriptedCa } from '../agents/scripted-ca';
+import { deriveSeed, Rng } from '../random';
 import { daRewards } from '../rewards/da-reward';
 import type { DaTerms } from '../rewards/terms';
 import type { EpisodeRecord } from '../store/port';
@@ -29,6 +31,7 @@ import { parseDaOutput } from '../wire';
 import { CustomerEnvironment } from '../world/environment';
 import type { DaObservation } from '../world/environment';
 import type { AgentTurn, ToolResult, Transcript } from '../world/transcript';
+import { playExpertEpisode } from './demos';
 import type { GrpoReward } from './grpo';
 import type { PolicyModel } from './ports';
 
@@ -119,6 +122,34 @@ export function sliceDecisionPoints(ep: RecordedEpisode, maxDaTurns: number): Da
 /** Decision points of many episodes, in order. */
 export function sliceEpisodes(eps: readonly RecordedEpisode[], maxDaTurns: number): DaDecisionPoint[] {
   return eps.flatMap((e) => sliceDecisionPoints(e, maxDaTurns));
+}
+
+/**
+ * Decision points of a recovery that a DA's own episodes rarely contain: a hasty expert (one that
+ * calls dispute_charge before asking which charge it is) plays `scenarios` against `ca`, and where
+ * its first call could not pin the charge down, the points after that call are kept (explain,
+ * which asks which charge; the call again on the answer; …). Up to `episodes` such episodes per
+ * scenario. A GRPO warm-up on the DA's episodes alone never meets these states, and its updates to
+ * the states it does meet ("explained, the customer answered: end the call") carried over to them.
+ */
+export function recoveryDecisionPoints(
+  domain: Pick<Domain, 'taxonomy'>,
+  scenarios: readonly Scenario[],
+  ca: ScriptedCa,
+  opts: { seed: number; episodes: number; maxDaTurns: number },
+): DaDecisionPoint[] {
+  const out: DaDecisionPoint[] = [];
+  for (const scenario of scenarios) {
+    for (let k = 0, got = 0; got < opts.episodes && k < opts.episodes * 40; k++) {
+      const seed = deriveSeed(opts.seed, 'recovery', scenario.id, k);
+      const { transcript } = playExpertEpisode(domain, scenario, seed, ca, opts.maxDaTurns, 0);
+      const after = sliceDecisionPoints(recordedFromTranscript(transcript, scenario, seed), opts.maxDaTurns).filter((p) => dialogueState(p.obs).domainCalls.length > 0);
+      if (after.length === 0 || !recoverable(dialogueState(after[0]!.obs))) continue;
+      out.push(...after);
+      got++;
+    }
+  }
+  return out;
 }
 
 /** The DA choice a raw output amounts to at `obs`, or null when it is unparseable or names no tool of ours. */

@@ -23,7 +23,7 @@ import { deriveSeed, Rng } from '../../core/random';
 import { caRolloutReward, greedyCaActor, sliceCaDecisionPoints } from '../../core/rl/ca-rollout';
 import type { CaDecisionPoint } from '../../core/rl/ca-rollout';
 import { splitBank, withUtterances } from '../../core/rl/demos';
-import { daRolloutReward, greedyActor, policyActor, recordedFromEpisode, sliceEpisodes } from '../../core/rl/da-rollout';
+import { daRolloutReward, greedyActor, policyActor, recordedFromEpisode, recoveryDecisionPoints, sliceEpisodes } from '../../core/rl/da-rollout';
 import type { DaDecisionPoint, RecordedEpisode } from '../../core/rl/da-rollout';
 import { GrpoDivergenceError, GRPO_PRESETS, KL_WINDOW, plannedSteps, runGrpo } from '../../core/rl/grpo';
 import type { GrpoConfig, GrpoResult, GrpoStepMetrics } from '../../core/rl/grpo';
@@ -192,6 +192,9 @@ async function matchEpisodes(ctx: LabContext, matchId: string): Promise<EpisodeR
 
 // ------------------------------------------------------------------------------ bootstrap
 
+/** Hasty-expert episodes per arena dispute scenario whose recovery joins DA0's GRPO warm-up (see recoveryDecisionPoints). */
+const WARMUP_RECOVERY_EPISODES = 3;
+
 export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<BootstrapOutput> {
   const mine = ctx.checkpoints.list().filter((c) => c.runId === ctx.runId && c.source === 'bootstrap');
   let da = mine.find((c) => c.role === 'DA')?.name;
@@ -221,7 +224,14 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
       da: new BuiltinDa(model), ca: scripted, judge: judgeEpisode, seed: deriveSeed(ctx.seed, 'da0-warmup'),
       config: { ...ctx.sparring, arena: { ...ctx.sparring.arena, episodesPerScenario: 2 } }, concurrency: MATCH_CONCURRENCY,
     });
-    const points = sliceEpisodes(warm.episodes.map((e) => recordedFromEpisode(e, ctx.domain.scenarios)), ctx.sparring.arena.maxDaTurns);
+    const maxDaTurns = ctx.sparring.arena.maxDaTurns;
+    // The DA's own episodes, and the recovery from a dispute that named no charge, which they rarely reach.
+    const points = [
+      ...sliceEpisodes(warm.episodes.map((e) => recordedFromEpisode(e, ctx.domain.scenarios)), maxDaTurns),
+      ...recoveryDecisionPoints(ctx.domain, arena.filter((s) => s.expectedTool === 'dispute_charge'), scripted, {
+        seed: deriveSeed(ctx.seed, 'da0-recovery'), episodes: WARMUP_RECOVERY_EPISODES, maxDaTurns,
+      }),
+    ];
     const reference = await DaModel.fromSnapshot(await model.snapshot(), ctx.session ?? {});
     try {
       await runGrpo<DaDecisionPoint, DaDecisionPoint['obs'], DaChoice>({
