@@ -2,7 +2,8 @@
  * The builtin DA policy (DESIGN.md §4): a `DaModel` picks a `DaChoice` — greedily, or sampled at a
  * temperature — and `renderDaChoice` turns it into the wire format, with tool arguments from the
  * dialogue and speech from templates grounded in tool results. `thinking` states the top three
- * intent hypotheses with their probabilities and the chosen next step.
+ * intent hypotheses with their probabilities and the chosen next step. When the greedy choice is
+ * the first domain tool call, the tool is the one both heads favour (`routedTool`).
  *
  * Micro-batching: `act()` calls that arrive while no forward is running are queued and answered
  * together by one forward run on the next turn of the event loop, and calls that arrive while one
@@ -14,6 +15,8 @@ import type { DaChoice } from '../core/agents/da-actions';
 import { DA_CHOICES, dialogueState, renderDaChoice } from '../core/agents/da-actions';
 import type { DialogueState } from '../core/agents/da-actions';
 import type { DaPolicy } from '../core/agents/policy';
+import { DOMAIN_TOOLS, isDomainTool } from '../core/domain/types';
+import type { DomainTool } from '../core/domain/types';
 import type { Rng } from '../core/random';
 import type { DaObservation } from '../core/world/environment';
 import type { DaModel, DaPrediction } from './da-model';
@@ -50,6 +53,8 @@ export class BuiltinDa implements DaPolicy {
   private readonly mode: 'greedy' | 'sample';
   private readonly temperature: number;
   private readonly maxBatch: number;
+  /** Each intent-head class's tool, as an index into DOMAIN_TOOLS. */
+  private readonly intentTool: number[];
   private queue: Pending[] = [];
   private scheduled = false;
   private running = false;
@@ -64,6 +69,7 @@ export class BuiltinDa implements DaPolicy {
     this.maxBatch = opts.maxBatch ?? 512;
     if (!(this.temperature > 0)) throw new RangeError(`BuiltinDa: temperature must be positive, got ${this.temperature}`);
     if (!Number.isInteger(this.maxBatch) || this.maxBatch < 1) throw new RangeError(`BuiltinDa: maxBatch must be a positive integer, got ${this.maxBatch}`);
+    this.intentTool = model.intents.map((x) => DOMAIN_TOOLS.indexOf(x.tool));
   }
 
   act(obs: DaObservation, rng: Rng): Promise<string> {
@@ -74,16 +80,40 @@ export class BuiltinDa implements DaPolicy {
     });
   }
 
-  /** The choice for one prediction (no I/O): greedy, or sampled with the draw `u`. */
-  choose(pred: DaPrediction, u: number): DaChoice {
-    const i = this.mode === 'sample' ? sampleIndex(pred.actionLogp, u, this.temperature) : argmaxOf(pred.actionLogp);
-    return DA_CHOICES[i]!;
+  /**
+   * The choice for one prediction (no I/O): greedy, or sampled with the draw `u`. A greedy first
+   * domain call goes to the tool both heads favour (see `routedTool`).
+   */
+  choose(pred: DaPrediction, u: number, s?: DialogueState): DaChoice {
+    if (this.mode === 'sample') return DA_CHOICES[sampleIndex(pred.actionLogp, u, this.temperature)]!;
+    const choice = DA_CHOICES[argmaxOf(pred.actionLogp)]!;
+    return isDomainTool(choice) && (s?.domainCalls.length ?? 0) === 0 ? this.routedTool(pred) : choice;
+  }
+
+  /**
+   * The domain tool of the product of the two heads' estimates: the action head's probability of
+   * each tool times the intent head's probability mass on the intents that tool serves. The intent
+   * head is trained on the finer labels (the taxonomy's intents), and the two disagree on enough
+   * hard openings that the product routes the bank's held-out sentences better than either alone
+   * (SFT DA0 of seeds 1–3: 83.3/84.3/80.6% action head, 87.0/85.8/84.7% product; camouflaged:
+   * 80.0/80.1/79.4% and 81.7/81.7/82.1%).
+   */
+  routedTool(pred: DaPrediction): DomainTool {
+    const mass = DOMAIN_TOOLS.map(() => 0);
+    pred.intentProbs.forEach((p, j) => (mass[this.intentTool[j]!]! += p));
+    let best = 0;
+    let bestScore = -Infinity;
+    DOMAIN_TOOLS.forEach((t, k) => {
+      const score = pred.actionLogp[DA_CHOICES.indexOf(t)]! + Math.log(mass[k]! + 1e-6);
+      if (score > bestScore) [best, bestScore] = [k, score];
+    });
+    return DOMAIN_TOOLS[best]!;
   }
 
   /** The wire-format output for an observation and its prediction. */
   render(obs: DaObservation, pred: DaPrediction, u: number): string {
-    const choice = this.choose(pred, u);
     const s = dialogueState(obs);
+    const choice = this.choose(pred, u, s);
     const hyps = this.model
       .topIntents(pred.intentProbs, 3)
       .map((h) => `${h.intent} → ${h.tool} ${h.p.toFixed(2)}`)
