@@ -35,5 +35,15 @@ describe('run report', () => {
     expect(html).toContain('dispute-duplicate');
     expect(html).toContain('fraud-x ⚑');
     expect(html).toContain('<td>25.0%</td>'); // strict PASS of DA0
+    expect(html).not.toContain('gym-notes');
+  });
+
+  it('says why a gym ended early, for that gym only, escaped', () => {
+    const note = 'stopped after step 41 of 60: mean KL to the start over the last 5 steps 1.17 > maxKl 1 (trust region) <x>';
+    const html = renderReport({ ...run, gyms: [run.gyms[0]!, { ...run.gyms[1]!, note }] }, [match], 0.6);
+    const list = html.match(/<ul class="gym-notes">(.*?)<\/ul>/)?.[1] ?? '';
+    expect(list.match(/<li>/g)).toHaveLength(1);
+    expect(list).toContain('<b>CA1</b> (CA gym after match 2): stopped after step 41 of 60');
+    expect(list).toContain('&lt;x&gt;');
   });
 });

@@ -60,6 +60,13 @@ function table(header: string[], rows: (string | number)[][]): string {
   return `<table><thead><tr>${header.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${esc(String(c))}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
 }
 
+/** Why a gym ended early (its trust region) or kept its start (it diverged), one line per such gym. */
+function gymNotes(run: RunDetail): string {
+  const noted = run.gyms.filter((g) => g.note);
+  if (!noted.length) return '';
+  return `<ul class="gym-notes">${noted.map((g) => `<li><b>${esc(g.to)}</b> (${g.role} gym after match ${g.afterMatch}): ${esc(g.note!)}</li>`).join('')}</ul>`;
+}
+
 export function renderReport(run: RunDetail, matches: readonly MatchRecord[], tauDa: number): string {
   const evals = (run.evaluation as { checkpoints?: CheckpointEvaluation[] } | null)?.checkpoints ?? [];
   const ms = run.matchSummaries;
@@ -85,6 +92,7 @@ ${ms.length ? `<p class="verdict"><b>Stopping rule:</b> ${esc(ms.at(-1)!.stop.ex
 <h2>W_DA per match</h2>
 ${winRateChart(run, tauDa)}
 <p class="meta">Shaded: isolation gyms between matches (blue: the DA trained, red: the CA), labelled with the checkpoint they produced.</p>
+${gymNotes(run)}
 <h2>Matches and the CA's tactic measures</h2>
 ${table(['match', 'DA', 'CA', 'W_DA', 'W_CA', 'fraud ref.', 'next', 'entity density', 'opening tokens', 'decoy rate', 'hedge rate'], matchRows)}
 <h2>Held-out evaluation (RL-ADA Table 4)</h2>
