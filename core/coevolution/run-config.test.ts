@@ -29,6 +29,9 @@ describe('run config', () => {
     expect(bad((c) => (c.gym.typo = 1))).toThrow(/field gym: .*typo/);
     expect(bad((c) => (c.daReward = { formatValid: 1, bonus: 2 }))).toThrow(/field daReward\.bonus: unknown reward term/);
     expect(() => parseRunConfig('{', 'x.json')).toThrow(/x\.json: not valid JSON/);
+    expect(bad((c) => (c.gym.da.maxKl = 0))).toThrow(/field gym\.da\.maxKl/);
+    expect(bad((c) => (c.gym.da.maxPasses = -1))).toThrow(/field gym\.da\.maxPasses/);
+    expect(bad((c) => (c.bootstrap.daWarmup.advEps = -0.1))).toThrow(/field bootstrap\.daWarmup\.advEps/);
   });
 
   it('takes an optional human-episode mix for the gyms, with weight and cap checked', () => {

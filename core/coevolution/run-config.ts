@@ -27,6 +27,12 @@ const grpoBudget = z.strictObject({
   maxKl: pos.optional(),
   /** At most this many passes over the gym's decision points (steps are cut to fit). */
   maxPasses: pos.optional(),
+  /**
+   * Added to a group's reward standard deviation before Â = (r − mean) / (std + advEps): a floor
+   * that keeps a reward difference far below the reward's scale (a −0.05 speak cost, say) from
+   * becoming a full-size advantage. Default 1e-4.
+   */
+  advEps: z.number().min(0).optional(),
 });
 export type GrpoBudget = z.infer<typeof grpoBudget>;
 

@@ -121,6 +121,7 @@ function grpoConfig(b: GrpoBudget, role: 'DA' | 'CA', seed: number): GrpoConfig 
   return {
     ...GRPO_PRESETS[role], K: b.K, lr: b.lr, klBeta: b.klBeta, clipEps: b.clipEps, lrSchedule: b.lrSchedule, steps: b.steps, promptsPerStep: b.promptsPerStep, seed,
     ...(b.maxKl !== undefined ? { maxKl: b.maxKl } : {}), ...(b.maxPasses !== undefined ? { maxPasses: b.maxPasses } : {}),
+    ...(b.advEps !== undefined ? { advEps: b.advEps } : {}),
   };
 }
 
