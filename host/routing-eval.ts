@@ -13,7 +13,7 @@
  */
 import path from 'node:path';
 import type { DomainTool } from '../core/domain/types';
-import { DOMAIN_TOOLS } from '../core/domain/types';
+import { DOMAIN_TOOLS, isDomainTool } from '../core/domain/types';
 import type { Domain } from '../core/domain/types';
 import { bankDemos, corpusRoutingItems, hashSplit, routingDemos, routingObservation } from '../core/rl/demos';
 import type { BankDemoOptions, RoutingItem } from '../core/rl/demos';
@@ -71,21 +71,25 @@ export interface RoutingReport {
   askRate: number;
   /** Per expected tool: items and correct ones. */
   perTool: Record<DomainTool, { n: number; correct: number }>;
-  /** Routing accuracy if asking were not counted: argmax over the five domain tools only. */
+  /** Routing accuracy if asking were not counted: the tool of both heads (`routedTool`) for every item. */
   toolOnlyAccuracy: number;
 }
 
-/** Routing accuracy of `model` on `items` (greedy, single-utterance observations). */
+/**
+ * Routing accuracy of `model` on `items` (greedy, single-utterance observations), as the builtin
+ * DA acts: when its greedy choice is a domain tool, the call goes to the tool of both heads
+ * (`DaModel.routedTool`), so this is the tool `sparring route` prints and an episode calls.
+ */
 export async function routingAccuracy(model: DaModel, items: readonly RoutingItem[]): Promise<RoutingReport> {
   const obs = items.map((it) => routingObservation(it.text));
-  const greedy = await model.greedy(obs);
   const routed = await model.routeTools(obs);
+  const greedy = await model.greedy(obs);
   const perTool = Object.fromEntries(DOMAIN_TOOLS.map((t) => [t, { n: 0, correct: 0 }])) as RoutingReport['perTool'];
   let correct = 0;
   let asks = 0;
   let toolOnly = 0;
   items.forEach((it, i) => {
-    const choice = greedy[i]!.action;
+    const choice = isDomainTool(greedy[i]!.action) ? routed[i]!.tool : greedy[i]!.action;
     perTool[it.tool].n++;
     if (choice === it.tool) {
       correct++;

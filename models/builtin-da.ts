@@ -15,7 +15,7 @@ import type { DaChoice } from '../core/agents/da-actions';
 import { DA_CHOICES, dialogueState, renderDaChoice } from '../core/agents/da-actions';
 import type { DialogueState } from '../core/agents/da-actions';
 import type { DaPolicy } from '../core/agents/policy';
-import { DOMAIN_TOOLS, isDomainTool } from '../core/domain/types';
+import { isDomainTool } from '../core/domain/types';
 import type { DomainTool } from '../core/domain/types';
 import type { Rng } from '../core/random';
 import type { DaObservation } from '../core/world/environment';
@@ -53,8 +53,6 @@ export class BuiltinDa implements DaPolicy {
   private readonly mode: 'greedy' | 'sample';
   private readonly temperature: number;
   private readonly maxBatch: number;
-  /** Each intent-head class's tool, as an index into DOMAIN_TOOLS. */
-  private readonly intentTool: number[];
   private queue: Pending[] = [];
   private scheduled = false;
   private running = false;
@@ -69,7 +67,6 @@ export class BuiltinDa implements DaPolicy {
     this.maxBatch = opts.maxBatch ?? 512;
     if (!(this.temperature > 0)) throw new RangeError(`BuiltinDa: temperature must be positive, got ${this.temperature}`);
     if (!Number.isInteger(this.maxBatch) || this.maxBatch < 1) throw new RangeError(`BuiltinDa: maxBatch must be a positive integer, got ${this.maxBatch}`);
-    this.intentTool = model.intents.map((x) => DOMAIN_TOOLS.indexOf(x.tool));
   }
 
   act(obs: DaObservation, rng: Rng): Promise<string> {
@@ -90,24 +87,9 @@ export class BuiltinDa implements DaPolicy {
     return isDomainTool(choice) && (s?.domainCalls.length ?? 0) === 0 ? this.routedTool(pred) : choice;
   }
 
-  /**
-   * The domain tool of the product of the two heads' estimates: the action head's probability of
-   * each tool times the intent head's probability mass on the intents that tool serves. The intent
-   * head is trained on the finer labels (the taxonomy's intents), and the two disagree on enough
-   * hard openings that the product routes the bank's held-out sentences better than either alone
-   * (SFT DA0 of seeds 1–3: 83.3/84.3/80.6% action head, 87.0/85.8/84.7% product; camouflaged:
-   * 80.0/80.1/79.4% and 81.7/81.7/82.1%).
-   */
+  /** The tool of a first domain call: both heads' product (`DaModel.routedTool`). */
   routedTool(pred: DaPrediction): DomainTool {
-    const mass = DOMAIN_TOOLS.map(() => 0);
-    pred.intentProbs.forEach((p, j) => (mass[this.intentTool[j]!]! += p));
-    let best = 0;
-    let bestScore = -Infinity;
-    DOMAIN_TOOLS.forEach((t, k) => {
-      const score = pred.actionLogp[DA_CHOICES.indexOf(t)]! + Math.log(mass[k]! + 1e-6);
-      if (score > bestScore) [best, bestScore] = [k, score];
-    });
-    return DOMAIN_TOOLS[best]!;
+    return this.model.routedTool(pred);
   }
 
   /** The wire-format output for an observation and its prediction. */

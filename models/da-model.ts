@@ -112,6 +112,8 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
   private active: TrainStepRunner<DaParam, string> | null = null;
   private readonly runners: { sft?: TrainStepRunner<DaParam, string>; pg?: TrainStepRunner<DaParam, string> } = {};
   private readonly intentIndex: Map<string, number>;
+  /** Each intent-head class's tool, as an index into DOMAIN_TOOLS. */
+  private readonly intentTool: number[];
   private readonly bags: BagCache;
   private readonly rowBags = new RowBagEncoder();
   private readonly dropRng: Rng;
@@ -133,6 +135,7 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
   ) {
     this.state = state;
     this.intentIndex = new Map(intents.map((x, i) => [x.intent, i]));
+    this.intentTool = intents.map((x) => DOMAIN_TOOLS.indexOf(x.tool));
     this.bags = new BagCache(shape.hashing);
     this.dropRng = new Rng(deriveSeed(seed, 'bag-dropout'));
   }
@@ -293,16 +296,35 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
   }
 
   /**
-   * The domain tool the DA would call for each observation (argmax of the action head over the
-   * five domain tools) and its probability under the full action distribution.
+   * The domain tool the DA would call for each observation (`routedTool`: both heads) and its
+   * probability under the action head's full distribution.
    */
   async routeTools(obs: readonly DaObservation[]): Promise<{ tool: DomainTool; p: number; prediction: DaPrediction }[]> {
     const preds = await this.predict(obs);
     return preds.map((prediction) => {
-      let best: DomainTool = DOMAIN_TOOLS[0];
-      for (const t of DOMAIN_TOOLS) if (prediction.actionLogp[choiceIndex(t)]! > prediction.actionLogp[choiceIndex(best)]!) best = t;
-      return { tool: best, p: Math.exp(prediction.actionLogp[choiceIndex(best)]!), prediction };
+      const tool = this.routedTool(prediction);
+      return { tool, p: Math.exp(prediction.actionLogp[choiceIndex(tool)]!), prediction };
     });
+  }
+
+  /**
+   * The domain tool of the product of the two heads' estimates: the action head's probability of
+   * each tool times the intent head's probability mass on the intents that tool serves. The intent
+   * head is trained on the finer labels (the taxonomy's intents), and the two disagree on enough
+   * hard openings that the product routes the bank's held-out sentences better than either alone
+   * (SFT DA0 of seeds 1–3: 83.3/84.3/80.6% action head, 87.0/85.8/84.7% product; camouflaged:
+   * 80.0/80.1/79.4% and 81.7/81.7/82.1%). The builtin DA makes its first domain call with it.
+   */
+  routedTool(pred: DaPrediction): DomainTool {
+    const mass = DOMAIN_TOOLS.map(() => 0);
+    pred.intentProbs.forEach((p, j) => (mass[this.intentTool[j]!]! += p));
+    let best = 0;
+    let bestScore = -Infinity;
+    DOMAIN_TOOLS.forEach((t, k) => {
+      const score = pred.actionLogp[choiceIndex(t)]! + Math.log(mass[k]! + 1e-6);
+      if (score > bestScore) [best, bestScore] = [k, score];
+    });
+    return DOMAIN_TOOLS[best]!;
   }
 
   // ---------------------------------------------------------------- training
