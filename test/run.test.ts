@@ -4,12 +4,13 @@
  * holds every match's episodes exactly once.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { PRESETS } from '../core/coevolution/run-config';
 
 const run = promisify(execFile);
 const BIN = path.resolve(__dirname, '..', 'bin', 'sparring.js');
@@ -29,22 +30,38 @@ async function sparringJson(args: string[]): Promise<RunJson> {
   return JSON.parse(stdout) as RunJson;
 }
 
-/** Start a run and SIGKILL it as soon as an isolation gym reports progress. */
-function killDuringGym(db: string): Promise<string> {
+/**
+ * The quick preset with gyms long enough (40 steps) that a kill lands inside one on any machine:
+ * quick's own 4-step gyms can finish within one 250 ms progress report, so no report of a step
+ * before the last arrives to trigger the kill.
+ */
+function longGymConfig(): string {
+  const c = structuredClone(PRESETS.quick.config);
+  c.gym.da.steps = 40;
+  c.gym.ca.steps = 40;
+  const file = path.join(tmp, 'quick-long-gyms.json');
+  writeFileSync(file, JSON.stringify(c));
+  return file;
+}
+
+/** Start a run and SIGKILL it as soon as an isolation gym reports a step before its last. */
+function killDuringGym(db: string, config: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'run', '--preset', 'quick', '--db', db], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'run', '--config', config, '--db', db], { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr.on('data', (d: Buffer) => {
       err += d.toString();
-      if (/gym: DA\d → DA\d .*: [1-3]\/\d/.test(err) || /gym: CA\d → CA\d .*: [1-3]\/\d/.test(err)) child.kill('SIGKILL');
+      const steps = [...err.matchAll(/gym: (?:DA\d → DA\d|CA\d → CA\d) .*: (\d+)\/(\d+)\n/g)];
+      if (steps.some((m) => Number(m[1]) < Number(m[2]))) child.kill('SIGKILL');
     });
     child.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve(err) : reject(new Error(`run ended (${code}) before a gym: ${err}`))));
   });
 }
 
 describe('sparring run', () => {
-  it('quick preset: the loop invariants hold, and --resume after kill -9 mid-gym gives the same result', async () => {
-    const a = await sparringJson(['run', '--preset', 'quick', '--db', path.join(tmp, 'a.db')]);
+  it('quick preset (40-step gyms): the loop invariants hold, and --resume after kill -9 mid-gym gives the same result', async () => {
+    const config = longGymConfig();
+    const a = await sparringJson(['run', '--config', config, '--db', path.join(tmp, 'a.db')]);
     expect(a.status).toBe('finished');
 
     // Invariants: the stopping rule's decision is consistent with the stored W_DA values.
@@ -75,7 +92,8 @@ describe('sparring run', () => {
 
     // The same run, killed mid-gym, then resumed.
     const db = path.join(tmp, 'b.db');
-    await killDuringGym(db);
+    const killed = await killDuringGym(db, config);
+    expect(killed).not.toMatch(/held-out evaluation/); // killed inside the loop, not after it
     const b = await sparringJson(['run', '--resume', 'R1', '--db', db]);
     expect(b.status).toBe('finished');
     expect(b.matches).toEqual(a.matches);
@@ -91,7 +109,6 @@ describe('sparring run', () => {
   }, 240_000);
 
   it('rejects a bad config naming the field, and a resume of an unknown run', async () => {
-    const { writeFileSync } = await import('node:fs');
     const bad = path.join(tmp, 'bad.json');
     writeFileSync(bad, JSON.stringify({ arena: { episodesPerScenario: 0 } }));
     const r = await run(process.execPath, [BIN, 'run', '--config', bad, '--db', path.join(tmp, 'c.db')]).catch((e: { code: number; stderr: string }) => e);

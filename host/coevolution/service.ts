@@ -103,6 +103,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     const domain = opts.domain ?? labDomain(db);
     const cache = new PolicyCache({ checkpoints, domain, ...(opts.session ? { session: opts.session } : {}) });
     let lastProgress = 0;
+    let lastLabel = '';
     // Metric steps count through the whole run per key (phases follow one another), so a
     // series plots as one curve; a resumed run continues after the last stored step.
     const nextStep = new Map<string, number>(
@@ -115,8 +116,10 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       progress: (p) => {
         l.progress = p;
         const now = Date.now();
-        if (now - lastProgress > 250 || p.done === p.total) {
+        // A few reports a second, and always a phase's first and last: a short gym still shows that it ran.
+        if (now - lastProgress > 250 || p.done === p.total || p.label !== lastLabel) {
           lastProgress = now;
+          lastLabel = p.label;
           emit({ name: 'run/progress', payload: { runId, progress: p } });
         }
       },

@@ -157,7 +157,8 @@ test('runs a quick co-evolution run to the end, live on the dashboard, then read
   await expect(page.getByTestId('phase-timeline').locator('svg')).toBeVisible();
   // The first match's point on the win-rate chart, and the stopping rule's verdict in words.
   await expect(dash.matchPoints().first()).toBeVisible({ timeout: 180_000 });
-  await expect(page.getByTestId('stop-verdict')).toContainText(/after match 1|at match 1/);
+  // Any match's verdict: on a fast machine the run is past match 1 within a second or two.
+  await expect(page.getByTestId('stop-verdict')).toContainText(/(after|at) match \d/);
   await lab.screenshot('11-dashboard-run-live');
   await dash.waitForStatus('finished', 240_000);
   const longTasks = await probe.stop();
