@@ -22,7 +22,7 @@ interface RunJson {
   matches: { index: number; da: string; ca: string; wDa: number; trained: string | null; stop: string | null; verdict: string; tactics: Record<string, number> }[];
   gyms: { role: string; from: string; to: string }[];
   checkpoints: { name: string; role: string; parent: string | null }[];
-  heldout: { da: string; heldout: Record<string, unknown> }[];
+  heldout: { da: string; ca: string; heldout: Record<string, unknown>; reference?: { ca: string; heldout: Record<string, unknown> } }[];
 }
 
 async function sparringJson(args: string[]): Promise<RunJson> {
@@ -89,6 +89,8 @@ describe('sparring run', () => {
     });
     expect(a.heldout.map((h) => h.da)).toEqual([...new Set(['DA0', ...a.gyms.filter((g) => g.role === 'DA').map((g) => g.to)])]);
     for (const m of a.matches) expect(m.tactics.n).toBe(30);
+    // Every DA checkpoint is also evaluated against the scripted CA, a fixed opponent.
+    for (const h of a.heldout) expect(h.reference).toMatchObject({ ca: 'scripted', heldout: { episodes: h.heldout.episodes } });
 
     // The same run, killed mid-gym, then resumed.
     const db = path.join(tmp, 'b.db');

@@ -402,12 +402,19 @@ export interface CheckpointEvaluation {
   gate: Awaited<ReturnType<typeof evaluateDa>>['gate'];
   /** With adversities on: MADS L-2 and L-1 on the robustness set, the lab's custom scenarios included. */
   mads?: Awaited<ReturnType<typeof evaluateMads>>;
+  /**
+   * The same held-out evaluation against the scripted CA: a fixed opponent, so DA checkpoints of
+   * different runs (each evaluated against its own latest CA) can be compared with each other.
+   * Absent in evaluations stored before it was added.
+   */
+  reference?: { ca: 'scripted'; heldout: CheckpointEvaluation['heldout']; gate: CheckpointEvaluation['gate'] };
 }
 
 export async function evaluate(ctx: LabContext, cache: PolicyCache, input: EvaluateInput): Promise<{ checkpoints: CheckpointEvaluation[] }> {
   const out: CheckpointEvaluation[] = [];
   const seeds = Array.from({ length: ctx.config.eval.runs }, (_, i) => deriveSeed(input.seed, 'eval', i));
   const ca = await cache.ca(input.ca);
+  const scripted = new ScriptedCa(ctx.domain);
   for (const [i, name] of input.da.entries()) {
     const tick = report(ctx, 'evaluate', `held-out evaluation of ${name} (${i + 1}/${input.da.length})`, Date.now());
     const r = await evaluateDa({
@@ -420,7 +427,12 @@ export async function evaluate(ctx: LabContext, cache: PolicyCache, input: Evalu
         episodesPerScenario: ctx.config.eval.episodesPerScenario, onProgress: report(ctx, 'evaluate', `robustness (MADS) of ${name} (${i + 1}/${input.da.length})`, Date.now()),
       })
       : undefined;
-    out.push({ da: name, ca: input.ca, heldout: r.heldout, gate: r.gate, ...(mads ? { mads } : {}) });
+    const ref = await evaluateDa({
+      domain: ctx.domain, da: await cache.da(name), ca: scripted, judge: judgeEpisode, config: ctx.sparring, seeds,
+      episodesPerScenario: ctx.config.eval.episodesPerScenario, gateEpisodesPerScenario: ctx.config.eval.gateEpisodesPerScenario,
+      onProgress: report(ctx, 'evaluate', `held-out evaluation of ${name} against the scripted CA (${i + 1}/${input.da.length})`, Date.now()),
+    });
+    out.push({ da: name, ca: input.ca, heldout: r.heldout, gate: r.gate, ...(mads ? { mads } : {}), reference: { ca: 'scripted', heldout: ref.heldout, gate: ref.gate } });
   }
   return { checkpoints: out };
 }

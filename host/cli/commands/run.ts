@@ -93,6 +93,15 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     });
 }
 
+/** RL-ADA Table 4, one row per DA checkpoint, with the deployment gate. */
+function heldoutTable(rows: readonly Pick<CheckpointEvaluation, 'da' | 'heldout' | 'gate'>[]): string {
+  return table(
+    ['DA', 'routing', 'strict PASS', 'FAIL', 'mean reward', 'lookup-first', 'gate'],
+    rows.map((e) => [e.da, pct(e.heldout.routingAccuracy), pct(e.heldout.strictPass), pct(e.heldout.fail), e.heldout.meanReward.toFixed(2), pct(e.heldout.lookupFirst), `${pct(e.gate.daWinRate)} ${e.gate.passed ? 'pass' : 'fail'}`]),
+    ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
+  );
+}
+
 function print(json: boolean, d: RunDetail, checkpoints: { name: string; role: string; parent: string | null; source: string; humanEpisodes: number }[], seconds: number) {
   const evals = ((d.evaluation as { checkpoints?: CheckpointEvaluation[] } | null)?.checkpoints ?? []);
   const matches = d.matchSummaries.map((m) => ({
@@ -121,13 +130,9 @@ function print(json: boolean, d: RunDetail, checkpoints: { name: string; role: s
   if (checkpoints.length) out.push('', `checkpoints: ${checkpoints.map((c) => `${c.parent ? `${c.parent}→` : ''}${c.name}${c.humanEpisodes ? ` (saw ${c.humanEpisodes} human episodes)` : ''}`).join(', ')}`);
   if (evals.length) {
     out.push('', `held-out evaluation (12 scenarios, against ${evals[0]!.ca}):`);
-    out.push(
-      table(
-        ['DA', 'routing', 'strict PASS', 'FAIL', 'mean reward', 'lookup-first', 'gate'],
-        evals.map((e) => [e.da, pct(e.heldout.routingAccuracy), pct(e.heldout.strictPass), pct(e.heldout.fail), e.heldout.meanReward.toFixed(2), pct(e.heldout.lookupFirst), `${pct(e.gate.daWinRate)} ${e.gate.passed ? 'pass' : 'fail'}`]),
-        ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
-      ),
-    );
+    out.push(heldoutTable(evals));
+    const ref = evals.flatMap((e) => (e.reference ? [{ da: e.da, ...e.reference }] : []));
+    if (ref.length) out.push('', 'held-out evaluation against the scripted CA (a fixed opponent: comparable across runs):', heldoutTable(ref));
     const mads = evals.filter((e) => e.mads);
     if (mads.length) {
       out.push('', `robustness (MADS, ${mads[0]!.mads!.scenarios.length} scenarios incl. custom ones, adversities on): L-2 by complexity`);

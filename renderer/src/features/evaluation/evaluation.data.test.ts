@@ -32,6 +32,15 @@ describe('evaluation view', () => {
     expect(scenarios!.rows[0]!.cells['routingAccuracy · DA0']).toBe(0);
   });
 
+  it('names two per-scenario tables apart when a checkpoint also has a reference evaluation', () => {
+    const row = (da: string) => ({ da, heldout: { routingAccuracy: 0.5, perScenario: perScenario(0) }, reference: { ca: 'scripted', heldout: { routingAccuracy: 0.75, perScenario: perScenario(1) } } });
+    const v = evaluationView({ checkpoints: [row('DA0'), row('DA1')] })!;
+    expect(v.tables.map((t) => t.title)).toEqual(['checkpoints', 'checkpoints · heldout.perScenario', 'checkpoints · reference.heldout.perScenario']);
+    expect(v.tables[2]!.rows[0]!.cells['routingAccuracy · DA0']).toBe(1);
+    expect(v.tables[0]!.columns.map((c) => c.label)).toEqual([]); // every column holds one value in both rows
+    expect(v.tables[0]!.common.map((c) => c.label)).toEqual(['heldout.routingAccuracy', 'ca', 'reference.heldout.routingAccuracy']);
+  });
+
   it('reads a plain array of rows, and rows keyed by checkpoint, keeping the rest', () => {
     const a = evaluationView([{ checkpoint: 'DA0', strictPass: 0.25 }, { checkpoint: 'DA2', strictPass: 0.5 }])!;
     expect(a.tables[0]!.rows.map((r) => r.key)).toEqual(['DA0', 'DA2']);

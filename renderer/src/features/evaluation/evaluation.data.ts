@@ -91,8 +91,11 @@ function tablesOf(title: string, value: unknown): EvaluationTable[] | null {
   const keys = [...new Set(flats.flatMap((f) => Object.keys(f.flat.cells)))];
   const main = hoistCommon({ title, rowKey, columns: label(keys), rows: flats.map((f) => ({ key: f.key, cells: f.flat.cells })), common: [] });
   const out = [main];
-  // Arrays of records inside rows: pivot to item × (row · measure).
-  for (const path of [...new Set(flats.flatMap((f) => Object.keys(f.flat.nested)))]) {
+  // Arrays of records inside rows: pivot to item × (row · measure). Each table is named by its
+  // path's last segment, or by the whole path where two would read the same.
+  const paths = [...new Set(flats.flatMap((f) => Object.keys(f.flat.nested)))];
+  const names = new Map(label(paths).map((c) => [c.key, c.label]));
+  for (const path of paths) {
     const itemKey = nameKey(flats.flatMap((f) => f.flat.nested[path] ?? [])) ?? null;
     const rows = new Map<string, Record<string, Cell>>();
     const measures: string[] = [];
@@ -110,7 +113,7 @@ function tablesOf(title: string, value: unknown): EvaluationTable[] | null {
     }
     // Grouped by measure, then checkpoint: routingAccuracy · DA0, routingAccuracy · DA1, …
     const columns = measures.flatMap((m) => flats.map((f) => ({ key: `${m} · ${f.key}`, label: `${m} · ${f.key}` })));
-    out.push(hoistCommon({ title: `${title} · ${path.split('.').at(-1)}`, rowKey: itemKey ?? 'item', columns, rows: [...rows].map(([key, cells]) => ({ key, cells })), common: [] }));
+    out.push(hoistCommon({ title: `${title} · ${names.get(path)}`, rowKey: itemKey ?? 'item', columns, rows: [...rows].map(([key, cells]) => ({ key, cells })), common: [] }));
   }
   return out;
 }
