@@ -15,11 +15,12 @@ import path from 'node:path';
 import type { DomainTool } from '../core/domain/types';
 import { DOMAIN_TOOLS, isDomainTool } from '../core/domain/types';
 import type { Domain } from '../core/domain/types';
+import { DA_CHOICES } from '../core/agents/da-actions';
 import { bankDemos, corpusRoutingItems, hashSplit, routingDemos, routingObservation } from '../core/rl/demos';
 import type { BankDemoOptions, RoutingItem } from '../core/rl/demos';
 import { runSft } from '../core/rl/sft';
 import type { SftConfig, SftHooks, SftResult } from '../core/rl/sft';
-import { DaModel } from '../models/da-model';
+import { argmaxOf, DaModel } from '../models/da-model';
 import type { DaModelOptions } from '../models/da-model';
 import type { SessionSettings } from '../models/session';
 import { readBanking77Csv } from './banking77';
@@ -82,21 +83,23 @@ export interface RoutingReport {
  */
 export async function routingAccuracy(model: DaModel, items: readonly RoutingItem[]): Promise<RoutingReport> {
   const obs = items.map((it) => routingObservation(it.text));
-  const routed = await model.routeTools(obs);
-  const greedy = await model.greedy(obs);
+  // One forward: the greedy choice over all nine actions, and the tool of both heads.
+  const preds = await model.predict(obs);
   const perTool = Object.fromEntries(DOMAIN_TOOLS.map((t) => [t, { n: 0, correct: 0 }])) as RoutingReport['perTool'];
   let correct = 0;
   let asks = 0;
   let toolOnly = 0;
   items.forEach((it, i) => {
-    const choice = isDomainTool(greedy[i]!.action) ? routed[i]!.tool : greedy[i]!.action;
+    const greedy = DA_CHOICES[argmaxOf(preds[i]!.actionLogp)]!;
+    const routed = model.routedTool(preds[i]!);
+    const choice = isDomainTool(greedy) ? routed : greedy;
     perTool[it.tool].n++;
     if (choice === it.tool) {
       correct++;
       perTool[it.tool].correct++;
     }
     if (choice === 'ask') asks++;
-    if (routed[i]!.tool === it.tool) toolOnly++;
+    if (routed === it.tool) toolOnly++;
   });
   const n = items.length;
   return { n, correct, accuracy: n ? correct / n : 0, askRate: n ? asks / n : 0, perTool, toolOnlyAccuracy: n ? toolOnly / n : 0 };

@@ -3,7 +3,7 @@
  * temperature — and `renderDaChoice` turns it into the wire format, with tool arguments from the
  * dialogue and speech from templates grounded in tool results. `thinking` states the top three
  * intent hypotheses with their probabilities and the chosen next step. When the greedy choice is
- * the first domain tool call, the tool is the one both heads favour (`routedTool`).
+ * the first domain tool call, the tool is the one both heads favour (`DaModel.routedTool`).
  *
  * Micro-batching: `act()` calls that arrive while no forward is running are queued and answered
  * together by one forward run on the next turn of the event loop, and calls that arrive while one
@@ -16,7 +16,6 @@ import { DA_CHOICES, dialogueState, renderDaChoice } from '../core/agents/da-act
 import type { DialogueState } from '../core/agents/da-actions';
 import type { DaPolicy } from '../core/agents/policy';
 import { isDomainTool } from '../core/domain/types';
-import type { DomainTool } from '../core/domain/types';
 import type { Rng } from '../core/random';
 import type { DaObservation } from '../core/world/environment';
 import type { DaModel, DaPrediction } from './da-model';
@@ -79,17 +78,12 @@ export class BuiltinDa implements DaPolicy {
 
   /**
    * The choice for one prediction (no I/O): greedy, or sampled with the draw `u`. A greedy first
-   * domain call goes to the tool both heads favour (see `routedTool`).
+   * domain call goes to the tool both heads favour (`DaModel.routedTool`).
    */
   choose(pred: DaPrediction, u: number, s?: DialogueState): DaChoice {
     if (this.mode === 'sample') return DA_CHOICES[sampleIndex(pred.actionLogp, u, this.temperature)]!;
     const choice = DA_CHOICES[argmaxOf(pred.actionLogp)]!;
-    return isDomainTool(choice) && (s?.domainCalls.length ?? 0) === 0 ? this.routedTool(pred) : choice;
-  }
-
-  /** The tool of a first domain call: both heads' product (`DaModel.routedTool`). */
-  routedTool(pred: DaPrediction): DomainTool {
-    return this.model.routedTool(pred);
+    return isDomainTool(choice) && (s?.domainCalls.length ?? 0) === 0 ? this.model.routedTool(pred) : choice;
   }
 
   /** The wire-format output for an observation and its prediction. */

@@ -332,7 +332,7 @@ describe('runGrpo on a tabular bandit', () => {
     expect(crossed).toBeGreaterThan(0); // the unbounded run leaves it, so the bound is tested
     const model = new TabularPolicy(S, A);
     const bounded = await runGrpo({ model, reference: copyOf(model), prompts, observe: (s) => s, reward, config: { ...config, steps: 80, maxKl: 0.05 } });
-    expect(bounded.earlyStop).toEqual({ reason: 'max_kl', step: crossed, kl: windowKl[crossed] });
+    expect(bounded.earlyStop).toEqual({ reason: 'max_kl', step: crossed, kl: windowKl[crossed], maxKl: 0.05 });
     expect(bounded.stepsDone).toBe(crossed + 1);
     expect(bounded.history).toEqual(all.history.slice(0, crossed + 1));
     expect(all.earlyStop).toBeNull();

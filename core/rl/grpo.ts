@@ -169,8 +169,8 @@ export interface GrpoResult {
   stopped: boolean;
   /** The steps the run was set to take: config.steps, or fewer under maxPasses. */
   plannedSteps: number;
-  /** Why the run ended before plannedSteps without being stopped: the KL bound (maxKl, on the KL_WINDOW mean `kl`) was crossed at step `step`. */
-  earlyStop: { reason: 'max_kl'; step: number; kl: number } | null;
+  /** Why the run ended before plannedSteps without being stopped: the KL bound `maxKl` was crossed by the KL_WINDOW mean `kl` at step `step`. */
+  earlyStop: { reason: 'max_kl'; step: number; kl: number; maxKl: number } | null;
 }
 
 /** Steps whose sampled KL the trust region (maxKl) averages. */
@@ -220,7 +220,7 @@ export async function runGrpo<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>): Promise
     // that first left the trust region, one update past its edge.
     const kl = recentKl(history);
     if (c.maxKl !== undefined && kl > c.maxKl) {
-      return { history, stepsDone: step + 1, stopped: false, plannedSteps: planned, earlyStop: { reason: 'max_kl', step, kl } };
+      return { history, stepsDone: step + 1, stopped: false, plannedSteps: planned, earlyStop: { reason: 'max_kl', step, kl, maxKl: c.maxKl } };
     }
   }
   return { history, stepsDone: Math.max(start, planned), stopped: false, plannedSteps: planned, earlyStop: null };

@@ -142,9 +142,9 @@ function onGrpoStep(ctx: LabContext, phase: RunPhase, label: string, metricPhase
 }
 
 /** Why a gym ended before its planned steps (the trust region), for the run's record; null when it did not. */
-export function earlyStopNote(r: GrpoResult, c: GrpoConfig): string | null {
+export function earlyStopNote(r: GrpoResult): string | null {
   if (!r.earlyStop) return null;
-  return `stopped after step ${r.earlyStop.step + 1} of ${r.plannedSteps}: mean KL to the start over the last ${KL_WINDOW} steps ${r.earlyStop.kl.toFixed(2)} > maxKl ${c.maxKl} (trust region)`;
+  return `stopped after step ${r.earlyStop.step + 1} of ${r.plannedSteps}: mean KL to the start over the last ${KL_WINDOW} steps ${r.earlyStop.kl.toFixed(2)} > maxKl ${r.earlyStop.maxKl} (trust region)`;
 }
 
 /**
@@ -359,7 +359,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
           onStep: onGrpoStep(ctx, 'gym', label, `gym:${name}`, plannedSteps(config, points.length)), shouldStop: ctx.stopped,
         });
         if (ctx.stopped()) throw new Error('run stopped');
-        note = earlyStopNote(result, config);
+        note = earlyStopNote(result);
         save(await model.snapshot());
       } finally {
         await model.dispose();
@@ -371,7 +371,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
         const points = chosen.flatMap((r) => sliceCaDecisionPoints(r, ctx.sparring.arena.maxDaTurns));
         const result = await trainCa(ctx, model, points, await cache.da(input.opponent), ctx.config.gym.ca, seed, 'gym', label, `gym:${name}`);
         if (ctx.stopped()) throw new Error('run stopped');
-        note = earlyStopNote(result, grpoConfig(ctx.config.gym.ca, 'CA', seed));
+        note = earlyStopNote(result);
         save(await model.snapshot());
       } finally {
         await model.dispose();
@@ -410,28 +410,33 @@ export interface CheckpointEvaluation {
   reference?: { ca: 'scripted'; heldout: CheckpointEvaluation['heldout']; gate: CheckpointEvaluation['gate'] };
 }
 
+/** The evaluations against the scripted CA, as rows like the main ones (checkpoints that have one). */
+export function referenceEvaluations(evals: readonly CheckpointEvaluation[]): Pick<CheckpointEvaluation, 'da' | 'heldout' | 'gate'>[] {
+  return evals.flatMap((e) => (e.reference ? [{ da: e.da, heldout: e.reference.heldout, gate: e.reference.gate }] : []));
+}
+
 export async function evaluate(ctx: LabContext, cache: PolicyCache, input: EvaluateInput): Promise<{ checkpoints: CheckpointEvaluation[] }> {
   const out: CheckpointEvaluation[] = [];
   const seeds = Array.from({ length: ctx.config.eval.runs }, (_, i) => deriveSeed(input.seed, 'eval', i));
   const ca = await cache.ca(input.ca);
   const scripted = new ScriptedCa(ctx.domain);
   for (const [i, name] of input.da.entries()) {
-    const tick = report(ctx, 'evaluate', `held-out evaluation of ${name} (${i + 1}/${input.da.length})`, Date.now());
-    const r = await evaluateDa({
-      domain: ctx.domain, da: await cache.da(name), ca, judge: judgeEpisode, config: ctx.sparring, seeds,
-      episodesPerScenario: ctx.config.eval.episodesPerScenario, gateEpisodesPerScenario: ctx.config.eval.gateEpisodesPerScenario, onProgress: tick,
-    });
+    const da = await cache.da(name);
+    const of = `${name} (${i + 1}/${input.da.length})`;
+    const heldout = (opponent: CaPolicy, label: string) =>
+      evaluateDa({
+        domain: ctx.domain, da, ca: opponent, judge: judgeEpisode, config: ctx.sparring, seeds,
+        episodesPerScenario: ctx.config.eval.episodesPerScenario, gateEpisodesPerScenario: ctx.config.eval.gateEpisodesPerScenario,
+        onProgress: report(ctx, 'evaluate', label, Date.now()),
+      });
+    const r = await heldout(ca, `held-out evaluation of ${of}`);
     const mads = ctx.config.adversities
       ? await evaluateMads({
-        domain: ctx.domain, da: await cache.da(name), ca, judge: judgeEpisode, config: ctx.sparring, seeds,
-        episodesPerScenario: ctx.config.eval.episodesPerScenario, onProgress: report(ctx, 'evaluate', `robustness (MADS) of ${name} (${i + 1}/${input.da.length})`, Date.now()),
+        domain: ctx.domain, da, ca, judge: judgeEpisode, config: ctx.sparring, seeds,
+        episodesPerScenario: ctx.config.eval.episodesPerScenario, onProgress: report(ctx, 'evaluate', `robustness (MADS) of ${of}`, Date.now()),
       })
       : undefined;
-    const ref = await evaluateDa({
-      domain: ctx.domain, da: await cache.da(name), ca: scripted, judge: judgeEpisode, config: ctx.sparring, seeds,
-      episodesPerScenario: ctx.config.eval.episodesPerScenario, gateEpisodesPerScenario: ctx.config.eval.gateEpisodesPerScenario,
-      onProgress: report(ctx, 'evaluate', `held-out evaluation of ${name} against the scripted CA (${i + 1}/${input.da.length})`, Date.now()),
-    });
+    const ref = await heldout(scripted, `held-out evaluation of ${of} against the scripted CA`);
     out.push({ da: name, ca: input.ca, heldout: r.heldout, gate: r.gate, ...(mads ? { mads } : {}), reference: { ca: 'scripted', heldout: ref.heldout, gate: ref.gate } });
   }
   return { checkpoints: out };

@@ -4,6 +4,7 @@
  * the CA's tactic measures, and the held-out comparison of the DA checkpoints. Plain inline SVG,
  * no scripts and no external files, so it opens anywhere and can be attached to a paper or issue.
  */
+import { referenceEvaluations } from '../coevolution/actors';
 import type { CheckpointEvaluation } from '../coevolution/actors';
 import type { RunDetail } from '../../core/contract/contract';
 import type { MatchRecord } from '../../core/store/port';
@@ -77,7 +78,7 @@ export function renderReport(run: RunDetail, matches: readonly MatchRecord[], ta
   const heldoutRows = (rows: readonly Pick<CheckpointEvaluation, 'da' | 'heldout' | 'gate'>[]) =>
     rows.map((e) => [e.da, pct(e.heldout.routingAccuracy), pct(e.heldout.strictPass), pct(e.heldout.fail), e.heldout.meanReward.toFixed(2), pct(e.heldout.lookupFirst), `${pct(e.gate.daWinRate)} ${e.gate.passed ? '(pass)' : '(fail)'}`]);
   const heldout = heldoutRows(evals);
-  const reference = heldoutRows(evals.flatMap((e) => (e.reference ? [{ da: e.da, ...e.reference }] : [])));
+  const reference = heldoutRows(referenceEvaluations(evals));
   const heldoutHeader = ['DA', 'routing', 'strict PASS', 'FAIL', 'mean reward', 'lookup-first', 'deployment gate'];
   const perMatch = matches.map((m) => `<h3>${esc(m.id)}: ${esc(m.daSpec)} vs ${esc(m.caSpec)} — W_DA ${pct(m.wDa)}, fraud ${pct(m.fraudRate)}</h3>${scenarioChart(m)}`).join('\n');
   return `<!doctype html>

@@ -5,6 +5,7 @@ import { Option } from 'commander';
 import { PRESETS } from '../../../core/coevolution/run-config';
 import type { RunDetail } from '../../../core/contract/contract';
 import { createRunService } from '../../coevolution/service';
+import { referenceEvaluations } from '../../coevolution/actors';
 import type { CheckpointEvaluation } from '../../coevolution/actors';
 import { checkpointStore } from '../../store/checkpoint-store';
 import { UsageError } from '../options';
@@ -131,7 +132,7 @@ function print(json: boolean, d: RunDetail, checkpoints: { name: string; role: s
   if (evals.length) {
     out.push('', `held-out evaluation (12 scenarios, against ${evals[0]!.ca}):`);
     out.push(heldoutTable(evals));
-    const ref = evals.flatMap((e) => (e.reference ? [{ da: e.da, ...e.reference }] : []));
+    const ref = referenceEvaluations(evals);
     if (ref.length) out.push('', 'held-out evaluation against the scripted CA (a fixed opponent: comparable across runs):', heldoutTable(ref));
     const mads = evals.filter((e) => e.mads);
     if (mads.length) {
