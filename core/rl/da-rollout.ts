@@ -21,7 +21,6 @@ import type { JudgeVerdict } from '../judge/types';
 import { DA_CHOICES, dialogueState, renderDaChoice } from '../agents/da-actions';
 import type { DaChoice } from '../agents/da-actions';
 import type { CaPolicy, DaPolicy } from '../agents/policy';
-import { recoverable } from '../agents/expert-da';
 import type { ScriptedCa } from '../agents/scripted-ca';
 import { deriveSeed, Rng } from '../random';
 import { daRewards } from '../rewards/da-reward';
@@ -31,7 +30,7 @@ import { parseDaOutput } from '../wire';
 import { CustomerEnvironment } from '../world/environment';
 import type { DaObservation } from '../world/environment';
 import type { AgentTurn, ToolResult, Transcript } from '../world/transcript';
-import { playExpertEpisode } from './demos';
+import { hastyRecoveries } from './demos';
 import type { GrpoReward } from './grpo';
 import type { PolicyModel } from './ports';
 
@@ -138,18 +137,11 @@ export function recoveryDecisionPoints(
   ca: ScriptedCa,
   opts: { seed: number; episodes: number; maxDaTurns: number },
 ): DaDecisionPoint[] {
-  const out: DaDecisionPoint[] = [];
-  for (const scenario of scenarios) {
-    for (let k = 0, got = 0; got < opts.episodes && k < opts.episodes * 40; k++) {
-      const seed = deriveSeed(opts.seed, 'recovery', scenario.id, k);
-      const { transcript } = playExpertEpisode(domain, scenario, seed, ca, opts.maxDaTurns, 0);
-      const after = sliceDecisionPoints(recordedFromTranscript(transcript, scenario, seed), opts.maxDaTurns).filter((p) => dialogueState(p.obs).domainCalls.length > 0);
-      if (after.length === 0 || !recoverable(dialogueState(after[0]!.obs))) continue;
-      out.push(...after);
-      got++;
-    }
-  }
-  return out;
+  return scenarios.flatMap((scenario) =>
+    hastyRecoveries(domain, scenario, ca, opts.maxDaTurns, opts.episodes, (k) => deriveSeed(opts.seed, 'recovery', scenario.id, k)).flatMap(({ seed, transcript }) =>
+      sliceDecisionPoints(recordedFromTranscript(transcript, scenario, seed), opts.maxDaTurns).filter((p) => dialogueState(p.obs).domainCalls.length > 0),
+    ),
+  );
 }
 
 /** The DA choice a raw output amounts to at `obs`, or null when it is unparseable or names no tool of ours. */

@@ -322,6 +322,31 @@ export function playExpertEpisode(
   return { transcript: env.transcript(), demos };
 }
 
+/**
+ * Hasty-expert episodes (the expert calls dispute_charge before asking which charge it is) whose
+ * first call could not pin the charge down, up to `wanted` of them in at most 40 tries each (most
+ * openings name the charge, so the hasty call usually succeeds): the recovery states a careful
+ * expert never reaches but a learned DA does. Each comes with its seed (`seedOf(k)` of try k) and
+ * its demos from the first domain call on.
+ */
+export function hastyRecoveries(
+  domain: Pick<Domain, 'taxonomy'>,
+  scenario: Scenario,
+  ca: ScriptedCa,
+  maxDaTurns: number | undefined,
+  wanted: number,
+  seedOf: (k: number) => number,
+): { seed: number; transcript: ExpertEpisode['transcript']; after: DaDemo[] }[] {
+  const out: { seed: number; transcript: ExpertEpisode['transcript']; after: DaDemo[] }[] = [];
+  for (let k = 0; out.length < wanted && k < wanted * 40; k++) {
+    const seed = seedOf(k);
+    const { transcript, demos } = playExpertEpisode(domain, scenario, seed, ca, maxDaTurns, 0);
+    const after = demos.filter((d) => dialogueState(d.obs).domainCalls.length > 0);
+    if (after.length > 0 && recoverable(dialogueState(after[0]!.obs))) out.push({ seed, transcript, after });
+  }
+  return out;
+}
+
 export interface ExpertDemoOptions {
   /** Episodes per intent. */
   episodesPerIntent: number;
@@ -366,15 +391,8 @@ export function expertEpisodeDemos(domain: Domain, opts: ExpertDemoOptions): DaD
       out.push(...playExpertEpisode(domain, scenario, deriveSeed(opts.seed, 'expert-camouflaged', entry.intent, k), camouflagedCa, opts.maxDaTurns).demos);
     }
     if (entry.tool !== 'dispute_charge') continue; // the only tool whose call fails for want of a detail
-    // Most openings name the charge, so the hasty call usually succeeds: play until enough fail.
     const wanted = opts.recoveryEpisodesPerIntent ?? opts.episodesPerIntent;
-    for (let k = 0, got = 0; got < wanted && k < wanted * 40; k++) {
-      const { demos } = playExpertEpisode(domain, scenario, deriveSeed(opts.seed, 'hasty', entry.intent, k), camouflagedCa, opts.maxDaTurns, 0);
-      const after = demos.filter((d) => dialogueState(d.obs).domainCalls.length > 0);
-      if (after.length === 0 || !recoverable(dialogueState(after[0]!.obs))) continue;
-      out.push(...after);
-      got++;
-    }
+    for (const r of hastyRecoveries(domain, scenario, camouflagedCa, opts.maxDaTurns, wanted, (k) => deriveSeed(opts.seed, 'hasty', entry.intent, k))) out.push(...r.after);
   }
   return out;
 }
