@@ -106,6 +106,13 @@ describe('gym with human episodes', () => {
       checkpoints.save({ role: 'DA', name: 'DA2', source: 'gym', runId: 'R1', parent: 'DA1', snapshot: da1.snapshot, trainingData: [{ kind: 'match', id: 'M1' }] });
       expect(checkpoints.humanEpisodesSeen('DA2')).toEqual([c3, c2]);
       expect(checkpoints.humanEpisodesSeen('DA0')).toEqual([]);
+
+      // A run killed after a gym saved its checkpoint, before the run's next snapshot, restarts
+      // that gym on resume: it returns the stored checkpoint, and the note stored with it.
+      const note = 'stopped after step 3 of 8: mean KL to the start over the last 5 steps 1.20 > maxKl 1 (trust region)';
+      checkpoints.save({ role: 'DA', name: 'DA3', source: 'gym', runId: 'R1', parent: 'DA0', snapshot: da1.snapshot, trainingData: [{ kind: 'match', id: 'M9' }], note });
+      expect(await gym(ctx, cache, { runId: 'R1', role: 'DA', from: 'DA0', opponent: 'CA0', matchId: 'M9', seed: 1 })).toEqual({ checkpoint: 'DA3', note });
+      expect(checkpoints.list('DA').map((c) => c.name)).toEqual(['DA0', 'DA1', 'DA2', 'DA3']);
     } finally {
       await cache.dispose();
       store.close();

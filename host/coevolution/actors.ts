@@ -322,11 +322,12 @@ export async function playMatch(ctx: LabContext, cache: PolicyCache, input: Matc
 // ------------------------------------------------------------------------------------ gym
 
 export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput): Promise<GymOutput> {
-  // Our own earlier result, when a restored run restarts this gym.
+  // Our own earlier result, when a restored run restarts this gym (killed after the save below,
+  // before the run's next snapshot): the note is stored with the checkpoint.
   const done = ctx.checkpoints
     .list(input.role)
     .find((c) => c.runId === ctx.runId && c.parent === input.from && c.trainingData.some((d) => d.kind === 'match' && d.id === input.matchId));
-  if (done) return { checkpoint: done.name, note: null };
+  if (done) return { checkpoint: done.name, note: done.note };
 
   const episodes = await matchEpisodes(ctx, input.matchId);
   const recorded: RecordedEpisode[] = episodes.map((e) => recordedFromEpisode(e, ctx.domain.scenarios));
@@ -360,7 +361,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
         });
         if (ctx.stopped()) throw new Error('run stopped');
         note = earlyStopNote(result);
-        save(await model.snapshot());
+        save(await model.snapshot(), note);
       } finally {
         await model.dispose();
         await reference.dispose();
@@ -372,7 +373,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
         const result = await trainCa(ctx, model, points, await cache.da(input.opponent), ctx.config.gym.ca, seed, 'gym', label, `gym:${name}`);
         if (ctx.stopped()) throw new Error('run stopped');
         note = earlyStopNote(result);
-        save(await model.snapshot());
+        save(await model.snapshot(), note);
       } finally {
         await model.dispose();
       }
@@ -381,13 +382,13 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
     if (!(e instanceof GrpoDivergenceError)) throw e;
     // A diverging gym keeps the last good checkpoint (a copy, so lineage records the attempt).
     note = `gym diverged (${e.message}); kept the weights of ${input.from}`;
-    save(start.snapshot);
+    save(start.snapshot, note);
   }
   return { checkpoint: name, note };
 
-  function save(snapshot: Awaited<ReturnType<DaModel['snapshot']>>) {
+  function save(snapshot: Awaited<ReturnType<DaModel['snapshot']>>, why: string | null) {
     ctx.checkpoints.save({
-      role: input.role, name, source: 'gym', runId: ctx.runId, parent: input.from, snapshot,
+      role: input.role, name, source: 'gym', runId: ctx.runId, parent: input.from, snapshot, note: why,
       trainingData: [{ kind: 'match', id: input.matchId }, ...humanIds.map((id) => ({ kind: HUMAN_EPISODE, id }))],
     });
   }

@@ -42,6 +42,7 @@ describe('checkpoint store', () => {
     const saved = store.save({
       role: 'DA', source: 'sft', snapshot: snap([0.5, -1.25, 3]), step: 120,
       metrics: { 'sft/loss': 0.31, 'sft/accuracy': 0.9 }, trainingData: [{ kind: 'corpus_import', id: '1' }, { kind: 'demos', id: 'expert-da' }],
+      note: 'stopped after step 41 of 60 (trust region)',
     });
     expect(saved).toMatchObject({ name: 'DA0', role: 'DA', parent: null, generation: 0, step: 120, source: 'sft', weightBytes: 12, optimiserBytes: 28, runId: null });
     const got = store.get('DA0')!;
@@ -50,6 +51,7 @@ describe('checkpoint store', () => {
     expect(got.snapshot.modelJson).toBe(snap([0]).modelJson.replace('[1]', '[3]'));
     expect(got.metrics).toEqual({ 'sft/loss': 0.31, 'sft/accuracy': 0.9 });
     expect(got.trainingData).toEqual([{ kind: 'corpus_import', id: '1' }, { kind: 'demos', id: 'expert-da' }]);
+    expect(got.note).toBe('stopped after step 41 of 60 (trust region)');
     const model = new ToyModel([3]);
     const meta = await store.restoreInto('DA0', model);
     expect(meta.name).toBe('DA0');
@@ -58,6 +60,7 @@ describe('checkpoint store', () => {
     // Inference-only snapshots have no optimiser state.
     expect(store.save({ role: 'CA', source: 'import', snapshot: snap([1], [1], false) }).optimiserBytes).toBeNull();
     expect(store.get('CA0')!.snapshot.optimiser).toBeNull();
+    expect(store.get('CA0')!.note).toBeNull();
     lab.close();
   });
 

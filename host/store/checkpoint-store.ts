@@ -29,6 +29,8 @@ export interface CheckpointMeta extends Omit<CheckpointInfo, 'humanEpisodes'> {
   /** Final metrics of the training that produced it (registry keys), or null. */
   metrics: Record<string, number> | null;
   trainingData: TrainingDataRef[];
+  /** Why the training that made it ended early (a gym's trust-region stop or divergence), or null. */
+  note: string | null;
   /** The model's architecture and feature encoding (see ModelSnapshot.modelJson). */
   modelJson: string;
   weightBytes: number;
@@ -56,6 +58,8 @@ export interface NewCheckpoint {
   snapshot: ModelSnapshot;
   metrics?: Record<string, number> | null;
   trainingData?: readonly TrainingDataRef[];
+  /** Why the training ended early, if it did (default null). */
+  note?: string | null;
   /** Default: now. */
   createdAt?: string;
 }
@@ -101,12 +105,12 @@ type Row = Record<string, unknown>;
 /** The checkpoint store of an open lab database (e.g. `openSqliteStore(path).db`). */
 export function checkpointStore(db: Database): CheckpointStore {
   const cols = `name, role, created_at, run_id, parent_id, generation, step, source, model_json, metrics_json,
-                training_data_json, length(weights) AS weight_bytes, length(optimiser) AS optimiser_bytes`;
+                training_data_json, note, length(weights) AS weight_bytes, length(optimiser) AS optimiser_bytes`;
   const insert = db.prepare(`
     INSERT INTO checkpoints (id, name, role, created_at, run_id, parent_id, generation, step, source,
-                             model_json, weights, optimiser, metrics_json, training_data_json)
+                             model_json, weights, optimiser, metrics_json, training_data_json, note)
     VALUES (@name, @name, @role, @createdAt, @runId, @parent, @generation, @step, @source,
-            @modelJson, @weights, @optimiser, @metricsJson, @trainingDataJson)`);
+            @modelJson, @weights, @optimiser, @metricsJson, @trainingDataJson, @note)`);
   const byName = db.prepare(`SELECT ${cols}, weights, optimiser FROM checkpoints WHERE name = ?`);
   const metaByName = db.prepare(`SELECT ${cols} FROM checkpoints WHERE name = ?`);
   const namesOfRole = db.prepare('SELECT name FROM checkpoints WHERE role = ?').pluck();
@@ -157,6 +161,7 @@ export function checkpointStore(db: Database): CheckpointStore {
     }
     if (typeof c.source !== 'string' || c.source.trim() === '') throw new CheckpointError(`${what}: source must name how it was made (e.g. 'sft', 'gym', 'import')`);
     checkSnapshot(c.snapshot, what);
+    if (c.note != null && typeof c.note !== 'string') throw new CheckpointError(`${what}: note must be a string or null, got ${typeof c.note}`);
     const metricsJson = c.metrics == null ? null : JSON.stringify(checkMetrics(c.metrics, what));
     const trainingData = (c.trainingData ?? []).map((d, i) => {
       if (typeof d?.kind !== 'string' || d.kind === '' || typeof d.id !== 'string' || d.id === '') {
@@ -178,6 +183,7 @@ export function checkpointStore(db: Database): CheckpointStore {
       optimiser: c.snapshot.optimiser ? blob(c.snapshot.optimiser) : null,
       metricsJson,
       trainingDataJson: JSON.stringify(trainingData),
+      note: c.note ?? null,
     });
     return meta(metaByName.get(name) as Row);
   });
@@ -300,6 +306,7 @@ function meta(r: Row): CheckpointMeta {
     step: r.step as number,
     metrics: r.metrics_json == null ? null : (JSON.parse(r.metrics_json as string) as Record<string, number>),
     trainingData: JSON.parse(r.training_data_json as string) as TrainingDataRef[],
+    note: (r.note as string | null) ?? null,
     modelJson: r.model_json as string,
     weightBytes: r.weight_bytes as number,
     optimiserBytes: (r.optimiser_bytes as number | null) ?? null,

@@ -397,6 +397,18 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 10,
+    name: 'why a gym ended early, with its checkpoint',
+    up(db) {
+      db.exec(`
+        -- A gym's note (it stopped at its trust region, or diverged and kept its parent's
+        -- weights), stored with the checkpoint it made, so a run restored after that save but
+        -- before its next snapshot still reports it. NULL: nothing to say.
+        ALTER TABLE checkpoints ADD COLUMN note TEXT;
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */
