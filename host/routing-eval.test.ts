@@ -45,6 +45,10 @@ describe('SFT of the builtin DA', () => {
     expect(report.accuracy).toBeGreaterThan(0.55);
     expect(report.accuracy).toBeGreaterThan(keyword + 0.1);
     expect(Object.values(report.perTool).reduce((s, t) => s + t.n, 0)).toBe(report.n);
+    // Every bank item carries its style, so the per-style rows split the same items and hits.
+    expect(Object.keys(report.perStyle).sort()).toEqual(['direct', 'indirect', 'vague']);
+    expect(Object.values(report.perStyle).reduce((s, t) => s + t.n, 0)).toBe(report.n);
+    expect(Object.values(report.perStyle).reduce((s, t) => s + t.correct, 0)).toBe(report.correct);
     await model.dispose();
   }, 180_000); // a few epochs on ~5,000 demonstrations: well under a minute alone, longer on a busy machine
 });

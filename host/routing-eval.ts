@@ -12,7 +12,7 @@
  *   accuracy on the other 20%.
  */
 import path from 'node:path';
-import type { DomainTool } from '../core/domain/types';
+import type { Directness, DomainTool } from '../core/domain/types';
 import { DOMAIN_TOOLS, isDomainTool } from '../core/domain/types';
 import type { Domain } from '../core/domain/types';
 import { DA_CHOICES } from '../core/agents/da-actions';
@@ -72,6 +72,11 @@ export interface RoutingReport {
   askRate: number;
   /** Per expected tool: items and correct ones. */
   perTool: Record<DomainTool, { n: number; correct: number }>;
+  /**
+   * Per bank style (how directly the sentence states the need: direct, indirect, vague), for the
+   * items that carry one: where the misses are. Vague sentences are hard for any reader.
+   */
+  perStyle: Partial<Record<Directness, { n: number; correct: number }>>;
   /** Routing accuracy if asking were not counted: the tool of both heads (`routedTool`) for every item. */
   toolOnlyAccuracy: number;
 }
@@ -86,6 +91,7 @@ export async function routingAccuracy(model: DaModel, items: readonly RoutingIte
   // One forward: the greedy choice over all nine actions, and the tool of both heads.
   const preds = await model.predict(obs);
   const perTool = Object.fromEntries(DOMAIN_TOOLS.map((t) => [t, { n: 0, correct: 0 }])) as RoutingReport['perTool'];
+  const perStyle: RoutingReport['perStyle'] = {};
   let correct = 0;
   let asks = 0;
   let toolOnly = 0;
@@ -93,16 +99,19 @@ export async function routingAccuracy(model: DaModel, items: readonly RoutingIte
     const greedy = DA_CHOICES[argmaxOf(preds[i]!.actionLogp)]!;
     const routed = model.routedTool(preds[i]!);
     const choice = isDomainTool(greedy) ? routed : greedy;
+    const style = it.style ? (perStyle[it.style] ??= { n: 0, correct: 0 }) : null;
     perTool[it.tool].n++;
+    if (style) style.n++;
     if (choice === it.tool) {
       correct++;
       perTool[it.tool].correct++;
+      if (style) style.correct++;
     }
     if (choice === 'ask') asks++;
     if (routed === it.tool) toolOnly++;
   });
   const n = items.length;
-  return { n, correct, accuracy: n ? correct / n : 0, askRate: n ? asks / n : 0, perTool, toolOnlyAccuracy: n ? toolOnly / n : 0 };
+  return { n, correct, accuracy: n ? correct / n : 0, askRate: n ? asks / n : 0, perTool, perStyle, toolOnlyAccuracy: n ? toolOnly / n : 0 };
 }
 
 /** SFT on the bank's train slice, accuracy on its held-out slice. */

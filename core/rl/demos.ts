@@ -24,7 +24,7 @@ import type { ScriptedCaStyle } from '../agents/scripted-ca';
 import { fillSlots, slotValues } from '../agents/slots';
 import { DEFAULT_CONFIG } from '../config';
 import { DOMAIN_TOOLS } from '../domain/types';
-import type { BankUtterance, Domain, DomainTool, Scenario, Situation, TaxonomyEntry } from '../domain/types';
+import type { BankUtterance, Directness, Domain, DomainTool, Scenario, Situation, TaxonomyEntry } from '../domain/types';
 import { deriveSeed, Rng } from '../random';
 import { executeTool, generateWorld } from '../world/backend';
 import { CustomerEnvironment } from '../world/environment';
@@ -50,6 +50,8 @@ export interface RoutingItem {
   text: string;
   intent: string;
   tool: DomainTool;
+  /** How directly a bank sentence states the need (absent for corpus rows and taxonomy phrases). */
+  style?: Directness;
 }
 
 // ------------------------------------------------------------------ synthetic scenarios
@@ -154,7 +156,7 @@ export function bankRoutingItems(domain: Pick<Domain, 'taxonomy'>, utterances: r
     if (!tool) throw new Error(`bank utterance "${u.text}": intent "${u.intent}" is not in the taxonomy`);
     for (let k = 0; k < fills; k++) {
       const world = generateWorld(synthScenario({ intent: u.intent, tool }), new Rng(deriveSeed(seed, 'fill', u.intent, u.text, k)));
-      out.push({ text: fillSlots(u.text, slotValues(world.facts, world.customer.name)), intent: u.intent, tool });
+      out.push({ text: fillSlots(u.text, slotValues(world.facts, world.customer.name)), intent: u.intent, tool, style: u.style });
     }
   }
   return out;

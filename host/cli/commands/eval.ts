@@ -49,7 +49,9 @@ async function routingEval(domain: ReturnType<typeof bankingDomain>, g: GlobalOp
   }
   const doc = {
     seed: g.seed,
-    bankHeldout: { accuracy: bank.report.accuracy, n: bank.report.n, askRate: bank.report.askRate, toolOnlyAccuracy: bank.report.toolOnlyAccuracy },
+    bankHeldout: {
+      accuracy: bank.report.accuracy, n: bank.report.n, askRate: bank.report.askRate, toolOnlyAccuracy: bank.report.toolOnlyAccuracy, perStyle: bank.report.perStyle,
+    },
     ...(splits > 1 ? { bankSplits: { perSplit, ...spread } } : {}),
     banking77Heldout: b77 ?? `skipped: set BANKING77_DIR to a folder with Banking77's train.csv`,
   };
@@ -59,7 +61,8 @@ async function routingEval(domain: ReturnType<typeof bankingDomain>, g: GlobalOp
   }
   process.stdout.write(
     `tool-routing accuracy of a DA trained by SFT (seed ${g.seed}):\n` +
-      `  bank held-out slice: ${pct(bank.report.accuracy)} of ${bank.report.n} utterances never trained on\n` +
+      `  bank held-out slice: ${pct(bank.report.accuracy)} of ${bank.report.n} utterances never trained on` +
+      ` (${Object.entries(bank.report.perStyle).map(([style, x]) => `${style} ${pct(x.n ? x.correct / x.n : 0)} of ${x.n}`).join(', ')})\n` +
       (splits > 1
         ? `  bank held-out slices of seeds ${g.seed}–${g.seed + splits - 1}: mean ${pct(spread.mean)} (sd ${pct(spread.sd)}, min ${pct(spread.min)}, max ${pct(spread.max)}): ` +
           `${perSplit.map((x) => `${pct(x.accuracy)} of ${x.n}`).join(', ')}\n`
