@@ -5,7 +5,7 @@ import { ScriptedDa } from '../agents/scripted-da';
 import type { DaPolicy } from '../agents/policy';
 import { DEFAULT_CONFIG } from '../config';
 import { judgeEpisode } from '../judge/judge';
-import { evaluateDa, gateScenarios, heldoutMetrics, isStrictPass } from './evaluate';
+import { evaluateDa, gateScenarios, heldoutMetrics, isStrictPass, wilsonInterval } from './evaluate';
 
 const domain = bankingDomain();
 const run = (da: DaPolicy, seeds = [1, 2]) =>
@@ -70,5 +70,25 @@ describe('held-out evaluation', () => {
     const human = domain.scenarios.filter((s) => s.set === 'heldout' && s.expectedTool === 'transfer_to_human').length;
     expect(r.heldout.routingAccuracy).toBeCloseTo(human / 12);
     expect(r.heldout.lookupFirst).toBe(1);
+  });
+});
+
+describe('Wilson interval of a held-out rate', () => {
+  it('matches the textbook values, stays in [0, 1] and is not empty at 0% or 100%', () => {
+    const [lo, hi] = wilsonInterval(24, 24)!;
+    expect(lo).toBeCloseTo(0.862, 3);
+    expect(hi).toBe(1);
+    const [lo0, hi0] = wilsonInterval(0, 10)!;
+    expect(lo0).toBe(0);
+    expect(hi0).toBeCloseTo(0.2775, 4);
+    // 22 of 24 (91.7%): [74.2, 97.7].
+    const [a, b] = wilsonInterval(22, 24)!;
+    expect(a).toBeCloseTo(0.742, 3);
+    expect(b).toBeCloseTo(0.977, 3);
+    // More episodes, a narrower interval around the same rate.
+    const [c, d] = wilsonInterval(220, 240)!;
+    expect(d - c).toBeLessThan((b - a) / 2.5);
+    expect(wilsonInterval(0, 0)).toBeNull();
+    expect(() => wilsonInterval(5, 4)).toThrow(/5 successes of 4/);
   });
 });

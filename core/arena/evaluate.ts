@@ -27,6 +27,22 @@ import { runMatch } from './match';
 /** r_DA an episode needs for a strict PASS. */
 export const STRICT_PASS_MIN_REWARD = 2.0;
 
+/**
+ * The Wilson score interval of a rate of `k` successes in `n` trials (z = 1.96: 95%), or null for
+ * n = 0. The held-out set is small — 24 episodes in the paper's protocol, so one episode moves a
+ * rate by 4 points — and the interval says how far the true rate may lie from the one measured.
+ * Unlike the normal approximation it stays inside [0, 1] and is not empty at 0% or 100%.
+ */
+export function wilsonInterval(k: number, n: number, z = 1.96): [number, number] | null {
+  if (!(n > 0)) return null;
+  if (!(k >= 0 && k <= n)) throw new Error(`wilsonInterval: ${k} successes of ${n} trials`);
+  const p = k / n;
+  const z2 = z * z;
+  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const half = (z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+}
+
 export interface HeldoutMetrics {
   episodes: number;
   routingAccuracy: number;

@@ -34,18 +34,19 @@ describe('run report', () => {
     expect(html).toContain('stop at match 3: n_max=3 matches exhausted');
     expect(html).toContain('dispute-duplicate');
     expect(html).toContain('fraud-x ⚑');
-    expect(html).toContain('<td>25.0%</td>'); // strict PASS of DA0
+    expect(html).toContain('<td>25.0% [9–53]</td>'); // strict PASS of DA0: 3 of 12 episodes, with its 95% Wilson interval
+    expect(html).toContain('the Wilson interval over the 12 held-out episodes');
     expect(html).not.toContain('gym-notes');
     expect(html).not.toContain('Against the scripted CA'); // this evaluation has no reference
   });
 
   it('adds the held-out table against the scripted CA when the evaluation has it', () => {
     const [e] = (run.evaluation as { checkpoints: Record<string, unknown>[] }).checkpoints;
-    const reference = { ca: 'scripted', heldout: { ...(e!.heldout as object), strictPass: 0.875 }, gate: e!.gate };
+    const reference = { ca: 'scripted', heldout: { ...(e!.heldout as object), strictPass: 0.75 }, gate: e!.gate };
     const html = renderReport({ ...run, evaluation: { checkpoints: [{ ...e, reference }] } }, [match], 0.6);
     const after = html.slice(html.indexOf('Against the scripted CA'));
-    expect(after).toContain('<td>87.5%</td>');
-    expect(html.slice(0, html.indexOf('Against the scripted CA'))).toContain('<td>25.0%</td>');
+    expect(after).toContain('<td>75.0% [47–91]</td>');
+    expect(html.slice(0, html.indexOf('Against the scripted CA'))).toContain('<td>25.0% [9–53]</td>');
   });
 
   it('says why a gym ended early, for that gym only, escaped', () => {

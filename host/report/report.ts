@@ -6,6 +6,7 @@
  */
 import { referenceEvaluations } from '../coevolution/actors';
 import type { CheckpointEvaluation } from '../coevolution/actors';
+import { HELDOUT_HEADER, heldoutRows } from './heldout-rows';
 import type { RunDetail } from '../../core/contract/contract';
 import type { MatchRecord } from '../../core/store/port';
 
@@ -75,11 +76,8 @@ export function renderReport(run: RunDetail, matches: readonly MatchRecord[], ta
     `M${m.index}`, m.da, m.ca, pct(m.wDa), pct(1 - m.wDa), pct(m.fraudRate), m.next ? `${m.next.role} gym` : `stop (${m.stop.reason})`,
     m.tactics.meanEntityDensity.toFixed(3), m.tactics.meanTokens.toFixed(1), pct(m.tactics.decoyRate), pct(m.tactics.hedgeRate),
   ]);
-  const heldoutRows = (rows: readonly Pick<CheckpointEvaluation, 'da' | 'heldout' | 'gate'>[]) =>
-    rows.map((e) => [e.da, pct(e.heldout.routingAccuracy), pct(e.heldout.strictPass), pct(e.heldout.fail), e.heldout.meanReward.toFixed(2), pct(e.heldout.lookupFirst), `${pct(e.gate.daWinRate)} ${e.gate.passed ? '(pass)' : '(fail)'}`]);
   const heldout = heldoutRows(evals);
   const reference = heldoutRows(referenceEvaluations(evals));
-  const heldoutHeader = ['DA', 'routing', 'strict PASS', 'FAIL', 'mean reward', 'lookup-first', 'deployment gate'];
   const perMatch = matches.map((m) => `<h3>${esc(m.id)}: ${esc(m.daSpec)} vs ${esc(m.caSpec)} — W_DA ${pct(m.wDa)}, fraud ${pct(m.fraudRate)}</h3>${scenarioChart(m)}`).join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sparring run ${esc(run.id)}</title>
@@ -101,8 +99,8 @@ ${gymNotes(run)}
 <h2>Matches and the CA's tactic measures</h2>
 ${table(['match', 'DA', 'CA', 'W_DA', 'W_CA', 'fraud ref.', 'next', 'entity density', 'opening tokens', 'decoy rate', 'hedge rate'], matchRows)}
 <h2>Held-out evaluation (RL-ADA Table 4)</h2>
-${heldout.length ? `<p class="meta">Against the run's latest CA, ${esc(evals[0]!.ca)}.</p>${table(heldoutHeader, heldout)}` : '<p class="meta">This run has no held-out evaluation yet.</p>'}
-${reference.length ? `<h3>Against the scripted CA</h3><p class="meta">A fixed opponent, so DA checkpoints of different runs compare directly.</p>${table(heldoutHeader, reference)}` : ''}
+${heldout.length ? `<p class="meta">Against the run's latest CA, ${esc(evals[0]!.ca)}.</p>${table(HELDOUT_HEADER, heldout)}<p class="meta">[95% CI]: the Wilson interval over the ${evals[0]!.heldout.episodes} held-out episodes.</p>` : '<p class="meta">This run has no held-out evaluation yet.</p>'}
+${reference.length ? `<h3>Against the scripted CA</h3><p class="meta">A fixed opponent, so DA checkpoints of different runs compare directly.</p>${table(HELDOUT_HEADER, reference)}` : ''}
 <h2>Per-scenario DA win rates</h2>
 <p class="meta">⚑ fraud-escalation reference scenario (tracked apart from W_DA). The dashed line is τ_DA.</p>
 ${perMatch}

@@ -8,6 +8,7 @@ import { bankingDomain } from '../../domain-files';
 import { labDomainAt } from '../lab-domain';
 import { banking77RoutingEval, bankRoutingEval } from '../../routing-eval';
 import { positiveInt } from '../options';
+import { rateWithInterval } from '../../report/heldout-rows';
 import { resolveCa, resolveDa } from '../policies';
 import { progressBar } from '../progress';
 import { pct, table } from '../table';
@@ -111,14 +112,14 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
         `${table(
           ['metric', da.name],
           [
-            ['tool-routing accuracy', pct(h.routingAccuracy)],
-            ['strict PASS', pct(h.strictPass)],
+            ['tool-routing accuracy [95% CI]', rateWithInterval(h.routingAccuracy, h.episodes)],
+            ['strict PASS [95% CI]', rateWithInterval(h.strictPass, h.episodes)],
             ['FAIL', pct(h.fail)],
             ['mean episode reward', h.meanReward.toFixed(2)],
             ['lookup-first rate', pct(h.lookupFirst)],
           ],
           ['l', 'r'],
-        )}\n\n${h.episodes} held-out episodes (${seeds.length} runs) against CA ${ca.name}\n` +
+        )}\n\n${h.episodes} held-out episodes (${seeds.length} runs) against CA ${ca.name}; [95% CI]: Wilson interval\n` +
           `deployment gate (${r.gate.scenarios.length} non-negotiable scenarios, ${r.gate.episodes} episodes): DA win rate ${pct(r.gate.daWinRate)} ` +
           `${r.gate.passed ? '≥' : '<'} ${pct(r.gate.threshold)} → ${r.gate.passed ? 'PASSED' : 'NOT PASSED'}\n\n` +
           madsTable(mads),

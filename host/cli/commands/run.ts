@@ -7,6 +7,7 @@ import type { RunDetail } from '../../../core/contract/contract';
 import { createRunService } from '../../coevolution/service';
 import { referenceEvaluations } from '../../coevolution/actors';
 import type { CheckpointEvaluation } from '../../coevolution/actors';
+import { HELDOUT_HEADER, heldoutRows } from '../../report/heldout-rows';
 import { checkpointStore } from '../../store/checkpoint-store';
 import { UsageError } from '../options';
 import { progressBar } from '../progress';
@@ -96,11 +97,7 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
 
 /** RL-ADA Table 4, one row per DA checkpoint, with the deployment gate. */
 function heldoutTable(rows: readonly Pick<CheckpointEvaluation, 'da' | 'heldout' | 'gate'>[]): string {
-  return table(
-    ['DA', 'routing', 'strict PASS', 'FAIL', 'mean reward', 'lookup-first', 'gate'],
-    rows.map((e) => [e.da, pct(e.heldout.routingAccuracy), pct(e.heldout.strictPass), pct(e.heldout.fail), e.heldout.meanReward.toFixed(2), pct(e.heldout.lookupFirst), `${pct(e.gate.daWinRate)} ${e.gate.passed ? 'pass' : 'fail'}`]),
-    ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
-  );
+  return table(HELDOUT_HEADER, heldoutRows(rows), ['l', 'r', 'r', 'r', 'r', 'r', 'r']);
 }
 
 function print(json: boolean, d: RunDetail, checkpoints: { name: string; role: string; parent: string | null; source: string; humanEpisodes: number }[], seconds: number) {
@@ -130,7 +127,7 @@ function print(json: boolean, d: RunDetail, checkpoints: { name: string; role: s
   if (matches.length) out.push('', matches.at(-1)!.verdict);
   if (checkpoints.length) out.push('', `checkpoints: ${checkpoints.map((c) => `${c.parent ? `${c.parent}→` : ''}${c.name}${c.humanEpisodes ? ` (saw ${c.humanEpisodes} human episodes)` : ''}`).join(', ')}`);
   if (evals.length) {
-    out.push('', `held-out evaluation (12 scenarios, against ${evals[0]!.ca}):`);
+    out.push('', `held-out evaluation (12 scenarios, ${evals[0]!.heldout.episodes} episodes, against ${evals[0]!.ca}; [95% CI]: Wilson interval):`);
     out.push(heldoutTable(evals));
     const ref = referenceEvaluations(evals);
     if (ref.length) out.push('', 'held-out evaluation against the scripted CA (a fixed opponent: comparable across runs):', heldoutTable(ref));
