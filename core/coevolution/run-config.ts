@@ -49,6 +49,12 @@ export const runConfigSchema = z.strictObject({
       epochs: posInt, batchSize: posInt, lr: pos, expertEpisodesPerIntent: z.number().int().min(0),
       /** Routing demos per train sentence dressed as a CA opening (tone, hedge, detail, decoy); default 3. */
       camouflaged: z.number().int().min(0).optional(),
+      /**
+       * Share of the bank's train slice kept out of DA0's SFT and warm-up and spoken only by the
+       * training CAs (core/rl/demos.ts bankSlices); default 0. Against a DA0 that has seen every
+       * sentence the CA can say, the CA has no misroute to earn and its gyms learn little.
+       */
+      caOnlyShare: z.number().min(0).max(0.9).optional(),
     }),
     /** DA0: GRPO warm-up against the judge-based reward. */
     daWarmup: grpoBudget,

@@ -8,7 +8,7 @@ import { dialogueState } from '../agents/da-actions';
 import { slotsIn } from '../agents/slots';
 import { DOMAIN_TOOLS } from '../domain/types';
 import type { DomainTool } from '../domain/types';
-import { bankDemos, bankRoutingItems, camouflagedRoutingItems, expertEpisodeDemos, hashSplit, openingDemos, routingObservation, situationFor, splitBank, synthScenario, taxonomyRoutingItems } from './demos';
+import { bankDemos, bankRoutingItems, bankSlices, camouflagedRoutingItems, expertEpisodeDemos, hashSplit, openingDemos, routingObservation, situationFor, splitBank, synthScenario, taxonomyRoutingItems } from './demos';
 
 const domain = bankingDomain();
 
@@ -54,6 +54,26 @@ describe('bank split', () => {
     const texts = demos.map((d) => dialogueState(d.obs).customerText).join('\n');
     // Sentences without slots appear verbatim wherever they are used.
     const plain = split.heldout.filter((u) => slotsIn(u.text).length === 0 && !split.train.some((t) => t.text === u.text));
+    expect(plain.length).toBeGreaterThan(20);
+    for (const u of plain) expect(texts.includes(u.text), u.text).toBe(false);
+  });
+
+  it('keeps a CA-only share of the train slice out of DA0\'s demonstrations, every intent still covered', () => {
+    const split = splitBank(domain.bank.utterances, 3);
+    expect(bankSlices(domain.bank.utterances, 3)).toEqual({ daTrain: split.train, caOnly: [], heldout: split.heldout });
+    const s = bankSlices(domain.bank.utterances, 3, { caOnlyShare: 0.25 });
+    expect(s.heldout).toEqual(split.heldout);
+    const key = (u: { intent: string; text: string }) => `${u.intent} ${u.text}`;
+    // daTrain and caOnly split the train slice between them.
+    expect([...s.daTrain, ...s.caOnly].map(key).sort()).toEqual(split.train.map(key).sort());
+    expect(s.caOnly.length / split.train.length).toBeGreaterThan(0.15);
+    expect(s.caOnly.length / split.train.length).toBeLessThan(0.35);
+    expect(new Set(s.daTrain.map((u) => u.intent))).toEqual(new Set(split.train.map((u) => u.intent)));
+    expect(() => bankSlices(domain.bank.utterances, 3, { caOnlyShare: 1 })).toThrow(/caOnlyShare must be in \[0, 1\)/);
+
+    const { demos } = bankDemos(domain, { seed: 3, episodesPerIntent: 1, fills: 1, caOnlyShare: 0.25 });
+    const texts = demos.map((d) => dialogueState(d.obs).customerText).join('\n');
+    const plain = s.caOnly.filter((u) => slotsIn(u.text).length === 0 && !s.daTrain.some((t) => t.text === u.text));
     expect(plain.length).toBeGreaterThan(20);
     for (const u of plain) expect(texts.includes(u.text), u.text).toBe(false);
   });

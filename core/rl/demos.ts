@@ -131,6 +131,26 @@ export function splitBank(utterances: readonly BankUtterance[], seed: number, he
   return { train, heldout: keep };
 }
 
+/**
+ * The bank in three: `heldout` as splitBank draws it (measurement only), and its train slice
+ * split again into `daTrain` (DA0's demonstrations) and `caOnly`: sentences only the training
+ * CAs speak, so the CA has openings DA0 never saw and a misroute to earn, and the DA meets them
+ * first in the arena. `caOnlyShare` 0 (the default) leaves `caOnly` empty. Every intent keeps a
+ * DA-train sentence.
+ */
+export function bankSlices(
+  utterances: readonly BankUtterance[],
+  seed: number,
+  opts: { heldoutFraction?: number; caOnlyShare?: number } = {},
+): { daTrain: BankUtterance[]; caOnly: BankUtterance[]; heldout: BankUtterance[] } {
+  const split = splitBank(utterances, seed, opts.heldoutFraction);
+  const share = opts.caOnlyShare ?? 0;
+  if (!(share >= 0 && share < 1)) throw new RangeError(`bankSlices: caOnlyShare must be in [0, 1), got ${share}`);
+  if (share === 0) return { daTrain: split.train, caOnly: [], heldout: split.heldout };
+  const inner = splitBank(split.train, deriveSeed(seed, 'ca-only'), share);
+  return { daTrain: inner.train, caOnly: inner.heldout, heldout: split.heldout };
+}
+
 /** The domain with its bank reduced to `utterances` (e.g. the train slice, for the CA). */
 export function withUtterances(domain: Domain, utterances: readonly BankUtterance[]): Domain {
   return { ...domain, bank: { ...domain.bank, utterances: [...utterances] } };
@@ -414,6 +434,8 @@ export interface BankDemoOptions {
   fills?: number;
   /** Held-out share of the bank (default BANK_HELDOUT_FRACTION). */
   heldoutFraction?: number;
+  /** Share of the train slice kept for the CA alone, out of every demonstration (default 0; see bankSlices). */
+  caOnlyShare?: number;
   /** Add the taxonomy's phrases as routing demos (default true; see taxonomyRoutingItems). */
   taxonomyPhrases?: boolean;
   /** Camouflaged variants per train utterance as routing demos (default 3; see camouflagedRoutingItems). */
@@ -431,7 +453,8 @@ export interface BankDemoOptions {
  * held-out slice as routing items for evaluation.
  */
 export function bankDemos(domain: Domain, opts: BankDemoOptions): { demos: DaDemo[]; heldout: RoutingItem[]; trainUtterances: number } {
-  const split = splitBank(domain.bank.utterances, opts.seed, opts.heldoutFraction);
+  const slices = bankSlices(domain.bank.utterances, opts.seed, opts);
+  const split = { train: slices.daTrain, heldout: slices.heldout };
   const items = bankRoutingItems(domain, split.train, { fills: opts.fills ?? 2, seed: deriveSeed(opts.seed, 'train-fills') });
   if (opts.taxonomyPhrases ?? true) items.push(...taxonomyRoutingItems(domain));
   const camouflaged = opts.camouflaged ?? 3;

@@ -22,7 +22,7 @@ import { judgeEpisode } from '../../core/judge/judge';
 import { deriveSeed, Rng } from '../../core/random';
 import { caRolloutReward, greedyCaActor, sliceCaDecisionPoints } from '../../core/rl/ca-rollout';
 import type { CaDecisionPoint } from '../../core/rl/ca-rollout';
-import { splitBank, withUtterances } from '../../core/rl/demos';
+import { bankSlices, splitBank, withUtterances } from '../../core/rl/demos';
 import { daRolloutReward, greedyActor, policyActor, recordedFromEpisode, recoveryDecisionPoints, sliceEpisodes } from '../../core/rl/da-rollout';
 import type { DaDecisionPoint, RecordedEpisode } from '../../core/rl/da-rollout';
 import { GrpoDivergenceError, GRPO_PRESETS, KL_WINDOW, plannedSteps, runGrpo } from '../../core/rl/grpo';
@@ -209,7 +209,11 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
     const sft = await trainSftDa(ctx.domain, {
       seed: da0SftSeed(ctx.seed),
       sft: { epochs: b.sft.epochs, batchSize: b.sft.batchSize, lr: b.sft.lr },
-      bank: { episodesPerIntent: b.sft.expertEpisodesPerIntent, ...(b.sft.camouflaged !== undefined ? { camouflaged: b.sft.camouflaged } : {}) },
+      bank: {
+        episodesPerIntent: b.sft.expertEpisodesPerIntent,
+        ...(b.sft.camouflaged !== undefined ? { camouflaged: b.sft.camouflaged } : {}),
+        ...(b.sft.caOnlyShare ? { caOnlyShare: b.sft.caOnlyShare } : {}),
+      },
       ...(ctx.session ? { session: ctx.session } : {}),
       hooks: {
         onStep: (p) => {
@@ -219,7 +223,8 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
       },
     });
     const model = sft.model;
-    const scripted = new ScriptedCa(trainingDomain(ctx));
+    // The warm-up's customer speaks DA0's own slice: CA-only sentences stay new to the DA until the arena.
+    const scripted = new ScriptedCa(b.sft.caOnlyShare ? withUtterances(ctx.domain, bankSlices(ctx.domain.bank.utterances, da0SftSeed(ctx.seed), { caOnlyShare: b.sft.caOnlyShare }).daTrain) : trainingDomain(ctx));
     const warm = await runMatch({
       matchId: `${ctx.runId}-warmup`, createdAt: '', domain: ctx.domain, scenarios: arena, scenarioSet: 'arena',
       da: new BuiltinDa(model), ca: scripted, judge: judgeEpisode, seed: deriveSeed(ctx.seed, 'da0-warmup'),
@@ -249,7 +254,7 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
     da = ctx.checkpoints.save({
       role: 'DA', source: 'bootstrap', runId: ctx.runId, parent: null, generation: 0, snapshot: await model.snapshot(),
       metrics: sft.sft.epochs.at(-1)?.metrics ?? null,
-      trainingData: [{ kind: 'demos', id: `bank-train:${da0SftSeed(ctx.seed)}` }],
+      trainingData: [{ kind: 'demos', id: `bank-train:${da0SftSeed(ctx.seed)}${b.sft.caOnlyShare ? `:ca-only=${b.sft.caOnlyShare}` : ''}` }],
     }).name;
     await model.dispose();
   }
