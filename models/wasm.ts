@@ -121,20 +121,20 @@ export class FnBuilder {
     return this.op(opcode, align, 0);
   }
 
-  get(n: string): this {
-    this.op(0x20);
+  /** local.get / local.set / local.tee of a named local. */
+  private local(opcode: 0x20 | 0x21 | 0x22, n: string): this {
+    this.op(opcode);
     uleb(this.at(n), this.code);
     return this;
+  }
+  get(n: string): this {
+    return this.local(0x20, n);
   }
   set(n: string): this {
-    this.op(0x21);
-    uleb(this.at(n), this.code);
-    return this;
+    return this.local(0x21, n);
   }
   tee(n: string): this {
-    this.op(0x22);
-    uleb(this.at(n), this.code);
-    return this;
+    return this.local(0x22, n);
   }
   i32_const(v: number): this {
     this.op(0x41);

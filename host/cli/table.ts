@@ -6,4 +6,5 @@ export function table(header: string[], rows: (string | number)[][], align: ('l'
   return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }
 
-export const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
+/** A rate as a percentage with one decimal; n/a when there is none. The CLI's and the report's. */
+export const pct = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : `${(x * 100).toFixed(1)}%`);

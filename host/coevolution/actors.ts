@@ -101,6 +101,11 @@ export function da0SftSeed(runSeed: number): number {
   return deriveSeed(runSeed, 'da0-sft');
 }
 
+/** The run's domain with its bank reduced to DA0's own slice: the train slice less the CA-only share (bankSlices). */
+function da0Domain(ctx: Pick<LabContext, 'domain' | 'seed'>, caOnlyShare: number): Domain {
+  return withUtterances(ctx.domain, bankSlices(ctx.domain.bank.utterances, da0SftSeed(ctx.seed), { caOnlyShare }).daTrain);
+}
+
 const trainDomains = new WeakMap<Domain, Map<number, Domain>>();
 
 /**
@@ -224,7 +229,7 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
     });
     const model = sft.model;
     // The warm-up's customer speaks DA0's own slice: CA-only sentences stay new to the DA until the arena.
-    const scripted = new ScriptedCa(b.sft.caOnlyShare ? withUtterances(ctx.domain, bankSlices(ctx.domain.bank.utterances, da0SftSeed(ctx.seed), { caOnlyShare: b.sft.caOnlyShare }).daTrain) : trainingDomain(ctx));
+    const scripted = new ScriptedCa(b.sft.caOnlyShare ? da0Domain(ctx, b.sft.caOnlyShare) : trainingDomain(ctx));
     const warm = await runMatch({
       matchId: `${ctx.runId}-warmup`, createdAt: '', domain: ctx.domain, scenarios: arena, scenarioSet: 'arena',
       da: new BuiltinDa(model), ca: scripted, judge: judgeEpisode, seed: deriveSeed(ctx.seed, 'da0-warmup'),

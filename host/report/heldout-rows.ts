@@ -5,10 +5,9 @@
  */
 import { wilsonInterval } from '../../core/arena/evaluate';
 import type { CheckpointEvaluation } from '../coevolution/actors';
+import { pct } from '../cli/table';
 
 export const HELDOUT_HEADER = ['DA', 'routing [95% CI]', 'strict PASS [95% CI]', 'FAIL', 'mean reward', 'lookup-first', 'deployment gate'];
-
-const pct = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : `${(x * 100).toFixed(1)}%`);
 
 /** A rate measured on `n` episodes with its interval: "95.8% [79–99]". */
 export function rateWithInterval(rate: number, n: number): string {

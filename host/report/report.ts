@@ -6,12 +6,12 @@
  */
 import { referenceEvaluations } from '../coevolution/actors';
 import type { CheckpointEvaluation } from '../coevolution/actors';
+import { pct } from '../cli/table';
 import { HELDOUT_HEADER, heldoutRows } from './heldout-rows';
 import type { RunDetail } from '../../core/contract/contract';
 import type { MatchRecord } from '../../core/store/port';
 
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
-const pct = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : `${(x * 100).toFixed(1)}%`);
 
 /** W_DA / W_CA per match, τ_DA line, gym phases shaded between matches and labelled. */
 export function winRateChart(run: RunDetail, tauDa: number): string {
