@@ -160,7 +160,7 @@ describe('run machine', () => {
     });
 
     it('save → restore → continue holds with a queue of two gyms', async () => {
-      const sched = { ...input, schedule: { isolation: 'both' } };
+      const sched = { ...input, schedule: { isolation: 'both' as const } };
       const reference = await finish(createActor(runMachine.provide({ actors: fakeLab(table3).actors }), { input: sched }).start());
       for (let stopAfter = 1; stopAfter <= 12; stopAfter++) {
         const lab = fakeLab(table3);
