@@ -331,6 +331,13 @@ export async function playMatch(ctx: LabContext, cache: PolicyCache, input: Matc
 
 // ------------------------------------------------------------------------------------ gym
 
+/** The index of a run's match from its id (`R3-M2` → 2), for gym inputs persisted before GymInput.afterMatch. */
+function matchIndexOf(matchId: string): number {
+  const m = /(?:^|-)M(\d+)$/.exec(matchId);
+  if (!m) throw new Error(`gym: cannot tell the match index of "${matchId}" (expected RUN-M<n>)`);
+  return Number(m[1]);
+}
+
 export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput): Promise<GymOutput> {
   // Our own earlier result, when a restored run restarts this gym (killed after the save below,
   // before the run's next snapshot): the note is stored with the checkpoint.
@@ -342,7 +349,10 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
   const episodes = await matchEpisodes(ctx, input.matchId);
   const recorded: RecordedEpisode[] = episodes.map((e) => recordedFromEpisode(e, ctx.domain.scenarios));
   const trainerLost = (r: RecordedEpisode) => (input.role === 'DA' ? r.daWon === false : r.daWon === true);
-  const mixRng = new Rng(deriveSeed(input.seed, 'gym-mix', input.matchId));
+  // Seeded by the run's seed and the match's place in the run, never by its id (which names the
+  // run, R1 or R7 by how many runs the lab held before): a run's numbers depend on its seed and config only.
+  const afterMatch = input.afterMatch ?? matchIndexOf(input.matchId);
+  const mixRng = new Rng(deriveSeed(input.seed, 'gym-mix', afterMatch));
   const humanIds = humanEpisodeIds(ctx, input.role, input.matchId);
   const human = humanIds.map((id) => recordedFromEpisode(ctx.store.getEpisode(id)!, ctx.domain.scenarios));
   const chosen = [
@@ -351,7 +361,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
   ];
   const name = ctx.checkpoints.nextName(input.role);
   const label = `${input.role} gym: ${input.from} → ${name} against frozen ${input.opponent}`;
-  const seed = deriveSeed(input.seed, 'gym', input.matchId);
+  const seed = deriveSeed(input.seed, 'gym', afterMatch);
   const start = ctx.checkpoints.resolve(input.from, input.role);
   let note: string | null;
 
