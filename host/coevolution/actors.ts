@@ -7,7 +7,7 @@
  */
 import type { CaChoice } from '../../core/agents/ca-choices';
 import { ScriptedCa } from '../../core/agents/scripted-ca';
-import type { CaPolicy, DaPolicy } from '../../core/agents/policy';
+import type { CaPolicy, CheckpointRef, DaPolicy } from '../../core/agents/policy';
 import type { DaChoice } from '../../core/agents/da-actions';
 import { evaluateDa, evaluateMads } from '../../core/arena/evaluate';
 import { runMatch } from '../../core/arena/match';
@@ -62,12 +62,15 @@ export interface LabContext {
 export class PolicyCache {
   private readonly das = new Map<string, Promise<DaModel>>();
   private readonly cas = new Map<string, Promise<CaModel>>();
+  /** The checkpoint each name or SPEC resolved to when first loaded. */
+  private readonly refs = new Map<string, CheckpointRef>();
   constructor(private readonly ctx: Pick<LabContext, 'checkpoints' | 'session' | 'domain'>) {}
 
   daModel(name: string): Promise<DaModel> {
     let m = this.das.get(name);
     if (!m) {
       const cp = this.ctx.checkpoints.resolve(name, 'DA');
+      this.refs.set(`DA:${name}`, { name: cp.name, id: cp.id });
       m = DaModel.fromSnapshot(cp.snapshot, this.ctx.session ?? {});
       this.das.set(name, m);
     }
@@ -77,17 +80,20 @@ export class PolicyCache {
     let m = this.cas.get(name);
     if (!m) {
       const cp = this.ctx.checkpoints.resolve(name, 'CA');
+      this.refs.set(`CA:${name}`, { name: cp.name, id: cp.id });
       m = CaModel.fromSnapshot(cp.snapshot, this.ctx.session ? { session: this.ctx.session } : {});
       this.cas.set(name, m);
     }
     return m;
   }
   async da(name: string): Promise<DaPolicy> {
-    return new BuiltinDa(await this.daModel(name), { name });
+    const model = await this.daModel(name);
+    return new BuiltinDa(model, { name, checkpoint: this.refs.get(`DA:${name}`)! });
   }
   /** The CA of a checkpoint, speaking from `bank` (default: the whole bank, as in held-out evaluation). */
   async ca(name: string, bank: UtteranceBank = this.ctx.domain.bank): Promise<CaPolicy> {
-    return new BuiltinCa(await this.caModel(name), bank, { name });
+    const model = await this.caModel(name);
+    return new BuiltinCa(model, bank, { name, checkpoint: this.refs.get(`CA:${name}`)! });
   }
   async dispose(): Promise<void> {
     for (const m of [...this.das.values(), ...this.cas.values()]) await (await m).dispose();

@@ -63,7 +63,7 @@ function stored(dbPath: string, runId: string): unknown {
       seed: run.seed, config: run.config_json, phase: snapshot.value,
       matchSummaries: snapshot.context.matches, gyms: snapshot.context.gyms, evaluation: snapshot.context.evaluation,
       metrics: all('SELECT phase, key, step, value FROM run_metrics WHERE run_id = ? ORDER BY phase, key, step'),
-      matches: db.prepare(`SELECT id, seed, da_spec, ca_spec, scenario_set, episodes_per_scenario, w_da, fraud_rate, config_json FROM matches WHERE id IN ${mine} ORDER BY id`).all(),
+      matches: db.prepare(`SELECT id, seed, da_spec, ca_spec, da_checkpoint_id, da_checkpoint_name, ca_checkpoint_id, ca_checkpoint_name, scenario_set, episodes_per_scenario, w_da, fraud_rate, config_json FROM matches WHERE id IN ${mine} ORDER BY id`).all(),
       perScenario: db.prepare(`SELECT * FROM match_scenarios WHERE match_id IN ${mine} ORDER BY match_id, pos`).all(),
       episodes: db.prepare(`SELECT * FROM episodes WHERE match_id IN ${mine} ORDER BY id`).all(),
       turns: db.prepare(`SELECT * FROM turns WHERE episode_id IN (SELECT id FROM episodes WHERE match_id IN ${mine}) ORDER BY episode_id, idx`).all(),
