@@ -4,6 +4,7 @@
  * only call. Only plain, serialisable data crosses. The renderer imports types from here and
  * nothing else from core/.
  */
+import type { CheckpointRef } from '../agents/policy';
 import type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord } from '../store/port';
 import type { GymSummary, MatchSummary } from '../coevolution/run.machine';
 import type { AuditReport, LabelItemView, LabelKind, LabelQueueInfo, LabelValue, OwnLabel, TacticReport } from '../labels/types';
@@ -18,6 +19,7 @@ import type { FieldProblem, ScenarioDraft } from '../domain/schema';
 
 /** Plain-data records that cross the boundary, re-exported so clients import types from here only. */
 export type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, ScenarioResult, TurnRecord, Winner } from '../store/port';
+export type { CheckpointRef } from '../agents/policy';
 export type { GymSummary, MatchSummary } from '../coevolution/run.machine';
 export type { StopDecision, WeakerAgent } from '../coevolution/stopping';
 export type { TacticSummary } from '../coevolution/tactics';
@@ -136,6 +138,8 @@ export interface PlayView {
   seat: PlaySeat;
   /** The policy SPEC in the other seat. */
   opponent: string;
+  /** The checkpoint `opponent` resolved to (`latest` → DA3); null for the scripted policies. */
+  opponentCheckpoint: CheckpointRef | null;
   status: 'playing' | 'finished';
   forkedFrom: { episodeId: string; turn: number } | null;
   /** The customer's private brief: the customer seat sees it from the start, the agent seat after the call. */
@@ -156,6 +160,8 @@ export interface PlaySessionSummary {
   player: string;
   seat: PlaySeat;
   opponent: string;
+  /** The checkpoint `opponent` resolved to (`latest` → DA3); null for the scripted policies. */
+  opponentCheckpoint: CheckpointRef | null;
   turns: number;
   updatedAt: string;
   forkedFrom: { episodeId: string; turn: number } | null;
@@ -167,6 +173,8 @@ export interface HumanEpisodeInfo {
   player: string;
   seat: PlaySeat;
   opponent: string;
+  /** The checkpoint `opponent` resolved to (`latest` → DA3); null for the scripted policies. */
+  opponentCheckpoint: CheckpointRef | null;
   playedAt: string;
   forkedFrom: { episodeId: string; turn: number } | null;
   winner: Winner;
@@ -229,6 +237,9 @@ export interface CrossPlayCell {
 }
 
 export interface CrossPlay extends CrossPlayArgs {
+  /** The checkpoint each of `das` resolved to, in order (null: scripted). */
+  daCheckpoints: (CheckpointRef | null)[];
+  caCheckpoints: (CheckpointRef | null)[];
   scenarios: { id: string; fraudReference: boolean }[];
   /** One cell per DA × CA × scenario. */
   cells: CrossPlayCell[];
@@ -277,8 +288,10 @@ export interface Commands {
   'scenarios/remove': (args: { id: string }) => { ok: true };
 }
 
-/** `eval/mads`'s answer: the report, the robustness scenarios played and the policies' names. */
-export type MadsEvaluation = MadsReport & { scenarios: string[]; da: string; ca: string; seed: number; episodesPerScenario: number };
+/** `eval/mads`'s answer: the report, the robustness scenarios played, the policy SPECs and the checkpoints they resolved to (null: scripted). */
+export type MadsEvaluation = MadsReport & {
+  scenarios: string[]; da: string; ca: string; daCheckpoint: CheckpointRef | null; caCheckpoint: CheckpointRef | null; seed: number; episodesPerScenario: number;
+};
 
 export interface Queries {
   'engine/info': () => EngineInfo;
