@@ -93,7 +93,10 @@ class Ws:
         headers = {"X-Model-Name": model}
         if token:
             headers["Authorization"] = f"Bearer {token}"
-        return cls(await websockets.connect(ws_url, extra_headers=headers, max_size=2**24))
+        # websockets 14 renamed the asyncio client's extra_headers (Debian 12 ships 10.4).
+        major = int(websockets.__version__.split(".")[0])
+        kw = {"additional_headers": headers} if major >= 14 else {"extra_headers": headers}
+        return cls(await websockets.connect(ws_url, max_size=2**24, **kw))
 
     async def send(self, msg_type: str, data: object | None = None, raw: str | None = None) -> dict:
         await self.conn.send(raw if raw is not None else json.dumps({"type": msg_type, "data": data} if data is not None else {"type": msg_type}))

@@ -23,6 +23,7 @@ import { registerPlay } from './commands/play';
 import { registerDiff } from './commands/diff';
 import { registerScenarios } from './commands/scenarios';
 import { registerEnv } from './commands/env';
+import { registerGym } from './commands/gym';
 import { seedInt, UsageError } from './options';
 import { defaultLabPath } from './paths';
 
@@ -59,6 +60,7 @@ registerPlay(program, globals);
 registerDiff(program, globals);
 registerScenarios(program, globals);
 registerEnv(program, globals);
+registerGym(program, globals);
 
 try {
   await program.parseAsync(process.argv);

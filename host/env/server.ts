@@ -19,6 +19,10 @@
  * learner's spec `env:<model>` (the client's model name: `model` in a reset, the `X-Model-Name`
  * header or `?model=` on the WebSocket URL), the session, model, role and opponent in its config
  * JSON. An episode abandoned by a new reset, a closed socket or the idle timeout is not stored.
+ *
+ * A reset may carry `replay`: the learner's earlier turns (a `sparring gym export` line's
+ * `replay`), played first against the same seeded opponent, so a rollout starts at the decision
+ * point an isolation gym would train on.
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -201,7 +205,10 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
   }
 
   async function reset(s: Session, data: Record<string, unknown>): Promise<StepAnswer> {
-    const { seed, scenario, episode_id: clientId, model } = data;
+    const { seed, scenario, episode_id: clientId, model, replay } = data;
+    if (replay !== undefined && replay !== null && (!Array.isArray(replay) || replay.length > o.config.arena.maxDaTurns * 2 || !replay.every((r) => typeof r === 'string'))) {
+      throw new EnvError('VALIDATION_ERROR', 422, `reset: "replay" must be a list of at most ${o.config.arena.maxDaTurns * 2} strings (the learner's earlier turns, as in a gym export's "replay")`);
+    }
     // Any integer: the arena's episode seeds (deriveSeed) are 32-bit and may be negative.
     if (seed !== undefined && seed !== null && !Number.isSafeInteger(seed)) {
       throw new EnvError('VALIDATION_ERROR', 422, `reset: "seed" must be an integer, got ${JSON.stringify(seed)}`);
@@ -222,6 +229,19 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
     if (s.episode && !s.episode.done) log(`env: session ${s.id}: reset during an episode; the unfinished one is not stored`);
     s.episode = null;
     s.episode = await LearnerEpisode.start({ domain: o.domain, config: o.config, judge, scenario: sc, seed: episodeSeed, opponent: o.opponent, matchId: s.matchId, index });
+    // A gym export's decision point: the learner's recorded turns, replayed against the same
+    // seeded opponent, bring the episode to the point the gym would train on.
+    for (const [i, text] of ((replay as string[] | undefined) ?? []).entries()) {
+      if (s.episode.done) {
+        s.episode = null;
+        throw new EnvError('VALIDATION_ERROR', 422, `reset: the episode ended at replayed turn ${i - 1} of ${(replay as string[]).length}; the replay does not fit this seed, scenario and opponent`);
+      }
+      await s.episode.act(text);
+    }
+    if (s.episode.done) {
+      s.episode = null;
+      throw new EnvError('VALIDATION_ERROR', 422, 'reset: the replay ended the episode; a decision point needs a move left to make');
+    }
     s.clientEpisodeId = typeof clientId === 'string' ? clientId : null;
     return answer(s, null);
   }

@@ -10,6 +10,7 @@ import { selectScenarios, SCENARIO_SETS } from '../../../core/arena/scenarios';
 import type { ScenarioSetName } from '../../../core/arena/scenarios';
 import type { Opponent } from '../../../core/env/learner-episode';
 import { withAdversityProfile } from '../../../core/world/adversities';
+import { runWorld } from '../../coevolution/gym-export';
 import { ENV_DEFAULTS, LOOPBACK_HOSTS, newEnvToken, startEnvServer } from '../../env/server';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { labDomainAt } from '../lab-domain';
@@ -28,6 +29,7 @@ interface EnvServeOptions {
   idleTimeout: number;
   maxSessions: number;
   maxBodyBytes: number;
+  run?: string;
 }
 
 function portNumber(value: string): number {
@@ -47,6 +49,7 @@ export function registerEnv(program: Command, globals: () => GlobalOptions): voi
     .option('--port <n>', 'TCP port (0: any free port)', portNumber, 7318)
     .option('--host <host>', 'address to listen on; anything but loopback requires a token (one is made unless --token gives it)', '127.0.0.1')
     .option('--token <token>', 'require "Authorization: Bearer <token>" (or ?token=) on every request but /health')
+    .option('--run <run>', "play in a run's world (its config, adversities, and the bank its training CAs speak): what `gym export` resets need")
     .option('--idle-timeout <s>', 'close a session after this many seconds without a message', positiveInt('--idle-timeout'), ENV_DEFAULTS.idleTimeoutMs / 1000)
     .option('--max-sessions <n>', 'sessions open at once', positiveInt('--max-sessions'), ENV_DEFAULTS.maxSessions)
     .option('--max-body-bytes <n>', 'largest request body or WebSocket message', positiveInt('--max-body-bytes'), ENV_DEFAULTS.maxBodyBytes)
@@ -54,18 +57,32 @@ export function registerEnv(program: Command, globals: () => GlobalOptions): voi
       const g = globals();
       const log = (line: string) => process.stderr.write(`${line}\n`);
       const lab = labDomainAt(g.db);
-      const domain = opts.adversities ? withAdversityProfile(lab) : lab;
+      let domain = opts.adversities ? withAdversityProfile(lab) : lab;
+      let caDomain = domain;
+      let config = DEFAULT_CONFIG;
+      if (opts.run) {
+        const store = openSqliteStore(g.db);
+        try {
+          const world = runWorld(store, lab, opts.run);
+          ({ domain, caDomain, config } = world);
+          opts.adversities = world.adversities;
+        } catch (e) {
+          throw new UsageError(`--run ${opts.run}: ${(e as Error).message}`);
+        } finally {
+          store.close();
+        }
+      }
       const scenarios = selectScenarios(domain, opts.scenarios);
       if (scenarios.length === 0) throw new UsageError(`--scenarios ${opts.scenarios}: the lab has no such scenarios`);
       const opponent: Opponent =
-        opts.role === 'DA' ? { role: 'CA', policy: await resolveCa(opts.opponent, domain, g) } : { role: 'DA', policy: await resolveDa(opts.opponent, domain, g) };
+        opts.role === 'DA' ? { role: 'CA', policy: await resolveCa(opts.opponent, caDomain, g) } : { role: 'DA', policy: await resolveDa(opts.opponent, domain, g) };
       const token = opts.token ?? (LOOPBACK_HOSTS.has(opts.host) ? undefined : newEnvToken());
       if (!LOOPBACK_HOSTS.has(opts.host)) log(`env serve: WARNING: listening on ${opts.host}, not on loopback; every request but /health needs the token`);
       const store = openSqliteStore(g.db);
       let server;
       try {
         server = await startEnvServer({
-          domain, config: DEFAULT_CONFIG, opponent, opponentSpec: opts.opponent, scenarios, scenarioSet: opts.scenarios, adversities: opts.adversities,
+          domain, config, opponent, opponentSpec: opts.opponent, scenarios, scenarioSet: opts.scenarios, adversities: opts.adversities,
           store, host: opts.host, port: opts.port, seed: g.seed, idleTimeoutMs: opts.idleTimeout * 1000, maxSessions: opts.maxSessions,
           maxBodyBytes: opts.maxBodyBytes, log, ...(token ? { token } : {}),
         });
