@@ -329,4 +329,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except (RuntimeError, OSError, KeyError) as e:  # the server refused or answered out of protocol
+        print(json.dumps({"ok": False, "failures": FAILURES + [f"{type(e).__name__}: {e}"]}))
+        sys.exit(1)
