@@ -86,29 +86,31 @@ export async function exportGym(store: SqliteRunStore, domain: Domain, runId: st
   const sparring = sparringConfigOf(config);
   const gyms: GymSummary[] = run.gyms;
   const matches: MatchSummary[] = run.matchSummaries;
-  let role: 'DA' | 'CA';
-  let from: string;
-  let to: string | null;
-  let match: MatchSummary | undefined;
   if (!Number.isInteger(gymNumber) || gymNumber < 1) throw new Error(`--gym must be a positive integer, got ${gymNumber}`);
-  if (gymNumber <= gyms.length) {
-    const g = gyms[gymNumber - 1]!;
-    match = matches.find((m) => m.index === g.afterMatch);
-    role = g.role;
-    from = g.from;
-    to = g.to;
-  } else {
-    const last = matches.at(-1);
-    if (gymNumber !== gyms.length + 1 || !last?.next) {
-      throw new Error(`run ${runId} has ${gyms.length} gym${gyms.length === 1 ? '' : 's'}${last?.next ? ` and gym ${gyms.length + 1} is next` : ''}; gym ${gymNumber} does not exist`);
-    }
-    match = last;
-    role = last.next.role;
-    from = role === 'DA' ? last.da : last.ca;
-    to = null;
+  // Gym N is a gym the run has done, or the next one it plans after its latest match (a schedule
+  // may plan several after one match: RunConfig.schedule; older runs, RL-ADA's weaker agent).
+  const last = matches.at(-1);
+  const doneAfterLast = last ? gyms.filter((g) => g.afterMatch === last.index) : [];
+  const planned = last ? (last.gyms ?? (last.next ? [last.next.role] : []))[doneAfterLast.length] : undefined;
+  const target: { role: 'DA' | 'CA'; afterMatch: number; to: string | null } | undefined =
+    gymNumber <= gyms.length ? gyms[gymNumber - 1]! : gymNumber === gyms.length + 1 && planned && last ? { role: planned, afterMatch: last.index, to: null } : undefined;
+  if (!target) {
+    throw new Error(`run ${runId} has ${gyms.length} gym${gyms.length === 1 ? '' : 's'}${planned ? ` and gym ${gyms.length + 1} is next` : ''}; gym ${gymNumber} does not exist`);
   }
-  if (!match) throw new Error(`run ${runId}: gym ${gymNumber} follows a match the run does not list`);
-  const opponent = role === 'DA' ? match.ca : match.da;
+  const match = matches.find((m) => m.index === target.afterMatch);
+  if (!match) throw new Error(`run ${runId}: gym ${gymNumber} follows match ${target.afterMatch}, which the run does not list`);
+  // The checkpoints in play when the gym started: the match's, as the gyms before it after the same match left them.
+  let da = match.da;
+  let ca = match.ca;
+  for (const g of gyms.slice(0, gymNumber - 1)) {
+    if (g.afterMatch !== match.index) continue;
+    if (g.role === 'DA') da = g.to;
+    else ca = g.to;
+  }
+  const role = target.role;
+  const from = role === 'DA' ? da : ca;
+  const to = target.to;
+  const opponent = role === 'DA' ? ca : da;
   const playDomain = config.adversities ? withAdversityProfile(domain) : domain;
   const chosen = await gymEpisodes({ store, domain: playDomain, config }, { role, matchId: match.matchId, seed: run.seed });
   const human = (e: RecordedEpisode) => e.id === null || !e.id.startsWith(`${match.matchId}:`);
