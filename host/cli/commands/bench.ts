@@ -122,7 +122,8 @@ export function registerBench(program: Command, globals: () => GlobalOptions): v
       const rows = FIGURES.filter((f) => f.key in rounded).map((f) => [f.key, shown(f), f.unit, f.what]);
       process.stdout.write(
         `${table(['figure', 'median', 'unit', 'what'], rows, ['l', 'r', 'l', 'l'])}\n\n` +
-          `${machine.cpus} cores (${machine.cpuModel}), ${machine.platform}, Node ${machine.node}; provider ${provider}, ${threads} intra-op threads; ` +
+          `${machine.cpus} cores (${machine.cpuModel}), ${machine.platform}, Node ${machine.node}; ` +
+          `${provider !== null ? `provider ${provider}, ${threads} intra-op threads; ` : ''}` +
           `median of ${opts.rounds} rounds of ≥ ${opts.roundMs} ms each\n`,
       );
     });
