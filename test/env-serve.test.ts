@@ -2,7 +2,8 @@
  * `sparring env serve --role DA --opponent CA0` on a lab that has a CA0 (an untrained builtin CA,
  * stored as the bootstrap would store it), checked by trainers/check_protocol.py with Debian's
  * python3 (standard library and python3-websockets): full episodes over HTTP and the WebSocket,
- * rewards and terms against the lab file.
+ * rewards and terms against the lab file; then trainers/check_adapters.py drives the TRL and verl
+ * adapters' classes through full episodes against the same server.
  */
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -40,7 +41,7 @@ describe.skipIf(problem !== null)(`env serve + trainers/check_protocol.py${probl
     server?.kill('SIGTERM');
   });
 
-  it('serves the DA against CA0, and the Python protocol check passes over HTTP and WebSocket', async () => {
+  it('serves the DA against CA0; the Python protocol check and the adapters check pass', async () => {
     const db = path.join(mkdtempSync(path.join(os.tmpdir(), 'sparring-env-')), 'lab.db');
     const store = openSqliteStore(db);
     const ca0 = await CaModel.create(bankingDomain().taxonomy, { seed: 1 });
@@ -55,9 +56,15 @@ describe.skipIf(problem !== null)(`env serve + trainers/check_protocol.py${probl
     const doc = JSON.parse(line) as { url: string; role: string; opponent: string };
     expect(doc).toMatchObject({ role: 'DA', opponent: 'CA0' });
 
-    const { stdout } = await run(PYTHON, [path.join(ROOT, 'trainers', 'check_protocol.py'), '--url', doc.url, '--db', db, '--episodes', '4'], { cwd: ROOT });
+    const { stdout } = await run(PYTHON, [path.join(ROOT, 'trainers', 'check_protocol.py'), '--url', doc.url, '--db', db, '--episodes', '4'], { cwd: ROOT, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
     const report = JSON.parse(stdout.trim().split('\n').at(-1)!) as { ok: boolean; episodes: number; failures: string[] };
     expect(report.failures).toStrictEqual([]);
     expect(report).toMatchObject({ ok: true, episodes: 8 });
+
+    // The TRL and verl adapters' own code against the same server (stand-ins for the packages only).
+    const adapters = await run(PYTHON, [path.join(ROOT, 'trainers', 'check_adapters.py'), '--url', doc.url, '--episodes', '2'], { cwd: ROOT, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+    const a = JSON.parse(adapters.stdout.trim().split('\n').at(-1)!) as { ok: boolean; episodes: number; failures: string[] };
+    expect(a.failures).toStrictEqual([]);
+    expect(a).toMatchObject({ ok: true, role: 'DA', episodes: 4 });
   }, 120_000);
 });

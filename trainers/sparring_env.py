@@ -71,10 +71,14 @@ class SparringSession:
 
 def latest_turn_text(obs: dict[str, Any]) -> str:
     """What the learner just learnt, as text for the next prompt turn: the DA's tool result or the
-    customer's reply (DA); the agent's words (CA)."""
+    customer's reply (DA); the agent's words, or at the start the customer's brief (CA)."""
     if obs.get("role") == "CA":
         said = [d["text"] for d in obs.get("dialogue", []) if d["role"] == "agent"]
-        return said[-1] if said else ""
+        if said:
+            return said[-1]
+        # Before the agent has said anything: the customer's brief (hidden intent, persona, facts).
+        messages = obs.get("messages") or [{}]
+        return messages[0].get("content", "")
     turns = obs.get("turns", [])
     if not turns:
         return ""
