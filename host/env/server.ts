@@ -195,6 +195,9 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
       seed: serverSeed,
       daSpec: role === 'DA' ? learner : o.opponentSpec,
       caSpec: role === 'CA' ? learner : o.opponentSpec,
+      // The learner is outside the lab (no checkpoint); the frozen opponent is whatever its SPEC resolved to.
+      daCheckpoint: o.opponent.role === 'DA' ? (o.opponent.policy.checkpoint ?? null) : null,
+      caCheckpoint: o.opponent.role === 'CA' ? (o.opponent.policy.checkpoint ?? null) : null,
       scenarioSet: o.scenarioSet,
       episodesPerScenario: Math.max(0, ...perScenario.map((r) => r.episodes)),
       wDa,

@@ -226,6 +226,8 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
       writing = 'the match';
       insertMatch.run({
         id: match.id, createdAt: match.createdAt, seed: match.seed, daSpec: match.daSpec, caSpec: match.caSpec,
+        daCheckpointId: match.daCheckpoint?.id ?? null, daCheckpointName: match.daCheckpoint?.name ?? null,
+        caCheckpointId: match.caCheckpoint?.id ?? null, caCheckpointName: match.caCheckpoint?.name ?? null,
         scenarioSet: match.scenarioSet, episodesPerScenario: match.episodesPerScenario, wDa: match.wDa ?? null,
         fraudRate: match.fraudRate ?? null, configJson: match.configJson,
       });
