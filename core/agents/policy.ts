@@ -6,15 +6,24 @@
 import type { Rng } from '../random';
 import type { CaObservation, DaObservation } from '../world/environment';
 
+/**
+ * Where a call comes from: the episode and the index of the turn it will produce. Backends that
+ * keep per-call records (LLM endpoints) link each call to it; the others ignore it.
+ */
+export interface TurnContext {
+  episodeId: string;
+  turn: number;
+}
+
 export interface DaPolicy {
   /** A label for tables and the store, e.g. "scripted" or "DA2". */
   readonly name: string;
   /** The DA's next output in the wire format (a JSON string; it may be unparseable). */
-  act(obs: DaObservation, rng: Rng): string | Promise<string>;
+  act(obs: DaObservation, rng: Rng, ctx?: TurnContext): string | Promise<string>;
 }
 
 export interface CaPolicy {
   readonly name: string;
   /** The customer's next utterance. */
-  speak(obs: CaObservation, rng: Rng): string | Promise<string>;
+  speak(obs: CaObservation, rng: Rng, ctx?: TurnContext): string | Promise<string>;
 }

@@ -29,6 +29,8 @@ export interface GlobalOptions {
   db: string;
   seed: number;
   json: boolean;
+  /** false with --no-cache: LLM calls skip the lab's response cache (new answers are still stored). */
+  cache?: boolean;
 }
 
 process.env.ORT_DISABLE_TELEMETRY ??= '1';
@@ -38,6 +40,7 @@ const program = new Command('sparring')
   .option('--db <path>', 'the lab file (SQLite)', defaultLabPath())
   .option('--seed <n>', 'random seed', seedInt, 1)
   .option('--json', 'print one JSON document on stdout', false)
+  .option('--no-cache', 'LLM endpoints: answer no call from the lab\'s response cache')
   .showHelpAfterError()
   .exitOverride();
 

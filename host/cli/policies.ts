@@ -1,7 +1,8 @@
 /**
  * Turns a policy SPEC from the command line into a policy (DESIGN.md §7): `scripted`; `latest`
  * or a checkpoint name (`DA2`, `CA1`) from the lab; for the DA also `sft`, a builtin DA trained
- * by SFT right away with --seed and kept in the lab as `DA-sft-<seed>`.
+ * by SFT right away with --seed and kept in the lab as `DA-sft-<seed>`; or the name of an LLM
+ * endpoint saved in the lab (`sparring models add`), for either role.
  */
 import { existsSync } from 'node:fs';
 import { ScriptedCa } from '../../core/agents/scripted-ca';
@@ -20,6 +21,12 @@ import type { CheckpointRole } from '../store/checkpoint-store';
 import { corpusUtterances, listCorpusImports } from '../store/corpus-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import { UsageError } from './options';
+import { LlmCa } from '../../models/llm/llm-ca';
+import { LlmDa } from '../../models/llm/llm-da';
+import { PendingLedger } from '../../models/llm/ledger';
+import { OpenAiBackend } from '../../models/llm/openai-backend';
+import type { ChatResult } from '../../models/llm/chat-backend';
+import { llmStore } from '../store/llm-store';
 import { progressBar } from './progress';
 import type { GlobalOptions } from './main';
 
@@ -77,7 +84,9 @@ async function sftModel(domain: Domain, db: string, seed: number, epochs: number
 
 /** A stored checkpoint's snapshot: `latest` or a name, of the given role. */
 function storedSnapshot(spec: string, role: CheckpointRole, db: string) {
-  const other = role === 'DA' ? 'Other choices: "sft" (train one now) or "scripted" (the keyword router).' : 'Other choice: "scripted".';
+  const other =
+    (role === 'DA' ? 'Other choices: "sft" (train one now) or "scripted" (the keyword router)' : 'Other choice: "scripted"') +
+    ', or an LLM endpoint saved with "sparring models add".';
   if (db !== ':memory:' && !existsSync(db)) {
     throw new UsageError(`--${role.toLowerCase()} "${spec}": no such policy; the lab ${db} does not exist yet, so it holds no ${role} checkpoints. ${other}`);
   }
@@ -92,6 +101,57 @@ function storedSnapshot(spec: string, role: CheckpointRole, db: string) {
   }
 }
 
+/**
+ * The LLM calls this process made against each lab, not yet written: a command that stores what
+ * they produced (a match) writes them in the same transaction (`commitLlmCalls`), so a failed
+ * command leaves the lab unchanged. One backend per endpoint and lab, so a DA and a CA on the same
+ * endpoint share its concurrency limit.
+ */
+const labLlm = new Map<string, { answers: Map<string, ChatResult>; ledger: PendingLedger; backends: Map<string, OpenAiBackend> }>();
+
+function llmOf(g: GlobalOptions) {
+  let lab = labLlm.get(g.db);
+  if (!lab) {
+    const answers = new Map<string, ChatResult>();
+    lab = { answers, ledger: new PendingLedger((key) => answers.get(key), g.cache !== false), backends: new Map() };
+    labLlm.set(g.db, lab);
+  }
+  return lab;
+}
+
+/** The ledger of pending LLM calls for this lab, if any LLM policy was resolved against it. */
+export function pendingLlmCalls(db: string): PendingLedger | undefined {
+  return labLlm.get(db)?.ledger;
+}
+
+/** The LLM endpoint a SPEC names in the lab, with a backend and the endpoint's cached answers; undefined when none. */
+function endpointPolicy(spec: string, g: GlobalOptions) {
+  if (spec === 'scripted' || spec === 'sft' || spec === 'latest' || (g.db !== ':memory:' && !existsSync(g.db))) return undefined;
+  const store = openSqliteStore(g.db);
+  try {
+    const llm = llmStore(store.db);
+    const cfg = llm.getEndpoint(spec);
+    if (!cfg) return undefined;
+    const lab = llmOf(g);
+    let backend = lab.backends.get(spec);
+    if (!backend) {
+      lab.backends.set(spec, (backend = new OpenAiBackend(cfg)));
+      for (const r of store.db.prepare('SELECT request_key, result_json FROM llm_cache WHERE endpoint = ?').all(spec) as { request_key: string; result_json: string }[]) {
+        lab.answers.set(r.request_key, JSON.parse(r.result_json) as ChatResult);
+      }
+    }
+    return { cfg, backend, ledger: lab.ledger };
+  } finally {
+    store.close();
+  }
+}
+
+/** Episodes a match keeps in flight: an LLM policy's endpoint limit (the smaller of two), else `fallback`. */
+export function matchConcurrency(da: DaPolicy, ca: CaPolicy, fallback: number): number {
+  const limits = [da instanceof LlmDa ? da.backend.maxConcurrency : null, ca instanceof LlmCa ? ca.backend.maxConcurrency : null].filter((x): x is number => x !== null);
+  return limits.length ? Math.min(...limits) : fallback;
+}
+
 /** The builtin DA model a SPEC names (`sft`, `latest`, or a checkpoint name). */
 export async function daModelFor(spec: string, domain: Domain, g: GlobalOptions, opts: ModelOptions = {}): Promise<DaModel> {
   const session = opts.session ?? {};
@@ -101,11 +161,15 @@ export async function daModelFor(spec: string, domain: Domain, g: GlobalOptions,
 
 export async function resolveDa(spec: string, domain: Domain, g: GlobalOptions, opts: ModelOptions = {}): Promise<DaPolicy> {
   if (spec === 'scripted') return new ScriptedDa();
+  const llm = endpointPolicy(spec, g);
+  if (llm) return new LlmDa(llm.backend, llm.cfg.toolCalls, { name: spec, ledger: llm.ledger });
   return new BuiltinDa(await daModelFor(spec, domain, g, opts), { name: spec });
 }
 
 export async function resolveCa(spec: string, domain: Domain, g: GlobalOptions, opts: ModelOptions = {}): Promise<CaPolicy> {
   if (spec === 'scripted') return new ScriptedCa(domain);
+  const llm = endpointPolicy(spec, g);
+  if (llm) return new LlmCa(llm.backend, { name: spec, ledger: llm.ledger });
   const model = await CaModel.fromSnapshot(storedSnapshot(spec, 'CA', g.db), opts.session ? { session: opts.session } : {});
   return new BuiltinCa(model, domain.bank, { name: spec });
 }

@@ -10,7 +10,8 @@ import { judgeEpisode } from '../../../core/judge/judge';
 import { labDomainAt } from '../lab-domain';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { positiveInt } from '../options';
-import { resolveCa, resolveDa } from '../policies';
+import { matchConcurrency, pendingLlmCalls, resolveCa, resolveDa } from '../policies';
+import { llmStore } from '../../store/llm-store';
 import { progressBar } from '../progress';
 import { pct, table } from '../table';
 import type { GlobalOptions } from '../main';
@@ -26,8 +27,8 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
   program
     .command('match')
     .description('one arena match: per-scenario DA win rates, W_DA and the fraud reference rate')
-    .option('--da <spec>', 'DA policy: scripted | latest | a checkpoint name', 'scripted')
-    .option('--ca <spec>', 'CA policy: scripted | latest | a checkpoint name', 'scripted')
+    .option('--da <spec>', 'DA policy: scripted | latest | a checkpoint name | an LLM endpoint', 'scripted')
+    .option('--ca <spec>', 'CA policy: scripted | latest | a checkpoint name | an LLM endpoint', 'scripted')
     .option('--episodes <n>', 'episodes per scenario (N)', positiveInt('--episodes'), DEFAULT_CONFIG.arena.episodesPerScenario)
     .addOption(new Option('--scenarios <set>', 'which scenarios to play').choices(SCENARIO_SETS).default('arena'))
     .action(async (opts: MatchOptions) => {
@@ -44,11 +45,16 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
         const bar = progressBar(`match ${matchId}`);
         const { match, episodes } = await runMatch({
           matchId, createdAt: new Date().toISOString(), domain, scenarios, scenarioSet: opts.scenarios,
-          da, ca, judge: judgeEpisode, config, seed: g.seed, concurrency: 32, onProgress: (d, t) => bar.update(d, t),
-        });
-        bar.stop();
-        // All or nothing: a failure before this line stores no episode.
-        store.saveMatch(match, episodes);
+          da, ca, judge: judgeEpisode, config, seed: g.seed, concurrency: matchConcurrency(da, ca, 32), onProgress: (d, t) => bar.update(d, t),
+        }).finally(() => bar.stop());
+        // All or nothing: a failure before this line (an LLM endpoint that stayed down through its
+        // retries included) stores no episode, no call record and no cached answer.
+        const ledger = pendingLlmCalls(g.db);
+        store.db.transaction(() => {
+          store.saveMatch(match, episodes);
+          if (ledger) llmStore(store.db).writeLedger(ledger);
+        })();
+        ledger?.clear();
 
         const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
         const meanRDa = mean(episodes.map((e) => e.rDa));
