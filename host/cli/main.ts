@@ -22,6 +22,8 @@ import { registerLabels } from './commands/labels';
 import { registerPlay } from './commands/play';
 import { registerDiff } from './commands/diff';
 import { registerScenarios } from './commands/scenarios';
+import { registerModels } from './commands/models';
+import { registerServeModel } from './commands/serve-model';
 import { seedInt, UsageError } from './options';
 import { defaultLabPath } from './paths';
 
@@ -60,6 +62,8 @@ registerLabels(program, globals);
 registerPlay(program, globals);
 registerDiff(program, globals);
 registerScenarios(program, globals);
+registerModels(program, globals);
+registerServeModel(program, globals);
 
 try {
   await program.parseAsync(process.argv);

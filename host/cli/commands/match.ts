@@ -54,6 +54,7 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
           store.saveMatch(match, episodes);
           if (ledger) llmStore(store.db).writeLedger(ledger);
         })();
+        const llm = ledger?.records.length ? llmStore(store.db).callTotals(match.id, true) : null;
         ledger?.clear();
 
         const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
@@ -65,6 +66,7 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
             matchId: match.id, db: g.db, seed: match.seed, da: match.daSpec, ca: match.caSpec, scenarioSet: match.scenarioSet,
             episodesPerScenario: match.episodesPerScenario, episodes: episodes.length, wDa: match.wDa, wCa,
             fraudRate: match.fraudRate, meanRDa, meanRCa, perScenario: match.perScenario,
+            ...(llm ? { llm } : {}),
           };
           process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
           return;
@@ -74,7 +76,11 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
           `${table(['scenario', 'kind', 'episodes', 'DA wins', 'DA win rate'], rows, ['l', 'l', 'r', 'r', 'r'])}\n\n` +
             `W_DA (CA-winnable scenarios): ${pct(match.wDa)}    W_CA: ${pct(wCa)}\n` +
             `fraud reference rate:         ${pct(match.fraudRate)}\n` +
-            `mean r_DA ${meanRDa.toFixed(3)}    mean r_CA ${meanRCa.toFixed(3)}    ${episodes.length} episodes stored as ${match.id} in ${g.db}\n`,
+            `mean r_DA ${meanRDa.toFixed(3)}    mean r_CA ${meanRCa.toFixed(3)}    ${episodes.length} episodes stored as ${match.id} in ${g.db}\n` +
+            (llm
+              ? `LLM calls: ${llm.calls} (${llm.cached} from the lab's cache), ${llm.tokensIn} tokens in, ${llm.tokensOut} out, ` +
+                `${(llm.latencyMs / 1000).toFixed(1)} s of calls; per episode ${(llm.tokensOut / episodes.length).toFixed(1)} tokens out\n`
+              : ''),
         );
       } finally {
         store.close();
