@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { DEFAULT_CONFIG } from '../../../core/config';
 import type { SparringConfig } from '../../../core/config';
-import { runMatch } from '../../../core/arena/match';
 import { selectScenarios, SCENARIO_SETS } from '../../../core/arena/scenarios';
 import type { ScenarioSetName } from '../../../core/arena/scenarios';
 import { judgeEpisode } from '../../../core/judge/judge';
@@ -11,7 +10,7 @@ import { labDomainAt } from '../lab-domain';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { positiveInt } from '../options';
 import { matchConcurrency, pendingLlmCalls, resolveCa, resolveDa } from '../policies';
-import { llmStore } from '../../store/llm-store';
+import { runAndStoreMatch } from '../../llm/store-match';
 import { progressBar } from '../progress';
 import { pct, table } from '../table';
 import type { GlobalOptions } from '../main';
@@ -43,19 +42,16 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
       try {
         const matchId = `M${store.listMatches().length + 1}`;
         const bar = progressBar(`match ${matchId}`);
-        const { match, episodes } = await runMatch({
-          matchId, createdAt: new Date().toISOString(), domain, scenarios, scenarioSet: opts.scenarios,
-          da, ca, judge: judgeEpisode, config, seed: g.seed, concurrency: matchConcurrency(da, ca, 32), onProgress: (d, t) => bar.update(d, t),
-        }).finally(() => bar.stop());
-        // All or nothing: a failure before this line (an LLM endpoint that stayed down through its
-        // retries included) stores no episode, no call record and no cached answer.
-        const ledger = pendingLlmCalls(g.db);
-        store.db.transaction(() => {
-          store.saveMatch(match, episodes);
-          if (ledger) llmStore(store.db).writeLedger(ledger);
-        })();
-        const llm = ledger?.records.length ? llmStore(store.db).callTotals(match.id, true) : null;
-        ledger?.clear();
+        const { match, episodes, llm } = await runAndStoreMatch(
+          store,
+          {
+            matchId, createdAt: new Date().toISOString(), domain, scenarios, scenarioSet: opts.scenarios,
+            da, ca, judge: judgeEpisode, config, seed: g.seed, concurrency: matchConcurrency(da, ca, 32), onProgress: (d, t) => bar.update(d, t),
+          },
+          pendingLlmCalls(g.db),
+        ).finally(() => bar.stop());
+        // All or nothing (host/llm/store-match.ts): a failure stores no episode, no call record
+        // and no cached answer.
 
         const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
         const meanRDa = mean(episodes.map((e) => e.rDa));
