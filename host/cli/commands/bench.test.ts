@@ -37,13 +37,16 @@ describe('sparring bench', () => {
     for (const key of [
       'da_forward_per_s_b1', 'da_forward_per_s_b512', 'raw_ort_forward_per_s_b512', 'da_forward_b512_over_raw', 'train_step_per_s_b256',
       'grpo_samples_per_s', 'arena_episodes_per_s', 'mlp_forward_per_s_b1', 'mlp_forward_per_s_b512', 'mlp_train_step_per_s_b256',
+      'llm_http_episodes_per_s', 'llm_in_process_episodes_per_s', 'llm_http_over_in_process', 'llm_http_over_arena',
     ]) {
       expect(typeof doc[key], key).toBe('number');
       expect(doc[key] as number, key).toBeGreaterThan(0);
     }
     expect(doc.machine).toMatchObject({ provider: 'cpu', intraOpNumThreads: 1 });
     expect(r.stderr).toMatch(/bench: GRPO with rollouts/);
-  }, 120_000);
+    expect(doc.llm).toMatchObject({ concurrency: 8 });
+    expect((doc.llm as { callsPerEpisode: number }).callsPerEpisode).toBeGreaterThan(1);
+  }, 180_000);
 
   it('prints a table without --json and rejects unknown parts', async () => {
     const r = await sparring(['bench', '--only', 'mlp', '--rounds', '1', '--round-ms', '5']);
@@ -52,7 +55,7 @@ describe('sparring bench', () => {
     expect(r.stdout).not.toMatch(/da_forward/);
     const bad = await sparring(['bench', '--only', 'gpu']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--only takes a comma-separated list of da, mlp, got "gpu"/);
+    expect(bad.stderr).toMatch(/--only takes a comma-separated list of da, mlp, llm, got "gpu"/);
   }, 60_000);
 });
 
