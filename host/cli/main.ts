@@ -26,6 +26,7 @@ import { registerModels } from './commands/models';
 import { registerServeModel } from './commands/serve-model';
 import { seedInt, UsageError } from './options';
 import { defaultLabPath } from './paths';
+import { flushPendingLlmCalls } from './policies';
 
 export interface GlobalOptions {
   db: string;
@@ -67,6 +68,9 @@ registerServeModel(program, globals);
 
 try {
   await program.parseAsync(process.argv);
+  // LLM calls of a command that succeeded (eval, play, route, diff…): their records and answers
+  // go into the lab; a failed command writes none.
+  flushPendingLlmCalls();
 } catch (e) {
   if (e instanceof CommanderError) process.exit(e.exitCode === 0 ? 0 : 2);
   if (e instanceof UsageError || e instanceof DomainFileError || e instanceof JudgeSetError || e instanceof RunConfigError) {

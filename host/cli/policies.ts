@@ -159,10 +159,33 @@ export async function daModelFor(spec: string, domain: Domain, g: GlobalOptions,
   return DaModel.fromSnapshot(storedSnapshot(spec, 'DA', g.db), session);
 }
 
+/** The LLM DA a SPEC names, when it names an endpoint saved in the lab; undefined otherwise. */
+export function resolveLlmDa(spec: string, g: GlobalOptions): LlmDa | undefined {
+  const llm = endpointPolicy(spec, g);
+  return llm && new LlmDa(llm.backend, llm.cfg.toolCalls, { name: spec, ledger: llm.ledger });
+}
+
+/**
+ * Write the LLM calls still pending for each lab (their records and new cached answers). The CLI
+ * calls it once a command has succeeded; a match writes its own in its transaction first.
+ */
+export function flushPendingLlmCalls(): void {
+  for (const [db, lab] of labLlm) {
+    if (lab.ledger.records.length === 0) continue;
+    const store = openSqliteStore(db);
+    try {
+      store.db.transaction(() => llmStore(store.db).writeLedger(lab.ledger))();
+      lab.ledger.clear();
+    } finally {
+      store.close();
+    }
+  }
+}
+
 export async function resolveDa(spec: string, domain: Domain, g: GlobalOptions, opts: ModelOptions = {}): Promise<DaPolicy> {
   if (spec === 'scripted') return new ScriptedDa();
-  const llm = endpointPolicy(spec, g);
-  if (llm) return new LlmDa(llm.backend, llm.cfg.toolCalls, { name: spec, ledger: llm.ledger });
+  const llm = resolveLlmDa(spec, g);
+  if (llm) return llm;
   return new BuiltinDa(await daModelFor(spec, domain, g, opts), { name: spec });
 }
 

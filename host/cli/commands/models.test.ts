@@ -108,6 +108,13 @@ describe('sparring models + serve-model + match --da NAME', () => {
     expect(count(`SELECT COUNT(*) AS n FROM llm_calls WHERE cached = 0 AND episode_id LIKE 'M2:%'`)).toBe(daTurns);
     expect(b.llm).toMatchObject({ calls: daTurns, cached: 0 });
 
+    // route through the endpoint: the model's next action after a verified lookup; its call is recorded.
+    const routed = await sparring(['route', '--da', 'local'], withKey, 'My card was declined at the shop\n');
+    expect(routed.code, routed.stderr).toBe(0);
+    const line = JSON.parse(routed.stdout.trim()) as { tool: string | null; raw: string };
+    expect(line.raw).toMatch(/"action_type"/);
+    expect(count('SELECT COUNT(*) AS n FROM llm_calls WHERE episode_id IS NULL')).toBe(1);
+
     // Re-run: every call answered from the lab, even with the server gone.
     server!.kill('SIGTERM');
     await new Promise((r) => server!.once('close', r));
@@ -120,6 +127,7 @@ describe('sparring models + serve-model + match --da NAME', () => {
 
     // --no-cache with the server gone: connection refused after the retries; nothing stored.
     const before = [count('SELECT COUNT(*) AS n FROM matches'), count('SELECT COUNT(*) AS n FROM llm_calls'), count('SELECT COUNT(*) AS n FROM llm_cache')];
+    expect(before[0]).toBe(3);
     const down = await sparring(['--no-cache', 'match', '--da', 'local', ...args], withKey);
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/endpoint "local": connection after \d+ attempts/);
