@@ -137,5 +137,5 @@ describe('sparring models + serve-model + match --da NAME', () => {
     expect(removed.code, removed.stderr).toBe(0);
     expect(count('SELECT COUNT(*) AS n FROM llm_cache')).toBe(0);
     expect((await sparring(['match', '--da', 'local', ...args])).stderr).toMatch(/no such policy|no checkpoint|local/);
-  }, 300_000);
+  }, 900_000); // a dozen CLI processes, each starting tsx and onnxruntime: minutes on a loaded 2-core machine
 });
