@@ -81,7 +81,8 @@ export class ChatBackendError extends Error {
     readonly attempts: number,
     options?: { cause?: unknown },
   ) {
-    super(`endpoint "${backend}": ${kind.replace('_', ' ')} after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${message}`, options);
+    const tries = attempts > 0 ? ` after ${attempts} attempt${attempts === 1 ? '' : 's'}` : '';
+    super(`endpoint "${backend}": ${kind.replace('_', ' ')}${tries}: ${message}`, options);
   }
 }
 
