@@ -208,7 +208,8 @@ export function createEngine(o: EngineOptions): Engine {
     'episodes/get': ({ id }) => {
       const e = store.getEpisode(id);
       if (!e) throw new Error(`no episode "${id}" in this lab`);
-      return e;
+      const llm = llmStore(store.db).callTotals(id);
+      return llm.calls > 0 ? { ...e, llm } : e;
     },
 
     'checkpoints/list': () =>
