@@ -92,7 +92,7 @@ async function measure(run: () => Promise<unknown>, batch: number, rounds: numbe
  * Samples/s of `a` and `b` (each processing `batch` samples) and the ratio a / b, each the median
  * over `pairs` pairs of adjacent rounds, run in ABBA order so that neither always goes first.
  */
-async function measurePaired(a: () => Promise<unknown>, b: () => Promise<unknown>, batch: number, pairs: number, roundMs: number): Promise<{ a: number; b: number; ratio: number }> {
+export async function measurePaired(a: () => Promise<unknown>, b: () => Promise<unknown>, batch: number, pairs: number, roundMs: number): Promise<{ a: number; b: number; ratio: number }> {
   for (const run of [a, b]) await round(run, batch, roundMs);
   const ra: number[] = [];
   const rb: number[] = [];

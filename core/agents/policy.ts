@@ -18,18 +18,27 @@ export interface CheckpointRef {
   id: string;
 }
 
+/**
+ * Where a call comes from: the episode and the index of the turn it will produce. Backends that
+ * keep per-call records (LLM endpoints) link each call to it; the others ignore it.
+ */
+export interface TurnContext {
+  episodeId: string;
+  turn: number;
+}
+
 export interface DaPolicy {
   /** A label for tables and the store: the SPEC it was loaded from, e.g. "scripted", "latest" or "DA2". */
   readonly name: string;
   /** The stored checkpoint behind it; absent for policies that are not checkpoints (scripted, a person). */
   readonly checkpoint?: CheckpointRef;
   /** The DA's next output in the wire format (a JSON string; it may be unparseable). */
-  act(obs: DaObservation, rng: Rng): string | Promise<string>;
+  act(obs: DaObservation, rng: Rng, ctx?: TurnContext): string | Promise<string>;
 }
 
 export interface CaPolicy {
   readonly name: string;
   readonly checkpoint?: CheckpointRef;
   /** The customer's next utterance. */
-  speak(obs: CaObservation, rng: Rng): string | Promise<string>;
+  speak(obs: CaObservation, rng: Rng, ctx?: TurnContext): string | Promise<string>;
 }

@@ -43,11 +43,13 @@ export async function runEpisode(a: EpisodeArgs): Promise<EpisodeOutcome> {
   const root = new Rng(a.seed);
   const daRng = root.fork('da');
   const caRng = root.fork('ca');
+  const episodeId = `${a.matchId}:${a.index}`;
   for (let next = env.state().next; next !== null; ) {
+    const ctx = { episodeId, turn: env.state().turns.length };
     const r =
       next === 'customer'
-        ? env.step({ role: 'customer', text: await a.ca.speak(env.observeCustomer(), caRng) })
-        : env.step({ role: 'agent', raw: await a.da.act(env.observeAgent(), daRng) });
+        ? env.step({ role: 'customer', text: await a.ca.speak(env.observeCustomer(), caRng, ctx) })
+        : env.step({ role: 'agent', raw: await a.da.act(env.observeAgent(), daRng, ctx) });
     next = r.next;
   }
   return scoreEpisode(a, env.transcript());

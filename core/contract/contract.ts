@@ -20,6 +20,20 @@ import type { FieldProblem, ScenarioDraft } from '../domain/schema';
 /** Plain-data records that cross the boundary, re-exported so clients import types from here only. */
 export type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, ScenarioResult, TurnRecord, Winner } from '../store/port';
 export type { CheckpointRef } from '../agents/policy';
+
+/** What the LLM calls behind an episode cost (absent when no LLM played in it). */
+export interface LlmCallTotals {
+  calls: number;
+  /** Calls the lab's response cache answered. */
+  cached: number;
+  tokensIn: number;
+  tokensOut: number;
+  /** Summed call latency, ms. */
+  latencyMs: number;
+}
+
+/** A stored episode as the transcript view shows it: with its LLM calls' cost when LLMs played. */
+export type EpisodeView = EpisodeRecord & { llm?: LlmCallTotals };
 export type { GymSummary, MatchSummary } from '../coevolution/run.machine';
 export type { StopDecision, WeakerAgent } from '../coevolution/stopping';
 export type { TacticSummary } from '../coevolution/tactics';
@@ -300,7 +314,7 @@ export interface Queries {
   'runs/get': (args: { runId: string }) => RunDetail;
   'matches/list': (args: { runId?: string }) => MatchRecord[];
   'episodes/list': (args: EpisodeFilter) => { total: number; items: EpisodeSummary[] };
-  'episodes/get': (args: { id: string }) => EpisodeRecord;
+  'episodes/get': (args: { id: string }) => EpisodeView;
   'checkpoints/list': () => CheckpointInfo[];
   'metrics/series': (args: { runId: string; keys: string[] }) => Record<string, MetricPoint[]>;
   'labels/queues': () => LabelQueueInfo[];

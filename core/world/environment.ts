@@ -9,7 +9,7 @@
  * to the customer, end_call ends the episode, and so does the DA's turn limit.
  */
 import { Rng } from '../random';
-import type { Scenario, Situation } from '../domain/types';
+import type { Persona, Scenario, Situation } from '../domain/types';
 import { parseDaOutput } from '../wire';
 import { askedKinds } from '../agents/ca-choices';
 import { actedIntent, customerDirective, drawAdversities, injectExecution } from './adversities';
@@ -43,6 +43,8 @@ export interface CaObservation {
   dialogue: readonly { role: Role; text: string }[];
   /** What the scenario's conversational adversities ask of this utterance; absent when nothing. */
   adversity?: CaDirective;
+  /** Who the customer is and how they talk, when the scenario gives a persona (an LLM CA's prompt carries it). */
+  persona?: Persona;
 }
 
 export type EnvAction = { role: 'customer'; text: string } | { role: 'agent'; raw: string };
@@ -123,6 +125,7 @@ export class CustomerEnvironment {
     const intent = actedIntent(s.adversities, s.intent, customerTurns);
     const obs: CaObservation = { intent, situation: s.scenario.account.situation, facts: s.world.facts, name: s.world.customer.name, dialogue };
     if (directive) obs.adversity = directive;
+    if (s.scenario.persona) obs.persona = s.scenario.persona;
     return obs;
   }
 

@@ -24,8 +24,11 @@ import { registerDiff } from './commands/diff';
 import { registerScenarios } from './commands/scenarios';
 import { registerEnv } from './commands/env';
 import { registerGym } from './commands/gym';
+import { registerModels } from './commands/models';
+import { registerServeModel } from './commands/serve-model';
 import { seedInt, UsageError } from './options';
 import { checkLabPath, defaultLabPath } from './paths';
+import { flushPendingLlmCalls } from './policies';
 
 export interface GlobalOptions {
   db: string;
@@ -33,6 +36,8 @@ export interface GlobalOptions {
   json: boolean;
   /** Create the folder of --db when it is missing (otherwise refused, except for the data directory's lab). */
   create?: boolean;
+  /** false with --no-cache: LLM calls skip the lab's response cache (new answers are still stored). */
+  cache?: boolean;
 }
 
 process.env.ORT_DISABLE_TELEMETRY ??= '1';
@@ -43,6 +48,7 @@ const program = new Command('sparring')
   .option('--seed <n>', 'random seed', seedInt, 1)
   .option('--json', 'print one JSON document on stdout', false)
   .option('--create', 'create the folder of --db if it does not exist (a new lab there)', false)
+  .option('--no-cache', 'LLM endpoints: answer no call from the lab\'s response cache')
   // One line for a bad argument (commander's names the allowed choices), not the whole usage.
   .showHelpAfterError('(sparring --help, or sparring <command> --help, for usage)')
   .exitOverride()
@@ -69,9 +75,14 @@ registerDiff(program, globals);
 registerScenarios(program, globals);
 registerEnv(program, globals);
 registerGym(program, globals);
+registerModels(program, globals);
+registerServeModel(program, globals);
 
 try {
   await program.parseAsync(process.argv);
+  // LLM calls of a command that succeeded (eval, play, route, diff…): their records and answers
+  // go into the lab; a failed command writes none.
+  flushPendingLlmCalls();
 } catch (e) {
   if (e instanceof CommanderError) process.exit(e.exitCode === 0 ? 0 : 2);
   if (e instanceof UsageError || e instanceof DomainFileError || e instanceof JudgeSetError || e instanceof RunConfigError) {

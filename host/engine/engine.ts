@@ -12,7 +12,8 @@ import { selectScenarios } from '../../core/arena/scenarios';
 import { DEFAULT_CONFIG } from '../../core/config';
 import type { SparringConfig } from '../../core/config';
 import { judgeEpisode } from '../../core/judge/judge';
-import { resolveCa, resolveDa } from '../cli/policies';
+import { matchConcurrency, pendingLlmCalls, resolveCa, resolveDa } from '../cli/policies';
+import { llmStore } from '../store/llm-store';
 import { bankingDomain } from '../domain-files';
 import { checkpointStore } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
@@ -106,7 +107,9 @@ export function createEngine(o: EngineOptions): Engine {
       // latest and every checkpoint name once the lab holds checkpoints of the role.
       const names = (role: 'DA' | 'CA') => {
         const list = checkpoints.list(role).map((c) => c.name);
-        return ['scripted', ...(role === 'DA' ? ['sft'] : []), ...(list.length ? ['latest', ...list] : [])];
+        // LLM endpoints saved with `sparring models add` play either role.
+        const endpoints = llmStore(store.db).listEndpoints().map((e) => e.name);
+        return ['scripted', ...(role === 'DA' ? ['sft'] : []), ...(list.length ? ['latest', ...list] : []), ...endpoints];
       };
       return {
         dbPath: store.path,
@@ -153,19 +156,26 @@ export function createEngine(o: EngineOptions): Engine {
           const { match, episodes } = await runMatch({
             matchId, createdAt: new Date().toISOString(), domain: lab, scenarios: selectScenarios(lab, args.scenarios),
             scenarioSet: args.scenarios, da: yielding(daPolicy), ca: yielding(caPolicy), judge: judgeEpisode, config, seed: args.seed,
-            // As `sparring match`: concurrent episodes let a batched (builtin) DA answer many at once.
-            concurrency: MATCH_CONCURRENCY,
+            // As `sparring match`: concurrent episodes let a batched (builtin) DA answer many at once;
+            // an LLM endpoint gets its own max-concurrency.
+            concurrency: matchConcurrency(daPolicy, caPolicy, MATCH_CONCURRENCY),
             onProgress: (done, total) => {
               batcher.push({ name: 'episodes/completed', payload: { matchId, count: done - reported, done, total } });
               reported = done;
             },
           });
           checkOpen();
-          // All or nothing: a failure before this line stores no episode.
-          store.saveMatch(match, episodes);
+          // All or nothing: a failure before this line stores no episode; LLM calls go in with the match.
+          const ledger = pendingLlmCalls(store.path);
+          store.db.transaction(() => {
+            store.saveMatch(match, episodes);
+            if (ledger) llmStore(store.db).writeLedger(ledger);
+          })();
+          ledger?.clear();
           batcher.flush();
           return { matchId };
         } finally {
+          pendingLlmCalls(store.path)?.clear(); // a failed match keeps none of its calls
           await disposeModel(daPolicy);
           if (caPolicy) await disposeModel(caPolicy);
         }
@@ -199,7 +209,8 @@ export function createEngine(o: EngineOptions): Engine {
     'episodes/get': ({ id }) => {
       const e = store.getEpisode(id);
       if (!e) throw new Error(`no episode "${id}" in this lab`);
-      return e;
+      const llm = llmStore(store.db).callTotals(id);
+      return llm.calls > 0 ? { ...e, llm } : e;
     },
 
     'checkpoints/list': () =>
@@ -274,9 +285,9 @@ export function yielding<P extends DaPolicy | CaPolicy>(policy: P): P {
   // The wrapper keeps the checkpoint the policy resolved to: a match records it.
   const checkpoint = policy.checkpoint ? { checkpoint: policy.checkpoint } : {};
   if ('act' in policy) {
-    const p: DaPolicy = { name: policy.name, ...checkpoint, act: async (obs, rng) => (await pause(), policy.act(obs, rng)) };
+    const p: DaPolicy = { name: policy.name, ...checkpoint, act: async (obs, rng, ctx) => (await pause(), policy.act(obs, rng, ctx)) };
     return p as P;
   }
-  const p: CaPolicy = { name: policy.name, ...checkpoint, speak: async (obs, rng) => (await pause(), policy.speak(obs, rng)) };
+  const p: CaPolicy = { name: policy.name, ...checkpoint, speak: async (obs, rng, ctx) => (await pause(), policy.speak(obs, rng, ctx)) };
   return p as P;
 }

@@ -434,6 +434,54 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 12,
+    name: 'LLM endpoints, call records and the response cache',
+    up(db) {
+      db.exec(`
+        -- OpenAI-compatible endpoints saved by name (sparring models add). The API key is never
+        -- stored: only the name of the environment variable that holds it.
+        CREATE TABLE llm_endpoints (
+          name            TEXT PRIMARY KEY,
+          base_url        TEXT NOT NULL,
+          model           TEXT NOT NULL,
+          api_key_env     TEXT,
+          tool_calls      TEXT NOT NULL CHECK (tool_calls IN ('native', 'text')),
+          max_concurrency INTEGER NOT NULL CHECK (max_concurrency >= 1),
+          created_at      TEXT NOT NULL
+        );
+        -- Every call an LLM policy made, per turn: model, parameters, seed, latency, tokens.
+        -- episode_id/turn link it to the stored turn it produced (NULL for calls outside a match).
+        CREATE TABLE llm_calls (
+          id             INTEGER PRIMARY KEY,
+          endpoint       TEXT NOT NULL,
+          model          TEXT NOT NULL,
+          episode_id     TEXT,
+          turn           INTEGER,
+          role           TEXT CHECK (role IN ('DA', 'CA')),
+          request_key    TEXT NOT NULL,
+          params_json    TEXT NOT NULL,
+          seed           INTEGER,
+          latency_ms     REAL NOT NULL,
+          tokens_in      INTEGER NOT NULL,
+          tokens_out     INTEGER NOT NULL,
+          cached         INTEGER NOT NULL CHECK (cached IN (0, 1)),
+          finish_reason  TEXT NOT NULL,
+          created_at     TEXT NOT NULL
+        );
+        CREATE INDEX llm_calls_episode ON llm_calls (episode_id, turn);
+        -- Answers by the hash of the exact request (endpoint, model, messages, tools, parameters,
+        -- seed): an identical request is answered from here (--no-cache bypasses it).
+        CREATE TABLE llm_cache (
+          request_key  TEXT PRIMARY KEY,
+          endpoint     TEXT NOT NULL,
+          result_json  TEXT NOT NULL,
+          created_at   TEXT NOT NULL
+        );
+        CREATE INDEX llm_cache_endpoint ON llm_cache (endpoint);
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

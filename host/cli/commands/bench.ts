@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
 import { benchDa, benchMlp } from '../../../models/bench';
 import { benchEnv } from '../../env/bench';
+import { benchLlmHttp } from '../../llm/bench-llm';
 import type { BenchOptions } from '../../../models/bench';
 import { EXECUTION_PROVIDERS } from '../../../models/session';
 import { bankingDomain } from '../../domain-files';
@@ -16,7 +17,7 @@ import { positiveInt } from '../options';
 import { table } from '../../format/table';
 import type { GlobalOptions } from '../main';
 
-const PARTS = ['da', 'mlp', 'env'] as const;
+const PARTS = ['da', 'mlp', 'env', 'llm'] as const;
 type Part = (typeof PARTS)[number];
 
 interface BenchCliOptions {
@@ -41,6 +42,10 @@ const FIGURES: { key: string; unit: string; what: string }[] = [
   { key: 'env_http_steps_per_s', unit: 'steps/s', what: 'the same over HTTP /reset and /step' },
   { key: 'env_ws_over_in_process', unit: 'ratio', what: 'WebSocket steps/s over in-process steps/s' },
   { key: 'env_http_over_in_process', unit: 'ratio', what: 'HTTP steps/s over in-process steps/s' },
+  { key: 'llm_http_episodes_per_s', unit: 'episodes/s', what: 'builtin DA through serve-model + the OpenAI client (HTTP, 8 in flight) vs scripted CA' },
+  { key: 'llm_in_process_episodes_per_s', unit: 'episodes/s', what: 'the same DA in process, same concurrency' },
+  { key: 'llm_http_over_in_process', unit: 'ratio', what: 'HTTP / in process, median of adjacent-round pairs' },
+  { key: 'llm_http_over_arena', unit: 'ratio', what: 'llm_http_episodes_per_s / arena_episodes_per_s (scripted DA)' },
   { key: 'mlp_forward_per_s_b1', unit: 'samples/s', what: '4096→256→16 MLP forward, batch 1' },
   { key: 'mlp_forward_per_s_b512', unit: 'samples/s', what: 'MLP forward, batch 512' },
   { key: 'mlp_train_step_per_s_b256', unit: 'samples/s', what: 'MLP AdamW train step, batch 256' },
@@ -110,9 +115,16 @@ export function registerBench(program: Command, globals: () => GlobalOptions): v
           env_http_over_in_process: e.httpOverInProcess,
         });
       }
+      if (only.has('llm')) {
+        const l = await benchLlmHttp(bankingDomain(), { rounds: opts.rounds, roundMs: opts.roundMs, session: common.session! });
+        log('llm http episodes');
+        Object.assign(figures, { llm_http_episodes_per_s: l.httpEpisodes, llm_in_process_episodes_per_s: l.inProcessEpisodes, llm_http_over_in_process: l.httpOverInProcess });
+        if (figures.arena_episodes_per_s) figures.llm_http_over_arena = l.httpEpisodes / figures.arena_episodes_per_s;
+        doc.llm = { callsPerEpisode: Math.round(l.callsPerEpisode * 100) / 100, concurrency: l.concurrency };
+      }
       log('done');
 
-      const rounded = Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, /_over_(raw|in_process)$/.test(k) ? Math.round(v * 1000) / 1000 : Math.round(v * 10) / 10]));
+      const rounded = Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, /_over_/.test(k) ? Math.round(v * 1000) / 1000 : Math.round(v * 10) / 10]));
       const machine = { cpus: os.availableParallelism(), cpuModel: os.cpus()[0]?.model ?? 'unknown', platform: `${process.platform}/${process.arch}`, node: process.version, provider, intraOpNumThreads: threads };
       if (g.json) {
         process.stdout.write(JSON.stringify({ ...rounded, machine, rounds: opts.rounds, roundMs: opts.roundMs, ...doc }, null, 2) + '\n');

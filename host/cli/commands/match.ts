@@ -3,14 +3,14 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { DEFAULT_CONFIG } from '../../../core/config';
 import type { SparringConfig } from '../../../core/config';
-import { runMatch } from '../../../core/arena/match';
 import { selectScenarios, SCENARIO_SETS } from '../../../core/arena/scenarios';
 import type { ScenarioSetName } from '../../../core/arena/scenarios';
 import { judgeEpisode } from '../../../core/judge/judge';
 import { labDomainAt } from '../lab-domain';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { positiveInt } from '../options';
-import { resolveCa, resolveDa } from '../policies';
+import { matchConcurrency, pendingLlmCalls, resolveCa, resolveDa } from '../policies';
+import { runAndStoreMatch } from '../../llm/store-match';
 import { progressBar } from '../progress';
 import { policyLabel } from '../../format/policy';
 import { pct, table } from '../../format/table';
@@ -27,8 +27,8 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
   program
     .command('match')
     .description('one arena match: per-scenario DA win rates, W_DA and the fraud reference rate')
-    .option('--da <spec>', 'DA policy: scripted | latest | a checkpoint name', 'scripted')
-    .option('--ca <spec>', 'CA policy: scripted | latest | a checkpoint name', 'scripted')
+    .option('--da <spec>', 'DA policy: scripted | latest | a checkpoint name | an LLM endpoint', 'scripted')
+    .option('--ca <spec>', 'CA policy: scripted | latest | a checkpoint name | an LLM endpoint', 'scripted')
     .option('--episodes <n>', 'episodes per scenario (N)', positiveInt('--episodes'), DEFAULT_CONFIG.arena.episodesPerScenario)
     .addOption(new Option('--scenarios <set>', 'which scenarios to play').choices(SCENARIO_SETS).default('arena'))
     .action(async (opts: MatchOptions) => {
@@ -43,13 +43,16 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
       try {
         const matchId = `M${store.listMatches().length + 1}`;
         const bar = progressBar(`match ${matchId}`);
-        const { match, episodes } = await runMatch({
-          matchId, createdAt: new Date().toISOString(), domain, scenarios, scenarioSet: opts.scenarios,
-          da, ca, judge: judgeEpisode, config, seed: g.seed, concurrency: 32, onProgress: (d, t) => bar.update(d, t),
-        });
-        bar.stop();
-        // All or nothing: a failure before this line stores no episode.
-        store.saveMatch(match, episodes);
+        const { match, episodes, llm } = await runAndStoreMatch(
+          store,
+          {
+            matchId, createdAt: new Date().toISOString(), domain, scenarios, scenarioSet: opts.scenarios,
+            da, ca, judge: judgeEpisode, config, seed: g.seed, concurrency: matchConcurrency(da, ca, 32), onProgress: (d, t) => bar.update(d, t),
+          },
+          pendingLlmCalls(g.db),
+        ).finally(() => bar.stop());
+        // All or nothing (host/llm/store-match.ts): a failure stores no episode, no call record
+        // and no cached answer.
 
         const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
         const meanRDa = mean(episodes.map((e) => e.rDa));
@@ -60,6 +63,7 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
             matchId: match.id, db: g.db, seed: match.seed, da: match.daSpec, ca: match.caSpec, daCheckpoint: match.daCheckpoint, caCheckpoint: match.caCheckpoint, scenarioSet: match.scenarioSet,
             episodesPerScenario: match.episodesPerScenario, episodes: episodes.length, wDa: match.wDa, wCa,
             fraudRate: match.fraudRate, meanRDa, meanRCa, perScenario: match.perScenario,
+            ...(llm ? { llm } : {}),
           };
           process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
           return;
@@ -70,7 +74,11 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
             `W_DA (CA-winnable scenarios): ${pct(match.wDa)}    W_CA: ${pct(wCa)}\n` +
             `fraud reference rate:         ${pct(match.fraudRate)}\n` +
             `DA ${policyLabel(match.daSpec, match.daCheckpoint)}    CA ${policyLabel(match.caSpec, match.caCheckpoint)}\n` +
-            `mean r_DA ${meanRDa.toFixed(3)}    mean r_CA ${meanRCa.toFixed(3)}    ${episodes.length} episodes stored as ${match.id} in ${g.db}\n`,
+            `mean r_DA ${meanRDa.toFixed(3)}    mean r_CA ${meanRCa.toFixed(3)}    ${episodes.length} episodes stored as ${match.id} in ${g.db}\n` +
+            (llm
+              ? `LLM calls: ${llm.calls} (${llm.cached} from the lab's cache), ${llm.tokensIn} tokens in, ${llm.tokensOut} out, ` +
+                `${(llm.latencyMs / 1000).toFixed(1)} s of calls; per episode ${(llm.tokensOut / episodes.length).toFixed(1)} tokens out\n`
+              : ''),
         );
       } finally {
         store.close();

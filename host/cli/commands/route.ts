@@ -5,7 +5,10 @@
  *
  * SPEC: `sft` trains a builtin DA by SFT right here (seeded by --seed; progress on stderr) and
  * stores it in the lab as checkpoint `DA-sft-<seed>`, or reuses that checkpoint when the lab has
- * it; `scripted` is the keyword router; `latest` or a checkpoint name loads a stored builtin DA.
+ * it; `scripted` is the keyword router; `latest` or a checkpoint name loads a stored builtin DA;
+ * an LLM endpoint's name asks the model for its next action after a verified lookup (the same
+ * observation the builtin DA routes from): `tool` is the domain tool it called, or null when it
+ * did something else (`raw` then shows what), and `p` is 1 or 0, since an LLM gives no probability.
  * Blank lines are skipped.
  */
 import { createInterface } from 'node:readline';
@@ -17,7 +20,10 @@ import type { DaModel } from '../../../models/da-model';
 import type { SessionSettings } from '../../../models/session';
 import { bankingDomain } from '../../domain-files';
 import { positiveInt } from '../options';
-import { daModelFor } from '../policies';
+import { daModelFor, resolveLlmDa } from '../policies';
+import type { LlmDa } from '../../../models/llm/llm-da';
+import { deriveSeed, Rng } from '../../../core/random';
+import { parseDaOutput } from '../../../core/wire';
 import { routingObservation } from '../../../core/rl/demos';
 import type { GlobalOptions } from '../main';
 
@@ -29,11 +35,14 @@ interface RouteOptions {
 
 export interface RouteLine {
   text: string;
-  tool: DomainTool;
+  /** The domain tool routed to; null when an LLM DA did not call one. */
+  tool: DomainTool | null;
   /** The tool's probability under the DA's action distribution (scripted: its share of the cue weight). */
   p: number;
   /** The DA's top intent hypotheses (none for the keyword router, which has no intent model). */
   hypotheses: { intent: string; p: number }[];
+  /** An LLM DA's output, as it came. */
+  raw?: string;
 }
 
 type Router = (text: string) => Promise<RouteLine>;
@@ -59,11 +68,22 @@ function modelRouter(model: DaModel): Router {
   };
 }
 
+function llmRouter(da: LlmDa, seed: number): Router {
+  let n = 0;
+  return async (text) => {
+    const raw = await da.act(routingObservation(text), new Rng(deriveSeed(seed, 'route', n++)));
+    const parsed = parseDaOutput(raw);
+    const called = parsed.ok && parsed.action.action_type === 'tool_call' ? parsed.action.content.trim() : '';
+    const tool = (DOMAIN_TOOLS as readonly string[]).includes(called) ? (called as DomainTool) : null;
+    return { text, tool, p: tool ? 1 : 0, hypotheses: [], raw };
+  };
+}
+
 export function registerRoute(program: Command, globals: () => GlobalOptions): void {
   program
     .command('route')
     .description('reads customer utterances on stdin, one per line; writes one JSON line each with the tool the DA routes to')
-    .option('--da <spec>', 'DA policy: sft (train now by SFT, kept as DA-sft-<seed>) | scripted | latest | a DA checkpoint name', 'sft')
+    .option('--da <spec>', 'DA policy: sft (train now by SFT, kept as DA-sft-<seed>) | scripted | latest | a DA checkpoint name | an LLM endpoint', 'sft')
     .option('--epochs <n>', 'SFT epochs when --da sft trains a new DA', positiveInt('--epochs'))
     .option('--provider <name>', 'ONNX Runtime execution provider (cpu, cuda, dml, coreml, webgpu; falls back to cpu)', 'cpu')
     .action(async (opts: RouteOptions) => {
@@ -72,10 +92,13 @@ export function registerRoute(program: Command, globals: () => GlobalOptions): v
       const session: SessionSettings = { provider: opts.provider };
       let model: Promise<DaModel> | null = null;
       let router: Promise<Router> | null = null;
+      const llm = resolveLlmDa(opts.da, g);
       const load = () =>
         (router ??= opts.da === 'scripted'
           ? Promise.resolve(scriptedRouter())
-          : (model = daModelFor(opts.da, domain, g, { session, ...(opts.epochs !== undefined ? { epochs: opts.epochs } : {}) })).then(modelRouter));
+          : llm
+            ? Promise.resolve(llmRouter(llm, g.seed))
+            : (model = daModelFor(opts.da, domain, g, { session, ...(opts.epochs !== undefined ? { epochs: opts.epochs } : {}) })).then(modelRouter));
       if (process.stdin.isTTY) {
         process.stderr.write('route: reading customer utterances from stdin, one per line (Ctrl-D to end); e.g. echo "my card was stolen" | sparring route\n');
       }

@@ -1,6 +1,6 @@
 /** One episode, turn by turn: thinking, tool calls and results, every reward term, the judge. */
 import { useMemo } from 'react';
-import type { EpisodeRecord } from '../../../../core/contract/contract';
+import type { EpisodeView } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
 import { TakeOverButton } from '../play/TakeOverButton';
@@ -41,7 +41,7 @@ async function reopen(id: string) {
   await openEpisode(id);
 }
 
-export function Episode({ e, onCompare }: { e: EpisodeRecord; onCompare?: () => void }) {
+export function Episode({ e, onCompare }: { e: EpisodeView; onCompare?: () => void }) {
   const matches = useArenaStore(selectMatches);
   const compare = () => {
     compareFrom(e, matches.find((m) => m.id === e.matchId)?.daSpec ?? null);
@@ -60,6 +60,13 @@ export function Episode({ e, onCompare }: { e: EpisodeRecord; onCompare?: () => 
           {e.fraudReference && <Badge tone="fraud">fraud reference</Badge>}
           {e.adversities && <Badge tone="warn">{e.adversities.length} adversit{e.adversities.length === 1 ? 'y' : 'ies'} fired</Badge>}
           <Badge>{e.endReason === 'end_call' ? 'ended by the DA' : 'hit the turn limit'}</Badge>
+          {e.llm && (
+            <Badge>
+              <span data-testid="episode-llm-cost">
+                {e.llm.calls} LLM call{e.llm.calls === 1 ? '' : 's'}{e.llm.cached ? ` (${e.llm.cached} cached)` : ''} · {e.llm.tokensIn} tokens in, {e.llm.tokensOut} out · {(e.llm.latencyMs / 1000).toFixed(1)} s
+              </span>
+            </Badge>
+          )}
           {onCompare && (
             <button className="btn tiny push-right" onClick={compare} data-testid="compare-episode" title="replay this scenario and seed with two checkpoints">
               Compare checkpoints

@@ -3,7 +3,7 @@
  * virtual list scrolls (never the whole lab), and the episode opened in the turn-by-turn view.
  */
 import { create } from 'zustand';
-import type { EpisodeFilter, EpisodeRecord, EpisodeSummary } from '../../../../core/contract/contract';
+import type { EpisodeFilter, EpisodeSummary, EpisodeView } from '../../../../core/contract/contract';
 import { errorMessage, request } from '../../engine/client';
 import type { LoadStatus } from '../runs/runs-store';
 
@@ -21,7 +21,7 @@ export interface TranscriptsState {
   pages: Record<number, EpisodeSummary[]>;
   pagesLoading: Record<number, true>;
   selectedId: string | null;
-  episode: EpisodeRecord | null;
+  episode: EpisodeView | null;
   episodeStatus: LoadStatus;
   episodeError: string | null;
 }

@@ -1,0 +1,66 @@
+/**
+ * `sparring serve-model CHECKPOINT`: a builtin DA checkpoint as an OpenAI-compatible endpoint
+ * (`host/llm/serve-model.ts`). Prints the base URL and the token (or `{baseUrl, token, model}`
+ * with --json) and serves until interrupted.
+ */
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { BuiltinDa } from '../../../models/builtin-da';
+import { serveModel } from '../../llm/serve-model';
+import { labDomainAt } from '../lab-domain';
+import { daModelFor } from '../policies';
+import { UsageError } from '../options';
+import type { GlobalOptions } from '../main';
+
+interface ServeModelOptions {
+  port: number;
+  host: string;
+  token: string | boolean;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+function portNumber(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError(`--port must be 0–65535 (0: any free port), got "${value}".`);
+  return Number(value);
+}
+
+export function registerServeModel(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('serve-model')
+    .argument('<checkpoint>', 'a DA checkpoint: a name such as DA2, latest, or sft')
+    .description('a builtin DA checkpoint as an OpenAI-compatible chat-completions endpoint with tool calling')
+    .option('--port <n>', 'TCP port (0: any free port)', portNumber, 8317)
+    .option('--host <host>', 'address to listen on; anything but loopback exposes the model to your network', '127.0.0.1')
+    .option('--token <token>', 'the bearer token clients must send (default: a fresh random one)')
+    .option('--no-token', 'accept requests without a token (explicit opt-out)')
+    .action(async (checkpoint: string, opts: ServeModelOptions) => {
+      const g = globals();
+      const log = (line: string) => process.stderr.write(`${line}\n`);
+      if (checkpoint === 'scripted' || /^CA/.test(checkpoint)) throw new UsageError(`serve-model serves a builtin DA checkpoint (DA2, latest, sft); got "${checkpoint}"`);
+      const model = await daModelFor(checkpoint, labDomainAt(g.db), g);
+      const da = new BuiltinDa(model, { name: checkpoint });
+      if (!LOOPBACK.has(opts.host)) log(`sparring serve-model: WARNING: listening on ${opts.host}, not on loopback.`);
+      const token = opts.token === false ? null : typeof opts.token === 'string' ? opts.token : undefined;
+      let served;
+      try {
+        served = await serveModel({ da, modelId: checkpoint, host: opts.host, port: opts.port, token });
+      } catch (err) {
+        await model.dispose();
+        if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`port ${opts.port} on ${opts.host} is in use; pick another with --port (0: any free port)`);
+        throw err;
+      }
+      if (g.json) process.stdout.write(`${JSON.stringify({ baseUrl: served.baseUrl, token: served.token, model: checkpoint })}\n`);
+      else {
+        process.stdout.write(`${checkpoint} served at ${served.baseUrl}\n`);
+        if (served.token) process.stdout.write(`token: ${served.token}\n  export SPARRING_MODEL_TOKEN=${served.token}\n  npx sparring models add NAME --base-url ${served.baseUrl} --model ${checkpoint} --api-key-env SPARRING_MODEL_TOKEN\n`);
+      }
+      log('sparring serve-model: Ctrl-C stops the server');
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await served.close();
+      await model.dispose();
+    });
+}

@@ -1,0 +1,108 @@
+/**
+ * The lab's LLM tables (migration 11): endpoints saved by name, call records and the response
+ * cache. Typed rows at the boundary; the API key itself is never written, only the name of its
+ * environment variable.
+ */
+import type { Database } from 'better-sqlite3';
+import type { CallRecord, ChatResult } from '../../models/llm/chat-backend';
+import type { PendingLedger } from '../../models/llm/ledger';
+import type { EndpointConfig } from '../../models/llm/openai-backend';
+
+interface EndpointRow {
+  name: string;
+  base_url: string;
+  model: string;
+  api_key_env: string | null;
+  tool_calls: 'native' | 'text';
+  max_concurrency: number;
+  created_at: string;
+}
+
+/** Calls and tokens of one episode (or a whole match), for tables and the transcript view. */
+export interface CallTotals {
+  calls: number;
+  cached: number;
+  tokensIn: number;
+  tokensOut: number;
+  latencyMs: number;
+}
+
+export class EndpointError extends Error {
+  override name = 'EndpointError';
+}
+
+/** Endpoint names share the policy SPEC namespace, so they may not shadow a SPEC or look like a checkpoint. */
+export function checkEndpointName(name: string): void {
+  if (!/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(name)) throw new EndpointError(`endpoint name "${name}": letters, digits, "_", "." and "-", starting with a letter`);
+  if (['scripted', 'latest', 'sft', 'builtin'].includes(name)) throw new EndpointError(`endpoint name "${name}" is a policy SPEC already`);
+  if (/^(DA|CA)\d+$/.test(name) || /^(DA|CA)-/.test(name)) throw new EndpointError(`endpoint name "${name}" looks like a checkpoint name (DA2, CA1, DA-sft-1)`);
+}
+
+const endpointOf = (r: EndpointRow): EndpointConfig => ({
+  name: r.name, baseUrl: r.base_url, model: r.model, apiKeyEnv: r.api_key_env, toolCalls: r.tool_calls, maxConcurrency: r.max_concurrency,
+});
+
+export function llmStore(db: Database) {
+  return {
+    addEndpoint(cfg: EndpointConfig, createdAt = new Date().toISOString()): void {
+      checkEndpointName(cfg.name);
+      if (db.prepare('SELECT 1 FROM llm_endpoints WHERE name = ?').get(cfg.name)) {
+        throw new EndpointError(`endpoint "${cfg.name}" exists already; remove it first (sparring models remove ${cfg.name})`);
+      }
+      db.prepare(
+        'INSERT INTO llm_endpoints (name, base_url, model, api_key_env, tool_calls, max_concurrency, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ).run(cfg.name, cfg.baseUrl, cfg.model, cfg.apiKeyEnv, cfg.toolCalls, cfg.maxConcurrency, createdAt);
+    },
+    getEndpoint(name: string): EndpointConfig | undefined {
+      const r = db.prepare('SELECT * FROM llm_endpoints WHERE name = ?').get(name) as EndpointRow | undefined;
+      return r && endpointOf(r);
+    },
+    listEndpoints(): EndpointConfig[] {
+      return (db.prepare('SELECT * FROM llm_endpoints ORDER BY name').all() as EndpointRow[]).map(endpointOf);
+    },
+    /** Remove an endpoint and its cached answers (its call records stay: they describe stored episodes). */
+    removeEndpoint(name: string): boolean {
+      return db.transaction(() => {
+        db.prepare('DELETE FROM llm_cache WHERE endpoint = ?').run(name);
+        return db.prepare('DELETE FROM llm_endpoints WHERE name = ?').run(name).changes > 0;
+      })();
+    },
+    cachedAnswer(key: string): ChatResult | undefined {
+      const r = db.prepare('SELECT result_json FROM llm_cache WHERE request_key = ?').get(key) as { result_json: string } | undefined;
+      return r ? (JSON.parse(r.result_json) as ChatResult) : undefined;
+    },
+    /**
+     * Write a ledger's records and new answers. Call it inside the transaction that stores what
+     * the calls produced (a match), so both are written or neither.
+     */
+    writeLedger(ledger: PendingLedger, at = new Date().toISOString()): void {
+      const insertCall = db.prepare(
+        `INSERT INTO llm_calls (endpoint, model, episode_id, turn, role, request_key, params_json, seed, latency_ms, tokens_in, tokens_out, cached, finish_reason, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      const insertAnswer = db.prepare('INSERT OR REPLACE INTO llm_cache (request_key, endpoint, result_json, created_at) VALUES (?, ?, ?, ?)');
+      const endpointOfKey = new Map(ledger.records.map((r: CallRecord) => [r.requestKey, r.endpoint]));
+      for (const r of ledger.records) {
+        insertCall.run(
+          r.endpoint, r.model, r.site?.episodeId ?? null, r.site?.turn ?? null, r.site?.role ?? null, r.requestKey, JSON.stringify(r.params),
+          r.seed, r.latencyMs, r.tokensIn, r.tokensOut, r.cached ? 1 : 0, r.finishReason, at,
+        );
+      }
+      for (const [key, answer] of ledger.answers) insertAnswer.run(key, endpointOfKey.get(key) ?? '', JSON.stringify(answer), at);
+    },
+    /** Totals of the calls made for the episodes whose id starts with `prefix` (`M3:` for a match, `M3:17` for one episode). */
+    callTotals(episodeId: string, wholeMatch = false): CallTotals {
+      const where = wholeMatch ? 'episode_id LIKE ? ESCAPE \'\\\'' : 'episode_id = ?';
+      const arg = wholeMatch ? `${episodeId.replace(/[\\%_]/g, (c) => `\\${c}`)}:%` : episodeId;
+      const r = db
+        .prepare(
+          `SELECT COUNT(*) AS calls, COALESCE(SUM(cached), 0) AS cached, COALESCE(SUM(tokens_in), 0) AS tokensIn,
+                  COALESCE(SUM(tokens_out), 0) AS tokensOut, COALESCE(SUM(latency_ms), 0) AS latencyMs
+           FROM llm_calls WHERE ${where}`,
+        )
+        .get(arg) as CallTotals;
+      return r;
+    },
+  };
+}
+export type LlmStore = ReturnType<typeof llmStore>;
