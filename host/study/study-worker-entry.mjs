@@ -1,6 +1,5 @@
 // A forked study worker: registers tsx (a fork does not inherit the parent's loader when it was
 // registered through its API, as bin/sparring.js does) before loading the TypeScript module.
-process.env.ORT_DISABLE_TELEMETRY ??= '1';
 const { register } = await import('tsx/esm/api');
 register();
 await import('./study-worker.ts');

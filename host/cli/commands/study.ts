@@ -11,7 +11,7 @@ import type { ArmSpec } from '../../../core/coevolution/arms';
 import { MEASURES, TACTIC_FIELDS } from '../../../core/coevolution/study-summary';
 import { PRESETS, parseRunConfig, RunConfigError } from '../../../core/coevolution/run-config';
 import type { RunConfig } from '../../../core/coevolution/run-config';
-import type { MeanInterval } from '../../../core/stats/intervals';
+import { fmt } from '../../report/study-report';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { loadStudy } from '../../study/study-data';
 import type { StudyView } from '../../study/study-data';
@@ -177,12 +177,6 @@ function studyBar(id: string) {
     },
   };
 }
-
-const fmt = (m: MeanInterval, rate: boolean) => {
-  if (!m.n) return '–';
-  const f = (v: number) => (rate ? (v * 100).toFixed(1) : v.toFixed(2));
-  return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : f(m.mean);
-};
 
 /** The study's JSON document: the study, its runs, and the tables (per arm and paired). */
 export function studyJson(v: StudyView, seconds: number | null) {
