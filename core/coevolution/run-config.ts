@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { DEFAULT_CONFIG } from '../config';
 import type { SparringConfig } from '../config';
+import { PRESETS } from '../presets';
 
 const pos = z.number().positive();
 const posInt = z.number().int().positive();
@@ -36,6 +37,34 @@ const grpoBudget = z.strictObject({
 });
 export type GrpoBudget = z.infer<typeof grpoBudget>;
 
+/**
+ * Who trains after a match, and against whom. Absent: RL-ADA's isolation gym (only the weaker
+ * agent trains, against the co-evolving other one). The other settings are the ablations a study
+ * compares the method with (`sparring study`).
+ */
+export const scheduleSchema = z.strictObject({
+  /**
+   * 'weaker' (RL-ADA §3.5): after a match only the agent further below its competency floor trains.
+   * 'both': the DA and then the CA train after every match (no isolation).
+   */
+  isolation: z.enum(['weaker', 'both']).optional(),
+  /** The CA's gyms; off: the CA stays CA0 (a gym the rule gives the CA is skipped). Default true. */
+  caGyms: z.boolean().optional(),
+  /**
+   * The DA's opponent in matches and gyms: 'co-evolving' (the run's latest CA, default), or a
+   * frozen one, 'CA0' (the bootstrap CA) or 'scripted' (the scripted CA): IB-RL's static
+   * counterpart. A frozen opponent never trains.
+   */
+  daOpponent: z.enum(['co-evolving', 'CA0', 'scripted']).optional(),
+  /**
+   * Exactly this many DA gyms, one after each match until spent, then the held-out evaluation
+   * (the stopping rule is not consulted): a fixed DA training budget, e.g. the number of DA gyms
+   * an RL-ADA run of the same seed used. Absent: the stopping rule decides.
+   */
+  daGyms: z.number().int().min(0).max(50).optional(),
+});
+export type Schedule = z.infer<typeof scheduleSchema>;
+
 export const runConfigSchema = z.strictObject({
   arena: z.strictObject({ episodesPerScenario: posInt, maxDaTurns: posInt.max(50) }),
   stopping: z.strictObject({
@@ -55,6 +84,14 @@ export const runConfigSchema = z.strictObject({
        * sentence the CA can say, the CA has no misroute to earn and its gyms learn little.
        */
       caOnlyShare: z.number().min(0).max(0.9).optional(),
+      /**
+       * Expert episodes per intent against a camouflaged scripted customer (decoys, hedges,
+       * one-fact answers), besides the plain ones; default expertEpisodesPerIntent. 0 in the
+       * paper-faithful preset: DA0 sees customers only as the bank states them.
+       */
+      camouflagedEpisodesPerIntent: z.number().int().min(0).optional(),
+      /** Hasty-expert recovery episodes per dispute intent (against the camouflaged customer); default 8. */
+      recoveryEpisodesPerIntent: z.number().int().min(0).optional(),
     }),
     /** DA0: GRPO warm-up against the judge-based reward. */
     daWarmup: grpoBudget,
@@ -83,60 +120,12 @@ export const runConfigSchema = z.strictObject({
    * get `DEFAULT_ADVERSITY_PROFILE` (core/world/adversities.ts). Off when absent.
    */
   adversities: z.boolean().optional(),
+  schedule: scheduleSchema.optional(),
 });
 export type RunConfig = z.infer<typeof runConfigSchema>;
 
-/**
- * The DA's GRPO after SFT: a small learning rate, a trust region and a cap on passes. At lr 1e-3
- * (the SFT scale) a DA gym on a strong DA's few failures (6–12 episodes of 180) took the KL to its
- * start to 5–9 nats, W_DA from 97.9% to 61.1% and held-out routing from 95.8% to 50% (paper with
- * τ_DA 0.97, seed 1); at 1e-4 with maxKl 1 and 8 passes the same forced gyms raised W_DA
- * (94.4 → 98.6%, 94.4 → 96.5%) or held it (97.9%) on seeds 1–3.
- */
-const paperGymDa: GrpoBudget = { steps: 60, promptsPerStep: 16, K: 16, lr: 1e-4, klBeta: 0.04, clipEps: 0.2, lrSchedule: 'constant', maxKl: 1, maxPasses: 8 };
-const paperGymCa: GrpoBudget = { steps: 60, promptsPerStep: 16, K: 8, lr: 2e-3, klBeta: 0.05, clipEps: 0.2, lrSchedule: 'cosine' };
-
-/**
- * DA0's SFT in the paper preset: 16 expert episodes per intent against each customer (plain and
- * camouflaged) and 8 camouflaged variants per train sentence. Against the same opponents (the
- * final CAs of seeds 1–3 of runs with the earlier 2 and 3), the DA0s of seeds 1–3 routed 92.6%
- * of 960 arena episodes (whole bank) with 2 and 3, 94.8% with 8 and 6, 94.7% with 16 and 8; and
- * 92.6 / 94.3 / 95.7% of 1,152 held-out episodes. The arena could not tell 8 from 16 apart; the
- * held-out set favoured 16 by a point. The larger set removed misroutes of sentences DA0 had
- * trained on, buried in hedges and decoys; the held-out misroutes left are paraphrases it never saw.
- */
-const paperSft = { epochs: 6, batchSize: 64, lr: 3e-3, expertEpisodesPerIntent: 16, camouflaged: 8 };
-
-export const PRESETS: Record<'quick' | 'paper', { description: string; config: RunConfig }> = {
-  paper: {
-    description: 'RL-ADA numbers: 10 scenarios × 18 episodes per match, τ_DA 0.60, P 2, ε 0.05, n_min 3, n_max 8; K 16 (DA) / 8 (CA)',
-    config: {
-      arena: { ...DEFAULT_CONFIG.arena },
-      stopping: { ...DEFAULT_CONFIG.stopping },
-      bootstrap: {
-        sft: paperSft,
-        daWarmup: { ...paperGymDa, steps: 30 },
-        caPressure: { ...paperGymCa, steps: 40 },
-      },
-      gym: { da: paperGymDa, ca: paperGymCa, failureShare: 0.7 },
-      eval: { runs: 2, episodesPerScenario: 1, gateEpisodesPerScenario: 9 },
-    },
-  },
-  quick: {
-    description: 'small and fast, for tests and demos: 3 episodes per scenario, at most 3 matches, short gyms',
-    config: {
-      arena: { episodesPerScenario: 3, maxDaTurns: DEFAULT_CONFIG.arena.maxDaTurns },
-      stopping: { ...DEFAULT_CONFIG.stopping, nMax: 3 },
-      bootstrap: {
-        sft: { epochs: 2, batchSize: 64, lr: 3e-3, expertEpisodesPerIntent: 1, camouflaged: 1 },
-        daWarmup: { ...paperGymDa, steps: 3, promptsPerStep: 8 },
-        caPressure: { ...paperGymCa, steps: 4, promptsPerStep: 8 },
-      },
-      gym: { da: { ...paperGymDa, steps: 4, promptsPerStep: 8 }, ca: { ...paperGymCa, steps: 4, promptsPerStep: 8 }, failureShare: 0.7 },
-      eval: { runs: 1, episodesPerScenario: 1, gateEpisodesPerScenario: 2 },
-    },
-  },
-};
+/** The run presets live in the one table of defaults, core/presets.ts. */
+export { PRESETS };
 
 export type PresetName = keyof typeof PRESETS;
 

@@ -124,4 +124,64 @@ describe('run machine', () => {
     expect(s.value).toBe('failed');
     expect(String((s.context as { error: string }).error)).toMatch(/NaN loss/);
   });
+
+  describe('schedules (the ablations a study compares with RL-ADA)', () => {
+    type Ctx = { matches: { da: string; ca: string; gyms?: string[]; stop: { reason: string | null } }[]; gyms: { role: string; to: string }[] };
+    const run = async (schedule: object, trajectory = table3) => {
+      const lab = fakeLab(trajectory);
+      const s = await finish(createActor(runMachine.provide({ actors: lab.actors }), { input: { ...input, schedule } }).start());
+      expect(s.value).toBe('done');
+      return s.context as unknown as Ctx;
+    };
+
+    it("'both': the DA and then the CA train after every match that does not stop the run", async () => {
+      const ctx = await run({ isolation: 'both' });
+      expect(ctx.gyms.map((g) => g.to)).toEqual(['DA1', 'CA1', 'DA2', 'CA2', 'DA3', 'CA3', 'DA4', 'CA4']);
+      expect(ctx.matches.map((m) => m.gyms)).toEqual([['DA', 'CA'], ['DA', 'CA'], ['DA', 'CA'], ['DA', 'CA'], []]);
+    });
+
+    it('CA gyms off: the CA\'s turns train nobody, and the CA stays CA0', async () => {
+      const ctx = await run({ caGyms: false });
+      expect(ctx.gyms.map((g) => g.to)).toEqual(['DA1', 'DA2']);
+      expect(new Set(ctx.matches.map((m) => m.ca))).toEqual(new Set(['CA0']));
+    });
+
+    it('a frozen scripted opponent replaces CA0, and a fixed DA gym budget decides the length', async () => {
+      const ctx = await run({ daOpponent: 'scripted', daGyms: 3 }, [0.9, 0.9, 0.9, 0.9, 0.9]);
+      expect(ctx.gyms.map((g) => g.to)).toEqual(['DA1', 'DA2', 'DA3']);
+      expect(ctx.matches.map((m) => `${m.da}/${m.ca}`)).toEqual(['DA0/scripted', 'DA1/scripted', 'DA2/scripted', 'DA3/scripted']);
+      expect(ctx.matches.at(-1)!.stop.reason).toBe('gym_budget');
+    });
+
+    it('a DA gym budget of 0 evaluates DA0 after one match', async () => {
+      const ctx = await run({ daOpponent: 'CA0', daGyms: 0 });
+      expect(ctx.gyms).toEqual([]);
+      expect(ctx.matches).toHaveLength(1);
+    });
+
+    it('save → restore → continue holds with a queue of two gyms', async () => {
+      const sched = { ...input, schedule: { isolation: 'both' as const } };
+      const reference = await finish(createActor(runMachine.provide({ actors: fakeLab(table3).actors }), { input: sched }).start());
+      for (let stopAfter = 1; stopAfter <= 12; stopAfter++) {
+        const lab = fakeLab(table3);
+        const first = createActor(runMachine.provide({ actors: lab.actors }), { input: sched });
+        let persisted: unknown = null;
+        let boundaries = 0;
+        let last = '';
+        first.subscribe((snap) => {
+          if (snap.value !== last && boundaries < stopAfter) {
+            last = snap.value as string;
+            boundaries++;
+            persisted = JSON.parse(JSON.stringify(first.getPersistedSnapshot()));
+          }
+        });
+        first.start();
+        await finish(first);
+        const before = { ...lab.calls };
+        const s = await finish(createActor(runMachine.provide({ actors: lab.actors }), { snapshot: persisted as never, input: sched }).start());
+        expect(s.context).toEqual(reference.context);
+        expect(lab.calls).toEqual(before);
+      }
+    });
+  });
 });

@@ -5,6 +5,10 @@
  *                 ↑        │
  *                 └─ gym ←─┘ (the weaker agent trains against the frozen other one)
  *
+ * Who trains after a match follows the run's schedule (RunConfig.schedule): RL-ADA's isolation
+ * by default; the ablations a study compares it with (both agents, no CA gyms, a frozen
+ * opponent, a fixed DA gym budget) change only the queue of gyms planned after each match.
+ *
  * Side effects (training, matches, evaluation, storage) are actors the host provides; each is
  * keyed by ids derived from the run (match `RUN-M3`, checkpoint `DA2`), so an actor restarted
  * after a restore finds its own earlier work and neither loses nor duplicates it. The host
@@ -15,11 +19,14 @@ import type { StoppingConfig } from '../config';
 import { stoppingDecision, weakerAgent } from './stopping';
 import type { Role, StopDecision, WeakerAgent } from './stopping';
 import type { TacticSummary } from './tactics';
+import type { Schedule } from './run-config';
 
 export interface RunInput {
   runId: string;
   seed: number;
   stopping: StoppingConfig;
+  /** Who trains after a match (absent: RL-ADA's isolation gym). */
+  schedule?: Schedule;
 }
 
 export interface MatchSummary {
@@ -31,8 +38,12 @@ export interface MatchSummary {
   fraudRate: number | null;
   tactics: TacticSummary;
   stop: StopDecision;
-  /** Who trains next (null when the run stops after this match). */
+  /** The weaker agent by RL-ADA's rule (null when the run stops after this match). */
   next: WeakerAgent | null;
+  /** The gyms planned after this match, in order (absent in runs stored before schedules). */
+  gyms?: Role[];
+  /** Why those gyms (or none), in words, when the schedule departs from RL-ADA's rule. */
+  scheduleNote?: string;
 }
 
 export interface GymSummary {
@@ -51,6 +62,8 @@ export interface RunContext extends RunInput {
   matches: MatchSummary[];
   gyms: GymSummary[];
   pauseRequested: boolean;
+  /** Gyms still to run after the latest match, in order (absent in snapshots stored before schedules). */
+  pendingGyms?: Role[];
   /** Where `paused` returns to. */
   resumeTo: 'match' | 'gym' | 'evaluate' | null;
   evaluation: unknown;
@@ -98,6 +111,37 @@ export interface EvaluateInput {
   seed: number;
 }
 
+/** The role of the gym to run now: the head of the queue (snapshots before schedules: RL-ADA's choice). */
+function gymRole(context: RunContext): Role {
+  return context.pendingGyms?.[0] ?? context.matches.at(-1)!.next!.role;
+}
+
+/** With a fixed DA gym budget the run stops once it is spent, whatever the stopping rule says. */
+export function budgetStop(rule: StopDecision, schedule: Schedule | undefined, daGymsDone: number): StopDecision {
+  const budget = schedule?.daGyms;
+  if (budget === undefined) return rule;
+  const spent = daGymsDone >= budget;
+  return {
+    ...rule, stop: spent, reason: spent ? 'gym_budget' : null,
+    explanation: spent
+      ? `stop at match ${rule.t}: the DA gym budget (${budget}) is spent — the stopping rule is not consulted`
+      : `continue after match ${rule.t}: DA gym ${daGymsDone + 1} of a fixed budget of ${budget}`,
+  };
+}
+
+/** The gyms after a match that does not stop the run, by the schedule. */
+export function planGyms(next: WeakerAgent | null, schedule: Schedule | undefined, daGymsDone: number): { gyms: Role[]; note: string | null } {
+  if (!next) return { gyms: [], note: null };
+  const frozen = (schedule?.daOpponent ?? 'co-evolving') !== 'co-evolving';
+  const caGyms = (schedule?.caGyms ?? true) && !frozen;
+  if (schedule?.daGyms !== undefined) {
+    return daGymsDone < schedule.daGyms ? { gyms: ['DA'], note: `DA gym ${daGymsDone + 1} of ${schedule.daGyms} (fixed budget)` } : { gyms: [], note: 'DA gym budget spent' };
+  }
+  if (schedule?.isolation === 'both') return { gyms: caGyms ? ['DA', 'CA'] : ['DA'], note: caGyms ? 'both agents train (no isolation)' : 'both would train; CA gyms are off' };
+  if (next.role === 'CA' && !caGyms) return { gyms: [], note: `the CA would train, but ${frozen ? `the opponent is frozen (${schedule?.daOpponent})` : 'CA gyms are off'}: no gym, next match` };
+  return { gyms: [next.role], note: null };
+}
+
 const placeholder = <I, O>(name: string) =>
   fromPromise<O, I>(async () => {
     throw new Error(`run machine: the host did not provide the "${name}" actor`);
@@ -125,7 +169,7 @@ export const runMachine = setup({
   },
 }).createMachine({
   id: 'run',
-  context: ({ input }) => ({ ...input, da: null, ca: null, matches: [], gyms: [], pauseRequested: false, resumeTo: null, evaluation: null, error: null }),
+  context: ({ input }) => ({ ...input, da: null, ca: null, matches: [], gyms: [], pendingGyms: [], pauseRequested: false, resumeTo: null, evaluation: null, error: null }),
   initial: 'bootstrap',
   on: {
     'user.pause': { actions: 'requestPause' },
@@ -136,7 +180,15 @@ export const runMachine = setup({
       invoke: {
         src: 'bootstrap',
         input: ({ context }) => ({ runId: context.runId, seed: context.seed }),
-        onDone: { target: 'boundary', actions: assign({ da: ({ event }) => event.output.da, ca: ({ event }) => event.output.ca, resumeTo: 'match' }) },
+        onDone: {
+          target: 'boundary',
+          actions: assign({
+            da: ({ event }) => event.output.da,
+            // A frozen scripted opponent replaces CA0 in every match and DA gym.
+            ca: ({ context, event }) => (context.schedule?.daOpponent === 'scripted' ? 'scripted' : event.output.ca),
+            resumeTo: 'match',
+          }),
+        },
         onError: { target: 'failed', actions: 'recordError' },
       },
     },
@@ -149,12 +201,21 @@ export const runMachine = setup({
           actions: assign({
             matches: ({ context, event }) => {
               const wDas = [...context.matches.map((m) => m.wDa), event.output.wDa];
-              const stop = stoppingDecision(wDas, context.stopping);
+              const daGymsDone = context.gyms.filter((g) => g.role === 'DA').length;
+              const stop = budgetStop(stoppingDecision(wDas, context.stopping), context.schedule, daGymsDone);
+              const next = stop.stop ? null : weakerAgent(event.output.wDa, context.stopping);
+              const plan = planGyms(next, context.schedule, daGymsDone);
               const summary: MatchSummary = {
-                ...event.output, index: wDas.length, da: context.da!, ca: context.ca!, stop,
-                next: stop.stop ? null : weakerAgent(event.output.wDa, context.stopping),
+                ...event.output, index: wDas.length, da: context.da!, ca: context.ca!, stop, next, gyms: plan.gyms,
+                ...(plan.note ? { scheduleNote: plan.note } : {}),
               };
               return [...context.matches, summary];
+            },
+            pendingGyms: ({ context, event }) => {
+              const daGymsDone = context.gyms.filter((g) => g.role === 'DA').length;
+              const wDas = [...context.matches.map((m) => m.wDa), event.output.wDa];
+              const stop = budgetStop(stoppingDecision(wDas, context.stopping), context.schedule, daGymsDone);
+              return planGyms(stop.stop ? null : weakerAgent(event.output.wDa, context.stopping), context.schedule, daGymsDone).gyms;
             },
           }),
         },
@@ -164,6 +225,8 @@ export const runMachine = setup({
     decide: {
       always: [
         { guard: 'shouldStop', target: 'boundary', actions: assign({ resumeTo: 'evaluate' }) },
+        // A schedule may plan no gym after a match (the CA's turn with CA gyms off): play again.
+        { guard: ({ context }) => (context.pendingGyms ?? ['planned']).length === 0, target: 'boundary', actions: assign({ resumeTo: 'match' }) },
         { target: 'boundary', actions: assign({ resumeTo: 'gym' }) },
       ],
     },
@@ -172,7 +235,7 @@ export const runMachine = setup({
         src: 'gym',
         input: ({ context }) => {
           const last = context.matches.at(-1)!;
-          const role = last.next!.role;
+          const role = gymRole(context);
           return {
             runId: context.runId, role, from: role === 'DA' ? context.da! : context.ca!, opponent: role === 'DA' ? context.ca! : context.da!,
             matchId: last.matchId, seed: context.seed,
@@ -182,9 +245,13 @@ export const runMachine = setup({
           target: 'boundary',
           actions: assign(({ context, event }) => {
             const last = context.matches.at(-1)!;
-            const role = last.next!.role;
+            const role = gymRole(context);
             const gym: GymSummary = { role, from: role === 'DA' ? context.da! : context.ca!, to: event.output.checkpoint, afterMatch: last.index, note: event.output.note };
-            return { ...(role === 'DA' ? { da: event.output.checkpoint } : { ca: event.output.checkpoint }), gyms: [...context.gyms, gym], resumeTo: 'match' as const };
+            const pendingGyms = (context.pendingGyms ?? [role]).slice(1);
+            return {
+              ...(role === 'DA' ? { da: event.output.checkpoint } : { ca: event.output.checkpoint }), gyms: [...context.gyms, gym], pendingGyms,
+              resumeTo: pendingGyms.length > 0 ? ('gym' as const) : ('match' as const),
+            };
           }),
         },
         onError: { target: 'failed', actions: 'recordError' },

@@ -8,7 +8,8 @@
  */
 import type { StoppingConfig } from '../config';
 
-export type StopReason = 'converged' | 'max_matches';
+/** `gym_budget`: a run with a fixed DA gym budget (RunConfig.schedule.daGyms) spent it. */
+export type StopReason = 'converged' | 'max_matches' | 'gym_budget';
 
 export interface StopDecision {
   stop: boolean;

@@ -444,6 +444,8 @@ export interface BankDemoOptions {
   openings?: number;
   /** Hasty-expert episodes per dispute intent (default RECOVERY_EPISODES_PER_INTENT; see ExpertDemoOptions). */
   recoveryEpisodesPerIntent?: number;
+  /** Expert episodes per intent against the camouflaged customer (default episodesPerIntent; see ExpertDemoOptions). */
+  camouflagedEpisodesPerIntent?: number;
   maxDaTurns?: number;
 }
 
@@ -467,6 +469,7 @@ export function bankDemos(domain: Domain, opts: BankDemoOptions): { demos: DaDem
   const episodes = expertEpisodeDemos(domain, {
     episodesPerIntent: opts.episodesPerIntent ?? 4, seed: opts.seed, utterances: split.train, maxDaTurns: opts.maxDaTurns,
     recoveryEpisodesPerIntent: opts.recoveryEpisodesPerIntent ?? RECOVERY_EPISODES_PER_INTENT,
+    ...(opts.camouflagedEpisodesPerIntent !== undefined ? { camouflagedEpisodesPerIntent: opts.camouflagedEpisodesPerIntent } : {}),
   });
   const heldout = bankRoutingItems(domain, split.heldout, { fills: 1, seed: deriveSeed(opts.seed, 'heldout-fills') });
   return { demos: [...episodes, ...routing], heldout, trainUtterances: split.train.length };

@@ -13,6 +13,7 @@
  */
 import { deriveSeed, Rng } from '../random';
 import type { ModelSnapshot, PolicyModel, StepMetrics } from './ports';
+import { PAPER_GYM_CA, PAPER_GYM_DA } from '../presets';
 
 // ----------------------------------------------------------------------------------- config
 
@@ -59,12 +60,18 @@ export interface GrpoConfig {
  * The two gyms' settings (RL-ADA §3.5, Appendix B; DESIGN.md §1): the DA samples more actions
  * per prompt (K = 16; its structured output needs more rollout diversity), the CA fewer (K = 8)
  * with a tighter KL (β = 0.05) and a cosine learning rate. The learning rates suit the builtin
- * networks (AdamW on small MLPs), not the paper's LoRA on 3B/7B models.
+ * networks (AdamW on small MLPs), not the paper's LoRA on 3B/7B models. They are the paper gyms
+ * of the defaults table (core/presets.ts), so a run's gym and a bare GRPO call agree.
  */
 export const GRPO_PRESETS = {
-  DA: { K: 16, clipEps: 0.2, klBeta: 0.04, lr: 1e-3, lrSchedule: 'constant', lrFinalRatio: 0, steps: 200, promptsPerStep: 16, mu: 1, advEps: 1e-4, seed: 1 },
-  CA: { K: 8, clipEps: 0.2, klBeta: 0.05, lr: 1e-3, lrSchedule: 'cosine', lrFinalRatio: 0, steps: 200, promptsPerStep: 32, mu: 1, advEps: 1e-4, seed: 1 },
-} as const satisfies Record<'DA' | 'CA', GrpoConfig>;
+  DA: grpoDefaults(PAPER_GYM_DA),
+  CA: grpoDefaults(PAPER_GYM_CA),
+} satisfies Record<'DA' | 'CA', GrpoConfig>;
+
+/** A gym budget of the defaults table (core/presets.ts) as the algorithm's settings; the trust region and pass cap stay the gym's. */
+function grpoDefaults(b: typeof PAPER_GYM_DA): GrpoConfig {
+  return { K: b.K, clipEps: b.clipEps, klBeta: b.klBeta, lr: b.lr, lrSchedule: b.lrSchedule, lrFinalRatio: 0, steps: b.steps, promptsPerStep: b.promptsPerStep, mu: 1, advEps: 1e-4, seed: 1 };
+}
 
 export const DA_GRPO: GrpoConfig = GRPO_PRESETS.DA;
 export const CA_GRPO: GrpoConfig = GRPO_PRESETS.CA;

@@ -39,6 +39,9 @@ import type { CheckpointStore } from '../store/checkpoint-store';
 import { playStore } from '../store/play-store';
 import type { SqliteRunStore } from '../store/sqlite-store';
 
+/** The policy spec of the scripted CA, which a run may take as its frozen opponent. */
+const SCRIPTED = 'scripted';
+
 /** Episodes played at once in a match: lets the builtin DA answer many with one forward run. */
 const MATCH_CONCURRENCY = 32;
 
@@ -85,8 +88,12 @@ export class PolicyCache {
   async da(name: string): Promise<DaPolicy> {
     return new BuiltinDa(await this.daModel(name), { name });
   }
-  /** The CA of a checkpoint, speaking from `bank` (default: the whole bank, as in held-out evaluation). */
+  /**
+   * The CA of a checkpoint, speaking from `bank` (default: the whole bank, as in held-out
+   * evaluation); `scripted` is the scripted CA (a run's frozen opponent under schedule.daOpponent).
+   */
   async ca(name: string, bank: UtteranceBank = this.ctx.domain.bank): Promise<CaPolicy> {
+    if (name === SCRIPTED) return new ScriptedCa(bank === this.ctx.domain.bank ? this.ctx.domain : { ...this.ctx.domain, bank });
     return new BuiltinCa(await this.caModel(name), bank, { name });
   }
   async dispose(): Promise<void> {
@@ -218,6 +225,8 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
         episodesPerIntent: b.sft.expertEpisodesPerIntent,
         ...(b.sft.camouflaged !== undefined ? { camouflaged: b.sft.camouflaged } : {}),
         ...(b.sft.caOnlyShare ? { caOnlyShare: b.sft.caOnlyShare } : {}),
+        ...(b.sft.camouflagedEpisodesPerIntent !== undefined ? { camouflagedEpisodesPerIntent: b.sft.camouflagedEpisodesPerIntent } : {}),
+        ...(b.sft.recoveryEpisodesPerIntent !== undefined ? { recoveryEpisodesPerIntent: b.sft.recoveryEpisodesPerIntent } : {}),
       },
       ...(ctx.session ? { session: ctx.session } : {}),
       hooks: {

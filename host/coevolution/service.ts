@@ -140,7 +140,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
         evaluate: fromPromise(({ input }) => evaluate(ctx, cache, input)),
       },
     });
-    const input = { runId, seed, stopping: ctx.sparring.stopping };
+    const input = { runId, seed, stopping: ctx.sparring.stopping, ...(config.schedule ? { schedule: config.schedule } : {}) };
     const actor = createActor(machine, snapshot ? { snapshot: snapshot as never, input } : { input });
     l.actor = actor;
     let lastValue = '';

@@ -26,7 +26,7 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
   program
     .command('run')
     .description('a whole co-evolution run: bootstrap, arena matches, isolation gyms, stopping rule, held-out evaluation')
-    .addOption(new Option('--preset <name>', 'quick (small, for tests and demos) or paper (RL-ADA numbers)').choices(Object.keys(PRESETS)).default('quick'))
+    .addOption(new Option('--preset <name>', 'quick (small, for tests and demos), paper (RL-ADA) or robust (a stronger SFT recipe)').choices(Object.keys(PRESETS)).default('quick'))
     .option('--config <file>', 'a run config (JSON; see `presets` in the README) instead of the preset')
     .option('--resume <run>', 'continue a run that was paused, killed or interrupted (e.g. R1)')
     .option('--adversities', 'MADS adversities in every match and gym (sets the config\'s "adversities": true)')
