@@ -47,6 +47,8 @@ describe('summariseStudy', () => {
     expect(full.nonMonotonic).toMatchObject({ k: 10, n: 10 });
     expect(full.wDa.map((w) => w.mean)).toEqual([0.8, 0.6, 0.7]);
     expect(full.tactics.tokens.map((t) => t.mean)).toEqual([11, 12, 13]);
+    expect(full.tacticDirection.tokens).toEqual({ up: 10, down: 0, n: 10 });
+    expect(full.tacticDirection.entityDensity).toEqual({ up: 0, down: 0, n: 10 });
     expect(s.arms[1]!.seeds).toEqual({ total: 11, finished: 10, failed: 1 });
   });
 

@@ -135,6 +135,11 @@ export interface ArmSummary {
   wDa: (MeanInterval & { match: number })[];
   /** The CA's tactic measures per match (one CA generation per match), over seeds. */
   tactics: Record<(typeof TACTIC_FIELDS)[number][0], (MeanInterval & { match: number })[]>;
+  /**
+   * Per tactic measure, the seeds whose last match's value is above (up) or below (down) the first
+   * match's: a measure moves in a consistent direction when most seeds agree.
+   */
+  tacticDirection: Record<(typeof TACTIC_FIELDS)[number][0], { up: number; down: number; n: number }>;
 }
 
 export interface PairSummary {
@@ -174,6 +179,10 @@ export function summariseStudy(arms: readonly string[], runs: readonly StudyRunD
       nonMonotonic: seedCount(done.map((r) => nonMonotonic(r.matches, r.gyms))),
       wDa: perMatch(done, (m) => m.wDa),
       tactics: Object.fromEntries(TACTIC_FIELDS.map(([k, f]) => [k, perMatch(done, (m) => m.tactics[f])])) as ArmSummary['tactics'],
+      tacticDirection: Object.fromEntries(TACTIC_FIELDS.map(([k, f]) => {
+        const moved = done.filter((r) => r.matches.length > 1).map((r) => r.matches.at(-1)!.tactics[f] - r.matches[0]!.tactics[f]);
+        return [k, { up: moved.filter((d) => d > 0).length, down: moved.filter((d) => d < 0).length, n: moved.length }];
+      })) as ArmSummary['tacticDirection'],
     };
   });
   const baseline = arms.includes('full') ? 'full' : (arms[0] ?? null);

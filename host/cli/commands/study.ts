@@ -213,6 +213,8 @@ function print(json: boolean, v: StudyView, seconds: number | null): void {
   const longest = Math.max(0, ...s.arms.map((a) => a.wDa.length));
   out.push('W_DA per match (%):');
   out.push(table(['arm', ...Array.from({ length: longest }, (_, i) => `M${i + 1}`)], s.arms.map((a) => [a.arm, ...Array.from({ length: longest }, (_, i) => (a.wDa[i] ? `${fmt(a.wDa[i], true)} n=${a.wDa[i].n}` : ''))])), '');
+  out.push('CA tactic measures, last match against the first (seeds up / down of n):');
+  out.push(table(['arm', ...TACTIC_FIELDS.map(([, , label]) => label)], s.arms.map((a) => [a.arm, ...TACTIC_FIELDS.map(([k]) => `${a.tacticDirection[k].up} up / ${a.tacticDirection[k].down} down of ${a.tacticDirection[k].n}`)])), '');
   for (const [k, , label] of TACTIC_FIELDS) {
     out.push(`CA tactic measure per match: ${label}:`);
     out.push(table(['arm', ...Array.from({ length: longest }, (_, i) => `M${i + 1}`)], s.arms.map((a) => [a.arm, ...Array.from({ length: longest }, (_, i) => (a.tactics[k][i] ? fmt(a.tactics[k][i], k === 'decoyRate' || k === 'hedgeRate') : ''))])), '');
