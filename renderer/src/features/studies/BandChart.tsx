@@ -18,14 +18,14 @@ export function BandChart({ series, rate, tau, width = 560, height = 220, label,
   return (
     <figure className="band-chart" data-testid={testId}>
       <svg viewBox={`0 0 ${g.width} ${g.height}`} width={g.width} height={g.height} role="img" aria-label={label}>
-        {g.yTicks.map((t) => (
-          <g key={t.label}>
+        {g.yTicks.map((t, i) => (
+          <g key={i}>
             <line x1={48} x2={g.width - 12} y1={t.y} y2={t.y} stroke="#e2e8f0" />
             <text x={42} y={t.y + 4} fontSize={10} textAnchor="end" fill="#64748b">{t.label}</text>
           </g>
         ))}
-        {g.xTicks.map((t) => (
-          <text key={t.label} x={t.x} y={g.height - 8} fontSize={10} textAnchor="middle" fill="#334155">{t.label}</text>
+        {g.xTicks.map((t, i) => (
+          <text key={i} x={t.x} y={g.height - 8} fontSize={10} textAnchor="middle" fill="#334155">{t.label}</text>
         ))}
         {g.tau && (
           <g>
@@ -37,8 +37,8 @@ export function BandChart({ series, rate, tau, width = 560, height = 220, label,
           <g key={s.name} data-series={s.name}>
             {s.band && <polygon points={s.band} fill={series[i]!.colour} fillOpacity={0.15} />}
             <polyline points={s.line} fill="none" stroke={series[i]!.colour} strokeWidth={2} />
-            {s.dots.map((d) => (
-              <circle key={d.title} cx={d.x} cy={d.y} r={3.5} fill="#fff" stroke={series[i]!.colour} strokeWidth={2}>
+            {s.dots.map((d, k) => (
+              <circle key={k} cx={d.x} cy={d.y} r={3.5} fill="#fff" stroke={series[i]!.colour} strokeWidth={2}>
                 <title>{d.title}</title>
               </circle>
             ))}

@@ -18,3 +18,11 @@ describe('bandGeometry', () => {
     expect(g.tau!.label).toBe('τ_DA = 0.60');
   });
 });
+
+describe('bandGeometry ticks', () => {
+  it('labels the y axis with enough decimals to tell the ticks apart', () => {
+    const g = bandGeometry([{ name: 'a', points: [{ n: 2, mean: 0.05, ci: [0.03, 0.07] }] }], { width: 148, height: 138, rate: false });
+    const labels = g.yTicks.map((t) => t.label);
+    expect(new Set(labels).size).toBe(5);
+  });
+});

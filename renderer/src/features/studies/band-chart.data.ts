@@ -42,7 +42,9 @@ export function bandGeometry(
     height: H,
     yTicks: [0, 1, 2, 3, 4].map((k) => {
       const v = lo + ((hi - lo) * k) / 4;
-      return { y: y(v), label: opts.rate ? `${Math.round(v * 100)}%` : v.toFixed(2) };
+      // Enough decimals that the five ticks read apart: 0.031 / 0.052 for densities, 30 / 35 for token counts.
+      const digits = hi - lo >= 20 ? 0 : hi - lo >= 2 ? 1 : hi - lo >= 0.2 ? 2 : 3;
+      return { y: y(v), label: opts.rate ? `${Math.round(v * 100)}%` : v.toFixed(digits) };
     }),
     xTicks: Array.from({ length: n }, (_, i) => ({ x: x(i), label: `M${i + 1}` })),
     tau: opts.tau === undefined ? null : { y: y(opts.tau), label: `τ_DA = ${opts.tau.toFixed(2)}` },
