@@ -377,6 +377,7 @@ describe('migrations', () => {
     const { match, episodes } = fakeMatch('m1');
     store.saveMatch(match, episodes);
     // Take the file back to version 1 by dropping what later migrations added.
+    store.db.exec('DROP TABLE study_evaluations; DROP TABLE study_runs; DROP TABLE studies;');
     store.db.exec('DROP TABLE custom_scenarios; DROP INDEX episodes_unvalidated; ALTER TABLE episodes DROP COLUMN validator_failed;');
     store.db.exec('DROP TABLE human_episodes; DROP TABLE play_sessions;');
     store.db.exec('DROP TABLE labels; DROP TABLE label_items; DROP TABLE label_queues; DROP TABLE annotators;');
