@@ -9,7 +9,7 @@
  */
 import type { CaChoice } from '../core/agents/ca-choices';
 import { renderCaChoice } from '../core/agents/ca-choices';
-import type { CaPolicy } from '../core/agents/policy';
+import type { CaPolicy, CheckpointRef } from '../core/agents/policy';
 import type { UtteranceBank } from '../core/domain/types';
 import type { Rng } from '../core/random';
 import type { CaObservation } from '../core/world/environment';
@@ -19,6 +19,8 @@ import type { CaModel } from './ca-model';
 export interface BuiltinCaOptions {
   /** Label for tables and the store, e.g. "CA2" (default "builtin"). */
   name?: string;
+  /** The stored checkpoint these weights came from, recorded with every match it plays. */
+  checkpoint?: CheckpointRef;
   /** Take each head's most probable value instead of sampling (evaluation). */
   greedy?: boolean;
   /** Most observations in one forward pass (default 256). */
@@ -42,6 +44,7 @@ interface Pending {
 
 export class BuiltinCa implements CaPolicy {
   readonly name: string;
+  readonly checkpoint?: CheckpointRef;
   private readonly greedy: boolean;
   private readonly maxBatch: number;
   private queue: Pending[] = [];
@@ -55,6 +58,7 @@ export class BuiltinCa implements CaPolicy {
     opts: BuiltinCaOptions = {},
   ) {
     this.name = opts.name ?? 'builtin';
+    if (opts.checkpoint) this.checkpoint = opts.checkpoint;
     this.greedy = opts.greedy ?? false;
     this.maxBatch = opts.maxBatch ?? 256;
     if (!Number.isInteger(this.maxBatch) || this.maxBatch < 1) throw new RangeError(`BuiltinCa: maxBatch must be a positive integer, got ${opts.maxBatch}`);

@@ -14,7 +14,7 @@
 import type { DaChoice } from '../core/agents/da-actions';
 import { DA_CHOICES, dialogueState, renderDaChoice } from '../core/agents/da-actions';
 import type { DialogueState } from '../core/agents/da-actions';
-import type { DaPolicy } from '../core/agents/policy';
+import type { DaPolicy, CheckpointRef } from '../core/agents/policy';
 import { isDomainTool } from '../core/domain/types';
 import type { Rng } from '../core/random';
 import type { DaObservation } from '../core/world/environment';
@@ -24,6 +24,8 @@ import { argmaxOf, sampleIndex } from './da-model';
 export interface BuiltinDaOptions {
   /** Label for tables and the store (default "builtin"). */
   name?: string;
+  /** The stored checkpoint these weights came from, recorded with every match it plays. */
+  checkpoint?: CheckpointRef;
   /** 'greedy' (default): the most probable choice; 'sample': a draw from the policy. */
   mode?: 'greedy' | 'sample';
   /** Sampling temperature (mode 'sample'); 1 is the policy itself. */
@@ -49,6 +51,7 @@ function have(s: DialogueState): string {
 
 export class BuiltinDa implements DaPolicy {
   readonly name: string;
+  readonly checkpoint?: CheckpointRef;
   private readonly mode: 'greedy' | 'sample';
   private readonly temperature: number;
   private readonly maxBatch: number;
@@ -61,6 +64,7 @@ export class BuiltinDa implements DaPolicy {
     opts: BuiltinDaOptions = {},
   ) {
     this.name = opts.name ?? 'builtin';
+    if (opts.checkpoint) this.checkpoint = opts.checkpoint;
     this.mode = opts.mode ?? 'greedy';
     this.temperature = opts.temperature ?? 1;
     this.maxBatch = opts.maxBatch ?? 512;

@@ -145,7 +145,7 @@ describe('CaModel', () => {
 
   it('supervised steps toward the scripted style raise the target choice', async () => {
     const m = await CaModel.create(domain.taxonomy, SMALL);
-    const target: CaChoice = { directness: 'indirect', detail: 2, decoy: null, hedge: false, tone: 'neutral', withhold: true };
+    const target: CaChoice = { directness: 'indirect', detail: 2, decoy: null, hedge: false, tone: 'neutral', withhold: true, placement: 'need-first' };
     const targets = OBS.map(() => target);
     const first = await m.supervisedStep(OBS, targets, { lr: 0.01 });
     let last = first;
@@ -165,7 +165,7 @@ describe('CaModel', () => {
     const before = await m.headLogProbs(OBS);
     const json = JSON.parse(snap.modelJson) as { intents: string[]; heads: { name: string; size: number }[]; params: { name: string; shape: number[] }[] };
     expect(json.intents).toEqual(domain.taxonomy.map((e) => e.intent));
-    expect(json.heads.map((h) => h.size)).toEqual([3, 4, 6, 2, 3, 2]);
+    expect(json.heads.map((h) => h.size)).toEqual([3, 4, 6, 2, 3, 2, 2]);
     expect(json.params.find((p) => p.name === 'w1')!.shape).toEqual([16 + 8, 32]);
 
     // Train on (PG after SFT: the optimiser state moves between the two runners), then restore.
@@ -196,6 +196,61 @@ describe('CaModel', () => {
     await fewer.dispose();
     await expect(m.restore({ ...snap, weights: snap.weights.slice(0, 400) })).rejects.toThrow(/has 100 weights, the model needs/);
     await expect(m.restore({ ...snap, modelJson: '{"kind":"sparring/da-net"}' })).rejects.toThrow(/not a builtin CA network/);
+    await m.dispose();
+  });
+});
+
+describe('CA snapshots saved before the placement head', () => {
+  it('load with the other heads unchanged and state the need first', async () => {
+    const m = await CaModel.create(domain.taxonomy, SMALL);
+    const snap = await m.snapshot();
+    // The same network as an older Sparring saved it: six heads, 20 output columns.
+    const j = JSON.parse(snap.modelJson) as { heads: { name: string; size: number }[]; params: { name: string; shape: number[] }[] };
+    const cut = (data: Float32Array) => {
+      const parts: Float32Array[] = [];
+      let at = 0;
+      for (const p of j.params) {
+        const n = p.shape.reduce((a, d) => a * d, 1);
+        const src = data.subarray(at, at + n);
+        at += n;
+        if (p.name === 'wo' || p.name === 'bo') {
+          const rows = n / CA_LOGITS;
+          const out = new Float32Array(rows * (CA_LOGITS - 2));
+          for (let r = 0; r < rows; r++) out.set(src.subarray(r * CA_LOGITS, r * CA_LOGITS + CA_LOGITS - 2), r * (CA_LOGITS - 2));
+          parts.push(out);
+        } else parts.push(src.slice());
+      }
+      return { parts, at };
+    };
+    const f32 = (b: Uint8Array) => new Float32Array(b.slice().buffer);
+    const w = cut(f32(snap.weights)).parts;
+    const flat = (ps: Float32Array[]) => {
+      const out = new Float32Array(ps.reduce((a, p) => a + p.length, 0));
+      let at = 0;
+      for (const p of ps) {
+        out.set(p, at);
+        at += p.length;
+      }
+      return new Uint8Array(out.buffer);
+    };
+    const old = {
+      modelJson: JSON.stringify({
+        ...j, heads: j.heads.slice(0, -1),
+        params: j.params.map((p) => (p.name === 'wo' || p.name === 'bo' ? { ...p, shape: [...p.shape.slice(0, -1), CA_LOGITS - 2] } : p)),
+      }),
+      weights: flat(w),
+      optimiser: null,
+    };
+    const loaded = await CaModel.fromSnapshot(old, { session: SMALL.session });
+    const a = await m.headLogProbs(OBS);
+    const b = await loaded.headLogProbs(OBS);
+    const placement = CA_HEAD_OFFSETS.at(-1)!;
+    for (let r = 0; r < OBS.length; r++) {
+      // Heads before placement: the same distribution (the new columns do not enter their softmax).
+      for (let k = 0; k < placement; k++) expect(b[r * CA_LOGITS + k]).toBeCloseTo(a[r * CA_LOGITS + k]!, 5);
+      expect(Math.exp(b[r * CA_LOGITS + placement]!)).toBeGreaterThan(0.9999);
+    }
+    await loaded.dispose();
     await m.dispose();
   });
 });

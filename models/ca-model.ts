@@ -322,7 +322,8 @@ export class CaModel implements PolicyModel<CaObservation, CaChoice> {
     return { modelJson: this.modelJson(), weights: bytesOf(weights), optimiser: bytesOf(optimiser) };
   }
 
-  async restore(s: ModelSnapshot): Promise<void> {
+  async restore(saved: ModelSnapshot): Promise<void> {
+    const s = withPlacementHead(saved);
     const problems = fitProblems(parseModelJson(s.modelJson), JSON.parse(this.modelJson()) as CaModelJson);
     if (problems.length > 0) throw new Error(`CaModel.restore: the snapshot does not fit this model: ${problems.join('; ')}`);
     const specs = caParams(this.shape);
@@ -357,6 +358,58 @@ export class CaModel implements PolicyModel<CaObservation, CaChoice> {
 }
 
 // ------------------------------------------------------------------ helpers
+
+/**
+ * The logit a snapshot saved before the placement head gets for 'need-first' (0 for
+ * 'context-first'): e^10 / (1 + e^10) ≈ 0.99995, so an older CA keeps stating its need first.
+ */
+const PLACEMENT_PIN = 10;
+
+/**
+ * A snapshot saved before the placement head (CA_HEADS' last) as one with it: the output layer's
+ * two new columns are zero weights, its bias pins 'need-first', the optimiser's moments are zero
+ * there. Any other snapshot is returned as it is (and restore checks it as before).
+ */
+export function withPlacementHead(s: ModelSnapshot): ModelSnapshot {
+  const j = parseModelJson(s.modelJson);
+  const want = CA_HEADS.map((h) => ({ name: h.name, size: h.values.length }));
+  const old = want.slice(0, -1);
+  if (JSON.stringify(j.heads) !== JSON.stringify(old) || want.at(-1)!.name !== 'placement') return s;
+  const added = want.at(-1)!.size;
+  const before = old.reduce((a, h) => a + h.size, 0);
+  const sizeOf = (shape: readonly number[]) => shape.reduce((a, d) => a * d, 1);
+  const widen = (data: Float32Array, from: number, pin: boolean): [Float32Array, number] => {
+    const parts: Float32Array[] = [];
+    let at = from;
+    for (const p of j.params) {
+      const n = sizeOf(p.shape);
+      const src = data.subarray(at, at + n);
+      at += n;
+      const last = p.shape.at(-1);
+      if ((p.name === 'wo' || p.name === 'bo') && last === before) {
+        const rows = n / before;
+        const out = new Float32Array(rows * (before + added));
+        for (let r = 0; r < rows; r++) {
+          out.set(src.subarray(r * before, (r + 1) * before), r * (before + added));
+          for (let c = 0; c < added; c++) out[r * (before + added) + before + c] = pin && p.name === 'bo' && c === 0 ? PLACEMENT_PIN : 0;
+        }
+        parts.push(out);
+      } else parts.push(src.slice());
+    }
+    return [concat(parts), at];
+  };
+  const w = floatsOf(s.weights, 'weights');
+  const [weights] = widen(w, 0, true);
+  let optimiser: Uint8Array | null = null;
+  if (s.optimiser) {
+    const o = floatsOf(s.optimiser, 'optimiser state');
+    const [m, next] = widen(o, 0, false);
+    const [v, end] = widen(o, next, false);
+    optimiser = bytesOf(concat([m, v, o.subarray(end, end + 1)]));
+  }
+  const params = j.params.map((p) => ((p.name === 'wo' || p.name === 'bo') && p.shape.at(-1) === before ? { ...p, shape: [...p.shape.slice(0, -1), before + added] } : p));
+  return { ...s, modelJson: JSON.stringify({ ...j, heads: want, params }), weights: bytesOf(weights), optimiser };
+}
 
 function sameLength(a: readonly unknown[], b: readonly unknown[], what: string): void {
   if (a.length !== b.length) throw new Error(`CaModel.${what}: ${a.length} observations but ${b.length} choices`);

@@ -127,7 +127,7 @@ function trainObsInputs() {
 /** Added to the logit of a choice that is never allowed: exp(−1e4) is 0 in float32, yet the loss stays finite. */
 const MASKED = -1e4;
 
-/** [N, 20]: MASKED at each intent's own tool in the decoy head, 0 elsewhere. */
+/** [N, CA_LOGITS]: MASKED at each intent's own tool in the decoy head, 0 elsewhere. */
 function maskTable(shape: CaNetShape): Float32Array {
   const N = shape.intents.length;
   const out = new Float32Array(N * CA_LOGITS);
@@ -147,7 +147,7 @@ function slotBag(g: Graph, emb: Tensor, x: Record<'bag_idx' | 'bag_w', Tensor>):
 function headLogp(g: Graph, shape: CaNetShape, p: Record<CaParam, Tensor>, bag: Tensor, x: Record<'intent' | 'state', Tensor>): Tensor {
   const pre = g.add(g.gemm(g.concat([bag, x.state], 1), p.w1, p.b1), g.gather(p.intent_emb, x.intent, 0)); // [B, H]
   const h = g.relu(pre); // [B, H]
-  const mask = g.gather(g.constant(maskTable(shape), [shape.intents.length, CA_LOGITS]), x.intent, 0); // [B, 20]
+  const mask = g.gather(g.constant(maskTable(shape), [shape.intents.length, CA_LOGITS]), x.intent, 0); // [B, CA_LOGITS]
   const logits = g.add(g.gemm(h, p.wo, p.bo), mask); // [B, 20]
   const heads = g.split(logits, CA_HEAD_SIZES, 1); // [B, size_h] each
   return g.concat(heads.map((t) => g.logSoftmax(t, -1)), 1); // [B, 20]

@@ -1,5 +1,6 @@
 // Opt-in: fetch onnxruntime-node's CUDA binaries (Linux x64) on a machine that can reach NuGet.
-// `.npmrc` sets onnxruntime-node-install=skip so a normal install never tries this.
+// package.json's allowScripts keeps npm 11 from running onnxruntime-node's install script, so a
+// normal install never tries this (an `.npmrc` key for it made npm warn on every call).
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';

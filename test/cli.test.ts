@@ -2,7 +2,7 @@
  * The CLI contract end to end: the real `sparring` bin in a child process, a temporary lab.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -82,6 +82,37 @@ describe('sparring match', () => {
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain(`${bogus} is not a SQLite database`);
     expect(statSync(bogus).size).toBe(size);
+  });
+});
+
+describe('sparring: bad input, one clear line', () => {
+  it('refuses a --db whose folder is missing unless --create, and a --db below a file, creating nothing', async () => {
+    const missing = path.join(tmp, 'no-such-dir', 'deeper', 'x.db');
+    const r = await sparring(['match', '--episodes', '1', '--db', missing]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`sparring: --db ${missing}: the folder ${path.dirname(missing)} does not exist; check the path, or add --create to start a new lab there`);
+    expect(existsSync(path.join(tmp, 'no-such-dir'))).toBe(false);
+
+    const created = await sparring(['match', '--episodes', '1', '--scenarios', 'fraud', '--create', '--db', missing]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(existsSync(missing)).toBe(true);
+
+    const file = path.join(tmp, 'a-file');
+    writeFileSync(file, 'not a folder\n');
+    const below = await sparring(['match', '--episodes', '1', '--db', path.join(file, 'x.db')]);
+    expect(below.code).toBe(2);
+    expect(below.stderr.trim()).toBe(`sparring: --db ${path.join(file, 'x.db')}: ${file} is a file, not a folder, so the lab cannot be there`);
+    expect(below.stderr).not.toMatch(/EEXIST|ENOTDIR/);
+  });
+
+  it('names the valid presets of a bad --preset in one line, without the whole usage', async () => {
+    const r = await sparring(['run', '--preset', 'nope', '--db', path.join(tmp, 'preset.db')]);
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines[0]).toMatch(/argument 'nope' is invalid\. Allowed choices are paper, quick\./);
+    expect(lines.length).toBeLessThanOrEqual(2);
+    expect(r.stderr).not.toMatch(/Usage:|Options:/);
+    expect(existsSync(path.join(tmp, 'preset.db'))).toBe(false);
   });
 });
 

@@ -103,15 +103,17 @@ function isPrefixFree(xs: Iterable<string>): boolean {
 }
 
 describe('CaChoice heads', () => {
-  it('has six heads of sizes 3, 4, 6, 2, 3, 2 and encodes every choice one-to-one', () => {
-    expect(CA_HEAD_SIZES).toEqual([3, 4, 6, 2, 3, 2]);
-    expect(CA_HEAD_OFFSETS).toEqual([0, 3, 7, 13, 15, 18]);
+  it('has seven heads of sizes 3, 4, 6, 2, 3, 2, 2 and encodes every choice one-to-one', () => {
+    expect(CA_HEAD_SIZES).toEqual([3, 4, 6, 2, 3, 2, 2]);
+    expect(CA_HEAD_OFFSETS).toEqual([0, 3, 7, 13, 15, 18, 20]);
     const all = allCaChoices();
-    expect(all).toHaveLength(864);
+    expect(all).toHaveLength(1728);
     const keys = new Set(all.map((c) => encodeCaChoice(c).join(',')));
-    expect(keys.size).toBe(864);
+    expect(keys.size).toBe(1728);
     for (const c of all) expect(decodeCaChoice(encodeCaChoice(c))).toEqual(c);
-    expect(() => decodeCaChoice([0, 4, 0, 0, 0, 0])).toThrow(/detail index 4/);
+    // A choice without a placement (the scripted CA's) states its need first.
+    expect(encodeCaChoice(PLAIN).at(-1)).toBe(0);
+    expect(() => decodeCaChoice([0, 4, 0, 0, 0, 0, 0])).toThrow(/detail index 4/);
     expect(() => encodeCaChoice({ ...PLAIN, tone: 'angry' as never })).toThrow(/tone = "angry"/);
   });
 });
@@ -137,12 +139,33 @@ describe('reachable opening surface forms', () => {
       const { heads, tails } = openingSpace(e.intent, e.tool);
       const headList = [...heads];
       for (let i = 0; i < 60; i++) {
-        const choice = rng.pick(all.filter((c) => c.decoy !== e.tool));
+        const choice = rng.pick(all.filter((c) => c.decoy !== e.tool && c.placement === 'need-first'));
         const text = renderCaChoice(choice, obsOf(e.intent), bank, rng);
         const head = headList.find((h) => text === h || text.startsWith(`${h} `));
         expect(head, text).toBeDefined();
         const tail = text.slice(head!.length + 1);
         expect(tail === '' || tails.has(tail), text).toBe(true);
+      }
+    }
+  });
+});
+
+describe('placement', () => {
+  it('context-first buries the need after the detail and the decoy; need-first states it first', () => {
+    for (const e of core.slice(0, 4)) {
+      const decoy = DOMAIN_TOOLS.find((t) => t !== e.tool)!;
+      const choice: CaChoice = { ...PLAIN, detail: 2, decoy, placement: 'context-first' };
+      // No tone prefix, so the need sentence is the whole of a plain opening drawn with the same seed.
+      const quiet = { ...bank, tones: { ...bank.tones, neutral: [] } };
+      for (let seed = 0; seed < 10; seed++) {
+        const need = renderCaChoice(PLAIN, obsOf(e.intent), quiet, new Rng(seed));
+        const buried = renderCaChoice(choice, obsOf(e.intent), quiet, new Rng(seed));
+        const first = renderCaChoice({ ...choice, placement: 'need-first' }, obsOf(e.intent), quiet, new Rng(seed));
+        // The same parts (the same draws) in another order: the need ends one and starts the other.
+        expect(buried.split(' ').sort()).toEqual(first.split(' ').sort());
+        expect(first.startsWith(need), `${first} | ${need}`).toBe(true);
+        expect(buried.endsWith(need), `${buried} | ${need}`).toBe(true);
+        expect(buried).not.toBe(first);
       }
     }
   });

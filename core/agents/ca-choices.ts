@@ -9,7 +9,8 @@
  *
  * A turn is one of three kinds, read from the spoken dialogue only:
  *  - opening: the first words (or a restatement when the agent said nothing audible since);
- *    [tone prefix] [hedge,] bank sentence of the chosen directness, [detail clause], [decoy cue].
+ *    [tone prefix] [hedge,] bank sentence of the chosen directness, [detail clause], [decoy cue];
+ *    with placement 'context-first' the need comes last, after the detail and the decoy.
  *  - answer: the agent's last message is a question; the customer states facts (how many: below),
  *    preferring the ones the question asks about, with the same tone / hedge / decoy controls.
  *  - acknowledge: the agent has made a statement (explained a result); the customer thanks it.
@@ -34,6 +35,9 @@ export type CaDetailLevel = (typeof CA_DETAIL_LEVELS)[number];
 /** The kinds of concrete detail a customer can state; `where` is the channel or the place. */
 export const DETAIL_KINDS = ['merchant', 'amount', 'date', 'where'] as const;
 export type DetailKind = (typeof DETAIL_KINDS)[number];
+/** Where the need sits in an opening: stated first, or after the detail and decoy (buried in context). */
+export const CA_PLACEMENTS = ['need-first', 'context-first'] as const;
+export type CaPlacement = (typeof CA_PLACEMENTS)[number];
 
 /** How to compose one customer utterance. */
 export interface CaChoice {
@@ -48,13 +52,17 @@ export interface CaChoice {
   tone: CaTone;
   /** State details only when asked (see the module comment). */
   withhold: boolean;
+  /** Where the need sits in an opening (answers state facts only). Absent: need first. */
+  placement?: CaPlacement;
 }
 
 /**
  * The policy's heads, in the order a network outputs them; a head's index space is its
  * `values` list. A choice's log-probability is the sum over heads: logπ(c) = Σ_h logπ_h(c_h).
  *   directness 3 (direct, indirect, vague) · detail 4 (0–3) · decoy 6 (none, then DOMAIN_TOOLS)
- *   · hedge 2 (no, yes) · tone 3 (neutral, frustrated, anxious) · withhold 2 (no, yes) = 20 logits.
+ *   · hedge 2 (no, yes) · tone 3 (neutral, frustrated, anxious) · withhold 2 (no, yes)
+ *   · placement 2 (need first, context first) = 22 logits. Placement came last, so the heads before
+ *   it keep their offsets and a snapshot saved without it loads (models/ca-model.ts).
  */
 export const CA_HEADS = [
   { name: 'directness', values: CA_DIRECTNESS },
@@ -63,13 +71,14 @@ export const CA_HEADS = [
   { name: 'hedge', values: [false, true] as const },
   { name: 'tone', values: CA_TONES },
   { name: 'withhold', values: [false, true] as const },
+  { name: 'placement', values: CA_PLACEMENTS },
 ] as const satisfies readonly { name: keyof CaChoice; values: readonly unknown[] }[];
 export type CaHeadName = (typeof CA_HEADS)[number]['name'];
-/** Sizes of the heads, in `CA_HEADS` order: [3, 4, 6, 2, 3, 2]. */
+/** Sizes of the heads, in `CA_HEADS` order: [3, 4, 6, 2, 3, 2, 2]. */
 export const CA_HEAD_SIZES: readonly number[] = CA_HEADS.map((h) => h.values.length);
-/** Where each head starts in the concatenated logits: [0, 3, 7, 13, 15, 18]. */
+/** Where each head starts in the concatenated logits: [0, 3, 7, 13, 15, 18, 20]. */
 export const CA_HEAD_OFFSETS: readonly number[] = CA_HEAD_SIZES.map((_, i) => CA_HEAD_SIZES.slice(0, i).reduce((a, b) => a + b, 0));
-/** Total logits over all heads (20). */
+/** Total logits over all heads (22). */
 export const CA_LOGITS = CA_HEAD_SIZES.reduce((a, b) => a + b, 0);
 /** Index of the decoy head in `CA_HEADS`. */
 export const DECOY_HEAD = CA_HEADS.findIndex((h) => h.name === 'decoy');
@@ -77,7 +86,7 @@ export const DECOY_HEAD = CA_HEADS.findIndex((h) => h.name === 'decoy');
 /** One index per head, in `CA_HEADS` order. */
 export function encodeCaChoice(c: CaChoice): number[] {
   return CA_HEADS.map((h) => {
-    const i = (h.values as readonly unknown[]).indexOf(c[h.name]);
+    const i = (h.values as readonly unknown[]).indexOf(h.name === 'placement' ? (c.placement ?? 'need-first') : c[h.name]);
     if (i < 0) throw new Error(`CaChoice: ${h.name} = ${JSON.stringify(c[h.name])} is not one of ${JSON.stringify(h.values)}`);
     return i;
   });
@@ -95,7 +104,7 @@ export function decodeCaChoice(ix: readonly number[]): CaChoice {
   return out as unknown as CaChoice;
 }
 
-/** Every choice (3·4·6·2·3·2 = 864), for enumeration in tests and tables. */
+/** Every choice (3·4·6·2·3·2·2 = 1,728), for enumeration in tests and tables. */
 export function allCaChoices(): CaChoice[] {
   let rows: number[][] = [[]];
   for (const size of CA_HEAD_SIZES) rows = rows.flatMap((r) => Array.from({ length: size }, (_, i) => [...r, i]));
@@ -348,7 +357,8 @@ export function openingTemplate(choice: CaChoice, intent: string, bank: Utteranc
   const subsets = detailKindSubsets(choice.detail).filter((ks) => withheld === undefined || !ks.includes(withheld));
   if (!choice.withhold && choice.detail > 0) detail = rng.pick(detailTemplates(bank, rng.pick(subsets)));
   const decoy = rng.pick(decoySentences(bank, choice.decoy));
-  return joinSentences([joinLead(lead, body), detail, decoy]);
+  const parts = choice.placement === 'context-first' ? [detail, decoy, body].filter((p) => p !== '') : [body, detail, decoy];
+  return joinSentences([joinLead(lead, parts[0]!), ...parts.slice(1)]);
 }
 
 /** An answer to the agent's question as a template: facts it asked about first. */

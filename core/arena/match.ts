@@ -180,6 +180,8 @@ export async function runMatch(a: MatchArgs): Promise<MatchResult> {
     seed: a.seed,
     daSpec: a.da.name,
     caSpec: a.ca.name,
+    daCheckpoint: a.da.checkpoint ?? null,
+    caCheckpoint: a.ca.checkpoint ?? null,
     scenarioSet: a.scenarioSet,
     episodesPerScenario: N,
     wDa,

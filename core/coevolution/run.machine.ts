@@ -98,6 +98,12 @@ export interface GymInput {
   opponent: string;
   /** The match whose transcripts feed the gym. */
   matchId: string;
+  /**
+   * That match's index in the run (1, 2, …): what the gym's random choices are seeded from, beside
+   * the run's seed. Never the match id, which holds the run id, so the same seed and config give
+   * the same gym in any lab. Absent in snapshots persisted before it was added.
+   */
+  afterMatch?: number;
   seed: number;
 }
 export interface GymOutput {
@@ -238,7 +244,7 @@ export const runMachine = setup({
           const role = gymRole(context);
           return {
             runId: context.runId, role, from: role === 'DA' ? context.da! : context.ca!, opponent: role === 'DA' ? context.ca! : context.da!,
-            matchId: last.matchId, seed: context.seed,
+            matchId: last.matchId, afterMatch: last.index, seed: context.seed,
           };
         },
         onDone: {

@@ -4,6 +4,7 @@
  * only call. Only plain, serialisable data crosses. The renderer imports types from here and
  * nothing else from core/.
  */
+import type { CheckpointRef } from '../agents/policy';
 import type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord } from '../store/port';
 import type { GymSummary, MatchSummary } from '../coevolution/run.machine';
 import type { AuditReport, LabelItemView, LabelKind, LabelQueueInfo, LabelValue, OwnLabel, TacticReport } from '../labels/types';
@@ -19,6 +20,7 @@ import type { StudyRunStatus, StudySummary } from '../coevolution/study-summary'
 
 /** Plain-data records that cross the boundary, re-exported so clients import types from here only. */
 export type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, ScenarioResult, TurnRecord, Winner } from '../store/port';
+export type { CheckpointRef } from '../agents/policy';
 export type { GymSummary, MatchSummary } from '../coevolution/run.machine';
 export type { StopDecision, WeakerAgent } from '../coevolution/stopping';
 export type { TacticSummary } from '../coevolution/tactics';
@@ -139,6 +141,8 @@ export interface PlayView {
   seat: PlaySeat;
   /** The policy SPEC in the other seat. */
   opponent: string;
+  /** The checkpoint `opponent` resolved to (`latest` → DA3); null for the scripted policies. */
+  opponentCheckpoint: CheckpointRef | null;
   status: 'playing' | 'finished';
   forkedFrom: { episodeId: string; turn: number } | null;
   /** The customer's private brief: the customer seat sees it from the start, the agent seat after the call. */
@@ -159,6 +163,8 @@ export interface PlaySessionSummary {
   player: string;
   seat: PlaySeat;
   opponent: string;
+  /** The checkpoint `opponent` resolved to (`latest` → DA3); null for the scripted policies. */
+  opponentCheckpoint: CheckpointRef | null;
   turns: number;
   updatedAt: string;
   forkedFrom: { episodeId: string; turn: number } | null;
@@ -170,6 +176,8 @@ export interface HumanEpisodeInfo {
   player: string;
   seat: PlaySeat;
   opponent: string;
+  /** The checkpoint `opponent` resolved to (`latest` → DA3); null for the scripted policies. */
+  opponentCheckpoint: CheckpointRef | null;
   playedAt: string;
   forkedFrom: { episodeId: string; turn: number } | null;
   winner: Winner;
@@ -232,6 +240,9 @@ export interface CrossPlayCell {
 }
 
 export interface CrossPlay extends CrossPlayArgs {
+  /** The checkpoint each of `das` resolved to, in order (null: scripted). */
+  daCheckpoints: (CheckpointRef | null)[];
+  caCheckpoints: (CheckpointRef | null)[];
   scenarios: { id: string; fraudReference: boolean }[];
   /** One cell per DA × CA × scenario. */
   cells: CrossPlayCell[];
@@ -330,8 +341,10 @@ export interface Commands {
   'studies/resume': (args: { studyId: string }) => { ok: true };
 }
 
-/** `eval/mads`'s answer: the report, the robustness scenarios played and the policies' names. */
-export type MadsEvaluation = MadsReport & { scenarios: string[]; da: string; ca: string; seed: number; episodesPerScenario: number };
+/** `eval/mads`'s answer: the report, the robustness scenarios played, the policy SPECs and the checkpoints they resolved to (null: scripted). */
+export type MadsEvaluation = MadsReport & {
+  scenarios: string[]; da: string; ca: string; daCheckpoint: CheckpointRef | null; caCheckpoint: CheckpointRef | null; seed: number; episodesPerScenario: number;
+};
 
 export interface Queries {
   'engine/info': () => EngineInfo;

@@ -3,6 +3,7 @@
  * implements it on SQLite, `memory-store.ts` in memory; one contract suite tests both.
  * All methods are synchronous (better-sqlite3 is), and every record is plain data.
  */
+import type { CheckpointRef } from '../agents/policy';
 import type { DomainTool } from '../domain/types';
 import type { JudgeVerdict } from '../judge/types';
 import type { CaTerms, DaTerms } from '../rewards/terms';
@@ -26,8 +27,16 @@ export interface MatchRecord {
   /** ISO timestamp. */
   createdAt: string;
   seed: number;
+  /** The DA policy SPEC as given (`scripted`, `latest`, `sft`, `DA2`, `human:ana`). */
   daSpec: string;
   caSpec: string;
+  /**
+   * The stored checkpoint `daSpec` resolved to when the match was played: `latest` names a
+   * different checkpoint once a newer one exists, this does not. Null for a policy that is not a
+   * checkpoint (scripted, a person) and for matches stored before it was recorded (migration 11).
+   */
+  daCheckpoint: CheckpointRef | null;
+  caCheckpoint: CheckpointRef | null;
   /** Which scenarios were played: arena, heldout, fraud or all. */
   scenarioSet: string;
   episodesPerScenario: number;

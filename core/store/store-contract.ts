@@ -43,6 +43,8 @@ export function fakeMatch(id: string, opts: FakeMatchOptions = {}): { match: Mat
     seed: 4_294_967_295,
     daSpec: 'scripted',
     caSpec: 'DA2',
+    daCheckpoint: null,
+    caCheckpoint: { name: 'DA2', id: 'DA2' },
     scenarioSet: 'arena',
     episodesPerScenario: Math.ceil(n / scenarios.length),
     wDa: n ? 2 / 3 : null,

@@ -24,12 +24,14 @@ import { registerDiff } from './commands/diff';
 import { registerScenarios } from './commands/scenarios';
 import { registerStudy } from './commands/study';
 import { seedInt, UsageError } from './options';
-import { defaultLabPath } from './paths';
+import { checkLabPath, defaultLabPath } from './paths';
 
 export interface GlobalOptions {
   db: string;
   seed: number;
   json: boolean;
+  /** Create the folder of --db when it is missing (otherwise refused, except for the data directory's lab). */
+  create?: boolean;
 }
 
 process.env.ORT_DISABLE_TELEMETRY ??= '1';
@@ -39,8 +41,14 @@ const program = new Command('sparring')
   .option('--db <path>', 'the lab file (SQLite)', defaultLabPath())
   .option('--seed <n>', 'random seed', seedInt, 1)
   .option('--json', 'print one JSON document on stdout', false)
-  .showHelpAfterError()
-  .exitOverride();
+  .option('--create', 'create the folder of --db if it does not exist (a new lab there)', false)
+  // One line for a bad argument (commander's names the allowed choices), not the whole usage.
+  .showHelpAfterError('(sparring --help, or sparring <command> --help, for usage)')
+  .exitOverride()
+  .hook('preAction', () => {
+    const g = program.opts<GlobalOptions>();
+    checkLabPath(g.db, { create: g.create ?? false, option: process.env.SPARRING_DB && program.getOptionValueSource('db') === 'default' ? 'SPARRING_DB' : '--db' });
+  });
 
 const globals = () => program.opts<GlobalOptions>();
 registerMatch(program, globals);

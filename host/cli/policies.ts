@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { ScriptedCa } from '../../core/agents/scripted-ca';
 import { ScriptedDa } from '../../core/agents/scripted-da';
-import type { CaPolicy, DaPolicy } from '../../core/agents/policy';
+import type { CaPolicy, CheckpointRef, DaPolicy } from '../../core/agents/policy';
 import type { Domain } from '../../core/domain/types';
 import { corpusRoutingItems } from '../../core/rl/demos';
 import { BuiltinCa } from '../../models/builtin-ca';
@@ -16,7 +16,7 @@ import { DaModel } from '../../models/da-model';
 import type { SessionSettings } from '../../models/session';
 import { trainSftDa } from '../routing-eval';
 import { CheckpointError, checkpointStore } from '../store/checkpoint-store';
-import type { CheckpointRole } from '../store/checkpoint-store';
+import type { Checkpoint, CheckpointRole } from '../store/checkpoint-store';
 import { corpusUtterances, listCorpusImports } from '../store/corpus-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import { UsageError } from './options';
@@ -29,8 +29,16 @@ export interface ModelOptions {
   epochs?: number;
 }
 
+/** A loaded model and the stored checkpoint it came from. */
+interface Loaded<M> {
+  model: M;
+  checkpoint: CheckpointRef;
+}
+
+const refOf = (c: { name: string; id: string }): CheckpointRef => ({ name: c.name, id: c.id });
+
 /** The SFT DA of this seed: the lab's `DA-sft-<seed>` if it has one, else trained now and stored under that name. */
-async function sftModel(domain: Domain, db: string, seed: number, epochs: number | undefined, session: SessionSettings): Promise<DaModel> {
+async function sftModel(domain: Domain, db: string, seed: number, epochs: number | undefined, session: SessionSettings): Promise<Loaded<DaModel>> {
   const store = openSqliteStore(db);
   try {
     const checkpoints = checkpointStore(store.db);
@@ -38,7 +46,7 @@ async function sftModel(domain: Domain, db: string, seed: number, epochs: number
     const existing = checkpoints.get(name);
     if (existing) {
       process.stderr.write(`sft: using checkpoint ${name} from ${db}${epochs !== undefined ? ' (--epochs applies only when a new DA is trained)' : ''}\n`);
-      return await DaModel.fromSnapshot(existing.snapshot, session);
+      return { model: await DaModel.fromSnapshot(existing.snapshot, session), checkpoint: refOf(existing) };
     }
     const imports = listCorpusImports(store.db);
     const corpus = corpusRoutingItems(domain, corpusUtterances(store.db));
@@ -53,7 +61,7 @@ async function sftModel(domain: Domain, db: string, seed: number, epochs: number
     });
     bar.stop();
     const last = trained.sft.epochs.at(-1)?.metrics ?? {};
-    checkpoints.save({
+    const saved = checkpoints.save({
       role: 'DA',
       name,
       source: 'sft',
@@ -69,21 +77,21 @@ async function sftModel(domain: Domain, db: string, seed: number, epochs: number
       `sft: stored ${name} in ${db} (${trained.demonstrations} demonstrations, ${trained.sft.steps} steps, ` +
         `final loss ${(last['sft/loss'] ?? NaN).toFixed(3)}, accuracy ${(last['sft/accuracy'] ?? NaN).toFixed(3)})\n`,
     );
-    return trained.model;
+    return { model: trained.model, checkpoint: refOf(saved) };
   } finally {
     store.close();
   }
 }
 
-/** A stored checkpoint's snapshot: `latest` or a name, of the given role. */
-function storedSnapshot(spec: string, role: CheckpointRole, db: string) {
+/** A stored checkpoint: `latest` or a name, of the given role. */
+function storedCheckpoint(spec: string, role: CheckpointRole, db: string): Checkpoint {
   const other = role === 'DA' ? 'Other choices: "sft" (train one now) or "scripted" (the keyword router).' : 'Other choice: "scripted".';
   if (db !== ':memory:' && !existsSync(db)) {
     throw new UsageError(`--${role.toLowerCase()} "${spec}": no such policy; the lab ${db} does not exist yet, so it holds no ${role} checkpoints. ${other}`);
   }
   const store = openSqliteStore(db);
   try {
-    return checkpointStore(store.db).resolve(spec, role).snapshot;
+    return checkpointStore(store.db).resolve(spec, role);
   } catch (e) {
     if (e instanceof CheckpointError) throw new UsageError(`--${role.toLowerCase()} "${spec}": ${e.message}. ${other}`);
     throw e;
@@ -92,21 +100,30 @@ function storedSnapshot(spec: string, role: CheckpointRole, db: string) {
   }
 }
 
-/** The builtin DA model a SPEC names (`sft`, `latest`, or a checkpoint name). */
-export async function daModelFor(spec: string, domain: Domain, g: GlobalOptions, opts: ModelOptions = {}): Promise<DaModel> {
+/** The builtin DA a SPEC names (`sft`, `latest`, or a checkpoint name), and the checkpoint it resolved to. */
+export async function loadDaModel(spec: string, domain: Domain, g: GlobalOptions, opts: ModelOptions = {}): Promise<Loaded<DaModel>> {
   const session = opts.session ?? {};
   if (spec === 'sft') return sftModel(domain, g.db, g.seed, opts.epochs, session);
-  return DaModel.fromSnapshot(storedSnapshot(spec, 'DA', g.db), session);
+  const c = storedCheckpoint(spec, 'DA', g.db);
+  return { model: await DaModel.fromSnapshot(c.snapshot, session), checkpoint: refOf(c) };
 }
 
+/** The builtin DA model a SPEC names (`sft`, `latest`, or a checkpoint name). */
+export async function daModelFor(spec: string, domain: Domain, g: GlobalOptions, opts: ModelOptions = {}): Promise<DaModel> {
+  return (await loadDaModel(spec, domain, g, opts)).model;
+}
+
+/** The DA a SPEC names; a builtin one carries the checkpoint the SPEC resolved to (`policy.checkpoint`). */
 export async function resolveDa(spec: string, domain: Domain, g: GlobalOptions, opts: ModelOptions = {}): Promise<DaPolicy> {
   if (spec === 'scripted') return new ScriptedDa();
-  return new BuiltinDa(await daModelFor(spec, domain, g, opts), { name: spec });
+  const { model, checkpoint } = await loadDaModel(spec, domain, g, opts);
+  return new BuiltinDa(model, { name: spec, checkpoint });
 }
 
 export async function resolveCa(spec: string, domain: Domain, g: GlobalOptions, opts: ModelOptions = {}): Promise<CaPolicy> {
   if (spec === 'scripted') return new ScriptedCa(domain);
-  const model = await CaModel.fromSnapshot(storedSnapshot(spec, 'CA', g.db), opts.session ? { session: opts.session } : {});
-  return new BuiltinCa(model, domain.bank, { name: spec });
+  const c = storedCheckpoint(spec, 'CA', g.db);
+  const model = await CaModel.fromSnapshot(c.snapshot, opts.session ? { session: opts.session } : {});
+  return new BuiltinCa(model, domain.bank, { name: spec, checkpoint: refOf(c) });
 }
 

@@ -97,7 +97,7 @@ describe('gym with human episodes', () => {
     };
     const cache = new PolicyCache(ctx);
     try {
-      const out = await gym(ctx, cache, { runId: 'R1', role: 'DA', from: 'DA0', opponent: 'CA0', matchId: 'M1', seed: 1 });
+      const out = await gym(ctx, cache, { runId: 'R1', role: 'DA', from: 'DA0', opponent: 'CA0', matchId: 'M1', afterMatch: 1, seed: 1 });
       expect(out.checkpoint).toBe('DA1');
       const da1 = checkpoints.get('DA1')!;
       // The newest `cap` = 2 customer episodes played before M1: c3 and c2, not c1 (cap), the agent one, or the later one.

@@ -7,7 +7,7 @@
  */
 import type { CaChoice } from '../../core/agents/ca-choices';
 import { ScriptedCa } from '../../core/agents/scripted-ca';
-import type { CaPolicy, DaPolicy } from '../../core/agents/policy';
+import type { CaPolicy, CheckpointRef, DaPolicy } from '../../core/agents/policy';
 import type { DaChoice } from '../../core/agents/da-actions';
 import { evaluateDa, evaluateMads } from '../../core/arena/evaluate';
 import { runMatch } from '../../core/arena/match';
@@ -65,12 +65,15 @@ export interface LabContext {
 export class PolicyCache {
   private readonly das = new Map<string, Promise<DaModel>>();
   private readonly cas = new Map<string, Promise<CaModel>>();
+  /** The checkpoint each name or SPEC resolved to when first loaded. */
+  private readonly refs = new Map<string, CheckpointRef>();
   constructor(private readonly ctx: Pick<LabContext, 'checkpoints' | 'session' | 'domain'>) {}
 
   daModel(name: string): Promise<DaModel> {
     let m = this.das.get(name);
     if (!m) {
       const cp = this.ctx.checkpoints.resolve(name, 'DA');
+      this.refs.set(`DA:${name}`, { name: cp.name, id: cp.id });
       m = DaModel.fromSnapshot(cp.snapshot, this.ctx.session ?? {});
       this.das.set(name, m);
     }
@@ -80,13 +83,15 @@ export class PolicyCache {
     let m = this.cas.get(name);
     if (!m) {
       const cp = this.ctx.checkpoints.resolve(name, 'CA');
+      this.refs.set(`CA:${name}`, { name: cp.name, id: cp.id });
       m = CaModel.fromSnapshot(cp.snapshot, this.ctx.session ? { session: this.ctx.session } : {});
       this.cas.set(name, m);
     }
     return m;
   }
   async da(name: string): Promise<DaPolicy> {
-    return new BuiltinDa(await this.daModel(name), { name });
+    const model = await this.daModel(name);
+    return new BuiltinDa(model, { name, checkpoint: this.refs.get(`DA:${name}`)! });
   }
   /**
    * The CA of a checkpoint, speaking from `bank` (default: the whole bank, as in held-out
@@ -94,7 +99,8 @@ export class PolicyCache {
    */
   async ca(name: string, bank: UtteranceBank = this.ctx.domain.bank): Promise<CaPolicy> {
     if (name === SCRIPTED) return new ScriptedCa(bank === this.ctx.domain.bank ? this.ctx.domain : { ...this.ctx.domain, bank });
-    return new BuiltinCa(await this.caModel(name), bank, { name });
+    const model = await this.caModel(name);
+    return new BuiltinCa(model, bank, { name, checkpoint: this.refs.get(`CA:${name}`)! });
   }
   async dispose(): Promise<void> {
     for (const m of [...this.das.values(), ...this.cas.values()]) await (await m).dispose();
@@ -340,6 +346,13 @@ export async function playMatch(ctx: LabContext, cache: PolicyCache, input: Matc
 
 // ------------------------------------------------------------------------------------ gym
 
+/** The index of a run's match from its id (`R3-M2` → 2), for gym inputs persisted before GymInput.afterMatch. */
+function matchIndexOf(matchId: string): number {
+  const m = /(?:^|-)M(\d+)$/.exec(matchId);
+  if (!m) throw new Error(`gym: cannot tell the match index of "${matchId}" (expected RUN-M<n>)`);
+  return Number(m[1]);
+}
+
 export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput): Promise<GymOutput> {
   // Our own earlier result, when a restored run restarts this gym (killed after the save below,
   // before the run's next snapshot): the note is stored with the checkpoint.
@@ -351,7 +364,10 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
   const episodes = await matchEpisodes(ctx, input.matchId);
   const recorded: RecordedEpisode[] = episodes.map((e) => recordedFromEpisode(e, ctx.domain.scenarios));
   const trainerLost = (r: RecordedEpisode) => (input.role === 'DA' ? r.daWon === false : r.daWon === true);
-  const mixRng = new Rng(deriveSeed(input.seed, 'gym-mix', input.matchId));
+  // Seeded by the run's seed and the match's place in the run, never by its id (which names the
+  // run, R1 or R7 by how many runs the lab held before): a run's numbers depend on its seed and config only.
+  const afterMatch = input.afterMatch ?? matchIndexOf(input.matchId);
+  const mixRng = new Rng(deriveSeed(input.seed, 'gym-mix', afterMatch));
   const humanIds = humanEpisodeIds(ctx, input.role, input.matchId);
   const human = humanIds.map((id) => recordedFromEpisode(ctx.store.getEpisode(id)!, ctx.domain.scenarios));
   const chosen = [
@@ -363,7 +379,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
   // checkpoint takes the next free name at write time, and that is the one the run goes on with.
   let name = ctx.checkpoints.nextName(input.role);
   const label = `${input.role} gym: ${input.from} → ${name} against frozen ${input.opponent}`;
-  const seed = deriveSeed(input.seed, 'gym', input.matchId);
+  const seed = deriveSeed(input.seed, 'gym', afterMatch);
   const start = ctx.checkpoints.resolve(input.from, input.role);
   let note: string | null;
 

@@ -53,7 +53,10 @@ export async function crossPlay(args: CrossPlayArgs, deps: CrossPlayDeps): Promi
         for (const s of perScenario) cells.push({ da: args.das[i]!, ca: args.cas[j]!, ...s });
       }
     }
-    return { ...args, scenarios: scenarios.map((s) => ({ id: s.id, fraudReference: s.fraudReference })), cells, pairs, cached: false };
+    return {
+      ...args, daCheckpoints: das.map((p) => p.checkpoint ?? null), caCheckpoints: cas.map((p) => p.checkpoint ?? null),
+      scenarios: scenarios.map((s) => ({ id: s.id, fraudReference: s.fraudReference })), cells, pairs, cached: false,
+    };
   } finally {
     for (const p of loaded) await disposeModel(p);
   }

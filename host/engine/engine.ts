@@ -75,7 +75,7 @@ export function createEngine(o: EngineOptions): Engine {
   const unsubscribeRuns = o.runService.subscribe((e) => batcher.push(e));
   const studies = studyHandlers({ db: store.db, dbPath: store.path, emit: (e) => batcher.push(e) });
   let closed = false;
-  /** Cross-play answers by arguments: checkpoints never change under a name. */
+  /** Cross-play answers by arguments: checkpoints never change under a name (`latest` is keyed by what it names now). */
   const crossPlays = new Map<string, CrossPlay>();
   /** Matches and replays play one at a time: they share the CPU, and matches number their ids from the store. */
   let playing: Promise<unknown> = Promise.resolve();
@@ -176,7 +176,8 @@ export function createEngine(o: EngineOptions): Engine {
     'episodes/list': (filter) => listEpisodes(filter),
 
     'evaluation/crossplay': (args) => {
-      const key = JSON.stringify([args.das, args.cas, args.episodesPerScenario, args.seed]);
+      const latest = [...args.das, ...args.cas].includes('latest') ? [checkpoints.list('DA').at(-1)?.name, checkpoints.list('CA').at(-1)?.name] : [];
+      const key = JSON.stringify([args.das, args.cas, args.episodesPerScenario, args.seed, latest]);
       const hit = crossPlays.get(key);
       if (hit) return { ...hit, cached: true };
       return serially(async () => {
@@ -274,10 +275,12 @@ export function yielding<P extends DaPolicy | CaPolicy>(policy: P): P {
     await new Promise<void>((r) => setImmediate(r));
     last = Date.now();
   };
+  // The wrapper keeps the checkpoint the policy resolved to: a match records it.
+  const checkpoint = policy.checkpoint ? { checkpoint: policy.checkpoint } : {};
   if ('act' in policy) {
-    const p: DaPolicy = { name: policy.name, act: async (obs, rng) => (await pause(), policy.act(obs, rng)) };
+    const p: DaPolicy = { name: policy.name, ...checkpoint, act: async (obs, rng) => (await pause(), policy.act(obs, rng)) };
     return p as P;
   }
-  const p: CaPolicy = { name: policy.name, speak: async (obs, rng) => (await pause(), policy.speak(obs, rng)) };
+  const p: CaPolicy = { name: policy.name, ...checkpoint, speak: async (obs, rng) => (await pause(), policy.speak(obs, rng)) };
   return p as P;
 }

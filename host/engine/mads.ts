@@ -56,7 +56,9 @@ export function madsHandlers(d: MadsHandlerDeps): Pick<Handlers, 'episodes/valid
                 d.emit({ name: 'eval/progress', payload: { done, total } });
               },
             });
-            return { ...report, da: daPolicy.name, ca: caPolicy.name, seed, episodesPerScenario };
+            return {
+              ...report, da: daPolicy.name, ca: caPolicy.name, daCheckpoint: daPolicy.checkpoint ?? null, caCheckpoint: caPolicy.checkpoint ?? null, seed, episodesPerScenario,
+            };
           } finally {
             await d.release(caPolicy);
           }

@@ -13,6 +13,9 @@ import { MAX_MESSAGE_CHARS } from '../../core/play/human-episode';
 import { MIGRATIONS, applyMigrations } from '../store/migrations';
 import { playStore } from '../store/play-store';
 import { openSqliteStore } from '../store/sqlite-store';
+import { checkpointStore } from '../store/checkpoint-store';
+import { bankingDomain } from '../domain-files';
+import { CaModel } from '../../models/ca-model';
 import { createEngine } from './engine';
 import type { Engine } from './engine';
 import { unavailableRunService } from './runs-unavailable';
@@ -55,6 +58,45 @@ describe('play on the engine', () => {
       ]);
       expect(await engine.handlers['play/sessions'](undefined)).toEqual([]);
       await expect(engine.handlers['play/act']({ sessionId: v.sessionId, action: { kind: 'say', text: 'hello?' } })).rejects.toThrow(/is over; its episode is H1:0/);
+    } finally {
+      engine.close();
+    }
+  });
+
+  it('records the checkpoint `latest` resolved to: a session resumed after a newer one exists plays the same one, and its match says so', async () => {
+    const db = path.join(tmp, `lab-${++labs}.db`);
+    const saveCa = async (seed: number) => {
+      const store = openSqliteStore(db);
+      const model = await CaModel.create(bankingDomain().taxonomy, { seed });
+      try {
+        return checkpointStore(store.db).save({ role: 'CA', source: 'test', snapshot: await model.snapshot() }).name;
+      } finally {
+        await model.dispose();
+        store.close();
+      }
+    };
+    expect(await saveCa(1)).toBe('CA0');
+    let engine = newEngine(db);
+    const v = await engine.handlers['play/start']({ seat: 'agent', player: 'Bo', opponent: 'latest', seed: 4 });
+    expect(v).toMatchObject({ opponent: 'latest', opponentCheckpoint: { name: 'CA0', id: 'CA0' } });
+    engine.close();
+    expect(await saveCa(2)).toBe('CA1');
+
+    engine = newEngine(db);
+    try {
+      expect(await engine.handlers['play/sessions'](undefined)).toEqual([expect.objectContaining({ opponent: 'latest', opponentCheckpoint: { name: 'CA0', id: 'CA0' } })]);
+      const resumed = await engine.handlers['play/resume']({ sessionId: v.sessionId });
+      expect(resumed.opponentCheckpoint).toEqual({ name: 'CA0', id: 'CA0' });
+      const done = await engine.handlers['play/act']({ sessionId: v.sessionId, action: { kind: 'end_call', text: 'Goodbye' } });
+      expect(done.status).toBe('finished');
+      const [human] = await engine.handlers['matches/list']({});
+      expect(human).toMatchObject({ daSpec: 'human:Bo', caSpec: 'latest', daCheckpoint: null, caCheckpoint: { name: 'CA0', id: 'CA0' } });
+      expect(await engine.handlers['play/episodes'](undefined)).toEqual([expect.objectContaining({ opponent: 'latest', opponentCheckpoint: { name: 'CA0', id: 'CA0' } })]);
+
+      // A match against `latest` now records CA1; the scripted DA is no checkpoint.
+      const { matchId } = await engine.handlers['matches/play']({ da: 'scripted', ca: 'latest', episodesPerScenario: 1, scenarios: 'fraud', seed: 1 });
+      const match = (await engine.handlers['matches/list']({})).find((m) => m.id === matchId);
+      expect(match).toMatchObject({ daSpec: 'scripted', caSpec: 'latest', daCheckpoint: null, caCheckpoint: { name: 'CA1', id: 'CA1' } });
     } finally {
       engine.close();
     }

@@ -84,7 +84,9 @@ export function createPlayService(d: PlayDeps): PlayService {
     const scenario = scenarioById(draft.scenarioId);
     const config = JSON.parse(draft.configJson) as SparringConfig;
     const ep = new HumanEpisode({ domain: d.domain(), scenario, seed: draft.seed, seat: draft.seat, config, replay: draft.turns });
-    const opponent = await d.resolve(opponentRole(draft.seat), draft.opponent);
+    // A session resumed after a newer checkpoint exists plays the one it started with, not today's `latest`.
+    const opponent = await d.resolve(opponentRole(draft.seat), draft.opponentCheckpoint?.name ?? draft.opponent);
+    draft.opponentCheckpoint ??= opponent.checkpoint ?? null;
     return { draft, scenario, config, ep, opponent, episode: null, queue: Promise.resolve() };
   }
 
@@ -114,6 +116,8 @@ export function createPlayService(d: PlayDeps): PlayService {
       id: matchId, createdAt: s.draft.updatedAt, seed: s.draft.seed,
       daSpec: s.draft.seat === 'agent' ? human : s.draft.opponent,
       caSpec: s.draft.seat === 'customer' ? human : s.draft.opponent,
+      daCheckpoint: s.draft.seat === 'customer' ? s.draft.opponentCheckpoint : null,
+      caCheckpoint: s.draft.seat === 'agent' ? s.draft.opponentCheckpoint : null,
       scenarioSet: 'human', episodesPerScenario: 1, wDa, fraudRate, perScenario, configJson: s.draft.configJson,
     };
     store.finish(s.draft.id, match, record, {
@@ -162,7 +166,7 @@ export function createPlayService(d: PlayDeps): PlayService {
   function newDraft(a: { player: string; seat: Seat; opponent: string; scenario: Scenario; seed: number; config: SparringConfig; forkedFrom: PlayDraft['forkedFrom']; turns: ReplayTurn[] }): PlayDraft {
     const t = now();
     return {
-      id: `P-${randomUUID().slice(0, 8)}`, createdAt: t, updatedAt: t, player: a.player, seat: a.seat, opponent: a.opponent,
+      id: `P-${randomUUID().slice(0, 8)}`, createdAt: t, updatedAt: t, player: a.player, seat: a.seat, opponent: a.opponent, opponentCheckpoint: null,
       scenarioId: a.scenario.id, seed: a.seed, configJson: JSON.stringify(a.config), forkedFrom: a.forkedFrom, turns: a.turns,
     };
   }
@@ -224,13 +228,18 @@ export function createPlayService(d: PlayDeps): PlayService {
 
     'play/sessions': () =>
       store.listDrafts().map(
-        (x): PlaySessionSummary => ({ sessionId: x.id, player: x.player, seat: x.seat, opponent: x.opponent, turns: x.turns.length, updatedAt: x.updatedAt, forkedFrom: x.forkedFrom }),
+        (x): PlaySessionSummary => ({
+          sessionId: x.id, player: x.player, seat: x.seat, opponent: x.opponent, opponentCheckpoint: x.opponentCheckpoint, turns: x.turns.length, updatedAt: x.updatedAt, forkedFrom: x.forkedFrom,
+        }),
       ),
 
     'play/episodes': () =>
       store.listHumanEpisodes({ limit: EPISODE_LIST_LIMIT }).flatMap((m) => {
         const e = d.store.getEpisode(m.episodeId);
-        return e ? [{ ...m, winner: e.winner, rDa: e.rDa, rCa: e.rCa }] : [];
+        if (!e) return [];
+        const match = d.store.getMatch(e.matchId);
+        const opponentCheckpoint = (m.seat === 'customer' ? match?.daCheckpoint : match?.caCheckpoint) ?? null;
+        return [{ ...m, opponentCheckpoint, winner: e.winner, rDa: e.rDa, rCa: e.rCa }];
       }),
   };
 
@@ -268,7 +277,7 @@ function view(s: Live): PlayView {
   // The agent seat learns who it was talking to only once the call is over.
   const reveal = s.draft.seat === 'customer' || s.episode !== null;
   return {
-    sessionId: s.draft.id, player: s.draft.player, seat: s.draft.seat, opponent: s.draft.opponent,
+    sessionId: s.draft.id, player: s.draft.player, seat: s.draft.seat, opponent: s.draft.opponent, opponentCheckpoint: s.draft.opponentCheckpoint,
     status: s.episode ? 'finished' : 'playing', forkedFrom: s.draft.forkedFrom,
     customer: reveal
       ? { intent: brief.intent, scenarioId: s.scenario.id, scenarioTitle: s.scenario.title, situation: brief.situation, name: brief.name, facts: { ...brief.facts } }

@@ -5,7 +5,7 @@
  */
 import { wilsonInterval } from '../../core/arena/evaluate';
 import type { CheckpointEvaluation } from '../coevolution/actors';
-import { pct } from '../cli/table';
+import { pct } from '../format/table';
 
 export const HELDOUT_HEADER = ['DA', 'routing [95% CI]', 'strict PASS [95% CI]', 'FAIL', 'mean reward', 'lookup-first', 'deployment gate'];
 

@@ -18,7 +18,7 @@ const run: RunDetail = {
   evaluation: { checkpoints: [{ da: 'DA0', ca: 'CA1', heldout: { episodes: 12, routingAccuracy: 0.5, strictPass: 0.25, fail: 0.5, meanReward: 3.1, lookupFirst: 1, perScenario: [] }, gate: { threshold: 0.9, scenarios: [], episodes: 8, daWinRate: 0.75, passed: false } }] },
 };
 const match: MatchRecord = {
-  id: 'R1-M1', createdAt: '', seed: 1, daSpec: 'DA0', caSpec: 'CA0', scenarioSet: 'arena', episodesPerScenario: 3, wDa: 0.45, fraudRate: 1, configJson: '{}',
+  id: 'R1-M1', createdAt: '', seed: 1, daSpec: 'DA0', caSpec: 'latest', daCheckpoint: { name: 'DA0', id: 'DA0' }, caCheckpoint: { name: 'CA0', id: 'CA0' }, scenarioSet: 'arena', episodesPerScenario: 3, wDa: 0.45, fraudRate: 1, configJson: '{}',
   perScenario: [{ scenarioId: 'dispute-duplicate', fraudReference: false, episodes: 3, daWins: 1, daWinRate: 1 / 3 }, { scenarioId: 'fraud-x', fraudReference: true, episodes: 3, daWins: 3, daWinRate: 1 }],
 };
 
@@ -33,6 +33,8 @@ describe('run report', () => {
     expect((html.match(/<circle /g) ?? []).length).toBe(6); // W_DA and W_CA points of 3 matches
     expect(html).toContain('stop at match 3: n_max=3 matches exhausted');
     expect(html).toContain('dispute-duplicate');
+    // The match says what played: the SPEC and, when it named another, the checkpoint it resolved to.
+    expect(html).toContain('R1-M1: DA0 vs latest → CA0');
     expect(html).toContain('fraud-x ⚑');
     expect(html).toContain('<td>25.0% [9–53]</td>'); // strict PASS of DA0: 3 of 12 episodes, with its 95% Wilson interval
     expect(html).toContain('the Wilson interval over the 12 held-out episodes');

@@ -6,7 +6,8 @@
  */
 import { referenceEvaluations } from '../coevolution/actors';
 import type { CheckpointEvaluation } from '../coevolution/actors';
-import { pct } from '../cli/table';
+import { policyLabel } from '../format/policy';
+import { pct } from '../format/table';
 import { HELDOUT_HEADER, heldoutRows } from './heldout-rows';
 import type { RunDetail } from '../../core/contract/contract';
 import type { MatchRecord } from '../../core/store/port';
@@ -86,7 +87,7 @@ export function renderReport(run: RunDetail, matches: readonly MatchRecord[], ta
   ]);
   const heldout = heldoutRows(evals);
   const reference = heldoutRows(referenceEvaluations(evals));
-  const perMatch = matches.map((m) => `<h3>${esc(m.id)}: ${esc(m.daSpec)} vs ${esc(m.caSpec)} — W_DA ${pct(m.wDa)}, fraud ${pct(m.fraudRate)}</h3>${scenarioChart(m)}`).join('\n');
+  const perMatch = matches.map((m) => `<h3>${esc(m.id)}: ${esc(policyLabel(m.daSpec, m.daCheckpoint))} vs ${esc(policyLabel(m.caSpec, m.caCheckpoint))} — W_DA ${pct(m.wDa)}, fraud ${pct(m.fraudRate)}</h3>${scenarioChart(m)}`).join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sparring run ${esc(run.id)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">

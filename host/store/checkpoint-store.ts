@@ -24,6 +24,8 @@ export interface TrainingDataRef {
 
 /** A checkpoint without its blobs: what lists and lineage show. */
 export interface CheckpointMeta extends Omit<CheckpointInfo, 'humanEpisodes'> {
+  /** The row's id: what a match records beside the SPEC that resolved to it (equal to the name in this store). */
+  id: string;
   /** Optimiser steps behind these weights. */
   step: number;
   /** Final metrics of the training that produced it (registry keys), or null. */
@@ -104,7 +106,7 @@ type Row = Record<string, unknown>;
 
 /** The checkpoint store of an open lab database (e.g. `openSqliteStore(path).db`). */
 export function checkpointStore(db: Database): CheckpointStore {
-  const cols = `name, role, created_at, run_id, parent_id, generation, step, source, model_json, metrics_json,
+  const cols = `id, name, role, created_at, run_id, parent_id, generation, step, source, model_json, metrics_json,
                 training_data_json, note, length(weights) AS weight_bytes, length(optimiser) AS optimiser_bytes`;
   const insert = db.prepare(`
     INSERT INTO checkpoints (id, name, role, created_at, run_id, parent_id, generation, step, source,
@@ -296,6 +298,7 @@ function blob(u: Uint8Array): Buffer {
 
 function meta(r: Row): CheckpointMeta {
   return {
+    id: r.id as string,
     name: r.name as string,
     role: r.role as CheckpointRole,
     createdAt: r.created_at as string,

@@ -411,6 +411,31 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 11,
+    name: 'the checkpoint each policy SPEC resolved to, with matches and play sessions',
+    up(db) {
+      db.exec(`
+        -- A match records the stored checkpoint each side's SPEC resolved to (latest → DA3,
+        -- sft → DA-sft-1), so it still says what played once newer checkpoints exist. NULL: the
+        -- policy is not a checkpoint (scripted, a person), or it was not recorded.
+        ALTER TABLE matches ADD COLUMN da_checkpoint_id TEXT;
+        ALTER TABLE matches ADD COLUMN da_checkpoint_name TEXT;
+        ALTER TABLE matches ADD COLUMN ca_checkpoint_id TEXT;
+        ALTER TABLE matches ADD COLUMN ca_checkpoint_name TEXT;
+        -- Older matches whose SPEC was a checkpoint name (every run's matches) resolved to it;
+        -- latest and sft cannot be told after the fact and stay NULL.
+        UPDATE matches SET da_checkpoint_id = c.id, da_checkpoint_name = c.name
+          FROM checkpoints c WHERE c.name = matches.da_spec AND c.role = 'DA';
+        UPDATE matches SET ca_checkpoint_id = c.id, ca_checkpoint_name = c.name
+          FROM checkpoints c WHERE c.name = matches.ca_spec AND c.role = 'CA';
+        -- An unfinished play session keeps the checkpoint its opponent resolved to when it
+        -- started, so resuming it after a newer checkpoint exists plays the same opponent.
+        ALTER TABLE play_sessions ADD COLUMN opponent_checkpoint_id TEXT;
+        ALTER TABLE play_sessions ADD COLUMN opponent_checkpoint_name TEXT;
+      `);
+    },
+  },
+  {
+    version: 12,
     name: 'studies: seeds × arms of runs',
     up(db) {
       db.exec(`

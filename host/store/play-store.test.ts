@@ -6,7 +6,7 @@ import type { HumanEpisodeMark, PlayDraft } from './play-store';
 import { openSqliteStore } from './sqlite-store';
 
 const draft = (id: string, updatedAt: string): PlayDraft => ({
-  id, createdAt: '2026-01-01T00:00:00.000Z', updatedAt, player: 'Ada', seat: 'customer', opponent: 'scripted', scenarioId: 'dispute-unrecognized',
+  id, createdAt: '2026-01-01T00:00:00.000Z', updatedAt, player: 'Ada', seat: 'customer', opponent: 'scripted', opponentCheckpoint: null, scenarioId: 'dispute-unrecognized',
   seed: 7, configJson: '{}', forkedFrom: null, turns: [{ role: 'customer', text: 'hello' }],
 });
 /** A one-episode match H<n> and its mark, as the play service stores a finished episode. */
@@ -29,6 +29,19 @@ describe('play store', () => {
     expect(play.deleteDraft('P-b')).toBe(true);
     expect(play.deleteDraft('P-b')).toBe(false);
     expect(play.getDraft('P-b')).toBeNull();
+    store.close();
+  });
+
+  it('keeps the checkpoint a draft\'s opponent resolved to; a draft saved without one gets it once, and it never changes after', () => {
+    const store = openSqliteStore(':memory:');
+    const play = playStore(store);
+    const latest = { ...draft('P-a', '2026-01-01T00:01:00.000Z'), opponent: 'latest' };
+    play.saveDraft(latest);
+    expect(play.getDraft('P-a')!.opponentCheckpoint).toBeNull();
+    play.saveDraft({ ...latest, opponentCheckpoint: { name: 'DA3', id: 'DA3' } });
+    expect(play.getDraft('P-a')!.opponentCheckpoint).toEqual({ name: 'DA3', id: 'DA3' });
+    play.saveDraft({ ...latest, opponentCheckpoint: { name: 'DA4', id: 'DA4' } });
+    expect(play.getDraft('P-a')).toEqual({ ...latest, opponentCheckpoint: { name: 'DA3', id: 'DA3' } });
     store.close();
   });
 

@@ -5,6 +5,7 @@
  * screen and export that reads episodes reads it too; storing it, marking it and deleting its
  * draft is one transaction.
  */
+import type { CheckpointRef } from '../../core/agents/policy';
 import type { EpisodeRecord, MatchRecord } from '../../core/store/port';
 import type { ReplayTurn, Seat } from '../../core/play/human-episode';
 import type { SqliteRunStore } from './sqlite-store';
@@ -24,6 +25,8 @@ export interface PlayDraft {
   seat: Seat;
   /** The policy SPEC in the other seat. */
   opponent: string;
+  /** The checkpoint `opponent` resolved to when the session started (null: not a checkpoint, or not yet loaded); a resume plays it again. */
+  opponentCheckpoint: CheckpointRef | null;
   scenarioId: string;
   seed: number;
   /** The SparringConfig the episode is played and scored under, as JSON. */
@@ -68,11 +71,14 @@ type Row = Record<string, unknown>;
 export function playStore(store: SqliteRunStore): PlayStore {
   const { db } = store;
   const upsert = db.prepare(`
-    INSERT INTO play_sessions (id, created_at, updated_at, player, seat, opponent, scenario_id, seed, config_json,
-                               forked_from_episode, forked_from_turn, turns_json)
-    VALUES (@id, @createdAt, @updatedAt, @player, @seat, @opponent, @scenarioId, @seed, @configJson,
-            @forkEpisode, @forkTurn, @turnsJson)
-    ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, turns_json = excluded.turns_json`);
+    INSERT INTO play_sessions (id, created_at, updated_at, player, seat, opponent, opponent_checkpoint_id, opponent_checkpoint_name,
+                               scenario_id, seed, config_json, forked_from_episode, forked_from_turn, turns_json)
+    VALUES (@id, @createdAt, @updatedAt, @player, @seat, @opponent, @opponentCheckpointId, @opponentCheckpointName,
+            @scenarioId, @seed, @configJson, @forkEpisode, @forkTurn, @turnsJson)
+    ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, turns_json = excluded.turns_json,
+      -- A draft saved before the checkpoint was recorded gets the one it resumed with, once.
+      opponent_checkpoint_id = coalesce(opponent_checkpoint_id, excluded.opponent_checkpoint_id),
+      opponent_checkpoint_name = coalesce(opponent_checkpoint_name, excluded.opponent_checkpoint_name)`);
   const selectDraft = db.prepare('SELECT * FROM play_sessions WHERE id = ?');
   const selectDrafts = db.prepare('SELECT * FROM play_sessions ORDER BY updated_at DESC, rowid DESC');
   const removeDraft = db.prepare('DELETE FROM play_sessions WHERE id = ?');
@@ -92,6 +98,8 @@ export function playStore(store: SqliteRunStore): PlayStore {
     saveDraft(d) {
       upsert.run({
         ...d,
+        opponentCheckpointId: d.opponentCheckpoint?.id ?? null,
+        opponentCheckpointName: d.opponentCheckpoint?.name ?? null,
         forkEpisode: d.forkedFrom?.episodeId ?? null,
         forkTurn: d.forkedFrom?.turn ?? null,
         turnsJson: JSON.stringify(d.turns),
@@ -145,6 +153,7 @@ function draftOf(r: Row): PlayDraft {
     player: r.player as string,
     seat: r.seat as Seat,
     opponent: r.opponent as string,
+    opponentCheckpoint: r.opponent_checkpoint_id == null ? null : { id: r.opponent_checkpoint_id as string, name: r.opponent_checkpoint_name as string },
     scenarioId: r.scenario_id as string,
     seed: r.seed as number,
     configJson: r.config_json as string,

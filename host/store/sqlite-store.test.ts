@@ -353,6 +353,32 @@ describe('migrations', () => {
     db.close();
   });
 
+  it('11 records the checkpoint a SPEC resolved to; older matches that named a checkpoint get it, latest and scripted stay NULL', () => {
+    const db = emptyDb();
+    applyMigrations(db, 10);
+    const weights = Buffer.from([1, 2, 3]);
+    const checkpoint = db.prepare(`INSERT INTO checkpoints (id, name, role, created_at, generation, source, model_json, weights) VALUES (?, ?, ?, 't', 0, 'sft', '{}', ?)`);
+    checkpoint.run('DA0', 'DA0', 'DA', weights);
+    checkpoint.run('CA0', 'CA0', 'CA', weights);
+    const match = db.prepare(`INSERT INTO matches (id, created_at, seed, da_spec, ca_spec, scenario_set, episodes_per_scenario, config_json) VALUES (?, 't', 1, ?, ?, 'arena', 1, '{}')`);
+    match.run('R1-M1', 'DA0', 'CA0');
+    match.run('M1', 'latest', 'scripted');
+    // A spec that names a checkpoint of the other role is not that checkpoint.
+    match.run('M2', 'CA0', 'DA0');
+    db.prepare(`INSERT INTO play_sessions (id, created_at, updated_at, player, seat, opponent, scenario_id, seed, config_json) VALUES ('P-1', 't', 't', 'ana', 'customer', 'latest', 's', 1, '{}')`).run();
+    expect(applyMigrations(db, 11)).toBe(11);
+    expect(db.prepare('SELECT id, da_checkpoint_id, da_checkpoint_name, ca_checkpoint_id, ca_checkpoint_name FROM matches ORDER BY id').all()).toEqual([
+      { id: 'M1', da_checkpoint_id: null, da_checkpoint_name: null, ca_checkpoint_id: null, ca_checkpoint_name: null },
+      { id: 'M2', da_checkpoint_id: null, da_checkpoint_name: null, ca_checkpoint_id: null, ca_checkpoint_name: null },
+      { id: 'R1-M1', da_checkpoint_id: 'DA0', da_checkpoint_name: 'DA0', ca_checkpoint_id: 'CA0', ca_checkpoint_name: 'CA0' },
+    ]);
+    expect(db.prepare("SELECT opponent_checkpoint_id, opponent_checkpoint_name FROM play_sessions WHERE id = 'P-1'").get()).toEqual({ opponent_checkpoint_id: null, opponent_checkpoint_name: null });
+    const before = schema(db);
+    expect(applyMigrations(db, 11)).toBe(11);
+    expect(schema(db)).toStrictEqual(before);
+    db.close();
+  });
+
   it('a failing migration leaves the database at the previous version', () => {
     const db = emptyDb();
     applyMigrations(db, 1);
@@ -378,6 +404,7 @@ describe('migrations', () => {
     store.saveMatch(match, episodes);
     // Take the file back to version 1 by dropping what later migrations added.
     store.db.exec('DROP TABLE study_evaluations; DROP TABLE study_runs; DROP TABLE studies;');
+    for (const side of ['da', 'ca']) store.db.exec(`ALTER TABLE matches DROP COLUMN ${side}_checkpoint_id; ALTER TABLE matches DROP COLUMN ${side}_checkpoint_name;`);
     store.db.exec('DROP TABLE custom_scenarios; DROP INDEX episodes_unvalidated; ALTER TABLE episodes DROP COLUMN validator_failed;');
     store.db.exec('DROP TABLE human_episodes; DROP TABLE play_sessions;');
     store.db.exec('DROP TABLE labels; DROP TABLE label_items; DROP TABLE label_queues; DROP TABLE annotators;');

@@ -119,10 +119,10 @@ function episodeSql(q: Omit<EpisodeQuery, 'offset' | 'limit'>, what: 'rows' | 'c
 
 function createSqliteStore(db: Db, path: string): SqliteRunStore {
   const insertMatch = db.prepare(`
-    INSERT INTO matches (id, created_at, seed, da_spec, ca_spec, scenario_set,
-                         episodes_per_scenario, w_da, fraud_rate, config_json)
-    VALUES (@id, @createdAt, @seed, @daSpec, @caSpec, @scenarioSet,
-            @episodesPerScenario, @wDa, @fraudRate, @configJson)`);
+    INSERT INTO matches (id, created_at, seed, da_spec, ca_spec, da_checkpoint_id, da_checkpoint_name,
+                         ca_checkpoint_id, ca_checkpoint_name, scenario_set, episodes_per_scenario, w_da, fraud_rate, config_json)
+    VALUES (@id, @createdAt, @seed, @daSpec, @caSpec, @daCheckpointId, @daCheckpointName,
+            @caCheckpointId, @caCheckpointName, @scenarioSet, @episodesPerScenario, @wDa, @fraudRate, @configJson)`);
   const insertScenario = db.prepare(`
     INSERT INTO match_scenarios (match_id, pos, scenario_id, fraud_reference, episodes, da_wins, da_win_rate)
     VALUES (?, ?, ?, ?, ?, ?, ?)`);
@@ -170,6 +170,10 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
       seed: match.seed,
       daSpec: match.daSpec,
       caSpec: match.caSpec,
+      daCheckpointId: match.daCheckpoint?.id ?? null,
+      daCheckpointName: match.daCheckpoint?.name ?? null,
+      caCheckpointId: match.caCheckpoint?.id ?? null,
+      caCheckpointName: match.caCheckpoint?.name ?? null,
       scenarioSet: match.scenarioSet,
       episodesPerScenario: match.episodesPerScenario,
       wDa: match.wDa ?? null,
@@ -361,6 +365,8 @@ function matchRecord(r: Row, perScenario: ScenarioResult[]): MatchRecord {
     seed: r.seed as number,
     daSpec: r.da_spec as string,
     caSpec: r.ca_spec as string,
+    daCheckpoint: r.da_checkpoint_id === null ? null : { id: r.da_checkpoint_id as string, name: r.da_checkpoint_name as string },
+    caCheckpoint: r.ca_checkpoint_id === null ? null : { id: r.ca_checkpoint_id as string, name: r.ca_checkpoint_name as string },
     scenarioSet: r.scenario_set as string,
     episodesPerScenario: r.episodes_per_scenario as number,
     wDa: r.w_da as number | null,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCount, formatTime } from './format';
+import { formatCount, formatTime, policyLabel } from './format';
 
 describe('formatting without Intl', () => {
   it('formats timestamps as local YYYY-MM-DD HH:MM', () => {
@@ -13,5 +13,11 @@ describe('formatting without Intl', () => {
     expect(formatCount(999)).toBe('999');
     expect(formatCount(1234567)).toBe('1,234,567');
     expect(formatCount(-1000)).toBe('−1,000');
+  });
+
+  it('labels a policy by its SPEC and, when the SPEC named another, the checkpoint it resolved to', () => {
+    expect(policyLabel('latest', { name: 'DA3', id: 'DA3' })).toBe('latest → DA3');
+    expect(policyLabel('DA3', { name: 'DA3', id: 'DA3' })).toBe('DA3');
+    expect(policyLabel('scripted', null)).toBe('scripted');
   });
 });

@@ -3,6 +3,7 @@
  * main thread (tens of milliseconds; hundreds on a busy 2-core box), enough to stall a streaming
  * dashboard. Lab users read ISO-like timestamps just as well.
  */
+import type { CheckpointRef } from '../../core/contract/contract';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
@@ -17,4 +18,12 @@ export function formatTime(iso: string): string {
 export function formatCount(n: number): string {
   const s = String(Math.trunc(Math.abs(n)));
   return `${n < 0 ? '−' : ''}${s.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`;
+}
+
+/**
+ * A policy SPEC and the checkpoint it resolved to: "latest → DA3"; the SPEC alone when it is the
+ * checkpoint's own name or no checkpoint (scripted, a person). host/format/policy.ts for the CLI.
+ */
+export function policyLabel(spec: string, checkpoint: CheckpointRef | null | undefined): string {
+  return checkpoint && checkpoint.name !== spec ? `${spec} → ${checkpoint.name}` : spec;
 }

@@ -12,7 +12,7 @@ import type { BenchOptions } from '../../../models/bench';
 import { EXECUTION_PROVIDERS } from '../../../models/session';
 import { bankingDomain } from '../../domain-files';
 import { positiveInt } from '../options';
-import { table } from '../table';
+import { table } from '../../format/table';
 import type { GlobalOptions } from '../main';
 
 const PARTS = ['da', 'mlp'] as const;

@@ -11,7 +11,8 @@ import { positiveInt } from '../options';
 import { rateWithInterval } from '../../report/heldout-rows';
 import { resolveCa, resolveDa } from '../policies';
 import { progressBar } from '../progress';
-import { pct, table } from '../table';
+import { policyLabel } from '../../format/policy';
+import { pct, table } from '../../format/table';
 import type { GlobalOptions } from '../main';
 
 /**
@@ -104,13 +105,15 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
       });
       madsBar.stop();
       const h = r.heldout;
+      const daLabel = policyLabel(da.name, da.checkpoint);
+      const caLabel = policyLabel(ca.name, ca.checkpoint);
       if (g.json) {
-        process.stdout.write(JSON.stringify({ da: da.name, ca: ca.name, seeds, ...r, mads }, null, 2) + '\n');
+        process.stdout.write(JSON.stringify({ da: da.name, ca: ca.name, daCheckpoint: da.checkpoint ?? null, caCheckpoint: ca.checkpoint ?? null, seeds, ...r, mads }, null, 2) + '\n');
         return;
       }
       process.stdout.write(
         `${table(
-          ['metric', da.name],
+          ['metric', daLabel],
           [
             ['tool-routing accuracy [95% CI]', rateWithInterval(h.routingAccuracy, h.episodes)],
             ['strict PASS [95% CI]', rateWithInterval(h.strictPass, h.episodes)],
@@ -119,7 +122,7 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
             ['lookup-first rate', pct(h.lookupFirst)],
           ],
           ['l', 'r'],
-        )}\n\n${h.episodes} held-out episodes (${seeds.length} runs) against CA ${ca.name}; [95% CI]: Wilson interval\n` +
+        )}\n\n${h.episodes} held-out episodes (${seeds.length} runs) against CA ${caLabel}; [95% CI]: Wilson interval\n` +
           `deployment gate (${r.gate.scenarios.length} non-negotiable scenarios, ${r.gate.episodes} episodes): DA win rate ${pct(r.gate.daWinRate)} ` +
           `${r.gate.passed ? '≥' : '<'} ${pct(r.gate.threshold)} → ${r.gate.passed ? 'PASSED' : 'NOT PASSED'}\n\n` +
           madsTable(mads),

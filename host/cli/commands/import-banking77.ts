@@ -6,7 +6,7 @@ import { bankingDomain } from '../../domain-files';
 import { saveCorpusImport } from '../../store/corpus-store';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { UsageError } from '../options';
-import { table } from '../table';
+import { table } from '../../format/table';
 import type { GlobalOptions } from '../main';
 
 export function registerImportBanking77(program: Command, globals: () => GlobalOptions): void {

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { evaluateJudge, parseJudgeSet } from '../../../core/judge/judge-eval';
 import { ASSETS_DIR } from '../../domain-files';
 import { UsageError } from '../options';
-import { table } from '../table';
+import { table } from '../../format/table';
 import type { GlobalOptions } from '../main';
 
 export const DEFAULT_LABELS = path.join(ASSETS_DIR, 'judge', 'labelled.json');

@@ -12,7 +12,8 @@ import { openSqliteStore } from '../../store/sqlite-store';
 import { positiveInt } from '../options';
 import { resolveCa, resolveDa } from '../policies';
 import { progressBar } from '../progress';
-import { pct, table } from '../table';
+import { policyLabel } from '../../format/policy';
+import { pct, table } from '../../format/table';
 import type { GlobalOptions } from '../main';
 
 interface MatchOptions {
@@ -56,7 +57,7 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
         const wCa = match.wDa === null ? null : 1 - match.wDa;
         if (g.json) {
           const doc = {
-            matchId: match.id, db: g.db, seed: match.seed, da: match.daSpec, ca: match.caSpec, scenarioSet: match.scenarioSet,
+            matchId: match.id, db: g.db, seed: match.seed, da: match.daSpec, ca: match.caSpec, daCheckpoint: match.daCheckpoint, caCheckpoint: match.caCheckpoint, scenarioSet: match.scenarioSet,
             episodesPerScenario: match.episodesPerScenario, episodes: episodes.length, wDa: match.wDa, wCa,
             fraudRate: match.fraudRate, meanRDa, meanRCa, perScenario: match.perScenario,
           };
@@ -68,6 +69,7 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
           `${table(['scenario', 'kind', 'episodes', 'DA wins', 'DA win rate'], rows, ['l', 'l', 'r', 'r', 'r'])}\n\n` +
             `W_DA (CA-winnable scenarios): ${pct(match.wDa)}    W_CA: ${pct(wCa)}\n` +
             `fraud reference rate:         ${pct(match.fraudRate)}\n` +
+            `DA ${policyLabel(match.daSpec, match.daCheckpoint)}    CA ${policyLabel(match.caSpec, match.caCheckpoint)}\n` +
             `mean r_DA ${meanRDa.toFixed(3)}    mean r_CA ${meanRCa.toFixed(3)}    ${episodes.length} episodes stored as ${match.id} in ${g.db}\n`,
         );
       } finally {

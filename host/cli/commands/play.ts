@@ -22,6 +22,7 @@ import { openSqliteStore } from '../../store/sqlite-store';
 import { UsageError } from '../options';
 import { resolveCa, resolveDa } from '../policies';
 import type { GlobalOptions } from '../main';
+import { policyLabel } from '../../format/policy';
 
 interface PlayOptions {
   seat?: string;
@@ -102,7 +103,7 @@ export function registerPlay(program: Command, globals: () => GlobalOptions): vo
         } else {
           v = await play.handlers['play/start']({ seat: seat!, player: opts.player, opponent, ...(opts.scenario ? { scenarioId: opts.scenario } : {}), seed: g.seed });
         }
-        say(`session ${v.sessionId}: ${v.player} as the ${v.seat} against ${v.opponent}`);
+        say(`session ${v.sessionId}: ${v.player} as the ${v.seat} against ${policyLabel(v.opponent, v.opponentCheckpoint)}`);
         say(v.customer ? `your hidden intent: ${v.customer.intent} (${v.customer.scenarioTitle}); facts: ${JSON.stringify(v.customer.facts)}` : `caller ID ${v.callerPhone}`);
         let shown = 0;
         const show = () => v.turns.slice(shown).forEach((t) => say(turnLine(t)));

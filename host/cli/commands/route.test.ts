@@ -2,7 +2,7 @@
  * `sparring route` end to end: the real bin in a child process, utterances on stdin, one JSON line
  * out per utterance; the SFT DA is stored in the lab and reused; an unknown SPEC exits with 2.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -66,5 +66,25 @@ describe('sparring route', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/--da "DA9": no such policy/);
     expect(unknown.stdout).toBe('');
+  });
+
+  it('with empty stdin says nothing was read, and trains nothing', async () => {
+    const db = path.join(tmp, 'empty.db');
+    const r = await sparring(['route', '--da', 'sft', '--db', db], '\n  \n');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/route: nothing was read from stdin/);
+    expect(r.stderr).not.toMatch(/training DA-sft/);
+  });
+
+  // `script` gives the command a terminal for stdin, as a person typing would.
+  const hasScript = spawnSync('script', ['--version']).status === 0;
+  it.skipIf(!hasScript)('at a terminal, says that it reads utterances from stdin', () => {
+    const r = spawnSync('script', ['-qec', `${process.execPath} ${BIN} route --da scripted`, '/dev/null'], {
+      input: 'my card was stolen\n\x04', encoding: 'utf8', env: { ...process.env, SPARRING_DB: path.join(tmp, 'tty.db') }, timeout: 60_000,
+    });
+    expect(r.status, r.stdout).toBe(0);
+    expect(r.stdout).toMatch(/route: reading customer utterances from stdin, one per line/);
+    expect(r.stdout).toMatch(/"tool":"transfer_to_human"/);
   });
 });

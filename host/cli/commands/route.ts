@@ -70,22 +70,33 @@ export function registerRoute(program: Command, globals: () => GlobalOptions): v
       const g = globals();
       const domain = bankingDomain();
       const session: SessionSettings = { provider: opts.provider };
-      let model: DaModel | null = null;
-      let route: Router;
-      if (opts.da === 'scripted') route = scriptedRouter();
-      else {
-        model = await daModelFor(opts.da, domain, g, { session, ...(opts.epochs !== undefined ? { epochs: opts.epochs } : {}) });
-        route = modelRouter(model);
+      let model: Promise<DaModel> | null = null;
+      let router: Promise<Router> | null = null;
+      const load = () =>
+        (router ??= opts.da === 'scripted'
+          ? Promise.resolve(scriptedRouter())
+          : (model = daModelFor(opts.da, domain, g, { session, ...(opts.epochs !== undefined ? { epochs: opts.epochs } : {}) })).then(modelRouter));
+      if (process.stdin.isTTY) {
+        process.stderr.write('route: reading customer utterances from stdin, one per line (Ctrl-D to end); e.g. echo "my card was stolen" | sparring route\n');
       }
+      // A stored DA loads now (a bad SPEC fails before any input is read). `sft` may train for
+      // seconds: piped, it waits for the first utterance, so empty input trains nothing; at a
+      // terminal it starts at once, while the person types.
+      if (opts.da !== 'sft') await load();
+      else if (process.stdin.isTTY) void load().catch(() => undefined); // its error is reported where it is awaited
+      let read = 0;
       try {
         const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
         for await (const line of lines) {
           const text = line.trim();
           if (text === '') continue;
+          read++;
+          const route = await load();
           process.stdout.write(`${JSON.stringify(await route(text))}\n`);
         }
+        if (read === 0) process.stderr.write('route: nothing was read from stdin (no utterances); pipe customer utterances into it, one per line\n');
       } finally {
-        await model?.dispose();
+        if (model) await (await (model as Promise<DaModel>).catch(() => null))?.dispose();
       }
     });
 }

@@ -12,7 +12,7 @@ import { checkpointStore } from '../../store/checkpoint-store';
 import { UsageError } from '../options';
 import { progressBar } from '../progress';
 import type { Progress } from '../progress';
-import { pct, table } from '../table';
+import { pct, table } from '../../format/table';
 import type { GlobalOptions } from '../main';
 
 interface RunOptions {

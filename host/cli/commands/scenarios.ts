@@ -12,7 +12,7 @@ import { bankingDomain } from '../../domain-files';
 import { scenarioHandlers } from '../../engine/scenarios';
 import { customScenarioStore } from '../../store/scenario-store';
 import { openSqliteStore } from '../../store/sqlite-store';
-import { table } from '../table';
+import { table } from '../../format/table';
 import { UsageError } from '../options';
 import type { GlobalOptions } from '../main';
 

@@ -19,7 +19,7 @@ import { defaultWorkers, runStudy } from '../../study/runner';
 import type { StudyProgress } from '../../study/runner';
 import { studyStore } from '../../study/study-store';
 import { positiveInt, UsageError } from '../options';
-import { table } from '../table';
+import { table } from '../../format/table';
 import type { GlobalOptions } from '../main';
 
 interface StudyOptions {

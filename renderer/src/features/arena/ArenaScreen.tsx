@@ -5,7 +5,7 @@ import { Badge } from '../../components/Badge';
 import { ChartFrame } from '../../components/ChartFrame';
 import { ProgressBar, etaFrom } from '../../components/ProgressBar';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
-import { formatTime } from '../../format';
+import { formatTime, policyLabel } from '../../format';
 import { useChart } from '../../charts/use-chart';
 import { selectInfo, useEngineStore } from '../../engine/engine-store';
 import { navigate } from '../../nav/nav-store';
@@ -176,8 +176,8 @@ function MatchesTable() {
             <tr key={m.id} className={selected?.id === m.id ? 'selected' : undefined} onClick={() => selectMatch(m.id)} data-testid={`match-row-${m.id}`}>
               <td className="mono">{m.id}</td>
               <td>{formatTime(m.createdAt)}</td>
-              <td>{m.daSpec}</td>
-              <td>{m.caSpec}</td>
+              <td>{policyLabel(m.daSpec, m.daCheckpoint)}</td>
+              <td>{policyLabel(m.caSpec, m.caCheckpoint)}</td>
               <td>{m.scenarioSet}</td>
               <td className="num">{m.episodesPerScenario}</td>
               <td className="num">{pct(m.wDa)}</td>

@@ -4,6 +4,7 @@ import { defaultSides, heatmapData, MAX_SIDE } from './crossplay.data';
 
 const x: CrossPlay = {
   das: ['DA0', 'DA1'], cas: ['CA0'], episodesPerScenario: 2, seed: 1, cached: false,
+  daCheckpoints: [{ name: 'DA0', id: 'DA0' }, { name: 'DA1', id: 'DA1' }], caCheckpoints: [{ name: 'CA0', id: 'CA0' }],
   scenarios: [{ id: 'fraud', fraudReference: true }, { id: 'card', fraudReference: false }],
   cells: [
     { da: 'DA0', ca: 'CA0', scenarioId: 'fraud', fraudReference: true, episodes: 2, daWins: 2, daWinRate: 1 },

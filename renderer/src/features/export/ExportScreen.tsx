@@ -1,6 +1,7 @@
 /** Data out: episodes as JSONL (OpenAI chat format with tool calls) or CSV, and every chart as SVG/PNG. */
 import { useEffect, useState } from 'react';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
+import { policyLabel } from '../../format';
 import { navigate } from '../../nav/nav-store';
 import { ScenarioBarsPanel } from '../arena/ArenaScreen';
 import { loadMatches, selectMatch, selectMatches, selectMatchesError, selectMatchesStatus, selectSelectedMatch, useArenaStore } from '../arena/arena-store';
@@ -50,7 +51,7 @@ function EpisodesExport() {
               <option value="">every match</option>
               {matches.map((m) => (
                 <option key={m.id} value={m.id}>
-                  {m.id} · {m.daSpec} vs {m.caSpec} · {m.perScenario.reduce((s, p) => s + p.episodes, 0)} episodes
+                  {m.id} · {policyLabel(m.daSpec, m.daCheckpoint)} vs {policyLabel(m.caSpec, m.caCheckpoint)} · {m.perScenario.reduce((s, p) => s + p.episodes, 0)} episodes
                 </option>
               ))}
             </select>

@@ -7,7 +7,7 @@ import { useEffect, useMemo, useState } from 'react';
 import type { PlaySeat, PlayTurn, PlayView } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
-import { formatTime } from '../../format';
+import { formatTime, policyLabel } from '../../format';
 import { selectInfo, useEngineStore } from '../../engine/engine-store';
 import { navigate, selectParams, selectRouteId, useNavStore } from '../../nav/nav-store';
 import { Episode } from '../transcripts/EpisodeView';
@@ -249,7 +249,7 @@ function Lists() {
               {sessions.map((s) => (
                 <tr key={s.sessionId} data-testid={`play-session-${s.sessionId}`}>
                   <td>
-                    {s.player} · {s.seat} vs <span className="mono">{s.opponent}</span>
+                    {s.player} · {s.seat} vs <span className="mono">{policyLabel(s.opponent, s.opponentCheckpoint)}</span>
                     <div className="muted small">
                       {s.turns} turns · {formatTime(s.updatedAt)}
                       {s.forkedFrom && ` · from ${s.forkedFrom.episodeId} turn ${s.forkedFrom.turn}`}
@@ -284,7 +284,7 @@ function Lists() {
                   <td>
                     {e.player} · {e.seat}
                   </td>
-                  <td className="mono">{e.opponent}</td>
+                  <td className="mono">{policyLabel(e.opponent, e.opponentCheckpoint)}</td>
                   <td>
                     <Badge tone={e.winner === 'DA' ? 'da' : 'ca'}>{e.winner} won</Badge>
                   </td>
@@ -306,7 +306,7 @@ function Session({ v }: { v: PlayView }) {
       <section className="panel">
         <header className="panel-head">
           <h3>
-            {v.player} as the {v.seat} · against <span className="mono">{v.opponent}</span>
+            {v.player} as the {v.seat} · against <span className="mono">{policyLabel(v.opponent, v.opponentCheckpoint)}</span>
           </h3>
           <div className="panel-tools">
             {v.forkedFrom && <Badge>fork of {v.forkedFrom.episodeId} at turn {v.forkedFrom.turn}</Badge>}

@@ -1,7 +1,7 @@
 /** Transcript browser: filter the lab's episodes, scroll a virtual list, read one turn by turn. */
 import { useEffect, useMemo } from 'react';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
-import { formatCount } from '../../format';
+import { formatCount, policyLabel } from '../../format';
 import { navigate, replaceParams, selectParams, useNavStore } from '../../nav/nav-store';
 import { loadMatches, selectMatchCount, selectMatches, useArenaStore } from '../arena/arena-store';
 import { EpisodeList } from './EpisodeList';
@@ -115,7 +115,7 @@ function FilterBar({ params }: { params: Record<string, string> }) {
           <option value="">all matches</option>
           {matches.map((m) => (
             <option key={m.id} value={m.id}>
-              {m.id} · {m.daSpec} vs {m.caSpec}
+              {m.id} · {policyLabel(m.daSpec, m.daCheckpoint)} vs {policyLabel(m.caSpec, m.caCheckpoint)}
             </option>
           ))}
         </select>

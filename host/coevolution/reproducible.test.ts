@@ -1,0 +1,123 @@
+/**
+ * A run's numbers depend on its seed and config only, never on what else the lab holds (issue 18,
+ * item 4): the same seed and config in a fresh lab and in a lab that already holds a run, an
+ * ad-hoc match and an imported corpus store the same metric series, matches, episodes (rewards
+ * and text) and held-out evaluation. Ids and checkpoint names differ between the labs (R1 vs R2,
+ * DA0 vs DA1), so both are rewritten to run-relative names before comparing.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { runMatch } from '../../core/arena/match';
+import { selectScenarios } from '../../core/arena/scenarios';
+import { ScriptedCa } from '../../core/agents/scripted-ca';
+import { PRESETS } from '../../core/coevolution/run-config';
+import { DEFAULT_CONFIG } from '../../core/config';
+import { judgeEpisode } from '../../core/judge/judge';
+import { saveCorpusImport } from '../store/corpus-store';
+import { labDomain } from '../store/scenario-store';
+import { openSqliteStore } from '../store/sqlite-store';
+import { checkpointStore } from '../store/checkpoint-store';
+import { PolicyCache } from './actors';
+import { createRunService } from './service';
+
+/** quick with two matches (one gym): enough for a gym's seed to show in what the run stores. */
+const CONFIG = JSON.stringify({ ...PRESETS.quick.config, stopping: { ...PRESETS.quick.config.stopping, nMin: 2, nMax: 2 } });
+
+async function runOnce(dbPath: string, seed: number): Promise<string> {
+  const service = createRunService({ dbPath });
+  try {
+    const { runId } = await service.start({ preset: 'custom', configJson: CONFIG, seed });
+    const d = await service.settled(runId);
+    expect(d.status, d.error ?? '').toBe('finished');
+    return runId;
+  } finally {
+    await service.close();
+  }
+}
+
+/** Every number and text the lab stores for a run, with the run's ids and checkpoint names made run-relative. */
+function stored(dbPath: string, runId: string): unknown {
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    const names = new Map<string, string>([[runId, 'RUN']]);
+    const perRole = { DA: 0, CA: 0 };
+    for (const c of db.prepare('SELECT name, role FROM checkpoints WHERE run_id = ? ORDER BY created_at, rowid').all(runId) as { name: string; role: 'DA' | 'CA' }[]) {
+      names.set(c.name, `${c.role}#${perRole[c.role]++}`);
+    }
+    // Bootstrap metric phases are fixed labels ('bootstrap:DA0-sft'), not checkpoint names.
+    const rename = (s: string) => s.startsWith('bootstrap:') ? s : s.replace(/\b(R\d+|DA\d+|CA\d+)\b/g, (m) => names.get(m) ?? m);
+    const relative = (v: unknown): unknown =>
+      typeof v === 'string' ? rename(v)
+        : Array.isArray(v) ? v.map(relative)
+          : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, relative(x)]))
+            : v;
+    const all = (sql: string) => db.prepare(sql).all(runId);
+    const run = db.prepare('SELECT seed, config_json, snapshot_json FROM runs WHERE id = ?').get(runId) as { seed: number; config_json: string; snapshot_json: string };
+    const snapshot = JSON.parse(run.snapshot_json) as { value: string; context: { matches: unknown; gyms: unknown; evaluation: unknown } };
+    const mine = `(SELECT id FROM matches WHERE id LIKE '${runId}-%')`;
+    return relative({
+      seed: run.seed, config: run.config_json, phase: snapshot.value,
+      matchSummaries: snapshot.context.matches, gyms: snapshot.context.gyms, evaluation: snapshot.context.evaluation,
+      metrics: all('SELECT phase, key, step, value FROM run_metrics WHERE run_id = ? ORDER BY phase, key, step'),
+      matches: db.prepare(`SELECT id, seed, da_spec, ca_spec, da_checkpoint_id, da_checkpoint_name, ca_checkpoint_id, ca_checkpoint_name, scenario_set, episodes_per_scenario, w_da, fraud_rate, config_json FROM matches WHERE id IN ${mine} ORDER BY id`).all(),
+      perScenario: db.prepare(`SELECT * FROM match_scenarios WHERE match_id IN ${mine} ORDER BY match_id, pos`).all(),
+      episodes: db.prepare(`SELECT * FROM episodes WHERE match_id IN ${mine} ORDER BY id`).all(),
+      turns: db.prepare(`SELECT * FROM turns WHERE episode_id IN (SELECT id FROM episodes WHERE match_id IN ${mine}) ORDER BY episode_id, idx`).all(),
+      rewards: db.prepare(`SELECT * FROM turn_rewards WHERE episode_id IN (SELECT id FROM episodes WHERE match_id IN ${mine}) ORDER BY episode_id, turn_idx, term`).all(),
+      checkpoints: (all('SELECT name, role, generation, step, source, model_json, weights, metrics_json, training_data_json, note FROM checkpoints WHERE run_id = ? ORDER BY created_at, rowid') as { weights: Buffer }[])
+        .map((c) => ({ ...c, weights: createHash('sha256').update(c.weights).digest('hex') })),
+    });
+  } finally {
+    db.close();
+  }
+}
+
+/** Fill a lab with what a lab in use holds: an imported corpus, a run of another seed, and an ad-hoc match between its checkpoints. */
+async function busyLab(dbPath: string): Promise<void> {
+  const store = openSqliteStore(dbPath);
+  saveCorpusImport(store.db, 'banking77', 'train.csv', [
+    { line: 2, text: 'I still have not received my new card', intent: 'card_arrival' },
+    { line: 3, text: 'my card payment was declined', intent: 'declined_card_payment' },
+  ], 0);
+  store.close();
+  await runOnce(dbPath, 2);
+  const lab = openSqliteStore(dbPath);
+  const domain = labDomain(lab.db);
+  const cache = new PolicyCache({ checkpoints: checkpointStore(lab.db), domain });
+  try {
+    const r = await runMatch({
+      matchId: 'M1', createdAt: new Date().toISOString(), domain, scenarios: selectScenarios(domain, 'arena'), scenarioSet: 'arena',
+      da: await cache.da('latest'), ca: new ScriptedCa(domain), judge: judgeEpisode,
+      config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 1 } }, seed: 1, concurrency: 8,
+    });
+    lab.saveMatch(r.match, r.episodes);
+  } finally {
+    await cache.dispose();
+    lab.close();
+  }
+}
+
+describe('same seed, same numbers', () => {
+  it('a run in a lab that already holds a run, a match and a corpus stores exactly what the same run stores in a fresh lab', { timeout: 300_000 }, async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sparring-repro-'));
+    const fresh = path.join(dir, 'fresh.db');
+    const busy = path.join(dir, 'busy.db');
+    const a = await runOnce(fresh, 1);
+    await busyLab(busy);
+    const b = await runOnce(busy, 1);
+    expect(a).toBe('R1');
+    expect(b).toBe('R2');
+    const want = stored(fresh, a) as Record<string, unknown[]>;
+    const got = stored(busy, b) as Record<string, unknown[]>;
+    // Not vacuous: the run trained in a gym and stored episodes and metric points.
+    expect(want.gyms!.length).toBeGreaterThan(0);
+    expect(want.episodes!.length).toBeGreaterThan(0);
+    expect(want.metrics!.length).toBeGreaterThan(0);
+    for (const part of Object.keys(want)) expect(got[part], part).toEqual(want[part]);
+    expect(Object.keys(got)).toEqual(Object.keys(want));
+  });
+});
