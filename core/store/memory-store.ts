@@ -58,6 +58,27 @@ export function createMemoryStore(): RunStore {
       for (const e of stored) episodes.set(e.id, e);
     },
 
+    appendEpisode(match, episode) {
+      open();
+      checkMatchBatch(match, [episode]);
+      if (episodes.has(episode.id)) throw new Error(`appendEpisode: episode "${episode.id}" already exists`);
+      const stored = clonePlain(episode);
+      const at = matches.findIndex((m) => m.id === match.id);
+      // Keep the original creation time and config: only the summary changes as episodes arrive.
+      if (at >= 0) {
+        const old = matches[at]!;
+        matches[at] = { ...old, episodesPerScenario: match.episodesPerScenario, wDa: match.wDa, fraudRate: match.fraudRate, perScenario: clonePlain(match.perScenario) };
+      } else {
+        matches.push(clonePlain(match));
+        matchIds.add(match.id);
+      }
+      const list = episodesByMatch.get(match.id) ?? [];
+      list.push(stored);
+      list.sort((a, b) => a.index - b.index);
+      episodesByMatch.set(match.id, list);
+      episodes.set(stored.id, stored);
+    },
+
     getMatch(id) {
       open();
       const m = matches.find((x) => x.id === id);

@@ -107,6 +107,13 @@ export interface EpisodeQuery {
 export interface RunStore {
   /** Store a match and all its episodes atomically: either everything is written or nothing. */
   saveMatch(match: MatchRecord, episodes: readonly EpisodeRecord[]): void;
+  /**
+   * Store one more episode of a match that grows an episode at a time (an environment server's
+   * session, host/env/): the first call creates the match; each call replaces the match's summary
+   * (W_DA, fraud rate, per-scenario rates, episodes per scenario) with `match`'s and adds the
+   * episode, in one transaction: either both are written or nothing.
+   */
+  appendEpisode(match: MatchRecord, episode: EpisodeRecord): void;
   getMatch(id: string): MatchRecord | undefined;
   /** Oldest first. */
   listMatches(): MatchRecord[];

@@ -333,6 +333,40 @@ export function runStoreContract(name: string, makeStore: () => RunStore): void 
       });
     });
 
+    describe('appendEpisode', () => {
+      it('creates the match with its first episode, then adds episodes and replaces the summary', () => {
+        const { match, episodes } = fakeMatch('s1', { episodes: 3 });
+        const first = { ...match, wDa: 1, perScenario: [{ ...match.perScenario[0]!, episodes: 1, daWins: 1, daWinRate: 1 }] };
+        store.appendEpisode(first, episodes[0]!);
+        expect(store.getMatch('s1')?.wDa).toBe(1);
+        expect(store.countEpisodes({ matchId: 's1' })).toBe(1);
+        store.appendEpisode(match, episodes[2]!);
+        store.appendEpisode(match, episodes[1]!);
+        const got = store.getMatch('s1')!;
+        expect(got.wDa).toBe(match.wDa);
+        expect(got.perScenario).toStrictEqual(match.perScenario);
+        expect(got.createdAt).toBe(match.createdAt);
+        expect(store.listEpisodes({ matchId: 's1' }).map((e) => e.index)).toStrictEqual([0, 1, 2]);
+        expect(store.getEpisode(episodes[1]!.id)).toStrictEqual(episodes[1]);
+      });
+
+      it('refuses an episode already stored and leaves the match as it was', () => {
+        const { match, episodes } = fakeMatch('s1', { episodes: 2 });
+        store.appendEpisode(match, episodes[0]!);
+        const before = contents(store);
+        expect(() => store.appendEpisode({ ...match, wDa: 0.123 }, episodes[0]!)).toThrow(/s1:0.*already exists/);
+        expect(contents(store)).toStrictEqual(before);
+        expect(store.getMatch('s1')?.wDa).toBe(match.wDa);
+      });
+
+      it('refuses a NaN term and writes neither the match nor the episode', () => {
+        const { match, episodes } = fakeMatch('s1', { episodes: 1 });
+        episodes[0]!.daTerms.format = Number.NaN;
+        expect(() => store.appendEpisode(match, episodes[0]!)).toThrow(/format/);
+        expect(store.getMatch('s1')).toBeUndefined();
+      });
+    });
+
     describe('atomicity', () => {
       let before: ReturnType<typeof contents>;
       beforeEach(() => {

@@ -22,6 +22,8 @@ import { registerLabels } from './commands/labels';
 import { registerPlay } from './commands/play';
 import { registerDiff } from './commands/diff';
 import { registerScenarios } from './commands/scenarios';
+import { registerEnv } from './commands/env';
+import { registerGym } from './commands/gym';
 import { registerStudy } from './commands/study';
 import { seedInt, UsageError } from './options';
 import { checkLabPath, defaultLabPath } from './paths';
@@ -66,6 +68,8 @@ registerLabels(program, globals);
 registerPlay(program, globals);
 registerDiff(program, globals);
 registerScenarios(program, globals);
+registerEnv(program, globals);
+registerGym(program, globals);
 registerStudy(program, globals);
 
 try {

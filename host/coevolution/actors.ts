@@ -196,14 +196,14 @@ export function weighted<T>(items: readonly T[], weight: number): T[] {
  * train the DA, a person's agent episodes train the CA. The newest `cap` played before the match
  * that feeds the gym, so a restarted gym sees the same ones.
  */
-function humanEpisodeIds(ctx: LabContext, role: 'DA' | 'CA', matchId: string): string[] {
+function humanEpisodeIds(ctx: Pick<LabContext, 'store' | 'config'>, role: 'DA' | 'CA', matchId: string): string[] {
   const mix = ctx.config.gym.humanEpisodes;
   const match = ctx.store.getMatch(matchId);
   if (!mix || mix.cap === 0 || !match) return [];
   return playStore(ctx.store).listHumanEpisodes({ seat: role === 'DA' ? 'customer' : 'agent', before: match.createdAt, limit: mix.cap }).map((m) => m.episodeId);
 }
 
-async function matchEpisodes(ctx: LabContext, matchId: string): Promise<EpisodeRecord[]> {
+async function matchEpisodes(ctx: Pick<LabContext, 'store'>, matchId: string): Promise<EpisodeRecord[]> {
   const n = ctx.store.countEpisodes({ matchId });
   const summaries = ctx.store.listEpisodes({ matchId, limit: n });
   return summaries.map((s) => ctx.store.getEpisode(s.id)!);
@@ -353,6 +353,30 @@ function matchIndexOf(matchId: string): number {
   return Number(m[1]);
 }
 
+/**
+ * The episodes a gym trains on (RL-ADA §3.5): the match's transcripts mixed failure:success from
+ * the training role's point of view (mixFailures), then the human-played episodes of the mix. The
+ * gym slices them into decision points; `sparring gym export` writes the same points for an
+ * external trainer (host/coevolution/gym-export.ts). Seeded by the run's seed and the match's
+ * place in the run, never by its id (which names the run, R1 or R7 by how many runs the lab held
+ * before): a run's numbers depend on its seed and config only.
+ */
+export async function gymEpisodes(
+  ctx: Pick<LabContext, 'store' | 'domain' | 'config'>,
+  input: Pick<GymInput, 'role' | 'matchId' | 'seed' | 'afterMatch'>,
+): Promise<RecordedEpisode[]> {
+  const episodes = await matchEpisodes(ctx, input.matchId);
+  const recorded: RecordedEpisode[] = episodes.map((e) => recordedFromEpisode(e, ctx.domain.scenarios));
+  const trainerLost = (r: RecordedEpisode) => (input.role === 'DA' ? r.daWon === false : r.daWon === true);
+  const mixRng = new Rng(deriveSeed(input.seed, 'gym-mix', input.afterMatch ?? matchIndexOf(input.matchId)));
+  const humanIds = humanEpisodeIds(ctx, input.role, input.matchId);
+  const human = humanIds.map((id) => recordedFromEpisode(ctx.store.getEpisode(id)!, ctx.domain.scenarios));
+  return [
+    ...mixFailures(recorded.filter(trainerLost), recorded.filter((r) => !trainerLost(r)), ctx.config.gym.failureShare, mixRng),
+    ...weighted(human, ctx.config.gym.humanEpisodes?.weight ?? 0),
+  ];
+}
+
 export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput): Promise<GymOutput> {
   // Our own earlier result, when a restored run restarts this gym (killed after the save below,
   // before the run's next snapshot): the note is stored with the checkpoint.
@@ -361,19 +385,9 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
     .find((c) => c.runId === ctx.runId && c.parent === input.from && c.trainingData.some((d) => d.kind === 'match' && d.id === input.matchId));
   if (done) return { checkpoint: done.name, note: done.note };
 
-  const episodes = await matchEpisodes(ctx, input.matchId);
-  const recorded: RecordedEpisode[] = episodes.map((e) => recordedFromEpisode(e, ctx.domain.scenarios));
-  const trainerLost = (r: RecordedEpisode) => (input.role === 'DA' ? r.daWon === false : r.daWon === true);
-  // Seeded by the run's seed and the match's place in the run, never by its id (which names the
-  // run, R1 or R7 by how many runs the lab held before): a run's numbers depend on its seed and config only.
   const afterMatch = input.afterMatch ?? matchIndexOf(input.matchId);
-  const mixRng = new Rng(deriveSeed(input.seed, 'gym-mix', afterMatch));
+  const chosen = await gymEpisodes(ctx, input);
   const humanIds = humanEpisodeIds(ctx, input.role, input.matchId);
-  const human = humanIds.map((id) => recordedFromEpisode(ctx.store.getEpisode(id)!, ctx.domain.scenarios));
-  const chosen = [
-    ...mixFailures(recorded.filter(trainerLost), recorded.filter((r) => !trainerLost(r)), ctx.config.gym.failureShare, mixRng),
-    ...weighted(human, ctx.config.gym.humanEpisodes?.weight ?? 0),
-  ];
   // The name this gym will likely get, for its label and metric phase. Checkpoint names are
   // per lab, so runs in parallel processes (a study's workers) can take it first: the saved
   // checkpoint takes the next free name at write time, and that is the one the run goes on with.

@@ -184,9 +184,13 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
       writing = `perScenario "${s.scenarioId}"`;
       insertScenario.run(match.id, pos, s.scenarioId, bit(s.fraudReference), s.episodes, s.daWins, s.daWinRate);
     });
-    for (const [i, e] of episodes.entries()) {
+    for (const [i, e] of episodes.entries()) writeEpisode(e, validatorFailed[i]!);
+  });
+
+  /** One episode's row, turns and turn rewards (inside the caller's transaction). */
+  function writeEpisode(e: EpisodeRecord, validatorFailed: number): void {
       writing = `episode "${e.id}"`;
-      insertEpisode.run(episodeRow(e, validatorFailed[i]!));
+      insertEpisode.run(episodeRow(e, validatorFailed));
       for (const t of e.turns) {
         writing = `episode "${e.id}" turn ${t.index}`;
         insertTurn.run(
@@ -204,7 +208,35 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
           if (value !== undefined) insertReward.run(e.id, t.index, term, value);
         }
       }
+  }
+
+  const updateMatchSummary = db.prepare(
+    'UPDATE matches SET episodes_per_scenario = @episodesPerScenario, w_da = @wDa, fraud_rate = @fraudRate WHERE id = @id',
+  );
+  const deleteScenarios = db.prepare('DELETE FROM match_scenarios WHERE match_id = ?');
+  const selectEpisodeId = db.prepare('SELECT 1 FROM episodes WHERE id = ?');
+  const appendOne = db.transaction((match: MatchRecord, e: EpisodeRecord, validatorFailed: number) => {
+    writing = '';
+    if (selectEpisodeId.get(e.id)) throw new Error(`episode "${e.id}" already exists`);
+    if (selectMatch.get(match.id)) {
+      writing = 'the match summary';
+      updateMatchSummary.run({ id: match.id, episodesPerScenario: match.episodesPerScenario, wDa: match.wDa ?? null, fraudRate: match.fraudRate ?? null });
+      deleteScenarios.run(match.id);
+    } else {
+      writing = 'the match';
+      insertMatch.run({
+        id: match.id, createdAt: match.createdAt, seed: match.seed, daSpec: match.daSpec, caSpec: match.caSpec,
+        daCheckpointId: match.daCheckpoint?.id ?? null, daCheckpointName: match.daCheckpoint?.name ?? null,
+        caCheckpointId: match.caCheckpoint?.id ?? null, caCheckpointName: match.caCheckpoint?.name ?? null,
+        scenarioSet: match.scenarioSet, episodesPerScenario: match.episodesPerScenario, wDa: match.wDa ?? null,
+        fraudRate: match.fraudRate ?? null, configJson: match.configJson,
+      });
     }
+    match.perScenario.forEach((s, pos) => {
+      writing = `perScenario "${s.scenarioId}"`;
+      insertScenario.run(match.id, pos, s.scenarioId, bit(s.fraudReference), s.episodes, s.daWins, s.daWinRate);
+    });
+    writeEpisode(e, validatorFailed);
   });
 
   function scenarioResult(r: Row): ScenarioResult {
@@ -234,6 +266,17 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
       } catch (err) {
         const at = writing ? ` (writing ${writing})` : '';
         throw new Error(`saveMatch("${match.id}"): ${messageOf(err)}${at}; nothing was written`, { cause: err });
+      }
+    },
+
+    appendEpisode(match, episode) {
+      checkMatchBatch(match, [episode]);
+      const validatorFailed = validatorFailureBits(episode, labScenarios(db).get(episode.scenarioId));
+      try {
+        appendOne.immediate(match, episode, validatorFailed);
+      } catch (err) {
+        const at = writing ? ` (writing ${writing})` : '';
+        throw new Error(`appendEpisode("${match.id}", "${episode.id}"): ${messageOf(err)}${at}; nothing was written`, { cause: err });
       }
     },
 

@@ -37,12 +37,15 @@ describe('sparring bench', () => {
     for (const key of [
       'da_forward_per_s_b1', 'da_forward_per_s_b512', 'raw_ort_forward_per_s_b512', 'da_forward_b512_over_raw', 'train_step_per_s_b256',
       'grpo_samples_per_s', 'arena_episodes_per_s', 'mlp_forward_per_s_b1', 'mlp_forward_per_s_b512', 'mlp_train_step_per_s_b256',
+      'env_in_process_steps_per_s', 'env_ws_steps_per_s', 'env_http_steps_per_s', 'env_ws_over_in_process', 'env_http_over_in_process',
     ]) {
       expect(typeof doc[key], key).toBe('number');
       expect(doc[key] as number, key).toBeGreaterThan(0);
     }
     expect(doc.machine).toMatchObject({ provider: 'cpu', intraOpNumThreads: 1 });
     expect(r.stderr).toMatch(/bench: GRPO with rollouts/);
+    expect(r.stderr).toMatch(/bench: env WebSocket/);
+    expect(doc.env_ws_over_in_process).toBeCloseTo((doc.env_ws_steps_per_s as number) / (doc.env_in_process_steps_per_s as number), 2);
   }, 120_000);
 
   it('prints a table without --json and rejects unknown parts', async () => {
@@ -52,7 +55,7 @@ describe('sparring bench', () => {
     expect(r.stdout).not.toMatch(/da_forward/);
     const bad = await sparring(['bench', '--only', 'gpu']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--only takes a comma-separated list of da, mlp, got "gpu"/);
+    expect(bad.stderr).toMatch(/--only takes a comma-separated list of da, mlp, env, got "gpu"/);
   }, 60_000);
 });
 

@@ -1,13 +1,14 @@
 /**
  * `sparring bench`: performance figures of the builtin policy path on this machine — the DA's
  * forward and train steps, bare onnxruntime as the ceiling, GRPO with rollout rewards, arena
- * episodes and the reference MLP. Each figure is the median of several timed rounds measured in
+ * episodes and the reference MLP; and the environment server's steps per second (host/env/bench.ts). Each figure is the median of several timed rounds measured in
  * this one run; other work on the machine moves them, so compare figures from the same run.
  */
 import os from 'node:os';
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
 import { benchDa, benchMlp } from '../../../models/bench';
+import { benchEnv } from '../../env/bench';
 import type { BenchOptions } from '../../../models/bench';
 import { EXECUTION_PROVIDERS } from '../../../models/session';
 import { bankingDomain } from '../../domain-files';
@@ -15,7 +16,7 @@ import { positiveInt } from '../options';
 import { table } from '../../format/table';
 import type { GlobalOptions } from '../main';
 
-const PARTS = ['da', 'mlp'] as const;
+const PARTS = ['da', 'mlp', 'env'] as const;
 type Part = (typeof PARTS)[number];
 
 interface BenchCliOptions {
@@ -35,6 +36,11 @@ const FIGURES: { key: string; unit: string; what: string }[] = [
   { key: 'train_step_per_s_b256', unit: 'samples/s', what: 'DA supervised step, batch 256' },
   { key: 'grpo_samples_per_s', unit: 'samples/s', what: 'DA GRPO, K = 16, rollout reward included' },
   { key: 'arena_episodes_per_s', unit: 'episodes/s', what: 'scripted vs scripted through runMatch' },
+  { key: 'env_in_process_steps_per_s', unit: 'steps/s', what: 'DA learner steps vs a builtin CA, in process (LearnerEpisode)' },
+  { key: 'env_ws_steps_per_s', unit: 'steps/s', what: 'the same through `env serve` over one WebSocket session' },
+  { key: 'env_http_steps_per_s', unit: 'steps/s', what: 'the same over HTTP /reset and /step' },
+  { key: 'env_ws_over_in_process', unit: 'ratio', what: 'WebSocket steps/s over in-process steps/s' },
+  { key: 'env_http_over_in_process', unit: 'ratio', what: 'HTTP steps/s over in-process steps/s' },
   { key: 'mlp_forward_per_s_b1', unit: 'samples/s', what: '4096→256→16 MLP forward, batch 1' },
   { key: 'mlp_forward_per_s_b512', unit: 'samples/s', what: 'MLP forward, batch 512' },
   { key: 'mlp_train_step_per_s_b256', unit: 'samples/s', what: 'MLP AdamW train step, batch 256' },
@@ -94,9 +100,19 @@ export function registerBench(program: Command, globals: () => GlobalOptions): v
         provider ??= m.provider;
         threads ??= m.intraOpNumThreads;
       }
+      if (only.has('env')) {
+        const e = await benchEnv(bankingDomain(), { rounds: opts.rounds, roundMs: opts.roundMs, onFigure: (name) => log(name) });
+        Object.assign(figures, {
+          env_in_process_steps_per_s: e.inProcessStepsPerS,
+          env_ws_steps_per_s: e.wsStepsPerS,
+          env_http_steps_per_s: e.httpStepsPerS,
+          env_ws_over_in_process: e.wsOverInProcess,
+          env_http_over_in_process: e.httpOverInProcess,
+        });
+      }
       log('done');
 
-      const rounded = Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, k.endsWith('_over_raw') ? Math.round(v * 1000) / 1000 : Math.round(v * 10) / 10]));
+      const rounded = Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, /_over_(raw|in_process)$/.test(k) ? Math.round(v * 1000) / 1000 : Math.round(v * 10) / 10]));
       const machine = { cpus: os.availableParallelism(), cpuModel: os.cpus()[0]?.model ?? 'unknown', platform: `${process.platform}/${process.arch}`, node: process.version, provider, intraOpNumThreads: threads };
       if (g.json) {
         process.stdout.write(JSON.stringify({ ...rounded, machine, rounds: opts.rounds, roundMs: opts.roundMs, ...doc }, null, 2) + '\n');
@@ -106,7 +122,8 @@ export function registerBench(program: Command, globals: () => GlobalOptions): v
       const rows = FIGURES.filter((f) => f.key in rounded).map((f) => [f.key, shown(f), f.unit, f.what]);
       process.stdout.write(
         `${table(['figure', 'median', 'unit', 'what'], rows, ['l', 'r', 'l', 'l'])}\n\n` +
-          `${machine.cpus} cores (${machine.cpuModel}), ${machine.platform}, Node ${machine.node}; provider ${provider}, ${threads} intra-op threads; ` +
+          `${machine.cpus} cores (${machine.cpuModel}), ${machine.platform}, Node ${machine.node}; ` +
+          `${provider !== null ? `provider ${provider}, ${threads} intra-op threads; ` : ''}` +
           `median of ${opts.rounds} rounds of ≥ ${opts.roundMs} ms each\n`,
       );
     });

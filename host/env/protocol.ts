@@ -1,0 +1,245 @@
+/**
+ * The OpenEnv shapes of Sparring's world (meta-pytorch/OpenEnv, rfcs/002-env-spec.md and
+ * src/openenv/core/env_server/{types,http_server}.py at commit 685de411, 2026-05-01): what an
+ * observation, an action and the state look like for each learning role, how an action becomes
+ * the learner's turn, the JSON schemas `GET /schema` serves, and the errors.
+ *
+ * An observation's fields are the learner's own view (what may go into its prompt); `metadata` is
+ * for the trainer (reward, terms, judge verdict, scenario and seed) and must stay out of the prompt.
+ */
+import type { LearnerObservation, LearnerRole } from '../../core/env/learner-episode';
+import { isToolName } from '../../core/domain/types';
+import type { Scenario } from '../../core/domain/types';
+import { formatDaAction } from '../../core/wire';
+import type { Turn } from '../../core/world/transcript';
+import { CHAT_TOOLS, SYSTEM_PROMPT } from '../engine/export';
+import type { ChatMessage, ChatTool } from '../engine/export';
+
+/** OpenEnv's WebSocket error codes (WSErrorCode in types.py); HTTP errors carry the same code. */
+export type EnvErrorCode =
+  | 'INVALID_JSON'
+  | 'UNKNOWN_TYPE'
+  | 'VALIDATION_ERROR'
+  | 'EXECUTION_ERROR'
+  | 'CAPACITY_REACHED'
+  | 'SESSION_ERROR'
+  | 'UNAUTHORIZED';
+
+/** A refusal that names the problem; the session and the server go on. */
+export class EnvError extends Error {
+  constructor(
+    readonly code: EnvErrorCode,
+    /** The HTTP status for the same problem. */
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The DA may also act through OpenAI-style function calls: the six tools, plus speak and end_call. */
+const SPEECH_TOOLS: ChatTool[] = [
+  {
+    type: 'function',
+    function: { name: 'speak', description: 'Say something to the customer (a question, or the explanation of a tool result).', parameters: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } },
+  },
+  {
+    type: 'function',
+    function: { name: 'end_call', description: 'End the call, with closing words.', parameters: { type: 'object', properties: { message: { type: 'string' } }, required: [] } },
+  },
+];
+export const DA_TOOLS: ChatTool[] = [...CHAT_TOOLS, ...SPEECH_TOOLS];
+const DA_TOOL_NAMES = DA_TOOLS.map((t) => t.function.name);
+
+export const CA_SYSTEM_PROMPT =
+  'You are a bank customer calling support. You have one problem (your hidden intent below). Speak as a real ' +
+  'customer would, in plain language; never name the category of your problem; answer what the agent asks.';
+
+/** An OpenAI-style function call: arguments as a JSON string (the OpenAI API's form) or an object. */
+interface ToolCallInput {
+  name: string;
+  arguments?: string | Record<string, unknown>;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const bad = (message: string) => new EnvError('VALIDATION_ERROR', 422, message);
+
+/**
+ * The learner's turn from an action. DA: `message` is its output in the RL-ADA wire format (passed
+ * to the world as is, so an unparseable one earns r_format −3 as any DA's would), or `tool_call`
+ * (or OpenAI's `tool_calls` with one entry) names one of DA_TOOLS and becomes the wire format, with
+ * `thinking` as its thinking field. CA: `message` is the customer's utterance.
+ */
+export function actionText(role: LearnerRole, action: unknown): string {
+  if (!isObject(action)) throw bad('"action" must be a JSON object, e.g. {"message": "..."}');
+  const known = role === 'DA' ? ['message', 'tool_call', 'tool_calls', 'thinking', 'metadata'] : ['message', 'metadata'];
+  const extra = Object.keys(action).filter((k) => !known.includes(k));
+  if (extra.length) throw bad(`action field "${extra[0]}" is not allowed for the ${role}; fields: ${known.join(', ')}`);
+  const { message, thinking } = action;
+  let call: unknown = action.tool_call;
+  if (action.tool_calls !== undefined) {
+    if (!Array.isArray(action.tool_calls) || action.tool_calls.length !== 1) throw bad('"tool_calls" must hold exactly one call (the DA makes one move a turn)');
+    const c: unknown = action.tool_calls[0];
+    call = isObject(c) && isObject(c.function) ? c.function : c;
+  }
+  if (message !== undefined && call !== undefined) throw bad('give either "message" or a tool call, not both');
+  if (call === undefined) {
+    if (typeof message !== 'string') {
+      throw bad(role === 'DA' ? '"message" must be a string: the DA output in the wire format {"thinking", "action_type", "content", "tool_args"} (or send "tool_call")' : '"message" must be a string: the customer\'s utterance');
+    }
+    return message;
+  }
+  if (thinking !== undefined && typeof thinking !== 'string') throw bad('"thinking" must be a string');
+  if (!isObject(call) || typeof call.name !== 'string') throw bad('a tool call needs "name" (string) and "arguments" (JSON string or object)');
+  const c = call as unknown as ToolCallInput;
+  if (!DA_TOOL_NAMES.includes(c.name)) throw bad(`unknown tool "${c.name}"; tools: ${DA_TOOL_NAMES.join(', ')}`);
+  let args: Record<string, unknown> = {};
+  if (typeof c.arguments === 'string') {
+    let parsed: unknown;
+    try {
+      parsed = c.arguments.trim() === '' ? {} : JSON.parse(c.arguments);
+    } catch (e) {
+      throw bad(`tool "${c.name}": "arguments" is not valid JSON: ${(e as Error).message}`);
+    }
+    if (!isObject(parsed)) throw bad(`tool "${c.name}": "arguments" must encode a JSON object`);
+    args = parsed;
+  } else if (isObject(c.arguments)) args = c.arguments;
+  else if (c.arguments !== undefined) throw bad(`tool "${c.name}": "arguments" must be a JSON string or an object`);
+  const th = (thinking as string | undefined) ?? '';
+  if (isToolName(c.name)) return formatDaAction({ thinking: th, action_type: 'tool_call', content: c.name, tool_args: args });
+  const words = args.message ?? '';
+  if (typeof words !== 'string') throw bad(`tool "${c.name}": "message" must be a string`);
+  return formatDaAction({ thinking: th, action_type: c.name === 'speak' ? 'speak' : 'end_call', content: words, tool_args: {} });
+}
+
+/** The DA's dialogue as OpenAI chat messages (the layout of `sparring export`: customer = user). */
+export function daMessages(phone: string, turns: readonly Turn[], step0 = 0): ChatMessage[] {
+  const messages: ChatMessage[] = [{ role: 'system', content: `${SYSTEM_PROMPT}\nCaller ID: ${phone}` }];
+  turns.forEach((t, i) => {
+    if (t.role === 'customer') {
+      messages.push({ role: 'user', content: t.text });
+    } else if (t.action?.action_type === 'tool_call') {
+      const id = `call_${step0}_${i}`;
+      messages.push({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: t.action.content.trim(), arguments: JSON.stringify(t.action.tool_args) } }] });
+      messages.push({ role: 'tool', tool_call_id: id, content: JSON.stringify(t.toolResult ?? null) });
+    } else {
+      messages.push({ role: 'assistant', content: t.action ? t.action.content : t.raw });
+    }
+  });
+  return messages;
+}
+
+/**
+ * The observation's own fields (the learner's view), without `metadata`. The DA's tool specs come
+ * with the first observation of an episode only (`withTools`): they never change.
+ */
+export function observationView(o: LearnerObservation, scenario: Scenario, withTools = true): Record<string, unknown> {
+  if (o.role === 'DA') {
+    const v = o.view;
+    return {
+      role: 'DA',
+      caller: v.caller,
+      messages: daMessages(v.caller.phone, v.turns),
+      ...(withTools ? { tools: DA_TOOLS } : {}),
+      turns: v.turns,
+      da_steps: v.daSteps,
+      max_da_turns: v.maxDaTurns,
+    };
+  }
+  const v = o.view;
+  const persona = scenario.persona ?? null;
+  const system =
+    `${CA_SYSTEM_PROMPT}\nYour name: ${v.name}. Hidden intent: ${v.intent}. Situation: ${v.situation}. ` +
+    `What you know: ${JSON.stringify(v.facts)}.` +
+    (persona ? `\nPersona: ${persona.name}, ${persona.style}.` : '') +
+    (v.adversity ? `\nThis turn: ${JSON.stringify(v.adversity)}` : '');
+  // From the customer's seat the agent is the "user" and the customer's own lines are the "assistant".
+  const messages: ChatMessage[] = [{ role: 'system', content: system }, ...v.dialogue.map((d): ChatMessage => (d.role === 'agent' ? { role: 'user', content: d.text } : { role: 'assistant', content: d.text }))];
+  return {
+    role: 'CA',
+    intent: v.intent,
+    situation: v.situation,
+    facts: v.facts,
+    name: v.name,
+    persona,
+    dialogue: v.dialogue,
+    ...(v.adversity ? { adversity: v.adversity } : {}),
+    messages,
+  };
+}
+
+const obj = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', properties, required, additionalProperties: false });
+
+/** `GET /schema`: JSON schemas of the action, the observation and the state for this role. */
+export function schemas(role: LearnerRole): { action: unknown; observation: unknown; state: unknown } {
+  const metadata = {
+    type: 'object',
+    description: 'For the trainer, never the prompt: session_id, episode_id, scenario, seed, step; at the end also match_id, r_da, r_ca, terms, turn_rewards, judge, winner, adversities.',
+  };
+  const action =
+    role === 'DA'
+      ? {
+          title: 'SparringDaAction',
+          description: 'One DA move: "message" in the RL-ADA wire format, or one OpenAI-style tool call.',
+          oneOf: [
+            obj({ message: { type: 'string', description: '{"thinking": "...", "action_type": "speak|tool_call|end_call", "content": "...", "tool_args": {}}' }, metadata: { type: 'object' } }, ['message']),
+            obj({ tool_call: obj({ name: { enum: DA_TOOL_NAMES }, arguments: { type: ['string', 'object'] } }, ['name']), thinking: { type: 'string' }, metadata: { type: 'object' } }, ['tool_call']),
+            obj({ tool_calls: { type: 'array', minItems: 1, maxItems: 1 }, thinking: { type: 'string' }, metadata: { type: 'object' } }, ['tool_calls']),
+          ],
+        }
+      : { title: 'SparringCaAction', ...obj({ message: { type: 'string', description: "the customer's utterance" }, metadata: { type: 'object' } }, ['message']) };
+  const observation =
+    role === 'DA'
+      ? {
+          title: 'SparringDaObservation',
+          type: 'object',
+          properties: {
+            role: { const: 'DA' },
+            caller: obj({ phone: { type: 'string' } }),
+            messages: { type: 'array', description: 'the dialogue as OpenAI chat messages (system, user = customer, assistant, tool results)' },
+            tools: { type: 'array', description: 'OpenAI function specs: the six banking tools, speak and end_call (in the first observation of an episode)' },
+            turns: { type: 'array', description: "the environment's turns: customer text, the DA's raw outputs, parsed actions and tool results" },
+            da_steps: { type: 'integer' },
+            max_da_turns: { type: 'integer' },
+            metadata,
+          },
+        }
+      : {
+          title: 'SparringCaObservation',
+          type: 'object',
+          properties: {
+            role: { const: 'CA' },
+            intent: { type: 'string', description: 'the hidden intent this customer acts out (never to be named)' },
+            situation: { type: 'string' },
+            facts: { type: 'object', description: 'merchant, amount, date… consistent with the account' },
+            name: { type: 'string' },
+            persona: { type: ['object', 'null'] },
+            dialogue: { type: 'array', description: 'spoken turns only: the customer and what the agent said' },
+            adversity: { type: 'object', description: "the scenario's conversational adversity for this utterance, when any" },
+            messages: { type: 'array' },
+            metadata,
+          },
+        };
+  const state = {
+    title: 'SparringState',
+    type: 'object',
+    properties: {
+      episode_id: { type: ['string', 'null'] },
+      step_count: { type: 'integer' },
+      session_id: { type: 'string' },
+      model: { type: 'string' },
+      role: { const: role },
+      scenario: { type: ['string', 'null'] },
+      seed: { type: ['integer', 'null'] },
+      done: { type: 'boolean' },
+      match_id: { type: 'string' },
+      episodes_stored: { type: 'integer' },
+      last_episode: { type: ['object', 'null'], description: 'the last stored episode: id, r_da, r_ca, terms, winner' },
+    },
+  };
+  return { action, observation, state };
+}
+

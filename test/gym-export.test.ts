@@ -1,0 +1,86 @@
+/**
+ * `sparring gym export`: a quick run whose stopping floors make the DA the weaker agent, so its
+ * first gym is a DA gym; the export holds the gym's decision points (its match, 70:30
+ * failure/success, the sliding-window slicer), and a reset with a line's `reset` brings the env
+ * server to exactly that decision point against the gym's frozen opponent.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { PRESETS } from '../core/coevolution/run-config';
+import { selectScenarios } from '../core/arena/scenarios';
+import { runWorld } from '../host/coevolution/gym-export';
+import type { GymPoint } from '../host/coevolution/gym-export';
+import { resolveCa } from '../host/cli/policies';
+import { labDomainAt } from '../host/cli/lab-domain';
+import { startEnvServer } from '../host/env/server';
+import { EnvWsClient } from '../host/env/test-client';
+import { openSqliteStore } from '../host/store/sqlite-store';
+
+const run = promisify(execFile);
+const BIN = path.resolve(__dirname, '..', 'bin', 'sparring.js');
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-gym-export-'));
+
+describe('sparring gym export', () => {
+  it("writes the DA gym's decision points, and each reset brings the env server to that point", async () => {
+    const config = structuredClone(PRESETS.quick.config);
+    // The DA far below its floor and the CA above its own: the DA is the weaker agent, its gym comes first.
+    config.stopping.tauDa = 0.99;
+    config.stopping.rCa = 0.01;
+    const file = path.join(tmp, 'config.json');
+    writeFileSync(file, JSON.stringify(config));
+    const db = path.join(tmp, 'lab.db');
+    const { stdout } = await run(process.execPath, [BIN, 'run', '--config', file, '--db', db, '--json'], { maxBuffer: 1 << 24 });
+    const runDoc = JSON.parse(stdout) as { runId: string; gyms: { role: string; from: string; to: string }[] };
+    expect(runDoc.gyms[0]).toMatchObject({ role: 'DA', from: 'DA0' });
+
+    // A gym the run never had is refused, naming what it has.
+    const missing = await run(process.execPath, [BIN, 'gym', 'export', runDoc.runId, '--gym', '99', '--db', db]).catch((e: { code: number; stderr: string }) => e);
+    expect(missing).toMatchObject({ code: 2, stderr: expect.stringMatching(new RegExp(`run ${runDoc.runId} has ${runDoc.gyms.length} gyms?.*; gym 99 does not exist`)) });
+
+    const out = path.join(tmp, 'gym1.jsonl');
+    const { stderr } = await run(process.execPath, [BIN, 'gym', 'export', runDoc.runId, '--gym', '1', '--out', out, '--db', db]);
+    const points = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as GymPoint);
+    expect(stderr).toMatch(new RegExp(`serve its world with: npx sparring env serve --role DA --opponent CA0 --run ${runDoc.runId}`));
+    const m = /(\d+) failures \+ (\d+) successes episodes → (\d+) decision points/.exec(stderr)!;
+    const [failures, successes, n] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    expect(n).toBe(points.length);
+    // 70:30 when both sides have episodes (mixFailures: as many as the smaller side allows).
+    if (failures > 0 && successes > 0) expect(Math.abs(failures / (failures + successes) - 0.7)).toBeLessThan(0.15);
+    expect(new Set(points.filter((p) => p.trainer_lost).map((p) => p.episode_id)).size).toBe(failures);
+    for (const p of points) {
+      expect(p).toMatchObject({ run: runDoc.runId, gym: 1, role: 'DA', from: 'DA0', frozen_opponent: 'CA0', source: 'arena' });
+      // One point per DA turn: the replay holds exactly the DA's earlier turns of that episode.
+      expect(p.reset.replay.length).toBe(points.filter((q) => q.episode_id === p.episode_id && q.turn < p.turn).length);
+    }
+
+    // Each point's reset, against the gym's frozen CA, shows the DA exactly the point's prompt.
+    const g = { db, seed: 1, json: false };
+    const lab = openSqliteStore(db);
+    const world = runWorld(lab, labDomainAt(db), runDoc.runId);
+    lab.close();
+    const { domain } = world;
+    const store = openSqliteStore(':memory:');
+    const server = await startEnvServer({
+      domain, config: world.config, opponent: { role: 'CA', policy: await resolveCa('CA0', world.caDomain, g) }, opponentSpec: 'CA0',
+      scenarios: selectScenarios(domain, 'arena'), scenarioSet: 'arena', adversities: false, store,
+    });
+    try {
+      const c = await EnvWsClient.connect(server.wsUrl);
+      const sample = points.filter((_, i) => i % Math.max(1, Math.floor(points.length / 12)) === 0);
+      for (const p of sample) {
+        const ans = await c.send('reset', p.reset);
+        expect(ans.type, JSON.stringify(ans.data)).toBe('observation');
+        const obs = ans.data.observation as { messages: unknown[] };
+        expect(obs.messages).toStrictEqual(p.prompt.messages);
+      }
+      c.close();
+    } finally {
+      await server.close();
+      store.close();
+    }
+  }, 240_000);
+});
