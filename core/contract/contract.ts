@@ -16,6 +16,7 @@ import type { ValidatorName, ValidatorVerdict } from '../validators/validators';
 import type { MadsReport } from '../validators/mads-metrics';
 import type { Complexity, Scenario } from '../domain/types';
 import type { FieldProblem, ScenarioDraft } from '../domain/schema';
+import type { StudyRunStatus, StudySummary } from '../coevolution/study-summary';
 
 /** Plain-data records that cross the boundary, re-exported so clients import types from here only. */
 export type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, ScenarioResult, TurnRecord, Winner } from '../store/port';
@@ -46,6 +47,8 @@ export type { ValidatorName, ValidatorVerdict } from '../validators/validators';
 export type { MadsGroup, MadsReport } from '../validators/mads-metrics';
 export type { AdversitySpec, Complexity, Persona, TaskSpec } from '../domain/types';
 export type { FieldProblem, ScenarioDraft } from '../domain/schema';
+export type { ArmSummary, PairSummary, StudyRunStatus, StudySummary } from '../coevolution/study-summary';
+export type { MeanInterval, PairedDifference } from '../stats/intervals';
 
 export type RunStatus = 'created' | 'running' | 'paused' | 'finished' | 'failed' | 'stopped';
 export type RunPhase = 'bootstrap' | 'match' | 'decide' | 'gym' | 'boundary' | 'paused' | 'evaluate' | 'done' | 'stopped' | 'failed';
@@ -263,6 +266,52 @@ export interface CrossPlay extends CrossPlayArgs {
   cached: boolean;
 }
 
+/** One (arm, seed) of a study and its run. */
+export interface StudyRunInfo {
+  arm: string;
+  seed: number;
+  runId: string;
+  status: StudyRunStatus;
+  error: string | null;
+  matches: number;
+  /** W_DA per match of the run (the per-seed small multiples). */
+  wDa: number[];
+}
+
+/** A running study's progress: jobs are its runs plus the fixed-opponent arms' extra evaluations. */
+export interface StudyProgressInfo {
+  total: number;
+  finished: number;
+  failed: number;
+  /** finished + failed + the running jobs' estimated fractions. */
+  value: number;
+  running: { arm: string; seed: number; runId: string; phase: string; label: string }[];
+}
+
+export interface StudyInfo {
+  id: string;
+  createdAt: string;
+  preset: string;
+  arms: string[];
+  seeds: number[];
+  status: 'running' | 'finished' | 'failed';
+  /** Being run by this engine now; a `running` study that is not live was interrupted and can be resumed. */
+  live: boolean;
+  progress: StudyProgressInfo | null;
+  runs: StudyRunInfo[];
+}
+
+/** A study with its tables (per arm mean [95% CI] over seeds, paired differences against full). */
+export interface StudyDetail extends StudyInfo {
+  tauDa: number;
+  summary: StudySummary;
+}
+
+export interface ArmInfo {
+  name: string;
+  description: string;
+}
+
 export interface Commands {
   /** Start a co-evolution run from a preset, optionally with an edited config (JSON). */
   'runs/start': (args: { preset: string; configJson?: string; seed?: number }) => { runId: string };
@@ -300,6 +349,10 @@ export interface Commands {
   'scenarios/save': (args: { scenario: ScenarioDraft; replaces?: string }) => { ok: true; scenario: ScenarioInfo } | { ok: false; problems: FieldProblem[] };
   /** Delete a custom scenario (its stored episodes stay); shipped scenarios cannot be deleted. */
   'scenarios/remove': (args: { id: string }) => { ok: true };
+  /** Start a study: every (arm, seed) an ordinary run of the lab, in worker processes (core/coevolution/arms.ts). */
+  'studies/start': (args: { preset: string; seeds: number; arms: string[]; workers?: number }) => { studyId: string };
+  /** Continue an interrupted study: finished runs are kept, the others resume from their last phase boundary. */
+  'studies/resume': (args: { studyId: string }) => { ok: true };
 }
 
 /** `eval/mads`'s answer: the report, the robustness scenarios played, the policy SPECs and the checkpoints they resolved to (null: scripted). */
@@ -312,6 +365,10 @@ export interface Queries {
   'presets/list': () => PresetInfo[];
   'runs/list': () => RunSummary[];
   'runs/get': (args: { runId: string }) => RunDetail;
+  'studies/list': () => StudyInfo[];
+  'studies/get': (args: { studyId: string }) => StudyDetail;
+  /** The arms a study can compare, in the order they are shipped. */
+  'studies/arms': () => ArmInfo[];
   'matches/list': (args: { runId?: string }) => MatchRecord[];
   'episodes/list': (args: EpisodeFilter) => { total: number; items: EpisodeSummary[] };
   'episodes/get': (args: { id: string }) => EpisodeView;
@@ -377,6 +434,9 @@ export interface Events {
   'crossplay/progress': { das: string[]; cas: string[]; done: number; total: number };
   /** Episodes played so far by the running `eval/mads` (a few a second at most). */
   'eval/progress': { done: number; total: number };
+  /** A study's progress (a few a second) and its status when it changes. */
+  'study/progress': { studyId: string; progress: StudyProgressInfo };
+  'study/status': { studyId: string; status: StudyInfo['status'] };
 }
 
 export type CommandName = keyof Commands;

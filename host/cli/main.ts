@@ -26,6 +26,7 @@ import { registerEnv } from './commands/env';
 import { registerGym } from './commands/gym';
 import { registerModels } from './commands/models';
 import { registerServeModel } from './commands/serve-model';
+import { registerStudy } from './commands/study';
 import { seedInt, UsageError } from './options';
 import { checkLabPath, defaultLabPath } from './paths';
 import { flushPendingLlmCalls } from './policies';
@@ -77,6 +78,7 @@ registerEnv(program, globals);
 registerGym(program, globals);
 registerModels(program, globals);
 registerServeModel(program, globals);
+registerStudy(program, globals);
 
 try {
   await program.parseAsync(process.argv);

@@ -388,7 +388,10 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
   const afterMatch = input.afterMatch ?? matchIndexOf(input.matchId);
   const chosen = await gymEpisodes(ctx, input);
   const humanIds = humanEpisodeIds(ctx, input.role, input.matchId);
-  const name = ctx.checkpoints.nextName(input.role);
+  // The name this gym will likely get, for its label and metric phase. Checkpoint names are
+  // per lab, so runs in parallel processes (a study's workers) can take it first: the saved
+  // checkpoint takes the next free name at write time, and that is the one the run goes on with.
+  let name = ctx.checkpoints.nextName(input.role);
   const label = `${input.role} gym: ${input.from} → ${name} against frozen ${input.opponent}`;
   const seed = deriveSeed(input.seed, 'gym', afterMatch);
   const start = ctx.checkpoints.resolve(input.from, input.role);
@@ -436,10 +439,10 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
   return { checkpoint: name, note };
 
   function save(snapshot: Awaited<ReturnType<DaModel['snapshot']>>, why: string | null) {
-    ctx.checkpoints.save({
-      role: input.role, name, source: 'gym', runId: ctx.runId, parent: input.from, snapshot, note: why,
+    name = ctx.checkpoints.save({
+      role: input.role, source: 'gym', runId: ctx.runId, parent: input.from, snapshot, note: why,
       trainingData: [{ kind: 'match', id: input.matchId }, ...humanIds.map((id) => ({ kind: HUMAN_EPISODE, id }))],
-    });
+    }).name;
   }
 }
 

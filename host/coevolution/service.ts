@@ -187,12 +187,16 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       const known = PRESETS[preset as keyof typeof PRESETS];
       if (!known && configJson === undefined) throw new RunConfigError('preset', 'preset', `unknown preset "${preset}"; known: ${Object.keys(PRESETS).join(', ')}`);
       const config = configJson !== undefined ? parseRunConfig(configJson, 'config') : known!.config;
-      const n = (db.prepare('SELECT COUNT(*) FROM runs').pluck().get() as number) + 1;
-      const runId = `R${n}`;
-      const now = new Date().toISOString();
       const runSeed = seed ?? 1;
-      db.prepare('INSERT INTO runs (id, created_at, updated_at, status, seed, config_json, preset) VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run(runId, now, now, 'running', runSeed, JSON.stringify(config), known ? preset : '');
+      // IMMEDIATE: count and insert under the write lock, so another process of the lab (a
+      // study's worker, the app) cannot take the same id in between.
+      const runId = db.transaction(() => {
+        const id = `R${(db.prepare('SELECT COUNT(*) FROM runs').pluck().get() as number) + 1}`;
+        const now = new Date().toISOString();
+        db.prepare('INSERT INTO runs (id, created_at, updated_at, status, seed, config_json, preset) VALUES (?, ?, ?, ?, ?, ?, ?)')
+          .run(id, now, now, 'running', runSeed, JSON.stringify(config), known ? preset : '');
+        return id;
+      }).immediate();
       launch(runId, config, runSeed, null);
       return { runId };
     },

@@ -21,6 +21,7 @@ import { labelStore } from '../store/label-store';
 import { labelHandlers } from './labels';
 import { madsHandlers } from './mads';
 import { scenarioHandlers } from './scenarios';
+import { studyHandlers } from './studies';
 import { customScenarioStore, labDomain } from '../store/scenario-store';
 import { BATCH_INTERVAL_MS, createEventBatcher } from './batch';
 import { createEpisodeQuery } from './episode-query';
@@ -73,6 +74,7 @@ export function createEngine(o: EngineOptions): Engine {
     }
   }, o.batchIntervalMs ?? BATCH_INTERVAL_MS);
   const unsubscribeRuns = o.runService.subscribe((e) => batcher.push(e));
+  const studies = studyHandlers({ db: store.db, dbPath: store.path, emit: (e) => batcher.push(e) });
   let closed = false;
   /** Cross-play answers by arguments: checkpoints never change under a name (`latest` is keyed by what it names now). */
   const crossPlays = new Map<string, CrossPlay>();
@@ -239,6 +241,7 @@ export function createEngine(o: EngineOptions): Engine {
     ...labelHandlers(store, labelStore(store.db)),
     ...madsHandlers({ store, dbPath: store.path, domain, emit: (e) => batcher.push(e), yielding, release: disposeModel }),
     ...scenarioHandlers(bankingDomain, customScenarios),
+    ...studies.handlers,
   };
 
   return {
@@ -252,6 +255,7 @@ export function createEngine(o: EngineOptions): Engine {
       closed = true;
       batcher.close();
       unsubscribeRuns();
+      studies.close();
       listeners.clear();
       void play.close();
       store.close();

@@ -78,6 +78,16 @@ export const ARG_SCHEMAS: Schemas = {
   'runs/pause': z.strictObject({ runId: id }),
   'runs/resume': z.strictObject({ runId: id }),
   'runs/stop': z.strictObject({ runId: id }),
+  'studies/start': z.strictObject({
+    preset: id,
+    seeds: z.number().int('must be an integer').min(1).max(1000),
+    arms: z.array(id).min(1).max(20),
+    workers: z.number().int('must be an integer').min(1).max(64).optional(),
+  }),
+  'studies/resume': z.strictObject({ studyId: id }),
+  'studies/list': none,
+  'studies/get': z.strictObject({ studyId: id }),
+  'studies/arms': none,
   'matches/play': z.strictObject({
     da: id,
     ca: id,

@@ -12,7 +12,7 @@ import { HELDOUT_HEADER, heldoutRows } from './heldout-rows';
 import type { RunDetail } from '../../core/contract/contract';
 import type { MatchRecord } from '../../core/store/port';
 
-const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+export const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 /** W_DA / W_CA per match, τ_DA line, gym phases shaded between matches and labelled. */
 export function winRateChart(run: RunDetail, tauDa: number): string {
@@ -59,7 +59,8 @@ export function scenarioChart(m: MatchRecord): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="DA win rate per scenario of ${esc(m.id)}">${bars.join('')}<line x1="${x(0.6)}" x2="${x(0.6)}" y1="0" y2="${H}" stroke="#16a34a" stroke-dasharray="4 3"/></svg>`;
 }
 
-function table(header: string[], rows: (string | number)[][]): string {
+/** An HTML table, cells escaped (the run and study reports'). */
+export function htmlTable(header: string[], rows: (string | number)[][]): string {
   return `<table><thead><tr>${header.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${esc(String(c))}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
 }
 
@@ -69,6 +70,13 @@ function gymNotes(run: RunDetail): string {
   if (!noted.length) return '';
   return `<ul class="gym-notes">${noted.map((g) => `<li><b>${esc(g.to)}</b> (${g.role} gym after match ${g.afterMatch}): ${esc(g.note!)}</li>`).join('')}</ul>`;
 }
+
+/** The reports' shared stylesheet. */
+export const REPORT_STYLE = `body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#0f172a;max-width:980px;margin:32px auto;padding:0 20px}
+h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px}h3{font-size:14px;margin:18px 0 4px;color:#334155}
+.meta{color:#64748b}.verdict{background:#f8fafc;border:1px solid #e2e8f0;border-radius:6px;padding:8px 12px}
+table{border-collapse:collapse;margin:8px 0}th,td{border-bottom:1px solid #e2e8f0;padding:4px 10px;text-align:right}th:first-child,td:first-child{text-align:left}
+th{background:#f8fafc;font-weight:600}`;
 
 export function renderReport(run: RunDetail, matches: readonly MatchRecord[], tauDa: number): string {
   const evals = (run.evaluation as { checkpoints?: CheckpointEvaluation[] } | null)?.checkpoints ?? [];
@@ -83,13 +91,7 @@ export function renderReport(run: RunDetail, matches: readonly MatchRecord[], ta
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sparring run ${esc(run.id)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<style>
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#0f172a;max-width:980px;margin:32px auto;padding:0 20px}
-h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px}h3{font-size:14px;margin:18px 0 4px;color:#334155}
-.meta{color:#64748b}.verdict{background:#f8fafc;border:1px solid #e2e8f0;border-radius:6px;padding:8px 12px}
-table{border-collapse:collapse;margin:8px 0}th,td{border-bottom:1px solid #e2e8f0;padding:4px 10px;text-align:right}th:first-child,td:first-child{text-align:left}
-th{background:#f8fafc;font-weight:600}
-</style></head><body>
+<style>${REPORT_STYLE}</style></head><body>
 <h1>Sparring run ${esc(run.id)}</h1>
 <p class="meta">preset ${esc(run.preset || 'custom')} · seed ${run.seed} · ${esc(run.status)} (${esc(run.phase)}) · created ${esc(run.createdAt)}</p>
 ${ms.length ? `<p class="verdict"><b>Stopping rule:</b> ${esc(ms.at(-1)!.stop.explanation)}</p>` : ''}
@@ -98,10 +100,10 @@ ${winRateChart(run, tauDa)}
 <p class="meta">Shaded: isolation gyms between matches (blue: the DA trained, red: the CA), labelled with the checkpoint they produced.</p>
 ${gymNotes(run)}
 <h2>Matches and the CA's tactic measures</h2>
-${table(['match', 'DA', 'CA', 'W_DA', 'W_CA', 'fraud ref.', 'next', 'entity density', 'opening tokens', 'decoy rate', 'hedge rate'], matchRows)}
+${htmlTable(['match', 'DA', 'CA', 'W_DA', 'W_CA', 'fraud ref.', 'next', 'entity density', 'opening tokens', 'decoy rate', 'hedge rate'], matchRows)}
 <h2>Held-out evaluation (RL-ADA Table 4)</h2>
-${heldout.length ? `<p class="meta">Against the run's latest CA, ${esc(evals[0]!.ca)}.</p>${table(HELDOUT_HEADER, heldout)}<p class="meta">[95% CI]: the Wilson interval over the ${evals[0]!.heldout.episodes} held-out episodes.</p>` : '<p class="meta">This run has no held-out evaluation yet.</p>'}
-${reference.length ? `<h3>Against the scripted CA</h3><p class="meta">A fixed opponent, so DA checkpoints of different runs compare directly.</p>${table(HELDOUT_HEADER, reference)}` : ''}
+${heldout.length ? `<p class="meta">Against the run's latest CA, ${esc(evals[0]!.ca)}.</p>${htmlTable(HELDOUT_HEADER, heldout)}<p class="meta">[95% CI]: the Wilson interval over the ${evals[0]!.heldout.episodes} held-out episodes.</p>` : '<p class="meta">This run has no held-out evaluation yet.</p>'}
+${reference.length ? `<h3>Against the scripted CA</h3><p class="meta">A fixed opponent, so DA checkpoints of different runs compare directly.</p>${htmlTable(HELDOUT_HEADER, reference)}` : ''}
 <h2>Per-scenario DA win rates</h2>
 <p class="meta">⚑ fraud-escalation reference scenario (tracked apart from W_DA). The dashed line is τ_DA.</p>
 ${perMatch}

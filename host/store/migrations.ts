@@ -482,6 +482,52 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 13,
+    name: 'studies: seeds × arms of runs',
+    up(db) {
+      db.exec(`
+        -- A study (sparring study): every (arm, seed) is an ordinary run of the lab. base_config_json
+        -- is the preset's (or --config file's) run config the arms' overlays apply to; arms_json and
+        -- seeds_json keep the order the user gave.
+        CREATE TABLE studies (
+          id               TEXT PRIMARY KEY,
+          created_at       TEXT NOT NULL,
+          updated_at       TEXT NOT NULL,
+          preset           TEXT NOT NULL,
+          base_config_json TEXT NOT NULL,
+          arms_json        TEXT NOT NULL,
+          seeds_json       TEXT NOT NULL,
+          status           TEXT NOT NULL CHECK (status IN ('running', 'finished', 'failed'))
+        );
+
+        -- One (arm, seed) of a study and its run (NULL until created). status is the study's view:
+        -- 'failed' with error when the run failed or its worker process died.
+        CREATE TABLE study_runs (
+          study_id TEXT NOT NULL REFERENCES studies (id) ON DELETE CASCADE,
+          arm      TEXT NOT NULL,
+          seed     INTEGER NOT NULL,
+          run_id   TEXT REFERENCES runs (id) ON DELETE SET NULL,
+          status   TEXT NOT NULL CHECK (status IN ('pending', 'running', 'finished', 'failed')),
+          error    TEXT,
+          seconds  REAL,
+          PRIMARY KEY (study_id, arm, seed)
+        ) WITHOUT ROWID;
+        CREATE UNIQUE INDEX study_runs_by_run ON study_runs (run_id) WHERE run_id IS NOT NULL;
+
+        -- Evaluations a study adds to its runs': e.g. a fixed-opponent arm's final DA against the
+        -- full arm's final CA of the same seed ('vs-full-ca'). result_json: the held-out metrics.
+        CREATE TABLE study_evaluations (
+          study_id    TEXT NOT NULL REFERENCES studies (id) ON DELETE CASCADE,
+          arm         TEXT NOT NULL,
+          seed        INTEGER NOT NULL,
+          kind        TEXT NOT NULL,
+          result_json TEXT NOT NULL,
+          PRIMARY KEY (study_id, arm, seed, kind)
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

@@ -8,6 +8,7 @@ import { EvaluationScreen } from './features/evaluation/EvaluationScreen';
 import { ExperimentsScreen } from './features/experiments/ExperimentsScreen';
 import { ExportScreen } from './features/export/ExportScreen';
 import { PlayScreen } from './features/play/PlayScreen';
+import { StudiesScreen } from './features/studies/StudiesScreen';
 import { TranscriptsScreen } from './features/transcripts/TranscriptsScreen';
 import { loadEngineInfo, selectConnection, selectConnectionDetail, selectInfo, selectInfoError, useEngineStore } from './engine/engine-store';
 import { navigate, selectScreen, useNavStore } from './nav/nav-store';
@@ -15,6 +16,7 @@ import type { Screen } from './nav/route';
 
 const NAV: { screen: Screen; label: string; hint: string }[] = [
   { screen: 'experiments', label: 'Experiments', hint: 'presets, config, runs' },
+  { screen: 'studies', label: 'Studies', hint: 'seeds × arms, intervals' },
   { screen: 'runs', label: 'Run dashboard', hint: 'live co-evolution' },
   { screen: 'arena', label: 'Arena', hint: 'play one match' },
   { screen: 'transcripts', label: 'Transcripts', hint: 'episodes turn by turn' },
@@ -83,6 +85,7 @@ export function App() {
           </div>
         )}
         {screen === 'experiments' && <ExperimentsScreen />}
+        {screen === 'studies' && <StudiesScreen />}
         {screen === 'runs' && <DashboardScreen />}
         {screen === 'arena' && <ArenaScreen />}
         {screen === 'transcripts' && <TranscriptsScreen />}

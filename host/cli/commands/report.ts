@@ -1,22 +1,41 @@
-/** `sparring report RUN --out FILE`: a self-contained HTML report of a run. */
+/** `sparring report RUN --out FILE` / `sparring report --study S --out FILE`: a self-contained HTML report of a run or a study. */
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parseRunConfig } from '../../../core/coevolution/run-config';
 import { createRunService } from '../../coevolution/service';
 import { renderReport } from '../../report/report';
+import { renderStudyReport } from '../../report/study-report';
+import { loadStudy } from '../../study/study-data';
 import { UsageError } from '../options';
 import type { GlobalOptions } from '../main';
 
 export function registerReport(program: Command, globals: () => GlobalOptions): void {
   program
     .command('report')
-    .description('a self-contained HTML report of a run: W_DA per match, per-scenario win rates, tactic measures, held-out table')
-    .argument('<run>', 'the run id, e.g. R1')
+    .description('a self-contained HTML report of a run (W_DA per match, per-scenario win rates, tactic measures, held-out table) or of a study (--study)')
+    .argument('[run]', 'the run id, e.g. R1')
+    .option('--study <id>', 'a report of a study (e.g. S1) instead: arms compared with 95% intervals over seeds')
     .requiredOption('--out <file>', 'where to write the HTML')
-    .action(async (runId: string, opts: { out: string }) => {
+    .action(async (runId: string | undefined, opts: { out: string; study?: string }) => {
       const g = globals();
+      if (opts.study !== undefined && runId !== undefined) throw new UsageError('give a run or --study, not both');
+      if (opts.study === undefined && runId === undefined) throw new UsageError('report needs a run (e.g. R1) or --study S');
       const service = createRunService({ dbPath: g.db });
       try {
+        if (opts.study !== undefined) {
+          let view;
+          try {
+            view = loadStudy(service.store.db, g.db, opts.study);
+          } catch (e) {
+            throw new UsageError((e as Error).message);
+          }
+          const { id, preset, arms, seeds, status, base } = view.study;
+          writeFileSync(opts.out, renderStudyReport({ id, preset, arms, seeds, status, tauDa: base.stopping.tauDa, runs: view.runs, summary: view.summary }));
+          if (g.json) process.stdout.write(JSON.stringify({ studyId: id, out: opts.out, runs: view.runs.length }) + '\n');
+          else process.stdout.write(`wrote ${opts.out} (study ${id}, ${view.runs.length} runs)\n`);
+          return;
+        }
+        if (runId === undefined) return;
         let run;
         try {
           run = service.get(runId);

@@ -8,6 +8,7 @@ import { applyPlayEvent } from '../features/play/play-store';
 import { applyRobustnessEvent } from '../features/evaluation/robustness-store';
 import { applyRunEvent, loadRuns } from '../features/runs/runs-store';
 import { applyCrossPlayEvent } from '../features/evaluation/crossplay-store';
+import { applyStudyEvent, loadStudies } from '../features/studies/studies-store';
 import { loadEngineInfo, useEngineStore } from './engine-store';
 
 export function startMirror(t: Transport): () => void {
@@ -22,6 +23,7 @@ export function startMirror(t: Transport): () => void {
       void loadEngineInfo();
       void loadRuns();
       void loadMatches();
+      void loadStudies();
     }
   });
   const offEvents = t.onEvent((e) => {
@@ -30,6 +32,7 @@ export function startMirror(t: Transport): () => void {
     applyPlayEvent(e);
     applyCrossPlayEvent(e);
     applyRobustnessEvent(e);
+    applyStudyEvent(e);
     // A run's match is stored in the lab: the match lists (arena, transcript filters) follow.
     if (e.name === 'run/match') void loadMatches();
   });

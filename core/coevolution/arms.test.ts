@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { ARMS, armConfig, deepMerge, overlayConfig, parseArms } from './arms';
+import { PRESETS, RunConfigError } from './run-config';
+
+const quick = PRESETS.quick.config;
+
+describe('parseArms', () => {
+  it('keeps the order given; refuses an unknown arm, a repeat, and a budget arm without full, by name', () => {
+    expect(parseArms('full, no-ca-training')).toEqual(['full', 'no-ca-training']);
+    expect(() => parseArms('full,no-such')).toThrow(/unknown arm "no-such"; known: full, fixed-opponent/);
+    expect(() => parseArms('full,full')).toThrow(/arm "full" given twice/);
+    expect(() => parseArms('fixed-opponent,no-isolation')).toThrow(/fixed-opponent takes the DA gym budget of the full arm .* add full/);
+    expect(() => parseArms('')).toThrow(RunConfigError);
+  });
+});
+
+describe('deepMerge', () => {
+  it('merges objects key by key, replaces scalars and arrays, leaves the base unchanged', () => {
+    const base = { a: { b: 1, c: [1, 2] }, d: 3 };
+    expect(deepMerge(base, { a: { c: [9] }, e: { f: 1 } })).toEqual({ a: { b: 1, c: [9] }, d: 3, e: { f: 1 } });
+    expect(base).toEqual({ a: { b: 1, c: [1, 2] }, d: 3 });
+  });
+});
+
+describe('armConfig', () => {
+  it('full is the preset; the mix arms set the failure share; no-stop-rule sets n_min = n_max', () => {
+    expect(armConfig(quick, 'full')).toEqual(quick);
+    expect(armConfig(quick, 'mix-50-50').gym.failureShare).toBe(0.5);
+    expect(armConfig(quick, 'mix-100-0').gym.failureShare).toBe(1);
+    const noStop = armConfig(PRESETS.paper.config, 'no-stop-rule');
+    expect(noStop.stopping.nMin).toBe(PRESETS.paper.config.stopping.nMax);
+    expect(noStop.stopping.nMax).toBe(PRESETS.paper.config.stopping.nMax);
+  });
+
+  it('the schedule arms: CA gyms off, both agents train, a frozen opponent with the full run\'s DA gym budget', () => {
+    expect(armConfig(quick, 'no-ca-training').schedule).toEqual({ caGyms: false });
+    expect(armConfig(quick, 'no-isolation').schedule).toEqual({ isolation: 'both' });
+    expect(armConfig(quick, 'fixed-opponent', 3).schedule).toEqual({ daOpponent: 'CA0', daGyms: 3 });
+    expect(armConfig(quick, 'fixed-opponent-scripted', 0).schedule).toEqual({ daOpponent: 'scripted', daGyms: 0 });
+    expect(() => armConfig(quick, 'fixed-opponent')).toThrow(/arm fixed-opponent: field schedule.daGyms: needs the DA gym count of the full run/);
+  });
+
+  it('every shipped arm gives a valid config of both presets', () => {
+    for (const preset of Object.values(PRESETS)) {
+      for (const arm of Object.keys(ARMS) as (keyof typeof ARMS)[]) expect(() => armConfig(preset.config, arm, 2)).not.toThrow();
+    }
+  });
+
+  it('an unknown overlay field is refused with the arm and the field path', () => {
+    expect(() => overlayConfig(quick, { gym: { failurShare: 0.5 } }, 'arm custom')).toThrow(/arm custom: field gym: .*failurShare/);
+    expect(() => overlayConfig(quick, { stopping: { nMin: 9 } }, 'arm custom')).toThrow(/arm custom: field stopping.nMin: nMin must be ≤ nMax/);
+  });
+});

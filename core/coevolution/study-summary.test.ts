@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { nonMonotonic, summariseStudy } from './study-summary';
+import type { StudyRunData } from './study-summary';
+import type { GymSummary, MatchSummary } from './run.machine';
+
+const tactics = { n: 1, meanTokens: 10, meanEntityDensity: 0.1, meanEntities: 1, decoyRate: 0, hedgeRate: 0 };
+const match = (index: number, wDa: number, da = 'DA0', ca = 'CA0'): MatchSummary => ({
+  matchId: `R-M${index}`, index, da, ca, wDa, fraudRate: null, tactics: { ...tactics, meanTokens: 10 + index },
+  stop: { stop: false, reason: null, explanation: '' } as unknown as MatchSummary['stop'], next: null,
+});
+const gymAfter = (afterMatch: number, role: 'DA' | 'CA'): GymSummary => ({ role, from: `${role}0`, to: `${role}1`, afterMatch, note: null });
+const heldout = (routingAccuracy: number) => ({ episodes: 24, routingAccuracy, strictPass: routingAccuracy / 2, fail: 1 - routingAccuracy, meanReward: 1, lookupFirst: 0.5 });
+
+describe('nonMonotonic', () => {
+  it('W_DA drops after a CA gym and later recovers after a DA gym', () => {
+    const ms = [match(1, 0.8), match(2, 0.6), match(3, 0.7)];
+    expect(nonMonotonic(ms, [gymAfter(1, 'CA'), gymAfter(2, 'DA')])).toBe(true);
+    // Dropped, but the DA gym did not help.
+    expect(nonMonotonic([match(1, 0.8), match(2, 0.6), match(3, 0.5)], [gymAfter(1, 'CA'), gymAfter(2, 'DA')])).toBe(false);
+    // Rose after a CA gym: no drop.
+    expect(nonMonotonic([match(1, 0.6), match(2, 0.7), match(3, 0.8)], [gymAfter(1, 'CA'), gymAfter(2, 'DA')])).toBe(false);
+    expect(nonMonotonic([match(1, 0.6)], [])).toBe(false);
+  });
+});
+
+describe('summariseStudy', () => {
+  /** Two arms on the sleep data's 10 patients as seeds: routing = (drug extra hours) / 10. */
+  const drug1 = [0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0];
+  const drug2 = [1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4];
+  const run = (arm: string, seed: number, routing: number, status: StudyRunData['status'] = 'finished'): StudyRunData => ({
+    arm, seed, runId: `R${seed}`, status, error: null,
+    matches: [match(1, 0.8), match(2, 0.6, 'DA0', 'CA1'), match(3, 0.7, 'DA1', 'CA1')],
+    gyms: [gymAfter(1, 'CA'), gymAfter(2, 'DA')],
+    evaluation: { checkpoints: [{ da: 'DA0', ca: 'CA1', heldout: heldout(0.5) }, { da: 'DA1', ca: 'CA1', heldout: heldout(routing), reference: { ca: 'scripted', heldout: heldout(routing) } }] },
+  });
+  const runs = [...drug2.map((v, i) => run('full', i + 1, v / 10)), ...drug1.map((v, i) => run('no-isolation', i + 1, v / 10)), run('no-isolation', 11, 0.9, 'failed')];
+  const s = summariseStudy(['full', 'no-isolation'], runs);
+
+  it('per arm: mean and t interval over the finished seeds; final DA is the last match\'s DA, DA0 the first\'s', () => {
+    const full = s.arms[0]!;
+    expect(full.seeds).toEqual({ total: 10, finished: 10, failed: 0 });
+    expect(full.measures['final.routing']!.mean).toBeCloseTo(0.233, 10);
+    expect(full.measures['da0.routing']!.mean).toBe(0.5);
+    expect(full.measures['gain.routing']!.mean).toBeCloseTo(0.233 - 0.5, 10);
+    expect(full.measures.daGyms!.mean).toBe(1);
+    expect(full.daTrained).toMatchObject({ k: 10, n: 10 });
+    expect(full.nonMonotonic).toMatchObject({ k: 10, n: 10 });
+    expect(full.wDa.map((w) => w.mean)).toEqual([0.8, 0.6, 0.7]);
+    expect(full.tactics.tokens.map((t) => t.mean)).toEqual([11, 12, 13]);
+    expect(full.tacticDirection.tokens).toEqual({ up: 10, down: 0, n: 10 });
+    expect(full.tacticDirection.entityDensity).toEqual({ up: 0, down: 0, n: 10 });
+    expect(s.arms[1]!.seeds).toEqual({ total: 11, finished: 10, failed: 1 });
+  });
+
+  it('paired differences against full on shared seeds reproduce the sleep data (1.58/10, CI [0.070, 0.246])', () => {
+    expect(s.baseline).toBe('full');
+    const p = s.paired[0]!;
+    expect([p.a, p.b]).toEqual(['no-isolation', 'full']);
+    const d = p.measures['final.routing']!;
+    expect(d.seeds).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(d.mean).toBeCloseTo(-0.158, 10);
+    expect(d.ci![0]).toBeCloseTo(-0.24598858, 6);
+    expect(d.ci![1]).toBeCloseTo(-0.07001142, 6);
+    // The full arm's final CA: full's own evaluation; another arm without the extra evaluation has none.
+    expect(s.arms[0]!.measures['final.fullCa.routing']!.n).toBe(10);
+    expect(p.measures['final.fullCa.routing']!.n).toBe(0);
+  });
+});

@@ -1,0 +1,195 @@
+/**
+ * The tables of a study (seeds × arms): per arm, each measure of its runs as a mean with the 95%
+ * Student-t interval over seeds; per pair of arms, the paired difference on the seeds both ran.
+ * The measures follow RL-ADA §5 (Table 4 held-out routing, strict PASS, FAIL, mean reward,
+ * lookup-first; final DA − DA0; W_DA per match; the CA's tactic measures, §5.3). Pure: the host
+ * reads the runs from the lab and passes them in, so the tables of a study depend on its runs only.
+ */
+import { meanInterval, pairedDifference, wilsonInterval } from '../stats/intervals';
+import type { MeanInterval, PairedDifference } from '../stats/intervals';
+import type { GymSummary, MatchSummary } from './run.machine';
+
+/** Held-out metrics of one DA checkpoint (core/arena/evaluate.ts HeldoutMetrics, the fields used here). */
+export interface HeldoutFigures {
+  episodes: number;
+  routingAccuracy: number;
+  strictPass: number;
+  fail: number;
+  meanReward: number;
+  lookupFirst: number;
+}
+
+/** One DA checkpoint's evaluation as the run stores it (host/coevolution/actors.ts CheckpointEvaluation). */
+export interface StudyCheckpointEvaluation {
+  da: string;
+  ca: string;
+  heldout: HeldoutFigures;
+  reference?: { ca: string; heldout: HeldoutFigures };
+}
+
+export type StudyRunStatus = 'pending' | 'running' | 'finished' | 'failed';
+
+/** One (arm, seed) of a study with what its run produced. */
+export interface StudyRunData {
+  arm: string;
+  seed: number;
+  runId: string | null;
+  status: StudyRunStatus;
+  error: string | null;
+  matches: readonly MatchSummary[];
+  gyms: readonly GymSummary[];
+  evaluation: { checkpoints: readonly StudyCheckpointEvaluation[] } | null;
+  /** The final DA against the `full` arm's final CA of the same seed (fixed-opponent arms; study_evaluations 'vs-full-ca'). */
+  vsFullCa?: HeldoutFigures | null;
+}
+
+const HELDOUT_FIELDS = [
+  ['routing', 'routingAccuracy', 'held-out routing'],
+  ['strictPass', 'strictPass', 'strict PASS'],
+  ['fail', 'fail', 'FAIL'],
+  ['meanReward', 'meanReward', 'mean reward'],
+  ['lookupFirst', 'lookupFirst', 'lookup-first'],
+] as const;
+
+export const TACTIC_FIELDS = [
+  ['entityDensity', 'meanEntityDensity', 'entity density'],
+  ['tokens', 'meanTokens', 'opening tokens'],
+  ['decoyRate', 'decoyRate', 'decoy rate'],
+  ['hedgeRate', 'hedgeRate', 'hedge rate'],
+] as const;
+
+/** A scalar measure of one finished run: key, label, and its value (NaN when the run lacks it). */
+export interface MeasureDef {
+  key: string;
+  label: string;
+  /** Rates in [0, 1] print as percentages. */
+  rate: boolean;
+  of: (r: StudyRunData) => number;
+}
+
+/** The final DA: the DA of the last match (no gym follows it). DA0: the DA of the first. */
+function finalAndDa0(r: StudyRunData): { final: StudyCheckpointEvaluation | undefined; da0: StudyCheckpointEvaluation | undefined } {
+  const evals = r.evaluation?.checkpoints ?? [];
+  const finalName = r.matches.at(-1)?.da;
+  const da0Name = r.matches[0]?.da;
+  return {
+    final: evals.find((e) => e.da === finalName) ?? evals.at(-1),
+    da0: evals.find((e) => e.da === da0Name) ?? evals[0],
+  };
+}
+
+/** W_DA drops after a CA gym and later recovers after a DA gym (RL-ADA §5.1's non-monotonic W_DA). */
+export function nonMonotonic(matches: readonly MatchSummary[], gyms: readonly GymSummary[]): boolean {
+  const w = matches.map((m) => m.wDa);
+  const after = (role: 'DA' | 'CA', i: number) => gyms.some((g) => g.role === role && g.afterMatch === i + 1);
+  for (let i = 0; i + 1 < w.length; i++) {
+    if (!(after('CA', i) && w[i + 1]! < w[i]!)) continue;
+    for (let j = i + 1; j + 1 < w.length; j++) if (after('DA', j) && w[j + 1]! > w[j]!) return true;
+  }
+  return false;
+}
+
+const NaNIfMissing = (v: number | undefined) => (v === undefined ? Number.NaN : v);
+
+export const MEASURES: readonly MeasureDef[] = [
+  ...HELDOUT_FIELDS.flatMap(([k, f, label]): MeasureDef[] => [
+    { key: `final.${k}`, label: `final DA ${label} (own CA)`, rate: k !== 'meanReward', of: (r) => NaNIfMissing(finalAndDa0(r).final?.heldout[f]) },
+    { key: `da0.${k}`, label: `DA0 ${label} (own CA)`, rate: k !== 'meanReward', of: (r) => NaNIfMissing(finalAndDa0(r).da0?.heldout[f]) },
+    {
+      key: `gain.${k}`, label: `final − DA0 ${label} (own CA)`, rate: k !== 'meanReward',
+      of: (r) => { const { final, da0 } = finalAndDa0(r); return final && da0 ? final.heldout[f] - da0.heldout[f] : Number.NaN; },
+    },
+    { key: `final.scripted.${k}`, label: `final DA ${label} (scripted CA)`, rate: k !== 'meanReward', of: (r) => NaNIfMissing(finalAndDa0(r).final?.reference?.heldout[f]) },
+    { key: `da0.scripted.${k}`, label: `DA0 ${label} (scripted CA)`, rate: k !== 'meanReward', of: (r) => NaNIfMissing(finalAndDa0(r).da0?.reference?.heldout[f]) },
+    {
+      key: `gain.scripted.${k}`, label: `final − DA0 ${label} (scripted CA)`, rate: k !== 'meanReward',
+      of: (r) => { const { final, da0 } = finalAndDa0(r); return final?.reference && da0?.reference ? final.reference.heldout[f] - da0.reference.heldout[f] : Number.NaN; },
+    },
+    {
+      // The full arm's own final CA: for `full` its own evaluation, for a fixed-opponent arm the study's extra one.
+      key: `final.fullCa.${k}`, label: `final DA ${label} (full arm's final CA)`, rate: k !== 'meanReward',
+      of: (r) => (r.arm === 'full' ? NaNIfMissing(finalAndDa0(r).final?.heldout[f]) : NaNIfMissing(r.vsFullCa?.[f])),
+    },
+  ]),
+  { key: 'matches', label: 'matches', rate: false, of: (r) => r.matches.length },
+  { key: 'daGyms', label: 'DA gyms', rate: false, of: (r) => r.gyms.filter((g) => g.role === 'DA').length },
+  { key: 'caGyms', label: 'CA gyms', rate: false, of: (r) => r.gyms.filter((g) => g.role === 'CA').length },
+  { key: 'finalWDa', label: 'W_DA of the last match', rate: true, of: (r) => NaNIfMissing(r.matches.at(-1)?.wDa) },
+];
+
+/** k of n seeds with Wilson's interval (a count over seeds). */
+export interface SeedCount {
+  k: number;
+  n: number;
+  ci: [number, number] | null;
+}
+
+export interface ArmSummary {
+  arm: string;
+  seeds: { total: number; finished: number; failed: number };
+  measures: Record<string, MeanInterval>;
+  /** The DA trained (≥ 1 DA gym). */
+  daTrained: SeedCount;
+  nonMonotonic: SeedCount;
+  /** W_DA per match (1-based), over the seeds that played it. */
+  wDa: (MeanInterval & { match: number })[];
+  /** The CA's tactic measures per match (one CA generation per match), over seeds. */
+  tactics: Record<(typeof TACTIC_FIELDS)[number][0], (MeanInterval & { match: number })[]>;
+  /**
+   * Per tactic measure, the seeds whose last match's value is above (up) or below (down) the first
+   * match's: a measure moves in a consistent direction when most seeds agree.
+   */
+  tacticDirection: Record<(typeof TACTIC_FIELDS)[number][0], { up: number; down: number; n: number }>;
+}
+
+export interface PairSummary {
+  a: string;
+  b: string;
+  /** a − b per measure, paired by seed. */
+  measures: Record<string, PairedDifference>;
+}
+
+export interface StudySummary {
+  arms: ArmSummary[];
+  /** Every arm against the baseline (full when present, else the first arm). */
+  paired: PairSummary[];
+  baseline: string | null;
+}
+
+function seedCount(flags: readonly boolean[]): SeedCount {
+  const k = flags.filter(Boolean).length;
+  return { k, n: flags.length, ci: wilsonInterval(k, flags.length) };
+}
+
+function perMatch(runs: readonly StudyRunData[], of: (m: MatchSummary) => number): (MeanInterval & { match: number })[] {
+  const longest = Math.max(0, ...runs.map((r) => r.matches.length));
+  return Array.from({ length: longest }, (_, i) => ({ match: i + 1, ...meanInterval(runs.flatMap((r) => (r.matches[i] ? [of(r.matches[i])] : []))) }));
+}
+
+export function summariseStudy(arms: readonly string[], runs: readonly StudyRunData[]): StudySummary {
+  const finishedOf = (arm: string) => runs.filter((r) => r.arm === arm && r.status === 'finished').sort((x, y) => x.seed - y.seed);
+  const armSummaries: ArmSummary[] = arms.map((arm) => {
+    const all = runs.filter((r) => r.arm === arm);
+    const done = finishedOf(arm);
+    return {
+      arm,
+      seeds: { total: all.length, finished: done.length, failed: all.filter((r) => r.status === 'failed').length },
+      measures: Object.fromEntries(MEASURES.map((m) => [m.key, meanInterval(done.map(m.of))])),
+      daTrained: seedCount(done.map((r) => r.gyms.some((g) => g.role === 'DA'))),
+      nonMonotonic: seedCount(done.map((r) => nonMonotonic(r.matches, r.gyms))),
+      wDa: perMatch(done, (m) => m.wDa),
+      tactics: Object.fromEntries(TACTIC_FIELDS.map(([k, f]) => [k, perMatch(done, (m) => m.tactics[f])])) as ArmSummary['tactics'],
+      tacticDirection: Object.fromEntries(TACTIC_FIELDS.map(([k, f]) => {
+        const moved = done.filter((r) => r.matches.length > 1).map((r) => r.matches.at(-1)!.tactics[f] - r.matches[0]!.tactics[f]);
+        return [k, { up: moved.filter((d) => d > 0).length, down: moved.filter((d) => d < 0).length, n: moved.length }];
+      })) as ArmSummary['tacticDirection'],
+    };
+  });
+  const baseline = arms.includes('full') ? 'full' : (arms[0] ?? null);
+  const bySeed = (arm: string, m: MeasureDef) => new Map(finishedOf(arm).map((r) => [r.seed, m.of(r)]));
+  const paired: PairSummary[] = baseline === null ? [] : arms.filter((a) => a !== baseline).map((a) => ({
+    a, b: baseline,
+    measures: Object.fromEntries(MEASURES.map((m) => [m.key, pairedDifference(bySeed(a, m), bySeed(baseline, m))])),
+  }));
+  return { arms: armSummaries, paired, baseline };
+}

@@ -1,0 +1,231 @@
+/**
+ * `sparring study`: seeds × arms of co-evolution runs with intervals over seeds. `study --preset P
+ * --seeds N --arms LIST` creates and runs a study; `study --resume S` continues a killed one;
+ * `study show S` prints its tables; `study list` lists the lab's studies.
+ */
+import { readFileSync } from 'node:fs';
+import cliProgress from 'cli-progress';
+import type { Command } from 'commander';
+import { ARMS, armConfig, parseArms } from '../../../core/coevolution/arms';
+import type { ArmSpec } from '../../../core/coevolution/arms';
+import { MEASURES, TACTIC_FIELDS } from '../../../core/coevolution/study-summary';
+import { PRESETS, parseRunConfig, RunConfigError } from '../../../core/coevolution/run-config';
+import type { RunConfig } from '../../../core/coevolution/run-config';
+import { fmt } from '../../report/study-report';
+import { openSqliteStore } from '../../store/sqlite-store';
+import { loadStudy } from '../../study/study-data';
+import type { StudyView } from '../../study/study-data';
+import { defaultWorkers, runStudy } from '../../study/runner';
+import type { StudyProgress } from '../../study/runner';
+import { studyStore } from '../../study/study-store';
+import { positiveInt, UsageError } from '../options';
+import { table } from '../../format/table';
+import type { GlobalOptions } from '../main';
+
+interface StudyOptions {
+  preset?: string;
+  config?: string;
+  seeds?: string;
+  arms?: string;
+  workers?: number;
+  resume?: string;
+}
+
+/** "3" → seeds 1, 2, 3; "1,4,7" → those seeds. */
+export function parseSeeds(text: string): number[] {
+  const t = text.trim();
+  if (/^\d+$/.test(t)) {
+    const n = Number(t);
+    if (n < 1 || n > 1000) throw new UsageError(`--seeds must be 1..1000 or a list of seeds, got "${text}"`);
+    return Array.from({ length: n }, (_, i) => i + 1);
+  }
+  const seeds = t.split(',').map((s) => s.trim());
+  if (!seeds.every((s) => /^-?\d+$/.test(s))) throw new UsageError(`--seeds must be a count (10) or a list of integer seeds (1,2,5), got "${text}"`);
+  const out = seeds.map(Number);
+  if (new Set(out).size !== out.length) throw new UsageError(`--seeds lists a seed twice: "${text}"`);
+  return out;
+}
+
+export function registerStudy(program: Command, globals: () => GlobalOptions): void {
+  const study = program
+    .command('study')
+    .description('seeds × arms of co-evolution runs (ablations of the method) with 95% intervals over seeds; resumable')
+    .option('--preset <name>', `the base run config: ${Object.keys(PRESETS).join(', ')}`)
+    .option('--config <file>', 'a run config (JSON) as the base instead of a preset')
+    .option('--seeds <n>', 'how many seeds (1..n), or a list (1,4,7)')
+    .option('--arms <list>', `comma-separated arms: ${Object.keys(ARMS).join(', ')}`, 'full')
+    .option('--workers <n>', `worker processes (default: one per core, here ${defaultWorkers()})`, positiveInt('--workers'))
+    .option('--resume <study>', 'continue a study that was killed or interrupted (e.g. S1)')
+    .action(async (opts: StudyOptions) => {
+      const g = globals();
+      let id: string;
+      if (opts.resume) {
+        if (opts.preset || opts.config || opts.seeds) throw new UsageError('--resume continues a study as it was created; leave out --preset, --config and --seeds');
+        id = opts.resume;
+        withLab(g.db, (db) => studyStore(db).get(id));
+      } else {
+        if (!opts.seeds) throw new UsageError('study needs --seeds (and --preset or --config), or --resume S');
+        if (opts.preset && opts.config) throw new UsageError('give --preset or --config, not both');
+        const seeds = parseSeeds(opts.seeds);
+        const arms = parseArms(opts.arms ?? 'full');
+        const preset = opts.config ? '' : (opts.preset ?? 'quick');
+        let base: RunConfig;
+        if (opts.config) {
+          let text: string;
+          try {
+            text = readFileSync(opts.config, 'utf8');
+          } catch (e) {
+            throw new UsageError(`--config ${opts.config}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+          }
+          base = parseRunConfig(text, opts.config);
+        } else {
+          const p = PRESETS[preset as keyof typeof PRESETS];
+          if (!p) throw new RunConfigError('--preset', 'preset', `unknown preset "${preset}"; known: ${Object.keys(PRESETS).join(', ')}`);
+          base = p.config;
+        }
+        // Every arm's config is checked before anything runs (a budget arm with a stand-in budget of 1).
+        const configOf = (arm: string) => armConfig(base, arm as keyof typeof ARMS, (ARMS[arm as keyof typeof ARMS] as ArmSpec).budgetFromFull ? 1 : undefined);
+        for (const arm of arms) configOf(arm);
+        id = withLab(g.db, (db) => studyStore(db).create({ preset, base, arms, seeds, configOf: (arm) => configOf(arm) }).id);
+        process.stderr.write(`study ${id}: ${arms.length} arms × ${seeds.length} seeds (${preset ? `preset ${preset}` : opts.config}) in ${g.db}\n`);
+      }
+      const workers = opts.workers ?? defaultWorkers();
+      const started = Date.now();
+      const bar = studyBar(id);
+      try {
+        await runStudy({
+          dbPath: g.db, studyId: id, workers,
+          onProgress: (p) => bar.update(p),
+          onEntry: (e) => {
+            if (e.status === 'failed') bar.log(`${e.kind === 'eval' ? 'evaluation of ' : ''}${e.arm} seed ${e.seed} (${e.runId}) failed: ${e.error}\n`);
+            else bar.log(`${e.kind === 'eval' ? `${e.arm} seed ${e.seed}: final DA evaluated against the full run's final CA` : `${e.arm} seed ${e.seed} (${e.runId}) finished`} in ${e.seconds.toFixed(1)} s\n`);
+          },
+        });
+      } finally {
+        bar.stop();
+      }
+      const seconds = (Date.now() - started) / 1000;
+      const view = withLab(g.db, (db) => loadStudy(db, g.db, id));
+      process.stderr.write(`study ${id}: ${view.study.status} in ${seconds.toFixed(1)} s with ${workers} worker${workers === 1 ? '' : 's'}\n`);
+      print(g.json, view, seconds);
+      if (view.study.status !== 'finished') process.exitCode = 1;
+    });
+
+  study
+    .command('show')
+    .description('the tables of a study: per arm mean [95% CI] over seeds, paired differences against full')
+    .argument('<study>', 'the study id, e.g. S1')
+    .action((id: string) => {
+      const g = globals();
+      print(g.json, withLab(g.db, (db) => loadStudy(db, g.db, id)), null);
+    });
+
+  study
+    .command('list')
+    .description("the lab's studies")
+    .action(() => {
+      const g = globals();
+      const rows = withLab(g.db, (db) => studyStore(db).list().map((s) => ({ ...s, entries: studyStore(db).entries(s.id) })));
+      if (g.json) {
+        process.stdout.write(JSON.stringify(rows.map(({ base: _base, ...s }) => s), null, 2) + '\n');
+        return;
+      }
+      process.stdout.write(table(['study', 'preset', 'arms', 'seeds', 'status', 'runs finished'], rows.map((s) => [
+        s.id, s.preset || 'custom', s.arms.join(','), s.seeds.length, s.status, `${s.entries.filter((e) => e.status === 'finished').length}/${s.entries.length}`,
+      ])) + '\n');
+    });
+}
+
+function withLab<T>(dbPath: string, f: (db: ReturnType<typeof openSqliteStore>['db']) => T): T {
+  const store = openSqliteStore(dbPath);
+  try {
+    return f(store.db);
+  } catch (e) {
+    if (e instanceof Error && /^no study /.test(e.message)) throw new UsageError(e.message);
+    throw e;
+  } finally {
+    store.close();
+  }
+}
+
+/** One bar for the whole study (runs and evaluations) with ETA; a line per settled run when stderr is not a terminal. */
+function studyBar(id: string) {
+  if (!process.stderr.isTTY) {
+    return { update: (_p: StudyProgress) => undefined, log: (line: string) => process.stderr.write(line), stop: () => undefined };
+  }
+  const bar = new cliProgress.SingleBar(
+    { stream: process.stderr, format: `study ${id} [{bar}] {done}/{total} runs | ETA {eta_formatted} | {running}`, hideCursor: true, etaBuffer: 50, fps: 4 },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    update(p: StudyProgress) {
+      const payload = { done: p.finished + p.failed, running: p.running.map((r) => `${r.arm}/${r.seed} ${r.phase}`).join(', ') };
+      if (!started) {
+        bar.start(p.total, p.value, payload);
+        started = true;
+      }
+      bar.update(p.value, payload);
+    },
+    log(line: string) {
+      if (started) bar.stop();
+      process.stderr.write(line);
+      started = false;
+    },
+    stop() {
+      if (started) bar.stop();
+    },
+  };
+}
+
+/** The study's JSON document: the study, its runs, and the tables (per arm and paired). */
+export function studyJson(v: StudyView, seconds: number | null) {
+  const { base: _base, ...study } = v.study;
+  return { study, seconds, runs: v.entries, baseline: v.summary.baseline, arms: v.summary.arms, paired: v.summary.paired };
+}
+
+function print(json: boolean, v: StudyView, seconds: number | null): void {
+  if (json) {
+    process.stdout.write(JSON.stringify(studyJson(v, seconds), null, 2) + '\n');
+    return;
+  }
+  const s = v.summary;
+  const out: string[] = [];
+  out.push(`study ${v.study.id}: ${v.study.preset ? `preset ${v.study.preset}` : 'custom config'}, arms ${v.study.arms.join(', ')}, seeds ${v.study.seeds.join(', ')} — ${v.study.status}`);
+  out.push('Rates in %; mean [95% Student-t interval] over the seeds that finished.', '');
+  out.push(table(['arm', 'seed', 'run', 'status', 'matches', 'note'], v.entries.map((e) => [e.arm, e.seed, e.runId, e.status, e.matches, e.error ?? ''])), '');
+  const block = (title: string, keys: string[]) => {
+    const defs = keys.map((k) => MEASURES.find((m) => m.key === k)!);
+    out.push(title);
+    out.push(table(['arm', 'n', ...defs.map((d) => d.label.replace(/ \((own|scripted) CA\)$/, ''))], s.arms.map((a) => [a.arm, a.seeds.finished, ...defs.map((d) => fmt(a.measures[d.key]!, d.rate))]), ['l', 'r', ...defs.map(() => 'r' as const)]), '');
+  };
+  const five = ['routing', 'strictPass', 'fail', 'meanReward', 'lookupFirst'];
+  block("Held-out, final DA against the run's own final CA (RL-ADA Table 4):", five.map((k) => `final.${k}`));
+  block('Held-out, final DA − DA0 (own CA):', five.map((k) => `gain.${k}`));
+  block('Held-out, final DA against the scripted CA:', five.map((k) => `final.scripted.${k}`));
+  block('Held-out, final DA − DA0 (scripted CA):', five.map((k) => `gain.scripted.${k}`));
+  if (s.arms.some((a) => a.measures['final.fullCa.routing']!.n && a.arm !== 'full')) block("Held-out, final DA against the full arm's final CA of the same seed:", five.map((k) => `final.fullCa.${k}`));
+  out.push('Gyms and the shape of W_DA (k of n seeds [Wilson 95%]):');
+  const count = (c: { k: number; n: number; ci: [number, number] | null }) => `${c.k}/${c.n}${c.ci ? ` [${Math.round(c.ci[0] * 100)}–${Math.round(c.ci[1] * 100)}%]` : ''}`;
+  out.push(table(['arm', 'matches', 'DA gyms', 'CA gyms', 'DA trained', 'W_DA non-monotonic'], s.arms.map((a) => [
+    a.arm, fmt(a.measures.matches!, false), fmt(a.measures.daGyms!, false), fmt(a.measures.caGyms!, false), count(a.daTrained), count(a.nonMonotonic),
+  ]), ['l', 'r', 'r', 'r', 'r', 'r']), '');
+  const longest = Math.max(0, ...s.arms.map((a) => a.wDa.length));
+  out.push('W_DA per match (%):');
+  out.push(table(['arm', ...Array.from({ length: longest }, (_, i) => `M${i + 1}`)], s.arms.map((a) => [a.arm, ...Array.from({ length: longest }, (_, i) => (a.wDa[i] ? `${fmt(a.wDa[i], true)} n=${a.wDa[i].n}` : ''))])), '');
+  out.push('CA tactic measures, last match against the first (seeds up / down of n):');
+  out.push(table(['arm', ...TACTIC_FIELDS.map(([, , label]) => label)], s.arms.map((a) => [a.arm, ...TACTIC_FIELDS.map(([k]) => `${a.tacticDirection[k].up} up / ${a.tacticDirection[k].down} down of ${a.tacticDirection[k].n}`)])), '');
+  for (const [k, , label] of TACTIC_FIELDS) {
+    out.push(`CA tactic measure per match: ${label}:`);
+    out.push(table(['arm', ...Array.from({ length: longest }, (_, i) => `M${i + 1}`)], s.arms.map((a) => [a.arm, ...Array.from({ length: longest }, (_, i) => (a.tactics[k][i] ? fmt(a.tactics[k][i], k === 'decoyRate' || k === 'hedgeRate') : ''))])), '');
+  }
+  if (s.paired.length) {
+    const keys = ['final.routing', 'final.strictPass', 'final.scripted.routing', 'final.scripted.strictPass', 'final.fullCa.routing', 'gain.routing', 'daGyms', 'caGyms'];
+    const defs = keys.map((k) => MEASURES.find((m) => m.key === k)!);
+    out.push(`Paired differences arm − ${s.baseline} on the same seeds (mean [95% t interval]; rates in points):`);
+    out.push(table(['arm − ' + s.baseline, 'pairs', ...defs.map((d) => d.label)], s.paired.map((p) => [`${p.a} − ${p.b}`, p.measures['final.routing']!.n, ...defs.map((d) => fmt(p.measures[d.key]!, d.rate))]), ['l', 'r', ...defs.map(() => 'r' as const)]));
+  }
+  if (seconds !== null) out.push('', `${seconds.toFixed(1)} s`);
+  process.stdout.write(out.join('\n') + '\n');
+}
+

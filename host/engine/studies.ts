@@ -1,0 +1,91 @@
+/**
+ * The engine's study requests: start and resume studies (host/study/runner.ts runs their
+ * (arm, seed) runs in worker processes, so the engine's thread only waits), list them with the
+ * live progress of those this engine runs, and read one with its tables.
+ */
+import type { Database } from 'better-sqlite3';
+import type { Handlers, StudyDetail, StudyInfo, StudyProgressInfo } from '../../core/contract/contract';
+import type { EngineEvent } from '../../core/contract/run-service';
+import { ARMS, armConfig, parseArms } from '../../core/coevolution/arms';
+import type { ArmSpec } from '../../core/coevolution/arms';
+import { PRESETS, RunConfigError } from '../../core/coevolution/run-config';
+import { runStudy } from '../study/runner';
+import { loadStudy } from '../study/study-data';
+import { studyStore } from '../study/study-store';
+
+type StudyHandlers = Pick<Handlers, Extract<keyof Handlers, `studies/${string}`>>;
+
+export function studyHandlers(o: { db: Database; dbPath: string; emit: (e: EngineEvent) => void }): { handlers: StudyHandlers; close(): void } {
+  const studies = studyStore(o.db);
+  const live = new Map<string, StudyProgressInfo | null>();
+
+  function launch(studyId: string, workers?: number): void {
+    live.set(studyId, null);
+    // Workers report every step: a few progress events a second, and at once when a job settles.
+    let last = 0;
+    let settled = -1;
+    o.emit({ name: 'study/status', payload: { studyId, status: 'running' } });
+    void runStudy({
+      dbPath: o.dbPath, studyId, ...(workers ? { workers } : {}),
+      onProgress: (p) => {
+        const progress: StudyProgressInfo = { total: p.total, finished: p.finished, failed: p.failed, value: p.value, running: p.running.map(({ arm, seed, runId, phase, label }) => ({ arm, seed, runId, phase, label })) };
+        live.set(studyId, progress);
+        const now = Date.now();
+        if (now - last < 250 && p.finished + p.failed === settled) return;
+        last = now;
+        settled = p.finished + p.failed;
+        o.emit({ name: 'study/progress', payload: { studyId, progress } });
+      },
+    })
+      .catch((err: unknown) => process.stderr.write(`sparring engine: study ${studyId}: ${String(err)}\n`))
+      .finally(() => {
+        live.delete(studyId);
+        let status: StudyInfo['status'] = 'failed';
+        try {
+          status = studies.get(studyId).status;
+        } catch {
+          // the lab was closed under us
+        }
+        o.emit({ name: 'study/status', payload: { studyId, status } });
+      });
+  }
+
+  function info(id: string): StudyDetail {
+    const v = loadStudy(o.db, o.dbPath, id);
+    const { base, ...study } = v.study;
+    return {
+      ...study, live: live.has(id), progress: live.get(id) ?? null, tauDa: base.stopping.tauDa, summary: v.summary,
+      runs: v.entries.map((e, i) => ({ arm: e.arm, seed: e.seed, runId: e.runId, status: e.status, error: e.error, matches: e.matches, wDa: v.runs[i]!.matches.map((m) => m.wDa) })),
+    };
+  }
+
+  return {
+    handlers: {
+      'studies/start': ({ preset, seeds, arms, workers }) => {
+        const p = PRESETS[preset as keyof typeof PRESETS];
+        if (!p) throw new RunConfigError('preset', 'preset', `unknown preset "${preset}"; known: ${Object.keys(PRESETS).join(', ')}`);
+        const names = parseArms(arms);
+        const configOf = (arm: string) => armConfig(p.config, arm as keyof typeof ARMS, (ARMS[arm as keyof typeof ARMS] as ArmSpec).budgetFromFull ? 1 : undefined);
+        for (const arm of names) configOf(arm);
+        const s = studies.create({ preset, base: p.config, arms: names, seeds: Array.from({ length: seeds }, (_, i) => i + 1), configOf });
+        launch(s.id, workers);
+        return { studyId: s.id };
+      },
+      'studies/resume': ({ studyId }) => {
+        studies.get(studyId);
+        if (live.has(studyId)) throw new Error(`study ${studyId} is running in this engine`);
+        launch(studyId);
+        return { ok: true };
+      },
+      'studies/list': () => studies.list().map((s) => {
+        const { summary: _summary, tauDa: _tau, ...rest } = info(s.id);
+        return rest;
+      }),
+      'studies/get': ({ studyId }) => info(studyId),
+      'studies/arms': () => Object.entries(ARMS).map(([name, a]) => ({ name, description: a.description })),
+    },
+    close() {
+      live.clear();
+    },
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * A self-contained HTML report of a study (`sparring report --study S --out FILE.html`): W_DA per
+ * match as a mean line with its 95% band per arm, the held-out tables with intervals and the
+ * paired differences against `full`, the CA's tactic measures per match with bands, and per-seed
+ * small multiples. Inline SVG in the style of the run report (report.ts), no scripts.
+ */
+import { MEASURES, TACTIC_FIELDS } from '../../core/coevolution/study-summary';
+import type { StudyRunData, StudySummary } from '../../core/coevolution/study-summary';
+import type { MeanInterval } from '../../core/stats/intervals';
+import { esc, htmlTable, REPORT_STYLE } from './report';
+
+/** One colour per arm, in the study's order. */
+export const ARM_COLOURS = ['#2563eb', '#ea580c', '#16a34a', '#7c3aed', '#db2777', '#0891b2', '#ca8a04', '#475569'];
+
+export interface BandSeries {
+  name: string;
+  colour: string;
+  points: (MeanInterval & { match: number })[];
+}
+
+/**
+ * Mean line per series with its 95% interval as a shaded band, x = match. `rate`: the y axis is
+ * 0–100%; otherwise it spans the data.
+ */
+export function bandChart(series: readonly BandSeries[], opts: { title: string; rate: boolean; width?: number; height?: number; tauDa?: number; legend?: boolean }): string {
+  const W = opts.width ?? 640, H = opts.height ?? 260, L = 52, R = 16, T = 22, B = 34;
+  const n = Math.max(1, ...series.map((s) => s.points.length));
+  const vals = series.flatMap((s) => s.points.flatMap((p) => (p.n ? [p.mean, ...(p.ci ?? [])] : [])));
+  let lo = opts.rate ? 0 : Math.min(...vals, 0);
+  let hi = opts.rate ? 1 : Math.max(...vals, 1e-9);
+  if (!opts.rate && hi - lo < 1e-9) hi = lo + 1;
+  if (!opts.rate) {
+    const pad = (hi - lo) * 0.08;
+    lo -= pad;
+    hi += pad;
+  }
+  const x = (i: number) => L + (n === 1 ? 0.5 : i / (n - 1)) * (W - L - R);
+  const y = (v: number) => T + (1 - (Math.max(lo, Math.min(hi, v)) - lo) / (hi - lo)) * (H - T - B);
+  const parts: string[] = [];
+  for (let k = 0; k <= 4; k++) {
+    const v = lo + ((hi - lo) * k) / 4;
+    parts.push(`<line x1="${L}" x2="${W - R}" y1="${y(v)}" y2="${y(v)}" stroke="#e2e8f0"/><text x="${L - 6}" y="${y(v) + 4}" font-size="11" text-anchor="end" fill="#64748b">${opts.rate ? `${Math.round(v * 100)}%` : v.toFixed(v === 0 || Math.abs(hi - lo) > 10 ? 0 : 3)}</text>`);
+  }
+  if (opts.tauDa !== undefined) parts.push(`<line x1="${L}" x2="${W - R}" y1="${y(opts.tauDa)}" y2="${y(opts.tauDa)}" stroke="#16a34a" stroke-dasharray="5 4"/><text x="${W - R}" y="${y(opts.tauDa) - 5}" font-size="11" text-anchor="end" fill="#16a34a">τ_DA = ${opts.tauDa.toFixed(2)}</text>`);
+  for (let i = 0; i < n; i++) parts.push(`<text x="${x(i)}" y="${H - B + 16}" font-size="11" text-anchor="middle" fill="#334155">M${i + 1}</text>`);
+  for (const s of series) {
+    const pts = s.points.map((p, i) => ({ ...p, i })).filter((p) => p.n > 0);
+    const band = pts.filter((p) => p.ci);
+    if (band.length > 1) {
+      const upper = band.map((p) => `${x(p.i)},${y(p.ci![1])}`);
+      const lower = band.map((p) => `${x(p.i)},${y(p.ci![0])}`).reverse();
+      parts.push(`<polygon points="${[...upper, ...lower].join(' ')}" fill="${s.colour}" fill-opacity="0.15" stroke="none"/>`);
+    } else {
+      for (const p of band) parts.push(`<line x1="${x(p.i)}" x2="${x(p.i)}" y1="${y(p.ci![0])}" y2="${y(p.ci![1])}" stroke="${s.colour}" stroke-opacity="0.4" stroke-width="6"/>`);
+    }
+    parts.push(`<polyline fill="none" stroke="${s.colour}" stroke-width="2" points="${pts.map((p) => `${x(p.i)},${y(p.mean)}`).join(' ')}"/>`);
+    parts.push(pts.map((p) => `<circle cx="${x(p.i)}" cy="${y(p.mean)}" r="3.5" fill="#fff" stroke="${s.colour}" stroke-width="2"><title>${esc(s.name)} M${p.i + 1}: ${fmt(p, opts.rate)} (n=${p.n})</title></circle>`).join(''));
+  }
+  const legend = opts.legend === false ? '' : `<g font-size="11">${series.map((s, i) => `<rect x="${L + 8 + i * 120}" y="${T - 14}" width="10" height="3" fill="${s.colour}"/><text x="${L + 22 + i * 120}" y="${T - 9}">${esc(s.name)}</text>`).join('')}</g>`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(opts.title)}">${parts.join('')}${legend}</svg>`;
+}
+
+export function fmt(m: MeanInterval, rate: boolean): string {
+  if (!m.n) return '–';
+  const f = (v: number) => (rate ? `${(v * 100).toFixed(1)}` : v.toFixed(2));
+  return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : f(m.mean);
+}
+
+export interface StudyReportInput {
+  id: string;
+  preset: string;
+  arms: readonly string[];
+  seeds: readonly number[];
+  status: string;
+  tauDa: number;
+  runs: readonly StudyRunData[];
+  summary: StudySummary;
+}
+
+const FIVE = ['routing', 'strictPass', 'fail', 'meanReward', 'lookupFirst'];
+
+export function renderStudyReport(s: StudyReportInput): string {
+  const colour = (arm: string) => ARM_COLOURS[s.arms.indexOf(arm) % ARM_COLOURS.length]!;
+  const measureTable = (prefix: string) => {
+    const defs = FIVE.map((k) => MEASURES.find((m) => m.key === `${prefix}.${k}`)!);
+    return htmlTable(['arm', 'seeds', ...defs.map((d) => d.label.replace(/^(final DA|DA0|final − DA0) /, '').replace(/ \(.*\)$/, ''))], s.summary.arms.map((a) => [a.arm, a.seeds.finished, ...defs.map((d) => fmt(a.measures[d.key]!, d.rate))]));
+  };
+  const wDa = bandChart(s.summary.arms.map((a) => ({ name: a.arm, colour: colour(a.arm), points: a.wDa })), { title: 'W_DA per match, mean and 95% band per arm', rate: true, tauDa: s.tauDa });
+  const tactics = TACTIC_FIELDS.map(([k, , label]) => `<div class="cell"><h3>${esc(label)}</h3>${bandChart(s.summary.arms.map((a) => ({ name: a.arm, colour: colour(a.arm), points: a.tactics[k] })), { title: `${label} per match`, rate: k === 'decoyRate' || k === 'hedgeRate', width: 460, height: 220 })}</div>`).join('');
+  const pairedKeys = ['final.routing', 'final.strictPass', 'final.scripted.routing', 'final.fullCa.routing', 'gain.routing', 'gain.strictPass', 'daGyms', 'caGyms'];
+  const pairedDefs = pairedKeys.map((k) => MEASURES.find((m) => m.key === k)!);
+  const paired = s.summary.paired.length
+    ? htmlTable(['arm − ' + (s.summary.baseline ?? ''), 'pairs', ...pairedDefs.map((d) => d.label)], s.summary.paired.map((p) => [`${p.a} − ${p.b}`, p.measures['final.routing']!.n, ...pairedDefs.map((d) => fmt(p.measures[d.key]!, d.rate))]))
+    : '<p class="meta">One arm: no paired differences.</p>';
+  const count = (c: { k: number; n: number; ci: [number, number] | null }) => `${c.k}/${c.n}${c.ci ? ` [${Math.round(c.ci[0] * 100)}–${Math.round(c.ci[1] * 100)}%]` : ''}`;
+  const shape = htmlTable(['arm', 'matches', 'DA gyms', 'CA gyms', 'DA trained', 'W_DA non-monotonic'], s.summary.arms.map((a) => [a.arm, fmt(a.measures.matches!, false), fmt(a.measures.daGyms!, false), fmt(a.measures.caGyms!, false), count(a.daTrained), count(a.nonMonotonic)]));
+  const single = (m: { mean: number }) => ({ n: 1, mean: m.mean, sd: 0, ci: null, t: null, df: 0 });
+  const perSeed = s.seeds.map((seed) => {
+    const series = s.arms.flatMap((arm) => {
+      const r = s.runs.find((x) => x.arm === arm && x.seed === seed);
+      return r ? [{ name: arm, colour: colour(arm), points: r.matches.map((m) => ({ match: m.index, ...single({ mean: m.wDa }) })) }] : [];
+    });
+    return `<div class="cell small"><h3>seed ${seed}</h3>${bandChart(series, { title: `W_DA per match, seed ${seed}`, rate: true, width: 300, height: 170, tauDa: s.tauDa, legend: false })}</div>`;
+  }).join('');
+  const runs = htmlTable(['arm', 'seed', 'run', 'status', 'matches', 'DA gyms', 'CA gyms', 'note'], s.runs.map((r) => [r.arm, r.seed, r.runId ?? '', r.status, r.matches.length, r.gyms.filter((g) => g.role === 'DA').length, r.gyms.filter((g) => g.role === 'CA').length, r.error ?? '']));
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Sparring study ${esc(s.id)}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>${REPORT_STYLE}
+.grid{display:flex;flex-wrap:wrap;gap:12px}.cell h3{margin:4px 0}.small svg{border:1px solid #e2e8f0;border-radius:4px}
+</style></head><body>
+<h1>Sparring study ${esc(s.id)}</h1>
+<p class="meta">${s.preset ? `preset ${esc(s.preset)}` : 'custom config'} · arms ${esc(s.arms.join(', '))} · seeds ${esc(s.seeds.join(', '))} · ${esc(s.status)}</p>
+<p class="meta">Every figure is a mean over the seeds that finished, with its 95% Student-t interval in brackets; rates in %. Paired differences are taken seed by seed against ${esc(s.summary.baseline ?? '–')}.</p>
+<h2>W_DA per match</h2>
+${wDa}
+<p class="meta">Line: mean over seeds; band: 95% interval (shown where at least two seeds played that match).</p>
+${shape}
+<h2>Held-out evaluation (RL-ADA Table 4)</h2>
+<h3>Final DA against the run's own final CA</h3>${measureTable('final')}
+<h3>Final DA − DA0 (own CA)</h3>${measureTable('gain')}
+<h3>Final DA against the scripted CA</h3>${measureTable('final.scripted')}
+<h3>Final DA − DA0 (scripted CA)</h3>${measureTable('gain.scripted')}
+${s.summary.arms.some((a) => a.arm !== 'full' && a.measures['final.fullCa.routing']!.n) ? `<h3>Final DA against the full arm's final CA of the same seed</h3>${measureTable('final.fullCa')}` : ''}
+<h2>Paired differences</h2>
+${paired}
+<h2>The CA's tactic measures per match</h2>
+<div class="grid">${tactics}</div>
+<h2>Per seed</h2>
+<div class="grid">${perSeed}</div>
+<h2>Runs</h2>
+${runs}
+</body></html>
+`;
+}

@@ -1,0 +1,227 @@
+/**
+ * Runs a study: every (arm, seed) is an ordinary run of the lab, executed in parallel worker
+ * processes (study-worker.ts, default one per core). A study killed at any moment resumes with
+ * the same call: finished runs are kept, interrupted ones resume from their last phase
+ * boundary, so nothing runs twice. A worker that dies fails its (arm, seed) with the reason and
+ * the rest go on; `--resume` retries such an entry from its run's last boundary.
+ *
+ * Order: a fixed-opponent arm takes the DA gym budget of the `full` run of the same seed, so it
+ * waits for that run; then its final DA is also evaluated against that run's final CA.
+ */
+import { fork } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { ARMS, armConfig, isArmName } from '../../core/coevolution/arms';
+import type { ArmSpec } from '../../core/coevolution/arms';
+import type { StudyRunStatus } from '../../core/coevolution/study-summary';
+import { createRunReader } from '../coevolution/service';
+import { openSqliteStore } from '../store/sqlite-store';
+import { studyStore } from './study-store';
+import type { StudyEntry } from './study-store';
+import type { WorkerMessage } from './study-worker';
+
+export interface StudyJobView {
+  arm: string;
+  seed: number;
+  runId: string;
+  kind: 'run' | 'eval';
+  phase: string;
+  label: string;
+  /** Estimated share of the job done, 0..1. */
+  fraction: number;
+}
+
+export interface StudyProgress {
+  studyId: string;
+  /** Jobs: one run per (arm, seed) plus one evaluation per fixed-opponent (arm, seed). */
+  total: number;
+  finished: number;
+  failed: number;
+  /** finished + failed + the running jobs' fractions: what a progress bar shows. */
+  value: number;
+  running: StudyJobView[];
+}
+
+export interface RunStudyOptions {
+  dbPath: string;
+  studyId: string;
+  /** Worker processes (default: one per core). */
+  workers?: number;
+  onProgress?: (p: StudyProgress) => void;
+  /** An (arm, seed) settled: finished, or failed with the reason. */
+  onEntry?: (e: { arm: string; seed: number; runId: string; kind: 'run' | 'eval'; status: StudyRunStatus; error: string | null; seconds: number }) => void;
+}
+
+interface Job {
+  kind: 'run' | 'eval';
+  entry: StudyEntry;
+}
+
+const WORKER = new URL('./study-worker-entry.mjs', import.meta.url);
+const FINAL_OK = ['finished', 'stopped'];
+
+export function defaultWorkers(): number {
+  return Math.max(1, availableParallelism());
+}
+
+export async function runStudy(opts: RunStudyOptions): Promise<void> {
+  const workers = Math.max(1, opts.workers ?? defaultWorkers());
+  // Split the cores between the workers' onnxruntime thread pools.
+  const threads = Math.max(1, Math.floor(availableParallelism() / workers));
+  const store = openSqliteStore(opts.dbPath);
+  const db = store.db;
+  const studies = studyStore(db);
+  const reader = createRunReader(db, opts.dbPath, () => undefined);
+  const study = studies.get(opts.studyId);
+  const nMax = study.base.stopping.nMax;
+  const specOf = (arm: string): ArmSpec | null => (isArmName(arm) ? ARMS[arm] : null);
+
+  try {
+    studies.setStatus(study.id, 'running');
+    const entries = studies.entries(study.id);
+    const entryOf = (arm: string, seed: number) => entries.find((e) => e.arm === arm && e.seed === seed);
+    // What the lab says of each run: kept results, and the runs still to (re)start.
+    const todo: Job[] = [];
+    let finished = 0;
+    let failed = 0;
+    for (const e of entries) {
+      const run = reader.get(e.runId);
+      if (FINAL_OK.includes(run.status)) {
+        if (e.status !== 'finished') studies.setEntry(study.id, e.arm, e.seed, 'finished', null, e.seconds);
+        e.status = 'finished';
+      } else if (run.status === 'failed') {
+        if (e.status !== 'failed') studies.setEntry(study.id, e.arm, e.seed, 'failed', run.error, e.seconds);
+        e.status = 'failed';
+      } else {
+        e.status = 'pending';
+        todo.push({ kind: 'run', entry: e });
+      }
+      if (specOf(e.arm)?.budgetFromFull && studies.evaluation(study.id, e.arm, e.seed, 'vs-full-ca') === null) todo.push({ kind: 'eval', entry: e });
+    }
+    const total = entries.length + entries.filter((e) => specOf(e.arm)?.budgetFromFull).length;
+    finished = total - todo.length - entries.filter((e) => e.status === 'failed').length;
+    failed = entries.filter((e) => e.status === 'failed').length;
+    // An evaluation whose run already failed never runs: count it with the failures.
+    for (let i = todo.length - 1; i >= 0; i--) {
+      const j = todo[i]!;
+      if (j.kind === 'eval' && j.entry.status === 'failed') {
+        todo.splice(i, 1);
+        failed++;
+      }
+    }
+
+    const running = new Map<string, { job: Job; view: StudyJobView }>();
+    const report = () =>
+      opts.onProgress?.({
+        studyId: study.id, total, finished, failed, running: [...running.values()].map((r) => r.view),
+        value: finished + failed + [...running.values()].reduce((s, r) => s + r.view.fraction, 0),
+      });
+
+    /** Whether a job can start now, must wait, or can never run (a run it depends on failed). */
+    const readiness = (j: Job): 'ready' | 'wait' | string => {
+      const spec = specOf(j.entry.arm);
+      if (j.kind === 'run' && !spec?.budgetFromFull) return 'ready';
+      const full = entryOf('full', j.entry.seed);
+      if (!full) return `the study has no full run of seed ${j.entry.seed}`;
+      if (full.status === 'failed') return `the full run of seed ${j.entry.seed} (${full.runId}) failed`;
+      if (full.status !== 'finished') return 'wait';
+      if (j.kind === 'eval') {
+        if (j.entry.status === 'failed') return `its run ${j.entry.runId} failed`;
+        if (j.entry.status !== 'finished') return 'wait';
+      }
+      return 'ready';
+    };
+
+    const settle = (j: Job, status: StudyRunStatus, error: string | null, seconds: number) => {
+      if (j.kind === 'run') {
+        j.entry.status = status;
+        j.entry.error = error;
+        studies.setEntry(study.id, j.entry.arm, j.entry.seed, status, error, seconds);
+      }
+      if (status === 'finished') finished++;
+      else failed++;
+      opts.onEntry?.({ arm: j.entry.arm, seed: j.entry.seed, runId: j.entry.runId, kind: j.kind, status, error, seconds });
+    };
+
+    const start = (j: Job): Promise<void> => {
+      const e = j.entry;
+      if (j.kind === 'run') {
+        const spec = specOf(e.arm);
+        if (spec?.budgetFromFull) {
+          // The full run's DA gym count is this arm's budget (written before the run's first snapshot only).
+          const daGyms = reader.get(entryOf('full', e.seed)!.runId).gyms.filter((g) => g.role === 'DA').length;
+          studies.setRunConfig(e.runId, armConfig(study.base, e.arm as Parameters<typeof armConfig>[1], daGyms));
+        }
+        studies.setEntry(study.id, e.arm, e.seed, 'running', null, null);
+        e.status = 'running';
+      }
+      const key = `${j.kind}:${e.arm}/${e.seed}`;
+      const view: StudyJobView = { arm: e.arm, seed: e.seed, runId: e.runId, kind: j.kind, phase: j.kind === 'eval' ? 'evaluate' : 'bootstrap', label: '', fraction: 0 };
+      running.set(key, { job: j, view });
+      report();
+      const started = Date.now();
+      const args = j.kind === 'run' ? ['run', opts.dbPath, e.runId, e.arm, String(e.seed), String(threads)] : ['eval', opts.dbPath, study.id, e.arm, String(e.seed), String(threads)];
+      return new Promise<void>((resolve) => {
+        const child = fork(WORKER, args, { execArgv: [], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+        let stderr = '';
+        child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+        child.on('message', (m: WorkerMessage) => {
+          if (m.kind !== 'progress') return;
+          view.phase = m.phase;
+          view.label = m.label;
+          const f = m.total > 0 ? m.done / m.total : 0;
+          view.fraction = j.kind === 'eval' ? f
+            : m.phase === 'bootstrap' ? 0.3 * f
+              : m.phase === 'evaluate' ? 0.9 + 0.1 * f
+                : 0.3 + 0.6 * Math.min(1, m.matches / nMax);
+          report();
+        });
+        child.on('exit', (code, signal) => {
+          running.delete(key);
+          const seconds = (Date.now() - started) / 1000;
+          const lastLine = stderr.trim().split('\n').filter((l) => !/^npm warn/.test(l)).at(-1) ?? '';
+          if (j.kind === 'eval') {
+            const ok = studies.evaluation(study.id, e.arm, e.seed, 'vs-full-ca') !== null;
+            settle(j, ok ? 'finished' : 'failed', ok ? null : `evaluation against the full arm's final CA: worker exited (${signal ?? `code ${code}`})${lastLine ? `: ${lastLine}` : ''}`, seconds);
+          } else {
+            const run = reader.get(e.runId);
+            if (FINAL_OK.includes(run.status)) settle(j, 'finished', null, seconds);
+            else if (run.status === 'failed') settle(j, 'failed', run.error ?? `run ${e.runId} failed`, seconds);
+            else settle(j, 'failed', `worker process died (${signal ?? `exit code ${code}`}) in phase ${run.phase}${lastLine ? `: ${lastLine}` : ''}; \`sparring study --resume ${study.id}\` continues it`, seconds);
+          }
+          report();
+          resolve();
+        });
+      });
+    };
+
+    report();
+    // Schedule: full runs first (others wait on them), then the rest in the study's order.
+    const queue = [...todo].sort((a, b) => Number(b.entry.arm === 'full') - Number(a.entry.arm === 'full') || Number(a.kind === 'eval') - Number(b.kind === 'eval'));
+    const inFlight = new Set<Promise<void>>();
+    for (;;) {
+      for (let i = 0; i < queue.length && inFlight.size < workers; ) {
+        const j = queue[i]!;
+        const r = readiness(j);
+        if (r === 'wait') {
+          i++;
+          continue;
+        }
+        queue.splice(i, 1);
+        if (r !== 'ready') {
+          settle(j, 'failed', `not run: ${r}`, 0);
+          report();
+          continue;
+        }
+        const p = start(j).finally(() => inFlight.delete(p));
+        inFlight.add(p);
+      }
+      if (!inFlight.size) break;
+      await Promise.race(inFlight);
+    }
+    // Anything left waits on a run that never came (cannot happen once every run has settled).
+    for (const j of queue) settle(j, 'failed', 'not run: what it waited for did not finish', 0);
+    studies.setStatus(study.id, studies.entries(study.id).every((e) => e.status === 'finished') && failed === 0 ? 'finished' : 'failed');
+  } finally {
+    store.close();
+  }
+}

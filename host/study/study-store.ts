@@ -1,0 +1,112 @@
+/**
+ * Studies in the lab (migration 11): a study's arms and seeds, one run per (arm, seed), and the
+ * evaluations the study adds. Run rows are created with the study, in arm × seed order and
+ * status 'created', so a study's run ids do not depend on which worker starts first.
+ */
+import type { Database } from 'better-sqlite3';
+import type { RunConfig } from '../../core/coevolution/run-config';
+import type { HeldoutFigures, StudyRunStatus } from '../../core/coevolution/study-summary';
+
+export interface StudyRow {
+  id: string;
+  createdAt: string;
+  preset: string;
+  base: RunConfig;
+  arms: string[];
+  seeds: number[];
+  status: 'running' | 'finished' | 'failed';
+}
+
+export interface StudyEntry {
+  arm: string;
+  seed: number;
+  runId: string;
+  status: StudyRunStatus;
+  error: string | null;
+  seconds: number | null;
+}
+
+/** A new run id (R<n>) per config, in order, inside the caller's write transaction. */
+function insertRuns(db: Database, preset: string, rows: readonly { seed: number; config: RunConfig }[]): string[] {
+  const count = db.prepare('SELECT COUNT(*) FROM runs').pluck();
+  const exists = db.prepare('SELECT 1 FROM runs WHERE id = ?').pluck();
+  const insert = db.prepare('INSERT INTO runs (id, created_at, updated_at, status, seed, config_json, preset) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  // The same numbering as the run service (COUNT + 1), stepping past an id a deleted run left taken.
+  let n = (count.get() as number) + 1;
+  return rows.map((r) => {
+    while (exists.get(`R${n}`) !== undefined) n++;
+    const id = `R${n++}`;
+    const now = new Date().toISOString();
+    insert.run(id, now, now, 'created', r.seed, JSON.stringify(r.config), preset);
+    return id;
+  });
+}
+
+export function studyStore(db: Database) {
+  const getStudy = db.prepare('SELECT * FROM studies WHERE id = ?');
+  const entriesOf = db.prepare('SELECT arm, seed, run_id AS runId, status, error, seconds FROM study_runs WHERE study_id = ?');
+  const setEntry = db.prepare('UPDATE study_runs SET status = ?, error = ?, seconds = ? WHERE study_id = ? AND arm = ? AND seed = ?');
+  const setStatus = db.prepare('UPDATE studies SET status = ?, updated_at = ? WHERE id = ?');
+
+  const toStudy = (r: Record<string, unknown>): StudyRow => ({
+    id: r.id as string, createdAt: r.created_at as string, preset: r.preset as string, base: JSON.parse(r.base_config_json as string) as RunConfig,
+    arms: JSON.parse(r.arms_json as string) as string[], seeds: JSON.parse(r.seeds_json as string) as number[], status: r.status as StudyRow['status'],
+  });
+
+  return {
+    /**
+     * A new study S<n> with one run per (arm, seed) in arm-major order. `configOf` gives each
+     * run's config (a fixed-opponent arm's is rewritten with its budget before it starts).
+     */
+    create(args: { preset: string; base: RunConfig; arms: readonly string[]; seeds: readonly number[]; configOf: (arm: string, seed: number) => RunConfig }): StudyRow {
+      const create = db.transaction(() => {
+        const n = (db.prepare('SELECT COUNT(*) FROM studies').pluck().get() as number) + 1;
+        let id = `S${n}`;
+        for (let k = n; getStudy.get(id) !== undefined; ) id = `S${++k}`;
+        const now = new Date().toISOString();
+        db.prepare('INSERT INTO studies (id, created_at, updated_at, preset, base_config_json, arms_json, seeds_json, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+          .run(id, now, now, args.preset, JSON.stringify(args.base), JSON.stringify(args.arms), JSON.stringify(args.seeds), 'running');
+        const pairs = args.arms.flatMap((arm) => args.seeds.map((seed) => ({ arm, seed, config: args.configOf(arm, seed) })));
+        const runIds = insertRuns(db, args.preset, pairs);
+        const ins = db.prepare('INSERT INTO study_runs (study_id, arm, seed, run_id, status) VALUES (?, ?, ?, ?, ?)');
+        pairs.forEach((p, i) => ins.run(id, p.arm, p.seed, runIds[i], 'pending'));
+        return id;
+      });
+      return this.get(create.immediate());
+    },
+    get(id: string): StudyRow {
+      const r = getStudy.get(id) as Record<string, unknown> | undefined;
+      if (!r) throw new Error(`no study "${id}" in ${db.name}`);
+      return toStudy(r);
+    },
+    list(): StudyRow[] {
+      return (db.prepare('SELECT * FROM studies ORDER BY created_at, id').all() as Record<string, unknown>[]).map(toStudy);
+    },
+    /** The study's (arm, seed) entries in arm × seed order of the study. */
+    entries(id: string): StudyEntry[] {
+      const s = this.get(id);
+      const rows = entriesOf.all(id) as StudyEntry[];
+      const rank = (e: StudyEntry) => s.arms.indexOf(e.arm) * 1e6 + s.seeds.indexOf(e.seed);
+      return rows.sort((a, b) => rank(a) - rank(b));
+    },
+    setEntry(id: string, arm: string, seed: number, status: StudyRunStatus, error: string | null, seconds: number | null): void {
+      setEntry.run(status, error, seconds, id, arm, seed);
+    },
+    setStatus(id: string, status: StudyRow['status']): void {
+      setStatus.run(status, new Date().toISOString(), id);
+    },
+    /** Rewrite a run's config before it starts (a fixed-opponent arm's DA gym budget). */
+    setRunConfig(runId: string, config: RunConfig): void {
+      db.prepare("UPDATE runs SET config_json = ? WHERE id = ? AND snapshot_json IS NULL").run(JSON.stringify(config), runId);
+    },
+    saveEvaluation(id: string, arm: string, seed: number, kind: string, result: HeldoutFigures): void {
+      db.prepare('INSERT OR REPLACE INTO study_evaluations (study_id, arm, seed, kind, result_json) VALUES (?, ?, ?, ?, ?)').run(id, arm, seed, kind, JSON.stringify(result));
+    },
+    evaluation(id: string, arm: string, seed: number, kind: string): HeldoutFigures | null {
+      const r = db.prepare('SELECT result_json FROM study_evaluations WHERE study_id = ? AND arm = ? AND seed = ? AND kind = ?').pluck().get(id, arm, seed, kind) as string | undefined;
+      return r ? (JSON.parse(r) as HeldoutFigures) : null;
+    },
+  };
+}
+
+export type StudyStore = ReturnType<typeof studyStore>;

@@ -1,0 +1,323 @@
+/**
+ * Studies: start one (preset, seeds, arms), watch it progress, compare its arms (W_DA per match
+ * with 95% bands, the held-out table with intervals, paired differences against full, the CA's
+ * tactic measures, per-seed small multiples), open any of its runs in the dashboard or the
+ * transcripts; and overlay any two runs of the lab.
+ */
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { MeanInterval, StudyDetail, StudyInfo } from '../../../../core/contract/contract';
+import { Badge } from '../../components/Badge';
+import { etaFrom, ProgressBar } from '../../components/ProgressBar';
+import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
+import { navigate, selectRouteId, useNavStore } from '../../nav/nav-store';
+import { loadPresets, selectPresets, useExperimentsStore } from '../experiments/experiments-store';
+import { loadRuns, selectRuns, useRunsStore } from '../runs/runs-store';
+import { BandChart, SERIES_COLOURS } from './BandChart';
+import {
+  loadArms, loadOverlayRun, loadStudies, loadStudy, resumeStudy, selectArms, selectListError, selectOverlayError, selectOverlayRuns, selectStartError,
+  selectStarting, selectStudies, selectStudy, selectStudyError, startStudy, useStudiesStore,
+} from './studies-store';
+
+const STATUS_TONE = { pending: 'neutral', running: 'da', finished: 'ok', failed: 'bad' } as const;
+
+export function StudiesScreen() {
+  const studyId = useNavStore(selectRouteId);
+  useEffect(() => {
+    void loadStudies();
+    void loadArms();
+    void loadPresets();
+    void loadRuns();
+  }, []);
+  return (
+    <div className="screen" data-testid="screen-studies">
+      <header className="screen-head">
+        <h1>Studies</h1>
+        <p className="lede">Seeds × arms of co-evolution runs: each arm an ablation of the method, each figure a mean over seeds with its 95% interval.</p>
+      </header>
+      {studyId ? <StudyView studyId={studyId} /> : (
+        <>
+          <div className="two-col">
+            <NewStudy />
+            <StudyList />
+          </div>
+          <RunOverlay />
+        </>
+      )}
+    </div>
+  );
+}
+
+function NewStudy() {
+  const presets = useExperimentsStore(selectPresets);
+  const arms = useStudiesStore(selectArms);
+  const starting = useStudiesStore(selectStarting);
+  const error = useStudiesStore(selectStartError);
+  const [preset, setPreset] = useState('quick');
+  const [seeds, setSeeds] = useState(2);
+  const [chosen, setChosen] = useState<string[]>(['full', 'no-ca-training']);
+  const toggle = (a: string) => setChosen((c) => (c.includes(a) ? c.filter((x) => x !== a) : [...c, a]));
+  const start = async () => {
+    const id = await startStudy({ preset, seeds, arms: arms.map((a) => a.name).filter((a) => chosen.includes(a)) });
+    if (id) navigate('studies', id);
+  };
+  return (
+    <section className="panel">
+      <header className="panel-head"><h3>New study</h3></header>
+      <div className="form-row">
+        <label>
+          Preset
+          <select value={preset} onChange={(e) => setPreset(e.target.value)} data-testid="study-preset">
+            {presets.map((p) => <option key={p.name} value={p.name}>{p.name}</option>)}
+          </select>
+        </label>
+        <label>
+          Seeds
+          <input type="number" min={1} max={100} value={seeds} onChange={(e) => setSeeds(e.target.valueAsNumber)} data-testid="study-seeds" />
+        </label>
+      </div>
+      <fieldset className="arm-picker" data-testid="study-arms">
+        <legend>Arms</legend>
+        {arms.map((a) => (
+          <label key={a.name} className="check" title={a.description}>
+            <input type="checkbox" checked={chosen.includes(a.name)} onChange={() => toggle(a.name)} /> <b>{a.name}</b> <span className="muted">{a.description}</span>
+          </label>
+        ))}
+      </fieldset>
+      {error && <div className="inline-error" role="alert" data-testid="study-start-error">The engine refused this study: {error}</div>}
+      <div className="form-row">
+        <button className="btn primary" disabled={starting || !chosen.length || !Number.isInteger(seeds) || seeds < 1} onClick={() => void start()} data-testid="start-study">
+          {starting ? 'Starting…' : 'Start study'}
+        </button>
+      </div>
+    </section>
+  );
+}
+
+function StudyList() {
+  const studies = useStudiesStore(selectStudies);
+  const error = useStudiesStore(selectListError);
+  return (
+    <section className="panel">
+      <header className="panel-head">
+        <h3>Studies in this lab</h3>
+        <button className="btn tiny" onClick={() => void loadStudies()}>Refresh</button>
+      </header>
+      {error && <ErrorState title="Could not load studies" error={error} actions={[{ label: 'Retry', onClick: () => void loadStudies() }]} />}
+      {!error && studies.length === 0 && <EmptyState title="No studies yet">A study you start appears here with its progress.</EmptyState>}
+      {studies.length > 0 && (
+        <table className="table" data-testid="studies-table">
+          <thead><tr><th>Study</th><th>Preset</th><th>Arms</th><th className="num">Seeds</th><th>Status</th><th className="num">Runs done</th></tr></thead>
+          <tbody>
+            {[...studies].reverse().map((s) => (
+              <tr key={s.id} className="clickable" onClick={() => navigate('studies', s.id)}>
+                <td className="mono">{s.id}</td>
+                <td>{s.preset || 'custom'}</td>
+                <td>{s.arms.join(', ')}</td>
+                <td className="num">{s.seeds.length}</td>
+                <td><Badge tone={s.status === 'finished' ? 'ok' : s.status === 'failed' ? 'bad' : 'da'}>{s.status}{s.status === 'running' && !s.live ? ' (interrupted)' : ''}</Badge></td>
+                <td className="num">{s.runs.filter((r) => r.status === 'finished').length}/{s.runs.length}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function StudyView({ studyId }: { studyId: string }) {
+  const detail = useStudiesStore(selectStudy(studyId));
+  const error = useStudiesStore(selectStudyError(studyId));
+  const info = useStudiesStore((s) => s.studies.find((x) => x.id === studyId));
+  useEffect(() => {
+    void loadStudy(studyId);
+  }, [studyId]);
+  if (error && !detail) return <ErrorState title={`Could not load study ${studyId}`} error={error} actions={[{ label: 'Back to studies', onClick: () => navigate('studies') }]} />;
+  if (!detail) return <LoadingState label={`Loading study ${studyId}…`} />;
+  const live = info ?? detail;
+  return (
+    <div data-testid="study-view">
+      <section className="panel">
+        <header className="panel-head">
+          <h3>Study {detail.id}: {detail.preset || 'custom'} · {detail.arms.join(', ')} · {detail.seeds.length} seeds</h3>
+          <span>
+            <Badge tone={live.status === 'finished' ? 'ok' : live.status === 'failed' ? 'bad' : 'da'}>{live.status}</Badge>{' '}
+            {live.status !== 'finished' && !live.live && <button className="btn tiny" onClick={() => void resumeStudy(studyId)} data-testid="resume-study">Resume</button>}{' '}
+            <button className="btn tiny" onClick={() => navigate('studies')}>All studies</button>
+          </span>
+        </header>
+        <StudyProgress study={live} />
+        <RunsTable study={detail} />
+      </section>
+      <Compare study={detail} />
+    </div>
+  );
+}
+
+function StudyProgress({ study }: { study: StudyInfo }) {
+  const started = useRef<number | null>(null);
+  const p = study.progress;
+  if (!p || !study.live) return null;
+  started.current ??= Date.now();
+  const done = Math.round(p.value * 10) / 10;
+  return (
+    <div data-testid="study-progress">
+      <ProgressBar label={`runs and evaluations (${p.finished} done${p.failed ? `, ${p.failed} failed` : ''})`} done={done} total={p.total} etaSeconds={etaFrom(started.current, Date.now(), p.value, p.total)} />
+      <ul className="muted small">
+        {p.running.map((r) => <li key={`${r.arm}/${r.seed}`}>{r.arm} seed {r.seed} ({r.runId}): {r.phase} {r.label ? `— ${r.label}` : ''}</li>)}
+      </ul>
+    </div>
+  );
+}
+
+function RunsTable({ study }: { study: StudyDetail }) {
+  return (
+    <table className="table" data-testid="study-runs">
+      <thead><tr><th>Arm</th><th className="num">Seed</th><th>Run</th><th>Status</th><th className="num">Matches</th><th>Open</th><th>Note</th></tr></thead>
+      <tbody>
+        {study.runs.map((r) => (
+          <tr key={`${r.arm}/${r.seed}`}>
+            <td>{r.arm}</td>
+            <td className="num">{r.seed}</td>
+            <td className="mono">{r.runId}</td>
+            <td><Badge tone={STATUS_TONE[r.status]}>{r.status}</Badge></td>
+            <td className="num">{r.matches}</td>
+            <td>
+              <button className="btn tiny" onClick={() => navigate('runs', r.runId)} data-testid={`open-run-${r.runId}`}>Dashboard</button>{' '}
+              <button className="btn tiny" disabled={!r.matches} onClick={() => navigate('transcripts', null, { match: `${r.runId}-M1` })}>Transcripts</button>
+            </td>
+            <td className="small">{r.error ?? ''}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+const pctOrNum = (m: MeanInterval | undefined, rate: boolean) => {
+  if (!m || !m.n) return '–';
+  const f = (v: number) => (rate ? (v * 100).toFixed(1) : v.toFixed(2));
+  return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : f(m.mean);
+};
+
+const HELDOUT = [['routing', 'routing', true], ['strictPass', 'strict PASS', true], ['fail', 'FAIL', true], ['meanReward', 'mean reward', false], ['lookupFirst', 'lookup-first', true]] as const;
+const TACTICS = [['entityDensity', 'entity density', false], ['tokens', 'opening tokens', false], ['decoyRate', 'decoy rate', true], ['hedgeRate', 'hedge rate', true]] as const;
+
+function Compare({ study }: { study: StudyDetail }) {
+  const [shown, setShown] = useState<string[]>(study.arms);
+  const colour = (arm: string) => SERIES_COLOURS[study.arms.indexOf(arm) % SERIES_COLOURS.length]!;
+  const arms = study.summary.arms.filter((a) => shown.includes(a.arm));
+  const [view, setView] = useState<'final' | 'gain' | 'final.scripted' | 'gain.scripted' | 'final.fullCa'>('final');
+  return (
+    <section className="panel" data-testid="study-compare">
+      <header className="panel-head">
+        <h3>Compare arms</h3>
+        <span className="arm-toggles">
+          {study.arms.map((a) => (
+            <label key={a} className="check">
+              <input type="checkbox" checked={shown.includes(a)} onChange={() => setShown((s) => (s.includes(a) ? s.filter((x) => x !== a) : [...s, a]))} data-testid={`compare-${a}`} /> {a}
+            </label>
+          ))}
+        </span>
+      </header>
+      <h4>W_DA per match (mean, 95% band over seeds)</h4>
+      <BandChart label="W_DA per match per arm" testId="study-wda-chart" rate tau={study.tauDa} series={arms.map((a) => ({ name: a.arm, colour: colour(a.arm), points: a.wDa }))} />
+      <h4>
+        Held-out evaluation{' '}
+        <select value={view} onChange={(e) => setView(e.target.value as typeof view)} data-testid="heldout-view">
+          <option value="final">final DA, own final CA</option>
+          <option value="gain">final − DA0, own CA</option>
+          <option value="final.scripted">final DA, scripted CA</option>
+          <option value="gain.scripted">final − DA0, scripted CA</option>
+          <option value="final.fullCa">final DA, the full arm's final CA</option>
+        </select>
+      </h4>
+      <table className="table" data-testid="study-heldout">
+        <thead><tr><th>Arm</th><th className="num">Seeds</th>{HELDOUT.map(([, l]) => <th key={l} className="num">{l}</th>)}<th className="num">DA gyms</th><th className="num">CA gyms</th><th className="num">DA trained</th><th className="num">W_DA non-monotonic</th></tr></thead>
+        <tbody>
+          {arms.map((a) => (
+            <tr key={a.arm}>
+              <td>{a.arm}</td>
+              <td className="num">{a.seeds.finished}/{a.seeds.total}</td>
+              {HELDOUT.map(([k, , rate]) => <td key={k} className="num">{pctOrNum(a.measures[`${view}.${k}`], rate)}</td>)}
+              <td className="num">{pctOrNum(a.measures.daGyms, false)}</td>
+              <td className="num">{pctOrNum(a.measures.caGyms, false)}</td>
+              <td className="num">{a.daTrained.k}/{a.daTrained.n}</td>
+              <td className="num">{a.nonMonotonic.k}/{a.nonMonotonic.n}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="muted small">Rates in %; mean [95% Student-t interval] over the seeds that finished.</p>
+      {study.summary.paired.length > 0 && (
+        <>
+          <h4>Paired differences against {study.summary.baseline} (same seeds)</h4>
+          <table className="table" data-testid="study-paired">
+            <thead><tr><th>Arm − {study.summary.baseline}</th><th className="num">Pairs</th>{HELDOUT.map(([, l]) => <th key={l} className="num">{l}</th>)}</tr></thead>
+            <tbody>
+              {study.summary.paired.filter((p) => shown.includes(p.a)).map((p) => (
+                <tr key={p.a}>
+                  <td>{p.a} − {p.b}</td>
+                  <td className="num">{p.measures[`${view}.routing`]?.n ?? 0}</td>
+                  {HELDOUT.map(([k, , rate]) => <td key={k} className="num">{pctOrNum(p.measures[`${view}.${k}`], rate)}</td>)}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+      <h4>The CA's tactic measures per match</h4>
+      <div className="chart-grid">
+        {TACTICS.map(([k, label, rate]) => (
+          <div key={k}>
+            <div className="small">{label}</div>
+            <BandChart label={`${label} per match`} rate={rate} width={360} height={180} series={arms.map((a) => ({ name: a.arm, colour: colour(a.arm), points: a.tactics[k] }))} />
+          </div>
+        ))}
+      </div>
+      <h4>Per seed</h4>
+      <div className="chart-grid" data-testid="study-per-seed">
+        {study.seeds.map((seed) => (
+          <div key={seed}>
+            <div className="small">seed {seed}</div>
+            <BandChart label={`W_DA per match, seed ${seed}`} rate tau={study.tauDa} width={280} height={160} series={study.runs.filter((r) => r.seed === seed && shown.includes(r.arm)).map((r) => ({ name: r.arm, colour: colour(r.arm), points: r.wDa.map((w) => ({ n: 1, mean: w, ci: null })) }))} />
+          </div>
+        ))}
+      </div>
+    </section>
+  );
+}
+
+/** Any two runs of the lab, W_DA per match overlaid (not only runs of one study). */
+function RunOverlay() {
+  const runs = useRunsStore(selectRuns);
+  const details = useStudiesStore(selectOverlayRuns);
+  const error = useStudiesStore(selectOverlayError);
+  const [a, setA] = useState('');
+  const [b, setB] = useState('');
+  useEffect(() => {
+    for (const id of [a, b]) if (id) void loadOverlayRun(id);
+  }, [a, b]);
+  const series = useMemo(
+    () => [a, b].flatMap((id, i) => (id && details[id] ? [{ name: `${id} (${details[id].preset || 'custom'}, seed ${details[id].seed})`, colour: SERIES_COLOURS[i]!, points: details[id].matchSummaries.map((m) => ({ n: 1, mean: m.wDa, ci: null })) }] : [])),
+    [a, b, details],
+  );
+  return (
+    <section className="panel" data-testid="run-overlay">
+      <header className="panel-head"><h3>Overlay two runs</h3></header>
+      <div className="form-row">
+        {[['Run A', a, setA], ['Run B', b, setB]].map(([label, value, set]) => (
+          <label key={label as string}>
+            {label as string}
+            <select value={value as string} onChange={(e) => (set as (v: string) => void)(e.target.value)} data-testid={`overlay-${(label as string).slice(-1).toLowerCase()}`}>
+              <option value="">—</option>
+              {runs.map((r) => <option key={r.id} value={r.id}>{r.id} · {r.preset || 'custom'} · seed {r.seed} · {r.status}</option>)}
+            </select>
+          </label>
+        ))}
+      </div>
+      {error && <div className="inline-error">{error}</div>}
+      {series.length > 0 ? <BandChart label="W_DA per match of two runs" testId="overlay-chart" rate series={series} /> : <p className="muted small">Choose two runs to overlay their W_DA per match.</p>}
+    </section>
+  );
+}

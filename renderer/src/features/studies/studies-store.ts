@@ -1,0 +1,114 @@
+/**
+ * Studies as the engine reports them: the list (with live progress), each opened study's tables,
+ * the arms a study can compare, and the two runs of the overlay. Events update it through the mirror.
+ */
+import { create } from 'zustand';
+import type { ArmInfo, RunDetail, StudyDetail, StudyInfo } from '../../../../core/contract/contract';
+import type { EngineEvent } from '../../../../core/contract/run-service';
+import { errorMessage, request } from '../../engine/client';
+
+export interface StudiesState {
+  studies: StudyInfo[];
+  listError: string | null;
+  details: Record<string, StudyDetail>;
+  detailError: Record<string, string>;
+  arms: ArmInfo[];
+  starting: boolean;
+  startError: string | null;
+  /** Runs opened for the overlay, by id. */
+  overlayRuns: Record<string, RunDetail>;
+  overlayError: string | null;
+}
+
+export const useStudiesStore = create<StudiesState>()(() => ({
+  studies: [], listError: null, details: {}, detailError: {}, arms: [], starting: false, startError: null, overlayRuns: {}, overlayError: null,
+}));
+
+export const selectStudies = (s: StudiesState) => s.studies;
+export const selectListError = (s: StudiesState) => s.listError;
+export const selectStudy = (id: string | null) => (s: StudiesState) => (id ? s.details[id] : undefined);
+export const selectStudyError = (id: string | null) => (s: StudiesState) => (id ? (s.detailError[id] ?? null) : null);
+export const selectArms = (s: StudiesState) => s.arms;
+export const selectStarting = (s: StudiesState) => s.starting;
+export const selectStartError = (s: StudiesState) => s.startError;
+export const selectOverlayRuns = (s: StudiesState) => s.overlayRuns;
+export const selectOverlayError = (s: StudiesState) => s.overlayError;
+
+export async function loadStudies(): Promise<void> {
+  try {
+    useStudiesStore.setState({ studies: await request('studies/list', undefined), listError: null });
+  } catch (err) {
+    useStudiesStore.setState({ listError: errorMessage(err) });
+  }
+}
+
+export async function loadStudy(studyId: string): Promise<void> {
+  try {
+    const d = await request('studies/get', { studyId });
+    useStudiesStore.setState((s) => ({ details: { ...s.details, [studyId]: d }, detailError: omit(s.detailError, studyId) }));
+  } catch (err) {
+    useStudiesStore.setState((s) => ({ detailError: { ...s.detailError, [studyId]: errorMessage(err) } }));
+  }
+}
+
+export async function loadArms(): Promise<void> {
+  try {
+    useStudiesStore.setState({ arms: await request('studies/arms', undefined) });
+  } catch (err) {
+    useStudiesStore.setState({ startError: errorMessage(err) });
+  }
+}
+
+export async function startStudy(args: { preset: string; seeds: number; arms: string[]; workers?: number }): Promise<string | null> {
+  useStudiesStore.setState({ starting: true, startError: null });
+  try {
+    const { studyId } = await request('studies/start', args);
+    await loadStudies();
+    return studyId;
+  } catch (err) {
+    useStudiesStore.setState({ startError: errorMessage(err) });
+    return null;
+  } finally {
+    useStudiesStore.setState({ starting: false });
+  }
+}
+
+export async function resumeStudy(studyId: string): Promise<void> {
+  try {
+    await request('studies/resume', { studyId });
+    await loadStudies();
+  } catch (err) {
+    useStudiesStore.setState((s) => ({ detailError: { ...s.detailError, [studyId]: errorMessage(err) } }));
+  }
+}
+
+export async function loadOverlayRun(runId: string): Promise<void> {
+  try {
+    const d = await request('runs/get', { runId });
+    useStudiesStore.setState((s) => ({ overlayRuns: { ...s.overlayRuns, [runId]: d }, overlayError: null }));
+  } catch (err) {
+    useStudiesStore.setState({ overlayError: errorMessage(err) });
+  }
+}
+
+/** Progress and status events: the list follows at once; an opened study reloads its tables when a run settles. */
+export function applyStudyEvent(e: EngineEvent): void {
+  const s = useStudiesStore.getState();
+  if (e.name === 'study/progress') {
+    const { studyId, progress } = e.payload;
+    const before = s.studies.find((x) => x.id === studyId)?.progress;
+    useStudiesStore.setState({ studies: s.studies.map((x) => (x.id === studyId ? { ...x, progress, live: true } : x)) });
+    if (!s.studies.some((x) => x.id === studyId) || before?.finished !== progress.finished || before?.failed !== progress.failed) {
+      void loadStudies();
+      if (s.details[studyId]) void loadStudy(studyId);
+    }
+  } else if (e.name === 'study/status') {
+    void loadStudies();
+    if (s.details[e.payload.studyId]) void loadStudy(e.payload.studyId);
+  }
+}
+
+function omit<T>(r: Record<string, T>, k: string): Record<string, T> {
+  const { [k]: _gone, ...rest } = r;
+  return rest;
+}

@@ -1,0 +1,77 @@
+/**
+ * The Studies screen on the real engine: start a small study (quick preset, 2 seeds, 2 arms),
+ * see it progress, compare the two arms (W_DA bands, held-out table, paired differences), open a
+ * run of it in the dashboard, and overlay two runs of the lab. Screenshots in
+ * test-results/screenshots/studies-*.png.
+ */
+import { expect, test } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { LabPage } from './pages/lab-page';
+import { StudiesPage } from './pages/studies-page';
+
+test.describe.configure({ mode: 'serial' });
+
+let page: Page;
+let lab: LabPage;
+let studies: StudiesPage;
+let runIds: string[] = [];
+
+test.beforeAll(async ({ browser }) => {
+  lab = await LabPage.openNew(browser);
+  page = lab.page;
+  studies = new StudiesPage(page);
+});
+
+test.afterAll(async () => {
+  await page.close();
+});
+
+test('starts a study and shows it progress', async () => {
+  test.skip(LabPage.runsUnavailable() !== null, 'runs are not available in this build');
+  await lab.go('studies');
+  await expect(page.getByTestId('study-arms')).toContainText('no-ca-training');
+  await lab.screenshot('studies-01-new');
+  await studies.start({ preset: 'quick', seeds: 2, arms: ['full', 'no-ca-training'] });
+  await expect(studies.progress).toBeVisible({ timeout: 60_000 });
+  await expect(studies.progress).toContainText(/runs and evaluations/);
+  await expect(studies.runs.locator('tbody tr')).toHaveCount(4);
+  await lab.screenshot('studies-02-progress');
+});
+
+test('compares the two arms once the runs finish', async () => {
+  test.skip(LabPage.runsUnavailable() !== null, 'runs are not available in this build');
+  test.setTimeout(20 * 60_000);
+  await studies.waitFinished(4, 18 * 60_000);
+  runIds = await studies.runIds();
+  expect(runIds).toHaveLength(4);
+  await expect(studies.series('study-wda-chart')).toHaveCount(2);
+  const heldout = page.getByTestId('study-heldout');
+  await expect(heldout.locator('tbody tr')).toHaveCount(2);
+  await expect(heldout).toContainText('2/2');
+  await expect(page.getByTestId('study-paired')).toContainText('no-ca-training − full');
+  await expect(page.getByTestId('study-per-seed').locator('figure')).toHaveCount(2);
+  // Showing one arm only: one series left.
+  await page.getByTestId('compare-no-ca-training').uncheck();
+  await expect(studies.series('study-wda-chart')).toHaveCount(1);
+  await page.getByTestId('compare-no-ca-training').check();
+  await expect(studies.series('study-wda-chart')).toHaveCount(2);
+  await page.getByTestId('heldout-view').selectOption('final.scripted');
+  await lab.screenshot('studies-03-compare');
+});
+
+test('opens a run of the study in the dashboard', async () => {
+  test.skip(LabPage.runsUnavailable() !== null || runIds.length === 0, 'needs the finished study');
+  await page.getByTestId(`open-run-${runIds[0]}`).click();
+  await expect(page.getByTestId('screen-dashboard')).toBeVisible();
+  await expect(page).toHaveURL(new RegExp(`#/runs/${runIds[0]}`));
+  await lab.screenshot('studies-04-run');
+});
+
+test('overlays two runs of the lab', async () => {
+  test.skip(LabPage.runsUnavailable() !== null || runIds.length === 0, 'needs the finished study');
+  await lab.go('studies');
+  await page.getByTestId('overlay-a').selectOption(runIds[0]!);
+  await page.getByTestId('overlay-b').selectOption(runIds[3]!);
+  await expect(studies.series('overlay-chart')).toHaveCount(2);
+  await lab.screenshot('studies-05-overlay');
+});

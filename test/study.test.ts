@@ -1,0 +1,146 @@
+/**
+ * `sparring study` end to end on a tiny config (2 seeds × 2 arms): a study killed with kill -9
+ * (the study process and its workers) resumes with `--resume` and ends with the same tables as
+ * an uninterrupted one, each run's matches and checkpoints stored once; a worker that crashes
+ * fails its (arm, seed) visibly while the rest finish, and `--resume` then completes it.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { PRESETS } from '../core/coevolution/run-config';
+
+const exec = promisify(execFile);
+const BIN = path.resolve(__dirname, '..', 'bin', 'sparring.js');
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-study-'));
+
+/** quick, smaller: 2 matches at most, 2-step gyms and bootstrap. */
+function tinyConfig(): string {
+  const c = structuredClone(PRESETS.quick.config);
+  c.stopping.nMax = 2;
+  c.stopping.nMin = Math.min(c.stopping.nMin, 2);
+  c.arena.episodesPerScenario = 2;
+  c.bootstrap.daWarmup.steps = 2;
+  c.bootstrap.caPressure.steps = 2;
+  c.gym.da.steps = 2;
+  c.gym.ca.steps = 2;
+  const file = path.join(tmp, 'tiny.json');
+  writeFileSync(file, JSON.stringify(c));
+  return file;
+}
+
+interface StudyJson {
+  study: { id: string; status: string };
+  runs: { arm: string; seed: number; runId: string; status: string; error: string | null; matches: number }[];
+  arms: unknown[];
+  paired: unknown[];
+}
+
+async function sparring(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const r = await exec(process.execPath, [BIN, ...args], { maxBuffer: 1 << 24, env: { ...process.env, ...env } });
+    return { code: 0, ...r };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+const ARGS = (db: string, config: string) => ['study', '--config', config, '--seeds', '2', '--arms', 'full,mix-100-0', '--workers', '2', '--db', db];
+
+/** Start a study and SIGKILL its process group (study and workers) once the first run has finished. */
+function killAfterFirstRun(db: string, config: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...ARGS(db, config)], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+      if (/\) finished in/.test(err)) process.kill(-child.pid!, 'SIGKILL');
+    });
+    child.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve(err) : reject(new Error(`study ended (${code}) before it was killed: ${err}`))));
+  });
+}
+
+/** Every run's matches and gym checkpoints are stored once: as many as its summary lists. */
+function storedOnce(db: string, s: StudyJson): void {
+  const lab = new Database(db, { readonly: true });
+  try {
+    for (const r of s.runs) {
+      const matches = lab.prepare("SELECT COUNT(*) FROM matches WHERE id LIKE ? || '-M%'").pluck().get(r.runId) as number;
+      expect(matches, `${r.runId} matches`).toBe(r.matches);
+      const episodes = lab.prepare("SELECT COUNT(*) FROM episodes WHERE match_id LIKE ? || '-M%'").pluck().get(r.runId) as number;
+      const distinct = lab.prepare("SELECT COUNT(DISTINCT id) FROM episodes WHERE match_id LIKE ? || '-M%'").pluck().get(r.runId) as number;
+      expect(episodes).toBe(distinct);
+      const snap = JSON.parse(lab.prepare('SELECT snapshot_json FROM runs WHERE id = ?').pluck().get(r.runId) as string) as { context: { gyms: unknown[] } };
+      const cps = lab.prepare('SELECT COUNT(*) FROM checkpoints WHERE run_id = ?').pluck().get(r.runId) as number;
+      expect(cps, `${r.runId} checkpoints`).toBe(2 + snap.context.gyms.length);
+    }
+  } finally {
+    lab.close();
+  }
+}
+
+const tables = (s: StudyJson) => ({ runs: s.runs.map(({ arm, seed, runId, status, matches }) => ({ arm, seed, runId, status, matches })), arms: s.arms, paired: s.paired });
+
+describe('sparring study', () => {
+  it('refuses an unknown arm, preset or overlay field by name before anything runs', async () => {
+    const db = path.join(tmp, 'refused.db');
+    const arm = await sparring(['study', '--preset', 'quick', '--seeds', '2', '--arms', 'full,no-such-arm', '--db', db]);
+    expect(arm.code).toBe(2);
+    expect(arm.stderr).toMatch(/unknown arm "no-such-arm"/);
+    const preset = await sparring(['study', '--preset', 'nope', '--seeds', '2', '--db', db]);
+    expect(preset.code).toBe(2);
+    expect(preset.stderr).toMatch(/unknown preset "nope"/);
+    const bad = path.join(tmp, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ ...PRESETS.quick.config, gym: { ...PRESETS.quick.config.gym, failurShare: 0.5 } }));
+    const field = await sparring(['study', '--config', bad, '--seeds', '2', '--db', db]);
+    expect(field.code).toBe(2);
+    expect(field.stderr).toMatch(/failurShare/);
+    const list = await sparring(['study', 'list', '--json', '--db', db]);
+    expect(JSON.parse(list.stdout)).toEqual([]);
+  }, 60_000);
+
+  it('a study killed with kill -9 resumes and gives the tables of an uninterrupted one; nothing is stored twice', async () => {
+    const config = tinyConfig();
+    const a = path.join(tmp, 'a.db');
+    const whole = await sparring([...ARGS(a, config), '--json']);
+    expect(whole.code, whole.stderr).toBe(0);
+    const uninterrupted = JSON.parse(whole.stdout) as StudyJson;
+    expect(uninterrupted.study.status).toBe('finished');
+    expect(uninterrupted.runs.map((r) => r.status)).toEqual(['finished', 'finished', 'finished', 'finished']);
+
+    const b = path.join(tmp, 'b.db');
+    await killAfterFirstRun(b, config);
+    const mid = JSON.parse((await sparring(['study', 'show', 'S1', '--json', '--db', b])).stdout) as StudyJson;
+    expect(mid.runs.filter((r) => r.status === 'finished').length).toBeGreaterThanOrEqual(1);
+    expect(mid.runs.filter((r) => r.status === 'finished').length).toBeLessThan(4);
+    const resumed = await sparring(['study', '--resume', 'S1', '--json', '--db', b]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const after = JSON.parse(resumed.stdout) as StudyJson;
+    expect(tables(after)).toEqual(tables(uninterrupted));
+    storedOnce(b, after);
+    // And `study show` prints the same document as the study's own end.
+    const shown = JSON.parse((await sparring(['study', 'show', 'S1', '--json', '--db', b])).stdout) as StudyJson;
+    expect(tables(shown)).toEqual(tables(after));
+  }, 900_000);
+
+  it('a crashing worker fails its (arm, seed) visibly, the rest finish, and --resume completes it', async () => {
+    const config = tinyConfig();
+    const db = path.join(tmp, 'crash.db');
+    const r = await sparring([...ARGS(db, config), '--json'], { SPARRING_STUDY_CRASH: 'mix-100-0/1' });
+    expect(r.code).toBe(1);
+    const s = JSON.parse(r.stdout) as StudyJson;
+    expect(s.study.status).toBe('failed');
+    const crashed = s.runs.find((x) => x.arm === 'mix-100-0' && x.seed === 1)!;
+    expect(crashed.status).toBe('failed');
+    expect(crashed.error).toMatch(/worker process died \(exit code 70\)/);
+    expect(r.stderr).toMatch(/mix-100-0 seed 1 \(R\d+\) failed: worker process died/);
+    expect(s.runs.filter((x) => x !== crashed).map((x) => x.status)).toEqual(['finished', 'finished', 'finished']);
+    const again = await sparring(['study', '--resume', s.study.id, '--json', '--db', db]);
+    expect(again.code, again.stderr).toBe(0);
+    expect((JSON.parse(again.stdout) as StudyJson).runs.map((x) => x.status)).toEqual(['finished', 'finished', 'finished', 'finished']);
+  }, 900_000);
+});
