@@ -22,6 +22,7 @@ import { registerLabels } from './commands/labels';
 import { registerPlay } from './commands/play';
 import { registerDiff } from './commands/diff';
 import { registerScenarios } from './commands/scenarios';
+import { registerDoctor } from './commands/doctor';
 import { seedInt, UsageError } from './options';
 import { defaultLabPath } from './paths';
 
@@ -57,6 +58,7 @@ registerLabels(program, globals);
 registerPlay(program, globals);
 registerDiff(program, globals);
 registerScenarios(program, globals);
+registerDoctor(program, globals);
 
 try {
   await program.parseAsync(process.argv);

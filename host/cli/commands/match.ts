@@ -9,13 +9,15 @@ import type { ScenarioSetName } from '../../../core/arena/scenarios';
 import { judgeEpisode } from '../../../core/judge/judge';
 import { labDomainAt } from '../lab-domain';
 import { openSqliteStore } from '../../store/sqlite-store';
+import { addDeviceOptions, deviceSession } from '../device';
+import type { DeviceOptions } from '../device';
 import { positiveInt } from '../options';
 import { resolveCa, resolveDa } from '../policies';
 import { progressBar } from '../progress';
 import { pct, table } from '../table';
 import type { GlobalOptions } from '../main';
 
-interface MatchOptions {
+interface MatchOptions extends DeviceOptions {
   da: string;
   ca: string;
   episodes: number;
@@ -23,18 +25,19 @@ interface MatchOptions {
 }
 
 export function registerMatch(program: Command, globals: () => GlobalOptions): void {
-  program
+  addDeviceOptions(program
     .command('match')
     .description('one arena match: per-scenario DA win rates, W_DA and the fraud reference rate')
     .option('--da <spec>', 'DA policy: scripted | latest | a checkpoint name', 'scripted')
     .option('--ca <spec>', 'CA policy: scripted | latest | a checkpoint name', 'scripted')
     .option('--episodes <n>', 'episodes per scenario (N)', positiveInt('--episodes'), DEFAULT_CONFIG.arena.episodesPerScenario)
-    .addOption(new Option('--scenarios <set>', 'which scenarios to play').choices(SCENARIO_SETS).default('arena'))
+    .addOption(new Option('--scenarios <set>', 'which scenarios to play').choices(SCENARIO_SETS).default('arena')))
     .action(async (opts: MatchOptions) => {
       const g = globals();
       const domain = labDomainAt(g.db);
-      const da = await resolveDa(opts.da, domain, g);
-      const ca = await resolveCa(opts.ca, domain, g);
+      const { session, device } = await deviceSession(opts);
+      const da = await resolveDa(opts.da, domain, g, { session });
+      const ca = await resolveCa(opts.ca, domain, g, { session });
       const scenarios = selectScenarios(domain, opts.scenarios);
       const config: SparringConfig = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: opts.episodes } };
 
@@ -58,7 +61,7 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
           const doc = {
             matchId: match.id, db: g.db, seed: match.seed, da: match.daSpec, ca: match.caSpec, scenarioSet: match.scenarioSet,
             episodesPerScenario: match.episodesPerScenario, episodes: episodes.length, wDa: match.wDa, wCa,
-            fraudRate: match.fraudRate, meanRDa, meanRCa, perScenario: match.perScenario,
+            fraudRate: match.fraudRate, meanRDa, meanRCa, perScenario: match.perScenario, device,
           };
           process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
           return;
