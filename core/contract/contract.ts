@@ -88,8 +88,8 @@ export interface CheckpointInfo {
   source: string;
   /** Human-played episodes its weights saw in training: its own gyms' and its ancestors'. */
   humanEpisodes: number;
-  /** The execution provider it trained on ('cpu', 'webgpu', …); null: not recorded (older or imported). */
-  provider: string | null;
+  /** The execution provider it trained on ('cpu', 'webgpu', …); null or absent: not recorded (older or imported). */
+  provider?: string | null;
 }
 
 /** One point of a metric series (gym curves). */

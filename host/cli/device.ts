@@ -22,14 +22,15 @@ export interface DeviceOptions {
 /** The default of `--provider`: the CPU, which needs no probe (`auto` probes each GPU provider first, a second or more). */
 export const DEFAULT_PROVIDER: ProviderChoice = 'cpu';
 
-/** Adds `--provider` and `--threads` to `cmd` (what: the work they place, for the help text). */
-export function addDeviceOptions(cmd: Command, what = 'the policies'): Command {
+/**
+ * Adds `--provider` and `--threads` to `cmd`. `what`: the work they place, for the help text;
+ * `defaultProvider` null: no default (`run`, where an absent option leaves the config's device block).
+ */
+export function addDeviceOptions(cmd: Command, what = 'the policies', defaultProvider: ProviderChoice | null = DEFAULT_PROVIDER): Command {
+  const provider = new Option('--provider <p>', `where ${what} run: an onnxruntime execution provider, or auto (a GPU provider on a hardware device when present, else cpu); an unavailable one falls back to cpu, saying why`)
+    .choices(PROVIDER_CHOICES);
   return cmd
-    .addOption(
-      new Option('--provider <p>', `where ${what} run: an onnxruntime execution provider, or auto (a GPU provider on a hardware device when present, else cpu); an unavailable one falls back to cpu, saying why`)
-        .choices(PROVIDER_CHOICES)
-        .default(DEFAULT_PROVIDER),
-    )
+    .addOption(defaultProvider === null ? provider : provider.default(defaultProvider))
     .option('--threads <n>', 'intra-op threads per onnxruntime session (default: cores, at most 4)', positiveInt('--threads'));
 }
 

@@ -31,6 +31,8 @@ export interface CheckpointMeta extends Omit<CheckpointInfo, 'humanEpisodes'> {
   trainingData: TrainingDataRef[];
   /** Why the training that made it ended early (a gym's trust-region stop or divergence), or null. */
   note: string | null;
+  /** The execution provider it trained on, or null (not recorded). */
+  provider: string | null;
   /** The model's architecture and feature encoding (see ModelSnapshot.modelJson). */
   modelJson: string;
   weightBytes: number;

@@ -33,8 +33,8 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     .option('--resume <run>', 'continue a run that was paused, killed or interrupted (e.g. R1)')
     .option('--adversities', 'MADS adversities in every match and gym (sets the config\'s "adversities": true)');
   // No default: without --provider a run uses its config's device block (absent: the CPU); with --resume, --provider overrides it.
-  addDeviceOptions(cmd, 'the run\'s policies (sets the config\'s "device": {"provider": P})');
-  cmd.options.find((o) => o.long === '--provider')!.defaultValue = undefined;
+  // --provider sets the config's "device": {"provider": P}; with --resume it overrides the stored one.
+  addDeviceOptions(cmd, 'the run\'s policies', null);
   cmd
     .action(async (opts: RunOptions) => {
       const g = globals();
