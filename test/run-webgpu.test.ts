@@ -22,12 +22,17 @@ const webgpu = await probeProvider('webgpu');
 const reason = webgpu.available ? webgpu.detail : `skipped: no WebGPU adapter (${webgpu.detail})`;
 
 /**
- * The quick preset with 16-step gyms (so a kill lands inside one; software Vulkan is slow, so not
- * the 40 of test/run.test.ts) and two episodes per arena scenario.
+ * The quick preset cut for software Vulkan: two matches (so exactly one gym, of 16 steps, where
+ * the kill lands; not the 40 of test/run.test.ts), two episodes per arena scenario, one SFT epoch
+ * and one gate episode per scenario.
  */
 function config(): string {
   const c = structuredClone(PRESETS.quick.config);
   c.arena.episodesPerScenario = 2;
+  c.stopping.nMin = 2;
+  c.stopping.nMax = 2;
+  c.bootstrap.sft.epochs = 1;
+  c.eval.gateEpisodesPerScenario = 1;
   c.gym.da.steps = 16;
   c.gym.ca.steps = 16;
   const file = path.join(tmp, 'quick-webgpu.json');
