@@ -90,7 +90,7 @@ table{border-collapse:collapse;margin:8px 0}th,td{border-bottom:1px solid #e2e8f
 th{background:#f8fafc;font-weight:600}
 </style></head><body>
 <h1>Sparring run ${esc(run.id)}</h1>
-<p class="meta">preset ${esc(run.preset || 'custom')} · seed ${run.seed} · ${esc(run.status)} (${esc(run.phase)}) · created ${esc(run.createdAt)}</p>
+<p class="meta">preset ${esc(run.preset || 'custom')} · seed ${run.seed} · ${esc(run.status)} (${esc(run.phase)}) · created ${esc(run.createdAt)} · device ${run.device ? `${esc(run.device.provider)} (${esc(run.device.reason)})` : 'cpu (not recorded)'}</p>
 ${ms.length ? `<p class="verdict"><b>Stopping rule:</b> ${esc(ms.at(-1)!.stop.explanation)}</p>` : ''}
 <h2>W_DA per match</h2>
 ${winRateChart(run, tauDa)}
