@@ -70,7 +70,7 @@ export function firstLine(e: unknown): string {
 /** What the user can do about a provider that failed to start. */
 export const PROVIDER_HINTS: Partial<Record<ExecutionProvider, string>> = {
   cuda: 'install the CUDA build with `npm run fetch-cuda` (Linux x64, CUDA 12 driver)',
-  webgpu: 'needs a GPU with a Vulkan (Linux), D3D12 (Windows) or Metal (macOS) driver',
+  webgpu: 'needs a Vulkan (Linux; Mesa ≥ 24 for its drivers and llvmpipe), D3D12 (Windows) or Metal (macOS) driver; `sparring doctor` says what it finds',
 };
 
 /** Why `provider` cannot be used here, or undefined when it is worth trying. */
