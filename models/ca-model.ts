@@ -24,7 +24,7 @@ import { initParams } from './params';
 import { RowBagEncoder, rowBagFeeds } from './row-bags';
 import { ForwardRunner, TrainStepRunner } from './runner';
 import type { Feed, TrainState } from './runner';
-import type { SessionSettings } from './session';
+import type { ExecutionProvider, SessionSettings } from './session';
 
 /** Identifies this network in a snapshot's modelJson. */
 export const CA_MODEL_KIND = 'sparring/ca-net';
@@ -235,6 +235,11 @@ export class CaModel implements PolicyModel<CaObservation, CaChoice> {
   }
 
   /** The runner for a graph, holding the current state (taken over from the other runner when needed). */
+  /** The provider the forward graph actually runs on (after any fallback). */
+  get provider(): ExecutionProvider {
+    return this.forwardRunner.provider;
+  }
+
   private async takeOver(which: 'sft' | 'pg'): Promise<TrainStepRunner<CaParam>> {
     const hyper = { ...this.opts.adam };
     const session = this.opts.session;

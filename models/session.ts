@@ -7,16 +7,13 @@
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { InferenceSession, listSupportedBackends } from 'onnxruntime-node';
+import { EXECUTION_PROVIDERS } from '../core/contract/device';
+import type { ExecutionProvider } from '../core/contract/device';
 
 process.env.ORT_DISABLE_TELEMETRY ??= '1';
 
-/**
- * Execution providers Sparring knows. onnxruntime-node bundles 'cpu' everywhere, 'webgpu'
- * (Windows, Linux x64 with a Vulkan driver, macOS), 'dml' (Windows) and 'coreml' (macOS);
- * 'cuda' needs the opt-in download (`npm run fetch-cuda`, Linux x64).
- */
-export const EXECUTION_PROVIDERS = ['cpu', 'cuda', 'dml', 'coreml', 'webgpu'] as const;
-export type ExecutionProvider = (typeof EXECUTION_PROVIDERS)[number];
+export { EXECUTION_PROVIDERS };
+export type { ExecutionProvider };
 
 export interface SessionSettings {
   /** Where graphs run (default 'cpu'). Unknown or unavailable providers fall back to 'cpu'. */
@@ -55,8 +52,13 @@ export function defaultThreads(): number {
 /** Providers known to fail in this process, with the reason, so a fallback is tried only once. */
 const unavailable = new Map<string, string>();
 
+/** Records that `provider` failed here (models/device.ts's probe), so later sessions skip it with `reason`. */
+export function markUnavailable(provider: ExecutionProvider, reason: string): void {
+  unavailable.set(provider, reason);
+}
+
 /** The informative part of an onnxruntime error: its first line without source paths and asserts. */
-function firstLine(e: unknown): string {
+export function firstLine(e: unknown): string {
   const msg = e instanceof Error ? e.message : String(e);
   let line = (msg.split('\n').find((l) => l.trim() !== '') ?? msg).trim();
   line = line.replace(/^\/\S+:\d+ /, ''); // "/onnxruntime_src/…/file.cc:136 "
@@ -66,13 +68,13 @@ function firstLine(e: unknown): string {
 }
 
 /** What the user can do about a provider that failed to start. */
-const PROVIDER_HINTS: Partial<Record<ExecutionProvider, string>> = {
+export const PROVIDER_HINTS: Partial<Record<ExecutionProvider, string>> = {
   cuda: 'install the CUDA build with `npm run fetch-cuda` (Linux x64, CUDA 12 driver)',
-  webgpu: 'needs a GPU with a Vulkan (Linux), D3D12 (Windows) or Metal (macOS) driver',
+  webgpu: 'needs a Vulkan (Linux; Mesa ≥ 24 for its drivers and llvmpipe), D3D12 (Windows) or Metal (macOS) driver; `sparring doctor` says what it finds',
 };
 
 /** Why `provider` cannot be used here, or undefined when it is worth trying. */
-function unavailableReason(provider: string): string | undefined {
+export function unavailableReason(provider: string): string | undefined {
   if (!(EXECUTION_PROVIDERS as readonly string[]).includes(provider)) {
     return `unknown provider (known: ${EXECUTION_PROVIDERS.join(', ')})`;
   }

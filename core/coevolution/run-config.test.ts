@@ -50,3 +50,18 @@ describe('run config', () => {
     expect(s.daReward.formatValid).toBe(0.5);
   });
 });
+
+describe('run config device block', () => {
+  const withDevice = (device: unknown) => JSON.stringify({ ...PRESETS.quick.config, device });
+  it('takes a provider (or auto), threads, and where matches run', () => {
+    expect(parseRunConfig(withDevice({ provider: 'webgpu', threads: 2, play: 'cpu' })).device).toEqual({ provider: 'webgpu', threads: 2, play: 'cpu' });
+    expect(parseRunConfig(withDevice({ provider: 'auto' })).device).toEqual({ provider: 'auto' });
+    expect(parseRunConfig(JSON.stringify(PRESETS.quick.config)).device).toBeUndefined();
+  });
+  it('names the bad device field', () => {
+    expect(() => parseRunConfig(withDevice({ provider: 'tpu' }), 'c.json')).toThrow(/c\.json: field device\.provider: /);
+    expect(() => parseRunConfig(withDevice({ provider: 'cpu', threads: 0 }), 'c.json')).toThrow(/field device\.threads/);
+    expect(() => parseRunConfig(withDevice({ provider: 'cpu', play: 'gpu' }), 'c.json')).toThrow(/field device\.play/);
+    expect(() => parseRunConfig(withDevice({ threads: 2 }), 'c.json')).toThrow(/field device\.provider/);
+  });
+});

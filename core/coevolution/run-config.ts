@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { DEFAULT_CONFIG } from '../config';
 import type { SparringConfig } from '../config';
 import { PRESETS } from '../presets';
+import { PROVIDER_CHOICES } from '../contract/device';
 
 const pos = z.number().positive();
 const posInt = z.number().int().positive();
@@ -65,6 +66,24 @@ export const scheduleSchema = z.strictObject({
 });
 export type Schedule = z.infer<typeof scheduleSchema>;
 
+/**
+ * Where the run's policy graphs execute (models/device.ts chooses; the run records what it got).
+ * Absent: the CPU. `sparring run --provider P` sets `provider`.
+ */
+const deviceBlock = z.strictObject({
+  /** An onnxruntime execution provider, or `auto`: a GPU provider on a hardware device when present, else the CPU. */
+  provider: z.enum(PROVIDER_CHOICES),
+  /** Intra-op threads per session (default: cores, at most 4). */
+  threads: posInt.max(256).optional(),
+  /**
+   * Where arena matches and held-out evaluation run: 'provider' (default: with everything else)
+   * or 'cpu'. Their forwards are small (micro-batches of at most 32 observations), which a GPU
+   * may run slower than the CPU, while gym and SFT steps (batches of 64–256) stay on the provider.
+   */
+  play: z.enum(['provider', 'cpu']).optional(),
+});
+export type DeviceConfig = z.infer<typeof deviceBlock>;
+
 export const runConfigSchema = z.strictObject({
   arena: z.strictObject({ episodesPerScenario: posInt, maxDaTurns: posInt.max(50) }),
   stopping: z.strictObject({
@@ -121,6 +140,7 @@ export const runConfigSchema = z.strictObject({
    */
   adversities: z.boolean().optional(),
   schedule: scheduleSchema.optional(),
+  device: deviceBlock.optional(),
 });
 export type RunConfig = z.infer<typeof runConfigSchema>;
 

@@ -17,6 +17,7 @@ import type { MadsReport } from '../validators/mads-metrics';
 import type { Complexity, Scenario } from '../domain/types';
 import type { FieldProblem, ScenarioDraft } from '../domain/schema';
 import type { StudyRunStatus, StudySummary } from '../coevolution/study-summary';
+import type { DeviceRecord } from './device';
 
 /** Plain-data records that cross the boundary, re-exported so clients import types from here only. */
 export type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, ScenarioResult, TurnRecord, Winner } from '../store/port';
@@ -73,6 +74,8 @@ export interface RunSummary {
   error: string | null;
   /** Being executed by this engine now (pause/stop work); a `running` run that is not live was interrupted and can be resumed. */
   live: boolean;
+  /** The device its policies ran on (the latest start or resume); null: not recorded (runs from before devices were). */
+  device?: DeviceRecord | null;
 }
 
 export interface RunDetail extends RunSummary {
@@ -104,6 +107,8 @@ export interface CheckpointInfo {
   source: string;
   /** Human-played episodes its weights saw in training: its own gyms' and its ancestors'. */
   humanEpisodes: number;
+  /** The execution provider it trained on ('cpu', 'webgpu', …); null or absent: not recorded (older or imported). */
+  provider?: string | null;
 }
 
 /** One point of a metric series (gym curves). */

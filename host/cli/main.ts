@@ -27,6 +27,7 @@ import { registerGym } from './commands/gym';
 import { registerModels } from './commands/models';
 import { registerServeModel } from './commands/serve-model';
 import { registerStudy } from './commands/study';
+import { registerDoctor } from './commands/doctor';
 import { seedInt, UsageError } from './options';
 import { checkLabPath, defaultLabPath } from './paths';
 import { flushPendingLlmCalls } from './policies';
@@ -79,6 +80,7 @@ registerGym(program, globals);
 registerModels(program, globals);
 registerServeModel(program, globals);
 registerStudy(program, globals);
+registerDoctor(program, globals);
 
 try {
   await program.parseAsync(process.argv);

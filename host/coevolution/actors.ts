@@ -272,7 +272,7 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
     }
     if (ctx.stopped()) throw new Error('run stopped');
     da = ctx.checkpoints.save({
-      role: 'DA', source: 'bootstrap', runId: ctx.runId, parent: null, generation: 0, snapshot: await model.snapshot(),
+      role: 'DA', source: 'bootstrap', runId: ctx.runId, parent: null, generation: 0, snapshot: await model.snapshot(), provider: model.provider,
       metrics: sft.sft.epochs.at(-1)?.metrics ?? null,
       trainingData: [{ kind: 'demos', id: `bank-train:${da0SftSeed(ctx.seed)}${b.sft.caOnlyShare ? `:ca-only=${b.sft.caOnlyShare}` : ''}` }],
     }).name;
@@ -292,7 +292,7 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
     await trainCa(ctx, model, points, frozenDa, b.caPressure, deriveSeed(ctx.seed, 'ca0-grpo'), 'bootstrap', 'CA0: reward pressure against DA0', 'bootstrap:CA0');
     if (ctx.stopped()) throw new Error('run stopped');
     ca = ctx.checkpoints.save({
-      role: 'CA', source: 'bootstrap', runId: ctx.runId, parent: null, generation: 0, snapshot: await model.snapshot(),
+      role: 'CA', source: 'bootstrap', runId: ctx.runId, parent: null, generation: 0, snapshot: await model.snapshot(), provider: model.provider,
       trainingData: [{ kind: 'checkpoint', id: da }],
     }).name;
     await model.dispose();
@@ -413,7 +413,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
         });
         if (ctx.stopped()) throw new Error('run stopped');
         note = earlyStopNote(result);
-        save(await model.snapshot(), note);
+        save(await model.snapshot(), note, model.provider);
       } finally {
         await model.dispose();
         await reference.dispose();
@@ -425,7 +425,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
         const result = await trainCa(ctx, model, points, await cache.da(input.opponent), ctx.config.gym.ca, seed, 'gym', label, `gym:${name}`);
         if (ctx.stopped()) throw new Error('run stopped');
         note = earlyStopNote(result);
-        save(await model.snapshot(), note);
+        save(await model.snapshot(), note, model.provider);
       } finally {
         await model.dispose();
       }
@@ -434,13 +434,13 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
     if (!(e instanceof GrpoDivergenceError)) throw e;
     // A diverging gym keeps the last good checkpoint (a copy, so lineage records the attempt).
     note = `gym diverged (${e.message}); kept the weights of ${input.from}`;
-    save(start.snapshot, note);
+    save(start.snapshot, note, start.provider);
   }
   return { checkpoint: name, note };
 
-  function save(snapshot: Awaited<ReturnType<DaModel['snapshot']>>, why: string | null) {
+  function save(snapshot: Awaited<ReturnType<DaModel['snapshot']>>, why: string | null, provider: string | null) {
     name = ctx.checkpoints.save({
-      role: input.role, source: 'gym', runId: ctx.runId, parent: input.from, snapshot, note: why,
+      role: input.role, source: 'gym', runId: ctx.runId, parent: input.from, snapshot, note: why, provider,
       trainingData: [{ kind: 'match', id: input.matchId }, ...humanIds.map((id) => ({ kind: HUMAN_EPISODE, id }))],
     }).name;
   }

@@ -5,6 +5,7 @@
  * {event} out.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { ProviderChoice } from '../../core/contract/device';
 import { createRunService } from './service';
 
 export type WorkerRequest =
@@ -14,7 +15,8 @@ export type WorkerRequest =
 
 const port = parentPort;
 if (!port) throw new Error('run-worker.ts runs as a worker thread (see worker-service.ts)');
-const service = createRunService({ dbPath: (workerData as { dbPath: string }).dbPath });
+const data = workerData as { dbPath: string; provider?: ProviderChoice };
+const service = createRunService({ dbPath: data.dbPath, ...(data.provider ? { provider: data.provider } : {}) });
 service.subscribe((event) => port.postMessage({ event }));
 
 port.on('message', (m: WorkerRequest) => {

@@ -14,6 +14,8 @@ import type { PresetInfo, ProgressReport, RunDetail, RunPhase, RunStatus, RunSum
 import type { EngineEvent, RunService } from '../../core/contract/run-service';
 import type { Domain } from '../../core/domain/types';
 import type { SessionSettings } from '../../models/session';
+import { chooseDevice } from '../../models/device';
+import type { DeviceRecord, ProviderChoice } from '../../core/contract/device';
 import { withAdversityProfile } from '../../core/world/adversities';
 import { labDomain } from '../store/scenario-store';
 import { checkpointStore } from '../store/checkpoint-store';
@@ -41,12 +43,19 @@ interface RunRow {
   snapshot_json: string | null;
   error: string | null;
   preset: string;
+  device_json: string | null;
 }
 
 export interface RunServiceOptions {
   dbPath: string;
   domain?: Domain;
   session?: SessionSettings;
+  /** The provider of runs whose config has no `device` block (default 'cpu'): `sparring serve --provider`, the app's setting. */
+  provider?: ProviderChoice;
+  /** Overrides every run's `device.provider` (`sparring run --resume R --provider P`). */
+  forceProvider?: ProviderChoice;
+  /** Receives the device chosen for each run start and resume, with the reason (the CLI prints it). */
+  onDevice?: (runId: string, device: DeviceRecord) => void;
 }
 
 export interface LocalRunService extends RunService {
@@ -81,6 +90,16 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
 
   const insertMetric = db.prepare('INSERT OR REPLACE INTO run_metrics (run_id, phase, key, step, value) VALUES (?, ?, ?, ?, ?)');
   const updateRun = db.prepare('UPDATE runs SET status = ?, snapshot_json = ?, error = ?, updated_at = ? WHERE id = ?');
+  const updateDevice = db.prepare('UPDATE runs SET device_json = ? WHERE id = ?');
+
+  /** The device of a run (its config's `device` block, or the service's defaults), chosen and recorded before it (re)starts. */
+  async function deviceFor(runId: string, config: RunConfig): Promise<DeviceRecord> {
+    const d = config.device;
+    const device = await chooseDevice({ provider: opts.forceProvider ?? d?.provider ?? opts.provider ?? 'cpu', threads: d?.threads ?? null, play: d?.play ?? 'provider' });
+    updateDevice.run(JSON.stringify(device), runId);
+    opts.onDevice?.(runId, device);
+    return device;
+  }
   const reader = createRunReader(db, opts.dbPath, (runId) => {
     const l = live.get(runId);
     return l ? { snapshot: l.actor.getPersistedSnapshot(), progress: l.progress } : undefined;
@@ -98,10 +117,12 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     for (const [runId, points] of byRun) emit({ name: 'run/metrics', payload: { runId, points } });
   };
 
-  function launch(runId: string, config: RunConfig, seed: number, snapshot: unknown | null): Live {
+  function launch(runId: string, config: RunConfig, seed: number, snapshot: unknown | null, device: DeviceRecord): Live {
     // Custom scenarios of the lab join the robustness set, which a run with adversities evaluates.
     const domain = opts.domain ?? labDomain(db);
-    const cache = new PolicyCache({ checkpoints, domain, ...(opts.session ? { session: opts.session } : {}) });
+    const session: SessionSettings = { ...opts.session, provider: device.provider, ...(device.threads !== null ? { intraOpNumThreads: device.threads } : {}) };
+    // Matches and evaluation load their policies through the cache: on the CPU when the device block says so.
+    const cache = new PolicyCache({ checkpoints, domain, session: { ...session, provider: device.play } });
     let lastProgress = 0;
     let lastLabel = '';
     // Metric steps count through the whole run per key (phases follow one another), so a
@@ -112,7 +133,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     const l: Live = { actor: null as unknown as RunActor, cache, stopped: false, progress: null, finished: Promise.resolve() };
     const ctx: LabContext = {
       runId, seed, domain: config.adversities ? withAdversityProfile(domain) : domain, config, sparring: sparringConfigOf(config), store, checkpoints,
-      ...(opts.session ? { session: opts.session } : {}),
+      session,
       progress: (p) => {
         l.progress = p;
         const now = Date.now();
@@ -197,7 +218,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
           .run(id, now, now, 'running', runSeed, JSON.stringify(config), known ? preset : '');
         return id;
       }).immediate();
-      launch(runId, config, runSeed, null);
+      launch(runId, config, runSeed, null, await deviceFor(runId, config));
       return { runId };
     },
     pause(runId) {
@@ -214,7 +235,8 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       const r = row(runId);
       const snap = r.snapshot_json ? (JSON.parse(r.snapshot_json) as { value: string }) : null;
       if (snap && FINAL.includes(snap.value)) throw new Error(`run ${runId} has ended (${snap.value}); nothing to resume`);
-      const restored = launch(runId, parseRunConfig(r.config_json, `run ${runId} config`), r.seed, snap);
+      const config = parseRunConfig(r.config_json, `run ${runId} config`);
+      const restored = launch(runId, config, r.seed, snap, await deviceFor(runId, config));
       if (snap?.value === 'paused') restored.actor.send({ type: 'user.resume' });
     },
     stop(runId) {
@@ -284,7 +306,7 @@ export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf
     return {
       id: r.id, createdAt: r.created_at, status, phase: value, preset: r.preset, seed: r.seed,
       matches: snap?.context.matches.length ?? 0, lastWDa: snap?.context.matches.at(-1)?.wDa ?? null, error: snap?.context.error ?? r.error,
-      live: l !== undefined,
+      live: l !== undefined, device: r.device_json ? (JSON.parse(r.device_json) as DeviceRecord) : null,
     };
   }
   const listRows = db.prepare('SELECT * FROM runs ORDER BY created_at, id');

@@ -8,6 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import type { ProgressReport } from '../../core/contract/contract';
 import type { EngineEvent, RunService } from '../../core/contract/run-service';
+import type { ProviderChoice } from '../../core/contract/device';
 import { openSqliteStore } from '../store/sqlite-store';
 import type { WorkerRequest } from './run-worker';
 import { createRunReader, presetInfos } from './service';
@@ -25,6 +26,8 @@ export interface WorkerRunServiceOptions {
    * `sparring serve`); the desktop app passes its bundled run-worker.js.
    */
   workerUrl?: URL;
+  /** The provider of runs whose config has no `device` block (RunServiceOptions.provider). */
+  provider?: ProviderChoice;
 }
 
 export function createWorkerRunService(opts: WorkerRunServiceOptions): WorkerRunService {
@@ -39,7 +42,7 @@ export function createWorkerRunService(opts: WorkerRunServiceOptions): WorkerRun
   // execArgv: [] — the worker must not inherit the parent's flags: under a test runner's fork they
   // carry loader hooks that made the worker's native addons abort the process (Napi::Error); the
   // entry registers tsx itself.
-  const worker = new Worker(opts.workerUrl ?? new URL('./run-worker-entry.mjs', import.meta.url), { workerData: { dbPath: opts.dbPath }, execArgv: [] });
+  const worker = new Worker(opts.workerUrl ?? new URL('./run-worker-entry.mjs', import.meta.url), { workerData: { dbPath: opts.dbPath, provider: opts.provider }, execArgv: [] });
   worker.on('message', (m: Reply | { event: EngineEvent }) => {
     if ('event' in m) return onEvent(m.event);
     const p = pending.get(m.id);

@@ -14,6 +14,7 @@ import type { SparringConfig } from '../../core/config';
 import { judgeEpisode } from '../../core/judge/judge';
 import { matchConcurrency, pendingLlmCalls, resolveCa, resolveDa } from '../cli/policies';
 import { llmStore } from '../store/llm-store';
+import type { SessionSettings } from '../../models/session';
 import { bankingDomain } from '../domain-files';
 import { checkpointStore } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
@@ -38,6 +39,8 @@ export interface EngineOptions {
   runService: RunService;
   /** Spacing of batched events (default 250 ms: four updates a second at most). */
   batchIntervalMs?: number;
+  /** Where matches, human play and replays run their policies (`sparring serve --provider`); default the CPU. */
+  session?: SessionSettings;
 }
 
 export interface Engine {
@@ -80,9 +83,10 @@ export function createEngine(o: EngineOptions): Engine {
   const crossPlays = new Map<string, CrossPlay>();
   /** Matches and replays play one at a time: they share the CPU, and matches number their ids from the store. */
   let playing: Promise<unknown> = Promise.resolve();
+  const models = o.session ? { session: o.session } : {};
   const play = createPlayService({
     store, domain, release: disposeModel, emit: (payload) => batcher.push({ name: 'play/turn', payload }),
-    resolve: (role, spec) => (role === 'DA' ? resolveDa : resolveCa)(spec, bankingDomain(), { db: store.path, seed: 1, json: true }),
+    resolve: (role, spec) => (role === 'DA' ? resolveDa : resolveCa)(spec, bankingDomain(), { db: store.path, seed: 1, json: true }, models),
   });
 
   function checkOpen(): void {
@@ -148,10 +152,10 @@ export function createEngine(o: EngineOptions): Engine {
       serially(async () => {
         const lab = domain();
         const g = { db: store.path, seed: args.seed, json: true };
-        const daPolicy = await resolveDa(args.da, lab, g);
+        const daPolicy = await resolveDa(args.da, lab, g, models);
         let caPolicy: CaPolicy | null = null;
         try {
-          caPolicy = await resolveCa(args.ca, lab, g);
+          caPolicy = await resolveCa(args.ca, lab, g, models);
           const config: SparringConfig = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: args.episodesPerScenario } };
           const matchId = nextMatchId();
           let reported = 0;
@@ -206,7 +210,7 @@ export function createEngine(o: EngineOptions): Engine {
       });
     },
 
-    'episodes/diff': (args) => serially(() => replayPair(args, { db: store.path, domain: domain(), wrap: yielding })),
+    'episodes/diff': (args) => serially(() => replayPair(args, { db: store.path, domain: domain(), wrap: yielding, ...models })),
 
     'episodes/get': ({ id }) => {
       const e = store.getEpisode(id);
@@ -219,7 +223,7 @@ export function createEngine(o: EngineOptions): Engine {
       checkpoints.list().map(
         (c): CheckpointInfo => ({
           name: c.name, role: c.role, createdAt: c.createdAt, runId: c.runId, parent: c.parent, generation: c.generation, source: c.source,
-          humanEpisodes: checkpoints.humanEpisodesSeen(c.name).length,
+          humanEpisodes: checkpoints.humanEpisodesSeen(c.name).length, provider: c.provider,
         }),
       ),
 

@@ -11,24 +11,28 @@ import type { DiffArgs, EpisodeDiff } from '../../core/contract/contract';
 import type { Domain } from '../../core/domain/types';
 import { judgeEpisode } from '../../core/judge/judge';
 import { resolveCa, resolveDa } from '../cli/policies';
+import type { SessionSettings } from '../../models/session';
 
 export interface ReplayDeps {
   db: string;
   domain: Domain;
   /** Wraps each policy before it plays (the engine makes them yield to its event loop). */
   wrap?: <P extends DaPolicy | CaPolicy>(p: P) => P;
+  /** Where the policies run (`sparring diff --provider`, `sparring serve --provider`); default the CPU. */
+  session?: SessionSettings;
 }
 
 export async function replayPair(args: DiffArgs, deps: ReplayDeps): Promise<EpisodeDiff> {
   const scenario = deps.domain.scenarios.find((s) => s.id === args.scenarioId);
   if (!scenario) throw new Error(`diff: no scenario "${args.scenarioId}"; known: ${deps.domain.scenarios.map((s) => s.id).join(', ')}`);
   const g = { db: deps.db, seed: args.seed, json: true };
+  const m = deps.session ? { session: deps.session } : {};
   const wrap = deps.wrap ?? (<P,>(p: P) => p);
   const play = async (spec: string, index: number) => {
-    const da = args.role === 'DA' ? await resolveDa(spec, deps.domain, g) : await resolveDa(args.opponent, deps.domain, g);
+    const da = await resolveDa(args.role === 'DA' ? spec : args.opponent, deps.domain, g, m);
     let ca: CaPolicy | null = null;
     try {
-      ca = args.role === 'CA' ? await resolveCa(spec, deps.domain, g) : await resolveCa(args.opponent, deps.domain, g);
+      ca = await resolveCa(args.role === 'CA' ? spec : args.opponent, deps.domain, g, m);
       const out = await runEpisode({
         domain: deps.domain, scenario, seed: args.seed, da: wrap(da), ca: wrap(ca), judge: judgeEpisode, config: DEFAULT_CONFIG, matchId: `diff-${spec}`, index,
       });

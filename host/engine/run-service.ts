@@ -4,6 +4,7 @@
  * transcripts and export, and `engine/info` says why runs are unavailable — never silently.
  */
 import type { RunService } from '../../core/contract/run-service';
+import type { ProviderChoice } from '../../core/contract/device';
 import { createRunService } from '../coevolution/service';
 import { createWorkerRunService } from '../coevolution/worker-service';
 import { unavailableRunService } from './runs-unavailable';
@@ -17,16 +18,19 @@ export interface OpenedRunService {
 /**
  * `thread: 'worker'` runs the runner on a worker thread, so the event loop that answers queries
  * stays free (web mode's server, the desktop app's engine process; `workerUrl` names a bundled
- * worker module); 'inline' in this thread (the CLI's `run`).
+ * worker module); 'inline' in this thread (the CLI's `run`). `provider`: the device of runs whose
+ * config names none (`sparring serve --provider`).
  */
 export function openRunService(
   dbPath: string,
   warn: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
   thread: 'inline' | 'worker' = 'inline',
   workerUrl?: URL,
+  provider?: ProviderChoice,
 ): OpenedRunService {
   try {
-    const service = thread === 'worker' ? createWorkerRunService({ dbPath, workerUrl }) : createRunService({ dbPath });
+    const p = provider ? { provider } : {};
+    const service = thread === 'worker' ? createWorkerRunService({ dbPath, workerUrl, ...p }) : createRunService({ dbPath, ...p });
     return { service, close: () => service.close() };
   } catch (err) {
     const reason = `runs are not available: the co-evolution runner failed to start (${err instanceof Error ? err.message : String(err)})`;

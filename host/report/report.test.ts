@@ -60,3 +60,11 @@ describe('run report', () => {
     expect(list).toContain('&lt;x&gt;');
   });
 });
+
+describe('run report device', () => {
+  it('names the provider the run used and why, escaped; an older run reads as not recorded', () => {
+    const device = { requested: 'auto' as const, provider: 'cpu' as const, reason: 'auto: no GPU provider <found>', threads: null, play: 'cpu' as const };
+    expect(renderReport({ ...run, device }, [match], 0.6)).toContain('device cpu (auto: no GPU provider &lt;found&gt;)');
+    expect(renderReport(run, [match], 0.6)).toContain('device cpu (not recorded)');
+  });
+});

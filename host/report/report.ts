@@ -93,7 +93,7 @@ export function renderReport(run: RunDetail, matches: readonly MatchRecord[], ta
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>${REPORT_STYLE}</style></head><body>
 <h1>Sparring run ${esc(run.id)}</h1>
-<p class="meta">preset ${esc(run.preset || 'custom')} · seed ${run.seed} · ${esc(run.status)} (${esc(run.phase)}) · created ${esc(run.createdAt)}</p>
+<p class="meta">preset ${esc(run.preset || 'custom')} · seed ${run.seed} · ${esc(run.status)} (${esc(run.phase)}) · created ${esc(run.createdAt)} · device ${run.device ? `${esc(run.device.provider)} (${esc(run.device.reason)})` : 'cpu (not recorded)'}</p>
 ${ms.length ? `<p class="verdict"><b>Stopping rule:</b> ${esc(ms.at(-1)!.stop.explanation)}</p>` : ''}
 <h2>W_DA per match</h2>
 ${winRateChart(run, tauDa)}

@@ -33,6 +33,8 @@ export interface CheckpointMeta extends Omit<CheckpointInfo, 'humanEpisodes'> {
   trainingData: TrainingDataRef[];
   /** Why the training that made it ended early (a gym's trust-region stop or divergence), or null. */
   note: string | null;
+  /** The execution provider it trained on, or null (not recorded). */
+  provider: string | null;
   /** The model's architecture and feature encoding (see ModelSnapshot.modelJson). */
   modelJson: string;
   weightBytes: number;
@@ -62,6 +64,8 @@ export interface NewCheckpoint {
   trainingData?: readonly TrainingDataRef[];
   /** Why the training ended early, if it did (default null). */
   note?: string | null;
+  /** The execution provider the model trained on ('cpu', 'webgpu', …); default null (not recorded). */
+  provider?: string | null;
   /** Default: now. */
   createdAt?: string;
 }
@@ -107,12 +111,12 @@ type Row = Record<string, unknown>;
 /** The checkpoint store of an open lab database (e.g. `openSqliteStore(path).db`). */
 export function checkpointStore(db: Database): CheckpointStore {
   const cols = `id, name, role, created_at, run_id, parent_id, generation, step, source, model_json, metrics_json,
-                training_data_json, note, length(weights) AS weight_bytes, length(optimiser) AS optimiser_bytes`;
+                training_data_json, note, provider, length(weights) AS weight_bytes, length(optimiser) AS optimiser_bytes`;
   const insert = db.prepare(`
     INSERT INTO checkpoints (id, name, role, created_at, run_id, parent_id, generation, step, source,
-                             model_json, weights, optimiser, metrics_json, training_data_json, note)
+                             model_json, weights, optimiser, metrics_json, training_data_json, note, provider)
     VALUES (@name, @name, @role, @createdAt, @runId, @parent, @generation, @step, @source,
-            @modelJson, @weights, @optimiser, @metricsJson, @trainingDataJson, @note)`);
+            @modelJson, @weights, @optimiser, @metricsJson, @trainingDataJson, @note, @provider)`);
   const byName = db.prepare(`SELECT ${cols}, weights, optimiser FROM checkpoints WHERE name = ?`);
   const metaByName = db.prepare(`SELECT ${cols} FROM checkpoints WHERE name = ?`);
   const namesOfRole = db.prepare('SELECT name FROM checkpoints WHERE role = ?').pluck();
@@ -186,6 +190,7 @@ export function checkpointStore(db: Database): CheckpointStore {
       metricsJson,
       trainingDataJson: JSON.stringify(trainingData),
       note: c.note ?? null,
+      provider: c.provider ?? null,
     });
     return meta(metaByName.get(name) as Row);
   });
@@ -310,6 +315,7 @@ function meta(r: Row): CheckpointMeta {
     metrics: r.metrics_json == null ? null : (JSON.parse(r.metrics_json as string) as Record<string, number>),
     trainingData: JSON.parse(r.training_data_json as string) as TrainingDataRef[],
     note: (r.note as string | null) ?? null,
+    provider: (r.provider as string | null) ?? null,
     modelJson: r.model_json as string,
     weightBytes: r.weight_bytes as number,
     optimiserBytes: (r.optimiser_bytes as number | null) ?? null,

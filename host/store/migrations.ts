@@ -528,6 +528,21 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 14,
+    name: 'the device each run and checkpoint used',
+    up(db) {
+      db.exec(`
+        -- The device a run's policies ran on (core/contract/device.ts DeviceRecord as JSON: what
+        -- was asked for, the provider after any fallback, and why), written when the run starts and
+        -- each time it resumes. NULL: a run from before this migration (they all ran on the CPU).
+        ALTER TABLE runs ADD COLUMN device_json TEXT;
+        -- The execution provider the model that produced a checkpoint trained on ('cpu', 'webgpu', …).
+        -- NULL: not recorded (saved before this migration, or imported).
+        ALTER TABLE checkpoints ADD COLUMN provider TEXT;
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

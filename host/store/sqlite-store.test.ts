@@ -379,6 +379,21 @@ describe('migrations', () => {
     db.close();
   });
 
+  it('14 records the device of runs and the provider of checkpoints, NULL for older ones', () => {
+    const db = emptyDb();
+    applyMigrations(db, 13);
+    db.prepare("INSERT INTO runs (id, created_at, updated_at, status, seed, config_json) VALUES ('R1', 'now', 'now', 'finished', 1, '{}')").run();
+    expect(columns(db, 'runs')).not.toContain('device_json');
+    expect(applyMigrations(db, 14)).toBe(14);
+    expect(columns(db, 'runs')).toContain('device_json');
+    expect(columns(db, 'checkpoints')).toContain('provider');
+    expect(db.prepare("SELECT device_json FROM runs WHERE id = 'R1'").pluck().get()).toBeNull();
+    const before = schema(db);
+    expect(applyMigrations(db, 14)).toBe(14);
+    expect(schema(db)).toStrictEqual(before);
+    db.close();
+  });
+
   it('a failing migration leaves the database at the previous version', () => {
     const db = emptyDb();
     applyMigrations(db, 1);

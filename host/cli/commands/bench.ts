@@ -6,12 +6,14 @@
  */
 import os from 'node:os';
 import type { Command } from 'commander';
-import { InvalidArgumentError, Option } from 'commander';
+import { InvalidArgumentError } from 'commander';
 import { benchDa, benchMlp } from '../../../models/bench';
 import { benchEnv } from '../../env/bench';
 import { benchLlmHttp } from '../../llm/bench-llm';
 import type { BenchOptions } from '../../../models/bench';
-import { EXECUTION_PROVIDERS } from '../../../models/session';
+import { probeLines, probeProviders } from '../../../models/device';
+import { addDeviceOptions, deviceLine, deviceSession } from '../device';
+import type { DeviceOptions } from '../device';
 import { bankingDomain } from '../../domain-files';
 import { positiveInt } from '../options';
 import { table } from '../../format/table';
@@ -20,11 +22,9 @@ import type { GlobalOptions } from '../main';
 const PARTS = ['da', 'mlp', 'env', 'llm'] as const;
 type Part = (typeof PARTS)[number];
 
-interface BenchCliOptions {
+interface BenchCliOptions extends DeviceOptions {
   rounds: number;
   roundMs: number;
-  provider: string;
-  threads?: number;
   only?: Part[];
 }
 
@@ -59,25 +59,23 @@ function parts(value: string): Part[] {
 }
 
 export function registerBench(program: Command, globals: () => GlobalOptions): void {
-  program
+  addDeviceOptions(program
     .command('bench')
     .description('performance figures of the builtin policies on this machine (medians of repeated rounds)')
     .option('--rounds <n>', 'timed rounds per figure (the median is reported)', positiveInt('--rounds'), 7)
     .option('--round-ms <ms>', 'minimum length of one round in ms', positiveInt('--round-ms'), 200)
-    .addOption(new Option('--provider <p>', 'execution provider (falls back to cpu when unavailable)').choices(EXECUTION_PROVIDERS).default('cpu'))
-    .option('--threads <n>', 'intra-op threads per session (default: cores, at most 4)', positiveInt('--threads'))
-    .option('--only <parts>', `measure only some parts: ${PARTS.join(', ')}`, parts)
+    .option('--only <parts>', `measure only some parts: ${PARTS.join(', ')}`, parts), 'the measured graphs')
     .action(async (opts: BenchCliOptions) => {
       const g = globals();
       const only = new Set<Part>(opts.only ?? PARTS);
       const t0 = performance.now();
       const log = (line: string) => process.stderr.write(`bench: ${line} (${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
-      const common: BenchOptions = {
-        rounds: opts.rounds,
-        roundMs: opts.roundMs,
-        session: { provider: opts.provider, ...(opts.threads ? { intraOpNumThreads: opts.threads } : {}), warn: (l) => process.stderr.write(`${l}\n`) },
-        onFigure: (name) => log(name),
-      };
+      // The header: every provider, probed, then the one these figures are for and why.
+      const providers = await probeProviders();
+      for (const line of probeLines(providers)) process.stderr.write(`bench: provider ${line}\n`);
+      const { session, device } = await deviceSession(opts, () => {});
+      process.stderr.write(`bench: ${deviceLine(device)}\n`);
+      const common: BenchOptions = { rounds: opts.rounds, roundMs: opts.roundMs, session: { ...session, warn: (l) => process.stderr.write(`${l}\n`) }, onFigure: (name) => log(name) };
 
       const figures: Record<string, number> = {};
       const doc: Record<string, unknown> = {};
@@ -127,12 +125,13 @@ export function registerBench(program: Command, globals: () => GlobalOptions): v
       const rounded = Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, /_over_/.test(k) ? Math.round(v * 1000) / 1000 : Math.round(v * 10) / 10]));
       const machine = { cpus: os.availableParallelism(), cpuModel: os.cpus()[0]?.model ?? 'unknown', platform: `${process.platform}/${process.arch}`, node: process.version, provider, intraOpNumThreads: threads };
       if (g.json) {
-        process.stdout.write(JSON.stringify({ ...rounded, machine, rounds: opts.rounds, roundMs: opts.roundMs, ...doc }, null, 2) + '\n');
+        process.stdout.write(JSON.stringify({ ...rounded, machine, device, providers, rounds: opts.rounds, roundMs: opts.roundMs, ...doc }, null, 2) + '\n');
         return;
       }
       const shown = (f: { key: string; unit: string }) => (f.unit === 'ratio' ? rounded[f.key]!.toFixed(3) : Math.round(rounded[f.key]!).toLocaleString('en-US'));
       const rows = FIGURES.filter((f) => f.key in rounded).map((f) => [f.key, shown(f), f.unit, f.what]);
       process.stdout.write(
+        `providers found: ${providers.filter((p) => p.available).map((p) => `${p.provider}${p.software ? ' (software)' : ''}`).join(', ')}; ${deviceLine(device)}\n\n` +
         `${table(['figure', 'median', 'unit', 'what'], rows, ['l', 'r', 'l', 'l'])}\n\n` +
           `${machine.cpus} cores (${machine.cpuModel}), ${machine.platform}, Node ${machine.node}; ` +
           `${provider !== null ? `provider ${provider}, ${threads} intra-op threads; ` : ''}` +

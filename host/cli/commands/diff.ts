@@ -5,9 +5,11 @@ import type { EpisodeDiff, TurnRecord } from '../../../core/contract/contract';
 import { bankingDomain } from '../../domain-files';
 import { replayPair } from '../../engine/replay';
 import type { GlobalOptions } from '../main';
+import { addDeviceOptions, deviceSession } from '../device';
+import type { DeviceOptions } from '../device';
 import { UsageError } from '../options';
 
-interface DiffOptions {
+interface DiffOptions extends DeviceOptions {
   a: string;
   b: string;
   role: 'DA' | 'CA';
@@ -16,21 +18,21 @@ interface DiffOptions {
 }
 
 export function registerDiff(program: Command, globals: () => GlobalOptions): void {
-  program
+  addDeviceOptions(program
     .command('diff')
     .description('replay one scenario and seed with two policies of a role against the same opponent; show the first divergence')
     .requiredOption('--a <spec>', 'first policy: scripted | latest | a checkpoint name (e.g. DA0)')
     .requiredOption('--b <spec>', 'second policy (e.g. DA2)')
     .requiredOption('--scenario <id>', 'scenario id (see assets/domains/banking/scenarios)')
     .addOption(new Option('--role <role>', 'which role --a and --b play').choices(['DA', 'CA']).default('DA'))
-    .option('--opponent <spec>', 'the other role, the same for both replays', 'scripted')
+    .option('--opponent <spec>', 'the other role, the same for both replays', 'scripted'))
     .action(async (opts: DiffOptions) => {
       const g = globals();
       const domain = bankingDomain();
       if (!domain.scenarios.some((s) => s.id === opts.scenario)) {
         throw new UsageError(`--scenario "${opts.scenario}": no such scenario; known: ${domain.scenarios.map((s) => s.id).join(', ')}`);
       }
-      const d = await replayPair({ role: opts.role, a: opts.a, b: opts.b, opponent: opts.opponent, scenarioId: opts.scenario, seed: g.seed }, { db: g.db, domain });
+      const d = await replayPair({ role: opts.role, a: opts.a, b: opts.b, opponent: opts.opponent, scenarioId: opts.scenario, seed: g.seed }, { db: g.db, domain, session: (await deviceSession(opts)).session });
       process.stdout.write(g.json ? `${JSON.stringify(d, null, 2)}\n` : formatDiff(d));
     });
 }

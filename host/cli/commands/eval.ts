@@ -7,7 +7,10 @@ import { judgeEpisode } from '../../../core/judge/judge';
 import { bankingDomain } from '../../domain-files';
 import { labDomainAt } from '../lab-domain';
 import { banking77RoutingEval, bankRoutingEval } from '../../routing-eval';
+import { addDeviceOptions, deviceSession } from '../device';
+import type { DeviceOptions } from '../device';
 import { positiveInt } from '../options';
+import type { SessionSettings } from '../../../models/session';
 import { rateWithInterval } from '../../report/heldout-rows';
 import { resolveCa, resolveDa } from '../policies';
 import { progressBar } from '../progress';
@@ -20,19 +23,19 @@ import type { GlobalOptions } from '../main';
  * With `splits` > 1 the bank figure is also taken on the held-out slices of seeds seed+1 … seed+splits−1
  * (each a fresh SFT), so a change is judged by its mean and spread rather than by one split.
  */
-async function routingEval(domain: ReturnType<typeof bankingDomain>, g: GlobalOptions, splits: number): Promise<void> {
+async function routingEval(domain: ReturnType<typeof bankingDomain>, g: GlobalOptions, splits: number, session: SessionSettings): Promise<void> {
   const hooks = (label: string) => {
     const bar = progressBar(label);
     return { bar, hooks: { onStep: (p: { step: number; totalSteps: number }) => bar.update(p.step, p.totalSteps) } };
   };
   const a = hooks('sft on the bank');
-  const bank = await bankRoutingEval(domain, { seed: g.seed, hooks: a.hooks });
+  const bank = await bankRoutingEval(domain, { seed: g.seed, session, hooks: a.hooks });
   a.bar.stop();
   await bank.trained.model.dispose();
   const perSplit = [{ seed: g.seed, accuracy: bank.report.accuracy, n: bank.report.n }];
   for (let seed = g.seed + 1; seed < g.seed + splits; seed++) {
     const h = hooks(`sft on the bank, split ${seed}`);
-    const r = await bankRoutingEval(domain, { seed, hooks: h.hooks });
+    const r = await bankRoutingEval(domain, { seed, session, hooks: h.hooks });
     h.bar.stop();
     await r.trained.model.dispose();
     perSplit.push({ seed, accuracy: r.report.accuracy, n: r.report.n });
@@ -74,7 +77,7 @@ async function routingEval(domain: ReturnType<typeof bankingDomain>, g: GlobalOp
 }
 
 export function registerEval(program: Command, globals: () => GlobalOptions): void {
-  program
+  addDeviceOptions(program
     .command('eval')
     .description('held-out evaluation of a DA: routing accuracy, strict PASS, FAIL, mean reward, lookup-first; deployment gate')
     .option('--da <spec>', 'DA policy: scripted | latest | a checkpoint name', 'scripted')
@@ -84,14 +87,15 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
     .option('--gate-episodes <n>', 'episodes per deployment-gate scenario per run', positiveInt('--gate-episodes'), 9)
     .option('--mads-episodes <n>', 'episodes per robustness scenario per run, for MADS L-1/L-2 by complexity and adversity', positiveInt('--mads-episodes'), 4)
     .option('--routing', 'instead: SFT a DA with --seed and report its tool-routing accuracy on the bank\'s held-out slice, and on a held-out 20% of Banking77 when BANKING77_DIR is set', false)
-    .option('--splits <n>', 'with --routing: also SFT on the bank splits of seeds seed+1 … seed+n−1 and report the mean and spread', positiveInt('--splits'), 1)
-    .action(async (opts: { da: string; ca: string; runs: number; episodes: number; gateEpisodes: number; madsEpisodes: number; routing: boolean; splits: number }) => {
+    .option('--splits <n>', 'with --routing: also SFT on the bank splits of seeds seed+1 … seed+n−1 and report the mean and spread', positiveInt('--splits'), 1))
+    .action(async (opts: DeviceOptions & { da: string; ca: string; runs: number; episodes: number; gateEpisodes: number; madsEpisodes: number; routing: boolean; splits: number }) => {
       const g = globals();
-      if (opts.routing) return routingEval(bankingDomain(), g, opts.splits);
+      const { session } = await deviceSession(opts);
+      if (opts.routing) return routingEval(bankingDomain(), g, opts.splits, session);
       // The robustness set includes the lab's custom scenarios.
       const domain = labDomainAt(g.db);
-      const da = await resolveDa(opts.da, domain, g);
-      const ca = await resolveCa(opts.ca, domain, g);
+      const da = await resolveDa(opts.da, domain, g, { session });
+      const ca = await resolveCa(opts.ca, domain, g, { session });
       const bar = progressBar('eval');
       const seeds = Array.from({ length: opts.runs }, (_, i) => g.seed + i);
       const r = await evaluateDa({

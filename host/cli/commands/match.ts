@@ -8,6 +8,8 @@ import type { ScenarioSetName } from '../../../core/arena/scenarios';
 import { judgeEpisode } from '../../../core/judge/judge';
 import { labDomainAt } from '../lab-domain';
 import { openSqliteStore } from '../../store/sqlite-store';
+import { addDeviceOptions, deviceSession } from '../device';
+import type { DeviceOptions } from '../device';
 import { positiveInt } from '../options';
 import { matchConcurrency, pendingLlmCalls, resolveCa, resolveDa } from '../policies';
 import { runAndStoreMatch } from '../../llm/store-match';
@@ -16,7 +18,7 @@ import { policyLabel } from '../../format/policy';
 import { pct, table } from '../../format/table';
 import type { GlobalOptions } from '../main';
 
-interface MatchOptions {
+interface MatchOptions extends DeviceOptions {
   da: string;
   ca: string;
   episodes: number;
@@ -24,18 +26,19 @@ interface MatchOptions {
 }
 
 export function registerMatch(program: Command, globals: () => GlobalOptions): void {
-  program
+  addDeviceOptions(program
     .command('match')
     .description('one arena match: per-scenario DA win rates, W_DA and the fraud reference rate')
     .option('--da <spec>', 'DA policy: scripted | latest | a checkpoint name | an LLM endpoint', 'scripted')
     .option('--ca <spec>', 'CA policy: scripted | latest | a checkpoint name | an LLM endpoint', 'scripted')
     .option('--episodes <n>', 'episodes per scenario (N)', positiveInt('--episodes'), DEFAULT_CONFIG.arena.episodesPerScenario)
-    .addOption(new Option('--scenarios <set>', 'which scenarios to play').choices(SCENARIO_SETS).default('arena'))
+    .addOption(new Option('--scenarios <set>', 'which scenarios to play').choices(SCENARIO_SETS).default('arena')))
     .action(async (opts: MatchOptions) => {
       const g = globals();
       const domain = labDomainAt(g.db);
-      const da = await resolveDa(opts.da, domain, g);
-      const ca = await resolveCa(opts.ca, domain, g);
+      const { session, device } = await deviceSession(opts);
+      const da = await resolveDa(opts.da, domain, g, { session });
+      const ca = await resolveCa(opts.ca, domain, g, { session });
       const scenarios = selectScenarios(domain, opts.scenarios);
       const config: SparringConfig = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: opts.episodes } };
 
@@ -62,7 +65,7 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
           const doc = {
             matchId: match.id, db: g.db, seed: match.seed, da: match.daSpec, ca: match.caSpec, daCheckpoint: match.daCheckpoint, caCheckpoint: match.caCheckpoint, scenarioSet: match.scenarioSet,
             episodesPerScenario: match.episodesPerScenario, episodes: episodes.length, wDa: match.wDa, wCa,
-            fraudRate: match.fraudRate, meanRDa, meanRCa, perScenario: match.perScenario,
+            fraudRate: match.fraudRate, meanRDa, meanRCa, perScenario: match.perScenario, device,
             ...(llm ? { llm } : {}),
           };
           process.stdout.write(JSON.stringify(doc, null, 2) + '\n');

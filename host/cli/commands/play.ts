@@ -19,12 +19,14 @@ import { labDomain } from '../../store/scenario-store';
 import { disposeModel } from '../../engine/replay';
 import { createPlayService } from '../../engine/play';
 import { openSqliteStore } from '../../store/sqlite-store';
+import { addDeviceOptions, deviceSession } from '../device';
+import type { DeviceOptions } from '../device';
 import { UsageError } from '../options';
 import { resolveCa, resolveDa } from '../policies';
 import type { GlobalOptions } from '../main';
 import { policyLabel } from '../../format/policy';
 
-interface PlayOptions {
+interface PlayOptions extends DeviceOptions {
   seat?: string;
   da?: string;
   ca?: string;
@@ -67,7 +69,7 @@ function turnLine(t: PlayTurn): string {
 }
 
 export function registerPlay(program: Command, globals: () => GlobalOptions): void {
-  program
+  addDeviceOptions(program
     .command('play')
     .description('play one seat of an episode yourself: your moves on stdin, one per line; stored like an arena episode, marked as human-played')
     .option('--seat <seat>', 'customer (against a DA) | agent (against a CA)')
@@ -77,15 +79,16 @@ export function registerPlay(program: Command, globals: () => GlobalOptions): vo
     .option('--player <name>', 'your name, stored with the episode', process.env.USER || 'player')
     .option('--fork <episode>', 'take over this stored episode (with --turn)')
     .option('--turn <t>', 'the first turn you play instead of the stored one')
-    .option('--resume <session>', 'continue an unfinished session')
+    .option('--resume <session>', 'continue an unfinished session'))
     .action(async (opts: PlayOptions) => {
       const g = globals();
+      const { session } = await deviceSession(opts);
       const store = openSqliteStore(g.db);
       // Custom scenarios of the lab (robustness set) can be played too.
       const domain = labDomain(store.db);
       const play = createPlayService({
         store, domain: () => domain, release: disposeModel,
-        resolve: (role, spec) => (role === 'DA' ? resolveDa : resolveCa)(spec, domain, g),
+        resolve: (role, spec) => (role === 'DA' ? resolveDa : resolveCa)(spec, domain, g, { session }),
       });
       const say = (s: string) => {
         if (!g.json) process.stdout.write(`${s}\n`);

@@ -17,8 +17,9 @@ import { routingScores } from '../../../core/agents/scripted-da';
 import type { DomainTool } from '../../../core/domain/types';
 import { DOMAIN_TOOLS } from '../../../core/domain/types';
 import type { DaModel } from '../../../models/da-model';
-import type { SessionSettings } from '../../../models/session';
 import { bankingDomain } from '../../domain-files';
+import { addDeviceOptions, deviceSession } from '../device';
+import type { DeviceOptions } from '../device';
 import { positiveInt } from '../options';
 import { daModelFor, resolveLlmDa } from '../policies';
 import type { LlmDa } from '../../../models/llm/llm-da';
@@ -27,10 +28,9 @@ import { parseDaOutput } from '../../../core/wire';
 import { routingObservation } from '../../../core/rl/demos';
 import type { GlobalOptions } from '../main';
 
-interface RouteOptions {
+interface RouteOptions extends DeviceOptions {
   da: string;
   epochs?: number;
-  provider: string;
 }
 
 export interface RouteLine {
@@ -80,16 +80,15 @@ function llmRouter(da: LlmDa, seed: number): Router {
 }
 
 export function registerRoute(program: Command, globals: () => GlobalOptions): void {
-  program
+  addDeviceOptions(program
     .command('route')
     .description('reads customer utterances on stdin, one per line; writes one JSON line each with the tool the DA routes to')
     .option('--da <spec>', 'DA policy: sft (train now by SFT, kept as DA-sft-<seed>) | scripted | latest | a DA checkpoint name | an LLM endpoint', 'sft')
-    .option('--epochs <n>', 'SFT epochs when --da sft trains a new DA', positiveInt('--epochs'))
-    .option('--provider <name>', 'ONNX Runtime execution provider (cpu, cuda, dml, coreml, webgpu; falls back to cpu)', 'cpu')
+    .option('--epochs <n>', 'SFT epochs when --da sft trains a new DA', positiveInt('--epochs')), 'the DA')
     .action(async (opts: RouteOptions) => {
       const g = globals();
       const domain = bankingDomain();
-      const session: SessionSettings = { provider: opts.provider };
+      const { session } = await deviceSession(opts);
       let model: Promise<DaModel> | null = null;
       let router: Promise<Router> | null = null;
       const llm = resolveLlmDa(opts.da, g);

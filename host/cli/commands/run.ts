@@ -9,13 +9,15 @@ import { referenceEvaluations } from '../../coevolution/actors';
 import type { CheckpointEvaluation } from '../../coevolution/actors';
 import { HELDOUT_HEADER, heldoutRows } from '../../report/heldout-rows';
 import { checkpointStore } from '../../store/checkpoint-store';
+import { addDeviceOptions, deviceLine } from '../device';
+import type { DeviceOptions } from '../device';
 import { UsageError } from '../options';
 import { progressBar } from '../progress';
 import type { Progress } from '../progress';
 import { pct, table } from '../../format/table';
 import type { GlobalOptions } from '../main';
 
-interface RunOptions {
+interface RunOptions extends Partial<DeviceOptions> {
   preset: string;
   config?: string;
   resume?: string;
@@ -23,13 +25,17 @@ interface RunOptions {
 }
 
 export function registerRun(program: Command, globals: () => GlobalOptions): void {
-  program
+  const cmd = program
     .command('run')
     .description('a whole co-evolution run: bootstrap, arena matches, isolation gyms, stopping rule, held-out evaluation')
     .addOption(new Option('--preset <name>', 'quick (small, for tests and demos), paper (RL-ADA) or robust (a stronger SFT recipe)').choices(Object.keys(PRESETS)).default('quick'))
     .option('--config <file>', 'a run config (JSON; see `presets` in the README) instead of the preset')
     .option('--resume <run>', 'continue a run that was paused, killed or interrupted (e.g. R1)')
-    .option('--adversities', 'MADS adversities in every match and gym (sets the config\'s "adversities": true)')
+    .option('--adversities', 'MADS adversities in every match and gym (sets the config\'s "adversities": true)');
+  // No default: without --provider a run uses its config's device block (absent: the CPU); with --resume, --provider overrides it.
+  // --provider sets the config's "device": {"provider": P}; with --resume it overrides the stored one.
+  addDeviceOptions(cmd, 'the run\'s policies', null);
+  cmd
     .action(async (opts: RunOptions) => {
       const g = globals();
       let configJson: string | undefined;
@@ -40,16 +46,25 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
           throw new UsageError(`--config ${opts.config}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
         }
       }
-      if (opts.adversities) {
-        let base: object = PRESETS[opts.preset as keyof typeof PRESETS].config;
+      const device = opts.provider !== undefined || opts.threads !== undefined;
+      if ((opts.adversities || device) && !opts.resume) {
+        let base: { device?: object } = PRESETS[opts.preset as keyof typeof PRESETS].config;
         try {
           if (configJson !== undefined) base = JSON.parse(configJson) as object;
         } catch (e) {
           throw new UsageError(`--config ${opts.config}: not valid JSON (${(e as Error).message})`);
         }
-        configJson = JSON.stringify({ ...base, adversities: true });
+        configJson = JSON.stringify({
+          ...base,
+          ...(opts.adversities ? { adversities: true } : {}),
+          ...(device ? { device: { provider: 'cpu', ...base.device, ...(opts.provider ? { provider: opts.provider } : {}), ...(opts.threads ? { threads: opts.threads } : {}) } } : {}),
+        });
       }
-      const service = createRunService({ dbPath: g.db });
+      const service = createRunService({
+        dbPath: g.db,
+        ...(opts.resume && opts.provider ? { forceProvider: opts.provider } : {}),
+        onDevice: (id, d) => process.stderr.write(`run ${id}: ${deviceLine(d)}\n`),
+      });
       let bar: Progress | null = null;
       let label = '';
       const off = service.subscribe((e) => {
@@ -86,7 +101,7 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
         const seconds = (Date.now() - started) / 1000;
         const store = checkpointStore(service.store.db);
         const checkpoints = store.list().filter((c) => c.runId === runId);
-        print(g.json, detail, checkpoints.map((c) => ({ name: c.name, role: c.role, parent: c.parent, source: c.source, humanEpisodes: store.humanEpisodesSeen(c.name).length })), seconds);
+        print(g.json, detail, checkpoints.map((c) => ({ name: c.name, role: c.role, parent: c.parent, source: c.source, provider: c.provider, humanEpisodes: store.humanEpisodesSeen(c.name).length })), seconds);
         if (detail.status === 'failed') process.exitCode = 1;
       } finally {
         off();
@@ -100,7 +115,7 @@ function heldoutTable(rows: readonly Pick<CheckpointEvaluation, 'da' | 'heldout'
   return table(HELDOUT_HEADER, heldoutRows(rows), ['l', 'r', 'r', 'r', 'r', 'r', 'r']);
 }
 
-function print(json: boolean, d: RunDetail, checkpoints: { name: string; role: string; parent: string | null; source: string; humanEpisodes: number }[], seconds: number) {
+function print(json: boolean, d: RunDetail, checkpoints: { name: string; role: string; parent: string | null; source: string; provider: string | null; humanEpisodes: number }[], seconds: number) {
   const evals = ((d.evaluation as { checkpoints?: CheckpointEvaluation[] } | null)?.checkpoints ?? []);
   const matches = d.matchSummaries.map((m) => ({
     index: m.index, matchId: m.matchId, da: m.da, ca: m.ca, wDa: m.wDa, wCa: 1 - m.wDa, fraudRate: m.fraudRate,
@@ -108,12 +123,14 @@ function print(json: boolean, d: RunDetail, checkpoints: { name: string; role: s
   }));
   if (json) {
     process.stdout.write(
-      JSON.stringify({ runId: d.id, status: d.status, phase: d.phase, seed: d.seed, seconds, error: d.error, matches, gyms: d.gyms, checkpoints, heldout: evals }, null, 2) + '\n',
+      JSON.stringify({ runId: d.id, status: d.status, phase: d.phase, seed: d.seed, seconds, error: d.error, device: d.device ?? null, matches, gyms: d.gyms, checkpoints, heldout: evals }, null, 2) + '\n',
     );
     return;
   }
   const out: string[] = [];
-  out.push(`run ${d.id}: ${d.status} (${d.phase}) after ${seconds.toFixed(1)} s${d.error ? ` — ${d.error}` : ''}`, '');
+  out.push(`run ${d.id}: ${d.status} (${d.phase}) after ${seconds.toFixed(1)} s${d.error ? ` — ${d.error}` : ''}`);
+  if (d.device) out.push(deviceLine(d.device));
+  out.push('');
   out.push(
     table(
       ['match', 'DA', 'CA', 'W_DA', 'W_CA', 'fraud', 'next', 'entity density', 'opening tokens', 'decoys', 'hedges'],
@@ -125,7 +142,7 @@ function print(json: boolean, d: RunDetail, checkpoints: { name: string; role: s
     ),
   );
   if (matches.length) out.push('', matches.at(-1)!.verdict);
-  if (checkpoints.length) out.push('', `checkpoints: ${checkpoints.map((c) => `${c.parent ? `${c.parent}→` : ''}${c.name}${c.humanEpisodes ? ` (saw ${c.humanEpisodes} human episodes)` : ''}`).join(', ')}`);
+  if (checkpoints.length) out.push('', `checkpoints: ${checkpoints.map((c) => `${c.parent ? `${c.parent}→` : ''}${c.name}${c.provider && c.provider !== 'cpu' ? ` [${c.provider}]` : ''}${c.humanEpisodes ? ` (saw ${c.humanEpisodes} human episodes)` : ''}`).join(', ')}`);
   if (evals.length) {
     out.push('', `held-out evaluation (12 scenarios, ${evals[0]!.heldout.episodes} episodes, against ${evals[0]!.ca}; [95% CI]: Wilson interval):`);
     out.push(heldoutTable(evals));

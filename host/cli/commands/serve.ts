@@ -8,9 +8,11 @@ import { createEngine } from '../../engine/engine';
 import { openRunService } from '../../engine/run-service';
 import { RENDERER_DIST, ensureRendererBuilt } from '../../web/renderer-build';
 import { startWebServer } from '../../web/server';
+import { addDeviceOptions, deviceSession } from '../device';
+import type { DeviceOptions } from '../device';
 import type { GlobalOptions } from '../main';
 
-interface ServeOptions {
+interface ServeOptions extends DeviceOptions {
   port: number;
   host: string;
   build: boolean;
@@ -24,12 +26,13 @@ function portNumber(value: string): number {
 }
 
 export function registerServe(program: Command, globals: () => GlobalOptions): void {
-  program
+  addDeviceOptions(program
     .command('serve')
     .description('the lab UI in a browser (web mode), on 127.0.0.1 with a per-launch token')
     .option('--port <n>', 'TCP port (0: any free port)', portNumber, 7317)
     .option('--host <host>', 'address to listen on; anything but loopback exposes the lab to your network (explicit opt-in)', '127.0.0.1')
-    .option('--no-build', 'do not build the renderer when it is missing or stale (see `npm run build:renderer`)')
+    .option('--no-build', 'do not build the renderer when it is missing or stale (see `npm run build:renderer`)'),
+    'matches, play, replays and runs whose config names no device')
     .action(async (opts: ServeOptions) => {
       const g = globals();
       const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -40,8 +43,9 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
             `learns the token can read and change this lab. Prefer an SSH tunnel to 127.0.0.1.`,
         );
       }
-      const runs = openRunService(g.db, log, 'worker');
-      const engine = createEngine({ dbPath: g.db, runService: runs.service });
+      const { session, device } = await deviceSession(opts, log);
+      const runs = openRunService(g.db, log, 'worker', undefined, device.provider);
+      const engine = createEngine({ dbPath: g.db, runService: runs.service, session });
       let server;
       try {
         server = await startWebServer({ engine, staticDir: RENDERER_DIST, host: opts.host, port: opts.port });

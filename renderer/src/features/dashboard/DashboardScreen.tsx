@@ -32,6 +32,7 @@ import { gymPanels } from './gym-curves.data';
 import { phaseSegments } from './phase-timeline.data';
 import { scenarioBars } from './scenario-bars.data';
 import { stoppingFromConfig, winRateData } from './win-rate.data';
+import { deviceLabel } from '../experiments/device-choice';
 
 /** The dashboard shows the newest run unless the route names one. */
 const newestRun = (runs: readonly RunSummary[]) => runs.at(-1)?.id ?? null;
@@ -120,7 +121,10 @@ function RunDashboard({ d }: { d: RunDetail }) {
           <h2 className="mono">{d.id}</h2>
           <Badge tone={STATUS_TONE[d.status]}>{d.status}</Badge>
           <span className="muted">
-            phase <b>{d.phase}</b> · preset {d.preset} · seed {d.seed} · {d.matches} match{d.matches === 1 ? '' : 'es'}
+            phase <b>{d.phase}</b> · preset {d.preset} · seed {d.seed} · {d.matches} match{d.matches === 1 ? '' : 'es'} ·{' '}
+            <span title={d.device?.reason} data-testid="run-device">
+              device {deviceLabel(d.device)}
+            </span>
           </span>
         </div>
         <div className="run-controls">

@@ -7,6 +7,8 @@ import { selectRunsUnavailable, useEngineStore } from '../../engine/engine-store
 import { navigate } from '../../nav/nav-store';
 import { loadRuns, selectRuns, selectRunsError, selectRunsStatus, useRunsStore } from '../runs/runs-store';
 import { checkConfigText } from './config-check';
+import type { ProviderChoice } from '../../../../core/contract/device';
+import { DEVICE_LABELS, deviceLabel, deviceOf, withDevice } from './device-choice';
 import {
   choosePreset,
   editConfig,
@@ -116,6 +118,17 @@ function NewRun() {
           </div>
         )}
         <div className="form-row">
+          <label title="Where the run's policies execute; the run records the provider it got, and why. Sets the config's device.provider.">
+            Device
+            <select value={deviceOf(text)} onChange={(e) => editConfig(withDevice(text, e.target.value as ProviderChoice | ''))} disabled={!check.ok} data-testid="device-picker">
+              <option value="">engine default</option>
+              {Object.entries(DEVICE_LABELS).map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </label>
           <label>
             Seed
             <input type="number" value={seed} onChange={(e) => setSeed(e.target.valueAsNumber)} />
@@ -167,6 +180,7 @@ function RecentRuns() {
               <th>Phase</th>
               <th className="num">Matches</th>
               <th className="num">Last W_DA</th>
+              <th>Device</th>
               <th>Started</th>
             </tr>
           </thead>
@@ -181,6 +195,7 @@ function RecentRuns() {
                 <td>{r.phase}</td>
                 <td className="num">{r.matches}</td>
                 <td className="num">{r.lastWDa === null ? '—' : `${(r.lastWDa * 100).toFixed(1)}%`}</td>
+                <td title={r.device?.reason}>{deviceLabel(r.device)}</td>
                 <td>{formatTime(r.createdAt)}</td>
               </tr>
             ))}
