@@ -15,6 +15,7 @@ import type { ValidatorName, ValidatorVerdict } from '../validators/validators';
 import type { MadsReport } from '../validators/mads-metrics';
 import type { Complexity, Scenario } from '../domain/types';
 import type { FieldProblem, ScenarioDraft } from '../domain/schema';
+import type { HeldoutReport } from '../arena/heldout-report';
 
 /** Plain-data records that cross the boundary, re-exported so clients import types from here only. */
 export type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, ScenarioResult, TurnRecord, Winner } from '../store/port';
@@ -30,6 +31,7 @@ export type { ValidatorName, ValidatorVerdict } from '../validators/validators';
 export type { MadsGroup, MadsReport } from '../validators/mads-metrics';
 export type { AdversitySpec, Complexity, Persona, TaskSpec } from '../domain/types';
 export type { FieldProblem, ScenarioDraft } from '../domain/schema';
+export type { HeldoutCell, HeldoutMetricKey, HeldoutMetricRow, HeldoutReport, HeldoutScenarioRow, HeldoutTable } from '../arena/heldout-report';
 
 export type RunStatus = 'created' | 'running' | 'paused' | 'finished' | 'failed' | 'stopped';
 export type RunPhase = 'bootstrap' | 'match' | 'decide' | 'gym' | 'boundary' | 'paused' | 'evaluate' | 'done' | 'stopped' | 'failed';
@@ -54,6 +56,8 @@ export interface RunSummary {
   error: string | null;
   /** Being executed by this engine now (pause/stop work); a `running` run that is not live was interrupted and can be resumed. */
   live: boolean;
+  /** A pause was asked for and takes effect when the current phase ends (status still `running`). */
+  pauseRequested: boolean;
 }
 
 export interface RunDetail extends RunSummary {
@@ -62,7 +66,10 @@ export interface RunDetail extends RunSummary {
   gyms: GymSummary[];
   /** The latest progress report of the current phase. */
   progress: ProgressReport | null;
+  /** The evaluation as stored by the runner (plain data). */
   evaluation: unknown;
+  /** The evaluation as RL-ADA's Table 4 (intervals, Δ from DA0, per scenario); null when there is none or it predates the format. */
+  heldout: HeldoutReport | null;
 }
 
 export interface ProgressReport {
@@ -91,6 +98,8 @@ export interface CheckpointInfo {
 export interface MetricPoint {
   step: number;
   value: number;
+  /** The training phase that logged it: 'bootstrap:DA0-sft', 'bootstrap:DA0-grpo', 'bootstrap:CA0', 'gym:DA1', … */
+  phase?: string;
 }
 
 export interface EpisodeFilter extends EpisodeQuery {
@@ -336,12 +345,12 @@ export type ScenarioInfo = Pick<Scenario, 'id' | 'title' | 'set' | 'description'
 };
 
 export interface Events {
-  'run/status': { runId: string; status: RunStatus; phase: RunPhase };
+  'run/status': { runId: string; status: RunStatus; phase: RunPhase; pauseRequested: boolean };
   'run/match': { runId: string; match: MatchSummary };
   'run/gym': { runId: string; gym: GymSummary };
   'run/progress': { runId: string; progress: ProgressReport };
   /** Gym metrics, batched: several steps per event. */
-  'run/metrics': { runId: string; points: { key: string; step: number; value: number }[] };
+  'run/metrics': { runId: string; points: { key: string; step: number; value: number; phase?: string }[] };
   /** Episodes finished since the last event (batched to a few per second). */
   'episodes/completed': { matchId: string; count: number; done: number; total: number };
   /** A turn of a human play session, as it is taken: the player's, then each of the opponent's. */

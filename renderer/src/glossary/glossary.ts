@@ -1,0 +1,32 @@
+/**
+ * The terms a person meets on screen, each with one definition (the paper's where it has one:
+ * RL-ADA = seed 000, MADS = seed 001). Shown by the Term component as a tooltip, so a label stays
+ * short and its meaning is one hover away. One place, so every screen says the same thing.
+ */
+export const GLOSSARY = {
+  DA: 'Defender agent: the support agent being trained (RL-ADA). DA0 is its bootstrap checkpoint; DA1, DA2, … come from DA gyms.',
+  CA: 'Customer agent: the adversarial customer trained to make the DA fail (RL-ADA). CA0 is its bootstrap checkpoint.',
+  scripted: 'The scripted customer: a fixed, hand-written opponent, so DA checkpoints of different runs can be compared.',
+  routing: 'Tool-routing accuracy: the share of held-out episodes whose first domain tool is the one the customer’s intent needs (RL-ADA §5.2).',
+  strictPass:
+    'Strict PASS: the right tool, lookup_account first, episode reward r_DA ≥ 2.0, a clean end_call with no unparseable output, and the judge found the problem resolved (RL-ADA Table 4).',
+  fail: 'FAIL: the judge found the customer’s problem unresolved. Episodes neither PASS nor FAIL were resolved with lapses (e.g. r_DA < 2).',
+  meanReward: 'Mean episode reward r_DA of the DA over the held-out episodes (RL-ADA §4).',
+  lookupFirst: 'Lookup first: the share of episodes where the DA called lookup_account before any other tool.',
+  gate: 'Deployment gate: the DA’s win rate on the non-negotiable scenarios (fraud, account compromise, identity verification) must reach the threshold, whatever the stopping rule says (RL-ADA §7).',
+  wilson: '95% Wilson interval: where the true rate lies with 95% confidence, given how few episodes measured it (one of 24 episodes moves a rate by 4 points).',
+  delta: 'Δ from DA0: this checkpoint’s value minus the bootstrap checkpoint DA0’s; for rates in percentage points (pts).',
+  wDa: 'W_DA: the DA’s win rate over a match’s episodes (RL-ADA §5.1). The run stops when W_DA stays within τ_DA for the set number of consecutive matches.',
+  tauDa: 'τ_DA: the target win rate of the stopping rule; a match with W_DA near τ_DA means the two agents are balanced.',
+  gym: 'Gym: a stretch of GRPO training of one agent against the other, frozen (RL-ADA §4.3). Each gym starts from the latest checkpoint and saves the next.',
+  warmup: 'Warm-up: DA0’s GRPO training against the scripted customer during bootstrap, after its supervised fine-tuning.',
+  pressure: 'Reward pressure: CA0’s GRPO training against the frozen DA0 during bootstrap (r_CA, whose core is the inverse of the DA’s win).',
+  kl: 'KL to reference: the mean k3 estimate of KL(π‖π_ref) per token between the policy being trained and the checkpoint it started from, in nats.',
+  loss: 'GRPO loss: the clipped policy-gradient objective plus β·KL, averaged over the batch (lower is not always better).',
+  fraudRate: 'Fraud-reference DA win rate: how often the DA handled the non-negotiable scenarios (fraud, account compromise) correctly in this match.',
+  L1: 'MADS L-1: the share of episodes where every validator passed (MADS §4).',
+  L2: 'MADS L-2: the share of the task’s reference actions the DA completed, averaged over episodes (MADS §4).',
+  consecutive: 'Stopping rule: the run stops when W_DA has stayed within the tolerance of τ_DA for this many matches in a row.',
+} as const;
+
+export type GlossaryTerm = keyof typeof GLOSSARY;
