@@ -113,20 +113,35 @@ function RunDashboard({ d }: { d: RunDetail }) {
   const [confirmStop, setConfirmStop] = useState(false);
   const last = [...d.matchSummaries].sort((a, b) => a.index - b.index).at(-1);
   const active = d.status === 'running' || d.status === 'created';
+  // A pause takes effect at the next phase boundary, which can be a while: say it is coming.
+  const pausing = active && d.pauseRequested;
   return (
     <>
       <section className="panel run-head" data-testid="run-head">
         <div className="run-title">
           <h2 className="mono">{d.id}</h2>
           <Badge tone={STATUS_TONE[d.status]}>{d.status}</Badge>
+          {pausing && (
+            <span data-testid="run-pausing">
+              <Badge tone="warn" title="The run pauses when the current phase ends; its work so far is kept.">
+                pausing after this phase
+              </Badge>
+            </span>
+          )}
           <span className="muted">
             phase <b>{d.phase}</b> · preset {d.preset} · seed {d.seed} · {d.matches} match{d.matches === 1 ? '' : 'es'}
           </span>
         </div>
         <div className="run-controls">
           {active && (
-            <button className="btn" disabled={busy} onClick={() => void runCommand(d.id, 'pause')} data-testid="run-pause">
-              Pause
+            <button
+              className="btn"
+              disabled={busy || pausing}
+              onClick={() => void runCommand(d.id, 'pause')}
+              data-testid="run-pause"
+              title={pausing ? 'A pause is asked for; it takes effect when this phase ends' : 'Pause when the current phase ends'}
+            >
+              {pausing ? 'Pausing…' : 'Pause'}
             </button>
           )}
           {d.status === 'paused' && (
@@ -257,7 +272,7 @@ export function GymCurves({ runId }: { runId: string }) {
   const [smoothing, setSmoothing] = useState(0.6);
   const panels = useMemo(() => gymPanels(series, smoothing), [series, smoothing]);
   const ref = useChart(createGymCurvesChart, panels, {});
-  const empty = panels.every((p) => p.raw.length === 0);
+  const empty = panels.every((p) => p.segments.length === 0);
   return (
     <ChartFrame
       title="Gym curves"

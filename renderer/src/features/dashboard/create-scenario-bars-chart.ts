@@ -23,7 +23,9 @@ export function createScenarioBarsChart(node: HTMLElement, callbacks: ScenarioBa
     const height = M.top + M.bottom + Math.max(1, bars.length) * ROW;
     svg.attr('width', width).attr('height', height);
     if (!data) return void svg.selectAll('*').remove();
-    const x = d3.scaleLinear().domain([0, 1]).range([M.left, width - M.right]);
+    // A chart mounted hidden (before its first match) is measured narrower than its margins;
+    // keep the bars' range non-empty so no width goes negative until the real width arrives.
+    const x = d3.scaleLinear().domain([0, 1]).range([M.left, Math.max(M.left + 1, width - M.right)]);
     const y = d3.scaleBand<string>().domain(bars.map((b) => b.scenarioId)).range([M.top, height - M.bottom]).padding(0.22);
     const axis = child(svg, 'g', 'x-axis').attr('transform', `translate(0,${height - M.bottom})`).call(d3.axisBottom(x).ticks(5).tickFormat((v) => pct(Number(v))).tickSize(-(height - M.top - M.bottom)));
     styleAxis(axis);
