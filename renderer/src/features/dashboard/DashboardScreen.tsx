@@ -121,18 +121,17 @@ function RunDashboard({ d }: { d: RunDetail }) {
         <div className="run-title">
           <h2 className="mono">{d.id}</h2>
           <Badge tone={STATUS_TONE[d.status]}>{d.status}</Badge>
-          {pausing && (
-            <span data-testid="run-pausing">
-              <Badge tone="warn" title="The run pauses when the current phase ends; its work so far is kept.">
-                pausing after this phase
-              </Badge>
-            </span>
-          )}
+
           <span className="muted">
             phase <b>{d.phase}</b> · preset {d.preset} · seed {d.seed} · {d.matches} match{d.matches === 1 ? '' : 'es'}
           </span>
         </div>
         <div className="run-controls">
+          {pausing && (
+            <span className="pausing-note" data-testid="run-pausing" title="The run pauses when the current phase ends; its work so far is kept.">
+              pausing after this phase
+            </span>
+          )}
           {active && (
             <button
               className="btn"
