@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { GymSummary, MatchSummary } from '../../../../core/contract/contract';
 import { ema, gymPanels, keepIndices } from './gym-curves.data';
 import { integerTicks } from './create-gym-curves-chart';
+import { fitLabel } from './create-phase-timeline-chart';
 import { phaseSegments } from './phase-timeline.data';
 import { scenarioBars } from './scenario-bars.data';
 import { DEFAULT_STOPPING, stoppingFromConfig, winRateData } from './win-rate.data';
@@ -44,7 +45,7 @@ describe('win-rate chart data', () => {
 describe('phase timeline data', () => {
   it('lists bootstrap, matches and gyms in order, with the current phase active', () => {
     const s = phaseSegments({ phase: 'match', status: 'running', matchSummaries: [match(1, 0.3), match(2, 0.5)], gyms: [gym(1, 'CA')] });
-    expect(s.map((x) => `${x.label}:${x.state}`)).toEqual(['Bootstrap:done', 'Match 1:done', 'CA gym:done', 'Match 2:done', 'Match 3:active']);
+    expect(s.map((x) => `${x.label}:${x.state}`)).toEqual(['Bootstrap:done', 'Match 1:done', 'CA gym 1:done', 'Match 2:done', 'Match 3:active']);
     expect(s[2]!.role).toBe('CA');
   });
 
@@ -52,7 +53,16 @@ describe('phase timeline data', () => {
     const done = phaseSegments({ phase: 'done', status: 'finished', matchSummaries: [match(1, 0.7, { stop: true }, null)], gyms: [] });
     expect(done.map((x) => x.kind)).toEqual(['bootstrap', 'match', 'evaluate', 'done']);
     const fresh = phaseSegments({ phase: 'bootstrap', status: 'running', matchSummaries: [], gyms: [] });
-    expect(fresh).toEqual([{ key: 'bootstrap', kind: 'bootstrap', label: 'Bootstrap', role: null, state: 'active' }]);
+    expect(fresh).toEqual([{ key: 'bootstrap', kind: 'bootstrap', label: 'Bootstrap', short: 'Boot', role: null, state: 'active' }]);
+  });
+
+  it('shortens a label that would not fit its box instead of cutting it ("Held-out evaluatio")', () => {
+    const evaluation = { label: 'Held-out evaluation', short: 'Evaluation' };
+    expect(fitLabel(evaluation, 130, false)).toBe('Held-out evaluation');
+    // A 1,024 px window with a long run: boxes about 70 px wide.
+    expect(fitLabel(evaluation, 72, true)).toBe('Evaluation');
+    expect(fitLabel(evaluation, 40, true)).toBe('Evaluation');
+    expect(fitLabel({ label: 'DA gym 3', short: 'DA 3' }, 45, true)).toBe('DA 3 …');
   });
 });
 
