@@ -45,10 +45,14 @@ export function PlayScreen() {
   useEffect(() => {
     void loadPlayLists();
   }, []);
-  // The route names the session: open it here if this window does not show it yet.
+  // The route names the session: open it here if this window does not show it yet. Only a route
+  // change runs this, so the session state is read as it is then, not as a dependency: starting
+  // a session sets the view a moment before the route names it, and reacting to that view would
+  // close the session just started (or retry a refused resume in a loop).
   useEffect(() => {
-    if (id && view?.sessionId !== id && !busy) void resumePlay(id);
-    if (!id && view) leavePlay();
+    const { view: shown, busy: working } = usePlayStore.getState();
+    if (id && shown?.sessionId !== id && !working) void resumePlay(id);
+    if (!id && shown) leavePlay();
   }, [id]);
 
   const open = id !== null && view?.sessionId === id;
