@@ -320,6 +320,8 @@ export interface Queries {
   'scenarios/get': (args: { id: string }) => ScenarioDraft;
   /** The choices the scenario schema allows, for the scenario editor's fields. */
   'scenarios/vocabulary': () => ScenarioVocabulary;
+  /** Every problem `scenarios/save` would report for this draft, storing nothing. */
+  'scenarios/check': (args: { scenario: ScenarioDraft; replaces?: string }) => { problems: FieldProblem[] };
 }
 
 /** What a scenario's fields may hold (core/domain/types.ts), served so the editor needs no core values. */

@@ -10,6 +10,7 @@ import type { Page } from '@playwright/test';
 import { DashboardPage } from './pages/dashboard-page';
 import { ExperimentsPage } from './pages/experiments-page';
 import { LabPage } from './pages/lab-page';
+import { ScenarioEditorPage } from './pages/scenario-editor-page';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -109,4 +110,22 @@ test('the Evaluation screen is Table 4 with intervals, Δ from DA0 and a per-sce
   await page.getByTestId('heatmap-measure').selectOption('meanReward');
   await expect(cells.first().locator('text')).toHaveText(/^-?\d+\.\d$/);
   await lab.screenshot('18-evaluation-reference');
+});
+
+test('the scenario editor reports every problem at once, intents picked from the taxonomy', async () => {
+  const editor = new ScenarioEditorPage(page);
+  await editor.openNew();
+  // Only intents that route to the expected tool are offered.
+  await expect(editor.editor.getByTestId('field-intents').locator('input[data-intent="card_payment_not_recognised"]')).toBeVisible();
+  await editor.fill('id', 'Bad Id');
+  const i = await editor.addAdversity('goal_revision');
+  await editor.fill(`adversities[${i}].turn`, 'soon');
+  await editor.save();
+  // A field the form cannot read (the turn), the schema's (id, title, intents) and the taxonomy's (opening intent), in one round.
+  const fields = editor.editor.getByTestId('scenario-problems').locator('li');
+  await expect(fields.first()).toBeVisible();
+  const got = await fields.evaluateAll((ls) => ls.map((l) => l.getAttribute('data-field')));
+  expect(got).toEqual(expect.arrayContaining(['id', 'title', 'intents', `adversities[${i}].turn`, `adversities[${i}].from`]));
+  await lab.screenshot('18-scenario-editor-all-problems');
+  await editor.editor.getByTestId('scenario-cancel').click();
 });
