@@ -5,6 +5,7 @@
  * in columns, 95% intervals, Δ from DA0, against the run's CA or the scripted one — with a
  * per-scenario heat map, no internal field names, inside a 1,160 px panel.
  */
+import { readFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
 import type { Page } from '@playwright/test';
 import { DashboardPage } from './pages/dashboard-page';
@@ -71,6 +72,17 @@ test('gym curves: a row per agent, each phase a labelled segment, axis titles, w
     const ticks = await g.locator('.x-axis .tick text').allTextContents();
     expect(new Set(ticks).size).toBe(ticks.length);
   }
+  // Exported, the chart says what it is: run id in its title, axis titles kept.
+  const dash = new DashboardPage(page);
+  const svg = await dash.downloadChart('gym-curves-', 'SVG');
+  const svgText = await readFile(await svg.path(), 'utf8');
+  expect(svgText).toContain(`Gym curves · run ${runId}`);
+  expect(svgText).toContain('GRPO update (step in the run)');
+  const t0 = Date.now();
+  const png = await dash.downloadChart('win-rates-', 'PNG');
+  await png.path();
+  console.log(`[18] PNG export of the win-rate chart: ${Date.now() - t0} ms from click to file`);
+  expect(png.suggestedFilename()).toBe(`win-rates-${runId}.png`);
   await page.locator('[data-chart^="gym-curves-"]').scrollIntoViewIfNeeded();
   await page.locator('[data-chart^="gym-curves-"]').screenshot({ path: 'test-results/screenshots/18-gym-curves.png' });
 });

@@ -12,11 +12,33 @@ export function downloadBlob(blob: Blob, filename: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-/** A standalone SVG document of `svg`, on a white background. */
-export function svgDocument(svg: SVGSVGElement): { text: string; width: number; height: number } {
+/** Height of the title band an exported chart gets above it. */
+export const TITLE_BAND = 30;
+
+/**
+ * A standalone SVG document of `svg`, on a white background, with `title` (which names the run
+ * or match) above it: a chart file read on its own says what it shows.
+ */
+export function svgDocument(svg: SVGSVGElement, title?: string): { text: string; width: number; height: number } {
   const clone = svg.cloneNode(true) as SVGSVGElement;
   const width = Number(svg.getAttribute('width')) || svg.clientWidth || 600;
-  const height = Number(svg.getAttribute('height')) || svg.clientHeight || 300;
+  const band = title ? TITLE_BAND : 0;
+  const height = (Number(svg.getAttribute('height')) || svg.clientHeight || 300) + band;
+  if (title) {
+    const ns = 'http://www.w3.org/2000/svg';
+    const body = document.createElementNS(ns, 'g');
+    body.setAttribute('transform', `translate(0,${band})`);
+    while (clone.firstChild) body.append(clone.firstChild);
+    clone.append(body);
+    const heading = document.createElementNS(ns, 'text');
+    heading.setAttribute('x', '4');
+    heading.setAttribute('y', '19');
+    heading.setAttribute('font-size', '14');
+    heading.setAttribute('font-weight', '600');
+    heading.setAttribute('class', 'export-title');
+    heading.textContent = title;
+    clone.append(heading);
+  }
   clone.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
   clone.setAttribute('width', String(width));
   clone.setAttribute('height', String(height));
@@ -29,12 +51,12 @@ export function svgDocument(svg: SVGSVGElement): { text: string; width: number; 
   return { text: `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(clone)}`, width, height };
 }
 
-export function downloadSvg(svg: SVGSVGElement, name: string): void {
-  downloadBlob(new Blob([svgDocument(svg).text], { type: 'image/svg+xml' }), `${name}.svg`);
+export function downloadSvg(svg: SVGSVGElement, name: string, title?: string): void {
+  downloadBlob(new Blob([svgDocument(svg, title).text], { type: 'image/svg+xml' }), `${name}.svg`);
 }
 
-export async function downloadPng(svg: SVGSVGElement, name: string, scale = 2): Promise<void> {
-  const { text, width, height } = svgDocument(svg);
+export async function downloadPng(svg: SVGSVGElement, name: string, title?: string, scale = 2): Promise<void> {
+  const { text, width, height } = svgDocument(svg, title);
   const url = URL.createObjectURL(new Blob([text], { type: 'image/svg+xml' }));
   try {
     const img = new Image();

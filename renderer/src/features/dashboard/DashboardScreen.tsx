@@ -216,7 +216,7 @@ export function PhaseTimeline({ d }: { d: RunDetail }) {
   const data = useMemo(() => phaseSegments({ phase, status, matchSummaries, gyms }), [phase, status, matchSummaries, gyms]);
   const ref = useChart(createPhaseTimelineChart, data, {});
   return (
-    <ChartFrame title="Phases" file={`phases-${d.id}`}>
+    <ChartFrame title={`Phases · run ${d.id}`} file={`phases-${d.id}`}>
       <div ref={ref} className="chart" data-testid="phase-timeline" />
     </ChartFrame>
   );
@@ -231,7 +231,7 @@ export function WinRates({ d }: { d: RunDetail }) {
   );
   const ref = useChart(createWinRateChart, data, { onSelectMatch: (matchId: string) => selectRunMatch(d.id, matchId) });
   return (
-    <ChartFrame title="W_DA and W_CA per match" file={`win-rates-${d.id}`}>
+    <ChartFrame title={`W_DA and W_CA per match · run ${d.id}`} file={`win-rates-${d.id}`}>
       {d.matchSummaries.length === 0 ? (
         <EmptyState title="No match yet">The first arena match starts after bootstrap; its point appears here when it ends.</EmptyState>
       ) : null}
@@ -259,7 +259,7 @@ export function ScenarioPanel({ d }: { d: RunDetail }) {
     onSelectScenario: (scenarioId: string) => matchId && navigate('transcripts', null, { match: matchId, scenario: scenarioId }),
   });
   return (
-    <ChartFrame title={`Win rate per scenario${matchId ? ` · ${matchId}` : ''}`} file={`scenarios-${matchId ?? d.id}`}>
+    <ChartFrame title={`Win rate per scenario · ${matchId ? `match ${matchId}` : `run ${d.id}`}`} file={`scenarios-${matchId ?? d.id}`}>
       {!match && (matchId ? <LoadingState label={`Loading ${matchId}…`} /> : <EmptyState title="No match yet">Per-scenario DA win rates of the selected match show here.</EmptyState>)}
       <div ref={ref} className="chart" hidden={!match} />
     </ChartFrame>
@@ -274,7 +274,7 @@ export function GymCurves({ runId }: { runId: string }) {
   const empty = panels.every((p) => p.segments.length === 0);
   return (
     <ChartFrame
-      title="Gym curves"
+      title={`Gym curves · run ${runId}`}
       file={`gym-curves-${runId}`}
       aside={
         <label className="inline small">

@@ -14,7 +14,7 @@ export interface ScenarioBarsCallbacks {
 }
 
 const ROW = 20;
-const M = { top: 8, right: 84, bottom: 26, left: 180 };
+const M = { top: 8, right: 84, bottom: 40, left: 180 };
 
 export function createScenarioBarsChart(node: HTMLElement, callbacks: ScenarioBarsCallbacks): Chart<ScenarioBarsData> {
   let data: ScenarioBarsData | null = null;
@@ -30,6 +30,7 @@ export function createScenarioBarsChart(node: HTMLElement, callbacks: ScenarioBa
     const axis = child(svg, 'g', 'x-axis').attr('transform', `translate(0,${height - M.bottom})`).call(d3.axisBottom(x).ticks(5).tickFormat((v) => pct(Number(v))).tickSize(-(height - M.top - M.bottom)));
     styleAxis(axis);
     axis.selectAll('.tick line').attr('stroke-opacity', 0.6);
+    child(svg, 'text', 'x-title').attr('x', (x(0) + x(1)) / 2).attr('y', height - 6).attr('text-anchor', 'middle').attr('font-size', 10).attr('fill', COLORS.textSoft).text('DA win rate (share of the scenario’s episodes)');
 
     const mid = (b: ScenarioBar) => y(b.scenarioId)! + y.bandwidth() / 2 + 4;
     const rows = child(svg, 'g', 'bars')
