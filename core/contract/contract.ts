@@ -357,6 +357,8 @@ export interface Events {
   'episodes/completed': { matchId: string; count: number; done: number; total: number };
   /** A turn of a human play session, as it is taken: the player's, then each of the opponent's. */
   'play/turn': { sessionId: string; turn: PlayTurn };
+  /** A DA being trained so a Play session can start against `sft` (a few a second; once per lab). */
+  'play/progress': { label: string; done: number; total: number };
   /** Progress of an `evaluation/crossplay` request (a few a second). */
   'crossplay/progress': { das: string[]; cas: string[]; done: number; total: number };
   /** Episodes played so far by the running `eval/mads` (a few a second at most). */

@@ -27,10 +27,12 @@ export interface ModelOptions {
   session?: SessionSettings;
   /** SFT epochs when `sft` trains a new DA. */
   epochs?: number;
+  /** Steps of a DA being trained for `sft` (the app shows them while a Play session starts). */
+  onTraining?: (p: { label: string; done: number; total: number }) => void;
 }
 
 /** The SFT DA of this seed: the lab's `DA-sft-<seed>` if it has one, else trained now and stored under that name. */
-async function sftModel(domain: Domain, db: string, seed: number, epochs: number | undefined, session: SessionSettings): Promise<DaModel> {
+async function sftModel(domain: Domain, db: string, seed: number, epochs: number | undefined, session: SessionSettings, onTraining?: ModelOptions['onTraining']): Promise<DaModel> {
   const store = openSqliteStore(db);
   try {
     const checkpoints = checkpointStore(store.db);
@@ -49,7 +51,12 @@ async function sftModel(domain: Domain, db: string, seed: number, epochs: number
       session,
       extraRouting: corpus,
       ...(epochs !== undefined ? { sft: { epochs } } : {}),
-      hooks: { onStep: (p) => bar.update(p.step, p.totalSteps) },
+      hooks: {
+        onStep: (p) => {
+          bar.update(p.step, p.totalSteps);
+          onTraining?.({ label: `training ${name}: supervised fine-tuning on the bank's expert episodes (once per lab)`, done: p.step, total: p.totalSteps });
+        },
+      },
     });
     bar.stop();
     const last = trained.sft.epochs.at(-1)?.metrics ?? {};
@@ -95,7 +102,7 @@ function storedSnapshot(spec: string, role: CheckpointRole, db: string) {
 /** The builtin DA model a SPEC names (`sft`, `latest`, or a checkpoint name). */
 export async function daModelFor(spec: string, domain: Domain, g: GlobalOptions, opts: ModelOptions = {}): Promise<DaModel> {
   const session = opts.session ?? {};
-  if (spec === 'sft') return sftModel(domain, g.db, g.seed, opts.epochs, session);
+  if (spec === 'sft') return sftModel(domain, g.db, g.seed, opts.epochs, session, opts.onTraining);
   return DaModel.fromSnapshot(storedSnapshot(spec, 'DA', g.db), session);
 }
 

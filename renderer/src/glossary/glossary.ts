@@ -30,3 +30,33 @@ export const GLOSSARY = {
 } as const;
 
 export type GlossaryTerm = keyof typeof GLOSSARY;
+
+/** Reward terms (RL-ADA Table 2 for r_DA, eq. 2 for r_CA) in words, for the transcript's reward chips. */
+export const REWARD_TERMS: Record<string, { label: string; definition: string }> = {
+  format: { label: 'format', definition: 'Format: the turn parsed as a well-formed action (speech, tool call or end of call).' },
+  tool: { label: 'tool call', definition: 'Tool: a valid call of a known tool with well-formed arguments.' },
+  env_lookup_first: { label: 'lookup first', definition: 'The DA called lookup_account before any other tool.' },
+  env_correct_tool: { label: 'right tool', definition: 'The DA called the tool the customer’s intent needs (correct routing).' },
+  env_speak: { label: 'spoke', definition: 'The DA explained the result to the customer.' },
+  env_milestone: { label: 'milestone', definition: 'A step of the task was completed (e.g. the dispute filed).' },
+  env_late: { label: 'late', definition: 'Penalty for turns beyond the expected length of the call.' },
+  env_judge: { label: 'judge', definition: 'The judge’s verdict on whether the customer’s problem was resolved.' },
+  env_missed_verification: { label: 'skipped verification', definition: 'Penalty: the DA acted on the account without verifying the caller.' },
+  env_missing_tool: { label: 'tool never called', definition: 'Penalty: the call ended without the tool the intent needs.' },
+  end: { label: 'ending', definition: 'How the call ended: a clean end_call, or cut off at the turn limit.' },
+  env_fallback: { label: 'fallback', definition: 'Impossible scenarios: credit for the right fallback, penalty for claiming success (MADS).' },
+  realism: { label: 'realism', definition: 'The CA sounded like a real customer (RL-ADA eq. 2).' },
+  conceal: { label: 'concealment', definition: 'The CA did not state its intent outright (RL-ADA eq. 2).' },
+  inv_da: { label: 'DA misrouted', definition: 'Inverse of the DA’s win: the CA’s reward when the DA routes the call wrongly (RL-ADA eq. 2).' },
+};
+
+/** The customer's private facts (Play brief) in words. */
+export const FACT_LABELS: Record<string, string> = {
+  merchant: 'Merchant',
+  amount: 'Amount',
+  datePhrase: 'When',
+  channel: 'How it was paid',
+  place: 'Where',
+  account: 'Other account',
+  cardLast4: 'Card ending in',
+};

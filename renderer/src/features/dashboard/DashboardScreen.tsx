@@ -3,6 +3,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { RunDetail, RunSummary } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
 import { ChartFrame } from '../../components/ChartFrame';
+import { Term } from '../../components/Term';
 import { ProgressBar } from '../../components/ProgressBar';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
 import { useChart } from '../../charts/use-chart';
@@ -236,7 +237,11 @@ export function WinRates({ d }: { d: RunDetail }) {
         <EmptyState title="No match yet">The first arena match starts after bootstrap; its point appears here when it ends.</EmptyState>
       ) : null}
       <div ref={ref} className="chart" data-testid="win-rate-chart" hidden={d.matchSummaries.length === 0} />
-      <p className="hint">Filled dots: competency gate held. Whiskers: the ε window around the previous W_DA (green when met). Shaded: gyms, by the agent trained. Click a match for its scenarios.</p>
+      <p className="hint">
+        Filled dot: the DA reached <Term term="tauDa">τ_DA</Term> in that match. Whiskers: the window of ±ε around the previous match’s W_DA; green when the
+        match stayed inside it (the two agents are stable). Shaded: <Term term="gym">gyms</Term>, in the colour of the agent trained. Click a match for its
+        scenarios.
+      </p>
     </ChartFrame>
   );
 }
