@@ -26,6 +26,12 @@ export const GLOSSARY = {
   fraudRate: 'Fraud-reference DA win rate: how often the DA handled the non-negotiable scenarios (fraud, account compromise) correctly in this match.',
   L1: 'MADS L-1: the share of episodes where every validator passed (MADS §4).',
   L2: 'MADS L-2: the share of the task’s reference actions the DA completed, averaged over episodes (MADS §4).',
+  L2complete: 'L-2 complete: the share of episodes in which the DA completed every reference action (MADS §4).',
+  actionRecall: 'Action recall: the share of the reference action types the DA performed (MADS L-1).',
+  toolF1: 'Tool F1: overlap between the tools the DA called and the reference tools (MADS L-1).',
+  paramEM: 'Parameter exact match: the share of tool calls whose arguments equal the reference’s (MADS L-1).',
+  responseSim: 'Response similarity: how close the DA’s messages are to the reference responses (MADS L-1).',
+  episodes: 'Episodes: how many conversations the numbers are measured on.',
   consecutive: 'Stopping rule: the run stops when W_DA has stayed within the tolerance of τ_DA for this many matches in a row.',
 } as const;
 
