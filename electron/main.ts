@@ -180,12 +180,16 @@ void app.whenReady().then(() => {
   if (process.env.SPARRING_SMOKE === '1') {
     // The smoke test: quit once the page has talked to the engine.
     win?.webContents.once('did-finish-load', () => {
-      setTimeout(async () => {
-        const ok = await win?.webContents.executeJavaScript(
+      // setTimeout ignores a returned promise: a rejection (the page gone) must still report and quit.
+      setTimeout(() => {
+        void (win?.webContents.executeJavaScript(
           "window.sparring.send('engine/info', undefined).then((i) => 'SPARRING_SMOKE_OK ' + i.dbPath, (e) => 'SPARRING_SMOKE_FAIL ' + e.message)",
-        );
-        process.stdout.write(`${ok}\n`);
-        app.quit();
+        ) ?? Promise.resolve('SPARRING_SMOKE_FAIL no window'))
+          .catch((e: unknown) => `SPARRING_SMOKE_FAIL ${e instanceof Error ? e.message : String(e)}`)
+          .then((ok: unknown) => {
+            process.stdout.write(`${String(ok)}\n`);
+            app.quit();
+          });
       }, 500);
     });
   }

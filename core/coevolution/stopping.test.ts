@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../config';
-import { stoppingDecision, weakerAgent } from './stopping';
+import { gap, stoppingDecision, weakerAgent } from './stopping';
 
 const cfg = DEFAULT_CONFIG.stopping;
 
@@ -52,5 +52,18 @@ describe('weaker agent', () => {
     expect(w.role).toBe('DA');
     expect(w.daShortfall).toBeCloseTo(-0.02);
     expect(w.caShortfall).toBeCloseTo(-0.03);
+  });
+});
+
+describe('stopping rule in words', () => {
+  it('says "above by" rather than a negative shortfall, and counts the run of matches plainly', () => {
+    expect(gap(0.1, 'τ_DA=0.60')).toBe('0.10 below τ_DA=0.60');
+    expect(gap(-0.4, 'τ_DA=0.60')).toBe('above τ_DA=0.60 by 0.40');
+    expect(gap(0.001, 'τ_DA=0.60')).toBe('at τ_DA=0.60');
+    const cfg = { ...DEFAULT_CONFIG.stopping, tauDa: 0.6, rCa: 0.1 };
+    expect(weakerAgent(1, cfg).explanation).toBe('CA trains: the DA is above τ_DA=0.60 by 0.40, the CA is 0.10 below r_CA=0.10 (W_CA=0.00)');
+    const d = stoppingDecision([0.7, 0.7, 0.7], { ...cfg, P: 2, nMin: 5 });
+    expect(d.explanation).toContain('3 matches in a row at or above it, 2 needed');
+    expect(d.explanation).not.toMatch(/consecutive|-\d/);
   });
 });

@@ -39,7 +39,8 @@ export function stoppingDecision(wDa: readonly number[], cfg: StoppingConfig): S
   // Rounding guards against 0.05000000000000004 failing ε = 0.05.
   const stabilityGate = delta !== null && Math.round(delta * 1e9) / 1e9 <= cfg.epsilon;
   const w = wDa[t - 1]!;
-  const gates = `W_DA=${f2(w)} (τ_DA=${f2(cfg.tauDa)}, ${streak}/${cfg.P} consecutive), |δ|=${delta === null ? 'n/a' : f2(delta)} (ε=${f2(cfg.epsilon)})`;
+  const run = `${streak} match${streak === 1 ? '' : 'es'} in a row at or above it, ${cfg.P} needed`;
+  const gates = `W_DA=${f2(w)} (τ_DA=${f2(cfg.tauDa)}: ${run}), |δ|=${delta === null ? 'n/a' : f2(delta)} (ε=${f2(cfg.epsilon)})`;
 
   if (t >= cfg.nMin && competencyGate && stabilityGate) {
     return { stop: true, reason: 'converged', t, streak, delta, competencyGate, stabilityGate, explanation: `stop at match ${t}: converged — ${gates}` };
@@ -52,6 +53,14 @@ export function stoppingDecision(wDa: readonly number[], cfg: StoppingConfig): S
 }
 
 export type Role = 'DA' | 'CA';
+
+/** A shortfall in words: "0.10 below τ_DA=0.60", "above τ_DA=0.60 by 0.40" (never "-0.40 below"). */
+export function gap(shortfall: number, floor: string): string {
+  const r = Math.round(shortfall * 100) / 100;
+  if (r > 0) return `${f2(r)} below ${floor}`;
+  if (r < 0) return `above ${floor} by ${f2(-r)}`;
+  return `at ${floor}`;
+}
 
 export interface WeakerAgent {
   role: Role;
@@ -73,6 +82,6 @@ export function weakerAgent(wDa: number, cfg: StoppingConfig): WeakerAgent {
     role,
     daShortfall,
     caShortfall,
-    explanation: `${role} trains: DA is ${f2(daShortfall)} below τ_DA=${f2(cfg.tauDa)}, CA is ${f2(caShortfall)} below r_CA=${f2(cfg.rCa)} (W_CA=${f2(1 - wDa)})`,
+    explanation: `${role} trains: the DA is ${gap(daShortfall, `τ_DA=${f2(cfg.tauDa)}`)}, the CA is ${gap(caShortfall, `r_CA=${f2(cfg.rCa)}`)} (W_CA=${f2(1 - wDa)})`,
   };
 }

@@ -18,6 +18,7 @@ import type { Complexity, Scenario } from '../domain/types';
 import type { FieldProblem, ScenarioDraft } from '../domain/schema';
 import type { StudyRunStatus, StudySummary } from '../coevolution/study-summary';
 import type { DeviceRecord } from './device';
+import type { HeldoutReport } from '../arena/heldout-report';
 
 /** Plain-data records that cross the boundary, re-exported so clients import types from here only. */
 export type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, ScenarioResult, TurnRecord, Winner } from '../store/port';
@@ -50,6 +51,7 @@ export type { AdversitySpec, Complexity, Persona, TaskSpec } from '../domain/typ
 export type { FieldProblem, ScenarioDraft } from '../domain/schema';
 export type { ArmSummary, PairSummary, StudyRunStatus, StudySummary } from '../coevolution/study-summary';
 export type { MeanInterval, PairedDifference } from '../stats/intervals';
+export type { HeldoutCell, HeldoutMetricKey, HeldoutMetricRow, HeldoutReport, HeldoutScenarioRow, HeldoutTable } from '../arena/heldout-report';
 
 export type RunStatus = 'created' | 'running' | 'paused' | 'finished' | 'failed' | 'stopped';
 export type RunPhase = 'bootstrap' | 'match' | 'decide' | 'gym' | 'boundary' | 'paused' | 'evaluate' | 'done' | 'stopped' | 'failed';
@@ -76,6 +78,8 @@ export interface RunSummary {
   live: boolean;
   /** The device its policies ran on (the latest start or resume); null: not recorded (runs from before devices were). */
   device?: DeviceRecord | null;
+  /** A pause was asked for and takes effect when the current phase ends (status still `running`). */
+  pauseRequested: boolean;
 }
 
 export interface RunDetail extends RunSummary {
@@ -84,7 +88,10 @@ export interface RunDetail extends RunSummary {
   gyms: GymSummary[];
   /** The latest progress report of the current phase. */
   progress: ProgressReport | null;
+  /** The evaluation as stored by the runner (plain data). */
   evaluation: unknown;
+  /** The evaluation as RL-ADA's Table 4 (intervals, Δ from DA0, per scenario); null when there is none or it predates the format. */
+  heldout: HeldoutReport | null;
 }
 
 export interface ProgressReport {
@@ -115,6 +122,8 @@ export interface CheckpointInfo {
 export interface MetricPoint {
   step: number;
   value: number;
+  /** The training phase that logged it: 'bootstrap:DA0-sft', 'bootstrap:DA0-grpo', 'bootstrap:CA0', 'gym:DA1', … */
+  phase?: string;
 }
 
 export interface EpisodeFilter extends EpisodeQuery {
@@ -400,6 +409,8 @@ export interface Queries {
   'scenarios/get': (args: { id: string }) => ScenarioDraft;
   /** The choices the scenario schema allows, for the scenario editor's fields. */
   'scenarios/vocabulary': () => ScenarioVocabulary;
+  /** Every problem `scenarios/save` would report for this draft, storing nothing. */
+  'scenarios/check': (args: { scenario: ScenarioDraft; replaces?: string }) => { problems: FieldProblem[] };
 }
 
 /** What a scenario's fields may hold (core/domain/types.ts), served so the editor needs no core values. */
@@ -425,16 +436,18 @@ export type ScenarioInfo = Pick<Scenario, 'id' | 'title' | 'set' | 'description'
 };
 
 export interface Events {
-  'run/status': { runId: string; status: RunStatus; phase: RunPhase };
+  'run/status': { runId: string; status: RunStatus; phase: RunPhase; pauseRequested: boolean };
   'run/match': { runId: string; match: MatchSummary };
   'run/gym': { runId: string; gym: GymSummary };
   'run/progress': { runId: string; progress: ProgressReport };
   /** Gym metrics, batched: several steps per event. */
-  'run/metrics': { runId: string; points: { key: string; step: number; value: number }[] };
+  'run/metrics': { runId: string; points: { key: string; step: number; value: number; phase?: string }[] };
   /** Episodes finished since the last event (batched to a few per second). */
   'episodes/completed': { matchId: string; count: number; done: number; total: number };
   /** A turn of a human play session, as it is taken: the player's, then each of the opponent's. */
   'play/turn': { sessionId: string; turn: PlayTurn };
+  /** A DA being trained so a Play session can start against `sft` (a few a second; once per lab). */
+  'play/progress': { label: string; done: number; total: number };
   /** Progress of an `evaluation/crossplay` request (a few a second). */
   'crossplay/progress': { das: string[]; cas: string[]; done: number; total: number };
   /** Episodes played so far by the running `eval/mads` (a few a second at most). */

@@ -3,7 +3,7 @@
  * steer and observe runs. The engine's contract handlers for `runs/*` delegate here, and events
  * the runner emits are forwarded to clients.
  */
-import type { Events, EventName, PresetInfo, RunDetail, RunSummary } from './contract';
+import type { Events, EventName, MetricPoint, PresetInfo, RunDetail, RunSummary } from './contract';
 
 export type EngineEvent = { [N in EventName]: { name: N; payload: Events[N] } }[EventName];
 
@@ -17,7 +17,7 @@ export interface RunService {
   list(): RunSummary[];
   get(runId: string): RunDetail;
   /** Gym metric series of a run, by registry key. */
-  metrics(runId: string, keys: readonly string[]): Record<string, { step: number; value: number }[]>;
+  metrics(runId: string, keys: readonly string[]): Record<string, MetricPoint[]>;
   /** Subscribe to run events; returns the unsubscribe function. */
   subscribe(listener: (e: EngineEvent) => void): () => void;
 }

@@ -184,19 +184,32 @@ export interface FieldProblem {
 /** A scenario as written, before it joins a set (a custom scenario, or one entry of a scenario file). */
 export type ScenarioDraft = Omit<Scenario, 'set'>;
 
-/** Scenario intents must be in the taxonomy and route to its expected tool; goal revision starts from a known intent. */
-function taxonomyProblems(s: ScenarioDraft, byIntent: ReadonlyMap<string, TaxonomyEntry>): FieldProblem[] {
+/**
+ * Scenario intents must be in the taxonomy and route to its expected tool; goal revision starts
+ * from a known intent. Reads whatever of a draft is readable (the schema may have failed
+ * elsewhere), so one check reports the taxonomy's problems beside the schema's.
+ */
+function taxonomyProblems(value: unknown, byIntent: ReadonlyMap<string, TaxonomyEntry>): FieldProblem[] {
   const out: FieldProblem[] = [];
-  s.intents.forEach((intent, j) => {
-    const entry = byIntent.get(intent);
-    if (!entry) out.push({ field: `intents[${j}]`, message: `intent "${intent}" is not in the taxonomy` });
-    else if (entry.tool !== s.expectedTool) {
-      out.push({ field: `intents[${j}]`, message: `intent "${intent}" routes to ${entry.tool}, but the scenario expects ${s.expectedTool}` });
-    }
-  });
-  s.adversities?.forEach((a, j) => {
-    if (a.kind === 'goal_revision' && !byIntent.has(a.from)) out.push({ field: `adversities[${j}].from`, message: `intent "${a.from}" is not in the taxonomy` });
-  });
+  if (typeof value !== 'object' || value === null) return out;
+  const s = value as { intents?: unknown; expectedTool?: unknown; adversities?: unknown };
+  const expected = typeof s.expectedTool === 'string' ? s.expectedTool : null;
+  if (Array.isArray(s.intents)) {
+    s.intents.forEach((intent: unknown, j) => {
+      if (typeof intent !== 'string') return;
+      const entry = byIntent.get(intent);
+      if (!entry) out.push({ field: `intents[${j}]`, message: `intent "${intent}" is not in the taxonomy` });
+      else if (expected !== null && entry.tool !== expected) {
+        out.push({ field: `intents[${j}]`, message: `intent "${intent}" routes to ${entry.tool}, but the scenario expects ${expected}` });
+      }
+    });
+  }
+  if (Array.isArray(s.adversities)) {
+    s.adversities.forEach((a: unknown, j) => {
+      const x = a as { kind?: unknown; from?: unknown } | null;
+      if (x?.kind === 'goal_revision' && typeof x.from === 'string' && !byIntent.has(x.from)) out.push({ field: `adversities[${j}].from`, message: `intent "${x.from}" is not in the taxonomy` });
+    });
+  }
   return out;
 }
 
@@ -206,7 +219,9 @@ function taxonomyProblems(s: ScenarioDraft, byIntent: ReadonlyMap<string, Taxono
  */
 export function checkScenario(value: unknown, taxonomy: readonly TaxonomyEntry[]): { ok: true; scenario: ScenarioDraft } | { ok: false; problems: FieldProblem[] } {
   const r = scenarioSchema.safeParse(value);
-  if (!r.success) return { ok: false, problems: r.error.issues.map((i) => ({ field: pathOf(i.path), message: i.message })) };
-  const problems = taxonomyProblems(r.data as ScenarioDraft, new Map(taxonomy.map((e) => [e.intent, e])));
-  return problems.length ? { ok: false, problems } : { ok: true, scenario: r.data as ScenarioDraft };
+  // Every problem at once: the schema's and the taxonomy's, so fixing one never reveals another round.
+  const schema = r.success ? [] : r.error.issues.map((i) => ({ field: pathOf(i.path), message: i.message }));
+  const taxonomyOnes = taxonomyProblems(value, new Map(taxonomy.map((e) => [e.intent, e]))).filter((p) => !schema.some((q) => q.field === p.field));
+  const problems = [...schema, ...taxonomyOnes];
+  return problems.length || !r.success ? { ok: false, problems } : { ok: true, scenario: r.data as ScenarioDraft };
 }

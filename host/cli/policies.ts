@@ -34,6 +34,8 @@ export interface ModelOptions {
   session?: SessionSettings;
   /** SFT epochs when `sft` trains a new DA. */
   epochs?: number;
+  /** Steps of a DA being trained for `sft` (the app shows them while a Play session starts). */
+  onTraining?: (p: { label: string; done: number; total: number }) => void;
 }
 
 /** A loaded model and the stored checkpoint it came from. */
@@ -45,7 +47,7 @@ interface Loaded<M> {
 const refOf = (c: { name: string; id: string }): CheckpointRef => ({ name: c.name, id: c.id });
 
 /** The SFT DA of this seed: the lab's `DA-sft-<seed>` if it has one, else trained now and stored under that name. */
-async function sftModel(domain: Domain, db: string, seed: number, epochs: number | undefined, session: SessionSettings): Promise<Loaded<DaModel>> {
+async function sftModel(domain: Domain, db: string, seed: number, epochs: number | undefined, session: SessionSettings, onTraining?: ModelOptions['onTraining']): Promise<Loaded<DaModel>> {
   const store = openSqliteStore(db);
   try {
     const checkpoints = checkpointStore(store.db);
@@ -64,7 +66,12 @@ async function sftModel(domain: Domain, db: string, seed: number, epochs: number
       session,
       extraRouting: corpus,
       ...(epochs !== undefined ? { sft: { epochs } } : {}),
-      hooks: { onStep: (p) => bar.update(p.step, p.totalSteps) },
+      hooks: {
+        onStep: (p) => {
+          bar.update(p.step, p.totalSteps);
+          onTraining?.({ label: `training ${name}: supervised fine-tuning on the bank's expert episodes (once per lab)`, done: p.step, total: p.totalSteps });
+        },
+      },
     });
     bar.stop();
     const last = trained.sft.epochs.at(-1)?.metrics ?? {};
@@ -164,7 +171,7 @@ export function matchConcurrency(da: DaPolicy, ca: CaPolicy, fallback: number): 
 /** The builtin DA a SPEC names (`sft`, `latest`, or a checkpoint name), and the checkpoint it resolved to. */
 export async function loadDaModel(spec: string, domain: Domain, g: GlobalOptions, opts: ModelOptions = {}): Promise<Loaded<DaModel>> {
   const session = opts.session ?? {};
-  if (spec === 'sft') return sftModel(domain, g.db, g.seed, opts.epochs, session);
+  if (spec === 'sft') return sftModel(domain, g.db, g.seed, opts.epochs, session, opts.onTraining);
   const c = storedCheckpoint(spec, 'DA', g.db);
   return { model: await DaModel.fromSnapshot(c.snapshot, session), checkpoint: refOf(c) };
 }

@@ -10,7 +10,8 @@ import { runMachine } from '../../core/coevolution/run.machine';
 import type { GymSummary, MatchSummary, RunContext } from '../../core/coevolution/run.machine';
 import { PRESETS, parseRunConfig, RunConfigError, sparringConfigOf } from '../../core/coevolution/run-config';
 import type { RunConfig } from '../../core/coevolution/run-config';
-import type { PresetInfo, ProgressReport, RunDetail, RunPhase, RunStatus, RunSummary } from '../../core/contract/contract';
+import { heldoutReport } from '../../core/arena/heldout-report';
+import type { MetricPoint, PresetInfo, ProgressReport, RunDetail, RunPhase, RunStatus, RunSummary } from '../../core/contract/contract';
 import type { EngineEvent, RunService } from '../../core/contract/run-service';
 import type { Domain } from '../../core/domain/types';
 import type { SessionSettings } from '../../models/session';
@@ -107,12 +108,12 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
   const row = reader.row;
 
   // Metric points go out in batches (a few events a second), not one event per step.
-  let pending: { runId: string; key: string; step: number; value: number }[] = [];
+  let pending: { runId: string; key: string; step: number; value: number; phase: string }[] = [];
   let flushTimer: ReturnType<typeof setTimeout> | null = null;
   const flushMetrics = () => {
     flushTimer = null;
-    const byRun = new Map<string, { key: string; step: number; value: number }[]>();
-    for (const p of pending) byRun.set(p.runId, [...(byRun.get(p.runId) ?? []), { key: p.key, step: p.step, value: p.value }]);
+    const byRun = new Map<string, { key: string; step: number; value: number; phase: string }[]>();
+    for (const p of pending) byRun.set(p.runId, [...(byRun.get(p.runId) ?? []), { key: p.key, step: p.step, value: p.value, phase: p.phase }]);
     pending = [];
     for (const [runId, points] of byRun) emit({ name: 'run/metrics', payload: { runId, points } });
   };
@@ -148,7 +149,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
         const step = nextStep.get(key) ?? 0;
         nextStep.set(key, step + 1);
         insertMetric.run(runId, phase, key, step, value);
-        pending.push({ runId, key, step, value });
+        pending.push({ runId, key, step, value, phase });
         flushTimer ??= setTimeout(flushMetrics, 250);
       },
       stopped: () => l.stopped,
@@ -165,6 +166,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     const actor = createActor(machine, snapshot ? { snapshot: snapshot as never, input } : { input });
     l.actor = actor;
     let lastValue = '';
+    let lastPauseRequested = false;
     let seenMatches = 0;
     let seenGyms = 0;
     let resolveFinished!: () => void;
@@ -175,12 +177,22 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
         const c = snap.context as RunContext;
         for (; seenMatches < c.matches.length; seenMatches++) emit({ name: 'run/match', payload: { runId, match: c.matches[seenMatches]! } });
         for (; seenGyms < c.gyms.length; seenGyms++) emit({ name: 'run/gym', payload: { runId, gym: c.gyms[seenGyms]! } });
-        if (value === lastValue) return;
-        lastValue = value;
-        // A phase boundary: persist, so a killed process resumes from here.
         const status = statusOf(value);
+        // A pause asked for mid-phase takes effect at the next boundary: say so now, so the
+        // person who asked sees "pausing after this phase" rather than an unchanged "running".
+        const pauseRequested = status === 'running' && c.pauseRequested;
+        if (value === lastValue) {
+          if (pauseRequested !== lastPauseRequested) {
+            lastPauseRequested = pauseRequested;
+            emit({ name: 'run/status', payload: { runId, status, phase: value as RunPhase, pauseRequested } });
+          }
+          return;
+        }
+        lastValue = value;
+        lastPauseRequested = pauseRequested;
+        // A phase boundary: persist, so a killed process resumes from here.
         updateRun.run(dbStatus(status), JSON.stringify(actor.getPersistedSnapshot()), c.error, new Date().toISOString(), runId);
-        emit({ name: 'run/status', payload: { runId, status, phase: value as RunPhase } });
+        emit({ name: 'run/status', payload: { runId, status, phase: value as RunPhase, pauseRequested } });
         if (FINAL.includes(value) || value === 'paused') {
           if (FINAL.includes(value)) {
             live.delete(runId);
@@ -280,6 +292,8 @@ export interface LiveView {
   /** The machine's snapshot now; absent: the lab's copy (persisted at the latest phase boundary). */
   snapshot?: unknown;
   progress: ProgressReport | null;
+  /** A pause asked for and not yet taken (the lab's copy of the snapshot lags until the phase ends). */
+  pauseRequested?: boolean;
 }
 
 /**
@@ -307,10 +321,11 @@ export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf
       id: r.id, createdAt: r.created_at, status, phase: value, preset: r.preset, seed: r.seed,
       matches: snap?.context.matches.length ?? 0, lastWDa: snap?.context.matches.at(-1)?.wDa ?? null, error: snap?.context.error ?? r.error,
       live: l !== undefined, device: r.device_json ? (JSON.parse(r.device_json) as DeviceRecord) : null,
+      pauseRequested: status === 'running' && (l?.pauseRequested ?? snap?.context.pauseRequested ?? false),
     };
   }
   const listRows = db.prepare('SELECT * FROM runs ORDER BY created_at, id');
-  const metricRows = db.prepare('SELECT step, value FROM run_metrics WHERE run_id = ? AND key = ? ORDER BY step');
+  const metricRows = db.prepare('SELECT step, value, phase FROM run_metrics WHERE run_id = ? AND key = ? ORDER BY step');
   return {
     row,
     list(): RunSummary[] {
@@ -323,12 +338,12 @@ export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf
       const snap = snapshotOf(r, l);
       const matchSummaries: MatchSummary[] = snap?.context.matches ?? [];
       const gyms: GymSummary[] = snap?.context.gyms ?? [];
-      return { ...s, configJson: r.config_json, matchSummaries, gyms, progress: l?.progress ?? null, evaluation: snap?.context.evaluation ?? null };
+      return { ...s, configJson: r.config_json, matchSummaries, gyms, progress: l?.progress ?? null, evaluation: snap?.context.evaluation ?? null, heldout: heldoutReport(snap?.context.evaluation) };
     },
-    metrics(runId: string, keys: readonly string[]): Record<string, { step: number; value: number }[]> {
+    metrics(runId: string, keys: readonly string[]): Record<string, MetricPoint[]> {
       row(runId);
-      const out: Record<string, { step: number; value: number }[]> = {};
-      for (const key of keys) out[key] = metricRows.all(runId, key) as { step: number; value: number }[];
+      const out: Record<string, MetricPoint[]> = {};
+      for (const key of keys) out[key] = metricRows.all(runId, key) as MetricPoint[];
       return out;
     },
   };

@@ -30,6 +30,11 @@ describe('runner on a worker thread', () => {
     expect(first.list()).toEqual([expect.objectContaining({ id: runId, status: 'running', live: true })]);
     expect(first.get(runId).configJson).toContain('"stopping"');
     expect(() => first.pause('R9')).toThrow(/R9 is not running/);
+    // A pause takes effect at the next phase boundary; until then the run says it is pausing.
+    first.pause(runId);
+    await waitFor(events, (e) => e.name === 'run/status' && e.payload.runId === runId && e.payload.pauseRequested, 60_000);
+    const asked = first.get(runId);
+    expect(asked.status === 'paused' || asked.pauseRequested).toBe(true);
     await expect(first.start({ preset: 'nope' })).rejects.toThrow(/unknown preset "nope"/);
     // Killed mid-run: the next service finds it interrupted (running, not live) and resumes it.
     await first.close();

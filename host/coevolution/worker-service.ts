@@ -6,7 +6,7 @@
  * and resume behave as in-process: the worker persists the machine at every phase boundary.
  */
 import { Worker } from 'node:worker_threads';
-import type { ProgressReport } from '../../core/contract/contract';
+import type { LiveView } from './service';
 import type { EngineEvent, RunService } from '../../core/contract/run-service';
 import type { ProviderChoice } from '../../core/contract/device';
 import { openSqliteStore } from '../store/sqlite-store';
@@ -32,7 +32,7 @@ export interface WorkerRunServiceOptions {
 
 export function createWorkerRunService(opts: WorkerRunServiceOptions): WorkerRunService {
   const store = openSqliteStore(opts.dbPath);
-  const live = new Map<string, { progress: ProgressReport | null }>();
+  const live = new Map<string, LiveView>();
   const reader = createRunReader(store.db, opts.dbPath, (runId) => live.get(runId));
   const listeners = new Set<(e: EngineEvent) => void>();
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
@@ -62,7 +62,7 @@ export function createWorkerRunService(opts: WorkerRunServiceOptions): WorkerRun
   function onEvent(e: EngineEvent): void {
     if (e.name === 'run/status') {
       if (e.payload.status === 'finished' || e.payload.status === 'failed' || e.payload.status === 'stopped') live.delete(e.payload.runId);
-      else if (!live.has(e.payload.runId)) live.set(e.payload.runId, { progress: null });
+      else live.set(e.payload.runId, { progress: live.get(e.payload.runId)?.progress ?? null, pauseRequested: e.payload.pauseRequested });
     } else if (e.name === 'run/progress') {
       const l = live.get(e.payload.runId);
       if (l) l.progress = e.payload.progress;

@@ -33,7 +33,7 @@ describe('event batcher', () => {
     b.push({ name: 'run/progress', payload: { runId: 'R', progress: { phase: 'match', label: 'a', done: 1, total: 3, etaSeconds: null } } });
     t = 10;
     b.push({ name: 'run/progress', payload: { runId: 'R', progress: { phase: 'match', label: 'b', done: 2, total: 3, etaSeconds: 5 } } });
-    b.push({ name: 'run/status', payload: { runId: 'R', status: 'paused', phase: 'paused' } });
+    b.push({ name: 'run/status', payload: { runId: 'R', status: 'paused', phase: 'paused', pauseRequested: false } });
     expect(out.map((e) => e.name)).toEqual(['run/progress', 'run/progress', 'run/status']);
     expect(out[1]).toMatchObject({ payload: { progress: { label: 'b' } } });
     t = 20;

@@ -205,8 +205,8 @@ describe('runs through the RunService', () => {
       get: (runId) => {
         if (runId !== 'R1') throw new Error(`no run "${runId}"`);
         return {
-          id: 'R1', createdAt: '2026-01-01T00:00:00Z', status: 'running', phase: 'match', preset: 'quick', seed: 1, matches: 0, lastWDa: null, error: null, live: true,
-          configJson: '{}', matchSummaries: [], gyms: [], progress: null, evaluation: null,
+          id: 'R1', createdAt: '2026-01-01T00:00:00Z', status: 'running', phase: 'match', preset: 'quick', seed: 1, matches: 0, lastWDa: null, error: null, live: true, pauseRequested: false,
+          configJson: '{}', matchSummaries: [], gyms: [], progress: null, evaluation: null, heldout: null,
         };
       },
       metrics: (_id, keys) => Object.fromEntries(keys.map((k) => [k, [{ step: 1, value: 0.5 }]])),
@@ -233,7 +233,7 @@ describe('runs through the RunService', () => {
       await expect(engine.handlers['runs/get']({ runId: 'R2' })).rejects.toThrow(/no run "R2"/);
 
       for (let step = 0; step < 200; step++) fake.emit({ name: 'run/metrics', payload: { runId: 'R1', points: [{ key: 'gym/kl', step, value: step / 200 }] } });
-      fake.emit({ name: 'run/status', payload: { runId: 'R1', status: 'paused', phase: 'paused' } });
+      fake.emit({ name: 'run/status', payload: { runId: 'R1', status: 'paused', phase: 'paused', pauseRequested: false } });
       const metrics = got.filter((e) => e.name === 'run/metrics');
       expect(metrics.length).toBeLessThanOrEqual(2);
       expect(metrics.flatMap((e) => (e.name === 'run/metrics' ? e.payload.points : [])).map((p) => p.step)).toEqual([...Array(200).keys()]);

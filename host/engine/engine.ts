@@ -86,8 +86,17 @@ export function createEngine(o: EngineOptions): Engine {
   const models = o.session ? { session: o.session } : {};
   const play = createPlayService({
     store, domain, release: disposeModel, emit: (payload) => batcher.push({ name: 'play/turn', payload }),
-    resolve: (role, spec) => (role === 'DA' ? resolveDa : resolveCa)(spec, bankingDomain(), { db: store.path, seed: 1, json: true }, models),
+    resolve: (role, spec) => (role === 'DA' ? resolveDa : resolveCa)(spec, bankingDomain(), { db: store.path, seed: 1, json: true }, { ...models, onTraining: trainingProgress }),
   });
+
+  /** A few training reports a second, and always the last: Play says what the wait is for. */
+  let lastTraining = 0;
+  function trainingProgress(p: { label: string; done: number; total: number }): void {
+    const now = Date.now();
+    if (now - lastTraining < 200 && p.done < p.total) return;
+    lastTraining = now;
+    batcher.push({ name: 'play/progress', payload: p });
+  }
 
   function checkOpen(): void {
     if (closed) throw new Error('the engine is closed');

@@ -35,6 +35,28 @@ async function playCustomer(engine: Engine, v: PlayView): Promise<PlayView> {
 }
 
 describe('play on the engine', () => {
+  it('says a DA is being trained, with its steps, when a session starts against sft in a lab without one', { timeout: 300_000 }, async () => {
+    const engine = newEngine();
+    const progress: { label: string; done: number; total: number }[] = [];
+    engine.subscribe((e) => e.name === 'play/progress' && progress.push(e.payload));
+    try {
+      const v = await engine.handlers['play/start']({ seat: 'customer', player: 'Ada', opponent: 'sft', scenarioId: 'dispute-unrecognized', seed: 3 });
+      expect(v.opponent).toBe('sft');
+      expect(progress.length).toBeGreaterThan(0);
+      expect(progress[0]!.label).toMatch(/^training DA-sft-1: supervised fine-tuning/);
+      const last = progress.at(-1)!;
+      expect(last.done).toBe(last.total);
+      // Stored once: the next session against sft trains nothing.
+      progress.length = 0;
+      const again = await engine.handlers['play/start']({ seat: 'customer', player: 'Ada', opponent: 'sft', scenarioId: 'dispute-unrecognized', seed: 4 });
+      expect(progress).toEqual([]);
+      await engine.handlers['play/discard']({ sessionId: v.sessionId });
+      await engine.handlers['play/discard']({ sessionId: again.sessionId });
+    } finally {
+      engine.close();
+    }
+  });
+
   it('plays the customer seat to the end: judged, rewarded, stored as a human-played match', async () => {
     const engine = newEngine();
     const streamed: PlayTurn[] = [];

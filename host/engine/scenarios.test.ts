@@ -43,6 +43,21 @@ describe('scenario requests of the engine', () => {
     expect((await engine.handlers['scenarios/list'](undefined)).filter((s) => s.custom)).toHaveLength(1);
   });
 
+  it('reports every problem in one answer: schema, taxonomy and id together, and checks without storing', async () => {
+    const base = await engine.handlers['scenarios/get']({ id: 'goal-revision-card-r' });
+    // A missing field (schema), an intent outside the taxonomy and one routing elsewhere, an unknown goal-revision intent, a taken id.
+    const { title: _t, ...untitled } = base;
+    const scenario = { ...untitled, id: 'my-revision', intents: ['no_such_intent', ...base.intents], adversities: [{ kind: 'goal_revision' as const, from: 'nope', turn: 2 }] };
+    const r = await engine.handlers['scenarios/save']({ scenario: scenario as never });
+    expect(r.ok).toBe(false);
+    const fields = r.ok ? [] : r.problems.map((p) => p.field);
+    expect(fields).toEqual(expect.arrayContaining(['title', 'intents[0]', 'adversities[0].from', 'id']));
+    const checked = await engine.handlers['scenarios/check']({ scenario: scenario as never });
+    expect(checked.problems).toEqual(r.ok ? [] : r.problems);
+    expect((await engine.handlers['scenarios/check']({ scenario: { ...base, id: 'fresh-one' } })).problems).toEqual([]);
+    expect((await engine.handlers['scenarios/list'](undefined)).some((s) => s.id === 'fresh-one')).toBe(false);
+  });
+
   it('plays custom scenarios in robustness matches and human play', async () => {
     const { matchId } = await engine.handlers['matches/play']({ da: 'scripted', ca: 'scripted', episodesPerScenario: 2, scenarios: 'robustness', seed: 4 });
     const { items } = await engine.handlers['episodes/list']({ matchId, scenarioId: 'my-revision' });

@@ -17,7 +17,7 @@ export function scenarioInfo(s: Scenario, custom: boolean): ScenarioInfo {
   };
 }
 
-export function scenarioHandlers(builtin: () => Domain, custom: CustomScenarioStore): Pick<Handlers, 'scenarios/list' | 'scenarios/get' | 'scenarios/save' | 'scenarios/remove' | 'scenarios/vocabulary'> {
+export function scenarioHandlers(builtin: () => Domain, custom: CustomScenarioStore): Pick<Handlers, 'scenarios/list' | 'scenarios/get' | 'scenarios/save' | 'scenarios/remove' | 'scenarios/vocabulary' | 'scenarios/check'> {
   return {
     'scenarios/vocabulary': () => ({
       tools: [...TOOL_NAMES], domainTools: [...DOMAIN_TOOLS], situations: [...SITUATIONS], complexities: [...COMPLEXITIES],
@@ -37,6 +37,11 @@ export function scenarioHandlers(builtin: () => Domain, custom: CustomScenarioSt
     'scenarios/save': ({ scenario, replaces }) => {
       const r = custom.save(scenario, replaces !== undefined ? { replaces } : {});
       return r.ok ? { ok: true, scenario: scenarioInfo(r.scenario, true) } : r;
+    },
+
+    'scenarios/check': ({ scenario, replaces }) => {
+      const r = custom.check(scenario, replaces !== undefined ? { replaces } : {});
+      return { problems: r.ok ? [] : r.problems };
     },
 
     'scenarios/remove': ({ id }) => {

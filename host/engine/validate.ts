@@ -135,6 +135,10 @@ export const ARG_SCHEMAS: Schemas = {
   'scenarios/remove': z.strictObject({ id }),
   'scenarios/get': z.strictObject({ id }),
   'scenarios/vocabulary': none,
+  'scenarios/check': z.strictObject({
+    scenario: z.custom<ScenarioDraft>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'expected a scenario object'),
+    replaces: id.optional(),
+  }),
 };
 
 /** A request whose arguments failed validation; the message names the request and the field. */

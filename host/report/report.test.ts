@@ -8,7 +8,7 @@ import { renderReport } from './report';
 const tactics = { n: 30, meanTokens: 33, meanEntityDensity: 0.05, meanEntities: 1.6, decoyRate: 0.3, hedgeRate: 0.4 };
 const w = [0.45, 0.63, 0.55];
 const run: RunDetail = {
-  id: 'R1', createdAt: '2026-01-01', status: 'finished', phase: 'done', preset: 'quick', seed: 1, matches: 3, lastWDa: 0.55, error: null, live: false,
+  id: 'R1', createdAt: '2026-01-01', status: 'finished', phase: 'done', preset: 'quick', seed: 1, matches: 3, lastWDa: 0.55, error: null, live: false, pauseRequested: false, heldout: null,
   configJson: '{}', progress: null,
   matchSummaries: w.map((x, i) => {
     const stop = stoppingDecision(w.slice(0, i + 1), { ...DEFAULT_CONFIG.stopping, nMax: 3 });

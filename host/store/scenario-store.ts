@@ -22,6 +22,8 @@ export interface CustomScenarioStore {
    * episodes' stored validator verdicts are cleared, to be recomputed against the new version.
    */
   save(value: unknown, o?: { replaces?: string; now?: string }): SaveScenarioResult;
+  /** What `save` would say, storing nothing (the editor checks a form it cannot fully read itself). */
+  check(value: unknown, o?: { replaces?: string }): { ok: true; scenario: ScenarioDraft } | { ok: false; problems: FieldProblem[] };
   /** False when there is no custom scenario of that id (shipped scenarios cannot be removed). */
   remove(id: string): boolean;
 }
@@ -45,28 +47,31 @@ export function customScenarioStore(db: Db, builtin: () => Domain = bankingDomai
     forget.run(s.id);
   });
 
+  /** Every problem of a draft at once — schema, taxonomy and ids — storing nothing. */
+  function check(value: unknown, o: { replaces?: string } = {}): { ok: true; scenario: ScenarioDraft } | { ok: false; problems: FieldProblem[] } {
+    const domain = builtin();
+    const r = checkScenario(value, domain.taxonomy);
+    const problems = r.ok ? [] : [...r.problems];
+    const id = (value as { id?: unknown } | null)?.id;
+    const idProblem = (message: string) => !problems.some((p) => p.field === 'id') && problems.push({ field: 'id', message });
+    if (o.replaces !== undefined && selectOne.get(o.replaces) === undefined) idProblem(`there is no custom scenario "${o.replaces}" to replace`);
+    if (typeof id === 'string' && domain.scenarios.some((x) => x.id === id)) idProblem(`"${id}" is a shipped scenario; give the custom one its own id`);
+    if (typeof id === 'string' && id !== o.replaces && selectOne.get(id) !== undefined) idProblem(`a custom scenario "${id}" exists already`);
+    return r.ok && problems.length === 0 ? r : { ok: false, problems };
+  }
+
   return {
     list: () => selectAll.all().map(parse),
     get(id) {
       const json = selectOne.get(id);
       return json === undefined ? undefined : parse(json);
     },
+    check,
     save(value, o = {}) {
-      const domain = builtin();
-      const r = checkScenario(value, domain.taxonomy);
+      const r = check(value, o);
       if (!r.ok) return r;
-      const s = r.scenario;
-      if (o.replaces !== undefined && selectOne.get(o.replaces) === undefined) {
-        return { ok: false, problems: [{ field: 'id', message: `there is no custom scenario "${o.replaces}" to replace` }] };
-      }
-      if (domain.scenarios.some((x) => x.id === s.id)) {
-        return { ok: false, problems: [{ field: 'id', message: `"${s.id}" is a shipped scenario; give the custom one its own id` }] };
-      }
-      if (s.id !== o.replaces && selectOne.get(s.id) !== undefined) {
-        return { ok: false, problems: [{ field: 'id', message: `a custom scenario "${s.id}" exists already` }] };
-      }
-      write.immediate(s, o.replaces, o.now ?? new Date().toISOString());
-      return { ok: true, scenario: { ...s, set: 'robustness' } };
+      write.immediate(r.scenario, o.replaces, o.now ?? new Date().toISOString());
+      return { ok: true, scenario: { ...r.scenario, set: 'robustness' } };
     },
     remove: (id) => del.run(id).changes > 0,
   };

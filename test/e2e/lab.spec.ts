@@ -172,7 +172,9 @@ test('runs a quick co-evolution run to the end, live on the dashboard, then read
   await lab.screenshot('12-dashboard-run-finished');
 
   await lab.go('evaluation');
-  await expect(page.getByTestId('evaluation-table').first().locator('tbody tr').first()).toContainText('DA0');
+  // RL-ADA Table 4: DA0 first of the checkpoint columns, routing with its 95% interval.
+  await expect(page.getByTestId('evaluation-table').locator('thead th').nth(1)).toHaveText('DA0');
+  await expect(page.getByTestId('evaluation-table').locator('tbody tr[data-metric="routing"] td').nth(1)).toHaveText(/\[\d+–\d+\]/);
   await lab.screenshot('13-evaluation-run');
 
   // The cross-play heat map: every DA checkpoint of the run against every CA checkpoint.

@@ -80,7 +80,7 @@ test('the scenario editor refuses a bad field by name, then stores a custom scen
   await editor.openNew();
   await editor.fill('id', 'e2e-angry-dispute');
   await editor.fill('title', 'E2E angry dispute');
-  await editor.fill('intents', 'card_payment_not_recognised');
+  await editor.pickIntent('card_payment_not_recognised');
   await editor.fill('description', 'A charge the customer does not know, and the backend fails.');
   await editor.fill('persona.name', 'Dana');
   await editor.fill('persona.style', 'curt and impatient');

@@ -12,8 +12,8 @@ export function ChartFrame({ title, file, children, aside }: { title: string; fi
     if (!el) return setError('nothing drawn yet');
     setError(null);
     try {
-      if (kind === 'svg') downloadSvg(el, file);
-      else await downloadPng(el, file);
+      if (kind === 'svg') downloadSvg(el, file, title);
+      else await downloadPng(el, file, title);
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
     }

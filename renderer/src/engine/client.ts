@@ -13,7 +13,11 @@ export function request<N extends RequestName>(name: N, args: ArgsOf<N>): Promis
   return current.request(name, args);
 }
 
-/** An error as one line for an error state. */
+/**
+ * An error as one line for an error state, without the engine's internal prefix naming the
+ * request (`labels/create-queue: no match "M9"` reads "no match "M9"").
+ */
 export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  const message = err instanceof Error ? err.message : String(err);
+  return message.replace(/^[a-z]+\/[a-z-]+: /, '');
 }

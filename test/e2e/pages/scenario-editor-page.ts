@@ -27,6 +27,11 @@ export class ScenarioEditorPage {
     await this.editor.getByTestId(`field-${field}`).selectOption(value);
   }
 
+  /** Tick an intent of the taxonomy in the intents picker. */
+  async pickIntent(intent: string): Promise<void> {
+    await this.editor.getByTestId('field-intents').locator(`input[data-intent="${intent}"]`).check();
+  }
+
   /** Add an adversity of `kind`; returns its index. */
   async addAdversity(kind: string): Promise<number> {
     const i = await this.editor.locator('[data-testid^="adversity-"]').count();

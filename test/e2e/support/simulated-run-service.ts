@@ -8,6 +8,7 @@ import type { MatchSummary, PresetInfo, ProgressReport, RunDetail, RunPhase, Run
 import type { EngineEvent, RunService } from '../../../core/contract/run-service';
 import { ScriptedCa } from '../../../core/agents/scripted-ca';
 import { ScriptedDa } from '../../../core/agents/scripted-da';
+import { heldoutReport } from '../../../core/arena/heldout-report';
 import { runMatch } from '../../../core/arena/match';
 import { selectScenarios } from '../../../core/arena/scenarios';
 import { PRESETS, parseRunConfig, sparringConfigOf } from '../../../core/coevolution/run-config';
@@ -25,7 +26,7 @@ interface SimRun {
   config: RunConfig;
   pause: boolean;
   stop: boolean;
-  metrics: Map<string, { step: number; value: number }[]>;
+  metrics: Map<string, { step: number; value: number; phase: string }[]>;
   resume: (() => void) | null;
 }
 
@@ -39,10 +40,12 @@ export function simulatedRunService(dbPath: string, o: { gymSteps?: number; step
 
   const summary = (d: RunDetail): RunSummary => ({
     id: d.id, createdAt: d.createdAt, status: d.status, phase: d.phase, preset: d.preset, seed: d.seed, matches: d.matches, lastWDa: d.lastWDa, error: d.error, live: d.live,
+    pauseRequested: d.pauseRequested,
   });
   function setPhase(r: SimRun, status: RunStatus, phase: RunPhase): void {
-    r.detail = { ...r.detail, status, phase, live: status !== 'finished' && status !== 'failed' && status !== 'stopped' };
-    emit({ name: 'run/status', payload: { runId: r.detail.id, status, phase } });
+    const pauseRequested = status === 'running' && r.pause;
+    r.detail = { ...r.detail, status, phase, pauseRequested, live: status !== 'finished' && status !== 'failed' && status !== 'stopped' };
+    emit({ name: 'run/status', payload: { runId: r.detail.id, status, phase, pauseRequested } });
   }
   function progress(r: SimRun, p: ProgressReport): void {
     r.detail = { ...r.detail, progress: p };
@@ -101,18 +104,21 @@ export function simulatedRunService(dbPath: string, o: { gymSteps?: number; step
 
       if (!(await boundary(r, 'gym'))) return;
       const role = ms.next!.role;
+      const phase = `gym:${role}${Number((role === 'DA' ? da : ca).slice(2)) + 1}`;
       for (let s = 1; s <= gymSteps; s++) {
         await sleep(stepMs);
         step++;
         const x = step / (gymSteps * nMax);
         const noise = Math.sin(step * 1.7) * 0.15;
+        // A CA gym's reward (r_CA) sits far below a DA gym's (r_DA), as in a real run.
+        const level = role === 'DA' ? 5 : 0;
         const points = [
-          { key: 'gym/reward_mean', step, value: -0.5 + 2.5 * x + noise },
-          { key: 'gym/reward_std', step, value: 0.9 - 0.4 * x + Math.abs(noise) / 3 },
-          { key: 'gym/kl', step, value: 0.002 + 0.02 * x * (1 + noise) },
-          { key: 'gym/loss', step, value: 0.8 * Math.exp(-3 * x) + noise / 5 },
+          { key: 'gym/reward_mean', step, value: level - 0.5 + 2.5 * x + noise, phase },
+          { key: 'gym/reward_std', step, value: 0.9 - 0.4 * x + Math.abs(noise) / 3, phase },
+          { key: 'gym/kl', step, value: 0.002 + 0.02 * x * (1 + noise), phase },
+          { key: 'gym/loss', step, value: 0.8 * Math.exp(-3 * x) + noise / 5, phase },
         ];
-        for (const p of points) r.metrics.set(p.key, [...(r.metrics.get(p.key) ?? []), { step: p.step, value: p.value }]);
+        for (const p of points) r.metrics.set(p.key, [...(r.metrics.get(p.key) ?? []), { step: p.step, value: p.value, phase: p.phase }]);
         emit({ name: 'run/metrics', payload: { runId: id, points } });
         progress(r, { phase: 'gym', label: `${role} gym after match ${k}: GRPO step ${s}/${gymSteps}`, done: s, total: gymSteps, etaSeconds: ((gymSteps - s) * stepMs) / 1000 });
       }
@@ -135,12 +141,17 @@ export function simulatedRunService(dbPath: string, o: { gymSteps?: number; step
       await sleep(stepMs);
       progress(r, { phase: 'evaluate', label: `held-out evaluation ${i}/5`, done: i, total: 5, etaSeconds: null });
     }
-    r.detail = {
-      ...r.detail,
-      evaluation: das.map((name, i) => ({
-        checkpoint: name, routingAccuracy: 0.5 + 0.1 * i, strictPass: 0.3 + 0.1 * i, failRate: 0.4 - 0.1 * i, meanReward: 1.1 + 0.6 * i, lookupFirstRate: 0.9 + 0.03 * i, episodes: 12,
-      })),
+    // The runner's shape (host/coevolution/actors.ts CheckpointEvaluation), numbers made up.
+    const heldoutScenarios = selectScenarios(domain, 'heldout').map((s) => s.id);
+    const metrics = (i: number, shift: number) => ({
+      episodes: 24, routingAccuracy: Math.min(1, (16 + 3 * i + shift) / 24), strictPass: (6 + 3 * i + shift) / 24, fail: (8 - 2 * i) / 24, meanReward: 1.1 + 0.6 * i + shift / 4, lookupFirst: (21 + i) / 24,
+      perScenario: heldoutScenarios.map((scenarioId, j) => ({ scenarioId, episodes: 2, routingAccuracy: (j + i) % 3 === 0 ? 0.5 : 1, strictPass: (j + i) % 4 === 0 ? 0 : 0.5, meanReward: 1 + ((j * 7 + i * 3) % 6) })),
+    });
+    const gate = (i: number) => ({ threshold: 0.9, scenarios: ['fraud-reference'], episodes: 16, daWinRate: (13 + i) / 16, passed: (13 + i) / 16 >= 0.9 });
+    const evaluation = {
+      checkpoints: das.map((name, i) => ({ da: name, ca, heldout: metrics(i, 0), gate: gate(i), reference: { ca: 'scripted', heldout: metrics(i, 2), gate: gate(i + 1) } })),
     };
+    r.detail = { ...r.detail, evaluation, heldout: heldoutReport(evaluation) };
     setPhase(r, 'finished', 'done');
   }
 
@@ -157,7 +168,7 @@ export function simulatedRunService(dbPath: string, o: { gymSteps?: number; step
         config, pause: false, stop: false, metrics: new Map(), resume: null,
         detail: {
           id, createdAt: new Date().toISOString(), status: 'created', phase: 'bootstrap', preset, seed: seed ?? 1, matches: 0, lastWDa: null, error: null, live: true,
-          configJson: JSON.stringify(config), matchSummaries: [], gyms: [], progress: null, evaluation: null,
+          configJson: JSON.stringify(config), matchSummaries: [], gyms: [], progress: null, evaluation: null, heldout: null, pauseRequested: false,
         },
       };
       runs.set(id, r);
@@ -171,6 +182,7 @@ export function simulatedRunService(dbPath: string, o: { gymSteps?: number; step
       const r = runs.get(runId);
       if (!r) throw new Error(`no run "${runId}"`);
       r.pause = true;
+      if (r.detail.status === 'running') setPhase(r, 'running', r.detail.phase);
     },
     async resume(runId) {
       const r = runs.get(runId);

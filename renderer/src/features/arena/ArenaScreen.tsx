@@ -2,6 +2,8 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { ArgsOf } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
+import { Term } from '../../components/Term';
+import { GLOSSARY } from '../../glossary/glossary';
 import { ChartFrame } from '../../components/ChartFrame';
 import { ProgressBar, etaFrom } from '../../components/ProgressBar';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
@@ -167,7 +169,9 @@ function MatchesTable() {
             <th className="num">N</th>
             <th className="num">W_DA</th>
             <th className="num">W_CA</th>
-            <th className="num">Fraud ref.</th>
+            <th className="num">
+              <Term term="fraudRate">Fraud scenarios won</Term>
+            </th>
             <th />
           </tr>
         </thead>
@@ -225,7 +229,7 @@ export function ScenarioBarsPanel() {
       file={`scenario-win-rates-${match.id}`}
       aside={
         <span className="muted small">
-          <Badge tone="da">W_DA {pct(match.wDa)}</Badge> <Badge tone="fraud">fraud ref. {pct(match.fraudRate)}</Badge>
+          <Badge tone="da">W_DA {pct(match.wDa)}</Badge> <Badge tone="fraud" title={GLOSSARY.fraudRate}>fraud scenarios won {pct(match.fraudRate)}</Badge>
         </span>
       }
     >

@@ -3,6 +3,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { RunDetail, RunSummary } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
 import { ChartFrame } from '../../components/ChartFrame';
+import { Term } from '../../components/Term';
 import { ProgressBar } from '../../components/ProgressBar';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
 import { useChart } from '../../charts/use-chart';
@@ -114,12 +115,15 @@ function RunDashboard({ d }: { d: RunDetail }) {
   const [confirmStop, setConfirmStop] = useState(false);
   const last = [...d.matchSummaries].sort((a, b) => a.index - b.index).at(-1);
   const active = d.status === 'running' || d.status === 'created';
+  // A pause takes effect at the next phase boundary, which can be a while: say it is coming.
+  const pausing = active && d.pauseRequested;
   return (
     <>
       <section className="panel run-head" data-testid="run-head">
         <div className="run-title">
           <h2 className="mono">{d.id}</h2>
           <Badge tone={STATUS_TONE[d.status]}>{d.status}</Badge>
+
           <span className="muted">
             phase <b>{d.phase}</b> · preset {d.preset} · seed {d.seed} · {d.matches} match{d.matches === 1 ? '' : 'es'} ·{' '}
             <span title={d.device?.reason} data-testid="run-device">
@@ -128,9 +132,20 @@ function RunDashboard({ d }: { d: RunDetail }) {
           </span>
         </div>
         <div className="run-controls">
+          {pausing && (
+            <span className="pausing-note" data-testid="run-pausing" title="The run pauses when the current phase ends; its work so far is kept.">
+              pausing after this phase
+            </span>
+          )}
           {active && (
-            <button className="btn" disabled={busy} onClick={() => void runCommand(d.id, 'pause')} data-testid="run-pause">
-              Pause
+            <button
+              className="btn"
+              disabled={busy || pausing}
+              onClick={() => void runCommand(d.id, 'pause')}
+              data-testid="run-pause"
+              title={pausing ? 'A pause is asked for; it takes effect when this phase ends' : 'Pause when the current phase ends'}
+            >
+              {pausing ? 'Pausing…' : 'Pause'}
             </button>
           )}
           {d.status === 'paused' && (
@@ -206,7 +221,7 @@ export function PhaseTimeline({ d }: { d: RunDetail }) {
   const data = useMemo(() => phaseSegments({ phase, status, matchSummaries, gyms }), [phase, status, matchSummaries, gyms]);
   const ref = useChart(createPhaseTimelineChart, data, {});
   return (
-    <ChartFrame title="Phases" file={`phases-${d.id}`}>
+    <ChartFrame title={`Phases · run ${d.id}`} file={`phases-${d.id}`}>
       <div ref={ref} className="chart" data-testid="phase-timeline" />
     </ChartFrame>
   );
@@ -221,12 +236,16 @@ export function WinRates({ d }: { d: RunDetail }) {
   );
   const ref = useChart(createWinRateChart, data, { onSelectMatch: (matchId: string) => selectRunMatch(d.id, matchId) });
   return (
-    <ChartFrame title="W_DA and W_CA per match" file={`win-rates-${d.id}`}>
+    <ChartFrame title={`W_DA and W_CA per match · run ${d.id}`} file={`win-rates-${d.id}`}>
       {d.matchSummaries.length === 0 ? (
         <EmptyState title="No match yet">The first arena match starts after bootstrap; its point appears here when it ends.</EmptyState>
       ) : null}
       <div ref={ref} className="chart" data-testid="win-rate-chart" hidden={d.matchSummaries.length === 0} />
-      <p className="hint">Filled dots: competency gate held. Whiskers: the ε window around the previous W_DA (green when met). Shaded: gyms, by the agent trained. Click a match for its scenarios.</p>
+      <p className="hint">
+        Filled dot: the DA reached <Term term="tauDa">τ_DA</Term> in that match. Whiskers: the window of ±ε around the previous match’s W_DA; green when the
+        match stayed inside it (the two agents are stable). Shaded: <Term term="gym">gyms</Term>, in the colour of the agent trained. Click a match for its
+        scenarios.
+      </p>
     </ChartFrame>
   );
 }
@@ -249,7 +268,7 @@ export function ScenarioPanel({ d }: { d: RunDetail }) {
     onSelectScenario: (scenarioId: string) => matchId && navigate('transcripts', null, { match: matchId, scenario: scenarioId }),
   });
   return (
-    <ChartFrame title={`Win rate per scenario${matchId ? ` · ${matchId}` : ''}`} file={`scenarios-${matchId ?? d.id}`}>
+    <ChartFrame title={`Win rate per scenario · ${matchId ? `match ${matchId}` : `run ${d.id}`}`} file={`scenarios-${matchId ?? d.id}`}>
       {!match && (matchId ? <LoadingState label={`Loading ${matchId}…`} /> : <EmptyState title="No match yet">Per-scenario DA win rates of the selected match show here.</EmptyState>)}
       <div ref={ref} className="chart" hidden={!match} />
     </ChartFrame>
@@ -261,10 +280,10 @@ export function GymCurves({ runId }: { runId: string }) {
   const [smoothing, setSmoothing] = useState(0.6);
   const panels = useMemo(() => gymPanels(series, smoothing), [series, smoothing]);
   const ref = useChart(createGymCurvesChart, panels, {});
-  const empty = panels.every((p) => p.raw.length === 0);
+  const empty = panels.every((p) => p.segments.length === 0);
   return (
     <ChartFrame
-      title="Gym curves"
+      title={`Gym curves · run ${runId}`}
       file={`gym-curves-${runId}`}
       aside={
         <label className="inline small">

@@ -23,6 +23,18 @@ function fill(s: PhaseSegment): string {
   }
 }
 
+/** Average glyph width of the UI font relative to its size: a label longer than its box is shortened, never cut. */
+const GLYPH = 0.55;
+
+/** The segment's label that fits a box `w` px wide: full, else short, else short without the ellipsis. */
+export function fitLabel(s: Pick<PhaseSegment, 'label' | 'short'>, w: number, active: boolean): string {
+  const size = w < 70 ? 9 : 11;
+  const fits = (t: string) => t.length * size * GLYPH <= w - 6;
+  const dots = active ? ' …' : '';
+  for (const t of [`${s.label}${dots}`, `${s.short}${dots}`]) if (fits(t)) return t;
+  return s.short;
+}
+
 export function createPhaseTimelineChart(node: HTMLElement, _callbacks: object): Chart<PhaseSegment[]> {
   let segments: PhaseSegment[] = [];
   const { rerender, dispose } = mountSvg(node, 'Run phases', (svg, width) => {
@@ -47,7 +59,7 @@ export function createPhaseTimelineChart(node: HTMLElement, _callbacks: object):
     boxes.select('text').attr('x', w / 2).attr('font-size', w < 70 ? 9 : 11)
       .attr('font-weight', (s) => (active(s) ? 600 : 400))
       .attr('fill', (s) => (s.kind === 'gym' ? (s.role === 'CA' ? COLORS.ca : COLORS.da) : COLORS.text))
-      .text((s) => (active(s) ? `${s.label} …` : s.label));
+      .text((s) => fitLabel(s, w, active(s)));
     boxes.select('title').text((s) => `${s.label}: ${active(s) ? 'in progress' : s.state === 'done' ? 'done' : 'ended'}`);
   });
   return {

@@ -14,7 +14,7 @@ export interface ScenarioBarsCallbacks {
 }
 
 const ROW = 20;
-const M = { top: 8, right: 84, bottom: 26, left: 180 };
+const M = { top: 8, right: 84, bottom: 40, left: 180 };
 
 export function createScenarioBarsChart(node: HTMLElement, callbacks: ScenarioBarsCallbacks): Chart<ScenarioBarsData> {
   let data: ScenarioBarsData | null = null;
@@ -23,11 +23,14 @@ export function createScenarioBarsChart(node: HTMLElement, callbacks: ScenarioBa
     const height = M.top + M.bottom + Math.max(1, bars.length) * ROW;
     svg.attr('width', width).attr('height', height);
     if (!data) return void svg.selectAll('*').remove();
-    const x = d3.scaleLinear().domain([0, 1]).range([M.left, width - M.right]);
+    // A chart mounted hidden (before its first match) is measured narrower than its margins;
+    // keep the bars' range non-empty so no width goes negative until the real width arrives.
+    const x = d3.scaleLinear().domain([0, 1]).range([M.left, Math.max(M.left + 1, width - M.right)]);
     const y = d3.scaleBand<string>().domain(bars.map((b) => b.scenarioId)).range([M.top, height - M.bottom]).padding(0.22);
     const axis = child(svg, 'g', 'x-axis').attr('transform', `translate(0,${height - M.bottom})`).call(d3.axisBottom(x).ticks(5).tickFormat((v) => pct(Number(v))).tickSize(-(height - M.top - M.bottom)));
     styleAxis(axis);
     axis.selectAll('.tick line').attr('stroke-opacity', 0.6);
+    child(svg, 'text', 'x-title').attr('x', (x(0) + x(1)) / 2).attr('y', height - 6).attr('text-anchor', 'middle').attr('font-size', 10).attr('fill', COLORS.textSoft).text('DA win rate (share of the scenario’s episodes)');
 
     const mid = (b: ScenarioBar) => y(b.scenarioId)! + y.bandwidth() / 2 + 4;
     const rows = child(svg, 'g', 'bars')

@@ -17,8 +17,8 @@ export interface WinRateCallbacks {
   onSelectMatch?: (matchId: string) => void;
 }
 
-const HEIGHT = 260;
-const M = { top: 26, right: 16, bottom: 30, left: 40 };
+const HEIGHT = 274;
+const M = { top: 26, right: 16, bottom: 44, left: 54 };
 
 export function createWinRateChart(node: HTMLElement, callbacks: WinRateCallbacks): Chart<WinRateChartData> {
   let data: WinRateChartData | null = null;
@@ -62,6 +62,8 @@ export function createWinRateChart(node: HTMLElement, callbacks: WinRateCallback
     yAxis.selectAll('.tick line').attr('stroke-opacity', 0.6);
     const ticks = d3.range(1, d.xMax + 1);
     styleAxis(child(svg, 'g', 'x-axis').attr('transform', `translate(0,${HEIGHT - M.bottom})`).call(d3.axisBottom(x).tickValues(ticks).tickFormat((v) => `M${v}`)));
+    child(svg, 'text', 'x-title').attr('x', (M.left + width - M.right) / 2).attr('y', HEIGHT - 8).attr('text-anchor', 'middle').attr('font-size', 10).attr('fill', COLORS.textSoft).text('arena match (M1, M2, … in run order)');
+    child(svg, 'text', 'y-title').attr('transform', `translate(12,${(M.top + HEIGHT - M.bottom) / 2}) rotate(-90)`).attr('text-anchor', 'middle').attr('font-size', 10).attr('fill', COLORS.textSoft).text('win rate (share of episodes)');
 
     // ε windows.
     const cx = (p: WinRatePoint) => x(p.match) - 9;

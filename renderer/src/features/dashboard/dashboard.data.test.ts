@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { GymSummary, MatchSummary } from '../../../../core/contract/contract';
 import { ema, gymPanels, keepIndices } from './gym-curves.data';
+import { integerTicks } from './create-gym-curves-chart';
+import { fitLabel } from './create-phase-timeline-chart';
 import { phaseSegments } from './phase-timeline.data';
 import { scenarioBars } from './scenario-bars.data';
 import { DEFAULT_STOPPING, stoppingFromConfig, winRateData } from './win-rate.data';
@@ -43,7 +45,7 @@ describe('win-rate chart data', () => {
 describe('phase timeline data', () => {
   it('lists bootstrap, matches and gyms in order, with the current phase active', () => {
     const s = phaseSegments({ phase: 'match', status: 'running', matchSummaries: [match(1, 0.3), match(2, 0.5)], gyms: [gym(1, 'CA')] });
-    expect(s.map((x) => `${x.label}:${x.state}`)).toEqual(['Bootstrap:done', 'Match 1:done', 'CA gym:done', 'Match 2:done', 'Match 3:active']);
+    expect(s.map((x) => `${x.label}:${x.state}`)).toEqual(['Bootstrap:done', 'Match 1:done', 'CA gym 1:done', 'Match 2:done', 'Match 3:active']);
     expect(s[2]!.role).toBe('CA');
   });
 
@@ -51,7 +53,16 @@ describe('phase timeline data', () => {
     const done = phaseSegments({ phase: 'done', status: 'finished', matchSummaries: [match(1, 0.7, { stop: true }, null)], gyms: [] });
     expect(done.map((x) => x.kind)).toEqual(['bootstrap', 'match', 'evaluate', 'done']);
     const fresh = phaseSegments({ phase: 'bootstrap', status: 'running', matchSummaries: [], gyms: [] });
-    expect(fresh).toEqual([{ key: 'bootstrap', kind: 'bootstrap', label: 'Bootstrap', role: null, state: 'active' }]);
+    expect(fresh).toEqual([{ key: 'bootstrap', kind: 'bootstrap', label: 'Bootstrap', short: 'Boot', role: null, state: 'active' }]);
+  });
+
+  it('shortens a label that would not fit its box instead of cutting it ("Held-out evaluatio")', () => {
+    const evaluation = { label: 'Held-out evaluation', short: 'Evaluation' };
+    expect(fitLabel(evaluation, 130, false)).toBe('Held-out evaluation');
+    // A 1,024 px window with a long run: boxes about 70 px wide.
+    expect(fitLabel(evaluation, 72, true)).toBe('Evaluation');
+    expect(fitLabel(evaluation, 40, true)).toBe('Evaluation');
+    expect(fitLabel({ label: 'DA gym 3', short: 'DA 3' }, 45, true)).toBe('DA 3 …');
   });
 });
 
@@ -71,10 +82,10 @@ describe('gym curves data', () => {
       'gym/kl': [{ step: 1, value: 0.01 }],
     };
     const [reward, kl, loss] = gymPanels(series, 0);
-    expect(reward!.points).toEqual([{ step: 1, value: 0, lo: -0.5, hi: 0.5 }, { step: 2, value: 1, lo: 0.5, hi: 1.5 }]);
-    expect(reward!.raw.map((p) => p.step)).toEqual([1, 2]);
-    expect(kl!.points).toEqual([{ step: 1, value: 0.01 }]);
-    expect(loss!.points).toEqual([]);
+    expect(reward!.segments[0]!.points).toEqual([{ step: 1, value: 0, lo: -0.5, hi: 0.5 }, { step: 2, value: 1, lo: 0.5, hi: 1.5 }]);
+    expect(reward!.segments[0]!.raw.map((p) => p.step)).toEqual([1, 2]);
+    expect(kl!.segments[0]!.points).toEqual([{ step: 1, value: 0.01 }]);
+    expect(loss!.segments).toEqual([]);
   });
 
   it('bands only the steps that have a std, when the two series do not line up', () => {
@@ -83,7 +94,28 @@ describe('gym curves data', () => {
       'gym/reward_std': [{ step: 3, value: 0.5 }, { step: 1, value: 0.25 }],
     };
     const [reward] = gymPanels(series, 0);
-    expect(reward!.points).toEqual([{ step: 1, value: 0, lo: -0.25, hi: 0.25 }, { step: 2, value: 1 }, { step: 3, value: 2, lo: 1.5, hi: 2.5 }]);
+    expect(reward!.segments[0]!.points).toEqual([{ step: 1, value: 0, lo: -0.25, hi: 0.25 }, { step: 2, value: 1 }, { step: 3, value: 2, lo: 1.5, hi: 2.5 }]);
+  });
+
+  it('gives each agent its own row and each phase its own segment, labelled, smoothed only within itself', () => {
+    const at = (phase: string, from: number, values: number[]) => values.map((value, i) => ({ step: from + i, value, phase }));
+    const series = {
+      'gym/reward_mean': [...at('bootstrap:DA0-grpo', 0, [6, 6, 6]), ...at('bootstrap:CA0', 3, [0, 0]), ...at('gym:DA1', 5, [7, 7]), ...at('gym:CA1', 7, [1, 1])],
+      'gym/kl': [...at('bootstrap:DA0-grpo', 0, [0.1, 0.1, 0.1]), ...at('bootstrap:CA0', 3, [0.2, 0.2]), ...at('gym:DA1', 5, [0.1, 0.1]), ...at('gym:CA1', 7, [0.3, 0.3])],
+    };
+    const panels = gymPanels(series, 0.9);
+    expect(panels.map((p) => p.key)).toEqual(['DA:gym/reward_mean', 'DA:gym/kl', 'DA:gym/loss', 'CA:gym/reward_mean', 'CA:gym/kl', 'CA:gym/loss']);
+    expect(panels.map((p) => p.title)).toEqual(['DA · Reward mean ± std', 'DA · KL to reference', 'DA · Loss', 'CA · Reward mean ± std', 'CA · KL to reference', 'CA · Loss']);
+    const [daReward, , , caReward] = panels;
+    expect(daReward!.yTitle).toBe('r_DA per episode');
+    expect(caReward!.yTitle).toBe('r_CA per episode');
+    expect(panels[1]!.yTitle).toBe('KL (nats per token)');
+    // Gyms numbered in the order they ran, both agents counted.
+    expect(daReward!.segments.map((s) => s.label)).toEqual(['DA warm-up', 'gym 1 → DA1']);
+    expect(caReward!.segments.map((s) => s.label)).toEqual(['CA pressure', 'gym 2 → CA1']);
+    // A heavy smoothing restarts at each join: the CA gym's first point is its own value, not pulled toward 7.
+    expect(caReward!.segments[1]!.points[0]!.value).toBeCloseTo(1, 10);
+    expect(daReward!.segments[1]!.points[0]!.value).toBeCloseTo(7, 10);
   });
 
   it('leaves a non-finite value where it is and smooths around it', () => {
@@ -119,11 +151,19 @@ describe('gym curves drawing budget', () => {
 
   it('smooths over every step but draws at most the budget', () => {
     const series = { 'gym/kl': Array.from({ length: 5000 }, (_, step) => ({ step, value: step % 7 })) };
-    const [, kl] = gymPanels(series, 0.9, 300);
-    expect(kl!.raw.length).toBeLessThanOrEqual(300);
-    expect(kl!.points).toHaveLength(kl!.raw.length);
-    const full = gymPanels(series, 0.9, 10_000)[1]!;
-    const last = kl!.points.at(-1)!;
+    const kl = gymPanels(series, 0.9, 300)[1]!.segments[0]!;
+    expect(kl.raw.length).toBeLessThanOrEqual(300);
+    expect(kl.points).toHaveLength(kl.raw.length);
+    const full = gymPanels(series, 0.9, 10_000)[1]!.segments[0]!;
+    const last = kl.points.at(-1)!;
     expect(last).toEqual(full.points.at(-1));
+  });
+});
+
+describe('gym curves axis', () => {
+  it('ticks steps with whole numbers only, never the same label twice', () => {
+    expect(integerTicks([0, 1.5], 6)).toEqual([0, 1]);
+    expect(integerTicks([0, 2], 8)).toEqual([0, 1, 2]);
+    expect(integerTicks([3, 240], 4)).toEqual([50, 100, 150, 200]);
   });
 });

@@ -12,12 +12,27 @@ export interface CurvePoint {
   hi?: number;
 }
 
-export interface CurvePanel {
-  key: string;
-  title: string;
+/** One training phase of one agent (a gym, DA0's warm-up, CA0's reward pressure): smoothed on its own. */
+export interface CurveSegment {
+  /** The phase as logged: 'bootstrap:DA0-grpo', 'bootstrap:CA0', 'gym:DA1', … ('' when the engine did not say). */
+  phase: string;
+  /** In words: "DA warm-up", "CA pressure", "gym 2 → DA1". */
+  label: string;
   points: CurvePoint[];
   /** The unsmoothed values, drawn faintly behind. */
   raw: MetricPoint[];
+}
+
+export type Agent = 'DA' | 'CA';
+
+export interface CurvePanel {
+  /** `${agent}:${metric}`. */
+  key: string;
+  agent: Agent | null;
+  title: string;
+  /** The y axis's title, with its unit. */
+  yTitle: string;
+  segments: CurveSegment[];
 }
 
 export const GYM_PANELS = [
@@ -25,6 +40,34 @@ export const GYM_PANELS = [
   { key: 'gym/kl', title: 'KL to reference' },
   { key: 'gym/loss', title: 'Loss' },
 ] as const;
+
+/** The x axis's title (every panel): steps count through the run, per metric. */
+export const X_TITLE = 'GRPO update (step in the run)';
+
+function yTitle(key: (typeof GYM_PANELS)[number]['key'], agent: Agent | null): string {
+  if (key === 'gym/reward_mean') return agent === 'CA' ? 'r_CA per episode' : agent === 'DA' ? 'r_DA per episode' : 'reward per episode';
+  if (key === 'gym/kl') return 'KL (nats per token)';
+  return 'loss (per completion)';
+}
+
+/** The agent a phase trains: 'gym:CA2' → CA, 'bootstrap:DA0-grpo' → DA; null when unknown. */
+export function agentOf(phase: string): Agent | null {
+  const m = /^(?:gym|bootstrap):(DA|CA)/.exec(phase);
+  return m ? (m[1] as Agent) : null;
+}
+
+/**
+ * A phase in words. Gyms are numbered in the order they ran in the run (both agents counted),
+ * as the dashboard's phase timeline counts them.
+ */
+export function phaseLabel(phase: string, gymNumber: number): string {
+  if (phase === 'bootstrap:DA0-grpo') return 'DA warm-up';
+  if (phase === 'bootstrap:DA0-sft') return 'DA supervised';
+  if (phase === 'bootstrap:CA0') return 'CA pressure';
+  const gym = /^gym:((?:DA|CA)\d+)$/.exec(phase);
+  if (gym) return `gym ${gymNumber} → ${gym[1]}`;
+  return phase || 'all steps';
+}
 
 export function ema(values: readonly number[], smoothing: number): number[] {
   const w = Math.min(Math.max(smoothing, 0), 0.999);
@@ -85,37 +128,78 @@ function byStep(points: readonly MetricPoint[]): readonly MetricPoint[] {
   return points;
 }
 
+/** Consecutive runs of one phase in a step-ordered series: [from, to) index ranges. */
+function runsOf(points: readonly MetricPoint[]): { phase: string; from: number; to: number }[] {
+  const out: { phase: string; from: number; to: number }[] = [];
+  for (let i = 0; i < points.length; i++) {
+    const phase = points[i]!.phase ?? '';
+    const last = out.at(-1);
+    if (last && last.phase === phase) last.to = i + 1;
+    else out.push({ phase, from: i, to: i + 1 });
+  }
+  return out;
+}
+
 /**
- * The panels to draw. Runs on every live metrics event over the whole series (a long run logs
- * tens of thousands of steps per key), so it stays linear: no copy or sort of series that arrive
- * in order, the std band aligned by index where its steps match, and point objects built only for
- * the points drawn.
+ * The panels to draw: a row of panels (reward, KL, loss) per agent, DA first, each made of its
+ * phases' segments, each segment smoothed on its own so a curve never runs across a join (a DA
+ * gym's r_DA ≈ 6 next to a CA gym's r_CA ≈ 0 is two agents, not a collapse). Runs on every live
+ * metrics event over the whole series (a long run logs tens of thousands of steps per key), so
+ * it stays linear: no copy or sort of series that arrive in order, the std band aligned by index
+ * where its steps match, and point objects built only for the points drawn.
  */
 export function gymPanels(series: Record<string, readonly MetricPoint[]> | undefined, smoothing: number, maxPoints = MAX_DRAWN_POINTS): CurvePanel[] {
-  return GYM_PANELS.map((p) => {
+  // Gym numbers in the order the phases first appear (any key: they share the phases).
+  const gymNumbers = new Map<string, number>();
+  for (const p of GYM_PANELS) for (const r of runsOf(byStep(series?.[p.key] ?? []))) if (r.phase.startsWith('gym:') && !gymNumbers.has(r.phase)) gymNumbers.set(r.phase, gymNumbers.size + 1);
+  const perMetric = GYM_PANELS.map((p) => {
     const raw = byStep(series?.[p.key] ?? []);
-    const values = valuesOf(raw);
-    const smooth = ema(values, smoothing);
-    let sdAt: ((i: number) => number | undefined) | null = null;
+    let sdOf: ((i: number) => number | undefined) | null = null;
     if ('band' in p) {
       const std = byStep(series?.[p.band] ?? []);
-      const s = ema(valuesOf(std), smoothing);
       let aligned = std.length === raw.length;
       for (let i = 0; aligned && i < std.length; i++) aligned = std[i]!.step === raw[i]!.step;
-      if (aligned) sdAt = (i) => s[i];
-      else {
-        const byStepSd = new Map(std.map((r, i) => [r.step, s[i]!]));
-        sdAt = (i) => byStepSd.get(raw[i]!.step);
-      }
+      const byStepSd = aligned ? null : new Map(std.map((r) => [r.step, r.value]));
+      sdOf = (i) => (aligned ? std[i]?.value : byStepSd!.get(raw[i]!.step));
     }
-    const point = (i: number): CurvePoint => {
-      const step = raw[i]!.step;
-      const value = smooth[i]!;
-      const sd = sdAt?.(i);
-      return sd === undefined ? { step, value } : { step, value, lo: value - sd, hi: value + sd };
-    };
-    // Smoothing runs over every step; only drawing is thinned.
-    const keep = keepIndices(values, maxPoints);
-    return { key: p.key, title: p.title, points: keep.map(point), raw: keep.length === raw.length ? [...raw] : keep.map((i) => raw[i]!) };
+    const segments = runsOf(raw).map(({ phase, from, to }) => {
+      const slice = raw.slice(from, to);
+      const values = valuesOf(slice);
+      const smooth = ema(values, smoothing);
+      // The std is smoothed like the mean, within the segment only.
+      const sds = sdOf ? slice.map((_, k) => sdOf!(from + k)) : null;
+      const sdSmooth = sds ? emaSparse(sds, smoothing) : null;
+      const point = (k: number): CurvePoint => {
+        const sd = sdSmooth?.[k];
+        const value = smooth[k]!;
+        return sd === undefined ? { step: slice[k]!.step, value } : { step: slice[k]!.step, value, lo: value - sd, hi: value + sd };
+      };
+      // Smoothing runs over every step; only drawing is thinned, the budget shared by length.
+      const keep = keepIndices(values, Math.max(4, Math.floor((maxPoints * slice.length) / Math.max(1, raw.length))));
+      return {
+        agent: agentOf(phase),
+        segment: { phase, label: phaseLabel(phase, gymNumbers.get(phase) ?? 0), points: keep.map(point), raw: keep.length === slice.length ? slice : keep.map((k) => slice[k]!) },
+      };
+    });
+    return { p, segments };
   });
+  const agents = new Set(perMetric.flatMap((m) => m.segments.map((s) => s.agent)));
+  const rows: (Agent | null)[] = agents.size === 0 ? ['DA'] : (['DA', 'CA', null] as const).filter((a) => agents.has(a));
+  return rows.flatMap((agent) =>
+    perMetric.map(({ p, segments }) => ({
+      key: `${agent ?? 'all'}:${p.key}`,
+      agent,
+      title: `${agent ? `${agent} · ` : ''}${p.title}`,
+      yTitle: yTitle(p.key, agent),
+      segments: segments.filter((s) => s.agent === agent).map((s) => s.segment),
+    })),
+  );
+}
+
+/** The EMA of a series with gaps (undefined: no value there), the gaps kept. */
+function emaSparse(values: readonly (number | undefined)[], smoothing: number): (number | undefined)[] {
+  const present = values.filter((v): v is number => v !== undefined);
+  const smooth = ema(present, smoothing);
+  let j = 0;
+  return values.map((v) => (v === undefined ? undefined : smooth[j++]));
 }

@@ -1,13 +1,23 @@
-/** Held-out evaluation of a run across its DA checkpoints: what the runner recorded, as a table. */
-import { useMemo } from 'react';
-import type { RunSummary } from '../../../../core/contract/contract';
+/**
+ * Held-out evaluation of a run across its DA checkpoints, as RL-ADA's Table 4: checkpoints in
+ * columns, metrics in rows with their 95% intervals and Δ from DA0, against the run's CA or the
+ * scripted reference; then per-scenario results as a heat map.
+ */
+import { useMemo, useState } from 'react';
+import type { HeldoutReport, RunSummary } from '../../../../core/contract/contract';
+import { useChart } from '../../charts/use-chart';
+import { ChartFrame } from '../../components/ChartFrame';
+import { Term } from '../../components/Term';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
 import { selectRunsUnavailable, useEngineStore } from '../../engine/engine-store';
 import { navigate } from '../../nav/nav-store';
 import { loadRun, loadRuns, selectDetail, selectDetailError, selectDetailStatus, useRunsStore } from '../runs/runs-store';
 import { useSelectedRun } from '../runs/use-selected-run';
 import { CrossPlayPanel } from './CrossPlayPanel';
+import { createScenarioHeatmapChart } from './create-scenario-heatmap-chart';
 import { evaluationView, formatCell } from './evaluation.data';
+import { SCENARIO_MEASURES, scenarioHeatmap, tableView } from './heldout-table.data';
+import type { ScenarioMeasure } from './heldout-table.data';
 import { RobustnessPanel } from './RobustnessPanel';
 
 /** Evaluation shows the newest finished run (it has the held-out table), else the newest. */
@@ -44,7 +54,7 @@ export function EvaluationScreen() {
           <select value={runId ?? ''} onChange={(e) => navigate('evaluation', e.target.value)} aria-label="Run">
             {[...runs].reverse().map((r) => (
               <option key={r.id} value={r.id}>
-                {r.id} · {r.status}
+                run {r.id} · {r.status}
               </option>
             ))}
           </select>
@@ -74,6 +84,7 @@ function RunEvaluation({ runId }: { runId: string }) {
         </EmptyState>
       </div>
     );
+  if (detail.heldout) return <HeldoutTables runId={runId} report={detail.heldout} />;
   return (
     <>
       {view.tables.map((table) => (
@@ -126,6 +137,97 @@ function RunEvaluation({ runId }: { runId: string }) {
           <pre className="code">{JSON.stringify(view.rest, null, 2)}</pre>
         </section>
       )}
+    </>
+  );
+}
+
+type Opponent = 'run' | 'reference';
+
+/** Table 4 and the per-scenario heat map of one run, against its own CA or the scripted one. */
+function HeldoutTables({ runId, report }: { runId: string; report: HeldoutReport }) {
+  const [against, setAgainst] = useState<Opponent>('run');
+  const [measure, setMeasure] = useState<ScenarioMeasure>('routingAccuracy');
+  const table = against === 'reference' && report.vsReference ? report.vsReference : report.vsRun;
+  const view = useMemo(() => tableView(table), [table]);
+  const heat = useMemo(() => scenarioHeatmap(table, measure), [table, measure]);
+  const ref = useChart(createScenarioHeatmapChart, heat, {});
+  const opponentName = against === 'run' ? `the run’s CA (${report.vsRun.opponent})` : 'the scripted CA';
+  return (
+    <>
+      <section className="panel" data-testid="heldout-panel">
+        <header className="panel-head">
+          <h3>Held-out evaluation (RL-ADA Table 4)</h3>
+          <div className="panel-tools" role="group" aria-label="Opponent">
+            <span className="small muted">against</span>
+            {(['run', 'reference'] as const).map((o) => (
+              <button
+                key={o}
+                className={`btn tiny${against === o ? ' primary' : ''}`}
+                aria-pressed={against === o}
+                disabled={o === 'reference' && !report.vsReference}
+                title={o === 'reference' && !report.vsReference ? 'This evaluation was stored before reference results were recorded' : undefined}
+                onClick={() => setAgainst(o)}
+                data-testid={`heldout-against-${o}`}
+              >
+                {o === 'run' ? `run’s CA (${report.vsRun.opponent})` : 'scripted CA'}
+              </button>
+            ))}
+          </div>
+        </header>
+        <p className="small muted">
+          Each <Term term="DA">DA</Term> checkpoint of run {runId} on the held-out scenarios against {opponentName}. Rates show their{' '}
+          <Term term="wilson">95% interval</Term> in brackets and the <Term term="delta">change from DA0</Term> below.
+        </p>
+        <div className="table-wrap">
+          <table className="table heldout-table" data-testid="evaluation-table">
+            <thead>
+              <tr>
+                <th>Metric</th>
+                {view.checkpoints.map((c) => (
+                  <th key={c} className="num">
+                    {c}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {view.rows.map((r) => (
+                <tr key={r.key} data-metric={r.key}>
+                  <td className="nowrap">
+                    <Term term={r.term}>{r.label}</Term>
+                  </td>
+                  {r.cells.map((c, i) => (
+                    <td key={view.checkpoints[i]} className="num" title={c.title}>
+                      <span className="heldout-value">{c.value}</span>
+                      {c.ci && <span className="heldout-ci"> {c.ci}</span>}
+                      {c.gate && <span className={`heldout-gate ${c.gate === 'held' ? 'ok-text' : 'bad-text'}`}> {c.gate}</span>}
+                      {c.delta && <div className={`heldout-delta ${c.tone ?? ''}`}>{c.delta}</div>}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <p className="small muted" data-testid="heldout-note">
+          {view.note}.
+        </p>
+      </section>
+      <ChartFrame
+        title={`Per scenario · run ${runId} · against ${against === 'run' ? report.vsRun.opponent : 'the scripted CA'}`}
+        file={`heldout-scenarios-${runId}-${against === 'run' ? report.vsRun.opponent : 'scripted'}`}
+        aside={
+          <select value={measure} onChange={(e) => setMeasure(e.target.value as ScenarioMeasure)} aria-label="Measure" data-testid="heatmap-measure">
+            {SCENARIO_MEASURES.map((m) => (
+              <option key={m.key} value={m.key}>
+                {m.label}
+              </option>
+            ))}
+          </select>
+        }
+      >
+        <div ref={ref} data-testid="heldout-heatmap" />
+      </ChartFrame>
     </>
   );
 }

@@ -11,6 +11,7 @@ import { robustnessBars, robustnessView } from './robustness.data';
 import type { RobustnessRow } from './robustness.data';
 import { ScenarioBrowser } from './ScenarioBrowser';
 import { runRobustness, selectRobustness, useRobustnessStore } from './robustness-store';
+import { Term } from '../../components/Term';
 
 export function RobustnessPanel() {
   const info = useEngineStore(selectInfo);
@@ -85,7 +86,14 @@ function RowsTable({ title, rows, testId }: { title: string; rows: RobustnessRow
       <caption className="small muted">{title}</caption>
       <thead>
         <tr>
-          <th>group</th><th>episodes</th><th>L-2</th><th>L-2 complete</th><th>action recall</th><th>tool F1</th><th>param EM</th><th>response sim</th>
+          <th>group</th>
+          <th><Term term="episodes">episodes</Term></th>
+          <th><Term term="L2">L-2</Term></th>
+          <th><Term term="L2complete">all actions done</Term></th>
+          <th><Term term="actionRecall">action recall</Term></th>
+          <th><Term term="toolF1">tool F1</Term></th>
+          <th><Term term="paramEM">arguments exact</Term></th>
+          <th><Term term="responseSim">response similarity</Term></th>
         </tr>
       </thead>
       <tbody>

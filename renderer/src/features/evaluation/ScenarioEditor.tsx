@@ -6,7 +6,7 @@
 import { useEffect, useState } from 'react';
 import type { AdversitySpec, FieldProblem, ScenarioVocabulary } from '../../../../core/contract/contract';
 import { errorMessage, request } from '../../engine/client';
-import { CONVERSATIONAL, draftOf, newAdversity, problemsOf } from './scenario-editor.data';
+import { CONVERSATIONAL, draftOf, fieldLabel, mergeProblems, newAdversity, problemsOf, toggleIntent } from './scenario-editor.data';
 import type { AdversityForm, ScenarioForm } from './scenario-editor.data';
 
 interface Props {
@@ -56,9 +56,13 @@ export function ScenarioEditor({ initial, replaces, onSaved, onCancel }: Props) 
   async function save() {
     const { draft, problems: local } = draftOf(f);
     setError(null);
-    if (local.length) return setProblems(local);
     setSaving(true);
     try {
+      // What the form cannot read itself and what the engine finds, in one round.
+      if (local.length) {
+        const checked = await request('scenarios/check', { scenario: draft as never, ...(replaces !== undefined ? { replaces } : {}) });
+        return setProblems(mergeProblems(local, checked.problems));
+      }
       const r = await request('scenarios/save', { scenario: draft as never, ...(replaces !== undefined ? { replaces } : {}) });
       if (r.ok) onSaved(r.scenario.id);
       else setProblems(r.problems);
@@ -70,6 +74,7 @@ export function ScenarioEditor({ initial, replaces, onSaved, onCancel }: Props) 
   }
 
   const routed = vocab?.intents.filter((i) => i.tool === f.expectedTool).map((i) => i.intent) ?? [];
+  const picked = f.intents.split(',').map((x) => x.trim()).filter(Boolean);
   return (
     <div className="scenario-editor" data-testid="scenario-editor">
       <h4>{replaces ? `Edit ${replaces}` : 'New custom scenario'} <span className="muted small">(joins the robustness set)</span></h4>
@@ -94,10 +99,19 @@ export function ScenarioEditor({ initial, replaces, onSaved, onCancel }: Props) 
         </label>
       </div>
       <div className="form-row">
-        {text('intents', 'Intents (comma-separated)', 'intents', { placeholder: routed.slice(0, 3).join(', ') })}
+        <fieldset className="intent-picker" data-testid="field-intents">
+          <legend>Intents (from the taxonomy; those routing to {f.expectedTool.replaceAll('_', ' ')})</legend>
+          {[...routed, ...picked.filter((i) => !routed.includes(i))].map((intent) => (
+            <label key={intent} className={routed.includes(intent) ? '' : 'bad-text'}>
+              <input type="checkbox" checked={picked.includes(intent)} onChange={(e) => set('intents', toggleIntent(f.intents, intent, e.target.checked))} data-intent={intent} />{' '}
+              {intent.replaceAll('_', ' ')}
+            </label>
+          ))}
+          {routed.length === 0 && !vocab && <span className="muted small">loading the taxonomy…</span>}
+          <Problems problems={problems} field="intents" />
+        </fieldset>
         {text('description', 'Description', 'description')}
       </div>
-      {routed.length > 0 && <p className="hint">intents routing to {f.expectedTool}: {routed.join(', ')}</p>}
 
       <h5>Persona</h5>
       <div className="form-row">
@@ -147,7 +161,16 @@ export function ScenarioEditor({ initial, replaces, onSaved, onCancel }: Props) 
                 <Problems problems={problems} field={`${at}.reveals`} />
               </label>
             )}
-            {a.kind === 'goal_revision' && field('from', 'Opening intent', 'from')}
+            {a.kind === 'goal_revision' && (
+              <label>
+                Opening intent
+                <select value={a.from} onChange={(e) => setAdversity(i, { from: e.target.value })} data-testid={`field-${at}.from`}>
+                  <option value="">choose…</option>
+                  {options(vocab?.intents.map((x) => x.intent) ?? (a.from ? [a.from] : []))}
+                </select>
+                <Problems problems={problems} field={`${at}.from`} />
+              </label>
+            )}
             {a.kind === 'goal_revision' && field('turn', 'Revises at customer turn', 'turn')}
             {execution && (
               <label>
@@ -186,7 +209,7 @@ export function ScenarioEditor({ initial, replaces, onSaved, onCancel }: Props) 
 
       {problems.length > 0 && (
         <ul className="inline-error" data-testid="scenario-problems">
-          {problems.map((p, i) => <li key={i} data-field={p.field}>{p.field || 'scenario'}: {p.message}</li>)}
+          {problems.map((p, i) => <li key={i} data-field={p.field}>{fieldLabel(p.field)}: {p.message}</li>)}
         </ul>
       )}
       {error && <div className="inline-error">{error}</div>}

@@ -6,6 +6,7 @@
 import * as d3 from 'd3';
 import { COLORS, mountSvg, pct } from '../../charts/chart-kit';
 import type { Chart } from '../../charts/chart-kit';
+import { wrapTitle } from './crossplay.data';
 import type { HeatmapData } from './crossplay.data';
 
 export interface CrossPlayHeatmapCallbacks {
@@ -15,10 +16,11 @@ export interface CrossPlayHeatmapCallbacks {
 const CELL = 34;
 const GAP = 22;
 const LEFT = 56;
-const TOP = 34;
+/** Two title lines and the CA labels above the cells. */
+const TOP = 46;
 const LEGEND = 36;
 const MIN_PANEL = 170;
-/** Characters of a panel title that fit MIN_PANEL at 11 px. */
+/** Characters of a panel title's line that fit MIN_PANEL at 11 px. */
 const TITLE_CHARS = 26;
 
 export function createCrossPlayHeatmapChart(node: HTMLElement, callbacks: CrossPlayHeatmapCallbacks): Chart<HeatmapData> {
@@ -37,9 +39,9 @@ export function createCrossPlayHeatmapChart(node: HTMLElement, callbacks: CrossP
     legend(svg.append('g'), color);
     panels.forEach((p, k) => {
       const g = svg.append('g').attr('transform', `translate(${(k % perRow) * (pw + GAP)},${LEGEND + Math.floor(k / perRow) * (ph + GAP)})`).attr('data-panel', p.id);
-      g.append('text').attr('x', 0).attr('y', 12).attr('font-weight', 600).attr('fill', p.fraud ? COLORS.fraud : COLORS.text)
-        .text(p.title.length > TITLE_CHARS && pw <= MIN_PANEL ? `${p.title.slice(0, TITLE_CHARS - 1)}…` : p.title)
-        .append('title').text(p.title);
+      const title = g.append('text').attr('class', 'panel-title').attr('x', 0).attr('y', 12).attr('font-weight', 600).attr('fill', p.fraud ? COLORS.fraud : COLORS.text);
+      wrapTitle(p.title, Math.max(TITLE_CHARS, Math.floor(pw / 6.2))).forEach((line, k) => title.append('tspan').attr('x', 0).attr('dy', k === 0 ? 0 : 13).text(line));
+      title.append('title').text(p.title);
       cas.forEach((ca, j) => g.append('text').attr('x', LEFT + j * CELL + CELL / 2).attr('y', TOP - 6).attr('text-anchor', 'middle').attr('font-size', 9).attr('fill', COLORS.textSoft).text(ca));
       das.forEach((da, i) => g.append('text').attr('x', LEFT - 6).attr('y', TOP + i * CELL + CELL / 2 + 3).attr('text-anchor', 'end').attr('font-size', 9).attr('fill', COLORS.textSoft).text(da));
       for (const c of p.cells) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckpointInfo, CrossPlay } from '../../../../core/contract/contract';
-import { defaultSides, heatmapData, MAX_SIDE } from './crossplay.data';
+import { defaultSides, heatmapData, MAX_SIDE, wrapTitle } from './crossplay.data';
 
 const x: CrossPlay = {
   das: ['DA0', 'DA1'], cas: ['CA0'], episodesPerScenario: 2, seed: 1, cached: false,
@@ -40,5 +40,13 @@ describe('cross-play heat map data', () => {
     expect(s.das).toEqual(['DA2', 'DA3', 'DA4', 'DA5', 'DA6', 'DA7']);
     expect(s.cas).toEqual(['CA0']);
     expect(defaultSides(list, 'R9').cas).toEqual(['CA0', 'CA9']);
+  });
+});
+
+describe('cross-play panel titles', () => {
+  it('wraps a long title onto a second line at a space instead of cutting it', () => {
+    expect(wrapTitle('Card declined', 26)).toEqual(['Card declined']);
+    expect(wrapTitle('Unrecognised charge on a card the customer still holds', 26)).toEqual(['Unrecognised charge on a', 'card the customer still…']);
+    expect(wrapTitle('Refund for a missing deposit', 26)).toEqual(['Refund for a missing', 'deposit']);
   });
 });

@@ -53,3 +53,18 @@ export function defaultSides(checkpoints: readonly CheckpointInfo[], runId: stri
   };
   return { das: pick('DA'), cas: pick('CA') };
 }
+
+/**
+ * A panel title in at most two lines of `chars` characters, broken at a space, so a scenario's
+ * title is read whole rather than cut; only a title longer than two lines ends in "…".
+ */
+export function wrapTitle(title: string, chars: number): string[] {
+  if (title.length <= chars) return [title];
+  const cut = title.lastIndexOf(' ', chars);
+  const at = cut > chars / 3 ? cut : chars;
+  const first = title.slice(0, at).trimEnd();
+  const rest = title.slice(at).trimStart();
+  if (rest.length <= chars) return [first, rest];
+  const space = rest.lastIndexOf(' ', chars - 1);
+  return [first, `${rest.slice(0, space > chars / 3 ? space : chars - 1).trimEnd()}…`];
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ScenarioDraft } from '../../../../core/contract/contract';
-import { draftOf, emptyForm, formOf, newAdversity, problemsOf } from './scenario-editor.data';
+import { draftOf, emptyForm, fieldLabel, formOf, mergeProblems, newAdversity, problemsOf, toggleIntent } from './scenario-editor.data';
 
 const scenario: ScenarioDraft = {
   id: 'angry-dispute', title: 'Angry dispute', fraudReference: false, ambiguity: 'ambiguous', intents: ['card_payment_not_recognised'], expectedTool: 'dispute_charge',
@@ -40,5 +40,29 @@ describe('scenario editor form', () => {
     expect(problemsOf(problems, 'adversities[0]')).toEqual(['expected a number, got "often"']);
     expect(problemsOf(problems, 'adversities[1]')).toEqual([]);
     expect(problemsOf(problems, 'task')).toHaveLength(1);
+  });
+});
+
+describe('scenario editor problems', () => {
+  it('merges the form’s own problems with the engine’s, the form’s first where both name a field', () => {
+    const local = [{ field: 'adversities[0].rate', message: 'expected a number, got "x"' }];
+    const engine = [{ field: 'adversities[0].rate', message: 'Expected number, received null' }, { field: 'title', message: 'expected a non-empty string' }];
+    expect(mergeProblems(local, engine)).toEqual([local[0], engine[1]]);
+  });
+
+  it('ticks and unticks intents in the order picked', () => {
+    expect(toggleIntent('', 'a', true)).toBe('a');
+    expect(toggleIntent('a, b', 'c', true)).toBe('a, b, c');
+    expect(toggleIntent('a, b', 'a', true)).toBe('a, b');
+    expect(toggleIntent('a, b', 'a', false)).toBe('b');
+  });
+
+  it('names fields in the form’s words, not as paths', () => {
+    expect(fieldLabel('adversities[0].turn')).toBe('Adversity 1 · turn');
+    expect(fieldLabel('adversities[1].from')).toBe('Adversity 2 · opening intent');
+    expect(fieldLabel('intents[2]')).toBe('Intent 3');
+    expect(fieldLabel('task.hardConstraints')).toBe('Hard constraints');
+    expect(fieldLabel('persona.sampleMessages[0]')).toBe('Sample messages');
+    expect(fieldLabel('')).toBe('Scenario');
   });
 });

@@ -168,3 +168,39 @@ export function draftOf(f: ScenarioForm): { draft: Record<string, unknown>; prob
 export function problemsOf(problems: readonly FieldProblem[], field: string): string[] {
   return problems.filter((p) => p.field === field || p.field.startsWith(`${field}.`) || p.field.startsWith(`${field}[`)).map((p) => p.message);
 }
+
+/**
+ * The form's own problems and the engine's, in one list: where the form could not read a field
+ * (a rate that is not a number) its message stands and the engine's on the same field is dropped,
+ * since the engine saw a placeholder there.
+ */
+export function mergeProblems(local: readonly FieldProblem[], engine: readonly FieldProblem[]): FieldProblem[] {
+  const mine = new Set(local.map((p) => p.field));
+  return [...local, ...engine.filter((p) => !mine.has(p.field))];
+}
+
+/** The comma-separated intents with `intent` ticked or unticked, in the order they were picked. */
+export function toggleIntent(intents: string, intent: string, on: boolean): string {
+  const list = intents.split(',').map((x) => x.trim()).filter(Boolean);
+  const next = on ? (list.includes(intent) ? list : [...list, intent]) : list.filter((x) => x !== intent);
+  return next.join(', ');
+}
+
+const FIELD_WORDS: Record<string, string> = {
+  id: 'Id', title: 'Title', description: 'Description', intents: 'Intents', expectedTool: 'Expected tool', complexity: 'Complexity',
+  'persona.name': 'Persona name', 'persona.style': 'Persona style', 'persona.sampleMessages': 'Sample messages',
+  'task.objective': 'Objective', 'task.hardConstraints': 'Hard constraints', 'task.softPreferences': 'Soft preferences', 'task.successCriteria': 'Success criteria',
+  'impossible.reason': 'Why the goal cannot be met', 'impossible.fallback_behavior': 'Fallback behaviour',
+};
+
+/** A problem's field in the form's words: "adversities[0].turn" → "Adversity 1 · turn", "intents[2]" → "Intents (3rd picked)". */
+export function fieldLabel(field: string): string {
+  if (!field) return 'Scenario';
+  if (FIELD_WORDS[field]) return FIELD_WORDS[field];
+  const adv = /^adversities\[(\d+)\](?:\.(\w+))?/.exec(field);
+  if (adv) return `Adversity ${Number(adv[1]) + 1}${adv[2] ? ` · ${adv[2] === 'from' ? 'opening intent' : adv[2]}` : ''}`;
+  const intent = /^intents\[(\d+)\]$/.exec(field);
+  if (intent) return `Intent ${Number(intent[1]) + 1}`;
+  const head = Object.keys(FIELD_WORDS).find((k) => field.startsWith(`${k}.`) || field.startsWith(`${k}[`));
+  return head ? FIELD_WORDS[head]! : field;
+}

@@ -6,7 +6,7 @@ import { formatTime } from '../../format';
 import { selectRunsUnavailable, useEngineStore } from '../../engine/engine-store';
 import { navigate } from '../../nav/nav-store';
 import { loadRuns, selectRuns, selectRunsError, selectRunsStatus, useRunsStore } from '../runs/runs-store';
-import { checkConfigText } from './config-check';
+import { checkConfigText, seedProblem } from './config-check';
 import type { ProviderChoice } from '../../../../core/contract/device';
 import { DEVICE_LABELS, deviceLabel, deviceOf, withDevice } from './device-choice';
 import {
@@ -54,6 +54,7 @@ function NewRun() {
   const preset = useExperimentsStore(selectPreset);
   const text = useExperimentsStore(selectConfigText);
   const seed = useExperimentsStore(selectSeed);
+  const badSeed = seedProblem(seed);
   const starting = useExperimentsStore(selectStarting);
   const startError = useExperimentsStore(selectStartError);
   const check = useMemo(() => checkConfigText(text), [text]);
@@ -131,15 +132,27 @@ function NewRun() {
           </label>
           <label>
             Seed
-            <input type="number" value={seed} onChange={(e) => setSeed(e.target.valueAsNumber)} />
+            <input
+              type="number"
+              value={Number.isNaN(seed) ? '' : seed}
+              onChange={(e) => setSeed(e.target.valueAsNumber)}
+              aria-invalid={badSeed !== null}
+              aria-describedby={badSeed ? 'seed-problem' : undefined}
+              data-testid="seed"
+            />
           </label>
           <button className="btn" onClick={resetConfig}>
             Reset to preset
           </button>
-          <button className="btn primary" disabled={!check.ok || starting || !Number.isInteger(seed)} onClick={() => void start()} data-testid="start-run">
+          <button className="btn primary" disabled={!check.ok || starting || badSeed !== null} onClick={() => void start()} data-testid="start-run">
             {starting ? 'Starting…' : 'Start run'}
           </button>
         </div>
+        {badSeed && (
+          <div className="inline-error" id="seed-problem" data-testid="seed-problem">
+            {badSeed}
+          </div>
+        )}
       </>
     );
 

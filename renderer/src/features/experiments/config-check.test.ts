@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkConfigText, lineColumn } from './config-check';
+import { checkConfigText, lineColumn, seedProblem } from './config-check';
 
 describe('config editor checks', () => {
   it('accepts a JSON object', () => {
@@ -21,5 +21,15 @@ describe('config editor checks', () => {
   it('maps offsets to 1-based lines and columns', () => {
     expect(lineColumn('ab\ncd', 4)).toEqual({ line: 2, column: 2 });
     expect(lineColumn('abc', 0)).toEqual({ line: 1, column: 1 });
+  });
+});
+
+describe('seed check', () => {
+  it('says why a seed cannot start a run: empty, not whole, out of range', () => {
+    expect(seedProblem(1)).toBeNull();
+    expect(seedProblem(-7)).toBeNull();
+    expect(seedProblem(Number.NaN)).toBe('Enter a seed: a whole number such as 1.');
+    expect(seedProblem(1.5)).toBe('The seed must be a whole number (not 1.5).');
+    expect(seedProblem(2 ** 31)).toMatch(/between/);
   });
 });

@@ -107,3 +107,11 @@ export function jsonErrorOffset(text: string): { offset: number; message: string
     throw e;
   }
 }
+
+/** The seed field's problem in words, or null: the engine takes a whole number in ±2^31 (host/engine/validate.ts). */
+export function seedProblem(seed: number): string | null {
+  if (Number.isNaN(seed)) return 'Enter a seed: a whole number such as 1.';
+  if (!Number.isInteger(seed)) return `The seed must be a whole number (not ${seed}).`;
+  if (seed < -(2 ** 31) || seed > 2 ** 31 - 1) return 'The seed must lie between −2,147,483,648 and 2,147,483,647.';
+  return null;
+}

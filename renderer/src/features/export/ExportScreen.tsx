@@ -7,6 +7,7 @@ import { ScenarioBarsPanel } from '../arena/ArenaScreen';
 import { loadMatches, selectMatch, selectMatches, selectMatchesError, selectMatchesStatus, selectSelectedMatch, useArenaStore } from '../arena/arena-store';
 import { GymCurves, PhaseTimeline, WinRates } from '../dashboard/DashboardScreen';
 import { loadRun, loadRuns, selectDetail, selectRuns, useRunsStore } from '../runs/runs-store';
+import { defaultChartMatch } from './export.data';
 import { exportEpisodes, selectExportBusy, selectExportError, selectLastExport, useExportStore } from './export-store';
 
 export function ExportScreen() {
@@ -95,7 +96,13 @@ function ChartsExport() {
   const runs = useRunsStore(selectRuns);
   const matches = useArenaStore(selectMatches);
   const selected = useArenaStore(selectSelectedMatch);
+  const picked = useArenaStore((s) => s.selectedMatchId);
   const [runId, setRunId] = useState<string | null>(null);
+  // Nobody has picked a match yet: show the newest one with a chart worth exporting.
+  useEffect(() => {
+    const first = picked === null ? defaultChartMatch(matches) : null;
+    if (first) selectMatch(first);
+  }, [picked, matches]);
   const id = runId ?? runs.at(-1)?.id ?? null;
   const detail = useRunsStore(selectDetail(id));
   useEffect(() => {

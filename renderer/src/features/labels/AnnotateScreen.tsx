@@ -218,7 +218,7 @@ function TacticResultsView({ report }: { report: TacticReport }) {
           </tbody>
         </table>
         {a.pairs.length === 0 && <p className="hint">Agreement needs two annotators on the same items.</p>}
-        <p className="hint">The classifier (core/labels/tactic-classifier.ts) reads pressure words, entity count and length, and the intent&apos;s own and other tools&apos; cue phrases.</p>
+        <p className="hint">The tactic classifier reads pressure words, entity count and length, and the intent&apos;s own and other tools&apos; cue phrases.</p>
       </section>
       <ChartFrame title="Tactic distribution per match (RL-ADA Table 5)" file={`tactics-${report.queueId}`}>
         <div ref={barsRef} className="chart" data-testid="tactic-bars" />

@@ -6,6 +6,8 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { PlaySeat, PlayTurn, PlayView } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
+import { ProgressBar } from '../../components/ProgressBar';
+import { FACT_LABELS } from '../../glossary/glossary';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
 import { formatTime, policyLabel } from '../../format';
 import { selectInfo, useEngineStore } from '../../engine/engine-store';
@@ -29,6 +31,7 @@ import {
   selectPlayer,
   selectSessions,
   selectSetup,
+  selectTraining,
   selectView,
   setPlayer,
   startPlay,
@@ -45,10 +48,14 @@ export function PlayScreen() {
   useEffect(() => {
     void loadPlayLists();
   }, []);
-  // The route names the session: open it here if this window does not show it yet.
+  // The route names the session: open it here if this window does not show it yet. Only a route
+  // change runs this, so the session state is read as it is then, not as a dependency: starting
+  // a session sets the view a moment before the route names it, and reacting to that view would
+  // close the session just started (or retry a refused resume in a loop).
   useEffect(() => {
-    if (id && view?.sessionId !== id && !busy) void resumePlay(id);
-    if (!id && view) leavePlay();
+    const { view: shown, busy: working } = usePlayStore.getState();
+    if (id && shown?.sessionId !== id && !working) void resumePlay(id);
+    if (!id && shown) leavePlay();
   }, [id]);
 
   const open = id !== null && view?.sessionId === id;
@@ -118,6 +125,7 @@ function StartForm() {
   const setup = usePlayStore(selectSetup);
   const player = usePlayStore(selectPlayer);
   const busy = usePlayStore(selectBusy);
+  const training = usePlayStore(selectTraining);
   const error = usePlayStore(selectError);
   const [seat, setSeat] = useState<PlaySeat>('customer');
   const [opponent, setOpponent] = useState('scripted');
@@ -169,10 +177,15 @@ function StartForm() {
           <input value={seed} onChange={(e) => setSeed(e.target.value)} placeholder="random" inputMode="numeric" data-testid="play-seed" />
         </label>
         <button className="btn primary" type="submit" disabled={!ok || busy} data-testid="play-start-button">
-          {busy ? 'Starting…' : 'Start'}
+          {busy ? (training ? 'Training the DA…' : 'Starting…') : 'Start'}
         </button>
       </form>
       {!player.trim() && <p className="hint">Your name is stored with the episode.</p>}
+      {busy && training && (
+        <div data-testid="play-training">
+          <ProgressBar label={training.label} done={training.done} total={training.total} etaSeconds={null} />
+        </div>
+      )}
       {error && <p className="inline-error" role="alert" data-testid="play-error">{error}</p>}
     </section>
   );
@@ -376,7 +389,7 @@ function Brief({ v }: { v: PlayView }) {
       </div>
       {Object.entries(c.facts).map(([k, x]) => (
         <div key={k}>
-          <dt>{k}</dt>
+          <dt>{FACT_LABELS[k] ?? k}</dt>
           <dd data-fact={k}>{String(x)}</dd>
         </div>
       ))}

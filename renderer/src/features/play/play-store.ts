@@ -20,6 +20,8 @@ export interface PlayState {
   view: PlayView | null;
   /** A request for the open session (start, move, resume) is in flight. */
   busy: boolean;
+  /** A DA being trained for the session being started (`sft`, once per lab), while it trains. */
+  training: { label: string; done: number; total: number } | null;
   /** Why the last start, move or resume was refused; the session is unchanged. */
   error: string | null;
   player: string;
@@ -43,6 +45,7 @@ export const usePlayStore = create<PlayState>()(() => ({
   listError: null,
   view: null,
   busy: false,
+  training: null,
   error: null,
   player: typeof localStorage === 'undefined' ? '' : storedPlayer(),
 }));
@@ -55,6 +58,7 @@ export const selectListStatus = (s: PlayState) => s.listStatus;
 export const selectListError = (s: PlayState) => s.listError;
 export const selectView = (s: PlayState) => s.view;
 export const selectBusy = (s: PlayState) => s.busy;
+export const selectTraining = (s: PlayState) => s.training;
 export const selectError = (s: PlayState) => s.error;
 export const selectPlayer = (s: PlayState) => s.player;
 
@@ -94,7 +98,7 @@ async function session(run: () => Promise<PlayView>): Promise<PlayView | null> {
     usePlayStore.setState({ error: errorMessage(err) });
     return null;
   } finally {
-    usePlayStore.setState({ busy: false });
+    usePlayStore.setState({ busy: false, training: null });
   }
 }
 
@@ -127,6 +131,10 @@ export function leavePlay(): void {
 
 /** Apply an engine event (called by the mirror only): turns of the open session show as they are taken. */
 export function applyPlayEvent(e: EngineEvent): void {
+  if (e.name === 'play/progress') {
+    if (usePlayStore.getState().busy) usePlayStore.setState({ training: e.payload });
+    return;
+  }
   if (e.name !== 'play/turn') return;
   const v = usePlayStore.getState().view;
   if (v?.sessionId === e.payload.sessionId && e.payload.turn.index === v.turns.length) usePlayStore.setState({ view: { ...v, turns: [...v.turns, e.payload.turn] } });

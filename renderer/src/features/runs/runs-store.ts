@@ -108,11 +108,11 @@ export function applyRunEvent(e: EngineEvent): void {
   const s = useRunsStore.getState();
   switch (e.name) {
     case 'run/status': {
-      const { runId, status, phase } = e.payload;
+      const { runId, status, phase, pauseRequested } = e.payload;
       if (!s.runs.some((r) => r.id === runId)) void loadRuns();
       useRunsStore.setState({
-        runs: s.runs.map((r) => (r.id === runId ? { ...r, status, phase } : r)),
-        details: s.details[runId] ? { ...s.details, [runId]: { ...s.details[runId], status, phase } } : s.details,
+        runs: s.runs.map((r) => (r.id === runId ? { ...r, status, phase, pauseRequested } : r)),
+        details: s.details[runId] ? { ...s.details, [runId]: { ...s.details[runId], status, phase, pauseRequested } } : s.details,
       });
       return;
     }
@@ -146,8 +146,9 @@ export function applyRunEvent(e: EngineEvent): void {
       const added = new Map<string, MetricPoint[]>();
       for (const p of points) {
         const list = added.get(p.key);
-        if (list) list.push({ step: p.step, value: p.value });
-        else added.set(p.key, [{ step: p.step, value: p.value }]);
+        const point: MetricPoint = p.phase === undefined ? { step: p.step, value: p.value } : { step: p.step, value: p.value, phase: p.phase };
+        if (list) list.push(point);
+        else added.set(p.key, [point]);
       }
       const next = { ...s.metrics[runId] };
       for (const [key, list] of added) next[key] = (next[key] ?? []).concat(list);

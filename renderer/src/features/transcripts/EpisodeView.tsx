@@ -7,7 +7,7 @@ import { TakeOverButton } from '../play/TakeOverButton';
 import { selectMatches, useArenaStore } from '../arena/arena-store';
 import { compareFrom } from './diff-store';
 import { openEpisode, selectEpisode, selectEpisodeError, selectEpisodeStatus, selectSelectedId, useTranscriptsStore } from './transcripts-store';
-import { adversitiesByTurn, episodeTerms, signed, termLabel, turnViews } from './transcript.data';
+import { adversitiesByTurn, episodeTerms, signed, termDefinition, termLabel, turnViews } from './transcript.data';
 import type { TermValue, TurnView } from './transcript.data';
 import { ValidatorVerdicts } from './ValidatorVerdicts';
 
@@ -144,7 +144,7 @@ function TermTable({ title, rows, total, totalLabel, testId }: { title: string; 
       <tbody>
         {rows.map((r) => (
           <tr key={r.term} className={r.value === 0 ? 'zero' : undefined} data-term={r.term}>
-            <td>{termLabel(r.term)}</td>
+            <td title={termDefinition(r.term)}>{termLabel(r.term)}</td>
             <td className={`num ${r.value > 0 ? 'ok-text' : r.value < 0 ? 'bad-text' : ''}`}>{signed(r.value)}</td>
           </tr>
         ))}
@@ -200,7 +200,7 @@ function Turn({ t, episodeId, fired }: { t: TurnView; episodeId: string; fired: 
           <span className="muted small">no reward</span>
         ) : (
           t.rewards.map((r) => (
-            <span key={r.term} className={`chip ${r.value > 0 ? 'pos' : r.value < 0 ? 'neg' : ''}`} title={r.term}>
+            <span key={r.term} className={`chip ${r.value > 0 ? 'pos' : r.value < 0 ? 'neg' : ''}`} title={termDefinition(r.term)}>
               {termLabel(r.term)} {signed(r.value)}
             </span>
           ))

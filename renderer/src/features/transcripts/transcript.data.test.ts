@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EpisodeRecord } from '../../../../core/contract/contract';
-import { adversitiesByTurn, episodeTerms, signed, termLabel, turnViews } from './transcript.data';
+import { adversitiesByTurn, episodeTerms, signed, termDefinition, termLabel, turnViews } from './transcript.data';
 
 const daTerms = { format: 1, tool: 1, env_lookup_first: 0.5, env_correct_tool: 2, env_speak: -0.05, env_milestone: 1.05, env_late: 0, env_judge: 1.5, env_missed_verification: 0, env_missing_tool: 0, end: 1, env_fallback: 0 };
 const episode: EpisodeRecord = {
@@ -47,8 +47,10 @@ describe('transcript view data', () => {
     expect(signed(1)).toBe('+1.00');
     expect(signed(-0.05)).toBe('−0.05');
     expect(signed(-0.001)).toBe('0.00');
-    expect(termLabel('env_lookup_first')).toBe('env · lookup first');
-    expect(termLabel('inv_da')).toBe('inv da');
+    expect(termLabel('env_lookup_first')).toBe('lookup first');
+    expect(termDefinition('inv_da')).toMatch(/^Inverse of the DA’s win/);
+    expect(termLabel('some_new_term')).toBe('some new term');
+    expect(termLabel('inv_da')).toBe('DA misrouted');
   });
 });
 

@@ -4,6 +4,7 @@
  * listed per turn and per episode. Pure, so it is tested without a DOM.
  */
 import type { EpisodeRecord, TurnRecord } from '../../../../core/contract/contract';
+import { REWARD_TERMS } from '../../glossary/glossary';
 
 export interface TermValue {
   term: string;
@@ -84,9 +85,14 @@ export function signed(x: number, digits = 2): string {
   return `${x > 0 ? '+' : '−'}${s}`;
 }
 
-/** Term names as the paper writes them: env_lookup_first → env · lookup first. */
+/** A reward term in words (the glossary's), or its name made readable: env_lookup_first → lookup first. */
 export function termLabel(term: string): string {
-  return term.replace(/^env_/, 'env · ').replace(/_/g, ' ');
+  return REWARD_TERMS[term]?.label ?? term.replace(/^env_/, '').replace(/_/g, ' ');
+}
+
+/** The term's definition for a tooltip. */
+export function termDefinition(term: string): string {
+  return REWARD_TERMS[term]?.definition ?? term;
 }
 
 /** The MADS adversities that fired, by the turn each shaped ("backend failure: transfer_funds: service unavailable"). */
