@@ -1,26 +1,17 @@
 /**
- * Turns a policy SPEC from the command line into a policy (DESIGN.md §7): `scripted`; `latest`
- * or a checkpoint name (`DA2`, `CA1`) from the lab; for the DA also `sft`, a builtin DA trained
- * by SFT right away with --seed and kept in the lab as `DA-sft-<seed>`.
+ * Policy SPECs from the command line: host/policies/policies.ts resolves them; this wraps its
+ * problems in usage errors that name the option (`--da "DA7": …`) and shows `sft`'s training on
+ * stderr.
  */
-import { existsSync } from 'node:fs';
-import { ScriptedCa } from '../../core/agents/scripted-ca';
-import { ScriptedDa } from '../../core/agents/scripted-da';
-import type { CaPolicy, CheckpointRef, DaPolicy } from '../../core/agents/policy';
+import type { CaPolicy, DaPolicy } from '../../core/agents/policy';
 import type { Domain } from '../../core/domain/types';
-import { corpusRoutingItems } from '../../core/rl/demos';
-import { BuiltinCa } from '../../models/builtin-ca';
-import { BuiltinDa } from '../../models/builtin-da';
-import { CaModel } from '../../models/ca-model';
-import { DaModel } from '../../models/da-model';
+import type { DaModel } from '../../models/da-model';
 import type { SessionSettings } from '../../models/session';
-import { trainSftDa } from '../routing-eval';
-import { CheckpointError, checkpointStore } from '../store/checkpoint-store';
-import type { Checkpoint, CheckpointRole } from '../store/checkpoint-store';
-import { corpusUtterances, listCorpusImports } from '../store/corpus-store';
-import { openSqliteStore } from '../store/sqlite-store';
+import { PolicyError, loadDaModel, resolveCa as resolveCaIn, resolveDa as resolveDaIn } from '../policies/policies';
+import type { PolicyContext } from '../policies/policies';
 import { UsageError } from './options';
 import { progressBar } from './progress';
+import type { Progress } from './progress';
 import type { GlobalOptions } from './main';
 
 export interface ModelOptions {
@@ -29,101 +20,42 @@ export interface ModelOptions {
   epochs?: number;
 }
 
-/** A loaded model and the stored checkpoint it came from. */
-interface Loaded<M> {
-  model: M;
-  checkpoint: CheckpointRef;
-}
+/** The option a role's SPEC came from. */
+const optionOf = (e: PolicyError) => `--${e.role.toLowerCase()}`;
 
-const refOf = (c: { name: string; id: string }): CheckpointRef => ({ name: c.name, id: c.id });
-
-/** The SFT DA of this seed: the lab's `DA-sft-<seed>` if it has one, else trained now and stored under that name. */
-async function sftModel(domain: Domain, db: string, seed: number, epochs: number | undefined, session: SessionSettings): Promise<Loaded<DaModel>> {
-  const store = openSqliteStore(db);
+async function asUsage<T>(f: () => Promise<T>): Promise<T> {
   try {
-    const checkpoints = checkpointStore(store.db);
-    const name = `DA-sft-${seed}`;
-    const existing = checkpoints.get(name);
-    if (existing) {
-      process.stderr.write(`sft: using checkpoint ${name} from ${db}${epochs !== undefined ? ' (--epochs applies only when a new DA is trained)' : ''}\n`);
-      return { model: await DaModel.fromSnapshot(existing.snapshot, session), checkpoint: refOf(existing) };
-    }
-    const imports = listCorpusImports(store.db);
-    const corpus = corpusRoutingItems(domain, corpusUtterances(store.db));
-    process.stderr.write(`sft: training ${name} by SFT on the bank's train slice${corpus.length ? ` and ${corpus.length} imported corpus rows` : ''}\n`);
-    const bar = progressBar(`sft ${name}`);
-    const trained = await trainSftDa(domain, {
-      seed,
-      session,
-      extraRouting: corpus,
-      ...(epochs !== undefined ? { sft: { epochs } } : {}),
-      hooks: { onStep: (p) => bar.update(p.step, p.totalSteps) },
-    });
-    bar.stop();
-    const last = trained.sft.epochs.at(-1)?.metrics ?? {};
-    const saved = checkpoints.save({
-      role: 'DA',
-      name,
-      source: 'sft',
-      step: trained.sft.steps,
-      snapshot: await trained.model.snapshot(),
-      metrics: last,
-      trainingData: [
-        { kind: 'demos', id: `bank-train-slice:seed=${seed}` },
-        ...imports.map((i) => ({ kind: 'corpus_import', id: String(i.id) })),
-      ],
-    });
-    process.stderr.write(
-      `sft: stored ${name} in ${db} (${trained.demonstrations} demonstrations, ${trained.sft.steps} steps, ` +
-        `final loss ${(last['sft/loss'] ?? NaN).toFixed(3)}, accuracy ${(last['sft/accuracy'] ?? NaN).toFixed(3)})\n`,
-    );
-    return { model: trained.model, checkpoint: refOf(saved) };
-  } finally {
-    store.close();
-  }
-}
-
-/** A stored checkpoint: `latest` or a name, of the given role. */
-function storedCheckpoint(spec: string, role: CheckpointRole, db: string): Checkpoint {
-  const other = role === 'DA' ? 'Other choices: "sft" (train one now) or "scripted" (the keyword router).' : 'Other choice: "scripted".';
-  if (db !== ':memory:' && !existsSync(db)) {
-    throw new UsageError(`--${role.toLowerCase()} "${spec}": no such policy; the lab ${db} does not exist yet, so it holds no ${role} checkpoints. ${other}`);
-  }
-  const store = openSqliteStore(db);
-  try {
-    return checkpointStore(store.db).resolve(spec, role);
+    return await f();
   } catch (e) {
-    if (e instanceof CheckpointError) throw new UsageError(`--${role.toLowerCase()} "${spec}": ${e.message}. ${other}`);
+    if (e instanceof PolicyError) throw new UsageError(`${optionOf(e)} "${e.spec}": ${e.detail}`, { cause: e });
     throw e;
-  } finally {
-    store.close();
   }
 }
 
-/** The builtin DA a SPEC names (`sft`, `latest`, or a checkpoint name), and the checkpoint it resolved to. */
-export async function loadDaModel(spec: string, domain: Domain, g: GlobalOptions, opts: ModelOptions = {}): Promise<Loaded<DaModel>> {
-  const session = opts.session ?? {};
-  if (spec === 'sft') return sftModel(domain, g.db, g.seed, opts.epochs, session);
-  const c = storedCheckpoint(spec, 'DA', g.db);
-  return { model: await DaModel.fromSnapshot(c.snapshot, session), checkpoint: refOf(c) };
+function context(g: GlobalOptions, opts: ModelOptions): PolicyContext {
+  let bar: Progress | null = null;
+  return {
+    db: g.db, seed: g.seed,
+    ...(opts.session ? { session: opts.session } : {}),
+    ...(opts.epochs !== undefined ? { epochs: opts.epochs } : {}),
+    log: (line) => {
+      bar?.stop();
+      bar = null;
+      process.stderr.write(`${line}\n`);
+    },
+    onSftStep: (step, total) => (bar ??= progressBar(`sft DA-sft-${g.seed}`)).update(step, total),
+  };
 }
 
 /** The builtin DA model a SPEC names (`sft`, `latest`, or a checkpoint name). */
 export async function daModelFor(spec: string, domain: Domain, g: GlobalOptions, opts: ModelOptions = {}): Promise<DaModel> {
-  return (await loadDaModel(spec, domain, g, opts)).model;
+  return asUsage(async () => (await loadDaModel(spec, domain, context(g, opts))).model);
 }
 
-/** The DA a SPEC names; a builtin one carries the checkpoint the SPEC resolved to (`policy.checkpoint`). */
-export async function resolveDa(spec: string, domain: Domain, g: GlobalOptions, opts: ModelOptions = {}): Promise<DaPolicy> {
-  if (spec === 'scripted') return new ScriptedDa();
-  const { model, checkpoint } = await loadDaModel(spec, domain, g, opts);
-  return new BuiltinDa(model, { name: spec, checkpoint });
+export function resolveDa(spec: string, domain: Domain, g: GlobalOptions, opts: ModelOptions = {}): Promise<DaPolicy> {
+  return asUsage(() => resolveDaIn(spec, domain, context(g, opts)));
 }
 
-export async function resolveCa(spec: string, domain: Domain, g: GlobalOptions, opts: ModelOptions = {}): Promise<CaPolicy> {
-  if (spec === 'scripted') return new ScriptedCa(domain);
-  const c = storedCheckpoint(spec, 'CA', g.db);
-  const model = await CaModel.fromSnapshot(c.snapshot, opts.session ? { session: opts.session } : {});
-  return new BuiltinCa(model, domain.bank, { name: spec, checkpoint: refOf(c) });
+export function resolveCa(spec: string, domain: Domain, g: GlobalOptions, opts: ModelOptions = {}): Promise<CaPolicy> {
+  return asUsage(() => resolveCaIn(spec, domain, context(g, opts)));
 }
-

@@ -12,7 +12,7 @@ import { selectScenarios } from '../../core/arena/scenarios';
 import { DEFAULT_CONFIG } from '../../core/config';
 import type { SparringConfig } from '../../core/config';
 import { judgeEpisode } from '../../core/judge/judge';
-import { resolveCa, resolveDa } from '../cli/policies';
+import { resolveCa, resolveDa } from '../policies/policies';
 import { bankingDomain } from '../domain-files';
 import { checkpointStore } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
@@ -79,7 +79,7 @@ export function createEngine(o: EngineOptions): Engine {
   let playing: Promise<unknown> = Promise.resolve();
   const play = createPlayService({
     store, domain, release: disposeModel, emit: (payload) => batcher.push({ name: 'play/turn', payload }),
-    resolve: (role, spec) => (role === 'DA' ? resolveDa : resolveCa)(spec, bankingDomain(), { db: store.path, seed: 1, json: true }),
+    resolve: (role, spec) => (role === 'DA' ? resolveDa : resolveCa)(spec, bankingDomain(), { db: store.path, seed: 1 }),
   });
 
   function checkOpen(): void {
@@ -142,7 +142,7 @@ export function createEngine(o: EngineOptions): Engine {
     'matches/play': (args) =>
       serially(async () => {
         const lab = domain();
-        const g = { db: store.path, seed: args.seed, json: true };
+        const g = { db: store.path, seed: args.seed };
         const daPolicy = await resolveDa(args.da, lab, g);
         let caPolicy: CaPolicy | null = null;
         try {

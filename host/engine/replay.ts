@@ -10,7 +10,7 @@ import { DEFAULT_CONFIG } from '../../core/config';
 import type { DiffArgs, EpisodeDiff } from '../../core/contract/contract';
 import type { Domain } from '../../core/domain/types';
 import { judgeEpisode } from '../../core/judge/judge';
-import { resolveCa, resolveDa } from '../cli/policies';
+import { resolveCa, resolveDa } from '../policies/policies';
 
 export interface ReplayDeps {
   db: string;
@@ -22,7 +22,7 @@ export interface ReplayDeps {
 export async function replayPair(args: DiffArgs, deps: ReplayDeps): Promise<EpisodeDiff> {
   const scenario = deps.domain.scenarios.find((s) => s.id === args.scenarioId);
   if (!scenario) throw new Error(`diff: no scenario "${args.scenarioId}"; known: ${deps.domain.scenarios.map((s) => s.id).join(', ')}`);
-  const g = { db: deps.db, seed: args.seed, json: true };
+  const g = { db: deps.db, seed: args.seed };
   const wrap = deps.wrap ?? (<P,>(p: P) => p);
   const play = async (spec: string, index: number) => {
     const da = args.role === 'DA' ? await resolveDa(spec, deps.domain, g) : await resolveDa(args.opponent, deps.domain, g);
