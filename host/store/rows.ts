@@ -134,3 +134,28 @@ export interface RunMetricRow {
   step: number;
   value: number;
 }
+
+/** checkpoints (migrations 2, 4, 10) as the checkpoint store selects them: the blobs' sizes, not the blobs. */
+export interface CheckpointMetaRow {
+  id: string;
+  name: string;
+  role: 'DA' | 'CA';
+  created_at: string;
+  run_id: string | null;
+  parent_id: string | null;
+  generation: number;
+  step: number;
+  source: string;
+  model_json: string;
+  metrics_json: string | null;
+  training_data_json: string;
+  note: string | null;
+  weight_bytes: number;
+  optimiser_bytes: number | null;
+}
+
+/** A checkpoints row with its blobs. */
+export interface CheckpointRow extends CheckpointMetaRow {
+  weights: Buffer;
+  optimiser: Buffer | null;
+}
