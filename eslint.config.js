@@ -32,6 +32,48 @@ export default tseslint.config(
     },
   },
   {
+    // models/ is the ONNX policy code under the hosts: it imports core/, never host/ or the apps.
+    // Its tests take the shipped domain from test/support/banking-domain.ts.
+    files: ['models/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(\\.\\./)+(host|electron|renderer)(/|$)', message: 'models/ sits below the hosts: import core/ only (tests: test/support/), never host/ or the apps (docs/architecture.md).' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Inside host/, dependencies point at the CLI, never from it: the engine, the store, the
+    // report and the runner use host/policies and host/format; the CLI wraps their errors.
+    files: ['host/**/*.ts'],
+    ignores: ['host/cli/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^\\.{1,2}/(\\.\\./)*cli(/|$)', message: 'host code outside host/cli/ must not import the CLI: shared code lives in host/policies, host/format, … (docs/architecture.md).' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // No source file imports test helpers.
+    files: ['core/**/*.ts', 'models/**/*.ts', 'host/**/*.ts', 'electron/**/*.ts', 'renderer/**/*.ts', 'renderer/**/*.tsx'],
+    ignores: ['**/*.test.ts', '**/*.test.tsx'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "ImportDeclaration[source.value=/(^|\\/)test\\/support\\//]", message: 'test/support/ holds test helpers: only tests import it.' },
+      ],
+    },
+  },
+  {
     // The renderer talks to the engine only through the typed contract: from core/ it may import
     // only types, and only from core/contract/; no Node, no host code, no Node-only packages.
     files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],

@@ -14,7 +14,7 @@ import { bankDemos, routingObservation } from '../core/rl/demos';
 import { runSft } from '../core/rl/sft';
 import { Rng } from '../core/random';
 import { parseDaOutput } from '../core/wire';
-import { bankingDomain } from '../host/domain-files';
+import { bankingDomain } from '../test/support/banking-domain';
 import { BuiltinDa } from './builtin-da';
 import { DaModel } from './da-model';
 

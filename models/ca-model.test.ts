@@ -4,7 +4,7 @@
  * toward an advantaged choice, and the policy batches concurrent calls without changing them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bankingDomain } from '../host/domain-files';
+import { bankingDomain } from '../test/support/banking-domain';
 import { CA_HEAD_OFFSETS, CA_HEAD_SIZES, CA_LOGITS, DECOY_HEAD, encodeCaChoice } from '../core/agents/ca-choices';
 import type { CaChoice } from '../core/agents/ca-choices';
 import { CLARIFY_QUESTION } from '../core/agents/speech';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bankingDomain } from '../host/domain-files';
+import { bankingDomain } from '../test/support/banking-domain';
 import { ScriptedCa } from '../core/agents/scripted-ca';
 import { ScriptedDa } from '../core/agents/scripted-da';
 import { runEpisode } from '../core/arena/match';

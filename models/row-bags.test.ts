@@ -1,6 +1,6 @@
 /** The train steps' bag form: distinct ids, summed weights per distinct bag, its transpose, each sample's bag, and buffer reuse across calls. */
 import { describe, expect, it } from 'vitest';
-import { bankingDomain } from '../host/domain-files';
+import { bankingDomain } from '../test/support/banking-domain';
 import { buildCaPgStep, buildCaSftStep, caNetShape } from './ca-net';
 import { buildDaPgStep, buildDaSftStep, DEFAULT_DA_NET } from './da-net';
 import { RowBagEncoder } from './row-bags';

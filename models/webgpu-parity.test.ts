@@ -29,7 +29,7 @@ import { bankRoutingItems, routingObservation, splitBank } from '../core/rl/demo
 import type { DaTarget } from '../core/rl/demos';
 import type { CaObservation } from '../core/world/environment';
 import type { CustomerFacts } from '../core/world/backend';
-import { bankingDomain } from '../host/domain-files';
+import { bankingDomain } from '../test/support/banking-domain';
 import { CaModel } from './ca-model';
 import { DaModel } from './da-model';
 import type { DaModelOptions } from './da-model';

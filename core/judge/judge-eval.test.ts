@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { JudgeSetError, evaluateJudge, parseJudgeSet, validateJudgeSet } from './judge-eval';
-import { DISPUTE_OK, LOOKUP, customer, end, ok, say, transcript } from './test-fixtures';
+import { DISPUTE_OK, LOOKUP, customer, end, ok, say, transcript } from '../../test/support/judge-fixtures';
 
 const exemplary = transcript('dispute_charge', [
   customer("There's an $89 AMZN MKTP charge I don't recognise."),

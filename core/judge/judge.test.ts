@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { explainResult } from '../agents/speech';
 import type { ToolResult } from '../world/transcript';
 import { DEFAULT_JUDGE_CONFIG, findHallucinations, judgeEpisode } from './judge';
-import { DISPUTE_OK, LOOKUP, TRANSACTIONS, customer, end, fail, garbage, ok, say, transcript } from './test-fixtures';
+import { DISPUTE_OK, LOOKUP, TRANSACTIONS, customer, end, fail, garbage, ok, say, transcript } from '../../test/support/judge-fixtures';
 
 const OPENING = customer("There's a charge for $89 from AMZN MKTP that I don't recognise.");
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../config';
-import { fakeEpisode, fakeMatch } from '../store/store-contract';
+import { fakeEpisode, fakeMatch } from '../../test/support/store-contract';
 import type { EpisodeSummary } from '../store/port';
 import { cohenKappa } from './agreement';
 import { auditConsensus, auditReport, plurality, tacticReport } from './reports';

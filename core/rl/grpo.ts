@@ -7,6 +7,11 @@
  * Read top to bottom in the order a step runs: config → rollouts → rewards → advantages →
  * update → metrics. Generic over the policy port, so the same file trains the DA and the CA.
  *
+ * Where the loss lives: this file computes advantages and drives the update; the clipped
+ * surrogate and the KL penalty themselves are graph nodes in models/policy-loss.ts
+ * (`policyGradientLoss`), built into each network's train graph (models/da-net.ts,
+ * models/ca-net.ts) and run by the model's `policyGradientStep` behind the PolicyModel port (./ports.ts).
+ *
  * Per-role isolation (IB-RL): everything a run learns lives in the model instance it is given
  * (weights and optimiser state); this module keeps no state between calls, so a DA run and a CA
  * run never share advantages, baselines or optimiser moments.

@@ -1,4 +1,4 @@
 import { createMemoryStore } from './memory-store';
-import { runStoreContract } from './store-contract';
+import { runStoreContract } from '../../test/support/store-contract';
 
 runStoreContract('memory', createMemoryStore);

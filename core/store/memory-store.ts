@@ -1,6 +1,6 @@
 /**
  * An in-memory RunStore, for tests and for throwaway sessions that need no lab file. It behaves
- * like the SQLite store (`store-contract.ts` runs against both), including the copy semantics:
+ * like the SQLite store (test/support/store-contract.ts runs against both), including the copy semantics:
  * records are copied in and out, so no caller can change stored data by mutating an object.
  */
 import type {

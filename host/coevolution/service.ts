@@ -21,6 +21,7 @@ import { withAdversityProfile } from '../../core/world/adversities';
 import { labDomain } from '../store/scenario-store';
 import { checkpointStore } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
+import type { RunMetricRow, RunRow } from '../store/rows';
 import type { SqliteRunStore } from '../store/sqlite-store';
 import { PolicyCache, bootstrap, evaluate, gym, playMatch } from './actors';
 import type { LabContext } from './actors';
@@ -33,18 +34,6 @@ interface Live {
   stopped: boolean;
   progress: ProgressReport | null;
   finished: Promise<void>;
-}
-
-interface RunRow {
-  id: string;
-  created_at: string;
-  status: string;
-  seed: number;
-  config_json: string;
-  snapshot_json: string | null;
-  error: string | null;
-  preset: string;
-  device_json: string | null;
 }
 
 export interface RunServiceOptions {
@@ -129,7 +118,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     // Metric steps count through the whole run per key (phases follow one another), so a
     // series plots as one curve; a resumed run continues after the last stored step.
     const nextStep = new Map<string, number>(
-      (db.prepare('SELECT key, MAX(step) AS s FROM run_metrics WHERE run_id = ? GROUP BY key').all(runId) as { key: string; s: number }[]).map((r) => [r.key, r.s + 1]),
+      db.prepare<[string], { key: string; s: number }>('SELECT key, MAX(step) AS s FROM run_metrics WHERE run_id = ? GROUP BY key').all(runId).map((r) => [r.key, r.s + 1]),
     );
     const l: Live = { actor: null as unknown as RunActor, cache, stopped: false, progress: null, finished: Promise.resolve() };
     const ctx: LabContext = {
@@ -302,9 +291,9 @@ export interface LiveView {
  * on another thread.
  */
 export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf: (runId: string) => LiveView | undefined) {
-  const getRow = db.prepare('SELECT * FROM runs WHERE id = ?');
+  const getRow = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
   function row(runId: string): RunRow {
-    const r = getRow.get(runId) as RunRow | undefined;
+    const r = getRow.get(runId);
     if (!r) throw new Error(`no run "${runId}" in ${dbPath}`);
     return r;
   }
@@ -324,12 +313,12 @@ export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf
       pauseRequested: status === 'running' && (l?.pauseRequested ?? snap?.context.pauseRequested ?? false),
     };
   }
-  const listRows = db.prepare('SELECT * FROM runs ORDER BY created_at, id');
-  const metricRows = db.prepare('SELECT step, value, phase FROM run_metrics WHERE run_id = ? AND key = ? ORDER BY step');
+  const listRows = db.prepare<[], RunRow>('SELECT * FROM runs ORDER BY created_at, id');
+  const metricRows = db.prepare<[string, string], Pick<RunMetricRow, 'step' | 'value' | 'phase'>>('SELECT step, value, phase FROM run_metrics WHERE run_id = ? AND key = ? ORDER BY step');
   return {
     row,
     list(): RunSummary[] {
-      return (listRows.all() as RunRow[]).map((r) => summary(r));
+      return listRows.all().map((r) => summary(r));
     },
     get(runId: string): RunDetail {
       const r = row(runId);

@@ -12,7 +12,7 @@ import type { SparringConfig } from '../../core/config';
 import type { CrossPlay, CrossPlayArgs, CrossPlayCell } from '../../core/contract/contract';
 import type { Domain } from '../../core/domain/types';
 import { judgeEpisode } from '../../core/judge/judge';
-import { resolveCa, resolveDa } from '../cli/policies';
+import { resolveCa, resolveDa } from '../policies/policies';
 import { disposeModel } from './replay';
 
 export interface CrossPlayDeps {
@@ -26,7 +26,7 @@ export interface CrossPlayDeps {
 export async function crossPlay(args: CrossPlayArgs, deps: CrossPlayDeps): Promise<CrossPlay> {
   const scenarios = selectScenarios(deps.domain, 'arena');
   const config: SparringConfig = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: args.episodesPerScenario } };
-  const g = { db: deps.db, seed: args.seed, json: true };
+  const g = { db: deps.db, seed: args.seed };
   const wrap = deps.wrap ?? (<P,>(p: P) => p);
   const perPair = scenarios.length * args.episodesPerScenario;
   const total = args.das.length * args.cas.length * perPair;

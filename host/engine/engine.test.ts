@@ -137,7 +137,10 @@ describe('engine on a temporary lab', () => {
   });
 
   it('reports an unknown policy spec clearly and stores nothing', async () => {
-    await expect(engine.handlers['matches/play']({ da: 'DA9', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 1 })).rejects.toThrow(/DA9/);
+    const play = engine.handlers['matches/play']({ da: 'DA9', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 1 });
+    await expect(play).rejects.toThrow(/^DA policy "DA9": no DA checkpoint/);
+    // The app asked, not a command line: no CLI option in the message.
+    await expect(play).rejects.not.toThrow(/--da/);
     expect((await engine.handlers['matches/list']({})).length).toBe(1);
   });
 

@@ -12,7 +12,7 @@ import { selectScenarios } from '../../core/arena/scenarios';
 import { DEFAULT_CONFIG } from '../../core/config';
 import type { SparringConfig } from '../../core/config';
 import { judgeEpisode } from '../../core/judge/judge';
-import { matchConcurrency, pendingLlmCalls, resolveCa, resolveDa } from '../cli/policies';
+import { matchConcurrency, pendingLlmCalls, resolveCa, resolveDa } from '../policies/policies';
 import { llmStore } from '../store/llm-store';
 import type { SessionSettings } from '../../models/session';
 import { bankingDomain } from '../domain-files';
@@ -86,7 +86,7 @@ export function createEngine(o: EngineOptions): Engine {
   const models = o.session ? { session: o.session } : {};
   const play = createPlayService({
     store, domain, release: disposeModel, emit: (payload) => batcher.push({ name: 'play/turn', payload }),
-    resolve: (role, spec) => (role === 'DA' ? resolveDa : resolveCa)(spec, bankingDomain(), { db: store.path, seed: 1, json: true }, { ...models, onTraining: trainingProgress }),
+    resolve: (role, spec) => (role === 'DA' ? resolveDa : resolveCa)(spec, bankingDomain(), { db: store.path, seed: 1, ...models, onTraining: trainingProgress }),
   });
 
   /** A few training reports a second, and always the last: Play says what the wait is for. */
@@ -160,11 +160,11 @@ export function createEngine(o: EngineOptions): Engine {
     'matches/play': (args) =>
       serially(async () => {
         const lab = domain();
-        const g = { db: store.path, seed: args.seed, json: true };
-        const daPolicy = await resolveDa(args.da, lab, g, models);
+        const g = { db: store.path, seed: args.seed, ...models };
+        const daPolicy = await resolveDa(args.da, lab, g);
         let caPolicy: CaPolicy | null = null;
         try {
-          caPolicy = await resolveCa(args.ca, lab, g, models);
+          caPolicy = await resolveCa(args.ca, lab, g);
           const config: SparringConfig = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: args.episodesPerScenario } };
           const matchId = nextMatchId();
           let reported = 0;

@@ -12,6 +12,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { EpisodeFilter } from '../../core/contract/contract';
 import type { EpisodeSummary } from '../../core/store/port';
+import type { EpisodeRow } from '../store/rows';
 import { episodeSummary } from '../store/sqlite-store';
 import type { SqliteRunStore } from '../store/sqlite-store';
 import { ANY_VALIDATOR, VALIDATOR_BITS, backfillValidatorFailures } from '../store/episode-validation';
@@ -94,7 +95,7 @@ export function createEpisodeQuery(store: SqliteRunStore): (f: EpisodeFilter) =>
   function rowsOf(matchId: string, f: Filters, skip: number, limit: number): EpisodeSummary[] {
     const w = ['match_id = @matchId', ...where(f)];
     const rows = prepared(`SELECT * FROM episodes WHERE ${w.join(' AND ')} ORDER BY idx LIMIT @limit OFFSET @skip`).all({ ...params(f), matchId, skip, limit });
-    return (rows as Record<string, unknown>[]).map(episodeSummary);
+    return (rows as EpisodeRow[]).map(episodeSummary);
   }
 
   return (f) => {

@@ -11,7 +11,7 @@ import type { Domain } from '../../core/domain/types';
 import { judgeEpisode } from '../../core/judge/judge';
 import type { RunStore } from '../../core/store/port';
 import { transcriptOfEpisode, validateTranscript } from '../../core/validators/validators';
-import { resolveCa, resolveDa } from '../cli/policies';
+import { resolveCa, resolveDa } from '../policies/policies';
 
 /** Progress events of `eval/mads` at most this often (the last one always goes out). */
 const PROGRESS_EVERY_MS = 250;
@@ -40,7 +40,7 @@ export function madsHandlers(d: MadsHandlerDeps): Pick<Handlers, 'episodes/valid
       if (running) throw new Error('eval/mads: an evaluation is already running; wait for it to finish');
       running = true;
       const domain = d.domain();
-      const g = { db: d.dbPath, seed, json: true };
+      const g = { db: d.dbPath, seed };
       try {
         const daPolicy = await resolveDa(da, domain, g);
         try {

@@ -10,7 +10,7 @@ import { DEFAULT_CONFIG } from '../../core/config';
 import type { DiffArgs, EpisodeDiff } from '../../core/contract/contract';
 import type { Domain } from '../../core/domain/types';
 import { judgeEpisode } from '../../core/judge/judge';
-import { resolveCa, resolveDa } from '../cli/policies';
+import { resolveCa, resolveDa } from '../policies/policies';
 import type { SessionSettings } from '../../models/session';
 
 export interface ReplayDeps {
@@ -25,14 +25,13 @@ export interface ReplayDeps {
 export async function replayPair(args: DiffArgs, deps: ReplayDeps): Promise<EpisodeDiff> {
   const scenario = deps.domain.scenarios.find((s) => s.id === args.scenarioId);
   if (!scenario) throw new Error(`diff: no scenario "${args.scenarioId}"; known: ${deps.domain.scenarios.map((s) => s.id).join(', ')}`);
-  const g = { db: deps.db, seed: args.seed, json: true };
-  const m = deps.session ? { session: deps.session } : {};
+  const g = { db: deps.db, seed: args.seed, ...(deps.session ? { session: deps.session } : {}) };
   const wrap = deps.wrap ?? (<P,>(p: P) => p);
   const play = async (spec: string, index: number) => {
-    const da = await resolveDa(args.role === 'DA' ? spec : args.opponent, deps.domain, g, m);
+    const da = await resolveDa(args.role === 'DA' ? spec : args.opponent, deps.domain, g);
     let ca: CaPolicy | null = null;
     try {
-      ca = await resolveCa(args.role === 'CA' ? spec : args.opponent, deps.domain, g, m);
+      ca = await resolveCa(args.role === 'CA' ? spec : args.opponent, deps.domain, g);
       const out = await runEpisode({
         domain: deps.domain, scenario, seed: args.seed, da: wrap(da), ca: wrap(ca), judge: judgeEpisode, config: DEFAULT_CONFIG, matchId: `diff-${spec}`, index,
       });

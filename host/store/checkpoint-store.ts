@@ -11,6 +11,7 @@
 import type { Database } from 'better-sqlite3';
 import type { CheckpointInfo } from '../../core/contract/contract';
 import type { ModelSnapshot, PolicyModel } from '../../core/rl/ports';
+import type { CheckpointMetaRow, CheckpointRow } from './rows';
 
 export type CheckpointRole = 'DA' | 'CA';
 export const CHECKPOINT_ROLES: readonly CheckpointRole[] = ['DA', 'CA'];
@@ -106,8 +107,6 @@ const RESERVED = new Set(['latest', 'scripted']);
 const NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 const ROLE_NAME = /^(DA|CA)(\d+)$/;
 
-type Row = Record<string, unknown>;
-
 /** The checkpoint store of an open lab database (e.g. `openSqliteStore(path).db`). */
 export function checkpointStore(db: Database): CheckpointStore {
   const cols = `id, name, role, created_at, run_id, parent_id, generation, step, source, model_json, metrics_json,
@@ -117,19 +116,19 @@ export function checkpointStore(db: Database): CheckpointStore {
                              model_json, weights, optimiser, metrics_json, training_data_json, note, provider)
     VALUES (@name, @name, @role, @createdAt, @runId, @parent, @generation, @step, @source,
             @modelJson, @weights, @optimiser, @metricsJson, @trainingDataJson, @note, @provider)`);
-  const byName = db.prepare(`SELECT ${cols}, weights, optimiser FROM checkpoints WHERE name = ?`);
-  const metaByName = db.prepare(`SELECT ${cols} FROM checkpoints WHERE name = ?`);
-  const namesOfRole = db.prepare('SELECT name FROM checkpoints WHERE role = ?').pluck();
+  const byName = db.prepare<[string], CheckpointRow>(`SELECT ${cols}, weights, optimiser FROM checkpoints WHERE name = ?`);
+  const metaByName = db.prepare<[string], CheckpointMetaRow>(`SELECT ${cols} FROM checkpoints WHERE name = ?`);
+  const namesOfRole = db.prepare<[string], string>('SELECT name FROM checkpoints WHERE role = ?').pluck();
   // rowid breaks ties between checkpoints saved in the same millisecond.
-  const latestOfRole = db.prepare(`SELECT name FROM checkpoints WHERE role = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`).pluck();
-  const listAll = db.prepare(`SELECT ${cols} FROM checkpoints ORDER BY created_at, rowid`);
-  const listRole = db.prepare(`SELECT ${cols} FROM checkpoints WHERE role = ? ORDER BY created_at, rowid`);
+  const latestOfRole = db.prepare<[string], string>(`SELECT name FROM checkpoints WHERE role = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`).pluck();
+  const listAll = db.prepare<[], CheckpointMetaRow>(`SELECT ${cols} FROM checkpoints ORDER BY created_at, rowid`);
+  const listRole = db.prepare<[string], CheckpointMetaRow>(`SELECT ${cols} FROM checkpoints WHERE role = ? ORDER BY created_at, rowid`);
   const runExists = db.prepare('SELECT 1 FROM runs WHERE id = ?').pluck();
 
   function nextName(role: CheckpointRole): string {
     checkRole(role);
     let max = -1;
-    for (const name of namesOfRole.all(role) as string[]) {
+    for (const name of namesOfRole.all(role)) {
       const m = ROLE_NAME.exec(name);
       if (m && m[1] === role) max = Math.max(max, Number(m[2]));
     }
@@ -137,7 +136,7 @@ export function checkpointStore(db: Database): CheckpointStore {
   }
 
   function get(name: string): Checkpoint | null {
-    const row = byName.get(name) as Row | undefined;
+    const row = byName.get(name);
     return row ? checkpoint(row) : null;
   }
 
@@ -145,7 +144,7 @@ export function checkpointStore(db: Database): CheckpointStore {
     const name = c.name ?? nextName(c.role);
     const what = `checkpoint ${name}`;
     checkName(name, c.role);
-    const taken = metaByName.get(name) as Row | undefined;
+    const taken = metaByName.get(name);
     if (taken) {
       throw new CheckpointError(
         `${what} already exists (a ${String(taken.role)} checkpoint saved ${String(taken.created_at)}); checkpoints are never ` +
@@ -154,10 +153,10 @@ export function checkpointStore(db: Database): CheckpointStore {
     }
     let parentGeneration = -1;
     if (c.parent != null) {
-      const p = metaByName.get(c.parent) as Row | undefined;
+      const p = metaByName.get(c.parent);
       if (!p) throw new CheckpointError(`${what}: parent checkpoint ${c.parent} does not exist in this lab`);
       if (p.role !== c.role) throw new CheckpointError(`${what}: parent ${c.parent} is a ${String(p.role)} checkpoint, not a ${c.role} one`);
-      parentGeneration = p.generation as number;
+      parentGeneration = p.generation;
     }
     if (c.runId != null && runExists.get(c.runId) === undefined) throw new CheckpointError(`${what}: run ${c.runId} does not exist in this lab`);
     const generation = c.generation ?? parentGeneration + 1;
@@ -192,7 +191,7 @@ export function checkpointStore(db: Database): CheckpointStore {
       note: c.note ?? null,
       provider: c.provider ?? null,
     });
-    return meta(metaByName.get(name) as Row);
+    return meta(metaByName.get(name)!);
   });
 
   function lineage(name: string): CheckpointMeta[] {
@@ -201,7 +200,7 @@ export function checkpointStore(db: Database): CheckpointStore {
     for (let n: string | null = name; n !== null; ) {
       if (seen.has(n)) throw new CheckpointError(`checkpoint ${name}: its lineage loops back to ${n}`);
       seen.add(n);
-      const row = metaByName.get(n) as Row | undefined;
+      const row = metaByName.get(n);
       if (!row) {
         if (n === name) throw new CheckpointError(`checkpoint ${name} does not exist in this lab`);
         break; // a parent deleted since (parent_id is SET NULL on delete, so this is not expected)
@@ -215,12 +214,12 @@ export function checkpointStore(db: Database): CheckpointStore {
 
   function latest(role: CheckpointRole): Checkpoint | null {
     checkRole(role);
-    const name = latestOfRole.get(role) as string | undefined;
+    const name = latestOfRole.get(role);
     return name === undefined ? null : get(name);
   }
 
   function available(role: CheckpointRole): string {
-    const names = (namesOfRole.all(role) as string[]).sort(byNumber);
+    const names = namesOfRole.all(role).sort(byNumber);
     return names.length ? `${role} checkpoints in this lab: ${names.join(', ')}` : `this lab holds no ${role} checkpoints yet`;
   }
 
@@ -242,7 +241,7 @@ export function checkpointStore(db: Database): CheckpointStore {
     },
     list(role) {
       if (role !== undefined) checkRole(role);
-      return ((role === undefined ? listAll.all() : listRole.all(role)) as Row[]).map(meta);
+      return (role === undefined ? listAll.all() : listRole.all(role)).map(meta);
     },
     lineage,
     humanEpisodesSeen(name) {
@@ -301,32 +300,32 @@ function blob(u: Uint8Array): Buffer {
   return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 }
 
-function meta(r: Row): CheckpointMeta {
+function meta(r: CheckpointMetaRow): CheckpointMeta {
   return {
-    id: r.id as string,
-    name: r.name as string,
-    role: r.role as CheckpointRole,
-    createdAt: r.created_at as string,
-    runId: (r.run_id as string | null) ?? null,
-    parent: (r.parent_id as string | null) ?? null,
-    generation: r.generation as number,
-    source: r.source as string,
-    step: r.step as number,
-    metrics: r.metrics_json == null ? null : (JSON.parse(r.metrics_json as string) as Record<string, number>),
-    trainingData: JSON.parse(r.training_data_json as string) as TrainingDataRef[],
-    note: (r.note as string | null) ?? null,
-    provider: (r.provider as string | null) ?? null,
-    modelJson: r.model_json as string,
-    weightBytes: r.weight_bytes as number,
-    optimiserBytes: (r.optimiser_bytes as number | null) ?? null,
+    id: r.id,
+    name: r.name,
+    role: r.role,
+    createdAt: r.created_at,
+    runId: r.run_id,
+    parent: r.parent_id,
+    generation: r.generation,
+    source: r.source,
+    step: r.step,
+    metrics: r.metrics_json === null ? null : (JSON.parse(r.metrics_json) as Record<string, number>),
+    trainingData: JSON.parse(r.training_data_json) as TrainingDataRef[],
+    note: r.note,
+    provider: r.provider,
+    modelJson: r.model_json,
+    weightBytes: r.weight_bytes,
+    optimiserBytes: r.optimiser_bytes,
   };
 }
 
-function checkpoint(r: Row): Checkpoint {
+function checkpoint(r: CheckpointRow): Checkpoint {
   // Copies into fresh, aligned buffers, so Float32Array views over them work.
-  const weights = new Uint8Array(r.weights as Buffer);
-  const optimiser = r.optimiser == null ? null : new Uint8Array(r.optimiser as Buffer);
-  return { ...meta(r), snapshot: { modelJson: r.model_json as string, weights, optimiser } };
+  const weights = new Uint8Array(r.weights);
+  const optimiser = r.optimiser === null ? null : new Uint8Array(r.optimiser);
+  return { ...meta(r), snapshot: { modelJson: r.model_json, weights, optimiser } };
 }
 
 function byNumber(a: string, b: string): number {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fakeMatch } from '../../core/store/store-contract';
+import { fakeMatch } from '../../test/support/store-contract';
 import { DEFAULT_TACTIC_LABELS } from '../../core/labels/types';
 import { LabelConflictError, labelStore } from './label-store';
 import { MIGRATIONS, applyMigrations, userVersion } from './migrations';

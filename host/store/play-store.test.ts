@@ -1,6 +1,6 @@
 /** The play store on SQLite: drafts round-trip and update, a finish is all or nothing, marks filter by seat and time. */
 import { describe, expect, it } from 'vitest';
-import { fakeMatch } from '../../core/store/store-contract';
+import { fakeMatch } from '../../test/support/store-contract';
 import { playStore } from './play-store';
 import type { HumanEpisodeMark, PlayDraft } from './play-store';
 import { openSqliteStore } from './sqlite-store';

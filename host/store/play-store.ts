@@ -8,6 +8,7 @@
 import type { CheckpointRef } from '../../core/agents/policy';
 import type { EpisodeRecord, MatchRecord } from '../../core/store/port';
 import type { ReplayTurn, Seat } from '../../core/play/human-episode';
+import type { HumanEpisodeRow, PlaySessionRow } from './rows';
 import type { SqliteRunStore } from './sqlite-store';
 
 export interface ForkPoint {
@@ -66,8 +67,6 @@ export interface PlayStore {
   listHumanEpisodes(q?: { seat?: Seat; before?: string; limit?: number }): HumanEpisodeMark[];
 }
 
-type Row = Record<string, unknown>;
-
 export function playStore(store: SqliteRunStore): PlayStore {
   const { db } = store;
   const upsert = db.prepare(`
@@ -79,14 +78,14 @@ export function playStore(store: SqliteRunStore): PlayStore {
       -- A draft saved before the checkpoint was recorded gets the one it resumed with, once.
       opponent_checkpoint_id = coalesce(opponent_checkpoint_id, excluded.opponent_checkpoint_id),
       opponent_checkpoint_name = coalesce(opponent_checkpoint_name, excluded.opponent_checkpoint_name)`);
-  const selectDraft = db.prepare('SELECT * FROM play_sessions WHERE id = ?');
-  const selectDrafts = db.prepare('SELECT * FROM play_sessions ORDER BY updated_at DESC, rowid DESC');
+  const selectDraft = db.prepare<[string], PlaySessionRow>('SELECT * FROM play_sessions WHERE id = ?');
+  const selectDrafts = db.prepare<[], PlaySessionRow>('SELECT * FROM play_sessions ORDER BY updated_at DESC, rowid DESC');
   const removeDraft = db.prepare('DELETE FROM play_sessions WHERE id = ?');
-  const humanIds = db.prepare("SELECT id FROM matches WHERE id GLOB 'H[0-9]*'").pluck();
+  const humanIds = db.prepare<[], string>("SELECT id FROM matches WHERE id GLOB 'H[0-9]*'").pluck();
   const insertMark = db.prepare(`
     INSERT INTO human_episodes (episode_id, player, seat, opponent, played_at, forked_from_episode, forked_from_turn)
     VALUES (@episodeId, @player, @seat, @opponent, @playedAt, @forkEpisode, @forkTurn)`);
-  const selectMark = db.prepare('SELECT * FROM human_episodes WHERE episode_id = ?');
+  const selectMark = db.prepare<[string], HumanEpisodeRow>('SELECT * FROM human_episodes WHERE episode_id = ?');
 
   const finish = db.transaction((draftId: string, match: MatchRecord, episode: EpisodeRecord, mark: HumanEpisodeMark) => {
     store.saveMatch(match, [episode]);
@@ -106,17 +105,17 @@ export function playStore(store: SqliteRunStore): PlayStore {
       });
     },
     getDraft(id) {
-      const r = selectDraft.get(id) as Row | undefined;
+      const r = selectDraft.get(id);
       return r ? draftOf(r) : null;
     },
     listDrafts() {
-      return (selectDrafts.all() as Row[]).map(draftOf);
+      return selectDrafts.all().map(draftOf);
     },
     deleteDraft(id) {
       return removeDraft.run(id).changes > 0;
     },
     nextMatchId() {
-      const max = Math.max(0, ...(humanIds.all() as string[]).map((id) => Number(id.slice(1))).filter(Number.isSafeInteger));
+      const max = Math.max(0, ...humanIds.all().map((id) => Number(id.slice(1))).filter(Number.isSafeInteger));
       return `H${max + 1}`;
     },
     finish(draftId, match, episode, mark) {
@@ -124,7 +123,7 @@ export function playStore(store: SqliteRunStore): PlayStore {
       finish.immediate(draftId, match, episode, mark);
     },
     mark(episodeId) {
-      const r = selectMark.get(episodeId) as Row | undefined;
+      const r = selectMark.get(episodeId);
       return r ? markOf(r) : null;
     },
     listHumanEpisodes(q = {}) {
@@ -133,42 +132,35 @@ export function playStore(store: SqliteRunStore): PlayStore {
       if (q.before !== undefined) where.push('played_at <= @before');
       const sql = `SELECT * FROM human_episodes ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
                    ORDER BY played_at DESC, rowid DESC LIMIT @limit`;
-      const params: Row = { limit: q.limit ?? -1 };
+      const params: { limit: number; seat?: Seat; before?: string } = { limit: q.limit ?? -1 };
       if (q.seat !== undefined) params.seat = q.seat;
       if (q.before !== undefined) params.before = q.before;
-      return (db.prepare(sql).all(params) as Row[]).map(markOf);
+      return db.prepare<typeof params, HumanEpisodeRow>(sql).all(params).map(markOf);
     },
   };
 }
 
-function forkOf(r: Row): ForkPoint | null {
-  return r.forked_from_episode === null ? null : { episodeId: r.forked_from_episode as string, turn: r.forked_from_turn as number };
+function forkOf(r: Pick<PlaySessionRow, 'forked_from_episode' | 'forked_from_turn'>): ForkPoint | null {
+  return r.forked_from_episode === null ? null : { episodeId: r.forked_from_episode, turn: r.forked_from_turn ?? 0 };
 }
 
-function draftOf(r: Row): PlayDraft {
+function draftOf(r: PlaySessionRow): PlayDraft {
   return {
-    id: r.id as string,
-    createdAt: r.created_at as string,
-    updatedAt: r.updated_at as string,
-    player: r.player as string,
-    seat: r.seat as Seat,
-    opponent: r.opponent as string,
-    opponentCheckpoint: r.opponent_checkpoint_id == null ? null : { id: r.opponent_checkpoint_id as string, name: r.opponent_checkpoint_name as string },
-    scenarioId: r.scenario_id as string,
-    seed: r.seed as number,
-    configJson: r.config_json as string,
+    id: r.id,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    player: r.player,
+    seat: r.seat,
+    opponent: r.opponent,
+    opponentCheckpoint: r.opponent_checkpoint_id === null ? null : { id: r.opponent_checkpoint_id, name: r.opponent_checkpoint_name ?? r.opponent_checkpoint_id },
+    scenarioId: r.scenario_id,
+    seed: r.seed,
+    configJson: r.config_json,
     forkedFrom: forkOf(r),
-    turns: JSON.parse(r.turns_json as string) as ReplayTurn[],
+    turns: JSON.parse(r.turns_json) as ReplayTurn[],
   };
 }
 
-function markOf(r: Row): HumanEpisodeMark {
-  return {
-    episodeId: r.episode_id as string,
-    player: r.player as string,
-    seat: r.seat as Seat,
-    opponent: r.opponent as string,
-    playedAt: r.played_at as string,
-    forkedFrom: forkOf(r),
-  };
+function markOf(r: HumanEpisodeRow): HumanEpisodeMark {
+  return { episodeId: r.episode_id, player: r.player, seat: r.seat, opponent: r.opponent, playedAt: r.played_at, forkedFrom: forkOf(r) };
 }

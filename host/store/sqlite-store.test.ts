@@ -6,7 +6,7 @@ import type { Database as Db } from 'better-sqlite3';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { CA_TERMS, DA_TERMS } from '../../core/rewards/terms';
 import type { EpisodeRecord } from '../../core/store/port';
-import { fakeMatch, runStoreContract } from '../../core/store/store-contract';
+import { fakeMatch, runStoreContract } from '../../test/support/store-contract';
 import { LATEST_VERSION, MIGRATIONS, applyMigrations, userVersion } from './migrations';
 import { openSqliteStore } from './sqlite-store';
 

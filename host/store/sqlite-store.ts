@@ -18,12 +18,12 @@ import type {
   RunStore,
   ScenarioResult,
   TurnRecord,
-  Winner,
 } from '../../core/store/port';
 import { checkMatchBatch, checkPage } from '../../core/store/validate';
 import { CA_TERMS, DA_TERMS } from '../../core/rewards/terms';
 import type { CaTerms, DaTerms } from '../../core/rewards/terms';
-import type { EndReason, ToolResult } from '../../core/world/transcript';
+import type { ToolResult } from '../../core/world/transcript';
+import type { EpisodeRow, MatchRow, MatchScenarioRow, TurnRewardRow, TurnRow } from './rows';
 import { LATEST_VERSION, applyMigrations, newerSchemaError, userVersion } from './migrations';
 import { labScenarios, validatorFailureBits } from './episode-validation';
 
@@ -134,13 +134,13 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const insertReward = db.prepare('INSERT INTO turn_rewards (episode_id, turn_idx, term, value) VALUES (?, ?, ?, ?)');
 
-  const selectMatch = db.prepare('SELECT * FROM matches WHERE id = ?');
-  const selectMatches = db.prepare('SELECT * FROM matches ORDER BY created_at, seq');
-  const selectScenarios = db.prepare('SELECT * FROM match_scenarios WHERE match_id = ? ORDER BY pos');
-  const selectAllScenarios = db.prepare('SELECT * FROM match_scenarios ORDER BY match_id, pos');
-  const selectEpisode = db.prepare('SELECT * FROM episodes WHERE id = ?');
-  const selectTurns = db.prepare('SELECT * FROM turns WHERE episode_id = ? ORDER BY idx');
-  const selectRewards = db.prepare('SELECT turn_idx, term, value FROM turn_rewards WHERE episode_id = ?');
+  const selectMatch = db.prepare<[string], MatchRow>('SELECT * FROM matches WHERE id = ?');
+  const selectMatches = db.prepare<[], MatchRow>('SELECT * FROM matches ORDER BY created_at, seq');
+  const selectScenarios = db.prepare<[string], MatchScenarioRow>('SELECT * FROM match_scenarios WHERE match_id = ? ORDER BY pos');
+  const selectAllScenarios = db.prepare<[], MatchScenarioRow>('SELECT * FROM match_scenarios ORDER BY match_id, pos');
+  const selectEpisode = db.prepare<[string], EpisodeRow>('SELECT * FROM episodes WHERE id = ?');
+  const selectTurns = db.prepare<[string], TurnRow>('SELECT * FROM turns WHERE episode_id = ? ORDER BY idx');
+  const selectRewards = db.prepare<[string], Pick<TurnRewardRow, 'turn_idx' | 'term' | 'value'>>('SELECT turn_idx, term, value FROM turn_rewards WHERE episode_id = ?');
 
   /** listEpisodes / countEpisodes statements, one per combination of filters. */
   const queries = new Map<string, Statement>();
@@ -239,14 +239,8 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
     writeEpisode(e, validatorFailed);
   });
 
-  function scenarioResult(r: Row): ScenarioResult {
-    return {
-      scenarioId: r.scenario_id as string,
-      fraudReference: r.fraud_reference === 1,
-      episodes: r.episodes as number,
-      daWins: r.da_wins as number,
-      daWinRate: r.da_win_rate as number,
-    };
+  function scenarioResult(r: MatchScenarioRow): ScenarioResult {
+    return { scenarioId: r.scenario_id, fraudReference: r.fraud_reference === 1, episodes: r.episodes, daWins: r.da_wins, daWinRate: r.da_win_rate };
   }
 
   return {
@@ -281,23 +275,23 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
     },
 
     getMatch(id) {
-      const row = selectMatch.get(id) as Row | undefined;
-      return row && matchRecord(row, (selectScenarios.all(id) as Row[]).map(scenarioResult));
+      const row = selectMatch.get(id);
+      return row && matchRecord(row, selectScenarios.all(id).map(scenarioResult));
     },
 
     listMatches() {
       const byMatch = new Map<string, ScenarioResult[]>();
-      for (const r of selectAllScenarios.all() as Row[]) {
-        const list = byMatch.get(r.match_id as string) ?? [];
+      for (const r of selectAllScenarios.all()) {
+        const list = byMatch.get(r.match_id) ?? [];
         list.push(scenarioResult(r));
-        byMatch.set(r.match_id as string, list);
+        byMatch.set(r.match_id, list);
       }
-      return (selectMatches.all() as Row[]).map((r) => matchRecord(r, byMatch.get(r.id as string) ?? []));
+      return selectMatches.all().map((r) => matchRecord(r, byMatch.get(r.id) ?? []));
     },
 
     listEpisodes(q = {}) {
       const { offset, limit } = checkPage(q);
-      const rows = episodeQuery(q, 'rows').all({ ...filterParams(q), offset, limit }) as Row[];
+      const rows = episodeQuery(q, 'rows').all({ ...filterParams(q), offset, limit }) as EpisodeRow[];
       return rows.map(episodeSummary);
     },
 
@@ -306,26 +300,25 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
     },
 
     getEpisode(id) {
-      const row = selectEpisode.get(id) as Row | undefined;
+      const row = selectEpisode.get(id);
       if (!row) return undefined;
       const rewards = new Map<number, Record<string, number>>();
-      for (const r of selectRewards.all(id) as Row[]) {
-        const turn = r.turn_idx as number;
-        const terms = rewards.get(turn) ?? {};
-        terms[r.term as string] = r.value as number;
-        rewards.set(turn, terms);
+      for (const r of selectRewards.all(id)) {
+        const terms = rewards.get(r.turn_idx) ?? {};
+        terms[r.term] = r.value;
+        rewards.set(r.turn_idx, terms);
       }
-      const turns = (selectTurns.all(id) as Row[]).map(
+      const turns = selectTurns.all(id).map(
         (t): TurnRecord => ({
-          index: t.idx as number,
-          role: t.role as TurnRecord['role'],
-          text: t.text as string,
-          actionType: t.action_type as TurnRecord['actionType'],
-          tool: t.tool as string | null,
+          index: t.idx,
+          role: t.role,
+          text: t.text,
+          actionType: t.action_type,
+          tool: t.tool,
           toolArgs: parseJson(t.tool_args_json) as Record<string, unknown> | null,
           toolResult: parseJson(t.tool_result_json) as ToolResult | null,
-          parseError: t.parse_error as string | null,
-          rewards: rewards.get(t.idx as number) ?? {},
+          parseError: t.parse_error,
+          rewards: rewards.get(t.idx) ?? {},
         }),
       );
       return { ...episodeSummary(row), turns };
@@ -336,8 +329,6 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
     },
   };
 }
-
-type Row = Record<string, unknown>;
 
 function episodeRow(e: EpisodeRecord, validatorFailed: number): unknown[] {
   return [
@@ -368,54 +359,54 @@ function episodeRow(e: EpisodeRecord, validatorFailed: number): unknown[] {
 }
 
 /** One episodes-table row as the summary the store port returns (also used by the engine's paged query). */
-export function episodeSummary(r: Record<string, unknown>): EpisodeSummary {
-  const daTerms = Object.fromEntries(DA_TERMS.map((t, i) => [t, r[DA_COLS[i]!]])) as DaTerms;
-  const caTerms = Object.fromEntries(CA_TERMS.map((t, i) => [t, r[CA_COLS[i]!]])) as CaTerms;
+export function episodeSummary(r: EpisodeRow): EpisodeSummary {
+  const daTerms = Object.fromEntries(DA_TERMS.map((t) => [t, r[`da_${t}`]])) as DaTerms;
+  const caTerms = Object.fromEntries(CA_TERMS.map((t) => [t, r[`ca_${t}`]])) as CaTerms;
   const judge: JudgeVerdict = {
-    score: r.judge_score as number,
+    score: r.judge_score,
     resolved: r.judge_resolved === 1,
-    tier: r.judge_tier as JudgeVerdict['tier'],
+    tier: r.judge_tier,
     hallucination: r.judge_hallucination === 1,
-    hallucinations: JSON.parse(r.judge_hallucinations_json as string) as JudgeVerdict['hallucinations'],
-    rationale: r.judge_rationale as string,
+    hallucinations: JSON.parse(r.judge_hallucinations_json) as JudgeVerdict['hallucinations'],
+    rationale: r.judge_rationale,
   };
-  const adversities = JSON.parse(r.adversities_json as string) as AdversityFiring[];
+  const adversities = JSON.parse(r.adversities_json) as AdversityFiring[];
   return {
     ...(adversities.length ? { adversities } : {}),
-    id: r.id as string,
-    matchId: r.match_id as string,
-    index: r.idx as number,
-    scenarioId: r.scenario_id as string,
+    id: r.id,
+    matchId: r.match_id,
+    index: r.idx,
+    scenarioId: r.scenario_id,
     fraudReference: r.fraud_reference === 1,
-    seed: r.seed as number,
-    intent: r.intent as string,
+    seed: r.seed,
+    intent: r.intent,
     expectedTool: r.expected_tool as DomainTool,
-    routedTool: r.routed_tool as string | null,
-    winner: r.winner as Winner,
-    endReason: r.end_reason as EndReason,
-    rDa: r.r_da as number,
-    rCa: r.r_ca as number,
+    routedTool: r.routed_tool,
+    winner: r.winner,
+    endReason: r.end_reason,
+    rDa: r.r_da,
+    rCa: r.r_ca,
     daTerms,
     caTerms,
     judge,
   };
 }
 
-function matchRecord(r: Row, perScenario: ScenarioResult[]): MatchRecord {
+function matchRecord(r: MatchRow, perScenario: ScenarioResult[]): MatchRecord {
   return {
-    id: r.id as string,
-    createdAt: r.created_at as string,
-    seed: r.seed as number,
-    daSpec: r.da_spec as string,
-    caSpec: r.ca_spec as string,
-    daCheckpoint: r.da_checkpoint_id === null ? null : { id: r.da_checkpoint_id as string, name: r.da_checkpoint_name as string },
-    caCheckpoint: r.ca_checkpoint_id === null ? null : { id: r.ca_checkpoint_id as string, name: r.ca_checkpoint_name as string },
-    scenarioSet: r.scenario_set as string,
-    episodesPerScenario: r.episodes_per_scenario as number,
-    wDa: r.w_da as number | null,
-    fraudRate: r.fraud_rate as number | null,
+    id: r.id,
+    createdAt: r.created_at,
+    seed: r.seed,
+    daSpec: r.da_spec,
+    caSpec: r.ca_spec,
+    daCheckpoint: r.da_checkpoint_id === null ? null : { id: r.da_checkpoint_id, name: r.da_checkpoint_name ?? r.da_checkpoint_id },
+    caCheckpoint: r.ca_checkpoint_id === null ? null : { id: r.ca_checkpoint_id, name: r.ca_checkpoint_name ?? r.ca_checkpoint_id },
+    scenarioSet: r.scenario_set,
+    episodesPerScenario: r.episodes_per_scenario,
+    wDa: r.w_da,
+    fraudRate: r.fraud_rate,
     perScenario,
-    configJson: r.config_json as string,
+    configJson: r.config_json,
   };
 }
 

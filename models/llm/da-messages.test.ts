@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { CustomerEnvironment } from '../../core/world/environment';
 import { parseDaOutput } from '../../core/wire';
-import { bankingDomain } from '../../host/domain-files';
+import { bankingDomain } from '../../test/support/banking-domain';
 import type { ChatBackend, ChatRequest, ChatResult } from './chat-backend';
 import { daMessages, observationFromMessages, wireFromNative, DaMessagesError } from './da-messages';
 import { completeThrough, PendingLedger, requestKey } from './ledger';

@@ -8,7 +8,7 @@ import { runMatch } from '../../core/arena/match';
 import { selectScenarios } from '../../core/arena/scenarios';
 import { DEFAULT_CONFIG } from '../../core/config';
 import { judgeEpisode } from '../../core/judge/judge';
-import { bankingDomain } from '../../host/domain-files';
+import { bankingDomain } from '../../test/support/banking-domain';
 import type { ChatBackend, ChatRequest, ChatResult } from './chat-backend';
 import { PendingLedger } from './ledger';
 import { LlmCa } from './llm-ca';

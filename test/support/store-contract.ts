@@ -4,9 +4,9 @@
  * The record factories below are exported for implementation-specific tests.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DOMAIN_TOOLS } from '../domain/types';
-import { zeroCaTerms, zeroDaTerms } from '../rewards/terms';
-import type { EpisodeRecord, MatchRecord, RunStore, TurnRecord, Winner } from './port';
+import { DOMAIN_TOOLS } from '../../core/domain/types';
+import { zeroCaTerms, zeroDaTerms } from '../../core/rewards/terms';
+import type { EpisodeRecord, MatchRecord, RunStore, TurnRecord, Winner } from '../../core/store/port';
 
 export interface FakeMatchOptions {
   createdAt?: string;

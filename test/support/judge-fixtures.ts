@@ -1,7 +1,7 @@
 /** Builders for small hand-made transcripts, for the judge's tests (no runtime code uses them). */
-import type { DomainTool } from '../domain/types';
-import { formatDaAction } from '../wire';
-import type { AgentTurn, CustomerTurn, ToolErrorCode, Transcript, Turn } from '../world/transcript';
+import type { DomainTool } from '../../core/domain/types';
+import { formatDaAction } from '../../core/wire';
+import type { AgentTurn, CustomerTurn, ToolErrorCode, Transcript, Turn } from '../../core/world/transcript';
 
 export const customer = (text: string): CustomerTurn => ({ role: 'customer', text });
 

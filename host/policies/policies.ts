@@ -1,0 +1,245 @@
+/**
+ * Turns a policy SPEC into a policy (DESIGN.md §7), for the CLI and the engine alike: `scripted`;
+ * `latest` or a checkpoint name (`DA2`, `CA1`) from the lab; for the DA also `sft`, a builtin DA
+ * trained by SFT right away with the seed and kept in the lab as `DA-sft-<seed>`. A builtin policy
+ * carries the checkpoint its SPEC resolved to (`policy.checkpoint`), which matches record.
+ *
+ * An LLM endpoint saved in the lab (`sparring models add NAME`) is a SPEC too, for either role.
+ *
+ * Problems are `PolicyError`s that name the role and SPEC; the CLI words them as its options
+ * (host/cli/policies.ts), the engine passes them on as they are.
+ */
+import { existsSync } from 'node:fs';
+import { ScriptedCa } from '../../core/agents/scripted-ca';
+import { ScriptedDa } from '../../core/agents/scripted-da';
+import type { CaPolicy, CheckpointRef, DaPolicy } from '../../core/agents/policy';
+import type { Domain } from '../../core/domain/types';
+import { corpusRoutingItems } from '../../core/rl/demos';
+import { BuiltinCa } from '../../models/builtin-ca';
+import { BuiltinDa } from '../../models/builtin-da';
+import { CaModel } from '../../models/ca-model';
+import { DaModel } from '../../models/da-model';
+import type { ChatResult } from '../../models/llm/chat-backend';
+import { PendingLedger } from '../../models/llm/ledger';
+import { LlmCa } from '../../models/llm/llm-ca';
+import { LlmDa } from '../../models/llm/llm-da';
+import { OpenAiBackend } from '../../models/llm/openai-backend';
+import type { SessionSettings } from '../../models/session';
+import { trainSftDa } from '../routing-eval';
+import { CheckpointError, checkpointStore } from '../store/checkpoint-store';
+import type { Checkpoint, CheckpointRole } from '../store/checkpoint-store';
+import { corpusUtterances, listCorpusImports } from '../store/corpus-store';
+import { llmStore } from '../store/llm-store';
+import { openSqliteStore } from '../store/sqlite-store';
+
+/** Where and how a SPEC is resolved. */
+export interface PolicyContext {
+  /** The lab file. */
+  db: string;
+  /** The seed of an `sft` DA (its name is `DA-sft-<seed>`). */
+  seed: number;
+  session?: SessionSettings;
+  /** SFT epochs when `sft` trains a new DA. */
+  epochs?: number;
+  /** A line about what `sft` does (trains, reuses, stored). */
+  log?: (line: string) => void;
+  /** SFT progress while `sft` trains. */
+  onSftStep?: (step: number, totalSteps: number) => void;
+  /** The same progress in words, for the app (Play against `sft` says a DA is being trained). */
+  onTraining?: (p: { label: string; done: number; total: number }) => void;
+  /** false: LLM calls skip the lab's response cache (new answers are still stored). Default true. */
+  cache?: boolean;
+}
+
+/** A SPEC that names no policy of its role here: `detail` says why and what there is. */
+export class PolicyError extends Error {
+  override name = 'PolicyError';
+  constructor(
+    readonly role: CheckpointRole,
+    readonly spec: string,
+    readonly detail: string,
+  ) {
+    super(`${role} policy "${spec}": ${detail}`);
+  }
+}
+
+/** A loaded model and the stored checkpoint it came from. */
+export interface Loaded<M> {
+  model: M;
+  checkpoint: CheckpointRef;
+}
+
+const refOf = (c: { name: string; id: string }): CheckpointRef => ({ name: c.name, id: c.id });
+
+/** The SFT DA of this seed: the lab's `DA-sft-<seed>` if it has one, else trained now and stored under that name. */
+async function sftModel(domain: Domain, ctx: PolicyContext): Promise<Loaded<DaModel>> {
+  const { db, seed, epochs } = ctx;
+  const session = ctx.session ?? {};
+  const log = ctx.log ?? (() => {});
+  const store = openSqliteStore(db);
+  try {
+    const checkpoints = checkpointStore(store.db);
+    const name = `DA-sft-${seed}`;
+    const existing = checkpoints.get(name);
+    if (existing) {
+      log(`sft: using checkpoint ${name} from ${db}${epochs !== undefined ? ' (--epochs applies only when a new DA is trained)' : ''}`);
+      return { model: await DaModel.fromSnapshot(existing.snapshot, session), checkpoint: refOf(existing) };
+    }
+    const imports = listCorpusImports(store.db);
+    const corpus = corpusRoutingItems(domain, corpusUtterances(store.db));
+    log(`sft: training ${name} by SFT on the bank's train slice${corpus.length ? ` and ${corpus.length} imported corpus rows` : ''}`);
+    const trained = await trainSftDa(domain, {
+      seed,
+      session,
+      extraRouting: corpus,
+      ...(epochs !== undefined ? { sft: { epochs } } : {}),
+      hooks: {
+        onStep: (p) => {
+          ctx.onSftStep?.(p.step, p.totalSteps);
+          ctx.onTraining?.({ label: `training ${name}: supervised fine-tuning on the bank's expert episodes (once per lab)`, done: p.step, total: p.totalSteps });
+        },
+      },
+    });
+    const last = trained.sft.epochs.at(-1)?.metrics ?? {};
+    const saved = checkpoints.save({
+      role: 'DA',
+      name,
+      source: 'sft',
+      step: trained.sft.steps,
+      snapshot: await trained.model.snapshot(),
+      metrics: last,
+      trainingData: [
+        { kind: 'demos', id: `bank-train-slice:seed=${seed}` },
+        ...imports.map((i) => ({ kind: 'corpus_import', id: String(i.id) })),
+      ],
+    });
+    log(
+      `sft: stored ${name} in ${db} (${trained.demonstrations} demonstrations, ${trained.sft.steps} steps, ` +
+        `final loss ${(last['sft/loss'] ?? NaN).toFixed(3)}, accuracy ${(last['sft/accuracy'] ?? NaN).toFixed(3)})`,
+    );
+    return { model: trained.model, checkpoint: refOf(saved) };
+  } finally {
+    store.close();
+  }
+}
+
+/** A stored checkpoint: `latest` or a name, of the given role. */
+function storedCheckpoint(spec: string, role: CheckpointRole, db: string): Checkpoint {
+  const other =
+    (role === 'DA' ? 'Other choices: "sft" (train one now) or "scripted" (the keyword router)' : 'Other choice: "scripted"') +
+    ', or an LLM endpoint saved with "sparring models add".';
+  if (db !== ':memory:' && !existsSync(db)) {
+    throw new PolicyError(role, spec, `no such policy; the lab ${db} does not exist yet, so it holds no ${role} checkpoints. ${other}`);
+  }
+  const store = openSqliteStore(db);
+  try {
+    return checkpointStore(store.db).resolve(spec, role);
+  } catch (e) {
+    if (e instanceof CheckpointError) throw new PolicyError(role, spec, `${e.message}. ${other}`);
+    throw e;
+  } finally {
+    store.close();
+  }
+}
+
+/** The builtin DA a SPEC names (`sft`, `latest`, or a checkpoint name), and the checkpoint it resolved to. */
+export async function loadDaModel(spec: string, domain: Domain, ctx: PolicyContext): Promise<Loaded<DaModel>> {
+  if (spec === 'sft') return sftModel(domain, ctx);
+  const c = storedCheckpoint(spec, 'DA', ctx.db);
+  return { model: await DaModel.fromSnapshot(c.snapshot, ctx.session ?? {}), checkpoint: refOf(c) };
+}
+
+// ------------------------------------------------------------------------- LLM endpoints
+
+/**
+ * The LLM calls this process made against each lab, not yet written: a command that stores what
+ * they produced (a match) writes them in the same transaction, so a failed command leaves the lab
+ * unchanged. One backend per endpoint and lab, so a DA and a CA on the same endpoint share its
+ * concurrency limit.
+ */
+const labLlm = new Map<string, { answers: Map<string, ChatResult>; ledger: PendingLedger; backends: Map<string, OpenAiBackend> }>();
+
+function llmOf(ctx: PolicyContext) {
+  let lab = labLlm.get(ctx.db);
+  if (!lab) {
+    const answers = new Map<string, ChatResult>();
+    lab = { answers, ledger: new PendingLedger((key) => answers.get(key), ctx.cache !== false), backends: new Map() };
+    labLlm.set(ctx.db, lab);
+  }
+  return lab;
+}
+
+/** The ledger of pending LLM calls for this lab, if any LLM policy was resolved against it. */
+export function pendingLlmCalls(db: string): PendingLedger | undefined {
+  return labLlm.get(db)?.ledger;
+}
+
+/** The LLM endpoint a SPEC names in the lab, with a backend and the endpoint's cached answers; undefined when none. */
+function endpointPolicy(spec: string, ctx: PolicyContext) {
+  if (spec === 'scripted' || spec === 'sft' || spec === 'latest' || (ctx.db !== ':memory:' && !existsSync(ctx.db))) return undefined;
+  const store = openSqliteStore(ctx.db);
+  try {
+    const cfg = llmStore(store.db).getEndpoint(spec);
+    if (!cfg) return undefined;
+    const lab = llmOf(ctx);
+    let backend = lab.backends.get(spec);
+    if (!backend) {
+      lab.backends.set(spec, (backend = new OpenAiBackend(cfg)));
+      for (const r of store.db.prepare('SELECT request_key, result_json FROM llm_cache WHERE endpoint = ?').all(spec) as { request_key: string; result_json: string }[]) {
+        lab.answers.set(r.request_key, JSON.parse(r.result_json) as ChatResult);
+      }
+    }
+    return { cfg, backend, ledger: lab.ledger };
+  } finally {
+    store.close();
+  }
+}
+
+/** Episodes a match keeps in flight: an LLM policy's endpoint limit (the smaller of two), else `fallback`. */
+export function matchConcurrency(da: DaPolicy, ca: CaPolicy, fallback: number): number {
+  const limits = [da instanceof LlmDa ? da.backend.maxConcurrency : null, ca instanceof LlmCa ? ca.backend.maxConcurrency : null].filter((x): x is number => x !== null);
+  return limits.length ? Math.min(...limits) : fallback;
+}
+
+/** The LLM DA a SPEC names, when it names an endpoint saved in the lab; undefined otherwise. */
+export function resolveLlmDa(spec: string, ctx: PolicyContext): LlmDa | undefined {
+  const llm = endpointPolicy(spec, ctx);
+  return llm && new LlmDa(llm.backend, llm.cfg.toolCalls, { name: spec, ledger: llm.ledger });
+}
+
+/**
+ * Write the LLM calls still pending for each lab (their records and new cached answers). The CLI
+ * calls it once a command has succeeded; a match writes its own in its transaction first.
+ */
+export function flushPendingLlmCalls(): void {
+  for (const [db, lab] of labLlm) {
+    if (lab.ledger.records.length === 0) continue;
+    const store = openSqliteStore(db);
+    try {
+      store.db.transaction(() => llmStore(store.db).writeLedger(lab.ledger))();
+      lab.ledger.clear();
+    } finally {
+      store.close();
+    }
+  }
+}
+
+// ------------------------------------------------------------------------------ resolution
+
+/** The DA a SPEC names; a builtin one carries the checkpoint the SPEC resolved to (`policy.checkpoint`). */
+export async function resolveDa(spec: string, domain: Domain, ctx: PolicyContext): Promise<DaPolicy> {
+  if (spec === 'scripted') return new ScriptedDa();
+  const llm = resolveLlmDa(spec, ctx);
+  if (llm) return llm;
+  const { model, checkpoint } = await loadDaModel(spec, domain, ctx);
+  return new BuiltinDa(model, { name: spec, checkpoint });
+}
+
+export async function resolveCa(spec: string, domain: Domain, ctx: PolicyContext): Promise<CaPolicy> {
+  if (spec === 'scripted') return new ScriptedCa(domain);
+  const llm = endpointPolicy(spec, ctx);
+  if (llm) return new LlmCa(llm.backend, { name: spec, ledger: llm.ledger });
+  const c = storedCheckpoint(spec, 'CA', ctx.db);
+  const model = await CaModel.fromSnapshot(c.snapshot, ctx.session ? { session: ctx.session } : {});
+  return new BuiltinCa(model, domain.bank, { name: spec, checkpoint: refOf(c) });
+}
