@@ -19,6 +19,8 @@ import { DA_CHOICES } from '../core/agents/da-actions';
 import { bankDemos, corpusRoutingItems, hashSplit, routingDemos, routingObservation } from '../core/rl/demos';
 import type { BankDemoOptions, RoutingItem } from '../core/rl/demos';
 import { runSft } from '../core/rl/sft';
+import { TfidfClassifier } from '../core/rl/tfidf';
+import type { LogRegConfig } from '../core/rl/tfidf';
 import type { SftConfig, SftHooks, SftResult } from '../core/rl/sft';
 import { argmaxOf, DaModel } from '../models/da-model';
 import type { DaModelOptions } from '../models/da-model';
@@ -48,11 +50,13 @@ export interface SftDa {
   heldout: RoutingItem[];
   demonstrations: number;
   sft: SftResult;
+  /** The routing demonstrations' texts and intents: the same training data for a text classifier (`tfidfRouting`). */
+  routingItems: RoutingItem[];
 }
 
 /** A DA trained by SFT on the bank's train slice (and any extra routing items). */
 export async function trainSftDa(domain: Domain, opts: SftDaOptions): Promise<SftDa> {
-  const { demos, heldout } = bankDemos(domain, { ...opts.bank, seed: opts.seed });
+  const { demos, heldout, routingItems } = bankDemos(domain, { ...opts.bank, seed: opts.seed });
   const all = [...demos, ...routingDemos(opts.extraRouting ?? [])];
   const model = await DaModel.create({
     intents: domain.taxonomy.map((e) => ({ intent: e.intent, tool: e.tool })),
@@ -61,7 +65,7 @@ export async function trainSftDa(domain: Domain, opts: SftDaOptions): Promise<Sf
     ...(opts.session ? { session: opts.session } : {}),
   });
   const sft = await runSft(model, all, { ...DA_SFT_DEFAULTS, seed: opts.seed, ...opts.sft }, opts.hooks);
-  return { model, heldout, demonstrations: all.length, sft };
+  return { model, heldout, demonstrations: all.length, sft, routingItems: [...routingItems, ...(opts.extraRouting ?? [])] };
 }
 
 export interface RoutingReport {
@@ -136,7 +140,7 @@ export async function banking77RoutingEval(
   domain: Domain,
   dir: string,
   opts: SftDaOptions,
-): Promise<{ report: RoutingReport; bankReport: RoutingReport; trained: SftDa; trainRows: number }> {
+): Promise<{ report: RoutingReport; bankReport: RoutingReport; trained: SftDa; trainRows: number; heldout: RoutingItem[] }> {
   const split = banking77Split(domain, dir, opts.seed);
   const trained = await trainSftDa(domain, { ...opts, extraRouting: [...(opts.extraRouting ?? []), ...split.train] });
   return {
@@ -144,5 +148,53 @@ export async function banking77RoutingEval(
     bankReport: await routingAccuracy(trained.model, trained.heldout),
     trained,
     trainRows: split.train.length,
+    heldout: split.heldout,
   };
+}
+
+/** Routing accuracy of the TF-IDF peer baseline (`core/rl/tfidf.ts`) on one set of items. */
+export interface BaselineRoutingReport {
+  n: number;
+  /** The intent classifier's most probable intent, routed to its tool: the baseline's figure. */
+  accuracy: number;
+  /** The tool with the most probability mass over its intents (the same classifier). */
+  toolMassAccuracy: number;
+  /** A second classifier trained on the tools themselves (6 labels), when asked for. */
+  toolLabelAccuracy?: number;
+}
+
+/**
+ * The TF-IDF linear baseline trained on `train` (normally `SftDa.routingItems`: the DA's own
+ * routing demonstrations), scored as tool routing on each set of `tests`.
+ */
+export function tfidfRouting<K extends string>(
+  train: readonly RoutingItem[],
+  tests: Record<K, readonly RoutingItem[]>,
+  opts: { toolLabels?: boolean; logreg?: Partial<LogRegConfig> } = {},
+): Record<K, BaselineRoutingReport> {
+  const intentTool = new Map(train.map((it) => [it.intent, it.tool]));
+  const byIntent = TfidfClassifier.train(train.map((it) => ({ text: it.text, label: it.intent })), { logreg: opts.logreg ?? {} });
+  const byTool = opts.toolLabels ? TfidfClassifier.train(train.map((it) => ({ text: it.text, label: it.tool })), { logreg: opts.logreg ?? {} }) : null;
+  const out = {} as Record<K, BaselineRoutingReport>;
+  for (const [name, items] of Object.entries(tests) as [K, readonly RoutingItem[]][]) {
+    let hit = 0;
+    let massHit = 0;
+    let toolHit = 0;
+    for (const it of items) {
+      const p = byIntent.probs(it.text);
+      const mass = new Map<DomainTool, number>();
+      let best = 0;
+      p.forEach((q, k) => {
+        const tool = intentTool.get(byIntent.labels[k]!)!;
+        mass.set(tool, (mass.get(tool) ?? 0) + q);
+        if (q > p[best]!) best = k;
+      });
+      if (intentTool.get(byIntent.labels[best]!) === it.tool) hit++;
+      if ([...mass].reduce((a, b) => (b[1] > a[1] ? b : a))[0] === it.tool) massHit++;
+      if (byTool && byTool.predict(it.text) === it.tool) toolHit++;
+    }
+    const n = items.length;
+    out[name] = { n, accuracy: n ? hit / n : 0, toolMassAccuracy: n ? massHit / n : 0, ...(byTool ? { toolLabelAccuracy: n ? toolHit / n : 0 } : {}) };
+  }
+  return out;
 }

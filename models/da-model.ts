@@ -52,6 +52,8 @@ export interface DaModelOptions {
   bagDropout?: number;
   /** Execution provider and threads; CPU by default, with fallback to it (models/session.ts). */
   session?: SessionSettings;
+  /** Standard deviation of the hashed n-gram embeddings at initialisation (default: daParams'). */
+  embInit?: number;
 }
 
 /** What a snapshot's modelJson holds. */
@@ -149,7 +151,9 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
       if (!Number.isInteger(v) || v < 1) throw new RangeError(`DaModel: ${k} must be a positive integer, got ${v}`);
     }
     if (shape.hashing.buckets > 1 << 24) throw new RangeError(`DaModel: hashing.buckets must be at most 2^24 (ids travel as float32), got ${shape.hashing.buckets}`);
-    const weights = initParams(daParams(shape), opts.seed);
+    const specs = daParams(shape);
+    if (opts.embInit !== undefined) specs.emb = { ...specs.emb, init: { normal: opts.embInit } };
+    const weights = initParams(specs, opts.seed);
     const zeros = () => {
       const out = {} as Record<DaParam, Float32Array>;
       for (const [k, w] of Object.entries(weights) as [DaParam, Float32Array][]) out[k] = new Float32Array(w.length);

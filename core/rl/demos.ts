@@ -452,9 +452,10 @@ export interface BankDemoOptions {
 /**
  * The bootstrap demonstration set from the project's own bank: expert episodes and routing demos
  * on the train slice (plain, camouflaged as CA openings, plus the taxonomy's phrases), and the
- * held-out slice as routing items for evaluation.
+ * held-out slice as routing items for evaluation. `routingItems` are the routing demos' texts with
+ * their intents (what a text classifier trained on the same data sees; `host/routing-eval.ts`).
  */
-export function bankDemos(domain: Domain, opts: BankDemoOptions): { demos: DaDemo[]; heldout: RoutingItem[]; trainUtterances: number } {
+export function bankDemos(domain: Domain, opts: BankDemoOptions): { demos: DaDemo[]; heldout: RoutingItem[]; trainUtterances: number; routingItems: RoutingItem[] } {
   const slices = bankSlices(domain.bank.utterances, opts.seed, opts);
   const split = { train: slices.daTrain, heldout: slices.heldout };
   const items = bankRoutingItems(domain, split.train, { fills: opts.fills ?? 2, seed: deriveSeed(opts.seed, 'train-fills') });
@@ -472,5 +473,5 @@ export function bankDemos(domain: Domain, opts: BankDemoOptions): { demos: DaDem
     ...(opts.camouflagedEpisodesPerIntent !== undefined ? { camouflagedEpisodesPerIntent: opts.camouflagedEpisodesPerIntent } : {}),
   });
   const heldout = bankRoutingItems(domain, split.heldout, { fills: 1, seed: deriveSeed(opts.seed, 'heldout-fills') });
-  return { demos: [...episodes, ...routing], heldout, trainUtterances: split.train.length };
+  return { demos: [...episodes, ...routing], heldout, trainUtterances: split.train.length, routingItems: items };
 }

@@ -1,15 +1,17 @@
 /** `sparring eval --da SPEC`: held-out metrics (RL-ADA Table 4) and the deployment gate. */
 import type { Command } from 'commander';
-import { evaluateDa, evaluateMads } from '../../../core/arena/evaluate';
+import { evaluateDa, evaluateMads, pairedDifference } from '../../../core/arena/evaluate';
 import type { MadsGroup, MadsReport } from '../../../core/validators/mads-metrics';
 import { DEFAULT_CONFIG } from '../../../core/config';
 import { judgeEpisode } from '../../../core/judge/judge';
 import { bankingDomain } from '../../domain-files';
 import { labDomainAt } from '../lab-domain';
-import { banking77RoutingEval, bankRoutingEval } from '../../routing-eval';
+import { banking77RoutingEval, bankRoutingEval, tfidfRouting } from '../../routing-eval';
+import type { BaselineRoutingReport, RoutingReport } from '../../routing-eval';
+import { DEFAULT_LOGREG, DEFAULT_TFIDF } from '../../../core/rl/tfidf';
 import { addDeviceOptions, deviceSession } from '../device';
 import type { DeviceOptions } from '../device';
-import { positiveInt } from '../options';
+import { positiveInt, UsageError } from '../options';
 import type { SessionSettings } from '../../../models/session';
 import { rateWithInterval } from '../../report/heldout-rows';
 import { resolveCa, resolveDa } from '../policies';
@@ -18,47 +20,109 @@ import { policyLabel } from '../../format/policy';
 import { pct, table } from '../../format/table';
 import type { GlobalOptions } from '../main';
 
+/** One held-out set, split by split: the DA's routing accuracy and the TF-IDF baseline's on the same items. */
+interface SplitComparison {
+  perSplit: { seed: number; n: number; da: number; baseline: number; diff: number; baselineToolMass: number; baselineToolLabel?: number }[];
+  daMean: number;
+  baselineMean: number;
+  /** DA − baseline, paired by split, with its 95% t-interval over splits. */
+  diff: { mean: number; sd: number; ci95: [number, number] | null };
+}
+
+function compare(rows: { seed: number; da: RoutingReport; baseline: BaselineRoutingReport }[]): SplitComparison {
+  const da = rows.map((r) => r.da.accuracy);
+  const base = rows.map((r) => r.baseline.accuracy);
+  const { diffs, ...diff } = pairedDifference(da, base);
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  return {
+    perSplit: rows.map((r, i) => ({
+      seed: r.seed, n: r.da.n, da: da[i]!, baseline: base[i]!, diff: diffs[i]!, baselineToolMass: r.baseline.toolMassAccuracy,
+      ...(r.baseline.toolLabelAccuracy !== undefined ? { baselineToolLabel: r.baseline.toolLabelAccuracy } : {}),
+    })),
+    daMean: mean(da),
+    baselineMean: mean(base),
+    diff,
+  };
+}
+
+function spreadOf(accs: number[]): { mean: number; sd: number; min: number; max: number } {
+  const mean = accs.reduce((x, y) => x + y, 0) / accs.length;
+  return { mean, sd: Math.sqrt(accs.reduce((x, y) => x + (y - mean) ** 2, 0) / accs.length), min: Math.min(...accs), max: Math.max(...accs) };
+}
+
+function comparisonTable(title: string, c: SplitComparison): string {
+  const signed = (x: number) => `${x >= 0 ? '+' : '−'}${(Math.abs(x) * 100).toFixed(1)}`;
+  const rows = c.perSplit.map((r) => [String(r.seed), String(r.n), pct(r.da), pct(r.baseline), signed(r.diff), pct(r.baselineToolMass), pct(r.baselineToolLabel)]);
+  rows.push(['mean', '', pct(c.daMean), pct(c.baselineMean), signed(c.diff.mean), '', '']);
+  const ci = c.diff.ci95 ? `DA − TF-IDF ${signed(c.diff.mean)} points, 95% t-interval over ${c.perSplit.length} splits [${signed(c.diff.ci95[0])}, ${signed(c.diff.ci95[1])}]` : 'one split: no interval';
+  return `${title}\n${table(['split', 'n', 'DA', 'TF-IDF', 'diff', 'TF-IDF tool mass', 'TF-IDF tool labels'], rows, ['l', 'r', 'r', 'r', 'r', 'r', 'r'])}\n${ci}\n`;
+}
+
 /**
  * SFT routing accuracy (issue 3's quality figures): the bank's held-out slice, and Banking77 80/20.
- * With `splits` > 1 the bank figure is also taken on the held-out slices of seeds seed+1 … seed+splits−1
- * (each a fresh SFT), so a change is judged by its mean and spread rather than by one split.
+ * With `splits` > 1 both are also taken on the splits of seeds seed+1 … seed+splits−1 (each a fresh
+ * SFT), so a change is judged by its mean and spread rather than by one split. With `baseline`
+ * 'tfidf', the TF-IDF linear classifier (core/rl/tfidf.ts) is trained on each split's routing
+ * demonstrations (the DA's own, Banking77's 80% included) and scored on the same held-out items,
+ * with the paired difference DA − baseline and its 95% t-interval over splits (issue 20).
  */
-async function routingEval(domain: ReturnType<typeof bankingDomain>, g: GlobalOptions, splits: number, session: SessionSettings): Promise<void> {
+async function routingEval(domain: ReturnType<typeof bankingDomain>, g: GlobalOptions, splits: number, baseline: 'tfidf' | undefined, session: SessionSettings): Promise<void> {
   const hooks = (label: string) => {
     const bar = progressBar(label);
     return { bar, hooks: { onStep: (p: { step: number; totalSteps: number }) => bar.update(p.step, p.totalSteps) } };
   };
-  const a = hooks('sft on the bank');
-  const bank = await bankRoutingEval(domain, { seed: g.seed, session, hooks: a.hooks });
-  a.bar.stop();
-  await bank.trained.model.dispose();
-  const perSplit = [{ seed: g.seed, accuracy: bank.report.accuracy, n: bank.report.n }];
-  for (let seed = g.seed + 1; seed < g.seed + splits; seed++) {
-    const h = hooks(`sft on the bank, split ${seed}`);
+  const seeds = Array.from({ length: splits }, (_, i) => g.seed + i);
+  const toolLabels = true;
+  const bankRuns: { seed: number; da: RoutingReport; baseline?: BaselineRoutingReport }[] = [];
+  for (const seed of seeds) {
+    const h = hooks(seed === g.seed ? 'sft on the bank' : `sft on the bank, split ${seed}`);
     const r = await bankRoutingEval(domain, { seed, session, hooks: h.hooks });
     h.bar.stop();
     await r.trained.model.dispose();
-    perSplit.push({ seed, accuracy: r.report.accuracy, n: r.report.n });
+    const base = baseline ? tfidfRouting(r.trained.routingItems, { bank: r.trained.heldout }, { toolLabels }).bank : undefined;
+    bankRuns.push({ seed, da: r.report, ...(base ? { baseline: base } : {}) });
   }
-  const accs = perSplit.map((x) => x.accuracy);
-  const mean = accs.reduce((x, y) => x + y, 0) / accs.length;
-  const spread = { mean, sd: Math.sqrt(accs.reduce((x, y) => x + (y - mean) ** 2, 0) / accs.length), min: Math.min(...accs), max: Math.max(...accs) };
+  const bank = bankRuns[0]!.da;
+  const perSplit = bankRuns.map((x) => ({ seed: x.seed, accuracy: x.da.accuracy, n: x.da.n }));
+  const spread = spreadOf(perSplit.map((x) => x.accuracy));
   const dir = process.env.BANKING77_DIR;
-  let b77: { accuracy: number; n: number; trainRows: number; bankAccuracy: number } | null = null;
+  const b77Runs: { seed: number; da: RoutingReport; bankDa: RoutingReport; trainRows: number; baseline?: { b77: BaselineRoutingReport; bank: BaselineRoutingReport } }[] = [];
   if (dir) {
-    const b = hooks('sft on the bank + 80% of Banking77');
-    const r = await banking77RoutingEval(domain, dir, { seed: g.seed, hooks: b.hooks });
-    b.bar.stop();
-    await r.trained.model.dispose();
-    b77 = { accuracy: r.report.accuracy, n: r.report.n, trainRows: r.trainRows, bankAccuracy: r.bankReport.accuracy };
+    for (const seed of seeds) {
+      const b = hooks(seed === g.seed ? 'sft on the bank + 80% of Banking77' : `sft on the bank + 80% of Banking77, split ${seed}`);
+      const r = await banking77RoutingEval(domain, dir, { seed, session, hooks: b.hooks });
+      b.bar.stop();
+      await r.trained.model.dispose();
+      const base = baseline ? tfidfRouting(r.trained.routingItems, { b77: r.heldout, bank: r.trained.heldout }, { toolLabels }) : undefined;
+      b77Runs.push({ seed, da: r.report, bankDa: r.bankReport, trainRows: r.trainRows, ...(base ? { baseline: base } : {}) });
+    }
   }
+  const b77 = b77Runs[0] ? { accuracy: b77Runs[0].da.accuracy, n: b77Runs[0].da.n, trainRows: b77Runs[0].trainRows, bankAccuracy: b77Runs[0].bankDa.accuracy } : null;
+  const comparisons = baseline
+    ? {
+        name: baseline,
+        features: DEFAULT_TFIDF,
+        logreg: DEFAULT_LOGREG,
+        bankHeldout: compare(bankRuns.map((x) => ({ seed: x.seed, da: x.da, baseline: x.baseline! }))),
+        ...(b77Runs.length
+          ? {
+              banking77Heldout: compare(b77Runs.map((x) => ({ seed: x.seed, da: x.da, baseline: x.baseline!.b77 }))),
+              banking77BankHeldout: compare(b77Runs.map((x) => ({ seed: x.seed, da: x.bankDa, baseline: x.baseline!.bank }))),
+            }
+          : {}),
+      }
+    : null;
   const doc = {
     seed: g.seed,
     bankHeldout: {
-      accuracy: bank.report.accuracy, n: bank.report.n, askRate: bank.report.askRate, toolOnlyAccuracy: bank.report.toolOnlyAccuracy, perStyle: bank.report.perStyle,
+      accuracy: bank.accuracy, n: bank.n, askRate: bank.askRate, toolOnlyAccuracy: bank.toolOnlyAccuracy, perStyle: bank.perStyle,
     },
     ...(splits > 1 ? { bankSplits: { perSplit, ...spread } } : {}),
     banking77Heldout: b77 ?? `skipped: set BANKING77_DIR to a folder with Banking77's train.csv`,
+    ...(splits > 1 && b77Runs.length
+      ? { banking77Splits: { perSplit: b77Runs.map((x) => ({ seed: x.seed, accuracy: x.da.accuracy, n: x.da.n, bankAccuracy: x.bankDa.accuracy })), ...spreadOf(b77Runs.map((x) => x.da.accuracy)) } }
+      : {}),
+    ...(comparisons ? { baseline: comparisons } : {}),
   };
   if (g.json) {
     process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
@@ -66,14 +130,23 @@ async function routingEval(domain: ReturnType<typeof bankingDomain>, g: GlobalOp
   }
   process.stdout.write(
     `tool-routing accuracy of a DA trained by SFT (seed ${g.seed}):\n` +
-      `  bank held-out slice: ${pct(bank.report.accuracy)} of ${bank.report.n} utterances never trained on` +
-      ` (${Object.entries(bank.report.perStyle).map(([style, x]) => `${style} ${pct(x.n ? x.correct / x.n : 0)} of ${x.n}`).join(', ')})\n` +
+      `  bank held-out slice: ${pct(bank.accuracy)} of ${bank.n} utterances never trained on` +
+      ` (${Object.entries(bank.perStyle).map(([style, x]) => `${style} ${pct(x.n ? x.correct / x.n : 0)} of ${x.n}`).join(', ')})\n` +
       (splits > 1
         ? `  bank held-out slices of seeds ${g.seed}–${g.seed + splits - 1}: mean ${pct(spread.mean)} (sd ${pct(spread.sd)}, min ${pct(spread.min)}, max ${pct(spread.max)}): ` +
           `${perSplit.map((x) => `${pct(x.accuracy)} of ${x.n}`).join(', ')}\n`
         : '') +
-      (b77 ? `  Banking77 held-out 20%: ${pct(b77.accuracy)} of ${b77.n} (trained on ${b77.trainRows} rows + the bank)\n` : `  Banking77: ${doc.banking77Heldout}\n`),
+      (b77 ? `  Banking77 held-out 20%: ${pct(b77.accuracy)} of ${b77.n} (trained on ${b77.trainRows} rows + the bank)\n` : `  Banking77: ${String(doc.banking77Heldout)}\n`) +
+      (splits > 1 && b77Runs.length ? `  Banking77 held-out 20% of seeds ${g.seed}–${g.seed + splits - 1}: ${b77Runs.map((x) => pct(x.da.accuracy)).join(', ')}\n` : ''),
   );
+  if (comparisons) {
+    process.stdout.write(
+      `\nTF-IDF baseline (word 1–2 + char_wb 2–5 grams, sublinear tf, softmax regression; intent → tool), trained on each split's routing demonstrations:\n` +
+        comparisonTable('bank held-out slice (SFT on the bank):', comparisons.bankHeldout) +
+        (comparisons.banking77Heldout ? `\n${comparisonTable('Banking77 held-out 20% (SFT on the bank + 80% of Banking77):', comparisons.banking77Heldout)}` : '') +
+        (comparisons.banking77BankHeldout ? `\n${comparisonTable('bank held-out slice (SFT on the bank + 80% of Banking77):', comparisons.banking77BankHeldout)}` : ''),
+    );
+  }
 }
 
 export function registerEval(program: Command, globals: () => GlobalOptions): void {
@@ -87,11 +160,14 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
     .option('--gate-episodes <n>', 'episodes per deployment-gate scenario per run', positiveInt('--gate-episodes'), 9)
     .option('--mads-episodes <n>', 'episodes per robustness scenario per run, for MADS L-1/L-2 by complexity and adversity', positiveInt('--mads-episodes'), 4)
     .option('--routing', 'instead: SFT a DA with --seed and report its tool-routing accuracy on the bank\'s held-out slice, and on a held-out 20% of Banking77 when BANKING77_DIR is set', false)
-    .option('--splits <n>', 'with --routing: also SFT on the bank splits of seeds seed+1 … seed+n−1 and report the mean and spread', positiveInt('--splits'), 1))
-    .action(async (opts: DeviceOptions & { da: string; ca: string; runs: number; episodes: number; gateEpisodes: number; madsEpisodes: number; routing: boolean; splits: number }) => {
+    .option('--splits <n>', 'with --routing: also SFT on the splits of seeds seed+1 … seed+n−1 and report the mean and spread', positiveInt('--splits'), 1)
+    .option('--baseline <name>', 'with --routing: train a peer baseline on each split\'s routing demonstrations and report it beside the DA with the paired difference (tfidf)'))
+    .action(async (opts: DeviceOptions & { da: string; ca: string; runs: number; episodes: number; gateEpisodes: number; madsEpisodes: number; routing: boolean; splits: number; baseline?: string }) => {
       const g = globals();
+      if (opts.baseline !== undefined && opts.baseline !== 'tfidf') throw new UsageError(`--baseline: unknown baseline "${opts.baseline}" (expected tfidf)`);
+      if (opts.baseline !== undefined && !opts.routing) throw new UsageError('--baseline needs --routing');
       const { session } = await deviceSession(opts);
-      if (opts.routing) return routingEval(bankingDomain(), g, opts.splits, session);
+      if (opts.routing) return routingEval(bankingDomain(), g, opts.splits, opts.baseline as 'tfidf' | undefined, session);
       // The robustness set includes the lab's custom scenarios.
       const domain = labDomainAt(g.db);
       const da = await resolveDa(opts.da, domain, g, { session });
