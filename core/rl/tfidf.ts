@@ -167,8 +167,10 @@ export interface LogRegConfig {
 }
 
 /**
- * λ, passes and step size chosen on a validation split carved from the training data
- * (`host/routing-validation.ts`, seeds 1–2): see the numbers in `TFIDF_VALIDATION` below.
+ * Set before any measurement: λ = 1e-5 is scikit-learn's C ≈ 10 at n ≈ 10,000 rows (a usual
+ * choice for TF-IDF text features), 10 passes. On the validation split of seed 1
+ * (`host/routing-validation.ts`: 20% of Banking77's training rows) it routes 94.8% (95.1% by tool
+ * mass), and λ = 1e-6 routed the same 94.8% (95.4% by tool mass), so the default stayed.
  */
 export const DEFAULT_LOGREG: LogRegConfig = { l2: 1e-5, epochs: 10, lr: 0.5, seed: 1 };
 
