@@ -29,7 +29,7 @@ interface SplitComparison {
   diff: { mean: number; sd: number; ci95: [number, number] | null };
 }
 
-function compare(rows: { seed: number; da: RoutingReport; baseline: BaselineRoutingReport }[]): SplitComparison {
+export function compare(rows: { seed: number; da: RoutingReport; baseline: BaselineRoutingReport }[]): SplitComparison {
   const da = rows.map((r) => r.da.accuracy);
   const base = rows.map((r) => r.baseline.accuracy);
   const { diffs, ...diff } = pairedDifference(da, base);
@@ -50,7 +50,7 @@ function spreadOf(accs: number[]): { mean: number; sd: number; min: number; max:
   return { mean, sd: Math.sqrt(accs.reduce((x, y) => x + (y - mean) ** 2, 0) / accs.length), min: Math.min(...accs), max: Math.max(...accs) };
 }
 
-function comparisonTable(title: string, c: SplitComparison): string {
+export function comparisonTable(title: string, c: SplitComparison): string {
   const signed = (x: number) => `${x >= 0 ? '+' : '−'}${(Math.abs(x) * 100).toFixed(1)}`;
   const rows = c.perSplit.map((r) => [String(r.seed), String(r.n), pct(r.da), pct(r.baseline), signed(r.diff), pct(r.baselineToolMass), pct(r.baselineToolLabel)]);
   rows.push(['mean', '', pct(c.daMean), pct(c.baselineMean), signed(c.diff.mean), '', '']);
