@@ -5,7 +5,7 @@ import { ScriptedDa } from '../agents/scripted-da';
 import type { DaPolicy } from '../agents/policy';
 import { DEFAULT_CONFIG } from '../config';
 import { judgeEpisode } from '../judge/judge';
-import { evaluateDa, gateScenarios, heldoutMetrics, isStrictPass, pairedDifference, tQuantile975, wilsonInterval } from './evaluate';
+import { evaluateDa, gateScenarios, heldoutMetrics, isStrictPass, wilsonInterval } from './evaluate';
 
 const domain = bankingDomain();
 const run = (da: DaPolicy, seeds = [1, 2]) =>
@@ -90,28 +90,5 @@ describe('Wilson interval of a held-out rate', () => {
     expect(d - c).toBeLessThan((b - a) / 2.5);
     expect(wilsonInterval(0, 0)).toBeNull();
     expect(() => wilsonInterval(5, 4)).toThrow(/5 successes of 4/);
-  });
-});
-
-describe('paired difference over splits', () => {
-  it('mean, sample sd and the 95% t-interval, by hand', () => {
-    // diffs 0.02, 0.05, −0.01: mean 0.02, sd √(0.0018 / 2) = 0.03, half-width 4.303 · 0.03 / √3 = 0.074530
-    const r = pairedDifference([0.9, 0.95, 0.92], [0.88, 0.9, 0.93]);
-    expect(r.diffs.map((d) => Number(d.toFixed(6)))).toEqual([0.02, 0.05, -0.01]);
-    expect(r.mean).toBeCloseTo(0.02, 9);
-    expect(r.sd).toBeCloseTo(0.03, 9);
-    expect(r.ci95![0]).toBeCloseTo(-0.05453, 6);
-    expect(r.ci95![1]).toBeCloseTo(0.09453, 6);
-  });
-
-  it('no interval from one split; mismatched lengths are an error', () => {
-    expect(pairedDifference([0.9], [0.8]).ci95).toBeNull();
-    expect(() => pairedDifference([0.9, 0.8], [0.8])).toThrow(/same positive number/);
-  });
-
-  it('t quantiles: the table, then the expansion close to the tabled 2.021 at 40 and toward 1.96', () => {
-    expect(tQuantile975(4)).toBe(2.776);
-    expect(tQuantile975(40)).toBeCloseTo(2.021, 3);
-    expect(tQuantile975(10000)).toBeCloseTo(1.96, 3);
   });
 });

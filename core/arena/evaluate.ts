@@ -43,33 +43,6 @@ export function wilsonInterval(k: number, n: number, z = 1.96): [number, number]
   return [Math.max(0, centre - half), Math.min(1, centre + half)];
 }
 
-/** Student's t 0.975 quantiles for 1–30 degrees of freedom (standard tables). */
-const T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042];
-
-/** Student's t 0.975 quantile for `df` degrees of freedom (a table to 30, then the Cornish–Fisher expansion). */
-export function tQuantile975(df: number): number {
-  if (!(Number.isInteger(df) && df >= 1)) throw new RangeError(`tQuantile975: degrees of freedom must be a positive integer, got ${df}`);
-  if (df <= T975.length) return T975[df - 1]!;
-  const z = 1.959964;
-  return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df * df);
-}
-
-/**
- * The paired difference a − b over matched splits (the same training data and held-out items for
- * both): each split's difference, their mean, sample sd and the 95% t-interval of the mean (null
- * for one split). Pairing removes what the split itself adds to both.
- */
-export function pairedDifference(a: readonly number[], b: readonly number[]): { diffs: number[]; mean: number; sd: number; ci95: [number, number] | null } {
-  if (a.length !== b.length || a.length === 0) throw new Error(`pairedDifference: ${a.length} and ${b.length} values; need the same positive number`);
-  const diffs = a.map((x, i) => x - b[i]!);
-  const n = diffs.length;
-  const mean = diffs.reduce((s, d) => s + d, 0) / n;
-  if (n === 1) return { diffs, mean, sd: 0, ci95: null };
-  const sd = Math.sqrt(diffs.reduce((s, d) => s + (d - mean) ** 2, 0) / (n - 1));
-  const half = (tQuantile975(n - 1) * sd) / Math.sqrt(n);
-  return { diffs, mean, sd, ci95: [mean - half, mean + half] };
-}
-
 export interface HeldoutMetrics {
   episodes: number;
   routingAccuracy: number;

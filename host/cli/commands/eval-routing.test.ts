@@ -17,7 +17,10 @@ describe('DA against the TF-IDF baseline, split by split', () => {
     expect(c.daMean).toBeCloseTo(0.92333, 5);
     expect(c.baselineMean).toBeCloseTo(0.90333, 5);
     expect(c.diff.mean).toBeCloseTo(0.02, 9);
-    expect(c.diff.ci95![0]).toBeCloseTo(-0.05453, 5);
+    // diffs 0.02, 0.05, −0.01: sd 0.03; t(0.975, 2) = 4.302653, half-width 4.302653 · 0.03 / √3 = 0.074524
+    expect(c.diff.sd).toBeCloseTo(0.03, 9);
+    expect(c.diff.ci95![0]).toBeCloseTo(-0.054524, 6);
+    expect(c.diff.ci95![1]).toBeCloseTo(0.094524, 6);
     const text = comparisonTable('bank held-out slice:', c);
     expect(text).toMatch(/^bank held-out slice:\nsplit/);
     expect(text).toContain('+2.0 points, 95% t-interval over 3 splits [−5.5, +9.5]');

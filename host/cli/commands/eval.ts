@@ -1,6 +1,7 @@
 /** `sparring eval --da SPEC`: held-out metrics (RL-ADA Table 4) and the deployment gate. */
 import type { Command } from 'commander';
-import { evaluateDa, evaluateMads, pairedDifference } from '../../../core/arena/evaluate';
+import { evaluateDa, evaluateMads } from '../../../core/arena/evaluate';
+import { pairedDifference } from '../../../core/stats/intervals';
 import type { MadsGroup, MadsReport } from '../../../core/validators/mads-metrics';
 import { DEFAULT_CONFIG } from '../../../core/config';
 import { judgeEpisode } from '../../../core/judge/judge';
@@ -32,7 +33,10 @@ interface SplitComparison {
 export function compare(rows: { seed: number; da: RoutingReport; baseline: BaselineRoutingReport }[]): SplitComparison {
   const da = rows.map((r) => r.da.accuracy);
   const base = rows.map((r) => r.baseline.accuracy);
-  const { diffs, ...diff } = pairedDifference(da, base);
+  const diffs = da.map((x, i) => x - base[i]!);
+  // Splits pair by index (each split's DA and baseline saw the same data); one t-interval helper for studies and this.
+  const d = pairedDifference(new Map(da.map((x, i) => [i, x])), new Map(base.map((x, i) => [i, x])));
+  const diff = { mean: d.mean, sd: d.sd, ci95: d.ci };
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   return {
     perSplit: rows.map((r, i) => ({
