@@ -72,7 +72,8 @@ const count = (sql: string) => {
 
 describe('sparring models + serve-model + match --da NAME', () => {
   it('plays a match through a served checkpoint that equals the in-process match; caches; fails whole', async () => {
-    const trained = await sparring(['route', '--da', 'sft', '--seed', '1', '--epochs', '1']);
+    // route trains `sft` when its first utterance arrives (empty input trains nothing).
+    const trained = await sparring(['route', '--da', 'sft', '--seed', '1', '--epochs', '1'], {}, 'my card was stolen\n');
     expect(trained.code, trained.stderr).toBe(0);
     const { baseUrl, token } = await startServer();
     const withKey = { SPARRING_MODEL_TOKEN: token };
