@@ -45,6 +45,38 @@ async function finish(actor: AnyActorRef) {
   return actor.getSnapshot() as Snapshot<unknown> & { value: string; context: Record<string, unknown> };
 }
 
+/**
+ * For each of the first `boundaries` phase boundaries: run until it (the host persists at every
+ * change of state value), "kill -9", restore the last persisted snapshot into the same idempotent
+ * actors and continue; the run must end as an uninterrupted one did, playing and training nothing twice.
+ */
+async function killAtEveryBoundary(runInput: typeof input & { schedule?: object }, boundaries: number, check?: (lab: ReturnType<typeof fakeLab>) => void) {
+  const reference = await finish(createActor(runMachine.provide({ actors: fakeLab(table3).actors }), { input: runInput }).start());
+  for (let stopAfter = 1; stopAfter <= boundaries; stopAfter++) {
+    const lab = fakeLab(table3);
+    const first = createActor(runMachine.provide({ actors: lab.actors }), { input: runInput });
+    let persisted: unknown = null;
+    let seen = 0;
+    let last = '';
+    first.subscribe((snap) => {
+      if (snap.value !== last && seen < stopAfter) {
+        last = snap.value as string;
+        seen++;
+        persisted = JSON.parse(JSON.stringify(first.getPersistedSnapshot()));
+      }
+    });
+    first.start();
+    await finish(first);
+    const before = { ...lab.calls };
+    // xstate types `input` as required; a restored actor takes its context from the snapshot.
+    const s = await finish(createActor(runMachine.provide({ actors: lab.actors }), { snapshot: persisted as never, input: runInput }).start());
+    expect(s.value).toBe('done');
+    expect(s.context).toEqual(reference.context);
+    expect(lab.calls).toEqual(before); // idempotent actors: nothing played or trained twice
+    check?.(lab);
+  }
+}
+
 describe('run machine', () => {
   it('runs bootstrap → matches ↔ gyms → evaluate, training the weaker agent, and stops by the rule', async () => {
     const lab = fakeLab(table3);
@@ -62,35 +94,7 @@ describe('run machine', () => {
   });
 
   it('save → restore → continue: a run killed at any phase resumes without duplicating work and ends the same', async () => {
-    const reference = await finish(createActor(runMachine.provide({ actors: fakeLab(table3).actors }), { input }).start());
-
-    for (let stopAfter = 1; stopAfter <= 8; stopAfter++) {
-      const lab = fakeLab(table3);
-      const first = createActor(runMachine.provide({ actors: lab.actors }), { input });
-      let persisted: unknown = null;
-      let boundaries = 0;
-      let last = '';
-      // The host persists at every phase boundary (a change of state value).
-      first.subscribe((snap) => {
-        if (snap.value !== last && boundaries < stopAfter) {
-          last = snap.value as string;
-          boundaries++;
-          persisted = JSON.parse(JSON.stringify(first.getPersistedSnapshot()));
-        }
-      });
-      first.start();
-      await finish(first);
-      const before = { ...lab.calls };
-
-      // "kill -9" after `stopAfter` boundaries: restore the last persisted snapshot into fresh actors.
-      // xstate types `input` as required; a restored actor takes its context from the snapshot.
-      const restored = createActor(runMachine.provide({ actors: lab.actors }), { snapshot: persisted as never, input }).start();
-      const s = await finish(restored);
-      expect(s.value).toBe('done');
-      expect(s.context).toEqual(reference.context);
-      expect(lab.calls).toEqual(before); // idempotent actors: nothing played or trained twice
-      expect(lab.matches.size).toBe(5);
-    }
+    await killAtEveryBoundary(input, 8, (lab) => expect(lab.matches.size).toBe(5));
   });
 
   it('pauses at the next phase boundary, resumes, and stops on request', async () => {
@@ -160,28 +164,7 @@ describe('run machine', () => {
     });
 
     it('save → restore → continue holds with a queue of two gyms', async () => {
-      const sched = { ...input, schedule: { isolation: 'both' as const } };
-      const reference = await finish(createActor(runMachine.provide({ actors: fakeLab(table3).actors }), { input: sched }).start());
-      for (let stopAfter = 1; stopAfter <= 12; stopAfter++) {
-        const lab = fakeLab(table3);
-        const first = createActor(runMachine.provide({ actors: lab.actors }), { input: sched });
-        let persisted: unknown = null;
-        let boundaries = 0;
-        let last = '';
-        first.subscribe((snap) => {
-          if (snap.value !== last && boundaries < stopAfter) {
-            last = snap.value as string;
-            boundaries++;
-            persisted = JSON.parse(JSON.stringify(first.getPersistedSnapshot()));
-          }
-        });
-        first.start();
-        await finish(first);
-        const before = { ...lab.calls };
-        const s = await finish(createActor(runMachine.provide({ actors: lab.actors }), { snapshot: persisted as never, input: sched }).start());
-        expect(s.context).toEqual(reference.context);
-        expect(lab.calls).toEqual(before);
-      }
+      await killAtEveryBoundary({ ...input, schedule: { isolation: 'both' as const } }, 12);
     });
   });
 });

@@ -7,17 +7,11 @@
  */
 import { meanInterval, pairedDifference, wilsonInterval } from '../stats/intervals';
 import type { MeanInterval, PairedDifference } from '../stats/intervals';
+import type { HeldoutMetrics } from '../arena/evaluate';
 import type { GymSummary, MatchSummary } from './run.machine';
 
-/** Held-out metrics of one DA checkpoint (core/arena/evaluate.ts HeldoutMetrics, the fields used here). */
-export interface HeldoutFigures {
-  episodes: number;
-  routingAccuracy: number;
-  strictPass: number;
-  fail: number;
-  meanReward: number;
-  lookupFirst: number;
-}
+/** Held-out metrics of one DA checkpoint: the fields of HeldoutMetrics a study reads. */
+export type HeldoutFigures = Pick<HeldoutMetrics, 'episodes' | 'routingAccuracy' | 'strictPass' | 'fail' | 'meanReward' | 'lookupFirst'>;
 
 /** One DA checkpoint's evaluation as the run stores it (host/coevolution/actors.ts CheckpointEvaluation). */
 export interface StudyCheckpointEvaluation {
