@@ -32,7 +32,7 @@ import { createWinRateChart } from './create-win-rate-chart';
 import { gymPanels } from './gym-curves.data';
 import { phaseSegments } from './phase-timeline.data';
 import { scenarioBars } from './scenario-bars.data';
-import { stoppingFromConfig, winRateData } from './win-rate.data';
+import { winRateData } from './win-rate.data';
 import { deviceLabel } from '../experiments/device-choice';
 
 /** The dashboard shows the newest run unless the route names one. */
@@ -229,10 +229,10 @@ export function PhaseTimeline({ d }: { d: RunDetail }) {
 
 export function WinRates({ d }: { d: RunDetail }) {
   const selected = useDashboardStore(selectSelectedMatchOf(d.id));
-  const { matchSummaries, gyms, configJson, phase } = d;
+  const { matchSummaries, gyms, stopping, phase } = d;
   const data = useMemo(
-    () => ({ ...winRateData(matchSummaries, gyms, stoppingFromConfig(configJson), phase), selectedMatchId: selected ?? matchSummaries.at(-1)?.matchId ?? null }),
-    [matchSummaries, gyms, configJson, phase, selected],
+    () => ({ ...winRateData(matchSummaries, gyms, stopping, phase), selectedMatchId: selected ?? matchSummaries.at(-1)?.matchId ?? null }),
+    [matchSummaries, gyms, stopping, phase, selected],
   );
   const ref = useChart(createWinRateChart, data, { onSelectMatch: (matchId: string) => selectRunMatch(d.id, matchId) });
   return (
@@ -263,7 +263,7 @@ export function ScenarioPanel({ d }: { d: RunDetail }) {
       void refreshMatchRecords(d.id);
     }
   }, [matchId, records, match, d.id]);
-  const data = useMemo(() => ({ bars: scenarioBars(match), tau: stoppingFromConfig(d.configJson).tauDa }), [match, d.configJson]);
+  const data = useMemo(() => ({ bars: scenarioBars(match), tau: d.stopping.tauDa }), [match, d.stopping.tauDa]);
   const ref = useChart(createScenarioBarsChart, data, {
     onSelectScenario: (scenarioId: string) => matchId && navigate('transcripts', null, { match: matchId, scenario: scenarioId }),
   });
