@@ -38,8 +38,10 @@ export function customerFor(episodeSeed: number, learned: CaPolicy, symbolic: Sy
 
 /** One arm's share of a match: its episodes and the DA's win rate on the CA-winnable ones. */
 export interface ArmFigures {
-  /** Episodes the arm played (all scenarios). */
+  /** Episodes the arm played (all scenarios, fraud references included). */
   episodes: number;
+  /** Its CA-winnable episodes: the n of its W_DA. */
+  winnable: number;
   /** W_DA over the arm's CA-winnable episodes; null when it played none. */
   wDa: number | null;
 }
@@ -51,13 +53,31 @@ export function summariseArms(episodes: readonly { customer?: CustomerArm; fraud
   const of = (arm: CustomerArm): ArmFigures => {
     const mine = episodes.filter((e) => (e.customer ?? 'learned') === arm);
     const winnable = mine.filter((e) => !e.fraudReference);
-    return { episodes: mine.length, wDa: winnable.length ? winnable.filter((e) => e.winner === 'DA').length / winnable.length : null };
+    return { episodes: mine.length, winnable: winnable.length, wDa: winnable.length ? winnable.filter((e) => e.winner === 'DA').length / winnable.length : null };
   };
   return { symbolic: of('symbolic'), learned: of('learned') };
 }
 
-/** "symbolic 88.9% (n 9) · learned 71.4% (n 21)": both arms as one line for summaries. */
+/**
+ * The blend of the two arms weighted by their CA-winnable episodes: the match's W_DA when every
+ * episode is in one arm or the other. EAU's appendix: report it beside the arms, never alone.
+ */
+export function blendedWDa(a: CustomerArmSummary): number | null {
+  const n = a.symbolic.winnable + a.learned.winnable;
+  return n === 0 ? null : ((a.symbolic.wDa ?? 0) * a.symbolic.winnable + (a.learned.wDa ?? 0) * a.learned.winnable) / n;
+}
+
+/** The gap between the arms (symbolic − learned); null when one arm played no CA-winnable episode. */
+export function armGap(a: CustomerArmSummary): number | null {
+  return a.symbolic.wDa === null || a.learned.wDa === null ? null : a.symbolic.wDa - a.learned.wDa;
+}
+
+/** "symbolic 88.9% (n 9) · learned 71.4% (n 21) · gap +17.5 pts": both arms as one line for summaries (n: CA-winnable episodes). */
 export function formatArms(a: CustomerArmSummary): string {
   const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)}%`);
-  return CUSTOMER_ARMS.map((arm) => `${arm} ${pct(a[arm].wDa)} (n ${a[arm].episodes})`).join(' · ');
+  const gap = armGap(a);
+  return [
+    ...CUSTOMER_ARMS.map((arm) => `${arm} ${pct(a[arm].wDa)} (n ${a[arm].winnable})`),
+    ...(gap === null ? [] : [`gap ${gap >= 0 ? '+' : ''}${(gap * 100).toFixed(1)} pts`]),
+  ].join(' · ');
 }

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { PRESETS } from '../../../core/coevolution/run-config';
 import type { RunDetail } from '../../../core/contract/contract';
-import { formatArms } from '../../../core/eau/customer-mix';
+import { armGap, formatArms } from '../../../core/eau/customer-mix';
 import type { KnobProposal } from '../../../core/eau/proposal';
 import { createRunService } from '../../coevolution/service';
 import { proposalStore } from '../../eau/proposals-store';
@@ -151,9 +151,13 @@ function print(
   if (matches.some((m) => m.arms)) {
     // EAU's appendix: a blended figure can hide a large gap between the arms, so both are shown.
     out.push('', 'W_DA by customer (symbolic-user mix ε; W_DA above is the blend):');
-    out.push(table(['match', 'W_DA blend', 'symbolic', 'n', 'learned', 'n'], matches.filter((m) => m.arms).map((m) => [
-      m.index, pct(m.wDa), pct(m.arms!.symbolic.wDa), m.arms!.symbolic.episodes, pct(m.arms!.learned.wDa), m.arms!.learned.episodes,
-    ]), ['r', 'r', 'r', 'r', 'r', 'r']));
+    out.push(table(['match', 'W_DA blend', 'symbolic', 'n', 'learned', 'n', 'gap'], matches.filter((m) => m.arms).map((m) => {
+      const gap = armGap(m.arms!);
+      return [
+        m.index, pct(m.wDa), pct(m.arms!.symbolic.wDa), m.arms!.symbolic.winnable, pct(m.arms!.learned.wDa), m.arms!.learned.winnable,
+        gap === null ? 'n/a' : `${gap >= 0 ? '+' : ''}${(gap * 100).toFixed(1)} pts`,
+      ];
+    }), ['r', 'r', 'r', 'r', 'r', 'r', 'r']));
   }
   if (matches.length) out.push('', matches.at(-1)!.verdict);
   if (proposals.length) {
