@@ -109,6 +109,12 @@ describe('template collapse', () => {
     expect(ps[0]!.evidence.figures.distinct2).toBeLessThan(DEFAULT_THRESHOLDS.templateCollapse.floor);
     expect(ps[0]!.evidence.series[0]!.points).toHaveLength(2);
   });
+  it('measures every match on the same number of texts, evenly spaced', () => {
+    const big = Array.from({ length: 90 }, (_, k) => episode(`M1:${k}`, { turns: [customer(`opening ${k} about ${k * 7}`), agent('speak', `answer ${k}`)] }));
+    const d = digestMatch(1, big);
+    expect([d.caOpenings.texts, d.daSpeeches.texts]).toEqual([30, 30]);
+    expect(d.caOpenings.distinct2).toBe(distinctN(big.filter((_, k) => k % 3 === 0).map((e) => e.turns[0]!.text), 2));
+  });
   it('does not fire on varied openings and speeches', () => {
     expect(diagnoseTemplateCollapse([digestMatch(1, varied(1)), digestMatch(2, varied(2))], knobs)).toEqual([]);
   });

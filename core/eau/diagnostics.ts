@@ -16,7 +16,8 @@
  *   Proposes halving the weight of the reward term whose mean rose most over the window
  *   (`daReward.<key>` / `caReward.<key>`; only terms with a positive weight).
  * - **template collapse**: corpus distinct-n (distinct n-grams / n-grams; Li et al. 2016) of the
- *   CA's openings or the DA's speeches, n = 2 and 3, falls below `floor` (0.15) or to
+ *   CA's openings or the DA's speeches (30 of them, evenly spaced through the match, so that
+ *   matches of any size compare), n = 2 and 3, falls below `floor` (0.15) or to
  *   (1 − `drop`) (0.6) of the run's first match. Proposes doubling the collapsing role's KL weight
  *   β toward its reference (`gym.ca.klBeta` / `gym.da.klBeta`, at least 0.01): the knob that
  *   holds a policy near the more varied one it started from.
@@ -86,7 +87,15 @@ interface Diversity {
   distinct3: number | null;
 }
 
-function diversity(texts: readonly string[]): Diversity {
+/**
+ * Texts a diversity figure is computed on: distinct-n falls as a corpus grows (common n-grams
+ * repeat), so every match is measured on the same number of texts, evenly spaced through the
+ * match (episodes are in scenario order), whatever the preset's match size.
+ */
+export const DIVERSITY_SAMPLE = 30;
+
+function diversity(all: readonly string[]): Diversity {
+  const texts = all.length <= DIVERSITY_SAMPLE ? all : Array.from({ length: DIVERSITY_SAMPLE }, (_, i) => all[Math.floor((i * all.length) / DIVERSITY_SAMPLE)]!);
   return { texts: texts.length, distinct2: distinctN(texts, 2), distinct3: distinctN(texts, 3) };
 }
 
