@@ -8,7 +8,7 @@ import { DEFAULT_CONFIG } from '../config';
 import { judgeEpisode } from '../judge/judge';
 import { deriveSeed } from '../random';
 import { policyActor, recordedFromEpisode, rolloutDa, sliceDecisionPoints } from '../rl/da-rollout';
-import { armGap, blendedWDa, customerArm, formatArms, summariseArms } from './customer-mix';
+import { armGap, blendHeldout, blendedWDa, customerArm, formatArms, summariseArms } from './customer-mix';
 
 const domain = bankingDomain();
 const arena = selectScenarios(domain, 'arena');
@@ -83,6 +83,13 @@ describe('a match with the symbolic-user mix', () => {
     expect(arms.learned).toEqual({ episodes: 4, winnable: 3, wDa: 1 / 3 });
     expect(blendedWDa(arms)).toBeCloseTo(4 / 6);
     expect(armGap(arms)).toBeCloseTo(2 / 3);
+  });
+
+  it('blends held-out figures by ε', () => {
+    const b = blendHeldout({ routingAccuracy: 0.9, strictPass: 0.8, meanReward: 6 }, { routingAccuracy: 0.5, strictPass: 0.4, meanReward: 2 }, 0.3);
+    expect(b.routingAccuracy).toBeCloseTo(0.62);
+    expect(b.strictPass).toBeCloseTo(0.52);
+    expect(b.meanReward).toBeCloseTo(3.2);
   });
 
   it("a DA gym's rollout replays each episode against the customer that played it", async () => {

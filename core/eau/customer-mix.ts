@@ -81,3 +81,20 @@ export function formatArms(a: CustomerArmSummary): string {
     ...(gap === null ? [] : [`gap ${gap >= 0 ? '+' : ''}${(gap * 100).toFixed(1)} pts`]),
   ].join(' · ');
 }
+
+/** Held-out figures that blend linearly (shares and means over equally many episodes). */
+export interface BlendableHeldout {
+  routingAccuracy: number;
+  strictPass: number;
+  meanReward: number;
+}
+
+/**
+ * The held-out figures a customer mixed by ε would give in expectation: ε × the evaluation against
+ * the symbolic customer + (1 − ε) × the one against the learned CA (both play every held-out
+ * scenario equally often, and the arm of an episode does not depend on its scenario).
+ */
+export function blendHeldout(symbolic: BlendableHeldout, learned: BlendableHeldout, mix: number): BlendableHeldout {
+  const b = (f: keyof BlendableHeldout) => mix * symbolic[f] + (1 - mix) * learned[f];
+  return { routingAccuracy: b('routingAccuracy'), strictPass: b('strictPass'), meanReward: b('meanReward') };
+}

@@ -2,9 +2,9 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { PRESETS } from '../../../core/coevolution/run-config';
+import { PRESETS, parseRunConfig } from '../../../core/coevolution/run-config';
 import type { RunDetail } from '../../../core/contract/contract';
-import { armGap, formatArms } from '../../../core/eau/customer-mix';
+import { armGap, blendHeldout, formatArms } from '../../../core/eau/customer-mix';
 import type { KnobProposal } from '../../../core/eau/proposal';
 import { createRunService } from '../../coevolution/service';
 import { proposalStore } from '../../eau/proposals-store';
@@ -114,6 +114,15 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     });
 }
 
+/** ε of a stored run's config (0 when absent or unreadable: the summary then shows no arms). */
+function symbolicMixOf(configJson: string): number {
+  try {
+    return parseRunConfig(configJson).customer?.symbolicMix ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** RL-ADA Table 4, one row per DA checkpoint, with the deployment gate. */
 function heldoutTable(rows: readonly Pick<CheckpointEvaluation, 'da' | 'heldout' | 'gate'>[]): string {
   return table(HELDOUT_HEADER, heldoutRows(rows), ['l', 'r', 'r', 'r', 'r', 'r', 'r']);
@@ -170,6 +179,16 @@ function print(
     out.push(heldoutTable(evals));
     const ref = referenceEvaluations(evals);
     if (ref.length) out.push('', 'held-out evaluation against the scripted CA (a fixed opponent: comparable across runs):', heldoutTable(ref));
+    const mix = symbolicMixOf(d.configJson);
+    if (mix > 0 && ref.length) {
+      // The symbolic-user mix ε: the scripted CA is the symbolic arm, the run's CA the learned one.
+      out.push('', `held-out by customer arm at ε = ${mix} (symbolic: the scripted CA; learned: ${evals[0]!.ca}; blend = ε·symbolic + (1−ε)·learned):`);
+      out.push(table(['DA', 'routing symbolic', 'learned', 'blend', 'strict PASS symbolic', 'learned', 'blend'], evals.flatMap((e) => {
+        if (!e.reference) return [];
+        const blend = blendHeldout(e.reference.heldout, e.heldout, mix);
+        return [[e.da, pct(e.reference.heldout.routingAccuracy), pct(e.heldout.routingAccuracy), pct(blend.routingAccuracy), pct(e.reference.heldout.strictPass), pct(e.heldout.strictPass), pct(blend.strictPass)]];
+      }), ['l', 'r', 'r', 'r', 'r', 'r', 'r']));
+    }
     const mads = evals.filter((e) => e.mads);
     if (mads.length) {
       out.push('', `robustness (MADS, ${mads[0]!.mads!.scenarios.length} scenarios incl. custom ones, adversities on): L-2 by complexity`);
