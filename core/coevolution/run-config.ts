@@ -141,6 +141,13 @@ export const runConfigSchema = z.strictObject({
   adversities: z.boolean().optional(),
   schedule: scheduleSchema.optional(),
   device: deviceBlock.optional(),
+  /**
+   * Who plays the customer seat (EAU, seed 002): `symbolicMix` ε is the share of episodes, in
+   * arenas and in the DA gyms' rollouts, played by the rule-based customer (the scripted CA)
+   * instead of the learned CA, drawn per episode from its seed (core/eau/customer-mix.ts).
+   * Absent or 0: the learned CA plays every episode.
+   */
+  customer: z.strictObject({ symbolicMix: frac }).optional(),
 });
 export type RunConfig = z.infer<typeof runConfigSchema>;
 

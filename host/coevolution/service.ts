@@ -22,6 +22,7 @@ import type { DeviceRecord, ProviderChoice } from '../../core/contract/device';
 import { withAdversityProfile } from '../../core/world/adversities';
 import { labDomain } from '../store/scenario-store';
 import { checkpointStore } from '../store/checkpoint-store';
+import { proposalStore } from '../eau/proposals-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import type { RunMetricRow, RunRow } from '../store/rows';
 import type { SqliteRunStore } from '../store/sqlite-store';
@@ -76,6 +77,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
   const store = openSqliteStore(opts.dbPath);
   const db = store.db;
   const checkpoints = checkpointStore(db);
+  const proposals = proposalStore(db);
   const live = new Map<string, Live>();
   const listeners = new Set<(e: EngineEvent) => void>();
   const emit = (e: EngineEvent) => listeners.forEach((l) => l(e));
@@ -144,6 +146,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
         flushTimer ??= setTimeout(flushMetrics, 250);
       },
       stopped: () => l.stopped,
+      recordProposals: (id, found) => { proposals.recordProposals(id, found); },
     };
     const machine = runMachine.provide({
       actors: {

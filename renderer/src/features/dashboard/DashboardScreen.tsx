@@ -195,6 +195,7 @@ function RunDashboard({ d }: { d: RunDetail }) {
             <span className="muted">The stopping rule is judged after each match; no match has finished yet.</span>
           )}
         </div>
+        {d.matchSummaries.some((m) => m.arms) && <CustomerArms d={d} />}
         {d.gyms.some((g) => g.note) && (
           <ul className="gym-notes small" data-testid="gym-notes">
             {d.gyms.filter((g) => g.note).map((g) => (
@@ -212,6 +213,29 @@ function RunDashboard({ d }: { d: RunDetail }) {
       </div>
       <GymCurves runId={d.id} />
     </>
+  );
+}
+
+/**
+ * W_DA per customer arm under the symbolic-user mix ε (EAU): the rule-based customer and the
+ * learned CA, beside the blend the chart shows. EAU's appendix: a blend can hide a large gap.
+ */
+function CustomerArms({ d }: { d: RunDetail }) {
+  const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)}%`);
+  return (
+    <ul className="gym-notes small" data-testid="customer-arms">
+      {[...d.matchSummaries].sort((a, b) => a.index - b.index).flatMap((m) => {
+        if (!m.arms) return [];
+        const { symbolic, learned } = m.arms;
+        const gap = symbolic.wDa === null || learned.wDa === null ? null : symbolic.wDa - learned.wDa;
+        return [
+          <li key={m.matchId} data-match={m.matchId}>
+            <b>match {m.index}</b> W_DA {pct(m.wDa)} (blend) · symbolic customer {pct(symbolic.wDa)} (n {symbolic.winnable}) · learned CA {pct(learned.wDa)} (n{' '}
+            {learned.winnable}){gap !== null && ` · gap ${gap >= 0 ? '+' : ''}${(gap * 100).toFixed(1)} pts`}
+          </li>,
+        ];
+      })}
+    </ul>
   );
 }
 
