@@ -60,7 +60,7 @@ describe('sparring bench', () => {
     expect(r.stdout).not.toMatch(/da_forward/);
     const bad = await sparring(['bench', '--only', 'gpu']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--only takes a comma-separated list of da, mlp, env, llm, got "gpu"/);
+    expect(bad.stderr).toMatch(/--only takes a comma-separated list of da, mlp, env, llm, gguf, got "gpu"/);
   }, 60_000);
 });
 
