@@ -169,6 +169,18 @@ function llmOf(ctx: PolicyContext) {
   return lab;
 }
 
+/**
+ * Drop the backends and cached answers held for this lab's endpoints, after one was removed or
+ * saved anew under its name: the next resolution reads the lab again (answers are loaded per
+ * endpoint with its backend, so both go together). A match in flight keeps the backend it has.
+ */
+export function forgetEndpoints(db: string): void {
+  const lab = labLlm.get(db);
+  if (!lab) return;
+  lab.backends.clear();
+  lab.answers.clear();
+}
+
 /** The ledger of pending LLM calls for this lab, if any LLM policy was resolved against it. */
 export function pendingLlmCalls(db: string): PendingLedger | undefined {
   return labLlm.get(db)?.ledger;

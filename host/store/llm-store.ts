@@ -38,14 +38,35 @@ export function checkEndpointName(name: string): void {
   if (/^(DA|CA)\d+$/.test(name) || /^(DA|CA)-/.test(name)) throw new EndpointError(`endpoint name "${name}" looks like a checkpoint name (DA2, CA1, DA-sft-1)`);
 }
 
+/** A base URL as the lab stores it (http(s), no trailing slash); throws naming the field. */
+export function normalizeBaseUrl(value: string): string {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new EndpointError(`base URL must be a URL such as http://127.0.0.1:8000/v1, got "${value}"`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new EndpointError(`base URL must be http(s), got "${value}"`);
+  return value.replace(/\/+$/, '');
+}
+
+/** Every field of an endpoint as `models add` and the Models screen take it; throws naming the field. */
+export function checkEndpointConfig(cfg: EndpointConfig): EndpointConfig {
+  checkEndpointName(cfg.name);
+  if (cfg.model.trim() === '') throw new EndpointError('model: the id the server serves (see its /v1/models), not empty');
+  if (cfg.apiKeyEnv !== null && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(cfg.apiKeyEnv)) throw new EndpointError(`API key variable must name an environment variable (the key itself is never stored), got "${cfg.apiKeyEnv}"`);
+  if (!Number.isInteger(cfg.maxConcurrency) || cfg.maxConcurrency < 1 || cfg.maxConcurrency > 1024) throw new EndpointError(`max concurrency must be a whole number from 1 to 1024, got ${cfg.maxConcurrency}`);
+  return { ...cfg, baseUrl: normalizeBaseUrl(cfg.baseUrl) };
+}
+
 const endpointOf = (r: EndpointRow): EndpointConfig => ({
   name: r.name, baseUrl: r.base_url, model: r.model, apiKeyEnv: r.api_key_env, toolCalls: r.tool_calls, maxConcurrency: r.max_concurrency,
 });
 
 export function llmStore(db: Database) {
   return {
-    addEndpoint(cfg: EndpointConfig, createdAt = new Date().toISOString()): void {
-      checkEndpointName(cfg.name);
+    addEndpoint(given: EndpointConfig, createdAt = new Date().toISOString()): void {
+      const cfg = checkEndpointConfig(given);
       if (db.prepare('SELECT 1 FROM llm_endpoints WHERE name = ?').get(cfg.name)) {
         throw new EndpointError(`endpoint "${cfg.name}" exists already; remove it first (sparring models remove ${cfg.name})`);
       }
@@ -102,6 +123,17 @@ export function llmStore(db: Database) {
         )
         .get(arg) as CallTotals;
       return r;
+    },
+    /** `callTotals` of every match with LLM calls at once, by match id (an episode id is `<match>:<n>`). */
+    matchCallTotals(): Map<string, CallTotals> {
+      const rows = db
+        .prepare(
+          `SELECT substr(episode_id, 1, instr(episode_id, ':') - 1) AS matchId, COUNT(*) AS calls, COALESCE(SUM(cached), 0) AS cached,
+                  COALESCE(SUM(tokens_in), 0) AS tokensIn, COALESCE(SUM(tokens_out), 0) AS tokensOut, COALESCE(SUM(latency_ms), 0) AS latencyMs
+           FROM llm_calls WHERE instr(episode_id, ':') > 0 GROUP BY matchId`,
+        )
+        .all() as (CallTotals & { matchId: string })[];
+      return new Map(rows.map(({ matchId, ...t }) => [matchId, t]));
     },
   };
 }
