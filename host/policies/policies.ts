@@ -219,6 +219,12 @@ export function resolveLlmDa(spec: string, ctx: PolicyContext): LlmDa | undefine
   return llm && new LlmDa(llm.backend, llm.cfg.toolCalls, { name: spec, ledger: llm.ledger });
 }
 
+/** The LLM CA a SPEC names, when it names an endpoint saved in the lab; undefined otherwise. */
+export function resolveLlmCa(spec: string, ctx: PolicyContext): LlmCa | undefined {
+  const llm = endpointPolicy(spec, ctx);
+  return llm && new LlmCa(llm.backend, { name: spec, ledger: llm.ledger });
+}
+
 /**
  * Write the LLM calls still pending for each lab (their records and new cached answers). The CLI
  * calls it once a command has succeeded; a match writes its own in its transaction first.
@@ -249,8 +255,8 @@ export async function resolveDa(spec: string, domain: Domain, ctx: PolicyContext
 
 export async function resolveCa(spec: string, domain: Domain, ctx: PolicyContext): Promise<CaPolicy> {
   if (spec === 'scripted') return new ScriptedCa(domain);
-  const llm = endpointPolicy(spec, ctx);
-  if (llm) return new LlmCa(llm.backend, { name: spec, ledger: llm.ledger });
+  const llm = resolveLlmCa(spec, ctx);
+  if (llm) return llm;
   const c = storedCheckpoint(spec, 'CA', ctx.db);
   const model = await CaModel.fromSnapshot(c.snapshot, ctx.session ? { session: ctx.session } : {});
   return new BuiltinCa(model, domain.bank, { name: spec, checkpoint: refOf(c) });

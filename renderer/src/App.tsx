@@ -3,7 +3,7 @@ import { useEffect } from 'react';
 import { ArenaScreen } from './features/arena/ArenaScreen';
 import { AnnotateScreen } from './features/labels/AnnotateScreen';
 import { JudgeAuditScreen } from './features/labels/JudgeAuditScreen';
-import { ModelsScreen } from './features/models/ModelsScreen';
+import { ModelsScreen } from './features/lab-models/ModelsScreen';
 import { DashboardScreen } from './features/dashboard/DashboardScreen';
 import { EvaluationScreen } from './features/evaluation/EvaluationScreen';
 import { ExperimentsScreen } from './features/experiments/ExperimentsScreen';
