@@ -21,6 +21,7 @@ import { openSqliteStore } from '../store/sqlite-store';
 import { labelStore } from '../store/label-store';
 import { labelHandlers } from './labels';
 import { madsHandlers } from './mads';
+import { modelHandlers } from './models';
 import { scenarioHandlers } from './scenarios';
 import { studyHandlers } from './studies';
 import { customScenarioStore, labDomain } from '../store/scenario-store';
@@ -152,9 +153,11 @@ export function createEngine(o: EngineOptions): Engine {
     'metrics/series': ({ runId, keys }) => o.runService.metrics(runId, keys),
 
     'matches/list': ({ runId }) => {
-      if (runId === undefined) return store.listMatches();
-      const ids = o.runService.get(runId).matchSummaries.map((m) => m.matchId);
-      return ids.flatMap((id) => store.getMatch(id) ?? []);
+      const ids = runId === undefined ? null : o.runService.get(runId).matchSummaries.map((m) => m.matchId);
+      const matches = ids === null ? store.listMatches() : ids.flatMap((id) => store.getMatch(id) ?? []);
+      // What the LLM calls behind each match cost, where LLMs played (Arena's match rows).
+      const llm = llmStore(store.db).matchCallTotals();
+      return matches.map((m) => (llm.has(m.id) ? { ...m, llm: llm.get(m.id)! } : m));
     },
 
     'matches/play': (args) =>
@@ -255,6 +258,7 @@ export function createEngine(o: EngineOptions): Engine {
     ...madsHandlers({ store, dbPath: store.path, domain, emit: (e) => batcher.push(e), yielding, release: disposeModel }),
     ...scenarioHandlers(bankingDomain, customScenarios),
     ...studies.handlers,
+    ...modelHandlers({ llm: llmStore(store.db), dbPath: store.path }),
   };
 
   return {

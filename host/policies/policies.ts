@@ -176,6 +176,18 @@ function llmOf(ctx: PolicyContext) {
   return lab;
 }
 
+/**
+ * Drop the backends and cached answers held for this lab's endpoints, after one was removed or
+ * saved anew under its name: the next resolution reads the lab again (answers are loaded per
+ * endpoint with its backend, so both go together). A match in flight keeps the backend it has.
+ */
+export function forgetEndpoints(db: string): void {
+  const lab = labLlm.get(db);
+  if (!lab) return;
+  lab.backends.clear();
+  lab.answers.clear();
+}
+
 /** The ledger of pending LLM calls for this lab, if any LLM policy was resolved against it. */
 export function pendingLlmCalls(db: string): PendingLedger | undefined {
   return labLlm.get(db)?.ledger;
@@ -289,6 +301,12 @@ export function resolveLlmDa(spec: string, ctx: PolicyContext): LlmDa | undefine
   return llm && new LlmDa(llm.backend, llm.cfg.toolCalls, { name: spec, ledger: llm.ledger });
 }
 
+/** The LLM CA a SPEC names, when it names an endpoint saved in the lab; undefined otherwise. */
+export function resolveLlmCa(spec: string, ctx: PolicyContext): LlmCa | undefined {
+  const llm = endpointPolicy(spec, ctx);
+  return llm && new LlmCa(llm.backend, { name: spec, ledger: llm.ledger });
+}
+
 /**
  * Write the LLM calls still pending for each lab (their records and new cached answers). The CLI
  * calls it once a command has succeeded; a match writes its own in its transaction first.
@@ -322,8 +340,8 @@ export async function resolveDa(spec: string, domain: Domain, ctx: PolicyContext
 
 export async function resolveCa(spec: string, domain: Domain, ctx: PolicyContext): Promise<CaPolicy> {
   if (spec === 'scripted') return new ScriptedCa(domain);
-  const llm = endpointPolicy(spec, ctx);
-  if (llm) return new LlmCa(llm.backend, { name: spec, ledger: llm.ledger });
+  const llm = resolveLlmCa(spec, ctx);
+  if (llm) return llm;
   const gguf = await ggufPolicy(spec, 'CA', ctx);
   if (gguf) return new LlmCa(gguf.backend, { name: spec, ledger: gguf.ledger });
   const c = storedCheckpoint(spec, 'CA', ctx.db);

@@ -50,6 +50,26 @@ interface GgufRow {
 }
 
 const ggufOf = (r: GgufRow): GgufConfig => ({ name: r.name, path: r.path, sha256: r.sha256, gpu: r.gpu, contextSize: r.context_size, threads: r.threads });
+/** A base URL as the lab stores it (http(s), no trailing slash); throws naming the field. */
+export function normalizeBaseUrl(value: string): string {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new EndpointError(`base URL must be a URL such as http://127.0.0.1:8000/v1, got "${value}"`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new EndpointError(`base URL must be http(s), got "${value}"`);
+  return value.replace(/\/+$/, '');
+}
+
+/** Every field of an endpoint as `models add` and the Models screen take it; throws naming the field. */
+export function checkEndpointConfig(cfg: EndpointConfig): EndpointConfig {
+  checkEndpointName(cfg.name);
+  if (cfg.model.trim() === '') throw new EndpointError('model: the id the server serves (see its /v1/models), not empty');
+  if (cfg.apiKeyEnv !== null && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(cfg.apiKeyEnv)) throw new EndpointError(`API key variable must name an environment variable (the key itself is never stored), got "${cfg.apiKeyEnv}"`);
+  if (!Number.isInteger(cfg.maxConcurrency) || cfg.maxConcurrency < 1 || cfg.maxConcurrency > 1024) throw new EndpointError(`max concurrency must be a whole number from 1 to 1024, got ${cfg.maxConcurrency}`);
+  return { ...cfg, baseUrl: normalizeBaseUrl(cfg.baseUrl) };
+}
 
 const endpointOf = (r: EndpointRow): EndpointConfig => ({
   name: r.name, baseUrl: r.base_url, model: r.model, apiKeyEnv: r.api_key_env, toolCalls: r.tool_calls, maxConcurrency: r.max_concurrency,
@@ -78,7 +98,8 @@ export function llmStore(db: Database) {
     listGguf(): GgufConfig[] {
       return (db.prepare('SELECT * FROM llm_gguf_models ORDER BY name').all() as GgufRow[]).map(ggufOf);
     },
-    addEndpoint(cfg: EndpointConfig, createdAt = new Date().toISOString()): void {
+    addEndpoint(given: EndpointConfig, createdAt = new Date().toISOString()): void {
+      const cfg = checkEndpointConfig(given);
       checkNameFree(cfg.name);
       db.prepare(
         'INSERT INTO llm_endpoints (name, base_url, model, api_key_env, tool_calls, max_concurrency, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -134,6 +155,17 @@ export function llmStore(db: Database) {
         )
         .get(arg) as CallTotals;
       return r;
+    },
+    /** `callTotals` of every match with LLM calls at once, by match id (an episode id is `<match>:<n>`). */
+    matchCallTotals(): Map<string, CallTotals> {
+      const rows = db
+        .prepare(
+          `SELECT substr(episode_id, 1, instr(episode_id, ':') - 1) AS matchId, COUNT(*) AS calls, COALESCE(SUM(cached), 0) AS cached,
+                  COALESCE(SUM(tokens_in), 0) AS tokensIn, COALESCE(SUM(tokens_out), 0) AS tokensOut, COALESCE(SUM(latency_ms), 0) AS latencyMs
+           FROM llm_calls WHERE instr(episode_id, ':') > 0 GROUP BY matchId`,
+        )
+        .all() as (CallTotals & { matchId: string })[];
+      return new Map(rows.map(({ matchId, ...t }) => [matchId, t]));
     },
   };
 }

@@ -15,7 +15,8 @@ import type { GgufConfig, GgufGpu } from '../../../models/llm/gguf-backend';
 import { LlmDa } from '../../../models/llm/llm-da';
 import { OpenAiBackend } from '../../../models/llm/openai-backend';
 import type { EndpointConfig, ToolCallMode } from '../../../models/llm/openai-backend';
-import { EndpointError, llmStore } from '../../store/llm-store';
+import { testEndpoint } from '../../llm/test-endpoint';
+import { EndpointError, llmStore, normalizeBaseUrl } from '../../store/llm-store';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { positiveInt, UsageError } from '../options';
 import { table } from '../../format/table';
@@ -34,43 +35,11 @@ interface AddOptions {
 }
 
 function baseUrlOf(value: string): string {
-  let u: URL;
   try {
-    u = new URL(value);
-  } catch {
-    throw new InvalidArgumentError(`--base-url must be a URL such as http://127.0.0.1:8000/v1, got "${value}".`);
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new InvalidArgumentError(`--base-url must be http(s), got "${value}".`);
-  return value.replace(/\/+$/, '');
-}
-
-/** One DA turn as a round trip: the opening of a call, the first customer sentence, the reply parsed. */
-export async function testEndpoint(cfg: EndpointConfig) {
-  const backend = new OpenAiBackend(cfg, { maxRetries: 1, timeoutMs: 60_000 });
-  const da = new LlmDa(backend, cfg.toolCalls, { maxTokens: 256 });
-  const obs = { caller: { phone: '+1-555-0100' }, turns: [{ role: 'customer' as const, text: 'Hi, my card got declined at the grocery store this morning.' }], daSteps: 0, maxDaTurns: 12 };
-  const reply = await backend.complete(da.request(obs, new Rng(1).int(0, 0x7fffffff)));
-  const raw = wireFromReply(reply, cfg.toolCalls);
-  const parsed = parseDaOutput(raw);
-  let models: string[] | string;
-  try {
-    models = await backend.listModels();
+    return normalizeBaseUrl(value);
   } catch (e) {
-    models = (e as Error).message;
+    throw new InvalidArgumentError(`--${(e as Error).message.replace(/^base URL/, 'base-url')}.`);
   }
-  return {
-    endpoint: cfg.name,
-    model: reply.model,
-    latencyMs: reply.latencyMs,
-    tokensIn: reply.tokensIn,
-    tokensOut: reply.tokensOut,
-    tokensPerS: reply.latencyMs > 0 ? reply.tokensOut / (reply.latencyMs / 1000) : null,
-    finishReason: reply.finishReason,
-    raw,
-    parsed: parsed.ok ? parsed.action : null,
-    parseError: parsed.ok ? null : parsed.error,
-    serverModels: models,
-  };
 }
 
 /** One DA turn of a local GGUF model as a round trip: the same request as an endpoint's (text form, under the wire grammar). */
