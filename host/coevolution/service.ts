@@ -24,6 +24,7 @@ import { openSqliteStore } from '../store/sqlite-store';
 import type { RunMetricRow, RunRow } from '../store/rows';
 import type { SqliteRunStore } from '../store/sqlite-store';
 import { PolicyCache, bootstrap, evaluate, gym, playMatch } from './actors';
+import { externalGym, externalRoles, gymJobsOf, trainerCommands } from './external-gym';
 import type { LabContext } from './actors';
 
 type RunActor = Actor<typeof runMachine>;
@@ -46,6 +47,8 @@ export interface RunServiceOptions {
   forceProvider?: ProviderChoice;
   /** Receives the device chosen for each run start and resume, with the reason (the CLI prints it). */
   onDevice?: (runId: string, device: DeviceRecord) => void;
+  /** How often a run waiting for an external trainer reads its gym job (ms; default external-gym.ts TRAINER_POLL_MS). */
+  trainerPollMs?: number;
 }
 
 export interface LocalRunService extends RunService {
@@ -149,9 +152,15 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
         playMatch: fromPromise(({ input }) => playMatch(ctx, cache, input)),
         gym: fromPromise(({ input }) => gym(ctx, cache, input)),
         evaluate: fromPromise(({ input }) => evaluate(ctx, cache, input)),
+        externalGym: fromPromise(({ input, signal }) =>
+          externalGym(ctx, domain, input, {
+            signal, ...(opts.trainerPollMs !== undefined ? { pollMs: opts.trainerPollMs } : {}),
+            onJob: (job) => emit({ name: 'run/trainer', payload: { runId, job: job.status === 'waiting' ? { ...job, commands: trainerCommands(job, store.path) } : job } }),
+          })),
       },
     });
-    const input = { runId, seed, stopping: ctx.sparring.stopping, ...(config.schedule ? { schedule: config.schedule } : {}) };
+    const external = externalRoles(config);
+    const input = { runId, seed, stopping: ctx.sparring.stopping, ...(config.schedule ? { schedule: config.schedule } : {}), ...(external.length ? { externalGyms: external } : {}) };
     const actor = createActor(machine, snapshot ? { snapshot: snapshot as never, input } : { input });
     l.actor = actor;
     let lastValue = '';
@@ -327,7 +336,11 @@ export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf
       const snap = snapshotOf(r, l);
       const matchSummaries: MatchSummary[] = snap?.context.matches ?? [];
       const gyms: GymSummary[] = snap?.context.gyms ?? [];
-      return { ...s, configJson: r.config_json, matchSummaries, gyms, progress: l?.progress ?? null, evaluation: snap?.context.evaluation ?? null, heldout: heldoutReport(snap?.context.evaluation) };
+      const gymJobs = gymJobsOf({ db, path: dbPath }, runId);
+      return {
+        ...s, configJson: r.config_json, matchSummaries, gyms, progress: l?.progress ?? null, evaluation: snap?.context.evaluation ?? null, heldout: heldoutReport(snap?.context.evaluation),
+        ...(gymJobs.length ? { gymJobs } : {}),
+      };
     },
     metrics(runId: string, keys: readonly string[]): Record<string, MetricPoint[]> {
       row(runId);

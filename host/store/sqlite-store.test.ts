@@ -394,6 +394,25 @@ describe('migrations', () => {
     db.close();
   });
 
+  it('15 adds gym jobs: one per gym of a run, a known status, gone with their run', () => {
+    const db = emptyDb();
+    applyMigrations(db, 14);
+    expect(tables(db)).not.toContain('gym_jobs');
+    expect(applyMigrations(db, 15)).toBe(15);
+    db.prepare("INSERT INTO runs (id, created_at, updated_at, status, seed, config_json) VALUES ('R1', 'now', 'now', 'running', 1, '{}')").run();
+    const job = db.prepare(`INSERT INTO gym_jobs (id, run_id, gym_index, role, from_checkpoint, opponent, match_id, export_path, status, created_at)
+      VALUES (?, 'R1', ?, 'DA', 'DA0', 'CA0', 'R1-M1', '/x', ?, 'now')`);
+    job.run('J1', 1, 'waiting');
+    expect(() => job.run('J2', 1, 'waiting')).toThrow(/UNIQUE/);
+    expect(() => job.run('J3', 2, 'lost')).toThrow(/CHECK/);
+    const before = schema(db);
+    expect(applyMigrations(db, 15)).toBe(15);
+    expect(schema(db)).toStrictEqual(before);
+    db.prepare("DELETE FROM runs WHERE id = 'R1'").run();
+    expect(db.prepare('SELECT COUNT(*) FROM gym_jobs').pluck().get()).toBe(0);
+    db.close();
+  });
+
   it('a failing migration leaves the database at the previous version', () => {
     const db = emptyDb();
     applyMigrations(db, 1);
