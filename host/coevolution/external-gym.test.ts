@@ -5,7 +5,8 @@
  * waiting (the same job, the export untouched); `checkpoints add` refuses bad input by name and
  * registers the trainer's result (a builtin DA as an .onnx, the stand-in for a trainer), and the
  * live run goes on with it; the second gym's job is cancelled and the run keeps its DA, says so,
- * and finishes with the right lineage.
+ * and finishes with the right lineage. A second run, paused while waiting, is stopped and its job
+ * ends with it.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -150,6 +151,17 @@ describe('a gym handed to an external trainer', () => {
       expect(((d.evaluation as { checkpoints: { da: string }[] }).checkpoints).map((c) => c.da)).toEqual(['DA0', 'DA1']);
       expect(d.gymJobs!.map((j) => [j.id, j.status, j.checkpoint])).toEqual([['J1', 'done', 'DA1'], ['J2', 'cancelled', null]]);
       expect(d.gymJobs!.every((j) => j.commands === undefined)).toBe(true);
+
+      // 5. Another run waiting: a pause takes effect at once and keeps the job waiting; the paused
+      //    run can still be stopped, and its job ends with it.
+      const { runId } = await service.start({ preset: 'custom', configJson: JSON.stringify(config), seed: 2 });
+      const j = await until<GymJobInfo>(`${runId} to wait`, () => (service.get(runId).phase === 'waiting-for-trainer' ? jobs.forGym(runId, 1) : null), 300_000);
+      service.pause(runId);
+      await until('the pause', () => (service.get(runId).status === 'paused' ? true : null), 5_000);
+      expect(jobs.get(j.id)!.status).toBe('waiting');
+      service.stop(runId);
+      await until('the stop', () => (service.get(runId).status === 'stopped' ? true : null), 5_000);
+      expect(jobs.get(j.id)).toMatchObject({ status: 'cancelled', note: 'the run was stopped' });
     } finally {
       await service.close();
     }

@@ -24,7 +24,8 @@ import { openSqliteStore } from '../store/sqlite-store';
 import type { RunMetricRow, RunRow } from '../store/rows';
 import type { SqliteRunStore } from '../store/sqlite-store';
 import { PolicyCache, bootstrap, evaluate, gym, playMatch } from './actors';
-import { externalGym, externalRoles, gymJobsOf, trainerCommands } from './external-gym';
+import { cancelGymJob, externalGym, externalRoles, gymJobsOf, trainerCommands } from './external-gym';
+import { gymJobStore } from '../store/gym-job-store';
 import type { LabContext } from './actors';
 
 type RunActor = Actor<typeof runMachine>;
@@ -254,6 +255,8 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       if (!l) throw new Error(`run ${runId} is not running in this process`);
       l.stopped = true;
       l.actor.send({ type: 'user.stop' });
+      // A stopped run never takes a trainer's result: its waiting gym job ends with it.
+      for (const j of gymJobStore(db).list(runId)) if (j.status === 'waiting') cancelGymJob(db, j.id, 'the run was stopped');
     },
     list: reader.list,
     get: reader.get,

@@ -85,6 +85,10 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
           bar?.stop();
           label = '';
           const j = e.payload.job;
+          if (j.status !== 'waiting') {
+            process.stderr.write(`gym job ${j.id} (${j.role} gym ${j.gym}) is ${j.status}${j.checkpoint ? `: ${j.checkpoint}` : ''}\n`);
+            return;
+          }
           process.stderr.write(
             `waiting for an external trainer: ${j.role} gym ${j.gym} (${j.from} against frozen ${j.opponent}), gym job ${j.id}, export at ${j.exportPath}\n` +
               (j.commands ? `run, in another terminal (or stop here and resume later with: npx sparring run --resume ${e.payload.runId}):\n${j.commands.map((c) => `  ${c}`).join('\n')}\n` +
