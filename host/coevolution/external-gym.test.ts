@@ -2,10 +2,11 @@
  * Issue 15 item 3, end to end: a quick run whose DA gyms an external trainer runs
  * (gym.da.trainer 'external', two DA gyms by a fixed budget) reaches 'waiting-for-trainer' in a
  * `sparring run` process, with its gym job and export; killed with SIGKILL there, it resumes
- * waiting (the same job, the export untouched); `checkpoints add` refuses bad input by name and
- * registers the trainer's result (a builtin DA as an .onnx, the stand-in for a trainer), and the
- * live run goes on with it; the second gym's job is cancelled and the run keeps its DA, says so,
- * and finishes with the right lineage. A second run, paused while waiting, is stopped and its job
+ * waiting (the same job, the export untouched); `checkpoints add` refuses bad input by name and,
+ * with no process running the run, registers the trainer's result (a builtin DA as an .onnx, the
+ * stand-in for a trainer); resumed, the run goes on with it; the second gym's job is cancelled
+ * from another connection while the run waits live, and the run keeps its DA, says so, and
+ * finishes with the right lineage. A second run, paused while waiting, is stopped and its job
  * ends with it.
  */
 import { spawn } from 'node:child_process';
@@ -20,6 +21,7 @@ import type { GymJobInfo, RunDetail } from '../../core/contract/contract';
 import { exportCheckpointOnnx } from '../../models/export';
 import { checkpointStore } from '../store/checkpoint-store';
 import { gymJobStore } from '../store/gym-job-store';
+import { openSqliteStore } from '../store/sqlite-store';
 import { cancelGymJob, GYM_JOB, gymJobFolder, registerTrainerResult } from './external-gym';
 import { createRunService } from './service';
 
@@ -88,9 +90,11 @@ describe('a gym handed to an external trainer', () => {
     const exportedAt = statSync(path.join(folder, 'gym.jsonl')).mtimeMs;
 
     // 2. Resumed (in process), it waits again on the same job, the export untouched.
-    const service = createRunService({ dbPath: db, trainerPollMs: 50 });
+    let service = createRunService({ dbPath: db, trainerPollMs: 50 });
+    // The trainer's side (checkpoints add, gym cancel) writes through its own connection, as another process would.
+    const lab = openSqliteStore(db);
     try {
-      const jobs = gymJobStore(service.store.db);
+      const jobs = gymJobStore(lab.db);
       await service.resume('R1');
       await until('the resumed run to wait', () => (service.get('R1').phase === 'waiting-for-trainer' ? true : null), 30_000);
       await new Promise((r) => setTimeout(r, 300)); // a few polls
@@ -103,7 +107,7 @@ describe('a gym handed to an external trainer', () => {
       expect(detail.gymJobs![0]!.commands!.at(-1)).toBe(`npx sparring checkpoints add --role DA --model MODEL.onnx --parent DA0 --run R1 --gym 1 --db ${db}`);
 
       // 3. The stand-in for the trainer: a builtin DA as an .onnx (DA0's weights, as export-model writes them).
-      const checkpoints = checkpointStore(service.store.db);
+      const checkpoints = checkpointStore(lab.db);
       const da0 = checkpoints.resolve('DA0', 'DA');
       const onnx = path.join(tmp, 'trained-da.onnx');
       writeFileSync(onnx, await exportCheckpointOnnx(da0.snapshot, { name: 'DA0', role: 'DA', source: da0.source, generation: 0 }));
@@ -113,7 +117,7 @@ describe('a gym handed to an external trainer', () => {
       const notOnnx = path.join(tmp, 'notes.txt');
       writeFileSync(notOnnx, 'not a model');
       const add = (over: Partial<Parameters<typeof registerTrainerResult>[1]>) =>
-        registerTrainerResult(service.store.db, { runId: 'R1', gym: 1, role: 'DA', model: onnx, parent: 'DA0', ...over });
+        registerTrainerResult(lab.db, { runId: 'R1', gym: 1, role: 'DA', model: onnx, parent: 'DA0', ...over });
       await expect(add({ runId: 'R9' })).rejects.toThrow('no run R9 in this lab');
       await expect(add({ gym: 2 })).rejects.toThrow('run R1 has no gym job for gym 2; its jobs: gym 1 (J1, waiting)');
       await expect(add({ role: 'CA' })).rejects.toThrow('gym job J1 trains the DA, not the CA (--role CA)');
@@ -125,17 +129,21 @@ describe('a gym handed to an external trainer', () => {
       expect(checkpoints.list('DA').map((c) => c.name)).toEqual(['DA0']); // nothing half-written
       expect(jobs.get('J1')!.status).toBe('waiting');
 
-      // 4. Registered: the live run (polling the lab) goes on with DA1 and reaches gym 2, which is cancelled.
+      // 4. Registered while no process runs it (this one closed while waiting); resumed, the run goes
+      //    on with DA1 and reaches gym 2, whose cancel the live run reads from the lab at its next poll.
+      await service.close();
       const { checkpoint, job } = await add({});
       expect(checkpoint).toMatchObject({ name: 'DA1', role: 'DA', parent: 'DA0', generation: 1, source: 'external', runId: 'R1' });
       expect(checkpoint.trainingData).toEqual([{ kind: 'match', id: 'R1-M1' }, { kind: GYM_JOB, id: 'J1' }]);
       expect(job).toMatchObject({ status: 'done', checkpoint: 'DA1' });
       await expect(add({})).rejects.toThrow('gym job J1 (run R1, gym 1) is done (DA1), not waiting for a trainer');
+      service = createRunService({ dbPath: db, trainerPollMs: 50 });
+      await service.resume('R1');
       const j2 = await until<GymJobInfo>('gym 2 to wait', () => jobs.forGym('R1', 2), 300_000);
       expect(j2).toMatchObject({ id: 'J2', role: 'DA', from: 'DA1', opponent: 'CA0', matchId: 'R1-M2', status: 'waiting' });
-      expect(cancelGymJob(service.store.db, 'J2').status).toBe('cancelled');
-      expect(() => cancelGymJob(service.store.db, 'J2')).toThrow('gym job J2 (run R1, gym 2) is cancelled, not waiting');
-      expect(() => cancelGymJob(service.store.db, 'J7')).toThrow('no gym job J7 in this lab');
+      expect(cancelGymJob(lab.db, 'J2').status).toBe('cancelled');
+      expect(() => cancelGymJob(lab.db, 'J2')).toThrow('gym job J2 (run R1, gym 2) is cancelled, not waiting');
+      expect(() => cancelGymJob(lab.db, 'J7')).toThrow('no gym job J7 in this lab');
 
       const d = await until('the run to finish', () => {
         const r = service.get('R1');
@@ -164,6 +172,7 @@ describe('a gym handed to an external trainer', () => {
       expect(jobs.get(j.id)).toMatchObject({ status: 'cancelled', note: 'the run was stopped' });
     } finally {
       await service.close();
+      lab.close();
     }
   });
 });
