@@ -15,7 +15,7 @@ import { CaModel } from './ca-model';
 import { CA_STATE_FEATURES, encodeCaObservations } from './ca-net';
 import { DaModel } from './da-model';
 import { BagCache, N_ACTIONS, encodeObservations } from './da-net';
-import { exportCheckpointOnnx, exportForwardOnnx, readExportInfo, splitWeights } from './export';
+import { exportCheckpointOnnx, exportForwardOnnx, readCheckpointOnnx, readExportInfo, splitWeights } from './export';
 import { buildForward } from './graph';
 import { mlpForward, mlpSpec } from './mlp';
 import { initParams } from './params';
@@ -156,6 +156,23 @@ describe('exportCheckpointOnnx', () => {
     expected.forEach((v, j) => expect(got[j]).toBeCloseTo(v, 5));
     expect(readExportInfo(bytes).metadata['sparring.role']).toBe('CA');
     await session.release();
+  });
+
+  it('reads an exported checkpoint back: the same role, model JSON and weights (what checkpoints add takes)', async () => {
+    const da = await DaModel.create({ intents: domain.taxonomy.map((t) => ({ intent: t.intent, tool: t.tool })), seed: 5, net: small });
+    const ca = await CaModel.create(domain.taxonomy, { seed: 6, sizes: { embedDim: 8, hidden: 16, hashing: small.hashing } });
+    for (const [role, model] of [['DA', da], ['CA', ca]] as const) {
+      const snap = await model.snapshot();
+      const back = await readCheckpointOnnx(await exportCheckpointOnnx(snap, label(role)), 'x.onnx');
+      expect(back.role).toBe(role);
+      expect(back.snapshot.modelJson).toBe(snap.modelJson);
+      expect(back.snapshot.optimiser).toBeNull();
+      expect(Buffer.from(back.snapshot.weights).equals(Buffer.from(snap.weights))).toBe(true);
+      await model.dispose();
+    }
+    const plain = exportForwardOnnx(mlpSpec('tiny', [4, 3]), mlpForward, initParams(mlpSpec('tiny', [4, 3]).params, 1));
+    await expect(readCheckpointOnnx(plain, 'plain.onnx')).rejects.toThrow(/plain\.onnx carries no sparring\.role/);
+    await expect(readCheckpointOnnx(new TextEncoder().encode('{"not": "onnx"}'), 'j.onnx')).rejects.toThrow(/j\.onnx is not an ONNX model/);
   });
 
   it('names the checkpoint when its snapshot is not a model it knows', async () => {

@@ -166,3 +166,58 @@ export function readExportInfo(bytes: Uint8Array): { description: string; metada
     outputs: (m.graph?.output ?? []).map((o) => o.name ?? ''),
   };
 }
+
+/**
+ * The inverse of `exportCheckpointOnnx`: the role and the snapshot (weights, no optimiser state)
+ * of an exported `.onnx`, as an external trainer hands back a builtin policy it trained
+ * (`sparring checkpoints add`). The weights are the initialisers named in the model JSON's
+ * parameter list, in its order; the snapshot is loaded into its model before it is returned, so a
+ * file that does not fit fails here. `what` names the file in errors.
+ */
+export async function readCheckpointOnnx(bytes: Uint8Array, what: string): Promise<{ role: 'DA' | 'CA'; snapshot: ModelSnapshot; metadata: Record<string, string> }> {
+  let m: ReturnType<typeof onnx.ModelProto.decode>;
+  try {
+    m = onnx.ModelProto.decode(bytes);
+  } catch (e) {
+    throw new Error(`${what} is not an ONNX model (${(e as Error).message})`, { cause: e });
+  }
+  const metadata = Object.fromEntries((m.metadataProps ?? []).map((e) => [e.key ?? '', e.value ?? '']));
+  const role = metadata['sparring.role'];
+  const modelJson = metadata['sparring.model_json'];
+  if ((role !== 'DA' && role !== 'CA') || !modelJson) {
+    throw new Error(`${what} carries no sparring.role / sparring.model_json metadata: not a builtin policy written by \`sparring export-model\``);
+  }
+  let params: { name: string; shape: number[] }[];
+  try {
+    params = (JSON.parse(modelJson) as { params: { name: string; shape: number[] }[] }).params;
+    if (!Array.isArray(params)) throw new Error('no params list');
+  } catch (e) {
+    throw new Error(`${what}: its sparring.model_json is unreadable (${(e as Error).message})`, { cause: e });
+  }
+  const inits = new Map((m.graph?.initializer ?? []).map((t) => [t.name ?? '', t]));
+  const parts: Float32Array[] = [];
+  for (const p of params) {
+    const t = inits.get(p.name);
+    if (!t) throw new Error(`${what}: no initialiser for parameter '${p.name}' of its model JSON`);
+    const n = p.shape.reduce((a, d) => a * d, 1);
+    // A copy into an owned buffer: rawData may be a view into a larger (unaligned) one.
+    const raw = t.rawData && t.rawData.byteLength > 0 ? new Float32Array(new Uint8Array(t.rawData).buffer) : Float32Array.from(t.floatData ?? []);
+    if (raw.length !== n) throw new Error(`${what}: parameter '${p.name}' holds ${raw.length} values, its shape [${p.shape.join(', ')}] needs ${n}`);
+    parts.push(raw);
+  }
+  const total = parts.reduce((s, p) => s + p.length, 0);
+  const weights = new Float32Array(total);
+  let at = 0;
+  for (const p of parts) {
+    weights.set(p, at);
+    at += p.length;
+  }
+  const snapshot: ModelSnapshot = { modelJson, weights: new Uint8Array(weights.buffer), optimiser: null };
+  try {
+    const model = role === 'DA' ? await DaModel.fromSnapshot(snapshot) : await CaModel.fromSnapshot(snapshot);
+    await model.dispose();
+  } catch (e) {
+    throw new Error(`${what} does not load as a ${role} policy: ${(e as Error).message}`, { cause: e });
+  }
+  return { role, snapshot, metadata };
+}

@@ -43,6 +43,16 @@ describe('run config', () => {
     expect(() => parseRunConfig(withHuman({ weight: 1, cap: 2.5 }))).toThrow(/field gym\.humanEpisodes\.cap/);
   });
 
+  it("takes who trains each role's gyms, builtin by default, and names a bad trainer", () => {
+    const q = PRESETS.quick.config;
+    const withTrainer = (da: unknown) => JSON.stringify({ ...q, gym: { ...q.gym, da: { ...q.gym.da, trainer: da } } });
+    expect(parseRunConfig(withTrainer('external')).gym.da.trainer).toBe('external');
+    expect(parseRunConfig(JSON.stringify(q)).gym.ca.trainer).toBeUndefined();
+    expect(() => parseRunConfig(withTrainer('trl'))).toThrow(/field gym\.da\.trainer/);
+    // Only the arena's gyms: the bootstrap's warm-up and pressure train in process.
+    expect(() => parseRunConfig(JSON.stringify({ ...q, bootstrap: { ...q.bootstrap, daWarmup: { ...q.bootstrap.daWarmup, trainer: 'external' } } }))).toThrow(/field bootstrap\.daWarmup/);
+  });
+
   it('overrides reward terms it names and keeps the others', () => {
     const c = parseRunConfig(JSON.stringify({ ...PRESETS.quick.config, daReward: { speakPerTurn: -0.1 } }));
     const s = sparringConfigOf(c);

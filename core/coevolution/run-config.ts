@@ -39,6 +39,15 @@ const grpoBudget = z.strictObject({
 export type GrpoBudget = z.infer<typeof grpoBudget>;
 
 /**
+ * A role's gym: its GRPO budget, and who trains it. 'builtin' (default): the run's own GRPO on
+ * the builtin policy. 'external': the run exports the gym (`sparring gym export`), records a gym
+ * job and waits ('waiting-for-trainer') until `sparring checkpoints add` registers the checkpoint
+ * a trainer such as TRL or verl produced from it (trainers/), or `sparring gym cancel` ends the wait.
+ */
+const gymBudget = grpoBudget.extend({ trainer: z.enum(['builtin', 'external']).optional() });
+export type GymTrainer = 'builtin' | 'external';
+
+/**
  * Who trains after a match, and against whom. Absent: RL-ADA's isolation gym (only the weaker
  * agent trains, against the co-evolving other one). The other settings are the ablations a study
  * compares the method with (`sparring study`).
@@ -125,8 +134,8 @@ export const runConfigSchema = z.strictObject({
     caPressure: grpoBudget,
   }),
   gym: z.strictObject({
-    da: grpoBudget,
-    ca: grpoBudget,
+    da: gymBudget,
+    ca: gymBudget,
     /** Share of failure transcripts (the training agent lost) in the gym data: 0.7 in RL-ADA. */
     failureShare: frac,
     /**

@@ -4,7 +4,7 @@ import type { AnyActorRef, Snapshot } from 'xstate';
 import { DEFAULT_CONFIG } from '../config';
 import type { TacticSummary } from './tactics';
 import { runMachine } from './run.machine';
-import type { BootstrapOutput, EvaluateInput, GymInput, GymOutput, MatchInput, MatchOutput } from './run.machine';
+import type { BootstrapOutput, EvaluateInput, ExternalGymInput, GymInput, GymOutput, MatchInput, MatchOutput } from './run.machine';
 
 const tactics: TacticSummary = { n: 0, meanTokens: 0, meanEntityDensity: 0, meanEntities: 0, decoyRate: 0, hedgeRate: 0 };
 
@@ -117,6 +117,57 @@ describe('run machine', () => {
     const stopper = createActor(runMachine.provide({ actors: fakeLab(table3).actors }), { input }).start();
     stopper.send({ type: 'user.stop' });
     expect(stopper.getSnapshot().value).toBe('stopped');
+  });
+
+  it("an external trainer's role waits in waiting-for-trainer (persisted, pausable at once), the other role trains in process", async () => {
+    const lab = fakeLab(table3);
+    const asked: ExternalGymInput[] = [];
+    let answer!: (o: GymOutput) => void;
+    let later = false; // the run's later external gyms: answered at once with a new checkpoint
+    const externalGym = fromPromise<GymOutput, ExternalGymInput>(({ input: g }) => {
+      asked.push(g);
+      if (later) return Promise.resolve({ checkpoint: `DA-ext${g.gym}`, note: null });
+      return new Promise<GymOutput>((r) => (answer = r));
+    });
+    const runInput = { ...input, externalGyms: ['DA' as const] };
+    const actor = createActor(runMachine.provide({ actors: { ...lab.actors, externalGym } }), { input: runInput }).start();
+    await new Promise((r) => setTimeout(r, 10));
+    // table3 starts with W_DA 0.45 < τ_DA: the DA trains first, externally: gym 1, from DA0 against CA0.
+    expect(actor.getSnapshot().value).toBe('waiting-for-trainer');
+    expect(asked).toEqual([{ runId: 'R1', role: 'DA', from: 'DA0', opponent: 'CA0', matchId: 'R1-M1', afterMatch: 1, seed: 1, gym: 1 }]);
+    expect(lab.calls.gym).toBe(0);
+    // A pause takes effect at once (nothing of the gym runs in this process), and resuming waits again.
+    const persisted = JSON.parse(JSON.stringify(actor.getPersistedSnapshot())) as { value: string };
+    expect(persisted.value).toBe('waiting-for-trainer');
+    actor.send({ type: 'user.pause' });
+    expect(actor.getSnapshot().value).toBe('paused');
+    actor.send({ type: 'user.resume' });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(actor.getSnapshot().value).toBe('waiting-for-trainer');
+    expect(asked).toHaveLength(2);
+    answer({ checkpoint: 'DA1', note: 'trained by an external trainer' });
+    await new Promise((r) => setTimeout(r, 10));
+    actor.stop();
+
+    // Restored from the persisted wait (kill -9), it waits again and goes on with what comes back;
+    // a cancelled job leaves the role's checkpoint unchanged.
+    const restored = createActor(runMachine.provide({ actors: { ...lab.actors, externalGym } }), { snapshot: persisted as never, input: runInput }).start();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(restored.getSnapshot().value).toBe('waiting-for-trainer');
+    later = true;
+    answer({ checkpoint: 'DA0', note: 'gym job J1 cancelled: DA0 kept unchanged' });
+    const done = await finish(restored);
+    expect(done.value).toBe('done');
+    const ctx = done.context as { gyms: { role: string; from: string; to: string; note: string | null }[]; matches: { da: string }[] };
+    expect(ctx.gyms[0]).toEqual({ role: 'DA', from: 'DA0', to: 'DA0', afterMatch: 1, note: 'gym job J1 cancelled: DA0 kept unchanged' });
+    expect(ctx.matches[1]!.da).toBe('DA0');
+    // Later DA gyms are numbered by their place among all the run's gyms, and their checkpoints play on.
+    const daGyms = ctx.gyms.map((g, i) => ({ ...g, n: i + 1 })).filter((g) => g.role === 'DA').slice(1);
+    expect(daGyms.length).toBeGreaterThan(0);
+    for (const g of daGyms) expect(g.to).toBe(`DA-ext${g.n}`);
+    // CA gyms stayed in process.
+    expect(ctx.gyms.filter((g) => g.role === 'CA').length).toBe(lab.calls.gym);
+    expect(lab.calls.gym).toBeGreaterThan(0);
   });
 
   it('records a failing actor as a failed run with the reason', async () => {

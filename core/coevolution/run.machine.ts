@@ -5,6 +5,12 @@
  *                 ↑        │
  *                 └─ gym ←─┘ (the weaker agent trains against the frozen other one)
  *
+ * A role whose gyms train outside Sparring (RunInput.externalGyms: run config gym.da.trainer or
+ * gym.ca.trainer 'external') takes `waiting-for-trainer` instead of `gym`: the host exports the
+ * gym, records a gym job and waits until a checkpoint is registered for it (or the job is
+ * cancelled: the role keeps its checkpoint). It is persisted like any phase, so a killed run
+ * resumes waiting; a pause there takes effect at once (nothing runs in this process).
+ *
  * Who trains after a match follows the run's schedule (RunConfig.schedule): RL-ADA's isolation
  * by default; the ablations a study compares it with (both agents, no CA gyms, a frozen
  * opponent, a fixed DA gym budget) change only the queue of gyms planned after each match.
@@ -28,6 +34,8 @@ export interface RunInput {
   stopping: StoppingConfig;
   /** Who trains after a match (absent: RL-ADA's isolation gym). */
   schedule?: Schedule;
+  /** Roles whose gyms an external trainer runs (absent: none, every gym is the builtin GRPO). */
+  externalGyms?: Role[];
 }
 
 export interface MatchSummary {
@@ -114,6 +122,10 @@ export interface GymInput {
   afterMatch?: number;
   seed: number;
 }
+/** A gym handed to an external trainer: the gym's input and its number in the run (1: the first). */
+export interface ExternalGymInput extends GymInput {
+  gym: number;
+}
 export interface GymOutput {
   checkpoint: string;
   note: string | null;
@@ -128,6 +140,28 @@ export interface EvaluateInput {
 /** The role of the gym to run now: the head of the queue (snapshots before schedules: RL-ADA's choice). */
 function gymRole(context: RunContext): Role {
   return context.pendingGyms?.[0] ?? context.matches.at(-1)!.next!.role;
+}
+
+/** The input of the gym to run now, whoever trains it. */
+function gymInput(context: RunContext): ExternalGymInput {
+  const last = context.matches.at(-1)!;
+  const role = gymRole(context);
+  return {
+    runId: context.runId, role, from: role === 'DA' ? context.da! : context.ca!, opponent: role === 'DA' ? context.ca! : context.da!,
+    matchId: last.matchId, afterMatch: last.index, seed: context.seed, gym: context.gyms.length + 1,
+  };
+}
+
+/** The context after a gym (builtin or external) returned `output`. */
+function afterGym(context: RunContext, output: GymOutput): Partial<RunContext> {
+  const last = context.matches.at(-1)!;
+  const role = gymRole(context);
+  const gym: GymSummary = { role, from: role === 'DA' ? context.da! : context.ca!, to: output.checkpoint, afterMatch: last.index, note: output.note };
+  const pendingGyms = (context.pendingGyms ?? [role]).slice(1);
+  return {
+    ...(role === 'DA' ? { da: output.checkpoint } : { ca: output.checkpoint }), gyms: [...context.gyms, gym], pendingGyms,
+    resumeTo: pendingGyms.length > 0 ? ('gym' as const) : ('match' as const),
+  };
 }
 
 /** Why a role played by an LLM (schedule.llm) never trains, in the words the run's verdicts carry. */
@@ -204,6 +238,7 @@ export const runMachine = setup({
     bootstrap: placeholder<{ runId: string; seed: number }, BootstrapOutput>('bootstrap'),
     playMatch: placeholder<MatchInput, MatchOutput>('playMatch'),
     gym: placeholder<GymInput, GymOutput>('gym'),
+    externalGym: placeholder<ExternalGymInput, GymOutput>('externalGym'),
     evaluate: placeholder<EvaluateInput, unknown>('evaluate'),
   },
   guards: {
@@ -281,26 +316,20 @@ export const runMachine = setup({
       invoke: {
         src: 'gym',
         input: ({ context }) => {
-          const last = context.matches.at(-1)!;
-          const role = gymRole(context);
-          return {
-            runId: context.runId, role, from: role === 'DA' ? context.da! : context.ca!, opponent: role === 'DA' ? context.ca! : context.da!,
-            matchId: last.matchId, afterMatch: last.index, seed: context.seed,
-          };
+          const { gym: _n, ...input } = gymInput(context);
+          return input;
         },
-        onDone: {
-          target: 'boundary',
-          actions: assign(({ context, event }) => {
-            const last = context.matches.at(-1)!;
-            const role = gymRole(context);
-            const gym: GymSummary = { role, from: role === 'DA' ? context.da! : context.ca!, to: event.output.checkpoint, afterMatch: last.index, note: event.output.note };
-            const pendingGyms = (context.pendingGyms ?? [role]).slice(1);
-            return {
-              ...(role === 'DA' ? { da: event.output.checkpoint } : { ca: event.output.checkpoint }), gyms: [...context.gyms, gym], pendingGyms,
-              resumeTo: pendingGyms.length > 0 ? ('gym' as const) : ('match' as const),
-            };
-          }),
-        },
+        onDone: { target: 'boundary', actions: assign(({ context, event }) => afterGym(context, event.output)) },
+        onError: { target: 'failed', actions: 'recordError' },
+      },
+    },
+    /** An external trainer's gym: exported, a gym job recorded, and waited for (see the top). */
+    'waiting-for-trainer': {
+      on: { 'user.pause': { target: 'paused', actions: 'requestPause' } },
+      invoke: {
+        src: 'externalGym',
+        input: ({ context }) => gymInput(context),
+        onDone: { target: 'boundary', actions: assign(({ context, event }) => afterGym(context, event.output)) },
         onError: { target: 'failed', actions: 'recordError' },
       },
     },
@@ -308,6 +337,7 @@ export const runMachine = setup({
     boundary: {
       always: [
         { guard: 'pauseRequested', target: 'paused' },
+        { guard: ({ context }) => context.resumeTo === 'gym' && (context.externalGyms ?? []).includes(gymRole(context)), target: 'waiting-for-trainer' },
         { guard: ({ context }) => context.resumeTo === 'gym', target: 'gym' },
         { guard: ({ context }) => context.resumeTo === 'evaluate', target: 'evaluate' },
         { target: 'match' },

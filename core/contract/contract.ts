@@ -107,7 +107,36 @@ export type { HeldoutCell, HeldoutMetricKey, HeldoutMetricRow, HeldoutReport, He
 export type { StoppingConfig };
 
 export type RunStatus = 'created' | 'running' | 'paused' | 'finished' | 'failed' | 'stopped';
-export type RunPhase = 'bootstrap' | 'match' | 'decide' | 'gym' | 'boundary' | 'paused' | 'evaluate' | 'done' | 'stopped' | 'failed';
+export type RunPhase = 'bootstrap' | 'match' | 'decide' | 'gym' | 'waiting-for-trainer' | 'boundary' | 'paused' | 'evaluate' | 'done' | 'stopped' | 'failed';
+
+export type GymJobStatus = 'waiting' | 'done' | 'failed' | 'cancelled';
+
+/**
+ * A gym handed to an external trainer (run config gym.da.trainer / gym.ca.trainer 'external'):
+ * the run waits in 'waiting-for-trainer' until `sparring checkpoints add` registers the trained
+ * checkpoint (done) or `sparring gym cancel` ends the wait (the run keeps `from`).
+ */
+export interface GymJobInfo {
+  id: string;
+  runId: string;
+  /** The gym's number in the run (1: the first), as `sparring gym export --gym N`. */
+  gym: number;
+  role: 'DA' | 'CA';
+  /** The checkpoint the gym trains from, and the frozen opponent. */
+  from: string;
+  opponent: string;
+  matchId: string;
+  /** The folder the gym was exported to (gym.jsonl, job.json). */
+  exportPath: string;
+  status: GymJobStatus;
+  createdAt: string;
+  finishedAt: string | null;
+  /** The checkpoint registered for it (done). */
+  checkpoint: string | null;
+  note: string | null;
+  /** What to run next, in order (serve the world, train, register the result), while it waits. */
+  commands?: string[];
+}
 
 export interface PresetInfo {
   name: string;
@@ -151,6 +180,8 @@ export interface RunDetail extends RunSummary {
   evaluation: unknown;
   /** The evaluation as RL-ADA's Table 4 (intervals, Δ from DA0, per scenario); null when there is none or it predates the format. */
   heldout: HeldoutReport | null;
+  /** Its gyms handed to an external trainer, by gym number (absent: none). */
+  gymJobs?: GymJobInfo[];
 }
 
 export interface ProgressReport {
@@ -508,6 +539,8 @@ export interface Events {
   'run/status': { runId: string; status: RunStatus; phase: RunPhase; pauseRequested: boolean };
   'run/match': { runId: string; match: MatchSummary };
   'run/gym': { runId: string; gym: GymSummary };
+  /** A gym handed to an external trainer: its job, with the commands to run, once recorded. */
+  'run/trainer': { runId: string; job: GymJobInfo };
   'run/progress': { runId: string; progress: ProgressReport };
   /** Gym metrics, batched: several steps per event. */
   'run/metrics': { runId: string; points: { key: string; step: number; value: number; phase?: string }[] };

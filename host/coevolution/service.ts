@@ -27,6 +27,8 @@ import { openSqliteStore } from '../store/sqlite-store';
 import type { RunMetricRow, RunRow } from '../store/rows';
 import type { SqliteRunStore } from '../store/sqlite-store';
 import { PolicyCache, bootstrap, evaluate, gym, playMatch } from './actors';
+import { cancelGymJob, externalGym, externalRoles, gymJobsOf, trainerCommands } from './external-gym';
+import { gymJobStore } from '../store/gym-job-store';
 import type { LabContext } from './actors';
 
 type RunActor = Actor<typeof runMachine>;
@@ -49,6 +51,8 @@ export interface RunServiceOptions {
   forceProvider?: ProviderChoice;
   /** Receives the device chosen for each run start and resume, with the reason (the CLI prints it). */
   onDevice?: (runId: string, device: DeviceRecord) => void;
+  /** How often a run waiting for an external trainer reads its gym job (ms; default external-gym.ts TRAINER_POLL_MS). */
+  trainerPollMs?: number;
 }
 
 export interface LocalRunService extends RunService {
@@ -155,9 +159,15 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
         playMatch: fromPromise(({ input }) => playMatch(ctx, cache, input)),
         gym: fromPromise(({ input }) => gym(ctx, cache, input)),
         evaluate: fromPromise(({ input }) => evaluate(ctx, cache, input)),
+        externalGym: fromPromise(({ input, signal }) =>
+          externalGym(ctx, domain, input, {
+            signal, ...(opts.trainerPollMs !== undefined ? { pollMs: opts.trainerPollMs } : {}),
+            onJob: (job) => emit({ name: 'run/trainer', payload: { runId, job: job.status === 'waiting' ? { ...job, commands: trainerCommands(job, store.path) } : job } }),
+          })),
       },
     });
-    const input = { runId, seed, stopping: ctx.sparring.stopping, ...(config.schedule ? { schedule: config.schedule } : {}) };
+    const external = externalRoles(config);
+    const input = { runId, seed, stopping: ctx.sparring.stopping, ...(config.schedule ? { schedule: config.schedule } : {}), ...(external.length ? { externalGyms: external } : {}) };
     const actor = createActor(machine, snapshot ? { snapshot: snapshot as never, input } : { input });
     l.actor = actor;
     let lastValue = '';
@@ -251,6 +261,8 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       if (!l) throw new Error(`run ${runId} is not running in this process`);
       l.stopped = true;
       l.actor.send({ type: 'user.stop' });
+      // A stopped run never takes a trainer's result: its waiting gym job ends with it.
+      for (const j of gymJobStore(db).list(runId)) if (j.status === 'waiting') cancelGymJob(db, j.id, 'the run was stopped');
     },
     list: reader.list,
     get: reader.get,
@@ -347,7 +359,11 @@ export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf
       const snap = snapshotOf(r, l);
       const matchSummaries: MatchSummary[] = snap?.context.matches ?? [];
       const gyms: GymSummary[] = snap?.context.gyms ?? [];
-      return { ...s, configJson: r.config_json, stopping: stoppingOf(r.config_json, runId), matchSummaries, gyms, progress: l?.progress ?? null, evaluation: snap?.context.evaluation ?? null, heldout: heldoutReport(snap?.context.evaluation) };
+      const gymJobs = gymJobsOf({ db, path: dbPath }, runId);
+      return {
+        ...s, configJson: r.config_json, stopping: stoppingOf(r.config_json, runId), matchSummaries, gyms, progress: l?.progress ?? null, evaluation: snap?.context.evaluation ?? null, heldout: heldoutReport(snap?.context.evaluation),
+        ...(gymJobs.length ? { gymJobs } : {}),
+      };
     },
     metrics(runId: string, keys: readonly string[]): Record<string, MetricPoint[]> {
       row(runId);

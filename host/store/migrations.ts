@@ -588,6 +588,36 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 17,
+    name: 'gym jobs: gyms handed to an external trainer',
+    up(db) {
+      db.exec(`
+        -- A gym of a run whose role trains outside Sparring (run config gym.da.trainer or
+        -- gym.ca.trainer = 'external'): the run exported the gym to export_path and waits until a
+        -- checkpoint is registered for it (sparring checkpoints add: status 'done', checkpoint set)
+        -- or the job is cancelled (sparring gym cancel: the run keeps from_checkpoint). One job per
+        -- gym of a run; gym_index counts the run's gyms from 1, as sparring gym export does.
+        CREATE TABLE gym_jobs (
+          id              TEXT PRIMARY KEY,
+          run_id          TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+          gym_index       INTEGER NOT NULL CHECK (gym_index >= 1),
+          role            TEXT NOT NULL CHECK (role IN ('DA', 'CA')),
+          from_checkpoint TEXT NOT NULL,
+          opponent        TEXT NOT NULL,
+          match_id        TEXT NOT NULL,
+          export_path     TEXT NOT NULL,
+          status          TEXT NOT NULL CHECK (status IN ('waiting', 'done', 'failed', 'cancelled')),
+          created_at      TEXT NOT NULL,
+          finished_at     TEXT,
+          checkpoint      TEXT,
+          note            TEXT,
+          UNIQUE (run_id, gym_index)
+        );
+        CREATE INDEX gym_jobs_by_status ON gym_jobs (status);
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

@@ -411,6 +411,24 @@ describe('migrations', () => {
     const before = schema(db);
     expect(applyMigrations(db, 15)).toBe(15);
     expect(schema(db)).toStrictEqual(before);
+  });
+
+  it('17 adds gym jobs: one per gym of a run, a known status, gone with their run', () => {
+    const db = emptyDb();
+    applyMigrations(db, 16);
+    expect(tables(db)).not.toContain('gym_jobs');
+    expect(applyMigrations(db, 17)).toBe(17);
+    db.prepare("INSERT INTO runs (id, created_at, updated_at, status, seed, config_json) VALUES ('R1', 'now', 'now', 'running', 1, '{}')").run();
+    const job = db.prepare(`INSERT INTO gym_jobs (id, run_id, gym_index, role, from_checkpoint, opponent, match_id, export_path, status, created_at)
+      VALUES (?, 'R1', ?, 'DA', 'DA0', 'CA0', 'R1-M1', '/x', ?, 'now')`);
+    job.run('J1', 1, 'waiting');
+    expect(() => job.run('J2', 1, 'waiting')).toThrow(/UNIQUE/);
+    expect(() => job.run('J3', 2, 'lost')).toThrow(/CHECK/);
+    const before = schema(db);
+    expect(applyMigrations(db, 17)).toBe(17);
+    expect(schema(db)).toStrictEqual(before);
+    db.prepare("DELETE FROM runs WHERE id = 'R1'").run();
+    expect(db.prepare('SELECT COUNT(*) FROM gym_jobs').pluck().get()).toBe(0);
     db.close();
   });
 
@@ -438,7 +456,7 @@ describe('migrations', () => {
     const { match, episodes } = fakeMatch('m1');
     store.saveMatch(match, episodes);
     // Take the file back to version 1 by dropping what later migrations added.
-    store.db.exec('DROP TABLE eau_proposals; ALTER TABLE episodes DROP COLUMN customer;');
+    store.db.exec('DROP TABLE eau_proposals; ALTER TABLE episodes DROP COLUMN customer; DROP TABLE gym_jobs;');
     store.db.exec('DROP TABLE study_evaluations; DROP TABLE study_runs; DROP TABLE studies;');
     for (const side of ['da', 'ca']) store.db.exec(`ALTER TABLE matches DROP COLUMN ${side}_checkpoint_id; ALTER TABLE matches DROP COLUMN ${side}_checkpoint_name;`);
     store.db.exec('DROP TABLE custom_scenarios; DROP INDEX episodes_unvalidated; ALTER TABLE episodes DROP COLUMN validator_failed;');

@@ -105,6 +105,19 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
           label = '';
           const m = e.payload.match;
           process.stderr.write(`match ${m.index} (${m.da} vs ${m.ca}): W_DA ${pct(m.wDa)}${m.arms ? ` (blend; by customer: ${formatArms(m.arms)})` : ''}, fraud ${pct(m.fraudRate)} — ${m.stop.explanation}${m.next ? `; ${m.next.explanation}` : ''}\n`);
+        } else if (e.name === 'run/trainer') {
+          bar?.stop();
+          label = '';
+          const j = e.payload.job;
+          if (j.status !== 'waiting') {
+            process.stderr.write(`gym job ${j.id} (${j.role} gym ${j.gym}) is ${j.status}${j.checkpoint ? `: ${j.checkpoint}` : ''}\n`);
+            return;
+          }
+          process.stderr.write(
+            `waiting for an external trainer: ${j.role} gym ${j.gym} (${j.from} against frozen ${j.opponent}), gym job ${j.id}, export at ${j.exportPath}\n` +
+              (j.commands ? `run, in another terminal (or stop here and resume later with: npx sparring run --resume ${e.payload.runId}):\n${j.commands.map((c) => `  ${c}`).join('\n')}\n` +
+                `or end the wait with: npx sparring gym cancel ${j.id}\n` : ''),
+          );
         } else if (e.name === 'run/gym' && e.payload.gym.note) {
           process.stderr.write(`gym ${e.payload.gym.to}: ${e.payload.gym.note}\n`);
         }

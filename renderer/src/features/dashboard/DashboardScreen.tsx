@@ -111,6 +111,63 @@ function RunView({ runId }: { runId: string }) {
   return <RunDashboard d={detail} />;
 }
 
+/**
+ * Gyms handed to an external trainer (run config gym.da.trainer / gym.ca.trainer "external"): while
+ * the run waits, where the gym was exported and what to run; then every job and how it ended.
+ */
+function GymJobs({ d }: { d: RunDetail }) {
+  const jobs = d.gymJobs ?? [];
+  const waiting = d.phase === 'waiting-for-trainer' ? jobs.find((j) => j.status === 'waiting') : undefined;
+  return (
+    <div className="gym-jobs small" data-testid="gym-jobs">
+      {waiting && (
+        <div className="waiting-trainer" data-testid="waiting-trainer">
+          <b>
+            Waiting for an external trainer: gym {waiting.role}
+            {waiting.gym}
+          </b>{' '}
+          ({waiting.from} against frozen {waiting.opponent}, job {waiting.id}), export at <span className="mono">{waiting.exportPath}</span>. Run:
+          <pre className="mono" data-testid="waiting-trainer-commands">
+            {(waiting.commands ?? []).join('\n')}
+          </pre>
+          <span className="muted">
+            or end the wait with <span className="mono">npx sparring gym cancel {waiting.id}</span> (the run keeps {waiting.from}).
+          </span>
+        </div>
+      )}
+      <table className="table" data-testid="gym-jobs-table">
+        <thead>
+          <tr>
+            <th>job</th>
+            <th>gym</th>
+            <th>from</th>
+            <th>opponent</th>
+            <th>status</th>
+            <th>checkpoint</th>
+            <th>export</th>
+          </tr>
+        </thead>
+        <tbody>
+          {jobs.map((j) => (
+            <tr key={j.id} data-job={j.id}>
+              <td className="mono">{j.id}</td>
+              <td>
+                {j.role}
+                {j.gym}
+              </td>
+              <td>{j.from}</td>
+              <td>{j.opponent}</td>
+              <td>{j.status}</td>
+              <td>{j.checkpoint ?? j.note ?? '–'}</td>
+              <td className="mono">{j.exportPath}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 const STATUS_TONE = { created: 'neutral', running: 'da', paused: 'warn', finished: 'ok', failed: 'bad', stopped: 'neutral' } as const;
 
 function RunDashboard({ d }: { d: RunDetail }) {
@@ -204,12 +261,13 @@ function RunDashboard({ d }: { d: RunDetail }) {
         {d.gyms.some((g) => g.note) && (
           <ul className="gym-notes small" data-testid="gym-notes">
             {d.gyms.filter((g) => g.note).map((g) => (
-              <li key={g.to} data-gym={g.to}>
+              <li key={`${g.afterMatch}-${g.role}-${g.to}`} data-gym={g.to}>
                 <b>{g.to}</b> (gym after match {g.afterMatch}): {g.note}
               </li>
             ))}
           </ul>
         )}
+        {d.gymJobs && <GymJobs d={d} />}
       </section>
       <PhaseTimeline d={d} />
       <div className="two-col">

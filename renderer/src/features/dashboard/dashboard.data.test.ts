@@ -45,6 +45,15 @@ describe('phase timeline data', () => {
     expect(s[2]!.role).toBe('CA');
   });
 
+  it('shows a gym handed to an external trainer as the active gym, the planned role (a schedule) trained', () => {
+    const m1 = { ...match(1, 0.8, {}, 'CA'), gyms: ['DA' as const] };
+    const s = phaseSegments({ phase: 'waiting-for-trainer', status: 'running', matchSummaries: [m1], gyms: [] });
+    expect(s.map((x) => `${x.label}:${x.state}`)).toEqual(['Bootstrap:done', 'Match 1:done', 'DA gym 1 (external trainer):active']);
+    expect(s[2]!.role).toBe('DA');
+    const w = winRateData([m1], [], STOPPING, 'waiting-for-trainer');
+    expect(w.gyms).toEqual([{ afterMatch: 1, role: 'DA', label: 'DA gym · waiting for an external trainer', active: true }]);
+  });
+
   it('shows a finished run ending in evaluation, and a fresh one bootstrapping', () => {
     const done = phaseSegments({ phase: 'done', status: 'finished', matchSummaries: [match(1, 0.7, { stop: true }, null)], gyms: [] });
     expect(done.map((x) => x.kind)).toEqual(['bootstrap', 'match', 'evaluate', 'done']);

@@ -31,10 +31,15 @@ export function phaseSegments(d: Pick<RunDetail, 'phase' | 'status' | 'matchSumm
       out.push({ key: `match-${(last?.index ?? 0) + 1}`, kind: 'match', label: `Match ${(last?.index ?? 0) + 1}`, short: `M${(last?.index ?? 0) + 1}`, role: null, state: active ? 'active' : 'ended' });
       break;
     case 'gym':
-      if (last?.next && !d.gyms.some((g) => g.afterMatch === last.index)) {
-        out.push({ key: `gym-${last.index}`, kind: 'gym', label: `${last.next.role} gym ${d.gyms.length + 1}`, short: `${last.next.role} ${d.gyms.length + 1}`, role: last.next.role, state: active ? 'active' : 'ended' });
+    case 'waiting-for-trainer': {
+      // The gym planned now (a schedule's queue; RL-ADA's weaker agent for runs stored before schedules).
+      const role = last?.gyms?.[d.gyms.filter((g) => g.afterMatch === last.index).length] ?? last?.next?.role;
+      if (last && role && !d.gyms.some((g) => g.afterMatch === last.index && g.role === role)) {
+        const external = d.phase === 'waiting-for-trainer' ? ' (external trainer)' : '';
+        out.push({ key: `gym-${last.index}`, kind: 'gym', label: `${role} gym ${d.gyms.length + 1}${external}`, short: `${role} ${d.gyms.length + 1}`, role, state: active ? 'active' : 'ended' });
       }
       break;
+    }
     case 'evaluate':
       out.push({ key: 'evaluate', kind: 'evaluate', label: 'Held-out evaluation', short: 'Evaluation', role: null, state: active ? 'active' : 'ended' });
       break;

@@ -55,8 +55,9 @@ export function winRateData(matches: readonly MatchSummary[], gyms: readonly Gym
   });
   const spans: GymSpan[] = gyms.map((g) => ({ afterMatch: g.afterMatch, role: g.role, label: `${g.role} gym · ${g.from}→${g.to}`, active: false }));
   const last = sorted.at(-1);
-  if (phase === 'gym' && last?.next && !gyms.some((g) => g.afterMatch === last.index)) {
-    spans.push({ afterMatch: last.index, role: last.next.role, label: `${last.next.role} gym · training`, active: true });
+  if ((phase === 'gym' || phase === 'waiting-for-trainer') && last?.next && !gyms.some((g) => g.afterMatch === last.index)) {
+    const role = last.gyms?.[0] ?? last.next.role;
+    spans.push({ afterMatch: last.index, role, label: `${role} gym · ${phase === 'gym' ? 'training' : 'waiting for an external trainer'}`, active: true });
   }
   const xMax = Math.max(2, (last?.index ?? 0) + (last && !last.stop.stop ? 1 : 0));
   return { points, gyms: spans, tau: stopping.tauDa, epsilon: stopping.epsilon, xMax };

@@ -34,6 +34,16 @@ describe('applyRunEvent', () => {
     expect(useRunsStore.getState().metrics.R9).toBeUndefined();
   });
 
+  it('upserts a gym job by id, and keeps a cancelled gym (to = from) beside the gym that made its checkpoint', () => {
+    const job = { id: 'J1', runId: 'R1', gym: 1, role: 'DA' as const, from: 'DA0', opponent: 'CA0', matchId: 'R1-M1', exportPath: '/lab/gym-jobs/R1-gym1', status: 'waiting' as const, createdAt: '', finishedAt: null, checkpoint: null, note: null, commands: ['npx sparring checkpoints add …'] };
+    applyRunEvent({ name: 'run/trainer', payload: { runId: 'R1', job } });
+    applyRunEvent({ name: 'run/trainer', payload: { runId: 'R1', job: { ...job, commands: ['a', 'b'] } } });
+    expect(useRunsStore.getState().details.R1!.gymJobs).toEqual([{ ...job, commands: ['a', 'b'] }]);
+    applyRunEvent({ name: 'run/gym', payload: { runId: 'R1', gym: { role: 'DA', from: 'DA0', to: 'DA1', afterMatch: 1, note: null } } });
+    applyRunEvent({ name: 'run/gym', payload: { runId: 'R1', gym: { role: 'DA', from: 'DA1', to: 'DA1', afterMatch: 2, note: 'gym job J2 cancelled' } } });
+    expect(useRunsStore.getState().details.R1!.gyms.map((g) => g.afterMatch)).toEqual([1, 2]);
+  });
+
   it('upserts a match by id and a gym by role and checkpoint, and keeps the latest progress', () => {
     applyRunEvent({ name: 'run/match', payload: { runId: 'R1', match: match(1, 0.4) } });
     applyRunEvent({ name: 'run/match', payload: { runId: 'R1', match: match(1, 0.5) } });

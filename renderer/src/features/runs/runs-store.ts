@@ -130,7 +130,15 @@ export function applyRunEvent(e: EngineEvent): void {
     case 'run/gym': {
       const { runId, gym } = e.payload;
       const d = s.details[runId];
-      if (d) useRunsStore.setState({ details: { ...s.details, [runId]: { ...d, gyms: upsert(d.gyms, gym, (g) => `${g.role}:${g.to}`) } } });
+      if (d) useRunsStore.setState({ details: { ...s.details, [runId]: { ...d, gyms: upsert(d.gyms, gym, (g) => `${g.role}:${g.afterMatch}:${g.to}`) } } });
+      // A gym an external trainer ended: its job's final state is in the lab.
+      if (d?.gymJobs?.some((j) => j.status === 'waiting')) void loadRun(runId);
+      return;
+    }
+    case 'run/trainer': {
+      const { runId, job } = e.payload;
+      const d = s.details[runId];
+      if (d) useRunsStore.setState({ details: { ...s.details, [runId]: { ...d, gymJobs: upsert(d.gymJobs ?? [], job, (j) => j.id) } } });
       return;
     }
     case 'run/progress': {

@@ -1,0 +1,56 @@
+/**
+ * `sparring checkpoints add --role DA|CA --model FILE --parent CKPT --run RUN --gym N`: registers
+ * what an external trainer made of a run's gym (host/coevolution/external-gym.ts). The checkpoint
+ * is stored as a child of the gym's start and the gym job ends; the run, waiting in this process
+ * or another, or resumed later, goes on with it.
+ */
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { registerTrainerResult } from '../../coevolution/external-gym';
+import { CheckpointError } from '../../store/checkpoint-store';
+import { GymJobError } from '../../store/gym-job-store';
+import { openSqliteStore } from '../../store/sqlite-store';
+import { positiveInt, UsageError } from '../options';
+import type { GlobalOptions } from '../main';
+
+interface AddOptions {
+  role: 'DA' | 'CA';
+  model: string;
+  parent: string;
+  run: string;
+  gym: number;
+}
+
+export function registerCheckpoints(program: Command, globals: () => GlobalOptions): void {
+  const cmd = program.command('checkpoints').description("the lab's checkpoints: register one an external trainer made");
+  cmd
+    .command('add')
+    .description("register the checkpoint an external trainer made for a run's waiting gym (gym.da.trainer / gym.ca.trainer \"external\"); the run goes on with it")
+    .addOption(new Option('--role <role>', 'the role it plays').choices(['DA', 'CA']).makeOptionMandatory())
+    .requiredOption('--model <file>', 'the trained model: an .onnx written by `sparring export-model` (the builtin policies)')
+    .requiredOption('--parent <ckpt>', 'the checkpoint the gym trained from (the job says which)')
+    .requiredOption('--run <run>', 'the run waiting for it, e.g. R1')
+    .requiredOption('--gym <n>', "the gym's number in the run (sparring gym jobs)", positiveInt('--gym'))
+    .action(async (opts: AddOptions) => {
+      const g = globals();
+      const store = openSqliteStore(g.db);
+      try {
+        let r;
+        try {
+          r = await registerTrainerResult(store.db, { runId: opts.run, gym: opts.gym, role: opts.role, model: opts.model, parent: opts.parent });
+        } catch (e) {
+          if (e instanceof GymJobError || e instanceof CheckpointError) throw new UsageError(`checkpoints add: ${e.message}`, { cause: e });
+          throw e;
+        }
+        if (g.json) process.stdout.write(JSON.stringify({ checkpoint: r.checkpoint.name, parent: r.checkpoint.parent, job: r.job }, null, 2) + '\n');
+        else {
+          process.stdout.write(
+            `${r.checkpoint.name} (${r.checkpoint.role}, generation ${r.checkpoint.generation}, parent ${r.checkpoint.parent}) registered for gym ${r.job.gym} of ${r.job.runId}: ` +
+              `gym job ${r.job.id} done; the run goes on with ${r.checkpoint.name} (a live run at its next poll, otherwise: npx sparring run --resume ${r.job.runId})\n`,
+          );
+        }
+      } finally {
+        store.close();
+      }
+    });
+}
