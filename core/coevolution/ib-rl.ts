@@ -60,12 +60,31 @@ export function isIbRl(schedule: Schedule | undefined): boolean {
   return schedule?.kind === 'ib-rl';
 }
 
-/** The pairing of round `round`, drawn from the pool with the run's seed and the round (same seed → same pairing). */
-export function drawPairing(seed: number, round: number, pool: PoolProbabilities): Pairing {
-  const u = new Rng(deriveSeed(seed, 'ib-rl-pool', round)).next();
+/** Draws discarded at the head of the pool stream: the first outputs of xoroshiro128+ follow its seed closely. */
+const WARM_UP = 8;
+
+/**
+ * Round `round`'s two uniforms: the round-th pair of the run's pool stream (seeded by the run's
+ * seed alone), so a round's draw depends on the seed and the round only, and successive rounds
+ * are successive draws of one stream rather than first draws of neighbouring seeds.
+ */
+function roundUniforms(seed: number, round: number): [number, number] {
+  const rng = new Rng(deriveSeed(seed, 'ib-rl-pool'));
+  for (let i = 0; i < WARM_UP; i++) rng.next();
+  let u: [number, number] = [0, 0];
+  for (let r = 1; r <= round; r++) u = [rng.next(), rng.next()];
+  return u;
+}
+
+function pairingOf(u: number, pool: PoolProbabilities): Pairing {
   if (u < pool.pBoth) return 'both-current';
   if (u < pool.pBoth + pool.pDa) return 'historical-ca';
   return pool.pCa > 0 ? 'historical-da' : pool.pDa > 0 ? 'historical-ca' : 'both-current';
+}
+
+/** The pairing of round `round`, drawn from the pool with the run's seed and the round (same seed → same pairing). */
+export function drawPairing(seed: number, round: number, pool: PoolProbabilities): Pairing {
+  return pairingOf(roundUniforms(seed, round)[0], pool);
 }
 
 /**
@@ -77,9 +96,9 @@ export function drawRound(
   seed: number, round: number, schedule: Schedule | undefined, history: Readonly<Record<Role, readonly string[]>>,
 ): PoolDraw {
   const s = ibRlSettings(schedule);
-  const pairing = drawPairing(seed, round, s.pool);
+  const [uPairing, uMember] = roundUniforms(seed, round);
+  const pairing = pairingOf(uPairing, s.pool);
   const current = (r: Role) => history[r].at(-1)!;
-  const rng = new Rng(deriveSeed(seed, 'ib-rl-historical', round));
   let noHistory: Role | undefined;
   const historical = (r: Role) => {
     const earlier = history[r].slice(0, -1);
@@ -87,7 +106,7 @@ export function drawRound(
       noHistory = r;
       return current(r);
     }
-    return rng.pick(earlier);
+    return earlier[Math.floor(uMember * earlier.length)]!;
   };
   const da = pairing === 'historical-da' ? historical('DA') : current('DA');
   const ca = pairing === 'historical-ca' ? historical('CA') : current('CA');
