@@ -104,4 +104,6 @@ export const PRESETS: Record<'paper' | 'robust' | 'quick', { description: string
 export const IB_RL_DEFAULTS = {
   pool: { pBoth: 0.7, pDa: 0.2, pCa: 0.1 },
   stagger: { daEvery: 1, caEvery: 2 },
+  /** The user's (CA's) rate over the agent's in the paper (1e-7 / 1e-6): the study's `ib-rl` arms set caLr = this × gym.ca.lr. */
+  caLrFactor: 0.1,
 } as const;
