@@ -240,7 +240,7 @@ function RunDashboard({ d }: { d: RunDetail }) {
           {last ? (
             <>
               <b>Stopping rule:</b> {last.stop.explanation}
-              {last.next && <div className="muted">{last.next.explanation}</div>}
+              {last.pool ? <div className="muted">{last.scheduleNote}</div> : last.next && <div className="muted">{last.next.explanation}</div>}
             </>
           ) : (
             <span className="muted">The stopping rule is judged after each match; no match has finished yet.</span>
