@@ -92,3 +92,18 @@ export const PRESETS: Record<'paper' | 'robust' | 'quick', { description: string
   },
 };
 
+
+/**
+ * IB-RL's schedule settings (../shared/seeds/003, §5.1), the defaults of a `"kind": "ib-rl"`
+ * schedule: the opponent pool p_both = 0.7, p_agent1 = 0.2 (the DA, the paper's sales agent,
+ * against a historical CA), p_agent2 = 0.1 (the CA, the paper's user, against a historical DA);
+ * staggered updates with the user at half the agent's frequency. The paper's user also learns at a
+ * tenth of the agent's rate (1e-7 vs 1e-6); here each role's rate defaults to its gym budget's lr
+ * (`stagger.daLr` / `stagger.caLr` set them).
+ */
+export const IB_RL_DEFAULTS = {
+  pool: { pBoth: 0.7, pDa: 0.2, pCa: 0.1 },
+  stagger: { daEvery: 1, caEvery: 2 },
+  /** The user's (CA's) rate over the agent's in the paper (1e-7 / 1e-6): the study's `ib-rl` arms set caLr = this × gym.ca.lr. */
+  caLrFactor: 0.1,
+} as const;

@@ -40,6 +40,18 @@ describe('armConfig', () => {
     expect(() => armConfig(quick, 'fixed-opponent')).toThrow(/arm fixed-opponent: field schedule.daGyms: needs the DA gym count of the full run/);
   });
 
+  it('the IB-RL arms: the paper\'s pool and stagger, three pool settings, stagger off; unilateral is fixed-opponent', () => {
+    const paper = PRESETS.paper.config;
+    expect(armConfig(paper, 'ib-rl').schedule).toEqual({
+      kind: 'ib-rl', pool: { pBoth: 0.7, pDa: 0.2, pCa: 0.1 }, stagger: { daEvery: 1, caEvery: 2, caLr: paper.gym.ca.lr * 0.1 },
+    });
+    expect(armConfig(paper, 'ib-rl-pool-both').schedule!.pool).toEqual({ pBoth: 1, pDa: 0, pCa: 0 });
+    expect(armConfig(paper, 'ib-rl-pool-even').schedule!.pool).toEqual({ pBoth: 0.4, pDa: 0.3, pCa: 0.3 });
+    expect(armConfig(paper, 'ib-rl-no-stagger').schedule!.stagger).toEqual({ daEvery: 1, caEvery: 1 });
+    expect(armConfig(paper, 'unilateral', 2)).toEqual(armConfig(paper, 'fixed-opponent', 2));
+    expect(() => parseArms('unilateral,ib-rl')).toThrow(/unilateral takes the DA gym budget of the full arm/);
+  });
+
   it('every shipped arm gives a valid config of both presets', () => {
     for (const preset of Object.values(PRESETS)) {
       for (const arm of Object.keys(ARMS) as (keyof typeof ARMS)[]) expect(() => armConfig(preset.config, arm, 2)).not.toThrow();

@@ -6,8 +6,16 @@
  *
  * `fixed-opponent` is the static-counterpart setting of IB-RL (../shared/seeds/003): the DA
  * trains against a frozen CA with the same total DA gym budget the `full` run of the same seed
- * used, so the study runs `full` first for that seed and sets `schedule.daGyms` from it.
+ * used, so the study runs `full` first for that seed and sets `schedule.daGyms` from it;
+ * `unilateral` is the same arm under IB-RL's name for it (the unilateral RL baseline).
+ *
+ * The `ib-rl` arms run IB-RL's schedule (core/coevolution/ib-rl.ts) with RL-ADA's stopping rule
+ * (so their length is bounded as `full`'s is): `ib-rl` with the paper's pool (0.7 / 0.2 / 0.1) and
+ * stagger (the CA every second round at a tenth of its gym rate); the pool sensitivity arms
+ * `ib-rl-pool-both` (1 / 0 / 0: no historical opponents) and `ib-rl-pool-even` (0.4 / 0.3 / 0.3);
+ * `ib-rl-no-stagger` (both roles every round at their gym rates). RL-ADA itself is `full`.
  */
+import { IB_RL_DEFAULTS } from '../presets';
 import { parseRunConfig, RunConfigError } from './run-config';
 import type { RunConfig } from './run-config';
 
@@ -26,6 +34,11 @@ export const ARMS = {
     overlay: () => ({ schedule: { daOpponent: 'CA0' } }),
     budgetFromFull: true,
   },
+  unilateral: {
+    description: 'IB-RL\'s unilateral baseline, the same arm as fixed-opponent: the DA trains against the frozen CA0, with the full run\'s DA gym budget',
+    overlay: () => ({ schedule: { daOpponent: 'CA0' } }),
+    budgetFromFull: true,
+  },
   'fixed-opponent-scripted': {
     description: 'the DA trains against the scripted CA, with the DA gym budget the full run of the same seed used',
     overlay: () => ({ schedule: { daOpponent: 'scripted' } }),
@@ -39,7 +52,35 @@ export const ARMS = {
     description: 'always n_max matches (n_min = n_max)',
     overlay: (base) => ({ stopping: { nMin: base.stopping.nMax } }),
   },
+  'ib-rl': {
+    description: 'IB-RL: both roles train from joint rollouts, pool 0.7/0.2/0.1, the CA every second round at a tenth of its gym rate; RL-ADA\'s stopping rule',
+    overlay: (base) => ibRl(base, IB_RL_DEFAULTS.pool, true),
+  },
+  'ib-rl-pool-both': {
+    description: 'IB-RL with pool 1/0/0: always both current checkpoints, no historical opponents',
+    overlay: (base) => ibRl(base, { pBoth: 1, pDa: 0, pCa: 0 }, true),
+  },
+  'ib-rl-pool-even': {
+    description: 'IB-RL with pool 0.4/0.3/0.3: historical opponents in 60% of rounds',
+    overlay: (base) => ibRl(base, { pBoth: 0.4, pDa: 0.3, pCa: 0.3 }, true),
+  },
+  'ib-rl-no-stagger': {
+    description: 'IB-RL without staggering: both roles every round, each at its gym rate; pool 0.7/0.2/0.1',
+    overlay: (base) => ibRl(base, IB_RL_DEFAULTS.pool, false),
+  },
 } satisfies Record<string, ArmSpec>;
+
+/** An IB-RL schedule overlay: the pool, and the paper's stagger (the CA every caEvery rounds at caLrFactor × its gym rate) or none. */
+function ibRl(base: RunConfig, pool: { pBoth: number; pDa: number; pCa: number }, stagger: boolean): Record<string, unknown> {
+  return {
+    schedule: {
+      kind: 'ib-rl', pool: { ...pool },
+      stagger: stagger
+        ? { ...IB_RL_DEFAULTS.stagger, caLr: base.gym.ca.lr * IB_RL_DEFAULTS.caLrFactor }
+        : { daEvery: 1, caEvery: 1 },
+    },
+  };
+}
 
 export type ArmName = keyof typeof ARMS;
 

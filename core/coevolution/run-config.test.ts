@@ -35,6 +35,23 @@ describe('run config', () => {
     expect(bad((c) => (c.bootstrap.sft.caOnlyShare = 0.95))).toThrow(/field bootstrap\.sft\.caOnlyShare/);
   });
 
+  it('takes an IB-RL schedule and names its bad fields', () => {
+    const withSchedule = (schedule: unknown) => JSON.stringify({ ...PRESETS.quick.config, schedule });
+    const ok = { kind: 'ib-rl', pool: { pBoth: 0.7, pDa: 0.2, pCa: 0.1 }, stagger: { daEvery: 1, caEvery: 2, daLr: 1e-3, caLr: 3e-4 }, rounds: 6 };
+    expect(parseRunConfig(withSchedule(ok)).schedule).toEqual(ok);
+    expect(parseRunConfig(withSchedule({ kind: 'ib-rl' })).schedule).toEqual({ kind: 'ib-rl' });
+    const bad = (schedule: unknown) => () => parseRunConfig(withSchedule(schedule), 'ib-rl.json');
+    expect(bad({ kind: 'ib-rl', pool: { pBoth: 0.7, pDa: 0.2, pCa: 0.2 } })).toThrow(/ib-rl\.json: field schedule\.pool: pBoth \+ pDa \+ pCa must be 1/);
+    expect(bad({ kind: 'ib-rl', pool: { pBoth: 1.2, pDa: 0, pCa: -0.2 } })).toThrow(/field schedule\.pool\.pBoth/);
+    expect(bad({ kind: 'ib-rl', pool: { pBoth: 1, pDa: 0 } })).toThrow(/field schedule\.pool\.pCa/);
+    expect(bad({ kind: 'ib-rl', stagger: { daEvery: 0, caEvery: 2 } })).toThrow(/field schedule\.stagger\.daEvery/);
+    expect(bad({ kind: 'ib-rl', stagger: { daEvery: 1, caEvery: 2, caLr: 0 } })).toThrow(/field schedule\.stagger\.caLr/);
+    expect(bad({ kind: 'ib-rl', rounds: 0 })).toThrow(/field schedule\.rounds/);
+    expect(bad({ kind: 'ib-rl', daOpponent: 'CA0' })).toThrow(/field schedule\.daOpponent: an RL-ADA setting/);
+    expect(bad({ pool: { pBoth: 1, pDa: 0, pCa: 0 } })).toThrow(/field schedule\.pool: an IB-RL setting: only with "kind": "ib-rl"/);
+    expect(bad({ kind: 'ib-rl-x' })).toThrow(/field schedule\.kind/);
+  });
+
   it('takes an optional human-episode mix for the gyms, with weight and cap checked', () => {
     const withHuman = (h: unknown) => JSON.stringify({ ...PRESETS.quick.config, gym: { ...PRESETS.quick.config.gym, humanEpisodes: h } });
     expect(parseRunConfig(withHuman({ weight: 0.5, cap: 20 })).gym.humanEpisodes).toEqual({ weight: 0.5, cap: 20 });

@@ -54,6 +54,35 @@ export type GymTrainer = 'builtin' | 'external';
  */
 export const scheduleSchema = z.strictObject({
   /**
+   * Which training schedule: 'rl-ada' (default: RL-ADA's isolation gyms, shaped by the fields
+   * below) or 'ib-rl' (IB-RL, ../shared/seeds/003: after each round's arena match both roles train
+   * from the same joint rollouts, paired by the opponent pool, each with its own reward,
+   * advantages, decision points, optimiser state, learning rate and update frequency; see
+   * core/coevolution/ib-rl.ts). IB-RL takes `pool`, `stagger` and `rounds` and none of the
+   * RL-ADA fields.
+   */
+  kind: z.enum(['rl-ada', 'ib-rl']).optional(),
+  /**
+   * IB-RL's opponent pool (§5.1): the probabilities of a round's pairing — `pBoth` (p_both, both
+   * current checkpoints play and both may train), `pDa` (p_agent1: the current DA against a
+   * historical CA; only the DA trains), `pCa` (p_agent2: a historical DA against the current CA;
+   * only the CA trains). They sum to 1. Default 0.7 / 0.2 / 0.1 (the paper).
+   */
+  pool: z.strictObject({ pBoth: frac, pDa: frac, pCa: frac })
+    .refine((p) => Math.abs(p.pBoth + p.pDa + p.pCa - 1) < 1e-9, { message: 'pBoth + pDa + pCa must be 1' })
+    .optional(),
+  /**
+   * IB-RL's staggered updates: the DA trains in rounds divisible by `daEvery`, the CA in rounds
+   * divisible by `caEvery` (round r = the gyms after arena match r), each at its own learning
+   * rate (`daLr`, `caLr`; default the gym.da / gym.ca budgets' lr). Default daEvery 1, caEvery 2.
+   */
+  stagger: z.strictObject({ daEvery: posInt.max(50), caEvery: posInt.max(50), daLr: pos.optional(), caLr: pos.optional() }).optional(),
+  /**
+   * IB-RL's stopping: exactly this many rounds (the paper trains a fixed number), then a last arena
+   * match and the held-out evaluation. Absent: RL-ADA's stopping rule decides after every arena match.
+   */
+  rounds: z.number().int().min(1).max(50).optional(),
+  /**
    * 'weaker' (RL-ADA §3.5): after a match only the agent further below its competency floor trains.
    * 'both': the DA and then the CA train after every match (no isolation).
    */
@@ -79,6 +108,14 @@ export const scheduleSchema = z.strictObject({
    * says so in its stopping verdict.
    */
   llm: z.strictObject({ da: z.string().min(1).optional(), ca: z.string().min(1).optional() }).optional(),
+}).superRefine((s, ctx) => {
+  const ibRl = s.kind === 'ib-rl';
+  for (const k of ['isolation', 'caGyms', 'daOpponent', 'daGyms'] as const) {
+    if (ibRl && s[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: `an RL-ADA setting; the ib-rl schedule takes pool, stagger and rounds only` });
+  }
+  for (const k of ['pool', 'stagger', 'rounds'] as const) {
+    if (!ibRl && s[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: 'an IB-RL setting: only with "kind": "ib-rl"' });
+  }
 });
 export type Schedule = z.infer<typeof scheduleSchema>;
 

@@ -13,6 +13,15 @@ function fakeLab(trajectory: number[]) {
   const matches = new Map<string, MatchOutput>();
   const checkpoints = new Set<string>(['DA0', 'CA0']);
   const calls = { match: 0, gym: 0 };
+  const gymFn = async (input: GymInput): Promise<GymOutput> => {
+    const n = Number(input.from.slice(2)) + 1;
+    const name = `${input.role}${n}`;
+    if (!checkpoints.has(name)) {
+      calls.gym++;
+      checkpoints.add(name);
+    }
+    return { checkpoint: name, note: null };
+  };
   const actors = {
     bootstrap: fromPromise<BootstrapOutput, { runId: string; seed: number }>(async () => ({ da: 'DA0', ca: 'CA0' })),
     playMatch: fromPromise<MatchOutput, MatchInput>(async ({ input }) => {
@@ -23,18 +32,10 @@ function fakeLab(trajectory: number[]) {
       }
       return matches.get(id)!;
     }),
-    gym: fromPromise<GymOutput, GymInput>(async ({ input }) => {
-      const n = Number(input.from.slice(2)) + 1;
-      const name = `${input.role}${n}`;
-      if (!checkpoints.has(name)) {
-        calls.gym++;
-        checkpoints.add(name);
-      }
-      return { checkpoint: name, note: null };
-    }),
+    gym: fromPromise<GymOutput, GymInput>(async ({ input }) => gymFn(input)),
     evaluate: fromPromise<unknown, EvaluateInput>(async ({ input }) => ({ evaluated: input.da })),
   };
-  return { actors, matches, checkpoints, calls };
+  return { actors, matches, checkpoints, calls, gymFn };
 }
 
 const input = { runId: 'R1', seed: 1, stopping: DEFAULT_CONFIG.stopping };
@@ -216,6 +217,68 @@ describe('run machine', () => {
 
     it('save → restore → continue holds with a queue of two gyms', async () => {
       await killAtEveryBoundary({ ...input, schedule: { isolation: 'both' as const } }, 12);
+    });
+  });
+
+  describe('IB-RL schedule (../shared/seeds/003)', () => {
+    type PoolCtx = {
+      matches: { index: number; da: string; ca: string; gyms?: string[]; stop: { stop: boolean; reason: string | null }; pool?: { pairing: string; da: string; ca: string; trains: string[] }; scheduleNote?: string }[];
+      gyms: { role: string; from: string; to: string; pool?: { round: number; pairing: string; da: string; ca: string; opponent: string } }[];
+    };
+    const run = async (schedule: object, trajectory = table3) => {
+      const lab = fakeLab(trajectory);
+      const inputs: GymInput[] = [];
+      const gym = fromPromise<GymOutput, GymInput>(async ({ input: i }) => {
+        inputs.push(i);
+        return lab.gymFn(i);
+      });
+      const s = await finish(createActor(runMachine.provide({ actors: { ...lab.actors, gym } }), { input: { ...input, schedule } }).start());
+      expect(s.value).toBe('done');
+      return { ctx: s.context as unknown as PoolCtx, inputs };
+    };
+
+    it('both current every round: the DA trains each round, the CA every second (stagger), both on the arena match, for a fixed number of rounds', async () => {
+      const { ctx, inputs } = await run({ kind: 'ib-rl', pool: { pBoth: 1, pDa: 0, pCa: 0 }, stagger: { daEvery: 1, caEvery: 2, caLr: 3e-4 }, rounds: 4 });
+      expect(ctx.matches).toHaveLength(5); // 4 rounds, each after an arena match, and the last arena
+      expect(ctx.matches.map((m) => m.gyms)).toEqual([['DA'], ['DA', 'CA'], ['DA'], ['DA', 'CA'], []]);
+      expect(ctx.matches.at(-1)!.stop.reason).toBe('rounds');
+      expect(ctx.gyms.map((g) => g.to)).toEqual(['DA1', 'DA2', 'CA1', 'DA3', 'DA4', 'CA2']);
+      // Round 2: the DA and the CA update from the same trajectories (the arena match), each against the other's round-start checkpoint.
+      const round2 = inputs.filter((i) => i.afterMatch === 2);
+      expect(round2.map((i) => [i.role, i.from, i.opponent, i.matchId, i.ibRl?.lr])).toEqual([
+        ['DA', 'DA1', 'CA0', 'R1-M2', undefined],
+        ['CA', 'CA0', 'DA1', 'R1-M2', 3e-4],
+      ]);
+      expect(ctx.gyms[2]!.pool).toEqual({ round: 2, pairing: 'both-current', da: 'DA1', ca: 'CA0', opponent: 'DA1' });
+    });
+
+    it('current DA vs a historical CA: only the DA trains, on joint rollouts against the historical CA (RUN-J<round>)', async () => {
+      const { ctx, inputs } = await run({ kind: 'ib-rl', pool: { pBoth: 0, pDa: 1, pCa: 0 }, stagger: { daEvery: 1, caEvery: 1 }, rounds: 3 });
+      expect(ctx.gyms.every((g) => g.role === 'DA')).toBe(true);
+      // No CA but CA0 ever exists, so there is no history: the current CA plays, and the note says so.
+      expect(ctx.matches[0]!.scheduleNote).toMatch(/no historical CA yet/);
+      expect(inputs.map((i) => [i.matchId, i.opponent, i.ibRl?.pairing])).toEqual([
+        ['R1-J1', 'CA0', 'historical-ca'], ['R1-J2', 'CA0', 'historical-ca'], ['R1-J3', 'CA0', 'historical-ca'],
+      ]);
+    });
+
+    it('a historical DA vs the current CA: the CA trains against an earlier DA of the run', async () => {
+      // Only the CA ever trains, so DA0 is the only DA: it plays as the "historical" one (noHistory) and stays the opponent.
+      const { ctx, inputs } = await run({ kind: 'ib-rl', pool: { pBoth: 0, pDa: 0, pCa: 1 }, stagger: { daEvery: 1, caEvery: 1 }, rounds: 2 });
+      expect(ctx.gyms.map((g) => g.role)).toEqual(['CA', 'CA']);
+      expect(inputs.map((i) => i.opponent)).toEqual(['DA0', 'DA0']); // the only DA there is
+      expect(ctx.matches.map((m) => m.pool?.trains ?? [])).toEqual([['CA'], ['CA'], []]);
+    });
+
+    it('without rounds, RL-ADA\'s stopping rule decides', async () => {
+      const { ctx } = await run({ kind: 'ib-rl' });
+      expect(ctx.matches.at(-1)!.stop.reason).not.toBe('rounds');
+      expect(ctx.matches.at(-1)!.stop.stop).toBe(true);
+      expect(ctx.matches.slice(0, -1).every((m) => m.pool !== undefined)).toBe(true);
+    });
+
+    it('save → restore → continue: an IB-RL run killed at any phase resumes and ends the same', async () => {
+      await killAtEveryBoundary({ ...input, schedule: { kind: 'ib-rl' as const, rounds: 4 } }, 12);
     });
   });
 });

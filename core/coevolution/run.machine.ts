@@ -14,6 +14,9 @@
  * Who trains after a match follows the run's schedule (RunConfig.schedule): RL-ADA's isolation
  * by default; the ablations a study compares it with (both agents, no CA gyms, a frozen
  * opponent, a fixed DA gym budget) change only the queue of gyms planned after each match.
+ * IB-RL (`kind: 'ib-rl'`, ./ib-rl.ts) also plans a queue: after match t the opponent pool draws
+ * round t's pairing, and each role the pairing and the stagger let train gets a gym of its own on
+ * the round's joint rollouts, against the pairing's other member.
  *
  * Side effects (training, matches, evaluation, storage) are actors the host provides; each is
  * keyed by ids derived from the run (match `RUN-M3`, checkpoint `DA2`), so an actor restarted
@@ -27,6 +30,8 @@ import type { Role, StopDecision, WeakerAgent } from './stopping';
 import type { CustomerArmSummary } from '../eau/customer-mix';
 import type { TacticSummary } from './tactics';
 import type { Schedule } from './run-config';
+import { describeDraw, drawRound, isIbRl, roundsDone } from './ib-rl';
+import type { PoolDraw } from './ib-rl';
 
 export interface RunInput {
   runId: string;
@@ -55,6 +60,8 @@ export interface MatchSummary {
   scheduleNote?: string;
   /** W_DA per customer arm under the symbolic-user mix ε (MatchOutput.arms); `wDa` is the blend. */
   arms?: CustomerArmSummary;
+  /** IB-RL: the round's draw from the opponent pool (who plays the joint rollouts, who trains). */
+  pool?: PoolDraw;
 }
 
 export interface GymSummary {
@@ -65,6 +72,8 @@ export interface GymSummary {
   afterMatch: number;
   /** Why the gym ended early or restored a checkpoint, when it did. */
   note: string | null;
+  /** IB-RL: the pool members whose joint rollouts this update saw, and the frozen opponent of its rollouts. */
+  pool?: { round: number; pairing: PoolDraw['pairing']; da: string; ca: string; opponent: string };
 }
 
 export interface RunContext extends RunInput {
@@ -121,6 +130,13 @@ export interface GymInput {
    */
   afterMatch?: number;
   seed: number;
+  /**
+   * IB-RL: the round's joint rollouts and the role's own settings. `matchId` is then the joint
+   * rollouts' id: the arena match itself when both current checkpoints play, else
+   * `RUN-J<round>`, which the gym plays (once) between `da` and `ca`. Its data is every
+   * trajectory of the joint rollouts (no RL-ADA failure mix); `lr` is the role's own rate.
+   */
+  ibRl?: { round: number; pairing: PoolDraw['pairing']; da: string; ca: string; lr?: number };
 }
 /** A gym handed to an external trainer: the gym's input and its number in the run (1: the first). */
 export interface ExternalGymInput extends GymInput {
@@ -146,17 +162,20 @@ function gymRole(context: RunContext): Role {
 function gymInput(context: RunContext): ExternalGymInput {
   const last = context.matches.at(-1)!;
   const role = gymRole(context);
-  return {
-    runId: context.runId, role, from: role === 'DA' ? context.da! : context.ca!, opponent: role === 'DA' ? context.ca! : context.da!,
-    matchId: last.matchId, afterMatch: last.index, seed: context.seed, gym: context.gyms.length + 1,
-  };
+  const base = { runId: context.runId, role, from: role === 'DA' ? context.da! : context.ca!, afterMatch: last.index, seed: context.seed, gym: context.gyms.length + 1 };
+  // IB-RL: the round's pool draw names the opponent and the joint rollouts.
+  if (last.pool) return { ...base, ...ibRlGym(context, last, role) };
+  return { ...base, opponent: role === 'DA' ? context.ca! : context.da!, matchId: last.matchId };
 }
 
 /** The context after a gym (builtin or external) returned `output`. */
 function afterGym(context: RunContext, output: GymOutput): Partial<RunContext> {
   const last = context.matches.at(-1)!;
   const role = gymRole(context);
-  const gym: GymSummary = { role, from: role === 'DA' ? context.da! : context.ca!, to: output.checkpoint, afterMatch: last.index, note: output.note };
+  const gym: GymSummary = {
+    role, from: role === 'DA' ? context.da! : context.ca!, to: output.checkpoint, afterMatch: last.index, note: output.note,
+    ...(last.pool ? { pool: { round: last.pool.round, pairing: last.pool.pairing, da: last.pool.da, ca: last.pool.ca, opponent: ibRlGym(context, last, role).opponent } } : {}),
+  };
   const pendingGyms = (context.pendingGyms ?? [role]).slice(1);
   return {
     ...(role === 'DA' ? { da: output.checkpoint } : { ca: output.checkpoint }), gyms: [...context.gyms, gym], pendingGyms,
@@ -223,6 +242,58 @@ function ruleGyms(next: WeakerAgent | null, schedule: Schedule | undefined, daGy
   return { gyms: [next.role], note: null };
 }
 
+/** A match's summary: the stopping decision and the gyms the schedule plans after it (IB-RL: the round's pool draw). */
+function afterMatch(context: RunContext, output: MatchOutput): MatchSummary {
+  const wDas = [...context.matches.map((m) => m.wDa), output.wDa];
+  const daGymsDone = context.gyms.filter((g) => g.role === 'DA').length;
+  const rule = stoppingDecision(wDas, context.stopping);
+  const ibRl = isIbRl(context.schedule);
+  const stop = ibRl ? roundsStop(rule, context.schedule?.rounds) : budgetStop(rule, context.schedule, daGymsDone);
+  const next = stop.stop ? null : weakerAgent(output.wDa, context.stopping);
+  const base = { ...output, index: wDas.length, da: context.da!, ca: context.ca!, stop, next };
+  if (ibRl) {
+    if (stop.stop) return { ...base, gyms: [] };
+    const pool = drawRound(context.seed, wDas.length, context.schedule, checkpointHistory(context));
+    return { ...base, gyms: pool.trains, scheduleNote: describeDraw(pool), pool };
+  }
+  const plan = planGyms(next, context.schedule, daGymsDone);
+  return { ...base, gyms: plan.gyms, ...(plan.note ? { scheduleNote: plan.note } : {}) };
+}
+
+/** Each role's checkpoints in the order the run made them, the current one last: IB-RL's pool. */
+function checkpointHistory(context: RunContext): Record<Role, string[]> {
+  const of = (role: Role) => {
+    const first = role === 'DA' ? (context.matches[0]?.da ?? context.da!) : (context.matches[0]?.ca ?? context.ca!);
+    return [...new Set([first, ...context.gyms.filter((g) => g.role === role).map((g) => g.to)])];
+  };
+  return { DA: of('DA'), CA: of('CA') };
+}
+
+/** IB-RL with a fixed number of rounds: stop once they are played (the stopping rule is not consulted); else the rule decides. */
+export function roundsStop(rule: StopDecision, rounds: number | undefined): StopDecision {
+  if (rounds === undefined) return rule;
+  const played = roundsDone(rule.t);
+  const stop = played >= rounds;
+  return {
+    ...rule, stop, reason: stop ? 'rounds' : null,
+    explanation: stop
+      ? `stop at match ${rule.t}: ${rounds} IB-RL round${rounds === 1 ? '' : 's'} played — the stopping rule is not consulted`
+      : `continue after match ${rule.t}: IB-RL round ${played + 1} of ${rounds}`,
+  };
+}
+
+/** The IB-RL part of a gym's input: the round's joint rollouts, the frozen opponent (the pairing's other member) and the role's rate. */
+function ibRlGym(context: RunContext, last: MatchSummary, role: Role): Pick<GymInput, 'opponent' | 'matchId' | 'ibRl'> {
+  const pool = last.pool!;
+  const lr = role === 'DA' ? context.schedule?.stagger?.daLr : context.schedule?.stagger?.caLr;
+  return {
+    opponent: role === 'DA' ? pool.ca : pool.da,
+    // Both current checkpoints: the arena match already is their joint rollouts.
+    matchId: pool.pairing === 'both-current' ? last.matchId : `${context.runId}-J${pool.round}`,
+    ibRl: { round: pool.round, pairing: pool.pairing, da: pool.da, ca: pool.ca, ...(lr !== undefined ? { lr } : {}) },
+  };
+}
+
 const placeholder = <I, O>(name: string) =>
   fromPromise<O, I>(async () => {
     throw new Error(`run machine: the host did not provide the "${name}" actor`);
@@ -281,24 +352,8 @@ export const runMachine = setup({
         onDone: {
           target: 'decide',
           actions: assign({
-            matches: ({ context, event }) => {
-              const wDas = [...context.matches.map((m) => m.wDa), event.output.wDa];
-              const daGymsDone = context.gyms.filter((g) => g.role === 'DA').length;
-              const stop = budgetStop(stoppingDecision(wDas, context.stopping), context.schedule, daGymsDone);
-              const next = stop.stop ? null : weakerAgent(event.output.wDa, context.stopping);
-              const plan = planGyms(next, context.schedule, daGymsDone);
-              const summary: MatchSummary = {
-                ...event.output, index: wDas.length, da: context.da!, ca: context.ca!, stop, next, gyms: plan.gyms,
-                ...(plan.note ? { scheduleNote: plan.note } : {}),
-              };
-              return [...context.matches, summary];
-            },
-            pendingGyms: ({ context, event }) => {
-              const daGymsDone = context.gyms.filter((g) => g.role === 'DA').length;
-              const wDas = [...context.matches.map((m) => m.wDa), event.output.wDa];
-              const stop = budgetStop(stoppingDecision(wDas, context.stopping), context.schedule, daGymsDone);
-              return planGyms(stop.stop ? null : weakerAgent(event.output.wDa, context.stopping), context.schedule, daGymsDone).gyms;
-            },
+            matches: ({ context, event }) => [...context.matches, afterMatch(context, event.output)],
+            pendingGyms: ({ context, event }) => afterMatch(context, event.output).gyms ?? [],
           }),
         },
         onError: { target: 'failed', actions: 'recordError' },

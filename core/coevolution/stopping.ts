@@ -8,8 +8,11 @@
  */
 import type { StoppingConfig } from '../config';
 
-/** `gym_budget`: a run with a fixed DA gym budget (RunConfig.schedule.daGyms) spent it. */
-export type StopReason = 'converged' | 'max_matches' | 'gym_budget';
+/**
+ * `gym_budget`: a run with a fixed DA gym budget (RunConfig.schedule.daGyms) spent it. `rounds`:
+ * an IB-RL run with a fixed number of rounds (RunConfig.schedule.rounds) played them.
+ */
+export type StopReason = 'converged' | 'max_matches' | 'gym_budget' | 'rounds';
 
 export interface StopDecision {
   stop: boolean;

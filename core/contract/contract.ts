@@ -143,6 +143,8 @@ export interface PresetInfo {
   description: string;
   /** The preset's config as JSON (editable in the config editor). */
   configJson: string;
+  /** The opponent pool an IB-RL schedule starts from (core/presets.ts IB_RL_DEFAULTS), for the schedule picker. */
+  ibRlPool?: { pBoth: number; pDa: number; pCa: number };
 }
 
 export interface RunSummary {

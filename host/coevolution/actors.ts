@@ -203,6 +203,15 @@ function onGrpoStep(ctx: LabContext, phase: RunPhase, label: string, metricPhase
   };
 }
 
+/** Training-data kinds of an IB-RL gym's checkpoint: the DA and the CA that played the round's joint rollouts. */
+export const IB_RL_POOL_DA = 'ib-rl-pool-da';
+export const IB_RL_POOL_CA = 'ib-rl-pool-ca';
+
+/** A role's gym budget at its own IB-RL learning rate (schedule.stagger.daLr / caLr), when one is set. */
+function roleBudget(b: GrpoBudget, lr: number | undefined): GrpoBudget {
+  return lr === undefined ? b : { ...b, lr };
+}
+
 /** Why a gym ended before its planned steps (the trust region), for the run's record; null when it did not. */
 export function earlyStopNote(r: GrpoResult): string | null {
   if (!r.earlyStop) return null;
@@ -367,36 +376,44 @@ async function trainCa(
 
 // ---------------------------------------------------------------------------------- match
 
+/**
+ * An arena match between two checkpoints, stored under `matchId` (all or nothing), or the stored
+ * one when a restarted actor finds it: the run's matches and IB-RL's joint rollouts.
+ */
+async function storedMatch(
+  ctx: LabContext, cache: PolicyCache, matchId: string, da: string, ca: string, seed: number, label: string,
+): Promise<{ match: NonNullable<ReturnType<SqliteRunStore['getMatch']>>; episodes: EpisodeRecord[] | null }> {
+  const stored = ctx.store.getMatch(matchId);
+  if (stored) return { match: stored, episodes: null };
+  const arena = selectScenarios(ctx.domain, 'arena');
+  const symbolic = symbolicMix(ctx);
+  const r = await runMatch({
+    matchId, createdAt: new Date().toISOString(), domain: ctx.domain, scenarios: arena, scenarioSet: 'arena',
+    da: await cache.da(da), ca: await cache.ca(ca, trainingDomain(ctx).bank), judge: judgeEpisode, config: ctx.sparring,
+    seed, concurrency: MATCH_CONCURRENCY, onProgress: report(ctx, 'match', label, Date.now()),
+    ...(symbolic ? { symbolic } : {}),
+  });
+  // All or nothing: the match, and the LLM calls behind it when an LLM plays a role.
+  const ledger = pendingLlmCalls(ctx.store.path);
+  ctx.store.db.transaction(() => {
+    ctx.store.saveMatch(r.match, r.episodes);
+    if (ledger) llmStore(ctx.store.db).writeLedger(ledger);
+  })();
+  ledger?.clear();
+  return { match: r.match, episodes: r.episodes };
+}
+
 export async function playMatch(ctx: LabContext, cache: PolicyCache, input: MatchInput): Promise<MatchOutput> {
   const matchId = `${input.runId}-M${input.index}`;
-  let stored = ctx.store.getMatch(matchId);
-  let episodes: EpisodeRecord[] | null = null;
-  const symbolic = symbolicMix(ctx);
-  if (!stored) {
-    const arena = selectScenarios(ctx.domain, 'arena');
-    const tick = report(ctx, 'match', `match ${input.index}: ${input.da} vs ${input.ca}`, Date.now());
-    const r = await runMatch({
-      matchId, createdAt: new Date().toISOString(), domain: ctx.domain, scenarios: arena, scenarioSet: 'arena',
-      da: await cache.da(input.da), ca: await cache.ca(input.ca, trainingDomain(ctx).bank), judge: judgeEpisode, config: ctx.sparring,
-      seed: deriveSeed(input.seed, 'match', input.index), concurrency: MATCH_CONCURRENCY, onProgress: tick,
-      ...(symbolic ? { symbolic } : {}),
-    });
-    // All or nothing: the match, and the LLM calls behind it when an LLM plays a role.
-    const ledger = pendingLlmCalls(ctx.store.path);
-    ctx.store.db.transaction(() => {
-      ctx.store.saveMatch(r.match, r.episodes);
-      if (ledger) llmStore(ctx.store.db).writeLedger(ledger);
-    })();
-    ledger?.clear();
-    stored = r.match;
-    episodes = r.episodes;
-  }
-  episodes ??= await matchEpisodes(ctx, matchId);
+  const { match: stored, episodes: played } = await storedMatch(
+    ctx, cache, matchId, input.da, input.ca, deriveSeed(input.seed, 'match', input.index), `match ${input.index}: ${input.da} vs ${input.ca}`,
+  );
+  const episodes = played ?? await matchEpisodes(ctx, matchId);
   const tactics = summariseOpenings(
     episodes.map((e) => ({ text: e.turns.find((t) => t.role === 'customer')?.text ?? '', expectedTool: e.expectedTool })),
   );
   await recordMatchDiagnostics(ctx, input.index, episodes);
-  return { matchId, wDa: stored.wDa ?? 0, fraudRate: stored.fraudRate, tactics, ...(symbolic ? { arms: summariseArms(episodes) } : {}) };
+  return { matchId, wDa: stored.wDa ?? 0, fraudRate: stored.fraudRate, tactics, ...(symbolicMix(ctx) ? { arms: summariseArms(episodes) } : {}) };
 }
 
 /**
@@ -453,7 +470,7 @@ function matchIndexOf(matchId: string): number {
  */
 export async function gymEpisodes(
   ctx: Pick<LabContext, 'store' | 'domain' | 'config'>,
-  input: Pick<GymInput, 'role' | 'matchId' | 'seed' | 'afterMatch'>,
+  input: Pick<GymInput, 'role' | 'matchId' | 'seed' | 'afterMatch' | 'ibRl'>,
 ): Promise<RecordedEpisode[]> {
   const episodes = await matchEpisodes(ctx, input.matchId);
   const recorded: RecordedEpisode[] = episodes.map((e) => recordedFromEpisode(e, ctx.domain.scenarios));
@@ -462,7 +479,8 @@ export async function gymEpisodes(
   const humanIds = humanEpisodeIds(ctx, input.role, input.matchId);
   const human = humanIds.map((id) => recordedFromEpisode(ctx.store.getEpisode(id)!, ctx.domain.scenarios));
   return [
-    ...mixFailures(recorded.filter(trainerLost), recorded.filter((r) => !trainerLost(r)), ctx.config.gym.failureShare, mixRng),
+    // IB-RL: both roles learn from the same trajectories, all of the round's joint rollouts (no failure mix).
+    ...(input.ibRl ? recorded : mixFailures(recorded.filter(trainerLost), recorded.filter((r) => !trainerLost(r)), ctx.config.gym.failureShare, mixRng)),
     ...weighted(human, ctx.config.gym.humanEpisodes?.weight ?? 0),
   ];
 }
@@ -476,6 +494,10 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
   if (done) return { checkpoint: done.name, note: done.note };
 
   const afterMatch = input.afterMatch ?? matchIndexOf(input.matchId);
+  const ib = input.ibRl;
+  // IB-RL: the round's joint rollouts between the pool's members (the arena match itself when both are current).
+  if (ib) await storedMatch(ctx, cache, input.matchId, ib.da, ib.ca, deriveSeed(input.seed, 'ib-rl-joint', ib.round), `IB-RL round ${ib.round}: joint rollouts ${ib.da} vs ${ib.ca}`);
+  const poolNote = ib ? `IB-RL round ${ib.round}: ${ib.pairing} joint rollouts ${ib.da} vs ${ib.ca} (${input.matchId}), rollouts against frozen ${input.opponent}${ib.lr !== undefined ? `, lr ${ib.lr}` : ''}` : null;
   const chosen = await gymEpisodes(ctx, input);
   const humanIds = humanEpisodeIds(ctx, input.role, input.matchId);
   // The name this gym will likely get, for its label and metric phase. Checkpoint names are
@@ -495,7 +517,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
         const points = sliceEpisodes(chosen, ctx.sparring.arena.maxDaTurns);
         const frozenCa = await cache.ca(input.opponent, trainingDomain(ctx).bank);
         const symbolic = symbolicMix(ctx);
-        const config = grpoConfig(ctx.config.gym.da, 'DA', seed);
+        const config = grpoConfig(roleBudget(ctx.config.gym.da, ib?.lr), 'DA', seed);
         const result = await runGrpo<DaDecisionPoint, DaDecisionPoint['obs'], DaChoice>({
           model, reference, prompts: points, observe: (p) => p.obs,
           reward: daRolloutReward({ config: ctx.sparring, ca: frozenCa, judge: judgeEpisode, ...(symbolic ? { symbolic } : {}) }, greedyActor(model)),
@@ -514,7 +536,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
       const model = await CaModel.fromSnapshot(start.snapshot, ctx.session ? { session: ctx.session } : {});
       try {
         const points = chosen.flatMap((r) => sliceCaDecisionPoints(r, ctx.sparring.arena.maxDaTurns));
-        const result = await trainCa(ctx, model, points, await cache.da(input.opponent), ctx.config.gym.ca, seed, 'gym', label, `gym:${name}`);
+        const result = await trainCa(ctx, model, points, await cache.da(input.opponent), roleBudget(ctx.config.gym.ca, ib?.lr), seed, 'gym', label, `gym:${name}`);
         if (ctx.stopped()) throw new Error('run stopped');
         note = earlyStopNote(result);
         save(await model.snapshot(), note, model.provider);
@@ -529,12 +551,18 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
     note = `gym diverged (${e.message}); kept the weights of ${input.from}`;
     save(start.snapshot, note, start.provider);
   }
+  note = poolNote && note ? `${poolNote}; ${note}` : (poolNote ?? note);
   return { checkpoint: name, note };
 
   function save(snapshot: Awaited<ReturnType<DaModel['snapshot']>>, why: string | null, provider: string | null) {
     name = ctx.checkpoints.save({
-      role: input.role, source: 'gym', runId: ctx.runId, parent: input.from, snapshot, note: why, provider,
-      trainingData: [{ kind: 'match', id: input.matchId }, ...humanIds.map((id) => ({ kind: HUMAN_EPISODE, id }))],
+      role: input.role, source: 'gym', runId: ctx.runId, parent: input.from, snapshot, provider,
+      note: poolNote && why ? `${poolNote}; ${why}` : (poolNote ?? why),
+      trainingData: [
+        { kind: 'match', id: input.matchId }, ...humanIds.map((id) => ({ kind: HUMAN_EPISODE, id })),
+        // IB-RL lineage: the pool members whose joint rollouts this update saw.
+        ...(ib ? [{ kind: IB_RL_POOL_DA, id: ib.da }, { kind: IB_RL_POOL_CA, id: ib.ca }] : []),
+      ],
     }).name;
   }
 }

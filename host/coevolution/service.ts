@@ -9,6 +9,7 @@ import type { Actor } from 'xstate';
 import { runMachine } from '../../core/coevolution/run.machine';
 import type { GymSummary, MatchSummary, RunContext } from '../../core/coevolution/run.machine';
 import { PRESETS, parseRunConfig, RunConfigError, sparringConfigOf } from '../../core/coevolution/run-config';
+import { IB_RL_DEFAULTS } from '../../core/presets';
 import type { RunConfig } from '../../core/coevolution/run-config';
 import { DEFAULT_CONFIG } from '../../core/config';
 import type { StoppingConfig } from '../../core/config';
@@ -305,7 +306,7 @@ export function stoppingOf(configJson: string, runId: string): StoppingConfig {
 }
 
 export function presetInfos(): PresetInfo[] {
-  return Object.entries(PRESETS).map(([name, p]) => ({ name, description: p.description, configJson: JSON.stringify(p.config, null, 2) }));
+  return Object.entries(PRESETS).map(([name, p]) => ({ name, description: p.description, configJson: JSON.stringify(p.config, null, 2), ibRlPool: { ...IB_RL_DEFAULTS.pool } }));
 }
 
 /** What a reader needs of a live run: its machine's snapshot now and its latest progress report. */

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { PRESETS, parseRunConfig } from '../../../core/coevolution/run-config';
+import { overlayConfig } from '../../../core/coevolution/arms';
 import type { RunDetail } from '../../../core/contract/contract';
 import { armGap, blendHeldout, formatArms } from '../../../core/eau/customer-mix';
 import type { KnobProposal } from '../../../core/eau/proposal';
@@ -47,7 +48,7 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     .command('run')
     .description('a whole co-evolution run: bootstrap, arena matches, isolation gyms, stopping rule, held-out evaluation')
     .addOption(new Option('--preset <name>', 'quick (small, for tests and demos), paper (RL-ADA) or robust (a stronger SFT recipe)').choices(Object.keys(PRESETS)).default('quick'))
-    .option('--config <file>', 'a run config (JSON; see `presets` in the README) instead of the preset')
+    .option('--config <file>', 'a run config (JSON; see `presets` in the README) instead of the preset; with --preset given too, an overlay merged over that preset (objects merge, other values replace), e.g. --preset paper --config assets/configs/ib-rl.json')
     .option('--resume <run>', 'continue a run that was paused, killed or interrupted (e.g. R1)')
     .option('--adversities', 'MADS adversities in every match and gym (sets the config\'s "adversities": true)')
     .option('--da <name>', 'an LLM saved in the lab (sparring models add) plays the DA: no DA0, no DA gyms (sets schedule.llm.da)')
@@ -65,6 +66,18 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
         } catch (e) {
           throw new UsageError(`--config ${opts.config}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
         }
+      }
+      // --preset and --config both given: the file is an overlay on the preset (checked whole, fields named).
+      if (configJson !== undefined && cmd.getOptionValueSource('preset') === 'cli' && !opts.resume) {
+        let overlay: unknown;
+        try {
+          overlay = JSON.parse(configJson);
+        } catch (e) {
+          throw new UsageError(`--config ${opts.config}: not valid JSON (${(e as Error).message})`);
+        }
+        if (typeof overlay !== 'object' || overlay === null || Array.isArray(overlay)) throw new UsageError(`--config ${opts.config}: an overlay must be a JSON object`);
+        const base = PRESETS[opts.preset as keyof typeof PRESETS].config;
+        configJson = JSON.stringify(overlayConfig(base, overlay as Record<string, unknown>, `--preset ${opts.preset} --config ${opts.config}`));
       }
       const device = opts.provider !== undefined || opts.threads !== undefined;
       const llm = { ...(opts.da ? { da: opts.da } : {}), ...(opts.ca ? { ca: opts.ca } : {}) };
@@ -104,7 +117,7 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
           bar?.stop();
           label = '';
           const m = e.payload.match;
-          process.stderr.write(`match ${m.index} (${m.da} vs ${m.ca}): W_DA ${pct(m.wDa)}${m.arms ? ` (blend; by customer: ${formatArms(m.arms)})` : ''}, fraud ${pct(m.fraudRate)} — ${m.stop.explanation}${m.next ? `; ${m.next.explanation}` : ''}\n`);
+          process.stderr.write(`match ${m.index} (${m.da} vs ${m.ca}): W_DA ${pct(m.wDa)}${m.arms ? ` (blend; by customer: ${formatArms(m.arms)})` : ''}, fraud ${pct(m.fraudRate)} — ${m.stop.explanation}${m.pool ? `; ${m.scheduleNote}` : m.next ? `; ${m.next.explanation}` : ''}\n`);
         } else if (e.name === 'run/trainer') {
           bar?.stop();
           label = '';
@@ -169,7 +182,8 @@ function print(
   const evals = ((d.evaluation as { checkpoints?: CheckpointEvaluation[] } | null)?.checkpoints ?? []);
   const matches = d.matchSummaries.map((m) => ({
     index: m.index, matchId: m.matchId, da: m.da, ca: m.ca, wDa: m.wDa, wCa: 1 - m.wDa, fraudRate: m.fraudRate,
-    trained: m.next?.role ?? null, stop: m.stop.stop ? m.stop.reason : null, verdict: m.stop.explanation, tactics: m.tactics, ...(m.arms ? { arms: m.arms } : {}),
+    // IB-RL: the round's updates (none when the pool and the stagger leave both roles out).
+    trained: m.pool ? (m.gyms?.length ? m.gyms.join('+') : 'no') : (m.next?.role ?? null), pool: m.pool ?? null, stop: m.stop.stop ? m.stop.reason : null, verdict: m.stop.explanation, tactics: m.tactics, ...(m.arms ? { arms: m.arms } : {}),
   }));
   if (json) {
     process.stdout.write(

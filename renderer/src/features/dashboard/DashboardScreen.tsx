@@ -170,6 +170,57 @@ function GymJobs({ d }: { d: RunDetail }) {
 
 const STATUS_TONE = { created: 'neutral', running: 'da', paused: 'warn', finished: 'ok', failed: 'bad', stopped: 'neutral' } as const;
 
+const PAIRING_LABEL = { 'both-current': 'both current', 'historical-ca': 'DA vs a past CA', 'historical-da': 'a past DA vs CA' } as const;
+
+/** IB-RL runs: per round, the opponent pool's draw (who played the joint rollouts) and both roles' updates. */
+function IbRlRounds({ d }: { d: RunDetail }) {
+  const rounds = d.matchSummaries.filter((m) => m.pool);
+  if (!rounds.length) return null;
+  return (
+    <section className="panel" data-testid="ib-rl-rounds">
+      <header className="panel-head">
+        <h3>IB-RL rounds</h3>
+      </header>
+      <table className="table">
+        <thead>
+          <tr>
+            <th className="num">Round</th>
+            <th>Pool draw</th>
+            <th>Joint rollouts</th>
+            <th>DA update</th>
+            <th>CA update</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rounds.map((m) => {
+            const p = m.pool!;
+            const update = (role: 'DA' | 'CA') => {
+              const g = d.gyms.find((x) => x.role === role && x.afterMatch === m.index);
+              if (g) return `${g.from} → ${g.to} (vs ${g.pool?.opponent ?? '?'})`;
+              if (p.trains.includes(role)) return 'pending';
+              return p.trainable.includes(role) ? 'skipped (stagger)' : 'frozen (pool)';
+            };
+            return (
+              <tr key={m.matchId} data-round={p.round}>
+                <td className="num">{p.round}</td>
+                <td>
+                  {PAIRING_LABEL[p.pairing]}
+                  {p.noHistory ? <span className="muted"> (no past {p.noHistory} yet)</span> : null}
+                </td>
+                <td className="mono">
+                  {p.da} vs {p.ca}
+                </td>
+                <td className="mono">{update('DA')}</td>
+                <td className="mono">{update('CA')}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
 function RunDashboard({ d }: { d: RunDetail }) {
   const busy = useRunsStore(selectCommandBusy(d.id));
   const commandError = useRunsStore(selectCommandError(d.id));
@@ -250,7 +301,7 @@ function RunDashboard({ d }: { d: RunDetail }) {
           {last ? (
             <>
               <b>Stopping rule:</b> {last.stop.explanation}
-              {last.next && <div className="muted">{last.next.explanation}</div>}
+              {last.pool ? <div className="muted">{last.scheduleNote}</div> : last.next && <div className="muted">{last.next.explanation}</div>}
             </>
           ) : (
             <span className="muted">The stopping rule is judged after each match; no match has finished yet.</span>
@@ -270,6 +321,7 @@ function RunDashboard({ d }: { d: RunDetail }) {
         {d.gymJobs && <GymJobs d={d} />}
       </section>
       <PhaseTimeline d={d} />
+      <IbRlRounds d={d} />
       <div className="two-col">
         <WinRates d={d} />
         <ScenarioPanel d={d} />

@@ -11,6 +11,8 @@ import type { ProviderChoice } from '../../../../core/contract/device';
 import { DEVICE_LABELS, deviceLabel, deviceOf, withDevice } from './device-choice';
 import { llmRoleOf, withLlmRole } from './llm-roles';
 import { loadModels, selectModels, useModelsStore } from '../lab-models/models-store';
+import { POOL_LABELS, poolOf, scheduleOf, withPoolValue, withSchedule } from './schedule-choice';
+import type { Pool, PoolKey, ScheduleKind } from './schedule-choice';
 import {
   choosePreset,
   editConfig,
@@ -38,7 +40,7 @@ export function ExperimentsScreen() {
     <div className="screen" data-testid="screen-experiments">
       <header className="screen-head">
         <h1>Experiments</h1>
-        <p className="lede">A run bootstraps DA0 and CA0, then alternates arena matches with isolation gyms for the weaker agent until the stopping rule holds.</p>
+        <p className="lede">A run bootstraps DA0 and CA0, then alternates arena matches with isolation gyms for the weaker agent (or, with the IB-RL schedule, gyms for both roles) until the stopping rule holds.</p>
       </header>
       <div className="two-col">
         <NewRun />
@@ -66,6 +68,10 @@ function NewRun() {
   const starting = useExperimentsStore(selectStarting);
   const startError = useExperimentsStore(selectStartError);
   const check = useMemo(() => checkConfigText(text), [text]);
+  const schedule = scheduleOf(text);
+  // The engine's IB-RL pool (core/presets.ts, through the contract); every preset carries the same one.
+  const defaultPool: Pool | undefined = presets.find((p) => p.name === preset)?.ibRlPool;
+  const pool = { ...defaultPool, ...poolOf(text) };
 
   const start = async () => {
     const runId = await startRun();
@@ -151,6 +157,34 @@ function NewRun() {
               ))}
             </select>
           </label>
+          <label title="RL-ADA: only the weaker agent trains after a match, against the frozen other (the default). IB-RL: both train from the same joint rollouts, paired by the opponent pool. Sets the config's schedule.">
+            Schedule
+            <select
+              value={schedule}
+              onChange={(e) => defaultPool && editConfig(withSchedule(text, e.target.value as ScheduleKind, defaultPool))}
+              disabled={!check.ok || !defaultPool}
+              data-testid="schedule-picker"
+            >
+              <option value="rl-ada">RL-ADA isolation</option>
+              <option value="ib-rl">IB-RL (bilateral, opponent pool)</option>
+            </select>
+          </label>
+          {schedule === 'ib-rl' &&
+            defaultPool &&
+            (Object.keys(POOL_LABELS) as PoolKey[]).map((k) => (
+              <label key={k}>
+                {POOL_LABELS[k]}
+                <input
+                  type="number"
+                  min={0}
+                  max={1}
+                  step={0.05}
+                  value={pool[k] ?? ''}
+                  onChange={(e) => Number.isFinite(e.target.valueAsNumber) && editConfig(withPoolValue(text, k, e.target.valueAsNumber, defaultPool))}
+                  data-testid={`pool-${k}`}
+                />
+              </label>
+            ))}
           <label>
             Seed
             <input
