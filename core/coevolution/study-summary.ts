@@ -8,6 +8,8 @@
 import { meanInterval, pairedDifference, wilsonInterval } from '../stats/intervals';
 import type { MeanInterval, PairedDifference } from '../stats/intervals';
 import type { HeldoutMetrics } from '../arena/evaluate';
+import { PANEL_METRICS } from '../arena/panel';
+import type { PanelMetric, PanelSummary } from '../arena/panel';
 import type { GymSummary, MatchSummary } from './run.machine';
 
 /** Held-out metrics of one DA checkpoint: the fields of HeldoutMetrics a study reads. */
@@ -35,6 +37,33 @@ export interface StudyRunData {
   evaluation: { checkpoints: readonly StudyCheckpointEvaluation[] } | null;
   /** The final DA against the `full` arm's final CA of the same seed (fixed-opponent arms; study_evaluations 'vs-full-ca'). */
   vsFullCa?: HeldoutFigures | null;
+  /** The final DA's panel evaluation (study_evaluations 'panel', `study panel S`); null before it ran. */
+  panel?: StudyPanelFigures | null;
+}
+
+/**
+ * One final DA's counterpart-shift figures (core/arena/panel.ts): its panel average, its score
+ * against its training counterpart, and the mismatch gap (training − panel), per metric. A study
+ * takes them per seed, so its intervals are over seeds.
+ */
+export interface StudyPanelFigures {
+  da: string;
+  /** Counterparts on the panel that were measured. */
+  counterparts: string[];
+  panel: Record<PanelMetric, number>;
+  training: Record<PanelMetric, number> | null;
+  gap: Record<PanelMetric, number> | null;
+}
+
+export function studyPanelFigures(da: string, s: PanelSummary): StudyPanelFigures {
+  const of = (f: (k: PanelMetric) => number) => Object.fromEntries(PANEL_METRICS.map(([k]) => [k, f(k)])) as Record<PanelMetric, number>;
+  return {
+    da,
+    counterparts: s.rows.map((r) => r.counterpart.key),
+    panel: of((k) => s.average[k].mean),
+    training: s.training ? of((k) => s.training!.cells[k].value) : null,
+    gap: s.gap ? of((k) => s.gap![k].mean) : null,
+  };
 }
 
 const HELDOUT_FIELDS = [
@@ -105,6 +134,11 @@ export const MEASURES: readonly MeasureDef[] = [
       of: (r) => (r.arm === 'full' ? NaNIfMissing(finalAndDa0(r).final?.heldout[f]) : NaNIfMissing(r.vsFullCa?.[f])),
     },
   ]),
+  ...PANEL_METRICS.flatMap(([k, , label]): MeasureDef[] => [
+    { key: `panel.${k}`, label: `final DA ${label} (panel average)`, rate: k !== 'meanReward', of: (r) => NaNIfMissing(r.panel?.panel[k]) },
+    { key: `panel.training.${k}`, label: `final DA ${label} (training counterpart)`, rate: k !== 'meanReward', of: (r) => NaNIfMissing(r.panel?.training?.[k]) },
+    { key: `panel.gap.${k}`, label: `mismatch gap ${label} (training − panel)`, rate: k !== 'meanReward', of: (r) => NaNIfMissing(r.panel?.gap?.[k]) },
+  ]),
   { key: 'matches', label: 'matches', rate: false, of: (r) => r.matches.length },
   { key: 'daGyms', label: 'DA gyms', rate: false, of: (r) => r.gyms.filter((g) => g.role === 'DA').length },
   { key: 'caGyms', label: 'CA gyms', rate: false, of: (r) => r.gyms.filter((g) => g.role === 'CA').length },
@@ -145,7 +179,7 @@ export interface PairSummary {
 
 export interface StudySummary {
   arms: ArmSummary[];
-  /** Every arm against the baseline (full when present, else the first arm). */
+  /** Every arm against the baseline (the one asked for, else full when present, else the first arm). */
   paired: PairSummary[];
   baseline: string | null;
 }
@@ -160,7 +194,8 @@ function perMatch(runs: readonly StudyRunData[], of: (m: MatchSummary) => number
   return Array.from({ length: longest }, (_, i) => ({ match: i + 1, ...meanInterval(runs.flatMap((r) => (r.matches[i] ? [of(r.matches[i])] : []))) }));
 }
 
-export function summariseStudy(arms: readonly string[], runs: readonly StudyRunData[]): StudySummary {
+export function summariseStudy(arms: readonly string[], runs: readonly StudyRunData[], baselineArm?: string): StudySummary {
+  if (baselineArm !== undefined && !arms.includes(baselineArm)) throw new Error(`baseline arm "${baselineArm}" is not an arm of the study (${arms.join(', ')})`);
   const finishedOf = (arm: string) => runs.filter((r) => r.arm === arm && r.status === 'finished').sort((x, y) => x.seed - y.seed);
   const armSummaries: ArmSummary[] = arms.map((arm) => {
     const all = runs.filter((r) => r.arm === arm);
@@ -179,7 +214,7 @@ export function summariseStudy(arms: readonly string[], runs: readonly StudyRunD
       })) as ArmSummary['tacticDirection'],
     };
   });
-  const baseline = arms.includes('full') ? 'full' : (arms[0] ?? null);
+  const baseline = baselineArm ?? (arms.includes('full') ? 'full' : (arms[0] ?? null));
   const bySeed = (arm: string, m: MeasureDef) => new Map(finishedOf(arm).map((r) => [r.seed, m.of(r)]));
   const paired: PairSummary[] = baseline === null ? [] : arms.filter((a) => a !== baseline).map((a) => ({
     a, b: baseline,

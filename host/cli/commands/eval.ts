@@ -21,6 +21,7 @@ import type { PanelEvaluation } from '../../panel/panel-eval';
 import { panelText } from '../../report/panel-table';
 import { CheckpointError } from '../../store/checkpoint-store';
 import { progressBar } from '../progress';
+import type { Progress } from '../progress';
 import { policyLabel } from '../../format/policy';
 import { pct, table } from '../../format/table';
 import type { GlobalOptions } from '../main';
@@ -228,19 +229,27 @@ async function panelEval(daSpec: string, list: string, g: GlobalOptions, runs: n
   const panel = list.trim() === 'auto' ? 'auto' : list.split(',').map((x) => x.trim()).filter(Boolean);
   if (panel !== 'auto' && panel.length === 0) throw new UsageError('--panel needs auto or a list of SPECs (scripted,human,CA7,…)');
   const started = Date.now();
-  const bar = progressBar('panel');
+  let bar: Progress | null = null;
+  let current = '';
   let r: PanelEvaluation;
   try {
     r = await evaluatePanel({
       db: g.db, domain: labDomainAt(g.db), da: daSpec, panel, session,
       protocol: { seeds: Array.from({ length: runs }, (_, i) => g.seed + i), episodesPerScenario: episodes },
-      onProgress: (_label, d, t) => bar.update(d, t),
+      onProgress: (label, d, t) => {
+        if (label !== current) {
+          bar?.stop();
+          bar = progressBar(`panel: ${daSpec} vs ${label}`);
+          current = label;
+        }
+        bar!.update(d, t);
+      },
     });
   } catch (e) {
     if (e instanceof PanelError || e instanceof CheckpointError) throw new UsageError(e instanceof CheckpointError ? `--da "${daSpec}": ${e.message}` : e.message, { cause: e });
     throw e;
   } finally {
-    bar.stop();
+    (bar as Progress | null)?.stop();
   }
   const seconds = (Date.now() - started) / 1000;
   if (g.json) {
