@@ -41,7 +41,8 @@ function tinyConfig(): string {
   return file;
 }
 
-interface Figures { da: string; counterparts: string[]; panel: Record<string, number>; training: Record<string, number> | null; gap: Record<string, number> | null }
+type Metrics = Record<'routing' | 'strictPass' | 'meanReward', number>;
+interface Figures { da: string; counterparts: string[]; panel: Metrics; training: Metrics | null; gap: Metrics | null }
 interface StudyJson {
   runs: { arm: string; seed: number; runId: string }[];
   arms: { arm: string; measures: Record<string, { n: number; mean: number }> }[];
