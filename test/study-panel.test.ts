@@ -5,7 +5,7 @@
  * call computes nothing.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -90,6 +90,10 @@ describe('sparring study panel', () => {
     const shown = await sparring(['study', 'show', 'S1', '--db', db]);
     expect(shown.stdout).toMatch(/Counterpart shift \(IB-RL\)/);
     expect(shown.stdout).toMatch(/Mismatch gap, training counterpart − panel/);
+    const html = path.join(tmp, 'study.html');
+    const report = await sparring(['report', '--study', 'S1', '--out', html, '--db', db]);
+    expect(report.code, report.stderr).toBe(0);
+    expect(readFileSync(html, 'utf8')).toMatch(/Counterpart shift \(IB-RL\)<\/h2>[\s\S]*Mismatch gap \(training − panel\)/);
     const bad = await sparring(['study', 'show', 'S1', '--baseline', 'nope', '--db', db]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--baseline nope: not an arm of study S1 \(full\)/);
