@@ -19,6 +19,7 @@ import type { FieldProblem, ScenarioDraft } from '../domain/schema';
 import type { StudyRunStatus, StudySummary } from '../coevolution/study-summary';
 import type { DeviceRecord } from './device';
 import type { HeldoutReport } from '../arena/heldout-report';
+import type { PanelSummary } from '../arena/panel';
 
 /** Plain-data records that cross the boundary, re-exported so clients import types from here only. */
 export type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, ScenarioResult, TurnRecord, Winner } from '../store/port';
@@ -52,6 +53,7 @@ export type { FieldProblem, ScenarioDraft } from '../domain/schema';
 export type { ArmSummary, PairSummary, StudyRunStatus, StudySummary } from '../coevolution/study-summary';
 export type { MeanInterval, PairedDifference } from '../stats/intervals';
 export type { HeldoutCell, HeldoutMetricKey, HeldoutMetricRow, HeldoutReport, HeldoutScenarioRow, HeldoutTable } from '../arena/heldout-report';
+export type { PanelCell, PanelCounterpart, PanelMetric, PanelRow, PanelSummary, ReplayStats } from '../arena/panel';
 
 export type RunStatus = 'created' | 'running' | 'paused' | 'finished' | 'failed' | 'stopped';
 export type RunPhase = 'bootstrap' | 'match' | 'decide' | 'gym' | 'boundary' | 'paused' | 'evaluate' | 'done' | 'stopped' | 'failed';
@@ -92,6 +94,16 @@ export interface RunDetail extends RunSummary {
   evaluation: unknown;
   /** The evaluation as RL-ADA's Table 4 (intervals, Δ from DA0, per scenario); null when there is none or it predates the format. */
   heldout: HeldoutReport | null;
+  /** The final DA's panel evaluation (counterpart shift, `sparring eval --panel`); null or absent when none was run. */
+  panel?: RunPanel | null;
+}
+
+/** A DA's panel evaluation as stored in the lab (core/arena/panel.ts): per counterpart, averaged, and the mismatch gap. */
+export interface RunPanel {
+  da: string;
+  /** The seeds and episodes it was measured under. */
+  protocol: string;
+  summary: PanelSummary;
 }
 
 export interface ProgressReport {

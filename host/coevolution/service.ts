@@ -11,6 +11,7 @@ import type { GymSummary, MatchSummary, RunContext } from '../../core/coevolutio
 import { PRESETS, parseRunConfig, RunConfigError, sparringConfigOf } from '../../core/coevolution/run-config';
 import type { RunConfig } from '../../core/coevolution/run-config';
 import { heldoutReport } from '../../core/arena/heldout-report';
+import { storedPanel } from '../panel/panel-eval';
 import type { MetricPoint, PresetInfo, ProgressReport, RunDetail, RunPhase, RunStatus, RunSummary } from '../../core/contract/contract';
 import type { EngineEvent, RunService } from '../../core/contract/run-service';
 import type { Domain } from '../../core/domain/types';
@@ -327,7 +328,10 @@ export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf
       const snap = snapshotOf(r, l);
       const matchSummaries: MatchSummary[] = snap?.context.matches ?? [];
       const gyms: GymSummary[] = snap?.context.gyms ?? [];
-      return { ...s, configJson: r.config_json, matchSummaries, gyms, progress: l?.progress ?? null, evaluation: snap?.context.evaluation ?? null, heldout: heldoutReport(snap?.context.evaluation) };
+      // The final DA (the last match's) and its panel evaluation, when `eval --panel` or a study's panel step ran one.
+      const finalDa = matchSummaries.at(-1)?.da;
+      const panel = finalDa ? storedPanel(db, finalDa) : null;
+      return { ...s, configJson: r.config_json, matchSummaries, gyms, progress: l?.progress ?? null, evaluation: snap?.context.evaluation ?? null, heldout: heldoutReport(snap?.context.evaluation), panel };
     },
     metrics(runId: string, keys: readonly string[]): Record<string, MetricPoint[]> {
       row(runId);

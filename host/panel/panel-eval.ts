@@ -88,6 +88,25 @@ export function panelStore(db: Database) {
   };
 }
 
+/**
+ * What the lab holds of a DA's panel evaluations, as one summary: the protocol of the newest
+ * result, every counterpart evaluated under it (the run dashboard's Evaluation screen); null
+ * when none was run.
+ */
+export function storedPanel(db: Database, da: string): { da: string; protocol: string; summary: PanelSummary } | null {
+  const rows = db.prepare('SELECT counterpart, protocol, role, kind, label, result_json FROM panel_evaluations WHERE da = ? ORDER BY created_at, counterpart').all(da) as
+    { counterpart: string; protocol: string; role: 'panel' | 'training'; kind: PanelCounterpart['kind']; label: string; result_json: string }[];
+  const protocol = rows.at(-1)?.protocol;
+  if (protocol === undefined) return null;
+  const of = (r: (typeof rows)[number]): PanelMeasurement => {
+    const x = JSON.parse(r.result_json) as StoredResult;
+    return { counterpart: { key: r.counterpart, kind: r.kind, label: r.label, spec: '', runId: null }, heldout: x.heldout, ...(x.replay ? { replay: x.replay } : {}) };
+  };
+  const mine = rows.filter((r) => r.protocol === protocol);
+  const training = mine.find((r) => r.role === 'training');
+  return { da, protocol, summary: panelSummary(mine.filter((r) => r.role === 'panel').map(of), training ? of(training) : null) };
+}
+
 /** The last CA checkpoint each run saved: its final CA (for a fixed-opponent run, its CA0). */
 function finalCaOfRun(db: Database): Map<string, string> {
   const rows = db.prepare("SELECT run_id AS runId, name FROM checkpoints WHERE role = 'CA' AND run_id IS NOT NULL ORDER BY created_at, rowid").all() as { runId: string; name: string }[];
