@@ -110,8 +110,11 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
         bar.stop();
       }
       if (opts.panel !== false) {
-        const settled = withLab(g.db, (db) => studyStore(db).entries(id).every((e) => e.status === 'finished' || e.status === 'failed'));
-        if (settled) await panelStep(g.db, id);
+        // Only once every run finished: a panel computed while a run is failed would lack its final CA, and a
+        // resumed run's CA would then be on the later DAs' panels only. `study panel S` runs it on what finished.
+        const all = withLab(g.db, (db) => studyStore(db).entries(id).every((e) => e.status === 'finished'));
+        if (all) await panelStep(g.db, id);
+        else process.stderr.write(`study ${id}: panel step left out (not every run finished); \`sparring study panel ${id}\` runs it on the finished ones\n`);
       }
       const seconds = (Date.now() - started) / 1000;
       const view = withLab(g.db, (db) => loadStudy(db, g.db, id));
