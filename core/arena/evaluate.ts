@@ -134,6 +134,8 @@ export async function evaluateDa(a: EvaluateArgs): Promise<EvaluationResult> {
     const common = { createdAt: '', domain: a.domain, da: a.da, ca: a.ca, judge: a.judge, seed, onProgress: progress, concurrency: 32 };
     const h = await runMatch({ ...common, config: withN(a.episodesPerScenario), matchId: `eval-${seed}`, scenarios: heldout, scenarioSet: 'heldout' });
     heldoutEpisodes.push(...h.episodes);
+    // 0 gate episodes: held-out only (the panel evaluation, core/arena/panel.ts, has no gate).
+    if (a.gateEpisodesPerScenario === 0) continue;
     const g = await runMatch({ ...common, config: withN(a.gateEpisodesPerScenario), matchId: `gate-${seed}`, scenarios: gate, scenarioSet: 'gate' });
     gateEpisodes.push(...g.episodes);
   }

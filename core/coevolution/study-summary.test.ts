@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { nonMonotonic, summariseStudy } from './study-summary';
-import type { StudyRunData } from './study-summary';
+import { meanInterval, pairedDifference } from '../stats/intervals';
+import { nonMonotonic, studyPanelFigures, summariseStudy } from './study-summary';
+import type { StudyPanelFigures, StudyRunData } from './study-summary';
 import type { GymSummary, MatchSummary } from './run.machine';
 
 const tactics = { n: 1, meanTokens: 10, meanEntityDensity: 0.1, meanEntities: 1, decoyRate: 0, hedgeRate: 0 };
@@ -97,5 +98,51 @@ describe('which tactic the CA converged to', () => {
 
   it('is absent when no run\'s openings were read', () => {
     expect(summariseStudy(['full'], [{ ...run(1, []), openings: undefined }]).arms[0]!.tactic).toBeNull();
+  });
+});
+
+describe('summariseStudy: panel figures (counterpart shift)', () => {
+  const figures = (panelRouting: number, trainingRouting: number): StudyPanelFigures => ({
+    da: 'DA1', counterparts: ['scripted', 'ca:CA9'],
+    panel: { routing: panelRouting, strictPass: panelRouting / 2, meanReward: 3 },
+    training: { routing: trainingRouting, strictPass: trainingRouting / 2, meanReward: 5 },
+    gap: { routing: trainingRouting - panelRouting, strictPass: (trainingRouting - panelRouting) / 2, meanReward: 2 },
+  });
+  const run = (arm: string, seed: number, panel: StudyPanelFigures | null): StudyRunData => ({
+    arm, seed, runId: `R${arm}${seed}`, status: 'finished', error: null, matches: [match(1, 0.8)], gyms: [], evaluation: null, panel,
+  });
+  const runs = [
+    run('ib-rl', 1, figures(0.8, 0.9)), run('ib-rl', 2, figures(0.7, 0.75)), run('ib-rl', 3, figures(0.9, 0.9)),
+    run('unilateral', 1, figures(0.6, 0.9)), run('unilateral', 2, figures(0.5, 0.8)), run('unilateral', 3, null),
+  ];
+
+  it('per arm: panel average, training counterpart and gap as means with t intervals over seeds', () => {
+    const s = summariseStudy(['ib-rl', 'unilateral'], runs);
+    const ib = s.arms[0]!.measures;
+    expect(ib['panel.routing']).toEqual(meanInterval([0.8, 0.7, 0.9]));
+    expect(ib['panel.training.meanReward']!.mean).toBe(5);
+    expect(ib['panel.gap.routing']!.mean).toBeCloseTo((0.1 + 0.05 + 0) / 3, 12);
+    // A seed without panel figures is left out, not counted as 0.
+    expect(s.arms[1]!.measures['panel.routing']!.n).toBe(2);
+  });
+
+  it('paired differences on the panel against a chosen baseline arm (IB-RL − unilateral)', () => {
+    expect(summariseStudy(['ib-rl', 'unilateral'], runs).baseline).toBe('ib-rl');
+    const s = summariseStudy(['ib-rl', 'unilateral'], runs, 'unilateral');
+    expect(s.baseline).toBe('unilateral');
+    const p = s.paired[0]!;
+    expect([p.a, p.b]).toEqual(['ib-rl', 'unilateral']);
+    expect(p.measures['panel.routing']).toEqual(pairedDifference(new Map([[1, 0.8], [2, 0.7]]), new Map([[1, 0.6], [2, 0.5]])));
+    expect(p.measures['panel.routing']!.seeds).toEqual([1, 2]);
+    expect(p.measures['panel.gap.routing']!.mean).toBeCloseTo(((0.1 - 0.3) + (0.05 - 0.3)) / 2, 12);
+    expect(() => summariseStudy(['ib-rl', 'unilateral'], runs, 'full')).toThrow(/baseline arm "full" is not an arm of the study/);
+  });
+
+  it('studyPanelFigures takes a panel summary\'s means', () => {
+    const f = studyPanelFigures('DA3', {
+      rows: [], training: null, gap: null,
+      average: { routing: meanInterval([0.5, 1]), strictPass: meanInterval([0, 1]), meanReward: meanInterval([2, 4]) },
+    });
+    expect(f).toEqual({ da: 'DA3', counterparts: [], panel: { routing: 0.75, strictPass: 0.5, meanReward: 3 }, training: null, gap: null });
   });
 });

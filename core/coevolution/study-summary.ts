@@ -8,6 +8,8 @@
 import { meanInterval, pairedDifference, wilsonInterval } from '../stats/intervals';
 import type { MeanInterval, PairedDifference } from '../stats/intervals';
 import type { HeldoutMetrics } from '../arena/evaluate';
+import { PANEL_METRICS } from '../arena/panel';
+import type { PanelMetric, PanelSummary } from '../arena/panel';
 import type { GymSummary, MatchSummary } from './run.machine';
 import { convergedTactic, featureSplits, tacticDistribution } from '../labels/tactic-evidence';
 import type { FeatureSplit, Opening } from '../labels/tactic-evidence';
@@ -39,6 +41,33 @@ export interface StudyRunData {
   vsFullCa?: HeldoutFigures | null;
   /** The CA's arena openings in the run's first match (CA0's generation) and its last (the final CA's); absent: not read. */
   openings?: { first: readonly Opening[]; last: readonly Opening[] };
+  /** The final DA's panel evaluation (study_evaluations 'panel', `study panel S`); null before it ran. */
+  panel?: StudyPanelFigures | null;
+}
+
+/**
+ * One final DA's counterpart-shift figures (core/arena/panel.ts): its panel average, its score
+ * against its training counterpart, and the mismatch gap (training − panel), per metric. A study
+ * takes them per seed, so its intervals are over seeds.
+ */
+export interface StudyPanelFigures {
+  da: string;
+  /** Counterparts on the panel that were measured. */
+  counterparts: string[];
+  panel: Record<PanelMetric, number>;
+  training: Record<PanelMetric, number> | null;
+  gap: Record<PanelMetric, number> | null;
+}
+
+export function studyPanelFigures(da: string, s: PanelSummary): StudyPanelFigures {
+  const of = (f: (k: PanelMetric) => number) => Object.fromEntries(PANEL_METRICS.map(([k]) => [k, f(k)])) as Record<PanelMetric, number>;
+  return {
+    da,
+    counterparts: s.rows.map((r) => r.counterpart.key),
+    panel: of((k) => s.average[k].mean),
+    training: s.training ? of((k) => s.training!.cells[k].value) : null,
+    gap: s.gap ? of((k) => s.gap![k].mean) : null,
+  };
 }
 
 const HELDOUT_FIELDS = [
@@ -108,6 +137,11 @@ export const MEASURES: readonly MeasureDef[] = [
       key: `final.fullCa.${k}`, label: `final DA ${label} (full arm's final CA)`, rate: k !== 'meanReward',
       of: (r) => (r.arm === 'full' ? NaNIfMissing(finalAndDa0(r).final?.heldout[f]) : NaNIfMissing(r.vsFullCa?.[f])),
     },
+  ]),
+  ...PANEL_METRICS.flatMap(([k, , label]): MeasureDef[] => [
+    { key: `panel.${k}`, label: `final DA ${label} (panel average)`, rate: k !== 'meanReward', of: (r) => NaNIfMissing(r.panel?.panel[k]) },
+    { key: `panel.training.${k}`, label: `final DA ${label} (training counterpart)`, rate: k !== 'meanReward', of: (r) => NaNIfMissing(r.panel?.training?.[k]) },
+    { key: `panel.gap.${k}`, label: `mismatch gap ${label} (training − panel)`, rate: k !== 'meanReward', of: (r) => NaNIfMissing(r.panel?.gap?.[k]) },
   ]),
   { key: 'matches', label: 'matches', rate: false, of: (r) => r.matches.length },
   { key: 'daGyms', label: 'DA gyms', rate: false, of: (r) => r.gyms.filter((g) => g.role === 'DA').length },
@@ -182,7 +216,7 @@ export interface PairSummary {
 
 export interface StudySummary {
   arms: ArmSummary[];
-  /** Every arm against the baseline (full when present, else the first arm). */
+  /** Every arm against the baseline (the one asked for, else full when present, else the first arm). */
   paired: PairSummary[];
   baseline: string | null;
 }
@@ -197,7 +231,8 @@ function perMatch(runs: readonly StudyRunData[], of: (m: MatchSummary) => number
   return Array.from({ length: longest }, (_, i) => ({ match: i + 1, ...meanInterval(runs.flatMap((r) => (r.matches[i] ? [of(r.matches[i])] : []))) }));
 }
 
-export function summariseStudy(arms: readonly string[], runs: readonly StudyRunData[]): StudySummary {
+export function summariseStudy(arms: readonly string[], runs: readonly StudyRunData[], baselineArm?: string): StudySummary {
+  if (baselineArm !== undefined && !arms.includes(baselineArm)) throw new Error(`baseline arm "${baselineArm}" is not an arm of the study (${arms.join(', ')})`);
   const finishedOf = (arm: string) => runs.filter((r) => r.arm === arm && r.status === 'finished').sort((x, y) => x.seed - y.seed);
   const armSummaries: ArmSummary[] = arms.map((arm) => {
     const all = runs.filter((r) => r.arm === arm);
@@ -217,7 +252,7 @@ export function summariseStudy(arms: readonly string[], runs: readonly StudyRunD
       tactic: tacticConvergence(done),
     };
   });
-  const baseline = arms.includes('full') ? 'full' : (arms[0] ?? null);
+  const baseline = baselineArm ?? (arms.includes('full') ? 'full' : (arms[0] ?? null));
   const bySeed = (arm: string, m: MeasureDef) => new Map(finishedOf(arm).map((r) => [r.seed, m.of(r)]));
   const paired: PairSummary[] = baseline === null ? [] : arms.filter((a) => a !== baseline).map((a) => ({
     a, b: baseline,

@@ -20,6 +20,7 @@ import type { FieldProblem, ScenarioDraft } from '../domain/schema';
 import type { StudyRunStatus, StudySummary } from '../coevolution/study-summary';
 import type { DeviceRecord } from './device';
 import type { HeldoutReport } from '../arena/heldout-report';
+import type { PanelSummary } from '../arena/panel';
 
 /** Plain-data records that cross the boundary, re-exported so clients import types from here only. */
 export type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, ScenarioResult, TurnRecord, Winner } from '../store/port';
@@ -103,6 +104,7 @@ export type { FieldProblem, ScenarioDraft } from '../domain/schema';
 export type { ArmSummary, PairSummary, StudyRunStatus, StudySummary } from '../coevolution/study-summary';
 export type { MeanInterval, PairedDifference } from '../stats/intervals';
 export type { HeldoutCell, HeldoutMetricKey, HeldoutMetricRow, HeldoutReport, HeldoutScenarioRow, HeldoutTable } from '../arena/heldout-report';
+export type { PanelCell, PanelCounterpart, PanelMetric, PanelRow, PanelSummary, ReplayStats } from '../arena/panel';
 
 export type { StoppingConfig };
 
@@ -184,6 +186,16 @@ export interface RunDetail extends RunSummary {
   heldout: HeldoutReport | null;
   /** Its gyms handed to an external trainer, by gym number (absent: none). */
   gymJobs?: GymJobInfo[];
+  /** The final DA's panel evaluation (counterpart shift, `sparring eval --panel`); null or absent when none was run. */
+  panel?: RunPanel | null;
+}
+
+/** A DA's panel evaluation as stored in the lab (core/arena/panel.ts): per counterpart, averaged, and the mismatch gap. */
+export interface RunPanel {
+  da: string;
+  /** The seeds and episodes it was measured under. */
+  protocol: string;
+  summary: PanelSummary;
 }
 
 export interface ProgressReport {

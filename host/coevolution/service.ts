@@ -14,6 +14,7 @@ import type { RunConfig } from '../../core/coevolution/run-config';
 import { DEFAULT_CONFIG } from '../../core/config';
 import type { StoppingConfig } from '../../core/config';
 import { heldoutReport } from '../../core/arena/heldout-report';
+import { storedPanel } from '../panel/panel-eval';
 import type { MetricPoint, PresetInfo, ProgressReport, RunDetail, RunPhase, RunStatus, RunSummary } from '../../core/contract/contract';
 import type { EngineEvent, RunService } from '../../core/contract/run-service';
 import type { Domain } from '../../core/domain/types';
@@ -360,10 +361,13 @@ export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf
       const snap = snapshotOf(r, l);
       const matchSummaries: MatchSummary[] = snap?.context.matches ?? [];
       const gyms: GymSummary[] = snap?.context.gyms ?? [];
+      // The final DA (the last match's) and its panel evaluation, when `eval --panel` or a study's panel step ran one.
+      const finalDa = matchSummaries.at(-1)?.da;
+      const panel = finalDa ? storedPanel(db, finalDa) : null;
       const gymJobs = gymJobsOf({ db, path: dbPath }, runId);
       return {
         ...s, configJson: r.config_json, stopping: stoppingOf(r.config_json, runId), matchSummaries, gyms, progress: l?.progress ?? null, evaluation: snap?.context.evaluation ?? null, heldout: heldoutReport(snap?.context.evaluation),
-        ...(gymJobs.length ? { gymJobs } : {}),
+        panel, ...(gymJobs.length ? { gymJobs } : {}),
       };
     },
     metrics(runId: string, keys: readonly string[]): Record<string, MetricPoint[]> {

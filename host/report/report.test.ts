@@ -3,6 +3,7 @@ import type { RunDetail } from '../../core/contract/contract';
 import { DEFAULT_CONFIG } from '../../core/config';
 import { stoppingDecision, weakerAgent } from '../../core/coevolution/stopping';
 import type { MatchRecord } from '../../core/store/port';
+import { panelSummary } from '../../core/arena/panel';
 import { renderReport } from './report';
 
 const tactics = { n: 30, meanTokens: 33, meanEntityDensity: 0.05, meanEntities: 1.6, decoyRate: 0.3, hedgeRate: 0.4 };
@@ -66,5 +67,18 @@ describe('run report device', () => {
     const device = { requested: 'auto' as const, provider: 'cpu' as const, reason: 'auto: no GPU provider <found>', threads: null, play: 'cpu' as const };
     expect(renderReport({ ...run, device }, [match])).toContain('device cpu (auto: no GPU provider &lt;found&gt;)');
     expect(renderReport(run, [match])).toContain('device cpu (not recorded)');
+  });
+
+  it('shows the final DA\'s panel evaluation with the average and the mismatch gap when one is stored', () => {
+    const cp = (key: string) => ({ key, kind: 'run-ca' as const, label: key, spec: key, runId: null });
+    const m = (routing: number) => ({ episodes: 24, routingAccuracy: routing, strictPass: routing, meanReward: 5 });
+    const summary = panelSummary([{ counterpart: cp('scripted'), heldout: m(0.75) }, { counterpart: cp('CA4 (R2)'), heldout: m(0.5) }], { counterpart: cp('CA1 (R1)'), heldout: m(1) });
+    const html = renderReport({ ...run, panel: { da: 'DA1', protocol: 'seeds=1,2;episodes=1', summary } }, [match]);
+    expect(html).toContain('Counterpart shift: DA1 against its panel');
+    expect(html).toContain('<td>training: CA1 (R1)</td>');
+    expect(html).toContain('<td>CA4 (R2)</td><td>run-ca</td><td>24</td><td>50.0% [31–69]</td>');
+    // training 100% − the panel's mean 62.5% = 37.5 points.
+    expect(html).toMatch(/<td>mismatch gap \(training − panel\)<\/td><td><\/td><td><\/td><td>37\.5 \[/);
+    expect(renderReport(run, [match])).not.toContain('Counterpart shift');
   });
 });

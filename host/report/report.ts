@@ -9,6 +9,7 @@ import type { CheckpointEvaluation } from '../coevolution/actors';
 import { policyLabel } from '../format/policy';
 import { pct } from '../format/table';
 import { HELDOUT_HEADER, heldoutRows } from './heldout-rows';
+import { PANEL_HEADER, panelRows } from './panel-table';
 import type { RunDetail } from '../../core/contract/contract';
 import type { MatchRecord } from '../../core/store/port';
 
@@ -105,6 +106,7 @@ ${htmlTable(['match', 'DA', 'CA', 'W_DA', 'W_CA', 'fraud ref.', 'next', 'entity 
 <h2>Held-out evaluation (RL-ADA Table 4)</h2>
 ${heldout.length ? `<p class="meta">Against the run's latest CA, ${esc(evals[0]!.ca)}.</p>${htmlTable(HELDOUT_HEADER, heldout)}<p class="meta">[95% CI]: the Wilson interval over the ${evals[0]!.heldout.episodes} held-out episodes.</p>` : '<p class="meta">This run has no held-out evaluation yet.</p>'}
 ${reference.length ? `<h3>Against the scripted CA</h3><p class="meta">A fixed opponent, so DA checkpoints of different runs compare directly.</p>${htmlTable(HELDOUT_HEADER, reference)}` : ''}
+${run.panel ? `<h2>Counterpart shift: ${esc(run.panel.da)} against its panel</h2><p class="meta">Held-out scenarios (${esc(run.panel.protocol)}) against counterparts that share nothing with the DA's training; rates with their 95% Wilson interval over the episodes, the average and the mismatch gap (training counterpart − panel) with their 95% t interval over counterparts, rates in %/points.</p>${htmlTable(PANEL_HEADER, panelRows(run.panel.summary))}` : ''}
 <h2>Per-scenario DA win rates</h2>
 <p class="meta">⚑ fraud-escalation reference scenario (tracked apart from W_DA). The dashed line is τ_DA.</p>
 ${perMatch}

@@ -116,6 +116,20 @@ export function renderStudyReport(s: StudyReportInput): string {
   const paired = s.summary.paired.length
     ? htmlTable(['arm − ' + (s.summary.baseline ?? ''), 'pairs', ...pairedDefs.map((d) => d.label)], s.summary.paired.map((p) => [`${p.a} − ${p.b}`, p.measures['final.routing']!.n, ...pairedDefs.map((d) => fmt(p.measures[d.key]!, d.rate))]))
     : '<p class="meta">One arm: no paired differences.</p>';
+  // Counterpart shift (IB-RL; core/arena/panel.ts): panel average, training counterpart and the gap, then the paired differences on them.
+  const PANEL = ['routing', 'strictPass', 'meanReward'];
+  const hasPanel = s.summary.arms.some((a) => a.measures['panel.routing']!.n);
+  const panelRows = (prefix: string) => PANEL.map((k) => MEASURES.find((m) => m.key === `${prefix}.${k}`)!);
+  const panelTable = (prefix: string) => htmlTable(['arm', 'seeds', ...panelRows(prefix).map((d) => d.label)], s.summary.arms.map((a) => [a.arm, a.measures[`${prefix}.routing`]!.n, ...panelRows(prefix).map((d) => fmt(a.measures[d.key]!, d.rate))]));
+  const panelPairedDefs = [...panelRows('panel'), ...panelRows('panel.gap')];
+  const panel = hasPanel
+    ? `<h2>Counterpart shift (IB-RL)</h2>
+<p class="meta">Each final DA against a panel that shares nothing with its training — the scripted CA, the final CAs of the study's other seeds, human customer episodes, LLM CAs — averaged over counterparts; the gap is its score against its training counterpart minus the panel average. Mean [95% t interval] over seeds.</p>
+<h3>Panel average</h3>${panelTable('panel')}
+<h3>Training counterpart</h3>${panelTable('panel.training')}
+<h3>Mismatch gap (training − panel)</h3>${panelTable('panel.gap')}
+${s.summary.paired.length ? `<h3>Paired differences on the panel, arm − ${esc(s.summary.baseline ?? '')}</h3>${htmlTable(['arm − ' + (s.summary.baseline ?? ''), 'pairs', ...panelPairedDefs.map((d) => d.label)], s.summary.paired.map((p) => [`${p.a} − ${p.b}`, p.measures['panel.routing']!.n, ...panelPairedDefs.map((d) => fmt(p.measures[d.key]!, d.rate))]))}` : ''}`
+    : `<p class="meta">No panel figures yet: <code>sparring study panel ${esc(s.id)}</code> evaluates each final DA against counterparts that share nothing with its training.</p>`;
   const count = (c: { k: number; n: number; ci: [number, number] | null }) => `${c.k}/${c.n}${c.ci ? ` [${Math.round(c.ci[0] * 100)}–${Math.round(c.ci[1] * 100)}%]` : ''}`;
   const shape = htmlTable(['arm', 'matches', 'DA gyms', 'CA gyms', 'DA trained', 'W_DA non-monotonic'], s.summary.arms.map((a) => [a.arm, fmt(a.measures.matches!, false), fmt(a.measures.daGyms!, false), fmt(a.measures.caGyms!, false), count(a.daTrained), count(a.nonMonotonic)]));
   const single = (m: { mean: number }) => ({ n: 1, mean: m.mean, sd: 0, ci: null, t: null, df: 0 });
@@ -155,6 +169,7 @@ ${shape}
 ${s.summary.arms.some((a) => a.arm !== 'full' && a.measures['final.fullCa.routing']!.n) ? `<h3>Final DA against the full arm's final CA of the same seed</h3>${measureTable('final.fullCa')}` : ''}
 <h2>Paired differences</h2>
 ${paired}
+${panel}
 <h2>The CA's tactic measures per match</h2>
 <div class="grid">${tactics}</div>
 <h2>Which tactic the CA converged to</h2>

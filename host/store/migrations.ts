@@ -618,6 +618,32 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 18,
+    name: 'panel evaluations: a DA against counterparts that share nothing with its training',
+    up(db) {
+      db.exec(`
+        -- One DA checkpoint's held-out evaluation against one counterpart of its panel (IB-RL's
+        -- counterpart shift; core/arena/panel.ts): counterpart is a key such as 'scripted',
+        -- 'ca:CA7', 'llm:NAME' or 'human:<episode ids>'; role is 'panel' or 'training' (the DA's
+        -- own training counterpart, for the mismatch gap); protocol names the seeds and episodes,
+        -- so a result is reused only under the same protocol. result_json: HeldoutMetrics plus,
+        -- for human episodes, how far each was replayed.
+        CREATE TABLE panel_evaluations (
+          da          TEXT NOT NULL,
+          counterpart TEXT NOT NULL,
+          protocol    TEXT NOT NULL,
+          role        TEXT NOT NULL CHECK (role IN ('panel', 'training')),
+          kind        TEXT NOT NULL,
+          label       TEXT NOT NULL,
+          created_at  TEXT NOT NULL,
+          seconds     REAL,
+          result_json TEXT NOT NULL,
+          PRIMARY KEY (da, counterpart, protocol)
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

@@ -429,6 +429,21 @@ describe('migrations', () => {
     expect(schema(db)).toStrictEqual(before);
     db.prepare("DELETE FROM runs WHERE id = 'R1'").run();
     expect(db.prepare('SELECT COUNT(*) FROM gym_jobs').pluck().get()).toBe(0);
+  });
+
+  it('18 adds panel_evaluations, one result per (DA, counterpart, protocol)', () => {
+    const db = emptyDb();
+    applyMigrations(db, 17);
+    expect(tables(db)).not.toContain('panel_evaluations');
+    expect(applyMigrations(db, 18)).toBe(18);
+    expect(columns(db, 'panel_evaluations')).toEqual(['da', 'counterpart', 'protocol', 'role', 'kind', 'label', 'created_at', 'seconds', 'result_json']);
+    const put = db.prepare("INSERT INTO panel_evaluations (da, counterpart, protocol, role, kind, label, created_at, result_json) VALUES ('DA2', 'scripted', 'p', ?, 'scripted', 'scripted', 't', '{}')");
+    put.run('panel');
+    expect(() => put.run('panel')).toThrow(/UNIQUE|PRIMARY KEY/);
+    expect(() => db.prepare("INSERT INTO panel_evaluations (da, counterpart, protocol, role, kind, label, created_at, result_json) VALUES ('DA2', 'x', 'p', 'other', 'k', 'l', 't', '{}')").run()).toThrow(/CHECK/);
+    const before = schema(db);
+    expect(applyMigrations(db, 18)).toBe(18);
+    expect(schema(db)).toStrictEqual(before);
     db.close();
   });
 
@@ -457,7 +472,7 @@ describe('migrations', () => {
     store.saveMatch(match, episodes);
     // Take the file back to version 1 by dropping what later migrations added.
     store.db.exec('DROP TABLE eau_proposals; ALTER TABLE episodes DROP COLUMN customer; DROP TABLE gym_jobs;');
-    store.db.exec('DROP TABLE study_evaluations; DROP TABLE study_runs; DROP TABLE studies;');
+    store.db.exec('DROP TABLE panel_evaluations; DROP TABLE study_evaluations; DROP TABLE study_runs; DROP TABLE studies;');
     for (const side of ['da', 'ca']) store.db.exec(`ALTER TABLE matches DROP COLUMN ${side}_checkpoint_id; ALTER TABLE matches DROP COLUMN ${side}_checkpoint_name;`);
     store.db.exec('DROP TABLE custom_scenarios; DROP INDEX episodes_unvalidated; ALTER TABLE episodes DROP COLUMN validator_failed;');
     store.db.exec('DROP TABLE llm_gguf_models; DROP TABLE llm_cache; DROP TABLE llm_calls; DROP TABLE llm_endpoints;');

@@ -1,7 +1,7 @@
 /** A study as stored in the lab, with its runs read back and its tables (core/coevolution/study-summary.ts). */
 import type { Database } from 'better-sqlite3';
 import { summariseStudy } from '../../core/coevolution/study-summary';
-import type { StudyCheckpointEvaluation, StudyRunData, StudySummary } from '../../core/coevolution/study-summary';
+import type { StudyCheckpointEvaluation, StudyPanelFigures, StudyRunData, StudySummary } from '../../core/coevolution/study-summary';
 import type { DomainTool } from '../../core/domain/types';
 import type { Opening } from '../../core/labels/tactic-evidence';
 import { createRunReader } from '../coevolution/service';
@@ -24,7 +24,8 @@ function matchOpenings(db: Database): (matchId: string) => Opening[] {
   return (matchId) => select.all(matchId).map((r) => ({ text: r.text ?? '', expectedTool: r.expectedTool, daWon: r.winner === 'DA' }));
 }
 
-export function loadStudy(db: Database, dbPath: string, id: string): StudyView {
+/** `baseline`: the arm paired differences are taken against (default: full, else the first arm). */
+export function loadStudy(db: Database, dbPath: string, id: string, baseline?: string): StudyView {
   const studies = studyStore(db);
   const openingsOf = matchOpenings(db);
   const study = studies.get(id);
@@ -41,12 +42,13 @@ export function loadStudy(db: Database, dbPath: string, id: string): StudyView {
       openings: e.status === 'finished' && d.matchSummaries.length > 0
         ? { first: openingsOf(d.matchSummaries[0]!.matchId), last: openingsOf(d.matchSummaries.at(-1)!.matchId) }
         : undefined,
+      panel: studies.evaluation<StudyPanelFigures>(id, e.arm, e.seed, 'panel'),
     };
   });
   return {
     study,
     entries: entries.map((e, i) => ({ ...e, runStatus: details[i]!.status, phase: details[i]!.phase, matches: details[i]!.matchSummaries.length })),
     runs,
-    summary: summariseStudy(study.arms, runs),
+    summary: summariseStudy(study.arms, runs, baseline),
   };
 }

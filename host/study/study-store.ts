@@ -99,12 +99,13 @@ export function studyStore(db: Database) {
     setRunConfig(runId: string, config: RunConfig): void {
       db.prepare("UPDATE runs SET config_json = ? WHERE id = ? AND snapshot_json IS NULL").run(JSON.stringify(config), runId);
     },
-    saveEvaluation(id: string, arm: string, seed: number, kind: string, result: HeldoutFigures): void {
+    /** kind 'vs-full-ca': HeldoutFigures; 'panel': StudyPanelFigures (the final DA's counterpart shift). */
+    saveEvaluation<T = HeldoutFigures>(id: string, arm: string, seed: number, kind: string, result: T): void {
       db.prepare('INSERT OR REPLACE INTO study_evaluations (study_id, arm, seed, kind, result_json) VALUES (?, ?, ?, ?, ?)').run(id, arm, seed, kind, JSON.stringify(result));
     },
-    evaluation(id: string, arm: string, seed: number, kind: string): HeldoutFigures | null {
+    evaluation<T = HeldoutFigures>(id: string, arm: string, seed: number, kind: string): T | null {
       const r = db.prepare('SELECT result_json FROM study_evaluations WHERE study_id = ? AND arm = ? AND seed = ? AND kind = ?').pluck().get(id, arm, seed, kind) as string | undefined;
-      return r ? (JSON.parse(r) as HeldoutFigures) : null;
+      return r ? (JSON.parse(r) as T) : null;
     },
   };
 }

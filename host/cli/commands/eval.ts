@@ -16,7 +16,12 @@ import { positiveInt, UsageError } from '../options';
 import type { SessionSettings } from '../../../models/session';
 import { rateWithInterval } from '../../report/heldout-rows';
 import { resolveCa, resolveDa } from '../policies';
+import { evaluatePanel, PanelError } from '../../panel/panel-eval';
+import type { PanelEvaluation } from '../../panel/panel-eval';
+import { panelText } from '../../report/panel-table';
+import { CheckpointError } from '../../store/checkpoint-store';
 import { progressBar } from '../progress';
+import type { Progress } from '../progress';
 import { policyLabel } from '../../format/policy';
 import { pct, table } from '../../format/table';
 import type { GlobalOptions } from '../main';
@@ -165,9 +170,14 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
     .option('--mads-episodes <n>', 'episodes per robustness scenario per run, for MADS L-1/L-2 by complexity and adversity', positiveInt('--mads-episodes'), 4)
     .option('--routing', 'instead: SFT a DA with --seed and report its tool-routing accuracy on the bank\'s held-out slice, and on a held-out 20% of Banking77 when BANKING77_DIR is set', false)
     .option('--splits <n>', 'with --routing: also SFT on the splits of seeds seed+1 … seed+n−1 and report the mean and spread', positiveInt('--splits'), 1)
-    .option('--baseline <name>', 'with --routing: train a peer baseline on each split\'s routing demonstrations and report it beside the DA with the paired difference (tfidf)'))
-    .action(async (opts: DeviceOptions & { da: string; ca: string; runs: number; episodes: number; gateEpisodes: number; madsEpisodes: number; routing: boolean; splits: number; baseline?: string }) => {
+    .option('--baseline <name>', 'with --routing: train a peer baseline on each split\'s routing demonstrations and report it beside the DA with the paired difference (tfidf)')
+    .option('--panel <list>', 'instead: counterpart shift (IB-RL) — the DA against a panel of CAs that share nothing with its training: auto (scripted, other runs\' final CAs, human customer episodes, LLM CAs) or SPEC,SPEC…; per counterpart, averaged, and the mismatch gap'))
+    .action(async (opts: DeviceOptions & { da: string; ca: string; runs: number; episodes: number; gateEpisodes: number; madsEpisodes: number; routing: boolean; splits: number; baseline?: string; panel?: string }) => {
       const g = globals();
+      if (opts.panel !== undefined) {
+        if (opts.routing) throw new UsageError('--panel and --routing are two different evaluations; give one');
+        return panelEval(opts.da, opts.panel, g, opts.runs, opts.episodes, (await deviceSession(opts)).session);
+      }
       if (opts.baseline !== undefined && opts.baseline !== 'tfidf') throw new UsageError(`--baseline: unknown baseline "${opts.baseline}" (expected tfidf)`);
       if (opts.baseline !== undefined && !opts.routing) throw new UsageError('--baseline needs --routing');
       const { session } = await deviceSession(opts);
@@ -212,6 +222,41 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
           madsTable(mads),
       );
     });
+}
+
+/** `eval --panel`: the DA against its panel of counterparts (host/panel/panel-eval.ts). */
+async function panelEval(daSpec: string, list: string, g: GlobalOptions, runs: number, episodes: number, session: SessionSettings): Promise<void> {
+  const panel = list.trim() === 'auto' ? 'auto' : list.split(',').map((x) => x.trim()).filter(Boolean);
+  if (panel !== 'auto' && panel.length === 0) throw new UsageError('--panel needs auto or a list of SPECs (scripted,human,CA7,…)');
+  const started = Date.now();
+  let bar: Progress | null = null;
+  let current = '';
+  let r: PanelEvaluation;
+  try {
+    r = await evaluatePanel({
+      db: g.db, domain: labDomainAt(g.db), da: daSpec, panel, session,
+      protocol: { seeds: Array.from({ length: runs }, (_, i) => g.seed + i), episodesPerScenario: episodes },
+      onProgress: (label, d, t) => {
+        if (label !== current) {
+          bar?.stop();
+          bar = progressBar(`panel: ${daSpec} vs ${label}`);
+          current = label;
+        }
+        bar!.update(d, t);
+      },
+    });
+  } catch (e) {
+    if (e instanceof PanelError || e instanceof CheckpointError) throw new UsageError(e instanceof CheckpointError ? `--da "${daSpec}": ${e.message}` : e.message, { cause: e });
+    throw e;
+  } finally {
+    (bar as Progress | null)?.stop();
+  }
+  const seconds = (Date.now() - started) / 1000;
+  if (g.json) {
+    process.stdout.write(JSON.stringify({ ...r, seconds }, null, 2) + '\n');
+    return;
+  }
+  process.stdout.write(panelText(r) + `${seconds.toFixed(1)} s\n`);
 }
 
 /** MADS L-2 (and L-1 where scenarios have reference actions) by complexity and by adversity. */

@@ -18,6 +18,9 @@ import type { StudyView } from '../../study/study-data';
 import { defaultWorkers, runStudy } from '../../study/runner';
 import type { StudyProgress } from '../../study/runner';
 import { studyStore } from '../../study/study-store';
+import { runStudyPanel, StudyPanelError, studyPanelProtocol } from '../../study/study-panel';
+import { progressBar } from '../progress';
+import type { Progress } from '../progress';
 import { positiveInt, UsageError } from '../options';
 import { table } from '../../format/table';
 import type { GlobalOptions } from '../main';
@@ -29,6 +32,7 @@ interface StudyOptions {
   arms?: string;
   workers?: number;
   resume?: string;
+  panel?: boolean;
 }
 
 /** "3" → seeds 1, 2, 3; "1,4,7" → those seeds. */
@@ -56,6 +60,7 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
     .option('--arms <list>', `comma-separated arms: ${Object.keys(ARMS).join(', ')}`, 'full')
     .option('--workers <n>', `worker processes (default: one per core, here ${defaultWorkers()})`, positiveInt('--workers'))
     .option('--resume <study>', 'continue a study that was killed or interrupted (e.g. S1)')
+    .option('--no-panel', 'skip the panel step at the end (each final DA against counterparts of other seeds; `study panel S` runs it later)')
     .action(async (opts: StudyOptions) => {
       const g = globals();
       let id: string;
@@ -104,6 +109,13 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
       } finally {
         bar.stop();
       }
+      if (opts.panel !== false) {
+        // Only once every run finished: a panel computed while a run is failed would lack its final CA, and a
+        // resumed run's CA would then be on the later DAs' panels only. `study panel S` runs it on what finished.
+        const all = withLab(g.db, (db) => studyStore(db).entries(id).every((e) => e.status === 'finished'));
+        if (all) await panelStep(g.db, id);
+        else process.stderr.write(`study ${id}: panel step left out (not every run finished); \`sparring study panel ${id}\` runs it on the finished ones\n`);
+      }
       const seconds = (Date.now() - started) / 1000;
       const view = withLab(g.db, (db) => loadStudy(db, g.db, id));
       process.stderr.write(`study ${id}: ${view.study.status} in ${seconds.toFixed(1)} s with ${workers} worker${workers === 1 ? '' : 's'}\n`);
@@ -113,11 +125,28 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
 
   study
     .command('show')
-    .description('the tables of a study: per arm mean [95% CI] over seeds, paired differences against full')
+    .description('the tables of a study: per arm mean [95% CI] over seeds, paired differences against full (or --baseline)')
     .argument('<study>', 'the study id, e.g. S1')
-    .action((id: string) => {
+    .option('--baseline <arm>', 'take the paired differences against this arm instead of full (e.g. ib-rl − unilateral: --baseline unilateral)')
+    .action((id: string, opts: { baseline?: string }) => {
       const g = globals();
-      print(g.json, withLab(g.db, (db) => loadStudy(db, g.db, id)), null);
+      print(g.json, withLab(g.db, (db) => {
+        const arms = studyStore(db).get(id).arms;
+        if (opts.baseline !== undefined && !arms.includes(opts.baseline)) throw new UsageError(`--baseline ${opts.baseline}: not an arm of study ${id} (${arms.join(', ')})`);
+        return loadStudy(db, g.db, id, opts.baseline);
+      }), null);
+    });
+
+  study
+    .command('panel')
+    .description("counterpart shift (IB-RL): each finished run's final DA against a panel — scripted, the final CAs of the study's other seeds, human customer episodes, LLM CAs — and the mismatch gap; resumable, nothing computed twice")
+    .argument('<study>', 'the study id, e.g. S1')
+    .action(async (id: string) => {
+      const g = globals();
+      withLab(g.db, (db) => studyStore(db).get(id));
+      const started = Date.now();
+      await panelStep(g.db, id);
+      print(g.json, withLab(g.db, (db) => loadStudy(db, g.db, id)), (Date.now() - started) / 1000);
     });
 
   study
@@ -134,6 +163,38 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
         s.id, s.preset || 'custom', s.arms.join(','), s.seeds.length, s.status, `${s.entries.filter((e) => e.status === 'finished').length}/${s.entries.length}`,
       ])) + '\n');
     });
+}
+
+/** The study's panel step (host/study/study-panel.ts) with a line per (arm, seed) on stderr. */
+async function panelStep(dbPath: string, id: string): Promise<void> {
+  // One bar per (arm, seed, counterpart), so a log says which evaluation moves.
+  let bar: Progress | null = null;
+  let current = '';
+  try {
+    const c = await runStudyPanel({
+      dbPath, studyId: id,
+      onProgress: (p) => {
+        const key = `panel ${p.arm}/${p.seed} vs ${p.label}`;
+        if (key !== current) {
+          bar?.stop();
+          bar = progressBar(key);
+          current = key;
+        }
+        bar!.update(p.done, p.total);
+      },
+      onEntry: (e) => {
+        bar?.stop();
+        current = '';
+        process.stderr.write(`panel: ${e.arm} seed ${e.seed}${e.da ? ` (${e.da})` : ''}: ${e.how}${e.detail ? ` — ${e.detail}` : ''}\n`);
+      },
+    });
+    process.stderr.write(`study ${id} panel: ${c.computed} final DAs evaluated, ${c.stored} already stored, ${c.failed} failed\n`);
+  } catch (e) {
+    if (e instanceof StudyPanelError) throw new UsageError(e.message, { cause: e });
+    throw e;
+  } finally {
+    (bar as Progress | null)?.stop();
+  }
 }
 
 function withLab<T>(dbPath: string, f: (db: ReturnType<typeof openSqliteStore>['db']) => T): T {
@@ -181,7 +242,11 @@ function studyBar(id: string) {
 /** The study's JSON document: the study, its runs, and the tables (per arm and paired). */
 export function studyJson(v: StudyView, seconds: number | null) {
   const { base: _base, ...study } = v.study;
-  return { study, seconds, runs: v.entries, baseline: v.summary.baseline, arms: v.summary.arms, paired: v.summary.paired };
+  return {
+    study, seconds, runs: v.entries, baseline: v.summary.baseline, arms: v.summary.arms, paired: v.summary.paired,
+    // Per (arm, seed): the final DA's panel figures (null before `study panel`); the arms' and pairs' measures carry panel.* over seeds.
+    panel: { protocol: studyPanelProtocol(v.study.base), runs: v.runs.map((r) => ({ arm: r.arm, seed: r.seed, figures: r.panel ?? null })) },
+  };
 }
 
 function print(json: boolean, v: StudyView, seconds: number | null): void {
@@ -205,6 +270,14 @@ function print(json: boolean, v: StudyView, seconds: number | null): void {
   block('Held-out, final DA against the scripted CA:', five.map((k) => `final.scripted.${k}`));
   block('Held-out, final DA − DA0 (scripted CA):', five.map((k) => `gain.scripted.${k}`));
   if (s.arms.some((a) => a.measures['final.fullCa.routing']!.n && a.arm !== 'full')) block("Held-out, final DA against the full arm's final CA of the same seed:", five.map((k) => `final.fullCa.${k}`));
+  const panelKeys = ['routing', 'strictPass', 'meanReward'];
+  if (s.arms.some((a) => a.measures['panel.routing']!.n)) {
+    block('Counterpart shift (IB-RL): final DA against its panel — scripted, the final CAs of other seeds, human, LLM CAs — mean over counterparts:', panelKeys.map((k) => `panel.${k}`));
+    block('Final DA against its training counterpart (its run\'s final CA; CA0 for a fixed-opponent run), same protocol:', panelKeys.map((k) => `panel.training.${k}`));
+    block('Mismatch gap, training counterpart − panel (rates in points):', panelKeys.map((k) => `panel.gap.${k}`));
+  } else {
+    out.push(`No panel figures yet: \`sparring study panel ${v.study.id}\` evaluates each final DA against counterparts that share nothing with its training.`, '');
+  }
   out.push('Gyms and the shape of W_DA (k of n seeds [Wilson 95%]):');
   const count = (c: { k: number; n: number; ci: [number, number] | null }) => `${c.k}/${c.n}${c.ci ? ` [${Math.round(c.ci[0] * 100)}–${Math.round(c.ci[1] * 100)}%]` : ''}`;
   out.push(table(['arm', 'matches', 'DA gyms', 'CA gyms', 'DA trained', 'W_DA non-monotonic'], s.arms.map((a) => [
@@ -232,6 +305,12 @@ function print(json: boolean, v: StudyView, seconds: number | null): void {
     const defs = keys.map((k) => MEASURES.find((m) => m.key === k)!);
     out.push(`Paired differences arm − ${s.baseline} on the same seeds (mean [95% t interval]; rates in points):`);
     out.push(table(['arm − ' + s.baseline, 'pairs', ...defs.map((d) => d.label)], s.paired.map((p) => [`${p.a} − ${p.b}`, p.measures['final.routing']!.n, ...defs.map((d) => fmt(p.measures[d.key]!, d.rate))]), ['l', 'r', ...defs.map(() => 'r' as const)]));
+    if (s.arms.some((a) => a.measures['panel.routing']!.n)) {
+      const pk = [...panelKeys.map((k) => `panel.${k}`), ...panelKeys.map((k) => `panel.gap.${k}`)];
+      const pd = pk.map((k) => MEASURES.find((m) => m.key === k)!);
+      out.push('', `Paired differences on the panel, arm − ${s.baseline} on the same seeds (mean [95% t interval]; rates in points):`);
+      out.push(table(['arm − ' + s.baseline, 'pairs', ...pd.map((d) => d.label)], s.paired.map((p) => [`${p.a} − ${p.b}`, p.measures['panel.routing']!.n, ...pd.map((d) => fmt(p.measures[d.key]!, d.rate))]), ['l', 'r', ...pd.map(() => 'r' as const)]));
+    }
   }
   if (seconds !== null) out.push('', `${seconds.toFixed(1)} s`);
   process.stdout.write(out.join('\n') + '\n');

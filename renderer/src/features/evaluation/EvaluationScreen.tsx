@@ -18,6 +18,7 @@ import { createScenarioHeatmapChart } from './create-scenario-heatmap-chart';
 import { evaluationView, formatCell } from './evaluation.data';
 import { SCENARIO_MEASURES, scenarioHeatmap, tableView } from './heldout-table.data';
 import type { ScenarioMeasure } from './heldout-table.data';
+import { PanelSection } from './PanelSection';
 import { RobustnessPanel } from './RobustnessPanel';
 
 /** Evaluation shows the newest finished run (it has the held-out table), else the newest. */
@@ -84,7 +85,13 @@ function RunEvaluation({ runId }: { runId: string }) {
         </EmptyState>
       </div>
     );
-  if (detail.heldout) return <HeldoutTables runId={runId} report={detail.heldout} />;
+  if (detail.heldout)
+    return (
+      <>
+        <HeldoutTables runId={runId} report={detail.heldout} />
+        {detail.panel && <PanelSection runId={runId} panel={detail.panel} />}
+      </>
+    );
   return (
     <>
       {view.tables.map((table) => (
