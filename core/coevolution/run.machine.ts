@@ -88,6 +88,8 @@ export interface MatchOutput {
   wDa: number;
   fraudRate: number | null;
   tactics: TacticSummary;
+  /** The stopping thresholds in force for this match (EAU knobs τ_DA, r_CA); absent: the run's. */
+  stopping?: StoppingConfig;
 }
 export interface GymInput {
   runId: string;
@@ -205,14 +207,17 @@ export const runMachine = setup({
         onDone: {
           target: 'decide',
           actions: assign({
+            stopping: ({ context, event }) => event.output.stopping ?? context.stopping,
             matches: ({ context, event }) => {
               const wDas = [...context.matches.map((m) => m.wDa), event.output.wDa];
               const daGymsDone = context.gyms.filter((g) => g.role === 'DA').length;
-              const stop = budgetStop(stoppingDecision(wDas, context.stopping), context.schedule, daGymsDone);
-              const next = stop.stop ? null : weakerAgent(event.output.wDa, context.stopping);
+              const stopping = event.output.stopping ?? context.stopping;
+              const stop = budgetStop(stoppingDecision(wDas, stopping), context.schedule, daGymsDone);
+              const next = stop.stop ? null : weakerAgent(event.output.wDa, stopping);
+              const { stopping: _, ...output } = event.output;
               const plan = planGyms(next, context.schedule, daGymsDone);
               const summary: MatchSummary = {
-                ...event.output, index: wDas.length, da: context.da!, ca: context.ca!, stop, next, gyms: plan.gyms,
+                ...output, index: wDas.length, da: context.da!, ca: context.ca!, stop, next, gyms: plan.gyms,
                 ...(plan.note ? { scheduleNote: plan.note } : {}),
               };
               return [...context.matches, summary];
@@ -220,8 +225,9 @@ export const runMachine = setup({
             pendingGyms: ({ context, event }) => {
               const daGymsDone = context.gyms.filter((g) => g.role === 'DA').length;
               const wDas = [...context.matches.map((m) => m.wDa), event.output.wDa];
-              const stop = budgetStop(stoppingDecision(wDas, context.stopping), context.schedule, daGymsDone);
-              return planGyms(stop.stop ? null : weakerAgent(event.output.wDa, context.stopping), context.schedule, daGymsDone).gyms;
+              const stopping = event.output.stopping ?? context.stopping;
+              const stop = budgetStop(stoppingDecision(wDas, stopping), context.schedule, daGymsDone);
+              return planGyms(stop.stop ? null : weakerAgent(event.output.wDa, stopping), context.schedule, daGymsDone).gyms;
             },
           }),
         },

@@ -59,6 +59,24 @@ export interface LabContext {
   metric: (phase: string, key: string, step: number, value: number) => void;
   /** True once the user stopped the run: long work ends early (its result is discarded). */
   stopped: () => boolean;
+  /**
+   * EAU knobs: called at every GRPO step boundary of a gym (before step `step` of the gym that
+   * trains checkpoint `gym`); the runner applies queued step-level writes there, updating
+   * `config` (host/coevolution/knob-runtime.ts). `config`, `sparring` and `domain` are the run's
+   * effective values, replaced at phase boundaries: read them when a phase starts.
+   */
+  atStep?: (gym: string, step: number) => void;
+}
+
+/**
+ * The GRPO config of each step of a gym: the run's plan, with the knobs' K, lr, β and clip ε as
+ * they are at that step boundary (EAU hot-swap; the budget is read afresh from the effective config).
+ */
+export function stepConfigs(ctx: Pick<LabContext, 'config' | 'atStep'>, role: 'DA' | 'CA', gymName: () => string, seed: number): (step: number) => GrpoConfig {
+  return (step) => {
+    ctx.atStep?.(gymName(), step);
+    return grpoConfig(role === 'DA' ? ctx.config.gym.da : ctx.config.gym.ca, role, seed);
+  };
 }
 
 /** Loaded policies, one model per checkpoint, shared by the actors of a run. */
@@ -302,7 +320,7 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
 
 async function trainCa(
   ctx: LabContext, model: CaModel, points: readonly CaDecisionPoint[], frozenDa: DaPolicy, budget: GrpoBudget, seed: number,
-  phase: RunPhase, label: string, metricPhase: string,
+  phase: RunPhase, label: string, metricPhase: string, configForStep?: (step: number) => GrpoConfig,
 ): Promise<GrpoResult> {
   const reference = await CaModel.fromSnapshot(await model.snapshot(), ctx.session ? { session: ctx.session } : {});
   const config = grpoConfig(budget, 'CA', seed);
@@ -312,7 +330,7 @@ async function trainCa(
       reward: caRolloutReward({ config: ctx.sparring, domain: trainingDomain(ctx), da: policyActor(frozenDa) }, greedyCaActor(model, trainingDomain(ctx))),
       config, actionKey: (c) => JSON.stringify(c),
       onStep: onGrpoStep(ctx, phase, label, metricPhase, plannedSteps(config, points.length)),
-      shouldStop: ctx.stopped,
+      shouldStop: ctx.stopped, ...(configForStep ? { configForStep } : {}),
     });
   } finally {
     await reference.dispose();
@@ -341,7 +359,8 @@ export async function playMatch(ctx: LabContext, cache: PolicyCache, input: Matc
   const tactics = summariseOpenings(
     episodes.map((e) => ({ text: e.turns.find((t) => t.role === 'customer')?.text ?? '', expectedTool: e.expectedTool })),
   );
-  return { matchId, wDa: stored.wDa ?? 0, fraudRate: stored.fraudRate, tactics };
+  // The stopping rule after this match uses the thresholds in force when it started (EAU knobs τ_DA, r_CA).
+  return { matchId, wDa: stored.wDa ?? 0, fraudRate: stored.fraudRate, tactics, stopping: { ...ctx.sparring.stopping } };
 }
 
 // ------------------------------------------------------------------------------------ gym
@@ -410,6 +429,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
           reward: daRolloutReward({ config: ctx.sparring, ca: frozenCa, judge: judgeEpisode }, greedyActor(model)),
           config, actionKey: (c) => c,
           onStep: onGrpoStep(ctx, 'gym', label, `gym:${name}`, plannedSteps(config, points.length)), shouldStop: ctx.stopped,
+          configForStep: stepConfigs(ctx, 'DA', () => name, seed),
         });
         if (ctx.stopped()) throw new Error('run stopped');
         note = earlyStopNote(result);
@@ -422,7 +442,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
       const model = await CaModel.fromSnapshot(start.snapshot, ctx.session ? { session: ctx.session } : {});
       try {
         const points = chosen.flatMap((r) => sliceCaDecisionPoints(r, ctx.sparring.arena.maxDaTurns));
-        const result = await trainCa(ctx, model, points, await cache.da(input.opponent), ctx.config.gym.ca, seed, 'gym', label, `gym:${name}`);
+        const result = await trainCa(ctx, model, points, await cache.da(input.opponent), ctx.config.gym.ca, seed, 'gym', label, `gym:${name}`, stepConfigs(ctx, 'CA', () => name, seed));
         if (ctx.stopped()) throw new Error('run stopped');
         note = earlyStopNote(result);
         save(await model.snapshot(), note, model.provider);

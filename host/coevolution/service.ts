@@ -18,6 +18,9 @@ import type { SessionSettings } from '../../models/session';
 import { chooseDevice } from '../../models/device';
 import type { DeviceRecord, ProviderChoice } from '../../core/contract/device';
 import { withAdversityProfile } from '../../core/world/adversities';
+import { adversityProfile } from '../../core/eau/knobs';
+import { knobStore } from '../store/knob-store';
+import type { KnobRunState } from '../store/knob-store';
 import { labDomain } from '../store/scenario-store';
 import { checkpointStore } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
@@ -121,8 +124,25 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       db.prepare<[string], { key: string; s: number }>('SELECT key, MAX(step) AS s FROM run_metrics WHERE run_id = ? GROUP BY key').all(runId).map((r) => [r.key, r.s + 1]),
     );
     const l: Live = { actor: null as unknown as RunActor, cache, stopped: false, progress: null, finished: Promise.resolve() };
+    // EAU knobs: the run goes on with its effective config (its config + the applied writes), and
+    // takes queued writes at every phase boundary and every GRPO step boundary (host/store/knob-store.ts).
+    const knobs = knobStore(db);
+    const effective = knobs.effective(runId);
+    const domainOf = (c: RunConfig) => {
+      const profile = adversityProfile(c);
+      return profile ? withAdversityProfile(domain, profile) : domain;
+    };
+    const takeWrites = (kind: 'step' | 'phase', at: Omit<KnobRunState, 'metricStep'>) => {
+      const applied = knobs.applyPending(runId, kind, { ...at, metricStep: nextStep.get('gym/reward_mean') ?? 0 });
+      if (applied.length === 0) return;
+      const c = knobs.effective(runId);
+      ctx.config = c;
+      ctx.sparring = sparringConfigOf(c);
+      ctx.domain = domainOf(c);
+    };
+    const matchesPlayed = () => (l.actor.getSnapshot().context as RunContext).matches.length;
     const ctx: LabContext = {
-      runId, seed, domain: config.adversities ? withAdversityProfile(domain) : domain, config, sparring: sparringConfigOf(config), store, checkpoints,
+      runId, seed, domain: domainOf(effective), config: effective, sparring: sparringConfigOf(effective), store, checkpoints,
       session,
       progress: (p) => {
         l.progress = p;
@@ -142,12 +162,13 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
         flushTimer ??= setTimeout(flushMetrics, 250);
       },
       stopped: () => l.stopped,
+      atStep: (gymName, step) => takeWrites('step', { phase: 'gym', matches: matchesPlayed(), gym: gymName, gymStep: step }),
     };
     const machine = runMachine.provide({
       actors: {
-        bootstrap: fromPromise(() => bootstrap(ctx, cache)),
-        playMatch: fromPromise(({ input }) => playMatch(ctx, cache, input)),
-        gym: fromPromise(({ input }) => gym(ctx, cache, input)),
+        bootstrap: fromPromise(() => (takeWrites('phase', { phase: 'bootstrap', matches: 0 }), bootstrap(ctx, cache))),
+        playMatch: fromPromise(({ input }) => (takeWrites('phase', { phase: 'match', matches: input.index - 1 }), playMatch(ctx, cache, input))),
+        gym: fromPromise(({ input }) => (takeWrites('phase', { phase: 'gym', matches: input.afterMatch ?? matchesPlayed() }), gym(ctx, cache, input))),
         evaluate: fromPromise(({ input }) => evaluate(ctx, cache, input)),
       },
     });
