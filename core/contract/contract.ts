@@ -19,6 +19,7 @@ import type { FieldProblem, ScenarioDraft } from '../domain/schema';
 import type { StudyRunStatus, StudySummary } from '../coevolution/study-summary';
 import type { DeviceRecord } from './device';
 import type { HeldoutReport } from '../arena/heldout-report';
+import type { KnobConsole, KnobHistoryRow, KnobWriteResult } from '../eau/view';
 
 /** Plain-data records that cross the boundary, re-exported so clients import types from here only. */
 export type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, ScenarioResult, TurnRecord, Winner } from '../store/port';
@@ -51,6 +52,9 @@ export type { AdversitySpec, Complexity, Persona, TaskSpec } from '../domain/typ
 export type { FieldProblem, ScenarioDraft } from '../domain/schema';
 export type { ArmSummary, PairSummary, StudyRunStatus, StudySummary } from '../coevolution/study-summary';
 export type { MeanInterval, PairedDifference } from '../stats/intervals';
+export type * from '../eau/view';
+export type { EffectMark, MeasuredEffect } from '../eau/effect';
+export type { DiagnosticName, Evidence, EvidenceSeries, KnobProposal } from '../eau/proposal';
 export type { HeldoutCell, HeldoutMetricKey, HeldoutMetricRow, HeldoutReport, HeldoutScenarioRow, HeldoutTable } from '../arena/heldout-report';
 
 export type RunStatus = 'created' | 'running' | 'paused' | 'finished' | 'failed' | 'stopped';
@@ -367,6 +371,13 @@ export interface Commands {
   'studies/start': (args: { preset: string; seeds: number; arms: string[]; workers?: number }) => { studyId: string };
   /** Continue an interrupted study: finished runs are kept, the others resume from their last phase boundary. */
   'studies/resume': (args: { studyId: string }) => { ok: true };
+  /** EAU knobs (core/eau/knobs.ts): a checked write, queued for the run's next step or phase boundary; a refusal names its rule. */
+  'knobs/set': (args: { runId: string; knob: string; value: number; reason: string; by?: string }) => KnobWriteResult;
+  /** A write back to the value an applied write replaced, linked to it. */
+  'knobs/revert': (args: { runId: string; writeId: number; reason?: string; by?: string }) => KnobWriteResult;
+  /** Accept a proposal (with an edited value when given): a write through the same checks. */
+  'knobs/accept': (args: { runId: string; proposalId: number; value?: number }) => KnobWriteResult;
+  'knobs/dismiss': (args: { runId: string; proposalId: number }) => { ok: true };
 }
 
 /** `eval/mads`'s answer: the report, the robustness scenarios played, the policy SPECs and the checkpoints they resolved to (null: scripted). */
@@ -411,6 +422,10 @@ export interface Queries {
   'scenarios/vocabulary': () => ScenarioVocabulary;
   /** Every problem `scenarios/save` would report for this draft, storing nothing. */
   'scenarios/check': (args: { scenario: ScenarioDraft; replaces?: string }) => { problems: FieldProblem[] };
+  /** The knob console of a run: knobs with current values and ranges, the audit log with measured effects, proposals. */
+  'knobs/console': (args: { runId: string }) => KnobConsole;
+  /** What past runs learnt about a knob: its applied writes across the lab, with from, to, context and effect. */
+  'knobs/history': (args: { knob: string }) => KnobHistoryRow[];
 }
 
 /** What a scenario's fields may hold (core/domain/types.ts), served so the editor needs no core values. */

@@ -5,7 +5,7 @@
  * actor neither loses nor duplicates anything. Every random choice is seeded from the run's seed
  * and the phase, so a resumed run ends where an uninterrupted one does.
  */
-import type { CaChoice } from '../../core/agents/ca-choices';
+import type { CaChoice, CaTacticBounds } from '../../core/agents/ca-choices';
 import { ScriptedCa } from '../../core/agents/scripted-ca';
 import type { CaPolicy, CheckpointRef, DaPolicy } from '../../core/agents/policy';
 import type { DaChoice } from '../../core/agents/da-actions';
@@ -115,10 +115,10 @@ export class PolicyCache {
    * The CA of a checkpoint, speaking from `bank` (default: the whole bank, as in held-out
    * evaluation); `scripted` is the scripted CA (a run's frozen opponent under schedule.daOpponent).
    */
-  async ca(name: string, bank: UtteranceBank = this.ctx.domain.bank): Promise<CaPolicy> {
+  async ca(name: string, bank: UtteranceBank = this.ctx.domain.bank, tactics?: CaTacticBounds): Promise<CaPolicy> {
     if (name === SCRIPTED) return new ScriptedCa(bank === this.ctx.domain.bank ? this.ctx.domain : { ...this.ctx.domain, bank });
     const model = await this.caModel(name);
-    return new BuiltinCa(model, bank, { name, checkpoint: this.refs.get(`CA:${name}`)! });
+    return new BuiltinCa(model, bank, { name, checkpoint: this.refs.get(`CA:${name}`)!, ...(tactics ? { tactics } : {}) });
   }
   async dispose(): Promise<void> {
     for (const m of [...this.das.values(), ...this.cas.values()]) await (await m).dispose();
@@ -348,7 +348,7 @@ export async function playMatch(ctx: LabContext, cache: PolicyCache, input: Matc
     const tick = report(ctx, 'match', `match ${input.index}: ${input.da} vs ${input.ca}`, Date.now());
     const r = await runMatch({
       matchId, createdAt: new Date().toISOString(), domain: ctx.domain, scenarios: arena, scenarioSet: 'arena',
-      da: await cache.da(input.da), ca: await cache.ca(input.ca, trainingDomain(ctx).bank), judge: judgeEpisode, config: ctx.sparring,
+      da: await cache.da(input.da), ca: await cache.ca(input.ca, trainingDomain(ctx).bank, ctx.config.ca?.tactics), judge: judgeEpisode, config: ctx.sparring,
       seed: deriveSeed(input.seed, 'match', input.index), concurrency: MATCH_CONCURRENCY, onProgress: tick,
     });
     ctx.store.saveMatch(r.match, r.episodes); // all or nothing
@@ -422,7 +422,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
       const reference = await DaModel.fromSnapshot(start.snapshot, ctx.session ?? {});
       try {
         const points = sliceEpisodes(chosen, ctx.sparring.arena.maxDaTurns);
-        const frozenCa = await cache.ca(input.opponent, trainingDomain(ctx).bank);
+        const frozenCa = await cache.ca(input.opponent, trainingDomain(ctx).bank, ctx.config.ca?.tactics);
         const config = grpoConfig(ctx.config.gym.da, 'DA', seed);
         const result = await runGrpo<DaDecisionPoint, DaDecisionPoint['obs'], DaChoice>({
           model, reference, prompts: points, observe: (p) => p.obs,

@@ -20,7 +20,7 @@ import type { DeviceRecord, ProviderChoice } from '../../core/contract/device';
 import { withAdversityProfile } from '../../core/world/adversities';
 import { adversityProfile } from '../../core/eau/knobs';
 import { knobStore } from '../store/knob-store';
-import type { KnobRunState } from '../store/knob-store';
+import type { KnobRunState, KnobWrite } from '../store/knob-store';
 import { labDomain } from '../store/scenario-store';
 import { checkpointStore } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
@@ -109,6 +109,14 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     pending = [];
     for (const [runId, points] of byRun) emit({ name: 'run/metrics', payload: { runId, points } });
   };
+
+  /**
+   * EAU's experience pool: the kept writes of an earlier run (applied, not reverted, measured
+   * better beyond the noise floor), applied to the new run from its start as inherited writes.
+   */
+  function inheritWrites(runId: string, from: string, kept: readonly KnobWrite[]): void {
+    knobStore(db).recordInherited(runId, kept.map((w) => ({ knob: w.knob, value: w.value, reason: `inherited from ${from} W${w.id}: ${w.reason}`, by: `inherited:${from}/W${w.id}` })));
+  }
 
   function launch(runId: string, config: RunConfig, seed: number, snapshot: unknown | null, device: DeviceRecord): Live {
     // Custom scenarios of the lab join the robustness set, which a run with adversities evaluates.
@@ -226,11 +234,12 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
   const service: LocalRunService = {
     store,
     presets: presetInfos,
-    async start({ preset, configJson, seed }) {
+    async start({ preset, configJson, seed, inherit }) {
       const known = PRESETS[preset as keyof typeof PRESETS];
       if (!known && configJson === undefined) throw new RunConfigError('preset', 'preset', `unknown preset "${preset}"; known: ${Object.keys(PRESETS).join(', ')}`);
       const config = configJson !== undefined ? parseRunConfig(configJson, 'config') : known!.config;
       const runSeed = seed ?? 1;
+      const kept = inherit !== undefined ? knobStore(db).keptWrites(inherit) : [];
       // IMMEDIATE: count and insert under the write lock, so another process of the lab (a
       // study's worker, the app) cannot take the same id in between.
       const runId = db.transaction(() => {
@@ -240,6 +249,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
           .run(id, now, now, 'running', runSeed, JSON.stringify(config), known ? preset : '');
         return id;
       }).immediate();
+      if (inherit !== undefined) inheritWrites(runId, inherit, kept);
       launch(runId, config, runSeed, null, await deviceFor(runId, config));
       return { runId };
     },

@@ -17,18 +17,9 @@ import type { EffectMark, MeasuredEffect, MeasureSpec } from '../../core/eau/eff
 import { checkWrite, effectiveConfig, isWriter, knobSpec, knobValue } from '../../core/eau/knobs';
 import type { KnobValue, WriteRule } from '../../core/eau/knobs';
 import type { KnobProposal } from '../../core/eau/proposal';
+import type { KnobRunState } from '../../core/eau/view';
 
-/** The run's state when a write was made or applied. */
-export interface KnobRunState {
-  phase: string;
-  /** Matches played. */
-  matches: number;
-  /** Gym metric points (gym/reward_mean) stored for the run: where the reward window splits. */
-  metricStep: number;
-  /** The gym (checkpoint being trained) and its GRPO step, when applied inside a gym. */
-  gym?: string;
-  gymStep?: number;
-}
+export type { KnobRunState };
 
 export interface KnobWrite {
   id: number;
