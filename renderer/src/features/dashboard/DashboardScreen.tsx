@@ -34,6 +34,7 @@ import { phaseSegments } from './phase-timeline.data';
 import { scenarioBars } from './scenario-bars.data';
 import { stoppingFromConfig, winRateData } from './win-rate.data';
 import { deviceLabel } from '../experiments/device-choice';
+import { KnobConsole } from '../knobs/KnobConsole';
 
 /** The dashboard shows the newest run unless the route names one. */
 const newestRun = (runs: readonly RunSummary[]) => runs.at(-1)?.id ?? null;
@@ -211,6 +212,7 @@ function RunDashboard({ d }: { d: RunDetail }) {
         <ScenarioPanel d={d} />
       </div>
       <GymCurves runId={d.id} />
+      <KnobConsole runId={d.id} status={d.status} />
     </>
   );
 }
