@@ -98,6 +98,9 @@ describe('EAU end to end: planted deadlock → proposal → accept → hot-swap 
     const accepted = knobs.accept('R1', proposal.id);
     expect(accepted.ok, accepted.ok ? '' : accepted.message).toBe(true);
     const writeId = accepted.ok ? accepted.write.id : -1;
+    // A step-level knob as well: the DA gyms' learning rate, taken at the next GRPO step boundary.
+    const lrWrite = knobs.request('R1', { knob: 'gym.da.lr', value: 5e-4, reason: 'faster DA gyms', by: 'person' });
+    expect(lrWrite.ok, lrWrite.ok ? '' : lrWrite.message).toBe(true);
     // 3. The live run takes it at its next phase boundary, no restart.
     const applied = await until('the write applied by the live run', () => {
       const w = knobs.write(writeId)!;
@@ -115,7 +118,8 @@ describe('EAU end to end: planted deadlock → proposal → accept → hot-swap 
     const log = await sparring(['--json', 'knobs', 'log', 'R1']);
     expect(log.code).toBe(0);
     const logged = JSON.parse(log.stdout) as { id: number; knob: string; value: number; from: number; by: string; status: string; proposalId: number }[];
-    expect(logged).toEqual([expect.objectContaining({ id: writeId, knob: 'arena.maxDaTurns', value: 12, from: 1, by: 'diagnostic:deadlock', status: 'applied', proposalId: proposal.id })]);
+    expect(logged[0]).toEqual(expect.objectContaining({ id: writeId, knob: 'arena.maxDaTurns', value: 12, from: 1, by: 'diagnostic:deadlock', status: 'applied', proposalId: proposal.id }));
+    expect(logged[1]).toEqual(expect.objectContaining({ knob: 'gym.da.lr', value: 5e-4, by: 'person' }));
     // The episodes after the write were played with up to 12 DA turns; before, with 1.
     const agentTurns = (matchId: string) => Math.max(...store.listEpisodes({ matchId, limit: 10_000 }).map((e) => store.getEpisode(e.id)!.turns.filter((t) => t.role === 'agent').length));
     expect(agentTurns(two[0]!.matchId)).toBe(1);
@@ -127,8 +131,17 @@ describe('EAU end to end: planted deadlock → proposal → accept → hot-swap 
     const all = matches(store);
     expect(all).toHaveLength(5);
     for (const m of all.slice(appliedAfter)) expect(agentTurns(m.matchId), m.matchId).toBeGreaterThan(1);
+    // Every DA gym step ran with one learning rate: the old one before the write applied, the new one from there on.
+    const lrApplied = knobs.write(lrWrite.ok ? lrWrite.write.id : -1)!;
+    expect(lrApplied.status).toBe('applied');
+    const lrPoints = store.db.prepare("SELECT step, value, phase FROM run_metrics WHERE run_id = 'R1' AND key = 'gym/lr' AND phase LIKE 'gym:DA%' ORDER BY step").all() as { step: number; value: number }[];
+    const split = lrApplied.appliedState!.metricStep;
+    expect(lrPoints.filter((p) => p.step < split).every((p) => p.value === planted.gym.da.lr)).toBe(true);
+    expect(lrPoints.filter((p) => p.step >= split).length).toBeGreaterThan(0);
+    expect(lrPoints.filter((p) => p.step >= split).every((p) => p.value === 5e-4)).toBe(true);
+    console.log(`gym.da.lr applied at ${JSON.stringify(lrApplied.appliedState)}; DA gym/lr by step: ${lrPoints.map((p) => `${p.step}:${p.value}`).join(' ')}`);
     // 6. The measured window shows the recovery, beyond the noise floor, in the audit log.
-    const [effect] = knobs.effects('R1');
+    const effect = knobs.effects('R1').find((e) => e.writeId === writeId);
     const wDa = effect!.effects.find((e) => e.measure === 'W_DA')!;
     console.log(`W_DA by match: ${all.map((m) => m.wDa.toFixed(3)).join(', ')}; write applied after match ${appliedAfter}; ` +
       `window before ${wDa.before.mean?.toFixed(3)} (n ${wDa.before.n}), after ${wDa.after.mean?.toFixed(3)} (n ${wDa.after.n}), Δ ${wDa.delta?.toFixed(3)}, noise floor ${wDa.noiseFloor?.toFixed(3)}, mark ${effect!.mark}`);
@@ -138,7 +151,22 @@ describe('EAU end to end: planted deadlock → proposal → accept → hot-swap 
     console.log(text.stdout);
     expect(text.stdout).toMatch(/kept: W_DA \+/);
     // 7. The experience pool: a new run inherits the kept write.
-    expect(knobs.keptWrites('R1').map((w) => [w.knob, w.value])).toEqual([['arena.maxDaTurns', 12]]);
+    expect(knobs.keptWrites('R1').map((w) => [w.knob, w.value])).toContainEqual(['arena.maxDaTurns', 12]);
+    const inheriting = sparring(['run', '--config', configPath, '--inherit', 'R1']);
+    const inherited = await until('R2 with its inherited writes', () => {
+      const has = store.db.prepare("SELECT COUNT(*) FROM runs WHERE id = 'R2'").pluck().get() as number;
+      const ws = has ? knobs.writes('R2') : [];
+      return ws.length > 0 ? ws : null;
+    }, 120_000);
+    expect(inherited).toContainEqual(expect.objectContaining({ knob: 'arena.maxDaTurns', from: 1, value: 12, status: 'applied', by: `inherited:R1/W${writeId}` }));
+    expect(knobs.effective('R2').arena.maxDaTurns).toBe(12);
+    expect(knobs.baseConfig('R2').arena.maxDaTurns).toBe(1);
+    const history = await sparring(['knobs', 'history', 'arena.maxDaTurns']);
+    console.log(history.stdout);
+    expect(history.stdout).toMatch(/R1 .*1 → 12.*kept/);
+    expect(history.stdout).toMatch(/R2 .*1 → 12/);
+    children.at(-2)!.kill('SIGKILL');
+    await inheriting;
     store.close();
   });
 });

@@ -14,7 +14,7 @@ import { table } from '../../format/table';
 import { UsageError } from '../options';
 import type { GlobalOptions } from '../main';
 
-const fmt = (x: number | null | undefined, digits = 4) => (x === null || x === undefined ? '—' : Number.isInteger(x) ? String(x) : x.toPrecision(digits));
+const fmt = (x: number | null | undefined, digits = 4) => (x === null || x === undefined ? '—' : Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(digits))));
 
 function withStore<T>(g: GlobalOptions, f: (ks: KnobStore) => T): T {
   const store = openSqliteStore(g.db);

@@ -6,7 +6,7 @@
  * from the CLI or another window shows up here too.
  */
 import { useCallback, useEffect, useState } from 'react';
-import type { KnobConsole as Console, KnobProposalView, KnobView, KnobWriteResult, KnobWriteView, RunStatus } from '../../../../core/contract/contract';
+import type { KnobConsole as Console, KnobHistoryRow, KnobProposalView, KnobView, KnobWriteResult, KnobWriteView, RunStatus } from '../../../../core/contract/contract';
 import { errorMessage, request } from '../../engine/client';
 import { Badge } from '../../components/Badge';
 
@@ -109,6 +109,7 @@ export function KnobConsole({ runId, status }: { runId: string; status: RunStatu
       <p className="hint" data-testid="knob-rule">
         {spec.meaning}. {ruleOf(spec, data.difficultyGate)}.
       </p>
+      <KnobHistory knob={spec.id} runId={runId} />
       {outcome && !outcome.ok && (
         <div className="inline-error" data-testid="knob-refusal">
           Refused ({outcome.rule}): {outcome.message}
@@ -253,5 +254,24 @@ function Proposals({ proposals, disabled, onAccept, onDismiss }: { proposals: Kn
         </table>
       </div>
     </>
+  );
+}
+
+/** The experience pool for the selected knob: what other runs of the lab did with it, and what it did. */
+function KnobHistory({ knob, runId }: { knob: string; runId: string }) {
+  const [rows, setRows] = useState<KnobHistoryRow[] | null>(null);
+  useEffect(() => {
+    let alive = true;
+    request('knobs/history', { knob }).then((r) => alive && setRows(r), () => alive && setRows([]));
+    return () => {
+      alive = false;
+    };
+  }, [knob]);
+  const past = (rows ?? []).filter((r) => r.runId !== runId);
+  if (past.length === 0) return null;
+  return (
+    <p className="hint" data-testid="knob-history">
+      Past runs: {past.map((r) => `${r.runId} W${r.write.id} ${fmt(r.write.from)} → ${fmt(r.write.value)} after match ${r.write.appliedState?.matches ?? '?'}: ${r.write.effect?.mark ?? '—'}`).join(' · ')}
+    </p>
   );
 }
