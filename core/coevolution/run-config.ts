@@ -174,7 +174,11 @@ export const runConfigSchema = z.strictObject({
    * EAU's checked writes (core/eau/knobs.ts): a write that raises difficulty is refused until the
    * DA's W_DA in the latest match reaches `difficultyGate` (default 0.80).
    */
-  eau: z.strictObject({ difficultyGate: frac.optional() }).optional(),
+  eau: z.strictObject({
+    difficultyGate: frac.optional(),
+    /** Revert, at the next phase boundary, a write measured worse beyond the noise floor (default false: the mark is a proposal to the person). */
+    autoRevert: z.boolean().optional(),
+  }).optional(),
   device: deviceBlock.optional(),
 });
 export type RunConfig = z.infer<typeof runConfigSchema>;

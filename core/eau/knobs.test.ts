@@ -4,6 +4,9 @@ import { PRESETS, runConfigSchema } from '../coevolution/run-config';
 import type { RunConfig } from '../coevolution/run-config';
 import { adversityProfile, checkWrite, effectiveConfig, KNOBS, knobValue, withKnob } from './knobs';
 import { measureEffect } from './effect';
+import { boundCaChoice } from '../agents/ca-choices';
+import type { CaChoice } from '../agents/ca-choices';
+import { Rng } from '../random';
 
 const quick = PRESETS.quick.config;
 
@@ -87,5 +90,22 @@ describe('measured effect', () => {
     expect(flat.mark).toBe('inconclusive');
     expect(flat.noiseFloor!).toBeGreaterThan(Math.abs(flat.delta!));
     expect(measureEffect(spec, [0.2], [0.6, 0.7]).mark).toBe('too-early');
+  });
+});
+
+describe('CA tactic bounds (ca.tactics)', () => {
+  const choice: CaChoice = { directness: 'vague', detail: 3, decoy: 'dispute_charge' as CaChoice['decoy'], hedge: true, tone: 'neutral', withhold: true };
+  it('leaves a choice and the random stream alone without bounds, and applies each bound', () => {
+    const a = new Rng(5);
+    const b = new Rng(5);
+    expect(boundCaChoice(choice, undefined, a)).toBe(choice);
+    expect(boundCaChoice(choice, { detailDensity: 3, decoyRate: 1, directness: 1, withholding: 1 }, a)).toEqual(choice);
+    expect(a.next()).toBe(b.next()); // no draw was taken
+    expect(boundCaChoice(choice, { detailDensity: 1, decoyRate: 0, directness: 0, withholding: 0 }, a)).toEqual({ ...choice, detail: 1, decoy: null, directness: 'direct', withhold: false });
+    // A share keeps about that share of the tactic.
+    const rng = new Rng(1);
+    const kept = Array.from({ length: 2000 }, () => boundCaChoice(choice, { decoyRate: 0.25 }, rng).decoy !== null).filter(Boolean).length / 2000;
+    expect(kept).toBeGreaterThan(0.2);
+    expect(kept).toBeLessThan(0.3);
   });
 });

@@ -242,5 +242,5 @@ export function checkWrite(knob: string, raw: KnobValue, ctx: WriteContext): Wri
 
 /** Who made a write: a person, a diagnostic rule, an LLM meta-agent, or a run it was inherited from. */
 export function isWriter(by: string): boolean {
-  return /^(person(:.+)?|diagnostic:[a-z-]+|llm:.+|inherited:R\d+\/W\d+)$/.test(by);
+  return /^(person(:.+)?|diagnostic:[a-z-]+|llm:.+|inherited:R\d+\/W\d+|eau:auto-revert)$/.test(by);
 }

@@ -157,6 +157,26 @@ describe('knob writes in the lab', () => {
   });
 });
 
+describe('auto-revert (eau.autoRevert)', () => {
+  it('queues one revert of a write measured worse beyond the noise floor, by eau:auto-revert, and none for the others', () => {
+    const { store, knobs } = lab('gym', [0.8, 0.82, 0.81]);
+    const w = knobs.request('R1', { knob: 'gym.failureShare', value: 0.2, reason: 'fewer failures', by: 'person' });
+    const ok = knobs.request('R1', { knob: 'stopping.tauDa', value: 0.65, reason: 'stricter', by: 'person' });
+    if (!w.ok || !ok.ok) throw new Error('refused');
+    knobs.applyPending('R1', 'phase', { phase: 'match', matches: 3, metricStep: 0 });
+    expect(knobs.autoRevert('R1')).toEqual([]); // too early to tell
+    setPhase(store.db, 'gym', [0.8, 0.82, 0.81, 0.3, 0.31, 0.29]);
+    const reverts = knobs.autoRevert('R1');
+    expect(reverts.map((r) => [r.knob, r.value, r.by, r.reverts])).toEqual([
+      ['gym.failureShare', quick.gym.failureShare, 'eau:auto-revert', w.write.id],
+      ['stopping.tauDa', quick.stopping.tauDa, 'eau:auto-revert', ok.write.id],
+    ]);
+    expect(reverts[0]!.reason).toMatch(/W_DA -0\.5\d+, beyond the noise floor/);
+    expect(knobs.autoRevert('R1')).toEqual([]); // once
+    store.close();
+  });
+});
+
 /** A policy that records, per step, the group size it was sampled with and the hyper-parameters of its update. */
 class RecordingPolicy implements PolicyModel<number, number> {
   readonly samples: number[] = [];

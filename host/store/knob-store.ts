@@ -276,6 +276,23 @@ export function knobStore(db: Database) {
         return { writeId: w.id, effects, reverted, mark: reverted ? 'reverted' : overallMark(effects, better) };
       });
     },
+    /**
+     * `eau.autoRevert`: queue a revert of every applied write measured worse beyond the noise
+     * floor and not reverted yet (the runner calls it at phase boundaries). Returns the reverts queued.
+     */
+    autoRevert(runId: string): KnobWrite[] {
+      const writes = new Map(store.writes(runId).map((w) => [w.id, w]));
+      const pendingReverts = new Set([...writes.values()].filter((w) => w.reverts !== null).map((w) => w.reverts));
+      const out: KnobWrite[] = [];
+      for (const e of store.effects(runId)) {
+        const w = writes.get(e.writeId)!;
+        if (e.mark !== 'reverted' || e.reverted || w.reverts !== null || pendingReverts.has(w.id)) continue;
+        const worse = e.effects.find((x) => x.mark === 'reverted')!;
+        const r = store.revert(runId, w.id, 'eau:auto-revert', `auto-revert W${w.id}: ${worse.measure} ${worse.delta!.toFixed(3)}, beyond the noise floor ±${worse.noiseFloor!.toFixed(3)}`);
+        if (r.ok) out.push(r.write);
+      }
+      return out;
+    },
     /** What past runs learnt about a knob: every applied write of it, with from, to, context and effect. */
     history(knob: string): { runId: string; preset: string; write: KnobWrite; effect: WriteEffect | null }[] {
       const rows = q.byKnob.all(knob).map(toWrite);
