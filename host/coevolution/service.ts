@@ -141,6 +141,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       return profile ? withAdversityProfile(domain, profile) : domain;
     };
     const takeWrites = (kind: 'step' | 'phase', at: Omit<KnobRunState, 'metricStep'>) => {
+      if (kind === 'phase' && ctx.config.eau?.autoRevert) knobs.autoRevert(runId);
       const applied = knobs.applyPending(runId, kind, { ...at, metricStep: nextStep.get('gym/reward_mean') ?? 0 });
       if (applied.length === 0) return;
       const c = knobs.effective(runId);

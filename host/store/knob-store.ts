@@ -112,6 +112,7 @@ export function knobStore(db: Database) {
     applied: db.prepare<[string], { knob: string; value: number }>("SELECT knob, value FROM knob_writes WHERE run_id = ? AND status = 'applied' ORDER BY applied_seq"),
     queued: db.prepare<[string], { knob: string; value: number }>("SELECT knob, value FROM knob_writes WHERE run_id = ? ORDER BY status = 'pending', applied_seq, id"),
     pending: db.prepare<[string], WriteRow>("SELECT *, NULL AS reverted_by FROM knob_writes WHERE run_id = ? AND status = 'pending' ORDER BY id"),
+    hasPending: db.prepare<[string], number>("SELECT EXISTS (SELECT 1 FROM knob_writes WHERE run_id = ? AND status = 'pending')").pluck(),
     maxSeq: db.prepare<[string], number | null>('SELECT MAX(applied_seq) FROM knob_writes WHERE run_id = ?').pluck(),
     insert: db.prepare(`INSERT INTO knob_writes (run_id, knob, value, requested_from, reason, by, status, created_at, state_json, reverts, proposal_id)
                         VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`),
@@ -186,6 +187,8 @@ export function knobStore(db: Database) {
      * writes applied, in order; the effective config changes only here.
      */
     applyPending(runId: string, kind: 'step' | 'phase', at: KnobRunState): KnobWrite[] {
+      // A plain read first: the write lock is taken only when there is something to apply (every GRPO step asks).
+      if (!q.hasPending.get(runId)) return [];
       return db.transaction(() => {
         const pending = q.pending.all(runId).filter((r) => kind === 'phase' || knobSpec(r.knob)?.boundary === 'step');
         if (pending.length === 0) return [];
