@@ -13,6 +13,8 @@ import { daRewards } from '../rewards/da-reward';
 import { daWins, routedTool } from '../rewards/episode-facts';
 import type { EpisodeRecord, MatchRecord, ScenarioResult, TurnRecord } from '../store/port';
 import type { CaPolicy, DaPolicy } from '../agents/policy';
+import { customerFor } from '../eau/customer-mix';
+import type { SymbolicMix } from '../eau/customer-mix';
 import { CustomerEnvironment } from '../world/environment';
 import type { Transcript } from '../world/transcript';
 
@@ -34,6 +36,12 @@ export interface EpisodeArgs {
   config: SparringConfig;
   matchId: string;
   index: number;
+  /**
+   * EAU's symbolic user (core/eau/customer-mix.ts): with probability ε, drawn from the episode's
+   * seed, the rule-based customer plays the customer seat instead of `ca`; the record says which
+   * one did. Absent: `ca` plays every episode and the record names no arm.
+   */
+  symbolic?: SymbolicMix;
 }
 
 /** Play one episode to the end, judge it and compute every reward term. */
@@ -44,15 +52,18 @@ export async function runEpisode(a: EpisodeArgs): Promise<EpisodeOutcome> {
   const daRng = root.fork('da');
   const caRng = root.fork('ca');
   const episodeId = `${a.matchId}:${a.index}`;
+  const customer = customerFor(a.seed, a.ca, a.symbolic);
   for (let next = env.state().next; next !== null; ) {
     const ctx = { episodeId, turn: env.state().turns.length };
     const r =
       next === 'customer'
-        ? env.step({ role: 'customer', text: await a.ca.speak(env.observeCustomer(), caRng, ctx) })
+        ? env.step({ role: 'customer', text: await customer.ca.speak(env.observeCustomer(), caRng, ctx) })
         : env.step({ role: 'agent', raw: await a.da.act(env.observeAgent(), daRng, ctx) });
     next = r.next;
   }
-  return scoreEpisode(a, env.transcript());
+  const out = scoreEpisode(a, env.transcript());
+  if (a.symbolic) out.record.customer = customer.arm;
+  return out;
 }
 
 /**
@@ -121,6 +132,8 @@ export interface MatchArgs {
    * value; more lets a batched DA (the builtin one) answer several episodes with one forward run.
    */
   concurrency?: number;
+  /** EAU's symbolic user mixed into the customer seat by ε (see EpisodeArgs.symbolic). */
+  symbolic?: SymbolicMix;
 }
 
 export interface MatchResult {
@@ -165,7 +178,7 @@ export async function runMatch(a: MatchArgs): Promise<MatchResult> {
       const { scenario, k } = jobs[index]!;
       const out = await runEpisode({
         domain: a.domain, scenario, seed: deriveSeed(a.seed, scenario.id, k), da: a.da, ca: a.ca,
-        judge: a.judge, config: a.config, matchId: a.matchId, index,
+        judge: a.judge, config: a.config, matchId: a.matchId, index, ...(a.symbolic ? { symbolic: a.symbolic } : {}),
       }).catch((e: unknown) => {
         failed = true; // the other workers stop after their current episode
         throw e;

@@ -64,4 +64,11 @@ describe('run config device block', () => {
     expect(() => parseRunConfig(withDevice({ provider: 'cpu', play: 'gpu' }), 'c.json')).toThrow(/field device\.play/);
     expect(() => parseRunConfig(withDevice({ threads: 2 }), 'c.json')).toThrow(/field device\.provider/);
   });
+  it('takes the symbolic-user mix ε in [0, 1] (absent: the learned CA plays every episode)', () => {
+    const withMix = (customer: unknown) => JSON.stringify({ ...PRESETS.quick.config, customer });
+    expect(parseRunConfig(withMix({ symbolicMix: 0.3 })).customer).toEqual({ symbolicMix: 0.3 });
+    expect(parseRunConfig(JSON.stringify(PRESETS.quick.config)).customer).toBeUndefined();
+    expect(() => parseRunConfig(withMix({ symbolicMix: 1.2 }), 'c.json')).toThrow(/c\.json: field customer\.symbolicMix: /);
+    expect(() => parseRunConfig(withMix({ mix: 0.2 }), 'c.json')).toThrow(/field customer/);
+  });
 });

@@ -168,8 +168,6 @@ export const runConfigSchema = z.strictObject({
   schedule: scheduleSchema.optional(),
   /** The learned CA's tactic bounds (EAU knobs). */
   ca: z.strictObject({ tactics: caTacticsSchema.optional() }).optional(),
-  /** The customer seat: ε, the share of it the rule-based (symbolic) customer plays (EAU). Absent: 0. */
-  customer: z.strictObject({ symbolicMix: frac.optional() }).optional(),
   /**
    * EAU's checked writes (core/eau/knobs.ts): a write that raises difficulty is refused until the
    * DA's W_DA in the latest match reaches `difficultyGate` (default 0.80).
@@ -180,6 +178,13 @@ export const runConfigSchema = z.strictObject({
     autoRevert: z.boolean().optional(),
   }).optional(),
   device: deviceBlock.optional(),
+  /**
+   * Who plays the customer seat (EAU, seed 002): `symbolicMix` ε is the share of episodes, in
+   * arenas and in the DA gyms' rollouts, played by the rule-based customer (the scripted CA)
+   * instead of the learned CA, drawn per episode from its seed (core/eau/customer-mix.ts).
+   * Absent or 0: the learned CA plays every episode.
+   */
+  customer: z.strictObject({ symbolicMix: frac }).optional(),
 });
 export type RunConfig = z.infer<typeof runConfigSchema>;
 

@@ -18,6 +18,7 @@ import { assign, fromPromise, setup } from 'xstate';
 import type { StoppingConfig } from '../config';
 import { stoppingDecision, weakerAgent } from './stopping';
 import type { Role, StopDecision, WeakerAgent } from './stopping';
+import type { CustomerArmSummary } from '../eau/customer-mix';
 import type { TacticSummary } from './tactics';
 import type { Schedule } from './run-config';
 
@@ -44,6 +45,8 @@ export interface MatchSummary {
   gyms?: Role[];
   /** Why those gyms (or none), in words, when the schedule departs from RL-ADA's rule. */
   scheduleNote?: string;
+  /** W_DA per customer arm under the symbolic-user mix ε (MatchOutput.arms); `wDa` is the blend. */
+  arms?: CustomerArmSummary;
 }
 
 export interface GymSummary {
@@ -90,6 +93,11 @@ export interface MatchOutput {
   tactics: TacticSummary;
   /** The stopping thresholds in force for this match (EAU knobs τ_DA, r_CA); absent: the run's. */
   stopping?: StoppingConfig;
+  /**
+   * W_DA per customer arm under EAU's symbolic-user mix ε (run config customer.symbolicMix > 0);
+   * `wDa` above is the blend of the two. Absent without a mix.
+   */
+  arms?: CustomerArmSummary;
 }
 export interface GymInput {
   runId: string;

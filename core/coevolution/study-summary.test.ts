@@ -66,3 +66,36 @@ describe('summariseStudy', () => {
     expect(p.measures['final.fullCa.routing']!.n).toBe(0);
   });
 });
+
+describe('which tactic the CA converged to', () => {
+  const opening = (text: string, daWon: boolean) => ({ text, expectedTool: 'dispute_charge' as const, daWon });
+  const plain = 'I want to dispute a charge on my card.';
+  const dense = 'On March 3rd at 9pm I paid $42.10 at TESCO in Leeds contactless, then $18 online at AMZN MKTP yesterday.';
+  const run = (seed: number, last: ReturnType<typeof opening>[]): StudyRunData => ({
+    arm: 'full', seed, runId: `R${seed}`, status: 'finished', error: null, matches: [match(1, 0.8)], gyms: [], evaluation: null,
+    openings: { first: [opening(plain, true), opening(plain, true)], last },
+  });
+
+  it('pools the last match over seeds, counts the seeds that agree, and splits the CA\'s wins by feature', () => {
+    const runs = [run(1, [opening(dense, false), opening(dense, true)]), run(2, [opening(dense, false), opening(plain, true)]), run(3, [opening(plain, true), opening(plain, true)])];
+    const t = summariseStudy(['full'], runs).arms[0]!.tactic!;
+    const denseLabel = t.last.find((x) => x.n === 3)!.tactic;
+    expect(t.converged!.tactic).toBe(denseLabel);
+    expect(t.converged!.share).toBeCloseTo(0.5);
+    // CA wins come first among the examples.
+    expect(t.converged!.examples[0]).toBe(dense);
+    // Seed 1's last match is all dense; seed 2's is a tie broken by label order; seed 3's is plain.
+    expect(t.seedsAgreeing.n).toBe(3);
+    expect(t.seedsAgreeing.k).toBeGreaterThanOrEqual(1);
+    expect(t.seedsAgreeing.k).toBeLessThanOrEqual(2);
+    expect(t.first).toHaveLength(1);
+    const denseSplit = t.splits.find((s) => s.feature.startsWith('dense detail'))!;
+    expect(denseSplit.withN).toBe(3);
+    expect(denseSplit.withCaWin).toBeCloseTo(2 / 3);
+    expect(denseSplit.withoutCaWin).toBe(0);
+  });
+
+  it('is absent when no run\'s openings were read', () => {
+    expect(summariseStudy(['full'], [{ ...run(1, []), openings: undefined }]).arms[0]!.tactic).toBeNull();
+  });
+});

@@ -9,6 +9,8 @@ import { meanInterval, pairedDifference, wilsonInterval } from '../stats/interva
 import type { MeanInterval, PairedDifference } from '../stats/intervals';
 import type { HeldoutMetrics } from '../arena/evaluate';
 import type { GymSummary, MatchSummary } from './run.machine';
+import { convergedTactic, featureSplits, tacticDistribution } from '../labels/tactic-evidence';
+import type { FeatureSplit, Opening } from '../labels/tactic-evidence';
 
 /** Held-out metrics of one DA checkpoint: the fields of HeldoutMetrics a study reads. */
 export type HeldoutFigures = Pick<HeldoutMetrics, 'episodes' | 'routingAccuracy' | 'strictPass' | 'fail' | 'meanReward' | 'lookupFirst'>;
@@ -35,6 +37,8 @@ export interface StudyRunData {
   evaluation: { checkpoints: readonly StudyCheckpointEvaluation[] } | null;
   /** The final DA against the `full` arm's final CA of the same seed (fixed-opponent arms; study_evaluations 'vs-full-ca'). */
   vsFullCa?: HeldoutFigures | null;
+  /** The CA's arena openings in the run's first match (CA0's generation) and its last (the final CA's); absent: not read. */
+  openings?: { first: readonly Opening[]; last: readonly Opening[] };
 }
 
 const HELDOUT_FIELDS = [
@@ -134,6 +138,39 @@ export interface ArmSummary {
    * match's: a measure moves in a consistent direction when most seeds agree.
    */
   tacticDirection: Record<(typeof TACTIC_FIELDS)[number][0], { up: number; down: number; n: number }>;
+  /** Which tactic the CA converged to, from its openings (null: no run's openings were read). */
+  tactic: TacticConvergence | null;
+}
+
+/**
+ * The tactic the CA converged to over an arm's seeds (core/labels/tactic-evidence.ts): the
+ * rule-based tactic labels of the first and the last match's openings pooled over seeds, the
+ * dominant one at the end with example openings (CA wins first), how many seeds' last match has
+ * that same dominant tactic, and the evidence for why reward pressure favours it: the CA's win rate
+ * in the last match with and without each feature of an opening.
+ */
+export interface TacticConvergence {
+  first: { tactic: string; share: number; n: number }[];
+  last: { tactic: string; share: number; n: number }[];
+  converged: { tactic: string; share: number; examples: string[] } | null;
+  /** Seeds whose last match's dominant tactic is `converged.tactic`. */
+  seedsAgreeing: SeedCount;
+  splits: FeatureSplit[];
+}
+
+function tacticConvergence(runs: readonly StudyRunData[]): TacticConvergence | null {
+  const read = runs.filter((r) => r.openings);
+  if (read.length === 0) return null;
+  const first = read.flatMap((r) => r.openings!.first);
+  const last = read.flatMap((r) => r.openings!.last);
+  const converged = convergedTactic(last);
+  return {
+    first: tacticDistribution(first),
+    last: tacticDistribution(last),
+    converged,
+    seedsAgreeing: seedCount(read.map((r) => converged !== null && tacticDistribution(r.openings!.last)[0]?.tactic === converged.tactic)),
+    splits: featureSplits(last),
+  };
 }
 
 export interface PairSummary {
@@ -177,6 +214,7 @@ export function summariseStudy(arms: readonly string[], runs: readonly StudyRunD
         const moved = done.filter((r) => r.matches.length > 1).map((r) => r.matches.at(-1)!.tactics[f] - r.matches[0]!.tactics[f]);
         return [k, { up: moved.filter((d) => d > 0).length, down: moved.filter((d) => d < 0).length, n: moved.length }];
       })) as ArmSummary['tacticDirection'],
+      tactic: tacticConvergence(done),
     };
   });
   const baseline = arms.includes('full') ? 'full' : (arms[0] ?? null);

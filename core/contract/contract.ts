@@ -5,6 +5,7 @@
  * nothing else from core/.
  */
 import type { CheckpointRef } from '../agents/policy';
+import type { StoppingConfig } from '../config';
 import type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord } from '../store/port';
 import type { GymSummary, MatchSummary } from '../coevolution/run.machine';
 import type { AuditReport, LabelItemView, LabelKind, LabelQueueInfo, LabelValue, OwnLabel, TacticReport } from '../labels/types';
@@ -57,6 +58,8 @@ export type { EffectMark, MeasuredEffect } from '../eau/effect';
 export type { DiagnosticName, Evidence, EvidenceSeries, KnobProposal } from '../eau/proposal';
 export type { HeldoutCell, HeldoutMetricKey, HeldoutMetricRow, HeldoutReport, HeldoutScenarioRow, HeldoutTable } from '../arena/heldout-report';
 
+export type { StoppingConfig };
+
 export type RunStatus = 'created' | 'running' | 'paused' | 'finished' | 'failed' | 'stopped';
 export type RunPhase = 'bootstrap' | 'match' | 'decide' | 'gym' | 'boundary' | 'paused' | 'evaluate' | 'done' | 'stopped' | 'failed';
 
@@ -88,6 +91,12 @@ export interface RunSummary {
 
 export interface RunDetail extends RunSummary {
   configJson: string;
+  /**
+   * The stopping rule's constants this run runs under (τ_DA, P, ε, n_min, n_max, r_CA, gate),
+   * parsed by the host from its config with the defaults filled in: the renderer reads them here
+   * and never parses the config or repeats a default.
+   */
+  stopping: StoppingConfig;
   matchSummaries: MatchSummary[];
   gyms: GymSummary[];
   /** The latest progress report of the current phase. */

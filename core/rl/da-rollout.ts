@@ -22,6 +22,8 @@ import { DA_CHOICES, dialogueState, renderDaChoice } from '../agents/da-actions'
 import type { DaChoice } from '../agents/da-actions';
 import type { CaPolicy, DaPolicy } from '../agents/policy';
 import type { ScriptedCa } from '../agents/scripted-ca';
+import { customerFor } from '../eau/customer-mix';
+import type { SymbolicMix } from '../eau/customer-mix';
 import { deriveSeed, Rng } from '../random';
 import { daRewards } from '../rewards/da-reward';
 import type { DaTerms } from '../rewards/terms';
@@ -223,6 +225,12 @@ export interface DaRolloutWorld {
    * new stream per decision point — cheaper with a slow CA, not reproducing the recording.
    */
   caStream?: 'replay' | 'fresh';
+  /**
+   * EAU's symbolic user: the rule-based customer plays the rest of the episodes whose seed draws
+   * it under ε (core/eau/customer-mix.ts), the same draw as the arena's, so a decision point of
+   * an episode the symbolic customer played is rolled out against it. Absent: `ca` everywhere.
+   */
+  symbolic?: SymbolicMix;
 }
 
 export interface DaRollout {
@@ -254,6 +262,7 @@ export function decisionReward(perTurn: ReadonlyMap<number, Partial<DaTerms>>, d
 
 interface Live {
   env: CustomerEnvironment;
+  ca: CaPolicy;
   caRng: Rng;
   daRng: Rng;
 }
@@ -272,14 +281,15 @@ export async function rolloutDa(world: DaRolloutWorld, actor: DaActor, items: re
       const root = new Rng(point.seed);
       const replay = (world.caStream ?? 'replay') === 'replay';
       const caRng = replay ? root.fork('ca') : root.fork('ca', 'rollout', point.source.turnIndex);
+      const { ca } = customerFor(point.seed, world.ca, world.symbolic);
       for (let i = 0; i < point.prefix.length; i++) {
         const move = point.prefix[i]!;
-        if (move.role === 'customer' && replay) await world.ca.speak(env.observeCustomer(), caRng);
+        if (move.role === 'customer' && replay) await ca.speak(env.observeCustomer(), caRng);
         stepRecorded(env, move, where, i);
       }
       if (env.state().next !== 'agent') throw new Error(`${where}: item ${n}: after the prefix it is not the DA's turn`);
       env.step({ role: 'agent', raw });
-      return { env, caRng, daRng: root.fork('da') };
+      return { env, ca, caRng, daRng: root.fork('da') };
     }),
   );
 
@@ -287,7 +297,7 @@ export async function rolloutDa(world: DaRolloutWorld, actor: DaActor, items: re
     const customers = live.filter((l) => l.env.state().next === 'customer');
     await Promise.all(
       customers.map(async (l) => {
-        l.env.step({ role: 'customer', text: await world.ca.speak(l.env.observeCustomer(), l.caRng) });
+        l.env.step({ role: 'customer', text: await l.ca.speak(l.env.observeCustomer(), l.caRng) });
       }),
     );
     // A customer always hands the turn to the DA, so the DA moves next wherever the episode goes on.

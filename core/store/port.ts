@@ -5,6 +5,7 @@
  */
 import type { CheckpointRef } from '../agents/policy';
 import type { DomainTool } from '../domain/types';
+import type { CustomerArm } from '../eau/customer-mix';
 import type { JudgeVerdict } from '../judge/types';
 import type { CaTerms, DaTerms } from '../rewards/terms';
 import type { AdversityFiring } from '../world/adversities';
@@ -91,6 +92,11 @@ export interface EpisodeRecord {
   turns: TurnRecord[];
   /** MADS adversities that fired, with the turn each shaped; absent when none did. */
   adversities?: AdversityFiring[];
+  /**
+   * Who played the customer seat under EAU's symbolic-user mix ε (core/eau/customer-mix.ts):
+   * the rule-based customer or the learned CA. Absent: no mix (the match's CA played it).
+   */
+  customer?: CustomerArm;
 }
 
 export type EpisodeSummary = Omit<EpisodeRecord, 'turns'>;

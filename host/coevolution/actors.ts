@@ -17,6 +17,11 @@ import type { BootstrapOutput, EvaluateInput, GymInput, GymOutput, MatchInput, M
 import type { GrpoBudget, RunConfig } from '../../core/coevolution/run-config';
 import { summariseOpenings } from '../../core/coevolution/tactics';
 import type { ProgressReport, RunPhase } from '../../core/contract/contract';
+import { summariseArms } from '../../core/eau/customer-mix';
+import type { SymbolicMix } from '../../core/eau/customer-mix';
+import { deadlockRate, diagnoseDegenerateGym, diagnoseMatch, digestMatch, knobValues } from '../../core/eau/diagnostics';
+import type { MatchDigest } from '../../core/eau/diagnostics';
+import type { KnobProposal } from '../../core/eau/proposal';
 import type { Domain, UtteranceBank } from '../../core/domain/types';
 import { judgeEpisode } from '../../core/judge/judge';
 import { deriveSeed, Rng } from '../../core/random';
@@ -59,6 +64,11 @@ export interface LabContext {
   metric: (phase: string, key: string, step: number, value: number) => void;
   /** True once the user stopped the run: long work ends early (its result is discarded). */
   stopped: () => boolean;
+  /**
+   * Keeps what the EAU diagnostics propose after each match and gym (never applied by the run).
+   * The service points it at host/eau/proposals-store.ts; absent: the proposals are dropped.
+   */
+  recordProposals?: (runId: string, proposals: readonly KnobProposal[]) => void;
   /**
    * EAU knobs: called at every GRPO step boundary of a gym (before step `step` of the gym that
    * trains checkpoint `gym`); the runner applies queued step-level writes there, updating
@@ -151,6 +161,16 @@ export function trainingDomain(ctx: Pick<LabContext, 'domain' | 'seed'>): Domain
   let d = bySeed.get(ctx.seed);
   if (!d) bySeed.set(ctx.seed, (d = withUtterances(ctx.domain, splitBank(ctx.domain.bank.utterances, da0SftSeed(ctx.seed)).train)));
   return d;
+}
+
+/**
+ * EAU's symbolic user (run config customer.symbolicMix ε > 0): the scripted CA, speaking the train
+ * slice like every CA that produces training data, takes the customer seat of a share ε of the
+ * episodes of matches and DA gym rollouts (core/eau/customer-mix.ts). Undefined at ε = 0.
+ */
+function symbolicMix(ctx: Pick<LabContext, 'domain' | 'seed' | 'config'>): SymbolicMix | undefined {
+  const mix = ctx.config.customer?.symbolicMix ?? 0;
+  return mix > 0 ? { ca: new ScriptedCa(trainingDomain(ctx)), mix } : undefined;
 }
 
 function grpoConfig(b: GrpoBudget, role: 'DA' | 'CA', seed: number): GrpoConfig {
@@ -343,6 +363,7 @@ export async function playMatch(ctx: LabContext, cache: PolicyCache, input: Matc
   const matchId = `${input.runId}-M${input.index}`;
   let stored = ctx.store.getMatch(matchId);
   let episodes: EpisodeRecord[] | null = null;
+  const symbolic = symbolicMix(ctx);
   if (!stored) {
     const arena = selectScenarios(ctx.domain, 'arena');
     const tick = report(ctx, 'match', `match ${input.index}: ${input.da} vs ${input.ca}`, Date.now());
@@ -350,6 +371,7 @@ export async function playMatch(ctx: LabContext, cache: PolicyCache, input: Matc
       matchId, createdAt: new Date().toISOString(), domain: ctx.domain, scenarios: arena, scenarioSet: 'arena',
       da: await cache.da(input.da), ca: await cache.ca(input.ca, trainingDomain(ctx).bank, ctx.config.ca?.tactics), judge: judgeEpisode, config: ctx.sparring,
       seed: deriveSeed(input.seed, 'match', input.index), concurrency: MATCH_CONCURRENCY, onProgress: tick,
+      ...(symbolic ? { symbolic } : {}),
     });
     ctx.store.saveMatch(r.match, r.episodes); // all or nothing
     stored = r.match;
@@ -359,8 +381,44 @@ export async function playMatch(ctx: LabContext, cache: PolicyCache, input: Matc
   const tactics = summariseOpenings(
     episodes.map((e) => ({ text: e.turns.find((t) => t.role === 'customer')?.text ?? '', expectedTool: e.expectedTool })),
   );
+  await recordMatchDiagnostics(ctx, input.index, episodes);
   // The stopping rule after this match uses the thresholds in force when it started (EAU knobs τ_DA, r_CA).
-  return { matchId, wDa: stored.wDa ?? 0, fraudRate: stored.fraudRate, tactics, stopping: { ...ctx.sparring.stopping } };
+  return { matchId, wDa: stored.wDa ?? 0, fraudRate: stored.fraudRate, tactics, stopping: { ...ctx.sparring.stopping }, ...(symbolic ? { arms: summariseArms(episodes) } : {}) };
+}
+
+/**
+ * EAU's diagnostics after a match (core/eau/diagnostics.ts): on its episodes and the run's earlier
+ * matches (read back from the lab, so a resumed run sees the same series), recorded through
+ * ctx.recordProposals, never applied.
+ */
+async function recordMatchDiagnostics(ctx: LabContext, index: number, episodes: readonly EpisodeRecord[]): Promise<void> {
+  if (!ctx.recordProposals) return;
+  const earlier: MatchDigest[] = [];
+  const earlierDeadlock: { matchIndex: number; deadlockRate: number }[] = [];
+  for (let i = 1; i < index; i++) {
+    const id = `${ctx.runId}-M${i}`;
+    if (!ctx.store.getMatch(id)) continue;
+    const eps = await matchEpisodes(ctx, id);
+    earlier.push(digestMatch(i, eps));
+    earlierDeadlock.push({ matchIndex: i, deadlockRate: deadlockRate(eps) });
+  }
+  const { proposals } = diagnoseMatch({
+    matchIndex: index, episodes, earlier, earlierDeadlock, taxonomy: ctx.domain.taxonomy, knobs: knobValues(ctx.config, ctx.sparring),
+  });
+  ctx.recordProposals(ctx.runId, proposals);
+}
+
+/** EAU's degenerate-gym diagnostic on a finished gym's step statistics, recorded like the match ones. */
+function recordGymDiagnostics(ctx: LabContext, gymId: string, role: 'DA' | 'CA', budget: GrpoBudget, prompts: number, result: GrpoResult): void {
+  if (!ctx.recordProposals) return;
+  const proposals = diagnoseDegenerateGym(
+    {
+      gymId, role, groupsPerStep: Math.min(budget.promptsPerStep, prompts),
+      skippedGroups: result.history.map((h) => h['gym/skipped_groups']), rewardMean: result.history.map((h) => h['gym/reward_mean']),
+    },
+    knobValues(ctx.config, ctx.sparring),
+  );
+  ctx.recordProposals(ctx.runId, proposals);
 }
 
 // ------------------------------------------------------------------------------------ gym
@@ -423,10 +481,11 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
       try {
         const points = sliceEpisodes(chosen, ctx.sparring.arena.maxDaTurns);
         const frozenCa = await cache.ca(input.opponent, trainingDomain(ctx).bank, ctx.config.ca?.tactics);
+        const symbolic = symbolicMix(ctx);
         const config = grpoConfig(ctx.config.gym.da, 'DA', seed);
         const result = await runGrpo<DaDecisionPoint, DaDecisionPoint['obs'], DaChoice>({
           model, reference, prompts: points, observe: (p) => p.obs,
-          reward: daRolloutReward({ config: ctx.sparring, ca: frozenCa, judge: judgeEpisode }, greedyActor(model)),
+          reward: daRolloutReward({ config: ctx.sparring, ca: frozenCa, judge: judgeEpisode, ...(symbolic ? { symbolic } : {}) }, greedyActor(model)),
           config, actionKey: (c) => c,
           onStep: onGrpoStep(ctx, 'gym', label, `gym:${name}`, plannedSteps(config, points.length)), shouldStop: ctx.stopped,
           configForStep: stepConfigs(ctx, 'DA', () => name, seed),
@@ -434,6 +493,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
         if (ctx.stopped()) throw new Error('run stopped');
         note = earlyStopNote(result);
         save(await model.snapshot(), note, model.provider);
+        recordGymDiagnostics(ctx, name, 'DA', ctx.config.gym.da, points.length, result);
       } finally {
         await model.dispose();
         await reference.dispose();
@@ -446,6 +506,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
         if (ctx.stopped()) throw new Error('run stopped');
         note = earlyStopNote(result);
         save(await model.snapshot(), note, model.provider);
+        recordGymDiagnostics(ctx, name, 'CA', ctx.config.gym.ca, points.length, result);
       } finally {
         await model.dispose();
       }

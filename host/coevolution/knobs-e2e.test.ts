@@ -5,9 +5,8 @@
  * boundary without a restart → the process is killed with SIGKILL → the audit log is intact →
  * `--resume` finishes the run with the write in force → the measured window shows the recovery.
  *
- * The diagnostic here is a stand-in inside this test only (episodes that ended at the turn
- * limit, share of a match): the real deadlock diagnostic (core/eau/diagnostics.ts, issue 17's
- * other half) replaces it at merge.
+ * The proposal is the run's own: the deadlock diagnostic (core/eau/diagnostics.ts) runs after
+ * every match and records what it proposes in the lab (pending until a person decides).
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -17,7 +16,6 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PRESETS } from '../../core/coevolution/run-config';
 import type { RunConfig } from '../../core/coevolution/run-config';
-import type { KnobProposal } from '../../core/eau/proposal';
 import { knobStore } from '../store/knob-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import type { SqliteRunStore } from '../store/sqlite-store';
@@ -58,20 +56,6 @@ function matches(store: SqliteRunStore): { index: number; wDa: number; matchId: 
   return s ? (JSON.parse(s) as { context: { matches: { index: number; wDa: number; matchId: string }[] } }).context.matches : [];
 }
 
-/** Stand-in deadlock diagnostic (see the header): the share of a match's episodes that ended at the turn limit. */
-function deadlockStandIn(store: SqliteRunStore, matchId: string, matchIndex: number, maxDaTurns: number): KnobProposal | null {
-  const eps = store.listEpisodes({ matchId, limit: 10_000 });
-  const stuck = eps.filter((e) => e.endReason === 'turn_limit');
-  const rate = stuck.length / Math.max(1, eps.length);
-  if (rate < 0.3) return null;
-  return {
-    knob: 'arena.maxDaTurns', value: 12, reason: `${(rate * 100).toFixed(0)}% of episodes of match ${matchIndex} hit the turn limit (${maxDaTurns} DA turn${maxDaTurns === 1 ? '' : 's'}) unresolved`,
-    source: { kind: 'diagnostic', name: 'deadlock' },
-    evidence: { episodes: stuck.slice(0, 20).map((e) => e.id), series: [{ name: 'turn-limit share', points: [[matchIndex, rate]] }], figures: { deadlockRate: rate } },
-    at: { matchIndex },
-  };
-}
-
 describe('EAU end to end: planted deadlock → proposal → accept → hot-swap → kill -9 → resume → recovery measured', () => {
   it('runs the scripted pattern on a small quick run', { timeout: 600_000 }, async () => {
     const q = PRESETS.quick.config;
@@ -90,10 +74,17 @@ describe('EAU end to end: planted deadlock → proposal → accept → hot-swap 
     const store = openSqliteStore(db);
     const knobs = knobStore(store.db);
     const two = await until('match 2', () => (matches(store).length >= 2 ? matches(store) : null), 300_000);
-    // 2. The diagnostic finds the fault in the latest match and proposes; a person accepts.
-    const found = deadlockStandIn(store, two[1]!.matchId, 2, planted.arena.maxDaTurns);
-    expect(found, 'the planted turn limit deadlocks episodes').not.toBeNull();
-    const proposal = knobs.propose('R1', found!);
+    // 2. The run's deadlock diagnostic found the fault after each match and proposed; a person
+    //    accepts the latest (match 2's) and dismisses the earlier one.
+    const found = await until('the deadlock proposal of match 2', () => {
+      const ps = knobs.proposals('R1').filter((p) => p.source.kind === 'diagnostic' && p.source.name === 'deadlock');
+      return ps.some((p) => p.at.matchIndex === 2) ? ps : null;
+    }, 120_000);
+    const proposal = found.find((p) => p.at.matchIndex === 2)!;
+    console.log(`proposal P${proposal.id}: ${proposal.knob} → ${proposal.value} — ${proposal.reason}; figures ${JSON.stringify(proposal.evidence.figures)}`);
+    expect(proposal).toMatchObject({ knob: 'arena.maxDaTurns', status: 'pending' });
+    expect(proposal.evidence.figures.deadlockRate).toBeGreaterThan(0.2);
+    for (const p of found.filter((x) => x.id !== proposal.id && x.status === 'pending')) expect(knobs.dismiss('R1', p.id).status).toBe('dismissed');
     expect(knobs.request('R1', { knob: 'arena.maxDaTurns', value: 60, reason: 'out of range', by: 'person' })).toMatchObject({ ok: false, rule: 'range' });
     const accepted = knobs.accept('R1', proposal.id);
     expect(accepted.ok, accepted.ok ? '' : accepted.message).toBe(true);
@@ -118,9 +109,9 @@ describe('EAU end to end: planted deadlock → proposal → accept → hot-swap 
     const log = await sparring(['--json', 'knobs', 'log', 'R1']);
     expect(log.code).toBe(0);
     const logged = JSON.parse(log.stdout) as { id: number; knob: string; value: number; from: number; by: string; status: string; proposalId: number }[];
-    expect(logged[0]).toEqual(expect.objectContaining({ id: writeId, knob: 'arena.maxDaTurns', value: 12, from: 1, by: 'diagnostic:deadlock', status: 'applied', proposalId: proposal.id }));
+    expect(logged[0]).toEqual(expect.objectContaining({ id: writeId, knob: 'arena.maxDaTurns', value: Number(proposal.value), from: 1, by: 'diagnostic:deadlock', status: 'applied', proposalId: proposal.id }));
     expect(logged[1]).toEqual(expect.objectContaining({ knob: 'gym.da.lr', value: 5e-4, by: 'person' }));
-    // The episodes after the write were played with up to 12 DA turns; before, with 1.
+    // The episodes after the write were played with more than 1 DA turn; before, with 1.
     const agentTurns = (matchId: string) => Math.max(...store.listEpisodes({ matchId, limit: 10_000 }).map((e) => store.getEpisode(e.id)!.turns.filter((t) => t.role === 'agent').length));
     expect(agentTurns(two[0]!.matchId)).toBe(1);
     expect(agentTurns(matches(store)[appliedAfter]!.matchId)).toBeGreaterThan(1);
@@ -151,20 +142,20 @@ describe('EAU end to end: planted deadlock → proposal → accept → hot-swap 
     console.log(text.stdout);
     expect(text.stdout).toMatch(/kept: W_DA \+/);
     // 7. The experience pool: a new run inherits the kept write.
-    expect(knobs.keptWrites('R1').map((w) => [w.knob, w.value])).toContainEqual(['arena.maxDaTurns', 12]);
+    expect(knobs.keptWrites('R1').map((w) => [w.knob, w.value])).toContainEqual(['arena.maxDaTurns', Number(proposal.value)]);
     const inheriting = sparring(['run', '--config', configPath, '--inherit', 'R1']);
     const inherited = await until('R2 with its inherited writes', () => {
       const has = store.db.prepare("SELECT COUNT(*) FROM runs WHERE id = 'R2'").pluck().get() as number;
       const ws = has ? knobs.writes('R2') : [];
       return ws.length > 0 ? ws : null;
     }, 120_000);
-    expect(inherited).toContainEqual(expect.objectContaining({ knob: 'arena.maxDaTurns', from: 1, value: 12, status: 'applied', by: `inherited:R1/W${writeId}` }));
-    expect(knobs.effective('R2').arena.maxDaTurns).toBe(12);
+    expect(inherited).toContainEqual(expect.objectContaining({ knob: 'arena.maxDaTurns', from: 1, value: Number(proposal.value), status: 'applied', by: `inherited:R1/W${writeId}` }));
+    expect(knobs.effective('R2').arena.maxDaTurns).toBe(Number(proposal.value));
     expect(knobs.baseConfig('R2').arena.maxDaTurns).toBe(1);
     const history = await sparring(['knobs', 'history', 'arena.maxDaTurns']);
     console.log(history.stdout);
-    expect(history.stdout).toMatch(/R1 .*1 → 12.*kept/);
-    expect(history.stdout).toMatch(/R2 .*1 → 12/);
+    expect(history.stdout).toMatch(new RegExp(`R1 .*1 → ${proposal.value}.*kept`));
+    expect(history.stdout).toMatch(new RegExp(`R2 .*1 → ${proposal.value}`));
     children.at(-2)!.kill('SIGKILL');
     await inheriting;
     store.close();

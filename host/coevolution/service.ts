@@ -10,6 +10,8 @@ import { runMachine } from '../../core/coevolution/run.machine';
 import type { GymSummary, MatchSummary, RunContext } from '../../core/coevolution/run.machine';
 import { PRESETS, parseRunConfig, RunConfigError, sparringConfigOf } from '../../core/coevolution/run-config';
 import type { RunConfig } from '../../core/coevolution/run-config';
+import { DEFAULT_CONFIG } from '../../core/config';
+import type { StoppingConfig } from '../../core/config';
 import { heldoutReport } from '../../core/arena/heldout-report';
 import type { MetricPoint, PresetInfo, ProgressReport, RunDetail, RunPhase, RunStatus, RunSummary } from '../../core/contract/contract';
 import type { EngineEvent, RunService } from '../../core/contract/run-service';
@@ -172,6 +174,8 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       },
       stopped: () => l.stopped,
       atStep: (gymName, step) => takeWrites('step', { phase: 'gym', matches: matchesPlayed(), gym: gymName, gymStep: step }),
+      // The diagnostics' proposals go to the knob console's store (pending until a person decides).
+      recordProposals: (id, found) => { knobs.recordProposals(id, found); },
     };
     const machine = runMachine.provide({
       actors: {
@@ -304,6 +308,20 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
   return service;
 }
 
+/**
+ * The stopping constants of a stored run config. A config stored before a schema change that no
+ * longer parses still shows its own stopping block over the defaults (the run ran under it).
+ */
+export function stoppingOf(configJson: string, runId: string): StoppingConfig {
+  try {
+    return sparringConfigOf(parseRunConfig(configJson, `run ${runId}`)).stopping;
+  } catch {
+    let stored: Partial<StoppingConfig> = {};
+    try { stored = (JSON.parse(configJson) as { stopping?: Partial<StoppingConfig> }).stopping ?? {}; } catch { /* not JSON: the defaults */ }
+    return { ...DEFAULT_CONFIG.stopping, ...stored };
+  }
+}
+
 export function presetInfos(): PresetInfo[] {
   return Object.entries(PRESETS).map(([name, p]) => ({ name, description: p.description, configJson: JSON.stringify(p.config, null, 2) }));
 }
@@ -359,7 +377,7 @@ export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf
       const snap = snapshotOf(r, l);
       const matchSummaries: MatchSummary[] = snap?.context.matches ?? [];
       const gyms: GymSummary[] = snap?.context.gyms ?? [];
-      return { ...s, configJson: r.config_json, matchSummaries, gyms, progress: l?.progress ?? null, evaluation: snap?.context.evaluation ?? null, heldout: heldoutReport(snap?.context.evaluation) };
+      return { ...s, configJson: r.config_json, stopping: stoppingOf(r.config_json, runId), matchSummaries, gyms, progress: l?.progress ?? null, evaluation: snap?.context.evaluation ?? null, heldout: heldoutReport(snap?.context.evaluation) };
     },
     metrics(runId: string, keys: readonly string[]): Record<string, MetricPoint[]> {
       row(runId);

@@ -3,6 +3,7 @@
  * and streams batched progress, exports parse back, runs delegate to the RunService, and bad
  * arguments are refused with the field named. No browser, no server.
  */
+import { DEFAULT_CONFIG } from '../../core/config';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -209,7 +210,7 @@ describe('runs through the RunService', () => {
         if (runId !== 'R1') throw new Error(`no run "${runId}"`);
         return {
           id: 'R1', createdAt: '2026-01-01T00:00:00Z', status: 'running', phase: 'match', preset: 'quick', seed: 1, matches: 0, lastWDa: null, error: null, live: true, pauseRequested: false,
-          configJson: '{}', matchSummaries: [], gyms: [], progress: null, evaluation: null, heldout: null,
+          configJson: '{}', stopping: DEFAULT_CONFIG.stopping, matchSummaries: [], gyms: [], progress: null, evaluation: null, heldout: null,
         };
       },
       metrics: (_id, keys) => Object.fromEntries(keys.map((k) => [k, [{ step: 1, value: 0.5 }]])),

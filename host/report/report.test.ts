@@ -9,7 +9,7 @@ const tactics = { n: 30, meanTokens: 33, meanEntityDensity: 0.05, meanEntities: 
 const w = [0.45, 0.63, 0.55];
 const run: RunDetail = {
   id: 'R1', createdAt: '2026-01-01', status: 'finished', phase: 'done', preset: 'quick', seed: 1, matches: 3, lastWDa: 0.55, error: null, live: false, pauseRequested: false, heldout: null,
-  configJson: '{}', progress: null,
+  configJson: '{}', stopping: DEFAULT_CONFIG.stopping, progress: null,
   matchSummaries: w.map((x, i) => {
     const stop = stoppingDecision(w.slice(0, i + 1), { ...DEFAULT_CONFIG.stopping, nMax: 3 });
     return { matchId: `R1-M${i + 1}`, index: i + 1, da: 'DA0', ca: 'CA0', wDa: x, fraudRate: 1, tactics, stop, next: stop.stop ? null : weakerAgent(x, DEFAULT_CONFIG.stopping) };
@@ -24,7 +24,7 @@ const match: MatchRecord = {
 
 describe('run report', () => {
   it('is one self-contained HTML page with the W_DA chart, gym phases, per-scenario bars and the held-out table', () => {
-    const html = renderReport(run, [match], 0.6);
+    const html = renderReport(run, [match]);
     expect(html).toMatch(/^<!doctype html>/);
     expect(html).not.toMatch(/<script|src="http|href="http/);
     expect(html).toContain('τ_DA = 0.60');
@@ -45,7 +45,7 @@ describe('run report', () => {
   it('adds the held-out table against the scripted CA when the evaluation has it', () => {
     const [e] = (run.evaluation as { checkpoints: Record<string, unknown>[] }).checkpoints;
     const reference = { ca: 'scripted', heldout: { ...(e!.heldout as object), strictPass: 0.75 }, gate: e!.gate };
-    const html = renderReport({ ...run, evaluation: { checkpoints: [{ ...e, reference }] } }, [match], 0.6);
+    const html = renderReport({ ...run, evaluation: { checkpoints: [{ ...e, reference }] } }, [match]);
     const after = html.slice(html.indexOf('Against the scripted CA'));
     expect(after).toContain('<td>75.0% [47–91]</td>');
     expect(html.slice(0, html.indexOf('Against the scripted CA'))).toContain('<td>25.0% [9–53]</td>');
@@ -53,7 +53,7 @@ describe('run report', () => {
 
   it('says why a gym ended early, for that gym only, escaped', () => {
     const note = 'stopped after step 41 of 60: mean KL to the start over the last 5 steps 1.17 > maxKl 1 (trust region) <x>';
-    const html = renderReport({ ...run, gyms: [run.gyms[0]!, { ...run.gyms[1]!, note }] }, [match], 0.6);
+    const html = renderReport({ ...run, gyms: [run.gyms[0]!, { ...run.gyms[1]!, note }] }, [match]);
     const list = html.match(/<ul class="gym-notes">(.*?)<\/ul>/)?.[1] ?? '';
     expect(list.match(/<li>/g)).toHaveLength(1);
     expect(list).toContain('<b>CA1</b> (CA gym after match 2): stopped after step 41 of 60');
@@ -64,7 +64,7 @@ describe('run report', () => {
 describe('run report device', () => {
   it('names the provider the run used and why, escaped; an older run reads as not recorded', () => {
     const device = { requested: 'auto' as const, provider: 'cpu' as const, reason: 'auto: no GPU provider <found>', threads: null, play: 'cpu' as const };
-    expect(renderReport({ ...run, device }, [match], 0.6)).toContain('device cpu (auto: no GPU provider &lt;found&gt;)');
-    expect(renderReport(run, [match], 0.6)).toContain('device cpu (not recorded)');
+    expect(renderReport({ ...run, device }, [match])).toContain('device cpu (auto: no GPU provider &lt;found&gt;)');
+    expect(renderReport(run, [match])).toContain('device cpu (not recorded)');
   });
 });

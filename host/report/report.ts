@@ -44,7 +44,7 @@ export function winRateChart(run: RunDetail, tauDa: number): string {
 }
 
 /** Horizontal bars: DA win rate per scenario of one match (fraud reference scenarios in purple). */
-export function scenarioChart(m: MatchRecord): string {
+export function scenarioChart(m: MatchRecord, tauDa: number): string {
   const rows = m.perScenario;
   const W = 640, rowH = 20, L = 200, R = 70, T = 8;
   const H = T * 2 + rows.length * rowH;
@@ -56,7 +56,7 @@ export function scenarioChart(m: MatchRecord): string {
       `<rect x="${L}" y="${yy + 3}" width="${x(s.daWinRate) - L}" height="${rowH - 6}" fill="${s.fraudReference ? '#7c3aed' : '#2563eb'}"/>` +
       `<text x="${x(1) + 6}" y="${yy + 14}" font-size="12" fill="#334155">${s.daWins}/${s.episodes}</text>`;
   });
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="DA win rate per scenario of ${esc(m.id)}">${bars.join('')}<line x1="${x(0.6)}" x2="${x(0.6)}" y1="0" y2="${H}" stroke="#16a34a" stroke-dasharray="4 3"/></svg>`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="DA win rate per scenario of ${esc(m.id)}">${bars.join('')}<line x1="${x(tauDa)}" x2="${x(tauDa)}" y1="0" y2="${H}" stroke="#16a34a" stroke-dasharray="4 3"/></svg>`;
 }
 
 /** An HTML table, cells escaped (the run and study reports'). */
@@ -78,7 +78,8 @@ h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px}h3{font-siz
 table{border-collapse:collapse;margin:8px 0}th,td{border-bottom:1px solid #e2e8f0;padding:4px 10px;text-align:right}th:first-child,td:first-child{text-align:left}
 th{background:#f8fafc;font-weight:600}`;
 
-export function renderReport(run: RunDetail, matches: readonly MatchRecord[], tauDa: number): string {
+export function renderReport(run: RunDetail, matches: readonly MatchRecord[]): string {
+  const { tauDa } = run.stopping;
   const evals = (run.evaluation as { checkpoints?: CheckpointEvaluation[] } | null)?.checkpoints ?? [];
   const ms = run.matchSummaries;
   const matchRows = ms.map((m) => [
@@ -87,7 +88,7 @@ export function renderReport(run: RunDetail, matches: readonly MatchRecord[], ta
   ]);
   const heldout = heldoutRows(evals);
   const reference = heldoutRows(referenceEvaluations(evals));
-  const perMatch = matches.map((m) => `<h3>${esc(m.id)}: ${esc(policyLabel(m.daSpec, m.daCheckpoint))} vs ${esc(policyLabel(m.caSpec, m.caCheckpoint))} — W_DA ${pct(m.wDa)}, fraud ${pct(m.fraudRate)}</h3>${scenarioChart(m)}`).join('\n');
+  const perMatch = matches.map((m) => `<h3>${esc(m.id)}: ${esc(policyLabel(m.daSpec, m.daCheckpoint))} vs ${esc(policyLabel(m.caSpec, m.caCheckpoint))} — W_DA ${pct(m.wDa)}, fraud ${pct(m.fraudRate)}</h3>${scenarioChart(m, tauDa)}`).join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sparring run ${esc(run.id)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -5,7 +5,7 @@
  * small multiples. Inline SVG in the style of the run report (report.ts), no scripts.
  */
 import { MEASURES, TACTIC_FIELDS } from '../../core/coevolution/study-summary';
-import type { StudyRunData, StudySummary } from '../../core/coevolution/study-summary';
+import type { ArmSummary, StudyRunData, StudySummary } from '../../core/coevolution/study-summary';
 import type { MeanInterval } from '../../core/stats/intervals';
 import { esc, htmlTable, REPORT_STYLE } from './report';
 
@@ -79,6 +79,30 @@ export interface StudyReportInput {
 
 const FIVE = ['routing', 'strictPass', 'fail', 'meanReward', 'lookupFirst'];
 
+const share = (x: { tactic: string; share: number }[]) => x.slice(0, 4).map((t) => `${t.tactic} ${Math.round(t.share * 100)}%`).join(', ');
+const caWin = (v: number | null, n: number) => (v === null ? '–' : `${Math.round(v * 100)}% (n=${n})`);
+
+/**
+ * Which tactic an arm's CA converged to, in words and tables both outputs share: the headline, the
+ * tactic shares in the first and the last match, example openings, and the CA's win rate with and
+ * without each feature of an opening in the last match (the evidence for what reward pressure favours).
+ */
+export function tacticConvergenceView(a: ArmSummary): { headline: string; rows: (string | number)[][]; examples: string[]; splits: string[][] } | null {
+  const t = a.tactic;
+  if (!t) return null;
+  const c = t.converged;
+  return {
+    headline: a.measures.caGyms?.mean === 0
+      ? `${a.arm}: the CA never trained in this arm (CA0 throughout); its openings are CA0's`
+      : c
+      ? `${a.arm}: the CA converged to "${c.tactic}" (${Math.round(c.share * 100)}% of last-match openings; the dominant tactic of ${t.seedsAgreeing.k} of ${t.seedsAgreeing.n} seeds)`
+      : `${a.arm}: no openings`,
+    rows: [['first match (CA0)', share(t.first)], ['last match (final CA)', share(t.last)]],
+    examples: c?.examples ?? [],
+    splits: t.splits.map((sp) => [sp.feature, caWin(sp.withCaWin, sp.withN), caWin(sp.withoutCaWin, sp.withoutN)]),
+  };
+}
+
 export function renderStudyReport(s: StudyReportInput): string {
   const colour = (arm: string) => ARM_COLOURS[s.arms.indexOf(arm) % ARM_COLOURS.length]!;
   const measureTable = (prefix: string) => {
@@ -102,6 +126,13 @@ export function renderStudyReport(s: StudyReportInput): string {
     });
     return `<div class="cell small"><h3>seed ${seed}</h3>${bandChart(series, { title: `W_DA per match, seed ${seed}`, rate: true, width: 300, height: 170, tauDa: s.tauDa, legend: false })}</div>`;
   }).join('');
+  const convergence = s.summary.arms.flatMap((a) => {
+    const v = tacticConvergenceView(a);
+    if (!v) return [];
+    return [`<h3>${esc(v.headline)}</h3>${htmlTable(['', 'tactic shares'], v.rows)}` +
+      (v.examples.length ? `<p class="meta">Example openings of that tactic (CA wins first):</p><ul>${v.examples.map((e) => `<li>${esc(e)}</li>`).join('')}</ul>` : '') +
+      `<p class="meta">The CA's win rate in the last match with and without each feature of its opening:</p>${htmlTable(['feature', 'CA win with', 'CA win without'], v.splits)}`];
+  }).join('\n');
   const runs = htmlTable(['arm', 'seed', 'run', 'status', 'matches', 'DA gyms', 'CA gyms', 'note'], s.runs.map((r) => [r.arm, r.seed, r.runId ?? '', r.status, r.matches.length, r.gyms.filter((g) => g.role === 'DA').length, r.gyms.filter((g) => g.role === 'CA').length, r.error ?? '']));
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sparring study ${esc(s.id)}</title>
@@ -126,6 +157,8 @@ ${s.summary.arms.some((a) => a.arm !== 'full' && a.measures['final.fullCa.routin
 ${paired}
 <h2>The CA's tactic measures per match</h2>
 <div class="grid">${tactics}</div>
+<h2>Which tactic the CA converged to</h2>
+${convergence || '<p class="meta">No openings were read.</p>'}
 <h2>Per seed</h2>
 <div class="grid">${perSeed}</div>
 <h2>Runs</h2>

@@ -122,6 +122,7 @@ export function knobStore(db: Database) {
     insertProposal: db.prepare(`INSERT INTO knob_proposals (run_id, knob, value_json, reason, source_json, evidence_json, at_json, status, created_at)
                                 VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)`),
     proposals: db.prepare<[string], ProposalRow>('SELECT * FROM knob_proposals WHERE run_id = ? ORDER BY id'),
+    sameProposal: db.prepare<[string, string, string, string], number>('SELECT 1 FROM knob_proposals WHERE run_id = ? AND knob = ? AND source_json = ? AND at_json = ?').pluck(),
     proposal: db.prepare<[number], ProposalRow>('SELECT * FROM knob_proposals WHERE id = ?'),
     decide: db.prepare('UPDATE knob_proposals SET status = ?, decided_at = ?, write_id = ? WHERE id = ?'),
     metrics: db.prepare<[string], { phase: string; step: number; value: number }>("SELECT phase, step, value FROM run_metrics WHERE run_id = ? AND key = 'gym/reward_mean' ORDER BY step"),
@@ -226,6 +227,22 @@ export function knobStore(db: Database) {
       runRow(runId);
       const id = Number(q.insertProposal.run(runId, p.knob, JSON.stringify(p.value), p.reason, JSON.stringify(p.source), JSON.stringify(p.evidence), JSON.stringify(p.at), new Date().toISOString()).lastInsertRowid);
       return toProposal(q.proposal.get(id)!);
+    },
+    /**
+     * The run's side (LabContext.recordProposals): keep what the diagnostics found after a match or
+     * gym, once per (match or gym, source, knob), so a resumed run re-running them adds nothing.
+     * Returns how many were new.
+     */
+    recordProposals(runId: string, found: readonly KnobProposal[]): number {
+      return db.transaction(() => {
+        let added = 0;
+        for (const p of found) {
+          if (q.sameProposal.get(runId, p.knob, JSON.stringify(p.source), JSON.stringify(p.at))) continue;
+          store.propose(runId, p);
+          added++;
+        }
+        return added;
+      })();
     },
     proposals(runId: string): StoredProposal[] {
       runRow(runId);

@@ -545,6 +545,31 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 15,
+    name: "EAU: each episode's customer arm, and the diagnostics' proposals",
+    up(db) {
+      db.exec(`
+        -- Who played the customer seat under the symbolic-user mix ε (core/eau/customer-mix.ts):
+        -- 'symbolic' (the rule-based customer) or 'learned' (the run's CA). NULL: no mix.
+        ALTER TABLE episodes ADD COLUMN customer TEXT CHECK (customer IN ('symbolic', 'learned'));
+
+        -- What the EAU diagnostics (core/eau/diagnostics.ts) proposed after a match or a gym: a
+        -- KnobProposal (core/eau/proposal.ts) as JSON. Never applied by the run; a person decides.
+        CREATE TABLE eau_proposals (
+          id            INTEGER PRIMARY KEY,
+          run_id        TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+          created_at    TEXT NOT NULL,
+          match_index   INTEGER,
+          gym_id        TEXT,
+          diagnostic    TEXT NOT NULL,
+          knob          TEXT NOT NULL,
+          proposal_json TEXT NOT NULL
+        );
+        CREATE INDEX eau_proposals_by_run ON eau_proposals (run_id, id);
+      `);
+    },
+  },
+  {
+    version: 16,
     name: 'EAU knob writes and proposals',
     up(db) {
       db.exec(`

@@ -60,6 +60,8 @@ export type EpisodeRow = {
   adversities_json: string;
   /** Bits of the MADS validators that failed; null: not computed yet. */
   validator_failed: number | null;
+  /** Who played the customer seat under EAU's symbolic-user mix (migration 15); null: no mix. */
+  customer: 'symbolic' | 'learned' | null;
 } & { [K in `da_${DaTerm}`]: number } & { [K in `ca_${CaTerm}`]: number };
 
 /** turns (migration 1). */

@@ -394,6 +394,26 @@ describe('migrations', () => {
     db.close();
   });
 
+  it('15 records the customer arm of episodes (NULL for older ones) and adds the EAU proposals table', () => {
+    const path = freshPath();
+    const store = openSqliteStore(path);
+    const { match, episodes } = fakeMatch('m1');
+    store.saveMatch(match, [{ ...episodes[0]!, customer: 'symbolic' }, ...episodes.slice(1)]);
+    expect(store.getEpisode('m1:0')?.customer).toBe('symbolic');
+    expect(store.getEpisode('m1:1')).not.toHaveProperty('customer');
+    store.close();
+    const db = emptyDb();
+    applyMigrations(db, 14);
+    expect(columns(db, 'episodes')).not.toContain('customer');
+    expect(applyMigrations(db, 15)).toBe(15);
+    expect(columns(db, 'episodes')).toContain('customer');
+    expect(tables(db)).toContain('eau_proposals');
+    const before = schema(db);
+    expect(applyMigrations(db, 15)).toBe(15);
+    expect(schema(db)).toStrictEqual(before);
+    db.close();
+  });
+
   it('a failing migration leaves the database at the previous version', () => {
     const db = emptyDb();
     applyMigrations(db, 1);
@@ -419,6 +439,7 @@ describe('migrations', () => {
     store.saveMatch(match, episodes);
     // Take the file back to version 1 by dropping what later migrations added.
     store.db.exec('DROP TABLE knob_proposals; DROP TABLE knob_writes;');
+    store.db.exec('DROP TABLE eau_proposals; ALTER TABLE episodes DROP COLUMN customer;');
     store.db.exec('DROP TABLE study_evaluations; DROP TABLE study_runs; DROP TABLE studies;');
     for (const side of ['da', 'ca']) store.db.exec(`ALTER TABLE matches DROP COLUMN ${side}_checkpoint_id; ALTER TABLE matches DROP COLUMN ${side}_checkpoint_name;`);
     store.db.exec('DROP TABLE custom_scenarios; DROP INDEX episodes_unvalidated; ALTER TABLE episodes DROP COLUMN validator_failed;');

@@ -101,6 +101,7 @@ const EPISODE_COLS = [
   'judge_hallucinations_json',
   'adversities_json',
   'validator_failed',
+  'customer',
 ];
 
 /** The query behind listEpisodes / countEpisodes, in match order (as listMatches) then index. */
@@ -355,6 +356,7 @@ function episodeRow(e: EpisodeRecord, validatorFailed: number): unknown[] {
     JSON.stringify(e.judge.hallucinations),
     JSON.stringify(e.adversities ?? []),
     validatorFailed,
+    e.customer ?? null,
   ];
 }
 
@@ -373,6 +375,7 @@ export function episodeSummary(r: EpisodeRow): EpisodeSummary {
   const adversities = JSON.parse(r.adversities_json) as AdversityFiring[];
   return {
     ...(adversities.length ? { adversities } : {}),
+    ...(r.customer ? { customer: r.customer } : {}),
     id: r.id,
     matchId: r.match_id,
     index: r.idx,

@@ -2,6 +2,8 @@
 import type { Database } from 'better-sqlite3';
 import { summariseStudy } from '../../core/coevolution/study-summary';
 import type { StudyCheckpointEvaluation, StudyRunData, StudySummary } from '../../core/coevolution/study-summary';
+import type { DomainTool } from '../../core/domain/types';
+import type { Opening } from '../../core/labels/tactic-evidence';
 import { createRunReader } from '../coevolution/service';
 import { studyStore } from './study-store';
 import type { StudyEntry, StudyRow } from './study-store';
@@ -13,8 +15,18 @@ export interface StudyView {
   summary: StudySummary;
 }
 
+/** The CA's opening of each episode of a match (its first customer turn), with the expected tool and who won. */
+function matchOpenings(db: Database): (matchId: string) => Opening[] {
+  const select = db.prepare<[string], { text: string | null; expectedTool: DomainTool; winner: string }>(`
+    SELECT e.expected_tool AS expectedTool, e.winner AS winner,
+           (SELECT t.text FROM turns t WHERE t.episode_id = e.id AND t.role = 'customer' ORDER BY t.idx LIMIT 1) AS text
+      FROM episodes e WHERE e.match_id = ? ORDER BY e.idx`);
+  return (matchId) => select.all(matchId).map((r) => ({ text: r.text ?? '', expectedTool: r.expectedTool, daWon: r.winner === 'DA' }));
+}
+
 export function loadStudy(db: Database, dbPath: string, id: string): StudyView {
   const studies = studyStore(db);
+  const openingsOf = matchOpenings(db);
   const study = studies.get(id);
   const reader = createRunReader(db, dbPath, () => undefined);
   const entries = studies.entries(id);
@@ -26,6 +38,9 @@ export function loadStudy(db: Database, dbPath: string, id: string): StudyView {
       matches: d.matchSummaries, gyms: d.gyms,
       evaluation: (d.evaluation as { checkpoints: StudyCheckpointEvaluation[] } | null) ?? null,
       vsFullCa: studies.evaluation(id, e.arm, e.seed, 'vs-full-ca'),
+      openings: e.status === 'finished' && d.matchSummaries.length > 0
+        ? { first: openingsOf(d.matchSummaries[0]!.matchId), last: openingsOf(d.matchSummaries.at(-1)!.matchId) }
+        : undefined,
     };
   });
   return {

@@ -50,6 +50,10 @@ test('compares the two arms once the runs finish', async () => {
   await expect(heldout).toContainText('2/2');
   await expect(page.getByTestId('study-paired')).toContainText('no-ca-training − full');
   await expect(page.getByTestId('study-per-seed').locator('figure')).toHaveCount(2);
+  // The tactic each arm's CA converged to, read from the runs' arena openings.
+  const tactic = page.getByTestId('study-tactic');
+  await expect(tactic.locator('tbody tr')).toHaveCount(2);
+  await expect(tactic.locator('tbody tr').first()).toContainText(/\d+%/);
   // Showing one arm only: one series left.
   await page.getByTestId('compare-no-ca-training').uncheck();
   await expect(studies.series('study-wda-chart')).toHaveCount(1);

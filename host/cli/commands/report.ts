@@ -1,7 +1,6 @@
 /** `sparring report RUN --out FILE` / `sparring report --study S --out FILE`: a self-contained HTML report of a run or a study. */
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { parseRunConfig } from '../../../core/coevolution/run-config';
 import { createRunService } from '../../coevolution/service';
 import { renderReport } from '../../report/report';
 import { renderStudyReport } from '../../report/study-report';
@@ -43,8 +42,7 @@ export function registerReport(program: Command, globals: () => GlobalOptions): 
           throw new UsageError((e as Error).message);
         }
         const matches = run.matchSummaries.map((m) => service.store.getMatch(m.matchId)).filter((m) => m !== undefined);
-        const tau = parseRunConfig(run.configJson, `run ${runId} config`).stopping.tauDa;
-        writeFileSync(opts.out, renderReport(run, matches, tau));
+        writeFileSync(opts.out, renderReport(run, matches));
         if (g.json) process.stdout.write(JSON.stringify({ runId, out: opts.out, matches: matches.length }) + '\n');
         else process.stdout.write(`wrote ${opts.out} (${matches.length} matches)\n`);
       } finally {

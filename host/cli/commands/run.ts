@@ -2,9 +2,12 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { PRESETS } from '../../../core/coevolution/run-config';
+import { PRESETS, parseRunConfig } from '../../../core/coevolution/run-config';
 import type { RunDetail } from '../../../core/contract/contract';
+import { armGap, blendHeldout, formatArms } from '../../../core/eau/customer-mix';
+import type { KnobProposal } from '../../../core/eau/proposal';
 import { createRunService } from '../../coevolution/service';
+import { proposalStore } from '../../eau/proposals-store';
 import { referenceEvaluations } from '../../coevolution/actors';
 import type { CheckpointEvaluation } from '../../coevolution/actors';
 import { HELDOUT_HEADER, heldoutRows } from '../../report/heldout-rows';
@@ -83,7 +86,7 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
           bar?.stop();
           label = '';
           const m = e.payload.match;
-          process.stderr.write(`match ${m.index} (${m.da} vs ${m.ca}): W_DA ${pct(m.wDa)}, fraud ${pct(m.fraudRate)} — ${m.stop.explanation}${m.next ? `; ${m.next.explanation}` : ''}\n`);
+          process.stderr.write(`match ${m.index} (${m.da} vs ${m.ca}): W_DA ${pct(m.wDa)}${m.arms ? ` (blend; by customer: ${formatArms(m.arms)})` : ''}, fraud ${pct(m.fraudRate)} — ${m.stop.explanation}${m.next ? `; ${m.next.explanation}` : ''}\n`);
         } else if (e.name === 'run/gym' && e.payload.gym.note) {
           process.stderr.write(`gym ${e.payload.gym.to}: ${e.payload.gym.note}\n`);
         }
@@ -108,7 +111,8 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
         const seconds = (Date.now() - started) / 1000;
         const store = checkpointStore(service.store.db);
         const checkpoints = store.list().filter((c) => c.runId === runId);
-        print(g.json, detail, checkpoints.map((c) => ({ name: c.name, role: c.role, parent: c.parent, source: c.source, provider: c.provider, humanEpisodes: store.humanEpisodesSeen(c.name).length })), seconds);
+        const proposals = proposalStore(service.store.db).listProposals(runId).map((p) => p.proposal);
+        print(g.json, detail, checkpoints.map((c) => ({ name: c.name, role: c.role, parent: c.parent, source: c.source, provider: c.provider, humanEpisodes: store.humanEpisodesSeen(c.name).length })), seconds, proposals);
         if (detail.status === 'failed') process.exitCode = 1;
       } finally {
         off();
@@ -117,20 +121,32 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     });
 }
 
+/** ε of a stored run's config (0 when absent or unreadable: the summary then shows no arms). */
+function symbolicMixOf(configJson: string): number {
+  try {
+    return parseRunConfig(configJson).customer?.symbolicMix ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** RL-ADA Table 4, one row per DA checkpoint, with the deployment gate. */
 function heldoutTable(rows: readonly Pick<CheckpointEvaluation, 'da' | 'heldout' | 'gate'>[]): string {
   return table(HELDOUT_HEADER, heldoutRows(rows), ['l', 'r', 'r', 'r', 'r', 'r', 'r']);
 }
 
-function print(json: boolean, d: RunDetail, checkpoints: { name: string; role: string; parent: string | null; source: string; provider: string | null; humanEpisodes: number }[], seconds: number) {
+function print(
+  json: boolean, d: RunDetail, checkpoints: { name: string; role: string; parent: string | null; source: string; provider: string | null; humanEpisodes: number }[], seconds: number,
+  proposals: readonly KnobProposal[],
+) {
   const evals = ((d.evaluation as { checkpoints?: CheckpointEvaluation[] } | null)?.checkpoints ?? []);
   const matches = d.matchSummaries.map((m) => ({
     index: m.index, matchId: m.matchId, da: m.da, ca: m.ca, wDa: m.wDa, wCa: 1 - m.wDa, fraudRate: m.fraudRate,
-    trained: m.next?.role ?? null, stop: m.stop.stop ? m.stop.reason : null, verdict: m.stop.explanation, tactics: m.tactics,
+    trained: m.next?.role ?? null, stop: m.stop.stop ? m.stop.reason : null, verdict: m.stop.explanation, tactics: m.tactics, ...(m.arms ? { arms: m.arms } : {}),
   }));
   if (json) {
     process.stdout.write(
-      JSON.stringify({ runId: d.id, status: d.status, phase: d.phase, seed: d.seed, seconds, error: d.error, device: d.device ?? null, matches, gyms: d.gyms, checkpoints, heldout: evals }, null, 2) + '\n',
+      JSON.stringify({ runId: d.id, status: d.status, phase: d.phase, seed: d.seed, seconds, error: d.error, device: d.device ?? null, matches, gyms: d.gyms, checkpoints, heldout: evals, proposals }, null, 2) + '\n',
     );
     return;
   }
@@ -148,13 +164,38 @@ function print(json: boolean, d: RunDetail, checkpoints: { name: string; role: s
       ['r', 'l', 'l', 'r', 'r', 'r', 'l', 'r', 'r', 'r', 'r'],
     ),
   );
+  if (matches.some((m) => m.arms)) {
+    // EAU's appendix: a blended figure can hide a large gap between the arms, so both are shown.
+    out.push('', 'W_DA by customer (symbolic-user mix ε; W_DA above is the blend):');
+    out.push(table(['match', 'W_DA blend', 'symbolic', 'n', 'learned', 'n', 'gap'], matches.filter((m) => m.arms).map((m) => {
+      const gap = armGap(m.arms!);
+      return [
+        m.index, pct(m.wDa), pct(m.arms!.symbolic.wDa), m.arms!.symbolic.winnable, pct(m.arms!.learned.wDa), m.arms!.learned.winnable,
+        gap === null ? 'n/a' : `${gap >= 0 ? '+' : ''}${(gap * 100).toFixed(1)} pts`,
+      ];
+    }), ['r', 'r', 'r', 'r', 'r', 'r', 'r']));
+  }
   if (matches.length) out.push('', matches.at(-1)!.verdict);
+  if (proposals.length) {
+    out.push('', `EAU diagnostics proposed ${proposals.length} knob write(s) (never applied; a person decides):`);
+    for (const p of proposals) out.push(`  ${p.at.matchIndex !== undefined ? `match ${p.at.matchIndex}` : `gym ${p.at.gymId}`} · ${p.source.kind === 'diagnostic' ? p.source.name : `llm ${p.source.model}`}: ${p.knob} → ${String(p.value)} — ${p.reason}`);
+  }
   if (checkpoints.length) out.push('', `checkpoints: ${checkpoints.map((c) => `${c.parent ? `${c.parent}→` : ''}${c.name}${c.provider && c.provider !== 'cpu' ? ` [${c.provider}]` : ''}${c.humanEpisodes ? ` (saw ${c.humanEpisodes} human episodes)` : ''}`).join(', ')}`);
   if (evals.length) {
     out.push('', `held-out evaluation (12 scenarios, ${evals[0]!.heldout.episodes} episodes, against ${evals[0]!.ca}; [95% CI]: Wilson interval):`);
     out.push(heldoutTable(evals));
     const ref = referenceEvaluations(evals);
     if (ref.length) out.push('', 'held-out evaluation against the scripted CA (a fixed opponent: comparable across runs):', heldoutTable(ref));
+    const mix = symbolicMixOf(d.configJson);
+    if (mix > 0 && ref.length) {
+      // The symbolic-user mix ε: the scripted CA is the symbolic arm, the run's CA the learned one.
+      out.push('', `held-out by customer arm at ε = ${mix} (symbolic: the scripted CA; learned: ${evals[0]!.ca}; blend = ε·symbolic + (1−ε)·learned):`);
+      out.push(table(['DA', 'routing symbolic', 'learned', 'blend', 'strict PASS symbolic', 'learned', 'blend'], evals.flatMap((e) => {
+        if (!e.reference) return [];
+        const blend = blendHeldout(e.reference.heldout, e.heldout, mix);
+        return [[e.da, pct(e.reference.heldout.routingAccuracy), pct(e.heldout.routingAccuracy), pct(blend.routingAccuracy), pct(e.reference.heldout.strictPass), pct(e.heldout.strictPass), pct(blend.strictPass)]];
+      }), ['l', 'r', 'r', 'r', 'r', 'r', 'r']));
+    }
     const mads = evals.filter((e) => e.mads);
     if (mads.length) {
       out.push('', `robustness (MADS, ${mads[0]!.mads!.scenarios.length} scenarios incl. custom ones, adversities on): L-2 by complexity`);

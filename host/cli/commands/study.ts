@@ -11,7 +11,7 @@ import type { ArmSpec } from '../../../core/coevolution/arms';
 import { MEASURES, TACTIC_FIELDS } from '../../../core/coevolution/study-summary';
 import { PRESETS, parseRunConfig, RunConfigError } from '../../../core/coevolution/run-config';
 import type { RunConfig } from '../../../core/coevolution/run-config';
-import { fmt } from '../../report/study-report';
+import { fmt, tacticConvergenceView } from '../../report/study-report';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { loadStudy } from '../../study/study-data';
 import type { StudyView } from '../../study/study-data';
@@ -218,6 +218,14 @@ function print(json: boolean, v: StudyView, seconds: number | null): void {
   for (const [k, , label] of TACTIC_FIELDS) {
     out.push(`CA tactic measure per match: ${label}:`);
     out.push(table(['arm', ...Array.from({ length: longest }, (_, i) => `M${i + 1}`)], s.arms.map((a) => [a.arm, ...Array.from({ length: longest }, (_, i) => (a.tactics[k][i] ? fmt(a.tactics[k][i], k === 'decoyRate' || k === 'hedgeRate') : ''))])), '');
+  }
+  out.push('Which tactic the CA converged to (rule-based labels of its arena openings, pooled over seeds):');
+  for (const a of s.arms) {
+    const v = tacticConvergenceView(a);
+    if (!v) continue;
+    out.push(v.headline, table(['', 'tactic shares'], v.rows));
+    for (const e of v.examples) out.push(`  e.g. "${e}"`);
+    out.push(table(['feature of the opening', 'CA win with', 'CA win without'], v.splits), '');
   }
   if (s.paired.length) {
     const keys = ['final.routing', 'final.strictPass', 'final.scripted.routing', 'final.scripted.strictPass', 'final.fullCa.routing', 'gain.routing', 'daGyms', 'caGyms'];

@@ -168,7 +168,7 @@ export function simulatedRunService(dbPath: string, o: { gymSteps?: number; step
         config, pause: false, stop: false, metrics: new Map(), resume: null,
         detail: {
           id, createdAt: new Date().toISOString(), status: 'created', phase: 'bootstrap', preset, seed: seed ?? 1, matches: 0, lastWDa: null, error: null, live: true,
-          configJson: JSON.stringify(config), matchSummaries: [], gyms: [], progress: null, evaluation: null, heldout: null, pauseRequested: false,
+          configJson: JSON.stringify(config), stopping: sparringConfigOf(config).stopping, matchSummaries: [], gyms: [], progress: null, evaluation: null, heldout: null, pauseRequested: false,
         },
       };
       runs.set(id, r);

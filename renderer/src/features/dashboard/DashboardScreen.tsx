@@ -32,7 +32,7 @@ import { createWinRateChart } from './create-win-rate-chart';
 import { gymPanels } from './gym-curves.data';
 import { phaseSegments } from './phase-timeline.data';
 import { scenarioBars } from './scenario-bars.data';
-import { stoppingFromConfig, winRateData } from './win-rate.data';
+import { winRateData } from './win-rate.data';
 import { deviceLabel } from '../experiments/device-choice';
 import { KnobConsole } from '../knobs/KnobConsole';
 
@@ -196,6 +196,7 @@ function RunDashboard({ d }: { d: RunDetail }) {
             <span className="muted">The stopping rule is judged after each match; no match has finished yet.</span>
           )}
         </div>
+        {d.matchSummaries.some((m) => m.arms) && <CustomerArms d={d} />}
         {d.gyms.some((g) => g.note) && (
           <ul className="gym-notes small" data-testid="gym-notes">
             {d.gyms.filter((g) => g.note).map((g) => (
@@ -217,6 +218,29 @@ function RunDashboard({ d }: { d: RunDetail }) {
   );
 }
 
+/**
+ * W_DA per customer arm under the symbolic-user mix ε (EAU): the rule-based customer and the
+ * learned CA, beside the blend the chart shows. EAU's appendix: a blend can hide a large gap.
+ */
+function CustomerArms({ d }: { d: RunDetail }) {
+  const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)}%`);
+  return (
+    <ul className="gym-notes small" data-testid="customer-arms">
+      {[...d.matchSummaries].sort((a, b) => a.index - b.index).flatMap((m) => {
+        if (!m.arms) return [];
+        const { symbolic, learned } = m.arms;
+        const gap = symbolic.wDa === null || learned.wDa === null ? null : symbolic.wDa - learned.wDa;
+        return [
+          <li key={m.matchId} data-match={m.matchId}>
+            <b>match {m.index}</b> W_DA {pct(m.wDa)} (blend) · symbolic customer {pct(symbolic.wDa)} (n {symbolic.winnable}) · learned CA {pct(learned.wDa)} (n{' '}
+            {learned.winnable}){gap !== null && ` · gap ${gap >= 0 ? '+' : ''}${(gap * 100).toFixed(1)} pts`}
+          </li>,
+        ];
+      })}
+    </ul>
+  );
+}
+
 export function PhaseTimeline({ d }: { d: RunDetail }) {
   // Progress reports replace `d` several times a second; redraw only when the phases change.
   const { phase, status, matchSummaries, gyms } = d;
@@ -231,10 +255,10 @@ export function PhaseTimeline({ d }: { d: RunDetail }) {
 
 export function WinRates({ d }: { d: RunDetail }) {
   const selected = useDashboardStore(selectSelectedMatchOf(d.id));
-  const { matchSummaries, gyms, configJson, phase } = d;
+  const { matchSummaries, gyms, stopping, phase } = d;
   const data = useMemo(
-    () => ({ ...winRateData(matchSummaries, gyms, stoppingFromConfig(configJson), phase), selectedMatchId: selected ?? matchSummaries.at(-1)?.matchId ?? null }),
-    [matchSummaries, gyms, configJson, phase, selected],
+    () => ({ ...winRateData(matchSummaries, gyms, stopping, phase), selectedMatchId: selected ?? matchSummaries.at(-1)?.matchId ?? null }),
+    [matchSummaries, gyms, stopping, phase, selected],
   );
   const ref = useChart(createWinRateChart, data, { onSelectMatch: (matchId: string) => selectRunMatch(d.id, matchId) });
   return (
@@ -265,7 +289,7 @@ export function ScenarioPanel({ d }: { d: RunDetail }) {
       void refreshMatchRecords(d.id);
     }
   }, [matchId, records, match, d.id]);
-  const data = useMemo(() => ({ bars: scenarioBars(match), tau: stoppingFromConfig(d.configJson).tauDa }), [match, d.configJson]);
+  const data = useMemo(() => ({ bars: scenarioBars(match), tau: d.stopping.tauDa }), [match, d.stopping.tauDa]);
   const ref = useChart(createScenarioBarsChart, data, {
     onSelectScenario: (scenarioId: string) => matchId && navigate('transcripts', null, { match: matchId, scenario: scenarioId }),
   });

@@ -5,7 +5,9 @@ import { integerTicks } from './create-gym-curves-chart';
 import { fitLabel } from './create-phase-timeline-chart';
 import { phaseSegments } from './phase-timeline.data';
 import { scenarioBars } from './scenario-bars.data';
-import { DEFAULT_STOPPING, stoppingFromConfig, winRateData } from './win-rate.data';
+import { winRateData } from './win-rate.data';
+
+const STOPPING = { tauDa: 0.6, epsilon: 0.05, nMax: 8 };
 
 const tactics = { n: 0, meanTokens: 0, meanEntityDensity: 0, meanEntities: 0, decoyRate: 0, hedgeRate: 0 };
 function match(index: number, wDa: number, over: Partial<MatchSummary['stop']> = {}, next: 'DA' | 'CA' | null = 'DA'): MatchSummary {
@@ -19,7 +21,7 @@ const gym = (afterMatch: number, role: 'DA' | 'CA'): GymSummary => ({ role, from
 
 describe('win-rate chart data', () => {
   it('pairs W_DA with W_CA, draws the ε window around the previous match, and labels gyms', () => {
-    const d = winRateData([match(2, 0.62, { stabilityGate: true, competencyGate: true }), match(1, 0.4)], [gym(1, 'DA')], DEFAULT_STOPPING, 'gym');
+    const d = winRateData([match(2, 0.62, { stabilityGate: true, competencyGate: true }), match(1, 0.4)], [gym(1, 'DA')], STOPPING, 'gym');
     expect(d.points.map((p) => p.match)).toEqual([1, 2]);
     expect(d.points[0]!.epsWindow).toBeNull();
     expect(d.points[1]!.wCa).toBeCloseTo(0.38);
@@ -33,12 +35,6 @@ describe('win-rate chart data', () => {
     ]);
     expect(d.tau).toBe(0.6);
     expect(d.xMax).toBe(3);
-  });
-
-  it('reads τ and ε from the run config, with defaults', () => {
-    expect(stoppingFromConfig('{"stopping":{"tauDa":0.7,"epsilon":0.1,"nMax":3}}')).toEqual({ tauDa: 0.7, epsilon: 0.1, nMax: 3 });
-    expect(stoppingFromConfig('not json')).toEqual(DEFAULT_STOPPING);
-    expect(stoppingFromConfig(null)).toEqual(DEFAULT_STOPPING);
   });
 });
 

@@ -3,15 +3,10 @@
  * around the previous W_DA (a match inside it meets the stability gate), and the gyms between
  * matches, labelled with the agent that trained.
  */
-import type { GymSummary, MatchSummary } from '../../../../core/contract/contract';
+import type { GymSummary, MatchSummary, StoppingConfig } from '../../../../core/contract/contract';
 
-export interface StoppingView {
-  tauDa: number;
-  epsilon: number;
-  nMax: number;
-}
-
-export const DEFAULT_STOPPING: StoppingView = { tauDa: 0.6, epsilon: 0.05, nMax: 8 };
+/** What the chart draws of the stopping rule; the host parses it from the run's config (RunDetail.stopping). */
+export type StoppingView = Pick<StoppingConfig, 'tauDa' | 'epsilon' | 'nMax'>;
 
 export interface WinRatePoint {
   match: number;
@@ -41,20 +36,6 @@ export interface WinRateData {
   epsilon: number;
   /** Last match index the x axis shows. */
   xMax: number;
-}
-
-/** τ_DA, ε and n_max from a run's config JSON; the defaults where it says nothing. */
-export function stoppingFromConfig(configJson: string | null | undefined): StoppingView {
-  try {
-    const s = (JSON.parse(configJson ?? '{}') as { stopping?: Partial<StoppingView> }).stopping ?? {};
-    return {
-      tauDa: typeof s.tauDa === 'number' ? s.tauDa : DEFAULT_STOPPING.tauDa,
-      epsilon: typeof s.epsilon === 'number' ? s.epsilon : DEFAULT_STOPPING.epsilon,
-      nMax: typeof s.nMax === 'number' ? s.nMax : DEFAULT_STOPPING.nMax,
-    };
-  } catch {
-    return DEFAULT_STOPPING;
-  }
 }
 
 export function winRateData(matches: readonly MatchSummary[], gyms: readonly GymSummary[], stopping: StoppingView, phase?: string): WinRateData {

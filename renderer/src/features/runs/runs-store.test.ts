@@ -4,7 +4,7 @@ import type { MatchSummary, RunDetail, RunSummary } from '../../../../core/contr
 import { applyRunEvent, useRunsStore } from './runs-store';
 
 const summary: RunSummary = { id: 'R1', createdAt: '', status: 'running', phase: 'match', preset: 'quick', seed: 1, matches: 0, lastWDa: null, error: null, live: true, pauseRequested: false };
-const detail: RunDetail = { ...summary, configJson: '{}', matchSummaries: [], gyms: [], progress: null, evaluation: null, heldout: null };
+const detail: RunDetail = { ...summary, configJson: '{}', stopping: { tauDa: 0.6, P: 2, epsilon: 0.05, nMin: 2, nMax: 8, rCa: 0.3, deploymentGate: 0.9 }, matchSummaries: [], gyms: [], progress: null, evaluation: null, heldout: null };
 const match = (index: number, wDa: number): MatchSummary =>
   ({ matchId: `R1-M${index}`, index, da: 'DA0', ca: 'CA0', wDa, fraudRate: 1, tactics: null, stop: { stop: false, explanation: '' }, next: null }) as unknown as MatchSummary;
 

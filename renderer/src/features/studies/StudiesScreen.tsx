@@ -275,6 +275,26 @@ function Compare({ study }: { study: StudyDetail }) {
           </div>
         ))}
       </div>
+      <h4>Which tactic the CA converged to</h4>
+      <table className="table" data-testid="study-tactic">
+        <thead><tr><th>Arm</th><th>Last match (final CA)</th><th>First match (CA0)</th><th className="num">Seeds agreeing</th><th>Example opening</th></tr></thead>
+        <tbody>
+          {arms.map((a) => {
+            const t = a.tactic;
+            const shares = (xs: { tactic: string; share: number }[]) => xs.slice(0, 3).map((x) => `${x.tactic} ${Math.round(x.share * 100)}%`).join(', ');
+            return (
+              <tr key={a.arm}>
+                <td>{a.arm}</td>
+                <td>{t ? shares(t.last) : '–'}</td>
+                <td>{t ? shares(t.first) : '–'}</td>
+                <td className="num">{t?.converged ? `${t.seedsAgreeing.k}/${t.seedsAgreeing.n}` : '–'}</td>
+                <td className="small">{t?.converged?.examples[0] ?? ''}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      <p className="hint">Rule-based tactic labels of the CA&apos;s arena openings pooled over seeds; seeds agreeing: those whose last match has the same dominant tactic. The study report (<code>sparring report --study</code>) adds the CA&apos;s win rate with and without each feature of an opening.</p>
       <h4>Per seed</h4>
       <div className="chart-grid" data-testid="study-per-seed">
         {study.seeds.map((seed) => (
