@@ -63,6 +63,13 @@ export const scheduleSchema = z.strictObject({
    * an RL-ADA run of the same seed used. Absent: the stopping rule decides.
    */
   daGyms: z.number().int().min(0).max(50).optional(),
+  /**
+   * Seats played by LLMs saved in the lab by name (`sparring models add NAME`; `sparring run --da
+   * NAME --ca NAME`): such a role has no bootstrap checkpoint and plays every match and evaluation
+   * as that model; its gyms are skipped until an external trainer can be attached, and the run
+   * says so in its stopping verdict.
+   */
+  llm: z.strictObject({ da: z.string().min(1).optional(), ca: z.string().min(1).optional() }).optional(),
 });
 export type Schedule = z.infer<typeof scheduleSchema>;
 

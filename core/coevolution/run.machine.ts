@@ -132,8 +132,29 @@ function gymRole(context: RunContext): Role {
   return context.pendingGyms?.[0] ?? context.matches.at(-1)!.next!.role;
 }
 
-/** With a fixed DA gym budget the run stops once it is spent, whatever the stopping rule says. */
+/** Why a role played by an LLM (schedule.llm) never trains, in the words the run's verdicts carry. */
+export function llmGymsSkipped(role: Role, name: string): string {
+  return `${role} gyms skipped: the ${role} is an LLM (${name}) and no external trainer is attached`;
+}
+
+/** The schedule's LLM roles as sentences (empty when none). */
+function llmNotes(schedule: Schedule | undefined): string[] {
+  const llm = schedule?.llm;
+  return [...(llm?.da ? [llmGymsSkipped('DA', llm.da)] : []), ...(llm?.ca ? [llmGymsSkipped('CA', llm.ca)] : [])];
+}
+
+/**
+ * The stopping verdict under the schedule: with a fixed DA gym budget the run stops once it is
+ * spent, whatever the stopping rule says (not with an LLM DA, which never trains: the rule
+ * decides); a role played by an LLM is named in the verdict.
+ */
 export function budgetStop(rule: StopDecision, schedule: Schedule | undefined, daGymsDone: number): StopDecision {
+  const notes = llmNotes(schedule);
+  const decided = fixedBudgetStop(rule, schedule?.llm?.da ? undefined : schedule, daGymsDone);
+  return notes.length ? { ...decided, explanation: `${decided.explanation} (${notes.join('; ')})` } : decided;
+}
+
+function fixedBudgetStop(rule: StopDecision, schedule: Schedule | undefined, daGymsDone: number): StopDecision {
   const budget = schedule?.daGyms;
   if (budget === undefined) return rule;
   const spent = daGymsDone >= budget;
@@ -145,8 +166,20 @@ export function budgetStop(rule: StopDecision, schedule: Schedule | undefined, d
   };
 }
 
-/** The gyms after a match that does not stop the run, by the schedule. */
+/** The gyms after a match that does not stop the run, by the schedule; a role an LLM plays has none. */
 export function planGyms(next: WeakerAgent | null, schedule: Schedule | undefined, daGymsDone: number): { gyms: Role[]; note: string | null } {
+  const llm = schedule?.llm;
+  const plan = ruleGyms(next, llm?.da ? { ...schedule, daGyms: undefined } : schedule, daGymsDone);
+  const skipped = [...new Set(plan.gyms)].flatMap((r) => {
+    const name = r === 'DA' ? llm?.da : llm?.ca;
+    return name ? [{ role: r, name }] : [];
+  });
+  if (skipped.length === 0) return plan;
+  const roles = new Set(skipped.map((s) => s.role));
+  return { gyms: plan.gyms.filter((r) => !roles.has(r)), note: [plan.note, ...skipped.map((s) => llmGymsSkipped(s.role, s.name))].filter((x) => x).join('; ') };
+}
+
+function ruleGyms(next: WeakerAgent | null, schedule: Schedule | undefined, daGymsDone: number): { gyms: Role[]; note: string | null } {
   if (!next) return { gyms: [], note: null };
   const frozen = (schedule?.daOpponent ?? 'co-evolving') !== 'co-evolving';
   const caGyms = (schedule?.caGyms ?? true) && !frozen;

@@ -39,6 +39,56 @@ export interface LlmCallTotals {
 
 /** A stored episode as the transcript view shows it: with its LLM calls' cost when LLMs played. */
 export type EpisodeView = EpisodeRecord & { llm?: LlmCallTotals };
+/** A stored match as the Arena lists it: with its LLM calls' cost (all episodes) when LLMs played. */
+export type MatchView = MatchRecord & { llm?: LlmCallTotals };
+
+/**
+ * A model saved in the lab (Models screen), usable by name as a DA or CA policy: an
+ * OpenAI-compatible endpoint (`kind: 'endpoint'`), or a local GGUF file (`kind: 'gguf'`, `file`).
+ */
+export interface ModelInfo {
+  name: string;
+  kind: 'endpoint' | 'gguf';
+  /** The served model id (an endpoint's `--model`). */
+  model: string;
+  /** Endpoints: the OpenAI-compatible base URL. */
+  baseUrl: string | null;
+  /** GGUF entries: the file. */
+  file?: string;
+  /** The environment variable holding the API key (the key is never stored nor sent). */
+  apiKeyEnv: string | null;
+  /** Whether that variable is set where the engine runs; null when the endpoint needs none. */
+  apiKeySet: boolean | null;
+  toolCalls: 'native' | 'text';
+  maxConcurrency: number;
+}
+
+/** What an endpoint is saved with (the Models screen's form, `sparring models add`). */
+export interface ModelAddArgs {
+  name: string;
+  baseUrl: string;
+  model: string;
+  apiKeyEnv?: string;
+  toolCalls: 'native' | 'text';
+  maxConcurrency: number;
+}
+
+/** A model's round trip: one DA turn, timed and parsed, and the server's models (or why not). */
+export interface ModelTestResult {
+  endpoint: string;
+  /** The model the server says answered. */
+  model: string;
+  latencyMs: number;
+  tokensIn: number;
+  tokensOut: number;
+  tokensPerS: number | null;
+  finishReason: string;
+  /** The reply in the wire format, as the parser read it. */
+  raw: string;
+  parsed: { action_type: string; content: string } | null;
+  parseError: string | null;
+  serverModels: string[] | string;
+}
 export type { GymSummary, MatchSummary } from '../coevolution/run.machine';
 export type { StopDecision, WeakerAgent } from '../coevolution/stopping';
 export type { TacticSummary } from '../coevolution/tactics';
@@ -387,6 +437,12 @@ export interface Commands {
   /** Accept a proposal (with an edited value when given): a write through the same checks. */
   'knobs/accept': (args: { runId: string; proposalId: number; value?: number }) => KnobWriteResult;
   'knobs/dismiss': (args: { runId: string; proposalId: number }) => { ok: true };
+  /** Save an OpenAI-compatible endpoint in the lab (its API key stays in the named environment variable). */
+  'models/add': (args: ModelAddArgs) => ModelInfo;
+  /** Remove a saved model and its cached answers (the call records of stored episodes stay). */
+  'models/remove': (args: { name: string }) => { ok: true };
+  /** One DA turn through the model: latency, tokens, tokens/s, whether the reply parses. */
+  'models/test': (args: { name: string }) => ModelTestResult;
 }
 
 /** `eval/mads`'s answer: the report, the robustness scenarios played, the policy SPECs and the checkpoints they resolved to (null: scripted). */
@@ -403,7 +459,7 @@ export interface Queries {
   'studies/get': (args: { studyId: string }) => StudyDetail;
   /** The arms a study can compare, in the order they are shipped. */
   'studies/arms': () => ArmInfo[];
-  'matches/list': (args: { runId?: string }) => MatchRecord[];
+  'matches/list': (args: { runId?: string }) => MatchView[];
   'episodes/list': (args: EpisodeFilter) => { total: number; items: EpisodeSummary[] };
   'episodes/get': (args: { id: string }) => EpisodeView;
   'checkpoints/list': () => CheckpointInfo[];
@@ -435,6 +491,10 @@ export interface Queries {
   'knobs/console': (args: { runId: string }) => KnobConsole;
   /** What past runs learnt about a knob: its applied writes across the lab, with from, to, context and effect. */
   'knobs/history': (args: { knob: string }) => KnobHistoryRow[];
+  /** The models saved in the lab (endpoints; GGUF files once they can be added). */
+  'models/list': () => ModelInfo[];
+  /** The models an endpoint's server offers (GET /v1/models). */
+  'models/server-models': (args: { name: string }) => { models: string[] };
 }
 
 /** What a scenario's fields may hold (core/domain/types.ts), served so the editor needs no core values. */

@@ -38,7 +38,9 @@ import { BuiltinDa } from '../../models/builtin-da';
 import { CaModel } from '../../models/ca-model';
 import { DaModel } from '../../models/da-model';
 import type { SessionSettings } from '../../models/session';
+import { flushPendingLlmCalls, pendingLlmCalls, resolveLlmCa, resolveLlmDa } from '../policies/policies';
 import { trainSftDa } from '../routing-eval';
+import { llmStore } from '../store/llm-store';
 import { HUMAN_EPISODE } from '../store/checkpoint-store';
 import type { CheckpointStore } from '../store/checkpoint-store';
 import { playStore } from '../store/play-store';
@@ -89,13 +91,31 @@ export function stepConfigs(ctx: Pick<LabContext, 'config' | 'atStep'>, role: 'D
   };
 }
 
+/** Where a run's LLM roles are resolved: the lab file and the names its schedule gives them (RunConfig schedule.llm). */
+export interface LlmRoles {
+  dbPath: string;
+  da?: string;
+  ca?: string;
+}
+
 /** Loaded policies, one model per checkpoint, shared by the actors of a run. */
 export class PolicyCache {
   private readonly das = new Map<string, Promise<DaModel>>();
   private readonly cas = new Map<string, Promise<CaModel>>();
   /** The checkpoint each name or SPEC resolved to when first loaded. */
   private readonly refs = new Map<string, CheckpointRef>();
-  constructor(private readonly ctx: Pick<LabContext, 'checkpoints' | 'session' | 'domain'>) {}
+  constructor(private readonly ctx: Pick<LabContext, 'checkpoints' | 'session' | 'domain'> & { llm?: LlmRoles }) {}
+
+  /** The LLM context of a role's name: set when `name` is the LLM the run gives that role. */
+  private llmContext(role: 'DA' | 'CA', name: string) {
+    const roles = this.ctx.llm;
+    if (!roles || name !== (role === 'DA' ? roles.da : roles.ca)) return undefined;
+    return { db: roles.dbPath, seed: 0 };
+  }
+
+  private noModel(role: 'DA' | 'CA', name: string): never {
+    throw new Error(`run: the ${role} is the LLM "${name}" (schedule.llm.${role.toLowerCase()}), but the lab ${this.ctx.llm!.dbPath} has no model of that name (sparring models add)`);
+  }
 
   daModel(name: string): Promise<DaModel> {
     let m = this.das.get(name);
@@ -118,6 +138,8 @@ export class PolicyCache {
     return m;
   }
   async da(name: string): Promise<DaPolicy> {
+    const llm = this.llmContext('DA', name);
+    if (llm) return resolveLlmDa(name, llm) ?? this.noModel('DA', name);
     const model = await this.daModel(name);
     return new BuiltinDa(model, { name, checkpoint: this.refs.get(`DA:${name}`)! });
   }
@@ -127,6 +149,8 @@ export class PolicyCache {
    */
   async ca(name: string, bank: UtteranceBank = this.ctx.domain.bank, tactics?: CaTacticBounds): Promise<CaPolicy> {
     if (name === SCRIPTED) return new ScriptedCa(bank === this.ctx.domain.bank ? this.ctx.domain : { ...this.ctx.domain, bank });
+    const llm = this.llmContext('CA', name);
+    if (llm) return resolveLlmCa(name, llm) ?? this.noModel('CA', name);
     const model = await this.caModel(name);
     return new BuiltinCa(model, bank, { name, checkpoint: this.refs.get(`CA:${name}`)!, ...(tactics ? { tactics } : {}) });
   }
@@ -254,8 +278,10 @@ const WARMUP_RECOVERY_EPISODES = 3;
 
 export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<BootstrapOutput> {
   const mine = ctx.checkpoints.list().filter((c) => c.runId === ctx.runId && c.source === 'bootstrap');
-  let da = mine.find((c) => c.role === 'DA')?.name;
-  let ca = mine.find((c) => c.role === 'CA')?.name;
+  // A role played by an LLM (schedule.llm) has no bootstrap checkpoint: the model is that role from the start.
+  const llm = ctx.config.schedule?.llm;
+  let da = llm?.da ?? mine.find((c) => c.role === 'DA')?.name;
+  let ca = llm?.ca ?? mine.find((c) => c.role === 'CA')?.name;
   const b = ctx.config.bootstrap;
   const arena = selectScenarios(ctx.domain, 'arena');
 
@@ -373,7 +399,13 @@ export async function playMatch(ctx: LabContext, cache: PolicyCache, input: Matc
       seed: deriveSeed(input.seed, 'match', input.index), concurrency: MATCH_CONCURRENCY, onProgress: tick,
       ...(symbolic ? { symbolic } : {}),
     });
-    ctx.store.saveMatch(r.match, r.episodes); // all or nothing
+    // All or nothing: the match, and the LLM calls behind it when an LLM plays a role.
+    const ledger = pendingLlmCalls(ctx.store.path);
+    ctx.store.db.transaction(() => {
+      ctx.store.saveMatch(r.match, r.episodes);
+      if (ledger) llmStore(ctx.store.db).writeLedger(ledger);
+    })();
+    ledger?.clear();
     stored = r.match;
     episodes = r.episodes;
   }
@@ -573,5 +605,7 @@ export async function evaluate(ctx: LabContext, cache: PolicyCache, input: Evalu
     const ref = await heldout(scripted, `held-out evaluation of ${of} against the scripted CA`);
     out.push({ da: name, ca: input.ca, heldout: r.heldout, gate: r.gate, ...(mads ? { mads } : {}), reference: { ca: 'scripted', heldout: ref.heldout, gate: ref.gate } });
   }
+  // The evaluation's LLM calls (its episodes are not stored, what they cost is).
+  if (ctx.config.schedule?.llm) flushPendingLlmCalls();
   return { checkpoints: out };
 }

@@ -125,7 +125,8 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     const domain = opts.domain ?? labDomain(db);
     const session: SessionSettings = { ...opts.session, provider: device.provider, ...(device.threads !== null ? { intraOpNumThreads: device.threads } : {}) };
     // Matches and evaluation load their policies through the cache: on the CPU when the device block says so.
-    const cache = new PolicyCache({ checkpoints, domain, session: { ...session, provider: device.play } });
+    const llm = config.schedule?.llm;
+    const cache = new PolicyCache({ checkpoints, domain, session: { ...session, provider: device.play }, ...(llm ? { llm: { dbPath: store.path, ...llm } } : {}) });
     let lastProgress = 0;
     let lastLabel = '';
     // Metric steps count through the whole run per key (phases follow one another), so a

@@ -22,6 +22,7 @@ import { labelStore } from '../store/label-store';
 import { knobHandlers } from './knobs';
 import { labelHandlers } from './labels';
 import { madsHandlers } from './mads';
+import { modelHandlers } from './models';
 import { scenarioHandlers } from './scenarios';
 import { studyHandlers } from './studies';
 import { customScenarioStore, labDomain } from '../store/scenario-store';
@@ -153,9 +154,11 @@ export function createEngine(o: EngineOptions): Engine {
     'metrics/series': ({ runId, keys }) => o.runService.metrics(runId, keys),
 
     'matches/list': ({ runId }) => {
-      if (runId === undefined) return store.listMatches();
-      const ids = o.runService.get(runId).matchSummaries.map((m) => m.matchId);
-      return ids.flatMap((id) => store.getMatch(id) ?? []);
+      const ids = runId === undefined ? null : o.runService.get(runId).matchSummaries.map((m) => m.matchId);
+      const matches = ids === null ? store.listMatches() : ids.flatMap((id) => store.getMatch(id) ?? []);
+      // What the LLM calls behind each match cost, where LLMs played (Arena's match rows).
+      const llm = llmStore(store.db).matchCallTotals();
+      return matches.map((m) => (llm.has(m.id) ? { ...m, llm: llm.get(m.id)! } : m));
     },
 
     'matches/play': (args) =>
@@ -257,6 +260,7 @@ export function createEngine(o: EngineOptions): Engine {
     ...scenarioHandlers(bankingDomain, customScenarios),
     ...studies.handlers,
     ...knobHandlers(store.db),
+    ...modelHandlers({ llm: llmStore(store.db), dbPath: store.path }),
   };
 
   return {

@@ -51,5 +51,46 @@ describe('engine with an LLM endpoint', () => {
     expect(e.llm).toMatchObject({ calls: agentTurns, cached: 0 });
     expect(e.llm!.tokensIn).toBeGreaterThan(0);
     expect(e.llm!.latencyMs).toBeGreaterThan(0);
+    // The match row carries the sum over its episodes.
+    const row = (await engine.handlers['matches/list']({})).find((m) => m.id === matchId)!;
+    const episodes = await engine.handlers['episodes/list']({ matchId, limit: 500 });
+    let calls = 0;
+    for (const s of episodes.items) calls += (await engine.handlers['episodes/get']({ id: s.id })).llm?.calls ?? 0;
+    expect(row.llm).toMatchObject({ calls, cached: 0 });
+    expect(row.llm!.tokensOut).toBeGreaterThan(e.llm!.tokensOut);
   }, 120_000);
+
+  it('Models: adds an endpoint (checked field by field), tests it, lists its server\'s models and removes it', async () => {
+    const h = engine.handlers;
+    await expect(h['models/add']({ name: 'DA7', baseUrl: served.baseUrl, model: 'DA0', toolCalls: 'text', maxConcurrency: 2 })).rejects.toThrow(/looks like a checkpoint name/);
+    await expect(h['models/add']({ name: 'second', baseUrl: 'ftp://x', model: 'DA0', toolCalls: 'text', maxConcurrency: 2 })).rejects.toThrow(/base URL must be http\(s\)/);
+    await expect(h['models/add']({ name: 'second', baseUrl: served.baseUrl, model: 'DA0', apiKeyEnv: 'not a var', toolCalls: 'text', maxConcurrency: 2 })).rejects.toThrow(/API key variable/);
+    const added = await h['models/add']({ name: 'second', baseUrl: `${served.baseUrl}/`, model: 'DA0', apiKeyEnv: 'SPARRING_TEST_MODELS_KEY', toolCalls: 'text', maxConcurrency: 2 });
+    expect(added).toEqual({ name: 'second', kind: 'endpoint', model: 'DA0', baseUrl: served.baseUrl, apiKeyEnv: 'SPARRING_TEST_MODELS_KEY', apiKeySet: false, toolCalls: 'text', maxConcurrency: 2 });
+    expect((await h['models/list'](undefined)).map((m) => m.name)).toEqual(['local', 'second']);
+    await expect(h['models/test']({ name: 'second' })).rejects.toThrow(/SPARRING_TEST_MODELS_KEY \(--api-key-env\) is not set/);
+    process.env.SPARRING_TEST_MODELS_KEY = 'any';
+    expect((await h['models/list'](undefined)).find((m) => m.name === 'second')!.apiKeySet).toBe(true);
+    expect((await h['engine/info'](undefined)).policies.ca).toContain('second');
+
+    const t = await h['models/test']({ name: 'second' });
+    expect(t).toMatchObject({ endpoint: 'second', model: 'DA0', parseError: null, serverModels: ['DA0'] });
+    expect(t.parsed!.action_type).toMatch(/^(speak|tool_call|end_call)$/);
+    expect(t.tokensIn).toBeGreaterThan(0);
+    expect(t.latencyMs).toBeGreaterThan(0);
+    expect(t.tokensPerS).toBeGreaterThan(0);
+    expect(await h['models/server-models']({ name: 'local' })).toEqual({ models: ['DA0'] });
+
+    await h['models/remove']({ name: 'second' });
+    await expect(h['models/remove']({ name: 'second' })).rejects.toThrow(/no model "second"/);
+    expect((await h['engine/info'](undefined)).policies.da).not.toContain('second');
+  }, 60_000);
+
+  it('Models: a server that is down is a failed test naming the endpoint, and nothing changes', async () => {
+    const h = engine.handlers;
+    await h['models/add']({ name: 'gone', baseUrl: 'http://127.0.0.1:9/v1', model: 'x', toolCalls: 'native', maxConcurrency: 1 });
+    await expect(h['models/test']({ name: 'gone' })).rejects.toThrow(/^models\/test: endpoint "gone": connection/);
+    expect((await h['models/list'](undefined)).map((m) => m.name)).toContain('gone');
+    await h['models/remove']({ name: 'gone' });
+  }, 60_000);
 });

@@ -139,6 +139,19 @@ export const ARG_SCHEMAS: Schemas = {
     replaces: id.optional(),
   }),
   'scenarios/remove': z.strictObject({ id }),
+  // Each field's rules (name, URL, variable name, range) are checkEndpointConfig's, which names the field.
+  'models/add': z.strictObject({
+    name: id,
+    baseUrl: id,
+    model: id,
+    apiKeyEnv: z.string().trim().max(200).optional().transform((v) => (v === '' ? undefined : v)),
+    toolCalls: z.enum(['native', 'text']),
+    maxConcurrency: z.number().int('must be an integer').min(1).max(1024),
+  }),
+  'models/remove': z.strictObject({ name: id }),
+  'models/test': z.strictObject({ name: id }),
+  'models/list': none,
+  'models/server-models': z.strictObject({ name: id }),
   'scenarios/get': z.strictObject({ id }),
   'scenarios/vocabulary': none,
   'scenarios/check': z.strictObject({

@@ -18,6 +18,14 @@ import { runSft } from '../../core/rl/sft';
 import { measurePaired } from '../../models/bench';
 import { BuiltinDa } from '../../models/builtin-da';
 import { DaModel } from '../../models/da-model';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Rng } from '../../core/random';
+import { DA_GRAMMAR_MAX_TOKENS } from '../../models/llm/da-messages';
+import { GgufBackend, ggufConfigOf } from '../../models/llm/gguf-backend';
+import type { GgufGpu } from '../../models/llm/gguf-backend';
+import { writeTinyGguf } from '../../models/llm/tiny-gguf';
 import { LlmDa } from '../../models/llm/llm-da';
 import { OpenAiBackend } from '../../models/llm/openai-backend';
 import type { SessionSettings } from '../../models/session';
@@ -56,5 +64,60 @@ export async function benchLlmHttp(domain: Domain, opts: { rounds?: number; roun
   } finally {
     await served.close();
     await model.dispose();
+  }
+}
+
+export interface GgufBench {
+  /** Generated tokens per second (median of rounds): DA turns under the wire grammar. */
+  tokensPerS: number;
+  /** Where it ran: cuda, vulkan, metal or cpu. */
+  gpu: string;
+  threads: number;
+  /** Mean tokens one DA turn generated. */
+  tokensPerCall: number;
+  params: number;
+}
+
+/**
+ * `sparring bench --only gguf`: tokens per second of a local GGUF model through node-llama-cpp —
+ * the tiny random-weight llama (`tiny-gguf.ts`, 2 layers, dim 64, 354 tokens) written to a temp
+ * dir, answering the same DA turn (text form, under the wire grammar) again and again; after the
+ * first call the prompt is in the context, so the figure is generation with grammar sampling. A
+ * real 3B–7B file is orders of magnitude slower per token; this measures the path, not a model.
+ */
+export async function benchGguf(opts: { rounds?: number; roundMs?: number; gpu: GgufGpu; threads: number }): Promise<GgufBench> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'sparring-bench-gguf-'));
+  try {
+    const file = path.join(dir, 'tiny.gguf');
+    const { params } = writeTinyGguf(file, { contextLength: 8192 });
+    const backend = await GgufBackend.load(await ggufConfigOf(file, { name: 'bench', gpu: opts.gpu, contextSize: 8192, threads: opts.threads }));
+    try {
+      const da = new LlmDa(backend, 'text', { maxTokens: DA_GRAMMAR_MAX_TOKENS });
+      const obs = { caller: { phone: '+1-555-0100' }, turns: [{ role: 'customer' as const, text: 'Hi, my card got declined at the grocery store this morning.' }], daSteps: 0, maxDaTurns: 12 };
+      const rng = new Rng(1);
+      let calls = 0;
+      let tokens = 0;
+      const call = async () => {
+        const r = await backend.complete(da.request(obs, rng.int(0, 0x7fffffff)));
+        calls++;
+        tokens += r.tokensOut;
+        return r.tokensOut;
+      };
+      await call(); // warm-up: the prompt enters the context
+      const rates: number[] = [];
+      for (let i = 0; i < (opts.rounds ?? 7); i++) {
+        let n = 0;
+        const t0 = performance.now();
+        do n += await call();
+        while (performance.now() - t0 < (opts.roundMs ?? 200));
+        rates.push(n / ((performance.now() - t0) / 1000));
+      }
+      rates.sort((a, b) => a - b);
+      return { tokensPerS: rates[Math.floor(rates.length / 2)]!, gpu: backend.gpu, threads: opts.threads, tokensPerCall: tokens / calls, params };
+    } finally {
+      await backend.dispose();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }

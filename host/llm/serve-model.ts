@@ -1,5 +1,5 @@
 /**
- * `sparring serve-model`: a builtin DA checkpoint as an OpenAI-compatible chat-completions
+ * `sparring serve-model`: a builtin DA or CA checkpoint as an OpenAI-compatible chat-completions
  * endpoint with tool calling (`GET /v1/models`, `POST /v1/chat/completions`), so outside harnesses
  * can evaluate it and the lab's own client is tested against a real server.
  *
@@ -11,6 +11,14 @@
  * same match with the checkpoint in process. The greedy DA draws nothing; `seed` is accepted and
  * used only by a sampling policy (`Rng(seed)`).
  *
+ * A CA checkpoint is served the same way: the messages `LlmCa` sends (its system prompt, the
+ * agent's words as user messages, the customer's as assistant ones, the adversity note) are mapped
+ * back into the `CaObservation` the environment built (`caObservationFromMessages`), and the
+ * builtin CA's utterance, sampled from `Rng(seed)` with the request's seed, is the reply's text.
+ * So a match whose CA is played through this endpoint equals, episode for episode, the same match
+ * with the checkpoint in process drawing each utterance from `Rng(seed)` with the same per-call
+ * seed (what `LlmCa` sends: one draw from the episode's CA stream).
+ *
  * Tokens: a builtin model has no tokenizer, so `usage` counts whitespace-separated words of the
  * messages (prompt) and of the reply (completion).
  *
@@ -20,15 +28,17 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { DaPolicy } from '../../core/agents/policy';
+import type { CaPolicy, DaPolicy } from '../../core/agents/policy';
 import { Rng } from '../../core/random';
 import { parseDaOutput } from '../../core/wire';
 import type { ChatMessage } from '../../models/llm/chat-backend';
 import { DaMessagesError, observationFromMessages } from '../../models/llm/da-messages';
+import { CaMessagesError, caObservationFromMessages } from '../../models/llm/llm-ca';
 
 export interface ServeModelOptions {
-  /** The policy served (a builtin DA, greedy). */
-  da: DaPolicy;
+  /** The policy served: a builtin DA (greedy) or a builtin CA (sampled from the request's seed); exactly one. */
+  da?: DaPolicy;
+  ca?: CaPolicy;
   /** The model id `/v1/models` lists and completions name (the checkpoint's name). */
   modelId: string;
   host?: string;
@@ -93,6 +103,7 @@ function tokenMatches(header: string | undefined, token: string): boolean {
 }
 
 export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> {
+  if ((opts.da === undefined) === (opts.ca === undefined)) throw new Error('serveModel: give exactly one of da and ca');
   const token = opts.token === undefined ? randomBytes(18).toString('base64url') : opts.token;
   const stats = { completions: 0, inFlight: 0, peakInFlight: 0 };
   const created = Math.floor(Date.now() / 1000);
@@ -102,6 +113,10 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
     const messages = body.messages;
     if (!Array.isArray(messages) || messages.length === 0) throw new HttpError(400, 'messages: expected a non-empty array');
     if (body.stream === true) throw new HttpError(400, 'stream: not supported by serve-model; send stream: false');
+    const seed = typeof body.seed === 'number' ? body.seed : 0;
+    const n = typeof body.n === 'number' && Number.isInteger(body.n) && body.n >= 1 ? Math.min(body.n, 16) : 1;
+    if (opts.ca) return reply(messages as ChatMessage[], { role: 'assistant', content: await customerSays(messages as ChatMessage[], opts.ca, seed) }, 'stop', n);
+    const da = opts.da!;
     let obs;
     try {
       obs = observationFromMessages(messages as ChatMessage[]);
@@ -109,12 +124,9 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
       if (e instanceof DaMessagesError) throw new HttpError(400, e.message);
       throw e;
     }
-    const seed = typeof body.seed === 'number' ? body.seed : 0;
-    const n = typeof body.n === 'number' && Number.isInteger(body.n) && body.n >= 1 ? Math.min(body.n, 16) : 1;
-    const raw = await opts.da.act(obs, new Rng(seed));
+    const raw = await da.act(obs, new Rng(seed));
     const native = Array.isArray(body.tools) && body.tools.length > 0;
     const parsed = parseDaOutput(raw);
-    const id = `chatcmpl-sparring-${++counter}`;
     let message: Record<string, unknown>;
     let finish = 'stop';
     if (native && parsed.ok) {
@@ -126,8 +138,24 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
       message = { role: 'assistant', content: a.thinking === '' ? null : a.thinking, tool_calls: [{ id: `call_${obs.turns.length}`, type: 'function', function: call }] };
       finish = 'tool_calls';
     } else message = { role: 'assistant', content: raw };
+    return reply(messages as ChatMessage[], message, finish, n);
+  }
+
+  async function customerSays(messages: ChatMessage[], ca: CaPolicy, seed: number): Promise<string> {
+    let obs;
+    try {
+      obs = caObservationFromMessages(messages);
+    } catch (e) {
+      if (e instanceof CaMessagesError) throw new HttpError(400, e.message);
+      throw e;
+    }
+    return ca.speak(obs, new Rng(seed));
+  }
+
+  function reply(messages: ChatMessage[], message: Record<string, unknown>, finish: string, n: number) {
+    const id = `chatcmpl-sparring-${++counter}`;
     const completionWords = words(String(message.content ?? '')) + (finish === 'tool_calls' ? words(JSON.stringify((message.tool_calls as unknown[])[0])) : 0);
-    const promptWords = (messages as ChatMessage[]).reduce((s, m) => s + messageWords(m), 0);
+    const promptWords = messages.reduce((s, m) => s + messageWords(m), 0);
     return {
       id,
       object: 'chat.completion',

@@ -4,7 +4,10 @@
  * trained by SFT right away with the seed and kept in the lab as `DA-sft-<seed>`. A builtin policy
  * carries the checkpoint its SPEC resolved to (`policy.checkpoint`), which matches record.
  *
- * An LLM endpoint saved in the lab (`sparring models add NAME`) is a SPEC too, for either role.
+ * An LLM endpoint saved in the lab (`sparring models add NAME`) is a SPEC too, for either role, and
+ * so is a local GGUF file: saved by name (`models add NAME --gguf FILE`) or named directly as
+ * `gguf:FILE` (loaded with `gpu: 'auto'`; `SPARRING_GGUF_GPU` and `SPARRING_GGUF_THREADS` override
+ * where it runs and how many CPU threads it uses).
  *
  * Problems are `PolicyError`s that name the role and SPEC; the CLI words them as its options
  * (host/cli/policies.ts), the engine passes them on as they are.
@@ -19,7 +22,11 @@ import { BuiltinCa } from '../../models/builtin-ca';
 import { BuiltinDa } from '../../models/builtin-da';
 import { CaModel } from '../../models/ca-model';
 import { DaModel } from '../../models/da-model';
-import type { ChatResult } from '../../models/llm/chat-backend';
+import type { ChatBackend, ChatResult } from '../../models/llm/chat-backend';
+import { ChatBackendError } from '../../models/llm/chat-backend';
+import { DA_GRAMMAR_MAX_TOKENS } from '../../models/llm/da-messages';
+import { GGUF_DEFAULTS, GGUF_GPUS, GgufBackend, ggufConfigOf } from '../../models/llm/gguf-backend';
+import type { GgufConfig, GgufGpu } from '../../models/llm/gguf-backend';
 import { PendingLedger } from '../../models/llm/ledger';
 import { LlmCa } from '../../models/llm/llm-ca';
 import { LlmDa } from '../../models/llm/llm-da';
@@ -157,16 +164,28 @@ export async function loadDaModel(spec: string, domain: Domain, ctx: PolicyConte
  * unchanged. One backend per endpoint and lab, so a DA and a CA on the same endpoint share its
  * concurrency limit.
  */
-const labLlm = new Map<string, { answers: Map<string, ChatResult>; ledger: PendingLedger; backends: Map<string, OpenAiBackend> }>();
+const labLlm = new Map<string, { answers: Map<string, ChatResult>; ledger: PendingLedger; backends: Map<string, OpenAiBackend>; gguf: Map<string, Promise<GgufBackend>> }>();
 
 function llmOf(ctx: PolicyContext) {
   let lab = labLlm.get(ctx.db);
   if (!lab) {
     const answers = new Map<string, ChatResult>();
-    lab = { answers, ledger: new PendingLedger((key) => answers.get(key), ctx.cache !== false), backends: new Map() };
+    lab = { answers, ledger: new PendingLedger((key) => answers.get(key), ctx.cache !== false), backends: new Map(), gguf: new Map() };
     labLlm.set(ctx.db, lab);
   }
   return lab;
+}
+
+/**
+ * Drop the backends and cached answers held for this lab's endpoints, after one was removed or
+ * saved anew under its name: the next resolution reads the lab again (answers are loaded per
+ * endpoint with its backend, so both go together). A match in flight keeps the backend it has.
+ */
+export function forgetEndpoints(db: string): void {
+  const lab = labLlm.get(db);
+  if (!lab) return;
+  lab.backends.clear();
+  lab.answers.clear();
 }
 
 /** The ledger of pending LLM calls for this lab, if any LLM policy was resolved against it. */
@@ -195,9 +214,84 @@ function endpointPolicy(spec: string, ctx: PolicyContext) {
   }
 }
 
+/** The SPEC of a GGUF file not saved in the lab: `gguf:FILE`. */
+export const GGUF_SPEC = /^gguf:(.+)$/;
+
+/** Where a `gguf:FILE` SPEC runs and its CPU threads: the defaults, or the environment's override. */
+export function ggufSpecSettings(env: NodeJS.ProcessEnv = process.env): Pick<GgufConfig, 'gpu' | 'threads'> {
+  const gpu = env.SPARRING_GGUF_GPU ?? GGUF_DEFAULTS.gpu;
+  if (!(GGUF_GPUS as readonly string[]).includes(gpu)) throw new Error(`SPARRING_GGUF_GPU must be one of ${GGUF_GPUS.join(', ')}, got "${gpu}"`);
+  const threads = env.SPARRING_GGUF_THREADS === undefined ? GGUF_DEFAULTS.threads : Number(env.SPARRING_GGUF_THREADS);
+  if (!Number.isInteger(threads) || threads < 0) throw new Error(`SPARRING_GGUF_THREADS must be a whole number (0: all cores), got "${env.SPARRING_GGUF_THREADS}"`);
+  return { gpu: gpu as GgufGpu, threads };
+}
+
+/**
+ * The local GGUF model a SPEC names (`gguf:FILE`, or a name saved with `models add NAME --gguf`),
+ * loaded once per lab and file hash; undefined when the SPEC names none. The lab's cached answers
+ * for it are read in, as for an endpoint.
+ */
+async function ggufPolicy(spec: string, role: CheckpointRole, ctx: PolicyContext): Promise<{ backend: GgufBackend; ledger: PendingLedger } | undefined> {
+  const file = GGUF_SPEC.exec(spec)?.[1];
+  let cfg: GgufConfig | undefined;
+  const labExists = ctx.db === ':memory:' || existsSync(ctx.db);
+  if (file === undefined) {
+    if (!labExists || spec === 'scripted' || spec === 'sft' || spec === 'latest') return undefined;
+    const store = openSqliteStore(ctx.db);
+    try {
+      cfg = llmStore(store.db).getGguf(spec);
+    } finally {
+      store.close();
+    }
+    if (!cfg) return undefined;
+  } else {
+    try {
+      cfg = await ggufConfigOf(file, { name: spec, ...ggufSpecSettings() });
+    } catch (e) {
+      throw new PolicyError(role, spec, (e as Error).message);
+    }
+  }
+  const lab = llmOf(ctx);
+  const key = `${cfg.name}\0${cfg.sha256}`;
+  let loading = lab.gguf.get(key);
+  if (!loading) {
+    lab.gguf.set(key, (loading = GgufBackend.load(cfg)));
+    loading.catch(() => lab.gguf.delete(key));
+    if (labExists) {
+      const store = openSqliteStore(ctx.db);
+      try {
+        for (const r of store.db.prepare('SELECT request_key, result_json FROM llm_cache WHERE endpoint = ?').all(cfg.name) as { request_key: string; result_json: string }[]) {
+          lab.answers.set(r.request_key, JSON.parse(r.result_json) as ChatResult);
+        }
+      } finally {
+        store.close();
+      }
+    }
+  }
+  try {
+    const backend = await loading;
+    ctx.log?.(`${spec}: ${backend.model} on ${backend.gpu}`);
+    return { backend, ledger: lab.ledger };
+  } catch (e) {
+    if (e instanceof ChatBackendError) throw new PolicyError(role, spec, e.message);
+    throw e;
+  }
+}
+
+/** Release the local GGUF models this process loaded (their native memory), e.g. before it exits. */
+export async function disposeGgufModels(): Promise<void> {
+  for (const lab of labLlm.values()) {
+    const loaded = [...lab.gguf.values()];
+    lab.gguf.clear();
+    for (const p of loaded) await p.then((b) => b.dispose(), () => undefined);
+  }
+}
+
 /** Episodes a match keeps in flight: an LLM policy's endpoint limit (the smaller of two), else `fallback`. */
 export function matchConcurrency(da: DaPolicy, ca: CaPolicy, fallback: number): number {
-  const limits = [da instanceof LlmDa ? da.backend.maxConcurrency : null, ca instanceof LlmCa ? ca.backend.maxConcurrency : null].filter((x): x is number => x !== null);
+  const backends: ChatBackend[] = [...(da instanceof LlmDa ? [da.backend] : []), ...(ca instanceof LlmCa ? [ca.backend] : [])];
+  // A DA and a CA on the same local model share its one sequence: one episode at a time.
+  const limits = backends.map((b) => b.maxConcurrency);
   return limits.length ? Math.min(...limits) : fallback;
 }
 
@@ -205,6 +299,12 @@ export function matchConcurrency(da: DaPolicy, ca: CaPolicy, fallback: number): 
 export function resolveLlmDa(spec: string, ctx: PolicyContext): LlmDa | undefined {
   const llm = endpointPolicy(spec, ctx);
   return llm && new LlmDa(llm.backend, llm.cfg.toolCalls, { name: spec, ledger: llm.ledger });
+}
+
+/** The LLM CA a SPEC names, when it names an endpoint saved in the lab; undefined otherwise. */
+export function resolveLlmCa(spec: string, ctx: PolicyContext): LlmCa | undefined {
+  const llm = endpointPolicy(spec, ctx);
+  return llm && new LlmCa(llm.backend, { name: spec, ledger: llm.ledger });
 }
 
 /**
@@ -231,14 +331,19 @@ export async function resolveDa(spec: string, domain: Domain, ctx: PolicyContext
   if (spec === 'scripted') return new ScriptedDa();
   const llm = resolveLlmDa(spec, ctx);
   if (llm) return llm;
+  const gguf = await ggufPolicy(spec, 'DA', ctx);
+  // The text form, under the wire grammar; max tokens bound what the grammar can produce, so every turn ends and parses.
+  if (gguf) return new LlmDa(gguf.backend, 'text', { name: spec, ledger: gguf.ledger, maxTokens: DA_GRAMMAR_MAX_TOKENS });
   const { model, checkpoint } = await loadDaModel(spec, domain, ctx);
   return new BuiltinDa(model, { name: spec, checkpoint });
 }
 
 export async function resolveCa(spec: string, domain: Domain, ctx: PolicyContext): Promise<CaPolicy> {
   if (spec === 'scripted') return new ScriptedCa(domain);
-  const llm = endpointPolicy(spec, ctx);
-  if (llm) return new LlmCa(llm.backend, { name: spec, ledger: llm.ledger });
+  const llm = resolveLlmCa(spec, ctx);
+  if (llm) return llm;
+  const gguf = await ggufPolicy(spec, 'CA', ctx);
+  if (gguf) return new LlmCa(gguf.backend, { name: spec, ledger: gguf.ledger });
   const c = storedCheckpoint(spec, 'CA', ctx.db);
   const model = await CaModel.fromSnapshot(c.snapshot, ctx.session ? { session: ctx.session } : {});
   return new BuiltinCa(model, domain.bank, { name: spec, checkpoint: refOf(c) });

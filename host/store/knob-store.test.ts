@@ -48,17 +48,17 @@ function setPhase(db: Database.Database, phase: string, wDas: number[]) {
   db.prepare("UPDATE runs SET snapshot_json = ? WHERE id = 'R1'").run(JSON.stringify({ value: phase, context: { matches: wDas.map((w, i) => match(i + 1, w)) } }));
 }
 
-describe('migration 16', () => {
+describe('migration 17', () => {
   it('adds knob_writes and knob_proposals, and is idempotent', () => {
     const db = new Database(':memory:');
     db.pragma('foreign_keys = ON');
-    expect(applyMigrations(db, 15)).toBe(15);
+    expect(applyMigrations(db, 16)).toBe(16);
     const knobTables = () => db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('knob_writes', 'knob_proposals') ORDER BY name").pluck().all();
     expect(knobTables()).toEqual([]);
-    expect(applyMigrations(db, 16)).toBe(16);
+    expect(applyMigrations(db, 17)).toBe(17);
     expect(knobTables()).toEqual(['knob_proposals', 'knob_writes']);
     expect(() => db.prepare("INSERT INTO knob_writes (run_id, knob, value, requested_from, reason, by, status, created_at, state_json) VALUES ('R9', 'k', 1, 0, 'r', 'person', 'pending', 'now', '{}')").run()).toThrow(/FOREIGN KEY/);
-    expect(applyMigrations(db, 16)).toBe(16);
+    expect(applyMigrations(db, 17)).toBe(17);
     db.close();
   });
 });

@@ -6,23 +6,30 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { PendingLedger } from '../../models/llm/ledger';
 import type { EndpointConfig } from '../../models/llm/openai-backend';
-import { applyMigrations, MIGRATIONS, userVersion } from './migrations';
+import { fileSha256 } from '../../models/llm/gguf-backend';
+import type { GgufConfig } from '../../models/llm/gguf-backend';
+import { applyMigrations, LATEST_VERSION, MIGRATIONS, userVersion } from './migrations';
 import { EndpointError, llmStore } from './llm-store';
 
 const version = MIGRATIONS.findIndex((m) => m.name === 'LLM endpoints, call records and the response cache') + 1;
 const cfg: EndpointConfig = { name: 'local', baseUrl: 'http://127.0.0.1:8000/v1', model: 'Qwen/Qwen2.5-7B-Instruct', apiKeyEnv: 'VLLM_KEY', toolCalls: 'native', maxConcurrency: 8 };
 
-function migrated() {
+/** A lab at `target` (default: the latest), having passed through the LLM migration. */
+function migrated(target = LATEST_VERSION) {
   const db = new Database(':memory:');
   db.pragma('foreign_keys = ON');
   applyMigrations(db, version - 1);
   expect(applyMigrations(db, version)).toBe(version);
+  applyMigrations(db, target);
   return db;
 }
 
+const ggufVersion = MIGRATIONS.findIndex((m) => m.name === 'local GGUF models saved by name') + 1;
+const gguf: GgufConfig = { name: 'qwen3b-local', path: '/models/qwen2.5-3b-instruct-q4_k_m.gguf', sha256: 'a'.repeat(64), gpu: 'auto', contextSize: 8192, threads: 0 };
+
 describe('the LLM migration', () => {
   it('adds endpoints, call records and the cache, and checks their values', () => {
-    const db = migrated();
+    const db = migrated(version);
     expect(userVersion(db)).toBe(version);
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'llm_%' ORDER BY name").pluck().all();
     expect(tables).toEqual(['llm_cache', 'llm_calls', 'llm_endpoints']);
@@ -32,7 +39,38 @@ describe('the LLM migration', () => {
   });
 });
 
+describe('the GGUF migration', () => {
+  it('adds local GGUF models by name and checks their values', () => {
+    const db = new Database(':memory:');
+    applyMigrations(db, ggufVersion - 1);
+    expect(applyMigrations(db, ggufVersion)).toBe(ggufVersion);
+    const row = (over: string) => `INSERT INTO llm_gguf_models VALUES (${over})`;
+    db.prepare(row(`'a', '/m.gguf', '${'f'.repeat(64)}', 'cpu', 4096, 1, 't'`)).run();
+    expect(() => db.prepare(row(`'b', '/m.gguf', 'short', 'cpu', 4096, 1, 't'`)).run()).toThrow(/CHECK/);
+    expect(() => db.prepare(row(`'b', '/m.gguf', '${'f'.repeat(64)}', 'rocm', 4096, 1, 't'`)).run()).toThrow(/CHECK/);
+    expect(() => db.prepare(row(`'b', '/m.gguf', '${'f'.repeat(64)}', 'cpu', 16, 1, 't'`)).run()).toThrow(/CHECK/);
+    db.close();
+  });
+});
+
 describe('llmStore', () => {
+  it('saves GGUF models beside endpoints, in one namespace; removing one removes its cached answers', async () => {
+    const llm = llmStore(migrated());
+    llm.addGguf(gguf, '2026-01-01');
+    expect(llm.getGguf('qwen3b-local')).toEqual(gguf);
+    expect(llm.listGguf()).toEqual([gguf]);
+    expect(llm.getEndpoint('qwen3b-local')).toBeUndefined();
+    expect(() => llm.addEndpoint({ ...cfg, name: 'qwen3b-local' })).toThrow(/exists already/);
+    llm.addEndpoint(cfg);
+    expect(() => llm.addGguf({ ...gguf, name: 'local' })).toThrow(/exists already/);
+    expect(() => llm.addGguf({ ...gguf, name: 'DA3' })).toThrow(/looks like a checkpoint/);
+    expect(llm.removeEndpoint('qwen3b-local')).toBe(true);
+    expect(llm.getGguf('qwen3b-local')).toBeUndefined();
+    expect(llm.getEndpoint('local')).toEqual(cfg);
+    // The hash the lab keeps is the file's.
+    expect(await fileSha256(new URL(import.meta.url).pathname)).toMatch(/^[0-9a-f]{64}$/);
+  });
+
   it('saves, lists and removes endpoints; refuses names that shadow a SPEC or a checkpoint', () => {
     const llm = llmStore(migrated());
     llm.addEndpoint(cfg, '2026-01-01');

@@ -1,11 +1,12 @@
 /**
- * The lab's LLM tables (migration 11): endpoints saved by name, call records and the response
- * cache. Typed rows at the boundary; the API key itself is never written, only the name of its
+ * The lab's LLM tables (migrations 11 and 15): endpoints and local GGUF files saved by name, call
+ * records and the response cache. Typed rows at the boundary; the API key itself is never written, only the name of its
  * environment variable.
  */
 import type { Database } from 'better-sqlite3';
 import type { CallRecord, ChatResult } from '../../models/llm/chat-backend';
 import type { PendingLedger } from '../../models/llm/ledger';
+import type { GgufConfig, GgufGpu } from '../../models/llm/gguf-backend';
 import type { EndpointConfig } from '../../models/llm/openai-backend';
 
 interface EndpointRow {
@@ -38,17 +39,68 @@ export function checkEndpointName(name: string): void {
   if (/^(DA|CA)\d+$/.test(name) || /^(DA|CA)-/.test(name)) throw new EndpointError(`endpoint name "${name}" looks like a checkpoint name (DA2, CA1, DA-sft-1)`);
 }
 
+interface GgufRow {
+  name: string;
+  path: string;
+  sha256: string;
+  gpu: GgufGpu;
+  context_size: number;
+  threads: number;
+  created_at: string;
+}
+
+const ggufOf = (r: GgufRow): GgufConfig => ({ name: r.name, path: r.path, sha256: r.sha256, gpu: r.gpu, contextSize: r.context_size, threads: r.threads });
+/** A base URL as the lab stores it (http(s), no trailing slash); throws naming the field. */
+export function normalizeBaseUrl(value: string): string {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new EndpointError(`base URL must be a URL such as http://127.0.0.1:8000/v1, got "${value}"`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new EndpointError(`base URL must be http(s), got "${value}"`);
+  return value.replace(/\/+$/, '');
+}
+
+/** Every field of an endpoint as `models add` and the Models screen take it; throws naming the field. */
+export function checkEndpointConfig(cfg: EndpointConfig): EndpointConfig {
+  checkEndpointName(cfg.name);
+  if (cfg.model.trim() === '') throw new EndpointError('model: the id the server serves (see its /v1/models), not empty');
+  if (cfg.apiKeyEnv !== null && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(cfg.apiKeyEnv)) throw new EndpointError(`API key variable must name an environment variable (the key itself is never stored), got "${cfg.apiKeyEnv}"`);
+  if (!Number.isInteger(cfg.maxConcurrency) || cfg.maxConcurrency < 1 || cfg.maxConcurrency > 1024) throw new EndpointError(`max concurrency must be a whole number from 1 to 1024, got ${cfg.maxConcurrency}`);
+  return { ...cfg, baseUrl: normalizeBaseUrl(cfg.baseUrl) };
+}
+
 const endpointOf = (r: EndpointRow): EndpointConfig => ({
   name: r.name, baseUrl: r.base_url, model: r.model, apiKeyEnv: r.api_key_env, toolCalls: r.tool_calls, maxConcurrency: r.max_concurrency,
 });
 
 export function llmStore(db: Database) {
+  /** A model name is taken by an endpoint or a GGUF file alike. */
+  const checkNameFree = (name: string) => {
+    checkEndpointName(name);
+    if (db.prepare('SELECT 1 FROM llm_endpoints WHERE name = ? UNION ALL SELECT 1 FROM llm_gguf_models WHERE name = ?').get(name, name)) {
+      throw new EndpointError(`model "${name}" exists already; remove it first (sparring models remove ${name})`);
+    }
+  };
   return {
-    addEndpoint(cfg: EndpointConfig, createdAt = new Date().toISOString()): void {
-      checkEndpointName(cfg.name);
-      if (db.prepare('SELECT 1 FROM llm_endpoints WHERE name = ?').get(cfg.name)) {
-        throw new EndpointError(`endpoint "${cfg.name}" exists already; remove it first (sparring models remove ${cfg.name})`);
-      }
+    /** Save a local GGUF file by name (its config as `ggufConfigOf` made it, hash included). */
+    addGguf(cfg: GgufConfig, createdAt = new Date().toISOString()): void {
+      checkNameFree(cfg.name);
+      db.prepare('INSERT INTO llm_gguf_models (name, path, sha256, gpu, context_size, threads, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+        cfg.name, cfg.path, cfg.sha256, cfg.gpu, cfg.contextSize, cfg.threads, createdAt,
+      );
+    },
+    getGguf(name: string): GgufConfig | undefined {
+      const r = db.prepare('SELECT * FROM llm_gguf_models WHERE name = ?').get(name) as GgufRow | undefined;
+      return r && ggufOf(r);
+    },
+    listGguf(): GgufConfig[] {
+      return (db.prepare('SELECT * FROM llm_gguf_models ORDER BY name').all() as GgufRow[]).map(ggufOf);
+    },
+    addEndpoint(given: EndpointConfig, createdAt = new Date().toISOString()): void {
+      const cfg = checkEndpointConfig(given);
+      checkNameFree(cfg.name);
       db.prepare(
         'INSERT INTO llm_endpoints (name, base_url, model, api_key_env, tool_calls, max_concurrency, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ).run(cfg.name, cfg.baseUrl, cfg.model, cfg.apiKeyEnv, cfg.toolCalls, cfg.maxConcurrency, createdAt);
@@ -60,11 +112,12 @@ export function llmStore(db: Database) {
     listEndpoints(): EndpointConfig[] {
       return (db.prepare('SELECT * FROM llm_endpoints ORDER BY name').all() as EndpointRow[]).map(endpointOf);
     },
-    /** Remove an endpoint and its cached answers (its call records stay: they describe stored episodes). */
+    /** Remove an endpoint or a GGUF model and its cached answers (its call records stay: they describe stored episodes). */
     removeEndpoint(name: string): boolean {
       return db.transaction(() => {
         db.prepare('DELETE FROM llm_cache WHERE endpoint = ?').run(name);
-        return db.prepare('DELETE FROM llm_endpoints WHERE name = ?').run(name).changes > 0;
+        const gguf = db.prepare('DELETE FROM llm_gguf_models WHERE name = ?').run(name).changes;
+        return db.prepare('DELETE FROM llm_endpoints WHERE name = ?').run(name).changes + gguf > 0;
       })();
     },
     cachedAnswer(key: string): ChatResult | undefined {
@@ -102,6 +155,17 @@ export function llmStore(db: Database) {
         )
         .get(arg) as CallTotals;
       return r;
+    },
+    /** `callTotals` of every match with LLM calls at once, by match id (an episode id is `<match>:<n>`). */
+    matchCallTotals(): Map<string, CallTotals> {
+      const rows = db
+        .prepare(
+          `SELECT substr(episode_id, 1, instr(episode_id, ':') - 1) AS matchId, COUNT(*) AS calls, COALESCE(SUM(cached), 0) AS cached,
+                  COALESCE(SUM(tokens_in), 0) AS tokensIn, COALESCE(SUM(tokens_out), 0) AS tokensOut, COALESCE(SUM(latency_ms), 0) AS latencyMs
+           FROM llm_calls WHERE instr(episode_id, ':') > 0 GROUP BY matchId`,
+        )
+        .all() as (CallTotals & { matchId: string })[];
+      return new Map(rows.map(({ matchId, ...t }) => [matchId, t]));
     },
   };
 }

@@ -570,6 +570,26 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 16,
+    name: 'local GGUF models saved by name',
+    up(db) {
+      db.exec(`
+        -- A local GGUF file saved by name (sparring models add NAME --gguf FILE), beside the
+        -- endpoints and sharing their names: the path, the file's SHA-256 (checked when it loads;
+        -- it is part of every cache key), where it runs and its context window.
+        CREATE TABLE llm_gguf_models (
+          name          TEXT PRIMARY KEY,
+          path          TEXT NOT NULL,
+          sha256        TEXT NOT NULL CHECK (length(sha256) = 64),
+          gpu           TEXT NOT NULL CHECK (gpu IN ('auto', 'cpu', 'cuda', 'vulkan', 'metal')),
+          context_size  INTEGER NOT NULL CHECK (context_size >= 256),
+          threads       INTEGER NOT NULL CHECK (threads >= 0),
+          created_at    TEXT NOT NULL
+        );
+      `);
+    },
+  },
+  {
+    version: 17,
     name: 'EAU knob writes and proposals',
     up(db) {
       db.exec(`

@@ -443,7 +443,7 @@ describe('migrations', () => {
     store.db.exec('DROP TABLE study_evaluations; DROP TABLE study_runs; DROP TABLE studies;');
     for (const side of ['da', 'ca']) store.db.exec(`ALTER TABLE matches DROP COLUMN ${side}_checkpoint_id; ALTER TABLE matches DROP COLUMN ${side}_checkpoint_name;`);
     store.db.exec('DROP TABLE custom_scenarios; DROP INDEX episodes_unvalidated; ALTER TABLE episodes DROP COLUMN validator_failed;');
-    store.db.exec('DROP TABLE llm_cache; DROP TABLE llm_calls; DROP TABLE llm_endpoints;');
+    store.db.exec('DROP TABLE llm_gguf_models; DROP TABLE llm_cache; DROP TABLE llm_calls; DROP TABLE llm_endpoints;');
     store.db.exec('DROP TABLE human_episodes; DROP TABLE play_sessions;');
     store.db.exec('DROP TABLE labels; DROP TABLE label_items; DROP TABLE label_queues; DROP TABLE annotators;');
     store.db.exec(`ALTER TABLE episodes DROP COLUMN adversities_json; ALTER TABLE episodes DROP COLUMN da_env_fallback;

@@ -62,6 +62,47 @@ export const DA_WIRE_SCHEMA: Record<string, unknown> = {
   additionalProperties: false,
 };
 
+/** String limits of the grammar form of the wire format (characters). */
+export const DA_GRAMMAR_LIMITS = { thinking: 120, content: 200, arg: 64 } as const;
+
+/**
+ * The wire format as a local grammar can enforce it (a GGUF model, `gguf-backend.ts`): one branch
+ * per action — `speak`/`end_call` with a message and `{}`, and one `tool_call` branch per banking
+ * tool, its name fixed and its required arguments typed (enums, numbers, strings). Servers get the
+ * looser `DA_WIRE_SCHEMA` (their json_schema support varies); a grammar can say more. Strings are
+ * bounded (`DA_GRAMMAR_LIMITS`), so every output ends within `DA_GRAMMAR_MAX_TOKENS` tokens and
+ * parses — even a random-weight model's. Optional tool arguments are left out: node-llama-cpp's
+ * grammar makes every listed property required.
+ */
+export function daWireGrammarSchema(limits: typeof DA_GRAMMAR_LIMITS = DA_GRAMMAR_LIMITS): Record<string, unknown> {
+  const thinking = { type: 'string', maxLength: limits.thinking };
+  const bound = (p: Record<string, unknown>): Record<string, unknown> => {
+    if (p.enum) return { enum: p.enum };
+    if (p.type === 'string') return { type: 'string', minLength: p.minLength ?? 0, maxLength: limits.arg };
+    if (p.type === 'integer' || p.type === 'number' || p.type === 'boolean') return { type: p.type };
+    throw new Error(`daWireGrammarSchema: unsupported argument schema ${JSON.stringify(p)}`);
+  };
+  const branches: Record<string, unknown>[] = [
+    {
+      type: 'object',
+      properties: { thinking, action_type: { enum: ['speak', 'end_call'] }, content: { type: 'string', maxLength: limits.content }, tool_args: { type: 'object', properties: {} } },
+    },
+  ];
+  for (const name of TOOL_NAMES) {
+    const params = z.toJSONSchema(toolArgSchemas[name]) as { properties: Record<string, Record<string, unknown>>; required?: string[] };
+    const args = Object.fromEntries((params.required ?? []).map((k) => [k, bound(params.properties[k]!)]));
+    branches.push({ type: 'object', properties: { thinking, action_type: { const: 'tool_call' }, content: { const: name }, tool_args: { type: 'object', properties: args } } });
+  }
+  return { oneOf: branches };
+}
+
+/**
+ * Most tokens a `daWireGrammarSchema` output can take: every string character written as a
+ * six-byte `\uXXXX` escape, one byte per token (a grammar never admits an empty piece), plus the
+ * JSON around it and its whitespace.
+ */
+export const DA_GRAMMAR_MAX_TOKENS = 6 * (DA_GRAMMAR_LIMITS.thinking + Math.max(DA_GRAMMAR_LIMITS.content, 3 * DA_GRAMMAR_LIMITS.arg)) + 512;
+
 export function daSystemPrompt(obs: Pick<DaObservation, 'caller' | 'maxDaTurns'>, mode: ToolCallMode): string {
   return fillPrompt(mode === 'native' ? PROMPT_VERSIONS.daNative : PROMPT_VERSIONS.daText, { caller_phone: obs.caller.phone, max_turns: obs.maxDaTurns });
 }

@@ -41,3 +41,23 @@ export function fillPrompt(version: string, values: Record<string, string | numb
   if (unused.length) throw new Error(`assets/prompts/${version}.txt: no placeholder {{${unused[0]}}}`);
   return out.trimEnd();
 }
+
+/**
+ * The values a filled prompt was filled with (the inverse of `fillPrompt`): the file's text with
+ * each `{{name}}` matched lazily, anchored at both ends. Null when the text is not this prompt.
+ * A value that itself contains the literal text following its placeholder is cut there; the
+ * prompts keep their placeholders apart by words no filled value contains.
+ */
+export function unfillPrompt(version: string, filled: string): Record<string, string> | null {
+  const text = promptText(version).trimEnd();
+  const names: string[] = [];
+  const escaped = text.split(/(\{\{\w+\}\})/).map((part) => {
+    const m = /^\{\{(\w+)\}\}$/.exec(part);
+    if (!m) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    names.push(m[1]!);
+    return '([\\s\\S]*?)';
+  });
+  const m = new RegExp(`^${escaped.join('')}$`).exec(filled);
+  if (!m) return null;
+  return Object.fromEntries(names.map((n, i) => [n, m[i + 1]!]));
+}

@@ -3,6 +3,7 @@ import { useEffect } from 'react';
 import { ArenaScreen } from './features/arena/ArenaScreen';
 import { AnnotateScreen } from './features/labels/AnnotateScreen';
 import { JudgeAuditScreen } from './features/labels/JudgeAuditScreen';
+import { ModelsScreen } from './features/lab-models/ModelsScreen';
 import { DashboardScreen } from './features/dashboard/DashboardScreen';
 import { EvaluationScreen } from './features/evaluation/EvaluationScreen';
 import { ExperimentsScreen } from './features/experiments/ExperimentsScreen';
@@ -25,6 +26,7 @@ const NAV: { screen: Screen; label: string; hint: string }[] = [
   { screen: 'play', label: 'Play', hint: 'sit in either seat' },
   { screen: 'annotate', label: 'Annotate', hint: 'label CA tactics' },
   { screen: 'audit', label: 'Judge audit', hint: 'check the judge' },
+  { screen: 'models', label: 'Models', hint: 'LLM endpoints, GGUF files' },
 ];
 
 export function App() {
@@ -94,6 +96,7 @@ export function App() {
         {screen === 'annotate' && <AnnotateScreen />}
         {screen === 'audit' && <JudgeAuditScreen />}
         {screen === 'play' && <PlayScreen />}
+        {screen === 'models' && <ModelsScreen />}
       </main>
     </div>
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCount, formatTime, policyLabel } from './format';
+import { formatCount, formatTime, llmCost, policyLabel } from './format';
 
 describe('formatting without Intl', () => {
   it('formats timestamps as local YYYY-MM-DD HH:MM', () => {
@@ -19,5 +19,11 @@ describe('formatting without Intl', () => {
     expect(policyLabel('latest', { name: 'DA3', id: 'DA3' })).toBe('latest → DA3');
     expect(policyLabel('DA3', { name: 'DA3', id: 'DA3' })).toBe('DA3');
     expect(policyLabel('scripted', null)).toBe('scripted');
+  });
+
+  it('sums an LLM cost as tokens in/out and the mean latency per call', () => {
+    expect(llmCost({ calls: 4, cached: 0, tokensIn: 12040, tokensOut: 310, latencyMs: 170 })).toBe('12,040 in · 310 out · 42.5 ms/call');
+    expect(llmCost({ calls: 2, cached: 1, tokensIn: 10, tokensOut: 2, latencyMs: 900 })).toBe('10 in · 2 out · 450 ms/call · 1 cached');
+    expect(llmCost({ calls: 0, cached: 0, tokensIn: 0, tokensOut: 0, latencyMs: 0 })).toBe('0 in · 0 out · 0.0 ms/call');
   });
 });

@@ -3,7 +3,7 @@
  * main thread (tens of milliseconds; hundreds on a busy 2-core box), enough to stall a streaming
  * dashboard. Lab users read ISO-like timestamps just as well.
  */
-import type { CheckpointRef } from '../../core/contract/contract';
+import type { CheckpointRef, LlmCallTotals } from '../../core/contract/contract';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
@@ -26,4 +26,14 @@ export function formatCount(n: number): string {
  */
 export function policyLabel(spec: string, checkpoint: CheckpointRef | null | undefined): string {
   return checkpoint && checkpoint.name !== spec ? `${spec} → ${checkpoint.name}` : spec;
+}
+
+/**
+ * What a match's or an episode's LLM calls cost, for a table cell: tokens in/out and the mean
+ * latency per call ("1,204 in · 310 out · 42 ms/call"), with the cached calls counted.
+ */
+export function llmCost(t: LlmCallTotals): string {
+  const perCall = t.calls > 0 ? t.latencyMs / t.calls : 0;
+  const ms = perCall >= 100 ? perCall.toFixed(0) : perCall.toFixed(1);
+  return `${formatCount(t.tokensIn)} in · ${formatCount(t.tokensOut)} out · ${ms} ms/call${t.cached ? ` · ${formatCount(t.cached)} cached` : ''}`;
 }

@@ -1,7 +1,8 @@
 /**
  * `sparring bench`: performance figures of the builtin policy path on this machine — the DA's
  * forward and train steps, bare onnxruntime as the ceiling, GRPO with rollout rewards, arena
- * episodes and the reference MLP; and the environment server's steps per second (host/env/bench.ts). Each figure is the median of several timed rounds measured in
+ * episodes and the reference MLP; the environment server's steps per second (host/env/bench.ts);
+ * the builtin DA over HTTP (`serve-model`) and a tiny local GGUF model's tokens per second. Each figure is the median of several timed rounds measured in
  * this one run; other work on the machine moves them, so compare figures from the same run.
  */
 import os from 'node:os';
@@ -9,7 +10,8 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { benchDa, benchMlp } from '../../../models/bench';
 import { benchEnv } from '../../env/bench';
-import { benchLlmHttp } from '../../llm/bench-llm';
+import { benchGguf, benchLlmHttp } from '../../llm/bench-llm';
+import { ggufSpecSettings } from '../../policies/policies';
 import type { BenchOptions } from '../../../models/bench';
 import { probeLines, probeProviders } from '../../../models/device';
 import { addDeviceOptions, deviceLine, deviceSession } from '../device';
@@ -19,7 +21,7 @@ import { positiveInt } from '../options';
 import { table } from '../../format/table';
 import type { GlobalOptions } from '../main';
 
-const PARTS = ['da', 'mlp', 'env', 'llm'] as const;
+const PARTS = ['da', 'mlp', 'env', 'llm', 'gguf'] as const;
 type Part = (typeof PARTS)[number];
 
 interface BenchCliOptions extends DeviceOptions {
@@ -46,6 +48,7 @@ const FIGURES: { key: string; unit: string; what: string }[] = [
   { key: 'llm_in_process_episodes_per_s', unit: 'episodes/s', what: 'the same DA in process, same concurrency' },
   { key: 'llm_http_over_in_process', unit: 'ratio', what: 'HTTP / in process, median of adjacent-round pairs' },
   { key: 'llm_http_over_arena', unit: 'ratio', what: 'llm_http_episodes_per_s / arena_episodes_per_s (scripted DA)' },
+  { key: 'gguf_tokens_per_s', unit: 'tokens/s', what: 'tiny random llama GGUF (node-llama-cpp), DA turns under the wire grammar' },
   { key: 'mlp_forward_per_s_b1', unit: 'samples/s', what: '4096→256→16 MLP forward, batch 1' },
   { key: 'mlp_forward_per_s_b512', unit: 'samples/s', what: 'MLP forward, batch 512' },
   { key: 'mlp_train_step_per_s_b256', unit: 'samples/s', what: 'MLP AdamW train step, batch 256' },
@@ -119,6 +122,16 @@ export function registerBench(program: Command, globals: () => GlobalOptions): v
         Object.assign(figures, { llm_http_episodes_per_s: l.httpEpisodes, llm_in_process_episodes_per_s: l.inProcessEpisodes, llm_http_over_in_process: l.httpOverInProcess });
         if (figures.arena_episodes_per_s) figures.llm_http_over_arena = l.httpEpisodes / figures.arena_episodes_per_s;
         doc.llm = { callsPerEpisode: Math.round(l.callsPerEpisode * 100) / 100, concurrency: l.concurrency };
+      }
+      if (only.has('gguf')) {
+        // Where it runs: SPARRING_GGUF_GPU, as for a gguf:FILE policy (default auto). Threads: one unless
+        // SPARRING_GGUF_THREADS says otherwise — a 127k-parameter model has too little work per token to share.
+        const { gpu, threads } = ggufSpecSettings({ SPARRING_GGUF_THREADS: '1', ...process.env });
+        const g = await benchGguf({ rounds: opts.rounds, roundMs: opts.roundMs, gpu, threads });
+        log('gguf tokens');
+        figures.gguf_tokens_per_s = g.tokensPerS;
+        doc.gguf = { gpu: g.gpu, threads: g.threads, tokensPerCall: Math.round(g.tokensPerCall), params: g.params };
+        process.stderr.write(`bench: gguf on ${g.gpu}, ${g.threads || 'all'} threads, ${g.params} parameters, ${Math.round(g.tokensPerCall)} tokens per DA turn\n`);
       }
       log('done');
 

@@ -1,74 +1,86 @@
 /**
- * `sparring models add|list|test|remove`: LLM endpoints saved in the lab by name, usable as a
- * policy SPEC for either role wherever one is taken (`match --da NAME`, `eval`, `play`, `route`,
- * `diff`). The API key is read from the named environment variable at call time; the lab stores
- * only the variable's name.
+ * `sparring models add|list|test|remove`: LLM endpoints and local GGUF files saved in the lab by
+ * name, usable as a policy SPEC for either role wherever one is taken (`match --da NAME`, `eval`,
+ * `play`, `route`, `diff`). The API key is read from the named environment variable at call time;
+ * the lab stores only the variable's name. A GGUF file is stored as its path and SHA-256.
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
 import { Rng } from '../../../core/random';
 import { parseDaOutput } from '../../../core/wire';
 import { ChatBackendError } from '../../../models/llm/chat-backend';
-import { wireFromReply } from '../../../models/llm/da-messages';
+import { DA_GRAMMAR_MAX_TOKENS, wireFromReply } from '../../../models/llm/da-messages';
+import { GGUF_DEFAULTS, GGUF_GPUS, GgufBackend, ggufConfigOf } from '../../../models/llm/gguf-backend';
+import type { GgufConfig, GgufGpu } from '../../../models/llm/gguf-backend';
 import { LlmDa } from '../../../models/llm/llm-da';
 import { OpenAiBackend } from '../../../models/llm/openai-backend';
 import type { EndpointConfig, ToolCallMode } from '../../../models/llm/openai-backend';
-import { EndpointError, llmStore } from '../../store/llm-store';
+import { testEndpoint } from '../../llm/test-endpoint';
+import { EndpointError, llmStore, normalizeBaseUrl } from '../../store/llm-store';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { positiveInt, UsageError } from '../options';
 import { table } from '../../format/table';
 import type { GlobalOptions } from '../main';
 
 interface AddOptions {
-  baseUrl: string;
-  model: string;
+  baseUrl?: string;
+  model?: string;
+  gguf?: string;
+  gpu: GgufGpu;
+  contextSize: number;
+  threads: number;
   apiKeyEnv?: string;
   toolCalls: ToolCallMode;
   maxConcurrency: number;
 }
 
 function baseUrlOf(value: string): string {
-  let u: URL;
   try {
-    u = new URL(value);
-  } catch {
-    throw new InvalidArgumentError(`--base-url must be a URL such as http://127.0.0.1:8000/v1, got "${value}".`);
+    return normalizeBaseUrl(value);
+  } catch (e) {
+    throw new InvalidArgumentError(`--${(e as Error).message.replace(/^base URL/, 'base-url')}.`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new InvalidArgumentError(`--base-url must be http(s), got "${value}".`);
-  return value.replace(/\/+$/, '');
 }
 
-/** One DA turn as a round trip: the opening of a call, the first customer sentence, the reply parsed. */
-export async function testEndpoint(cfg: EndpointConfig) {
-  const backend = new OpenAiBackend(cfg, { maxRetries: 1, timeoutMs: 60_000 });
-  const da = new LlmDa(backend, cfg.toolCalls, { maxTokens: 256 });
-  const obs = { caller: { phone: '+1-555-0100' }, turns: [{ role: 'customer' as const, text: 'Hi, my card got declined at the grocery store this morning.' }], daSteps: 0, maxDaTurns: 12 };
-  const reply = await backend.complete(da.request(obs, new Rng(1).int(0, 0x7fffffff)));
-  const raw = wireFromReply(reply, cfg.toolCalls);
-  const parsed = parseDaOutput(raw);
-  let models: string[] | string;
+/** One DA turn of a local GGUF model as a round trip: the same request as an endpoint's (text form, under the wire grammar). */
+export async function testGguf(cfg: GgufConfig) {
+  const t0 = performance.now();
+  const backend = await GgufBackend.load(cfg);
+  const loadMs = performance.now() - t0;
   try {
-    models = await backend.listModels();
-  } catch (e) {
-    models = (e as Error).message;
+    const da = new LlmDa(backend, 'text', { maxTokens: DA_GRAMMAR_MAX_TOKENS });
+    const obs = { caller: { phone: '+1-555-0100' }, turns: [{ role: 'customer' as const, text: 'Hi, my card got declined at the grocery store this morning.' }], daSteps: 0, maxDaTurns: 12 };
+    const reply = await backend.complete(da.request(obs, new Rng(1).int(0, 0x7fffffff)));
+    const parsed = parseDaOutput(reply.text);
+    return {
+      endpoint: cfg.name,
+      model: reply.model,
+      file: cfg.path,
+      gpu: backend.gpu,
+      loadMs,
+      latencyMs: reply.latencyMs,
+      tokensIn: reply.tokensIn,
+      tokensOut: reply.tokensOut,
+      tokensPerS: reply.latencyMs > 0 ? reply.tokensOut / (reply.latencyMs / 1000) : null,
+      finishReason: reply.finishReason,
+      raw: reply.text,
+      parsed: parsed.ok ? parsed.action : null,
+      parseError: parsed.ok ? null : parsed.error,
+    };
+  } finally {
+    await backend.dispose();
   }
-  return {
-    endpoint: cfg.name,
-    model: reply.model,
-    latencyMs: reply.latencyMs,
-    tokensIn: reply.tokensIn,
-    tokensOut: reply.tokensOut,
-    tokensPerS: reply.latencyMs > 0 ? reply.tokensOut / (reply.latencyMs / 1000) : null,
-    finishReason: reply.finishReason,
-    raw,
-    parsed: parsed.ok ? parsed.action : null,
-    parseError: parsed.ok ? null : parsed.error,
-    serverModels: models,
+}
+
+function nonNegativeInt(name: string) {
+  return (v: string) => {
+    if (!/^\d+$/.test(v)) throw new InvalidArgumentError(`${name} must be a whole number ≥ 0, got "${v}".`);
+    return Number(v);
   };
 }
 
 export function registerModels(program: Command, globals: () => GlobalOptions): void {
-  const cmd = program.command('models').description('LLM endpoints (OpenAI-compatible) saved in the lab, usable as a DA or CA policy by name');
+  const cmd = program.command('models').description('LLM endpoints (OpenAI-compatible) and local GGUF files saved in the lab, usable as a DA or CA policy by name');
   const withStore = <T>(work: (llm: ReturnType<typeof llmStore>) => T): T => {
     const store = openSqliteStore(globals().db);
     try {
@@ -80,23 +92,50 @@ export function registerModels(program: Command, globals: () => GlobalOptions): 
       store.close();
     }
   };
-  const endpoint = (name: string) =>
+  const saved = (name: string): { endpoint: EndpointConfig } | { gguf: GgufConfig } =>
     withStore((llm) => {
       const cfg = llm.getEndpoint(name);
-      if (!cfg) throw new UsageError(`no endpoint "${name}" in ${globals().db}; saved ones: ${llm.listEndpoints().map((e) => e.name).join(', ') || 'none'} (sparring models add)`);
-      return cfg;
+      if (cfg) return { endpoint: cfg };
+      const gguf = llm.getGguf(name);
+      if (gguf) return { gguf };
+      const names = [...llm.listEndpoints(), ...llm.listGguf()].map((e) => e.name).sort();
+      throw new UsageError(`no model "${name}" in ${globals().db}; saved ones: ${names.join(', ') || 'none'} (sparring models add)`);
     });
+  const endpoint = (name: string) => {
+    const s = saved(name);
+    if ('gguf' in s) throw new UsageError(`"${name}" is a local GGUF file (${s.gguf.path}), not a server: it has no model list`);
+    return s.endpoint;
+  };
 
   cmd
     .command('add')
     .argument('<name>', 'the name policies refer to, e.g. --da NAME')
-    .requiredOption('--base-url <url>', 'the server\'s OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1', baseUrlOf)
-    .requiredOption('--model <id>', 'the model id the server serves (see `models list NAME`)')
+    .option('--base-url <url>', 'the server\'s OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1', baseUrlOf)
+    .option('--model <id>', 'the model id the server serves (see `models list NAME`)')
+    .option('--gguf <file>', 'instead of a server: a local GGUF file, run in process by node-llama-cpp')
+    .addOption(new Option('--gpu <where>', 'with --gguf: where it runs (auto: the GPU found — CUDA, Vulkan, Metal — else the CPU)').choices([...GGUF_GPUS]).default(GGUF_DEFAULTS.gpu))
+    .option('--context-size <n>', 'with --gguf: context window in tokens', positiveInt('--context-size'), GGUF_DEFAULTS.contextSize)
+    .option('--threads <n>', 'with --gguf: CPU threads (0: all cores)', nonNegativeInt('--threads'), GGUF_DEFAULTS.threads)
     .option('--api-key-env <var>', 'environment variable holding the API key (read at call time, never stored)')
     .addOption(new Option('--tool-calls <form>', 'DA actions as native tool calls, or as the wire-format JSON text').choices(['native', 'text']).default('native'))
     .option('--max-concurrency <n>', 'requests (and match episodes) in flight at once', positiveInt('--max-concurrency'), 4)
-    .description('save an endpoint in the lab')
-    .action((name: string, o: AddOptions) => {
+    .description('save an endpoint (--base-url, --model) or a local GGUF file (--gguf) in the lab')
+    .action(async (name: string, o: AddOptions) => {
+      if (o.gguf !== undefined) {
+        if (o.baseUrl !== undefined || o.model !== undefined) throw new UsageError('--gguf is a local file: give it without --base-url and --model');
+        let cfg: GgufConfig;
+        try {
+          cfg = await ggufConfigOf(o.gguf, { name, gpu: o.gpu, contextSize: o.contextSize, threads: o.threads });
+        } catch (e) {
+          if (e instanceof ChatBackendError) throw new UsageError(`--gguf: ${e.message.replace(/^endpoint "[^"]*": bad request: /, '')}`);
+          throw e;
+        }
+        withStore((llm) => llm.addGguf(cfg));
+        if (globals().json) process.stdout.write(JSON.stringify(cfg, null, 2) + '\n');
+        else process.stdout.write(`saved GGUF model ${name} (${cfg.path}, SHA-256 ${cfg.sha256.slice(0, 16)}…, gpu ${cfg.gpu}, context ${cfg.contextSize}) in ${globals().db}\n`);
+        return;
+      }
+      if (o.baseUrl === undefined || o.model === undefined) throw new UsageError('models add needs --base-url and --model (an endpoint), or --gguf FILE (a local file)');
       if (o.apiKeyEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(o.apiKeyEnv)) throw new UsageError(`--api-key-env must name an environment variable, got "${o.apiKeyEnv}"`);
       const cfg: EndpointConfig = { name, baseUrl: o.baseUrl, model: o.model, apiKeyEnv: o.apiKeyEnv ?? null, toolCalls: o.toolCalls, maxConcurrency: o.maxConcurrency };
       withStore((llm) => llm.addEndpoint(cfg));
@@ -115,15 +154,22 @@ export function registerModels(program: Command, globals: () => GlobalOptions): 
         else process.stdout.write(models.join('\n') + '\n');
         return;
       }
-      const list = withStore((llm) => llm.listEndpoints());
-      if (globals().json) return void process.stdout.write(JSON.stringify(list, null, 2) + '\n');
-      process.stdout.write(
-        table(
-          ['name', 'model', 'base URL', 'key from', 'tool calls', 'at once'],
-          list.map((e) => [e.name, e.model, e.baseUrl, e.apiKeyEnv ?? '–', e.toolCalls, e.maxConcurrency]),
-          ['l', 'l', 'l', 'l', 'l', 'r'],
-        ) + '\n',
-      );
+      const [list, gguf] = withStore((llm) => [llm.listEndpoints(), llm.listGguf()] as const);
+      if (globals().json) return void process.stdout.write(JSON.stringify(gguf.length ? { endpoints: list, gguf } : list, null, 2) + '\n');
+      if (list.length || !gguf.length) {
+        process.stdout.write(
+          table(
+            ['name', 'model', 'base URL', 'key from', 'tool calls', 'at once'],
+            list.map((e) => [e.name, e.model, e.baseUrl, e.apiKeyEnv ?? '–', e.toolCalls, e.maxConcurrency]),
+            ['l', 'l', 'l', 'l', 'l', 'r'],
+          ) + '\n',
+        );
+      }
+      if (gguf.length) {
+        process.stdout.write(
+          (list.length ? '\n' : '') + table(['name', 'GGUF file', 'SHA-256', 'gpu', 'context', 'threads'], gguf.map((m) => [m.name, m.path, `${m.sha256.slice(0, 16)}…`, m.gpu, m.contextSize, m.threads || 'all']), ['l', 'l', 'l', 'l', 'r', 'r']) + '\n',
+        );
+      }
     });
 
   cmd
@@ -131,9 +177,27 @@ export function registerModels(program: Command, globals: () => GlobalOptions): 
     .argument('<name>')
     .description('one DA turn as a round trip: latency, tokens/s, whether the reply parses; and the server\'s models')
     .action(async (name: string) => {
+      const which = saved(name);
+      if ('gguf' in which) {
+        let g;
+        try {
+          g = await testGguf(which.gguf);
+        } catch (e) {
+          if (e instanceof ChatBackendError) throw new UsageError(e.message);
+          throw e;
+        }
+        if (globals().json) return void process.stdout.write(JSON.stringify(g, null, 2) + '\n');
+        process.stdout.write(
+          `${name}: ${g.model} on ${g.gpu} (loaded in ${g.loadMs.toFixed(0)} ms), ${g.latencyMs.toFixed(0)} ms, ${g.tokensIn} tokens in, ${g.tokensOut} out` +
+            `${g.tokensPerS === null ? '' : ` (${g.tokensPerS.toFixed(1)} tokens/s)`}, finish ${g.finishReason}\n` +
+            `reply: ${g.raw}\n` +
+            (g.parsed ? `parses: ${g.parsed.action_type} ${g.parsed.content}\n` : `does not parse: ${g.parseError}\n`),
+        );
+        return;
+      }
       let r;
       try {
-        r = await testEndpoint(endpoint(name));
+        r = await testEndpoint(which.endpoint);
       } catch (e) {
         if (e instanceof ChatBackendError) throw new UsageError(e.message);
         throw e;
@@ -154,8 +218,8 @@ export function registerModels(program: Command, globals: () => GlobalOptions): 
     .description('remove an endpoint and its cached answers (the call records of stored episodes stay)')
     .action((name: string) => {
       const removed = withStore((llm) => llm.removeEndpoint(name));
-      if (!removed) throw new UsageError(`no endpoint "${name}" in ${globals().db}`);
+      if (!removed) throw new UsageError(`no model "${name}" in ${globals().db}`);
       if (globals().json) process.stdout.write(JSON.stringify({ removed: name }) + '\n');
-      else process.stdout.write(`removed endpoint ${name}\n`);
+      else process.stdout.write(`removed ${name}\n`);
     });
 }

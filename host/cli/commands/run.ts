@@ -1,5 +1,5 @@
 /** `sparring run`: a whole co-evolution run (RL-ADA §3), resumable with `--resume RUN`. */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { PRESETS, parseRunConfig } from '../../../core/coevolution/run-config';
@@ -16,6 +16,19 @@ import { knobStore } from '../../store/knob-store';
 import { addDeviceOptions, deviceLine } from '../device';
 import type { DeviceOptions } from '../device';
 import { UsageError } from '../options';
+import { llmStore } from '../../store/llm-store';
+import { openSqliteStore } from '../../store/sqlite-store';
+
+/** Whether the lab holds a model saved under this name (a missing lab holds none). */
+function savedModel(db: string, name: string): boolean {
+  if (db !== ':memory:' && !existsSync(db)) return false;
+  const store = openSqliteStore(db);
+  try {
+    return llmStore(store.db).getEndpoint(name) !== undefined;
+  } finally {
+    store.close();
+  }
+}
 import { progressBar } from '../progress';
 import type { Progress } from '../progress';
 import { pct, table } from '../../format/table';
@@ -24,6 +37,8 @@ import type { GlobalOptions } from '../main';
 interface RunOptions extends Partial<DeviceOptions> {
   preset: string;
   config?: string;
+  da?: string;
+  ca?: string;
   resume?: string;
   adversities?: boolean;
   inherit?: string;
@@ -37,7 +52,9 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     .option('--config <file>', 'a run config (JSON; see `presets` in the README) instead of the preset')
     .option('--resume <run>', 'continue a run that was paused, killed or interrupted (e.g. R1)')
     .option('--inherit <run>', 'EAU experience pool: start from the kept knob writes of an earlier run (recorded as inherited writes)')
-    .option('--adversities', 'MADS adversities in every match and gym (sets the config\'s "adversities": true)');
+    .option('--adversities', 'MADS adversities in every match and gym (sets the config\'s "adversities": true)')
+    .option('--da <name>', 'an LLM saved in the lab (sparring models add) plays the DA: no DA0, no DA gyms (sets schedule.llm.da)')
+    .option('--ca <name>', 'an LLM saved in the lab plays the CA: no CA0, no CA gyms (sets schedule.llm.ca)');
   // No default: without --provider a run uses its config's device block (absent: the CPU); with --resume, --provider overrides it.
   // --provider sets the config's "device": {"provider": P}; with --resume it overrides the stored one.
   addDeviceOptions(cmd, 'the run\'s policies', null);
@@ -53,8 +70,11 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
         }
       }
       const device = opts.provider !== undefined || opts.threads !== undefined;
-      if ((opts.adversities || device) && !opts.resume) {
-        let base: { device?: object } = PRESETS[opts.preset as keyof typeof PRESETS].config;
+      const llm = { ...(opts.da ? { da: opts.da } : {}), ...(opts.ca ? { ca: opts.ca } : {}) };
+      if (Object.keys(llm).length && opts.resume) throw new UsageError('--da/--ca set a new run\'s roles; a resumed run keeps its own');
+      for (const [role, name] of Object.entries(llm)) if (!savedModel(g.db, name)) throw new UsageError(`--${role} ${name}: no model "${name}" in ${g.db} (sparring models add ${name} --base-url URL --model M)`);
+      if ((opts.adversities || device || Object.keys(llm).length) && !opts.resume) {
+        let base: { device?: object; schedule?: object } = PRESETS[opts.preset as keyof typeof PRESETS].config;
         try {
           if (configJson !== undefined) base = JSON.parse(configJson) as object;
         } catch (e) {
@@ -63,6 +83,7 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
         configJson = JSON.stringify({
           ...base,
           ...(opts.adversities ? { adversities: true } : {}),
+          ...(Object.keys(llm).length ? { schedule: { ...base.schedule, llm } } : {}),
           ...(device ? { device: { provider: 'cpu', ...base.device, ...(opts.provider ? { provider: opts.provider } : {}), ...(opts.threads ? { threads: opts.threads } : {}) } } : {}),
         });
       }

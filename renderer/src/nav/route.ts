@@ -1,6 +1,6 @@
 /** The app's location lives in the URL hash (the query string carries web mode's token). */
 
-export const SCREENS = ['experiments', 'studies', 'runs', 'arena', 'transcripts', 'evaluation', 'export', 'play', 'annotate', 'audit'] as const;
+export const SCREENS = ['experiments', 'studies', 'runs', 'arena', 'transcripts', 'evaluation', 'export', 'play', 'annotate', 'audit', 'models'] as const;
 export type Screen = (typeof SCREENS)[number];
 
 export interface Route {

@@ -6,7 +6,7 @@ import type { Browser, Page } from '@playwright/test';
 
 export const SCREENSHOTS = path.join('test-results', 'screenshots');
 
-export type ScreenName = 'experiments' | 'studies' | 'runs' | 'arena' | 'transcripts' | 'evaluation' | 'export' | 'play' | 'annotate' | 'audit';
+export type ScreenName = 'experiments' | 'studies' | 'runs' | 'arena' | 'transcripts' | 'evaluation' | 'export' | 'play' | 'annotate' | 'audit' | 'models';
 
 export class LabPage {
   /** Engine event frames the page has received over its WebSocket (counted from construction), and the largest since reset. */

@@ -7,7 +7,7 @@ import { GLOSSARY } from '../../glossary/glossary';
 import { ChartFrame } from '../../components/ChartFrame';
 import { ProgressBar, etaFrom } from '../../components/ProgressBar';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
-import { formatTime, policyLabel } from '../../format';
+import { formatCount, formatTime, llmCost, policyLabel } from '../../format';
 import { useChart } from '../../charts/use-chart';
 import { selectInfo, useEngineStore } from '../../engine/engine-store';
 import { navigate } from '../../nav/nav-store';
@@ -172,6 +172,7 @@ function MatchesTable() {
             <th className="num">
               <Term term="fraudRate">Fraud scenarios won</Term>
             </th>
+            <th title="Tokens in and out of the LLM calls behind the match, and their mean latency (where a model from the Models screen played)">LLM calls</th>
             <th />
           </tr>
         </thead>
@@ -187,6 +188,13 @@ function MatchesTable() {
               <td className="num">{pct(m.wDa)}</td>
               <td className="num">{pct(m.wDa === null ? null : 1 - m.wDa)}</td>
               <td className="num">{pct(m.fraudRate)}</td>
+              <td className="small" data-testid="match-llm-cost">
+                {m.llm ? (
+                  <span title={`${formatCount(m.llm.calls)} calls, ${(m.llm.latencyMs / 1000).toFixed(1)} s in all`}>{llmCost(m.llm)}</span>
+                ) : (
+                  <span className="muted">—</span>
+                )}
+              </td>
               <td className="actions">
                 <button
                   className="btn tiny"

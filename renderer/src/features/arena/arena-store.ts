@@ -1,6 +1,6 @@
 /** Arena matches in the lab, and the match being played from this window (with live progress). */
 import { create } from 'zustand';
-import type { ArgsOf, MatchRecord } from '../../../../core/contract/contract';
+import type { ArgsOf, MatchView } from '../../../../core/contract/contract';
 import type { EngineEvent } from '../../../../core/contract/run-service';
 import { errorMessage, request } from '../../engine/client';
 import type { LoadStatus } from '../runs/runs-store';
@@ -15,7 +15,7 @@ export interface MatchProgress {
 }
 
 export interface ArenaState {
-  matches: MatchRecord[];
+  matches: MatchView[];
   status: LoadStatus;
   error: string | null;
   playing: boolean;

@@ -35,6 +35,10 @@ import { scenarioBars } from './scenario-bars.data';
 import { winRateData } from './win-rate.data';
 import { deviceLabel } from '../experiments/device-choice';
 import { KnobConsole } from '../knobs/KnobConsole';
+import { llmRoleOf } from '../experiments/llm-roles';
+import { errorMessage, request } from '../../engine/client';
+import { llmCost } from '../../format';
+import type { LlmCallTotals } from '../../../../core/contract/contract';
 
 /** The dashboard shows the newest run unless the route names one. */
 const newestRun = (runs: readonly RunSummary[]) => runs.at(-1)?.id ?? null;
@@ -197,6 +201,7 @@ function RunDashboard({ d }: { d: RunDetail }) {
           )}
         </div>
         {d.matchSummaries.some((m) => m.arms) && <CustomerArms d={d} />}
+        <LlmRoles d={d} />
         {d.gyms.some((g) => g.note) && (
           <ul className="gym-notes small" data-testid="gym-notes">
             {d.gyms.filter((g) => g.note).map((g) => (
@@ -321,5 +326,39 @@ export function GymCurves({ runId }: { runId: string }) {
       {empty && <EmptyState title="No gym steps yet">GRPO updates of the isolation gyms (reward, KL, loss) stream here while a gym trains.</EmptyState>}
       <div ref={ref} className="chart" hidden={empty} />
     </ChartFrame>
+  );
+}
+
+/**
+ * The run's roles played by LLMs (config schedule.llm), and what their calls cost so far: the sum
+ * over the run's matches (`matches/list` carries each match's LLM totals). Nothing without LLM roles.
+ */
+function LlmRoles({ d }: { d: RunDetail }) {
+  const roles = (['da', 'ca'] as const).flatMap((r) => (llmRoleOf(d.configJson, r) ? [`${r.toUpperCase()}: ${llmRoleOf(d.configJson, r)}`] : []));
+  const [cost, setCost] = useState<LlmCallTotals | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const matches = d.matchSummaries.length;
+  useEffect(() => {
+    if (roles.length === 0 || matches === 0) return;
+    let live = true;
+    request('matches/list', { runId: d.id })
+      .then((ms) => {
+        if (!live) return;
+        const sum: LlmCallTotals = { calls: 0, cached: 0, tokensIn: 0, tokensOut: 0, latencyMs: 0 };
+        for (const m of ms) for (const k of Object.keys(sum) as (keyof LlmCallTotals)[]) sum[k] += m.llm?.[k] ?? 0;
+        setCost(sum);
+      })
+      .catch((e: unknown) => live && setError(errorMessage(e)));
+    return () => {
+      live = false;
+    };
+  }, [d.id, matches, roles.length]);
+  if (roles.length === 0) return null;
+  return (
+    <div className="muted small" data-testid="run-llm-roles">
+      <b>Played by LLMs:</b> {roles.join(', ')} (their gyms are skipped: no external trainer is attached)
+      {cost && cost.calls > 0 && <> · matches so far: {cost.calls} calls, {llmCost(cost)}</>}
+      {error && <span className="bad-text"> · {error}</span>}
+    </div>
   );
 }

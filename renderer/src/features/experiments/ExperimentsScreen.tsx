@@ -9,6 +9,8 @@ import { loadRuns, selectRuns, selectRunsError, selectRunsStatus, useRunsStore }
 import { checkConfigText, seedProblem } from './config-check';
 import type { ProviderChoice } from '../../../../core/contract/device';
 import { DEVICE_LABELS, deviceLabel, deviceOf, withDevice } from './device-choice';
+import { llmRoleOf, withLlmRole } from './llm-roles';
+import { loadModels, selectModels, useModelsStore } from '../lab-models/models-store';
 import {
   choosePreset,
   editConfig,
@@ -53,6 +55,12 @@ function NewRun() {
   const error = useExperimentsStore(selectPresetsError);
   const preset = useExperimentsStore(selectPreset);
   const text = useExperimentsStore(selectConfigText);
+  const models = useModelsStore(selectModels);
+  useEffect(() => {
+    void loadModels();
+  }, []);
+  /** The lab's models, and the one the config names even when the lab has no such model (the engine says so at start). */
+  const llmModels = (current: string) => [...new Set([...models.map((m) => m.name), ...(current ? [current] : [])])];
   const seed = useExperimentsStore(selectSeed);
   const badSeed = seedProblem(seed);
   const starting = useExperimentsStore(selectStarting);
@@ -119,6 +127,19 @@ function NewRun() {
           </div>
         )}
         <div className="form-row">
+          {(['da', 'ca'] as const).map((role) => (
+            <label key={role} title={`A model saved in the lab (Models screen) plays the ${role.toUpperCase()}: no ${role.toUpperCase()}0, its gyms skipped. Sets the config's schedule.llm.${role}.`}>
+              {role.toUpperCase()} played by
+              <select value={llmRoleOf(text, role)} onChange={(e) => editConfig(withLlmRole(text, role, e.target.value))} disabled={!check.ok} data-testid={`run-llm-${role}`}>
+                <option value="">builtin (bootstrapped, trained)</option>
+                {llmModels(llmRoleOf(text, role)).map((m) => (
+                  <option key={m} value={m}>
+                    {m}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ))}
           <label title="Where the run's policies execute; the run records the provider it got, and why. Sets the config's device.provider.">
             Device
             <select value={deviceOf(text)} onChange={(e) => editConfig(withDevice(text, e.target.value as ProviderChoice | ''))} disabled={!check.ok} data-testid="device-picker">

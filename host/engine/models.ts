@@ -1,0 +1,65 @@
+/**
+ * The Models screen's side of the engine (issue 14, item 5): the LLMs saved in the lab — list,
+ * add, test (one DA turn: latency, tokens, tokens/s), list a server's models, remove. The same
+ * store and checks as `sparring models`; a saved name is a policy SPEC for either seat at once
+ * (`engine/info` lists it), and removing one drops the engine's backend for it.
+ */
+import type { Handlers, ModelInfo } from '../../core/contract/contract';
+import { ChatBackendError } from '../../models/llm/chat-backend';
+import { OpenAiBackend } from '../../models/llm/openai-backend';
+import type { EndpointConfig } from '../../models/llm/openai-backend';
+import { testEndpoint } from '../llm/test-endpoint';
+import { forgetEndpoints } from '../policies/policies';
+import type { LlmStore } from '../store/llm-store';
+
+export interface ModelHandlerDeps {
+  llm: LlmStore;
+  dbPath: string;
+  /** Where API keys are read (the engine's environment). */
+  env?: NodeJS.ProcessEnv;
+}
+
+type ModelHandlers = Pick<Handlers, 'models/list' | 'models/add' | 'models/remove' | 'models/test' | 'models/server-models'>;
+
+export function modelHandlers(d: ModelHandlerDeps): ModelHandlers {
+  const env = d.env ?? process.env;
+  const info = (e: EndpointConfig): ModelInfo => ({
+    name: e.name, kind: 'endpoint', model: e.model, baseUrl: e.baseUrl, apiKeyEnv: e.apiKeyEnv,
+    apiKeySet: e.apiKeyEnv === null ? null : Boolean(env[e.apiKeyEnv]), toolCalls: e.toolCalls, maxConcurrency: e.maxConcurrency,
+  });
+  const endpoint = (name: string, request: string): EndpointConfig => {
+    const cfg = d.llm.getEndpoint(name);
+    if (!cfg) throw new Error(`${request}: no model "${name}" in this lab; saved ones: ${d.llm.listEndpoints().map((e) => e.name).join(', ') || 'none'}`);
+    return cfg;
+  };
+  /** A failed call in words for the screen: the endpoint, what went wrong, after how many attempts. */
+  const calling = async <T>(request: string, work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (e) {
+      if (e instanceof ChatBackendError) throw new Error(`${request}: ${e.message}`, { cause: e });
+      throw e;
+    }
+  };
+  return {
+    'models/list': () => d.llm.listEndpoints().map(info),
+    'models/add': (args) => {
+      const cfg: EndpointConfig = { name: args.name, baseUrl: args.baseUrl, model: args.model, apiKeyEnv: args.apiKeyEnv ?? null, toolCalls: args.toolCalls, maxConcurrency: args.maxConcurrency };
+      try {
+        d.llm.addEndpoint(cfg);
+      } catch (e) {
+        throw new Error(`models/add: ${(e as Error).message}`, { cause: e });
+      }
+      forgetEndpoints(d.dbPath);
+      return info(endpoint(cfg.name, 'models/add'));
+    },
+    'models/remove': ({ name }) => {
+      if (!d.llm.removeEndpoint(name)) throw new Error(`models/remove: no model "${name}" in this lab`);
+      forgetEndpoints(d.dbPath);
+      return { ok: true };
+    },
+    'models/test': ({ name }) => calling('models/test', () => testEndpoint(endpoint(name, 'models/test'))),
+    'models/server-models': ({ name }) =>
+      calling('models/server-models', async () => ({ models: await new OpenAiBackend(endpoint(name, 'models/server-models'), { maxRetries: 1 }).listModels() })),
+  };
+}

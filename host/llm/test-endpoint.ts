@@ -1,0 +1,40 @@
+/**
+ * An endpoint's round trip (`sparring models test NAME`, the Models screen's Test): one DA turn —
+ * the opening of a call, the first customer sentence — sent as the lab's DA would send it, the
+ * reply read by the one parser, with its latency, tokens and tokens per second; and the server's
+ * models (`GET /v1/models`), or why they could not be listed.
+ */
+import { Rng } from '../../core/random';
+import { parseDaOutput } from '../../core/wire';
+import { wireFromReply } from '../../models/llm/da-messages';
+import { LlmDa } from '../../models/llm/llm-da';
+import { OpenAiBackend } from '../../models/llm/openai-backend';
+import type { EndpointConfig } from '../../models/llm/openai-backend';
+
+export async function testEndpoint(cfg: EndpointConfig) {
+  const backend = new OpenAiBackend(cfg, { maxRetries: 1, timeoutMs: 60_000 });
+  const da = new LlmDa(backend, cfg.toolCalls, { maxTokens: 256 });
+  const obs = { caller: { phone: '+1-555-0100' }, turns: [{ role: 'customer' as const, text: 'Hi, my card got declined at the grocery store this morning.' }], daSteps: 0, maxDaTurns: 12 };
+  const reply = await backend.complete(da.request(obs, new Rng(1).int(0, 0x7fffffff)));
+  const raw = wireFromReply(reply, cfg.toolCalls);
+  const parsed = parseDaOutput(raw);
+  let models: string[] | string;
+  try {
+    models = await backend.listModels();
+  } catch (e) {
+    models = (e as Error).message;
+  }
+  return {
+    endpoint: cfg.name,
+    model: reply.model,
+    latencyMs: reply.latencyMs,
+    tokensIn: reply.tokensIn,
+    tokensOut: reply.tokensOut,
+    tokensPerS: reply.latencyMs > 0 ? reply.tokensOut / (reply.latencyMs / 1000) : null,
+    finishReason: reply.finishReason,
+    raw,
+    parsed: parsed.ok ? parsed.action : null,
+    parseError: parsed.ok ? null : parsed.error,
+    serverModels: models,
+  };
+}

@@ -1,0 +1,225 @@
+/**
+ * A chat backend over a local GGUF file, in process, through node-llama-cpp (pinned 3.21.1): the
+ * prebuilt llama.cpp binaries of `@node-llama-cpp/<platform>`, never a build or a download. The
+ * file loads on the GPU node-llama-cpp finds (`gpu: 'auto'`: CUDA, Vulkan or Metal) or the CPU;
+ * `gpu` on the backend says which it got, and the call records carry it in the model id.
+ *
+ * The DA speaks the text form of the wire format (`da-messages.ts`), constrained token by token
+ * by a JSON-schema grammar: a request whose `responseSchema` is the wire schema is generated under
+ * `daWireGrammarSchema()` (one branch per action and tool, bounded strings), any other schema as
+ * given. The text still goes to the one parser; nothing is repaired. A request with `tools`
+ * (the native form) is refused: a local model has no tool-call parser to map.
+ *
+ * One context sequence per file, so one call at a time (`maxConcurrency` 1). Calls are recorded
+ * like endpoint calls (tokens, latency); the cache key includes the file's SHA-256 through
+ * `model` (`<file name>@sha256:<first 16 hex>`), so an edited file is a different model.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, statSync } from 'node:fs';
+import path from 'node:path';
+import type { ChatHistoryItem, Llama, LlamaChat, LlamaContext, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
+import type { ChatBackend, ChatMessage, ChatRequest, ChatResult } from './chat-backend';
+import { ChatBackendError } from './chat-backend';
+import { DA_WIRE_SCHEMA, daWireGrammarSchema } from './da-messages';
+import { Semaphore } from './openai-backend';
+
+/** Where the model runs: `auto` (the GPU found, else the CPU), a GPU type, or `cpu`. */
+export type GgufGpu = 'auto' | 'cpu' | 'cuda' | 'vulkan' | 'metal';
+export const GGUF_GPUS: readonly GgufGpu[] = ['auto', 'cpu', 'cuda', 'vulkan', 'metal'];
+
+/** A GGUF model as the lab stores it (`sparring models add NAME --gguf FILE`) or a `gguf:FILE` SPEC makes it. */
+export interface GgufConfig {
+  name: string;
+  /** Absolute path of the .gguf file. */
+  path: string;
+  /** SHA-256 of the file (hex), checked when it loads. */
+  sha256: string;
+  gpu: GgufGpu;
+  /** Context window in tokens. */
+  contextSize: number;
+  /** CPU threads for evaluation; 0: node-llama-cpp's default (all cores). */
+  threads: number;
+}
+
+export const GGUF_DEFAULTS = { gpu: 'auto' as GgufGpu, contextSize: 8192, threads: 0 };
+
+/** SHA-256 of a file, streamed (GGUF files are gigabytes). */
+export async function fileSha256(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** The config of a file not saved in the lab (`gguf:FILE`), its hash computed now. */
+export async function ggufConfigOf(file: string, opts: Partial<Omit<GgufConfig, 'path' | 'sha256'>> = {}): Promise<GgufConfig> {
+  const abs = path.resolve(file);
+  let st;
+  try {
+    st = statSync(abs);
+  } catch {
+    throw new ChatBackendError(opts.name ?? `gguf:${file}`, 'bad_request', `no such file ${abs}`, 0);
+  }
+  if (!st.isFile()) throw new ChatBackendError(opts.name ?? `gguf:${file}`, 'bad_request', `${abs} is not a file`, 0);
+  return { name: opts.name ?? `gguf:${path.basename(abs)}`, path: abs, sha256: await fileSha256(abs), gpu: opts.gpu ?? GGUF_DEFAULTS.gpu, contextSize: opts.contextSize ?? GGUF_DEFAULTS.contextSize, threads: opts.threads ?? GGUF_DEFAULTS.threads };
+}
+
+/** One llama.cpp runtime per GPU choice and thread cap, shared by every file loaded with it. */
+const runtimes = new Map<string, Promise<Llama>>();
+
+async function runtime(gpu: GgufGpu, threads: number): Promise<Llama> {
+  const key = `${gpu}/${threads}`;
+  let r = runtimes.get(key);
+  if (!r) {
+    const { getLlama } = await import('node-llama-cpp');
+    r = getLlama({
+      gpu: gpu === 'cpu' ? false : gpu,
+      // The prebuilt binaries only: no cmake build, no download from GitHub.
+      build: 'never',
+      skipDownload: true,
+      progressLogs: false,
+      logLevel: 'error' as never,
+      ...(threads > 0 ? { maxThreads: threads } : {}),
+    });
+    runtimes.set(key, r);
+    r.catch(() => runtimes.delete(key));
+  }
+  return r;
+}
+
+/** The GGUF history of chat messages, ending in the empty model turn to generate. */
+export function historyOf(messages: readonly ChatMessage[]): ChatHistoryItem[] {
+  const items: ChatHistoryItem[] = messages.map((m): ChatHistoryItem => {
+    switch (m.role) {
+      case 'system':
+        return { type: 'system', text: m.content };
+      case 'user':
+        return { type: 'user', text: m.content };
+      case 'assistant':
+        return { type: 'model', response: [m.tool_calls?.length ? JSON.stringify(m.tool_calls.map((c) => c.function)) : (m.content ?? '')] };
+      case 'tool':
+        return { type: 'user', text: `TOOL RESULT: ${m.content}` };
+    }
+  });
+  items.push({ type: 'model', response: [] });
+  return items;
+}
+
+/** The grammar schema a request's `responseSchema` is generated under. */
+export function grammarSchemaFor(schema: Record<string, unknown>): Record<string, unknown> {
+  return JSON.stringify(schema) === JSON.stringify(DA_WIRE_SCHEMA) ? daWireGrammarSchema() : schema;
+}
+
+const FINISH: Record<string, string> = { eogToken: 'stop', stopGenerationTrigger: 'stop', customStopTrigger: 'stop', maxTokens: 'length', abort: 'aborted', functionCalls: 'tool_calls' };
+
+export class GgufBackend implements ChatBackend {
+  readonly id: string;
+  readonly model: string;
+  readonly maxConcurrency = 1;
+  private readonly gate = new Semaphore(1);
+  private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
+
+  private constructor(
+    readonly config: GgufConfig,
+    private readonly llama: Llama,
+    private readonly llamaModel: LlamaModel,
+    private readonly context: LlamaContext,
+    private readonly chat: LlamaChat,
+  ) {
+    this.id = config.name;
+    this.model = `${path.basename(config.path)}@sha256:${config.sha256.slice(0, 16)}`;
+  }
+
+  /** Where it runs: `cuda`, `vulkan`, `metal` or `cpu`. */
+  get gpu(): string {
+    return this.llama.gpu === false ? 'cpu' : this.llama.gpu;
+  }
+
+  /** Load the file (checking its hash against the config's) into a context of `contextSize` tokens. */
+  static async load(config: GgufConfig): Promise<GgufBackend> {
+    const fail = (kind: 'bad_request' | 'connection', message: string, cause?: unknown) =>
+      new ChatBackendError(config.name, kind, message, 0, cause === undefined ? undefined : { cause });
+    let sha: string;
+    try {
+      sha = await fileSha256(config.path);
+    } catch (e) {
+      throw fail('bad_request', `cannot read ${config.path}: ${(e as Error).message}`, e);
+    }
+    if (sha !== config.sha256) throw fail('bad_request', `${config.path} has changed since it was saved (SHA-256 ${sha.slice(0, 16)}…, saved ${config.sha256.slice(0, 16)}…); save it again (sparring models remove/add)`);
+    let llama: Llama;
+    try {
+      llama = await runtime(config.gpu, config.threads);
+    } catch (e) {
+      throw fail('connection', `node-llama-cpp could not load its prebuilt llama.cpp binary for ${process.platform}-${process.arch} (gpu ${config.gpu}): ${(e as Error).message}`, e);
+    }
+    try {
+      const { LlamaChat } = await import('node-llama-cpp');
+      const llamaModel = await llama.loadModel({ modelPath: config.path });
+      const context = await llamaModel.createContext({ contextSize: config.contextSize, sequences: 1, ...(config.threads > 0 ? { threads: config.threads } : {}) });
+      const chat = new LlamaChat({ contextSequence: context.getSequence() });
+      return new GgufBackend(config, llama, llamaModel, context, chat);
+    } catch (e) {
+      throw fail('bad_request', `${config.path}: ${(e as Error).message}`, e);
+    }
+  }
+
+  private grammar(schema: Record<string, unknown>): Promise<LlamaGrammar> {
+    const s = grammarSchemaFor(schema);
+    const key = JSON.stringify(s);
+    let g = this.grammars.get(key);
+    if (!g) this.grammars.set(key, (g = this.llama.createGrammarForJsonSchema(s as never)));
+    return g;
+  }
+
+  complete(req: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
+    if (req.tools?.length) return Promise.reject(new ChatBackendError(this.id, 'bad_request', 'a GGUF model plays the DA in the text form of the wire format (tools are not supported)', 0));
+    return this.gate.run(async () => {
+      const history = historyOf(req.messages);
+      const grammar = req.responseSchema ? await this.grammar(req.responseSchema) : undefined;
+      const tokensIn = this.chat.chatWrapper.generateContextState({ chatHistory: history }).contextText.tokenize(this.llamaModel.tokenizer).length;
+      let tokensOut = 0;
+      const t0 = performance.now();
+      let res;
+      try {
+        res = await this.chat.generateResponse(history, {
+          maxTokens: req.max_tokens,
+          temperature: req.temperature,
+          ...(req.top_p !== undefined ? { topP: req.top_p } : {}),
+          ...(req.seed !== undefined ? { seed: req.seed } : {}),
+          ...(grammar ? { grammar } : {}),
+          ...(signal ? { signal } : {}),
+          onToken: (tokens) => void (tokensOut += tokens.length),
+        });
+      } catch (e) {
+        if (signal?.aborted) throw new ChatBackendError(this.id, 'aborted', (e as Error).message, 1, { cause: e });
+        throw new ChatBackendError(this.id, 'bad_response', `generation failed: ${(e as Error).message}`, 1, { cause: e });
+      }
+      return {
+        text: res.response,
+        toolCalls: [],
+        tokensIn,
+        tokensOut,
+        latencyMs: performance.now() - t0,
+        model: this.model,
+        finishReason: FINISH[res.metadata.stopReason] ?? res.metadata.stopReason,
+      };
+    });
+  }
+
+  async dispose(): Promise<void> {
+    await this.context.dispose();
+    await this.llamaModel.dispose();
+  }
+}
+
+/**
+ * Why local GGUF models cannot run here (node-llama-cpp has no prebuilt binary that loads on this
+ * platform), or null when they can. Tests skip with this reason; nothing else may.
+ */
+export async function ggufUnavailable(gpu: GgufGpu = 'cpu'): Promise<string | null> {
+  try {
+    await runtime(gpu, 1);
+    return null;
+  } catch (e) {
+    return `node-llama-cpp 3.21.1 has no prebuilt llama.cpp binary that loads on ${process.platform}-${process.arch} (gpu ${gpu}): ${(e as Error).message}`;
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Bring your own model, end to end (issue 14): the spec starts its own `sparring serve-model` (a
+ * small DA checkpoint in a lab of its own, no token, loopback), saves it as an endpoint in the
+ * Models screen, tests it (latency, tokens, tokens/s), plays an Arena match with it as the DA, and
+ * reads the match's tokens and latency in its row and in an episode. Screenshots go to
+ * test-results/screenshots/.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { ArenaPage } from './pages/arena-page';
+import { LabPage } from './pages/lab-page';
+import { ModelsPage } from './pages/models-page';
+import { ROOT, stopServer } from './support/servers';
+
+test.describe.configure({ mode: 'serial' });
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'sparring-e2e-models-'));
+const modelDb = path.join(dir, 'model-lab.db');
+let server: ChildProcess | null = null;
+let baseUrl = '';
+let page: Page;
+let lab: LabPage;
+/** A name no other spec's lab holds: the specs share one lab. */
+const NAME = `served-${process.pid}`;
+
+/** Run a node script to its end; its stdout's first line as JSON. */
+function runNode(args: string[]): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ORT_DISABLE_TELEMETRY: '1' } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.split('\n')[0]!)) : reject(new Error(`${args.join(' ')} exited ${code}:\n${err}`))));
+  });
+}
+
+/** `sparring serve-model DA0` on the model lab; resolves with its base URL once it listens. */
+function serveModel(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'sparring.js'), '--db', modelDb, '--json', 'serve-model', 'DA0', '--port', '0', '--no-token'], {
+      cwd: ROOT, env: { ...process.env, ORT_DISABLE_TELEMETRY: '1' },
+    });
+    server = child;
+    let out = '';
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) resolve((JSON.parse(out.split('\n')[0]!) as { baseUrl: string }).baseUrl);
+    });
+    child.on('close', (code) => reject(new Error(`serve-model exited ${code}:\n${err}`)));
+  });
+}
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(180_000);
+  await runNode(['--import', 'tsx', path.join(ROOT, 'test', 'e2e', 'support', 'model-lab.ts'), modelDb]);
+  baseUrl = await serveModel();
+  lab = await LabPage.openNew(browser);
+  page = lab.page;
+});
+
+test.afterAll(async () => {
+  await page?.close();
+  if (server) await stopServer(server);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('saves the served checkpoint as an endpoint, refusing a bad field first', async () => {
+  const models = new ModelsPage(page);
+  await lab.go('models');
+  await models.add({ name: 'DA9', baseUrl, model: 'DA0' });
+  await expect(page.getByTestId('model-add-error')).toContainText('looks like a checkpoint name');
+  await models.add({ name: NAME, baseUrl, model: 'DA0', toolCalls: 'native', maxConcurrency: 4 });
+  await expect(models.row(NAME)).toBeVisible();
+  await expect(page.getByTestId('model-add-error')).toHaveCount(0);
+  await expect(models.row(NAME)).toContainText(baseUrl);
+  await expect(models.row(NAME)).toContainText('native');
+  await lab.screenshot('models-01-saved');
+});
+
+test('tests it: a round trip with its latency, tokens and tokens/s; and lists the server\'s models', async () => {
+  const models = new ModelsPage(page);
+  const check = await models.test(NAME);
+  await expect(check).toContainText('round trip ok');
+  await expect(check.getByTestId('model-test-latency')).toHaveText(/^[\d,]+ ms$/);
+  await expect(check.getByTestId('model-test-tokens')).toHaveText(/^[1-9][\d,]* tokens in, [1-9][\d,]* out$/);
+  await expect(check.getByTestId('model-test-tps')).toHaveText(/^[\d.]+ tokens\/s$/);
+  await lab.screenshot('models-02-tested');
+  await page.getByTestId(`model-server-models-${NAME}`).click();
+  await expect(models.check(NAME).getByTestId('server-models')).toHaveText('DA0');
+});
+
+test('plays an Arena match with it as the DA and shows the match\'s and an episode\'s tokens and latency', async () => {
+  test.setTimeout(120_000);
+  const arena = new ArenaPage(page);
+  await lab.go('arena');
+  await page.getByTestId('play-da').selectOption(NAME);
+  await page.getByTestId('play-ca').selectOption('scripted');
+  const before = await page.locator('[data-testid^="match-row-"]').count();
+  await arena.play({ episodesPerScenario: 1, seed: 3, scenarios: 'arena' });
+  await expect(page.locator('[data-testid^="match-row-"]')).toHaveCount(before + 1, { timeout: 90_000 });
+  const row = page.locator('[data-testid^="match-row-"]').first();
+  await expect(row).toContainText(NAME);
+  await expect(row.getByTestId('match-llm-cost')).toHaveText(/^[1-9][\d,]* in · [1-9][\d,]* out · [\d.]+ ms\/call$/);
+  await lab.screenshot('models-03-arena-match');
+  await row.getByRole('button', { name: 'Transcripts' }).click();
+  await expect(page.getByTestId('screen-transcripts')).toBeVisible();
+  await page.locator('[data-testid^="episode-row-"]').first().click();
+  await expect(page.getByTestId('episode-llm-cost')).toHaveText(/^[1-9]\d* LLM calls? · [1-9]\d* tokens in, [1-9]\d* out · [\d.]+ s$/);
+  await lab.screenshot('models-04-episode-cost');
+});

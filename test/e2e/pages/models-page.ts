@@ -1,0 +1,32 @@
+/** The Models screen: save an endpoint, test it, read its round trip. */
+import { expect } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
+
+export class ModelsPage {
+  constructor(readonly page: Page) {}
+
+  row(name: string): Locator {
+    return this.page.getByTestId(`model-row-${name}`);
+  }
+
+  check(name: string): Locator {
+    return this.page.getByTestId(`model-check-${name}`);
+  }
+
+  async add(o: { name: string; baseUrl: string; model: string; apiKeyEnv?: string; toolCalls?: 'native' | 'text'; maxConcurrency?: number }): Promise<void> {
+    await this.page.getByTestId('model-name').fill(o.name);
+    await this.page.getByTestId('model-base-url').fill(o.baseUrl);
+    await this.page.getByTestId('model-model').fill(o.model);
+    await this.page.getByTestId('model-api-key-env').fill(o.apiKeyEnv ?? '');
+    if (o.toolCalls) await this.page.getByTestId('model-tool-calls').selectOption(o.toolCalls);
+    if (o.maxConcurrency !== undefined) await this.page.getByTestId('model-max-concurrency').fill(String(o.maxConcurrency));
+    await this.page.getByTestId('model-add').click();
+  }
+
+  /** Press Test and wait for the round trip (or its error) to show. */
+  async test(name: string): Promise<Locator> {
+    await this.page.getByTestId(`model-test-${name}`).click();
+    await expect(this.check(name)).toBeVisible({ timeout: 60_000 });
+    return this.check(name);
+  }
+}
