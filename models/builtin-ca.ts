@@ -8,7 +8,8 @@
  * (micro-batching); each still samples from its own Rng, so batching never changes what is said.
  */
 import type { CaChoice } from '../core/agents/ca-choices';
-import { renderCaChoice } from '../core/agents/ca-choices';
+import { boundCaChoice, renderCaChoice } from '../core/agents/ca-choices';
+import type { CaTacticBounds } from '../core/agents/ca-choices';
 import type { CaPolicy, CheckpointRef } from '../core/agents/policy';
 import type { UtteranceBank } from '../core/domain/types';
 import type { Rng } from '../core/random';
@@ -25,6 +26,8 @@ export interface BuiltinCaOptions {
   greedy?: boolean;
   /** Most observations in one forward pass (default 256). */
   maxBatch?: number;
+  /** Bounds on the sampled tactics (EAU knobs `ca.tactics.*`); the choice returned is the bounded one, its logProb the sampled one's. */
+  tactics?: CaTacticBounds;
 }
 
 /** One utterance with the choice behind it (what a CA gym records). */
@@ -47,6 +50,7 @@ export class BuiltinCa implements CaPolicy {
   readonly checkpoint?: CheckpointRef;
   private readonly greedy: boolean;
   private readonly maxBatch: number;
+  private readonly tactics: CaTacticBounds | undefined;
   private queue: Pending[] = [];
   private scheduled = false;
   /** Forward passes run and the observations they covered (how well calls were batched). */
@@ -61,6 +65,7 @@ export class BuiltinCa implements CaPolicy {
     if (opts.checkpoint) this.checkpoint = opts.checkpoint;
     this.greedy = opts.greedy ?? false;
     this.maxBatch = opts.maxBatch ?? 256;
+    this.tactics = opts.tactics;
     if (!Number.isInteger(this.maxBatch) || this.maxBatch < 1) throw new RangeError(`BuiltinCa: maxBatch must be a positive integer, got ${opts.maxBatch}`);
   }
 
@@ -100,7 +105,9 @@ export class BuiltinCa implements CaPolicy {
     this.stats.observations += batch.length;
     batch.forEach((p, b) => {
       try {
-        const { choice, logProb } = this.greedy ? greedyChoice(logp, b) : sampleChoice(logp, b, () => p.rng.next());
+        const sampled = this.greedy ? greedyChoice(logp, b) : sampleChoice(logp, b, () => p.rng.next());
+        const choice = boundCaChoice(sampled.choice, this.tactics, p.rng);
+        const logProb = sampled.logProb;
         p.resolve({ text: renderCaChoice(choice, p.obs, this.bank, p.rng), choice, logProb });
       } catch (e) {
         p.reject(e);

@@ -374,6 +374,33 @@ export function answerTemplate(choice: CaChoice, s: CaTurnState, bank: Utterance
 }
 
 /**
+ * Bounds on a learned CA's tactics (EAU knobs `ca.tactics.*`, RunConfig `ca.tactics`): applied
+ * to a sampled choice before it becomes words. Each share is the chance a sampled tactic is kept
+ * (1: always, no bound); `detailDensity` caps the detail level.
+ */
+export interface CaTacticBounds {
+  detailDensity?: number;
+  decoyRate?: number;
+  directness?: number;
+  withholding?: number;
+}
+
+/**
+ * The choice within the bounds. Draws from `rng` only where a bound below 1 meets the tactic it
+ * bounds, so a CA without bounds says exactly what it said before.
+ */
+export function boundCaChoice(choice: CaChoice, bounds: CaTacticBounds | undefined, rng: Rng): CaChoice {
+  if (!bounds) return choice;
+  const out = { ...choice };
+  const keep = (share: number | undefined) => share === undefined || share >= 1 || rng.next() < share;
+  if (bounds.detailDensity !== undefined && out.detail > bounds.detailDensity) out.detail = bounds.detailDensity as CaDetailLevel;
+  if (out.decoy !== null && !keep(bounds.decoyRate)) out.decoy = null;
+  if (out.directness !== 'direct' && !keep(bounds.directness)) out.directness = 'direct';
+  if (out.withhold && !keep(bounds.withholding)) out.withhold = false;
+  return out;
+}
+
+/**
  * The customer's words for `choice` at this point of the call, with the customer's seeded facts
  * in the slots. Every random pick (which sentence, prefix, hedge, facts, cue) comes from `rng`.
  */

@@ -137,6 +137,32 @@ const deviceBlock = z.strictObject({
 });
 export type DeviceConfig = z.infer<typeof deviceBlock>;
 
+/**
+ * The rates of the default adversity profile (core/world/adversities.ts DEFAULT_ADVERSITY_PROFILE)
+ * by kind: `adversities: {…}` turns adversities on with these rates instead of the defaults (EAU
+ * knobs `adversities.<kind>`; 0 leaves a kind out).
+ */
+export const adversityRatesSchema = z.strictObject({
+  partial_information: frac, adversarial_tone: frac, backend_failure: frac, timeout: frac, empty_results: frac,
+});
+export type AdversityRates = z.infer<typeof adversityRatesSchema>;
+
+/**
+ * Bounds on the learned CA's tactics (EAU knobs `ca.tactics.<bound>`), applied to each sampled
+ * choice before it becomes words (core/agents/ca-choices.ts boundCaChoice). Absent: no bounds.
+ */
+export const caTacticsSchema = z.strictObject({
+  /** The most detail kinds an utterance may state (0–3; 3: no bound). */
+  detailDensity: z.number().int().min(0).max(3).optional(),
+  /** The share of sampled decoy cues kept (the rest are dropped); 1: no bound. */
+  decoyRate: frac.optional(),
+  /** The share of sampled indirect or vague openings kept (the rest are stated directly); 1: no bound. */
+  directness: frac.optional(),
+  /** The share of sampled withholding choices kept (the rest state details unasked); 1: no bound. */
+  withholding: frac.optional(),
+});
+export type CaTactics = z.infer<typeof caTacticsSchema>;
+
 export const runConfigSchema = z.strictObject({
   arena: z.strictObject({ episodesPerScenario: posInt, maxDaTurns: posInt.max(50) }),
   stopping: z.strictObject({
@@ -191,8 +217,19 @@ export const runConfigSchema = z.strictObject({
    * MADS adversities in every match, gym and evaluation of the run: scenarios without their own
    * get `DEFAULT_ADVERSITY_PROFILE` (core/world/adversities.ts). Off when absent.
    */
-  adversities: z.boolean().optional(),
+  adversities: z.union([z.boolean(), adversityRatesSchema]).optional(),
   schedule: scheduleSchema.optional(),
+  /** The learned CA's tactic bounds (EAU knobs). */
+  ca: z.strictObject({ tactics: caTacticsSchema.optional() }).optional(),
+  /**
+   * EAU's checked writes (core/eau/knobs.ts): a write that raises difficulty is refused until the
+   * DA's W_DA in the latest match reaches `difficultyGate` (default 0.80).
+   */
+  eau: z.strictObject({
+    difficultyGate: frac.optional(),
+    /** Revert, at the next phase boundary, a write measured worse beyond the noise floor (default false: the mark is a proposal to the person). */
+    autoRevert: z.boolean().optional(),
+  }).optional(),
   device: deviceBlock.optional(),
   /**
    * Who plays the customer seat (EAU, seed 002): `symbolicMix` ε is the share of episodes, in

@@ -108,6 +108,8 @@ export interface MatchOutput {
   wDa: number;
   fraudRate: number | null;
   tactics: TacticSummary;
+  /** The stopping thresholds in force for this match (EAU knobs τ_DA, r_CA); absent: the run's. */
+  stopping?: StoppingConfig;
   /**
    * W_DA per customer arm under EAU's symbolic-user mix ε (run config customer.symbolicMix > 0);
    * `wDa` above is the blend of the two. Absent without a mix.
@@ -243,13 +245,16 @@ function ruleGyms(next: WeakerAgent | null, schedule: Schedule | undefined, daGy
 }
 
 /** A match's summary: the stopping decision and the gyms the schedule plans after it (IB-RL: the round's pool draw). */
-function afterMatch(context: RunContext, output: MatchOutput): MatchSummary {
+function afterMatch(context: RunContext, matchOutput: MatchOutput): MatchSummary {
+  // The thresholds in force when the match started (EAU knob writes to τ_DA, r_CA); absent: the run's.
+  const { stopping: inForce, ...output } = matchOutput;
+  const stopping = inForce ?? context.stopping;
   const wDas = [...context.matches.map((m) => m.wDa), output.wDa];
   const daGymsDone = context.gyms.filter((g) => g.role === 'DA').length;
-  const rule = stoppingDecision(wDas, context.stopping);
+  const rule = stoppingDecision(wDas, stopping);
   const ibRl = isIbRl(context.schedule);
   const stop = ibRl ? roundsStop(rule, context.schedule?.rounds) : budgetStop(rule, context.schedule, daGymsDone);
-  const next = stop.stop ? null : weakerAgent(output.wDa, context.stopping);
+  const next = stop.stop ? null : weakerAgent(output.wDa, stopping);
   const base = { ...output, index: wDas.length, da: context.da!, ca: context.ca!, stop, next };
   if (ibRl) {
     if (stop.stop) return { ...base, gyms: [] };
@@ -352,6 +357,7 @@ export const runMachine = setup({
         onDone: {
           target: 'decide',
           actions: assign({
+            stopping: ({ context, event }) => event.output.stopping ?? context.stopping,
             matches: ({ context, event }) => [...context.matches, afterMatch(context, event.output)],
             pendingGyms: ({ context, event }) => afterMatch(context, event.output).gyms ?? [],
           }),

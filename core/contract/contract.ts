@@ -21,6 +21,7 @@ import type { StudyRunStatus, StudySummary } from '../coevolution/study-summary'
 import type { DeviceRecord } from './device';
 import type { HeldoutReport } from '../arena/heldout-report';
 import type { PanelSummary } from '../arena/panel';
+import type { KnobConsole, KnobHistoryRow, KnobWriteResult } from '../eau/view';
 
 /** Plain-data records that cross the boundary, re-exported so clients import types from here only. */
 export type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, ScenarioResult, TurnRecord, Winner } from '../store/port';
@@ -103,6 +104,9 @@ export type { AdversitySpec, Complexity, Persona, TaskSpec } from '../domain/typ
 export type { FieldProblem, ScenarioDraft } from '../domain/schema';
 export type { ArmSummary, PairSummary, StudyRunStatus, StudySummary } from '../coevolution/study-summary';
 export type { MeanInterval, PairedDifference } from '../stats/intervals';
+export type * from '../eau/view';
+export type { EffectMark, MeasuredEffect } from '../eau/effect';
+export type { DiagnosticName, Evidence, EvidenceSeries, KnobProposal } from '../eau/proposal';
 export type { HeldoutCell, HeldoutMetricKey, HeldoutMetricRow, HeldoutReport, HeldoutScenarioRow, HeldoutTable } from '../arena/heldout-report';
 export type { PanelCell, PanelCounterpart, PanelMetric, PanelRow, PanelSummary, ReplayStats } from '../arena/panel';
 
@@ -471,6 +475,13 @@ export interface Commands {
   'studies/start': (args: { preset: string; seeds: number; arms: string[]; workers?: number }) => { studyId: string };
   /** Continue an interrupted study: finished runs are kept, the others resume from their last phase boundary. */
   'studies/resume': (args: { studyId: string }) => { ok: true };
+  /** EAU knobs (core/eau/knobs.ts): a checked write, queued for the run's next step or phase boundary; a refusal names its rule. */
+  'knobs/set': (args: { runId: string; knob: string; value: number; reason: string; by?: string }) => KnobWriteResult;
+  /** A write back to the value an applied write replaced, linked to it. */
+  'knobs/revert': (args: { runId: string; writeId: number; reason?: string; by?: string }) => KnobWriteResult;
+  /** Accept a proposal (with an edited value when given): a write through the same checks. */
+  'knobs/accept': (args: { runId: string; proposalId: number; value?: number }) => KnobWriteResult;
+  'knobs/dismiss': (args: { runId: string; proposalId: number }) => { ok: true };
   /** Save an OpenAI-compatible endpoint in the lab (its API key stays in the named environment variable). */
   'models/add': (args: ModelAddArgs) => ModelInfo;
   /** Remove a saved model and its cached answers (the call records of stored episodes stay). */
@@ -521,6 +532,10 @@ export interface Queries {
   'scenarios/vocabulary': () => ScenarioVocabulary;
   /** Every problem `scenarios/save` would report for this draft, storing nothing. */
   'scenarios/check': (args: { scenario: ScenarioDraft; replaces?: string }) => { problems: FieldProblem[] };
+  /** The knob console of a run: knobs with current values and ranges, the audit log with measured effects, proposals. */
+  'knobs/console': (args: { runId: string }) => KnobConsole;
+  /** What past runs learnt about a knob: its applied writes across the lab, with from, to, context and effect. */
+  'knobs/history': (args: { knob: string }) => KnobHistoryRow[];
   /** The models saved in the lab (endpoints; GGUF files once they can be added). */
   'models/list': () => ModelInfo[];
   /** The models an endpoint's server offers (GET /v1/models). */

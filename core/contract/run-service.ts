@@ -10,7 +10,8 @@ export type EngineEvent = { [N in EventName]: { name: N; payload: Events[N] } }[
 export interface RunService {
   presets(): PresetInfo[];
   /** Validate the config (errors name the field), create the run and start it in the background. */
-  start(args: { preset: string; configJson?: string; seed?: number }): Promise<{ runId: string }>;
+  /** `inherit`: a run whose kept knob writes (EAU's experience pool) the new run starts from, recorded as inherited writes. */
+  start(args: { preset: string; configJson?: string; seed?: number; inherit?: string }): Promise<{ runId: string }>;
   pause(runId: string): void;
   resume(runId: string): Promise<void>;
   stop(runId: string): void;

@@ -143,8 +143,14 @@ export interface GrpoArgs<P, Obs, Act> {
    * are deterministic in (prompt, action) — e.g. a rollout with a greedy policy and seeded world.
    */
   actionKey?: (action: Act) => string;
-  /** Called after every step with its metrics (registry keys, see `GRPO_METRIC_KEYS`). */
-  onStep?: (metrics: GrpoStepMetrics, step: number) => void;
+  /** Called after every step with its metrics (registry keys, see `GRPO_METRIC_KEYS`) and the config it ran with. */
+  onStep?: (metrics: GrpoStepMetrics, step: number, config: GrpoConfig) => void;
+  /**
+   * Polled at every step boundary, before the step: the whole config that step runs with (EAU
+   * knobs hot-swap K, lr, β and clip ε between two steps, never within one). Its `steps`,
+   * `promptsPerStep`, `maxPasses` and `seed` are ignored: the run's plan stays `config`'s.
+   */
+  configForStep?: (step: number) => GrpoConfig;
   /** Polled before each step; true ends the run early (not an error). */
   shouldStop?: () => boolean;
   /** First step to run (to resume a run; the prompt order and samples depend only on seed and step). */
@@ -225,9 +231,10 @@ export async function runGrpo<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>): Promise
   const planned = plannedSteps(c, args.prompts.length);
   for (let step = start; step < planned; step++) {
     if (args.shouldStop?.()) return { history, stepsDone: step, stopped: true, plannedSteps: planned, earlyStop: null };
-    const m = await grpoStep(args, step, history);
+    const stepConfig = args.configForStep ? forStep(c, args.configForStep(step)) : c;
+    const m = await grpoStep(stepConfig === c ? args : { ...args, config: stepConfig }, step, history);
     history.push(m);
-    args.onStep?.(m, step);
+    args.onStep?.(m, step, stepConfig);
     // gym/kl is measured at sampling time, before this step's update: the weights kept are those
     // that first left the trust region, one update past its edge.
     const kl = recentKl(history);
@@ -236,6 +243,13 @@ export async function runGrpo<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>): Promise
     }
   }
   return { history, stepsDone: Math.max(start, planned), stopped: false, plannedSteps: planned, earlyStop: null };
+}
+
+/** A step's config from the run's and the knobs' (the plan stays the run's), checked and frozen for the step. */
+function forStep(run: GrpoConfig, knobs: GrpoConfig): GrpoConfig {
+  const c = { ...knobs, steps: run.steps, promptsPerStep: run.promptsPerStep, seed: run.seed, ...(run.maxPasses !== undefined ? { maxPasses: run.maxPasses } : {}) };
+  checkGrpoConfig(c);
+  return Object.freeze(c);
 }
 
 /**

@@ -29,6 +29,7 @@ import { registerModels } from './commands/models';
 import { registerServeModel } from './commands/serve-model';
 import { registerStudy } from './commands/study';
 import { registerDoctor } from './commands/doctor';
+import { registerKnobs } from './commands/knobs';
 import { seedInt, UsageError } from './options';
 import { checkLabPath, defaultLabPath } from './paths';
 import { flushPendingLlmCalls } from './policies';
@@ -82,6 +83,7 @@ registerCheckpoints(program, globals);
 registerModels(program, globals);
 registerServeModel(program, globals);
 registerStudy(program, globals);
+registerKnobs(program, globals);
 registerDoctor(program, globals);
 
 try {

@@ -5,7 +5,7 @@
  * actor neither loses nor duplicates anything. Every random choice is seeded from the run's seed
  * and the phase, so a resumed run ends where an uninterrupted one does.
  */
-import type { CaChoice } from '../../core/agents/ca-choices';
+import type { CaChoice, CaTacticBounds } from '../../core/agents/ca-choices';
 import { ScriptedCa } from '../../core/agents/scripted-ca';
 import type { CaPolicy, CheckpointRef, DaPolicy } from '../../core/agents/policy';
 import type { DaChoice } from '../../core/agents/da-actions';
@@ -71,6 +71,24 @@ export interface LabContext {
    * The service points it at host/eau/proposals-store.ts; absent: the proposals are dropped.
    */
   recordProposals?: (runId: string, proposals: readonly KnobProposal[]) => void;
+  /**
+   * EAU knobs: called at every GRPO step boundary of a gym (before step `step` of the gym that
+   * trains checkpoint `gym`); the runner applies queued step-level writes there, updating
+   * `config` (host/coevolution/knob-runtime.ts). `config`, `sparring` and `domain` are the run's
+   * effective values, replaced at phase boundaries: read them when a phase starts.
+   */
+  atStep?: (gym: string, step: number) => void;
+}
+
+/**
+ * The GRPO config of each step of a gym: the run's plan, with the knobs' K, lr, β and clip ε as
+ * they are at that step boundary (EAU hot-swap; the budget is read afresh from the effective config).
+ */
+export function stepConfigs(ctx: Pick<LabContext, 'config' | 'atStep'>, role: 'DA' | 'CA', gymName: () => string, seed: number): (step: number) => GrpoConfig {
+  return (step) => {
+    ctx.atStep?.(gymName(), step);
+    return grpoConfig(role === 'DA' ? ctx.config.gym.da : ctx.config.gym.ca, role, seed);
+  };
 }
 
 /** Where a run's LLM roles are resolved: the lab file and the names its schedule gives them (RunConfig schedule.llm). */
@@ -129,12 +147,12 @@ export class PolicyCache {
    * The CA of a checkpoint, speaking from `bank` (default: the whole bank, as in held-out
    * evaluation); `scripted` is the scripted CA (a run's frozen opponent under schedule.daOpponent).
    */
-  async ca(name: string, bank: UtteranceBank = this.ctx.domain.bank): Promise<CaPolicy> {
+  async ca(name: string, bank: UtteranceBank = this.ctx.domain.bank, tactics?: CaTacticBounds): Promise<CaPolicy> {
     if (name === SCRIPTED) return new ScriptedCa(bank === this.ctx.domain.bank ? this.ctx.domain : { ...this.ctx.domain, bank });
     const llm = this.llmContext('CA', name);
     if (llm) return resolveLlmCa(name, llm) ?? this.noModel('CA', name);
     const model = await this.caModel(name);
-    return new BuiltinCa(model, bank, { name, checkpoint: this.refs.get(`CA:${name}`)! });
+    return new BuiltinCa(model, bank, { name, checkpoint: this.refs.get(`CA:${name}`)!, ...(tactics ? { tactics } : {}) });
   }
   async dispose(): Promise<void> {
     for (const m of [...this.das.values(), ...this.cas.values()]) await (await m).dispose();
@@ -357,7 +375,7 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
 
 async function trainCa(
   ctx: LabContext, model: CaModel, points: readonly CaDecisionPoint[], frozenDa: DaPolicy, budget: GrpoBudget, seed: number,
-  phase: RunPhase, label: string, metricPhase: string,
+  phase: RunPhase, label: string, metricPhase: string, configForStep?: (step: number) => GrpoConfig,
 ): Promise<GrpoResult> {
   const reference = await CaModel.fromSnapshot(await model.snapshot(), ctx.session ? { session: ctx.session } : {});
   const config = grpoConfig(budget, 'CA', seed);
@@ -367,7 +385,7 @@ async function trainCa(
       reward: caRolloutReward({ config: ctx.sparring, domain: trainingDomain(ctx), da: policyActor(frozenDa) }, greedyCaActor(model, trainingDomain(ctx))),
       config, actionKey: (c) => JSON.stringify(c),
       onStep: onGrpoStep(ctx, phase, label, metricPhase, plannedSteps(config, points.length)),
-      shouldStop: ctx.stopped,
+      shouldStop: ctx.stopped, ...(configForStep ? { configForStep } : {}),
     });
   } finally {
     await reference.dispose();
@@ -389,7 +407,7 @@ async function storedMatch(
   const symbolic = symbolicMix(ctx);
   const r = await runMatch({
     matchId, createdAt: new Date().toISOString(), domain: ctx.domain, scenarios: arena, scenarioSet: 'arena',
-    da: await cache.da(da), ca: await cache.ca(ca, trainingDomain(ctx).bank), judge: judgeEpisode, config: ctx.sparring,
+    da: await cache.da(da), ca: await cache.ca(ca, trainingDomain(ctx).bank, ctx.config.ca?.tactics), judge: judgeEpisode, config: ctx.sparring,
     seed, concurrency: MATCH_CONCURRENCY, onProgress: report(ctx, 'match', label, Date.now()),
     ...(symbolic ? { symbolic } : {}),
   });
@@ -413,7 +431,8 @@ export async function playMatch(ctx: LabContext, cache: PolicyCache, input: Matc
     episodes.map((e) => ({ text: e.turns.find((t) => t.role === 'customer')?.text ?? '', expectedTool: e.expectedTool })),
   );
   await recordMatchDiagnostics(ctx, input.index, episodes);
-  return { matchId, wDa: stored.wDa ?? 0, fraudRate: stored.fraudRate, tactics, ...(symbolicMix(ctx) ? { arms: summariseArms(episodes) } : {}) };
+  // The stopping rule after this match uses the thresholds in force when it started (EAU knobs τ_DA, r_CA).
+  return { matchId, wDa: stored.wDa ?? 0, fraudRate: stored.fraudRate, tactics, stopping: { ...ctx.sparring.stopping }, ...(symbolicMix(ctx) ? { arms: summariseArms(episodes) } : {}) };
 }
 
 /**
@@ -515,7 +534,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
       const reference = await DaModel.fromSnapshot(start.snapshot, ctx.session ?? {});
       try {
         const points = sliceEpisodes(chosen, ctx.sparring.arena.maxDaTurns);
-        const frozenCa = await cache.ca(input.opponent, trainingDomain(ctx).bank);
+        const frozenCa = await cache.ca(input.opponent, trainingDomain(ctx).bank, ctx.config.ca?.tactics);
         const symbolic = symbolicMix(ctx);
         const config = grpoConfig(roleBudget(ctx.config.gym.da, ib?.lr), 'DA', seed);
         const result = await runGrpo<DaDecisionPoint, DaDecisionPoint['obs'], DaChoice>({
@@ -523,6 +542,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
           reward: daRolloutReward({ config: ctx.sparring, ca: frozenCa, judge: judgeEpisode, ...(symbolic ? { symbolic } : {}) }, greedyActor(model)),
           config, actionKey: (c) => c,
           onStep: onGrpoStep(ctx, 'gym', label, `gym:${name}`, plannedSteps(config, points.length)), shouldStop: ctx.stopped,
+          configForStep: stepConfigs(ctx, 'DA', () => name, seed),
         });
         if (ctx.stopped()) throw new Error('run stopped');
         note = earlyStopNote(result);
@@ -536,7 +556,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
       const model = await CaModel.fromSnapshot(start.snapshot, ctx.session ? { session: ctx.session } : {});
       try {
         const points = chosen.flatMap((r) => sliceCaDecisionPoints(r, ctx.sparring.arena.maxDaTurns));
-        const result = await trainCa(ctx, model, points, await cache.da(input.opponent), roleBudget(ctx.config.gym.ca, ib?.lr), seed, 'gym', label, `gym:${name}`);
+        const result = await trainCa(ctx, model, points, await cache.da(input.opponent), roleBudget(ctx.config.gym.ca, ib?.lr), seed, 'gym', label, `gym:${name}`, stepConfigs(ctx, 'CA', () => name, seed));
         if (ctx.stopped()) throw new Error('run stopped');
         note = earlyStopNote(result);
         save(await model.snapshot(), note, model.provider);

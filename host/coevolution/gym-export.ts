@@ -71,7 +71,7 @@ export function runWorld(store: SqliteRunStore, domain: Domain, runId: string): 
   const run = createRunReader(store.db, store.path, () => undefined).get(runId);
   const config = parseRunConfig(run.configJson, `run ${runId} config`);
   const played = config.adversities ? withAdversityProfile(domain) : domain;
-  return { domain: played, caDomain: trainingDomain({ domain: played, seed: run.seed }), config: sparringConfigOf(config), adversities: config.adversities ?? false, seed: run.seed };
+  return { domain: played, caDomain: trainingDomain({ domain: played, seed: run.seed }), config: sparringConfigOf(config), adversities: Boolean(config.adversities), seed: run.seed };
 }
 
 /** The learner's turns of a recorded episode before move `i`: what a reset replays. */

@@ -9,7 +9,7 @@ import type { ProviderChoice } from '../../core/contract/device';
 import { createRunService } from './service';
 
 export type WorkerRequest =
-  | { id: number; method: 'start'; args: { preset: string; configJson?: string; seed?: number } }
+  | { id: number; method: 'start'; args: { preset: string; configJson?: string; seed?: number; inherit?: string } }
   | { id: number; method: 'pause' | 'resume' | 'stop'; args: string }
   | { id: number; method: 'close'; args: null };
 

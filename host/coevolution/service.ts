@@ -22,9 +22,11 @@ import type { SessionSettings } from '../../models/session';
 import { chooseDevice } from '../../models/device';
 import type { DeviceRecord, ProviderChoice } from '../../core/contract/device';
 import { withAdversityProfile } from '../../core/world/adversities';
+import { adversityProfile } from '../../core/eau/knobs';
+import { knobStore } from '../store/knob-store';
+import type { KnobRunState, KnobWrite } from '../store/knob-store';
 import { labDomain } from '../store/scenario-store';
 import { checkpointStore } from '../store/checkpoint-store';
-import { proposalStore } from '../eau/proposals-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import type { RunMetricRow, RunRow } from '../store/rows';
 import type { SqliteRunStore } from '../store/sqlite-store';
@@ -83,7 +85,6 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
   const store = openSqliteStore(opts.dbPath);
   const db = store.db;
   const checkpoints = checkpointStore(db);
-  const proposals = proposalStore(db);
   const live = new Map<string, Live>();
   const listeners = new Set<(e: EngineEvent) => void>();
   const emit = (e: EngineEvent) => listeners.forEach((l) => l(e));
@@ -117,6 +118,14 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     for (const [runId, points] of byRun) emit({ name: 'run/metrics', payload: { runId, points } });
   };
 
+  /**
+   * EAU's experience pool: the kept writes of an earlier run (applied, not reverted, measured
+   * better beyond the noise floor), applied to the new run from its start as inherited writes.
+   */
+  function inheritWrites(runId: string, from: string, kept: readonly KnobWrite[]): void {
+    knobStore(db).recordInherited(runId, kept.map((w) => ({ knob: w.knob, value: w.value, reason: `inherited from ${from} W${w.id}: ${w.reason}`, by: `inherited:${from}/W${w.id}` })));
+  }
+
   function launch(runId: string, config: RunConfig, seed: number, snapshot: unknown | null, device: DeviceRecord): Live {
     // Custom scenarios of the lab join the robustness set, which a run with adversities evaluates.
     const domain = opts.domain ?? labDomain(db);
@@ -132,8 +141,26 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       db.prepare<[string], { key: string; s: number }>('SELECT key, MAX(step) AS s FROM run_metrics WHERE run_id = ? GROUP BY key').all(runId).map((r) => [r.key, r.s + 1]),
     );
     const l: Live = { actor: null as unknown as RunActor, cache, stopped: false, progress: null, finished: Promise.resolve() };
+    // EAU knobs: the run goes on with its effective config (its config + the applied writes), and
+    // takes queued writes at every phase boundary and every GRPO step boundary (host/store/knob-store.ts).
+    const knobs = knobStore(db);
+    const effective = knobs.effective(runId);
+    const domainOf = (c: RunConfig) => {
+      const profile = adversityProfile(c);
+      return profile ? withAdversityProfile(domain, profile) : domain;
+    };
+    const takeWrites = (kind: 'step' | 'phase', at: Omit<KnobRunState, 'metricStep'>) => {
+      if (kind === 'phase' && ctx.config.eau?.autoRevert) knobs.autoRevert(runId);
+      const applied = knobs.applyPending(runId, kind, { ...at, metricStep: nextStep.get('gym/reward_mean') ?? 0 });
+      if (applied.length === 0) return;
+      const c = knobs.effective(runId);
+      ctx.config = c;
+      ctx.sparring = sparringConfigOf(c);
+      ctx.domain = domainOf(c);
+    };
+    const matchesPlayed = () => (l.actor.getSnapshot().context as RunContext).matches.length;
     const ctx: LabContext = {
-      runId, seed, domain: config.adversities ? withAdversityProfile(domain) : domain, config, sparring: sparringConfigOf(config), store, checkpoints,
+      runId, seed, domain: domainOf(effective), config: effective, sparring: sparringConfigOf(effective), store, checkpoints,
       session,
       progress: (p) => {
         l.progress = p;
@@ -153,13 +180,15 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
         flushTimer ??= setTimeout(flushMetrics, 250);
       },
       stopped: () => l.stopped,
-      recordProposals: (id, found) => { proposals.recordProposals(id, found); },
+      atStep: (gymName, step) => takeWrites('step', { phase: 'gym', matches: matchesPlayed(), gym: gymName, gymStep: step }),
+      // The diagnostics' proposals go to the knob console's store (pending until a person decides).
+      recordProposals: (id, found) => { knobs.recordProposals(id, found); },
     };
     const machine = runMachine.provide({
       actors: {
-        bootstrap: fromPromise(() => bootstrap(ctx, cache)),
-        playMatch: fromPromise(({ input }) => playMatch(ctx, cache, input)),
-        gym: fromPromise(({ input }) => gym(ctx, cache, input)),
+        bootstrap: fromPromise(() => (takeWrites('phase', { phase: 'bootstrap', matches: 0 }), bootstrap(ctx, cache))),
+        playMatch: fromPromise(({ input }) => (takeWrites('phase', { phase: 'match', matches: input.index - 1 }), playMatch(ctx, cache, input))),
+        gym: fromPromise(({ input }) => (takeWrites('phase', { phase: 'gym', matches: input.afterMatch ?? matchesPlayed() }), gym(ctx, cache, input))),
         evaluate: fromPromise(({ input }) => evaluate(ctx, cache, input)),
         externalGym: fromPromise(({ input, signal }) =>
           externalGym(ctx, domain, input, {
@@ -223,11 +252,12 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
   const service: LocalRunService = {
     store,
     presets: presetInfos,
-    async start({ preset, configJson, seed }) {
+    async start({ preset, configJson, seed, inherit }) {
       const known = PRESETS[preset as keyof typeof PRESETS];
       if (!known && configJson === undefined) throw new RunConfigError('preset', 'preset', `unknown preset "${preset}"; known: ${Object.keys(PRESETS).join(', ')}`);
       const config = configJson !== undefined ? parseRunConfig(configJson, 'config') : known!.config;
       const runSeed = seed ?? 1;
+      const kept = inherit !== undefined ? knobStore(db).keptWrites(inherit) : [];
       // IMMEDIATE: count and insert under the write lock, so another process of the lab (a
       // study's worker, the app) cannot take the same id in between.
       const runId = db.transaction(() => {
@@ -237,6 +267,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
           .run(id, now, now, 'running', runSeed, JSON.stringify(config), known ? preset : '');
         return id;
       }).immediate();
+      if (inherit !== undefined) inheritWrites(runId, inherit, kept);
       launch(runId, config, runSeed, null, await deviceFor(runId, config));
       return { runId };
     },

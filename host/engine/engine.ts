@@ -19,6 +19,7 @@ import { bankingDomain } from '../domain-files';
 import { checkpointStore } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import { labelStore } from '../store/label-store';
+import { knobHandlers } from './knobs';
 import { labelHandlers } from './labels';
 import { madsHandlers } from './mads';
 import { modelHandlers } from './models';
@@ -258,6 +259,7 @@ export function createEngine(o: EngineOptions): Engine {
     ...madsHandlers({ store, dbPath: store.path, domain, emit: (e) => batcher.push(e), yielding, release: disposeModel }),
     ...scenarioHandlers(bankingDomain, customScenarios),
     ...studies.handlers,
+    ...knobHandlers(store.db),
     ...modelHandlers({ llm: llmStore(store.db), dbPath: store.path }),
   };
 

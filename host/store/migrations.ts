@@ -644,6 +644,58 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 19,
+    name: 'EAU knob writes and proposals',
+    up(db) {
+      db.exec(`
+        -- EAU's checked writes to a run's knobs (core/eau/knobs.ts), queued 'pending' until the
+        -- runner applies them at a step or phase boundary; the effective config of a run is its
+        -- config_json with the applied writes set in applied_seq order.
+        CREATE TABLE knob_writes (
+          id                 INTEGER PRIMARY KEY,
+          run_id             TEXT NOT NULL REFERENCES runs(id),
+          knob               TEXT NOT NULL,
+          value              REAL NOT NULL,
+          -- The knob's value when the write was made (pending writes stacked), and when it applied.
+          requested_from     REAL NOT NULL,
+          from_value         REAL,
+          reason             TEXT NOT NULL,
+          -- person[:name] | diagnostic:<name> | llm:<model> | inherited:R<n>/W<n>
+          by                 TEXT NOT NULL,
+          status             TEXT NOT NULL CHECK (status IN ('pending', 'applied')),
+          created_at         TEXT NOT NULL,
+          -- The run's state at write time: phase, matches played, gym metric steps stored.
+          state_json         TEXT NOT NULL,
+          applied_at         TEXT,
+          -- Where the runner took it: phase, matches played, the gym and its step, the run-wide metric step.
+          applied_state_json TEXT,
+          applied_seq        INTEGER,
+          -- A revert is a write back to the previous value, linked to the write it reverts.
+          reverts            INTEGER REFERENCES knob_writes(id),
+          proposal_id        INTEGER
+        );
+        CREATE INDEX knob_writes_run ON knob_writes (run_id, status);
+        CREATE INDEX knob_writes_knob ON knob_writes (knob);
+        -- What diagnostics (or an LLM meta-agent) propose (core/eau/proposal.ts); never applied silently.
+        CREATE TABLE knob_proposals (
+          id            INTEGER PRIMARY KEY,
+          run_id        TEXT NOT NULL REFERENCES runs(id),
+          knob          TEXT NOT NULL,
+          value_json    TEXT NOT NULL,
+          reason        TEXT NOT NULL,
+          source_json   TEXT NOT NULL,
+          evidence_json TEXT NOT NULL,
+          at_json       TEXT NOT NULL,
+          status        TEXT NOT NULL CHECK (status IN ('pending', 'accepted', 'edited', 'dismissed')),
+          created_at    TEXT NOT NULL,
+          decided_at    TEXT,
+          write_id      INTEGER REFERENCES knob_writes(id)
+        );
+        CREATE INDEX knob_proposals_run ON knob_proposals (run_id, status);
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

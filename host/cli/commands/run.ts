@@ -13,6 +13,7 @@ import { referenceEvaluations } from '../../coevolution/actors';
 import type { CheckpointEvaluation } from '../../coevolution/actors';
 import { HELDOUT_HEADER, heldoutRows } from '../../report/heldout-rows';
 import { checkpointStore } from '../../store/checkpoint-store';
+import { knobStore } from '../../store/knob-store';
 import { addDeviceOptions, deviceLine } from '../device';
 import type { DeviceOptions } from '../device';
 import { UsageError } from '../options';
@@ -41,6 +42,7 @@ interface RunOptions extends Partial<DeviceOptions> {
   ca?: string;
   resume?: string;
   adversities?: boolean;
+  inherit?: string;
 }
 
 export function registerRun(program: Command, globals: () => GlobalOptions): void {
@@ -50,6 +52,7 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     .addOption(new Option('--preset <name>', 'quick (small, for tests and demos), paper (RL-ADA) or robust (a stronger SFT recipe)').choices(Object.keys(PRESETS)).default('quick'))
     .option('--config <file>', 'a run config (JSON; see `presets` in the README) instead of the preset; with --preset given too, an overlay merged over that preset (objects merge, other values replace), e.g. --preset paper --config assets/configs/ib-rl.json')
     .option('--resume <run>', 'continue a run that was paused, killed or interrupted (e.g. R1)')
+    .option('--inherit <run>', 'EAU experience pool: start from the kept knob writes of an earlier run (recorded as inherited writes)')
     .option('--adversities', 'MADS adversities in every match and gym (sets the config\'s "adversities": true)')
     .option('--da <name>', 'an LLM saved in the lab (sparring models add) plays the DA: no DA0, no DA gyms (sets schedule.llm.da)')
     .option('--ca <name>', 'an LLM saved in the lab plays the CA: no CA0, no CA gyms (sets schedule.llm.ca)');
@@ -142,8 +145,12 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
           await service.resume(runId);
           process.stderr.write(`resuming ${runId} from ${service.get(runId).phase}\n`);
         } else {
-          runId = (await service.start({ preset: opts.preset, ...(configJson !== undefined ? { configJson } : {}), seed: g.seed })).runId;
+          runId = (await service.start({ preset: opts.preset, ...(configJson !== undefined ? { configJson } : {}), seed: g.seed, ...(opts.inherit ? { inherit: opts.inherit } : {}) })).runId;
           process.stderr.write(`run ${runId} (${opts.config ?? `preset ${opts.preset}`}, seed ${g.seed}) in ${g.db}\n`);
+          if (opts.inherit) {
+            const inherited = knobStore(service.store.db).writes(runId).filter((w) => w.by.startsWith('inherited:'));
+            process.stderr.write(`inherited from ${opts.inherit}: ${inherited.length ? inherited.map((w) => `${w.knob} ${w.from} → ${w.value}`).join(', ') : 'no kept writes'}\n`);
+          }
         }
         const started = Date.now();
         const detail = await service.settled(runId);

@@ -34,6 +34,7 @@ import { phaseSegments } from './phase-timeline.data';
 import { scenarioBars } from './scenario-bars.data';
 import { winRateData } from './win-rate.data';
 import { deviceLabel } from '../experiments/device-choice';
+import { KnobConsole } from '../knobs/KnobConsole';
 import { llmRoleOf } from '../experiments/llm-roles';
 import { errorMessage, request } from '../../engine/client';
 import { llmCost } from '../../format';
@@ -327,6 +328,7 @@ function RunDashboard({ d }: { d: RunDetail }) {
         <ScenarioPanel d={d} />
       </div>
       <GymCurves runId={d.id} />
+      <KnobConsole runId={d.id} status={d.status} />
     </>
   );
 }
