@@ -104,6 +104,8 @@ export const judgeLabelsSchema = z.strictObject({
   resolved: z.boolean(),
   tier: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)], { error: 'expected a tier: 1, 2, 3 or 4' }),
   hallucination: z.boolean(),
+  /** The fabricated claim, quoted, where `hallucination` is true (for people; not scored). */
+  claim: z.string().min(1).optional(),
 });
 
 export const labelledConversationSchema = z.strictObject({
@@ -116,6 +118,8 @@ export const labelledConversationSchema = z.strictObject({
 export const judgeSetSchema = z
   .strictObject({
     version: z.literal(1),
+    /** How and when the set was written (for people; not scored). */
+    about: z.string().optional(),
     conversations: z.array(labelledConversationSchema).min(1, 'expected at least one conversation'),
   })
   .superRefine((s, ctx) => {
@@ -136,6 +140,7 @@ export interface LabelledConversation {
 }
 export interface JudgeSet {
   version: 1;
+  about?: string;
   conversations: LabelledConversation[];
 }
 
