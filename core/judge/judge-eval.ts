@@ -208,7 +208,7 @@ export function parseJudgeSet(text: string, file = 'labelled set'): JudgeSet {
 // -------------------------------------------------------------------------------------------
 // Evaluation.
 
-export type LabelField = keyof JudgeLabels;
+export type LabelField = 'resolved' | 'tier' | 'hallucination';
 
 export interface Disagreement {
   id: string;
