@@ -10,13 +10,14 @@ import { overlaps } from './sentence';
 import type { Push, Sentence } from './sentence';
 
 
-export type ActionKind = 'dispute' | 'unblock' | 'block' | 'funds' | 'human' | 'case' | 'refund' | 'verify';
+export type ActionKind = 'dispute' | 'unblock' | 'block' | 'funds' | 'human' | 'case' | 'refund' | 'verify' | 'untooled';
 
 /** A cheap test per action kind: a sentence without it cannot hold that kind of claim. */
 const CUES: Record<ActionKind, RegExp> = {
   dispute: /disput|chargeback|claim/i,
   unblock: /unblock|unlock|unfr|reactivat|re-activat|enabl|lift|remov|clear|releas|again/i,
   block: /card/i,
+  untooled: /banking|account|access|login|app\b|merchant|card|pin\b|password/i,
   funds: /mov|transfer|sent|deposit|fund|money|\$/i,
   human: /transfer|connect|escalat|rout|pass|hand|put|forward|refer|will|ticket/i,
   case: /case|report|investigation|will/i,
@@ -65,6 +66,9 @@ export const DONE_ACTIONS: { kind: ActionKind; re: RegExp; cue: RegExp }[] = wit
   { kind: 'refund', re: /\b(?:refund|reimbursement|reversal)\s+(?:\w+\s+){0,3}?(?:has been|have been|was|is now)\s+(?:\w+\s+)?(?:issued|processed|approved|sent|completed|credited)\b/gi },
   { kind: 'refund', re: /\b(?:refund|reimbursement|money back)\s+(?:\w+\s+){0,2}?(?:is|'s)\s+(?:on its way|on the way|coming|being processed)\b/gi },
   { kind: 'refund', re: /\b(?:charge|transaction|payment|fee)\s+(?:\w+\s+){0,3}?(?:has been|have been|was)\s+(?:\w+\s+)?(?:refunded|reversed|removed|waived|cancell?ed)\b/gi },
+  // things no tool does, said as done: a replacement card on its way, online banking locked, a merchant blocked
+  { kind: 'untooled', re: /\b(?:new|replacement)\s+card\s+(?:\w+\s+){0,3}?(?:is|'s|has been|was|will be)\s+(?:\w+\s+){0,2}?(?:on its way|on the way|ordered|sent|issued|dispatched|mailed|shipped|in the mail)\b/gi },
+  { kind: 'untooled', re: /\b(?:online banking|mobile banking|banking app|app|account|access|login|merchant|pin|password)\s+(?:\w+\s+){0,3}?(?:has been|have been|was|is now|is)\s+(?:\w+\s+)?(?:locked|blocked|frozen|suspended|disabled|cancell?ed|deactivated|flagged|reset|changed|closed)\b/gi },
   // identity
   { kind: 'verify', re: /\b(?:I|we)(?:'ve| have)?\s+(?:\w+\s+){0,3}?(?:verified|confirmed|authenticated|pulled up|located|found|looked up|accessed)\s+(?:your|the)\s+(?:identity|account|details|profile)\b/gi },
   { kind: 'verify', re: /\b(?:you(?:'re| are| have been|'ve been)|identity\s+(?:is|has been))\s+(?:now\s+|successfully\s+)?(?:verified|authenticated)\b/gi },
@@ -99,6 +103,7 @@ export function actionSupported(kind: ActionKind, ev: Evidence): boolean {
       return ev.okData('lookup_account').length > 0;
     case 'block':
     case 'refund':
+    case 'untooled':
       return false;
   }
 }
@@ -112,6 +117,7 @@ const ACTION_TOOL: Record<ActionKind, string[]> = {
   verify: ['lookup_account'],
   block: [],
   refund: [],
+  untooled: [],
 };
 
 /** Whose outcome an unsupported action claim misstates (see Finding.about). */
@@ -124,6 +130,7 @@ const ACTION_ABOUT: Record<ActionKind, DomainTool[]> = {
   refund: ['dispute_charge'],
   verify: [],
   block: [],
+  untooled: [],
 };
 
 const ACTION_WHY: Record<ActionKind, string> = {
@@ -135,6 +142,7 @@ const ACTION_WHY: Record<ActionKind, string> = {
   verify: 'no successful lookup_account before it',
   block: 'no tool blocks, freezes or replaces a card',
   refund: 'no tool refunds or reverses a charge',
+  untooled: 'no tool does this',
 };
 
 const DEPARTMENTS: Record<string, string> = { fraud: 'fraud', card: 'cards', cards: 'cards', account: 'accounts', accounts: 'accounts', general: 'general' };
@@ -187,5 +195,48 @@ function checkAction(kind: ActionKind, claim: string, rest: string, ev: Evidence
     if (amt && !ev.okData('transfer_funds').some((d) => typeof d.amount === 'number' && toCents(d.amount) === amt.cents)) {
       push('action', `${claim.trim()} ${amt.text}`, `no transfer_funds result moved ${fmtMoney(amt.cents)}`, ['transfer_funds']);
     }
+  }
+}
+
+/**
+ * Verbs in "I've <verb>ed …" that do nothing in the world (reading, finding, saying) or that the
+ * patterns above already tie to a tool. Any other action the agent says it took ("I've locked your
+ * online banking", "I've flagged it", "I've scheduled it", "I've sent a new PIN") has no tool
+ * behind it: the six tools are the only way the agent acts.
+ */
+const NOT_ACTIONS = new Set([
+  // reading and finding
+  'found', 'checked', 'looked', 'pulled', 'reviewed', 'noted', 'located', 'accessed', 'verified', 'confirmed', 'searched', 'noticed',
+  'spotted', 'traced', 'tracked', 'identified', 'compared', 'listed', 'gathered', 'double-checked', 'rechecked', 'read', 'examined',
+  'investigated', 'seen', 'received', 'got', 'gotten', 'heard', 'learned', 'understood', 'tried', 'attempted',
+  // saying and feeling
+  'explained', 'mentioned', 'said', 'asked', 'answered', 'told', 'outlined', 'summarised', 'summarized', 'clarified', 'repeated',
+  'wanted', 'hoped', 'needed', 'liked', 'loved', 'appreciated', 'enjoyed', 'expected', 'assumed', 'guessed', 'believed', 'worried',
+  'need', 'proceed', 'succeed', 'exceed', 'indeed', 'agreed', 'included', 'helped', 'waited', 'used',
+  // tied to a tool by the patterns above (when they did not match, the wording is not an action claim)
+  'filed', 'opened', 'raised', 'submitted', 'lodged', 'started', 'initiated', 'created', 'logged', 'registered', 'disputed',
+  'unblocked', 'unlocked', 'unfrozen', 'reactivated', 'lifted', 'removed', 'cleared', 'released', 'moved', 'transferred',
+  'deposited', 'escalated', 'connected', 'passed', 'handed', 'forwarded', 'referred', 'routed', 'processed', 'completed',
+]);
+
+const GENERIC_DONE_RE = /\b(?:I|we)(?:'ve| have| had)?\s+(?:also\s+|just\s+|already\s+|now\s+|quickly\s+|gone ahead and\s+|went ahead and\s+)*([a-z]+(?:-[a-z]+)?ed|sent|frozen|froze)\s+(?:you\s+)?(?:a|an|the|your|it|this|that|them|those|these|for|out|up|off|to|on)\b/gi;
+
+/** First-person actions that no tool call can have done (see NOT_ACTIONS). */
+export function checkUntooledActions(x: Sentence): void {
+  const { s, ev, push, seen } = x;
+  for (const m of s.matchAll(GENERIC_DONE_RE)) {
+    const verb = m[1]!.toLowerCase();
+    if (NOT_ACTIONS.has(verb)) continue;
+    const a = m.index!;
+    const b = a + m[0].length;
+    if (overlaps(x, a, b)) continue;
+    const prefix = clausePrefix(s, b);
+    if (NEGATION_RE.test(prefix) || CONDITION_RE.test(prefix)) continue;
+    // "I've sent you to our fraud team": an escalation, checked as one.
+    if (/^(?:sent|put)$/.test(verb) && /^\s*(?:you|your call)\b/i.test(s.slice(a + m[0].indexOf(m[1]!) + m[1]!.length))) continue;
+    // A provisional credit applied is dispute_charge's provisional_credit (checked as a status).
+    if (/^(?:applied|credited|issued|added)$/.test(verb) && /provisional/i.test(s) && ev.okData('dispute_charge').some((d) => d.provisional_credit === true)) continue;
+    seen.push([a, b]);
+    push('action', m[0].trim(), `no tool ${verb === 'sent' ? 'sends' : 'did this'}: the agent acts only through tool calls`);
   }
 }

@@ -7,7 +7,7 @@ import type { Finding, JudgeOptions } from '../config';
 import { compile, resolveConfig } from '../config';
 import type { Compiled } from '../config';
 import type { Transcript } from '../../world/transcript';
-import { checkActions, checkDepartment } from './actions';
+import { checkActions, checkDepartment, checkUntooledActions } from './actions';
 import { checkAmounts } from './amounts';
 import { checkDates } from './dates';
 import { Evidence } from './evidence';
@@ -17,15 +17,15 @@ import type { MessageState, Sentence } from './sentence';
 import { checkCardStatuses, checkProvisionalCredit, checkTxnStatuses } from './statuses';
 import { sentences } from './text';
 import { toolName } from '../resolution';
-import { checkProcessPromises, checkWaitTimes } from './timelines';
+import { checkFutureTimes, checkProcessPromises, checkWaitTimes } from './timelines';
 
 /** Checks that apply to every sentence, questions included (a question can still carry a fact). */
 const FACT_CHECKS: readonly ((x: Sentence) => void)[] = [checkAmounts, checkIds, checkCardDigits, checkDates, checkNames, checkWaitTimes];
 /** Checks of assertions (skipped in questions). Order matters: actions mark spans that promises skip. */
-const ASSERTION_CHECKS: readonly ((x: Sentence) => void)[] = [checkCardStatuses, checkTxnStatuses, checkProvisionalCredit, checkActions, checkProcessPromises, checkDepartment];
+const ASSERTION_CHECKS: readonly ((x: Sentence) => void)[] = [checkCardStatuses, checkTxnStatuses, checkProvisionalCredit, checkActions, checkUntooledActions, checkProcessPromises, checkFutureTimes, checkDepartment];
 
 function checkMessage(text: string, turn: number, isEnd: boolean, ev: Evidence, c: Compiled, laterCalls: ReadonlySet<string>, out: Finding[]): void {
-  const message: MessageState = { namedTxns: [] };
+  const message: MessageState = { namedTxns: [], stated: [] };
   for (const s of sentences(text)) {
     const x = sentenceOf(s, isEnd, ev, c, laterCalls, message, (kind, claim, reason, about = []) => out.push({ turn, kind, claim, reason, about: [...about] }));
     for (const check of FACT_CHECKS) check(x);

@@ -33,6 +33,8 @@ export interface Sentence {
 export interface MessageState {
   /** The transactions the last sentence that named any (by amount or merchant) named. */
   namedTxns: Record<string, unknown>[];
+  /** Supported amounts stated so far in the message, in cents (a stated total may be their sum). */
+  stated: number[];
 }
 
 export function overlaps(x: Sentence, a: number, b: number): boolean {

@@ -37,28 +37,46 @@ export function checkCardStatuses(x: Sentence): void {
   }
 }
 
+/** A refund said to have arrived ("your refund has landed", "the refund is back in your account"). */
+export const REFUND_DONE_RE = /\brefund\s+(?:\w+\s+){0,3}?(?:(?:has|have)\s+(?:now\s+|already\s+|just\s+)*(?:landed|arrived|posted|cleared|come through|gone through|been (?:credited|paid|processed|completed))|(?:is|'s)\s+(?:now\s+|already\s+)*(?:in your account|back in your account|back on your account|complete|completed|posted|through)|came through|went through|landed|arrived)\b/gi;
+
+/**
+ * Transaction statuses, checked against the transactions the sentence names (by amount or
+ * merchant) or, when it names none ("that payment has cleared"), the ones the message's last
+ * sentence named; a refund said to have arrived must not be `refund_pending`.
+ */
 export function checkTxnStatuses(x: Sentence): void {
-  const { s, amounts, ev, push } = x;
+  const { s, amounts, ev, push, message } = x;
   const txns = ev.transactions();
-  if (txns.length) {
-    const checkTxn = (re: RegExp, want: (st: string) => boolean, what: string) => {
-      for (const m of s.matchAll(re)) {
-        const prefix = clausePrefix(s, m.index!);
-        if (CONDITION_RE.test(prefix) || /\b(?:transfer|dispute|claim|refund)\b/i.test(s.slice(Math.max(0, m.index! - 25), m.index!))) continue;
-        const named = txns.filter(
-          (x) =>
-            amounts.some((a) => typeof x.amount === 'number' && toCents(x.amount) === a.cents) ||
-            (typeof x.merchant === 'string' && glue(x.merchant).length > 2 && glue(s).includes(glue(x.merchant))),
-        );
-        if (named.length === 0 && !/\b(?:charge|payment|purchase|transaction|it|everything|all)\b/i.test(s)) continue;
-        const pool = named.length ? named : txns;
-        if (!pool.some((x) => typeof x.status === 'string' && want(x.status))) {
-          push('txn_status', m[0], `the transaction${named.length === 1 ? '' : 's'} it names ${named.length === 1 ? 'is' : 'are'} not ${what} in the get_transactions result`, ['get_transactions']);
-        }
+  if (!txns.length) return;
+  const named = txns.filter(
+    (t) =>
+      amounts.some((a) => typeof t.amount === 'number' && toCents(t.amount) === a.cents) ||
+      (typeof t.merchant === 'string' && glue(t.merchant).length > 2 && glue(s).includes(glue(t.merchant))),
+  );
+  const referent = named.length ? named : message.namedTxns;
+  if (named.length) message.namedTxns = named;
+  const checkTxn = (re: RegExp, want: (st: string) => boolean, what: string) => {
+    for (const m of s.matchAll(re)) {
+      const prefix = clausePrefix(s, m.index!);
+      if (CONDITION_RE.test(prefix) || /\b(?:transfer|dispute|claim|refund)\b/i.test(s.slice(Math.max(0, m.index! - 25), m.index!))) continue;
+      // "hasn't fully gone through": a negated posted claim says pending (TXN_PENDING_RE reads it).
+      if (NEGATION_RE.test(clausePrefix(s, m.index! + m[0].length))) continue;
+      if (referent.length === 0 && !/\b(?:charge|payment|purchase|transaction|it|everything|all)\b/i.test(s)) continue;
+      const pool = referent.length ? referent : txns;
+      if (!pool.some((t) => typeof t.status === 'string' && want(t.status))) {
+        push('txn_status', m[0], `the transaction${pool.length === 1 ? '' : 's'} it names ${pool.length === 1 ? 'is' : 'are'} not ${what} in the get_transactions result`, ['get_transactions']);
       }
-    };
-    checkTxn(TXN_POSTED_RE, (st) => st === 'posted', 'posted');
-    checkTxn(TXN_PENDING_RE, (st) => st === 'pending' || st === 'refund_pending', 'pending');
+    }
+  };
+  checkTxn(TXN_POSTED_RE, (st) => st === 'posted', 'posted');
+  checkTxn(TXN_PENDING_RE, (st) => st === 'pending' || st === 'refund_pending', 'pending');
+  for (const m of s.matchAll(REFUND_DONE_RE)) {
+    if (CONDITION_RE.test(clausePrefix(s, m.index!)) || NEGATION_RE.test(clausePrefix(s, m.index! + m[0].length))) continue;
+    const refunds = referent.filter((t) => t.direction === 'credit' || t.status === 'refund_pending');
+    if (refunds.length && refunds.every((t) => t.status === 'refund_pending')) {
+      push('txn_status', m[0], 'the refund it names is refund_pending in the get_transactions result', ['get_transactions']);
+    }
   }
 }
 

@@ -4,7 +4,7 @@
  * that makes them.
  */
 import type { Evidence } from './evidence';
-import { clausePrefix, CONDITION_RE, HEDGE_RE, NEGATION_RE } from './text';
+import { clausePrefix, CONDITION_RE, NEGATION_RE } from './text';
 import { overlaps } from './sentence';
 import type { Sentence } from './sentence';
 
@@ -21,7 +21,7 @@ export function checkWaitTimes(x: Sentence): void {
 
 /** Process promises no tool makes: timelines and notifications ("within 10 business days", "you'll get an email"). */
 export const PROCESS_RES: RegExp[] = [
-  /\b(?:within|in|takes?|take|up to|over the next)\s+(?:about\s+|around\s+|roughly\s+|approximately\s+|the next\s+)?(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of)(?:\s*(?:-|to|–|or)\s*\d+)?\s+(?:business\s+|working\s+|calendar\s+)?(?:days?|weeks?|hours?|months?)\b/gi,
+  /\b(?:within|in|takes?|take|up to|over the next)\s+(?:about\s+|around\s+|roughly\s+|approximately\s+|the next\s+)?(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of)(?:\s*(?:-|to|–|or)\s*(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten))?\s+(?:business\s+|working\s+|calendar\s+)?(?:days?|weeks?|hours?|months?)\b/gi,
   /\b(?:you(?:'ll| will)|we(?:'ll| will)|they(?:'ll| will)|it(?:'ll| will))\s+(?:\w+\s+){0,2}?(?:get|receive|be sent|see|hear back|hear from us|arrive|be contacted|be notified)\b(?:\s+(?:\w+\s+){0,3}?(?:email|e-mail|text|sms|letter|notification|confirmation|call(?:\s+back)?|in the mail))?/gi,
   /\b(?:we|I|they|someone|the team)(?:'ll| will)\s+(?:\w+\s+)?(?:email|e-mail|text|call you back|send you|notify you|mail you|write to you|be in touch)\b/gi,
 ];
@@ -30,6 +30,17 @@ export const PROCESS_SUPPORTED: { re: RegExp; ok: (ev: Evidence) => boolean }[] 
   { re: /provisional|credit/i, ok: (ev) => ev.okData('dispute_charge').some((d) => d.provisional_credit === true) },
   { re: /\b(?:specialist|agent|team|someone|colleague|representative)\b/i, ok: (ev) => ev.okData('transfer_to_human').length > 0 },
 ];
+
+/**
+ * Hedges that make a timeline a possibility rather than a promise. "Should" is not one: "you
+ * should see the refund within two to three business days" promises a timeline as much as "will".
+ */
+export const TIMELINE_HEDGE_RE = /\b(?:may|might|could|can|would|possibly|eligible)\b/i;
+
+/** A future point in time ("tomorrow morning", "this afternoon", "on Friday", "by the end of the week"). */
+export const FUTURE_TIME_RE = /\b(?:tomorrow(?:\s+(?:morning|afternoon|evening|night))?|later today|(?:by|before) (?:the )?end of (?:the )?(?:day|week|month)|this (?:afternoon|evening)|tonight|overnight|next (?:week|month|business day|working day)|(?:on|by|this|next|before) (?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday))\b/gi;
+/** A sentence about the future: something will happen, arrive, be available, go through, be scheduled. */
+const FUTURE_RE = /\b(?:will|'ll|should|going to|scheduled|expect|available|arrive|go through|be back|land|post|clear|call you|reach you|hear)\b/i;
 
 export function checkProcessPromises(x: Sentence): void {
   const { s, ev, push, seen } = x;
@@ -40,7 +51,7 @@ export function checkProcessPromises(x: Sentence): void {
       const b = a + m[0].length;
       if (overlaps(x, a, b)) continue;
       const prefix = clausePrefix(s, b);
-      if (NEGATION_RE.test(prefix) || CONDITION_RE.test(prefix) || HEDGE_RE.test(prefix)) continue;
+      if (NEGATION_RE.test(prefix) || CONDITION_RE.test(prefix) || TIMELINE_HEDGE_RE.test(prefix)) continue;
       const phrase = m[0];
       if (!/\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|few|couple)\b|email|e-mail|text|sms|letter|notif|confirmation|call|mail|hear|be in touch|contacted/i.test(phrase)) continue;
       const rest = s.slice(a, Math.min(s.length, b + 40));
@@ -49,5 +60,25 @@ export function checkProcessPromises(x: Sentence): void {
       seen.push([a, b]);
       push('process', phrase, 'a timeline or notification that no tool result promises');
     }
+  }
+}
+
+/**
+ * Future points in time no tool result gives ("available from tomorrow morning", "they'll call
+ * you back this afternoon", "it will go through on Friday"): tools act at once, and the only
+ * future a result states is a specialist's wait.
+ */
+export function checkFutureTimes(x: Sentence): void {
+  const { s, ev, push, seen } = x;
+  if (!FUTURE_RE.test(s)) return;
+  for (const m of s.matchAll(FUTURE_TIME_RE)) {
+    const a = m.index!;
+    const b = a + m[0].length;
+    if (overlaps(x, a, b)) continue;
+    const prefix = clausePrefix(s, b);
+    if (NEGATION_RE.test(prefix) || CONDITION_RE.test(prefix) || TIMELINE_HEDGE_RE.test(prefix)) continue;
+    if (ev.customerLower.includes(m[0].toLowerCase())) continue;
+    seen.push([a, b]);
+    push('process', m[0], 'a future time that no tool result gives');
   }
 }
