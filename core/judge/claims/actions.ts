@@ -35,7 +35,7 @@ export const DONE_ACTIONS: { kind: ActionKind; re: RegExp; cue: RegExp }[] = wit
   { kind: 'dispute', re: /\b(?:dispute|chargeback)\s+(?:is\s+)?(?:filed|opened|submitted|in place|underway)\b/gi },
   // card unblocked
   { kind: 'unblock', re: /\b(?:I|we)(?:'ve| have)?\s+(?:\w+\s+){0,3}?(?:unblocked|unlocked|unfrozen|unfroze|reactivated|re-activated|reenabled|re-enabled)\b/gi },
-  { kind: 'unblock', re: /\b(?:I|we)(?:'ve| have)?\s+(?:\w+\s+){0,3}?(?:lifted|removed|cleared|released)\s+(?:it|the\s+(?:\w+\s+){0,2}?(?:hold|block|freeze|restriction)|that\s+(?:hold|block))\b/gi },
+  { kind: 'unblock', re: /\b(?:I|we)(?:'ve| have)?\s+(?:\w+\s+){0,3}?(?:lifted|removed|cleared|released)\s+(?:it(?!\s+up\b)|the\s+(?:\w+\s+){0,2}?(?:hold|block|freeze|restriction)|that\s+(?:hold|block))\b/gi },
   { kind: 'unblock', re: /\b(?:card|it)\s+(?:\w+\s+){0,4}?(?:has been|have been|was|is now|is|'s been|got)\s+(?:\w+\s+)?(?:unblocked|unlocked|unfrozen|reactivated|re-activated|re-enabled)\b/gi },
   { kind: 'unblock', re: /\b(?:hold|block|freeze|restriction)\s+(?:\w+\s+){0,3}?(?:has been|have been|was|is now|is)\s+(?:\w+\s+)?(?:lifted|removed|cleared|released)\b/gi },
   { kind: 'unblock', re: /\b(?:card|it)\s+(?:\w+\s+){0,3}?(?:works|will work|is working|'s working|is usable|can be used)\s+again\b/gi },

@@ -29,6 +29,7 @@ export class Evidence {
     this.customerLower += ` ${text.toLowerCase()}`;
     NUMBER_RE.lastIndex = 0;
     for (let m = NUMBER_RE.exec(text); m; m = NUMBER_RE.exec(text)) this.customerNumbers.add(toCents(Number(m[0].replace(/,/g, ''))));
+    for (const n of wordNumbers(text)) this.customerNumbers.add(toCents(n));
     for (const d of findDates(text)) this.dates.push(d.date);
     this.addText(text);
     for (const m of text.matchAll(/\b\d{4}\b/g)) this.last4.add(m[0]);
@@ -117,4 +118,19 @@ export class Evidence {
     const same = (e: DateClaim, m: number, d: number) => e.m === m && e.d === d && (c.y === undefined || e.y === undefined || c.y === e.y);
     return this.dates.some((e) => same(e, c.m, c.d) || (c.alt !== undefined && same(e, c.alt.m, c.alt.d)));
   }
+}
+
+const UNITS: Record<string, number> = {
+  a: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
+  fifteen: 15, twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90,
+};
+
+/** Amounts a customer says in words or shorthand: "three thousand", "two hundred", "a grand", "5k". */
+export function wordNumbers(text: string): number[] {
+  const out: number[] = [];
+  for (const m of text.matchAll(/\b(a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\s+(hundred|thousand|grand)\b/gi)) {
+    out.push(UNITS[m[1]!.toLowerCase()]! * (m[2]!.toLowerCase() === 'hundred' ? 100 : 1000));
+  }
+  for (const m of text.matchAll(/\b(\d+(?:\.\d+)?)\s?k\b/gi)) out.push(Number(m[1]) * 1000);
+  return out;
 }

@@ -25,7 +25,7 @@ const FACT_CHECKS: readonly ((x: Sentence) => void)[] = [checkAmounts, checkIds,
 const ASSERTION_CHECKS: readonly ((x: Sentence) => void)[] = [checkCardStatuses, checkTxnStatuses, checkProvisionalCredit, checkActions, checkUntooledActions, checkProcessPromises, checkFutureTimes, checkDepartment];
 
 function checkMessage(text: string, turn: number, isEnd: boolean, ev: Evidence, c: Compiled, laterCalls: ReadonlySet<string>, out: Finding[]): void {
-  const message: MessageState = { namedTxns: [], stated: [] };
+  const message: MessageState = { namedTxns: [], stated: [], aboutCard: false };
   for (const s of sentences(text)) {
     const x = sentenceOf(s, isEnd, ev, c, laterCalls, message, (kind, claim, reason, about = []) => out.push({ turn, kind, claim, reason, about: [...about] }));
     for (const check of FACT_CHECKS) check(x);

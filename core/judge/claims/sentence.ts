@@ -35,6 +35,8 @@ export interface MessageState {
   namedTxns: Record<string, unknown>[];
   /** Supported amounts stated so far in the message, in cents (a stated total may be their sum). */
   stated: number[];
+  /** The last sentence was about a card, so "it" in this one may be the card ("It's expired"). */
+  aboutCard: boolean;
 }
 
 export function overlaps(x: Sentence, a: number, b: number): boolean {

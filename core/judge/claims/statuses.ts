@@ -16,8 +16,10 @@ export const TXN_POSTED_RE = /\b(?:(?:has|have|had)\s+(?:now\s+|already\s+|fully
 export const TXN_PENDING_RE = /\b(?:(?:is|are|was|were)\s+(?:still\s+|currently\s+)?pending|(?:still|currently)\s+pending|(?:hasn't|has not|haven't|have not)\s+(?:yet\s+)?(?:posted|cleared|gone through|settled))\b/gi;
 
 export function checkCardStatuses(x: Sentence): void {
-  const { s, lower, ev, push } = x;
-  if (lower.includes('card')) {
+  const { s, lower, ev, push, message } = x;
+  const aboutCard = lower.includes('card') || (message.aboutCard && /^(?:it|it's|it is|it was)\b/i.test(s));
+  message.aboutCard = aboutCard;
+  if (aboutCard) {
     for (const m of s.matchAll(STATUS_RE)) {
       const copula = m[0].toLowerCase();
       const negated = Boolean(m[1]) || /n't|\bnot\b/.test(copula.slice(0, copula.lastIndexOf(m[2]!.toLowerCase())));
