@@ -18,6 +18,7 @@ import type { Transcript } from '../world/transcript';
 import { judgeEpisode } from './judge';
 import type { JudgeOptions } from './judge';
 import type { JudgeVerdict } from './types';
+import type { Judge } from './port';
 import { binaryF1, confusionSummary, spearman } from './metrics';
 import type { BinaryConfusion, BinaryScores, ConfusionSummary } from './metrics';
 
@@ -231,6 +232,18 @@ export interface JudgeEvalReport {
   verdicts: { id: string; verdict: JudgeVerdict }[];
 }
 
+/**
+ * Any judge behind the port against the set. Conversations are judged one at a time, in order (an
+ * LLM judge's endpoint limits its own concurrency; a re-run is answered from the lab's cache).
+ */
+export async function evaluateJudgeWith(set: JudgeSet, judge: Judge): Promise<JudgeEvalReport> {
+  const verdicts: { id: string; verdict: JudgeVerdict }[] = [];
+  for (const c of set.conversations) verdicts.push({ id: c.id, verdict: await judge.judge(c.transcript) });
+  const compared = compareWithLabels(set.conversations.map((c, i) => ({ id: c.id, labels: c.labels, verdict: verdicts[i]!.verdict })));
+  return { ...compared, verdicts };
+}
+
+/** The builtin rule judge against the set (synchronous). */
 export function evaluateJudge(set: JudgeSet, opts?: JudgeOptions): JudgeEvalReport {
   const verdicts = set.conversations.map((c) => ({ id: c.id, verdict: judgeEpisode(c.transcript, opts) }));
   const compared = compareWithLabels(set.conversations.map((c, i) => ({ id: c.id, labels: c.labels, verdict: verdicts[i]!.verdict })));
