@@ -21,7 +21,7 @@ import type { EpisodeRecord } from '../store/port';
 import { madsReport } from '../validators/mads-metrics';
 import type { MadsReport } from '../validators/mads-metrics';
 import { transcriptOfEpisode } from '../validators/validators';
-import type { Judge } from './match';
+import type { AnyJudge } from './match';
 import { runMatch } from './match';
 
 /** r_DA an episode needs for a strict PASS. */
@@ -99,7 +99,7 @@ export interface EvaluateArgs {
   domain: Domain;
   da: DaPolicy;
   ca: CaPolicy;
-  judge: Judge;
+  judge: AnyJudge;
   config: SparringConfig;
   /** One pass over the held-out set per seed (the paper averages 2 runs). */
   seeds: readonly number[];

@@ -18,7 +18,10 @@ import type { SymbolicMix } from '../eau/customer-mix';
 import { CustomerEnvironment } from '../world/environment';
 import type { Transcript } from '../world/transcript';
 
+/** A synchronous judge: what scoring a transcript already in hand needs (a human-played episode, a learner's). */
 export type Judge = (t: Transcript) => JudgeVerdict;
+/** Any judge behind the port (core/judge/port.ts): an LLM judge answers asynchronously. */
+export type AnyJudge = (t: Transcript) => JudgeVerdict | Promise<JudgeVerdict>;
 
 export interface EpisodeOutcome {
   transcript: Transcript;
@@ -32,7 +35,7 @@ export interface EpisodeArgs {
   seed: number;
   da: DaPolicy;
   ca: CaPolicy;
-  judge: Judge;
+  judge: AnyJudge;
   config: SparringConfig;
   matchId: string;
   index: number;
@@ -61,7 +64,9 @@ export async function runEpisode(a: EpisodeArgs): Promise<EpisodeOutcome> {
         : env.step({ role: 'agent', raw: await a.da.act(env.observeAgent(), daRng, ctx) });
     next = r.next;
   }
-  const out = scoreEpisode(a, env.transcript());
+  const transcript = env.transcript();
+  const verdict = await a.judge(transcript);
+  const out = scoreEpisode({ ...a, judge: () => verdict }, transcript);
   if (a.symbolic) out.record.customer = customer.arm;
   return out;
 }
@@ -70,7 +75,7 @@ export async function runEpisode(a: EpisodeArgs): Promise<EpisodeOutcome> {
  * Judge a finished transcript and compute every reward term: what an arena episode stores, and
  * what a human-played one stores too (the same judge and rewards, whoever sat in either seat).
  */
-export function scoreEpisode(a: Omit<EpisodeArgs, 'da' | 'ca'>, transcript: Transcript): EpisodeOutcome {
+export function scoreEpisode(a: Omit<EpisodeArgs, 'da' | 'ca' | 'judge'> & { judge: Judge }, transcript: Transcript): EpisodeOutcome {
   const verdict = a.judge(transcript);
   const reveals = a.domain.taxonomy.find((e) => e.intent === transcript.intent)?.reveals ?? [];
   const da = daRewards(transcript, verdict, a.config.daReward);
@@ -122,7 +127,7 @@ export interface MatchArgs {
   scenarioSet: string;
   da: DaPolicy;
   ca: CaPolicy;
-  judge: Judge;
+  judge: AnyJudge;
   config: SparringConfig;
   seed: number;
   /** Called after each episode with (episodes done, total). */

@@ -514,7 +514,8 @@ export interface Queries {
   /** An item as the annotator may see it (its source hidden until they label it); without pos, their next item; null when done. */
   'labels/item': (args: { queueId: string; annotator: string; pos?: number }) => LabelItemView | null;
   'labels/tactic-report': (args: { queueId: string }) => TacticReport;
-  'labels/audit-report': (args: { queueId: string }) => AuditReport;
+  /** `judge`: a judge SPEC (`rule`, an LLM endpoint) that re-judges the labelled episodes; absent: the verdicts stored with them. */
+  'labels/audit-report': (args: { queueId: string; judge?: string }) => AuditReport;
   'play/setup': () => PlaySetup;
   'play/sessions': () => PlaySessionSummary[];
   'play/episodes': () => HumanEpisodeInfo[];

@@ -18,6 +18,7 @@ import type { Transcript } from '../world/transcript';
 import { judgeEpisode } from './judge';
 import type { JudgeOptions } from './judge';
 import type { JudgeVerdict } from './types';
+import type { Judge } from './port';
 import { binaryF1, confusionSummary, spearman } from './metrics';
 import type { BinaryConfusion, BinaryScores, ConfusionSummary } from './metrics';
 
@@ -104,6 +105,8 @@ export const judgeLabelsSchema = z.strictObject({
   resolved: z.boolean(),
   tier: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)], { error: 'expected a tier: 1, 2, 3 or 4' }),
   hallucination: z.boolean(),
+  /** The fabricated claim, quoted, where `hallucination` is true (for people; not scored). */
+  claim: z.string().min(1).optional(),
 });
 
 export const labelledConversationSchema = z.strictObject({
@@ -116,6 +119,8 @@ export const labelledConversationSchema = z.strictObject({
 export const judgeSetSchema = z
   .strictObject({
     version: z.literal(1),
+    /** How and when the set was written (for people; not scored). */
+    about: z.string().optional(),
     conversations: z.array(labelledConversationSchema).min(1, 'expected at least one conversation'),
   })
   .superRefine((s, ctx) => {
@@ -136,6 +141,7 @@ export interface LabelledConversation {
 }
 export interface JudgeSet {
   version: 1;
+  about?: string;
   conversations: LabelledConversation[];
 }
 
@@ -203,7 +209,7 @@ export function parseJudgeSet(text: string, file = 'labelled set'): JudgeSet {
 // -------------------------------------------------------------------------------------------
 // Evaluation.
 
-export type LabelField = keyof JudgeLabels;
+export type LabelField = 'resolved' | 'tier' | 'hallucination';
 
 export interface Disagreement {
   id: string;
@@ -226,6 +232,18 @@ export interface JudgeEvalReport {
   verdicts: { id: string; verdict: JudgeVerdict }[];
 }
 
+/**
+ * Any judge behind the port against the set. Conversations are judged one at a time, in order (an
+ * LLM judge's endpoint limits its own concurrency; a re-run is answered from the lab's cache).
+ */
+export async function evaluateJudgeWith(set: JudgeSet, judge: Judge): Promise<JudgeEvalReport> {
+  const verdicts: { id: string; verdict: JudgeVerdict }[] = [];
+  for (const c of set.conversations) verdicts.push({ id: c.id, verdict: await judge.judge(c.transcript) });
+  const compared = compareWithLabels(set.conversations.map((c, i) => ({ id: c.id, labels: c.labels, verdict: verdicts[i]!.verdict })));
+  return { ...compared, verdicts };
+}
+
+/** The builtin rule judge against the set (synchronous). */
 export function evaluateJudge(set: JudgeSet, opts?: JudgeOptions): JudgeEvalReport {
   const verdicts = set.conversations.map((c) => ({ id: c.id, verdict: judgeEpisode(c.transcript, opts) }));
   const compared = compareWithLabels(set.conversations.map((c, i) => ({ id: c.id, labels: c.labels, verdict: verdicts[i]!.verdict })));

@@ -156,6 +156,8 @@ export interface AuditMatchImpact {
 
 export interface AuditReport {
   queueId: string;
+  /** The judge compared with the people: a judge SPEC, or absent for the verdicts stored with the episodes. */
+  judge?: string;
   annotators: string[];
   /** Items with a consensus verdict (every field decided) — what the scores rest on. */
   n: number;

@@ -7,9 +7,11 @@ import type { CaPolicy, DaPolicy } from '../../core/agents/policy';
 import type { Domain } from '../../core/domain/types';
 import type { DaModel } from '../../models/da-model';
 import type { SessionSettings } from '../../models/session';
-import { PolicyError, loadDaModel, resolveCa as resolveCaIn, resolveDa as resolveDaIn, resolveLlmDa as resolveLlmDaIn } from '../policies/policies';
+import { JudgeSpecError, PolicyError, loadDaModel, resolveJudge as resolveJudgeIn, resolveCa as resolveCaIn, resolveDa as resolveDaIn, resolveLlmDa as resolveLlmDaIn } from '../policies/policies';
 import type { LlmDa } from '../../models/llm/llm-da';
 import type { PolicyContext } from '../policies/policies';
+import { RULE_JUDGE_SPEC } from '../../core/judge/port';
+import type { Judge } from '../../core/judge/port';
 import { UsageError } from './options';
 import { progressBar } from './progress';
 import type { Progress } from './progress';
@@ -71,3 +73,16 @@ export function resolveCa(spec: string, domain: Domain, g: GlobalOptions, opts: 
 export function resolveLlmDa(spec: string, g: GlobalOptions): LlmDa | undefined {
   return resolveLlmDaIn(spec, context(g, {}));
 }
+
+/** The judge `--judge SPEC` names: `rule` or an LLM endpoint in the lab. */
+export function resolveJudge(spec: string, g: GlobalOptions): Judge {
+  try {
+    return resolveJudgeIn(spec, context(g, {}));
+  } catch (e) {
+    if (e instanceof JudgeSpecError) throw new UsageError(`--judge "${e.spec}": ${e.detail}`, { cause: e });
+    throw e;
+  }
+}
+
+/** `--judge SPEC` on a command (default: the rule judge). */
+export const JUDGE_OPTION = ['--judge <spec>', `the judge: ${RULE_JUDGE_SPEC} (builtin) | an LLM endpoint saved in the lab`, RULE_JUDGE_SPEC] as const;

@@ -12,7 +12,7 @@ import { selectScenarios } from '../../core/arena/scenarios';
 import { DEFAULT_CONFIG } from '../../core/config';
 import type { SparringConfig } from '../../core/config';
 import { judgeEpisode } from '../../core/judge/judge';
-import { matchConcurrency, pendingLlmCalls, resolveCa, resolveDa } from '../policies/policies';
+import { matchConcurrency, pendingLlmCalls, resolveCa, resolveDa, resolveJudge } from '../policies/policies';
 import { llmStore } from '../store/llm-store';
 import type { SessionSettings } from '../../models/session';
 import { bankingDomain } from '../domain-files';
@@ -255,7 +255,7 @@ export function createEngine(o: EngineOptions): Engine {
       };
     },
 
-    ...labelHandlers(store, labelStore(store.db)),
+    ...labelHandlers(store, labelStore(store.db), (spec) => resolveJudge(spec, { db: store.path, seed: 1 })),
     ...madsHandlers({ store, dbPath: store.path, domain, emit: (e) => batcher.push(e), yielding, release: disposeModel }),
     ...scenarioHandlers(bankingDomain, customScenarios),
     ...studies.handlers,

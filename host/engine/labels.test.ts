@@ -116,6 +116,14 @@ describe('judge audit', () => {
     expect(r.perMatch.map((m) => m.matchId)).toEqual(['M1', 'M2']);
     expect(r.perMatch.reduce((s, m) => s + m.audited, 0)).toBe(8);
     for (const m of r.perMatch) expect(m.stopJudge!.t).toBe(r.perMatch.indexOf(m) + 1);
+    // Any judge against the same people: the rule judge re-judges the labelled transcripts (the
+    // scripted DA's matches: its verdicts equal the stored ones), an unknown SPEC is refused.
+    const rule = await engine.handlers['labels/audit-report']({ queueId: 'A1', judge: 'rule' });
+    expect(rule.judge).toBe('rule');
+    expect(r.judge).toBeUndefined();
+    expect(rule.n).toBe(8);
+    expect(rule.disagreements).toEqual(r.disagreements);
+    await expect(engine.handlers['labels/audit-report']({ queueId: 'A1', judge: 'nope' })).rejects.toThrow(/judge "nope": not "rule" and no LLM endpoint/);
     await expect(engine.handlers['labels/audit-report']({ queueId: 'T1' })).rejects.toThrow(/holds tactic labels/);
     await expect(engine.handlers['labels/put']({ queueId: 'A1', pos: 0, annotator: 'ann', value: { resolved: true, tier: 5, hallucination: false } as never, msSpent: 1 })).rejects.toThrow(/field "value": expected a tactic label \(text\), an audit verdict \{resolved, tier: 1–4/);
   });

@@ -14,6 +14,8 @@ import type { AuditValue, LabelExportRow, LabelItemView } from '../../core/label
 import type { EpisodeSummary, MatchRecord, RunStore } from '../../core/store/port';
 import type { LabelStore } from '../store/label-store';
 import { csvCell } from './export';
+import type { Judge } from '../../core/judge/port';
+import { transcriptOfEpisode } from '../../core/validators/validators';
 
 type LabelHandlers = Pick<Handlers, Extract<keyof Handlers, `labels/${string}`>>;
 
@@ -69,7 +71,11 @@ export function formatLabelExport(rows: readonly LabelExportRow[], format: 'json
   return `${lines.join('\r\n')}\r\n`;
 }
 
-export function labelHandlers(store: RunStore, labels: LabelStore): LabelHandlers {
+/**
+ * `resolveJudge` turns a judge SPEC into a judge for the audit report's comparison with the
+ * people (absent: only the stored verdicts can be compared).
+ */
+export function labelHandlers(store: RunStore, labels: LabelStore, resolveJudge?: (spec: string) => Judge): LabelHandlers {
   const episode = (id: string) => {
     const e = store.getEpisode(id);
     if (!e) throw new Error(`episode "${id}" is no longer in this lab`);
@@ -141,18 +147,31 @@ export function labelHandlers(store: RunStore, labels: LabelStore): LabelHandler
       return tacticReport(queueId, queue.labels, annotatorsOf(byPos), items);
     },
 
-    'labels/audit-report': ({ queueId }) => {
+    'labels/audit-report': async ({ queueId, judge: spec }) => {
       const queue = labels.getQueue(queueId);
       if (queue.kind !== 'audit') throw new Error(`labels/audit-report: queue ${queueId} holds tactic labels; ask labels/tactic-report`);
       const byPos = groupLabels(labels, queueId);
       const summaries = new Map<string, EpisodeSummary[]>(queue.matchIds.map((id) => [id, allEpisodes(store, id)]));
       const byId = new Map([...summaries.values()].flat().map((e) => [e.id, e]));
-      const items: AuditItemInput[] = labels.items(queueId).flatMap((it) => {
+      let items: AuditItemInput[] = labels.items(queueId).flatMap((it) => {
         const e = byId.get(it.episodeId);
         return e ? [{ pos: it.pos, episode: e, labels: (byPos.get(it.pos) ?? {}) as Record<string, AuditValue> }] : [];
       });
+      if (spec !== undefined) {
+        // Another judge: re-judge each labelled episode's transcript (the per-match impact stays on the stored verdicts).
+        if (!resolveJudge) throw new Error('labels/audit-report: this engine cannot resolve a judge SPEC');
+        const judge = resolveJudge(spec);
+        const rejudged: AuditItemInput[] = [];
+        for (const it of items) {
+          const full = store.getEpisode(it.episode.id);
+          if (!full) throw new Error(`labels/audit-report: episode ${it.episode.id} is gone from the lab`);
+          rejudged.push({ ...it, episode: { ...it.episode, judge: await judge.judge(transcriptOfEpisode(full)) } });
+        }
+        items = rejudged;
+      }
       const matches = store.listMatches().filter((m) => summaries.has(m.id)).map((match) => ({ match, episodes: summaries.get(match.id)! }));
-      return auditReport(queueId, annotatorsOf(byPos), items, matches, stoppingOf(matches[0]?.match));
+      const report = auditReport(queueId, annotatorsOf(byPos), items, matches, stoppingOf(matches[0]?.match));
+      return spec === undefined ? report : { ...report, judge: spec };
     },
 
     'labels/export': ({ queueId, format }) => ({

@@ -42,7 +42,7 @@ const LABEL_SCHEMAS = {
   'labels/annotators': none,
   'labels/item': z.strictObject({ queueId: id, annotator: id, pos: pos.optional() }),
   'labels/tactic-report': z.strictObject({ queueId: id }),
-  'labels/audit-report': z.strictObject({ queueId: id }),
+  'labels/audit-report': z.strictObject({ queueId: id, judge: z.string().min(1).max(200).optional() }),
 } satisfies { [N in Extract<RequestName, `labels/${string}`>]: z.ZodType<ArgsOf<N>, unknown> };
 // Human play: shapes only; the play session checks message content (empty, too long) and tool
 // arguments (the tool's schema) and names the field.

@@ -30,6 +30,9 @@ import type { GgufConfig, GgufGpu } from '../../models/llm/gguf-backend';
 import { PendingLedger } from '../../models/llm/ledger';
 import { LlmCa } from '../../models/llm/llm-ca';
 import { LlmDa } from '../../models/llm/llm-da';
+import { LlmJudge } from '../../models/llm/llm-judge';
+import { RULE_JUDGE_SPEC, ruleJudge } from '../../core/judge/port';
+import type { Judge } from '../../core/judge/port';
 import { OpenAiBackend } from '../../models/llm/openai-backend';
 import type { SessionSettings } from '../../models/session';
 import { trainSftDa } from '../routing-eval';
@@ -347,4 +350,25 @@ export async function resolveCa(spec: string, domain: Domain, ctx: PolicyContext
   const c = storedCheckpoint(spec, 'CA', ctx.db);
   const model = await CaModel.fromSnapshot(c.snapshot, ctx.session ? { session: ctx.session } : {});
   return new BuiltinCa(model, domain.bank, { name: spec, checkpoint: refOf(c) });
+}
+
+/**
+ * The judge a SPEC names: `rule` (the builtin rule judge, the default) or an LLM endpoint saved in
+ * the lab (`sparring models add`), prompted with assets/prompts/judge-system.v1.txt.
+ */
+export function resolveJudge(spec: string, ctx: PolicyContext): Judge {
+  if (spec === RULE_JUDGE_SPEC) return ruleJudge;
+  const llm = endpointPolicy(spec, ctx);
+  if (llm) return new LlmJudge(llm.backend, { name: spec, ledger: llm.ledger });
+  throw new JudgeSpecError(spec, `not "${RULE_JUDGE_SPEC}" and no LLM endpoint of that name in the lab ${ctx.db} (sparring models list)`);
+}
+
+export class JudgeSpecError extends Error {
+  override name = 'JudgeSpecError';
+  constructor(
+    readonly spec: string,
+    readonly detail: string,
+  ) {
+    super(`judge "${spec}": ${detail}`);
+  }
 }

@@ -147,4 +147,16 @@ test('a judge audit: verdicts by keyboard, the judge revealed after each, scores
   for (const m of ['M1', 'M2']) await expect(page.getByTestId(`impact-${m}`)).toContainText(/holds|changes/);
   console.log(`[audit] judge resolution F1 ${f1.toFixed(3)} over 4 audited episodes; ${disagreements} field disagreements`);
   await lab.screenshot('audit-02-results');
+
+  // Any judge against the same people: the rule judge re-judges the audited transcripts (the
+  // matches were judged by it, so the scores hold); a SPEC that names no judge is an error.
+  const picker = page.getByTestId('audit-judge');
+  await picker.getByLabel('judge SPEC').fill('rule');
+  await picker.getByRole('button', { name: 'Compare' }).click();
+  await expect(page.getByTestId('audit-scores').locator('h3')).toContainText('judge rule');
+  await expect(page.getByTestId('audit-resolution-f1').locator('td').nth(1)).toHaveText(f1.toFixed(3));
+  await picker.getByLabel('judge SPEC').fill('no-such-judge');
+  await picker.getByRole('button', { name: 'Compare' }).click();
+  await expect(page.getByText(/judge "no-such-judge": not "rule" and no LLM endpoint/)).toBeVisible();
+  await lab.screenshot('audit-03-judge-picker');
 });

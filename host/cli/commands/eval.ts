@@ -4,7 +4,7 @@ import { evaluateDa, evaluateMads } from '../../../core/arena/evaluate';
 import { pairedDifference } from '../../../core/stats/intervals';
 import type { MadsGroup, MadsReport } from '../../../core/validators/mads-metrics';
 import { DEFAULT_CONFIG } from '../../../core/config';
-import { judgeEpisode } from '../../../core/judge/judge';
+import { judgeFunction } from '../../../core/judge/port';
 import { bankingDomain } from '../../domain-files';
 import { labDomainAt } from '../lab-domain';
 import { banking77RoutingEval, bankRoutingEval, tfidfRouting } from '../../routing-eval';
@@ -15,7 +15,7 @@ import type { DeviceOptions } from '../device';
 import { positiveInt, UsageError } from '../options';
 import type { SessionSettings } from '../../../models/session';
 import { rateWithInterval } from '../../report/heldout-rows';
-import { resolveCa, resolveDa } from '../policies';
+import { JUDGE_OPTION, resolveCa, resolveDa, resolveJudge } from '../policies';
 import { evaluatePanel, PanelError } from '../../panel/panel-eval';
 import type { PanelEvaluation } from '../../panel/panel-eval';
 import { panelText } from '../../report/panel-table';
@@ -164,6 +164,7 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
     .description('held-out evaluation of a DA: routing accuracy, strict PASS, FAIL, mean reward, lookup-first; deployment gate')
     .option('--da <spec>', 'DA policy: scripted | latest | a checkpoint name', 'scripted')
     .option('--ca <spec>', 'the CA to evaluate against', 'scripted')
+    .option(...JUDGE_OPTION)
     .option('--runs <n>', 'runs over the held-out set, seeds seed..seed+n−1 (the paper averages 2)', positiveInt('--runs'), 2)
     .option('--episodes <n>', 'episodes per held-out scenario per run', positiveInt('--episodes'), 1)
     .option('--gate-episodes <n>', 'episodes per deployment-gate scenario per run', positiveInt('--gate-episodes'), 9)
@@ -172,7 +173,7 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
     .option('--splits <n>', 'with --routing: also SFT on the splits of seeds seed+1 … seed+n−1 and report the mean and spread', positiveInt('--splits'), 1)
     .option('--baseline <name>', 'with --routing: train a peer baseline on each split\'s routing demonstrations and report it beside the DA with the paired difference (tfidf)')
     .option('--panel <list>', 'instead: counterpart shift (IB-RL) — the DA against a panel of CAs that share nothing with its training: auto (scripted, other runs\' final CAs, human customer episodes, LLM CAs) or SPEC,SPEC…; per counterpart, averaged, and the mismatch gap'))
-    .action(async (opts: DeviceOptions & { da: string; ca: string; runs: number; episodes: number; gateEpisodes: number; madsEpisodes: number; routing: boolean; splits: number; baseline?: string; panel?: string }) => {
+    .action(async (opts: DeviceOptions & { da: string; ca: string; judge: string; runs: number; episodes: number; gateEpisodes: number; madsEpisodes: number; routing: boolean; splits: number; baseline?: string; panel?: string }) => {
       const g = globals();
       if (opts.panel !== undefined) {
         if (opts.routing) throw new UsageError('--panel and --routing are two different evaluations; give one');
@@ -186,16 +187,17 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
       const domain = labDomainAt(g.db);
       const da = await resolveDa(opts.da, domain, g, { session });
       const ca = await resolveCa(opts.ca, domain, g, { session });
+      const judge = judgeFunction(resolveJudge(opts.judge, g));
       const bar = progressBar('eval');
       const seeds = Array.from({ length: opts.runs }, (_, i) => g.seed + i);
       const r = await evaluateDa({
-        domain, da, ca, judge: judgeEpisode, config: DEFAULT_CONFIG, seeds, episodesPerScenario: opts.episodes, gateEpisodesPerScenario: opts.gateEpisodes,
+        domain, da, ca, judge, config: DEFAULT_CONFIG, seeds, episodesPerScenario: opts.episodes, gateEpisodesPerScenario: opts.gateEpisodes,
         onProgress: (d, t) => bar.update(d, t),
       });
       bar.stop();
       const madsBar = progressBar('robustness (MADS L-1/L-2)');
       const mads = await evaluateMads({
-        domain, da, ca, judge: judgeEpisode, config: DEFAULT_CONFIG, seeds, episodesPerScenario: opts.madsEpisodes, onProgress: (d, t) => madsBar.update(d, t),
+        domain, da, ca, judge, config: DEFAULT_CONFIG, seeds, episodesPerScenario: opts.madsEpisodes, onProgress: (d, t) => madsBar.update(d, t),
       });
       madsBar.stop();
       const h = r.heldout;

@@ -5,13 +5,13 @@ import { DEFAULT_CONFIG } from '../../../core/config';
 import type { SparringConfig } from '../../../core/config';
 import { selectScenarios, SCENARIO_SETS } from '../../../core/arena/scenarios';
 import type { ScenarioSetName } from '../../../core/arena/scenarios';
-import { judgeEpisode } from '../../../core/judge/judge';
+import { judgeFunction } from '../../../core/judge/port';
 import { labDomainAt } from '../lab-domain';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { addDeviceOptions, deviceSession } from '../device';
 import type { DeviceOptions } from '../device';
 import { positiveInt } from '../options';
-import { matchConcurrency, pendingLlmCalls, resolveCa, resolveDa } from '../policies';
+import { JUDGE_OPTION, matchConcurrency, pendingLlmCalls, resolveCa, resolveDa, resolveJudge } from '../policies';
 import { runAndStoreMatch } from '../../llm/store-match';
 import { progressBar } from '../progress';
 import { policyLabel } from '../../format/policy';
@@ -23,6 +23,7 @@ interface MatchOptions extends DeviceOptions {
   ca: string;
   episodes: number;
   scenarios: ScenarioSetName;
+  judge: string;
 }
 
 export function registerMatch(program: Command, globals: () => GlobalOptions): void {
@@ -32,6 +33,7 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
     .option('--da <spec>', 'DA policy: scripted | latest | a checkpoint name | an LLM endpoint', 'scripted')
     .option('--ca <spec>', 'CA policy: scripted | latest | a checkpoint name | an LLM endpoint', 'scripted')
     .option('--episodes <n>', 'episodes per scenario (N)', positiveInt('--episodes'), DEFAULT_CONFIG.arena.episodesPerScenario)
+    .option(...JUDGE_OPTION)
     .addOption(new Option('--scenarios <set>', 'which scenarios to play').choices(SCENARIO_SETS).default('arena')))
     .action(async (opts: MatchOptions) => {
       const g = globals();
@@ -39,6 +41,7 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
       const { session, device } = await deviceSession(opts);
       const da = await resolveDa(opts.da, domain, g, { session });
       const ca = await resolveCa(opts.ca, domain, g, { session });
+      const judge = resolveJudge(opts.judge, g);
       const scenarios = selectScenarios(domain, opts.scenarios);
       const config: SparringConfig = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: opts.episodes } };
 
@@ -50,7 +53,7 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
           store,
           {
             matchId, createdAt: new Date().toISOString(), domain, scenarios, scenarioSet: opts.scenarios,
-            da, ca, judge: judgeEpisode, config, seed: g.seed, concurrency: matchConcurrency(da, ca, 32), onProgress: (d, t) => bar.update(d, t),
+            da, ca, judge: judgeFunction(judge), config, seed: g.seed, concurrency: matchConcurrency(da, ca, 32), onProgress: (d, t) => bar.update(d, t),
           },
           pendingLlmCalls(g.db),
         ).finally(() => bar.stop());

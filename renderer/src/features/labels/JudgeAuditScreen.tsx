@@ -14,7 +14,7 @@ import { typingIn } from './AnnotateScreen';
 import { fmtStat, impactWords } from './labels.data';
 import { LabelSetup } from './LabelSetup';
 import {
-  loadItem, loadLabels, loadReport, resetItem, selectAnnotator, selectAnnotators, selectAuditReport, selectBusy, selectFinished, selectItem, selectItemError, selectLabelsError,
+  loadItem, loadLabels, loadReport, resetItem, selectAuditJudge, setAuditJudge, selectAnnotator, selectAnnotators, selectAuditReport, selectBusy, selectFinished, selectItem, selectItemError, selectLabelsError,
   selectLabelsStatus, selectLast, selectQueue, selectReportError, submit, undo, useLabelsStore,
 } from './labels-store';
 
@@ -203,9 +203,44 @@ function AuditResults() {
   useEffect(() => {
     void loadReport('audit');
   }, [queue?.id, item?.pos, finished]);
-  if (error) return <ErrorState title="Could not compute the audit" error={error} actions={[{ label: 'Retry', onClick: () => void loadReport('audit') }]} />;
-  if (!report || report.queueId !== queue?.id) return <LoadingState label="Computing the audit…" />;
-  return <AuditResultsView r={report} />;
+  return (
+    <>
+      <JudgePicker />
+      {error ? (
+        <ErrorState title="Could not compute the audit" error={error} actions={[{ label: 'Retry', onClick: () => void loadReport('audit') }]} />
+      ) : !report || report.queueId !== queue?.id ? (
+        <LoadingState label="Computing the audit…" />
+      ) : (
+        <AuditResultsView r={report} />
+      )}
+    </>
+  );
+}
+
+/** Which judge the people are compared with: the verdicts stored with the episodes, or any judge SPEC (re-judged on demand). */
+function JudgePicker() {
+  const current = useLabelsStore(selectAuditJudge);
+  const [draft, setDraft] = useState(current);
+  return (
+    <form
+      className="panel row-main"
+      data-testid="audit-judge"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setAuditJudge(draft);
+      }}
+    >
+      <label>
+        Judge{' '}
+        <input list="audit-judge-specs" value={draft} placeholder="stored verdicts" aria-label="judge SPEC" onChange={(e) => setDraft(e.target.value)} />
+        <datalist id="audit-judge-specs">
+          <option value="rule">the builtin rule judge, as it is now</option>
+        </datalist>
+      </label>
+      <button type="submit" className="btn">Compare</button>
+      <span className="muted small">empty: the verdicts stored with the episodes · rule · or an LLM endpoint saved in the lab</span>
+    </form>
+  );
 }
 
 function AuditResultsView({ r }: { r: AuditReport }) {
@@ -213,7 +248,7 @@ function AuditResultsView({ r }: { r: AuditReport }) {
     <>
       <section className="panel" data-testid="audit-scores">
         <header className="panel-head">
-          <h3>The judge against the audit (Table 1)</h3>
+          <h3>The judge against the audit (Table 1){r.judge ? ` · judge ${r.judge}` : ''}</h3>
           <span className="muted small">
             n = {r.n} episodes with a verdict{r.tied ? ` · ${r.tied} left out (annotators tied)` : ''} · annotators: {r.annotators.join(', ') || 'none yet'}
           </span>

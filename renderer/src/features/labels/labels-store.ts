@@ -29,6 +29,8 @@ export interface LabelsState {
   tacticReport: TacticReport | null;
   auditReport: AuditReport | null;
   reportError: string | null;
+  /** The judge the audit compares with the people: '' for the verdicts stored with the episodes, else a judge SPEC. */
+  auditJudge: string;
 }
 
 export const useLabelsStore = create<LabelsState>()(() => ({
@@ -48,6 +50,7 @@ export const useLabelsStore = create<LabelsState>()(() => ({
   tacticReport: null,
   auditReport: null,
   reportError: null,
+  auditJudge: '',
 }));
 
 export const selectAnnotators = (s: LabelsState) => s.annotators;
@@ -64,6 +67,7 @@ export const selectLast = (s: LabelsState) => s.last;
 export const selectBusy = (s: LabelsState) => s.busy;
 export const selectTacticReport = (s: LabelsState) => s.tacticReport;
 export const selectAuditReport = (s: LabelsState) => s.auditReport;
+export const selectAuditJudge = (s: LabelsState) => s.auditJudge;
 export const selectReportError = (s: LabelsState) => s.reportError;
 
 const set = useLabelsStore.setState;
@@ -170,12 +174,21 @@ export async function undo(kind: LabelKind): Promise<void> {
   }
 }
 
+/** Compare the people with another judge (a SPEC: `rule`, an LLM endpoint), or '' for the stored verdicts. */
+export function setAuditJudge(spec: string): void {
+  set({ auditJudge: spec, auditReport: null });
+  void loadReport('audit');
+}
+
 export async function loadReport(kind: LabelKind): Promise<void> {
   const q = get().queueId[kind];
   if (!q) return;
   try {
     if (kind === 'tactic') set({ tacticReport: await request('labels/tactic-report', { queueId: q }), reportError: null });
-    else set({ auditReport: await request('labels/audit-report', { queueId: q }), reportError: null });
+    else {
+      const judge = get().auditJudge.trim();
+      set({ auditReport: await request('labels/audit-report', judge ? { queueId: q, judge } : { queueId: q }), reportError: null });
+    }
   } catch (err) {
     set({ reportError: errorMessage(err) });
   }
