@@ -38,8 +38,11 @@ function capture(stream: NodeJS.WriteStream, into: string[]): () => void {
   };
 }
 
-/** `sparring ...args` in this process; `env` is set for the command's duration only. */
-export async function sparringInProcess(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/**
+ * `sparring ...args` in this process; `env` is set, and `cwd` is the working directory
+ * (process.chdir: the forks pool allows it), for the command's duration only.
+ */
+export async function sparringInProcess(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<CliResult> {
   const out: string[] = [];
   const err: string[] = [];
   const argv = process.argv;
@@ -47,6 +50,8 @@ export async function sparringInProcess(args: string[], env: Record<string, stri
   Object.assign(process.env, env);
   process.argv = [process.execPath, 'sparring', ...args];
   process.exitCode = undefined;
+  const dir = process.cwd();
+  if (cwd) process.chdir(cwd);
   const exit = vi.spyOn(process, 'exit').mockImplementation(((code?: number) => {
     throw new ExitCalled(code ?? 0);
   }) as typeof process.exit);
@@ -65,6 +70,7 @@ export async function sparringInProcess(args: string[], env: Record<string, stri
     restoreErr();
     exit.mockRestore();
     process.argv = argv;
+    process.chdir(dir);
     process.exitCode = undefined;
     for (const [k, v] of Object.entries(saved)) {
       if (v === undefined) delete process.env[k];
