@@ -1,5 +1,8 @@
 /**
- * The CLI contract end to end: the real `sparring` bin in a child process, a temporary lab.
+ * The CLI contract end to end on a temporary lab: the real `sparring` bin in a child process
+ * where the process boundary matters (a JSON document on stdout and the exit code of a success,
+ * the exit code of a refusal), the same commander program in-process for the rest (each child
+ * process costs seconds of node + tsx + onnxruntime start-up; test/support/cli-in-process.ts).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -8,12 +11,14 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { sparringInProcess } from './support/cli-in-process';
 
 const run = promisify(execFile);
 const BIN = path.resolve(__dirname, '..', 'bin', 'sparring.js');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-cli-'));
 
-async function sparring(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** `sparring ...args` through bin/sparring.js in a child process. */
+async function sparringBin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, SPARRING_DB: path.join(tmp, 'default.db') } });
     return { code: 0, stdout, stderr };
@@ -23,10 +28,13 @@ async function sparring(args: string[]): Promise<{ code: number; stdout: string;
   }
 }
 
+/** `sparring ...args` in this process, with the same SPARRING_DB as sparringBin. */
+const sparring = (args: string[]) => sparringInProcess(args, { SPARRING_DB: path.join(tmp, 'default.db') });
+
 describe('sparring match', () => {
   it('prints 10 arena scenarios, W_DA and a separate fraud rate as JSON, stores every episode, and repeats with the seed', async () => {
     const db = path.join(tmp, 'a.db');
-    const r = await sparring(['match', '--da', 'scripted', '--ca', 'scripted', '--episodes', '4', '--json', '--db', db, '--seed', '9']);
+    const r = await sparringBin(['match', '--da', 'scripted', '--ca', 'scripted', '--episodes', '4', '--json', '--db', db, '--seed', '9']);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect(doc.perScenario).toHaveLength(10);
@@ -42,6 +50,7 @@ describe('sparring match', () => {
     expect(sql.pragma('journal_mode', { simple: true })).toBe('wal');
     sql.close();
 
+    // in-process: the same document as the child process's
     const again = await sparring(['match', '--episodes', '4', '--json', '--db', path.join(tmp, 'b.db'), '--seed', '9']);
     const doc2 = JSON.parse(again.stdout);
     expect({ ...doc2, db: null }).toEqual({ ...doc, db: null });
@@ -66,8 +75,9 @@ describe('sparring match', () => {
       [['match', '--da', 'DA7', '--db', db], /--da "DA7": no DA checkpoint/],
       [['match', '--seed', 'x', '--db', db], /--seed must be an integer/],
     ];
-    for (const [args, msg] of cases) {
-      const r = await sparring(args);
+    for (const [i, [args, msg]] of cases.entries()) {
+      // the first through the bin: exit code 2 across the process boundary
+      const r = await (i === 0 ? sparringBin : sparring)(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(msg);
     }
@@ -78,7 +88,7 @@ describe('sparring match', () => {
     const bogus = path.join(tmp, 'notes.txt');
     writeFileSync(bogus, 'these are my notes, not a database\n'.repeat(200));
     const size = statSync(bogus).size;
-    const r = await sparring(['match', '--episodes', '1', '--db', bogus]);
+    const r = await sparringBin(['match', '--episodes', '1', '--db', bogus]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain(`${bogus} is not a SQLite database`);
     expect(statSync(bogus).size).toBe(size);

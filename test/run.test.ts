@@ -1,7 +1,9 @@
 /**
  * `sparring run --preset quick` end to end, and `--resume` after a `kill -9` in the middle of an
  * isolation gym: the resumed run ends with the same result as an uninterrupted one, and the lab
- * holds every match's episodes exactly once.
+ * holds every match's episodes exactly once. The uninterrupted run and the one killed are child
+ * processes running side by side; the resume and the refusals run the same commander program
+ * in-process (test/support/cli-in-process.ts).
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { PRESETS } from '../core/coevolution/run-config';
+import { sparringInProcess } from './support/cli-in-process';
 
 const run = promisify(execFile);
 const BIN = path.resolve(__dirname, '..', 'bin', 'sparring.js');
@@ -61,7 +64,9 @@ function killDuringGym(db: string, config: string): Promise<string> {
 describe('sparring run', () => {
   it('quick preset (40-step gyms): the loop invariants hold, and --resume after kill -9 mid-gym gives the same result', async () => {
     const config = longGymConfig();
-    const a = await sparringJson(['run', '--config', config, '--db', path.join(tmp, 'a.db')]);
+    const db = path.join(tmp, 'b.db');
+    // The same run twice at once: uninterrupted, and killed mid-gym (then resumed below).
+    const [a, killed] = await Promise.all([sparringJson(['run', '--config', config, '--db', path.join(tmp, 'a.db')]), killDuringGym(db, config)]);
     expect(a.status).toBe('finished');
 
     // Invariants: the stopping rule's decision is consistent with the stored W_DA values.
@@ -92,11 +97,11 @@ describe('sparring run', () => {
     // Every DA checkpoint is also evaluated against the scripted CA, a fixed opponent.
     for (const h of a.heldout) expect(h.reference).toMatchObject({ ca: 'scripted', heldout: { episodes: h.heldout.episodes } });
 
-    // The same run, killed mid-gym, then resumed.
-    const db = path.join(tmp, 'b.db');
-    const killed = await killDuringGym(db, config);
+    // The run killed mid-gym, resumed.
     expect(killed).not.toMatch(/held-out evaluation/); // killed inside the loop, not after it
-    const b = await sparringJson(['run', '--resume', 'R1', '--db', db]);
+    const resumed = await sparringInProcess(['run', '--resume', 'R1', '--db', db, '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const b = JSON.parse(resumed.stdout) as RunJson;
     expect(b.status).toBe('finished');
     expect(b.matches).toEqual(a.matches);
     expect(b.gyms).toEqual(a.gyms);
@@ -113,10 +118,10 @@ describe('sparring run', () => {
   it('rejects a bad config naming the field, and a resume of an unknown run', async () => {
     const bad = path.join(tmp, 'bad.json');
     writeFileSync(bad, JSON.stringify({ arena: { episodesPerScenario: 0 } }));
-    const r = await run(process.execPath, [BIN, 'run', '--config', bad, '--db', path.join(tmp, 'c.db')]).catch((e: { code: number; stderr: string }) => e);
-    expect((r as { code: number }).code).toBe(2);
-    expect((r as { stderr: string }).stderr).toMatch(/field arena\.episodesPerScenario/);
-    const u = await run(process.execPath, [BIN, 'run', '--resume', 'R9', '--db', path.join(tmp, 'c.db')]).catch((e: { code: number; stderr: string }) => e);
-    expect((u as { stderr: string }).stderr).toMatch(/no run "R9"/);
+    const r = await sparringInProcess(['run', '--config', bad, '--db', path.join(tmp, 'c.db')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/field arena\.episodesPerScenario/);
+    const u = await sparringInProcess(['run', '--resume', 'R9', '--db', path.join(tmp, 'c.db')]);
+    expect(u.stderr).toMatch(/no run "R9"/);
   });
 });

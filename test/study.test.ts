@@ -3,6 +3,10 @@
  * (the study process and its workers) resumes with `--resume` and ends with the same tables as
  * an uninterrupted one, each run's matches and checkpoints stored once; a worker that crashes
  * fails its (arm, seed) visibly while the rest finish, and `--resume` then completes it.
+ * The killed study runs through bin/sparring.js (kill -9 of its process group is what is
+ * tested), concurrently with the uninterrupted one it is compared with; the other commands run
+ * the same commander program in-process (test/support/cli-in-process.ts), their workers still
+ * child processes.
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -12,6 +16,7 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { PRESETS } from '../core/coevolution/run-config';
+import { sparringInProcess } from './support/cli-in-process';
 
 const exec = promisify(execFile);
 const BIN = path.resolve(__dirname, '..', 'bin', 'sparring.js');
@@ -39,15 +44,19 @@ interface StudyJson {
   paired: unknown[];
 }
 
-async function sparring(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+/** `sparring ...args` through bin/sparring.js in a child process. */
+async function sparringBin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const r = await exec(process.execPath, [BIN, ...args], { maxBuffer: 1 << 24, env: { ...process.env, ...env } });
+    const r = await exec(process.execPath, [BIN, ...args], { maxBuffer: 1 << 24 });
     return { code: 0, ...r };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
     return { code: err.code, stdout: err.stdout, stderr: err.stderr };
   }
 }
+
+/** `sparring ...args` in this process (calls must not overlap one another). */
+const sparring = sparringInProcess;
 
 const ARGS = (db: string, config: string) => ['study', '--config', config, '--seeds', '2', '--arms', 'full,mix-100-0', '--workers', '2', '--db', db];
 
@@ -88,7 +97,8 @@ const tables = (s: StudyJson) => ({ runs: s.runs.map(({ arm, seed, runId, status
 describe('sparring study', () => {
   it('refuses an unknown arm, preset or overlay field by name before anything runs', async () => {
     const db = path.join(tmp, 'refused.db');
-    const arm = await sparring(['study', '--preset', 'quick', '--seeds', '2', '--arms', 'full,no-such-arm', '--db', db]);
+    // the first through the bin: exit code 2 across the process boundary
+    const arm = await sparringBin(['study', '--preset', 'quick', '--seeds', '2', '--arms', 'full,no-such-arm', '--db', db]);
     expect(arm.code).toBe(2);
     expect(arm.stderr).toMatch(/unknown arm "no-such-arm"/);
     const preset = await sparring(['study', '--preset', 'nope', '--seeds', '2', '--db', db]);
@@ -106,14 +116,14 @@ describe('sparring study', () => {
   it('a study killed with kill -9 resumes and gives the tables of an uninterrupted one; nothing is stored twice', async () => {
     const config = tinyConfig();
     const a = path.join(tmp, 'a.db');
-    const whole = await sparring([...ARGS(a, config), '--json']);
+    const b = path.join(tmp, 'b.db');
+    // The uninterrupted study (in-process) and the one killed (a child process) run side by side.
+    const [whole] = await Promise.all([sparring([...ARGS(a, config), '--json']), killAfterFirstRun(b, config)]);
     expect(whole.code, whole.stderr).toBe(0);
     const uninterrupted = JSON.parse(whole.stdout) as StudyJson;
     expect(uninterrupted.study.status).toBe('finished');
     expect(uninterrupted.runs.map((r) => r.status)).toEqual(['finished', 'finished', 'finished', 'finished']);
 
-    const b = path.join(tmp, 'b.db');
-    await killAfterFirstRun(b, config);
     const mid = JSON.parse((await sparring(['study', 'show', 'S1', '--json', '--db', b])).stdout) as StudyJson;
     expect(mid.runs.filter((r) => r.status === 'finished').length).toBeGreaterThanOrEqual(1);
     expect(mid.runs.filter((r) => r.status === 'finished').length).toBeLessThan(4);

@@ -1,6 +1,8 @@
 /**
- * `sparring bench` and `sparring export-model` through the real bin: the JSON contract (one
- * document on stdout, progress on stderr), not the speed.
+ * `sparring bench` and `sparring export-model`: the JSON contract (one document on stdout,
+ * progress on stderr), not the speed. `bench --json` runs the real bin in a child process; the
+ * other commands run the same commander program in-process (test/support/cli-in-process.ts),
+ * which spares a node + tsx + onnxruntime start-up each.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -13,13 +15,15 @@ import { bankingDomain } from '../../domain-files';
 import { DaModel } from '../../../models/da-model';
 import { checkpointStore } from '../../store/checkpoint-store';
 import { openSqliteStore } from '../../store/sqlite-store';
+import { sparringInProcess } from '../../../test/support/cli-in-process';
 
 const run = promisify(execFile);
 const BIN = path.resolve(__dirname, '..', '..', '..', 'bin', 'sparring.js');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-bench-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-async function sparring(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+/** `sparring ...args` through bin/sparring.js in a child process. */
+async function sparringBin(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd: tmp, env: { ...process.env, SPARRING_DB: path.join(tmp, 'default.db'), ...extraEnv } });
     return { code: 0, stdout, stderr };
@@ -29,10 +33,13 @@ async function sparring(args: string[], extraEnv: Record<string, string> = {}): 
   }
 }
 
+/** `sparring ...args` in this process, with sparringBin's working directory and SPARRING_DB. */
+const sparring = (args: string[]) => sparringInProcess(args, { SPARRING_DB: path.join(tmp, 'default.db') }, tmp);
+
 describe('sparring bench', () => {
   it('--json prints every figure as one document, with progress on stderr', async () => {
     // The GGUF part on the CPU: the software Vulkan device a CI box may have is slower than it.
-    const r = await sparring(['bench', '--json', '--rounds', '1', '--round-ms', '5', '--threads', '1'], { SPARRING_GGUF_GPU: 'cpu' });
+    const r = await sparringBin(['bench', '--json', '--rounds', '1', '--round-ms', '5', '--threads', '1'], { SPARRING_GGUF_GPU: 'cpu' });
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout) as Record<string, unknown>;
     for (const key of [
