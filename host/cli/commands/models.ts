@@ -9,7 +9,7 @@ import { InvalidArgumentError, Option } from 'commander';
 import { Rng } from '../../../core/random';
 import { parseDaOutput } from '../../../core/wire';
 import { ChatBackendError } from '../../../models/llm/chat-backend';
-import { DA_GRAMMAR_MAX_TOKENS, wireFromReply } from '../../../models/llm/da-messages';
+import { DA_GRAMMAR_MAX_TOKENS } from '../../../models/llm/da-messages';
 import { GGUF_DEFAULTS, GGUF_GPUS, GgufBackend, ggufConfigOf } from '../../../models/llm/gguf-backend';
 import type { GgufConfig, GgufGpu } from '../../../models/llm/gguf-backend';
 import { LlmDa } from '../../../models/llm/llm-da';
