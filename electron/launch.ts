@@ -36,7 +36,7 @@ function web(reason: string): void {
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'sparring.js'), 'serve', '--json', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   forwardSignals(child);
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => {
+  child.stdout.on('data', (d: Buffer) => {
     if (out.includes('\n')) return;
     out += d.toString();
     const nl = out.indexOf('\n');

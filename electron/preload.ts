@@ -48,7 +48,7 @@ ipcRenderer.on('engine-lost', (_event, reason: string) => {
 const bridge: PreloadBridge = {
   send(name, args) {
     const id = nextId++;
-    const msg: ClientMessage = { kind: 'request', id, name: name as RequestName, args };
+    const msg: ClientMessage = { kind: 'request', id, name: name, args };
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
       if (port) port.postMessage(msg);

@@ -224,7 +224,7 @@ export async function benchDa(domain: Domain, opts: DaBenchOptions = {}): Promis
       state: new OrtTensor('float32', enc.state, [512, enc.state.length / 512]),
       mask: new OrtTensor('float32', enc.mask, [512, N_ACTIONS]),
     };
-    for (const [name, spec] of Object.entries(daParams(model.shape))) feeds[name] = new OrtTensor('float32', weights[name as keyof typeof weights], spec.shape as number[]);
+    for (const [name, spec] of Object.entries(daParams(model.shape))) feeds[name] = new OrtTensor('float32', weights[name as keyof typeof weights], spec.shape);
     // Three times the rounds, a third as long: pairs of adjacent short rounds see the same load.
     const pair = await measurePaired(() => model.predict(obs512), () => session.run(feeds), 512, 3 * rounds, roundMs / 3);
     const [forwardB512, rawOrtForwardB512, forwardB512OverRaw] = [pair.a, pair.b, pair.ratio];
@@ -232,7 +232,7 @@ export async function benchDa(domain: Domain, opts: DaBenchOptions = {}): Promis
 
     opts.onFigure?.('DA supervised step');
     const obs256 = obsOf(256);
-    const targets = obs256.map((_, i) => ({ choice: (points[i % points.length]!.original.choice ?? 'ask') as DaChoice }));
+    const targets = obs256.map((_, i) => ({ choice: (points[i % points.length]!.original.choice ?? 'ask') }));
     const trainB256 = await measure(() => model.supervisedStep(obs256, targets, { lr: 1e-4 }), 256, rounds, roundMs);
 
     opts.onFigure?.('GRPO with rollouts');

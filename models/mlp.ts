@@ -25,7 +25,7 @@ export function mlpSpec(name: string, sizes: readonly number[]): ModelSpec<strin
 export function mlpLogits(g: Graph, p: Record<string, Tensor>, x: Tensor): Tensor {
   let h = x;
   for (let i = 0; `w${i}` in p; i++) {
-    h = g.gemm(h, p[`w${i}`]!, p[`b${i}`]!); // [B, size_{i+1}]
+    h = g.gemm(h, p[`w${i}`]!, p[`b${i}`]); // [B, size_{i+1}]
     if (`w${i + 1}` in p) h = g.relu(h);
   }
   return h;

@@ -43,12 +43,12 @@ function toOrt(name: string, f: Feed | OrtTensor): OrtTensor {
 }
 
 function fromOrt(t: InferenceSession.OnnxValueMapType[string]): Fetched {
-  const tensor = t as OrtTensor;
+  const tensor = t;
   return { data: tensor.data as Fetched['data'], dims: tensor.dims };
 }
 
 function scalarOf(t: InferenceSession.OnnxValueMapType[string] | undefined, name: string): number {
-  const v = (t as OrtTensor | undefined)?.data[0];
+  const v = (t)?.data[0];
   if (typeof v !== 'number') throw new Error(`train step returned no ${name}`);
   return v;
 }
@@ -162,7 +162,7 @@ export class TrainStepRunner<P extends string = string, I extends string = strin
     const runner = new TrainStepRunner(session, provider, graph, { ...DEFAULT_ADAMW, ...opts.hyper });
     // A TrainState holds records of arrays; a plain weights record holds the arrays themselves.
     const isState = !((start as { weights?: unknown }).weights instanceof Float32Array) && 'weights' in start;
-    runner.load(isState ? (start as TrainState<P>) : { weights: start as Record<P, Float32Array> });
+    runner.load(isState ? (start) : { weights: start as Record<P, Float32Array> });
     return runner;
   }
 
@@ -232,7 +232,7 @@ export class TrainStepRunner<P extends string = string, I extends string = strin
       const r = table.rowFed;
       let dims: readonly number[] = table.spec.shape;
       if (r) {
-        dims = [table.ids(batch[r.rows as I] as Feed | OrtTensor, this.graph.name), ...r.shape.slice(1)];
+        dims = [table.ids(batch[r.rows as I], this.graph.name), ...r.shape.slice(1)];
         feeds[p] = new OrtTensor('float32', table.gather(), dims);
       } else {
         table.all();
@@ -244,7 +244,7 @@ export class TrainStepRunner<P extends string = string, I extends string = strin
     const output = (name: string): OrtTensor => {
       const t = res[name];
       if (!t) throw new Error(`train step '${this.graph.name}': no output '${name}'`);
-      return t as OrtTensor;
+      return t;
     };
     const next: Record<string, OrtTensor> = {};
     for (const name of Object.keys(this.state)) next[name] = output(nextName(name));

@@ -59,7 +59,7 @@ const split = splitBank(domain.bank.utterances, 1);
 const trainItems = bankRoutingItems(domain, split.train, { seed: 1 }).slice(0, 192);
 const heldout = bankRoutingItems(domain, split.heldout, { seed: 2 }).slice(0, 200);
 const obsOf = (items: typeof trainItems) => items.map((r) => routingObservation(r.text));
-const targetsOf = (items: typeof trainItems): DaTarget[] => items.map((r) => ({ choice: r.tool as DaChoice, intent: r.intent }));
+const targetsOf = (items: typeof trainItems): DaTarget[] => items.map((r) => ({ choice: r.tool, intent: r.intent }));
 
 /** The largest differences seen, printed at the end (the figures behind the tolerances above). */
 const seen: Record<string, number> = {};

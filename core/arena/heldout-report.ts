@@ -121,7 +121,7 @@ function isStored(x: unknown): x is StoredCheckpointEvaluation {
 export function heldoutReport(evaluation: unknown): HeldoutReport | null {
   const list = (evaluation as { checkpoints?: unknown } | null)?.checkpoints;
   if (!Array.isArray(list) || list.length === 0 || !list.every(isStored)) return null;
-  const evals = list as StoredCheckpointEvaluation[];
+  const evals = list;
   const refs = evals.flatMap((e) => (e.reference ? [{ da: e.da, heldout: e.reference.heldout, gate: e.reference.gate }] : []));
   return {
     vsRun: heldoutTable(evals, evals.at(-1)!.ca),

@@ -61,7 +61,7 @@ async function killAtEveryBoundary(runInput: typeof input & { schedule?: object 
     let last = '';
     first.subscribe((snap) => {
       if (snap.value !== last && seen < stopAfter) {
-        last = snap.value as string;
+        last = snap.value;
         seen++;
         persisted = JSON.parse(JSON.stringify(first.getPersistedSnapshot()));
       }

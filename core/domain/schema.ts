@@ -169,7 +169,7 @@ export function loadDomain(files: DomainFiles): Domain {
       ids.add(s.id);
       const problem = taxonomyProblems(s, byIntent)[0];
       if (problem) throw new DomainFileError(f.file, `scenarios[${i}].${problem.field}`, problem.message);
-      scenarios.push({ ...s, set: parsed.set } as Scenario);
+      scenarios.push({ ...s, set: parsed.set });
     });
   }
   return { name: files.name, taxonomy: tax.intents, bank, scenarios };
@@ -223,5 +223,5 @@ export function checkScenario(value: unknown, taxonomy: readonly TaxonomyEntry[]
   const schema = r.success ? [] : r.error.issues.map((i) => ({ field: pathOf(i.path), message: i.message }));
   const taxonomyOnes = taxonomyProblems(value, new Map(taxonomy.map((e) => [e.intent, e]))).filter((p) => !schema.some((q) => q.field === p.field));
   const problems = [...schema, ...taxonomyOnes];
-  return problems.length || !r.success ? { ok: false, problems } : { ok: true, scenario: r.data as ScenarioDraft };
+  return problems.length || !r.success ? { ok: false, problems } : { ok: true, scenario: r.data };
 }

@@ -53,7 +53,7 @@ describe('knob registry', () => {
 });
 
 describe('checked writes', () => {
-  const at = (over: Partial<Parameters<typeof checkWrite>[2]> = {}) => ({ config: quick as RunConfig, phase: 'gym', recentSuccess: 0.9, ...over });
+  const at = (over: Partial<Parameters<typeof checkWrite>[2]> = {}) => ({ config: quick, phase: 'gym', recentSuccess: 0.9, ...over });
 
   it('refuses out-of-range values and non-integers, naming the range rule', () => {
     expect(checkWrite('arena.maxDaTurns', 80, at())).toMatchObject({ ok: false, rule: 'range', message: expect.stringContaining('[1, 50]') });
@@ -94,7 +94,7 @@ describe('measured effect', () => {
 });
 
 describe('CA tactic bounds (ca.tactics)', () => {
-  const choice: CaChoice = { directness: 'vague', detail: 3, decoy: 'dispute_charge' as CaChoice['decoy'], hedge: true, tone: 'neutral', withhold: true };
+  const choice: CaChoice = { directness: 'vague', detail: 3, decoy: 'dispute_charge', hedge: true, tone: 'neutral', withhold: true };
   it('leaves a choice and the random stream alone without bounds, and applies each bound', () => {
     const a = new Rng(5);
     const b = new Rng(5);

@@ -60,7 +60,7 @@ export function impossibleOutcome(t: Transcript, findings: readonly Finding[]): 
   let triedYet = false;
   t.turns.forEach((turn, i) => {
     if (turn.role !== 'agent' || !turn.action) return;
-    const a = (turn as AgentTurn).action!;
+    const a = (turn).action;
     if (a.action_type === 'tool_call') {
       const name = a.content.trim();
       if (name === goal) {

@@ -181,7 +181,7 @@ function pathOf(path: readonly PropertyKey[]): string {
 /** Validate an already-parsed value as a labelled set. */
 export function validateJudgeSet(value: unknown, file = 'labelled set'): JudgeSet {
   const r = judgeSetSchema.safeParse(value);
-  if (r.success) return r.data as JudgeSet;
+  if (r.success) return r.data;
   const convs = (value as { conversations?: unknown })?.conversations;
   const issues = r.error.issues.map((issue): JudgeSetIssue => {
     const p = issue.path;

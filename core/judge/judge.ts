@@ -123,7 +123,7 @@ export function judgeEpisode(t: Transcript, opts?: JudgeOptions): JudgeVerdict {
 
   const reasons: string[] = [];
   let tier: JudgeVerdict['tier'];
-  if (resolved) reasons.push(`resolved: ${t.expectedTool} succeeded at turn ${expectedOk!.index}, explained at turn ${explained!.index}`);
+  if (resolved) reasons.push(`resolved: ${t.expectedTool} succeeded at turn ${expectedOk.index}, explained at turn ${explained.index}`);
   if (hallucination) {
     tier = 1;
     const kinds = [...new Set(findings.map((f) => f.kind))].join(', ');
@@ -139,8 +139,8 @@ export function judgeEpisode(t: Transcript, opts?: JudgeOptions): JudgeVerdict {
     if (otherTools.length) lapses.push(`also called ${otherTools.join(', ')}`);
     if (expectedCalls.length > 1) lapses.push(`${t.expectedTool} called ${expectedCalls.length} times`);
     if (speaksBeforeTool > cfg.maxSpeaksBeforeTool) lapses.push(`${speaksBeforeTool} speak turns before ${t.expectedTool} (> ${cfg.maxSpeaksBeforeTool})`);
-    if (explained!.ref === 'words') lapses.push('the first explanation gives none of the result’s details');
-    if (explained!.raw) lapses.push('the first explanation reads out raw tool fields');
+    if (explained.ref === 'words') lapses.push('the first explanation gives none of the result’s details');
+    if (explained.raw) lapses.push('the first explanation reads out raw tool fields');
     if (!endedWithEndCall) lapses.push(t.endReason === 'turn_limit' ? 'hit the turn limit' : 'did not end with end_call');
     if (agents.length > cfg.exemplaryMaxAgentTurns) lapses.push(`${agents.length} agent turns (> ${cfg.exemplaryMaxAgentTurns})`);
     if (parseErrors > 0) lapses.push(`${parseErrors} unparseable output${parseErrors > 1 ? 's' : ''}`);

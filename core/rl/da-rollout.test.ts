@@ -115,7 +115,7 @@ describe('rolloutDa', () => {
     if (typeof reward === 'function') throw new Error('expected a batch reward');
     const wrong = DA_CHOICES.find((c) => c !== e.expectedTool && c !== 'ask' && c !== 'explain' && c !== 'end_call' && c !== 'lookup_account')!;
     const [right, bad, hangUp] = await reward.batch([
-      { prompt: routing, action: e.expectedTool as DaChoice },
+      { prompt: routing, action: e.expectedTool },
       { prompt: routing, action: wrong },
       { prompt: routing, action: 'end_call' },
     ]);

@@ -82,7 +82,7 @@ export function l1Scores(t: Transcript, ref: readonly ReferenceAction[]): L1Scor
 
   const says = acts.filter((a) => a?.action_type === 'speak').map((a) => a!.content);
   const refSays = ref.filter((r) => r.action_type === 'speak').map((r) => r.content);
-  const sim = refSays.reduce((s, r, k) => s + (says[k] !== undefined ? textSimilarity(says[k]!, r) : 0), 0);
+  const sim = refSays.reduce((s, r, k) => s + (says[k] !== undefined ? textSimilarity(says[k], r) : 0), 0);
   return {
     actionTypeRecall: ref.length ? typeHits / ref.length : 0,
     toolF1: p + rcl > 0 ? (2 * p * rcl) / (p + rcl) : 0,

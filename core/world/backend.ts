@@ -321,7 +321,7 @@ export function executeTool(state: WorldState, tool: string, args: Record<string
   const nextId = (p: string) => `${p}_${rng.int(0x10000000, 0x7fffffff).toString(36)}`;
   try {
     const handler = handlers[tool as keyof Handlers] as (s: WorldState, a: unknown, n: (p: string) => string) => object;
-    return { ok: true, tool, data: handler(state, parsed.data as unknown, nextId) as Record<string, unknown> };
+    return { ok: true, tool, data: handler(state, parsed.data, nextId) as Record<string, unknown> };
   } catch (e) {
     if (e instanceof ToolError) return { ok: false, tool, error: { code: e.code, message: e.message } };
     throw e;

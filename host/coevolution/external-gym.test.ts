@@ -71,7 +71,7 @@ describe('a gym handed to an external trainer', () => {
     const child = spawn(process.execPath, [BIN, '--db', db, '--create', 'run', '--config', configFile], { env: { ...process.env, ORT_DISABLE_TELEMETRY: '1' } });
     children.push(child);
     let stderr = '';
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     await until('the run to wait for a trainer', () => read<{ v: string }>("SELECT json_extract(snapshot_json, '$.value') AS v FROM runs WHERE id = 'R1'")?.v === 'waiting-for-trainer' && read('SELECT id FROM gym_jobs') ? true : null, 400_000);
     await until('the CLI to print the commands', () => (stderr.includes('checkpoints add') ? true : null), 10_000);
     child.kill('SIGKILL');

@@ -158,7 +158,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       ctx.sparring = sparringConfigOf(c);
       ctx.domain = domainOf(c);
     };
-    const matchesPlayed = () => (l.actor.getSnapshot().context as RunContext).matches.length;
+    const matchesPlayed = () => (l.actor.getSnapshot().context).matches.length;
     const ctx: LabContext = {
       runId, seed, domain: domainOf(effective), config: effective, sparring: sparringConfigOf(effective), store, checkpoints,
       session,
@@ -210,7 +210,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     actor.subscribe({
       next(snap) {
         const value = String(snap.value);
-        const c = snap.context as RunContext;
+        const c = snap.context;
         for (; seenMatches < c.matches.length; seenMatches++) emit({ name: 'run/match', payload: { runId, match: c.matches[seenMatches]! } });
         for (; seenGyms < c.gyms.length; seenGyms++) emit({ name: 'run/gym', payload: { runId, gym: c.gyms[seenGyms]! } });
         const status = statusOf(value);
@@ -255,7 +255,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     async start({ preset, configJson, seed, inherit }) {
       const known = PRESETS[preset as keyof typeof PRESETS];
       if (!known && configJson === undefined) throw new RunConfigError('preset', 'preset', `unknown preset "${preset}"; known: ${Object.keys(PRESETS).join(', ')}`);
-      const config = configJson !== undefined ? parseRunConfig(configJson, 'config') : known!.config;
+      const config = configJson !== undefined ? parseRunConfig(configJson, 'config') : known.config;
       const runSeed = seed ?? 1;
       const kept = inherit !== undefined ? knobStore(db).keptWrites(inherit) : [];
       // IMMEDIATE: count and insert under the write lock, so another process of the lab (a
@@ -404,7 +404,7 @@ export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf
     metrics(runId: string, keys: readonly string[]): Record<string, MetricPoint[]> {
       row(runId);
       const out: Record<string, MetricPoint[]> = {};
-      for (const key of keys) out[key] = metricRows.all(runId, key) as MetricPoint[];
+      for (const key of keys) out[key] = metricRows.all(runId, key);
       return out;
     },
   };

@@ -68,7 +68,7 @@ export function metaAgentRequest(evidence: readonly KnobProposal[], knobs: reado
     temperature: 0,
     max_tokens: 400,
     seed,
-    responseSchema: ANSWER_SCHEMA as unknown as Record<string, unknown>,
+    responseSchema: ANSWER_SCHEMA,
   };
 }
 
@@ -101,7 +101,7 @@ export function parseSuggestion(text: string, evidence: readonly KnobProposal[],
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new MetaAgentError('the reply is not a JSON object');
   const o = v as Record<string, unknown>;
   for (const f of ['knob', 'reason', 'reasoning'] as const) {
-    if (typeof o[f] !== 'string' || !(o[f] as string).trim()) throw new MetaAgentError(`field "${f}": expected a non-empty string, got ${JSON.stringify(o[f])}`);
+    if (typeof o[f] !== 'string' || !(o[f]).trim()) throw new MetaAgentError(`field "${f}": expected a non-empty string, got ${JSON.stringify(o[f])}`);
   }
   const knob = knobs.find((k) => k.id === o.knob);
   if (!knob) throw new MetaAgentError(`field "knob": "${String(o.knob)}" is not a knob of this run (known: ${knobs.map((k) => k.id).join(', ')})`);

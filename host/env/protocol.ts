@@ -108,7 +108,7 @@ export function actionText(role: LearnerRole, action: unknown): string {
     args = parsed;
   } else if (isObject(c.arguments)) args = c.arguments;
   else if (c.arguments !== undefined) throw bad(`tool "${c.name}": "arguments" must be a JSON string or an object`);
-  const th = (thinking as string | undefined) ?? '';
+  const th = (thinking) ?? '';
   if (isToolName(c.name)) return formatDaAction({ thinking: th, action_type: 'tool_call', content: c.name, tool_args: args });
   const words = args.message ?? '';
   if (typeof words !== 'string') throw bad(`tool "${c.name}": "message" must be a string`);

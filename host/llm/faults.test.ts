@@ -55,7 +55,7 @@ async function scripted(script: Reply[]): Promise<{ url: string; requests: () =>
     });
   });
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}/v1`, requests: () => n };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests: () => n };
 }
 
 async function play(url: string, opts: { timeoutMs?: number; maxRetries?: number } = {}) {

@@ -159,10 +159,10 @@ describe('sparring serve', () => {
     const child = spawn(process.execPath, [BIN, 'serve', '--no-build', '--port', '0', '--db', path.join(tmp, 'serve.db'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     let err = '';
-    child.stderr!.on('data', (d) => (err += d));
+    child.stderr.on('data', (d) => (err += d));
     return new Promise((resolve, reject) => {
       let out = '';
-      child.stdout!.on('data', (d) => {
+      child.stdout.on('data', (d) => {
         out += d;
         const nl = out.indexOf('\n', out.startsWith('Sparring lab') ? out.indexOf('\n') + 1 : 0);
         if (nl >= 0) resolve({ child, line: out.slice(0, nl + 1), stderr: () => err });

@@ -184,7 +184,7 @@ describe('gradients match finite differences', () => {
   it('Clip (input and bounds)', async () => {
     const x = { dims: [2, 4], range: [-1, 1] as [number, number], avoid: [-0.4, 0.5] };
     await gradCheck({ x }, (g, { x }) => g.clip(x!, -0.4, 0.5), { eps: 1e-3 });
-    await gradCheck({ x, lo: { dims: [], values: [-0.4] }, hi: { dims: [], values: [0.5] } }, (g, { x, lo, hi }) => g.clip(x!, lo!, hi!), { eps: 1e-3 });
+    await gradCheck({ x, lo: { dims: [], values: [-0.4] }, hi: { dims: [], values: [0.5] } }, (g, { x, lo, hi }) => g.clip(x!, lo, hi), { eps: 1e-3 });
     await gradCheck({ x }, (g, { x }) => g.clip(x!, undefined, 0.5), { eps: 1e-3 });
   });
 
@@ -205,10 +205,10 @@ describe('gradients match finite differences', () => {
       for (const transB of [false, true]) {
         const a = { dims: transA ? [4, 3] : [3, 4] };
         const b = { dims: transB ? [2, 4] : [4, 2] };
-        await gradCheck({ a, b, c: { dims: [2] } }, (g, x) => g.gemm(x.a!, x.b!, x.c!, { transA, transB, alpha: 0.7, beta: 1.3 }));
+        await gradCheck({ a, b, c: { dims: [2] } }, (g, x) => g.gemm(x.a!, x.b!, x.c, { transA, transB, alpha: 0.7, beta: 1.3 }));
       }
     }
-    await gradCheck({ a: { dims: ['B', 4], feed: [3, 4] }, b: { dims: [4, 2] }, c: { dims: ['B', 1], feed: [3, 1] } }, (g, x) => g.gemm(x.a!, x.b!, x.c!));
+    await gradCheck({ a: { dims: ['B', 4], feed: [3, 4] }, b: { dims: [4, 2] }, c: { dims: ['B', 1], feed: [3, 1] } }, (g, x) => g.gemm(x.a!, x.b!, x.c));
     await gradCheck({ a: { dims: [3, 4] }, b: { dims: [4, 2] } }, (g, x) => g.gemm(x.a!, x.b!));
   });
 

@@ -160,7 +160,7 @@ function reduceGrad(mean: boolean): GradRule {
     if (mean) {
       const reduced = norm.map((a) => x.shape[a]!);
       const count = reduced.every((d) => typeof d === 'number')
-        ? g.scalar((reduced as number[]).reduce((p, d) => p * d, 1))
+        ? g.scalar((reduced).reduce((p, d) => p * d, 1))
         : g.cast(g.div(g.sizeOf(x), g.sizeOf(y)), 'float32');
       dx = g.div(dx, count);
     }
@@ -276,7 +276,7 @@ const rules: Record<string, GradRule> = {
     const sizes = n.inputs.map((t) => t!.shape[axis]!);
     if (!sizes.every((d) => typeof d === 'number')) throw new Error('Concat: gradients need concrete sizes along the concat axis');
     if (sizes.length === 1) return [dys[0]];
-    return g.split(dys[0]!, sizes as number[], axis);
+    return g.split(dys[0]!, sizes, axis);
   },
   Split: (g, n, dys) => {
     const axis = intAttr(n, 'axis', 0);

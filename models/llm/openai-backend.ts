@@ -79,7 +79,7 @@ function failureKind(e: unknown): ChatFailureKind {
 export function requestBody(model: string, req: ChatRequest): ChatCompletionCreateParamsNonStreaming {
   const body: ChatCompletionCreateParamsNonStreaming = {
     model,
-    messages: req.messages as ChatCompletionCreateParamsNonStreaming['messages'],
+    messages: req.messages,
     temperature: req.temperature,
     max_tokens: req.max_tokens,
   };

@@ -9,7 +9,7 @@ import { startNavigation } from './nav/nav-store';
 import { selectTransport } from './transport/select-transport';
 import './styles.css';
 
-const transport = selectTransport(window as Window & { sparring?: PreloadBridge });
+const transport = selectTransport(window);
 setTransport(transport);
 startMirror(transport);
 startNavigation();

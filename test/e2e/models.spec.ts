@@ -49,8 +49,8 @@ function serveModel(): Promise<string> {
     server = child;
     let out = '';
     let err = '';
-    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       if (out.includes('\n')) resolve((JSON.parse(out.split('\n')[0]!) as { baseUrl: string }).baseUrl);
     });

@@ -32,7 +32,7 @@ function capture(stream: NodeJS.WriteStream, into: string[]): () => void {
     const done = typeof encoding === 'function' ? encoding : cb;
     if (typeof done === 'function') queueMicrotask(() => (done as () => void)());
     return true;
-  }) as Write;
+  });
   return () => {
     stream.write = original;
   };

@@ -227,7 +227,7 @@ export function checkUntooledActions(x: Sentence): void {
   for (const m of s.matchAll(GENERIC_DONE_RE)) {
     const verb = m[1]!.toLowerCase();
     if (NOT_ACTIONS.has(verb)) continue;
-    const a = m.index!;
+    const a = m.index;
     const b = a + m[0].length;
     if (overlaps(x, a, b)) continue;
     const prefix = clausePrefix(s, b);

@@ -18,7 +18,7 @@ export function checkAmounts(x: Sentence): void {
   }
   if (lower.includes('balance')) {
     for (const m of s.matchAll(/\bbalances?\b/gi)) {
-      const after = amounts.find((a) => a.index > m.index! && !/[.;]|\b(?:after|before|of the|for the)\b/i.test(s.slice(m.index!, a.index)));
+      const after = amounts.find((a) => a.index > m.index && !/[.;]|\b(?:after|before|of the|for the)\b/i.test(s.slice(m.index, a.index)));
       if (after && ev.money.has(after.cents) && !ev.balances.has(after.cents) && !ev.customerNumbers.has(after.cents)) {
         push('balance', `balance ${after.text}`, `${fmtMoney(after.cents)} is not a balance in any tool result`);
       }

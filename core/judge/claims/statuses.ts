@@ -23,7 +23,7 @@ export function checkCardStatuses(x: Sentence): void {
     for (const m of s.matchAll(STATUS_RE)) {
       const copula = m[0].toLowerCase();
       const negated = Boolean(m[1]) || /n't|\bnot\b/.test(copula.slice(0, copula.lastIndexOf(m[2]!.toLowerCase())));
-      const prefix = clausePrefix(s, m.index! + m[0].length);
+      const prefix = clausePrefix(s, m.index + m[0].length);
       if (CONDITION_RE.test(prefix)) continue;
       const status = STATUS_WORDS[m[2]!.toLowerCase()]!;
       const past = /\b(?:was|were|had been|wasn't)\b/.test(copula);
@@ -60,10 +60,10 @@ export function checkTxnStatuses(x: Sentence): void {
   if (named.length) message.namedTxns = named;
   const checkTxn = (re: RegExp, want: (st: string) => boolean, what: string) => {
     for (const m of s.matchAll(re)) {
-      const prefix = clausePrefix(s, m.index!);
-      if (CONDITION_RE.test(prefix) || /\b(?:transfer|dispute|claim|refund)\b/i.test(s.slice(Math.max(0, m.index! - 25), m.index!))) continue;
+      const prefix = clausePrefix(s, m.index);
+      if (CONDITION_RE.test(prefix) || /\b(?:transfer|dispute|claim|refund)\b/i.test(s.slice(Math.max(0, m.index - 25), m.index))) continue;
       // "hasn't fully gone through": a negated posted claim says pending (TXN_PENDING_RE reads it).
-      if (NEGATION_RE.test(clausePrefix(s, m.index! + m[0].length))) continue;
+      if (NEGATION_RE.test(clausePrefix(s, m.index + m[0].length))) continue;
       if (referent.length === 0 && !/\b(?:charge|payment|purchase|transaction|it|everything|all)\b/i.test(s)) continue;
       const pool = referent.length ? referent : txns;
       if (!pool.some((t) => typeof t.status === 'string' && want(t.status))) {
@@ -74,7 +74,7 @@ export function checkTxnStatuses(x: Sentence): void {
   checkTxn(TXN_POSTED_RE, (st) => st === 'posted', 'posted');
   checkTxn(TXN_PENDING_RE, (st) => st === 'pending' || st === 'refund_pending', 'pending');
   for (const m of s.matchAll(REFUND_DONE_RE)) {
-    if (CONDITION_RE.test(clausePrefix(s, m.index!)) || NEGATION_RE.test(clausePrefix(s, m.index! + m[0].length))) continue;
+    if (CONDITION_RE.test(clausePrefix(s, m.index)) || NEGATION_RE.test(clausePrefix(s, m.index + m[0].length))) continue;
     const refunds = referent.filter((t) => t.direction === 'credit' || t.status === 'refund_pending');
     if (refunds.length && refunds.every((t) => t.status === 'refund_pending')) {
       push('txn_status', m[0], 'the refund it names is refund_pending in the get_transactions result', ['get_transactions']);
@@ -85,7 +85,7 @@ export function checkTxnStatuses(x: Sentence): void {
 export function checkProvisionalCredit(x: Sentence): void {
   const { s, ev, push } = x;
   for (const m of s.matchAll(/\bprovisional(?:ly)?\s+(?:credit(?:ed)?|refund)/gi)) {
-    const prefix = clausePrefix(s, m.index! + m[0].length);
+    const prefix = clausePrefix(s, m.index + m[0].length);
     if (NEGATION_RE.test(prefix) || /\bno\s+(?:\w+\s+)?provisional/i.test(prefix) || HEDGE_RE.test(prefix) || CONDITION_RE.test(prefix)) continue;
     if (!ev.okData('dispute_charge').some((d) => d.provisional_credit === true)) {
       push('provisional_credit', m[0], 'no dispute_charge result granted a provisional credit');

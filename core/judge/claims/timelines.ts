@@ -72,7 +72,7 @@ export function checkFutureTimes(x: Sentence): void {
   const { s, ev, push, seen } = x;
   if (!FUTURE_RE.test(s)) return;
   for (const m of s.matchAll(FUTURE_TIME_RE)) {
-    const a = m.index!;
+    const a = m.index;
     const b = a + m[0].length;
     if (overlaps(x, a, b)) continue;
     const prefix = clausePrefix(s, b);

@@ -182,7 +182,7 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
       if (opts.baseline !== undefined && opts.baseline !== 'tfidf') throw new UsageError(`--baseline: unknown baseline "${opts.baseline}" (expected tfidf)`);
       if (opts.baseline !== undefined && !opts.routing) throw new UsageError('--baseline needs --routing');
       const { session } = await deviceSession(opts);
-      if (opts.routing) return routingEval(bankingDomain(), g, opts.splits, opts.baseline as 'tfidf' | undefined, session);
+      if (opts.routing) return routingEval(bankingDomain(), g, opts.splits, opts.baseline, session);
       // The robustness set includes the lab's custom scenarios.
       const domain = labDomainAt(g.db);
       const da = await resolveDa(opts.da, domain, g, { session });

@@ -10,14 +10,14 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export async function startServer(label: string, args: string[]): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => {
+  child.stderr.on('data', (d: Buffer) => {
     stderr += d.toString();
     process.stderr.write(`[${label}] ${d.toString()}`);
   });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`${label} printed no URL within 180 s:\n${stderr}`)), 180_000);
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const nl = out.indexOf('\n');
       if (nl >= 0) {

@@ -167,7 +167,7 @@ export function gymPanels(series: Record<string, readonly MetricPoint[]> | undef
       const values = valuesOf(slice);
       const smooth = ema(values, smoothing);
       // The std is smoothed like the mean, within the segment only.
-      const sds = sdOf ? slice.map((_, k) => sdOf!(from + k)) : null;
+      const sds = sdOf ? slice.map((_, k) => sdOf(from + k)) : null;
       const sdSmooth = sds ? emaSparse(sds, smoothing) : null;
       const point = (k: number): CurvePoint => {
         const sd = sdSmooth?.[k];

@@ -52,7 +52,7 @@ export function KnobConsole({ runId, status }: { runId: string; status: RunStatu
     setBusy(true);
     try {
       const r = await f();
-      if ('write' in r || !r.ok) setOutcome(r as KnobWriteResult);
+      if ('write' in r || !r.ok) setOutcome(r);
       await reload();
     } catch (e) {
       setOutcome({ ok: false, rule: 'writer', message: errorMessage(e) });
