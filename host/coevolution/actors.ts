@@ -84,10 +84,15 @@ export interface LabContext {
  * The GRPO config of each step of a gym: the run's plan, with the knobs' K, lr, β and clip ε as
  * they are at that step boundary (EAU hot-swap; the budget is read afresh from the effective config).
  */
-export function stepConfigs(ctx: Pick<LabContext, 'config' | 'atStep'>, role: 'DA' | 'CA', gymName: () => string, seed: number): (step: number) => GrpoConfig {
+/**
+ * The GRPO config of each step from the run's effective config (EAU knob writes land between
+ * steps). `lr`: IB-RL's per-role rate (schedule.stagger daLr/caLr), which takes precedence over
+ * the gym budget's lr and any write to it.
+ */
+export function stepConfigs(ctx: Pick<LabContext, 'config' | 'atStep'>, role: 'DA' | 'CA', gymName: () => string, seed: number, lr?: number): (step: number) => GrpoConfig {
   return (step) => {
     ctx.atStep?.(gymName(), step);
-    return grpoConfig(role === 'DA' ? ctx.config.gym.da : ctx.config.gym.ca, role, seed);
+    return grpoConfig(roleBudget(role === 'DA' ? ctx.config.gym.da : ctx.config.gym.ca, lr), role, seed);
   };
 }
 
@@ -542,7 +547,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
           reward: daRolloutReward({ config: ctx.sparring, ca: frozenCa, judge: judgeEpisode, ...(symbolic ? { symbolic } : {}) }, greedyActor(model)),
           config, actionKey: (c) => c,
           onStep: onGrpoStep(ctx, 'gym', label, `gym:${name}`, plannedSteps(config, points.length)), shouldStop: ctx.stopped,
-          configForStep: stepConfigs(ctx, 'DA', () => name, seed),
+          configForStep: stepConfigs(ctx, 'DA', () => name, seed, ib?.lr),
         });
         if (ctx.stopped()) throw new Error('run stopped');
         note = earlyStopNote(result);
@@ -556,7 +561,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
       const model = await CaModel.fromSnapshot(start.snapshot, ctx.session ? { session: ctx.session } : {});
       try {
         const points = chosen.flatMap((r) => sliceCaDecisionPoints(r, ctx.sparring.arena.maxDaTurns));
-        const result = await trainCa(ctx, model, points, await cache.da(input.opponent), roleBudget(ctx.config.gym.ca, ib?.lr), seed, 'gym', label, `gym:${name}`, stepConfigs(ctx, 'CA', () => name, seed));
+        const result = await trainCa(ctx, model, points, await cache.da(input.opponent), roleBudget(ctx.config.gym.ca, ib?.lr), seed, 'gym', label, `gym:${name}`, stepConfigs(ctx, 'CA', () => name, seed, ib?.lr));
         if (ctx.stopped()) throw new Error('run stopped');
         note = earlyStopNote(result);
         save(await model.snapshot(), note, model.provider);
