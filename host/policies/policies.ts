@@ -356,6 +356,11 @@ export async function resolveCa(spec: string, domain: Domain, ctx: PolicyContext
  * The judge a SPEC names: `rule` (the builtin rule judge, the default) or an LLM endpoint saved in
  * the lab (`sparring models add`), prompted with assets/prompts/judge-system.v1.txt.
  */
+/** The chat backend of an LLM endpoint saved in the lab (e.g. EAU's meta-agent); undefined when the lab has no endpoint of that name. */
+export function resolveChatBackend(spec: string, ctx: PolicyContext): ChatBackend | undefined {
+  return endpointPolicy(spec, ctx)?.backend;
+}
+
 export function resolveJudge(spec: string, ctx: PolicyContext): Judge {
   if (spec === RULE_JUDGE_SPEC) return ruleJudge;
   const llm = endpointPolicy(spec, ctx);

@@ -6,7 +6,11 @@
  */
 import type { Command } from 'commander';
 import type { KnobWriteResult, KnobWriteView } from '../../../core/eau/view';
+import { KNOBS, knobValue } from '../../../core/eau/knobs';
 import { knobConsole, knobHistory } from '../../engine/knobs';
+import { MetaAgentError, suggestForRun } from '../../eau/meta-agent';
+import type { KnobInfo } from '../../eau/meta-agent';
+import { resolveChatBackend } from '../../policies/policies';
 import { knobStore } from '../../store/knob-store';
 import type { KnobStore, WriteResult } from '../../store/knob-store';
 import { openSqliteStore } from '../../store/sqlite-store';
@@ -158,6 +162,42 @@ export function registerKnobs(program: Command, globals: () => GlobalOptions): v
         throw new UsageError((e as Error).message);
       }
       process.stdout.write(`P${proposalId(id)} dismissed\n`);
+    });
+
+  knobs
+    .command('suggest')
+    .argument('<run>', 'the run')
+    .requiredOption('--model <name>', 'an LLM endpoint saved in the lab (sparring models add)')
+    .description("EAU's optional LLM meta-agent: hand the run's latest diagnostics' evidence and its knobs (current value, range, meaning) to an endpoint; its one proposed write is recorded as a proposal for a person to accept, edit or dismiss — never applied")
+    .action(async (runId: string, opts: { model: string }) => {
+      const g = globals();
+      const backend = resolveChatBackend(opts.model, { db: g.db, seed: g.seed });
+      if (!backend) throw new UsageError(`--model ${opts.model}: no LLM endpoint of that name in ${g.db} (sparring models list)`);
+      const store = openSqliteStore(g.db);
+      try {
+        const ks = knobStore(store.db);
+        let config;
+        try {
+          config = ks.effective(runId);
+        } catch (e) {
+          throw new UsageError((e as Error).message);
+        }
+        const knobsNow: KnobInfo[] = KNOBS.map((k) => ({ id: k.id, value: knobValue(config, k.id), min: k.min, max: k.max, meaning: k.meaning }));
+        let proposal;
+        try {
+          proposal = await suggestForRun(store.db, runId, backend, knobsNow);
+        } catch (e) {
+          if (e instanceof MetaAgentError) throw new UsageError(`--model ${opts.model}: ${e.message}`);
+          throw e;
+        }
+        const added = ks.recordProposals(runId, [proposal]);
+        const stored = ks.proposals(runId).at(-1)!;
+        if (g.json) return void process.stdout.write(JSON.stringify({ added, proposal: stored }, null, 2) + '\n');
+        const why = proposal.source.kind === 'llm' ? proposal.source.reasoning : '';
+        process.stdout.write(`P${stored.id} ${proposal.knob} → ${String(proposal.value)} (llm:${opts.model}): ${proposal.reason}\n  reasoning: ${why}\n${added ? '' : '  (the same proposal was already recorded)\n'}accept with: npx sparring knobs accept ${runId} P${stored.id}\n`);
+      } finally {
+        store.close();
+      }
     });
 
   knobs
