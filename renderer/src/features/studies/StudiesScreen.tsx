@@ -157,7 +157,8 @@ function StudyView({ studyId }: { studyId: string }) {
 function StudyProgress({ study }: { study: StudyInfo }) {
   const p = study.progress;
   const showing = !!p && study.live;
-  const now = useNow(showing);
+  // Ticks while the study is live, so `started` below is within one tick of when progress first came.
+  const now = useNow(study.live);
   // When this view first saw the study's progress (React's "adjust state while rendering" pattern).
   const [started, setStarted] = useState<number | null>(null);
   if (showing && started === null) setStarted(now);
