@@ -4,7 +4,7 @@
  * `onEvent(listener)`. ipcRenderer itself never reaches the page.
  */
 import { contextBridge, ipcRenderer } from 'electron';
-import type { ClientMessage, PreloadBridge, RequestName, ServerMessage } from '../core/contract/contract';
+import type { ClientMessage, PreloadBridge, ServerMessage } from '../core/contract/contract';
 import type { EngineEvent } from '../core/contract/run-service';
 
 let port: MessagePort | null = null;

@@ -78,7 +78,7 @@ export class BuiltinCa implements CaPolicy {
     try {
       this.model.intentOf(obs.intent); // fail this call alone, not the batch it would join
     } catch (e) {
-      return Promise.reject(e);
+      return Promise.reject(e instanceof Error ? e : new Error(String(e)));
     }
     return new Promise<CaDecision>((resolve, reject) => {
       this.queue.push({ obs, rng, resolve, reject });

@@ -22,7 +22,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Tensor } from 'onnxruntime-node';
 import { DA_CHOICES } from '../core/agents/da-actions';
-import type { DaChoice } from '../core/agents/da-actions';
 import { CA_LOGITS } from '../core/agents/ca-choices';
 import type { CaChoice } from '../core/agents/ca-choices';
 import { bankRoutingItems, routingObservation, splitBank } from '../core/rl/demos';

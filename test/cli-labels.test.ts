@@ -56,7 +56,7 @@ describe('sparring labels export', () => {
     const out = path.join(tmp, 'labels.csv');
     const c = await sparring(['labels', 'export', '--format', 'csv', '--queue', 'T1', '--out', out]);
     expect(c.code).toBe(0);
-    const csv = parseCsv(readFileSync(out, 'utf8'), { columns: true }) as Record<string, string>[];
+    const csv = parseCsv<Record<string, string>>(readFileSync(out, 'utf8'), { columns: true });
     expect(csv.map((r) => [r.item_id, r.tactic, r.note, r.ms_spent])).toEqual([
       ['T1/0', 'Other', 'says "hi", then asks', '2500'],
       ['T1/1', '', '', '300'],

@@ -19,7 +19,7 @@ function misrouting(): DaPolicy {
   return {
     name: 'misrouting',
     async act(obs, rng) {
-      const raw = await inner.act(obs, rng);
+      const raw = inner.act(obs, rng);
       const v = JSON.parse(raw) as { action_type: string; content: string; tool_args: Record<string, unknown> };
       if (v.action_type !== 'tool_call' || v.content === 'lookup_account') return raw;
       return JSON.stringify({ ...v, content: v.content === 'transfer_to_human' ? 'get_transactions' : 'transfer_to_human', tool_args: {} });

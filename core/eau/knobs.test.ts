@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../config';
 import { PRESETS, runConfigSchema } from '../coevolution/run-config';
-import type { RunConfig } from '../coevolution/run-config';
 import { adversityProfile, checkWrite, effectiveConfig, KNOBS, knobValue, withKnob } from './knobs';
 import { measureEffect } from './effect';
 import { boundCaChoice } from '../agents/ca-choices';

@@ -26,7 +26,7 @@ describe('LearnerEpisode', () => {
         while (!ep.done) {
           const o = ep.observe();
           if (o.role !== 'DA') throw new Error('expected the DA to move');
-          await ep.act(await da.act(o.view, rng));
+          await ep.act(da.act(o.view, rng));
         }
         expect(ep.outcome?.record).toStrictEqual(ref.record);
         expect(ep.steps).toBe(ref.record.turns.filter((t) => t.role === 'agent').length);
@@ -46,7 +46,7 @@ describe('LearnerEpisode', () => {
       while (!ep.done) {
         const o = ep.observe();
         if (o.role !== 'CA') throw new Error('expected the CA to move');
-        await ep.act(await ca.speak(o.view, rng));
+        await ep.act(ca.speak(o.view, rng));
       }
       expect(ep.outcome?.record).toStrictEqual(ref.record);
     }

@@ -11,7 +11,7 @@
  * transfer_to_human succeeded.
  */
 import type { FallbackBehavior } from '../domain/types';
-import type { AgentTurn, Transcript } from '../world/transcript';
+import type { Transcript } from '../world/transcript';
 import type { Finding } from './judge';
 
 /** Words that show each part of a fallback, lower-case substrings. */

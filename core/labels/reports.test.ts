@@ -105,6 +105,7 @@ describe('auditReport', () => {
     const items = [0, 1, 2, 3].map((i) => ({
       pos: i,
       episode: ms[2]!.episodes[i]!,
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- without them the tiers widen to number in this object literal and auditReport's AuditValue rejects it (tsc)
       labels: { ann: { resolved: i === 3, tier: (i === 3 ? 4 : 2) as 2 | 4, hallucination: i === 0 }, bo: { resolved: i === 3, tier: (i === 3 ? 4 : 1) as 1 | 4, hallucination: i === 0 } },
     }));
     const r = auditReport('Q2', ['ann', 'bo'], items, ms, DEFAULT_CONFIG.stopping);

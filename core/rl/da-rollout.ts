@@ -207,7 +207,7 @@ export function greedyActor(model: Pick<PolicyModel<DaObservation, DaChoice, nev
 
 /** Any DaPolicy (scripted, LLM …) as an actor, one call per observation. */
 export function policyActor(p: DaPolicy): DaActor {
-  return (batch) => Promise.all(batch.map((b) => p.act(b.obs, b.rng)));
+  return (batch) => Promise.all(batch.map(async (b) => p.act(b.obs, b.rng)));
 }
 
 /** Everything outside the DA that a rollout needs. */

@@ -386,7 +386,7 @@ async function scoreActions<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, prompts: r
   }
   const items = rowsToScore.map((i) => ({ prompt: prompts[Math.floor(i / K)]!, action: actions[i]! }));
   const r = args.reward;
-  const scores = typeof r === 'function' ? await Promise.all(items.map((it) => r(it.prompt, it.action))) : await r.batch(items);
+  const scores = typeof r === 'function' ? await Promise.all(items.map(async (it) => r(it.prompt, it.action))) : await r.batch(items);
   if (scores.length !== items.length) throw new Error(`GRPO: the reward scored ${scores.length} of ${items.length} actions`);
   const out = new Array<number>(actions.length);
   rowsToScore.forEach((row, j) => (out[row] = scores[j]!));

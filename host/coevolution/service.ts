@@ -126,7 +126,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     knobStore(db).recordInherited(runId, kept.map((w) => ({ knob: w.knob, value: w.value, reason: `inherited from ${from} W${w.id}: ${w.reason}`, by: `inherited:${from}/W${w.id}` })));
   }
 
-  function launch(runId: string, config: RunConfig, seed: number, snapshot: unknown | null, device: DeviceRecord): Live {
+  function launch(runId: string, config: RunConfig, seed: number, snapshot: unknown, device: DeviceRecord): Live {
     // Custom scenarios of the lab join the robustness set, which a run with adversities evaluates.
     const domain = opts.domain ?? labDomain(db);
     const session: SessionSettings = { ...opts.session, provider: device.provider, ...(device.threads !== null ? { intraOpNumThreads: device.threads } : {}) };
@@ -382,10 +382,9 @@ export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf
   const metricRows = db.prepare<[string, string], Pick<RunMetricRow, 'step' | 'value' | 'phase'>>('SELECT step, value, phase FROM run_metrics WHERE run_id = ? AND key = ? ORDER BY step');
   return {
     row,
-    list(): RunSummary[] {
-      return listRows.all().map((r) => summary(r));
-    },
-    get(runId: string): RunDetail {
+    // Arrow properties, not methods: the services hand these out unbound (`list: reader.list`).
+    list: (): RunSummary[] => listRows.all().map((r) => summary(r)),
+    get: (runId: string): RunDetail => {
       const r = row(runId);
       const l = liveOf(runId);
       const s = summary(r, l);
@@ -401,7 +400,7 @@ export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf
         panel, ...(gymJobs.length ? { gymJobs } : {}),
       };
     },
-    metrics(runId: string, keys: readonly string[]): Record<string, MetricPoint[]> {
+    metrics: (runId: string, keys: readonly string[]): Record<string, MetricPoint[]> => {
       row(runId);
       const out: Record<string, MetricPoint[]> = {};
       for (const key of keys) out[key] = metricRows.all(runId, key);

@@ -36,7 +36,7 @@ function completion(content: string) {
 
 function backendAnswering(content: string, sent: Record<string, unknown>[] = []) {
   const fakeFetch = (async (_url: string, init?: RequestInit) => {
-    sent.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
+    sent.push(JSON.parse(init?.body as string) as Record<string, unknown>);
     return new Response(JSON.stringify(completion(content)), { status: 200, headers: { 'content-type': 'application/json' } });
   }) as typeof fetch;
   return new OpenAiBackend({ name: 'local', baseUrl: 'http://127.0.0.1:9/v1', model: 'qwen', apiKeyEnv: null, toolCalls: 'native', maxConcurrency: 1 }, { fetch: fakeFetch, maxRetries: 0 });

@@ -173,7 +173,7 @@ describe('engine on a temporary lab', () => {
   it('exports CSV with one row per episode and every reward term', async () => {
     const { filename, content } = await engine.handlers['export/episodes']({ format: 'csv' });
     expect(filename).toBe('sparring-all-episodes.csv');
-    const rows = parseCsv(content, { columns: true }) as Record<string, string>[];
+    const rows = parseCsv<Record<string, string>>(content, { columns: true });
     expect(rows).toHaveLength(30);
     for (const t of DA_TERMS) expect(rows[0]).toHaveProperty(`da_${t}`);
     for (const t of CA_TERMS) expect(rows[0]).toHaveProperty(`ca_${t}`);

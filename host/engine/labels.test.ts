@@ -134,7 +134,7 @@ describe('labels/export', () => {
     const json = JSON.parse((await engine.handlers['labels/export']({ format: 'json' })).content) as LabelExportRow[];
     const { filename, content } = await engine.handlers['labels/export']({ format: 'csv' });
     expect(filename).toBe('sparring-labels-all.csv');
-    const csv = parseCsv(content, { columns: true }) as Record<string, string>[];
+    const csv = parseCsv<Record<string, string>>(content, { columns: true });
     expect(csv).toHaveLength(json.length);
     expect(json.length).toBeGreaterThan(30);
     for (const [i, row] of json.entries()) {

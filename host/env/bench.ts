@@ -59,7 +59,7 @@ export async function wsEpisode(c: EnvWsClient, seed: number): Promise<{ steps: 
   if (m.type !== 'observation') throw new Error(`reset: ${JSON.stringify(m.data)}`);
   const latencies: number[] = [];
   while (!(m.data.done as boolean)) {
-    const action = { message: await da.act(daViewOf(m.data.observation as Record<string, unknown>), rng) };
+    const action = { message: da.act(daViewOf(m.data.observation as Record<string, unknown>), rng) };
     const t = performance.now();
     m = await c.send('step', action);
     latencies.push(performance.now() - t);
@@ -80,7 +80,7 @@ async function httpEpisode(url: string, seed: number, session: string | null): P
   let r = await post('/reset', session ? { seed, session_id: session } : { seed });
   let steps = 0;
   while (!(r.doc.done as boolean)) {
-    r = await post('/step', { session_id: r.session, action: { message: await da.act(daViewOf(r.doc.observation as Record<string, unknown>), rng) } });
+    r = await post('/step', { session_id: r.session, action: { message: da.act(daViewOf(r.doc.observation as Record<string, unknown>), rng) } });
     steps++;
   }
   return { steps, session: r.session };
@@ -95,7 +95,7 @@ async function inProcessEpisode(domain: Domain, ca: CaPolicy, seed: number): Pro
   while (!ep.done) {
     const o = ep.observe();
     if (o.role !== 'DA') throw new Error('bench: expected the DA to move');
-    await ep.act(await da.act(o.view, rng));
+    await ep.act(da.act(o.view, rng));
   }
   return ep.steps;
 }

@@ -102,7 +102,7 @@ describe('env server (DA learns against the builtin CA)', () => {
       const scripted = new ScriptedDa();
       const rng = new Rng(seed).fork('da');
       let m = await client.send('reset', { seed, scenario: scenario.id });
-      while (!(m.data.done as boolean)) m = await client.send('step', { message: await scripted.act(daView(m.data.observation as Record<string, unknown>), rng) });
+      while (!(m.data.done as boolean)) m = await client.send('step', { message: scripted.act(daView(m.data.observation as Record<string, unknown>), rng) });
       return (m.data.observation as { metadata: Record<string, unknown> }).metadata;
     };
     const clients = await Promise.all([1, 2, 3, 4].map(() => EnvWsClient.connect(server.wsUrl)));
@@ -243,7 +243,7 @@ describe('env server: tokens, idle sessions, the CA as learner', () => {
       while (!(m.data.done as boolean)) {
         const o = m.data.observation as Record<string, unknown>;
         const view = { intent: o.intent, situation: o.situation, facts: o.facts, name: o.name, dialogue: o.dialogue, ...(o.adversity ? { adversity: o.adversity } : {}) };
-        m = await c.send('step', { message: await me.speak(view as never, rng) });
+        m = await c.send('step', { message: me.speak(view as never, rng) });
       }
       const meta = (m.data.observation as { metadata: Record<string, unknown> }).metadata;
       expect(m.data.reward).toBe(ref.record.rCa);

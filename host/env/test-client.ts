@@ -16,7 +16,7 @@ export class EnvWsClient {
 
   private constructor(private readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      const m = JSON.parse(String(data)) as EnvMessage;
+      const m = JSON.parse((Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data)).toString('utf8')) as EnvMessage;
       const w = this.waiting.shift();
       if (w) w(m);
       else this.early.push(m);

@@ -154,7 +154,7 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
 
   function reply(messages: ChatMessage[], message: Record<string, unknown>, finish: string, n: number) {
     const id = `chatcmpl-sparring-${++counter}`;
-    const completionWords = words(String(message.content ?? '')) + (finish === 'tool_calls' ? words(JSON.stringify((message.tool_calls as unknown[])[0])) : 0);
+    const completionWords = words(typeof message.content === 'string' ? message.content : '') + (finish === 'tool_calls' ? words(JSON.stringify((message.tool_calls as unknown[])[0])) : 0);
     const promptWords = messages.reduce((s, m) => s + messageWords(m), 0);
     return {
       id,

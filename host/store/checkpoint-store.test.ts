@@ -31,7 +31,7 @@ class ToyModel {
   constructor(readonly shape: number[]) {}
   async restore(s: ModelSnapshot): Promise<void> {
     const got = (JSON.parse(s.modelJson) as { shape: number[] }).shape;
-    if (got.join() !== this.shape.join()) throw new Error(`shape [${got}] does not match this model's [${this.shape}]`);
+    if (got.join() !== this.shape.join()) throw new Error(`shape [${got.join()}] does not match this model's [${this.shape.join()}]`);
     this.weights = new Float32Array(s.weights.buffer, s.weights.byteOffset, s.weights.byteLength / 4);
   }
 }

@@ -117,15 +117,15 @@ export async function runStudy(opts: RunStudyOptions): Promise<void> {
       });
 
     /** Whether a job can start now, must wait, or can never run (a run it depends on failed). */
-    const readiness = (j: Job): 'ready' | 'wait' | string => {
+    const readiness = (j: Job): 'ready' | 'wait' | { never: string } => {
       const spec = specOf(j.entry.arm);
       if (j.kind === 'run' && !spec?.budgetFromFull) return 'ready';
       const full = entryOf('full', j.entry.seed);
-      if (!full) return `the study has no full run of seed ${j.entry.seed}`;
-      if (full.status === 'failed') return `the full run of seed ${j.entry.seed} (${full.runId}) failed`;
+      if (!full) return { never: `the study has no full run of seed ${j.entry.seed}` };
+      if (full.status === 'failed') return { never: `the full run of seed ${j.entry.seed} (${full.runId}) failed` };
       if (full.status !== 'finished') return 'wait';
       if (j.kind === 'eval') {
-        if (j.entry.status === 'failed') return `its run ${j.entry.runId} failed`;
+        if (j.entry.status === 'failed') return { never: `its run ${j.entry.runId} failed` };
         if (j.entry.status !== 'finished') return 'wait';
       }
       return 'ready';
@@ -208,7 +208,7 @@ export async function runStudy(opts: RunStudyOptions): Promise<void> {
         }
         queue.splice(i, 1);
         if (r !== 'ready') {
-          settle(j, 'failed', `not run: ${r}`, 0);
+          settle(j, 'failed', `not run: ${r.never}`, 0);
           report();
           continue;
         }

@@ -35,7 +35,7 @@ function wsOpen(url: string, headers: Record<string, string> = {}): Promise<WebS
 function request(ws: WebSocket, msg: ClientMessage): Promise<ServerMessage> {
   return new Promise((resolve) => {
     const onMessage = (data: WebSocket.RawData) => {
-      const m = JSON.parse(data.toString()) as ServerMessage;
+      const m = JSON.parse((Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data)).toString('utf8')) as ServerMessage;
       if (m.kind === 'response' && m.id === msg.id) {
         ws.off('message', onMessage);
         resolve(m);
@@ -135,7 +135,7 @@ describe('web server', () => {
     const ws = await wsOpen(`ws://127.0.0.1:${server.port}/ws?token=${server.token}`);
     const events: ServerMessage[] = [];
     ws.on('message', (d) => {
-      const m = JSON.parse(d.toString()) as ServerMessage;
+      const m = JSON.parse((Array.isArray(d) ? Buffer.concat(d) : Buffer.isBuffer(d) ? d : Buffer.from(d)).toString('utf8')) as ServerMessage;
       if (m.kind === 'event') events.push(m);
     });
     try {

@@ -108,7 +108,7 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
         if (isBinary) return void session.receive(null);
         let msg: unknown;
         try {
-          msg = JSON.parse(data.toString());
+          msg = JSON.parse((Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data)).toString('utf8'));
         } catch {
           msg = null;
         }

@@ -37,7 +37,7 @@ describe('server response fixtures', () => {
     expect(fx.source.files.every((f) => /@[0-9a-f]{40} /.test(f) || !f.includes('@')), 'each source file names its commit').toBe(true);
     const sent: Record<string, unknown>[] = [];
     const fakeFetch = (async (_url: string, init?: RequestInit) => {
-      sent.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
+      sent.push(JSON.parse(init?.body as string) as Record<string, unknown>);
       return new Response(JSON.stringify(fx.response), { status: 200, headers: { 'content-type': 'application/json' } });
     }) as typeof fetch;
     const backend = new OpenAiBackend(

@@ -25,7 +25,7 @@ const conv = (id: string) => SET.conversations.find((c) => c.id === id)!;
 function judgeAnswering(responses: unknown[], sent: Record<string, unknown>[] = []) {
   let i = 0;
   const fakeFetch = (async (_url: string, init?: RequestInit) => {
-    sent.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
+    sent.push(JSON.parse(init?.body as string) as Record<string, unknown>);
     return new Response(JSON.stringify(responses[i++ % responses.length]), { status: 200, headers: { 'content-type': 'application/json' } });
   }) as typeof fetch;
   const backend = new OpenAiBackend({ name: 'judge7b', baseUrl: 'http://127.0.0.1:9/v1', model: 'Qwen/Qwen2.5-7B-Instruct', apiKeyEnv: null, toolCalls: 'native', maxConcurrency: 1 }, { fetch: fakeFetch, maxRetries: 0 });

@@ -1,7 +1,6 @@
 /** Startup: pick the transport (Electron's port or web mode's WebSocket), mirror the engine, render. */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import type { PreloadBridge } from '../../core/contract/contract';
 import { App } from './App';
 import { setTransport } from './engine/client';
 import { startMirror } from './engine/mirror';

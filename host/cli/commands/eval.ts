@@ -121,13 +121,14 @@ async function routingEval(domain: ReturnType<typeof bankingDomain>, g: GlobalOp
           : {}),
       }
     : null;
+  const b77Skipped = `skipped: set BANKING77_DIR to a folder with Banking77's train.csv`;
   const doc = {
     seed: g.seed,
     bankHeldout: {
       accuracy: bank.accuracy, n: bank.n, askRate: bank.askRate, toolOnlyAccuracy: bank.toolOnlyAccuracy, perStyle: bank.perStyle,
     },
     ...(splits > 1 ? { bankSplits: { perSplit, ...spread } } : {}),
-    banking77Heldout: b77 ?? `skipped: set BANKING77_DIR to a folder with Banking77's train.csv`,
+    banking77Heldout: b77 ?? b77Skipped,
     ...(splits > 1 && b77Runs.length
       ? { banking77Splits: { perSplit: b77Runs.map((x) => ({ seed: x.seed, accuracy: x.da.accuracy, n: x.da.n, bankAccuracy: x.bankDa.accuracy })), ...spreadOf(b77Runs.map((x) => x.da.accuracy)) } }
       : {}),
@@ -145,7 +146,7 @@ async function routingEval(domain: ReturnType<typeof bankingDomain>, g: GlobalOp
         ? `  bank held-out slices of seeds ${g.seed}–${g.seed + splits - 1}: mean ${pct(spread.mean)} (sd ${pct(spread.sd)}, min ${pct(spread.min)}, max ${pct(spread.max)}): ` +
           `${perSplit.map((x) => `${pct(x.accuracy)} of ${x.n}`).join(', ')}\n`
         : '') +
-      (b77 ? `  Banking77 held-out 20%: ${pct(b77.accuracy)} of ${b77.n} (trained on ${b77.trainRows} rows + the bank)\n` : `  Banking77: ${String(doc.banking77Heldout)}\n`) +
+      (b77 ? `  Banking77 held-out 20%: ${pct(b77.accuracy)} of ${b77.n} (trained on ${b77.trainRows} rows + the bank)\n` : `  Banking77: ${b77Skipped}\n`) +
       (splits > 1 && b77Runs.length ? `  Banking77 held-out 20% of seeds ${g.seed}–${g.seed + splits - 1}: ${b77Runs.map((x) => pct(x.da.accuracy)).join(', ')}\n` : ''),
   );
   if (comparisons) {

@@ -1,3 +1,19 @@
+import { useEffect, useState } from 'react';
+
+/**
+ * The wall clock for an ETA, ticking every `ms` while `active`: read from state, so a render stays
+ * pure (no Date.now() during render) and the ETA moves between progress events.
+ */
+export function useNow(active: boolean, ms = 500): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!active) return;
+    const t = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(t);
+  }, [active, ms]);
+  return now;
+}
+
 /** A labelled progress bar with the ETA. */
 export function ProgressBar({ label, done, total, etaSeconds }: { label: string; done: number; total: number; etaSeconds: number | null }) {
   const frac = total > 0 ? Math.min(1, done / total) : 0;

@@ -82,7 +82,7 @@ function selfTimes(inside: TraceEvent[]): Map<string, number> {
   const stack: TraceEvent[] = [];
   const label = (e: TraceEvent) => {
     const d = e.args?.data;
-    if (e.name === 'FunctionCall' && d) return `FunctionCall ${nameOf(String(d.url ?? ''), Number(d.lineNumber ?? 1) - 1, Number(d.columnNumber ?? 1) - 1)}`;
+    if (e.name === 'FunctionCall' && d) return `FunctionCall ${nameOf(typeof d.url === 'string' ? d.url : '', Number(d.lineNumber ?? 1) - 1, Number(d.columnNumber ?? 1) - 1)}`;
     if (e.name === 'EventDispatch' && d) return `EventDispatch ${String(d.type)}`;
     if (e.name === 'TimerFire' || e.name === 'FireAnimationFrame') return e.name;
     return e.name;
@@ -107,6 +107,7 @@ function sourceNamer(): (url: string, line: number, column: number) => string {
       const mapFile = path.join(ROOT, 'dist', 'renderer', 'assets', `${file}.map`);
       maps.set(file, file && existsSync(mapFile) ? new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8')) as never) : null);
     }
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc -p test types findOrigin() as `{} | SourceOrigin` (the linter's program does not), so the fields need it
     const origin = maps.get(file)?.findOrigin(line + 1, column + 1) as { fileName?: string; lineNumber?: number; name?: string } | undefined;
     if (!origin?.fileName) return `${file}:${line + 1}`;
     return `${origin.name ? `${origin.name} ` : ''}${origin.fileName.replace(/^.*?(renderer\/src|node_modules)\//, '$1/')}:${origin.lineNumber}`;
@@ -130,7 +131,7 @@ function profileSelf(profile: CpuProfile, from: number, to: number): Map<string,
     const dt = profile.timeDeltas[i + 1] ?? 0;
     out.set(key, (out.get(key) ?? 0) + dt);
     // The innermost frame of the app's own code on the stack: which of our functions paid for it.
-    for (let id: number | undefined = profile.samples[i]!; id !== undefined; id = parent.get(id)) {
+    for (let id: number | undefined = profile.samples[i]; id !== undefined; id = parent.get(id)) {
       const c = byId.get(id)!.callFrame;
       const where = c.url ? nameOf(c.url, c.lineNumber, c.columnNumber) : '';
       if (where.startsWith('renderer/src')) {
@@ -161,8 +162,8 @@ async function profiled(page: Page, label: string, action: () => Promise<string>
   const { profile } = (await cdp.send('Profiler.stop')) as unknown as { profile: CpuProfile };
   const trace = JSON.parse((await browser.stopTracing()).toString()) as { traceEvents: TraceEvent[] };
   await cdp.detach();
-  writeFileSync(path.join(values.out!, `${label}.cpuprofile`), JSON.stringify(profile));
-  writeFileSync(path.join(values.out!, `${label}-trace.json`), JSON.stringify(trace));
+  writeFileSync(path.join(values.out, `${label}.cpuprofile`), JSON.stringify(profile));
+  writeFileSync(path.join(values.out, `${label}-trace.json`), JSON.stringify(trace));
 
   const events = trace.traceEvents;
   const main = mainThread(events);
@@ -191,7 +192,7 @@ async function profiled(page: Page, label: string, action: () => Promise<string>
 }
 
 async function main(): Promise<void> {
-  mkdirSync(values.out!, { recursive: true });
+  mkdirSync(values.out, { recursive: true });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sparring-profile-'));
   const server = await startServer('serve', [path.join(ROOT, 'bin', 'sparring.js'), 'serve', '--db', path.join(dir, 'lab.db'), '--port', '0', '--json']);
   const browser = await chromium.launch({
@@ -217,7 +218,7 @@ async function main(): Promise<void> {
       await lab.go('experiments');
     }
     const exp = new ExperimentsPage(page);
-    await exp.choosePreset(values.preset!);
+    await exp.choosePreset(values.preset);
     await profiled(page, 'run', async () => {
       await exp.start();
       const dash = new DashboardPage(page);

@@ -5,7 +5,7 @@ import { Badge } from '../../components/Badge';
 import { Term } from '../../components/Term';
 import { GLOSSARY } from '../../glossary/glossary';
 import { ChartFrame } from '../../components/ChartFrame';
-import { ProgressBar, etaFrom } from '../../components/ProgressBar';
+import { ProgressBar, etaFrom, useNow } from '../../components/ProgressBar';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
 import { formatCount, formatTime, llmCost, policyLabel } from '../../format';
 import { useChart } from '../../charts/use-chart';
@@ -75,12 +75,7 @@ function PlayForm() {
   const [episodes, setEpisodes] = useState(4);
   const [scenarios, setScenarios] = useState<ScenarioSet>('arena');
   const [seed, setSeed] = useState(1);
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    if (!playing) return;
-    const t = setInterval(() => setNow(Date.now()), 500);
-    return () => clearInterval(t);
-  }, [playing]);
+  const now = useNow(playing);
 
   const args: ArgsOf<'matches/play'> = { da, ca, episodesPerScenario: episodes, scenarios, seed };
   const valid = Number.isInteger(episodes) && episodes >= 1 && episodes <= 1000 && Number.isInteger(seed);

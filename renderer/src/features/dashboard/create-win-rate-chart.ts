@@ -61,7 +61,7 @@ export function createWinRateChart(node: HTMLElement, callbacks: WinRateCallback
     styleAxis(yAxis);
     yAxis.selectAll('.tick line').attr('stroke-opacity', 0.6);
     const ticks = d3.range(1, d.xMax + 1);
-    styleAxis(child(svg, 'g', 'x-axis').attr('transform', `translate(0,${HEIGHT - M.bottom})`).call(d3.axisBottom(x).tickValues(ticks).tickFormat((v) => `M${v}`)));
+    styleAxis(child(svg, 'g', 'x-axis').attr('transform', `translate(0,${HEIGHT - M.bottom})`).call(d3.axisBottom(x).tickValues(ticks).tickFormat((v) => `M${Number(v)}`)));
     child(svg, 'text', 'x-title').attr('x', (M.left + width - M.right) / 2).attr('y', HEIGHT - 8).attr('text-anchor', 'middle').attr('font-size', 10).attr('fill', COLORS.textSoft).text('arena match (M1, M2, … in run order)');
     child(svg, 'text', 'y-title').attr('transform', `translate(12,${(M.top + HEIGHT - M.bottom) / 2}) rotate(-90)`).attr('text-anchor', 'middle').attr('font-size', 10).attr('fill', COLORS.textSoft).text('win rate (share of episodes)');
 

@@ -1,7 +1,7 @@
 /** MADS robustness of a DA on request: L-1 and L-2 by complexity and adversity, tables and a chart; then the scenarios it plays. */
 import { useMemo, useState } from 'react';
 import { ChartFrame } from '../../components/ChartFrame';
-import { ProgressBar, etaFrom } from '../../components/ProgressBar';
+import { ProgressBar, etaFrom, useNow } from '../../components/ProgressBar';
 import { EmptyState, ErrorState } from '../../components/StateViews';
 import { useChart } from '../../charts/use-chart';
 import { selectInfo, useEngineStore } from '../../engine/engine-store';
@@ -22,12 +22,13 @@ export function RobustnessPanel() {
   const [ca, setCa] = useState('scripted');
   const [episodes, setEpisodes] = useState(2);
   const running = r.status === 'running';
+  const now = useNow(running);
   const run = () => void runRobustness({ da, ca, episodesPerScenario: episodes, seed: 1 });
 
   let body;
   if (running)
     body = r.progress ? (
-      <ProgressBar label="robustness episodes" done={r.progress.done} total={r.progress.total} etaSeconds={r.startedAt ? etaFrom(r.startedAt, Date.now(), r.progress.done, r.progress.total) : null} />
+      <ProgressBar label="robustness episodes" done={r.progress.done} total={r.progress.total} etaSeconds={r.startedAt ? etaFrom(r.startedAt, now, r.progress.done, r.progress.total) : null} />
     ) : (
       <p className="muted" data-testid="robustness-starting">Loading the policies…</p>
     );

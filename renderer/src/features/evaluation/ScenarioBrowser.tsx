@@ -39,7 +39,7 @@ export function ScenarioBrowser() {
     try {
       const d = await request('scenarios/get', { id });
       const form = formOf(custom ? d : { ...d, id: `${d.id}-copy`, title: `${d.title} (copy)` });
-      setEditing({ form, ...(custom ? { replaces: id } : {}), key: Date.now() });
+      setEditing((prev) => ({ form, ...(custom ? { replaces: id } : {}), key: (prev?.key ?? 0) + 1 }));
     } catch (e) {
       setActionError(errorMessage(e));
     }
@@ -130,7 +130,7 @@ export function ScenarioBrowser() {
           {(sets.length ? sets : [set]).map((x) => <option key={x} value={x}>{x}</option>)}
         </select>
         {load.scenarios && <span className="muted small">{shown.length} scenarios</span>}
-        <button className="btn tiny" onClick={() => setEditing({ form: emptyForm(), key: Date.now() })} data-testid="scenario-new">New scenario</button>
+        <button className="btn tiny" onClick={() => setEditing((prev) => ({ form: emptyForm(), key: (prev?.key ?? 0) + 1 }))} data-testid="scenario-new">New scenario</button>
       </header>
       {actionError && <div className="inline-error">{actionError}</div>}
       {editing && (

@@ -17,14 +17,18 @@ const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '
 function useConsole(runId: string, live: boolean) {
   const [data, setData] = useState<Console | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const reload = useCallback(async () => {
-    try {
-      setData(await request('knobs/console', { runId }));
-      setError(null);
-    } catch (e) {
-      setError(errorMessage(e));
-    }
-  }, [runId]);
+  // State is set only in the request's callbacks: the effect below subscribes, it never sets state itself.
+  const reload = useCallback(
+    () =>
+      request('knobs/console', { runId }).then(
+        (d) => {
+          setData(d);
+          setError(null);
+        },
+        (e: unknown) => setError(errorMessage(e)),
+      ),
+    [runId],
+  );
   useEffect(() => {
     void reload();
     if (!live) return;
@@ -121,7 +125,7 @@ export function KnobConsole({ runId, status }: { runId: string; status: RunStatu
         </div>
       )}
 
-      <Proposals proposals={data.proposals} disabled={busy || !live} onAccept={(p, v) => act(() => request('knobs/accept', { runId, proposalId: p.id, ...(v !== undefined ? { value: v } : {}) }))} onDismiss={(p) => act(() => request('knobs/dismiss', { runId, proposalId: p.id }))} />
+      <Proposals proposals={data.proposals} disabled={busy || !live} onAccept={(p, v) => void act(() => request('knobs/accept', { runId, proposalId: p.id, ...(v !== undefined ? { value: v } : {}) }))} onDismiss={(p) => void act(() => request('knobs/dismiss', { runId, proposalId: p.id }))} />
 
       <h4>Audit log</h4>
       {data.writes.length === 0 ? (
@@ -144,7 +148,7 @@ export function KnobConsole({ runId, status }: { runId: string; status: RunStatu
             </thead>
             <tbody>
               {[...data.writes].reverse().map((w) => (
-                <WriteRow key={w.id} w={w} disabled={busy || !live} onRevert={() => act(() => request('knobs/revert', { runId, writeId: w.id }))} />
+                <WriteRow key={w.id} w={w} disabled={busy || !live} onRevert={() => void act(() => request('knobs/revert', { runId, writeId: w.id }))} />
               ))}
             </tbody>
           </table>

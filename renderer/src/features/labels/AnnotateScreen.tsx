@@ -77,8 +77,15 @@ function Workbench({ labels }: { labels: string[] }) {
   const finished = useLabelsStore(selectFinished);
   const last = useLabelsStore(selectLast);
   const busy = useLabelsStore(selectBusy);
-  const [note, setNote] = useState('');
-  useEffect(() => setNote(item?.mine?.note ?? ''), [item?.queueId, item?.pos, item?.mine?.note]);
+  const [note, setNote] = useState(item?.mine?.note ?? '');
+  // A new item (or its stored note) resets the draft: adjusted while rendering, not in an effect
+  // (react.dev, "Adjusting some state when a prop changes").
+  const noteKey = `${item?.queueId}/${item?.pos}/${item?.mine?.note}`;
+  const [noteFor, setNoteFor] = useState(noteKey);
+  if (noteFor !== noteKey) {
+    setNoteFor(noteKey);
+    setNote(item?.mine?.note ?? '');
+  }
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -149,7 +156,7 @@ function Workbench({ labels }: { labels: string[] }) {
       )}
       {last?.source && (
         <p className="hint" data-testid="reveal" data-pos={last.pos}>
-          Item {last.pos + 1} ({String(last.mine?.value)}) came from {last.source.matchId}, CA {last.source.caSpec} vs DA {last.source.daSpec}, scenario {last.source.scenarioId}.
+          Item {last.pos + 1} ({typeof last.mine?.value === 'string' ? last.mine.value : 'no tactic'}) came from {last.source.matchId}, CA {last.source.caSpec} vs DA {last.source.daSpec}, scenario {last.source.scenarioId}.
         </p>
       )}
     </section>

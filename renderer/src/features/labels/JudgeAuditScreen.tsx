@@ -75,18 +75,22 @@ function AuditBench() {
   const finished = useLabelsStore(selectFinished);
   const last = useLabelsStore(selectLast);
   const busy = useLabelsStore(selectBusy);
-  const [resolved, setResolved] = useState<boolean | null>(null);
-  const [tier, setTier] = useState<AuditValue['tier'] | null>(null);
-  const [hallucination, setHallucination] = useState<boolean | null>(null);
-  const [note, setNote] = useState('');
-  useEffect(() => {
-    const v = item?.mine?.value;
-    const mine = v && typeof v === 'object' ? v : null;
+  const v = item?.mine?.value;
+  const mine = v && typeof v === 'object' ? v : null;
+  const [resolved, setResolved] = useState<boolean | null>(mine?.resolved ?? null);
+  const [tier, setTier] = useState<AuditValue['tier'] | null>(mine?.tier ?? null);
+  const [hallucination, setHallucination] = useState<boolean | null>(mine?.hallucination ?? null);
+  const [note, setNote] = useState(item?.mine?.note ?? '');
+  // A new item (or its stored label) resets the form: adjusted while rendering, not in an effect
+  // (react.dev, "Adjusting some state when a prop changes").
+  const [formFor, setFormFor] = useState({ queueId: item?.queueId, pos: item?.pos, mine: item?.mine });
+  if (formFor.queueId !== item?.queueId || formFor.pos !== item?.pos || formFor.mine !== item?.mine) {
+    setFormFor({ queueId: item?.queueId, pos: item?.pos, mine: item?.mine });
     setResolved(mine?.resolved ?? null);
     setTier(mine?.tier ?? null);
     setHallucination(mine?.hallucination ?? null);
     setNote(item?.mine?.note ?? '');
-  }, [item?.queueId, item?.pos, item?.mine]);
+  }
   const complete = resolved !== null && tier !== null && hallucination !== null;
   const send = () => {
     if (complete) void submit('audit', { resolved, tier, hallucination }, note);

@@ -4,10 +4,10 @@
  * tactic measures, per-seed small multiples), open any of its runs in the dashboard or the
  * transcripts; and overlay any two runs of the lab.
  */
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { MeanInterval, StudyDetail, StudyInfo } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
-import { etaFrom, ProgressBar } from '../../components/ProgressBar';
+import { etaFrom, ProgressBar, useNow } from '../../components/ProgressBar';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
 import { navigate, selectRouteId, useNavStore } from '../../nav/nav-store';
 import { loadPresets, selectPresets, useExperimentsStore } from '../experiments/experiments-store';
@@ -155,14 +155,18 @@ function StudyView({ studyId }: { studyId: string }) {
 }
 
 function StudyProgress({ study }: { study: StudyInfo }) {
-  const started = useRef<number | null>(null);
   const p = study.progress;
+  const showing = !!p && study.live;
+  // Ticks while the study is live, so `started` below is within one tick of when progress first came.
+  const now = useNow(study.live);
+  // When this view first saw the study's progress (React's "adjust state while rendering" pattern).
+  const [started, setStarted] = useState<number | null>(null);
+  if (showing && started === null) setStarted(now);
   if (!p || !study.live) return null;
-  started.current ??= Date.now();
   const done = Math.round(p.value * 10) / 10;
   return (
     <div data-testid="study-progress">
-      <ProgressBar label={`runs and evaluations (${p.finished} done${p.failed ? `, ${p.failed} failed` : ''})`} done={done} total={p.total} etaSeconds={etaFrom(started.current, Date.now(), p.value, p.total)} />
+      <ProgressBar label={`runs and evaluations (${p.finished} done${p.failed ? `, ${p.failed} failed` : ''})`} done={done} total={p.total} etaSeconds={started === null ? null : etaFrom(started, now, p.value, p.total)} />
       <ul className="muted small">
         {p.running.map((r) => <li key={`${r.arm}/${r.seed}`}>{r.arm} seed {r.seed} ({r.runId}): {r.phase} {r.label ? `— ${r.label}` : ''}</li>)}
       </ul>

@@ -12,6 +12,7 @@ export function EpisodeList({ selectedId, onOpen }: { selectedId: string | null;
   const total = useTranscriptsStore(selectTotal) ?? 0;
   const pages = useTranscriptsStore(selectPages);
   const scroller = useRef<HTMLDivElement>(null);
+  // eslint-disable-next-line react-hooks/incompatible-library -- a note for the React Compiler, which this app does not run; the rows are memoised by hand below
   const virtual = useVirtualizer({ count: total, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
   const items = virtual.getVirtualItems();
   const first = items[0]?.index ?? 0;

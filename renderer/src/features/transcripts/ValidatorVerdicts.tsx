@@ -12,26 +12,27 @@ const TITLES: Record<ValidatorName, string> = {
   task_success: 'Task success',
 };
 
-type Load = { id: string; verdicts: ValidatorVerdict[] | null; error: string | null };
+type Load = { id: string; attempt: number; verdicts: ValidatorVerdict[] | null; error: string | null };
 
 export function ValidatorVerdicts({ episodeId }: { episodeId: string }) {
-  const [load, setLoad] = useState<Load>({ id: episodeId, verdicts: null, error: null });
+  const [load, setLoad] = useState<Load>({ id: episodeId, attempt: 0, verdicts: null, error: null });
   const [attempt, setAttempt] = useState(0);
   useEffect(() => {
+    // No reset here: a load for another episode (or attempt) renders as loading below.
     let live = true;
-    setLoad({ id: episodeId, verdicts: null, error: null });
     request('episodes/validate', { id: episodeId }).then(
-      (verdicts) => live && setLoad({ id: episodeId, verdicts, error: null }),
-      (err: unknown) => live && setLoad({ id: episodeId, verdicts: null, error: errorMessage(err) }),
+      (verdicts) => live && setLoad({ id: episodeId, attempt, verdicts, error: null }),
+      (err: unknown) => live && setLoad({ id: episodeId, attempt, verdicts: null, error: errorMessage(err) }),
     );
     return () => {
       live = false;
     };
   }, [episodeId, attempt]);
 
+  const current = load.id === episodeId && load.attempt === attempt;
   let body;
-  if (load.error) body = <ErrorState title="Could not validate this episode" error={load.error} actions={[{ label: 'Retry', onClick: () => setAttempt((n) => n + 1) }]} />;
-  else if (!load.verdicts || load.id !== episodeId) body = <LoadingState label="Validating…" />;
+  if (current && load.error) body = <ErrorState title="Could not validate this episode" error={load.error} actions={[{ label: 'Retry', onClick: () => setAttempt((n) => n + 1) }]} />;
+  else if (!current || !load.verdicts) body = <LoadingState label="Validating…" />;
   else
     body = (
       <table className="table compact" data-testid="validator-table">
