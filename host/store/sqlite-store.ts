@@ -27,8 +27,8 @@ import type { EpisodeRow, MatchRow, MatchScenarioRow, TurnRewardRow, TurnRow } f
 import { LATEST_VERSION, applyMigrations, newerSchemaError, userVersion } from './migrations';
 import { labScenarios, validatorFailureBits } from './episode-validation';
 
-/** How long a write waits for another connection's lock before failing with SQLITE_BUSY. */
-const BUSY_TIMEOUT_MS = 5000;
+/** How long a write waits for another connection's lock before failing with SQLITE_BUSY: a study's workers share one lab, and on a loaded machine a writer can hold it for seconds. */
+const BUSY_TIMEOUT_MS = 30_000;
 
 export interface SqliteRunStore extends RunStore {
   /** The open connection, for the other stores of the lab (runs, checkpoints, …) to share. */
