@@ -4,7 +4,22 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 
-const hostPackages = ['electron', 'react', 'react-dom', 'zustand', 'd3', 'd3-*', 'better-sqlite3', 'onnxruntime-node', 'onnxruntime-*', 'ws', 'commander', 'cli-progress', 'csv-parse', 'csv-parse/*'];
+const hostPackages = [
+  'electron',
+  'react',
+  'react-dom',
+  'zustand',
+  'd3',
+  'd3-*',
+  'better-sqlite3',
+  'onnxruntime-node',
+  'onnxruntime-*',
+  'ws',
+  'commander',
+  'cli-progress',
+  'csv-parse',
+  'csv-parse/*',
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'out/', 'coverage/', 'test-results/', '.artifacts/'] },
@@ -14,7 +29,17 @@ export default tseslint.config(
     // Type information for the type-checked rules: each layer's own tsconfig (one per runtime).
     languageOptions: {
       parserOptions: {
-        project: ['./core/tsconfig.json', './core/tsconfig.test.json', './models/tsconfig.json', './host/tsconfig.json', './electron/tsconfig.json', './renderer/tsconfig.json', './test/tsconfig.json', './tsconfig.tools.json', './scripts/tsconfig.json'],
+        project: [
+          './core/tsconfig.json',
+          './core/tsconfig.test.json',
+          './models/tsconfig.json',
+          './host/tsconfig.json',
+          './electron/tsconfig.json',
+          './renderer/tsconfig.json',
+          './test/tsconfig.json',
+          './tsconfig.tools.json',
+          './scripts/tsconfig.json',
+        ],
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -73,7 +98,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { regex: '^(\\.\\./)+(host|electron|renderer)(/|$)', message: 'models/ sits below the hosts: import core/ only (tests: test/support/), never host/ or the apps (docs/architecture.md).' },
+            {
+              regex: '^(\\.\\./)+(host|electron|renderer)(/|$)',
+              message: 'models/ sits below the hosts: import core/ only (tests: test/support/), never host/ or the apps (docs/architecture.md).',
+            },
           ],
         },
       ],
@@ -89,7 +117,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { regex: '^\\.{1,2}/(\\.\\./)*cli(/|$)', message: 'host code outside host/cli/ must not import the CLI: shared code lives in host/policies, host/format, … (docs/architecture.md).' },
+            {
+              regex: '^\\.{1,2}/(\\.\\./)*cli(/|$)',
+              message: 'host code outside host/cli/ must not import the CLI: shared code lives in host/policies, host/format, … (docs/architecture.md).',
+            },
           ],
         },
       ],
@@ -102,7 +133,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-syntax': [
         'error',
-        { selector: "ImportDeclaration[source.value=/(^|\\/)test\\/support\\//]", message: 'test/support/ holds test helpers: only tests import it.' },
+        { selector: 'ImportDeclaration[source.value=/(^|\\/)test\\/support\\//]', message: 'test/support/ holds test helpers: only tests import it.' },
       ],
     },
   },
@@ -116,11 +147,24 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { regex: '^(\\.\\./)+core/contract/', allowTypeImports: true, message: 'the renderer imports only types from core/contract/ (use `import type`); values come over the transport.' },
-            { regex: '^(\\.\\./)+core(/(?!contract/)|$)', message: 'the renderer may import from core/ only `import type` from core/contract/ (DESIGN.md §3).' },
-            { regex: '^(\\.\\./)+(host|models|electron)(/|$)', message: 'the renderer reaches the engine through the transport, never by importing host code.' },
+            {
+              regex: '^(\\.\\./)+core/contract/',
+              allowTypeImports: true,
+              message: 'the renderer imports only types from core/contract/ (use `import type`); values come over the transport.',
+            },
+            {
+              regex: '^(\\.\\./)+core(/(?!contract/)|$)',
+              message: 'the renderer may import from core/ only `import type` from core/contract/ (DESIGN.md §3).',
+            },
+            {
+              regex: '^(\\.\\./)+(host|models|electron)(/|$)',
+              message: 'the renderer reaches the engine through the transport, never by importing host code.',
+            },
             { regex: '^node:', message: 'the renderer runs in a browser: no node: modules.' },
-            { group: ['electron', 'better-sqlite3', 'onnxruntime-node', 'onnxruntime-*', 'ws', 'commander', 'cli-progress', 'csv-parse', 'csv-parse/*'], message: 'a Node-only package: the renderer runs in a browser.' },
+            {
+              group: ['electron', 'better-sqlite3', 'onnxruntime-node', 'onnxruntime-*', 'ws', 'commander', 'cli-progress', 'csv-parse', 'csv-parse/*'],
+              message: 'a Node-only package: the renderer runs in a browser.',
+            },
           ],
         },
       ],
@@ -149,8 +193,14 @@ export default tseslint.config(
         {
           patterns: [
             { regex: '^(\\.\\./)+renderer(/|$)', message: 'electron/ must not import the renderer; it loads its build.' },
-            { regex: '^(\\.\\./)+(host/(engine|store|web)|core|models)(/|$)', message: 'main only manages windows: the engine runs in the utility process (electron/engine-process.ts).' },
-            { group: ['better-sqlite3', 'onnxruntime-node', 'onnxruntime-*', 'react', 'react-dom', 'zustand', 'd3', 'd3-*'], message: 'main only manages windows and menus.' },
+            {
+              regex: '^(\\.\\./)+(host/(engine|store|web)|core|models)(/|$)',
+              message: 'main only manages windows: the engine runs in the utility process (electron/engine-process.ts).',
+            },
+            {
+              group: ['better-sqlite3', 'onnxruntime-node', 'onnxruntime-*', 'react', 'react-dom', 'zustand', 'd3', 'd3-*'],
+              message: 'main only manages windows and menus.',
+            },
           ],
         },
       ],

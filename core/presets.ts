@@ -14,7 +14,17 @@ import type { GrpoBudget, RunConfig } from './coevolution/run-config';
  * τ_DA 0.97, seed 1); at 1e-4 with maxKl 1 and 8 passes the same forced gyms raised W_DA
  * (94.4 → 98.6%, 94.4 → 96.5%) or held it (97.9%) on seeds 1–3.
  */
-export const PAPER_GYM_DA: GrpoBudget = { steps: 60, promptsPerStep: 16, K: 16, lr: 1e-4, klBeta: 0.04, clipEps: 0.2, lrSchedule: 'constant', maxKl: 1, maxPasses: 8 };
+export const PAPER_GYM_DA: GrpoBudget = {
+  steps: 60,
+  promptsPerStep: 16,
+  K: 16,
+  lr: 1e-4,
+  klBeta: 0.04,
+  clipEps: 0.2,
+  lrSchedule: 'constant',
+  maxKl: 1,
+  maxPasses: 8,
+};
 export const PAPER_GYM_CA: GrpoBudget = { steps: 60, promptsPerStep: 16, K: 8, lr: 2e-3, klBeta: 0.05, clipEps: 0.2, lrSchedule: 'cosine' };
 
 /**
@@ -33,7 +43,15 @@ const robustSft = { epochs: 6, batchSize: 64, lr: 3e-3, expertEpisodesPerIntent:
  * variants, no episodes against a camouflaged customer, no recovery episodes. What DA0 lacks
  * against a customer who hedges, decoys and buries the need is what co-evolution has to teach it.
  */
-const paperSft = { epochs: 6, batchSize: 64, lr: 3e-3, expertEpisodesPerIntent: 4, camouflaged: 0, camouflagedEpisodesPerIntent: 0, recoveryEpisodesPerIntent: 0 };
+const paperSft = {
+  epochs: 6,
+  batchSize: 64,
+  lr: 3e-3,
+  expertEpisodesPerIntent: 4,
+  camouflaged: 0,
+  camouflagedEpisodesPerIntent: 0,
+  recoveryEpisodesPerIntent: 0,
+};
 
 const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
   arena: { ...DEFAULT_CONFIG.arena },
@@ -65,7 +83,8 @@ export const PAPER_FAITHFUL_GYMS = {
  */
 export const PRESETS: Record<'paper' | 'robust' | 'quick', { description: string; config: RunConfig }> = {
   paper: {
-    description: 'RL-ADA: DA0 = SFT on plain routing demos + GRPO warm-up; 10 scenarios × 18 episodes per match, τ_DA 0.60, P 2, ε 0.05, n_min 3, n_max 8; K 16 (DA) / 8 (CA)',
+    description:
+      'RL-ADA: DA0 = SFT on plain routing demos + GRPO warm-up; 10 scenarios × 18 episodes per match, τ_DA 0.60, P 2, ε 0.05, n_min 3, n_max 8; K 16 (DA) / 8 (CA)',
     config: {
       ...robustShape(paperSft),
       bootstrap: { sft: paperSft, daWarmup: { ...PAPER_GYM_DA, steps: 30 }, caPressure: { ...PAPER_GYM_CA, steps: PAPER_FAITHFUL_GYMS.caPressureSteps } },
@@ -91,7 +110,6 @@ export const PRESETS: Record<'paper' | 'robust' | 'quick', { description: string
     },
   },
 };
-
 
 /**
  * IB-RL's schedule settings (../shared/seeds/003, §5.1), the defaults of a `"kind": "ib-rl"`

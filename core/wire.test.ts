@@ -5,7 +5,10 @@ describe('parseDaOutput', () => {
   it('accepts a well-formed action and round-trips it', () => {
     const raw = formatDaAction({ thinking: 'verify first', action_type: 'tool_call', content: 'lookup_account', tool_args: { phone: '+1 555 123 4567' } });
     const r = parseDaOutput(raw);
-    expect(r).toEqual({ ok: true, action: { thinking: 'verify first', action_type: 'tool_call', content: 'lookup_account', tool_args: { phone: '+1 555 123 4567' } } });
+    expect(r).toEqual({
+      ok: true,
+      action: { thinking: 'verify first', action_type: 'tool_call', content: 'lookup_account', tool_args: { phone: '+1 555 123 4567' } },
+    });
   });
 
   it('fills a missing thinking with "" and missing tool_args with {}', () => {

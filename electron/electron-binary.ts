@@ -20,7 +20,10 @@ export function findElectronBinary(): ElectronBinary {
   const override = process.env.ELECTRON_OVERRIDE_DIST_PATH;
   const pathFile = path.join(dir, 'path.txt');
   if (!override && !existsSync(pathFile)) {
-    return { ok: false, reason: "Electron's binary was never downloaded (node_modules/electron/path.txt is missing; try `node node_modules/electron/install.js`)" };
+    return {
+      ok: false,
+      reason: "Electron's binary was never downloaded (node_modules/electron/path.txt is missing; try `node node_modules/electron/install.js`)",
+    };
   }
   const rel = existsSync(pathFile) ? readFileSync(pathFile, 'utf8').trim() : 'electron';
   const bin = override ? path.join(override, rel) : path.join(dir, 'dist', rel);

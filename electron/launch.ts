@@ -33,7 +33,10 @@ async function desktop(bin: string): Promise<void> {
 
 function web(reason: string): void {
   process.stderr.write(`sparring: no desktop app here (${reason}); starting web mode.\n`);
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'sparring.js'), 'serve', '--json', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'sparring.js'), 'serve', '--json', ...args], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   forwardSignals(child);
   let out = '';
   child.stdout.on('data', (d: Buffer) => {
@@ -46,7 +49,9 @@ function web(reason: string): void {
     const opener = browserOpener();
     if (opener) {
       const [cmd, ...rest] = opener;
-      spawn(cmd!, [...rest, url], { stdio: 'ignore', detached: true }).on('error', () => undefined).unref();
+      spawn(cmd!, [...rest, url], { stdio: 'ignore', detached: true })
+        .on('error', () => undefined)
+        .unref();
     } else {
       process.stdout.write('No browser on this machine: open the URL above in one (through an SSH tunnel for a remote box).\n');
     }

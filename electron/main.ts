@@ -41,7 +41,12 @@ function startEngine(): void {
     win?.webContents.send('engine-lost', `exit code ${code}`);
     if (quitting) return;
     void dialog
-      .showMessageBox({ type: 'error', message: 'The Sparring engine stopped', detail: `It exited with code ${code}. Runs resume from their last phase boundary.`, buttons: ['Restart engine', 'Quit'] })
+      .showMessageBox({
+        type: 'error',
+        message: 'The Sparring engine stopped',
+        detail: `It exited with code ${code}. Runs resume from their last phase boundary.`,
+        buttons: ['Restart engine', 'Quit'],
+      })
       .then(({ response }) => {
         if (response === 1) return app.quit();
         startEngine();
@@ -182,9 +187,11 @@ void app.whenReady().then(() => {
     win?.webContents.once('did-finish-load', () => {
       // setTimeout ignores a returned promise: a rejection (the page gone) must still report and quit.
       setTimeout(() => {
-        void (win?.webContents.executeJavaScript(
-          "window.sparring.send('engine/info', undefined).then((i) => 'SPARRING_SMOKE_OK ' + i.dbPath, (e) => 'SPARRING_SMOKE_FAIL ' + e.message)",
-        ) ?? Promise.resolve('SPARRING_SMOKE_FAIL no window'))
+        void (
+          win?.webContents.executeJavaScript(
+            "window.sparring.send('engine/info', undefined).then((i) => 'SPARRING_SMOKE_OK ' + i.dbPath, (e) => 'SPARRING_SMOKE_FAIL ' + e.message)",
+          ) ?? Promise.resolve('SPARRING_SMOKE_FAIL no window')
+        )
           .catch((e: unknown) => `SPARRING_SMOKE_FAIL ${e instanceof Error ? e.message : String(e)}`)
           .then((ok: unknown) => {
             process.stdout.write(`${String(ok)}\n`);

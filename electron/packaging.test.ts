@@ -48,7 +48,7 @@ describe('desktop bundles (electron/vite.config.ts)', () => {
   const input = build.rollupOptions!.input as Record<string, string>;
   const output = build.rollupOptions!.output as { entryFileNames: string; chunkFileNames: string };
 
-  it('bundles the runner\'s worker thread beside the engine process, under the name the engine loads', () => {
+  it("bundles the runner's worker thread beside the engine process, under the name the engine loads", () => {
     const entry = path.basename(RUN_WORKER_BUNDLE, '.js');
     expect(output.entryFileNames.replace('[name]', entry)).toBe(RUN_WORKER_BUNDLE);
     expect(path.relative(path.resolve(__dirname, '..'), input[entry]!)).toBe(path.join('host', 'coevolution', 'run-worker.ts'));

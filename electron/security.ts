@@ -12,7 +12,6 @@ export const APP_SCHEME = 'sparring';
 export const APP_ORIGIN = `${APP_SCHEME}://app`;
 export const APP_URL = `${APP_ORIGIN}/index.html`;
 
-
 /** BrowserWindow webPreferences (besides the preload path). */
 export const WEB_PREFERENCES = {
   contextIsolation: true,

@@ -74,20 +74,24 @@ describe('desktop build', () => {
   const bin = findElectronBinary();
   const noDisplay = process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY;
   const skip = !bin.ok ? bin.reason : noDisplay ? 'no display (set DISPLAY, e.g. under xvfb-run)' : null;
-  it.skipIf(skip !== null)(`launches the desktop app and talks to the engine${skip ? ` — skipped: ${skip}` : ''}`, async () => {
-    if (!bin.ok) return;
-    const sandbox = process.platform === 'linux' && process.getuid?.() === 0 ? ['--no-sandbox'] : [];
-    const out = await new Promise<string>((resolve, reject) => {
-      const child = spawn(bin.path, [...sandbox, path.join(ELECTRON_DIST, 'main.js')], {
-        env: { ...process.env, SPARRING_SMOKE: '1', SPARRING_DB: path.join(tmp, 'desktop.db') },
-        stdio: ['ignore', 'pipe', 'pipe'],
+  it.skipIf(skip !== null)(
+    `launches the desktop app and talks to the engine${skip ? ` — skipped: ${skip}` : ''}`,
+    async () => {
+      if (!bin.ok) return;
+      const sandbox = process.platform === 'linux' && process.getuid?.() === 0 ? ['--no-sandbox'] : [];
+      const out = await new Promise<string>((resolve, reject) => {
+        const child = spawn(bin.path, [...sandbox, path.join(ELECTRON_DIST, 'main.js')], {
+          env: { ...process.env, SPARRING_SMOKE: '1', SPARRING_DB: path.join(tmp, 'desktop.db') },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        child.stdout.on('data', (d) => (stdout += d));
+        const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+        child.on('exit', () => (clearTimeout(timer), resolve(stdout)));
+        child.on('error', reject);
       });
-      let stdout = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-      child.on('exit', () => (clearTimeout(timer), resolve(stdout)));
-      child.on('error', reject);
-    });
-    expect(out).toContain(`SPARRING_SMOKE_OK ${path.join(tmp, 'desktop.db')}`);
-  }, 90_000);
+      expect(out).toContain(`SPARRING_SMOKE_OK ${path.join(tmp, 'desktop.db')}`);
+    },
+    90_000,
+  );
 });

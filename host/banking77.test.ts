@@ -7,7 +7,8 @@ const known = new Set(['card_arrival', 'lost_or_stolen_card', 'reverted_card_pay
 
 describe('parseBanking77Csv', () => {
   it('imports rows, including quoted multi-line texts, with their starting line numbers', () => {
-    const csv = 'text,category\nWhere is my card?,card_arrival\n"I lost it,\nwhat now?",lost_or_stolen_card\n"Was my payment ""reverted""?",reverted_card_payment?\n';
+    const csv =
+      'text,category\nWhere is my card?,card_arrival\n"I lost it,\nwhat now?",lost_or_stolen_card\n"Was my payment ""reverted""?",reverted_card_payment?\n';
     const r = parseBanking77Csv('x.csv', csv, known);
     expect(r.problems).toEqual([]);
     expect(r.rows).toEqual([

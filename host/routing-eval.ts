@@ -173,8 +173,16 @@ export function tfidfRouting<K extends string>(
   opts: { toolLabels?: boolean; logreg?: Partial<LogRegConfig> } = {},
 ): Record<K, BaselineRoutingReport> {
   const intentTool = new Map(train.map((it) => [it.intent, it.tool]));
-  const byIntent = TfidfClassifier.train(train.map((it) => ({ text: it.text, label: it.intent })), { logreg: opts.logreg ?? {} });
-  const byTool = opts.toolLabels ? TfidfClassifier.train(train.map((it) => ({ text: it.text, label: it.tool })), { logreg: opts.logreg ?? {} }) : null;
+  const byIntent = TfidfClassifier.train(
+    train.map((it) => ({ text: it.text, label: it.intent })),
+    { logreg: opts.logreg ?? {} },
+  );
+  const byTool = opts.toolLabels
+    ? TfidfClassifier.train(
+        train.map((it) => ({ text: it.text, label: it.tool })),
+        { logreg: opts.logreg ?? {} },
+      )
+    : null;
   const out = {} as Record<K, BaselineRoutingReport>;
   for (const [name, items] of Object.entries(tests) as [K, readonly RoutingItem[]][]) {
     let hit = 0;

@@ -93,7 +93,17 @@ async function main(): Promise<void> {
     const rules = { b77: await headRules(trained.model, v.b77Val), bank: await headRules(trained.model, v.bankVal) };
     await trained.model.dispose();
     process.stdout.write(
-      JSON.stringify({ seed, opts, b77Val: b77.accuracy, b77ToolOnly: b77.toolOnlyAccuracy, nB77: b77.n, bankVal: bank.accuracy, nBank: bank.n, rules, seconds: (Date.now() - t0) / 1000 }) + '\n',
+      JSON.stringify({
+        seed,
+        opts,
+        b77Val: b77.accuracy,
+        b77ToolOnly: b77.toolOnlyAccuracy,
+        nB77: b77.n,
+        bankVal: bank.accuracy,
+        nBank: bank.n,
+        rules,
+        seconds: (Date.now() - t0) / 1000,
+      }) + '\n',
     );
   }
 }

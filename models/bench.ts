@@ -92,7 +92,13 @@ async function measure(run: () => Promise<unknown>, batch: number, rounds: numbe
  * Samples/s of `a` and `b` (each processing `batch` samples) and the ratio a / b, each the median
  * over `pairs` pairs of adjacent rounds, run in ABBA order so that neither always goes first.
  */
-export async function measurePaired(a: () => Promise<unknown>, b: () => Promise<unknown>, batch: number, pairs: number, roundMs: number): Promise<{ a: number; b: number; ratio: number }> {
+export async function measurePaired(
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+  batch: number,
+  pairs: number,
+  roundMs: number,
+): Promise<{ a: number; b: number; ratio: number }> {
   for (const run of [a, b]) await round(run, batch, roundMs);
   const ra: number[] = [];
   const rb: number[] = [];
@@ -202,7 +208,10 @@ export async function benchDa(domain: Domain, opts: DaBenchOptions = {}): Promis
 
   // Real observations: every DA decision of a few scripted arena episodes.
   const { episodes } = await match(1, { ...config, arena: { ...config.arena, episodesPerScenario: 6 } });
-  const points: DaDecisionPoint[] = sliceEpisodes(episodes.map((e) => recordedFromEpisode(e, domain.scenarios)), config.arena.maxDaTurns);
+  const points: DaDecisionPoint[] = sliceEpisodes(
+    episodes.map((e) => recordedFromEpisode(e, domain.scenarios)),
+    config.arena.maxDaTurns,
+  );
   const obsOf = (n: number): DaObservation[] => Array.from({ length: n }, (_, i) => points[i % points.length]!.obs);
 
   const intents = domain.taxonomy.map((t) => ({ intent: t.intent, tool: t.tool }));
@@ -226,13 +235,19 @@ export async function benchDa(domain: Domain, opts: DaBenchOptions = {}): Promis
     };
     for (const [name, spec] of Object.entries(daParams(model.shape))) feeds[name] = new OrtTensor('float32', weights[name as keyof typeof weights], spec.shape);
     // Three times the rounds, a third as long: pairs of adjacent short rounds see the same load.
-    const pair = await measurePaired(() => model.predict(obs512), () => session.run(feeds), 512, 3 * rounds, roundMs / 3);
+    const pair = await measurePaired(
+      () => model.predict(obs512),
+      () => session.run(feeds),
+      512,
+      3 * rounds,
+      roundMs / 3,
+    );
     const [forwardB512, rawOrtForwardB512, forwardB512OverRaw] = [pair.a, pair.b, pair.ratio];
     await session.release();
 
     opts.onFigure?.('DA supervised step');
     const obs256 = obsOf(256);
-    const targets = obs256.map((_, i) => ({ choice: (points[i % points.length]!.original.choice ?? 'ask') }));
+    const targets = obs256.map((_, i) => ({ choice: points[i % points.length]!.original.choice ?? 'ask' }));
     const trainB256 = await measure(() => model.supervisedStep(obs256, targets, { lr: 1e-4 }), 256, rounds, roundMs);
 
     opts.onFigure?.('GRPO with rollouts');

@@ -34,9 +34,17 @@ const madeUp = (v: JudgeVerdict) => v.hallucinations;
 
 const play = (da: BuiltinDa, concurrency: number) =>
   runMatch({
-    matchId: 'M1', createdAt: '2026-01-01T00:00:00.000Z', domain, scenarios: selectScenarios(domain, 'arena'), scenarioSet: 'arena',
-    da, ca: new ScriptedCa(domain), judge: judgeEpisode, config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 2 } },
-    seed: 5, concurrency,
+    matchId: 'M1',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    domain,
+    scenarios: selectScenarios(domain, 'arena'),
+    scenarioSet: 'arena',
+    da,
+    ca: new ScriptedCa(domain),
+    judge: judgeEpisode,
+    config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 2 } },
+    seed: 5,
+    concurrency,
   });
 
 describe('BuiltinDa', () => {
@@ -49,7 +57,9 @@ describe('BuiltinDa', () => {
         expect(t.parseError, t.text).toBeNull();
         const parsed = parseDaOutput(t.text);
         if (!parsed.ok) throw new Error(parsed.error);
-        expect(parsed.action.thinking).toMatch(/Intent hypotheses: [^,]+ → \w+ \d\.\d\d, [^,]+ → \w+ \d\.\d\d, [^,]+ → \w+ \d\.\d\d -> Next: \w+ \(p \d\.\d\d\)/);
+        expect(parsed.action.thinking).toMatch(
+          /Intent hypotheses: [^,]+ → \w+ \d\.\d\d, [^,]+ → \w+ \d\.\d\d, [^,]+ → \w+ \d\.\d\d -> Next: \w+ \(p \d\.\d\d\)/,
+        );
       }
       expect(madeUp(e.judge), `${e.id}: ${e.judge.rationale}`).toEqual([]);
       expect(agent[0]!.tool === 'lookup_account' || agent[0]!.actionType === 'speak').toBe(true);

@@ -23,14 +23,37 @@ const SMALL: CaModelOptions = {
   seed: 3,
   session: { intraOpNumThreads: 1 },
 };
-const FACTS: CustomerFacts = { merchant: 'Shell', amount: 18.4, datePhrase: 'yesterday', channel: 'card', place: 'Leeds', account: 'savings', cardLast4: '1234' };
-const obsOf = (intent: string, dialogue: CaObservation['dialogue'] = []): CaObservation => ({ intent, situation: 'unrecognized_charge', facts: FACTS, name: 'Sam Lee', dialogue });
+const FACTS: CustomerFacts = {
+  merchant: 'Shell',
+  amount: 18.4,
+  datePhrase: 'yesterday',
+  channel: 'card',
+  place: 'Leeds',
+  account: 'savings',
+  cardLast4: '1234',
+};
+const obsOf = (intent: string, dialogue: CaObservation['dialogue'] = []): CaObservation => ({
+  intent,
+  situation: 'unrecognized_charge',
+  facts: FACTS,
+  name: 'Sam Lee',
+  dialogue,
+});
 const core = domain.taxonomy.filter((e) => e.core);
 const OBS: CaObservation[] = [
   ...core.slice(0, 5).map((e) => obsOf(e.intent)),
-  obsOf('duplicate_charge', [{ role: 'customer', text: 'I think I paid twice.' }, { role: 'agent', text: CLARIFY_QUESTION }]),
-  obsOf('card_declined', [{ role: 'customer', text: 'My card failed.' }, { role: 'agent', text: 'Your card ending 1234 is active.' }]),
-  obsOf('internal_transfer', [{ role: 'customer', text: 'Hello.' }, { role: 'agent', text: 'Could you tell me a bit more about what happened?' }]),
+  obsOf('duplicate_charge', [
+    { role: 'customer', text: 'I think I paid twice.' },
+    { role: 'agent', text: CLARIFY_QUESTION },
+  ]),
+  obsOf('card_declined', [
+    { role: 'customer', text: 'My card failed.' },
+    { role: 'agent', text: 'Your card ending 1234 is active.' },
+  ]),
+  obsOf('internal_transfer', [
+    { role: 'customer', text: 'Hello.' },
+    { role: 'agent', text: 'Could you tell me a bit more about what happened?' },
+  ]),
 ];
 
 /** Per-head log-probabilities of row b, summed at the choice's indices, from a forward pass. */
@@ -60,7 +83,10 @@ describe('CaModel', () => {
       expect(Math.exp(logp[b * CA_LOGITS + CA_HEAD_OFFSETS[DECOY_HEAD]! + 1 + DOMAIN_TOOLS.indexOf(own)]!)).toBe(0);
     });
     const rng = new Rng(1);
-    const many = await model.sample(Array.from({ length: 400 }, (_, i) => OBS[i % 5]!), () => rng.next());
+    const many = await model.sample(
+      Array.from({ length: 400 }, (_, i) => OBS[i % 5]!),
+      () => rng.next(),
+    );
     many.forEach((s, i) => expect(s.action.decoy).not.toBe(domain.taxonomy.find((e) => e.intent === OBS[i % 5]!.intent)!.tool));
   });
 
@@ -68,7 +94,10 @@ describe('CaModel', () => {
     const rng = new Rng(7);
     const sampled = await model.sample(OBS, () => rng.next());
     const logp = await model.headLogProbs(OBS);
-    const again = await model.logProbs(OBS, sampled.map((s) => s.action));
+    const again = await model.logProbs(
+      OBS,
+      sampled.map((s) => s.action),
+    );
     sampled.forEach((s, b) => {
       expect(s.logProb).toBeCloseTo(sumOfHeads(logp, b, s.action), 5);
       expect(again[b]).toBeCloseTo(s.logProb, 5);
@@ -153,7 +182,9 @@ describe('CaModel', () => {
     expect(last['sft/loss']).toBeLessThan(0.3 * first['sft/loss']!);
     expect(last['sft/accuracy']).toBe(1);
     expect((await m.greedy(OBS)).every((g) => JSON.stringify(g.action) === JSON.stringify(target))).toBe(true);
-    await expect(m.supervisedStep([obsOf('card_declined')], [{ ...target, decoy: 'check_card_status' }], { lr: 0.01 })).rejects.toThrow(/own intent's tool \(check_card_status\)/);
+    await expect(m.supervisedStep([obsOf('card_declined')], [{ ...target, decoy: 'check_card_status' }], { lr: 0.01 })).rejects.toThrow(
+      /own intent's tool \(check_card_status\)/,
+    );
     await m.dispose();
   });
 
@@ -172,7 +203,10 @@ describe('CaModel', () => {
     const rng = new Rng(2);
     const sampled = await m.sample(OBS, () => rng.next());
     const lp = Float32Array.from(sampled, (s) => s.logProb);
-    await m.policyGradientStep({ obs: OBS, actions: sampled.map((s) => s.action), advantages: lp.map((_, i) => (i % 2 ? 1 : -1)), oldLogProbs: lp, refLogProbs: lp }, { lr: 0.05, clipEps: 0.2, klBeta: 0 });
+    await m.policyGradientStep(
+      { obs: OBS, actions: sampled.map((s) => s.action), advantages: lp.map((_, i) => (i % 2 ? 1 : -1)), oldLogProbs: lp, refLogProbs: lp },
+      { lr: 0.05, clipEps: 0.2, klBeta: 0 },
+    );
     expect(Array.from(await m.headLogProbs(OBS))).not.toEqual(Array.from(before));
     await m.restore(snap);
     expect(Array.from(await m.headLogProbs(OBS))).toEqual(Array.from(before));
@@ -235,7 +269,8 @@ describe('CA snapshots saved before the placement head', () => {
     };
     const old = {
       modelJson: JSON.stringify({
-        ...j, heads: j.heads.slice(0, -1),
+        ...j,
+        heads: j.heads.slice(0, -1),
         params: j.params.map((p) => (p.name === 'wo' || p.name === 'bo' ? { ...p, shape: [...p.shape.slice(0, -1), CA_LOGITS - 2] } : p)),
       }),
       weights: flat(w),

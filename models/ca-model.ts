@@ -138,7 +138,8 @@ export class CaModel implements PolicyModel<CaObservation, CaChoice> {
   }
 
   private static async fromShape(shape: CaNetShape, opts: CaModelOptions): Promise<CaModel> {
-    if (shape.intents.length !== shape.intentTools.length) throw new Error(`CaModel: ${shape.intents.length} intents but ${shape.intentTools.length} intent tools`);
+    if (shape.intents.length !== shape.intentTools.length)
+      throw new Error(`CaModel: ${shape.intents.length} intents but ${shape.intentTools.length} intent tools`);
     const forward = await ForwardRunner.create(buildCaForward(shape), opts.session);
     return new CaModel(shape, forward, initParams(caParams(shape), opts.seed ?? 0), opts);
   }
@@ -277,7 +278,11 @@ export class CaModel implements PolicyModel<CaObservation, CaChoice> {
     const B = batch.obs.length;
     sameLength(batch.obs, batch.actions, 'policyGradientStep');
     if (B === 0) throw new Error('CaModel.policyGradientStep: empty batch');
-    for (const [name, arr] of [['advantages', batch.advantages], ['oldLogProbs', batch.oldLogProbs], ['refLogProbs', batch.refLogProbs]] as const) {
+    for (const [name, arr] of [
+      ['advantages', batch.advantages],
+      ['oldLogProbs', batch.oldLogProbs],
+      ['refLogProbs', batch.refLogProbs],
+    ] as const) {
       if (arr.length !== B) throw new Error(`CaModel.policyGradientStep: ${name} has ${arr.length} entries for ${B} samples`);
     }
     const action = this.choiceIndices(batch.obs, batch.actions, 'policyGradientStep');
@@ -349,7 +354,8 @@ export class CaModel implements PolicyModel<CaObservation, CaChoice> {
     let state: TrainState<CaParam> = { weights, m: zerosLike(weights), v: zerosLike(weights), step: 0 };
     if (s.optimiser) {
       const o = floatsOf(s.optimiser, 'optimiser state');
-      if (o.length !== 2 * total + 1) throw new Error(`CaModel.restore: the snapshot has ${o.length} optimiser values, the model needs ${2 * total + 1} (m, v, step)`);
+      if (o.length !== 2 * total + 1)
+        throw new Error(`CaModel.restore: the snapshot has ${o.length} optimiser values, the model needs ${2 * total + 1} (m, v, step)`);
       state = { weights, m: split(o, 0), v: split(o, total), step: o[2 * total]! };
     }
     this.state = state;
@@ -412,7 +418,9 @@ export function withPlacementHead(s: ModelSnapshot): ModelSnapshot {
     const [v, end] = widen(o, next, false);
     optimiser = bytesOf(concat([m, v, o.subarray(end, end + 1)]));
   }
-  const params = j.params.map((p) => ((p.name === 'wo' || p.name === 'bo') && p.shape.at(-1) === before ? { ...p, shape: [...p.shape.slice(0, -1), before + added] } : p));
+  const params = j.params.map((p) =>
+    (p.name === 'wo' || p.name === 'bo') && p.shape.at(-1) === before ? { ...p, shape: [...p.shape.slice(0, -1), before + added] } : p,
+  );
   return { ...s, modelJson: JSON.stringify({ ...j, heads: want, params }), weights: bytesOf(weights), optimiser };
 }
 
@@ -462,7 +470,8 @@ function parseModelJson(text: string): CaModelJson {
   if (!o || typeof o !== 'object' || o.kind !== CA_MODEL_KIND) {
     throw new Error(`CaModel: the snapshot is not a builtin CA network (kind ${JSON.stringify(o?.kind)}, expected "${CA_MODEL_KIND}")`);
   }
-  if (o.version !== CA_MODEL_VERSION) throw new Error(`CaModel: the snapshot is version ${o.version} of the CA network; this build reads version ${CA_MODEL_VERSION}`);
+  if (o.version !== CA_MODEL_VERSION)
+    throw new Error(`CaModel: the snapshot is version ${o.version} of the CA network; this build reads version ${CA_MODEL_VERSION}`);
   for (const key of ['heads', 'stateFeatures', 'hashing', 'embedDim', 'hidden', 'intents', 'intentTools', 'params'] as const) {
     if (o[key] === undefined) throw new Error(`CaModel: the snapshot's modelJson has no "${key}"`);
   }
@@ -475,12 +484,15 @@ function fitProblems(got: CaModelJson, want: CaModelJson): string[] {
   const fmt = (s: readonly number[]) => `[${s.join(', ')}]`;
   const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
   if (!same(got.heads, want.heads)) out.push(`heads ${JSON.stringify(got.heads)} in the snapshot, ${JSON.stringify(want.heads)} here`);
-  if (!same(got.stateFeatures, want.stateFeatures)) out.push(`state features [${got.stateFeatures.join(', ')}] in the snapshot, [${want.stateFeatures.join(', ')}] here`);
+  if (!same(got.stateFeatures, want.stateFeatures))
+    out.push(`state features [${got.stateFeatures.join(', ')}] in the snapshot, [${want.stateFeatures.join(', ')}] here`);
   if (!same(got.hashing, want.hashing)) out.push(`hashing ${JSON.stringify(got.hashing)} in the snapshot, ${JSON.stringify(want.hashing)} here`);
   if (!same(got.intents, want.intents)) {
     const i = want.intents.findIndex((n, k) => got.intents[k] !== n);
     const at = i >= 0 ? i : want.intents.length;
-    out.push(`intents differ (${got.intents.length} in the snapshot, ${want.intents.length} here; first difference at #${at}: ${JSON.stringify(got.intents[at] ?? null)} vs ${JSON.stringify(want.intents[at] ?? null)})`);
+    out.push(
+      `intents differ (${got.intents.length} in the snapshot, ${want.intents.length} here; first difference at #${at}: ${JSON.stringify(got.intents[at] ?? null)} vs ${JSON.stringify(want.intents[at] ?? null)})`,
+    );
   } else if (!same(got.intentTools, want.intentTools)) out.push('the intents route to different tools');
   const gotParams = new Map(got.params.map((p) => [p.name, p.shape]));
   for (const p of want.params) {

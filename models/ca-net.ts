@@ -150,7 +150,10 @@ function headLogp(g: Graph, shape: CaNetShape, p: Record<CaParam, Tensor>, bag: 
   const mask = g.gather(g.constant(maskTable(shape), [shape.intents.length, CA_LOGITS]), x.intent, 0); // [B, CA_LOGITS]
   const logits = g.add(g.gemm(h, p.wo, p.bo), mask); // [B, 20]
   const heads = g.split(logits, CA_HEAD_SIZES, 1); // [B, size_h] each
-  return g.concat(heads.map((t) => g.logSoftmax(t, -1)), 1); // [B, 20]
+  return g.concat(
+    heads.map((t) => g.logSoftmax(t, -1)),
+    1,
+  ); // [B, 20]
 }
 
 /** log π(choice) per sample: the six chosen entries summed. `choice` [B, 6] holds per-head indices. */
@@ -162,7 +165,11 @@ function choiceLogp(g: Graph, logp: Tensor, choice: Tensor): Tensor {
 /** Mean over samples and heads of [argmax of the head = the given index]. */
 function headAccuracy(g: Graph, logp: Tensor, choice: Tensor): Tensor {
   const pieces = g.split(logp, CA_HEAD_SIZES, 1); // [B, size_h] each
-  const targets = g.split(choice, CA_HEAD_SIZES.map(() => 1), 1); // [B, 1] each
+  const targets = g.split(
+    choice,
+    CA_HEAD_SIZES.map(() => 1),
+    1,
+  ); // [B, 1] each
   const hits = pieces.map((t, h) => {
     const best = g.op('ArgMax', [t], { axis: { type: 'int', value: 1 }, keepdims: { type: 'int', value: 1 } }, [{ dtype: 'int64', shape: ['B', 1] }])[0]!;
     return g.cast(g.equal(best, targets[h]!), 'float32'); // [B, 1]
@@ -261,8 +268,14 @@ export function encodeCaObservations(obs: readonly CaObservation[], shape: CaNet
     const s = caTurnState(o);
     const texts = [
       s.lastAgent ?? '',
-      o.dialogue.filter((d) => d.role === 'agent').map((d) => d.text).join(' '),
-      o.dialogue.filter((d) => d.role === 'customer').map((d) => d.text).join(' '),
+      o.dialogue
+        .filter((d) => d.role === 'agent')
+        .map((d) => d.text)
+        .join(' '),
+      o.dialogue
+        .filter((d) => d.role === 'customer')
+        .map((d) => d.text)
+        .join(' '),
     ];
     texts.forEach((text, k) => {
       const { indices, weights } = hashText(text, shape.hashing, CA_BAGS[k]);

@@ -36,7 +36,12 @@ describe('DaModel', () => {
     const batch = Array.from({ length: 64 }, (_, i) => samples[i % samples.length]!);
     const weightsAfter = async () => {
       const model = await DaModel.create({ intents, seed: 3, session: { intraOpNumThreads: 2 } });
-      for (let i = 0; i < 3; i++) await model.supervisedStep(batch.map((s) => s.obs), batch.map((s) => s.target), { lr: 1e-2 });
+      for (let i = 0; i < 3; i++)
+        await model.supervisedStep(
+          batch.map((s) => s.obs),
+          batch.map((s) => s.target),
+          { lr: 1e-2 },
+        );
       const w = new Uint8Array((await model.snapshot()).weights);
       await model.dispose();
       return w;
@@ -47,9 +52,18 @@ describe('DaModel', () => {
 
   it('learns a toy routing task and reports only registered metrics', async () => {
     const model = await create();
-    const first = await model.supervisedStep(obs, samples.map((s) => s.target), { lr: 1e-2 });
+    const first = await model.supervisedStep(
+      obs,
+      samples.map((s) => s.target),
+      { lr: 1e-2 },
+    );
     let last = first;
-    for (let i = 0; i < 60; i++) last = await model.supervisedStep(obs, samples.map((s) => s.target), { lr: 1e-2 });
+    for (let i = 0; i < 60; i++)
+      last = await model.supervisedStep(
+        obs,
+        samples.map((s) => s.target),
+        { lr: 1e-2 },
+      );
     expect(last['sft/loss']).toBeLessThan(first['sft/loss']! / 3);
     expect(last['sft/accuracy']).toBe(1);
     expect(Object.keys(first).every(isMetricKey)).toBe(true);
@@ -66,9 +80,12 @@ describe('DaModel', () => {
   it('sample and greedy agree with logProbs, and masked actions are never drawn', async () => {
     const model = await create(2);
     let s = 1;
-    const u = () => ((s = (s * 16807) % 2147483647) / 2147483647);
+    const u = () => (s = (s * 16807) % 2147483647) / 2147483647;
     const drawn = await model.sample([...obs, ...obs, ...obs], u);
-    const lp = await model.logProbs([...obs, ...obs, ...obs], drawn.map((d) => d.action));
+    const lp = await model.logProbs(
+      [...obs, ...obs, ...obs],
+      drawn.map((d) => d.action),
+    );
     drawn.forEach((d, i) => expect(d.logProb).toBeCloseTo(lp[i]!, 6));
     // After a successful lookup with no domain call, lookup, explain and end_call are masked.
     expect(drawn.every((d) => !['lookup_account', 'explain', 'end_call'].includes(d.action))).toBe(true);
@@ -88,19 +105,38 @@ describe('DaModel', () => {
 
   it('snapshots round-trip weights and optimiser state: a restored model continues identically', async () => {
     const a = await create(3);
-    for (let i = 0; i < 5; i++) await a.supervisedStep(obs, samples.map((x) => x.target), { lr: 1e-2 });
+    for (let i = 0; i < 5; i++)
+      await a.supervisedStep(
+        obs,
+        samples.map((x) => x.target),
+        { lr: 1e-2 },
+      );
     const snap = await a.snapshot();
     expect(JSON.parse(snap.modelJson)).toMatchObject({ kind: 'da-net', intents, embedDim: 8, hidden: 16 });
     const b = await DaModel.fromSnapshot(snap);
     expect(await b.logProbs(obs, ['ask', 'ask', 'ask', 'ask'])).toEqual(await a.logProbs(obs, ['ask', 'ask', 'ask', 'ask']));
-    const stepA = await a.supervisedStep(obs, samples.map((x) => x.target), { lr: 1e-2 });
-    const stepB = await b.supervisedStep(obs, samples.map((x) => x.target), { lr: 1e-2 });
+    const stepA = await a.supervisedStep(
+      obs,
+      samples.map((x) => x.target),
+      { lr: 1e-2 },
+    );
+    const stepB = await b.supervisedStep(
+      obs,
+      samples.map((x) => x.target),
+      { lr: 1e-2 },
+    );
     expect(stepB).toEqual(stepA);
     expect(await b.snapshot()).toEqual(await a.snapshot());
 
     // A snapshot restores into a model that trained on since (switching step kinds in between).
     await a.policyGradientStep(
-      { obs, actions: ['ask', 'ask', 'ask', 'ask'], advantages: new Float32Array([1, 1, 1, 1]), oldLogProbs: await a.logProbs(obs, ['ask', 'ask', 'ask', 'ask']), refLogProbs: new Float32Array(4) },
+      {
+        obs,
+        actions: ['ask', 'ask', 'ask', 'ask'],
+        advantages: new Float32Array([1, 1, 1, 1]),
+        oldLogProbs: await a.logProbs(obs, ['ask', 'ask', 'ask', 'ask']),
+        refLogProbs: new Float32Array(4),
+      },
       { lr: 1e-2, clipEps: 0.2, klBeta: 0 },
     );
     await a.restore(snap);

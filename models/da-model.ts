@@ -147,10 +147,16 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
     const dup = opts.intents.find((x, i) => opts.intents.findIndex((y) => y.intent === x.intent) !== i);
     if (dup) throw new Error(`DaModel: intent "${dup.intent}" is listed twice`);
     const shape: DaNetShape = { ...DEFAULT_DA_NET, ...opts.net, intents: opts.intents.length };
-    for (const [k, v] of [['embedDim', shape.embedDim], ['hidden', shape.hidden], ['hashing.buckets', shape.hashing.buckets], ['hashing.bagLength', shape.hashing.bagLength]] as const) {
+    for (const [k, v] of [
+      ['embedDim', shape.embedDim],
+      ['hidden', shape.hidden],
+      ['hashing.buckets', shape.hashing.buckets],
+      ['hashing.bagLength', shape.hashing.bagLength],
+    ] as const) {
       if (!Number.isInteger(v) || v < 1) throw new RangeError(`DaModel: ${k} must be a positive integer, got ${v}`);
     }
-    if (shape.hashing.buckets > 1 << 24) throw new RangeError(`DaModel: hashing.buckets must be at most 2^24 (ids travel as float32), got ${shape.hashing.buckets}`);
+    if (shape.hashing.buckets > 1 << 24)
+      throw new RangeError(`DaModel: hashing.buckets must be at most 2^24 (ids travel as float32), got ${shape.hashing.buckets}`);
     const specs = daParams(shape);
     if (opts.embInit !== undefined) specs.emb = { ...specs.emb, init: { normal: opts.embInit } };
     const weights = initParams(specs, opts.seed);
@@ -161,7 +167,17 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
     };
     const session = opts.session ?? {};
     const forward = await ForwardRunner.create(buildDaForward(shape), session);
-    return new DaModel(shape, [...opts.intents], opts.maskInvalid ?? true, opts.intentWeight ?? 0.5, opts.bagDropout ?? 0, forward, { weights, m: zeros(), v: zeros(), step: 0 }, session, opts.seed);
+    return new DaModel(
+      shape,
+      [...opts.intents],
+      opts.maskInvalid ?? true,
+      opts.intentWeight ?? 0.5,
+      opts.bagDropout ?? 0,
+      forward,
+      { weights, m: zeros(), v: zeros(), step: 0 },
+      session,
+      opts.seed,
+    );
   }
 
   /** A model shaped as the snapshot says, holding its weights (and optimiser state, when present). */
@@ -377,7 +393,12 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
   async policyGradientStep(batch: PolicyGradientBatch<DaObservation, DaChoice>, hyper: PolicyGradientHyper): Promise<StepMetrics> {
     const B = batch.obs.length;
     if (B === 0) throw new Error('policyGradientStep: empty batch');
-    for (const [name, arr] of [['actions', batch.actions], ['advantages', batch.advantages], ['oldLogProbs', batch.oldLogProbs], ['refLogProbs', batch.refLogProbs]] as const) {
+    for (const [name, arr] of [
+      ['actions', batch.actions],
+      ['advantages', batch.advantages],
+      ['oldLogProbs', batch.oldLogProbs],
+      ['refLogProbs', batch.refLogProbs],
+    ] as const) {
       if (arr.length !== B) throw new Error(`policyGradientStep: ${B} observations but ${arr.length} ${name}`);
     }
     const runner = await this.runner('pg');
@@ -458,7 +479,12 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
     const floats = (u: Uint8Array) => new Float32Array(u.slice().buffer); // copy: aligned and owned
     const w = floats(s.weights);
     const opt = s.optimiser ? floats(s.optimiser) : null;
-    const st: TrainState<DaParam> = { weights: {} as Record<DaParam, Float32Array>, m: {} as Record<DaParam, Float32Array>, v: {} as Record<DaParam, Float32Array>, step: 0 };
+    const st: TrainState<DaParam> = {
+      weights: {} as Record<DaParam, Float32Array>,
+      m: {} as Record<DaParam, Float32Array>,
+      v: {} as Record<DaParam, Float32Array>,
+      step: 0,
+    };
     let o = 0;
     for (const p of ours.params) {
       const n = p.shape.reduce((a, d) => a * d, 1);
@@ -522,19 +548,24 @@ function parseModelJson(text: string): DaModelJson {
   const o = j as Partial<DaModelJson> | null;
   if (!o || o.kind !== 'da-net') throw new SnapshotMismatchError(`the snapshot is not a DA network (kind ${JSON.stringify(o?.kind)}, expected "da-net")`);
   if (o.version !== 1) throw new SnapshotMismatchError(`the snapshot is DA network version ${String(o.version)}; this build reads version 1`);
-  if (!Array.isArray(o.intents) || !Array.isArray(o.params) || !o.hashing) throw new SnapshotMismatchError('the snapshot modelJson lacks intents, params or hashing');
+  if (!Array.isArray(o.intents) || !Array.isArray(o.params) || !o.hashing)
+    throw new SnapshotMismatchError('the snapshot modelJson lacks intents, params or hashing');
   return o as DaModelJson;
 }
 
 function compareJson(theirs: DaModelJson, ours: DaModelJson): string[] {
   const problems: string[] = [];
-  if (JSON.stringify(theirs.actions) !== JSON.stringify(ours.actions)) problems.push(`actions [${theirs.actions.join(', ')}] differ from [${ours.actions.join(', ')}]`);
-  if (JSON.stringify(theirs.hashing) !== JSON.stringify(ours.hashing)) problems.push(`hashing ${JSON.stringify(theirs.hashing)} differs from ${JSON.stringify(ours.hashing)}`);
+  if (JSON.stringify(theirs.actions) !== JSON.stringify(ours.actions))
+    problems.push(`actions [${theirs.actions.join(', ')}] differ from [${ours.actions.join(', ')}]`);
+  if (JSON.stringify(theirs.hashing) !== JSON.stringify(ours.hashing))
+    problems.push(`hashing ${JSON.stringify(theirs.hashing)} differs from ${JSON.stringify(ours.hashing)}`);
   const ti = theirs.intents.map((x) => `${x.intent}→${x.tool}`);
   const oi = ours.intents.map((x) => `${x.intent}→${x.tool}`);
   if (ti.join('|') !== oi.join('|')) {
     const firstDiff = ti.findIndex((x, i) => x !== oi[i]);
-    problems.push(`intents differ (${ti.length} in the snapshot, ${oi.length} here; first difference at #${firstDiff < 0 ? Math.min(ti.length, oi.length) : firstDiff})`);
+    problems.push(
+      `intents differ (${ti.length} in the snapshot, ${oi.length} here; first difference at #${firstDiff < 0 ? Math.min(ti.length, oi.length) : firstDiff})`,
+    );
   }
   const theirShapes = new Map(theirs.params.map((p) => [p.name, p.shape]));
   for (const p of ours.params) {

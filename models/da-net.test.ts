@@ -9,7 +9,18 @@ import type { DaChoice } from '../core/agents/da-actions';
 import { routingObservation } from '../core/rl/demos';
 import type { DaObservation } from '../core/world/environment';
 import type { Turn } from '../core/world/transcript';
-import { BagCache, DA_STATE_FEATURES, N_ACTIONS, N_STATE, buildDaSftStep, daParams, dropGrams, encodeObservations, invalidActions, stateFeatures } from './da-net';
+import {
+  BagCache,
+  DA_STATE_FEATURES,
+  N_ACTIONS,
+  N_STATE,
+  buildDaSftStep,
+  daParams,
+  dropGrams,
+  encodeObservations,
+  invalidActions,
+  stateFeatures,
+} from './da-net';
 import type { DaParam } from './da-net';
 import { initParams } from './params';
 import { RowBagEncoder, rowBagFeeds } from './row-bags';
@@ -33,7 +44,10 @@ function feature(obs: DaObservation, name: (typeof DA_STATE_FEATURES)[number]): 
 function afterTool(tool: DaChoice, explain: boolean): DaObservation {
   const obs = routingObservation('There is a $12.50 charge I did not make');
   const raw = renderDaChoice(tool, obs, 't');
-  const turns: Turn[] = [...obs.turns, { role: 'agent', raw, action: JSON.parse(raw), toolResult: { ok: false, tool, error: { code: 'NOT_FOUND', message: 'no matching charge' } } }];
+  const turns: Turn[] = [
+    ...obs.turns,
+    { role: 'agent', raw, action: JSON.parse(raw), toolResult: { ok: false, tool, error: { code: 'NOT_FOUND', message: 'no matching charge' } } },
+  ];
   if (explain) turns.push({ role: 'agent', raw: '', action: { thinking: '', action_type: 'speak', content: 'Sorry.', tool_args: {} } });
   return { ...obs, turns, daSteps: turns.length - 1 };
 }
@@ -74,10 +88,14 @@ describe('DA features', () => {
 
   it('give samples one bag key exactly when their bags have the same slots', () => {
     const texts = ['my card was declined', 'My card was DECLINED!', 'my card was declined today', 'my card was declined'];
-    const b = encodeObservations(texts.map((t) => routingObservation(t)), new BagCache(tinyNet.hashing));
+    const b = encodeObservations(
+      texts.map((t) => routingObservation(t)),
+      new BagCache(tinyNet.hashing),
+    );
     const L = tinyNet.hashing.bagLength;
     const slots = (i: number) => [...b.bagIdx.subarray(i * L, (i + 1) * L), ...b.bagW.subarray(i * L, (i + 1) * L)].join();
-    for (let i = 0; i < texts.length; i++) for (let j = 0; j < texts.length; j++) expect(b.bagKey![i] === b.bagKey![j], `${i}, ${j}`).toBe(slots(i) === slots(j));
+    for (let i = 0; i < texts.length; i++)
+      for (let j = 0; j < texts.length; j++) expect(b.bagKey![i] === b.bagKey![j], `${i}, ${j}`).toBe(slots(i) === slots(j));
     expect(new Set(b.bagKey).size).toBe(2); // the first two texts tokenise alike
     dropGrams(b, L, 0.5, () => 0.9);
     expect(b.bagKey).toBeUndefined(); // dropout changes slots: the keys no longer say which are equal
@@ -86,7 +104,7 @@ describe('DA features', () => {
   it('n-gram dropout keeps each bag at unit norm', () => {
     const b = encodeObservations([routingObservation('my card was declined at the shop yesterday afternoon')], new BagCache(tinyNet.hashing));
     let s = 7;
-    dropGrams(b, tinyNet.hashing.bagLength, 0.5, () => ((s = (s * 48271) % 2147483647) / 2147483647));
+    dropGrams(b, tinyNet.hashing.bagLength, 0.5, () => (s = (s * 48271) % 2147483647) / 2147483647);
     const sq = Array.from(b.bagW).reduce((a, w) => a + w * w, 0);
     expect(sq).toBeCloseTo(1, 5);
     expect(Array.from(b.bagW).filter((w) => w > 0).length).toBeLessThan(tinyNet.hashing.bagLength);
@@ -218,7 +236,10 @@ describe('DA supervised step', () => {
 
   it('with samples sharing a bag gives bit-identical weights for the same start and batches', async () => {
     const hyper = { lr: 0.01, weightDecay: 0.1, maxGradNorm: 0.05 };
-    const [a, b] = [await TrainStepRunner.create(buildDaSftStep(shape), weights, { session, hyper }), await TrainStepRunner.create(buildDaSftStep(shape), weights, { session, hyper })];
+    const [a, b] = [
+      await TrainStepRunner.create(buildDaSftStep(shape), weights, { session, hyper }),
+      await TrainStepRunner.create(buildDaSftStep(shape), weights, { session, hyper }),
+    ];
     for (const from of order) expect((await a.step(batchOf(from))).loss).toBe((await b.step(batchOf(from))).loss);
     const [x, y] = [a.snapshot(), b.snapshot()];
     for (const p of Object.keys(weights) as DaParam[]) {

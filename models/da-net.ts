@@ -177,20 +177,24 @@ export function buildDaSftStep(shape: DaNetShape, opts: TrainStepOptions = {}): 
       intent_weight: { dtype: 'float32', shape: [] },
     },
   };
-  return buildTrainStep(spec, (g, p, x) => {
-    const { action, intent } = heads(g, p, rowBagSum(g, p.emb, x), x);
-    const logpA = g.logSoftmax(action, -1); // [B, A]
-    const logpI = g.logSoftmax(intent, -1); // [B, N]
-    const actionLoss = g.neg(g.reduceMean(g.gatherElements(logpA, g.unsqueeze(x.action, [1]), 1))); // []
-    const labelled = g.max(g.reduceSum(x.intent_mask), 1); // [] at least 1
-    const pickedI = g.squeeze(g.gatherElements(logpI, g.unsqueeze(x.intent, [1]), 1), [1]); // [B]
-    const intentLoss = g.div(g.neg(g.reduceSum(g.mul(pickedI, x.intent_mask))), labelled); // []
-    const loss = g.add(actionLoss, g.mul(intentLoss, x.intent_weight));
-    const accuracy = g.reduceMean(g.cast(g.equal(argmax(g, action), x.action), 'float32'));
-    const intentHits = g.mul(g.cast(g.equal(argmax(g, intent), x.intent), 'float32'), x.intent_mask); // [B]
-    const intentAccuracy = g.div(g.reduceSum(intentHits), labelled);
-    return { loss, outputs: { action_loss: actionLoss, intent_loss: intentLoss, accuracy, intent_accuracy: intentAccuracy } };
-  }, opts);
+  return buildTrainStep(
+    spec,
+    (g, p, x) => {
+      const { action, intent } = heads(g, p, rowBagSum(g, p.emb, x), x);
+      const logpA = g.logSoftmax(action, -1); // [B, A]
+      const logpI = g.logSoftmax(intent, -1); // [B, N]
+      const actionLoss = g.neg(g.reduceMean(g.gatherElements(logpA, g.unsqueeze(x.action, [1]), 1))); // []
+      const labelled = g.max(g.reduceSum(x.intent_mask), 1); // [] at least 1
+      const pickedI = g.squeeze(g.gatherElements(logpI, g.unsqueeze(x.intent, [1]), 1), [1]); // [B]
+      const intentLoss = g.div(g.neg(g.reduceSum(g.mul(pickedI, x.intent_mask))), labelled); // []
+      const loss = g.add(actionLoss, g.mul(intentLoss, x.intent_weight));
+      const accuracy = g.reduceMean(g.cast(g.equal(argmax(g, action), x.action), 'float32'));
+      const intentHits = g.mul(g.cast(g.equal(argmax(g, intent), x.intent), 'float32'), x.intent_mask); // [B]
+      const intentAccuracy = g.div(g.reduceSum(intentHits), labelled);
+      return { loss, outputs: { action_loss: actionLoss, intent_loss: intentLoss, accuracy, intent_accuracy: intentAccuracy } };
+    },
+    opts,
+  );
 }
 
 /**
@@ -259,7 +263,13 @@ const AT = {
  * The state vector of DA_STATE_FEATURES for one observation, written at `offset`. `amountGiven`
  * (whether the customer's text names an amount) may come from a cache keyed by that text.
  */
-export function stateFeatures(obs: DaObservation, s: DialogueState, out: Float32Array, offset = 0, amountGiven = extractAmount(s.customerText) !== undefined): void {
+export function stateFeatures(
+  obs: DaObservation,
+  s: DialogueState,
+  out: Float32Array,
+  offset = 0,
+  amountGiven = extractAmount(s.customerText) !== undefined,
+): void {
   out.fill(0, offset, offset + N_STATE);
   let customerTurns = 0;
   let asks = 0;

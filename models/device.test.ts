@@ -33,14 +33,22 @@ describe('parseVulkanSummary', () => {
 
 describe('chooseDevice', () => {
   it('keeps the CPU when asked for it, with threads and where matches run', async () => {
-    expect(await chooseDevice({ provider: 'cpu', threads: 2 })).toEqual({ requested: 'cpu', provider: 'cpu', reason: 'cpu requested', threads: 2, play: 'cpu' });
+    expect(await chooseDevice({ provider: 'cpu', threads: 2 })).toEqual({
+      requested: 'cpu',
+      provider: 'cpu',
+      reason: 'cpu requested',
+      threads: 2,
+      play: 'cpu',
+    });
   });
 
   it('falls back to the CPU from a provider this build does not include, saying why', async () => {
     const missing = process.platform === 'darwin' ? 'dml' : 'coreml';
     const d = await chooseDevice({ provider: missing });
     expect(d).toMatchObject({ requested: missing, provider: 'cpu', play: 'cpu' });
-    expect(d.reason).toMatch(new RegExp(`^${missing} is unavailable \\(not included in onnxruntime-node for ${process.platform}/${process.arch}\\); running on cpu$`));
+    expect(d.reason).toMatch(
+      new RegExp(`^${missing} is unavailable \\(not included in onnxruntime-node for ${process.platform}/${process.arch}\\); running on cpu$`),
+    );
   });
 
   it('auto picks the first GPU provider on a hardware device, else the CPU naming what it found', async () => {

@@ -79,7 +79,11 @@ async function probe(provider: ExecutionProvider): Promise<ProviderProbe> {
   const graph = buildForward(spec, mlpForward, { weights: initParams(spec.params, 1) });
   let warned: string | null = null;
   try {
-    const { session, provider: used } = await createSession(graph.bytes, { provider, warn: (l) => (warned = l), intraOpNumThreads: 1 }, `the ${provider} probe`);
+    const { session, provider: used } = await createSession(
+      graph.bytes,
+      { provider, warn: (l) => (warned = l), intraOpNumThreads: 1 },
+      `the ${provider} probe`,
+    );
     try {
       if (used !== provider) return { provider, available: false, detail: unavailableReason(provider) ?? warned ?? 'fell back to cpu', software: false };
       await session.run({ x: new Tensor('float32', new Float32Array(16).fill(0.5), [2, 8]) });
@@ -131,7 +135,11 @@ export interface DeviceRequest {
 export async function chooseDevice(req: DeviceRequest): Promise<DeviceRecord> {
   const threads = req.threads ?? null;
   const done = (provider: ExecutionProvider, reason: string): DeviceRecord => ({
-    requested: req.provider, provider, reason, threads, play: req.play === 'cpu' ? 'cpu' : provider,
+    requested: req.provider,
+    provider,
+    reason,
+    threads,
+    play: req.play === 'cpu' ? 'cpu' : provider,
   });
   if (req.provider === 'cpu') return done('cpu', 'cpu requested');
   if (req.provider !== 'auto') {
@@ -147,5 +155,8 @@ export async function chooseDevice(req: DeviceRequest): Promise<DeviceRecord> {
     if (p.available) software.push(`${name} found only ${p.detail}, no faster than the cpu provider (use it anyway with --provider ${name})`);
     else absent.push(name);
   }
-  return done('cpu', `auto: no GPU provider on a hardware device: ${[...software, ...(absent.length ? [`not present: ${absent.join(', ')}`] : [])].join('; ')}; running on cpu`);
+  return done(
+    'cpu',
+    `auto: no GPU provider on a hardware device: ${[...software, ...(absent.length ? [`not present: ${absent.join(', ')}`] : [])].join('; ')}; running on cpu`,
+  );
 }

@@ -40,7 +40,10 @@ describe('exportForwardOnnx', () => {
 
     // In-process: the same forward with weights fed as inputs, through the runner.
     const inProcess = await ForwardRunner.create(buildForward(spec, mlpForward));
-    const feeds = { x: { data: x, dims: [B, 12] }, ...Object.fromEntries(Object.entries(weights).map(([k, w]) => [k, { data: w, dims: spec.params[k]!.shape }])) };
+    const feeds = {
+      x: { data: x, dims: [B, 12] },
+      ...Object.fromEntries(Object.entries(weights).map(([k, w]) => [k, { data: w, dims: spec.params[k]!.shape }])),
+    };
     const expected = (await inProcess.run(feeds)).probs!.data as Float32Array;
     await inProcess.dispose();
 
@@ -91,7 +94,9 @@ describe('exportForwardOnnx', () => {
     const shifted = new Uint8Array(flat.byteLength + 1);
     shifted.set(new Uint8Array(flat.buffer), 1);
     expect(Array.from(splitWeights(spec.params, shifted.subarray(1)).b1!)).toEqual(Array.from(weights.b1!));
-    expect(() => splitWeights(spec.params, new Uint8Array(flat.buffer, 0, 8), 'checkpoint DA3')).toThrow(/checkpoint DA3: 2 weights stored, the model's parameters need/);
+    expect(() => splitWeights(spec.params, new Uint8Array(flat.buffer, 0, 8), 'checkpoint DA3')).toThrow(
+      /checkpoint DA3: 2 weights stored, the model's parameters need/,
+    );
   });
 });
 
@@ -102,10 +107,24 @@ describe('exportCheckpointOnnx', () => {
 
   it('a DA checkpoint runs standalone with the outputs of the in-process model', async () => {
     const scenario = domain.scenarios.find((x) => x.set === 'arena')!;
-    const o = await runEpisode({ domain, scenario, seed: 4, da: new ScriptedDa(), ca: new ScriptedCa(domain), judge: judgeEpisode, config: DEFAULT_CONFIG, matchId: 'X', index: 0 });
+    const o = await runEpisode({
+      domain,
+      scenario,
+      seed: 4,
+      da: new ScriptedDa(),
+      ca: new ScriptedCa(domain),
+      judge: judgeEpisode,
+      config: DEFAULT_CONFIG,
+      matchId: 'X',
+      index: 0,
+    });
     const obs = sliceDecisionPoints(recordedFromTranscript(o.transcript, scenario, 4), DEFAULT_CONFIG.arena.maxDaTurns).map((p) => p.obs);
     const model = await DaModel.create({ intents: domain.taxonomy.map((t) => ({ intent: t.intent, tool: t.tool })), seed: 3, net: small });
-    await model.supervisedStep(obs, obs.map(() => ({ choice: 'transfer_to_human' as const })), { lr: 1e-2 }); // weights off their init
+    await model.supervisedStep(
+      obs,
+      obs.map(() => ({ choice: 'transfer_to_human' as const })),
+      { lr: 1e-2 },
+    ); // weights off their init
     const expected = await model.predict(obs);
     const bytes = await exportCheckpointOnnx(await model.snapshot(), label('DA'));
     await model.dispose();
@@ -133,7 +152,10 @@ describe('exportCheckpointOnnx', () => {
   it('a CA checkpoint runs standalone with the outputs of the in-process model', async () => {
     // What the CA sees at its first turn and after the DA's first question.
     const env = new CustomerEnvironment(DEFAULT_CONFIG.arena.maxDaTurns);
-    env.reset(domain.scenarios.find((x) => x.set === 'arena')!, 5);
+    env.reset(
+      domain.scenarios.find((x) => x.set === 'arena')!,
+      5,
+    );
     const obs = [env.observeCustomer()];
     env.step({ role: 'customer', text: 'my card got declined at the store' });
     env.step({ role: 'agent', raw: JSON.stringify({ thinking: 't', action_type: 'speak', content: 'Could you tell me more?', tool_args: {} }) });
@@ -161,7 +183,10 @@ describe('exportCheckpointOnnx', () => {
   it('reads an exported checkpoint back: the same role, model JSON and weights (what checkpoints add takes)', async () => {
     const da = await DaModel.create({ intents: domain.taxonomy.map((t) => ({ intent: t.intent, tool: t.tool })), seed: 5, net: small });
     const ca = await CaModel.create(domain.taxonomy, { seed: 6, sizes: { embedDim: 8, hidden: 16, hashing: small.hashing } });
-    for (const [role, model] of [['DA', da], ['CA', ca]] as const) {
+    for (const [role, model] of [
+      ['DA', da],
+      ['CA', ca],
+    ] as const) {
       const snap = await model.snapshot();
       const back = await readCheckpointOnnx(await exportCheckpointOnnx(snap, label(role)), 'x.onnx');
       expect(back.role).toBe(role);

@@ -42,20 +42,31 @@ export function exportForwardOnnx<P extends string, I extends string>(
  * CA build theirs, so that train steps are visible without a rebuild): each parameter input
  * becomes an initialiser holding its weights, and the graph keeps only its batch inputs.
  */
-export function bakeForwardOnnx<P extends string>(graph: BuiltGraph, params: Record<P, ParamSpec>, weights: Record<P, Float32Array>, info: ExportInfo = {}): Uint8Array {
+export function bakeForwardOnnx<P extends string>(
+  graph: BuiltGraph,
+  params: Record<P, ParamSpec>,
+  weights: Record<P, Float32Array>,
+  info: ExportInfo = {},
+): Uint8Array {
   checkWeights(graph.name, params, weights);
   const model = onnx.ModelProto.decode(graph.bytes);
   const g = model.graph!;
   const names = new Set(Object.keys(params));
   const present = new Set((g.input ?? []).map((i) => i.name ?? ''));
   const absent = [...names].filter((n) => !present.has(n));
-  if (absent.length) throw new Error(`export of '${graph.name}': the graph has no input for parameter${absent.length > 1 ? 's' : ''} ${absent.map((n) => `'${n}'`).join(', ')}`);
+  if (absent.length)
+    throw new Error(`export of '${graph.name}': the graph has no input for parameter${absent.length > 1 ? 's' : ''} ${absent.map((n) => `'${n}'`).join(', ')}`);
   g.input = (g.input ?? []).filter((i) => !names.has(i.name ?? ''));
   g.initializer = [
     ...(g.initializer ?? []),
     ...Object.entries<ParamSpec>(params).map(([name, p]) => {
       const w = weights[name as P];
-      return onnx.TensorProto.create({ name, dims: [...p.shape], dataType: onnx.TensorProto.DataType.FLOAT, rawData: new Uint8Array(w.buffer, w.byteOffset, w.byteLength) });
+      return onnx.TensorProto.create({
+        name,
+        dims: [...p.shape],
+        dataType: onnx.TensorProto.DataType.FLOAT,
+        rawData: new Uint8Array(w.buffer, w.byteOffset, w.byteLength),
+      });
     }),
   ];
   return withInfo(onnx.ModelProto.encode(model).finish(), graph.name, info);
@@ -174,7 +185,10 @@ export function readExportInfo(bytes: Uint8Array): { description: string; metada
  * parameter list, in its order; the snapshot is loaded into its model before it is returned, so a
  * file that does not fit fails here. `what` names the file in errors.
  */
-export async function readCheckpointOnnx(bytes: Uint8Array, what: string): Promise<{ role: 'DA' | 'CA'; snapshot: ModelSnapshot; metadata: Record<string, string> }> {
+export async function readCheckpointOnnx(
+  bytes: Uint8Array,
+  what: string,
+): Promise<{ role: 'DA' | 'CA'; snapshot: ModelSnapshot; metadata: Record<string, string> }> {
   let m: ReturnType<typeof onnx.ModelProto.decode>;
   try {
     m = onnx.ModelProto.decode(bytes);

@@ -18,7 +18,15 @@ function rng(seed: number): () => number {
 }
 
 /** One step of the reference on rows `ids` with gradient rows `g`; every other row with non-zero moments (or any row, with decay) decays. */
-function referenceStep(t: { w: Float32Array; m: Float32Array; v: Float32Array }, width: number, ids: number[], g: Float32Array, k: Record<(typeof TABLE_SCALARS)[number], number>, decay: boolean, live: Set<number>): void {
+function referenceStep(
+  t: { w: Float32Array; m: Float32Array; v: Float32Array },
+  width: number,
+  ids: number[],
+  g: Float32Array,
+  k: Record<(typeof TABLE_SCALARS)[number], number>,
+  decay: boolean,
+  live: Set<number>,
+): void {
   const keep = decay ? k.keep : 1;
   const rows = t.w.length / width;
   const update = (i: number, gi: number | null) => {
@@ -55,7 +63,11 @@ describe('ResidentTable', () => {
       const table = new ResidentTable({ param: 'emb', rows: 'rows', shape: [rows, width], decay }, { w: ref.w.slice(), m: ref.m.slice(), v: ref.v.slice() });
       // The graph hands the scalars over as float32.
       const k = { beta1: fr(0.85), beta2: fr(0.99), s1: fr(0.15 * 0.7), s2: fr(0.01 * 0.49), keep: fr(1 - 0.05 * 0.1), stepSize: fr(0.05), epsHat: fr(1e-6) };
-      for (const ids of [[4, 0, 7], [3, 4], [8, 1, 2, 5, 0]]) {
+      for (const ids of [
+        [4, 0, 7],
+        [3, 4],
+        [8, 1, 2, 5, 0],
+      ]) {
         expect(table.ids({ data: Float32Array.from(ids) }, 'test')).toBe(ids.length);
         expect(Array.from(table.gather())).toEqual(ids.flatMap((r) => Array.from(ref.w.subarray(r * width, (r + 1) * width))));
         const g = Float32Array.from({ length: ids.length * width }, () => u() - 0.5);
@@ -74,7 +86,10 @@ describe('ResidentTable', () => {
   it('takes a batch of every row of a large table, and names a batch of more ids than rows', () => {
     const [rows, width] = [3000, 4];
     const w = Float32Array.from({ length: rows * width }, (_, i) => i);
-    const table = new ResidentTable({ param: 'emb', rows: 'rows', shape: [rows, width], decay: false }, { w, m: new Float32Array(w.length), v: new Float32Array(w.length) });
+    const table = new ResidentTable(
+      { param: 'emb', rows: 'rows', shape: [rows, width], decay: false },
+      { w, m: new Float32Array(w.length), v: new Float32Array(w.length) },
+    );
     expect(table.ids({ data: Float32Array.from([5, 2]) }, 'test')).toBe(2);
     expect(Array.from(table.gather())).toEqual([20, 21, 22, 23, 8, 9, 10, 11]);
     const all = Float32Array.from({ length: rows }, (_, i) => rows - 1 - i);

@@ -107,7 +107,13 @@ function declareLanes(f: FnBuilder, scalars: readonly string[], withGrad: boolea
 
 /** gather(table, ids, n, rowBytes, out): row ids[u] of table → row u of out, for u < n. */
 function gatherFn(): FnBuilder {
-  const f = new FnBuilder('gather', [['table', 'i32'], ['ids', 'i32'], ['n', 'i32'], ['rowBytes', 'i32'], ['out', 'i32']]).locals('i32', 'u');
+  const f = new FnBuilder('gather', [
+    ['table', 'i32'],
+    ['ids', 'i32'],
+    ['n', 'i32'],
+    ['rowBytes', 'i32'],
+    ['out', 'i32'],
+  ]).locals('i32', 'u');
   f.forRange('u', 0, 'n', 1, () => {
     f.get('out').get('u').get('rowBytes').i32_mul().i32_add();
     f.get('table').get('ids').get('u').i32_const(4).i32_mul().i32_add().i32_load().get('rowBytes').i32_mul().i32_add();
@@ -152,7 +158,18 @@ function decayFn(): FnBuilder {
 interface Kernels {
   gather(table: number, ids: number, n: number, rowBytes: number, out: number): void;
   adam(w: number, m: number, v: number, ids: number, n: number, rowBytes: number, vecBytes: number, g: number, ...scalars: number[]): void;
-  decay(w: number, m: number, v: number, live: number, nLive: number, stamp: number, call: number, rowBytes: number, vecBytes: number, ...scalars: number[]): void;
+  decay(
+    w: number,
+    m: number,
+    v: number,
+    live: number,
+    nLive: number,
+    stamp: number,
+    call: number,
+    rowBytes: number,
+    vecBytes: number,
+    ...scalars: number[]
+  ): void;
 }
 
 let compiled: WasmModule | undefined;
@@ -178,7 +195,16 @@ export class ResidentTable {
   private readonly rowBytes: number;
   private readonly kernels: Kernels;
   private readonly offsets: { w: number; m: number; v: number; stamp: number; live: number; ids: number; feed: number; grad: number };
-  private readonly views: { w: Float32Array; m: Float32Array; v: Float32Array; stamp: Uint32Array; live: Int32Array; ids: Int32Array; feed: Float32Array; grad: Float32Array };
+  private readonly views: {
+    w: Float32Array;
+    m: Float32Array;
+    v: Float32Array;
+    stamp: Uint32Array;
+    live: Int32Array;
+    ids: Int32Array;
+    feed: Float32Array;
+    grad: Float32Array;
+  };
   /** live[r]: row r is in the live list. */
   private readonly isLive: Uint8Array;
   private nLive = 0;
@@ -207,7 +233,16 @@ export class ResidentTable {
     this.kernels = instantiateWasm<Kernels>(kernelModule(), memory);
     const buf = memory.buffer;
     const f32 = (at: number) => new Float32Array(buf, at, size);
-    this.views = { w: f32(o.w), m: f32(o.m), v: f32(o.v), stamp: new Uint32Array(buf, o.stamp, this.rows), live: new Int32Array(buf, o.live, this.rows), ids: new Int32Array(buf, o.ids, this.rows), feed: f32(o.feed), grad: f32(o.grad) };
+    this.views = {
+      w: f32(o.w),
+      m: f32(o.m),
+      v: f32(o.v),
+      stamp: new Uint32Array(buf, o.stamp, this.rows),
+      live: new Int32Array(buf, o.live, this.rows),
+      ids: new Int32Array(buf, o.ids, this.rows),
+      feed: f32(o.feed),
+      grad: f32(o.grad),
+    };
     this.isLive = new Uint8Array(this.rows);
     this.load(s);
   }
@@ -253,7 +288,8 @@ export class ResidentTable {
     const call = (this.call = (this.call + 1) >>> 0);
     for (let i = 0; i < data.length; i++) {
       const r = Number(data[i]);
-      if (!Number.isInteger(r) || r < 0 || r >= this.rows) throw new Error(`train step '${graph}': row id ${String(data[i])} at ${what}[${i}] is not a row of '${this.spec.param}' (0…${this.rows - 1})`);
+      if (!Number.isInteger(r) || r < 0 || r >= this.rows)
+        throw new Error(`train step '${graph}': row id ${String(data[i])} at ${what}[${i}] is not a row of '${this.spec.param}' (0…${this.rows - 1})`);
       if (stamp[r] === call) throw new Error(`train step '${graph}': row id ${r} appears twice in ${what}; gatherRows needs distinct ids`);
       stamp[r] = call;
       ids[i] = r;

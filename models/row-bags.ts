@@ -75,7 +75,17 @@ function sameBag(idBits: Int32Array, wBits: Int32Array, a: number, b: number, L:
  * its arrays and calls again); `stamp[id] === call` marks the seen ones, and `top[0]` gets the
  * largest.
  */
-function distinctIds(ids: Float32Array, w: Float32Array, reps: Int32Array, T: number, L: number, stamp: Uint32Array, call: number, out: Int32Array, top: Int32Array): number {
+function distinctIds(
+  ids: Float32Array,
+  w: Float32Array,
+  reps: Int32Array,
+  T: number,
+  L: number,
+  stamp: Uint32Array,
+  call: number,
+  out: Int32Array,
+  top: Int32Array,
+): number {
   let U = 0;
   let max = 0;
   const limit = stamp.length;
@@ -112,7 +122,17 @@ function sortIds(distinct: Int32Array, U: number, stamp: Uint32Array, call: numb
  * (zeroed), in slot order. A row of mat is cleared just before its slots land in it, so they hit
  * a row still in cache rather than lines of a multi-MB matrix cleared long before.
  */
-function fillMats(ids: Float32Array, w: Float32Array, reps: Int32Array, T: number, L: number, col: Int32Array, U: number, mat: Float32Array, matT: Float32Array): void {
+function fillMats(
+  ids: Float32Array,
+  w: Float32Array,
+  reps: Int32Array,
+  T: number,
+  L: number,
+  col: Int32Array,
+  U: number,
+  mat: Float32Array,
+  matT: Float32Array,
+): void {
   for (let t = 0; t < T; t++) {
     const o = reps[t]! * L;
     mat.fill(0, t * U, (t + 1) * U);
@@ -170,7 +190,8 @@ export class RowBagEncoder {
       this.call = 0;
       U = distinctIds(ids, w, reps, T, L, this.stamp, ++this.call, distinct, this.top);
     }
-    if (U === 0) distinct[U++] = 0; // bucket 0 is padding: a zero column keeps U ≥ 1
+    if (U === 0)
+      distinct[U++] = 0; // bucket 0 is padding: a zero column keeps U ≥ 1
     else sortIds(distinct, U, this.stamp, this.call, this.top[0]!);
     const rows = Float32Array.from(distinct.subarray(0, U));
     for (let u = 0; u < U; u++) this.col[rows[u]!] = u;

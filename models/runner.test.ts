@@ -100,7 +100,10 @@ describe('TrainStepRunner on an MLP', () => {
     for (const p of Object.keys(spec.params)) {
       const moved = state.weights[p]!.some((v, i) => Math.abs(v - initial[p]![i]!) > 1e-3);
       expect(moved, `${p} moved`).toBe(true);
-      expect(state.m[p]!.some((v) => v !== 0), `m of ${p} updated`).toBe(true);
+      expect(
+        state.m[p]!.some((v) => v !== 0),
+        `m of ${p} updated`,
+      ).toBe(true);
       expect(state.v[p]!.every((v) => v >= 0) && state.v[p]!.some((v) => v > 0), `v of ${p} updated`).toBe(true);
     }
 

@@ -48,7 +48,7 @@ function fromOrt(t: InferenceSession.OnnxValueMapType[string]): Fetched {
 }
 
 function scalarOf(t: InferenceSession.OnnxValueMapType[string] | undefined, name: string): number {
-  const v = (t)?.data[0];
+  const v = t?.data[0];
   if (typeof v !== 'number') throw new Error(`train step returned no ${name}`);
   return v;
 }
@@ -65,7 +65,8 @@ export function usesScatterReduction(bytes: Uint8Array): boolean {
   if (![...SCATTER_OPS].some((op) => buf.includes(op))) return false;
   const nodes = onnx.ModelProto.decode(bytes).graph?.node ?? [];
   return nodes.some(
-    (n) => SCATTER_OPS.has(n.opType ?? '') && (n.attribute ?? []).some((a) => a.name === 'reduction' && new TextDecoder().decode(a.s ?? new Uint8Array()) === 'add'),
+    (n) =>
+      SCATTER_OPS.has(n.opType ?? '') && (n.attribute ?? []).some((a) => a.name === 'reduction' && new TextDecoder().decode(a.s ?? new Uint8Array()) === 'add'),
   );
 }
 
@@ -162,7 +163,7 @@ export class TrainStepRunner<P extends string = string, I extends string = strin
     const runner = new TrainStepRunner(session, provider, graph, { ...DEFAULT_ADAMW, ...opts.hyper });
     // A TrainState holds records of arrays; a plain weights record holds the arrays themselves.
     const isState = !((start as { weights?: unknown }).weights instanceof Float32Array) && 'weights' in start;
-    runner.load(isState ? (start) : { weights: start as Record<P, Float32Array> });
+    runner.load(isState ? start : { weights: start as Record<P, Float32Array> });
     return runner;
   }
 
@@ -281,7 +282,10 @@ export class TrainStepRunner<P extends string = string, I extends string = strin
       return out;
     };
     return {
-      weights: pick((p) => p, (t) => t.w),
+      weights: pick(
+        (p) => p,
+        (t) => t.w,
+      ),
       m: pick(adamNames.m, (t) => t.m),
       v: pick(adamNames.v, (t) => t.v),
       step: (this.state[adamNames.step]!.data as Float32Array)[0]!,

@@ -49,7 +49,13 @@ const reason = webgpu.available ? webgpu.detail : `skipped: no WebGPU adapter ($
 
 const CPU: SessionSettings = { provider: 'cpu', intraOpNumThreads: 1 };
 // A failure to run on WebGPU must fail the test, not fall back quietly.
-const GPU: SessionSettings = { provider: 'webgpu', intraOpNumThreads: 1, warn: (l) => { throw new Error(l); } };
+const GPU: SessionSettings = {
+  provider: 'webgpu',
+  intraOpNumThreads: 1,
+  warn: (l) => {
+    throw new Error(l);
+  },
+};
 
 const domain = bankingDomain();
 const intents = domain.taxonomy.map((t) => ({ intent: t.intent, tool: t.tool }));
@@ -63,7 +69,12 @@ const targetsOf = (items: typeof trainItems): DaTarget[] => items.map((r) => ({ 
 /** The largest differences seen, printed at the end (the figures behind the tolerances above). */
 const seen: Record<string, number> = {};
 afterAll(() => {
-  if (Object.keys(seen).length) console.log(`webgpu parity, largest |cpu − webgpu|: ${Object.entries(seen).map(([k, v]) => `${k} ${v.toExponential(1)}`).join(', ')}`);
+  if (Object.keys(seen).length)
+    console.log(
+      `webgpu parity, largest |cpu − webgpu|: ${Object.entries(seen)
+        .map(([k, v]) => `${k} ${v.toExponential(1)}`)
+        .join(', ')}`,
+    );
 });
 function within(what: string, diff: number, tol: number): void {
   seen[what] = Math.max(seen[what] ?? 0, diff);
@@ -86,11 +97,31 @@ async function daPair(seed = 1): Promise<[DaModel, DaModel]> {
   return [cpu, gpu];
 }
 
-const FACTS: CustomerFacts = { merchant: 'Shell', amount: 18.4, datePhrase: 'yesterday', channel: 'card', place: 'Leeds', account: 'savings', cardLast4: '1234' };
-const caObs: CaObservation[] = domain.taxonomy.filter((e) => e.core).slice(0, 12).map((e, i) => ({
-  intent: e.intent, situation: 'unrecognized_charge', facts: FACTS, name: 'Sam Lee',
-  dialogue: i % 2 ? [{ role: 'customer', text: 'My card failed.' }, { role: 'agent', text: 'Could you tell me a bit more about what happened?' }] : [],
-}));
+const FACTS: CustomerFacts = {
+  merchant: 'Shell',
+  amount: 18.4,
+  datePhrase: 'yesterday',
+  channel: 'card',
+  place: 'Leeds',
+  account: 'savings',
+  cardLast4: '1234',
+};
+const caObs: CaObservation[] = domain.taxonomy
+  .filter((e) => e.core)
+  .slice(0, 12)
+  .map((e, i) => ({
+    intent: e.intent,
+    situation: 'unrecognized_charge',
+    facts: FACTS,
+    name: 'Sam Lee',
+    dialogue:
+      i % 2
+        ? [
+            { role: 'customer', text: 'My card failed.' },
+            { role: 'agent', text: 'Could you tell me a bit more about what happened?' },
+          ]
+        : [],
+  }));
 const CA_SIZES = { hashing: { buckets: 1 << 10, bagLength: 24, wordNgrams: [1, 2], charNgrams: [] as number[] }, embedDim: 16, hidden: 32 };
 
 async function caPair(): Promise<[CaModel, CaModel]> {

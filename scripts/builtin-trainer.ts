@@ -30,7 +30,16 @@ const jobDir = arg('--job');
 const labPath = arg('--db');
 const out = arg('--out');
 
-interface JobManifest { run: string; gym: number; role: 'DA' | 'CA'; from: string; frozen_opponent: string; match_id: string; seed: number; decision_points: number }
+interface JobManifest {
+  run: string;
+  gym: number;
+  role: 'DA' | 'CA';
+  from: string;
+  frozen_opponent: string;
+  match_id: string;
+  seed: number;
+  decision_points: number;
+}
 const job = JSON.parse(readFileSync(path.join(jobDir, 'job.json'), 'utf8')) as JobManifest;
 
 // A copy of the lab: the gym saves its checkpoint there, not in the lab the run waits on.
@@ -51,7 +60,13 @@ try {
   const domain = config.adversities ? withAdversityProfile(base) : base;
   let last = '';
   const ctx: LabContext = {
-    runId: job.run, seed: job.seed, domain, config, sparring: sparringConfigOf(config), store, checkpoints,
+    runId: job.run,
+    seed: job.seed,
+    domain,
+    config,
+    sparring: sparringConfigOf(config),
+    store,
+    checkpoints,
     progress: (p) => {
       if (p.done === p.total || p.label !== last) process.stderr.write(`${p.label}: ${p.done}/${p.total}\n`);
       last = p.label;
@@ -61,9 +76,24 @@ try {
   };
   const started = Date.now();
   cache = new PolicyCache({ checkpoints, domain });
-  const result = await gym(ctx, cache, { runId: job.run, role: job.role, from: job.from, opponent: job.frozen_opponent, matchId: job.match_id, seed: job.seed });
+  const result = await gym(ctx, cache, {
+    runId: job.run,
+    role: job.role,
+    from: job.from,
+    opponent: job.frozen_opponent,
+    matchId: job.match_id,
+    seed: job.seed,
+  });
   const trained = checkpoints.resolve(result.checkpoint, job.role);
-  writeFileSync(out, await exportCheckpointOnnx(trained.snapshot, { name: `${job.role}-${job.run}-gym${job.gym}`, role: job.role, source: 'builtin-trainer', generation: trained.generation }));
+  writeFileSync(
+    out,
+    await exportCheckpointOnnx(trained.snapshot, {
+      name: `${job.role}-${job.run}-gym${job.gym}`,
+      role: job.role,
+      source: 'builtin-trainer',
+      generation: trained.generation,
+    }),
+  );
   process.stderr.write(
     `trained ${job.role} ${job.from} on gym ${job.gym} of ${job.run} (${job.decision_points} decision points, against frozen ${job.frozen_opponent}) in ${((Date.now() - started) / 1000).toFixed(1)} s` +
       `${result.note ? ` — ${result.note}` : ''}; wrote ${out}\n` +

@@ -56,8 +56,14 @@ await server.close();
 const sorted = latencies.sort((a, b) => a - b);
 const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const storedIds = store.db.prepare("SELECT id FROM episodes WHERE match_id LIKE 'env-%'").pluck().all() as string[];
-const perMatch = store.db.prepare("SELECT match_id, count(*) AS n FROM episodes WHERE match_id LIKE 'env-%' GROUP BY match_id").all() as { match_id: string; n: number }[];
-const unfinished = store.db.prepare("SELECT count(*) FROM episodes WHERE match_id LIKE 'env-%' AND end_reason NOT IN ('end_call', 'turn_limit')").pluck().get() as number;
+const perMatch = store.db.prepare("SELECT match_id, count(*) AS n FROM episodes WHERE match_id LIKE 'env-%' GROUP BY match_id").all() as {
+  match_id: string;
+  n: number;
+}[];
+const unfinished = store.db
+  .prepare("SELECT count(*) FROM episodes WHERE match_id LIKE 'env-%' AND end_reason NOT IN ('end_call', 'turn_limit')")
+  .pluck()
+  .get() as number;
 store.close();
 const storedSet = new Set(storedIds);
 const checks = {
@@ -67,10 +73,25 @@ const checks = {
   none_half_written: unfinished === 0,
 };
 const doc = {
-  sessions: S, episodes_per_session: E, episodes: played.length, failed, steps: latencies.length, seconds: Math.round(seconds * 10) / 10,
-  episodes_per_s: Math.round((played.length / seconds) * 10) / 10, steps_per_s: Math.round((latencies.length / seconds) * 10) / 10,
-  step_latency_ms: { p50: Math.round(pct(50) * 10) / 10, p95: Math.round(pct(95) * 10) / 10, p99: Math.round(pct(99) * 10) / 10, max: Math.round((sorted.at(-1) ?? NaN) * 10) / 10 },
-  stored: storedIds.length, checks, db, load: os.loadavg().map((x) => Math.round(x * 10) / 10), cpus: os.availableParallelism(),
+  sessions: S,
+  episodes_per_session: E,
+  episodes: played.length,
+  failed,
+  steps: latencies.length,
+  seconds: Math.round(seconds * 10) / 10,
+  episodes_per_s: Math.round((played.length / seconds) * 10) / 10,
+  steps_per_s: Math.round((latencies.length / seconds) * 10) / 10,
+  step_latency_ms: {
+    p50: Math.round(pct(50) * 10) / 10,
+    p95: Math.round(pct(95) * 10) / 10,
+    p99: Math.round(pct(99) * 10) / 10,
+    max: Math.round((sorted.at(-1) ?? NaN) * 10) / 10,
+  },
+  stored: storedIds.length,
+  checks,
+  db,
+  load: os.loadavg().map((x) => Math.round(x * 10) / 10),
+  cpus: os.availableParallelism(),
 };
 process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
 process.exit(Object.values(checks).every(Boolean) ? 0 : 1);

@@ -25,12 +25,17 @@ function main() {
   if (!existsSync(installJs)) return;
   const child = spawn(process.execPath, [installJs], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
   const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
   child.on('exit', (code) => {
     clearTimeout(timer);
     if (code === 0) console.log('[sparring] Electron binary installed.');
-    else console.log(`[sparring] Electron binary not downloaded (${(stderr.trim().split('\n').pop() || 'timed out').slice(0, 160)}); \`npm start\` will use web mode.`);
+    else
+      console.log(
+        `[sparring] Electron binary not downloaded (${(stderr.trim().split('\n').pop() || 'timed out').slice(0, 160)}); \`npm start\` will use web mode.`,
+      );
   });
 }
 

@@ -46,7 +46,7 @@ describe('sparring match', () => {
     const sql = new Database(db, { readonly: true });
     expect(sql.prepare('SELECT COUNT(*) FROM episodes').pluck().get()).toBe(40);
     expect(sql.prepare('SELECT COUNT(*) FROM turns').pluck().get()).toBeGreaterThan(40 * 3);
-    expect(sql.prepare("SELECT COUNT(DISTINCT term) FROM turn_rewards").pluck().get()).toBeGreaterThan(5);
+    expect(sql.prepare('SELECT COUNT(DISTINCT term) FROM turn_rewards').pluck().get()).toBeGreaterThan(5);
     expect(sql.pragma('journal_mode', { simple: true })).toBe('wal');
     sql.close();
 
@@ -100,7 +100,9 @@ describe('sparring: bad input, one clear line', () => {
     const missing = path.join(tmp, 'no-such-dir', 'deeper', 'x.db');
     const r = await sparring(['match', '--episodes', '1', '--db', missing]);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toBe(`sparring: --db ${missing}: the folder ${path.dirname(missing)} does not exist; check the path, or add --create to start a new lab there`);
+    expect(r.stderr.trim()).toBe(
+      `sparring: --db ${missing}: the folder ${path.dirname(missing)} does not exist; check the path, or add --create to start a new lab there`,
+    );
     expect(existsSync(path.join(tmp, 'no-such-dir'))).toBe(false);
 
     const created = await sparring(['match', '--episodes', '1', '--scenarios', 'fraud', '--create', '--db', missing]);
@@ -140,7 +142,20 @@ describe('sparring judge-eval', () => {
 
   it('names the conversation and field of a malformed labelled set', async () => {
     const file = path.join(tmp, 'labels.json');
-    writeFileSync(file, JSON.stringify({ version: 1, conversations: [{ id: 'x1', note: '', transcript: { scenarioId: 's', expectedTool: 'dispute_charge', intent: 'i', endReason: 'end_call', turns: [] }, labels: { resolved: true, tier: 7, hallucination: false } }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        version: 1,
+        conversations: [
+          {
+            id: 'x1',
+            note: '',
+            transcript: { scenarioId: 's', expectedTool: 'dispute_charge', intent: 'i', endReason: 'end_call', turns: [] },
+            labels: { resolved: true, tier: 7, hallucination: false },
+          },
+        ],
+      }),
+    );
     const r = await sparring(['judge-eval', '--labels', file]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/x1.*labels\.tier/);
@@ -187,7 +202,10 @@ describe('sparring export', () => {
     expect((await sparring(['match', '--episodes', '1', '--db', db])).code).toBe(0);
     const jsonl = await sparring(['export', 'M1', '--format', 'jsonl', '--db', db]);
     expect(jsonl.code).toBe(0);
-    const lines = jsonl.stdout.trim().split('\n').map((l) => JSON.parse(l) as { messages: { role: string }[] });
+    const lines = jsonl.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { messages: { role: string }[] });
     expect(lines).toHaveLength(10);
     for (const l of lines) expect(l.messages.map((m) => m.role)).toEqual(expect.arrayContaining(['system', 'user', 'assistant']));
     const csv = await sparring(['export', 'M1', '--format', 'csv', '--db', db]);
@@ -203,7 +221,9 @@ describe('sparring export', () => {
 describe('sparring scenarios', () => {
   it('adds a custom scenario (a bad file refused by file and field, nothing stored), evaluates and plays it in the robustness set, removes it', async () => {
     const db = path.join(tmp, 'scenarios.db');
-    const shipped = JSON.parse(readFileSync(path.resolve(__dirname, '..', 'assets', 'domains', 'banking', 'scenarios', 'robustness.json'), 'utf8')) as { scenarios: { id: string }[] };
+    const shipped = JSON.parse(readFileSync(path.resolve(__dirname, '..', 'assets', 'domains', 'banking', 'scenarios', 'robustness.json'), 'utf8')) as {
+      scenarios: { id: string }[];
+    };
     const good = { ...shipped.scenarios.find((s) => s.id === 'partial-info-dispute-r')!, id: 'cli-custom', title: 'CLI custom' };
     const goodFile = path.join(tmp, 'good-scenario.json');
     const badFile = path.join(tmp, 'bad-scenario.json');
@@ -219,10 +239,27 @@ describe('sparring scenarios', () => {
     const list = JSON.parse((await sparring(['scenarios', 'list', '--json', '--db', db])).stdout) as { id: string; custom: boolean; set: string }[];
     expect(list.filter((s) => s.custom)).toEqual([expect.objectContaining({ id: 'cli-custom', set: 'robustness' })]);
 
-    const ev = await sparring(['eval', '--da', 'scripted', '--runs', '1', '--episodes', '1', '--gate-episodes', '1', '--mads-episodes', '1', '--json', '--db', db]);
+    const ev = await sparring([
+      'eval',
+      '--da',
+      'scripted',
+      '--runs',
+      '1',
+      '--episodes',
+      '1',
+      '--gate-episodes',
+      '1',
+      '--mads-episodes',
+      '1',
+      '--json',
+      '--db',
+      db,
+    ]);
     expect(ev.code).toBe(0);
     expect(JSON.parse(ev.stdout).mads.scenarios).toContain('cli-custom');
-    const m = JSON.parse((await sparring(['match', '--scenarios', 'robustness', '--episodes', '1', '--json', '--db', db])).stdout) as { perScenario: { scenarioId: string }[] };
+    const m = JSON.parse((await sparring(['match', '--scenarios', 'robustness', '--episodes', '1', '--json', '--db', db])).stdout) as {
+      perScenario: { scenarioId: string }[];
+    };
     expect(m.perScenario.map((s) => s.scenarioId)).toContain('cli-custom');
 
     expect((await sparring(['scenarios', 'remove', 'partial-info-dispute-r', '--db', db])).stderr).toMatch(/shipped scenario/);

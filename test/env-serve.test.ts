@@ -48,7 +48,10 @@ describe.skipIf(problem !== null)(`env serve + trainers/check_protocol.py${probl
     checkpointStore(store.db).save({ role: 'CA', name: 'CA0', source: 'test', snapshot: await ca0.snapshot() });
     store.close();
 
-    server = spawn(process.execPath, [BIN, 'env', 'serve', '--role', 'DA', '--opponent', 'CA0', '--port', '0', '--json', '--db', db], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    server = spawn(process.execPath, [BIN, 'env', 'serve', '--role', 'DA', '--opponent', 'CA0', '--port', '0', '--json', '--db', db], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const line = await new Promise<string>((resolve, reject) => {
       createInterface({ input: server!.stdout! }).once('line', resolve);
       server!.once('exit', (code) => reject(new Error(`env serve exited with ${code} before printing its address`)));
@@ -56,13 +59,19 @@ describe.skipIf(problem !== null)(`env serve + trainers/check_protocol.py${probl
     const doc = JSON.parse(line) as { url: string; role: string; opponent: string };
     expect(doc).toMatchObject({ role: 'DA', opponent: 'CA0' });
 
-    const { stdout } = await run(PYTHON, [path.join(ROOT, 'trainers', 'check_protocol.py'), '--url', doc.url, '--db', db, '--episodes', '4'], { cwd: ROOT, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+    const { stdout } = await run(PYTHON, [path.join(ROOT, 'trainers', 'check_protocol.py'), '--url', doc.url, '--db', db, '--episodes', '4'], {
+      cwd: ROOT,
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
+    });
     const report = JSON.parse(stdout.trim().split('\n').at(-1)!) as { ok: boolean; episodes: number; failures: string[] };
     expect(report.failures).toStrictEqual([]);
     expect(report).toMatchObject({ ok: true, episodes: 8 });
 
     // The TRL and verl adapters' own code against the same server (stand-ins for the packages only).
-    const adapters = await run(PYTHON, [path.join(ROOT, 'trainers', 'check_adapters.py'), '--url', doc.url, '--episodes', '2'], { cwd: ROOT, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+    const adapters = await run(PYTHON, [path.join(ROOT, 'trainers', 'check_adapters.py'), '--url', doc.url, '--episodes', '2'], {
+      cwd: ROOT,
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
+    });
     const a = JSON.parse(adapters.stdout.trim().split('\n').at(-1)!) as { ok: boolean; episodes: number; failures: string[] };
     expect(a.failures).toStrictEqual([]);
     expect(a).toMatchObject({ ok: true, role: 'DA', episodes: 4 });

@@ -38,12 +38,20 @@ describe('sparring gym export', () => {
     expect(runDoc.gyms[0]).toMatchObject({ role: 'DA', from: 'DA0' });
 
     // A gym the run never had is refused, naming what it has.
-    const missing = await run(process.execPath, [BIN, 'gym', 'export', runDoc.runId, '--gym', '99', '--db', db]).catch((e: { code: number; stderr: string }) => e);
-    expect(missing).toMatchObject({ code: 2, stderr: expect.stringMatching(new RegExp(`run ${runDoc.runId} has ${runDoc.gyms.length} gyms?.*; gym 99 does not exist`)) });
+    const missing = await run(process.execPath, [BIN, 'gym', 'export', runDoc.runId, '--gym', '99', '--db', db]).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(missing).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(new RegExp(`run ${runDoc.runId} has ${runDoc.gyms.length} gyms?.*; gym 99 does not exist`)),
+    });
 
     const out = path.join(tmp, 'gym1.jsonl');
     const { stderr } = await run(process.execPath, [BIN, 'gym', 'export', runDoc.runId, '--gym', '1', '--out', out, '--db', db]);
-    const points = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as GymPoint);
+    const points = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as GymPoint);
     expect(stderr).toMatch(new RegExp(`serve its world with: npx sparring env serve --role DA --opponent CA0 --run ${runDoc.runId}`));
     const m = /(\d+) failures \+ (\d+) successes episodes → (\d+) decision points/.exec(stderr)!;
     const [failures, successes, n] = [Number(m[1]), Number(m[2]), Number(m[3])];
@@ -65,8 +73,14 @@ describe('sparring gym export', () => {
     const { domain } = world;
     const store = openSqliteStore(':memory:');
     const server = await startEnvServer({
-      domain, config: world.config, opponent: { role: 'CA', policy: await resolveCa('CA0', world.caDomain, g) }, opponentSpec: 'CA0',
-      scenarios: selectScenarios(domain, 'arena'), scenarioSet: 'arena', adversities: false, store,
+      domain,
+      config: world.config,
+      opponent: { role: 'CA', policy: await resolveCa('CA0', world.caDomain, g) },
+      opponentSpec: 'CA0',
+      scenarios: selectScenarios(domain, 'arena'),
+      scenarioSet: 'arena',
+      adversities: false,
+      store,
     });
     try {
       const c = await EnvWsClient.connect(server.wsUrl);

@@ -26,7 +26,9 @@ describe('layer boundaries in lint', () => {
   });
 
   it('allows what the layers may import', async () => {
-    expect(await problems('models/planted.test.ts', "import { bankingDomain } from '../test/support/banking-domain';\nexport const d = bankingDomain;\n")).toEqual([]);
+    expect(
+      await problems('models/planted.test.ts', "import { bankingDomain } from '../test/support/banking-domain';\nexport const d = bankingDomain;\n"),
+    ).toEqual([]);
     expect(await problems('host/engine/planted.ts', "import { resolveDa } from '../policies/policies';\nexport const r = resolveDa;\n")).toEqual([]);
     expect(await problems('host/cli/planted.ts', "import { resolveDa } from '../policies/policies';\nexport const r = resolveDa;\n")).toEqual([]);
   });

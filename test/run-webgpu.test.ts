@@ -59,7 +59,12 @@ describe.skipIf(!webgpu.available)(`sparring run --provider webgpu (${reason})`,
     // The config now names webgpu, so the resume runs there without --provider.
     const { stdout, stderr } = await run(process.execPath, [BIN, 'run', '--resume', 'R1', '--db', db, '--json'], { maxBuffer: 1 << 24 });
     expect(stderr).toMatch(/run R1: device: webgpu/);
-    const r = JSON.parse(stdout) as { status: string; device: { provider: string; requested: string }; matches: unknown[]; checkpoints: { name: string; provider: string | null }[] };
+    const r = JSON.parse(stdout) as {
+      status: string;
+      device: { provider: string; requested: string };
+      matches: unknown[];
+      checkpoints: { name: string; provider: string | null }[];
+    };
     expect(r.status).toBe('finished');
     expect(r.device).toMatchObject({ requested: 'webgpu', provider: 'webgpu' });
     expect(r.checkpoints.length).toBeGreaterThanOrEqual(3);

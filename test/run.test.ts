@@ -22,7 +22,16 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-run-'));
 interface RunJson {
   runId: string;
   status: string;
-  matches: { index: number; da: string; ca: string; wDa: number; trained: string | null; stop: string | null; verdict: string; tactics: Record<string, number> }[];
+  matches: {
+    index: number;
+    da: string;
+    ca: string;
+    wDa: number;
+    trained: string | null;
+    stop: string | null;
+    verdict: string;
+    tactics: Record<string, number>;
+  }[];
   gyms: { role: string; from: string; to: string }[];
   checkpoints: { name: string; role: string; parent: string | null }[];
   heldout: { da: string; ca: string; heldout: Record<string, unknown>; reference?: { ca: string; heldout: Record<string, unknown> } }[];

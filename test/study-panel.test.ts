@@ -42,7 +42,13 @@ function tinyConfig(): string {
 }
 
 type Metrics = Record<'routing' | 'strictPass' | 'meanReward', number>;
-interface Figures { da: string; counterparts: string[]; panel: Metrics; training: Metrics | null; gap: Metrics | null }
+interface Figures {
+  da: string;
+  counterparts: string[];
+  panel: Metrics;
+  training: Metrics | null;
+  gap: Metrics | null;
+}
 interface StudyJson {
   runs: { arm: string; seed: number; runId: string }[];
   arms: { arm: string; measures: Record<string, { n: number; mean: number }> }[];
@@ -62,7 +68,8 @@ describe('sparring study panel', () => {
     expect(first.stderr).toMatch(/2 final DAs evaluated, 0 already stored, 0 failed/);
     const s = JSON.parse(first.stdout) as StudyJson;
     const lab = new Database(db, { readonly: true });
-    const finalCa = (runId: string) => lab.prepare("SELECT name FROM checkpoints WHERE role = 'CA' AND run_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1").pluck().get(runId) as string;
+    const finalCa = (runId: string) =>
+      lab.prepare("SELECT name FROM checkpoints WHERE role = 'CA' AND run_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1").pluck().get(runId) as string;
     const [r1, r2] = s.runs;
     const [f1, f2] = s.panel.runs.map((r) => r.figures!);
     expect(f1!.counterparts).toEqual(['scripted', `ca:${finalCa(r2!.runId)}`]);

@@ -92,7 +92,11 @@ function storedOnce(db: string, s: StudyJson): void {
   }
 }
 
-const tables = (s: StudyJson) => ({ runs: s.runs.map(({ arm, seed, runId, status, matches }) => ({ arm, seed, runId, status, matches })), arms: s.arms, paired: s.paired });
+const tables = (s: StudyJson) => ({
+  runs: s.runs.map(({ arm, seed, runId, status, matches }) => ({ arm, seed, runId, status, matches })),
+  arms: s.arms,
+  paired: s.paired,
+});
 
 describe('sparring study', () => {
   it('refuses an unknown arm, preset or overlay field by name before anything runs', async () => {

@@ -34,12 +34,26 @@ import { CLARIFY_QUESTION, OPEN_QUESTION } from './speech';
 const domain = bankingDomain();
 const bank = domain.bank;
 const core = domain.taxonomy.filter((e) => e.core);
-const FACTS: CustomerFacts = { merchant: 'Blue Bottle Coffee', amount: 42.5, datePhrase: 'last Tuesday', channel: 'contactless', place: 'Leeds', account: 'savings', cardLast4: '4242' };
+const FACTS: CustomerFacts = {
+  merchant: 'Blue Bottle Coffee',
+  amount: 42.5,
+  datePhrase: 'last Tuesday',
+  channel: 'contactless',
+  place: 'Leeds',
+  account: 'savings',
+  cardLast4: '4242',
+};
 const NAME = 'Dana Reyes';
 const values = slotValues(FACTS, NAME);
 const fill = (t: string) => fillSlots(t, values);
 
-const obsOf = (intent: string, dialogue: CaObservation['dialogue'] = []): CaObservation => ({ intent, situation: 'unrecognized_charge', facts: FACTS, name: NAME, dialogue });
+const obsOf = (intent: string, dialogue: CaObservation['dialogue'] = []): CaObservation => ({
+  intent,
+  situation: 'unrecognized_charge',
+  facts: FACTS,
+  name: NAME,
+  dialogue,
+});
 const afterQuestion = (q = CLARIFY_QUESTION, answered = 0): CaObservation['dialogue'] => {
   const d: { role: 'customer' | 'agent'; text: string }[] = [{ role: 'customer', text: 'Something odd is on my account.' }];
   for (let i = 0; i < answered; i++) d.push({ role: 'agent', text: OPEN_QUESTION }, { role: 'customer', text: 'It was a while ago.' });
@@ -84,7 +98,8 @@ function tailsFor(own: DomainTool): Set<string> {
   const hit = tailCache.get(own);
   if (hit) return hit;
   const details = new Set<string>();
-  for (const level of CA_DETAIL_LEVELS) for (const withhold of [false, true]) for (const t of openingDetailTemplates(bank, level, withhold)) details.add(fill(t));
+  for (const level of CA_DETAIL_LEVELS)
+    for (const withhold of [false, true]) for (const t of openingDetailTemplates(bank, level, withhold)) details.add(fill(t));
   const tails = new Set<string>();
   for (const decoy of [null, ...DOMAIN_TOOLS.filter((t) => t !== own)]) {
     for (const c of decoySentences(bank, decoy)) {
@@ -127,7 +142,11 @@ describe('reachable opening surface forms', () => {
       counts[e.intent] = heads.size * tails.size;
     }
     const min = Math.min(...Object.values(counts));
-    console.log(`reachable openings per core intent: min ${min.toLocaleString('en')} (${Object.entries(counts).map(([k, v]) => `${k} ${v.toLocaleString('en')}`).join(', ')})`);
+    console.log(
+      `reachable openings per core intent: min ${min.toLocaleString('en')} (${Object.entries(counts)
+        .map(([k, v]) => `${k} ${v.toLocaleString('en')}`)
+        .join(', ')})`,
+    );
     expect(Object.keys(counts)).toHaveLength(core.length);
     expect(min).toBeGreaterThanOrEqual(10_000);
   });
@@ -187,7 +206,13 @@ describe('renderCaChoice', () => {
     ['opening', []],
     ['answer', afterQuestion()],
     ['open question', afterQuestion(OPEN_QUESTION)],
-    ['acknowledge', [{ role: 'customer', text: 'Hi.' }, { role: 'agent', text: "I've filed a dispute for the $42.50 charge." }]],
+    [
+      'acknowledge',
+      [
+        { role: 'customer', text: 'Hi.' },
+        { role: 'agent', text: "I've filed a dispute for the $42.50 charge." },
+      ],
+    ],
   ];
 
   it('speaks natural language with every slot filled, whatever the choice and turn', () => {
@@ -213,7 +238,14 @@ describe('renderCaChoice', () => {
     expect(caTurnState(obsOf('x', dialogues[3]![1]))).toMatchObject({ kind: 'acknowledge', explained: true });
     // The agent said nothing audible since the customer spoke: the need is said again.
     expect(caTurnState(obsOf('x', [{ role: 'customer', text: 'Hello?' }])).kind).toBe('opening');
-    expect(caTurnState(obsOf('x', [{ role: 'customer', text: 'Hi' }, { role: 'agent', text: 'Done. Anything else?' }])).kind).toBe('acknowledge');
+    expect(
+      caTurnState(
+        obsOf('x', [
+          { role: 'customer', text: 'Hi' },
+          { role: 'agent', text: 'Done. Anything else?' },
+        ]),
+      ).kind,
+    ).toBe('acknowledge');
   });
 
   it('thanks the agent after an explanation', () => {
@@ -272,7 +304,8 @@ describe('renderCaChoice', () => {
       const heads = new Set<string>();
       for (const body of bodies) {
         for (const tone of CA_TONES) {
-          for (const hedge of [false, true]) for (const t of openingTonePrefixes(bank, tone)) for (const h of hedgePhrases(bank, hedge)) heads.add(fill(joinLead(leadOf(t, h), body)));
+          for (const hedge of [false, true])
+            for (const t of openingTonePrefixes(bank, tone)) for (const h of hedgePhrases(bank, hedge)) heads.add(fill(joinLead(leadOf(t, h), body)));
         }
       }
       return { heads };

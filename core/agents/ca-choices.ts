@@ -191,7 +191,10 @@ export function joinLead(lead: string, text: string): string {
 
 /** Sentences joined by one space; empty parts are skipped. */
 export function joinSentences(parts: readonly string[]): string {
-  return parts.map(squash).filter((p) => p !== '').join(' ');
+  return parts
+    .map(squash)
+    .filter((p) => p !== '')
+    .join(' ');
 }
 
 /** The lead of an utterance: a tone prefix then a hedge. Answers skip neutral greetings. */

@@ -48,25 +48,38 @@ describe('dispute arguments', () => {
       'Please remove the second $9.99 payment to Netflix; I only bought it once.',
       'My statement has Shell listed back to back.',
       'I was charged twice at Shell.',
-    ]) expect(reason(dup), dup).toBe('duplicate');
+    ])
+      expect(reason(dup), dup).toBe('duplicate');
     expect(reason('There is a $12.50 charge at Shell I never made.')).toBe('unrecognized');
     expect(reason('My refund from Shell never came back to my card.')).toBe('refund_missing');
   });
   it('prefer the newest answer for the merchant, and read several matching charges as a duplicate', () => {
     const failed = (code: 'AMBIGUOUS' | 'NOT_FOUND'): DaObservation['turns'][number] => ({
-      role: 'agent', raw: '', action: { thinking: '', action_type: 'tool_call', content: 'dispute_charge', tool_args: {} },
+      role: 'agent',
+      raw: '',
+      action: { thinking: '', action_type: 'tool_call', content: 'dispute_charge', tool_args: {} },
       toolResult: { ok: false, tool: 'dispute_charge', error: { code, message: '' } },
     });
-    const obs: DaObservation = { ...obsOf('I was at Springfield Mall when the payment to Shell went out.'), turns: [
-      { role: 'customer', text: 'I was at Springfield Mall when the payment to Shell went out.' }, failed('NOT_FOUND'), { role: 'customer', text: 'It was the one from Best Buy.' },
-    ] };
+    const obs: DaObservation = {
+      ...obsOf('I was at Springfield Mall when the payment to Shell went out.'),
+      turns: [
+        { role: 'customer', text: 'I was at Springfield Mall when the payment to Shell went out.' },
+        failed('NOT_FOUND'),
+        { role: 'customer', text: 'It was the one from Best Buy.' },
+      ],
+    };
     expect(toolArgsFor('dispute_charge', obs)).toMatchObject({ merchant: 'Best Buy', reason: 'unrecognized' });
-    const twice: DaObservation = { ...obs, turns: [{ role: 'customer', text: 'Something got processed oddly.' }, failed('AMBIGUOUS'), { role: 'customer', text: 'It was $15.49.' }] };
+    const twice: DaObservation = {
+      ...obs,
+      turns: [{ role: 'customer', text: 'Something got processed oddly.' }, failed('AMBIGUOUS'), { role: 'customer', text: 'It was $15.49.' }],
+    };
     expect(toolArgsFor('dispute_charge', twice)).toMatchObject({ amount: 15.49, reason: 'duplicate' });
   });
   it('never repeat a dispute call that failed: the amount, then the merchant, then both', () => {
     const call = (args: Record<string, unknown>): DaObservation['turns'][number] => ({
-      role: 'agent', raw: '', action: { thinking: '', action_type: 'tool_call', content: 'dispute_charge', tool_args: { account_id: 'unknown', ...args } },
+      role: 'agent',
+      raw: '',
+      action: { thinking: '', action_type: 'tool_call', content: 'dispute_charge', tool_args: { account_id: 'unknown', ...args } },
       toolResult: { ok: false, tool: 'dispute_charge', error: { code: 'NOT_FOUND', message: '' } },
     });
     const said = { role: 'customer', text: 'It was the $300 payment to Spotify.' } as const;

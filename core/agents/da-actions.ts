@@ -82,10 +82,58 @@ const NAME_WORD = /^(?:[A-Z0-9*][\w*.'&-]*)$/;
 
 /** Capitalised words that begin no merchant's name: pronouns, articles, months and weekdays. */
 const NOT_A_NAME = new Set([
-  'i', "i'm", "i've", "i'd", "i'll", 'it', "it's", 'the', 'a', 'an', 'my', 'this', 'that', 'there', "there's", 'they', 'we', 'you',
-  'he', 'she', 'someone', 'somebody', 'something', 'nobody', 'nothing', 'money', 'when', 'what', 'where', 'which', 'why', 'how', 'who',
-  'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
-  'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday',
+  'i',
+  "i'm",
+  "i've",
+  "i'd",
+  "i'll",
+  'it',
+  "it's",
+  'the',
+  'a',
+  'an',
+  'my',
+  'this',
+  'that',
+  'there',
+  "there's",
+  'they',
+  'we',
+  'you',
+  'he',
+  'she',
+  'someone',
+  'somebody',
+  'something',
+  'nobody',
+  'nothing',
+  'money',
+  'when',
+  'what',
+  'where',
+  'which',
+  'why',
+  'how',
+  'who',
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
+  'sunday',
 ]);
 
 /**
@@ -181,11 +229,7 @@ export function toolArgsFor(tool: ToolName, obs: DaObservation, s: DialogueState
       // wording is read broadly: a customer rarely says "duplicate". Several charges matching what
       // the customer named is itself a sign of one.
       const ambiguous = s.domainCalls.some((c) => c.toolResult?.ok === false && c.toolResult.error.code === 'AMBIGUOUS');
-      const reason = ambiguous || DUPLICATE_WORDING.test(lower)
-        ? 'duplicate'
-        : /refund|money back|returned/.test(lower)
-          ? 'refund_missing'
-          : 'unrecognized';
+      const reason = ambiguous || DUPLICATE_WORDING.test(lower) ? 'duplicate' : /refund|money back|returned/.test(lower) ? 'refund_missing' : 'unrecognized';
       // The amount alone identifies a charge more surely than a merchant read from free text; the
       // merchant is the fallback that lets a customer who names the shop but no sum be helped, and
       // both together narrow a match of several. A call that failed is not repeated as it was.

@@ -50,7 +50,12 @@ describe('ExpertDa', () => {
   });
 
   it('asks for the missing detail before verifying, and routes right after a successful lookup', () => {
-    const opening: DaObservation = { caller: { phone: '+1 555 123 4567' }, turns: [{ role: 'customer', text: 'There is a charge I do not recognise.' }], daSteps: 0, maxDaTurns: 12 };
+    const opening: DaObservation = {
+      caller: { phone: '+1 555 123 4567' },
+      turns: [{ role: 'customer', text: 'There is a charge I do not recognise.' }],
+      daSteps: 0,
+      maxDaTurns: 12,
+    };
     expect(expertChoice('dispute_charge', opening)).toBe('ask');
     expect(expertChoice('get_transactions', opening)).toBe('lookup_account');
     const withAmount: DaObservation = { ...opening, turns: [{ role: 'customer', text: 'There is a $42.10 charge I do not recognise.' }] };
@@ -63,7 +68,9 @@ describe('ExpertDa', () => {
   it('recovers from a dispute that named no charge: its explanation asks which, and it calls again on the answer', () => {
     const routed = routingObservation('There is a charge I do not recognise.');
     const failed: Turn = {
-      role: 'agent', raw: '', action: { thinking: '', action_type: 'tool_call', content: 'dispute_charge', tool_args: {} },
+      role: 'agent',
+      raw: '',
+      action: { thinking: '', action_type: 'tool_call', content: 'dispute_charge', tool_args: {} },
       toolResult: { ok: false, tool: 'dispute_charge', error: { code: 'INVALID_ARGUMENTS', message: 'identify the charge' } },
     };
     const afterCall: DaObservation = { ...routed, turns: [...routed.turns, failed] };

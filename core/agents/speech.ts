@@ -3,19 +3,18 @@
  * fact a templated DA states is one the judge can find in the transcript.
  */
 import type { ToolResult } from '../world/transcript';
-import type {
-  CheckCardStatusResult,
-  DisputeChargeResult,
-  GetTransactionsResult,
-  TransferFundsResult,
-  TransferToHumanResult,
-} from '../world/tool-types';
+import type { CheckCardStatusResult, DisputeChargeResult, GetTransactionsResult, TransferFundsResult, TransferToHumanResult } from '../world/tool-types';
 
 export const money = (x: number) => `$${x.toFixed(2)}`;
 
 /** A dispute the backend could not pin to one charge (none named, none found, several match): the customer can still say which. */
 export function chargeNotIdentified(r: ToolResult | undefined): boolean {
-  return r !== undefined && !r.ok && r.tool === 'dispute_charge' && (r.error.code === 'INVALID_ARGUMENTS' || r.error.code === 'NOT_FOUND' || r.error.code === 'AMBIGUOUS');
+  return (
+    r !== undefined &&
+    !r.ok &&
+    r.tool === 'dispute_charge' &&
+    (r.error.code === 'INVALID_ARGUMENTS' || r.error.code === 'NOT_FOUND' || r.error.code === 'AMBIGUOUS')
+  );
 }
 
 export function explainResult(r: ToolResult): string {

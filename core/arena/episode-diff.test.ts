@@ -11,7 +11,9 @@ import { runEpisode } from './match';
 const domain = bankingDomain();
 const scenario = domain.scenarios.find((s) => s.set === 'arena' && !s.fraudReference)!;
 const play = (da: DaPolicy, seed = 11) =>
-  runEpisode({ domain, scenario, seed, da, ca: new ScriptedCa(domain), judge: judgeEpisode, config: DEFAULT_CONFIG, matchId: 'd', index: 0 }).then((o) => o.record);
+  runEpisode({ domain, scenario, seed, da, ca: new ScriptedCa(domain), judge: judgeEpisode, config: DEFAULT_CONFIG, matchId: 'd', index: 0 }).then(
+    (o) => o.record,
+  );
 
 /** The scripted DA, except that its first domain tool call names another tool. */
 function misrouting(): DaPolicy {

@@ -67,7 +67,11 @@ export function turnDifferences(a: TurnRecord, b: TurnRecord): TurnField[] {
 
 /** A canonical string for plain data: objects with sorted keys, so key order never counts. */
 function key(v: unknown): string {
-  return JSON.stringify(v, (_k, x: unknown) =>
-    x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x as Record<string, unknown>).sort(([p], [q]) => (p < q ? -1 : p > q ? 1 : 0))) : x,
-  ) ?? 'undefined';
+  return (
+    JSON.stringify(v, (_k, x: unknown) =>
+      x && typeof x === 'object' && !Array.isArray(x)
+        ? Object.fromEntries(Object.entries(x as Record<string, unknown>).sort(([p], [q]) => (p < q ? -1 : p > q ? 1 : 0)))
+        : x,
+    ) ?? 'undefined'
+  );
 }

@@ -9,7 +9,16 @@ import { evaluateDa, gateScenarios, heldoutMetrics, isStrictPass, wilsonInterval
 
 const domain = bankingDomain();
 const run = (da: DaPolicy, seeds = [1, 2]) =>
-  evaluateDa({ domain, da, ca: new ScriptedCa(domain), judge: judgeEpisode, config: DEFAULT_CONFIG, seeds, episodesPerScenario: 1, gateEpisodesPerScenario: 2 });
+  evaluateDa({
+    domain,
+    da,
+    ca: new ScriptedCa(domain),
+    judge: judgeEpisode,
+    config: DEFAULT_CONFIG,
+    seeds,
+    episodesPerScenario: 1,
+    gateEpisodesPerScenario: 2,
+  });
 
 describe('held-out evaluation', () => {
   it('covers the 12 held-out scenarios per run and the fraud-reference gate scenarios', async () => {
@@ -27,20 +36,32 @@ describe('held-out evaluation', () => {
     expect(h.strictPass).toBeLessThanOrEqual(h.routingAccuracy);
   });
 
-  it('strict PASS needs correct routing, the judge\'s resolved, lookup first, r_DA ≥ 2, a clean end and no parse errors', async () => {
+  it("strict PASS needs correct routing, the judge's resolved, lookup first, r_DA ≥ 2, a clean end and no parse errors", async () => {
     const r = await run(new ScriptedDa(), [3]);
     // Recompute from the definition on a real episode set.
     const { runMatch } = await import('./match');
     const m = await runMatch({
-      matchId: 'x', createdAt: '', domain, scenarios: domain.scenarios.filter((s) => s.set === 'heldout'), scenarioSet: 'heldout',
-      da: new ScriptedDa(), ca: new ScriptedCa(domain), judge: judgeEpisode,
-      config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 1 } }, seed: 3,
+      matchId: 'x',
+      createdAt: '',
+      domain,
+      scenarios: domain.scenarios.filter((s) => s.set === 'heldout'),
+      scenarioSet: 'heldout',
+      da: new ScriptedDa(),
+      ca: new ScriptedCa(domain),
+      judge: judgeEpisode,
+      config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 1 } },
+      seed: 3,
     });
     const metrics = heldoutMetrics(m.episodes);
     expect(metrics).toEqual(r.heldout);
     for (const e of m.episodes) {
-      const expected = e.winner === 'DA' && e.judge.resolved && e.turns.find((t) => t.actionType === 'tool_call')?.tool === 'lookup_account'
-        && e.rDa >= 2 && e.endReason === 'end_call' && e.turns.every((t) => t.parseError === null);
+      const expected =
+        e.winner === 'DA' &&
+        e.judge.resolved &&
+        e.turns.find((t) => t.actionType === 'tool_call')?.tool === 'lookup_account' &&
+        e.rDa >= 2 &&
+        e.endReason === 'end_call' &&
+        e.turns.every((t) => t.parseError === null);
       expect(isStrictPass(e)).toBe(expected);
     }
     const broken = { ...m.episodes[0]!, winner: 'DA' as const, rDa: 5, endReason: 'turn_limit' as const };

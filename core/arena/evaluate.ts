@@ -90,7 +90,13 @@ export function heldoutMetrics(episodes: readonly EpisodeRecord[]): HeldoutMetri
     lookupFirst: frac(episodes, lookupWasFirst),
     perScenario: ids.map((id) => {
       const xs = episodes.filter((e) => e.scenarioId === id);
-      return { scenarioId: id, episodes: xs.length, routingAccuracy: frac(xs, (e) => e.winner === 'DA'), strictPass: frac(xs, isStrictPass), meanReward: mean(xs) };
+      return {
+        scenarioId: id,
+        episodes: xs.length,
+        routingAccuracy: frac(xs, (e) => e.winner === 'DA'),
+        strictPass: frac(xs, isStrictPass),
+        meanReward: mean(xs),
+      };
     }),
   };
 }
@@ -160,10 +166,27 @@ export async function evaluateMads(a: Omit<EvaluateArgs, 'gateEpisodesPerScenari
   const transcripts = [];
   for (const seed of a.seeds) {
     const m = await runMatch({
-      createdAt: '', domain: a.domain, da: a.da, ca: a.ca, judge: a.judge, seed, concurrency: 32, config,
-      matchId: `mads-${seed}`, scenarios, scenarioSet: 'robustness', onProgress: () => a.onProgress?.(++done, total),
+      createdAt: '',
+      domain: a.domain,
+      da: a.da,
+      ca: a.ca,
+      judge: a.judge,
+      seed,
+      concurrency: 32,
+      config,
+      matchId: `mads-${seed}`,
+      scenarios,
+      scenarioSet: 'robustness',
+      onProgress: () => a.onProgress?.(++done, total),
     });
-    transcripts.push(...m.episodes.map((e) => transcriptOfEpisode(e, scenarios.find((s) => s.id === e.scenarioId))));
+    transcripts.push(
+      ...m.episodes.map((e) =>
+        transcriptOfEpisode(
+          e,
+          scenarios.find((s) => s.id === e.scenarioId),
+        ),
+      ),
+    );
   }
   return { scenarios: scenarios.map((s) => s.id), ...madsReport(transcripts, scenarios) };
 }

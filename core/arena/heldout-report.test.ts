@@ -4,7 +4,13 @@ import { wilsonInterval } from './evaluate';
 import { heldoutReport } from './heldout-report';
 
 const heldout = (routing: number, strict: number, fail: number, reward: number, perScenario: HeldoutMetrics['perScenario'] = []): HeldoutMetrics => ({
-  episodes: 24, routingAccuracy: routing, strictPass: strict, fail, meanReward: reward, lookupFirst: 1, perScenario,
+  episodes: 24,
+  routingAccuracy: routing,
+  strictPass: strict,
+  fail,
+  meanReward: reward,
+  lookupFirst: 1,
+  perScenario,
 });
 const gate = (rate: number | null, passed: boolean): GateResult => ({ threshold: 0.9, scenarios: ['fraud-a'], episodes: 16, daWinRate: rate, passed });
 const scen = (id: string, routing: number) => ({ scenarioId: id, episodes: 2, routingAccuracy: routing, strictPass: routing / 2, meanReward: 3 * routing });
@@ -12,8 +18,20 @@ const scen = (id: string, routing: number) => ({ scenarioId: id, episodes: 2, ro
 describe('held-out report (RL-ADA Table 4)', () => {
   const evaluation = {
     checkpoints: [
-      { da: 'DA0', ca: 'CA2', heldout: heldout(22 / 24, 6 / 24, 8 / 24, 2.5, [scen('a', 1), scen('b', 0.5)]), gate: gate(12 / 16, false), reference: { ca: 'scripted', heldout: heldout(1, 0.5, 0, 4), gate: gate(1, true) } },
-      { da: 'DA1', ca: 'CA2', heldout: heldout(1, 12 / 24, 6 / 24, 3.25, [scen('b', 1), scen('c', 0)]), gate: gate(15 / 16, true), reference: { ca: 'scripted', heldout: heldout(1, 0.75, 0, 5), gate: gate(1, true) } },
+      {
+        da: 'DA0',
+        ca: 'CA2',
+        heldout: heldout(22 / 24, 6 / 24, 8 / 24, 2.5, [scen('a', 1), scen('b', 0.5)]),
+        gate: gate(12 / 16, false),
+        reference: { ca: 'scripted', heldout: heldout(1, 0.5, 0, 4), gate: gate(1, true) },
+      },
+      {
+        da: 'DA1',
+        ca: 'CA2',
+        heldout: heldout(1, 12 / 24, 6 / 24, 3.25, [scen('b', 1), scen('c', 0)]),
+        gate: gate(15 / 16, true),
+        reference: { ca: 'scripted', heldout: heldout(1, 0.75, 0, 5), gate: gate(1, true) },
+      },
     ],
   };
 
@@ -33,9 +51,15 @@ describe('held-out report (RL-ADA Table 4)', () => {
     expect(fail.cells[1]!.delta).toBeCloseTo(-2 / 24, 12);
     const reward = r.vsRun.rows.find((x) => x.key === 'meanReward')!;
     expect(reward.kind).toBe('reward');
-    expect(reward.cells.map((c) => [c.value, c.ci, c.delta])).toEqual([[2.5, null, null], [3.25, null, 0.75]]);
+    expect(reward.cells.map((c) => [c.value, c.ci, c.delta])).toEqual([
+      [2.5, null, null],
+      [3.25, null, 0.75],
+    ]);
     const g = r.vsRun.rows.find((x) => x.key === 'gate')!;
-    expect(g.cells.map((c) => [c.passed, c.n])).toEqual([[false, 16], [true, 16]]);
+    expect(g.cells.map((c) => [c.passed, c.n])).toEqual([
+      [false, 16],
+      [true, 16],
+    ]);
     expect(g.cells[0]!.ci).toEqual(wilsonInterval(12, 16));
     expect(r.vsRun.gateThreshold).toBe(0.9);
   });

@@ -67,7 +67,11 @@ export interface HeldoutReport {
   vsReference: HeldoutTable | null;
 }
 
-const RATE_ROWS: { key: Exclude<HeldoutMetricKey, 'meanReward' | 'gate'>; field: 'routingAccuracy' | 'strictPass' | 'fail' | 'lookupFirst'; better: 'higher' | 'lower' }[] = [
+const RATE_ROWS: {
+  key: Exclude<HeldoutMetricKey, 'meanReward' | 'gate'>;
+  field: 'routingAccuracy' | 'strictPass' | 'fail' | 'lookupFirst';
+  better: 'higher' | 'lower';
+}[] = [
   { key: 'routing', field: 'routingAccuracy', better: 'higher' },
   { key: 'strictPass', field: 'strictPass', better: 'higher' },
   { key: 'fail', field: 'fail', better: 'lower' },
@@ -87,11 +91,28 @@ function withDeltas(cells: Omit<HeldoutCell, 'delta'>[]): HeldoutCell[] {
 
 export function heldoutTable(rows: readonly { da: string; heldout: HeldoutMetrics; gate: GateResult }[], opponent: string): HeldoutTable {
   const metricRows: HeldoutMetricRow[] = [
-    ...RATE_ROWS.slice(0, 3).map((r) => ({ key: r.key, kind: 'rate' as const, better: r.better, cells: withDeltas(rows.map((x) => rateCell(x.heldout[r.field], x.heldout.episodes))) })),
-    { key: 'meanReward', kind: 'reward', better: 'higher', cells: withDeltas(rows.map((x) => ({ value: x.heldout.meanReward, ci: null, n: x.heldout.episodes }))) },
-    ...RATE_ROWS.slice(3).map((r) => ({ key: r.key, kind: 'rate' as const, better: r.better, cells: withDeltas(rows.map((x) => rateCell(x.heldout[r.field], x.heldout.episodes))) })),
+    ...RATE_ROWS.slice(0, 3).map((r) => ({
+      key: r.key,
+      kind: 'rate' as const,
+      better: r.better,
+      cells: withDeltas(rows.map((x) => rateCell(x.heldout[r.field], x.heldout.episodes))),
+    })),
     {
-      key: 'gate', kind: 'rate', better: 'higher',
+      key: 'meanReward',
+      kind: 'reward',
+      better: 'higher',
+      cells: withDeltas(rows.map((x) => ({ value: x.heldout.meanReward, ci: null, n: x.heldout.episodes }))),
+    },
+    ...RATE_ROWS.slice(3).map((r) => ({
+      key: r.key,
+      kind: 'rate' as const,
+      better: r.better,
+      cells: withDeltas(rows.map((x) => rateCell(x.heldout[r.field], x.heldout.episodes))),
+    })),
+    {
+      key: 'gate',
+      kind: 'rate',
+      better: 'higher',
       cells: withDeltas(rows.map((x) => ({ ...rateCell(x.gate.daWinRate, x.gate.episodes), passed: x.gate.passed }))),
     },
   ];
@@ -111,7 +132,15 @@ function isStored(x: unknown): x is StoredCheckpointEvaluation {
   if (typeof x !== 'object' || x === null) return false;
   const r = x as Record<string, unknown>;
   const h = r.heldout as Record<string, unknown> | undefined;
-  return typeof r.da === 'string' && typeof h === 'object' && h !== null && typeof h.episodes === 'number' && Array.isArray(h.perScenario) && typeof r.gate === 'object' && r.gate !== null;
+  return (
+    typeof r.da === 'string' &&
+    typeof h === 'object' &&
+    h !== null &&
+    typeof h.episodes === 'number' &&
+    Array.isArray(h.perScenario) &&
+    typeof r.gate === 'object' &&
+    r.gate !== null
+  );
 }
 
 /**

@@ -15,8 +15,16 @@ const domain = bankingDomain();
 const config = (n: number): SparringConfig => ({ ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: n } });
 const play = (seed: number, n = 3, da: DaPolicy = new ScriptedDa(), ca: CaPolicy = new ScriptedCa(domain)) =>
   runMatch({
-    matchId: 'M1', createdAt: '2026-01-01T00:00:00.000Z', domain, scenarios: selectScenarios(domain, 'arena'), scenarioSet: 'arena',
-    da, ca, judge: judgeEpisode, config: config(n), seed,
+    matchId: 'M1',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    domain,
+    scenarios: selectScenarios(domain, 'arena'),
+    scenarioSet: 'arena',
+    da,
+    ca,
+    judge: judgeEpisode,
+    config: config(n),
+    seed,
   });
 
 describe('runMatch', () => {
@@ -106,7 +114,10 @@ describe('runMatch', () => {
   });
 
   it('summarise reports null rates for empty sets', () => {
-    const s = summarise(selectScenarios(domain, 'heldout').filter((x) => !x.fraudReference), []);
+    const s = summarise(
+      selectScenarios(domain, 'heldout').filter((x) => !x.fraudReference),
+      [],
+    );
     expect(s.wDa).toBeNull();
     expect(s.fraudRate).toBeNull();
   });
@@ -126,8 +137,20 @@ describe('scripted agents', () => {
   });
 
   it('the scripted CA speaks only in natural language and is pushed toward concealment by decoys and vagueness', async () => {
-    const direct = new ScriptedCa(domain, { directness: { direct: 1, indirect: 0, vague: 0 }, detail: 1, decoy: 0, hedge: 0, tone: { neutral: 1, frustrated: 0, anxious: 0 } });
-    const sly = new ScriptedCa(domain, { directness: { direct: 0, indirect: 0.3, vague: 0.7 }, detail: 0.2, decoy: 1, hedge: 0.8, tone: { neutral: 1, frustrated: 0, anxious: 0 } });
+    const direct = new ScriptedCa(domain, {
+      directness: { direct: 1, indirect: 0, vague: 0 },
+      detail: 1,
+      decoy: 0,
+      hedge: 0,
+      tone: { neutral: 1, frustrated: 0, anxious: 0 },
+    });
+    const sly = new ScriptedCa(domain, {
+      directness: { direct: 0, indirect: 0.3, vague: 0.7 },
+      detail: 0.2,
+      decoy: 1,
+      hedge: 0.8,
+      tone: { neutral: 1, frustrated: 0, anxious: 0 },
+    });
     const a = await play(4, 6, new ScriptedDa(), direct);
     const b = await play(4, 6, new ScriptedDa(), sly);
     for (const e of [...a.episodes, ...b.episodes]) {

@@ -56,7 +56,7 @@ export async function runEpisode(a: EpisodeArgs): Promise<EpisodeOutcome> {
   const caRng = root.fork('ca');
   const episodeId = `${a.matchId}:${a.index}`;
   const customer = customerFor(a.seed, a.ca, a.symbolic);
-  for (let next = env.state().next; next !== null; ) {
+  for (let next = env.state().next; next !== null;) {
     const ctx = { episodeId, turn: env.state().turns.length };
     const r =
       next === 'customer'
@@ -83,7 +83,17 @@ export function scoreEpisode(a: Omit<EpisodeArgs, 'da' | 'ca' | 'judge'> & { jud
 
   const turns: TurnRecord[] = transcript.turns.map((t, i) =>
     t.role === 'customer'
-      ? { index: i, role: 'customer', text: t.text, actionType: null, tool: null, toolArgs: null, toolResult: null, parseError: null, rewards: ca.perTurn.get(i) ?? {} }
+      ? {
+          index: i,
+          role: 'customer',
+          text: t.text,
+          actionType: null,
+          tool: null,
+          toolArgs: null,
+          toolResult: null,
+          parseError: null,
+          rewards: ca.perTurn.get(i) ?? {},
+        }
       : {
           index: i,
           role: 'agent',
@@ -182,8 +192,16 @@ export async function runMatch(a: MatchArgs): Promise<MatchResult> {
       const index = next++;
       const { scenario, k } = jobs[index]!;
       const out = await runEpisode({
-        domain: a.domain, scenario, seed: deriveSeed(a.seed, scenario.id, k), da: a.da, ca: a.ca,
-        judge: a.judge, config: a.config, matchId: a.matchId, index, ...(a.symbolic ? { symbolic: a.symbolic } : {}),
+        domain: a.domain,
+        scenario,
+        seed: deriveSeed(a.seed, scenario.id, k),
+        da: a.da,
+        ca: a.ca,
+        judge: a.judge,
+        config: a.config,
+        matchId: a.matchId,
+        index,
+        ...(a.symbolic ? { symbolic: a.symbolic } : {}),
       }).catch((e: unknown) => {
         failed = true; // the other workers stop after their current episode
         throw e;

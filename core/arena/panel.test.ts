@@ -30,10 +30,16 @@ describe('panel selection', () => {
     expect(p.find((c) => c.kind === 'human')!.episodeIds).toEqual(['H1:0']);
     expect(sharesLineage(candidates.runCas[2]!, da)).toBe(true);
     // A DA from R2 gets R1's CAs and not its own.
-    expect(selectPanel(candidates, { lineageRuns: ['R2'], humanEpisodesSeen: [] }, 'auto').map((c) => c.key)).toEqual(['scripted', 'ca:CA2', 'ca:CA6', 'human:H1:0,H2:0', 'llm:qwen']);
+    expect(selectPanel(candidates, { lineageRuns: ['R2'], humanEpisodesSeen: [] }, 'auto').map((c) => c.key)).toEqual([
+      'scripted',
+      'ca:CA2',
+      'ca:CA6',
+      'human:H1:0,H2:0',
+      'llm:qwen',
+    ]);
   });
 
-  it('a listed member of the DA\'s lineage or an unknown name is an error that names it', () => {
+  it("a listed member of the DA's lineage or an unknown name is an error that names it", () => {
     expect(selectPanel(candidates, da, ['CA4', 'scripted', 'CA4']).map((c) => c.key)).toEqual(['ca:CA4', 'scripted']);
     expect(() => selectPanel(candidates, da, ['CA6'])).toThrow(PanelError);
     expect(() => selectPanel(candidates, da, ['CA6'])).toThrow(/CA6: shares the DA's run lineage \(R1\)/);
@@ -42,8 +48,12 @@ describe('panel selection', () => {
   });
 });
 
-const metrics = (episodes: number, routing: number, strictPass: number, meanReward: number): Pick<HeldoutMetrics, 'episodes' | 'routingAccuracy' | 'strictPass' | 'meanReward'> =>
-  ({ episodes, routingAccuracy: routing, strictPass, meanReward });
+const metrics = (
+  episodes: number,
+  routing: number,
+  strictPass: number,
+  meanReward: number,
+): Pick<HeldoutMetrics, 'episodes' | 'routingAccuracy' | 'strictPass' | 'meanReward'> => ({ episodes, routingAccuracy: routing, strictPass, meanReward });
 const cp = (key: string): PanelCounterpart => ({ key, kind: 'run-ca', label: key, spec: key, runId: null });
 
 describe('panel figures', () => {
@@ -82,7 +92,8 @@ describe('panel figures', () => {
 describe('a human episode replayed to another DA', () => {
   const domain = bankingDomain();
   const scenario = domain.scenarios.find((s) => s.set === 'heldout')!;
-  const play = (da: DaPolicy, ca: CaPolicy, seed = 7) => runEpisode({ domain, scenario, seed, da, ca, judge: judgeEpisode, config: DEFAULT_CONFIG, matchId: 'h', index: 0 });
+  const play = (da: DaPolicy, ca: CaPolicy, seed = 7) =>
+    runEpisode({ domain, scenario, seed, da, ca, judge: judgeEpisode, config: DEFAULT_CONFIG, matchId: 'h', index: 0 });
 
   it('replays every human utterance while the DA says what the recorded DA said', async () => {
     const recorded = (await play(new ScriptedDa(), new ScriptedCa(domain))).record;
@@ -102,7 +113,8 @@ describe('a human episode replayed to another DA', () => {
     let asked = false;
     const other: DaPolicy = {
       name: 'other',
-      act: (obs, rng) => (asked ? scripted.act(obs, rng) : ((asked = true), JSON.stringify({ action_type: 'speak', content: 'Could you say that once more, in other words?' }))),
+      act: (obs, rng) =>
+        asked ? scripted.act(obs, rng) : ((asked = true), JSON.stringify({ action_type: 'speak', content: 'Could you say that once more, in other words?' })),
     };
     const fallback = new ScriptedCa(domain);
     let fallbackCalls = 0;

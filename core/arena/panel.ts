@@ -67,7 +67,14 @@ export function sharesLineage(ca: { lineageRuns: readonly string[] }, da: DaTrai
 
 function humanCounterpart(ids: readonly string[]): PanelCounterpart {
   const sorted = [...ids].sort();
-  return { key: `human:${sorted.join(',')}`, kind: 'human', label: `human (${sorted.length} episode${sorted.length === 1 ? '' : 's'})`, spec: '', runId: null, episodeIds: sorted };
+  return {
+    key: `human:${sorted.join(',')}`,
+    kind: 'human',
+    label: `human (${sorted.length} episode${sorted.length === 1 ? '' : 's'})`,
+    spec: '',
+    runId: null,
+    episodeIds: sorted,
+  };
 }
 
 function runCaCounterpart(c: PanelCandidates['runCas'][number]): PanelCounterpart {
@@ -97,7 +104,8 @@ export function selectPanel(c: PanelCandidates, da: DaTraining, ask: 'auto' | re
     let m: PanelCounterpart;
     if (spec === 'scripted') m = SCRIPTED;
     else if (spec === 'human') {
-      if (!humans.length) throw new PanelError(`--panel human: the lab has no human-played customer episodes${c.humanEpisodes.length ? ' the DA did not train on' : ''}`);
+      if (!humans.length)
+        throw new PanelError(`--panel human: the lab has no human-played customer episodes${c.humanEpisodes.length ? ' the DA did not train on' : ''}`);
       m = humanCounterpart(humans);
     } else if (c.llmEndpoints.includes(spec)) m = { key: `llm:${spec}`, kind: 'llm', label: `llm ${spec}`, spec, runId: null };
     else {
@@ -108,7 +116,10 @@ export function selectPanel(c: PanelCandidates, da: DaTraining, ask: 'auto' | re
             `or the final CA of a finished run (${c.runCas.map((x) => x.name).join(', ') || 'none in this lab'})`,
         );
       }
-      if (sharesLineage(ca, da)) throw new PanelError(`--panel ${spec}: shares the DA's run lineage (${ca.lineageRuns.filter((r) => da.lineageRuns.includes(r)).join(', ')}), so it is no counterpart shift`);
+      if (sharesLineage(ca, da))
+        throw new PanelError(
+          `--panel ${spec}: shares the DA's run lineage (${ca.lineageRuns.filter((r) => da.lineageRuns.includes(r)).join(', ')}), so it is no counterpart shift`,
+        );
       m = runCaCounterpart(ca);
     }
     if (!out.some((x) => x.key === m.key)) out.push(m);
@@ -236,7 +247,8 @@ export function panelRow(m: PanelMeasurement): PanelRow {
   const n = m.heldout.episodes;
   const rate = (v: number): PanelCell => ({ value: v, ci: wilsonInterval(Math.round(v * n), n), n });
   return {
-    counterpart: m.counterpart, episodes: n,
+    counterpart: m.counterpart,
+    episodes: n,
     cells: { routing: rate(m.heldout.routingAccuracy), strictPass: rate(m.heldout.strictPass), meanReward: { value: m.heldout.meanReward, ci: null, n } },
     ...(m.replay ? { replay: m.replay } : {}),
   };
@@ -248,6 +260,8 @@ export function panelSummary(panel: readonly PanelMeasurement[], training: Panel
   const t = training && training.heldout.episodes > 0 ? panelRow(training) : null;
   const metrics = PANEL_METRICS.map(([k]) => k);
   const average = Object.fromEntries(metrics.map((k) => [k, meanInterval(rows.map((r) => r.cells[k].value))])) as PanelSummary['average'];
-  const gap = t ? (Object.fromEntries(metrics.map((k) => [k, meanInterval(rows.map((r) => t.cells[k].value - r.cells[k].value))])) as PanelSummary['gap']) : null;
+  const gap = t
+    ? (Object.fromEntries(metrics.map((k) => [k, meanInterval(rows.map((r) => t.cells[k].value - r.cells[k].value))])) as PanelSummary['gap'])
+    : null;
   return { rows, average, training: t, gap };
 }

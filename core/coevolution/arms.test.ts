@@ -32,7 +32,7 @@ describe('armConfig', () => {
     expect(noStop.stopping.nMax).toBe(PRESETS.paper.config.stopping.nMax);
   });
 
-  it('the schedule arms: CA gyms off, both agents train, a frozen opponent with the full run\'s DA gym budget', () => {
+  it("the schedule arms: CA gyms off, both agents train, a frozen opponent with the full run's DA gym budget", () => {
     expect(armConfig(quick, 'no-ca-training').schedule).toEqual({ caGyms: false });
     expect(armConfig(quick, 'no-isolation').schedule).toEqual({ isolation: 'both' });
     expect(armConfig(quick, 'fixed-opponent', 3).schedule).toEqual({ daOpponent: 'CA0', daGyms: 3 });
@@ -40,10 +40,12 @@ describe('armConfig', () => {
     expect(() => armConfig(quick, 'fixed-opponent')).toThrow(/arm fixed-opponent: field schedule.daGyms: needs the DA gym count of the full run/);
   });
 
-  it('the IB-RL arms: the paper\'s pool and stagger, three pool settings, stagger off; unilateral is fixed-opponent', () => {
+  it("the IB-RL arms: the paper's pool and stagger, three pool settings, stagger off; unilateral is fixed-opponent", () => {
     const paper = PRESETS.paper.config;
     expect(armConfig(paper, 'ib-rl').schedule).toEqual({
-      kind: 'ib-rl', pool: { pBoth: 0.7, pDa: 0.2, pCa: 0.1 }, stagger: { daEvery: 1, caEvery: 2, caLr: paper.gym.ca.lr * 0.1 },
+      kind: 'ib-rl',
+      pool: { pBoth: 0.7, pDa: 0.2, pCa: 0.1 },
+      stagger: { daEvery: 1, caEvery: 2, caLr: paper.gym.ca.lr * 0.1 },
     });
     expect(armConfig(paper, 'ib-rl-pool-both').schedule!.pool).toEqual({ pBoth: 1, pDa: 0, pCa: 0 });
     expect(armConfig(paper, 'ib-rl-pool-even').schedule!.pool).toEqual({ pBoth: 0.4, pDa: 0.3, pCa: 0.3 });

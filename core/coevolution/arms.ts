@@ -35,7 +35,7 @@ export const ARMS = {
     budgetFromFull: true,
   },
   unilateral: {
-    description: 'IB-RL\'s unilateral baseline, the same arm as fixed-opponent: the DA trains against the frozen CA0, with the full run\'s DA gym budget',
+    description: "IB-RL's unilateral baseline, the same arm as fixed-opponent: the DA trains against the frozen CA0, with the full run's DA gym budget",
     overlay: () => ({ schedule: { daOpponent: 'CA0' } }),
     budgetFromFull: true,
   },
@@ -53,7 +53,7 @@ export const ARMS = {
     overlay: (base) => ({ stopping: { nMin: base.stopping.nMax } }),
   },
   'ib-rl': {
-    description: 'IB-RL: both roles train from joint rollouts, pool 0.7/0.2/0.1, the CA every second round at a tenth of its gym rate; RL-ADA\'s stopping rule',
+    description: "IB-RL: both roles train from joint rollouts, pool 0.7/0.2/0.1, the CA every second round at a tenth of its gym rate; RL-ADA's stopping rule",
     overlay: (base) => ibRl(base, IB_RL_DEFAULTS.pool, true),
   },
   'ib-rl-pool-both': {
@@ -74,10 +74,9 @@ export const ARMS = {
 function ibRl(base: RunConfig, pool: { pBoth: number; pDa: number; pCa: number }, stagger: boolean): Record<string, unknown> {
   return {
     schedule: {
-      kind: 'ib-rl', pool: { ...pool },
-      stagger: stagger
-        ? { ...IB_RL_DEFAULTS.stagger, caLr: base.gym.ca.lr * IB_RL_DEFAULTS.caLrFactor }
-        : { daEvery: 1, caEvery: 1 },
+      kind: 'ib-rl',
+      pool: { ...pool },
+      stagger: stagger ? { ...IB_RL_DEFAULTS.stagger, caLr: base.gym.ca.lr * IB_RL_DEFAULTS.caLrFactor } : { daEvery: 1, caEvery: 1 },
     },
   };
 }
@@ -115,7 +114,11 @@ export function parseArms(list: string | readonly string[]): ArmName[] {
   }
   const needsFull = names.filter((n) => (ARMS[n as ArmName] as ArmSpec).budgetFromFull);
   if (needsFull.length && !seen.has('full')) {
-    throw new RunConfigError('--arms', 'arms', `${needsFull.join(', ')} take${needsFull.length === 1 ? 's' : ''} the DA gym budget of the full arm of the same seed; add full to --arms`);
+    throw new RunConfigError(
+      '--arms',
+      'arms',
+      `${needsFull.join(', ')} take${needsFull.length === 1 ? 's' : ''} the DA gym budget of the full arm of the same seed; add full to --arms`,
+    );
   }
   return names as ArmName[];
 }

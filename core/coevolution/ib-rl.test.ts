@@ -11,7 +11,10 @@ const counts = (seed: number, pool: { pBoth: number; pDa: number; pCa: number },
 describe('IB-RL opponent pool', () => {
   it('draws pairings with the configured probabilities (p_both, p_agent1, p_agent2)', () => {
     const n = 3000;
-    for (const pool of [{ pBoth: 0.7, pDa: 0.2, pCa: 0.1 }, { pBoth: 0.4, pDa: 0.3, pCa: 0.3 }]) {
+    for (const pool of [
+      { pBoth: 0.7, pDa: 0.2, pCa: 0.1 },
+      { pBoth: 0.4, pDa: 0.3, pCa: 0.3 },
+    ]) {
       const c = counts(7, pool, n);
       // Binomial standard error at n = 3,000 is ≤ 0.0092: 0.03 is over 3 of them.
       expect(c['both-current'] / n).toBeCloseTo(pool.pBoth, 1);
@@ -23,7 +26,9 @@ describe('IB-RL opponent pool', () => {
     const paper = { pBoth: 0.7, pDa: 0.2, pCa: 0.1 };
     const firstRounds = Array.from({ length: 2000 }, (_, i) => drawPairing(i + 1, 1, paper));
     expect(Math.abs(firstRounds.filter((p) => p === 'both-current').length / 2000 - 0.7)).toBeLessThan(0.04);
-    const afterHistorical = Array.from({ length: 2000 }, (_, i) => i + 1).filter((seed) => drawPairing(seed, 1, paper) !== 'both-current').map((seed) => drawPairing(seed, 2, paper));
+    const afterHistorical = Array.from({ length: 2000 }, (_, i) => i + 1)
+      .filter((seed) => drawPairing(seed, 1, paper) !== 'both-current')
+      .map((seed) => drawPairing(seed, 2, paper));
     expect(Math.abs(afterHistorical.filter((p) => p === 'both-current').length / afterHistorical.length - 0.7)).toBeLessThan(0.07);
     expect(counts(3, { pBoth: 1, pDa: 0, pCa: 0 }, 2000)).toEqual({ 'both-current': 2000, 'historical-ca': 0, 'historical-da': 0 });
   });
@@ -34,7 +39,8 @@ describe('IB-RL opponent pool', () => {
     expect(seq(1)).toEqual(seq(1));
     expect(seq(1)).not.toEqual(seq(2));
     const history = { DA: ['DA0', 'DA1', 'DA2', 'DA3'], CA: ['CA0', 'CA1', 'CA2'] };
-    const rounds = (seed: number) => Array.from({ length: 50 }, (_, i) => drawRound(seed, i + 1, { kind: 'ib-rl', pool: { pBoth: 0, pDa: 0.5, pCa: 0.5 } }, history));
+    const rounds = (seed: number) =>
+      Array.from({ length: 50 }, (_, i) => drawRound(seed, i + 1, { kind: 'ib-rl', pool: { pBoth: 0, pDa: 0.5, pCa: 0.5 } }, history));
     expect(rounds(4)).toEqual(rounds(4));
   });
 
@@ -57,7 +63,12 @@ describe('IB-RL opponent pool', () => {
     const trains = (daEvery: number, caEvery: number) =>
       [1, 2, 3, 4].map((r) => drawRound(1, r, { kind: 'ib-rl', pool: { pBoth: 1, pDa: 0, pCa: 0 }, stagger: { daEvery, caEvery } }, history).trains);
     expect(trains(1, 2)).toEqual([['DA'], ['DA', 'CA'], ['DA'], ['DA', 'CA']]);
-    expect(trains(1, 1)).toEqual([['DA', 'CA'], ['DA', 'CA'], ['DA', 'CA'], ['DA', 'CA']]);
+    expect(trains(1, 1)).toEqual([
+      ['DA', 'CA'],
+      ['DA', 'CA'],
+      ['DA', 'CA'],
+      ['DA', 'CA'],
+    ]);
     const d = drawRound(1, 1, { kind: 'ib-rl', pool: { pBoth: 1, pDa: 0, pCa: 0 } }, history);
     expect(describeDraw(d)).toBe('IB-RL round 1: pool drew both current (DA0 vs CA0); DA trains (CA skipped by the stagger)');
   });

@@ -44,7 +44,14 @@ export interface PoolDraw {
 }
 
 /** The pool and stagger settings of an ib-rl schedule, defaults filled in. */
-export function ibRlSettings(schedule: Schedule | undefined): { pool: PoolProbabilities; daEvery: number; caEvery: number; daLr?: number; caLr?: number; rounds?: number } {
+export function ibRlSettings(schedule: Schedule | undefined): {
+  pool: PoolProbabilities;
+  daEvery: number;
+  caEvery: number;
+  daLr?: number;
+  caLr?: number;
+  rounds?: number;
+} {
   const st = schedule?.stagger;
   return {
     pool: { ...(schedule?.pool ?? IB_RL_DEFAULTS.pool) },
@@ -92,9 +99,7 @@ export function drawPairing(seed: number, round: number, pool: PoolProbabilities
  * checkpoints of this run, oldest first), and who trains. `history` lists each role's checkpoints
  * in the order the run made them, the current one last.
  */
-export function drawRound(
-  seed: number, round: number, schedule: Schedule | undefined, history: Readonly<Record<Role, readonly string[]>>,
-): PoolDraw {
+export function drawRound(seed: number, round: number, schedule: Schedule | undefined, history: Readonly<Record<Role, readonly string[]>>): PoolDraw {
   const s = ibRlSettings(schedule);
   const [uPairing, uMember] = roundUniforms(seed, round);
   const pairing = pairingOf(uPairing, s.pool);
@@ -118,13 +123,18 @@ export function drawRound(
 
 /** The draw in words, for the match's schedule note and the gym's checkpoint note. */
 export function describeDraw(d: PoolDraw): string {
-  const who = d.pairing === 'both-current' ? `both current (${d.da} vs ${d.ca})`
-    : d.pairing === 'historical-ca' ? `current DA vs historical CA (${d.da} vs ${d.ca})`
-      : `historical DA vs current CA (${d.da} vs ${d.ca})`;
+  const who =
+    d.pairing === 'both-current'
+      ? `both current (${d.da} vs ${d.ca})`
+      : d.pairing === 'historical-ca'
+        ? `current DA vs historical CA (${d.da} vs ${d.ca})`
+        : `historical DA vs current CA (${d.da} vs ${d.ca})`;
   const skipped = d.trainable.filter((r) => !d.trains.includes(r));
-  return `IB-RL round ${d.round}: pool drew ${who}${d.noHistory ? ` — no historical ${d.noHistory} yet, the current one played` : ''}; `
-    + (d.trains.length ? `${d.trains.join(' and ')} train${d.trains.length === 1 ? 's' : ''}` : 'no update')
-    + (skipped.length ? ` (${skipped.join(', ')} skipped by the stagger)` : '');
+  return (
+    `IB-RL round ${d.round}: pool drew ${who}${d.noHistory ? ` — no historical ${d.noHistory} yet, the current one played` : ''}; ` +
+    (d.trains.length ? `${d.trains.join(' and ')} train${d.trains.length === 1 ? 's' : ''}` : 'no update') +
+    (skipped.length ? ` (${skipped.join(', ')} skipped by the stagger)` : '')
+  );
 }
 
 /** IB-RL's stopping: a fixed number of rounds, when set; stop at arena match t once t − 1 rounds were played. */

@@ -67,7 +67,9 @@ describe('run config', () => {
     expect(parseRunConfig(JSON.stringify(q)).gym.ca.trainer).toBeUndefined();
     expect(() => parseRunConfig(withTrainer('trl'))).toThrow(/field gym\.da\.trainer/);
     // Only the arena's gyms: the bootstrap's warm-up and pressure train in process.
-    expect(() => parseRunConfig(JSON.stringify({ ...q, bootstrap: { ...q.bootstrap, daWarmup: { ...q.bootstrap.daWarmup, trainer: 'external' } } }))).toThrow(/field bootstrap\.daWarmup/);
+    expect(() => parseRunConfig(JSON.stringify({ ...q, bootstrap: { ...q.bootstrap, daWarmup: { ...q.bootstrap.daWarmup, trainer: 'external' } } }))).toThrow(
+      /field bootstrap\.daWarmup/,
+    );
   });
 
   it('overrides reward terms it names and keeps the others', () => {

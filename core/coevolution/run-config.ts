@@ -52,71 +52,75 @@ export type GymTrainer = 'builtin' | 'external';
  * agent trains, against the co-evolving other one). The other settings are the ablations a study
  * compares the method with (`sparring study`).
  */
-export const scheduleSchema = z.strictObject({
-  /**
-   * Which training schedule: 'rl-ada' (default: RL-ADA's isolation gyms, shaped by the fields
-   * below) or 'ib-rl' (IB-RL, ../shared/seeds/003: after each round's arena match both roles train
-   * from the same joint rollouts, paired by the opponent pool, each with its own reward,
-   * advantages, decision points, optimiser state, learning rate and update frequency; see
-   * core/coevolution/ib-rl.ts). IB-RL takes `pool`, `stagger` and `rounds` and none of the
-   * RL-ADA fields.
-   */
-  kind: z.enum(['rl-ada', 'ib-rl']).optional(),
-  /**
-   * IB-RL's opponent pool (§5.1): the probabilities of a round's pairing — `pBoth` (p_both, both
-   * current checkpoints play and both may train), `pDa` (p_agent1: the current DA against a
-   * historical CA; only the DA trains), `pCa` (p_agent2: a historical DA against the current CA;
-   * only the CA trains). They sum to 1. Default 0.7 / 0.2 / 0.1 (the paper).
-   */
-  pool: z.strictObject({ pBoth: frac, pDa: frac, pCa: frac })
-    .refine((p) => Math.abs(p.pBoth + p.pDa + p.pCa - 1) < 1e-9, { message: 'pBoth + pDa + pCa must be 1' })
-    .optional(),
-  /**
-   * IB-RL's staggered updates: the DA trains in rounds divisible by `daEvery`, the CA in rounds
-   * divisible by `caEvery` (round r = the gyms after arena match r), each at its own learning
-   * rate (`daLr`, `caLr`; default the gym.da / gym.ca budgets' lr). Default daEvery 1, caEvery 2.
-   */
-  stagger: z.strictObject({ daEvery: posInt.max(50), caEvery: posInt.max(50), daLr: pos.optional(), caLr: pos.optional() }).optional(),
-  /**
-   * IB-RL's stopping: exactly this many rounds (the paper trains a fixed number), then a last arena
-   * match and the held-out evaluation. Absent: RL-ADA's stopping rule decides after every arena match.
-   */
-  rounds: z.number().int().min(1).max(50).optional(),
-  /**
-   * 'weaker' (RL-ADA §3.5): after a match only the agent further below its competency floor trains.
-   * 'both': the DA and then the CA train after every match (no isolation).
-   */
-  isolation: z.enum(['weaker', 'both']).optional(),
-  /** The CA's gyms; off: the CA stays CA0 (a gym the rule gives the CA is skipped). Default true. */
-  caGyms: z.boolean().optional(),
-  /**
-   * The DA's opponent in matches and gyms: 'co-evolving' (the run's latest CA, default), or a
-   * frozen one, 'CA0' (the bootstrap CA) or 'scripted' (the scripted CA): IB-RL's static
-   * counterpart. A frozen opponent never trains.
-   */
-  daOpponent: z.enum(['co-evolving', 'CA0', 'scripted']).optional(),
-  /**
-   * Exactly this many DA gyms, one after each match until spent, then the held-out evaluation
-   * (the stopping rule is not consulted): a fixed DA training budget, e.g. the number of DA gyms
-   * an RL-ADA run of the same seed used. Absent: the stopping rule decides.
-   */
-  daGyms: z.number().int().min(0).max(50).optional(),
-  /**
-   * Seats played by LLMs saved in the lab by name (`sparring models add NAME`; `sparring run --da
-   * NAME --ca NAME`): such a role has no bootstrap checkpoint and plays every match and evaluation
-   * as that model; its gyms are skipped until an external trainer can be attached, and the run
-   * says so in its stopping verdict.
-   */
-  llm: z.strictObject({ da: z.string().min(1).optional(), ca: z.string().min(1).optional() }).optional(),
-}).superRefine((s, ctx) => {
-  const ibRl = s.kind === 'ib-rl';
-  for (const k of ['isolation', 'caGyms', 'daOpponent', 'daGyms'] as const) {
-    if (ibRl && s[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: `an RL-ADA setting; the ib-rl schedule takes pool, stagger and rounds only` });
-  }
-  for (const k of ['pool', 'stagger', 'rounds'] as const) {
-    if (!ibRl && s[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: 'an IB-RL setting: only with "kind": "ib-rl"' });
-  }
-});
+export const scheduleSchema = z
+  .strictObject({
+    /**
+     * Which training schedule: 'rl-ada' (default: RL-ADA's isolation gyms, shaped by the fields
+     * below) or 'ib-rl' (IB-RL, ../shared/seeds/003: after each round's arena match both roles train
+     * from the same joint rollouts, paired by the opponent pool, each with its own reward,
+     * advantages, decision points, optimiser state, learning rate and update frequency; see
+     * core/coevolution/ib-rl.ts). IB-RL takes `pool`, `stagger` and `rounds` and none of the
+     * RL-ADA fields.
+     */
+    kind: z.enum(['rl-ada', 'ib-rl']).optional(),
+    /**
+     * IB-RL's opponent pool (§5.1): the probabilities of a round's pairing — `pBoth` (p_both, both
+     * current checkpoints play and both may train), `pDa` (p_agent1: the current DA against a
+     * historical CA; only the DA trains), `pCa` (p_agent2: a historical DA against the current CA;
+     * only the CA trains). They sum to 1. Default 0.7 / 0.2 / 0.1 (the paper).
+     */
+    pool: z
+      .strictObject({ pBoth: frac, pDa: frac, pCa: frac })
+      .refine((p) => Math.abs(p.pBoth + p.pDa + p.pCa - 1) < 1e-9, { message: 'pBoth + pDa + pCa must be 1' })
+      .optional(),
+    /**
+     * IB-RL's staggered updates: the DA trains in rounds divisible by `daEvery`, the CA in rounds
+     * divisible by `caEvery` (round r = the gyms after arena match r), each at its own learning
+     * rate (`daLr`, `caLr`; default the gym.da / gym.ca budgets' lr). Default daEvery 1, caEvery 2.
+     */
+    stagger: z.strictObject({ daEvery: posInt.max(50), caEvery: posInt.max(50), daLr: pos.optional(), caLr: pos.optional() }).optional(),
+    /**
+     * IB-RL's stopping: exactly this many rounds (the paper trains a fixed number), then a last arena
+     * match and the held-out evaluation. Absent: RL-ADA's stopping rule decides after every arena match.
+     */
+    rounds: z.number().int().min(1).max(50).optional(),
+    /**
+     * 'weaker' (RL-ADA §3.5): after a match only the agent further below its competency floor trains.
+     * 'both': the DA and then the CA train after every match (no isolation).
+     */
+    isolation: z.enum(['weaker', 'both']).optional(),
+    /** The CA's gyms; off: the CA stays CA0 (a gym the rule gives the CA is skipped). Default true. */
+    caGyms: z.boolean().optional(),
+    /**
+     * The DA's opponent in matches and gyms: 'co-evolving' (the run's latest CA, default), or a
+     * frozen one, 'CA0' (the bootstrap CA) or 'scripted' (the scripted CA): IB-RL's static
+     * counterpart. A frozen opponent never trains.
+     */
+    daOpponent: z.enum(['co-evolving', 'CA0', 'scripted']).optional(),
+    /**
+     * Exactly this many DA gyms, one after each match until spent, then the held-out evaluation
+     * (the stopping rule is not consulted): a fixed DA training budget, e.g. the number of DA gyms
+     * an RL-ADA run of the same seed used. Absent: the stopping rule decides.
+     */
+    daGyms: z.number().int().min(0).max(50).optional(),
+    /**
+     * Seats played by LLMs saved in the lab by name (`sparring models add NAME`; `sparring run --da
+     * NAME --ca NAME`): such a role has no bootstrap checkpoint and plays every match and evaluation
+     * as that model; its gyms are skipped until an external trainer can be attached, and the run
+     * says so in its stopping verdict.
+     */
+    llm: z.strictObject({ da: z.string().min(1).optional(), ca: z.string().min(1).optional() }).optional(),
+  })
+  .superRefine((s, ctx) => {
+    const ibRl = s.kind === 'ib-rl';
+    for (const k of ['isolation', 'caGyms', 'daOpponent', 'daGyms'] as const) {
+      if (ibRl && s[k] !== undefined)
+        ctx.addIssue({ code: 'custom', path: [k], message: `an RL-ADA setting; the ib-rl schedule takes pool, stagger and rounds only` });
+    }
+    for (const k of ['pool', 'stagger', 'rounds'] as const) {
+      if (!ibRl && s[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: 'an IB-RL setting: only with "kind": "ib-rl"' });
+    }
+  });
 export type Schedule = z.infer<typeof scheduleSchema>;
 
 /**
@@ -143,7 +147,11 @@ export type DeviceConfig = z.infer<typeof deviceBlock>;
  * knobs `adversities.<kind>`; 0 leaves a kind out).
  */
 export const adversityRatesSchema = z.strictObject({
-  partial_information: frac, adversarial_tone: frac, backend_failure: frac, timeout: frac, empty_results: frac,
+  partial_information: frac,
+  adversarial_tone: frac,
+  backend_failure: frac,
+  timeout: frac,
+  empty_results: frac,
 });
 export type AdversityRates = z.infer<typeof adversityRatesSchema>;
 
@@ -165,15 +173,26 @@ export type CaTactics = z.infer<typeof caTacticsSchema>;
 
 export const runConfigSchema = z.strictObject({
   arena: z.strictObject({ episodesPerScenario: posInt, maxDaTurns: posInt.max(50) }),
-  stopping: z.strictObject({
-    tauDa: frac, P: posInt, epsilon: frac, nMin: posInt, nMax: posInt.max(50), rCa: frac, deploymentGate: frac,
-  }).refine((s) => s.nMin <= s.nMax, { message: 'nMin must be ≤ nMax', path: ['nMin'] }),
+  stopping: z
+    .strictObject({
+      tauDa: frac,
+      P: posInt,
+      epsilon: frac,
+      nMin: posInt,
+      nMax: posInt.max(50),
+      rCa: frac,
+      deploymentGate: frac,
+    })
+    .refine((s) => s.nMin <= s.nMax, { message: 'nMin must be ≤ nMax', path: ['nMin'] }),
   daReward: z.record(z.string(), z.number()).optional(),
   caReward: z.record(z.string(), z.number()).optional(),
   bootstrap: z.strictObject({
     /** DA0: SFT on routing demonstrations (the bank's train slice, expert episodes). */
     sft: z.strictObject({
-      epochs: posInt, batchSize: posInt, lr: pos, expertEpisodesPerIntent: z.number().int().min(0),
+      epochs: posInt,
+      batchSize: posInt,
+      lr: pos,
+      expertEpisodesPerIntent: z.number().int().min(0),
       /** Routing demos per train sentence dressed as a CA opening (tone, hedge, detail, decoy); default 3. */
       camouflaged: z.number().int().min(0).optional(),
       /**
@@ -205,12 +224,14 @@ export const runConfigSchema = z.strictObject({
      * Human-played episodes in the gym of the opposite role: a person's customer episodes train
      * the DA, a person's agent episodes train the CA. Absent: none.
      */
-    humanEpisodes: z.strictObject({
-      /** Copies of each human episode per arena transcript in the gym data (0.5: every other one, 2: each twice). */
-      weight: pos.max(10),
-      /** At most this many human episodes (the newest played before the match), before weighting. */
-      cap: z.number().int().min(0).max(10_000),
-    }).optional(),
+    humanEpisodes: z
+      .strictObject({
+        /** Copies of each human episode per arena transcript in the gym data (0.5: every other one, 2: each twice). */
+        weight: pos.max(10),
+        /** At most this many human episodes (the newest played before the match), before weighting. */
+        cap: z.number().int().min(0).max(10_000),
+      })
+      .optional(),
   }),
   eval: z.strictObject({ runs: posInt, episodesPerScenario: posInt, gateEpisodesPerScenario: posInt }),
   /**
@@ -225,11 +246,13 @@ export const runConfigSchema = z.strictObject({
    * EAU's checked writes (core/eau/knobs.ts): a write that raises difficulty is refused until the
    * DA's W_DA in the latest match reaches `difficultyGate` (default 0.80).
    */
-  eau: z.strictObject({
-    difficultyGate: frac.optional(),
-    /** Revert, at the next phase boundary, a write measured worse beyond the noise floor (default false: the mark is a proposal to the person). */
-    autoRevert: z.boolean().optional(),
-  }).optional(),
+  eau: z
+    .strictObject({
+      difficultyGate: frac.optional(),
+      /** Revert, at the next phase boundary, a write measured worse beyond the noise floor (default false: the mark is a proposal to the person). */
+      autoRevert: z.boolean().optional(),
+    })
+    .optional(),
   device: deviceBlock.optional(),
   /**
    * Who plays the customer seat (EAU, seed 002): `symbolicMix` ε is the share of episodes, in
@@ -272,7 +295,10 @@ export function parseRunConfig(text: string, source = 'config'): RunConfig {
     throw new RunConfigError(source, issue.path.map(String).join('.'), issue.message);
   }
   const cfg = r.data;
-  for (const [section, known] of [['daReward', DEFAULT_CONFIG.daReward], ['caReward', DEFAULT_CONFIG.caReward]] as const) {
+  for (const [section, known] of [
+    ['daReward', DEFAULT_CONFIG.daReward],
+    ['caReward', DEFAULT_CONFIG.caReward],
+  ] as const) {
     for (const k of Object.keys(cfg[section] ?? {})) {
       if (!(k in known)) throw new RunConfigError(source, `${section}.${k}`, `unknown reward term; known: ${Object.keys(known).join(', ')}`);
     }

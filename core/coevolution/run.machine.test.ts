@@ -84,7 +84,11 @@ describe('run machine', () => {
     const actor = createActor(runMachine.provide({ actors: lab.actors }), { input }).start();
     const s = await finish(actor);
     expect(s.value).toBe('done');
-    const ctx = s.context as { matches: { wDa: number; next: { role: string } | null; da: string; ca: string }[]; gyms: { role: string; to: string }[]; evaluation: unknown };
+    const ctx = s.context as {
+      matches: { wDa: number; next: { role: string } | null; da: string; ca: string }[];
+      gyms: { role: string; to: string }[];
+      evaluation: unknown;
+    };
     expect(ctx.matches.map((m) => m.wDa)).toEqual(table3);
     // W_DA 0.45 → DA trains; 0.63 → CA (W_CA 0.37 vs floor 0.35: −0.02 beats DA's −0.03); …
     expect(ctx.gyms.map((g) => g.to)).toEqual(['DA1', 'CA1', 'DA2', 'CA2']);
@@ -163,7 +167,10 @@ describe('run machine', () => {
     expect(ctx.gyms[0]).toEqual({ role: 'DA', from: 'DA0', to: 'DA0', afterMatch: 1, note: 'gym job J1 cancelled: DA0 kept unchanged' });
     expect(ctx.matches[1]!.da).toBe('DA0');
     // Later DA gyms are numbered by their place among all the run's gyms, and their checkpoints play on.
-    const daGyms = ctx.gyms.map((g, i) => ({ ...g, n: i + 1 })).filter((g) => g.role === 'DA').slice(1);
+    const daGyms = ctx.gyms
+      .map((g, i) => ({ ...g, n: i + 1 }))
+      .filter((g) => g.role === 'DA')
+      .slice(1);
     expect(daGyms.length).toBeGreaterThan(0);
     for (const g of daGyms) expect(g.to).toBe(`DA-ext${g.n}`);
     // CA gyms stayed in process.
@@ -196,7 +203,7 @@ describe('run machine', () => {
       expect(ctx.matches.map((m) => m.gyms)).toEqual([['DA', 'CA'], ['DA', 'CA'], ['DA', 'CA'], ['DA', 'CA'], []]);
     });
 
-    it('CA gyms off: the CA\'s turns train nobody, and the CA stays CA0', async () => {
+    it("CA gyms off: the CA's turns train nobody, and the CA stays CA0", async () => {
       const ctx = await run({ caGyms: false });
       expect(ctx.gyms.map((g) => g.to)).toEqual(['DA1', 'DA2']);
       expect(new Set(ctx.matches.map((m) => m.ca))).toEqual(new Set(['CA0']));
@@ -222,7 +229,15 @@ describe('run machine', () => {
 
   describe('IB-RL schedule (../shared/seeds/003)', () => {
     type PoolCtx = {
-      matches: { index: number; da: string; ca: string; gyms?: string[]; stop: { stop: boolean; reason: string | null }; pool?: { pairing: string; da: string; ca: string; trains: string[] }; scheduleNote?: string }[];
+      matches: {
+        index: number;
+        da: string;
+        ca: string;
+        gyms?: string[];
+        stop: { stop: boolean; reason: string | null };
+        pool?: { pairing: string; da: string; ca: string; trains: string[] };
+        scheduleNote?: string;
+      }[];
       gyms: { role: string; from: string; to: string; pool?: { round: number; pairing: string; da: string; ca: string; opponent: string } }[];
     };
     const run = async (schedule: object, trajectory = table3) => {
@@ -258,7 +273,9 @@ describe('run machine', () => {
       // No CA but CA0 ever exists, so there is no history: the current CA plays, and the note says so.
       expect(ctx.matches[0]!.scheduleNote).toMatch(/no historical CA yet/);
       expect(inputs.map((i) => [i.matchId, i.opponent, i.ibRl?.pairing])).toEqual([
-        ['R1-J1', 'CA0', 'historical-ca'], ['R1-J2', 'CA0', 'historical-ca'], ['R1-J3', 'CA0', 'historical-ca'],
+        ['R1-J1', 'CA0', 'historical-ca'],
+        ['R1-J2', 'CA0', 'historical-ca'],
+        ['R1-J3', 'CA0', 'historical-ca'],
       ]);
     });
 
@@ -270,7 +287,7 @@ describe('run machine', () => {
       expect(ctx.matches.map((m) => m.pool?.trains ?? [])).toEqual([['CA'], ['CA'], []]);
     });
 
-    it('without rounds, RL-ADA\'s stopping rule decides', async () => {
+    it("without rounds, RL-ADA's stopping rule decides", async () => {
       const { ctx } = await run({ kind: 'ib-rl' });
       expect(ctx.matches.at(-1)!.stop.reason).not.toBe('rounds');
       expect(ctx.matches.at(-1)!.stop.stop).toBe(true);

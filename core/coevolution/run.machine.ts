@@ -164,7 +164,14 @@ function gymRole(context: RunContext): Role {
 function gymInput(context: RunContext): ExternalGymInput {
   const last = context.matches.at(-1)!;
   const role = gymRole(context);
-  const base = { runId: context.runId, role, from: role === 'DA' ? context.da! : context.ca!, afterMatch: last.index, seed: context.seed, gym: context.gyms.length + 1 };
+  const base = {
+    runId: context.runId,
+    role,
+    from: role === 'DA' ? context.da! : context.ca!,
+    afterMatch: last.index,
+    seed: context.seed,
+    gym: context.gyms.length + 1,
+  };
   // IB-RL: the round's pool draw names the opponent and the joint rollouts.
   if (last.pool) return { ...base, ...ibRlGym(context, last, role) };
   return { ...base, opponent: role === 'DA' ? context.ca! : context.da!, matchId: last.matchId };
@@ -175,12 +182,20 @@ function afterGym(context: RunContext, output: GymOutput): Partial<RunContext> {
   const last = context.matches.at(-1)!;
   const role = gymRole(context);
   const gym: GymSummary = {
-    role, from: role === 'DA' ? context.da! : context.ca!, to: output.checkpoint, afterMatch: last.index, note: output.note,
-    ...(last.pool ? { pool: { round: last.pool.round, pairing: last.pool.pairing, da: last.pool.da, ca: last.pool.ca, opponent: ibRlGym(context, last, role).opponent } } : {}),
+    role,
+    from: role === 'DA' ? context.da! : context.ca!,
+    to: output.checkpoint,
+    afterMatch: last.index,
+    note: output.note,
+    ...(last.pool
+      ? { pool: { round: last.pool.round, pairing: last.pool.pairing, da: last.pool.da, ca: last.pool.ca, opponent: ibRlGym(context, last, role).opponent } }
+      : {}),
   };
   const pendingGyms = (context.pendingGyms ?? [role]).slice(1);
   return {
-    ...(role === 'DA' ? { da: output.checkpoint } : { ca: output.checkpoint }), gyms: [...context.gyms, gym], pendingGyms,
+    ...(role === 'DA' ? { da: output.checkpoint } : { ca: output.checkpoint }),
+    gyms: [...context.gyms, gym],
+    pendingGyms,
     resumeTo: pendingGyms.length > 0 ? ('gym' as const) : ('match' as const),
   };
 }
@@ -212,7 +227,9 @@ function fixedBudgetStop(rule: StopDecision, schedule: Schedule | undefined, daG
   if (budget === undefined) return rule;
   const spent = daGymsDone >= budget;
   return {
-    ...rule, stop: spent, reason: spent ? 'gym_budget' : null,
+    ...rule,
+    stop: spent,
+    reason: spent ? 'gym_budget' : null,
     explanation: spent
       ? `stop at match ${rule.t}: the DA gym budget (${budget}) is spent — the stopping rule is not consulted`
       : `continue after match ${rule.t}: DA gym ${daGymsDone + 1} of a fixed budget of ${budget}`,
@@ -237,10 +254,14 @@ function ruleGyms(next: WeakerAgent | null, schedule: Schedule | undefined, daGy
   const frozen = (schedule?.daOpponent ?? 'co-evolving') !== 'co-evolving';
   const caGyms = (schedule?.caGyms ?? true) && !frozen;
   if (schedule?.daGyms !== undefined) {
-    return daGymsDone < schedule.daGyms ? { gyms: ['DA'], note: `DA gym ${daGymsDone + 1} of ${schedule.daGyms} (fixed budget)` } : { gyms: [], note: 'DA gym budget spent' };
+    return daGymsDone < schedule.daGyms
+      ? { gyms: ['DA'], note: `DA gym ${daGymsDone + 1} of ${schedule.daGyms} (fixed budget)` }
+      : { gyms: [], note: 'DA gym budget spent' };
   }
-  if (schedule?.isolation === 'both') return { gyms: caGyms ? ['DA', 'CA'] : ['DA'], note: caGyms ? 'both agents train (no isolation)' : 'both would train; CA gyms are off' };
-  if (next.role === 'CA' && !caGyms) return { gyms: [], note: `the CA would train, but ${frozen ? `the opponent is frozen (${schedule?.daOpponent})` : 'CA gyms are off'}: no gym, next match` };
+  if (schedule?.isolation === 'both')
+    return { gyms: caGyms ? ['DA', 'CA'] : ['DA'], note: caGyms ? 'both agents train (no isolation)' : 'both would train; CA gyms are off' };
+  if (next.role === 'CA' && !caGyms)
+    return { gyms: [], note: `the CA would train, but ${frozen ? `the opponent is frozen (${schedule?.daOpponent})` : 'CA gyms are off'}: no gym, next match` };
   return { gyms: [next.role], note: null };
 }
 
@@ -280,7 +301,9 @@ export function roundsStop(rule: StopDecision, rounds: number | undefined): Stop
   const played = roundsDone(rule.t);
   const stop = played >= rounds;
   return {
-    ...rule, stop, reason: stop ? 'rounds' : null,
+    ...rule,
+    stop,
+    reason: stop ? 'rounds' : null,
     explanation: stop
       ? `stop at match ${rule.t}: ${rounds} IB-RL round${rounds === 1 ? '' : 's'} played — the stopping rule is not consulted`
       : `continue after match ${rule.t}: IB-RL round ${played + 1} of ${rounds}`,
@@ -327,7 +350,18 @@ export const runMachine = setup({
   },
 }).createMachine({
   id: 'run',
-  context: ({ input }) => ({ ...input, da: null, ca: null, matches: [], gyms: [], pendingGyms: [], pauseRequested: false, resumeTo: null, evaluation: null, error: null }),
+  context: ({ input }) => ({
+    ...input,
+    da: null,
+    ca: null,
+    matches: [],
+    gyms: [],
+    pendingGyms: [],
+    pauseRequested: false,
+    resumeTo: null,
+    evaluation: null,
+    error: null,
+  }),
   initial: 'bootstrap',
   on: {
     'user.pause': { actions: 'requestPause' },
@@ -411,7 +445,9 @@ export const runMachine = setup({
       invoke: {
         src: 'evaluate',
         input: ({ context }) => ({
-          runId: context.runId, seed: context.seed, ca: context.ca!,
+          runId: context.runId,
+          seed: context.seed,
+          ca: context.ca!,
           da: [...new Set([context.matches[0]?.da ?? context.da!, ...context.gyms.filter((g) => g.role === 'DA').map((g) => g.to)])],
         }),
         onDone: { target: 'done', actions: assign({ evaluation: ({ event }) => event.output }) },

@@ -49,7 +49,16 @@ export function stoppingDecision(wDa: readonly number[], cfg: StoppingConfig): S
     return { stop: true, reason: 'converged', t, streak, delta, competencyGate, stabilityGate, explanation: `stop at match ${t}: converged — ${gates}` };
   }
   if (t >= cfg.nMax) {
-    return { stop: true, reason: 'max_matches', t, streak, delta, competencyGate, stabilityGate, explanation: `stop at match ${t}: n_max=${cfg.nMax} matches exhausted — ${gates}` };
+    return {
+      stop: true,
+      reason: 'max_matches',
+      t,
+      streak,
+      delta,
+      competencyGate,
+      stabilityGate,
+      explanation: `stop at match ${t}: n_max=${cfg.nMax} matches exhausted — ${gates}`,
+    };
   }
   const why = t < cfg.nMin ? `fewer than n_min=${cfg.nMin} matches` : !competencyGate ? 'competency gate not held' : 'stability gate not met';
   return { stop: false, reason: null, t, streak, delta, competencyGate, stabilityGate, explanation: `continue after match ${t}: ${why} — ${gates}` };

@@ -6,11 +6,25 @@ import type { GymSummary, MatchSummary } from './run.machine';
 
 const tactics = { n: 1, meanTokens: 10, meanEntityDensity: 0.1, meanEntities: 1, decoyRate: 0, hedgeRate: 0 };
 const match = (index: number, wDa: number, da = 'DA0', ca = 'CA0'): MatchSummary => ({
-  matchId: `R-M${index}`, index, da, ca, wDa, fraudRate: null, tactics: { ...tactics, meanTokens: 10 + index },
-  stop: { stop: false, reason: null, explanation: '' } as unknown as MatchSummary['stop'], next: null,
+  matchId: `R-M${index}`,
+  index,
+  da,
+  ca,
+  wDa,
+  fraudRate: null,
+  tactics: { ...tactics, meanTokens: 10 + index },
+  stop: { stop: false, reason: null, explanation: '' } as unknown as MatchSummary['stop'],
+  next: null,
 });
 const gymAfter = (afterMatch: number, role: 'DA' | 'CA'): GymSummary => ({ role, from: `${role}0`, to: `${role}1`, afterMatch, note: null });
-const heldout = (routingAccuracy: number) => ({ episodes: 24, routingAccuracy, strictPass: routingAccuracy / 2, fail: 1 - routingAccuracy, meanReward: 1, lookupFirst: 0.5 });
+const heldout = (routingAccuracy: number) => ({
+  episodes: 24,
+  routingAccuracy,
+  strictPass: routingAccuracy / 2,
+  fail: 1 - routingAccuracy,
+  meanReward: 1,
+  lookupFirst: 0.5,
+});
 
 describe('nonMonotonic', () => {
   it('W_DA drops after a CA gym and later recovers after a DA gym', () => {
@@ -29,15 +43,28 @@ describe('summariseStudy', () => {
   const drug1 = [0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0];
   const drug2 = [1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4];
   const run = (arm: string, seed: number, routing: number, status: StudyRunData['status'] = 'finished'): StudyRunData => ({
-    arm, seed, runId: `R${seed}`, status, error: null,
+    arm,
+    seed,
+    runId: `R${seed}`,
+    status,
+    error: null,
     matches: [match(1, 0.8), match(2, 0.6, 'DA0', 'CA1'), match(3, 0.7, 'DA1', 'CA1')],
     gyms: [gymAfter(1, 'CA'), gymAfter(2, 'DA')],
-    evaluation: { checkpoints: [{ da: 'DA0', ca: 'CA1', heldout: heldout(0.5) }, { da: 'DA1', ca: 'CA1', heldout: heldout(routing), reference: { ca: 'scripted', heldout: heldout(routing) } }] },
+    evaluation: {
+      checkpoints: [
+        { da: 'DA0', ca: 'CA1', heldout: heldout(0.5) },
+        { da: 'DA1', ca: 'CA1', heldout: heldout(routing), reference: { ca: 'scripted', heldout: heldout(routing) } },
+      ],
+    },
   });
-  const runs = [...drug2.map((v, i) => run('full', i + 1, v / 10)), ...drug1.map((v, i) => run('no-isolation', i + 1, v / 10)), run('no-isolation', 11, 0.9, 'failed')];
+  const runs = [
+    ...drug2.map((v, i) => run('full', i + 1, v / 10)),
+    ...drug1.map((v, i) => run('no-isolation', i + 1, v / 10)),
+    run('no-isolation', 11, 0.9, 'failed'),
+  ];
   const s = summariseStudy(['full', 'no-isolation'], runs);
 
-  it('per arm: mean and t interval over the finished seeds; final DA is the last match\'s DA, DA0 the first\'s', () => {
+  it("per arm: mean and t interval over the finished seeds; final DA is the last match's DA, DA0 the first's", () => {
     const full = s.arms[0]!;
     expect(full.seeds).toEqual({ total: 10, finished: 10, failed: 0 });
     expect(full.measures['final.routing']!.mean).toBeCloseTo(0.233, 10);
@@ -73,12 +100,23 @@ describe('which tactic the CA converged to', () => {
   const plain = 'I want to dispute a charge on my card.';
   const dense = 'On March 3rd at 9pm I paid $42.10 at TESCO in Leeds contactless, then $18 online at AMZN MKTP yesterday.';
   const run = (seed: number, last: ReturnType<typeof opening>[]): StudyRunData => ({
-    arm: 'full', seed, runId: `R${seed}`, status: 'finished', error: null, matches: [match(1, 0.8)], gyms: [], evaluation: null,
+    arm: 'full',
+    seed,
+    runId: `R${seed}`,
+    status: 'finished',
+    error: null,
+    matches: [match(1, 0.8)],
+    gyms: [],
+    evaluation: null,
     openings: { first: [opening(plain, true), opening(plain, true)], last },
   });
 
-  it('pools the last match over seeds, counts the seeds that agree, and splits the CA\'s wins by feature', () => {
-    const runs = [run(1, [opening(dense, false), opening(dense, true)]), run(2, [opening(dense, false), opening(plain, true)]), run(3, [opening(plain, true), opening(plain, true)])];
+  it("pools the last match over seeds, counts the seeds that agree, and splits the CA's wins by feature", () => {
+    const runs = [
+      run(1, [opening(dense, false), opening(dense, true)]),
+      run(2, [opening(dense, false), opening(plain, true)]),
+      run(3, [opening(plain, true), opening(plain, true)]),
+    ];
     const t = summariseStudy(['full'], runs).arms[0]!.tactic!;
     const denseLabel = t.last.find((x) => x.n === 3)!.tactic;
     expect(t.converged!.tactic).toBe(denseLabel);
@@ -96,24 +134,37 @@ describe('which tactic the CA converged to', () => {
     expect(denseSplit.withoutCaWin).toBe(0);
   });
 
-  it('is absent when no run\'s openings were read', () => {
+  it("is absent when no run's openings were read", () => {
     expect(summariseStudy(['full'], [{ ...run(1, []), openings: undefined }]).arms[0]!.tactic).toBeNull();
   });
 });
 
 describe('summariseStudy: panel figures (counterpart shift)', () => {
   const figures = (panelRouting: number, trainingRouting: number): StudyPanelFigures => ({
-    da: 'DA1', counterparts: ['scripted', 'ca:CA9'],
+    da: 'DA1',
+    counterparts: ['scripted', 'ca:CA9'],
     panel: { routing: panelRouting, strictPass: panelRouting / 2, meanReward: 3 },
     training: { routing: trainingRouting, strictPass: trainingRouting / 2, meanReward: 5 },
     gap: { routing: trainingRouting - panelRouting, strictPass: (trainingRouting - panelRouting) / 2, meanReward: 2 },
   });
   const run = (arm: string, seed: number, panel: StudyPanelFigures | null): StudyRunData => ({
-    arm, seed, runId: `R${arm}${seed}`, status: 'finished', error: null, matches: [match(1, 0.8)], gyms: [], evaluation: null, panel,
+    arm,
+    seed,
+    runId: `R${arm}${seed}`,
+    status: 'finished',
+    error: null,
+    matches: [match(1, 0.8)],
+    gyms: [],
+    evaluation: null,
+    panel,
   });
   const runs = [
-    run('ib-rl', 1, figures(0.8, 0.9)), run('ib-rl', 2, figures(0.7, 0.75)), run('ib-rl', 3, figures(0.9, 0.9)),
-    run('unilateral', 1, figures(0.6, 0.9)), run('unilateral', 2, figures(0.5, 0.8)), run('unilateral', 3, null),
+    run('ib-rl', 1, figures(0.8, 0.9)),
+    run('ib-rl', 2, figures(0.7, 0.75)),
+    run('ib-rl', 3, figures(0.9, 0.9)),
+    run('unilateral', 1, figures(0.6, 0.9)),
+    run('unilateral', 2, figures(0.5, 0.8)),
+    run('unilateral', 3, null),
   ];
 
   it('per arm: panel average, training counterpart and gap as means with t intervals over seeds', () => {
@@ -132,15 +183,28 @@ describe('summariseStudy: panel figures (counterpart shift)', () => {
     expect(s.baseline).toBe('unilateral');
     const p = s.paired[0]!;
     expect([p.a, p.b]).toEqual(['ib-rl', 'unilateral']);
-    expect(p.measures['panel.routing']).toEqual(pairedDifference(new Map([[1, 0.8], [2, 0.7]]), new Map([[1, 0.6], [2, 0.5]])));
+    expect(p.measures['panel.routing']).toEqual(
+      pairedDifference(
+        new Map([
+          [1, 0.8],
+          [2, 0.7],
+        ]),
+        new Map([
+          [1, 0.6],
+          [2, 0.5],
+        ]),
+      ),
+    );
     expect(p.measures['panel.routing']!.seeds).toEqual([1, 2]);
-    expect(p.measures['panel.gap.routing']!.mean).toBeCloseTo(((0.1 - 0.3) + (0.05 - 0.3)) / 2, 12);
+    expect(p.measures['panel.gap.routing']!.mean).toBeCloseTo((0.1 - 0.3 + (0.05 - 0.3)) / 2, 12);
     expect(() => summariseStudy(['ib-rl', 'unilateral'], runs, 'full')).toThrow(/baseline arm "full" is not an arm of the study/);
   });
 
-  it('studyPanelFigures takes a panel summary\'s means', () => {
+  it("studyPanelFigures takes a panel summary's means", () => {
     const f = studyPanelFigures('DA3', {
-      rows: [], training: null, gap: null,
+      rows: [],
+      training: null,
+      gap: null,
       average: { routing: meanInterval([0.5, 1]), strictPass: meanInterval([0, 1]), meanReward: meanInterval([2, 4]) },
     });
     expect(f).toEqual({ da: 'DA3', counterparts: [], panel: { routing: 0.75, strictPass: 0.5, meanReward: 3 }, training: null, gap: null });

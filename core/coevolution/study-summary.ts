@@ -123,24 +123,51 @@ export const MEASURES: readonly MeasureDef[] = [
     { key: `final.${k}`, label: `final DA ${label} (own CA)`, rate: k !== 'meanReward', of: (r) => NaNIfMissing(finalAndDa0(r).final?.heldout[f]) },
     { key: `da0.${k}`, label: `DA0 ${label} (own CA)`, rate: k !== 'meanReward', of: (r) => NaNIfMissing(finalAndDa0(r).da0?.heldout[f]) },
     {
-      key: `gain.${k}`, label: `final − DA0 ${label} (own CA)`, rate: k !== 'meanReward',
-      of: (r) => { const { final, da0 } = finalAndDa0(r); return final && da0 ? final.heldout[f] - da0.heldout[f] : Number.NaN; },
+      key: `gain.${k}`,
+      label: `final − DA0 ${label} (own CA)`,
+      rate: k !== 'meanReward',
+      of: (r) => {
+        const { final, da0 } = finalAndDa0(r);
+        return final && da0 ? final.heldout[f] - da0.heldout[f] : Number.NaN;
+      },
     },
-    { key: `final.scripted.${k}`, label: `final DA ${label} (scripted CA)`, rate: k !== 'meanReward', of: (r) => NaNIfMissing(finalAndDa0(r).final?.reference?.heldout[f]) },
-    { key: `da0.scripted.${k}`, label: `DA0 ${label} (scripted CA)`, rate: k !== 'meanReward', of: (r) => NaNIfMissing(finalAndDa0(r).da0?.reference?.heldout[f]) },
     {
-      key: `gain.scripted.${k}`, label: `final − DA0 ${label} (scripted CA)`, rate: k !== 'meanReward',
-      of: (r) => { const { final, da0 } = finalAndDa0(r); return final?.reference && da0?.reference ? final.reference.heldout[f] - da0.reference.heldout[f] : Number.NaN; },
+      key: `final.scripted.${k}`,
+      label: `final DA ${label} (scripted CA)`,
+      rate: k !== 'meanReward',
+      of: (r) => NaNIfMissing(finalAndDa0(r).final?.reference?.heldout[f]),
+    },
+    {
+      key: `da0.scripted.${k}`,
+      label: `DA0 ${label} (scripted CA)`,
+      rate: k !== 'meanReward',
+      of: (r) => NaNIfMissing(finalAndDa0(r).da0?.reference?.heldout[f]),
+    },
+    {
+      key: `gain.scripted.${k}`,
+      label: `final − DA0 ${label} (scripted CA)`,
+      rate: k !== 'meanReward',
+      of: (r) => {
+        const { final, da0 } = finalAndDa0(r);
+        return final?.reference && da0?.reference ? final.reference.heldout[f] - da0.reference.heldout[f] : Number.NaN;
+      },
     },
     {
       // The full arm's own final CA: for `full` its own evaluation, for a fixed-opponent arm the study's extra one.
-      key: `final.fullCa.${k}`, label: `final DA ${label} (full arm's final CA)`, rate: k !== 'meanReward',
+      key: `final.fullCa.${k}`,
+      label: `final DA ${label} (full arm's final CA)`,
+      rate: k !== 'meanReward',
       of: (r) => (r.arm === 'full' ? NaNIfMissing(finalAndDa0(r).final?.heldout[f]) : NaNIfMissing(r.vsFullCa?.[f])),
     },
   ]),
   ...PANEL_METRICS.flatMap(([k, , label]): MeasureDef[] => [
     { key: `panel.${k}`, label: `final DA ${label} (panel average)`, rate: k !== 'meanReward', of: (r) => NaNIfMissing(r.panel?.panel[k]) },
-    { key: `panel.training.${k}`, label: `final DA ${label} (training counterpart)`, rate: k !== 'meanReward', of: (r) => NaNIfMissing(r.panel?.training?.[k]) },
+    {
+      key: `panel.training.${k}`,
+      label: `final DA ${label} (training counterpart)`,
+      rate: k !== 'meanReward',
+      of: (r) => NaNIfMissing(r.panel?.training?.[k]),
+    },
     { key: `panel.gap.${k}`, label: `mismatch gap ${label} (training − panel)`, rate: k !== 'meanReward', of: (r) => NaNIfMissing(r.panel?.gap?.[k]) },
   ]),
   { key: 'matches', label: 'matches', rate: false, of: (r) => r.matches.length },
@@ -232,7 +259,8 @@ function perMatch(runs: readonly StudyRunData[], of: (m: MatchSummary) => number
 }
 
 export function summariseStudy(arms: readonly string[], runs: readonly StudyRunData[], baselineArm?: string): StudySummary {
-  if (baselineArm !== undefined && !arms.includes(baselineArm)) throw new Error(`baseline arm "${baselineArm}" is not an arm of the study (${arms.join(', ')})`);
+  if (baselineArm !== undefined && !arms.includes(baselineArm))
+    throw new Error(`baseline arm "${baselineArm}" is not an arm of the study (${arms.join(', ')})`);
   const finishedOf = (arm: string) => runs.filter((r) => r.arm === arm && r.status === 'finished').sort((x, y) => x.seed - y.seed);
   const armSummaries: ArmSummary[] = arms.map((arm) => {
     const all = runs.filter((r) => r.arm === arm);
@@ -245,18 +273,26 @@ export function summariseStudy(arms: readonly string[], runs: readonly StudyRunD
       nonMonotonic: seedCount(done.map((r) => nonMonotonic(r.matches, r.gyms))),
       wDa: perMatch(done, (m) => m.wDa),
       tactics: Object.fromEntries(TACTIC_FIELDS.map(([k, f]) => [k, perMatch(done, (m) => m.tactics[f])])) as ArmSummary['tactics'],
-      tacticDirection: Object.fromEntries(TACTIC_FIELDS.map(([k, f]) => {
-        const moved = done.filter((r) => r.matches.length > 1).map((r) => r.matches.at(-1)!.tactics[f] - r.matches[0]!.tactics[f]);
-        return [k, { up: moved.filter((d) => d > 0).length, down: moved.filter((d) => d < 0).length, n: moved.length }];
-      })) as ArmSummary['tacticDirection'],
+      tacticDirection: Object.fromEntries(
+        TACTIC_FIELDS.map(([k, f]) => {
+          const moved = done.filter((r) => r.matches.length > 1).map((r) => r.matches.at(-1)!.tactics[f] - r.matches[0]!.tactics[f]);
+          return [k, { up: moved.filter((d) => d > 0).length, down: moved.filter((d) => d < 0).length, n: moved.length }];
+        }),
+      ) as ArmSummary['tacticDirection'],
       tactic: tacticConvergence(done),
     };
   });
   const baseline = baselineArm ?? (arms.includes('full') ? 'full' : (arms[0] ?? null));
   const bySeed = (arm: string, m: MeasureDef) => new Map(finishedOf(arm).map((r) => [r.seed, m.of(r)]));
-  const paired: PairSummary[] = baseline === null ? [] : arms.filter((a) => a !== baseline).map((a) => ({
-    a, b: baseline,
-    measures: Object.fromEntries(MEASURES.map((m) => [m.key, pairedDifference(bySeed(a, m), bySeed(baseline, m))])),
-  }));
+  const paired: PairSummary[] =
+    baseline === null
+      ? []
+      : arms
+          .filter((a) => a !== baseline)
+          .map((a) => ({
+            a,
+            b: baseline,
+            measures: Object.fromEntries(MEASURES.map((m) => [m.key, pairedDifference(bySeed(a, m), bySeed(baseline, m))])),
+          }));
   return { arms: armSummaries, paired, baseline };
 }

@@ -37,8 +37,22 @@ const PLACE = /\b(?:in|at|near) ([A-Z][a-z]+(?: [A-Z][a-z]+)?)\b/g;
 /** Brand-like spans: ALL-CAPS tokens or Capitalised words that do not start a sentence. */
 const MERCHANT = /(?<![.!?]\s|^)\b(?:[A-Z][A-Za-z'&.*]+(?:\s[A-Z][A-Za-z'&.*]+)*|[A-Z0-9*]{3,}(?:\s[A-Z0-9*]{2,})*)/g;
 const HEDGES = [
-  'might be wrong', 'not sure', 'maybe', 'i think', 'probably', 'could be', 'i guess', 'perhaps', 'possibly',
-  'it seems', 'seems like', 'i might', 'not certain', 'unless i', 'or maybe', 'i could be',
+  'might be wrong',
+  'not sure',
+  'maybe',
+  'i think',
+  'probably',
+  'could be',
+  'i guess',
+  'perhaps',
+  'possibly',
+  'it seems',
+  'seems like',
+  'i might',
+  'not certain',
+  'unless i',
+  'or maybe',
+  'i could be',
 ];
 
 function count(re: RegExp, s: string): number {

@@ -441,14 +441,28 @@ export interface Commands {
   'runs/resume': (args: { runId: string }) => { ok: true };
   'runs/stop': (args: { runId: string }) => { ok: true };
   /** Play one arena match and store it. */
-  'matches/play': (args: { da: string; ca: string; episodesPerScenario: number; scenarios: 'arena' | 'heldout' | 'fraud' | 'all' | 'robustness'; seed: number }) => { matchId: string };
+  'matches/play': (args: {
+    da: string;
+    ca: string;
+    episodesPerScenario: number;
+    scenarios: 'arena' | 'heldout' | 'fraud' | 'all' | 'robustness';
+    seed: number;
+  }) => { matchId: string };
   /** Episodes as JSONL (OpenAI chat format with tool calls) or CSV. */
   'export/episodes': (args: { matchId?: string; format: 'jsonl' | 'csv' }) => { filename: string; content: string };
   /** Labelling (issue 6, core/labels/types.ts): a queue of openings (tactic) or episodes (audit) sampled per match, stratified by scenario. */
   'labels/create-queue': (args: { kind: LabelKind; matchIds?: string[]; perMatch?: number; seed?: number; labels?: string[] }) => LabelQueueInfo;
   'labels/add-annotator': (args: { name: string }) => { name: string };
   /** Upsert the annotator's label of one item (value null: skipped); baseRevision guards against a stale window. */
-  'labels/put': (args: { queueId: string; pos: number; annotator: string; value: LabelValue; note?: string; msSpent: number; baseRevision?: number }) => OwnLabel;
+  'labels/put': (args: {
+    queueId: string;
+    pos: number;
+    annotator: string;
+    value: LabelValue;
+    note?: string;
+    msSpent: number;
+    baseRevision?: number;
+  }) => OwnLabel;
   /** Take back the annotator's latest label in the queue. */
   'labels/undo': (args: { queueId: string; annotator: string }) => { pos: number | null };
   'labels/export': (args: { queueId?: string; format: 'json' | 'csv' }) => { filename: string; content: string };
@@ -492,7 +506,13 @@ export interface Commands {
 
 /** `eval/mads`'s answer: the report, the robustness scenarios played, the policy SPECs and the checkpoints they resolved to (null: scripted). */
 export type MadsEvaluation = MadsReport & {
-  scenarios: string[]; da: string; ca: string; daCheckpoint: CheckpointRef | null; caCheckpoint: CheckpointRef | null; seed: number; episodesPerScenario: number;
+  scenarios: string[];
+  da: string;
+  ca: string;
+  daCheckpoint: CheckpointRef | null;
+  caCheckpoint: CheckpointRef | null;
+  seed: number;
+  episodesPerScenario: number;
 };
 
 export interface Queries {
@@ -558,7 +578,10 @@ export interface ScenarioVocabulary {
 }
 
 /** A scenario as the scenario browser shows it (core/domain/types.ts), its complexity resolved. */
-export type ScenarioInfo = Pick<Scenario, 'id' | 'title' | 'set' | 'description' | 'fraudReference' | 'expectedTool' | 'intents' | 'task' | 'persona' | 'adversities' | 'impossible'> & {
+export type ScenarioInfo = Pick<
+  Scenario,
+  'id' | 'title' | 'set' | 'description' | 'fraudReference' | 'expectedTool' | 'intents' | 'task' | 'persona' | 'adversities' | 'impossible'
+> & {
   complexity: Complexity;
   referenceActions: number;
   /** Written in this lab (editable, deletable), not shipped. */

@@ -35,9 +35,7 @@ function bankFragments(): { where: string; text: string }[] {
     ...b.hedges.map((text, i) => ({ where: `hedges[${i}]`, text })),
     ...b.detailReplies.map((text, i) => ({ where: `detailReplies[${i}]`, text })),
     ...b.acknowledgements.map((text, i) => ({ where: `acknowledgements[${i}]`, text })),
-    ...(['neutral', 'frustrated', 'anxious'] as const).flatMap((k) =>
-      b.tones[k].map((text, i) => ({ where: `tones.${k}[${i}]`, text })),
-    ),
+    ...(['neutral', 'frustrated', 'anxious'] as const).flatMap((k) => b.tones[k].map((text, i) => ({ where: `tones.${k}[${i}]`, text }))),
   ];
 }
 
@@ -125,10 +123,15 @@ describe('shipped banking domain: utterance bank', () => {
     }
   });
 
-  it('keeps indirect and vague utterances free of their own intent\'s reveal phrases', () => {
+  it("keeps indirect and vague utterances free of their own intent's reveal phrases", () => {
     const offenders = domain.bank.utterances
       .filter((u) => u.style !== 'direct')
-      .flatMap((u) => byIntent.get(u.intent)!.reveals.filter((r) => u.text.toLowerCase().includes(r)).map((r) => `"${u.text}" reveals "${r}"`));
+      .flatMap((u) =>
+        byIntent
+          .get(u.intent)!
+          .reveals.filter((r) => u.text.toLowerCase().includes(r))
+          .map((r) => `"${u.text}" reveals "${r}"`),
+      );
     expect(offenders).toEqual([]);
   });
 
@@ -140,9 +143,7 @@ describe('shipped banking domain: utterance bank', () => {
     expect(domain.bank.tones.frustrated.length).toBeGreaterThanOrEqual(6);
     expect(domain.bank.tones.anxious.length).toBeGreaterThanOrEqual(6);
     const offenders = bankFragments().flatMap(({ where, text }) =>
-      domain.taxonomy.flatMap((e) =>
-        e.reveals.filter((r) => text.toLowerCase().includes(r)).map((r) => `${where} "${text}" reveals ${e.intent} ("${r}")`),
-      ),
+      domain.taxonomy.flatMap((e) => e.reveals.filter((r) => text.toLowerCase().includes(r)).map((r) => `${where} "${text}" reveals ${e.intent} ("${r}")`)),
     );
     expect(offenders).toEqual([]);
   });
@@ -163,7 +164,7 @@ describe('shipped banking domain: scenarios', () => {
     expect(fraud.map((s) => s.id).sort()).toEqual(['fraud-compromised-account', 'fraud-compromised-card']);
   });
 
-  it('marks the paper\'s contested arena scenarios ambiguous', () => {
+  it("marks the paper's contested arena scenarios ambiguous", () => {
     const ambiguous = arena.filter((s) => s.ambiguity === 'ambiguous').map((s) => s.id);
     expect(ambiguous.sort()).toEqual(['dispute-duplicate', 'internal-transfer', 'unknown-merchant']);
   });
@@ -342,7 +343,11 @@ describe('MADS scenario fields (robustness set)', () => {
   const load = (change: (j: { scenarios: Record<string, unknown>[] }) => void) => {
     const json = JSON.parse(robustnessFile.text) as { scenarios: Record<string, unknown>[] };
     change(json);
-    return () => loadDomain({ ...shipped, scenarios: [...shipped.scenarios.filter((f) => f !== robustnessFile), { file: 'robustness.json', text: JSON.stringify(json) }] });
+    return () =>
+      loadDomain({
+        ...shipped,
+        scenarios: [...shipped.scenarios.filter((f) => f !== robustnessFile), { file: 'robustness.json', text: JSON.stringify(json) }],
+      });
   };
 
   it('ships normal, unhappy and impossible scenarios covering all eight adversities, outside the arena and held-out sets', () => {
@@ -360,7 +365,9 @@ describe('MADS scenario fields (robustness set)', () => {
       'robustness.json: scenarios[3].adversities[0].turn: give a rate or a turn, not both',
     );
     expect(load((j) => (j.scenarios[3]!.adversities = [{ kind: 'earthquake' }]))).toThrow(/robustness\.json: scenarios\[3\]\.adversities\[0\]\.kind/);
-    expect(load((j) => (j.scenarios[0]!.complexity = 'impossible'))).toThrow("scenarios[0].complexity: complexity 'impossible' and the impossible block go together");
+    expect(load((j) => (j.scenarios[0]!.complexity = 'impossible'))).toThrow(
+      "scenarios[0].complexity: complexity 'impossible' and the impossible block go together",
+    );
     expect(load((j) => (j.scenarios[4]!.adversities = [{ kind: 'goal_revision', from: 'charged_by_aliens', turn: 2 }]))).toThrow(
       'robustness.json: scenarios[4].adversities[0].from: intent "charged_by_aliens" is not in the taxonomy',
     );

@@ -23,20 +23,16 @@ export const taxonomyFileSchema = z.strictObject({
   ),
 });
 
-const slotText = nonEmpty.refine(
-  (s) => [...s.matchAll(/\{([a-z_0-9]+)\}/g)].every((m) => (SLOT_NAMES as readonly string[]).includes(m[1]!)),
-  { message: `unknown {slot}; known slots: ${SLOT_NAMES.join(', ')}` },
-);
+const slotText = nonEmpty.refine((s) => [...s.matchAll(/\{([a-z_0-9]+)\}/g)].every((m) => (SLOT_NAMES as readonly string[]).includes(m[1]!)), {
+  message: `unknown {slot}; known slots: ${SLOT_NAMES.join(', ')}`,
+});
 
 export const utteranceFileSchema = z.strictObject({
   version: z.literal(1),
-  utterances: z.array(
-    z.strictObject({ intent: nonEmpty, style: z.enum(['direct', 'indirect', 'vague']), text: slotText }),
+  utterances: z.array(z.strictObject({ intent: nonEmpty, style: z.enum(['direct', 'indirect', 'vague']), text: slotText })),
+  decoys: z.strictObject(
+    Object.fromEntries(DOMAIN_TOOLS.map((t) => [t, z.array(slotText).min(1)])) as Record<(typeof DOMAIN_TOOLS)[number], z.ZodArray<typeof slotText>>,
   ),
-  decoys: z.strictObject(Object.fromEntries(DOMAIN_TOOLS.map((t) => [t, z.array(slotText).min(1)])) as Record<
-    (typeof DOMAIN_TOOLS)[number],
-    z.ZodArray<typeof slotText>
-  >),
   hedges: z.array(nonEmpty).min(1),
   detailReplies: z.array(slotText).min(1),
   acknowledgements: z.array(nonEmpty).min(1),
@@ -54,45 +50,64 @@ const slotValues = z.record(nonEmpty, z.union([z.string(), z.number(), z.boolean
 export const adversitySchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('partial_information'), slot: z.enum(DETAIL_SLOTS), rate }),
   z.strictObject({ kind: z.literal('incremental_constraints'), reveals: z.array(slotText).min(1), rate }),
-  z.strictObject({ kind: z.literal('goal_revision'), from: nonEmpty, turn: z.number().int().min(2, 'the goal can change from the second customer turn on'), rate }),
+  z.strictObject({
+    kind: z.literal('goal_revision'),
+    from: nonEmpty,
+    turn: z.number().int().min(2, 'the goal can change from the second customer turn on'),
+    rate,
+  }),
   z.strictObject({ kind: z.literal('adversarial_tone'), rate }),
   ...EXECUTION_ADVERSITIES.map((kind) =>
     z
-      .strictObject({ kind: z.literal(kind), tool: z.enum(TOOL_NAMES).optional(), rate, turn: z.number().int().min(1).optional(), message: nonEmpty.optional() })
+      .strictObject({
+        kind: z.literal(kind),
+        tool: z.enum(TOOL_NAMES).optional(),
+        rate,
+        turn: z.number().int().min(1).optional(),
+        message: nonEmpty.optional(),
+      })
       .refine((a) => a.rate === undefined || a.turn === undefined, { message: 'give a rate or a turn, not both', path: ['turn'] }),
   ),
 ]);
 
-export const scenarioSchema = z.strictObject({
-  id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'expected a kebab-case id'),
-  title: nonEmpty,
-  fraudReference: z.boolean(),
-  ambiguity: z.enum(['clear', 'ambiguous']),
-  intents: z.array(nonEmpty).min(1),
-  expectedTool: domainTool,
-  account: z.strictObject({
-    situation: z.enum(SITUATIONS),
-    merchant: nonEmpty.optional(),
-    amount: z.number().positive().optional(),
-    daysAgo: z.number().int().min(0).max(60).optional(),
-    cardStatus: z.enum(['active', 'blocked', 'frozen', 'expired']).optional(),
-  }),
-  description: nonEmpty,
-  complexity: z.enum(COMPLEXITIES).optional(),
-  task: z
-    .strictObject({ objective: nonEmpty, hardConstraints: slotValues, softPreferences: slotValues, successCriteria: z.array(nonEmpty).min(1) })
-    .optional(),
-  persona: z.strictObject({ name: nonEmpty, style: nonEmpty, sampleMessages: z.array(nonEmpty).min(1) }).optional(),
-  adversities: z.array(adversitySchema).optional(),
-  impossible: z.strictObject({ fallback_behavior: z.enum(FALLBACK_BEHAVIORS), reason: nonEmpty }).optional(),
-  referenceActions: z
-    .array(z.strictObject({ action_type: z.enum(['speak', 'tool_call', 'end_call']), content: z.string(), tool_args: z.record(z.string(), z.unknown()).optional() }))
-    .min(1)
-    .optional(),
-}).refine((s) => (s.complexity === 'impossible') === (s.impossible !== undefined) || s.complexity === undefined, {
-  message: "complexity 'impossible' and the impossible block go together",
-  path: ['complexity'],
-});
+export const scenarioSchema = z
+  .strictObject({
+    id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'expected a kebab-case id'),
+    title: nonEmpty,
+    fraudReference: z.boolean(),
+    ambiguity: z.enum(['clear', 'ambiguous']),
+    intents: z.array(nonEmpty).min(1),
+    expectedTool: domainTool,
+    account: z.strictObject({
+      situation: z.enum(SITUATIONS),
+      merchant: nonEmpty.optional(),
+      amount: z.number().positive().optional(),
+      daysAgo: z.number().int().min(0).max(60).optional(),
+      cardStatus: z.enum(['active', 'blocked', 'frozen', 'expired']).optional(),
+    }),
+    description: nonEmpty,
+    complexity: z.enum(COMPLEXITIES).optional(),
+    task: z
+      .strictObject({ objective: nonEmpty, hardConstraints: slotValues, softPreferences: slotValues, successCriteria: z.array(nonEmpty).min(1) })
+      .optional(),
+    persona: z.strictObject({ name: nonEmpty, style: nonEmpty, sampleMessages: z.array(nonEmpty).min(1) }).optional(),
+    adversities: z.array(adversitySchema).optional(),
+    impossible: z.strictObject({ fallback_behavior: z.enum(FALLBACK_BEHAVIORS), reason: nonEmpty }).optional(),
+    referenceActions: z
+      .array(
+        z.strictObject({
+          action_type: z.enum(['speak', 'tool_call', 'end_call']),
+          content: z.string(),
+          tool_args: z.record(z.string(), z.unknown()).optional(),
+        }),
+      )
+      .min(1)
+      .optional(),
+  })
+  .refine((s) => (s.complexity === 'impossible') === (s.impossible !== undefined) || s.complexity === undefined, {
+    message: "complexity 'impossible' and the impossible block go together",
+    path: ['complexity'],
+  });
 
 export const scenarioFileSchema = z.strictObject({
   version: z.literal(1),
@@ -114,7 +129,10 @@ export class DomainFileError extends Error {
 
 /** A zod issue path as people write it: `adversities[0].rate`. */
 export function pathOf(path: readonly PropertyKey[]): string {
-  return path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+  return path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+    .join('')
+    .replace(/^\./, '');
 }
 
 /** Parse JSON text and validate it, throwing DomainFileError naming the first problem. */
@@ -207,7 +225,8 @@ function taxonomyProblems(value: unknown, byIntent: ReadonlyMap<string, Taxonomy
   if (Array.isArray(s.adversities)) {
     s.adversities.forEach((a: unknown, j) => {
       const x = a as { kind?: unknown; from?: unknown } | null;
-      if (x?.kind === 'goal_revision' && typeof x.from === 'string' && !byIntent.has(x.from)) out.push({ field: `adversities[${j}].from`, message: `intent "${x.from}" is not in the taxonomy` });
+      if (x?.kind === 'goal_revision' && typeof x.from === 'string' && !byIntent.has(x.from))
+        out.push({ field: `adversities[${j}].from`, message: `intent "${x.from}" is not in the taxonomy` });
     });
   }
   return out;
@@ -217,7 +236,10 @@ function taxonomyProblems(value: unknown, byIntent: ReadonlyMap<string, Taxonomy
  * Check a scenario someone wrote (the app's editor, `sparring scenarios add`) against the same
  * schema and taxonomy cross-checks as the domain files, reporting every problem by field.
  */
-export function checkScenario(value: unknown, taxonomy: readonly TaxonomyEntry[]): { ok: true; scenario: ScenarioDraft } | { ok: false; problems: FieldProblem[] } {
+export function checkScenario(
+  value: unknown,
+  taxonomy: readonly TaxonomyEntry[],
+): { ok: true; scenario: ScenarioDraft } | { ok: false; problems: FieldProblem[] } {
   const r = scenarioSchema.safeParse(value);
   // Every problem at once: the schema's and the taxonomy's, so fixing one never reveals another round.
   const schema = r.success ? [] : r.error.issues.map((i) => ({ field: pathOf(i.path), message: i.message }));

@@ -4,14 +4,7 @@
  */
 
 /** The six tools of RL-ADA's banking instantiation, in the order of the DA system prompt. */
-export const TOOL_NAMES = [
-  'lookup_account',
-  'get_transactions',
-  'dispute_charge',
-  'check_card_status',
-  'transfer_funds',
-  'transfer_to_human',
-] as const;
+export const TOOL_NAMES = ['lookup_account', 'get_transactions', 'dispute_charge', 'check_card_status', 'transfer_funds', 'transfer_to_human'] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
 /** The five tools an intent can route to (lookup_account is identity verification, never the goal). */

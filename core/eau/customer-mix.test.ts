@@ -40,11 +40,20 @@ describe('customerArm', () => {
 });
 
 describe('a match with the symbolic-user mix', () => {
-  const play = (eps?: number) => runMatch({
-    matchId: 'M1', createdAt: '2026-01-01T00:00:00.000Z', domain, scenarios: arena, scenarioSet: 'arena',
-    da: new ScriptedDa(), ca: learned, judge: judgeEpisode, config, seed: 21,
-    ...(eps !== undefined ? { symbolic: { ca: symbolic, mix: eps } } : {}),
-  });
+  const play = (eps?: number) =>
+    runMatch({
+      matchId: 'M1',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      domain,
+      scenarios: arena,
+      scenarioSet: 'arena',
+      da: new ScriptedDa(),
+      ca: learned,
+      judge: judgeEpisode,
+      config,
+      seed: 21,
+      ...(eps !== undefined ? { symbolic: { ca: symbolic, mix: eps } } : {}),
+    });
 
   it('records who played each episode, by its seed, and each arm speaks as its customer does', async () => {
     const mixed = await play(0.4);
@@ -78,7 +87,15 @@ describe('a match with the symbolic-user mix', () => {
 
   it('per-arm figures of hand-made episodes: a blend can hide a gap', () => {
     const ep = (customer: 'symbolic' | 'learned', win: boolean) => ({ customer, fraudReference: false, winner: win ? ('DA' as const) : ('CA' as const) });
-    const arms = summariseArms([ep('symbolic', true), ep('symbolic', true), ep('symbolic', true), ep('learned', false), ep('learned', true), ep('learned', false), { fraudReference: true, winner: 'DA' as const }]);
+    const arms = summariseArms([
+      ep('symbolic', true),
+      ep('symbolic', true),
+      ep('symbolic', true),
+      ep('learned', false),
+      ep('learned', true),
+      ep('learned', false),
+      { fraudReference: true, winner: 'DA' as const },
+    ]);
     expect(arms.symbolic).toEqual({ episodes: 3, winnable: 3, wDa: 1 });
     expect(arms.learned).toEqual({ episodes: 4, winnable: 3, wDa: 1 / 3 });
     expect(blendedWDa(arms)).toBeCloseTo(4 / 6);
@@ -107,7 +124,12 @@ describe('a match with the symbolic-user mix', () => {
         // (unless its later turns happen to read the same, e.g. a plain thank-you).
         symbolicEpisodes++;
         const without = await rolloutDa({ config, ca: learned, judge: judgeEpisode }, scripted, items);
-        if (without.some((out) => JSON.stringify(out.transcript.turns.map((t) => (t.role === 'customer' ? t.text : t.raw))) !== JSON.stringify(e.turns.map((t) => t.text)))) differedWithout++;
+        if (
+          without.some(
+            (out) => JSON.stringify(out.transcript.turns.map((t) => (t.role === 'customer' ? t.text : t.raw))) !== JSON.stringify(e.turns.map((t) => t.text)),
+          )
+        )
+          differedWithout++;
       }
     }
     expect(symbolicEpisodes).toBeGreaterThan(0);

@@ -53,7 +53,11 @@ export function summariseArms(episodes: readonly { customer?: CustomerArm; fraud
   const of = (arm: CustomerArm): ArmFigures => {
     const mine = episodes.filter((e) => (e.customer ?? 'learned') === arm);
     const winnable = mine.filter((e) => !e.fraudReference);
-    return { episodes: mine.length, winnable: winnable.length, wDa: winnable.length ? winnable.filter((e) => e.winner === 'DA').length / winnable.length : null };
+    return {
+      episodes: mine.length,
+      winnable: winnable.length,
+      wDa: winnable.length ? winnable.filter((e) => e.winner === 'DA').length / winnable.length : null,
+    };
   };
   return { symbolic: of('symbolic'), learned: of('learned') };
 }

@@ -4,8 +4,17 @@ import { PRESETS } from '../presets';
 import { zeroCaTerms, zeroDaTerms } from '../rewards/terms';
 import type { CaTerms, DaTerms } from '../rewards/terms';
 import {
-  DEFAULT_THRESHOLDS, diagnoseDeadlock, diagnoseDegenerateGym, diagnoseLeakage, diagnoseMatch, diagnoseRewardHacking,
-  diagnoseTemplateCollapse, digestMatch, distinctN, knobValues, slope,
+  DEFAULT_THRESHOLDS,
+  diagnoseDeadlock,
+  diagnoseDegenerateGym,
+  diagnoseLeakage,
+  diagnoseMatch,
+  diagnoseRewardHacking,
+  diagnoseTemplateCollapse,
+  digestMatch,
+  distinctN,
+  knobValues,
+  slope,
 } from './diagnostics';
 import type { DiagnosticEpisode } from './diagnostics';
 
@@ -17,15 +26,26 @@ const taxonomy = [
 ];
 
 const agent = (actionType: 'speak' | 'tool_call' | 'end_call', content: string) => ({
-  role: 'agent' as const, actionType, text: JSON.stringify({ thinking: 't', action_type: actionType, content, tool_args: {} }),
+  role: 'agent' as const,
+  actionType,
+  text: JSON.stringify({ thinking: 't', action_type: actionType, content, tool_args: {} }),
 });
 const customer = (text: string) => ({ role: 'customer' as const, actionType: null, text });
 
 function episode(id: string, o: Partial<DiagnosticEpisode> & { da?: Partial<DaTerms>; ca?: Partial<CaTerms> } = {}): DiagnosticEpisode {
   const { da, ca, ...rest } = o;
   return {
-    id, intent: 'card_arrival', expectedTool: 'check_card_status', routedTool: 'check_card_status', endReason: 'end_call', fraudReference: false,
-    rDa: 1, rCa: 0, daTerms: { ...zeroDaTerms(), ...da }, caTerms: { ...zeroCaTerms(), ...ca }, judge: { score: 1 },
+    id,
+    intent: 'card_arrival',
+    expectedTool: 'check_card_status',
+    routedTool: 'check_card_status',
+    endReason: 'end_call',
+    fraudReference: false,
+    rDa: 1,
+    rCa: 0,
+    daTerms: { ...zeroDaTerms(), ...da },
+    caTerms: { ...zeroCaTerms(), ...ca },
+    judge: { score: 1 },
     turns: [customer(`hello there number ${id} with some words`), agent('tool_call', 'lookup_account'), agent('speak', `done for you ${id} today`)],
     ...rest,
   };
@@ -38,7 +58,13 @@ describe('distinct-n and slope', () => {
     expect(distinctN(['a'], 2)).toBeNull();
   });
   it('slope is the least-squares one', () => {
-    expect(slope([[1, 1], [2, 3], [3, 5]])).toBeCloseTo(2);
+    expect(
+      slope([
+        [1, 1],
+        [2, 3],
+        [3, 5],
+      ]),
+    ).toBeCloseTo(2);
     expect(slope([[1, 2]])).toBe(0);
   });
 });
@@ -57,7 +83,8 @@ describe('deadlock', () => {
   });
   it('does not fire at 20%, nor for turn-limit episodes that routed', () => {
     const eps = Array.from({ length: 10 }, (_, i) =>
-      episode(`M1:${i}`, i < 2 ? { endReason: 'turn_limit', routedTool: null } : i < 8 ? { endReason: 'turn_limit' } : {}));
+      episode(`M1:${i}`, i < 2 ? { endReason: 'turn_limit', routedTool: null } : i < 8 ? { endReason: 'turn_limit' } : {}),
+    );
     expect(diagnoseDeadlock(1, eps, knobs)).toEqual([]);
   });
   it('never proposes past the config bound of 50 turns', () => {
@@ -69,10 +96,14 @@ describe('deadlock', () => {
 describe('reward hacking', () => {
   /** A match of 30 episodes whose r_DA, routing, J and the milestone term follow the given values, with a little spread. */
   function match(i: number, rDa: number, routed: number, judge: number, milestone: number) {
-    const eps = Array.from({ length: 30 }, (_, k) => episode(`M${i}:${k}`, {
-      rDa: rDa + (k % 2 ? 0.1 : -0.1), judge: { score: judge + (k % 2 ? 0.05 : -0.05) }, da: { env_milestone: milestone },
-      routedTool: k < routed * 30 ? 'check_card_status' : 'dispute_charge',
-    }));
+    const eps = Array.from({ length: 30 }, (_, k) =>
+      episode(`M${i}:${k}`, {
+        rDa: rDa + (k % 2 ? 0.1 : -0.1),
+        judge: { score: judge + (k % 2 ? 0.05 : -0.05) },
+        da: { env_milestone: milestone },
+        routedTool: k < routed * 30 ? 'check_card_status' : 'dispute_charge',
+      }),
+    );
     return digestMatch(i, eps);
   }
   it('fires when r_DA rises while routing falls beyond noise, and halves the weight of the term that rose most', () => {
@@ -95,12 +126,18 @@ describe('reward hacking', () => {
 });
 
 describe('template collapse', () => {
-  const varied = (i: number) => Array.from({ length: 12 }, (_, k) => episode(`M${i}:${k}`, {
-    turns: [customer(`opening ${k} about the parcel ${k * 7} from shop ${k * 3} yesterday`), agent('speak', `answer ${k} for case ${k * 5}`)],
-  }));
-  const same = (i: number) => Array.from({ length: 12 }, (_, k) => episode(`M${i}:${k}`, {
-    turns: [customer('my card my card my card is late'), agent('speak', `answer ${k} for case ${k * 5}`)],
-  }));
+  const varied = (i: number) =>
+    Array.from({ length: 12 }, (_, k) =>
+      episode(`M${i}:${k}`, {
+        turns: [customer(`opening ${k} about the parcel ${k * 7} from shop ${k * 3} yesterday`), agent('speak', `answer ${k} for case ${k * 5}`)],
+      }),
+    );
+  const same = (i: number) =>
+    Array.from({ length: 12 }, (_, k) =>
+      episode(`M${i}:${k}`, {
+        turns: [customer('my card my card my card is late'), agent('speak', `answer ${k} for case ${k * 5}`)],
+      }),
+    );
   it("fires when the CA's openings lose their distinct n-grams, proposing a larger β for the CA", () => {
     const ps = diagnoseTemplateCollapse([digestMatch(1, varied(1)), digestMatch(2, same(2))], knobs);
     expect(ps).toHaveLength(1);
@@ -113,15 +150,23 @@ describe('template collapse', () => {
     const big = Array.from({ length: 90 }, (_, k) => episode(`M1:${k}`, { turns: [customer(`opening ${k} about ${k * 7}`), agent('speak', `answer ${k}`)] }));
     const d = digestMatch(1, big);
     expect([d.caOpenings.texts, d.daSpeeches.texts]).toEqual([30, 30]);
-    expect(d.caOpenings.distinct2).toBe(distinctN(big.filter((_, k) => k % 3 === 0).map((e) => e.turns[0]!.text), 2));
+    expect(d.caOpenings.distinct2).toBe(
+      distinctN(
+        big.filter((_, k) => k % 3 === 0).map((e) => e.turns[0]!.text),
+        2,
+      ),
+    );
   });
   it('does not fire on varied openings and speeches', () => {
     expect(diagnoseTemplateCollapse([digestMatch(1, varied(1)), digestMatch(2, varied(2))], knobs)).toEqual([]);
   });
   it('fires on a relative drop against the first match even above the floor', () => {
-    const half = (i: number) => Array.from({ length: 12 }, (_, k) => episode(`M${i}:${k}`, {
-      turns: [customer(`opening ${k % 3} about the parcel ${k % 3} from shop ${k % 3} yesterday`), agent('speak', `answer ${k} for case ${k * 5}`)],
-    }));
+    const half = (i: number) =>
+      Array.from({ length: 12 }, (_, k) =>
+        episode(`M${i}:${k}`, {
+          turns: [customer(`opening ${k % 3} about the parcel ${k % 3} from shop ${k % 3} yesterday`), agent('speak', `answer ${k} for case ${k * 5}`)],
+        }),
+      );
     const ps = diagnoseTemplateCollapse([digestMatch(1, varied(1)), digestMatch(2, half(2))], knobs);
     expect(ps.map((p) => p.knob)).toEqual(['gym.ca.klBeta']);
     expect(ps[0]!.reason).toMatch(/≤ 0\.60 × match 1's/);
@@ -129,10 +174,13 @@ describe('template collapse', () => {
 });
 
 describe('leakage', () => {
-  const eps = (leaks: number, arm?: (k: number) => 'symbolic' | 'learned') => Array.from({ length: 10 }, (_, k) => episode(`M1:${k}`, {
-    turns: [customer(k < leaks ? 'hi, my card has not arrived yet' : 'hi, something about the thing I ordered'), agent('speak', 'ok')],
-    ...(arm ? { customer: arm(k) } : {}),
-  }));
+  const eps = (leaks: number, arm?: (k: number) => 'symbolic' | 'learned') =>
+    Array.from({ length: 10 }, (_, k) =>
+      episode(`M1:${k}`, {
+        turns: [customer(k < leaks ? 'hi, my card has not arrived yet' : 'hi, something about the thing I ordered'), agent('speak', 'ok')],
+        ...(arm ? { customer: arm(k) } : {}),
+      }),
+    );
   it('fires above 10% of episodes stating the intent, proposing a stronger concealment penalty', () => {
     const [p, ...rest] = diagnoseLeakage(1, eps(3), taxonomy, knobs);
     expect(rest).toEqual([]);
@@ -145,7 +193,12 @@ describe('leakage', () => {
     expect(diagnoseLeakage(1, e, taxonomy, knobs)).toHaveLength(1);
   });
   it('proposes a smaller ε when the symbolic customer is the one that leaks', () => {
-    const [p] = diagnoseLeakage(1, eps(3, (k) => (k < 4 ? 'symbolic' : 'learned')), taxonomy, { ...knobs, 'customer.symbolicMix': 0.4 });
+    const [p] = diagnoseLeakage(
+      1,
+      eps(3, (k) => (k < 4 ? 'symbolic' : 'learned')),
+      taxonomy,
+      { ...knobs, 'customer.symbolicMix': 0.4 },
+    );
     expect(p!.knob).toBe('customer.symbolicMix');
     expect(p!.value).toBe(0.2);
     expect(p!.evidence.figures.symbolicLeakRate).toBe(0.75);
@@ -174,9 +227,15 @@ describe('degenerate gym', () => {
 
 describe('a healthy match', () => {
   it('proposes nothing', () => {
-    const eps = Array.from({ length: 12 }, (_, k) => episode(`M1:${k}`, {
-      turns: [customer(`opening ${k} about the parcel ${k * 7} from shop ${k * 3}`), agent('tool_call', 'lookup_account'), agent('speak', `answer ${k} for case ${k * 5}`)],
-    }));
+    const eps = Array.from({ length: 12 }, (_, k) =>
+      episode(`M1:${k}`, {
+        turns: [
+          customer(`opening ${k} about the parcel ${k * 7} from shop ${k * 3}`),
+          agent('tool_call', 'lookup_account'),
+          agent('speak', `answer ${k} for case ${k * 5}`),
+        ],
+      }),
+    );
     const r = diagnoseMatch({ matchIndex: 1, episodes: eps, earlier: [], taxonomy, knobs });
     expect(r.proposals).toEqual([]);
     expect(r.digest.episodes).toBe(12);

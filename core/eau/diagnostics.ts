@@ -95,7 +95,8 @@ interface Diversity {
 export const DIVERSITY_SAMPLE = 30;
 
 function diversity(all: readonly string[]): Diversity {
-  const texts = all.length <= DIVERSITY_SAMPLE ? all : Array.from({ length: DIVERSITY_SAMPLE }, (_, i) => all[Math.floor((i * all.length) / DIVERSITY_SAMPLE)]!);
+  const texts =
+    all.length <= DIVERSITY_SAMPLE ? all : Array.from({ length: DIVERSITY_SAMPLE }, (_, i) => all[Math.floor((i * all.length) / DIVERSITY_SAMPLE)]!);
   return { texts: texts.length, distinct2: distinctN(texts, 2), distinct3: distinctN(texts, 3) };
 }
 
@@ -183,7 +184,10 @@ export function isDeadlocked(e: Pick<DiagnosticEpisode, 'endReason' | 'routedToo
 }
 
 export function diagnoseDeadlock(
-  matchIndex: number, episodes: readonly DiagnosticEpisode[], knobs: KnobValues, history: readonly { matchIndex: number; deadlockRate: number }[] = [],
+  matchIndex: number,
+  episodes: readonly DiagnosticEpisode[],
+  knobs: KnobValues,
+  history: readonly { matchIndex: number; deadlockRate: number }[] = [],
   t: DiagnosticThresholds['deadlock'] = DEFAULT_THRESHOLDS.deadlock,
 ): KnobProposal[] {
   if (episodes.length === 0) return [];
@@ -193,27 +197,38 @@ export function diagnoseDeadlock(
   const turns = current(knobs, 'arena.maxDaTurns');
   const value = Math.min(50, Math.max(turns + 2, Math.ceil(turns * 1.5)));
   if (value <= turns) return [];
-  return [{
-    knob: 'arena.maxDaTurns',
-    value,
-    reason: `${pct(rate)} of match ${matchIndex}'s episodes (${stuck.length}/${episodes.length}) hit the turn limit of ${turns} DA turns without a domain tool call (threshold ${pct(t.rate)}); raise the limit to ${value}`,
-    source: { kind: 'diagnostic', name: 'deadlock' },
-    evidence: {
-      episodes: stuck.slice(0, MAX_EVIDENCE_EPISODES).map((e) => e.id),
-      series: [{ name: 'deadlock rate', points: [...history.map((h): [number, number] => [h.matchIndex, h.deadlockRate]), [matchIndex, round(rate)]] }],
-      figures: { deadlockRate: round(rate), deadlocked: stuck.length, episodes: episodes.length, maxDaTurns: turns, threshold: t.rate },
+  return [
+    {
+      knob: 'arena.maxDaTurns',
+      value,
+      reason: `${pct(rate)} of match ${matchIndex}'s episodes (${stuck.length}/${episodes.length}) hit the turn limit of ${turns} DA turns without a domain tool call (threshold ${pct(t.rate)}); raise the limit to ${value}`,
+      source: { kind: 'diagnostic', name: 'deadlock' },
+      evidence: {
+        episodes: stuck.slice(0, MAX_EVIDENCE_EPISODES).map((e) => e.id),
+        series: [{ name: 'deadlock rate', points: [...history.map((h): [number, number] => [h.matchIndex, h.deadlockRate]), [matchIndex, round(rate)]] }],
+        figures: { deadlockRate: round(rate), deadlocked: stuck.length, episodes: episodes.length, maxDaTurns: turns, threshold: t.rate },
+      },
+      at: { matchIndex },
     },
-    at: { matchIndex },
-  }];
+  ];
 }
 
 // --------------------------------------------------------------------- reward hacking
 
 /** The config weight that pays each reward term (the one a proposal halves); null: none to lower. */
 const DA_TERM_WEIGHT: Record<DaTerm, string | null> = {
-  format: 'formatValid', tool: 'toolCorrect', env_lookup_first: 'lookupFirst', env_correct_tool: 'correctToolVerified',
-  env_speak: null, env_milestone: 'milestoneCap', env_late: null, env_judge: 'judgeClip', env_missed_verification: null,
-  env_missing_tool: null, end: 'endAfterSequence', env_fallback: 'fallbackCredit',
+  format: 'formatValid',
+  tool: 'toolCorrect',
+  env_lookup_first: 'lookupFirst',
+  env_correct_tool: 'correctToolVerified',
+  env_speak: null,
+  env_milestone: 'milestoneCap',
+  env_late: null,
+  env_judge: 'judgeClip',
+  env_missed_verification: null,
+  env_missing_tool: null,
+  end: 'endAfterSequence',
+  env_fallback: 'fallbackCredit',
 };
 const CA_TERM_WEIGHT: Record<CaTerm, string | null> = { format: 'formatNatural', realism: 'realismScale', conceal: null, inv_da: 'invDaMisroute' };
 
@@ -234,32 +249,56 @@ function trend(points: readonly [number, number][], se: number, z: number) {
 }
 
 export function diagnoseRewardHacking(
-  digests: readonly MatchDigest[], knobs: KnobValues, t: DiagnosticThresholds['rewardHacking'] = DEFAULT_THRESHOLDS.rewardHacking,
+  digests: readonly MatchDigest[],
+  knobs: KnobValues,
+  t: DiagnosticThresholds['rewardHacking'] = DEFAULT_THRESHOLDS.rewardHacking,
 ): KnobProposal[] {
   if (digests.length < t.window) return [];
   const w = digests.slice(-t.window);
   const last = w.at(-1)!;
   const out: KnobProposal[] = [];
   const seMean = (f: (d: MatchDigest) => { sd: number }) => mean(w.map((d) => f(d).sd / Math.sqrt(Math.max(1, d.episodes))));
-  const seRate = mean(w.map((d) => {
-    const p = Math.min(Math.max(d.routing.rate, 0.5 / Math.max(1, d.routing.n)), 1 - 0.5 / Math.max(1, d.routing.n));
-    return Math.sqrt((p * (1 - p)) / Math.max(1, d.routing.n));
-  }));
+  const seRate = mean(
+    w.map((d) => {
+      const p = Math.min(Math.max(d.routing.rate, 0.5 / Math.max(1, d.routing.n)), 1 - 0.5 / Math.max(1, d.routing.n));
+      return Math.sqrt((p * (1 - p)) / Math.max(1, d.routing.n));
+    }),
+  );
   const series = (name: string, f: (d: MatchDigest) => number): EvidenceSeries => ({ name, points: w.map((d) => [d.matchIndex, round(f(d))]) });
   const pts = (f: (d: MatchDigest) => number) => w.map((d): [number, number] => [d.matchIndex, f(d)]);
-  const routing = trend(pts((d) => d.routing.rate), seRate, t.z);
-  const judge = trend(pts((d) => d.judge.mean), seMean((d) => d.judge), t.z);
+  const routing = trend(
+    pts((d) => d.routing.rate),
+    seRate,
+    t.z,
+  );
+  const judge = trend(
+    pts((d) => d.judge.mean),
+    seMean((d) => d.judge),
+    t.z,
+  );
 
   const check = <T extends string>(
-    role: 'DA' | 'CA', reward: ReturnType<typeof trend>, falls: { name: string; change: number; noise: number }[],
-    terms: (d: MatchDigest) => Record<T, number>, weights: Record<T, string | null>, section: 'daReward' | 'caReward',
+    role: 'DA' | 'CA',
+    reward: ReturnType<typeof trend>,
+    falls: { name: string; change: number; noise: number }[],
+    terms: (d: MatchDigest) => Record<T, number>,
+    weights: Record<T, string | null>,
+    section: 'daReward' | 'caReward',
   ) => {
     if (!(reward.change > reward.noise)) return;
     const fell = falls.filter((f) => f.change < -f.noise);
     if (fell.length === 0) return;
     // The term whose mean rose most over the window, among those a positive weight pays.
     const rises = (Object.keys(weights) as T[])
-      .map((term) => ({ term, key: weights[term], change: trend(pts((d) => terms(d)[term]), 0, 0).change }))
+      .map((term) => ({
+        term,
+        key: weights[term],
+        change: trend(
+          pts((d) => terms(d)[term]),
+          0,
+          0,
+        ).change,
+      }))
       .filter((r): r is { term: T; key: string; change: number } => r.key !== null && r.change > 0 && current(knobs, `${section}.${r.key}`) > 0)
       .sort((a, b) => b.change - a.change);
     const top = rises[0];
@@ -267,7 +306,11 @@ export function diagnoseRewardHacking(
     const knob = `${section}.${top.key}`;
     const from = current(knobs, knob);
     const figures: Record<string, number> = {
-      rewardChange: round(reward.change), rewardNoise: round(reward.noise), [`term_${top.term}_change`]: round(top.change), window: t.window, z: t.z,
+      rewardChange: round(reward.change),
+      rewardNoise: round(reward.noise),
+      [`term_${top.term}_change`]: round(top.change),
+      window: t.window,
+      z: t.z,
     };
     for (const f of fell) Object.assign(figures, { [`${f.name}Change`]: round(f.change), [`${f.name}Noise`]: round(f.noise) });
     out.push({
@@ -288,16 +331,43 @@ export function diagnoseRewardHacking(
       at: { matchIndex: last.matchIndex },
     });
   };
-  check('DA', trend(pts((d) => d.rDa.mean), seMean((d) => d.rDa), t.z), [{ name: 'routing', ...routing }, { name: 'judgeJ', ...judge }], (d) => d.daTerms, DA_TERM_WEIGHT, 'daReward');
+  check(
+    'DA',
+    trend(
+      pts((d) => d.rDa.mean),
+      seMean((d) => d.rDa),
+      t.z,
+    ),
+    [
+      { name: 'routing', ...routing },
+      { name: 'judgeJ', ...judge },
+    ],
+    (d) => d.daTerms,
+    DA_TERM_WEIGHT,
+    'daReward',
+  );
   // The CA succeeds when the DA misroutes: its success falls when routing rises.
-  check('CA', trend(pts((d) => d.rCa.mean), seMean((d) => d.rCa), t.z), [{ name: 'caSuccess', change: -routing.change, noise: routing.noise }], (d) => d.caTerms, CA_TERM_WEIGHT, 'caReward');
+  check(
+    'CA',
+    trend(
+      pts((d) => d.rCa.mean),
+      seMean((d) => d.rCa),
+      t.z,
+    ),
+    [{ name: 'caSuccess', change: -routing.change, noise: routing.noise }],
+    (d) => d.caTerms,
+    CA_TERM_WEIGHT,
+    'caReward',
+  );
   return out;
 }
 
 // ------------------------------------------------------------------ template collapse
 
 export function diagnoseTemplateCollapse(
-  digests: readonly MatchDigest[], knobs: KnobValues, t: DiagnosticThresholds['templateCollapse'] = DEFAULT_THRESHOLDS.templateCollapse,
+  digests: readonly MatchDigest[],
+  knobs: KnobValues,
+  t: DiagnosticThresholds['templateCollapse'] = DEFAULT_THRESHOLDS.templateCollapse,
 ): KnobProposal[] {
   const first = digests[0];
   const last = digests.at(-1);
@@ -318,7 +388,8 @@ export function diagnoseTemplateCollapse(
       figures[`distinct${n}`] = round(v);
       if (v0 !== null) figures[`distinct${n}First`] = round(v0);
       if (v < t.floor) hits.push(`distinct-${n} ${v.toFixed(3)} < floor ${t.floor}`);
-      else if (v0 !== null && last !== first && v <= (1 - t.drop) * v0) hits.push(`distinct-${n} ${v.toFixed(3)} ≤ ${(1 - t.drop).toFixed(2)} × match ${first.matchIndex}'s ${v0.toFixed(3)}`);
+      else if (v0 !== null && last !== first && v <= (1 - t.drop) * v0)
+        hits.push(`distinct-${n} ${v.toFixed(3)} ≤ ${(1 - t.drop).toFixed(2)} × match ${first.matchIndex}'s ${v0.toFixed(3)}`);
     }
     if (hits.length === 0) continue;
     const knob = `gym.${role}.klBeta`;
@@ -355,12 +426,18 @@ function leakPhrases(entry: Pick<TaxonomyEntry, 'intent' | 'reveals'> | undefine
 
 /** Does any customer turn of the episode state its intent verbatim? */
 export function leaksIntent(e: Pick<DiagnosticEpisode, 'intent' | 'turns'>, taxonomy: readonly Pick<TaxonomyEntry, 'intent' | 'reveals'>[]): boolean {
-  const phrases = leakPhrases(taxonomy.find((x) => x.intent === e.intent), e.intent);
+  const phrases = leakPhrases(
+    taxonomy.find((x) => x.intent === e.intent),
+    e.intent,
+  );
   return e.turns.some((t) => t.role === 'customer' && revealsIntent(t.text, phrases));
 }
 
 export function diagnoseLeakage(
-  matchIndex: number, episodes: readonly DiagnosticEpisode[], taxonomy: readonly Pick<TaxonomyEntry, 'intent' | 'reveals'>[], knobs: KnobValues,
+  matchIndex: number,
+  episodes: readonly DiagnosticEpisode[],
+  taxonomy: readonly Pick<TaxonomyEntry, 'intent' | 'reveals'>[],
+  knobs: KnobValues,
   t: DiagnosticThresholds['leakage'] = DEFAULT_THRESHOLDS.leakage,
 ): KnobProposal[] {
   if (episodes.length === 0) return [];
@@ -374,24 +451,44 @@ export function diagnoseLeakage(
   const sym = armRate('symbolic');
   const lrn = armRate('learned');
   const mix = current(knobs, 'customer.symbolicMix');
-  const figures = { leakRate: round(rate), leaking: leaking.length, episodes: episodes.length, threshold: t.rate, symbolicLeakRate: round(sym.rate), symbolicEpisodes: sym.n, learnedLeakRate: round(lrn.rate), learnedEpisodes: lrn.n, symbolicMix: mix };
+  const figures = {
+    leakRate: round(rate),
+    leaking: leaking.length,
+    episodes: episodes.length,
+    threshold: t.rate,
+    symbolicLeakRate: round(sym.rate),
+    symbolicEpisodes: sym.n,
+    learnedLeakRate: round(lrn.rate),
+    learnedEpisodes: lrn.n,
+    symbolicMix: mix,
+  };
   const evidence: Evidence = { episodes: leaking.slice(0, MAX_EVIDENCE_EPISODES).map((e) => e.id), series: [], figures };
   const head = `${pct(rate)} of match ${matchIndex}'s episodes (${leaking.length}/${episodes.length}) have the customer state the intent verbatim (threshold ${pct(t.rate)})`;
   if (mix > 0 && sym.n > 0 && sym.rate > lrn.rate) {
     const value = round(mix / 2, 3);
-    return [{
-      knob: 'customer.symbolicMix', value,
-      reason: `${head}; the symbolic customer leaks more (${pct(sym.rate)} of ${sym.n}) than the learned CA (${pct(lrn.rate)} of ${lrn.n}): halve ε from ${mix} to ${value}`,
-      source: { kind: 'diagnostic', name: 'leakage' }, evidence, at: { matchIndex },
-    }];
+    return [
+      {
+        knob: 'customer.symbolicMix',
+        value,
+        reason: `${head}; the symbolic customer leaks more (${pct(sym.rate)} of ${sym.n}) than the learned CA (${pct(lrn.rate)} of ${lrn.n}): halve ε from ${mix} to ${value}`,
+        source: { kind: 'diagnostic', name: 'leakage' },
+        evidence,
+        at: { matchIndex },
+      },
+    ];
   }
   const from = current(knobs, 'caReward.concealPenalty');
   const value = round(from === 0 ? -0.5 : from * 2, 6);
-  return [{
-    knob: 'caReward.concealPenalty', value,
-    reason: `${head}: double the CA's concealment penalty from ${from} to ${value}`,
-    source: { kind: 'diagnostic', name: 'leakage' }, evidence, at: { matchIndex },
-  }];
+  return [
+    {
+      knob: 'caReward.concealPenalty',
+      value,
+      reason: `${head}: double the CA's concealment penalty from ${from} to ${value}`,
+      source: { kind: 'diagnostic', name: 'leakage' },
+      evidence,
+      at: { matchIndex },
+    },
+  ];
 }
 
 // --------------------------------------------------------------------- degenerate gym
@@ -407,7 +504,11 @@ export interface GymDigest {
   rewardMean?: readonly number[];
 }
 
-export function diagnoseDegenerateGym(g: GymDigest, knobs: KnobValues, t: DiagnosticThresholds['degenerateGym'] = DEFAULT_THRESHOLDS.degenerateGym): KnobProposal[] {
+export function diagnoseDegenerateGym(
+  g: GymDigest,
+  knobs: KnobValues,
+  t: DiagnosticThresholds['degenerateGym'] = DEFAULT_THRESHOLDS.degenerateGym,
+): KnobProposal[] {
   const steps = g.skippedGroups.length;
   if (steps === 0 || g.groupsPerStep <= 0) return [];
   const skipped = g.skippedGroups.reduce((s, x) => s + x, 0);
@@ -415,23 +516,41 @@ export function diagnoseDegenerateGym(g: GymDigest, knobs: KnobValues, t: Diagno
   if (share <= t.share) return [];
   const role = g.role === 'DA' ? 'da' : 'ca';
   const K = current(knobs, `gym.${role}.K`);
-  const series: EvidenceSeries[] = [{ name: 'zero-variance share of groups', points: g.skippedGroups.map((x, i): [number, number] => [i, round(x / g.groupsPerStep)]) }];
+  const series: EvidenceSeries[] = [
+    { name: 'zero-variance share of groups', points: g.skippedGroups.map((x, i): [number, number] => [i, round(x / g.groupsPerStep)]) },
+  ];
   if (g.rewardMean) series.push({ name: 'gym/reward_mean', points: g.rewardMean.map((x, i): [number, number] => [i, round(x)]) });
-  const evidence: Evidence = { episodes: [], series, figures: { zeroVarianceShare: round(share), skippedGroups: skipped, groups: steps * g.groupsPerStep, steps, K, threshold: t.share } };
+  const evidence: Evidence = {
+    episodes: [],
+    series,
+    figures: { zeroVarianceShare: round(share), skippedGroups: skipped, groups: steps * g.groupsPerStep, steps, K, threshold: t.share },
+  };
   const head = `${pct(share)} of ${g.role} gym ${g.gymId}'s GRPO groups (${skipped}/${steps * g.groupsPerStep}) had zero reward variance (threshold ${pct(t.share)})`;
   if (K < 32) {
     const value = Math.min(64, K * 2);
-    return [{
-      knob: `gym.${role}.K`, value, reason: `${head}: sample more actions per decision point, K ${K} → ${value}`,
-      source: { kind: 'diagnostic', name: 'degenerate-gym' }, evidence, at: { gymId: g.gymId },
-    }];
+    return [
+      {
+        knob: `gym.${role}.K`,
+        value,
+        reason: `${head}: sample more actions per decision point, K ${K} → ${value}`,
+        source: { kind: 'diagnostic', name: 'degenerate-gym' },
+        evidence,
+        at: { gymId: g.gymId },
+      },
+    ];
   }
   const fs = current(knobs, 'gym.failureShare');
   if (fs === 0.5) return [];
-  return [{
-    knob: 'gym.failureShare', value: 0.5, reason: `${head} at K ${K}: balance failures and successes in the gym data, failureShare ${fs} → 0.5`,
-    source: { kind: 'diagnostic', name: 'degenerate-gym' }, evidence, at: { gymId: g.gymId },
-  }];
+  return [
+    {
+      knob: 'gym.failureShare',
+      value: 0.5,
+      reason: `${head} at K ${K}: balance failures and successes in the gym data, failureShare ${fs} → 0.5`,
+      source: { kind: 'diagnostic', name: 'degenerate-gym' },
+      evidence,
+      at: { gymId: g.gymId },
+    },
+  ];
 }
 
 // ---------------------------------------------------------------------------- a match

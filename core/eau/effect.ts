@@ -48,7 +48,13 @@ export function measureEffect(spec: MeasureSpec, before: readonly number[], afte
     before: { n: b.length, mean: b.length ? meanVar(b).mean : null },
     after: { n: a.length, mean: a.length ? meanVar(a).mean : null },
   };
-  if (b.length < 2 || a.length < 2) return { ...out, delta: out.before.mean !== null && out.after.mean !== null ? out.after.mean - out.before.mean : null, noiseFloor: null, mark: 'too-early' };
+  if (b.length < 2 || a.length < 2)
+    return {
+      ...out,
+      delta: out.before.mean !== null && out.after.mean !== null ? out.after.mean - out.before.mean : null,
+      noiseFloor: null,
+      mark: 'too-early',
+    };
   const mb = meanVar(b);
   const ma = meanVar(a);
   const delta = ma.mean - mb.mean;

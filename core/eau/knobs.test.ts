@@ -28,9 +28,23 @@ describe('knob registry', () => {
   it('covers what the issue lists: tactic bounds, adversities, turn limit, every reward weight, β, lr, K, clip ε, gym mix, τ_DA, r_CA, ε', () => {
     const ids = new Set(KNOBS.map((k) => k.id));
     for (const id of [
-      'ca.tactics.detailDensity', 'ca.tactics.decoyRate', 'ca.tactics.directness', 'ca.tactics.withholding', 'adversities.partial_information',
-      'arena.maxDaTurns', 'gym.da.klBeta', 'gym.ca.klBeta', 'gym.da.lr', 'gym.da.K', 'gym.ca.clipEps', 'gym.failureShare', 'stopping.tauDa', 'stopping.rCa', 'customer.symbolicMix',
-    ]) expect(ids.has(id), id).toBe(true);
+      'ca.tactics.detailDensity',
+      'ca.tactics.decoyRate',
+      'ca.tactics.directness',
+      'ca.tactics.withholding',
+      'adversities.partial_information',
+      'arena.maxDaTurns',
+      'gym.da.klBeta',
+      'gym.ca.klBeta',
+      'gym.da.lr',
+      'gym.da.K',
+      'gym.ca.clipEps',
+      'gym.failureShare',
+      'stopping.tauDa',
+      'stopping.rCa',
+      'customer.symbolicMix',
+    ])
+      expect(ids.has(id), id).toBe(true);
     for (const t of Object.keys(DEFAULT_CONFIG.daReward)) expect(ids.has(`daReward.${t}`), t).toBe(true);
     for (const t of Object.keys(DEFAULT_CONFIG.caReward)) expect(ids.has(`caReward.${t}`), t).toBe(true);
     expect(new Set(KNOBS.map((k) => k.owner))).toEqual(new Set(['user-simulator', 'environment', 'reward', 'rl']));
@@ -44,7 +58,11 @@ describe('knob registry', () => {
   });
 
   it('the effective config is the base with the writes set in order', () => {
-    const c = effectiveConfig(quick, [{ knob: 'gym.da.lr', value: 3e-4 }, { knob: 'arena.maxDaTurns', value: 4 }, { knob: 'gym.da.lr', value: 2e-4 }]);
+    const c = effectiveConfig(quick, [
+      { knob: 'gym.da.lr', value: 3e-4 },
+      { knob: 'arena.maxDaTurns', value: 4 },
+      { knob: 'gym.da.lr', value: 2e-4 },
+    ]);
     expect(c.gym.da.lr).toBe(2e-4);
     expect(c.arena.maxDaTurns).toBe(4);
     expect(quick.gym.da.lr).not.toBe(2e-4); // the base is left as it was
@@ -64,7 +82,11 @@ describe('checked writes', () => {
 
   it('refuses a difficulty-raising write below the gate (0.80 by default, configurable), not an easing one', () => {
     expect(checkWrite('arena.maxDaTurns', 6, at({ recentSuccess: 0.79 }))).toMatchObject({ ok: false, rule: 'difficulty-gate' });
-    expect(checkWrite('arena.maxDaTurns', 6, at({ recentSuccess: null }))).toMatchObject({ ok: false, rule: 'difficulty-gate', message: expect.stringContaining('no match') });
+    expect(checkWrite('arena.maxDaTurns', 6, at({ recentSuccess: null }))).toMatchObject({
+      ok: false,
+      rule: 'difficulty-gate',
+      message: expect.stringContaining('no match'),
+    });
     expect(checkWrite('arena.maxDaTurns', 6, at({ recentSuccess: 0.8 }))).toMatchObject({ ok: true });
     expect(checkWrite('arena.maxDaTurns', 20, at({ recentSuccess: 0.1 }))).toMatchObject({ ok: true });
     expect(checkWrite('ca.tactics.decoyRate', 0.5, at({ recentSuccess: 0.1 }))).toMatchObject({ ok: true }); // 1 → 0.5 eases
@@ -75,7 +97,8 @@ describe('checked writes', () => {
   });
 
   it('refuses writes while held-out evaluation runs and once the run has ended', () => {
-    for (const phase of ['evaluate', 'done', 'stopped', 'failed']) expect(checkWrite('gym.da.lr', 3e-4, at({ phase }))).toMatchObject({ ok: false, rule: 'phase' });
+    for (const phase of ['evaluate', 'done', 'stopped', 'failed'])
+      expect(checkWrite('gym.da.lr', 3e-4, at({ phase }))).toMatchObject({ ok: false, rule: 'phase' });
     for (const phase of ['bootstrap', 'match', 'gym', 'paused']) expect(checkWrite('gym.da.lr', 3e-4, at({ phase })).ok).toBe(true);
   });
 });
@@ -100,7 +123,13 @@ describe('CA tactic bounds (ca.tactics)', () => {
     expect(boundCaChoice(choice, undefined, a)).toBe(choice);
     expect(boundCaChoice(choice, { detailDensity: 3, decoyRate: 1, directness: 1, withholding: 1 }, a)).toEqual(choice);
     expect(a.next()).toBe(b.next()); // no draw was taken
-    expect(boundCaChoice(choice, { detailDensity: 1, decoyRate: 0, directness: 0, withholding: 0 }, a)).toEqual({ ...choice, detail: 1, decoy: null, directness: 'direct', withhold: false });
+    expect(boundCaChoice(choice, { detailDensity: 1, decoyRate: 0, directness: 0, withholding: 0 }, a)).toEqual({
+      ...choice,
+      detail: 1,
+      decoy: null,
+      directness: 'direct',
+      withhold: false,
+    });
     // A share keeps about that share of the tactic.
     const rng = new Rng(1);
     const kept = Array.from({ length: 2000 }, () => boundCaChoice(choice, { decoyRate: 0.25 }, rng).decoy !== null).filter(Boolean).length / 2000;

@@ -69,38 +69,191 @@ export const DEFAULT_ADVERSITY_RATES: Record<(typeof ADVERSITY_RATE_KINDS)[numbe
 const grpoKnobs = (role: 'da' | 'ca'): KnobSpec[] => {
   const who = role === 'da' ? "the DA's" : "the CA's";
   return [
-    { id: `gym.${role}.K`, type: 'integer', min: 2, max: 64, unit: 'actions', owner: 'rl', raisesDifficulty: null, boundary: 'step', meaning: `K: actions sampled per decision point in ${who} gyms (the GRPO group size)` },
-    { id: `gym.${role}.lr`, type: 'number', min: 1e-6, max: 0.05, unit: 'per step', owner: 'rl', raisesDifficulty: null, boundary: 'step', meaning: `peak learning rate of ${who} gyms` },
-    { id: `gym.${role}.klBeta`, type: 'number', min: 0, max: 1, unit: 'weight', owner: 'rl', raisesDifficulty: null, boundary: 'step', meaning: `β: weight of the KL penalty toward the gym's start in ${who} gyms` },
-    { id: `gym.${role}.clipEps`, type: 'number', min: 0.01, max: 1, unit: 'ratio', owner: 'rl', raisesDifficulty: null, boundary: 'step', meaning: `clip ε of the ratio in ${who} gyms` },
+    {
+      id: `gym.${role}.K`,
+      type: 'integer',
+      min: 2,
+      max: 64,
+      unit: 'actions',
+      owner: 'rl',
+      raisesDifficulty: null,
+      boundary: 'step',
+      meaning: `K: actions sampled per decision point in ${who} gyms (the GRPO group size)`,
+    },
+    {
+      id: `gym.${role}.lr`,
+      type: 'number',
+      min: 1e-6,
+      max: 0.05,
+      unit: 'per step',
+      owner: 'rl',
+      raisesDifficulty: null,
+      boundary: 'step',
+      meaning: `peak learning rate of ${who} gyms`,
+    },
+    {
+      id: `gym.${role}.klBeta`,
+      type: 'number',
+      min: 0,
+      max: 1,
+      unit: 'weight',
+      owner: 'rl',
+      raisesDifficulty: null,
+      boundary: 'step',
+      meaning: `β: weight of the KL penalty toward the gym's start in ${who} gyms`,
+    },
+    {
+      id: `gym.${role}.clipEps`,
+      type: 'number',
+      min: 0.01,
+      max: 1,
+      unit: 'ratio',
+      owner: 'rl',
+      raisesDifficulty: null,
+      boundary: 'step',
+      meaning: `clip ε of the ratio in ${who} gyms`,
+    },
   ];
 };
 
 /** Every knob, declared once. */
 export const KNOBS: readonly KnobSpec[] = [
   // The user simulator: the learned CA's tactic bounds and the symbolic-user mix.
-  { id: 'ca.tactics.detailDensity', type: 'integer', min: 0, max: 3, unit: 'detail kinds', owner: 'user-simulator', raisesDifficulty: 'down', boundary: 'phase', meaning: 'the most concrete details (merchant, amount, date, where) a learned-CA utterance may state' },
-  { id: 'ca.tactics.decoyRate', type: 'number', min: 0, max: 1, unit: 'share', owner: 'user-simulator', raisesDifficulty: 'up', boundary: 'phase', meaning: "share of the learned CA's sampled decoy cues that are kept" },
-  { id: 'ca.tactics.directness', type: 'number', min: 0, max: 1, unit: 'share', owner: 'user-simulator', raisesDifficulty: 'up', boundary: 'phase', meaning: "share of the learned CA's indirect or vague openings that are kept (the rest stated directly)" },
-  { id: 'ca.tactics.withholding', type: 'number', min: 0, max: 1, unit: 'share', owner: 'user-simulator', raisesDifficulty: 'up', boundary: 'phase', meaning: "share of the learned CA's withholding choices that are kept" },
-  { id: 'customer.symbolicMix', type: 'number', min: 0, max: 1, unit: 'share', owner: 'user-simulator', raisesDifficulty: 'down', boundary: 'phase', meaning: 'ε: share of the customer seat played by the rule-based customer instead of the learned CA' },
+  {
+    id: 'ca.tactics.detailDensity',
+    type: 'integer',
+    min: 0,
+    max: 3,
+    unit: 'detail kinds',
+    owner: 'user-simulator',
+    raisesDifficulty: 'down',
+    boundary: 'phase',
+    meaning: 'the most concrete details (merchant, amount, date, where) a learned-CA utterance may state',
+  },
+  {
+    id: 'ca.tactics.decoyRate',
+    type: 'number',
+    min: 0,
+    max: 1,
+    unit: 'share',
+    owner: 'user-simulator',
+    raisesDifficulty: 'up',
+    boundary: 'phase',
+    meaning: "share of the learned CA's sampled decoy cues that are kept",
+  },
+  {
+    id: 'ca.tactics.directness',
+    type: 'number',
+    min: 0,
+    max: 1,
+    unit: 'share',
+    owner: 'user-simulator',
+    raisesDifficulty: 'up',
+    boundary: 'phase',
+    meaning: "share of the learned CA's indirect or vague openings that are kept (the rest stated directly)",
+  },
+  {
+    id: 'ca.tactics.withholding',
+    type: 'number',
+    min: 0,
+    max: 1,
+    unit: 'share',
+    owner: 'user-simulator',
+    raisesDifficulty: 'up',
+    boundary: 'phase',
+    meaning: "share of the learned CA's withholding choices that are kept",
+  },
+  {
+    id: 'customer.symbolicMix',
+    type: 'number',
+    min: 0,
+    max: 1,
+    unit: 'share',
+    owner: 'user-simulator',
+    raisesDifficulty: 'down',
+    boundary: 'phase',
+    meaning: 'ε: share of the customer seat played by the rule-based customer instead of the learned CA',
+  },
   // The environment: the turn limit and the adversity rates.
-  { id: 'arena.maxDaTurns', type: 'integer', min: 1, max: 50, unit: 'DA turns', owner: 'environment', raisesDifficulty: 'down', boundary: 'phase', meaning: 'turn limit: an episode ends unresolved after this many DA turns' },
-  ...ADVERSITY_RATE_KINDS.map((k): KnobSpec => ({ id: `adversities.${k}`, type: 'number', min: 0, max: 1, unit: 'rate', owner: 'environment', raisesDifficulty: 'up', boundary: 'phase', meaning: ADVERSITY_MEANING[k] })),
+  {
+    id: 'arena.maxDaTurns',
+    type: 'integer',
+    min: 1,
+    max: 50,
+    unit: 'DA turns',
+    owner: 'environment',
+    raisesDifficulty: 'down',
+    boundary: 'phase',
+    meaning: 'turn limit: an episode ends unresolved after this many DA turns',
+  },
+  ...ADVERSITY_RATE_KINDS.map((k): KnobSpec => ({
+    id: `adversities.${k}`,
+    type: 'number',
+    min: 0,
+    max: 1,
+    unit: 'rate',
+    owner: 'environment',
+    raisesDifficulty: 'up',
+    boundary: 'phase',
+    meaning: ADVERSITY_MEANING[k],
+  })),
   // The reward: every r_DA and r_CA weight.
   ...Object.entries(DEFAULT_CONFIG.daReward).map(([term, v]): KnobSpec => ({
-    id: `daReward.${term}`, type: term === 'lateStepAfter' ? 'integer' : 'number', ...rewardRange(v), unit: 'reward', owner: 'reward', raisesDifficulty: null, boundary: 'phase',
+    id: `daReward.${term}`,
+    type: term === 'lateStepAfter' ? 'integer' : 'number',
+    ...rewardRange(v),
+    unit: 'reward',
+    owner: 'reward',
+    raisesDifficulty: null,
+    boundary: 'phase',
     meaning: `r_DA term ${term} (default ${v})`,
   })),
   ...Object.entries(DEFAULT_CONFIG.caReward).map(([term, v]): KnobSpec => ({
-    id: `caReward.${term}`, type: 'number', ...rewardRange(v), unit: 'reward', owner: 'reward', raisesDifficulty: null, boundary: 'phase', meaning: `r_CA term ${term} (default ${v})`,
+    id: `caReward.${term}`,
+    type: 'number',
+    ...rewardRange(v),
+    unit: 'reward',
+    owner: 'reward',
+    raisesDifficulty: null,
+    boundary: 'phase',
+    meaning: `r_CA term ${term} (default ${v})`,
   })),
   // The RL configuration.
   ...grpoKnobs('da'),
   ...grpoKnobs('ca'),
-  { id: 'gym.failureShare', type: 'number', min: 0, max: 1, unit: 'share', owner: 'rl', raisesDifficulty: null, boundary: 'phase', meaning: 'gym mix: share of failure transcripts (the training agent lost) in gym data (RL-ADA: 0.7)' },
-  { id: 'stopping.tauDa', type: 'number', min: 0, max: 1, unit: 'W_DA', owner: 'rl', raisesDifficulty: null, boundary: 'phase', meaning: 'τ_DA: the DA is the weaker agent (and trains) below this W_DA' },
-  { id: 'stopping.rCa', type: 'number', min: 0, max: 1, unit: 'W_CA', owner: 'rl', raisesDifficulty: null, boundary: 'phase', meaning: "r_CA threshold: the CA's competency floor in the stopping rule" },
+  {
+    id: 'gym.failureShare',
+    type: 'number',
+    min: 0,
+    max: 1,
+    unit: 'share',
+    owner: 'rl',
+    raisesDifficulty: null,
+    boundary: 'phase',
+    meaning: 'gym mix: share of failure transcripts (the training agent lost) in gym data (RL-ADA: 0.7)',
+  },
+  {
+    id: 'stopping.tauDa',
+    type: 'number',
+    min: 0,
+    max: 1,
+    unit: 'W_DA',
+    owner: 'rl',
+    raisesDifficulty: null,
+    boundary: 'phase',
+    meaning: 'τ_DA: the DA is the weaker agent (and trains) below this W_DA',
+  },
+  {
+    id: 'stopping.rCa',
+    type: 'number',
+    min: 0,
+    max: 1,
+    unit: 'W_CA',
+    owner: 'rl',
+    raisesDifficulty: null,
+    boundary: 'phase',
+    meaning: "r_CA threshold: the CA's competency floor in the stopping rule",
+  },
 ];
 
 /** A reward weight's range: its sign kept, up to four times its default size (and at least ±1). */
@@ -129,7 +282,8 @@ export function knobValue(config: RunConfig, id: string): number {
   if (head === 'daReward') return config.daReward?.[rest[0]!] ?? DEFAULT_CONFIG.daReward[rest[0] as keyof typeof DEFAULT_CONFIG.daReward];
   if (head === 'caReward') return config.caReward?.[rest[0]!] ?? DEFAULT_CONFIG.caReward[rest[0] as keyof typeof DEFAULT_CONFIG.caReward];
   if (id === 'customer.symbolicMix') return config.customer?.symbolicMix ?? 0;
-  if (head === 'ca') return config.ca?.tactics?.[rest[1] as keyof NonNullable<NonNullable<RunConfig['ca']>['tactics']>] ?? (rest[1] === 'detailDensity' ? 3 : 1);
+  if (head === 'ca')
+    return config.ca?.tactics?.[rest[1] as keyof NonNullable<NonNullable<RunConfig['ca']>['tactics']>] ?? (rest[1] === 'detailDensity' ? 3 : 1);
   let v: unknown = config;
   for (const part of id.split('.')) v = (v as Record<string, unknown> | undefined)?.[part];
   if (typeof v !== 'number') throw new Error(`knob "${id}": the run config has no number at ${id}`);
@@ -206,9 +360,7 @@ export interface WriteContext {
   revert?: boolean;
 }
 
-export type WriteCheck =
-  | { ok: true; spec: KnobSpec; value: number; from: number }
-  | { ok: false; rule: WriteRule; message: string };
+export type WriteCheck = { ok: true; spec: KnobSpec; value: number; from: number } | { ok: false; rule: WriteRule; message: string };
 
 /** Parses a value given as text (the CLI, a form) for a knob; NaN when it is not a number. */
 export function parseKnobValue(text: string | number | boolean): number {
@@ -224,7 +376,8 @@ export function checkWrite(knob: string, raw: KnobValue, ctx: WriteContext): Wri
   const value = parseKnobValue(raw);
   if (!Number.isFinite(value)) return { ok: false, rule: 'range', message: `${knob}: "${String(raw)}" is not a number` };
   if (spec.type === 'integer' && !Number.isInteger(value)) return { ok: false, rule: 'range', message: `${knob}: ${value} is not an integer` };
-  if (value < spec.min || value > spec.max) return { ok: false, rule: 'range', message: `${knob}: ${value} is outside its range [${spec.min}, ${spec.max}] ${spec.unit}` };
+  if (value < spec.min || value > spec.max)
+    return { ok: false, rule: 'range', message: `${knob}: ${value} is outside its range [${spec.min}, ${spec.max}] ${spec.unit}` };
   const closed = CLOSED_PHASES[ctx.phase];
   if (closed) return { ok: false, rule: 'phase', message: `${knob}: the run is in phase "${ctx.phase}" and takes no write: ${closed}` };
   const from = knobValue(ctx.config, knob);
@@ -234,7 +387,11 @@ export function checkWrite(knob: string, raw: KnobValue, ctx: WriteContext): Wri
     const gate = ctx.config.eau?.difficultyGate ?? DEFAULT_DIFFICULTY_GATE;
     if (ctx.recentSuccess === null || ctx.recentSuccess < gate) {
       const seen = ctx.recentSuccess === null ? 'no match has been played yet' : `W_DA of the latest match is ${ctx.recentSuccess.toFixed(3)}`;
-      return { ok: false, rule: 'difficulty-gate', message: `${knob}: ${from} → ${value} raises difficulty, allowed once the recent success rate reaches ${gate} (eau.difficultyGate); ${seen}` };
+      return {
+        ok: false,
+        rule: 'difficulty-gate',
+        message: `${knob}: ${from} → ${value} raises difficulty, allowed once the recent success rate reaches ${gate} (eau.difficultyGate); ${seen}`,
+      };
     }
   }
   return { ok: true, spec, value, from };

@@ -104,7 +104,7 @@ export class LearnerEpisode {
   private async playOpponent(): Promise<void> {
     const learnerSeat = this.learner === 'DA' ? 'agent' : 'customer';
     const o = this.a.opponent;
-    for (let next = this.env.state().next; next !== null && next !== learnerSeat; ) {
+    for (let next = this.env.state().next; next !== null && next !== learnerSeat;) {
       const r =
         o.role === 'CA'
           ? this.env.step({ role: 'customer', text: await o.policy.speak(this.env.observeCustomer(), this.opponentRng) })

@@ -13,9 +13,15 @@ const act = (action_type: 'speak' | 'tool_call' | 'end_call', content: string, t
   return { role: 'agent', raw: formatDaAction(action), action, ...(toolResult ? { toolResult } : {}) };
 };
 const lookup = act('tool_call', 'lookup_account', {
-  ok: true, tool: 'lookup_account', data: { customer_id: 'cus_1', name: 'Ann Lee', verified: true, accounts: [{ account_id: 'acc_1', type: 'checking', balance: 10 }], cards: [] },
+  ok: true,
+  tool: 'lookup_account',
+  data: { customer_id: 'cus_1', name: 'Ann Lee', verified: true, accounts: [{ account_id: 'acc_1', type: 'checking', balance: 10 }], cards: [] },
 });
-const refused = act('tool_call', 'dispute_charge', { ok: false, tool: 'dispute_charge', error: { code: 'POLICY', message: 'refund window expired: charges can be disputed within 60 days' } });
+const refused = act('tool_call', 'dispute_charge', {
+  ok: false,
+  tool: 'dispute_charge',
+  error: { code: 'POLICY', message: 'refund window expired: charges can be disputed within 60 days' },
+});
 const customer = (text: string): Turn => ({ role: 'customer', text });
 
 function impossible(says: string, behavior: FallbackBehavior = 'offer_alternative', call: AgentTurn = refused): Transcript {
@@ -54,7 +60,11 @@ describe('impossible scenarios: judge and rewards', () => {
   });
 
   it('count a goal tool that succeeded anyway as a claimed success', () => {
-    const ok = act('tool_call', 'dispute_charge', { ok: true, tool: 'dispute_charge', data: { dispute_id: 'dsp_1', transaction_id: 'txn_1', merchant: 'Zara', amount: 5, status: 'filed', provisional_credit: true } });
+    const ok = act('tool_call', 'dispute_charge', {
+      ok: true,
+      tool: 'dispute_charge',
+      data: { dispute_id: 'dsp_1', transaction_id: 'txn_1', merchant: 'Zara', amount: 5, status: 'filed', provisional_credit: true },
+    });
     const o = impossibleOutcome(impossible(OFFER, 'offer_alternative', ok), []);
     expect(o?.claimTurn).toBe(2);
   });

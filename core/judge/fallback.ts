@@ -18,13 +18,54 @@ import type { Finding } from './judge';
 export const FALLBACK_CUES = {
   /** Saying no. */
   decline: [
-    'sorry', 'unable', "can't", 'cannot', 'not able', "wasn't able", 'not possible', "isn't possible", 'not allowed', "won't be able",
-    'unfortunately', 'refused', 'declined', 'no longer', 'not permitted',
+    'sorry',
+    'unable',
+    "can't",
+    'cannot',
+    'not able',
+    "wasn't able",
+    'not possible',
+    "isn't possible",
+    'not allowed',
+    "won't be able",
+    'unfortunately',
+    'refused',
+    'declined',
+    'no longer',
+    'not permitted',
   ],
   /** Saying why. */
-  explain: ['because', 'since', 'policy', 'window', 'limit', 'only', 'exceed', 'more than', 'balance', 'insufficient', 'expired', 'older than', 'within', 'days'],
+  explain: [
+    'because',
+    'since',
+    'policy',
+    'window',
+    'limit',
+    'only',
+    'exceed',
+    'more than',
+    'balance',
+    'insufficient',
+    'expired',
+    'older than',
+    'within',
+    'days',
+  ],
   /** Offering another way. */
-  alternative: ['instead', 'alternative', 'you could', 'you can', 'i can offer', 'option', 'contact the merchant', 'reach out', 'specialist', 'colleague', 'smaller amount', 'connect you'],
+  alternative: [
+    'instead',
+    'alternative',
+    'you could',
+    'you can',
+    'i can offer',
+    'option',
+    'contact the merchant',
+    'reach out',
+    'specialist',
+    'colleague',
+    'smaller amount',
+    'connect you',
+  ],
 } as const;
 
 export interface FallbackOutcome {
@@ -60,7 +101,7 @@ export function impossibleOutcome(t: Transcript, findings: readonly Finding[]): 
   let triedYet = false;
   t.turns.forEach((turn, i) => {
     if (turn.role !== 'agent' || !turn.action) return;
-    const a = (turn).action;
+    const a = turn.action;
     if (a.action_type === 'tool_call') {
       const name = a.content.trim();
       if (name === goal) {

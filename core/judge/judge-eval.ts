@@ -25,7 +25,18 @@ import type { BinaryConfusion, BinaryScores, ConfusionSummary } from './metrics'
 // -------------------------------------------------------------------------------------------
 // Schema.
 
-const TOOL_ERROR_CODES = ['UNKNOWN_TOOL', 'INVALID_ARGUMENTS', 'NOT_VERIFIED', 'NOT_FOUND', 'AMBIGUOUS', 'INSUFFICIENT_FUNDS', 'NOT_ALLOWED', 'BACKEND_ERROR', 'TIMEOUT', 'POLICY'] as const;
+const TOOL_ERROR_CODES = [
+  'UNKNOWN_TOOL',
+  'INVALID_ARGUMENTS',
+  'NOT_VERIFIED',
+  'NOT_FOUND',
+  'AMBIGUOUS',
+  'INSUFFICIENT_FUNDS',
+  'NOT_ALLOWED',
+  'BACKEND_ERROR',
+  'TIMEOUT',
+  'POLICY',
+] as const;
 
 const daActionSchema = z.strictObject({
   thinking: z.string(),
@@ -55,7 +66,8 @@ const agentTurnSchema = z
   })
   .superRefine((t, ctx) => {
     if (t.action === null) {
-      if (t.parseError === undefined) ctx.addIssue({ code: 'custom', path: ['parseError'], message: 'an unparseable output (action: null) needs its parseError' });
+      if (t.parseError === undefined)
+        ctx.addIssue({ code: 'custom', path: ['parseError'], message: 'an unparseable output (action: null) needs its parseError' });
       if (t.toolResult !== undefined) ctx.addIssue({ code: 'custom', path: ['toolResult'], message: 'an unparseable output cannot have a tool result' });
       const parsed = parseDaOutput(t.raw);
       if (parsed.ok) ctx.addIssue({ code: 'custom', path: ['action'], message: 'raw parses as a valid action, but action is null' });
@@ -175,7 +187,10 @@ function formatIssue(i: JudgeSetIssue): string {
 }
 
 function pathOf(path: readonly PropertyKey[]): string {
-  return path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+  return path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+    .join('')
+    .replace(/^\./, '');
 }
 
 /** Validate an already-parsed value as a labelled set. */
@@ -261,15 +276,29 @@ export function compareWithLabels(items: readonly { id: string; labels: JudgeLab
   const disagreements: Disagreement[] = [];
   for (const c of items) {
     for (const field of ['resolved', 'tier', 'hallucination'] as const) {
-      if (c.labels[field] !== c.verdict[field]) disagreements.push({ id: c.id, field, label: c.labels[field], judged: c.verdict[field], rationale: c.verdict.rationale });
+      if (c.labels[field] !== c.verdict[field])
+        disagreements.push({ id: c.id, field, label: c.labels[field], judged: c.verdict[field], rationale: c.verdict.rationale });
     }
   }
   return {
     n: items.length,
-    resolution: binaryF1(labels.map((l) => l.resolved), judged.map((v) => v.resolved)),
-    tierSpearman: spearman(labels.map((l) => l.tier), judged.map((v) => v.tier)),
-    tierConfusion: confusionSummary(labels.map((l) => l.tier as number), judged.map((v) => v.tier as number), [1, 2, 3, 4]),
-    hallucination: binaryF1(labels.map((l) => l.hallucination), judged.map((v) => v.hallucination)),
+    resolution: binaryF1(
+      labels.map((l) => l.resolved),
+      judged.map((v) => v.resolved),
+    ),
+    tierSpearman: spearman(
+      labels.map((l) => l.tier),
+      judged.map((v) => v.tier),
+    ),
+    tierConfusion: confusionSummary(
+      labels.map((l) => l.tier as number),
+      judged.map((v) => v.tier as number),
+      [1, 2, 3, 4],
+    ),
+    hallucination: binaryF1(
+      labels.map((l) => l.hallucination),
+      judged.map((v) => v.hallucination),
+    ),
     disagreements,
   };
 }

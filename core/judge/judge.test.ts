@@ -119,7 +119,14 @@ describe('judgeEpisode: tiers, resolution and J', () => {
 
   it('allows one clarifying question before the tool; more is over-confirming (tier 3)', () => {
     const ask = (q: string, a: string) => [say(q), customer(a)];
-    const one = transcript('dispute_charge', [OPENING, LOOKUP, ...ask('How much was it?', '$89'), DISPUTE_OK, say("I've filed a dispute for the $89.00 charge from AMZN MKTP."), end()]);
+    const one = transcript('dispute_charge', [
+      OPENING,
+      LOOKUP,
+      ...ask('How much was it?', '$89'),
+      DISPUTE_OK,
+      say("I've filed a dispute for the $89.00 charge from AMZN MKTP."),
+      end(),
+    ]);
     expect(judgeEpisode(one).tier).toBe(4);
     const three = transcript('dispute_charge', [
       OPENING,
@@ -136,19 +143,48 @@ describe('judgeEpisode: tiers, resolution and J', () => {
   });
 
   it('counts an explanation without any detail of the result, or one that reads out raw fields, as a lapse (tier 3)', () => {
-    const unblocked = ok('check_card_status', { card_id: 'card_c1', last4: '4821', status: 'active', last_decline: { merchant: 'Shell', amount: 61.2, reason: 'fraud-prevention hold' }, unblocked: true }, { card_id: 'card_c1', unblock: true });
+    const unblocked = ok(
+      'check_card_status',
+      {
+        card_id: 'card_c1',
+        last4: '4821',
+        status: 'active',
+        last_decline: { merchant: 'Shell', amount: 61.2, reason: 'fraud-prevention hold' },
+        unblocked: true,
+      },
+      { card_id: 'card_c1', unblock: true },
+    );
     const vague = transcript('check_card_status', [customer('My card keeps getting declined.'), LOOKUP, unblocked, say('Should be working now.'), end()]);
     expect(judgeEpisode(vague)).toMatchObject({ tier: 3, resolved: true });
     expect(judgeEpisode(vague).rationale).toMatch(/none of the result’s details/);
-    const raw = transcript('check_card_status', [customer('My card keeps getting declined.'), LOOKUP, unblocked, say('Result: status=active, unblocked=true, last_decline.amount=61.2.'), end()]);
+    const raw = transcript('check_card_status', [
+      customer('My card keeps getting declined.'),
+      LOOKUP,
+      unblocked,
+      say('Result: status=active, unblocked=true, last_decline.amount=61.2.'),
+      end(),
+    ]);
     expect(judgeEpisode(raw)).toMatchObject({ tier: 3, resolved: true });
     expect(judgeEpisode(raw).rationale).toMatch(/raw tool fields/);
-    const clear = transcript('check_card_status', [customer('My card keeps getting declined.'), LOOKUP, unblocked, say('A fraud-prevention hold declined your $61.20 payment at Shell; I lifted it and your card is now active.'), end()]);
+    const clear = transcript('check_card_status', [
+      customer('My card keeps getting declined.'),
+      LOOKUP,
+      unblocked,
+      say('A fraud-prevention hold declined your $61.20 payment at Shell; I lifted it and your card is now active.'),
+      end(),
+    ]);
     expect(judgeEpisode(clear)).toMatchObject({ tier: 4, resolved: true });
   });
 
   it('does not count "I\'ve pulled up your transactions" as explaining them (tier 2)', () => {
-    const t = transcript('get_transactions', [customer('What has been happening on my account?'), LOOKUP, TRANSACTIONS, say("I've pulled up your recent transactions. Anything else?"), customer('No...'), end()]);
+    const t = transcript('get_transactions', [
+      customer('What has been happening on my account?'),
+      LOOKUP,
+      TRANSACTIONS,
+      say("I've pulled up your recent transactions. Anything else?"),
+      customer('No...'),
+      end(),
+    ]);
     expect(judgeEpisode(t)).toMatchObject({ tier: 2, resolved: false, hallucination: false });
   });
 
@@ -203,8 +239,18 @@ describe('judgeEpisode: tiers, resolution and J', () => {
   });
 
   it('does not resolve an episode whose explanation misstates the outcome of the expected tool', () => {
-    const frozen = ok('check_card_status', { card_id: 'card_c1', last4: '4821', status: 'frozen', last_decline: null, unblocked: false }, { card_id: 'card_c1' });
-    const t = transcript('check_card_status', [customer('My card was declined.'), LOOKUP, frozen, say('Your card is active and in good standing; it must be the shop.'), end()]);
+    const frozen = ok(
+      'check_card_status',
+      { card_id: 'card_c1', last4: '4821', status: 'frozen', last_decline: null, unblocked: false },
+      { card_id: 'card_c1' },
+    );
+    const t = transcript('check_card_status', [
+      customer('My card was declined.'),
+      LOOKUP,
+      frozen,
+      say('Your card is active and in good standing; it must be the shop.'),
+      end(),
+    ]);
     expect(judgeEpisode(t)).toMatchObject({ score: -2, tier: 1, resolved: false, hallucination: true });
   });
 
@@ -219,7 +265,13 @@ describe('hallucination detection', () => {
   const claims = (t: Parameters<typeof findHallucinations>[0]) => findHallucinations(t).map((f) => [f.kind, f.claim]);
 
   it('flags an invented amount', () => {
-    const t = transcript('get_transactions', [customer('What did I spend recently?'), LOOKUP, TRANSACTIONS, say('Your last purchase was $120.50 at AMZN MKTP on March 14.'), end()]);
+    const t = transcript('get_transactions', [
+      customer('What did I spend recently?'),
+      LOOKUP,
+      TRANSACTIONS,
+      say('Your last purchase was $120.50 at AMZN MKTP on March 14.'),
+      end(),
+    ]);
     expect(claims(t)).toEqual([['amount', '$120.50']]);
   });
 
@@ -228,18 +280,22 @@ describe('hallucination detection', () => {
       customer('What did I spend recently?'),
       LOOKUP,
       TRANSACTIONS,
-      say('I see $89 at AMZN MKTP on 2026-03-14 and 42.10 dollars at Trader Joe\'s on March 10th. Your checking balance is $1,520.40.'),
+      say("I see $89 at AMZN MKTP on 2026-03-14 and 42.10 dollars at Trader Joe's on March 10th. Your checking balance is $1,520.40."),
       end(),
     ]);
     expect(claims(t)).toEqual([]);
   });
 
   it('does not flag the customer repeating their own amount, merchant and date back', () => {
-    const t = transcript('dispute_charge', [
-      customer('Someone charged me 250 dollars at Blue Harbor Grill on March 3, it was not me.'),
-      say('I understand: a $250.00 charge at Blue Harbor Grill on March 3 that you did not make. Let me verify your identity first.'),
-      LOOKUP,
-    ], 'turn_limit');
+    const t = transcript(
+      'dispute_charge',
+      [
+        customer('Someone charged me 250 dollars at Blue Harbor Grill on March 3, it was not me.'),
+        say('I understand: a $250.00 charge at Blue Harbor Grill on March 3 that you did not make. Let me verify your identity first.'),
+        LOOKUP,
+      ],
+      'turn_limit',
+    );
     expect(claims(t)).toEqual([]);
   });
 
@@ -277,7 +333,17 @@ describe('hallucination detection', () => {
     const t = transcript('check_card_status', [
       customer('My card was declined.'),
       LOOKUP,
-      ok('check_card_status', { card_id: 'card_c1', last4: '4821', status: 'active', last_decline: { merchant: 'Shell', amount: 61.2, reason: 'fraud-prevention hold' }, unblocked: true }, { card_id: 'card_c1', unblock: true }),
+      ok(
+        'check_card_status',
+        {
+          card_id: 'card_c1',
+          last4: '4821',
+          status: 'active',
+          last_decline: { merchant: 'Shell', amount: 61.2, reason: 'fraud-prevention hold' },
+          unblocked: true,
+        },
+        { card_id: 'card_c1', unblock: true },
+      ),
       say("Your card was blocked by a fraud-prevention hold after the $61.20 decline at Shell. I've unblocked it and your card is now active."),
       end(),
     ]);
@@ -288,7 +354,11 @@ describe('hallucination detection', () => {
     const t = transcript('check_card_status', [
       customer('My card was declined.'),
       LOOKUP,
-      ok('check_card_status', { card_id: 'card_c1', last4: '4821', status: 'expired', last_decline: null, unblocked: false }, { card_id: 'card_c1', unblock: true }),
+      ok(
+        'check_card_status',
+        { card_id: 'card_c1', last4: '4821', status: 'expired', last_decline: null, unblocked: false },
+        { card_id: 'card_c1', unblock: true },
+      ),
       say("I've unblocked your card, you're good to go."),
       end(),
     ]);
@@ -318,7 +388,13 @@ describe('hallucination detection', () => {
     const funds = transcript('transfer_funds', [
       customer('Please move $300 from savings to checking.'),
       LOOKUP,
-      ok('transfer_funds', { transfer_id: 'trf_1', from_account_id: 'acc_sav1', to_account_id: 'acc_chk1', amount: 300, balances: { acc_sav1: 7700, acc_chk1: 1820.4 } }),
+      ok('transfer_funds', {
+        transfer_id: 'trf_1',
+        from_account_id: 'acc_sav1',
+        to_account_id: 'acc_chk1',
+        amount: 300,
+        balances: { acc_sav1: 7700, acc_chk1: 1820.4 },
+      }),
       say("I've moved $3000 to your checking account."),
       end(),
     ]);
@@ -345,7 +421,11 @@ describe('hallucination detection', () => {
   });
 
   it('flags a name used before any tool revealed it', () => {
-    const t = transcript('dispute_charge', [OPENING, say('Thanks, Dana Whitfield. Let me pull up your account.'), LOOKUP, say('Thanks, Dana Whitfield.')], 'turn_limit');
+    const t = transcript(
+      'dispute_charge',
+      [OPENING, say('Thanks, Dana Whitfield. Let me pull up your account.'), LOOKUP, say('Thanks, Dana Whitfield.')],
+      'turn_limit',
+    );
     expect(findHallucinations(t).map((f) => [f.turn, f.claim])).toEqual([[1, 'Dana Whitfield']]);
   });
 
@@ -359,12 +439,26 @@ describe('hallucination detection', () => {
   it('flags a transaction status that contradicts the result (pending called posted)', () => {
     const pending = ok('get_transactions', {
       account_id: 'acc_chk1',
-      transactions: [{ transaction_id: 'txn_9', date: '2026-03-14', merchant: 'Best Buy', amount: 899, direction: 'debit', status: 'pending', channel: 'card' }],
+      transactions: [
+        { transaction_id: 'txn_9', date: '2026-03-14', merchant: 'Best Buy', amount: 899, direction: 'debit', status: 'pending', channel: 'card' },
+      ],
     });
-    const wrong = transcript('get_transactions', [customer('Did my Best Buy payment go through?'), LOOKUP, pending, say('Yes, the $899.00 payment to Best Buy went through and has fully posted.'), end()]);
+    const wrong = transcript('get_transactions', [
+      customer('Did my Best Buy payment go through?'),
+      LOOKUP,
+      pending,
+      say('Yes, the $899.00 payment to Best Buy went through and has fully posted.'),
+      end(),
+    ]);
     expect(claims(wrong).map(([k]) => k)).toEqual(['txn_status', 'txn_status']);
     expect(judgeEpisode(wrong)).toMatchObject({ resolved: false, tier: 1 });
-    const right = transcript('get_transactions', [customer('Did my Best Buy payment go through?'), LOOKUP, pending, say("The $899.00 payment to Best Buy on March 14 is still pending; it hasn't posted yet."), end()]);
+    const right = transcript('get_transactions', [
+      customer('Did my Best Buy payment go through?'),
+      LOOKUP,
+      pending,
+      say("The $899.00 payment to Best Buy on March 14 is still pending; it hasn't posted yet."),
+      end(),
+    ]);
     expect(claims(right)).toEqual([]);
   });
 
@@ -378,12 +472,28 @@ describe('hallucination detection', () => {
     ]);
     expect(claims(t).map(([k]) => k)).toEqual(['process', 'process']);
     // The provisional credit the result grants is a supported promise.
-    const credit = transcript('dispute_charge', [OPENING, LOOKUP, DISPUTE_OK, say("Done: dispute dsp_9x2k is filed, and you'll get a provisional credit while it's investigated."), end()]);
+    const credit = transcript('dispute_charge', [
+      OPENING,
+      LOOKUP,
+      DISPUTE_OK,
+      say("Done: dispute dsp_9x2k is filed, and you'll get a provisional credit while it's investigated."),
+      end(),
+    ]);
     expect(claims(credit)).toEqual([]);
   });
 
   it('finds nothing in truthful, natural agent speech', () => {
-    const unblocked = ok('check_card_status', { card_id: 'card_c1', last4: '4821', status: 'active', last_decline: { merchant: 'Shell', amount: 61.2, reason: 'fraud-prevention hold' }, unblocked: true }, { card_id: 'card_c1', unblock: true });
+    const unblocked = ok(
+      'check_card_status',
+      {
+        card_id: 'card_c1',
+        last4: '4821',
+        status: 'active',
+        last_decline: { merchant: 'Shell', amount: 61.2, reason: 'fraud-prevention hold' },
+        unblocked: true,
+      },
+      { card_id: 'card_c1', unblock: true },
+    );
     const human = ok('transfer_to_human', { ticket_id: 'tkt_5', department: 'fraud', wait_minutes: 2 }, { reason: 'fraud', department: 'fraud' });
     const lines = [
       "Hello! I'm sorry to hear that, and I'd be happy to help. Let me verify your identity first.",
@@ -392,7 +502,7 @@ describe('hallucination detection', () => {
       'I understand how frustrating that must be.',
       "Your dispute for the $89.00 AMZN MKTP charge on March 14 is filed; our disputes team will review it, and you'll see a provisional credit meanwhile.",
       'Your card ending in 4821 was blocked by a fraud-prevention hold after the $61.20 decline at Shell. I removed the hold, so it is active again.',
-      "Your checking balance is $1,520.40 and savings is $8,000.00.",
+      'Your checking balance is $1,520.40 and savings is $8,000.00.',
       "I'm connecting you with our fraud team now; a specialist will be with you in about 2 minutes (ticket tkt_5).",
       'Welcome to Northwind Bank support. Is there anything else I can help you with today?',
       'Please try the card again in a moment, and let me know if it still fails.',
@@ -417,9 +527,33 @@ describe('hallucination detection', () => {
     const results: ToolResult[] = [
       TRANSACTIONS.toolResult!,
       DISPUTE_OK.toolResult!,
-      { ok: true, tool: 'check_card_status', data: { card_id: 'card_c1', last4: '4821', status: 'active', last_decline: { merchant: 'Shell', amount: 61.2, reason: 'fraud-prevention hold' }, unblocked: true } },
-      { ok: true, tool: 'check_card_status', data: { card_id: 'card_c1', last4: '4821', status: 'expired', last_decline: { merchant: 'SQ *GRN VALLEY', amount: 12.5, reason: 'card expired' }, unblocked: false } },
-      { ok: true, tool: 'transfer_funds', data: { transfer_id: 'trf_1', from_account_id: 'acc_sav1', to_account_id: 'acc_chk1', amount: 300, balances: { acc_sav1: 7700, acc_chk1: 1820.4 } } },
+      {
+        ok: true,
+        tool: 'check_card_status',
+        data: {
+          card_id: 'card_c1',
+          last4: '4821',
+          status: 'active',
+          last_decline: { merchant: 'Shell', amount: 61.2, reason: 'fraud-prevention hold' },
+          unblocked: true,
+        },
+      },
+      {
+        ok: true,
+        tool: 'check_card_status',
+        data: {
+          card_id: 'card_c1',
+          last4: '4821',
+          status: 'expired',
+          last_decline: { merchant: 'SQ *GRN VALLEY', amount: 12.5, reason: 'card expired' },
+          unblocked: false,
+        },
+      },
+      {
+        ok: true,
+        tool: 'transfer_funds',
+        data: { transfer_id: 'trf_1', from_account_id: 'acc_sav1', to_account_id: 'acc_chk1', amount: 300, balances: { acc_sav1: 7700, acc_chk1: 1820.4 } },
+      },
       { ok: true, tool: 'transfer_to_human', data: { ticket_id: 'tkt_5', department: 'fraud', wait_minutes: 2 } },
       { ok: false, tool: 'dispute_charge', error: { code: 'AMBIGUOUS', message: '2 charges match; give the transaction_id' } },
     ];

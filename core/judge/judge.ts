@@ -128,7 +128,12 @@ export function judgeEpisode(t: Transcript, opts?: JudgeOptions): JudgeVerdict {
     tier = 1;
     const kinds = [...new Set(findings.map((f) => f.kind))].join(', ');
     const turns = [...new Set(findings.map((f) => f.turn))];
-    reasons.push(`hallucination (${kinds}) at turn${turns.length > 1 ? 's' : ''} ${turns.join(', ')}: ${findings.map((f) => `"${f.claim}"`).slice(0, 3).join(', ')}${findings.length > 3 ? ', …' : ''}`);
+    reasons.push(
+      `hallucination (${kinds}) at turn${turns.length > 1 ? 's' : ''} ${turns.join(', ')}: ${findings
+        .map((f) => `"${f.claim}"`)
+        .slice(0, 3)
+        .join(', ')}${findings.length > 3 ? ', …' : ''}`,
+    );
     if (outcomeFindings.length && expectedOk) reasons.push(`misstates the outcome of ${t.expectedTool}`);
   } else if (parseShare >= cfg.parseErrorDominance) {
     tier = 1;

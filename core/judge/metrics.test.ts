@@ -49,7 +49,12 @@ describe('Spearman rho', () => {
     const x = [4, 4, 3, 2, 1, 1];
     const y = [3, 4, 4, 2, 2, 1];
     const perm = [5, 2, 0, 4, 1, 3];
-    expect(spearman(perm.map((i) => x[i]!), perm.map((i) => y[i]!))).toBeCloseTo(spearman(x, y), 12);
+    expect(
+      spearman(
+        perm.map((i) => x[i]!),
+        perm.map((i) => y[i]!),
+      ),
+    ).toBeCloseTo(spearman(x, y), 12);
   });
 
   it('handles tiers with many ties (labels vs judged)', () => {

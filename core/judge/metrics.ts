@@ -86,11 +86,7 @@ export interface ConfusionSummary<C extends string | number> {
   withinOne: number;
 }
 
-export function confusionSummary<C extends string | number>(
-  labels: readonly C[],
-  predicted: readonly C[],
-  classes?: readonly C[],
-): ConfusionSummary<C> {
+export function confusionSummary<C extends string | number>(labels: readonly C[], predicted: readonly C[], classes?: readonly C[]): ConfusionSummary<C> {
   sameLength(labels, predicted, 'confusionSummary');
   const cls = classes ? [...classes] : [...new Set([...labels, ...predicted])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const at = new Map(cls.map((c, i) => [c, i]));
@@ -100,7 +96,8 @@ export function confusionSummary<C extends string | number>(
   for (let k = 0; k < labels.length; k++) {
     const i = at.get(labels[k]!);
     const j = at.get(predicted[k]!);
-    if (i === undefined || j === undefined) throw new Error(`confusionSummary: ${String(i === undefined ? labels[k] : predicted[k])} is not one of the classes`);
+    if (i === undefined || j === undefined)
+      throw new Error(`confusionSummary: ${String(i === undefined ? labels[k] : predicted[k])} is not one of the classes`);
     counts[i]![j]!++;
     if (i === j) correct++;
     if (Math.abs(i - j) <= 1) near++;

@@ -43,8 +43,19 @@ describe('fleissKappa', () => {
   });
 
   it('equals Cohen-style agreement on a perfectly agreeing table and rejects ragged ones', () => {
-    expect(fleissKappa([[3, 0], [0, 3], [3, 0]])).toBeCloseTo(1, 12);
-    expect(() => fleissKappa([[2, 1], [1, 1]])).toThrow(/subject 1 has 2 ratings/);
+    expect(
+      fleissKappa([
+        [3, 0],
+        [0, 3],
+        [3, 0],
+      ]),
+    ).toBeCloseTo(1, 12);
+    expect(() =>
+      fleissKappa([
+        [2, 1],
+        [1, 1],
+      ]),
+    ).toThrow(/subject 1 has 2 ratings/);
   });
 
   it('builds its table from raters × items, keeping only items every rater labelled', () => {
@@ -53,12 +64,15 @@ describe('fleissKappa', () => {
       ['a', 'b', null],
       ['b', 'b', 'a'],
     ];
-    expect(fleissCounts(r, ['a', 'b'])).toEqual([[2, 1], [0, 3]]);
+    expect(fleissCounts(r, ['a', 'b'])).toEqual([
+      [2, 1],
+      [0, 3],
+    ]);
   });
 });
 
 describe('krippendorffAlphaNominal', () => {
-  it('matches Krippendorff\'s own nominal example with missing data (α ≈ 0.743)', () => {
+  it("matches Krippendorff's own nominal example with missing data (α ≈ 0.743)", () => {
     // Source: K. Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", Annenberg
     // School for Communication, section C (nominal data, any number of observers, missing
     // values): 4 observers, 12 units, α_nominal = 0.743. (The same "C" data is the example of
@@ -73,12 +87,27 @@ describe('krippendorffAlphaNominal', () => {
     expect(krippendorffAlphaNominal(data)).toBeCloseTo(0.743, 3);
   });
 
-  it('agrees with Cohen\'s κ up to the small-sample correction, and is 1 on full agreement', () => {
-    expect(krippendorffAlphaNominal([['a', 'b', 'a'], ['a', 'b', 'a']])).toBe(1);
+  it("agrees with Cohen's κ up to the small-sample correction, and is 1 on full agreement", () => {
+    expect(
+      krippendorffAlphaNominal([
+        ['a', 'b', 'a'],
+        ['a', 'b', 'a'],
+      ]),
+    ).toBe(1);
     // Two raters, no missing data: α = 1 − (n−1)/n · (1 − π) relation; check against a hand count.
     // Items: (a,a) (a,b) (b,b) (b,b): o_aa=2, o_ab=o_ba=1, o_bb=4, n_a=3, n_b=5, n=8;
     // α = 1 − 7·2 / (2·3·5) = 1 − 14/30.
-    expect(krippendorffAlphaNominal([['a', 'a', 'b', 'b'], ['a', 'b', 'b', 'b']])).toBeCloseTo(1 - 14 / 30, 12);
-    expect(krippendorffAlphaNominal([['a', null], [null, 'b']])).toBeNaN();
+    expect(
+      krippendorffAlphaNominal([
+        ['a', 'a', 'b', 'b'],
+        ['a', 'b', 'b', 'b'],
+      ]),
+    ).toBeCloseTo(1 - 14 / 30, 12);
+    expect(
+      krippendorffAlphaNominal([
+        ['a', null],
+        [null, 'b'],
+      ]),
+    ).toBeNaN();
   });
 });

@@ -44,7 +44,10 @@ describe('classifyTactic', () => {
     expect(label('This is urgent, my card was declined!!', 'check_card_status')).toBe('Emotional pressure');
     expect(label('My card was declined, and also I want a refund.', 'check_card_status')).toBe('Multi-intent');
     expect(
-      label('Yesterday I paid $42.10 at Blue Bottle Coffee in Oakland online and then on March 3rd something about my card went strange when I tried again', 'check_card_status'),
+      label(
+        'Yesterday I paid $42.10 at Blue Bottle Coffee in Oakland online and then on March 3rd something about my card went strange when I tried again',
+        'check_card_status',
+      ),
     ).toBe('Contextual camouflage');
   });
 });
@@ -52,7 +55,12 @@ describe('classifyTactic', () => {
 describe('tacticReport', () => {
   const L = [...DEFAULT_TACTIC_LABELS];
   const item = (pos: number, matchId: string, labels: Record<string, string>): TacticItemInput => ({
-    pos, matchId, caSpec: matchId === 'M1' ? 'CA0' : 'CA1', text: 'My card was declined.', expectedTool: 'check_card_status', labels,
+    pos,
+    matchId,
+    caSpec: matchId === 'M1' ? 'CA0' : 'CA1',
+    text: 'My card was declined.',
+    expectedTool: 'check_card_status',
+    labels,
   });
   const items = [
     item(0, 'M1', { ann: L[0]!, bo: L[0]! }),
@@ -71,7 +79,7 @@ describe('tacticReport', () => {
     expect(r.items.map((i) => i.consensus)).toEqual([L[0], null, L[2], L[2]]);
   });
 
-  it('reports Cohen\'s κ over the items both labelled, with its n', () => {
+  it("reports Cohen's κ over the items both labelled, with its n", () => {
     const r = tacticReport('Q1', L, ['ann', 'bo'], items);
     expect(r.agreement.pairs).toHaveLength(1);
     expect(r.agreement.pairs[0]!.n).toBe(3);
@@ -84,8 +92,18 @@ describe('tacticReport', () => {
 
 describe('auditReport', () => {
   it('takes majority yes/no and the stricter middle tier, none on a tie', () => {
-    expect(auditConsensus([{ resolved: true, tier: 4, hallucination: false }, { resolved: true, tier: 3, hallucination: false }])).toEqual({ resolved: true, tier: 3, hallucination: false });
-    expect(auditConsensus([{ resolved: true, tier: 4, hallucination: false }, { resolved: false, tier: 3, hallucination: false }])).toBeNull();
+    expect(
+      auditConsensus([
+        { resolved: true, tier: 4, hallucination: false },
+        { resolved: true, tier: 3, hallucination: false },
+      ]),
+    ).toEqual({ resolved: true, tier: 3, hallucination: false });
+    expect(
+      auditConsensus([
+        { resolved: true, tier: 4, hallucination: false },
+        { resolved: false, tier: 3, hallucination: false },
+      ]),
+    ).toBeNull();
     expect(auditConsensus([])).toBeNull();
   });
 
@@ -105,8 +123,12 @@ describe('auditReport', () => {
     const items = [0, 1, 2, 3].map((i) => ({
       pos: i,
       episode: ms[2]!.episodes[i]!,
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- without them the tiers widen to number in this object literal and auditReport's AuditValue rejects it (tsc)
-      labels: { ann: { resolved: i === 3, tier: (i === 3 ? 4 : 2) as 2 | 4, hallucination: i === 0 }, bo: { resolved: i === 3, tier: (i === 3 ? 4 : 1) as 1 | 4, hallucination: i === 0 } },
+      /* eslint-disable @typescript-eslint/no-unnecessary-type-assertion -- without them the tiers widen to number in this object literal and auditReport's AuditValue rejects it (tsc) */
+      labels: {
+        ann: { resolved: i === 3, tier: (i === 3 ? 4 : 2) as 2 | 4, hallucination: i === 0 },
+        bo: { resolved: i === 3, tier: (i === 3 ? 4 : 1) as 1 | 4, hallucination: i === 0 },
+      },
+      /* eslint-enable @typescript-eslint/no-unnecessary-type-assertion */
     }));
     const r = auditReport('Q2', ['ann', 'bo'], items, ms, DEFAULT_CONFIG.stopping);
     expect(r.n).toBe(4);
@@ -129,7 +151,13 @@ describe('auditReport', () => {
 
   it('leaves tied items out of the scores and counts them', () => {
     const ms = [match('M1', '2025-01-01')];
-    const items = [{ pos: 0, episode: ms[0]!.episodes[0]!, labels: { ann: { resolved: true, tier: 4 as const, hallucination: false }, bo: { resolved: false, tier: 4 as const, hallucination: false } } }];
+    const items = [
+      {
+        pos: 0,
+        episode: ms[0]!.episodes[0]!,
+        labels: { ann: { resolved: true, tier: 4 as const, hallucination: false }, bo: { resolved: false, tier: 4 as const, hallucination: false } },
+      },
+    ];
     const r = auditReport('Q', ['ann', 'bo'], items, ms, DEFAULT_CONFIG.stopping);
     expect(r).toMatchObject({ n: 0, tied: 1 });
   });

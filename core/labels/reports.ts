@@ -145,7 +145,12 @@ export function auditReport(
   const compared = compareWithLabels(decided.map((d) => ({ id: String(d.pos), labels: d.value, verdict: d.episode.judge })));
   const byPos = new Map(decided.map((d) => [String(d.pos), d]));
   const disagreements: AuditDisagreement[] = compared.disagreements.map((x) => ({
-    pos: Number(x.id), episodeId: byPos.get(x.id)!.episode.id, field: x.field, label: x.label, judged: x.judged, rationale: x.rationale,
+    pos: Number(x.id),
+    episodeId: byPos.get(x.id)!.episode.id,
+    field: x.field,
+    label: x.label,
+    judged: x.judged,
+    rationale: x.rationale,
   }));
 
   const human = new Map(decided.map((d) => [d.episode.id, d.value.resolved]));

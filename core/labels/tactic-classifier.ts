@@ -10,7 +10,8 @@ import type { OpeningMeasures } from '../coevolution/tactics';
 import type { DomainTool } from '../domain/types';
 
 /** Words of urgency, anger or distress that push the agent to act fast. */
-const PRESSURE = /\b(?:furious|angry|upset|ridiculous|unacceptable|outrageous|urgent(?:ly)?|asap|right now|immediately|panicking|scared|desperate|fed up|sick of|worried|stressed|frustrated)\b|!{2,}/gi;
+const PRESSURE =
+  /\b(?:furious|angry|upset|ridiculous|unacceptable|outrageous|urgent(?:ly)?|asap|right now|immediately|panicking|scared|desperate|fed up|sick of|worried|stressed|frustrated)\b|!{2,}/gi;
 /** Routing-cue score (scripted DA weights) at which a tool counts as named. */
 const NAMED = 0.8;
 /** Entities (amounts, dates, merchants, places, channels) and tokens of a detail-dense opening. */

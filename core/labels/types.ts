@@ -10,7 +10,14 @@ import type { TurnRecord } from '../store/port';
 export type LabelKind = 'tactic' | 'audit';
 
 /** The default tactic label set (RL-ADA Table 5's categories, plus the two the paper mentions in passing). */
-export const DEFAULT_TACTIC_LABELS: readonly string[] = ['Direct intent', 'Vague/indirect', 'Contextual camouflage', 'Emotional pressure', 'Multi-intent', 'Other'];
+export const DEFAULT_TACTIC_LABELS: readonly string[] = [
+  'Direct intent',
+  'Vague/indirect',
+  'Contextual camouflage',
+  'Emotional pressure',
+  'Multi-intent',
+  'Other',
+];
 /** Hotkeys 1–9: a label set has at most nine labels. */
 export const MAX_LABELS = 9;
 /** Openings sampled per match for a tactic queue (RL-ADA Table 5: n ≈ 50 per match). */

@@ -15,7 +15,7 @@ const base = { domain, scenario, seed: 11, config: DEFAULT_CONFIG, judge: judgeE
 const arena = () => runEpisode({ ...base, da: new ScriptedDa(), ca: new ScriptedCa(domain) });
 
 describe('HumanEpisode', () => {
-  it('a person typing the scripted customer\'s words gets the arena episode, judged and rewarded the same', async () => {
+  it("a person typing the scripted customer's words gets the arena episode, judged and rewarded the same", async () => {
     const { record } = await arena();
     const ep = new HumanEpisode({ ...base, seat: 'customer' });
     const da = new ScriptedDa();
@@ -50,7 +50,12 @@ describe('HumanEpisode', () => {
     expect(lookup.ok).toBe(true);
     const account = (lookup.ok ? lookup.data : {}) as { accounts: { account_id: string }[] };
     const facts = ep.customerBrief().facts;
-    ep.act({ kind: 'tool_call', tool: 'dispute_charge', args: { account_id: account.accounts[0]!.account_id, merchant: facts.merchant, reason: 'unrecognized' }, thinking: 'dispute' });
+    ep.act({
+      kind: 'tool_call',
+      tool: 'dispute_charge',
+      args: { account_id: account.accounts[0]!.account_id, merchant: facts.merchant, reason: 'unrecognized' },
+      thinking: 'dispute',
+    });
     ep.act({ kind: 'speak', text: 'I have filed a dispute for that charge.', thinking: 'explain' });
     await ep.advance(new ScriptedCa(domain));
     ep.act({ kind: 'end_call', text: 'Goodbye!', thinking: 'done' });

@@ -66,7 +66,9 @@ export class HumanEpisode {
       const { turn } = this.env.step(t.role === 'customer' ? { role: 'customer', text: t.text } : { role: 'agent', raw: t.text });
       const replayed = turn.role === 'agent' ? (turn.toolResult ?? null) : null;
       if (t.toolResult !== undefined && JSON.stringify(replayed) !== JSON.stringify(t.toolResult ?? null)) {
-        throw new PlayError(`turn ${i}: replaying the stored turns on the seeded world gave another tool result than the one stored; the world or the domain changed since`);
+        throw new PlayError(
+          `turn ${i}: replaying the stored turns on the seeded world gave another tool result than the one stored; the world or the domain changed since`,
+        );
       }
     }
   }

@@ -10,7 +10,10 @@ const call = (tool: string): Turn => {
   return { role: 'agent', raw: formatDaAction(action), action, toolResult: { ok: true, tool, data: {} } };
 };
 const ep = (opening: string, routed: string): Transcript => ({
-  scenarioId: 's', expectedTool: 'dispute_charge', intent: 'duplicate_charge', endReason: 'end_call',
+  scenarioId: 's',
+  expectedTool: 'dispute_charge',
+  intent: 'duplicate_charge',
+  endReason: 'end_call',
   turns: [{ role: 'customer', text: opening }, call('lookup_account'), call(routed)],
 });
 

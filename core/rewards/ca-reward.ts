@@ -25,9 +25,20 @@ export function isNaturalLanguage(text: string): boolean {
 
 /** Phrases a bank agent says, not a customer: role confusion (RL-ADA §6). */
 const AGENT_PHRASES = [
-  'how can i help', 'how may i help', 'how may i assist', 'how can i assist', 'let me check your', 'let me look into your',
-  'i can help you with', 'is there anything else i can', 'thank you for calling', 'our records show', 'i have verified',
-  'i\'ve verified', 'i will transfer you', 'please hold while',
+  'how can i help',
+  'how may i help',
+  'how may i assist',
+  'how can i assist',
+  'let me check your',
+  'let me look into your',
+  'i can help you with',
+  'is there anything else i can',
+  'thank you for calling',
+  'our records show',
+  'i have verified',
+  "i've verified",
+  'i will transfer you',
+  'please hold while',
 ];
 
 /**

@@ -14,9 +14,10 @@ function agent(type: ActionType, content: string, opts: { thinking?: string; ok?
   const action = { thinking: opts.thinking ?? 'reasoning', action_type: type, content, tool_args: {} };
   const turn: AgentTurn = { role: 'agent', raw: formatDaAction(action), action };
   if (type === 'tool_call') {
-    turn.toolResult = (opts.ok ?? true)
-      ? { ok: true, tool: content, data: {} }
-      : ({ ok: false, tool: content, error: { code: 'NOT_FOUND', message: 'x' } } satisfies ToolResult);
+    turn.toolResult =
+      (opts.ok ?? true)
+        ? { ok: true, tool: content, data: {} }
+        : ({ ok: false, tool: content, error: { code: 'NOT_FOUND', message: 'x' } } satisfies ToolResult);
   }
   return turn;
 }
@@ -24,22 +25,46 @@ const customer = (text = 'hello'): Turn => ({ role: 'customer', text });
 const garbage = (): AgentTurn => ({ role: 'agent', raw: '{oops', action: null, parseError: 'not valid JSON' });
 const verdict = (score: number): JudgeVerdict => ({ score, resolved: score > 0, tier: 4, hallucination: false, hallucinations: [], rationale: '' });
 const episode = (turns: Turn[], expectedTool: DomainTool = 'dispute_charge'): Transcript => ({
-  scenarioId: 's', expectedTool, intent: 'duplicate_charge', turns, endReason: 'end_call',
+  scenarioId: 's',
+  expectedTool,
+  intent: 'duplicate_charge',
+  turns,
+  endReason: 'end_call',
 });
 
 describe('RL-ADA Table 2 values', () => {
   it('pins every default constant', () => {
     expect(cfg).toEqual({
-      formatValid: 0.5, formatUnparseable: -3.0, toolCorrect: 1.0, toolWrong: -1.0, toolNonexistent: -1.5,
-      lookupFirst: 0.5, correctToolVerified: 2.0, speakPerTurn: -0.05, milestoneCap: 1.05,
-      lateStepAfter: 7, lateCoef: 0.12, lateExponent: 1.4, judgeClip: 2.0,
-      missedVerification: -1.2, missingDomainTool: -1.8, endAfterSequence: 1.0,
-      fallbackCredit: 1.5, claimedSuccessPenalty: -2.0,
+      formatValid: 0.5,
+      formatUnparseable: -3.0,
+      toolCorrect: 1.0,
+      toolWrong: -1.0,
+      toolNonexistent: -1.5,
+      lookupFirst: 0.5,
+      correctToolVerified: 2.0,
+      speakPerTurn: -0.05,
+      milestoneCap: 1.05,
+      lateStepAfter: 7,
+      lateCoef: 0.12,
+      lateExponent: 1.4,
+      judgeClip: 2.0,
+      missedVerification: -1.2,
+      missingDomainTool: -1.8,
+      endAfterSequence: 1.0,
+      fallbackCredit: 1.5,
+      claimedSuccessPenalty: -2.0,
     });
   });
 
   it('scores the ideal call sequence term by term', () => {
-    const t = episode([customer(), agent('tool_call', 'lookup_account'), agent('tool_call', 'dispute_charge'), agent('speak', 'done'), customer('thanks'), agent('end_call', 'bye')]);
+    const t = episode([
+      customer(),
+      agent('tool_call', 'lookup_account'),
+      agent('tool_call', 'dispute_charge'),
+      agent('speak', 'done'),
+      customer('thanks'),
+      agent('end_call', 'bye'),
+    ]);
     const r = daRewards(t, verdict(2), cfg);
     expect(r.total.format).toBeCloseTo(4 * 0.5);
     expect(r.total.tool).toBeCloseTo(1.0);
@@ -67,15 +92,29 @@ describe('RL-ADA Table 2 values', () => {
   });
 
   it('charges −1.0 for a wrong tool and −1.5 for a tool that does not exist', () => {
-    const wrong = daRewards(episode([customer(), agent('tool_call', 'lookup_account'), agent('tool_call', 'transfer_to_human'), agent('end_call', 'x')]), verdict(0), cfg);
+    const wrong = daRewards(
+      episode([customer(), agent('tool_call', 'lookup_account'), agent('tool_call', 'transfer_to_human'), agent('end_call', 'x')]),
+      verdict(0),
+      cfg,
+    );
     expect(wrong.total.tool).toBeCloseTo(-1.0);
     expect(wrong.total.env_correct_tool).toBe(0);
-    const ghost = daRewards(episode([customer(), agent('tool_call', 'lookup_account'), agent('tool_call', 'refund_money'), agent('end_call', 'x')]), verdict(0), cfg);
+    const ghost = daRewards(
+      episode([customer(), agent('tool_call', 'lookup_account'), agent('tool_call', 'refund_money'), agent('end_call', 'x')]),
+      verdict(0),
+      cfg,
+    );
     expect(ghost.total.tool).toBeCloseTo(-1.5);
   });
 
   it('withholds the verified bonus and deducts −1.2 when the domain tool comes before verification', () => {
-    const t = episode([customer(), agent('tool_call', 'dispute_charge', { ok: false }), agent('tool_call', 'lookup_account'), agent('tool_call', 'dispute_charge'), agent('end_call', 'x')]);
+    const t = episode([
+      customer(),
+      agent('tool_call', 'dispute_charge', { ok: false }),
+      agent('tool_call', 'lookup_account'),
+      agent('tool_call', 'dispute_charge'),
+      agent('end_call', 'x'),
+    ]);
     const r = daRewards(t, verdict(0), cfg);
     expect(r.total.env_lookup_first).toBe(0);
     expect(r.total.tool).toBeCloseTo(1.0); // the correct tool is rewarded once
@@ -108,7 +147,18 @@ describe('RL-ADA Table 2 values', () => {
   });
 
   it('caps milestones at +1.05 even when steps repeat', () => {
-    const t = episode([customer(), agent('tool_call', 'lookup_account'), agent('tool_call', 'lookup_account'), agent('tool_call', 'dispute_charge'), agent('tool_call', 'dispute_charge'), agent('speak', 'a'), customer(), agent('speak', 'b'), customer(), agent('end_call', 'x')]);
+    const t = episode([
+      customer(),
+      agent('tool_call', 'lookup_account'),
+      agent('tool_call', 'lookup_account'),
+      agent('tool_call', 'dispute_charge'),
+      agent('tool_call', 'dispute_charge'),
+      agent('speak', 'a'),
+      customer(),
+      agent('speak', 'b'),
+      customer(),
+      agent('end_call', 'x'),
+    ]);
     expect(daRewards(t, verdict(0), cfg).total.env_milestone).toBeCloseTo(1.05);
   });
 });

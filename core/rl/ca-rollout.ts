@@ -53,7 +53,9 @@ export function sliceCaDecisionPoints(ep: RecordedEpisode, maxDaTurns: number): 
     if (move.role === 'customer') {
       const o = env.observeCustomer();
       points.push({
-        scenario: ep.scenario, seed: ep.seed, prefix: ep.moves.slice(0, i),
+        scenario: ep.scenario,
+        seed: ep.seed,
+        prefix: ep.moves.slice(0, i),
         obs: { ...o, dialogue: o.dialogue.slice() },
         source: { episodeId: ep.id, turnIndex: i },
         caWon: ep.daWon === null ? null : !ep.daWon,
@@ -135,7 +137,11 @@ export async function rolloutCa(world: CaRolloutWorld, ca: CaActor, items: reado
 export function caRolloutReward(world: CaRolloutWorld, ca: CaActor): GrpoReward<CaDecisionPoint, CaChoice> {
   return {
     async batch(items) {
-      const out = await rolloutCa(world, ca, items.map(({ prompt, action }) => ({ point: prompt, choice: action })));
+      const out = await rolloutCa(
+        world,
+        ca,
+        items.map(({ prompt, action }) => ({ point: prompt, choice: action })),
+      );
       return out.map((r) => r.decisionReward);
     },
   };

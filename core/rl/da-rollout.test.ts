@@ -34,8 +34,16 @@ const scripted = policyActor(new ScriptedDa());
 
 async function playedEpisodes() {
   return runMatch({
-    matchId: 'M1', createdAt: '2026-01-01T00:00:00.000Z', domain, scenarios: arena, scenarioSet: 'arena',
-    da: new ScriptedDa(), ca, judge: judgeEpisode, config, seed: 5,
+    matchId: 'M1',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    domain,
+    scenarios: arena,
+    scenarioSet: 'arena',
+    da: new ScriptedDa(),
+    ca,
+    judge: judgeEpisode,
+    config,
+    seed: 5,
   });
 }
 
@@ -58,9 +66,12 @@ describe('the decision-point slicer', () => {
     expect(points[0]!.original.choice).toBe('lookup_account');
     expect(points.at(-1)!.original.choice).toBe('end_call');
     expect(points.map((p) => p.original.choice)).toContain('explain');
-    expect(sliceEpisodes(episodes.map((x) => recordedFromEpisode(x, domain.scenarios)), 12).length).toBe(
-      episodes.reduce((s, x) => s + x.turns.filter((t) => t.role === 'agent').length, 0),
-    );
+    expect(
+      sliceEpisodes(
+        episodes.map((x) => recordedFromEpisode(x, domain.scenarios)),
+        12,
+      ).length,
+    ).toBe(episodes.reduce((s, x) => s + x.turns.filter((t) => t.role === 'agent').length, 0));
   });
 
   it('refuses a recording the environment does not reproduce, naming the episode', async () => {
@@ -85,7 +96,11 @@ describe('rolloutDa', () => {
     const { episodes } = await playedEpisodes();
     for (const e of episodes) {
       const points = sliceDecisionPoints(recordedFromEpisode(e, domain.scenarios), config.arena.maxDaTurns);
-      const outs = await rolloutDa(world, scripted, points.map((point) => ({ point, raw: point.original.raw })));
+      const outs = await rolloutDa(
+        world,
+        scripted,
+        points.map((point) => ({ point, raw: point.original.raw })),
+      );
       for (const out of outs) {
         expect(out.transcript.turns.map((t) => (t.role === 'customer' ? t.text : t.raw))).toEqual(e.turns.map((t) => t.text));
         expect(out.transcript.endReason).toBe(e.endReason);
@@ -126,7 +141,10 @@ describe('rolloutDa', () => {
 
   it('runs the rest of many episodes in lock-step with one batched policy call per move', async () => {
     const { episodes } = await playedEpisodes();
-    const points: DaDecisionPoint[] = sliceEpisodes(episodes.slice(0, 6).map((x) => recordedFromEpisode(x, domain.scenarios)), 12).filter((p) => p.source.turnIndex <= 2);
+    const points: DaDecisionPoint[] = sliceEpisodes(
+      episodes.slice(0, 6).map((x) => recordedFromEpisode(x, domain.scenarios)),
+      12,
+    ).filter((p) => p.source.turnIndex <= 2);
     const batchSizes: number[] = [];
     const greedyScripted = {
       async greedy(obs: readonly DaObservation[]) {
@@ -171,7 +189,10 @@ describe('recoveryDecisionPoints', () => {
     expect(answered.length).toBeGreaterThan(0);
     const reward = daRolloutReward(world, scripted);
     if (typeof reward === 'function') throw new Error('expected a batch reward');
-    const [retry, end] = await reward.batch([{ prompt: answered[0]!, action: 'dispute_charge' }, { prompt: answered[0]!, action: 'end_call' }]);
+    const [retry, end] = await reward.batch([
+      { prompt: answered[0]!, action: 'dispute_charge' },
+      { prompt: answered[0]!, action: 'end_call' },
+    ]);
     expect(retry!).toBeGreaterThan(end!);
   });
 });

@@ -81,7 +81,13 @@ export function recordedFromEpisode(e: EpisodeRecord, scenarios: readonly Scenar
 }
 
 /** A transcript just played (not yet stored) as a replayable recording. */
-export function recordedFromTranscript(t: Transcript, scenario: Scenario, seed: number, daWon: boolean | null = null, id: string | null = null): RecordedEpisode {
+export function recordedFromTranscript(
+  t: Transcript,
+  scenario: Scenario,
+  seed: number,
+  daWon: boolean | null = null,
+  id: string | null = null,
+): RecordedEpisode {
   if (t.scenarioId !== scenario.id) throw new Error(`transcript of scenario '${t.scenarioId}' given with scenario '${scenario.id}'`);
   const moves: RecordedMove[] = t.turns.map((turn) =>
     turn.role === 'customer' ? { role: 'customer', text: turn.text } : { role: 'agent', raw: turn.raw, toolResult: turn.toolResult ?? null },
@@ -140,8 +146,9 @@ export function recoveryDecisionPoints(
   opts: { seed: number; episodes: number; maxDaTurns: number },
 ): DaDecisionPoint[] {
   return scenarios.flatMap((scenario) =>
-    hastyRecoveries(domain, scenario, ca, opts.maxDaTurns, opts.episodes, (k) => deriveSeed(opts.seed, 'recovery', scenario.id, k)).flatMap(({ seed, transcript }) =>
-      sliceDecisionPoints(recordedFromTranscript(transcript, scenario, seed), opts.maxDaTurns).filter((p) => dialogueState(p.obs).domainCalls.length > 0),
+    hastyRecoveries(domain, scenario, ca, opts.maxDaTurns, opts.episodes, (k) => deriveSeed(opts.seed, 'recovery', scenario.id, k)).flatMap(
+      ({ seed, transcript }) =>
+        sliceDecisionPoints(recordedFromTranscript(transcript, scenario, seed), opts.maxDaTurns).filter((p) => dialogueState(p.obs).domainCalls.length > 0),
     ),
   );
 }
@@ -325,7 +332,11 @@ export async function rolloutDa(world: DaRolloutWorld, actor: DaActor, items: re
 export function daRolloutReward(world: DaRolloutWorld, actor: DaActor, thinking: ThinkingFn = defaultThinking): GrpoReward<DaDecisionPoint, DaChoice> {
   return {
     async batch(items) {
-      const out = await rolloutDa(world, actor, items.map(({ prompt, action }) => ({ point: prompt, raw: renderChoice(action, prompt.obs, thinking) })));
+      const out = await rolloutDa(
+        world,
+        actor,
+        items.map(({ prompt, action }) => ({ point: prompt, raw: renderChoice(action, prompt.obs, thinking) })),
+      );
       return out.map((r) => r.decisionReward);
     },
   };

@@ -8,7 +8,20 @@ import { dialogueState } from '../agents/da-actions';
 import { slotsIn } from '../agents/slots';
 import { DOMAIN_TOOLS } from '../domain/types';
 import type { DomainTool } from '../domain/types';
-import { bankDemos, bankRoutingItems, bankSlices, camouflagedRoutingItems, expertEpisodeDemos, hashSplit, openingDemos, routingObservation, situationFor, splitBank, synthScenario, taxonomyRoutingItems } from './demos';
+import {
+  bankDemos,
+  bankRoutingItems,
+  bankSlices,
+  camouflagedRoutingItems,
+  expertEpisodeDemos,
+  hashSplit,
+  openingDemos,
+  routingObservation,
+  situationFor,
+  splitBank,
+  synthScenario,
+  taxonomyRoutingItems,
+} from './demos';
 
 const domain = bankingDomain();
 
@@ -58,7 +71,7 @@ describe('bank split', () => {
     for (const u of plain) expect(texts.includes(u.text), u.text).toBe(false);
   });
 
-  it('keeps a CA-only share of the train slice out of DA0\'s demonstrations, every intent still covered', () => {
+  it("keeps a CA-only share of the train slice out of DA0's demonstrations, every intent still covered", () => {
     const split = splitBank(domain.bank.utterances, 3);
     expect(bankSlices(domain.bank.utterances, 3)).toEqual({ daTrain: split.train, caOnly: [], heldout: split.heldout });
     const s = bankSlices(domain.bank.utterances, 3, { caOnlyShare: 0.25 });
@@ -93,14 +106,17 @@ describe('routing and episode demonstrations', () => {
     expect(taxonomyRoutingItems(domain).some((i) => i.text === 'card swallowed' && i.tool === 'check_card_status')).toBe(true);
   });
 
-  it('camouflaged items keep the sentence and its label, and add only the CA\'s parts, seeded', () => {
+  it("camouflaged items keep the sentence and its label, and add only the CA's parts, seeded", () => {
     const plain = domain.bank.utterances.filter((u) => slotsIn(u.text).length === 0).slice(0, 40);
     const opts = { variants: 4, seed: 2 };
     const items = camouflagedRoutingItems(domain, plain, opts);
     expect(items).toHaveLength(160);
     expect(camouflagedRoutingItems(domain, plain, opts)).toEqual(items);
     const toolOf = new Map(domain.taxonomy.map((e) => [e.intent, e.tool]));
-    const decoysOf = (tool: string) => Object.entries(domain.bank.decoys).filter(([t]) => t !== tool).flatMap(([, xs]) => xs);
+    const decoysOf = (tool: string) =>
+      Object.entries(domain.bank.decoys)
+        .filter(([t]) => t !== tool)
+        .flatMap(([, xs]) => xs);
     const ownDecoys = (tool: string) => domain.bank.decoys[tool as keyof typeof domain.bank.decoys];
     let withDecoy = 0;
     items.forEach((it, i) => {

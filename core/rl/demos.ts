@@ -15,7 +15,17 @@
  * Bank utterances are split by a seeded hash into train and held-out slices, so that routing
  * accuracy is measured on sentences the DA never trained on (not even inside an episode).
  */
-import { CA_TONES, decoySentences, detailKindSubsets, detailTemplates, hedgePhrases, joinLead, joinSentences, leadOf, openingTonePrefixes } from '../agents/ca-choices';
+import {
+  CA_TONES,
+  decoySentences,
+  detailKindSubsets,
+  detailTemplates,
+  hedgePhrases,
+  joinLead,
+  joinSentences,
+  leadOf,
+  openingTonePrefixes,
+} from '../agents/ca-choices';
 import type { DaChoice } from '../agents/da-actions';
 import { dialogueState, renderDaChoice } from '../agents/da-actions';
 import { ExpertDa, expertChoice, recoverable } from '../agents/expert-da';
@@ -117,7 +127,11 @@ export const BANK_HELDOUT_FRACTION = 0.15;
  * The bank's utterances split into train and held-out slices by (intent, text). Every intent keeps
  * at least one training utterance, so the CA can still act it out from the train slice.
  */
-export function splitBank(utterances: readonly BankUtterance[], seed: number, heldoutFraction = BANK_HELDOUT_FRACTION): { train: BankUtterance[]; heldout: BankUtterance[] } {
+export function splitBank(
+  utterances: readonly BankUtterance[],
+  seed: number,
+  heldoutFraction = BANK_HELDOUT_FRACTION,
+): { train: BankUtterance[]; heldout: BankUtterance[] } {
   const { train, heldout } = hashSplit(utterances, (u) => `${u.intent}\u0000${u.text}`, heldoutFraction, seed);
   const covered = new Set(train.map((u) => u.intent));
   const keep: BankUtterance[] = [];
@@ -166,7 +180,11 @@ function toolOf(domain: Pick<Domain, 'taxonomy'>): Map<string, DomainTool> {
  * Bank utterances as routing items, each template filled `fills` times with slot values from a
  * seeded world of its intent's synthetic scenario.
  */
-export function bankRoutingItems(domain: Pick<Domain, 'taxonomy'>, utterances: readonly BankUtterance[], opts: { fills?: number; seed?: number } = {}): RoutingItem[] {
+export function bankRoutingItems(
+  domain: Pick<Domain, 'taxonomy'>,
+  utterances: readonly BankUtterance[],
+  opts: { fills?: number; seed?: number } = {},
+): RoutingItem[] {
   const fills = opts.fills ?? 1;
   const seed = opts.seed ?? 0;
   const tools = toolOf(domain);
@@ -275,7 +293,12 @@ function verifiedCaller(seed: number): { phone: string; lookup: Turn } {
   const raw = renderDaChoice('lookup_account', before, 'verify identity');
   const parsed = parseDaOutput(raw);
   if (!parsed.ok) throw new Error(`routingObservation: the lookup rendering does not parse (${parsed.error})`);
-  const lookup: Turn = { role: 'agent', raw, action: parsed.action, toolResult: executeTool(world, 'lookup_account', parsed.action.tool_args, rng.fork('tools')) };
+  const lookup: Turn = {
+    role: 'agent',
+    raw,
+    action: parsed.action,
+    toolResult: executeTool(world, 'lookup_account', parsed.action.tool_args, rng.fork('tools')),
+  };
   if (callers.size > 64) callers.clear();
   const entry = { phone, lookup };
   callers.set(seed, entry);
@@ -330,7 +353,7 @@ export function playExpertEpisode(
   const expert = new ExpertDa(tool, maxAsks);
   const caRng = new Rng(seed).fork('ca');
   const demos: DaDemo[] = [];
-  for (let next = env.state().next; next !== null; ) {
+  for (let next = env.state().next; next !== null;) {
     if (next === 'customer') {
       next = env.step({ role: 'customer', text: ca.speak(env.observeCustomer(), caRng) }).next;
       continue;
@@ -414,7 +437,8 @@ export function expertEpisodeDemos(domain: Domain, opts: ExpertDemoOptions): DaD
     }
     if (entry.tool !== 'dispute_charge') continue; // the only tool whose call fails for want of a detail
     const wanted = opts.recoveryEpisodesPerIntent ?? opts.episodesPerIntent;
-    for (const r of hastyRecoveries(domain, scenario, camouflagedCa, opts.maxDaTurns, wanted, (k) => deriveSeed(opts.seed, 'hasty', entry.intent, k))) out.push(...r.after);
+    for (const r of hastyRecoveries(domain, scenario, camouflagedCa, opts.maxDaTurns, wanted, (k) => deriveSeed(opts.seed, 'hasty', entry.intent, k)))
+      out.push(...r.after);
   }
   return out;
 }
@@ -455,20 +479,32 @@ export interface BankDemoOptions {
  * held-out slice as routing items for evaluation. `routingItems` are the routing demos' texts with
  * their intents (what a text classifier trained on the same data sees; `host/routing-eval.ts`).
  */
-export function bankDemos(domain: Domain, opts: BankDemoOptions): { demos: DaDemo[]; heldout: RoutingItem[]; trainUtterances: number; routingItems: RoutingItem[] } {
+export function bankDemos(
+  domain: Domain,
+  opts: BankDemoOptions,
+): { demos: DaDemo[]; heldout: RoutingItem[]; trainUtterances: number; routingItems: RoutingItem[] } {
   const slices = bankSlices(domain.bank.utterances, opts.seed, opts);
   const split = { train: slices.daTrain, heldout: slices.heldout };
   const items = bankRoutingItems(domain, split.train, { fills: opts.fills ?? 2, seed: deriveSeed(opts.seed, 'train-fills') });
   if (opts.taxonomyPhrases ?? true) items.push(...taxonomyRoutingItems(domain));
   const camouflaged = opts.camouflaged ?? 3;
-  const dressed = camouflaged > 0 ? camouflagedRoutingItems(domain, split.train, { variants: camouflaged, seed: deriveSeed(opts.seed, 'train-camouflage') }) : [];
+  const dressed =
+    camouflaged > 0 ? camouflagedRoutingItems(domain, split.train, { variants: camouflaged, seed: deriveSeed(opts.seed, 'train-camouflage') }) : [];
   items.push(...dressed);
   const routing = routingDemos(items, opts);
   // Variant k of sentence i sits at i·camouflaged + k.
   const openings = Math.min(opts.openings ?? 1, camouflaged);
-  routing.push(...openingDemos(dressed.filter((_, j) => j % camouflaged < openings), opts));
+  routing.push(
+    ...openingDemos(
+      dressed.filter((_, j) => j % camouflaged < openings),
+      opts,
+    ),
+  );
   const episodes = expertEpisodeDemos(domain, {
-    episodesPerIntent: opts.episodesPerIntent ?? 4, seed: opts.seed, utterances: split.train, maxDaTurns: opts.maxDaTurns,
+    episodesPerIntent: opts.episodesPerIntent ?? 4,
+    seed: opts.seed,
+    utterances: split.train,
+    maxDaTurns: opts.maxDaTurns,
     recoveryEpisodesPerIntent: opts.recoveryEpisodesPerIntent ?? RECOVERY_EPISODES_PER_INTENT,
     ...(opts.camouflagedEpisodesPerIntent !== undefined ? { camouflagedEpisodesPerIntent: opts.camouflagedEpisodesPerIntent } : {}),
   });

@@ -27,10 +27,21 @@ describe('GRPO on the builtin DA', () => {
     const ca = new ScriptedCa(domain);
     // Decision points: every DA turn of a few scripted-vs-scripted arena episodes.
     const { episodes } = await runMatch({
-      matchId: 'G', createdAt: '2026-01-01T00:00:00.000Z', domain, scenarios, scenarioSet: 'arena',
-      da: new ScriptedDa(), ca, judge: judgeEpisode, config, seed: 3,
+      matchId: 'G',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      domain,
+      scenarios,
+      scenarioSet: 'arena',
+      da: new ScriptedDa(),
+      ca,
+      judge: judgeEpisode,
+      config,
+      seed: 3,
     });
-    const points = sliceEpisodes(episodes.map((e) => recordedFromEpisode(e, domain.scenarios)), maxDaTurns);
+    const points = sliceEpisodes(
+      episodes.map((e) => recordedFromEpisode(e, domain.scenarios)),
+      maxDaTurns,
+    );
     expect(points.length).toBeGreaterThan(10);
 
     const model = await DaModel.create({ intents: domain.taxonomy.map((t) => ({ intent: t.intent, tool: t.tool })), seed: 1, net, session });

@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { DA_GRPO, CA_GRPO, GRPO_PRESETS, GrpoDivergenceError, groupAdvantages, KL_WINDOW, learningRate, meanKl, plannedSteps, promptsForStep, runGrpo } from './grpo';
+import {
+  DA_GRPO,
+  CA_GRPO,
+  GRPO_PRESETS,
+  GrpoDivergenceError,
+  groupAdvantages,
+  KL_WINDOW,
+  learningRate,
+  meanKl,
+  plannedSteps,
+  promptsForStep,
+  runGrpo,
+} from './grpo';
 import type { GrpoConfig, GrpoStepMetrics } from './grpo';
 import type { ModelSnapshot, PolicyGradientBatch, PolicyGradientHyper, PolicyModel, StepMetrics, SupervisedHyper } from './ports';
 
@@ -79,7 +91,11 @@ class TabularPolicy implements PolicyModel<number, number> {
     return { 'gym/loss': loss, 'gym/clip_frac': clipped / n, 'gym/grad_norm': Math.sqrt(norm), 'gym/kl': kl / n };
   }
   async snapshot(): Promise<ModelSnapshot> {
-    return { modelJson: JSON.stringify({ states: this.states, actions: this.actions }), weights: new Uint8Array(new Float64Array(this.theta).buffer), optimiser: null };
+    return {
+      modelJson: JSON.stringify({ states: this.states, actions: this.actions }),
+      weights: new Uint8Array(new Float64Array(this.theta).buffer),
+      optimiser: null,
+    };
   }
   async restore(s: ModelSnapshot): Promise<void> {
     this.theta = new Float64Array(s.weights.slice().buffer);
@@ -92,8 +108,7 @@ function copyOf(m: TabularPolicy): TabularPolicy {
   return c;
 }
 
-const windowMean = (h: readonly GrpoStepMetrics[], from: number, to: number) =>
-  h.slice(from, to).reduce((s, m) => s + m['gym/reward_mean'], 0) / (to - from);
+const windowMean = (h: readonly GrpoStepMetrics[], from: number, to: number) => h.slice(from, to).reduce((s, m) => s + m['gym/reward_mean'], 0) / (to - from);
 
 describe('groupAdvantages', () => {
   it('normalises each group by its own mean and sample std, on hand-computed numbers', () => {
@@ -103,7 +118,16 @@ describe('groupAdvantages', () => {
     expect(Array.from(groupMean)).toEqual([2.5, 0.5]);
     expect(groupStd[0]).toBeCloseTo(1.2909944, 6);
     expect(groupStd[1]).toBeCloseTo(0.5773503, 6);
-    const expected = [-1.5 / 1.2910944, -0.5 / 1.2910944, 0.5 / 1.2910944, 1.5 / 1.2910944, -0.5 / 0.5774503, -0.5 / 0.5774503, 0.5 / 0.5774503, 0.5 / 0.5774503];
+    const expected = [
+      -1.5 / 1.2910944,
+      -0.5 / 1.2910944,
+      0.5 / 1.2910944,
+      1.5 / 1.2910944,
+      -0.5 / 0.5774503,
+      -0.5 / 0.5774503,
+      0.5 / 0.5774503,
+      0.5 / 0.5774503,
+    ];
     expected.forEach((e, i) => expect(advantages[i]).toBeCloseTo(e, 5));
     expect(advantages[0]).toBeCloseTo(-1.161806, 5);
     expect(advantages[7]).toBeCloseTo(0.865876, 5);
@@ -126,7 +150,11 @@ describe('groupAdvantages', () => {
   it('sums to zero within a group and is invariant to shifting and scaling the rewards', () => {
     const r = [0.5, -3, 2, 7, 1.25, 0];
     const a = groupAdvantages(r, 6, 0).advantages;
-    const b = groupAdvantages(r.map((x) => 10 * x - 4), 6, 0).advantages;
+    const b = groupAdvantages(
+      r.map((x) => 10 * x - 4),
+      6,
+      0,
+    ).advantages;
     expect(a.reduce((s, x) => s + x, 0)).toBeCloseTo(0, 5);
     a.forEach((x, i) => expect(b[i]).toBeCloseTo(x, 5));
   });
@@ -256,7 +284,9 @@ describe('runGrpo on a tabular bandit', () => {
     expect(err).toBeInstanceOf(GrpoDivergenceError);
     const e = err as GrpoDivergenceError;
     expect(e.step).toBe(5);
-    expect(e.message).toMatch(/GRPO step 5: reward NaN for sample \d+ of prompt \d+ \(not a finite number\); training stopped with the model as it was before step 5/);
+    expect(e.message).toMatch(
+      /GRPO step 5: reward NaN for sample \d+ of prompt \d+ \(not a finite number\); training stopped with the model as it was before step 5/,
+    );
     expect(e.history).toHaveLength(5);
     expect(Array.from(model.theta)).toEqual(thetaAfter5);
     expect(model.theta.every(Number.isFinite)).toBe(true);
@@ -272,9 +302,13 @@ describe('runGrpo on a tabular bandit', () => {
       model.theta.fill(NaN); // the update blew up
       return { ...m, 'gym/loss': Infinity };
     };
-    const err = await runGrpo({ model, reference: copyOf(model), prompts, observe: (s) => s, reward, config: { ...config, steps: 3 } }).catch((e: unknown) => e);
+    const err = await runGrpo({ model, reference: copyOf(model), prompts, observe: (s) => s, reward, config: { ...config, steps: 3 } }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(GrpoDivergenceError);
-    expect((err as Error).message).toMatch(/GRPO step 0: gym\/loss = Infinity in policy-gradient iteration 1 of 1; training stopped with the model as it was before step 0/);
+    expect((err as Error).message).toMatch(
+      /GRPO step 0: gym\/loss = Infinity in policy-gradient iteration 1 of 1; training stopped with the model as it was before step 0/,
+    );
     expect(Array.from(model.theta)).toEqual(before);
   });
 
@@ -284,9 +318,25 @@ describe('runGrpo on a tabular bandit', () => {
     const split = new TabularPolicy(S, A);
     const ref = copyOf(split);
     let n = 0;
-    const first = await runGrpo({ model: split, reference: ref, prompts, observe: (s) => s, reward, config: { ...config, steps: 20 }, shouldStop: () => n++ >= 10 });
+    const first = await runGrpo({
+      model: split,
+      reference: ref,
+      prompts,
+      observe: (s) => s,
+      reward,
+      config: { ...config, steps: 20 },
+      shouldStop: () => n++ >= 10,
+    });
     expect(first).toMatchObject({ stepsDone: 10, stopped: true });
-    const rest = await runGrpo({ model: split, reference: ref, prompts, observe: (s) => s, reward, config: { ...config, steps: 20 }, startStep: first.stepsDone });
+    const rest = await runGrpo({
+      model: split,
+      reference: ref,
+      prompts,
+      observe: (s) => s,
+      reward,
+      config: { ...config, steps: 20 },
+      startStep: first.stepsDone,
+    });
     expect(rest).toMatchObject({ stepsDone: 20, stopped: false });
     expect(rest.history).toHaveLength(10);
     expect(Array.from(split.theta)).toEqual(Array.from(whole.theta));
@@ -295,7 +345,9 @@ describe('runGrpo on a tabular bandit', () => {
   it('a reference with non-finite log-probabilities stops before any update', async () => {
     const model = new TabularPolicy(S, A);
     const before = Array.from(model.theta);
-    const err = await runGrpo({ model, reference: async (o) => new Float32Array(o.length).fill(-Infinity), prompts, observe: (s) => s, reward, config }).catch((e: unknown) => e);
+    const err = await runGrpo({ model, reference: async (o) => new Float32Array(o.length).fill(-Infinity), prompts, observe: (s) => s, reward, config }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(GrpoDivergenceError);
     expect((err as Error).message).toMatch(/GRPO step 0: gym\/kl = (Infinity|NaN) \(the reference gave log-probabilities that are not finite\)/);
     expect(Array.from(model.theta)).toEqual(before);
@@ -340,13 +392,22 @@ describe('runGrpo on a tabular bandit', () => {
     expect(plannedSteps({ steps: 60, promptsPerStep: 16, maxPasses: 4 }, 40)).toBe(10); // ⌈4 · 40 / 16⌉
     expect(plannedSteps({ steps: 60, promptsPerStep: 16, maxPasses: 4 }, 1000)).toBe(60);
     expect(plannedSteps({ steps: 60, promptsPerStep: 16 }, 40)).toBe(60);
-    const capped = await runGrpo({ model: new TabularPolicy(S, A), reference: copyOf(model), prompts, observe: (s) => s, reward, config: { ...config, steps: 80, maxPasses: 2 } });
+    const capped = await runGrpo({
+      model: new TabularPolicy(S, A),
+      reference: copyOf(model),
+      prompts,
+      observe: (s) => s,
+      reward,
+      config: { ...config, steps: 80, maxPasses: 2 },
+    });
     expect(capped).toMatchObject({ plannedSteps: 2, stepsDone: 2, earlyStop: null }); // 2 passes over 6 prompts, 6 a step
   });
 
   it('checks its config', async () => {
     const model = new TabularPolicy(S, A);
-    await expect(runGrpo({ model, reference: model, prompts, observe: (s) => s, reward, config: { ...config, K: 1 } })).rejects.toThrow(/K must be an integer ≥ 2/);
+    await expect(runGrpo({ model, reference: model, prompts, observe: (s) => s, reward, config: { ...config, K: 1 } })).rejects.toThrow(
+      /K must be an integer ≥ 2/,
+    );
     await expect(runGrpo({ model, reference: model, prompts: [], observe: (s) => s, reward, config })).rejects.toThrow(/no prompts/);
   });
 

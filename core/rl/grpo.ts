@@ -75,7 +75,19 @@ export const GRPO_PRESETS = {
 
 /** A gym budget of the defaults table (core/presets.ts) as the algorithm's settings; the trust region and pass cap stay the gym's. */
 function grpoDefaults(b: typeof PAPER_GYM_DA): GrpoConfig {
-  return { K: b.K, clipEps: b.clipEps, klBeta: b.klBeta, lr: b.lr, lrSchedule: b.lrSchedule, lrFinalRatio: 0, steps: b.steps, promptsPerStep: b.promptsPerStep, mu: 1, advEps: 1e-4, seed: 1 };
+  return {
+    K: b.K,
+    clipEps: b.clipEps,
+    klBeta: b.klBeta,
+    lr: b.lr,
+    lrSchedule: b.lrSchedule,
+    lrFinalRatio: 0,
+    steps: b.steps,
+    promptsPerStep: b.promptsPerStep,
+    mu: 1,
+    advEps: 1e-4,
+    seed: 1,
+  };
 }
 
 export const DA_GRPO: GrpoConfig = GRPO_PRESETS.DA;
@@ -102,7 +114,8 @@ export function checkGrpoConfig(c: GrpoConfig): void {
   num('advEps', 0);
   if (c.maxKl !== undefined) num('maxKl', 0);
   if (c.maxPasses !== undefined) num('maxPasses', 0);
-  if (c.lrSchedule !== 'constant' && c.lrSchedule !== 'cosine') throw new RangeError(`GRPO config: lrSchedule must be 'constant' or 'cosine', got '${String(c.lrSchedule)}'`);
+  if (c.lrSchedule !== 'constant' && c.lrSchedule !== 'cosine')
+    throw new RangeError(`GRPO config: lrSchedule must be 'constant' or 'cosine', got '${String(c.lrSchedule)}'`);
 }
 
 /** Learning rate of step `step` (0-based) of `c.steps`. */
@@ -119,13 +132,11 @@ export function learningRate(c: Pick<GrpoConfig, 'lr' | 'lrSchedule' | 'lrFinalR
  * (`batch`), which lets a rollout reward run its episodes in lock-step and batch the policy calls.
  */
 export type GrpoReward<P, Act> =
-  | ((prompt: P, action: Act) => number | Promise<number>)
-  | { batch(items: readonly { prompt: P; action: Act }[]): Promise<readonly number[]> };
+  ((prompt: P, action: Act) => number | Promise<number>) | { batch(items: readonly { prompt: P; action: Act }[]): Promise<readonly number[]> };
 
 /** log π_ref(a|s): a frozen reference model, or any function giving the same numbers. */
 export type ReferencePolicy<Obs, Act> =
-  | Pick<PolicyModel<Obs, Act, never>, 'logProbs'>
-  | ((obs: readonly Obs[], actions: readonly Act[]) => Promise<Float32Array>);
+  Pick<PolicyModel<Obs, Act, never>, 'logProbs'> | ((obs: readonly Obs[], actions: readonly Act[]) => Promise<Float32Array>);
 
 export interface GrpoArgs<P, Obs, Act> {
   /** The policy being trained; it holds the weights and the optimiser state (and nothing else does). */
@@ -247,7 +258,13 @@ export async function runGrpo<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>): Promise
 
 /** A step's config from the run's and the knobs' (the plan stays the run's), checked and frozen for the step. */
 function forStep(run: GrpoConfig, knobs: GrpoConfig): GrpoConfig {
-  const c = { ...knobs, steps: run.steps, promptsPerStep: run.promptsPerStep, seed: run.seed, ...(run.maxPasses !== undefined ? { maxPasses: run.maxPasses } : {}) };
+  const c = {
+    ...knobs,
+    steps: run.steps,
+    promptsPerStep: run.promptsPerStep,
+    seed: run.seed,
+    ...(run.maxPasses !== undefined ? { maxPasses: run.maxPasses } : {}),
+  };
   checkGrpoConfig(c);
   return Object.freeze(c);
 }

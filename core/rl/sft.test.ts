@@ -54,7 +54,13 @@ describe('runSft', () => {
     const r = await runSft(f.model, data, { epochs: 3, batchSize: 4, lr: 0.1, warmupFrac: 0, minLrFrac: 0, seed: 7 });
     expect(r.steps).toBe(9); // ⌈10 / 4⌉ · 3
     expect(f.batches.map((b) => b.length)).toEqual([4, 4, 2, 4, 4, 2, 4, 4, 2]);
-    for (let e = 0; e < 3; e++) expect(f.batches.slice(e * 3, e * 3 + 3).flat().sort((a, b) => a - b)).toEqual(data.map((d) => d.obs));
+    for (let e = 0; e < 3; e++)
+      expect(
+        f.batches
+          .slice(e * 3, e * 3 + 3)
+          .flat()
+          .sort((a, b) => a - b),
+      ).toEqual(data.map((d) => d.obs));
     expect(f.batches.slice(0, 3).flat()).not.toEqual(f.batches.slice(3, 6).flat()); // reshuffled each epoch
     expect(f.lrs).toEqual(Array.from({ length: 9 }, (_, i) => sftLr(i, 9, { lr: 0.1, warmupFrac: 0, minLrFrac: 0 })));
     expect(r.epochs.map((e) => e.metrics['sft/epoch'])).toEqual([1, 2, 3]);
@@ -70,7 +76,9 @@ describe('runSft', () => {
     const progress: number[] = [];
     const err = await runSft(f.model, data, { epochs: 3, batchSize: 4, lr: 0.1 }, { onStep: (p) => progress.push(p.step) }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SftDivergedError);
-    expect((err as Error).message).toMatch(/step 5 of 9 \(epoch 2, lr [\d.e+-]+\) gave a loss of NaN; the model was restored to its state at the end of epoch 1 \(step 3\)/);
+    expect((err as Error).message).toMatch(
+      /step 5 of 9 \(epoch 2, lr [\d.e+-]+\) gave a loss of NaN; the model was restored to its state at the end of epoch 1 \(step 3\)/,
+    );
     expect(f.restored).toEqual([JSON.stringify({ steps: 3 })]);
     expect(f.steps()).toBe(3);
     expect(progress).toEqual([1, 2, 3, 4]);

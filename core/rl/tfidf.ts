@@ -91,7 +91,12 @@ export class TfidfBlock {
       }
     }
     const n = texts.length;
-    return new TfidfBlock(vocab, Float64Array.from(df, (d) => Math.log((1 + n) / (1 + d)) + 1), analyse, sublinearTf);
+    return new TfidfBlock(
+      vocab,
+      Float64Array.from(df, (d) => Math.log((1 + n) / (1 + d)) + 1),
+      analyse,
+      sublinearTf,
+    );
   }
 
   get size(): number {
@@ -327,7 +332,10 @@ export class TfidfClassifier {
   ) {}
 
   static train(rows: readonly LabelledText[], opts: { tfidf?: TfidfConfig; logreg?: Partial<LogRegConfig> } = {}): TfidfClassifier {
-    const features = TfidfFeatures.fit(rows.map((r) => r.text), opts.tfidf ?? DEFAULT_TFIDF);
+    const features = TfidfFeatures.fit(
+      rows.map((r) => r.text),
+      opts.tfidf ?? DEFAULT_TFIDF,
+    );
     const labels = [...new Set(rows.map((r) => r.label))].sort();
     const index = new Map(labels.map((l, i) => [l, i]));
     const model = new SoftmaxRegression(features.size, labels.length);

@@ -53,8 +53,16 @@ describe('pairedDifference', () => {
   });
 
   it('pairs on shared seeds only', () => {
-    const a = new Map([[1, 0.9], [2, 0.8], [3, 0.7]]);
-    const b = new Map([[2, 0.5], [3, 0.6], [4, 0.1]]);
+    const a = new Map([
+      [1, 0.9],
+      [2, 0.8],
+      [3, 0.7],
+    ]);
+    const b = new Map([
+      [2, 0.5],
+      [3, 0.6],
+      [4, 0.1],
+    ]);
     const r = pairedDifference(a, b);
     expect(r.seeds).toEqual([2, 3]);
     expect(r.mean).toBeCloseTo(0.2, 10);

@@ -33,8 +33,8 @@ export interface PairedDifference extends MeanInterval {
 /** ln Γ(x), Lanczos (g = 7, n = 9): ~15 significant digits for x > 0. */
 function logGamma(x: number): number {
   const c = [
-    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
-    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012,
+    9.9843695780195716e-6, 1.5056327351493116e-7,
   ];
   if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
   x -= 1;
@@ -126,5 +126,11 @@ export function meanInterval(values: readonly number[], level = 0.95): MeanInter
  */
 export function pairedDifference(a: ReadonlyMap<number, number>, b: ReadonlyMap<number, number>, level = 0.95): PairedDifference {
   const seeds = [...a.keys()].filter((s) => b.has(s) && Number.isFinite(a.get(s)) && Number.isFinite(b.get(s))).sort((x, y) => x - y);
-  return { ...meanInterval(seeds.map((s) => a.get(s)! - b.get(s)!), level), seeds };
+  return {
+    ...meanInterval(
+      seeds.map((s) => a.get(s)! - b.get(s)!),
+      level,
+    ),
+    seeds,
+  };
 }

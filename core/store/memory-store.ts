@@ -3,15 +3,8 @@
  * like the SQLite store (test/support/store-contract.ts runs against both), including the copy semantics:
  * records are copied in and out, so no caller can change stored data by mutating an object.
  */
-import type {
-  EpisodeQuery,
-  EpisodeRecord,
-  EpisodeSummary,
-  MatchRecord,
-  RunStore,
-} from './port';
+import type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, RunStore } from './port';
 import { checkMatchBatch, checkPage } from './validate';
-
 
 export function createMemoryStore(): RunStore {
   /** In save order; listMatches sorts a copy by createdAt. */
@@ -67,7 +60,13 @@ export function createMemoryStore(): RunStore {
       // Keep the original creation time and config: only the summary changes as episodes arrive.
       if (at >= 0) {
         const old = matches[at]!;
-        matches[at] = { ...old, episodesPerScenario: match.episodesPerScenario, wDa: match.wDa, fraudRate: match.fraudRate, perScenario: clonePlain(match.perScenario) };
+        matches[at] = {
+          ...old,
+          episodesPerScenario: match.episodesPerScenario,
+          wDa: match.wDa,
+          fraudRate: match.fraudRate,
+          perScenario: clonePlain(match.perScenario),
+        };
       } else {
         matches.push(clonePlain(match));
         matchIds.add(match.id);

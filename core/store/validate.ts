@@ -81,4 +81,3 @@ export function checkMatchBatch(match: MatchRecord, episodes: readonly EpisodeRe
     }
   }
 }
-

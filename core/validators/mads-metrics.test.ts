@@ -9,12 +9,32 @@ const act = (action_type: 'speak' | 'tool_call' | 'end_call', content: string, t
   return { role: 'agent', raw: formatDaAction(action), action, ...(toolResult ? { toolResult } : {}) };
 };
 const customer = (text: string): Turn => ({ role: 'customer', text });
-const lookup = act('tool_call', 'lookup_account', { phone: '+1 555' }, {
-  ok: true, tool: 'lookup_account', data: { customer_id: 'cus_1', name: 'Ann Lee', verified: true, accounts: [{ account_id: 'acc_1', type: 'checking', balance: 900 }], cards: [{ card_id: 'card_1', last4: '4242', status: 'blocked' }] },
-});
-const check = act('tool_call', 'check_card_status', { card_id: 'card_1', unblock: true }, {
-  ok: true, tool: 'check_card_status', data: { card_id: 'card_1', last4: '4242', status: 'active', last_decline: null, unblocked: true },
-});
+const lookup = act(
+  'tool_call',
+  'lookup_account',
+  { phone: '+1 555' },
+  {
+    ok: true,
+    tool: 'lookup_account',
+    data: {
+      customer_id: 'cus_1',
+      name: 'Ann Lee',
+      verified: true,
+      accounts: [{ account_id: 'acc_1', type: 'checking', balance: 900 }],
+      cards: [{ card_id: 'card_1', last4: '4242', status: 'blocked' }],
+    },
+  },
+);
+const check = act(
+  'tool_call',
+  'check_card_status',
+  { card_id: 'card_1', unblock: true },
+  {
+    ok: true,
+    tool: 'check_card_status',
+    data: { card_id: 'card_1', last4: '4242', status: 'active', last_decline: null, unblocked: true },
+  },
+);
 const explain = act('speak', 'Your card ending 4242 is active again.');
 const ref: ReferenceAction[] = [
   { action_type: 'tool_call', content: 'lookup_account', tool_args: { phone: '*' } },
@@ -22,7 +42,13 @@ const ref: ReferenceAction[] = [
   { action_type: 'speak', content: 'Your card ending 4242 is active again.' },
   { action_type: 'end_call', content: 'Goodbye.' },
 ];
-const transcript = (turns: Turn[], scenarioId = 'card'): Transcript => ({ scenarioId, expectedTool: 'check_card_status', intent: 'card_declined', turns, endReason: 'end_call' });
+const transcript = (turns: Turn[], scenarioId = 'card'): Transcript => ({
+  scenarioId,
+  expectedTool: 'check_card_status',
+  intent: 'card_declined',
+  turns,
+  endReason: 'end_call',
+});
 const good = () => transcript([customer('My card is declined.'), lookup, check, explain, customer('Thanks.'), act('end_call', 'Goodbye.')]);
 
 describe('MADS metrics', () => {
@@ -33,7 +59,13 @@ describe('MADS metrics', () => {
   });
 
   it('L-1: a wrong tool and different words lower recall, F1, exact match and similarity by the hand-computed amounts', () => {
-    const t = transcript([customer('x'), lookup, act('tool_call', 'get_transactions', { account_id: 'acc_1' }), act('speak', 'Your card is fine.'), act('end_call', 'Bye.')]);
+    const t = transcript([
+      customer('x'),
+      lookup,
+      act('tool_call', 'get_transactions', { account_id: 'acc_1' }),
+      act('speak', 'Your card is fine.'),
+      act('end_call', 'Bye.'),
+    ]);
     const s = l1Scores(t, ref);
     expect(s.actionTypeRecall).toBe(1); // types line up: tool, tool, speak, end
     expect(s.toolF1).toBeCloseTo(0.5); // 1 of 2 called, 1 of 2 referenced
@@ -47,7 +79,14 @@ describe('MADS metrics', () => {
     expect(firstError(good())).toBeNull();
     expect(l2Score(good())).toBe(1);
     // A wrong domain tool at turn 2: 1 of the 4 DA turns came before it.
-    const wrong = transcript([customer('x'), lookup, act('tool_call', 'get_transactions', { account_id: 'acc_1' }, { ok: true, tool: 'get_transactions', data: { account_id: 'acc_1', transactions: [] } }), check, explain, act('end_call', 'Bye.')]);
+    const wrong = transcript([
+      customer('x'),
+      lookup,
+      act('tool_call', 'get_transactions', { account_id: 'acc_1' }, { ok: true, tool: 'get_transactions', data: { account_id: 'acc_1', transactions: [] } }),
+      check,
+      explain,
+      act('end_call', 'Bye.'),
+    ]);
     expect(firstError(wrong)).toBe(2);
     expect(l2Score(wrong)).toBeCloseTo(1 / 5);
     // Ending without the goal: the last DA turn is the error.

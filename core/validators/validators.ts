@@ -179,7 +179,9 @@ export function transcriptOfEpisode(e: EpisodeRecord, scenario?: Pick<Scenario, 
   const turns: Turn[] = e.turns.map((r) => {
     if (r.role === 'customer') return { role: 'customer', text: r.text };
     const p = parseDaOutput(r.text);
-    const turn: AgentTurn = p.ok ? { role: 'agent', raw: r.text, action: p.action } : { role: 'agent', raw: r.text, action: null, parseError: r.parseError ?? p.error };
+    const turn: AgentTurn = p.ok
+      ? { role: 'agent', raw: r.text, action: p.action }
+      : { role: 'agent', raw: r.text, action: null, parseError: r.parseError ?? p.error };
     if (r.toolResult) turn.toolResult = r.toolResult;
     return turn;
   });

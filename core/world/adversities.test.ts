@@ -34,7 +34,7 @@ function play(s: Scenario, seed: number, tool: string, args: (lookup: AgentTurn)
   return env.transcript();
 }
 
-const checking = (lookup: AgentTurn) => ((lookup.toolResult as unknown as { data: { accounts: { account_id: string }[] } }).data.accounts[0]!.account_id);
+const checking = (lookup: AgentTurn) => (lookup.toolResult as unknown as { data: { accounts: { account_id: string }[] } }).data.accounts[0]!.account_id;
 const dispute = (lookup: AgentTurn) => ({ account_id: checking(lookup), amount: 12.99, reason: 'unrecognized' });
 const customerTexts = (t: Transcript) => t.turns.filter((x) => x.role === 'customer').map((x) => (x as { text: string }).text);
 
@@ -64,7 +64,7 @@ describe('execution adversities', () => {
     expect(t.adversities?.map((a) => [a.kind, a.turn])).toEqual([['empty_results', 2]]);
   });
 
-  it('a policy message is what the DA reads; an invalid call gets the tool\'s own error, not the adversity', () => {
+  it("a policy message is what the DA reads; an invalid call gets the tool's own error, not the adversity", () => {
     const s = withAdv(base, { kind: 'policy_constraint', message: 'refund window expired' });
     const t = play(s, 1, 'dispute_charge', dispute);
     expect((t.turns[2] as AgentTurn).toolResult).toEqual({ ok: false, tool: 'dispute_charge', error: { code: 'POLICY', message: 'refund window expired' } });
@@ -95,7 +95,9 @@ describe('conversational adversities', () => {
       expect(t.adversities).toContainEqual({ kind: 'partial_information', turn: 0, detail: 'withholds the merchant until asked' });
     }
     // Without the adversity the same seeds name the merchant at once in some openings.
-    expect([1, 2, 3, 4, 5, 6].some((seed) => customerTexts(play(base, seed, 'get_transactions', (l) => ({ account_id: checking(l) })))[0]!.includes('HULU'))).toBe(true);
+    expect(
+      [1, 2, 3, 4, 5, 6].some((seed) => customerTexts(play(base, seed, 'get_transactions', (l) => ({ account_id: checking(l) })))[0]!.includes('HULU')),
+    ).toBe(true);
   });
 
   it('incremental constraint revelation adds one constraint per later utterance', () => {
@@ -122,8 +124,11 @@ describe('conversational adversities', () => {
     expect(t.adversities).toEqual([expect.objectContaining({ kind: 'goal_revision', turn: 4 })]);
   });
 
-  it('adversarial tone opens every utterance with the persona\'s hostile lines', () => {
-    const s: Scenario = { ...withAdv(base, { kind: 'adversarial_tone' }), persona: { name: 'Gordon', style: 'curt', sampleMessages: ['You people again.', 'Hurry up.'] } };
+  it("adversarial tone opens every utterance with the persona's hostile lines", () => {
+    const s: Scenario = {
+      ...withAdv(base, { kind: 'adversarial_tone' }),
+      persona: { name: 'Gordon', style: 'curt', sampleMessages: ['You people again.', 'Hurry up.'] },
+    };
     const t = play(s, 9, 'get_transactions', (l) => ({ account_id: checking(l) }));
     const texts = customerTexts(t);
     expect(texts[0]).toMatch(/^You people again\./);

@@ -74,7 +74,10 @@ export interface DirectiveContext {
 }
 
 /** The directive for the coming customer utterance, and the firings it amounts to. */
-export function customerDirective(adv: EpisodeAdversities, ctx: DirectiveContext): { directive: CaDirective | undefined; fired: { kind: AdversityKind; detail: string }[] } {
+export function customerDirective(
+  adv: EpisodeAdversities,
+  ctx: DirectiveContext,
+): { directive: CaDirective | undefined; fired: { kind: AdversityKind; detail: string }[] } {
   const d: CaDirective = {};
   const fired: { kind: AdversityKind; detail: string }[] = [];
   const n = ctx.customerTurns + 1;

@@ -70,8 +70,22 @@ export interface WorldState {
 }
 
 const MERCHANTS = [
-  'Blue Bottle Coffee', 'AMZN MKTP', 'Shell', 'Trader Joe\'s', 'Uber', 'Netflix', 'Spotify', 'Walgreens',
-  'Target', 'Chipotle', 'Apple.com', 'Delta Air Lines', 'Best Buy', 'Whole Foods', 'Lyft', 'Home Depot',
+  'Blue Bottle Coffee',
+  'AMZN MKTP',
+  'Shell',
+  "Trader Joe's",
+  'Uber',
+  'Netflix',
+  'Spotify',
+  'Walgreens',
+  'Target',
+  'Chipotle',
+  'Apple.com',
+  'Delta Air Lines',
+  'Best Buy',
+  'Whole Foods',
+  'Lyft',
+  'Home Depot',
 ];
 const ODD_MERCHANTS = ['PAYPAL *XKQ ONLINE', 'SQ *GRN VALLEY', 'TST* HARBOR 22', 'NTFLX EU 4471', 'WL*STEAM PURCHASE', 'GOOGLE *SVCS 8822'];
 const CHANNELS: TransactionView['channel'][] = ['card', 'online', 'contactless'];
@@ -106,16 +120,28 @@ export function generateWorld(scenario: Scenario, rng: Rng): WorldState {
   const savings: Account = { account_id: id('acc'), type: 'savings', balance: round2(rng.int(100_000, 2_500_000) / 100), transactions: [] };
   const last4 = String(rng.int(1000, 9999));
   const card: Card = {
-    card_id: id('card'), last4, status: 'active', blockReason: null, lastDecline: null, account_id: checking.account_id,
+    card_id: id('card'),
+    last4,
+    status: 'active',
+    blockReason: null,
+    lastDecline: null,
+    account_id: checking.account_id,
   };
 
   const spec = scenario.account;
   const daysAgo = spec.daysAgo ?? rng.int(1, 9);
   const amount = spec.amount ?? round2(rng.int(900, 25_000) / 100);
-  const focalMerchant = spec.merchant ?? (spec.situation === 'unknown_merchant' || spec.situation === 'compromised' ? rng.pick(ODD_MERCHANTS) : rng.pick(MERCHANTS));
+  const focalMerchant =
+    spec.merchant ?? (spec.situation === 'unknown_merchant' || spec.situation === 'compromised' ? rng.pick(ODD_MERCHANTS) : rng.pick(MERCHANTS));
   const channel = rng.pick(CHANNELS);
   const focal: TransactionView = {
-    transaction_id: id('txn'), date: isoDaysAgo(daysAgo), merchant: focalMerchant, amount, direction: 'debit', status: 'posted', channel,
+    transaction_id: id('txn'),
+    date: isoDaysAgo(daysAgo),
+    merchant: focalMerchant,
+    amount,
+    direction: 'debit',
+    status: 'posted',
+    channel,
   };
 
   // Background activity: five ordinary recent card transactions, never from the merchant at issue.
@@ -179,7 +205,11 @@ export function generateWorld(scenario: Scenario, rng: Rng): WorldState {
 // ---------------------------------------------------------------------------------------------
 // Tool argument schemas: the DA's `tool_args` must match exactly (unknown fields are errors).
 
-const money = z.number().positive().max(1_000_000).refine((x) => Math.abs(x * 100 - Math.round(x * 100)) < 1e-6, 'at most 2 decimals');
+const money = z
+  .number()
+  .positive()
+  .max(1_000_000)
+  .refine((x) => Math.abs(x * 100 - Math.round(x * 100)) < 1e-6, 'at most 2 decimals');
 const idField = z.string().min(1);
 
 export const toolArgSchemas = {
@@ -201,7 +231,10 @@ export const toolArgSchemas = {
 } satisfies { [K in keyof ToolArgs]: z.ZodType<ToolArgs[K]> };
 
 class ToolError extends Error {
-  constructor(readonly code: ToolErrorCode, message: string) {
+  constructor(
+    readonly code: ToolErrorCode,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -246,7 +279,12 @@ const handlers: Handlers = {
     }
     if (args.amount !== undefined) candidates = candidates.filter((t) => Math.abs(t.amount - args.amount!) < 0.005);
     // A duplicate dispute targets the later of two identical charges.
-    if (args.reason === 'duplicate' && candidates.length === 2 && candidates[0]!.merchant === candidates[1]!.merchant && candidates[0]!.amount === candidates[1]!.amount) {
+    if (
+      args.reason === 'duplicate' &&
+      candidates.length === 2 &&
+      candidates[0]!.merchant === candidates[1]!.merchant &&
+      candidates[0]!.amount === candidates[1]!.amount
+    ) {
       candidates = [candidates[0]!];
     }
     if (candidates.length === 0) throw new ToolError('NOT_FOUND', 'no matching charge on this account');
@@ -254,7 +292,12 @@ const handlers: Handlers = {
     const t = candidates[0]!;
     if (state.disputes.some((d) => d.transaction_id === t.transaction_id)) throw new ToolError('NOT_ALLOWED', 'this charge is already disputed');
     const result: DisputeChargeResult = {
-      dispute_id: nextId('dsp'), transaction_id: t.transaction_id, merchant: t.merchant, amount: t.amount, status: 'filed', provisional_credit: t.amount <= 500,
+      dispute_id: nextId('dsp'),
+      transaction_id: t.transaction_id,
+      merchant: t.merchant,
+      amount: t.amount,
+      status: 'filed',
+      provisional_credit: t.amount <= 500,
     };
     state.disputes.push(result);
     return result;
@@ -278,7 +321,10 @@ const handlers: Handlers = {
     from.balance = round2(from.balance - args.amount);
     to.balance = round2(to.balance + args.amount);
     const result: TransferFundsResult = {
-      transfer_id: nextId('trf'), from_account_id: from.account_id, to_account_id: to.account_id, amount: args.amount,
+      transfer_id: nextId('trf'),
+      from_account_id: from.account_id,
+      to_account_id: to.account_id,
+      amount: args.amount,
       balances: { [from.account_id]: from.balance, [to.account_id]: to.balance },
     };
     state.transfers.push(result);

@@ -21,8 +21,7 @@ export type ToolErrorCode =
   | 'POLICY';
 
 export type ToolResult =
-  | { ok: true; tool: string; data: Record<string, unknown> }
-  | { ok: false; tool: string; error: { code: ToolErrorCode; message: string } };
+  { ok: true; tool: string; data: Record<string, unknown> } | { ok: false; tool: string; error: { code: ToolErrorCode; message: string } };
 
 export interface CustomerTurn {
   role: 'customer';

@@ -8,8 +8,13 @@ import { CustomerEnvironment } from './environment';
 import type { LookupAccountResult } from './tool-types';
 
 const scenario = (over: Partial<Scenario['account']> = {}, expectedTool: Scenario['expectedTool'] = 'dispute_charge'): Scenario => ({
-  id: 'dup', title: 'Duplicate', set: 'arena', fraudReference: false, ambiguity: 'ambiguous',
-  intents: ['duplicate_charge', 'transaction_charged_twice'], expectedTool,
+  id: 'dup',
+  title: 'Duplicate',
+  set: 'arena',
+  fraudReference: false,
+  ambiguity: 'ambiguous',
+  intents: ['duplicate_charge', 'transaction_charged_twice'],
+  expectedTool,
   account: { situation: 'duplicate_charge', merchant: 'Blue Bottle Coffee', amount: 6.5, daysAgo: 2, ...over },
   description: 'charged twice',
 });
@@ -88,19 +93,28 @@ describe('tools', () => {
     const r = executeTool(w, 'transfer_funds', { from_account_id: checking!.account_id, to_account_id: savings!.account_id, amount: 100 }, rng());
     expect(r.ok).toBe(true);
     expect(w.accounts[0]!.balance).toBeCloseTo(before - 100);
-    expect(executeTool(w, 'transfer_funds', { from_account_id: checking!.account_id, to_account_id: savings!.account_id, amount: 999_999 }, rng()))
-      .toMatchObject({ ok: false, error: { code: 'INSUFFICIENT_FUNDS' } });
-    expect(executeTool(w, 'transfer_funds', { from_account_id: checking!.account_id, to_account_id: checking!.account_id, amount: 1 }, rng()))
-      .toMatchObject({ ok: false, error: { code: 'NOT_ALLOWED' } });
+    expect(
+      executeTool(w, 'transfer_funds', { from_account_id: checking!.account_id, to_account_id: savings!.account_id, amount: 999_999 }, rng()),
+    ).toMatchObject({ ok: false, error: { code: 'INSUFFICIENT_FUNDS' } });
+    expect(executeTool(w, 'transfer_funds', { from_account_id: checking!.account_id, to_account_id: checking!.account_id, amount: 1 }, rng())).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_ALLOWED' },
+    });
   });
 
   it('lifts a fraud hold on request but not an expiry', () => {
     const w = generateWorld(scenario({ situation: 'card_declined', cardStatus: 'blocked' }, 'check_card_status'), new Rng(1));
     const card = verified(w).cards[0]!.card_id;
-    expect(executeTool(w, 'check_card_status', { card_id: card, unblock: true }, rng())).toMatchObject({ ok: true, data: { status: 'active', unblocked: true } });
+    expect(executeTool(w, 'check_card_status', { card_id: card, unblock: true }, rng())).toMatchObject({
+      ok: true,
+      data: { status: 'active', unblocked: true },
+    });
     const x = generateWorld(scenario({ situation: 'card_declined', cardStatus: 'expired' }, 'check_card_status'), new Rng(1));
     const c2 = verified(x).cards[0]!.card_id;
-    expect(executeTool(x, 'check_card_status', { card_id: c2, unblock: true }, rng())).toMatchObject({ ok: true, data: { status: 'expired', unblocked: false } });
+    expect(executeTool(x, 'check_card_status', { card_id: c2, unblock: true }, rng())).toMatchObject({
+      ok: true,
+      data: { status: 'expired', unblocked: false },
+    });
   });
 });
 

@@ -27,8 +27,10 @@ export const DEFAULT_PROVIDER: ProviderChoice = 'cpu';
  * `defaultProvider` null: no default (`run`, where an absent option leaves the config's device block).
  */
 export function addDeviceOptions(cmd: Command, what = 'the policies', defaultProvider: ProviderChoice | null = DEFAULT_PROVIDER): Command {
-  const provider = new Option('--provider <p>', `where ${what} run: an onnxruntime execution provider, or auto (a GPU provider on a hardware device when present, else cpu); an unavailable one falls back to cpu, saying why`)
-    .choices(PROVIDER_CHOICES);
+  const provider = new Option(
+    '--provider <p>',
+    `where ${what} run: an onnxruntime execution provider, or auto (a GPU provider on a hardware device when present, else cpu); an unavailable one falls back to cpu, saying why`,
+  ).choices(PROVIDER_CHOICES);
   return cmd
     .addOption(defaultProvider === null ? provider : provider.default(defaultProvider))
     .option('--threads <n>', 'intra-op threads per onnxruntime session (default: cores, at most 4)', positiveInt('--threads'));
@@ -44,7 +46,10 @@ export function deviceLine(d: DeviceRecord): string {
  * record (provider after fallback, and why). Prints `deviceLine` on stderr unless the CPU was
  * asked for and used.
  */
-export async function deviceSession(opts: Partial<DeviceOptions>, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<{ session: SessionSettings; device: DeviceRecord }> {
+export async function deviceSession(
+  opts: Partial<DeviceOptions>,
+  log: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+): Promise<{ session: SessionSettings; device: DeviceRecord }> {
   const device = await chooseDevice({ provider: opts.provider ?? DEFAULT_PROVIDER, threads: opts.threads ?? null });
   if (device.requested !== 'cpu') log(deviceLine(device));
   return {

@@ -52,13 +52,16 @@ const program = new Command('sparring')
   .option('--seed <n>', 'random seed', seedInt, 1)
   .option('--json', 'print one JSON document on stdout', false)
   .option('--create', 'create the folder of --db if it does not exist (a new lab there)', false)
-  .option('--no-cache', 'LLM endpoints: answer no call from the lab\'s response cache')
+  .option('--no-cache', "LLM endpoints: answer no call from the lab's response cache")
   // One line for a bad argument (commander's names the allowed choices), not the whole usage.
   .showHelpAfterError('(sparring --help, or sparring <command> --help, for usage)')
   .exitOverride()
   .hook('preAction', () => {
     const g = program.opts<GlobalOptions>();
-    checkLabPath(g.db, { create: g.create ?? false, option: process.env.SPARRING_DB && program.getOptionValueSource('db') === 'default' ? 'SPARRING_DB' : '--db' });
+    checkLabPath(g.db, {
+      create: g.create ?? false,
+      option: process.env.SPARRING_DB && program.getOptionValueSource('db') === 'default' ? 'SPARRING_DB' : '--db',
+    });
   });
 
 const globals = () => program.opts<GlobalOptions>();

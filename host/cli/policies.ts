@@ -7,7 +7,15 @@ import type { CaPolicy, DaPolicy } from '../../core/agents/policy';
 import type { Domain } from '../../core/domain/types';
 import type { DaModel } from '../../models/da-model';
 import type { SessionSettings } from '../../models/session';
-import { JudgeSpecError, PolicyError, loadDaModel, resolveJudge as resolveJudgeIn, resolveCa as resolveCaIn, resolveDa as resolveDaIn, resolveLlmDa as resolveLlmDaIn } from '../policies/policies';
+import {
+  JudgeSpecError,
+  PolicyError,
+  loadDaModel,
+  resolveJudge as resolveJudgeIn,
+  resolveCa as resolveCaIn,
+  resolveDa as resolveDaIn,
+  resolveLlmDa as resolveLlmDaIn,
+} from '../policies/policies';
 import type { LlmDa } from '../../models/llm/llm-da';
 import type { PolicyContext } from '../policies/policies';
 import { RULE_JUDGE_SPEC } from '../../core/judge/port';
@@ -42,7 +50,8 @@ async function asUsage<T>(f: () => Promise<T>): Promise<T> {
 function context(g: GlobalOptions, opts: ModelOptions): PolicyContext {
   let bar: Progress | null = null;
   return {
-    db: g.db, seed: g.seed,
+    db: g.db,
+    seed: g.seed,
     ...(opts.session ? { session: opts.session } : {}),
     ...(opts.epochs !== undefined ? { epochs: opts.epochs } : {}),
     ...(opts.onTraining ? { onTraining: opts.onTraining } : {}),

@@ -37,7 +37,7 @@ describe('weighted', () => {
 });
 
 describe('trainingDomain', () => {
-  it('keeps the held-out slice of DA0\'s SFT split out of the bank the training CAs speak from', () => {
+  it("keeps the held-out slice of DA0's SFT split out of the bank the training CAs speak from", () => {
     for (const seed of [1, 2]) {
       const d = trainingDomain({ domain, seed });
       const { heldout } = splitBank(domain.bank.utterances, da0SftSeed(seed));
@@ -58,12 +58,21 @@ describe('gym with human episodes', () => {
     const checkpoints = checkpointStore(store.db);
     let clock = Date.parse('2026-03-01T00:00:00.000Z');
     const now = () => new Date((clock += 60_000)).toISOString();
-    const play = createPlayService({ store, domain: () => domain, resolve: async (role) => (role === 'DA' ? new ScriptedDa() : new ScriptedCa(domain)), release: async () => {}, now });
+    const play = createPlayService({
+      store,
+      domain: () => domain,
+      resolve: async (role) => (role === 'DA' ? new ScriptedDa() : new ScriptedCa(domain)),
+      release: async () => {},
+      now,
+    });
     /** One human episode in a seat, played to the end by its simplest moves. */
     const humanEpisode = async (seat: 'customer' | 'agent', seed: number) => {
       let v = await play.handlers['play/start']({ seat, player: 'Ada', opponent: 'scripted', seed });
       while (v.status === 'playing') {
-        const action = seat === 'customer' ? { kind: 'say' as const, text: 'It is about a charge on my card, please help.' } : { kind: 'end_call' as const, text: 'Goodbye' };
+        const action =
+          seat === 'customer'
+            ? { kind: 'say' as const, text: 'It is about a charge on my card, please help.' }
+            : { kind: 'end_call' as const, text: 'Goodbye' };
         v = await play.handlers['play/act']({ sessionId: v.sessionId, action });
       }
       return v.episode!.id;
@@ -76,24 +85,47 @@ describe('gym with human episodes', () => {
       gym: { ...quick.gym, da: { ...quick.gym.da, steps: 1, promptsPerStep: 2, K: 2 }, humanEpisodes: { weight: 2, cap: 2 } },
     };
     const { match, episodes } = await runMatch({
-      matchId: 'M1', createdAt: now(), domain, scenarios: selectScenarios(domain, 'arena'), scenarioSet: 'arena',
-      da: new ScriptedDa(), ca: new ScriptedCa(domain), judge: judgeEpisode, config: { ...sparringConfigOf(config), arena: { ...config.arena, episodesPerScenario: 1 } }, seed: 1,
+      matchId: 'M1',
+      createdAt: now(),
+      domain,
+      scenarios: selectScenarios(domain, 'arena'),
+      scenarioSet: 'arena',
+      da: new ScriptedDa(),
+      ca: new ScriptedCa(domain),
+      judge: judgeEpisode,
+      config: { ...sparringConfigOf(config), arena: { ...config.arena, episodesPerScenario: 1 } },
+      seed: 1,
     });
     store.saveMatch(match, episodes);
     await humanEpisode('customer', 5); // played after the match: not in this gym
     store.db.prepare("INSERT INTO runs (id, created_at, updated_at, status, seed, config_json) VALUES ('R1', 'now', 'now', 'running', 1, '{}')").run();
 
     const intents = domain.taxonomy.map((t) => ({ intent: t.intent, tool: t.tool }));
-    const da0 = await DaModel.create({ intents, seed: 1, net: { embedDim: 8, hidden: 16, hashing: { buckets: 512, bagLength: 16, wordNgrams: [1], charNgrams: [3] } } });
-    const ca0 = await CaModel.create(domain.taxonomy, { sizes: { hashing: { buckets: 512, bagLength: 16, wordNgrams: [1], charNgrams: [] }, embedDim: 8, hidden: 16 }, seed: 1 });
+    const da0 = await DaModel.create({
+      intents,
+      seed: 1,
+      net: { embedDim: 8, hidden: 16, hashing: { buckets: 512, bagLength: 16, wordNgrams: [1], charNgrams: [3] } },
+    });
+    const ca0 = await CaModel.create(domain.taxonomy, {
+      sizes: { hashing: { buckets: 512, bagLength: 16, wordNgrams: [1], charNgrams: [] }, embedDim: 8, hidden: 16 },
+      seed: 1,
+    });
     checkpoints.save({ role: 'DA', name: 'DA0', source: 'sft', runId: 'R1', snapshot: await da0.snapshot() });
     checkpoints.save({ role: 'CA', name: 'CA0', source: 'bootstrap', runId: 'R1', snapshot: await ca0.snapshot() });
     await da0.dispose();
     await ca0.dispose();
 
     const ctx: LabContext = {
-      runId: 'R1', seed: 1, domain, config, sparring: sparringConfigOf(config), store, checkpoints,
-      progress: () => {}, metric: () => {}, stopped: () => false,
+      runId: 'R1',
+      seed: 1,
+      domain,
+      config,
+      sparring: sparringConfigOf(config),
+      store,
+      checkpoints,
+      progress: () => {},
+      metric: () => {},
+      stopped: () => false,
     };
     const cache = new PolicyCache(ctx);
     try {
@@ -101,16 +133,37 @@ describe('gym with human episodes', () => {
       expect(out.checkpoint).toBe('DA1');
       const da1 = checkpoints.get('DA1')!;
       // The newest `cap` = 2 customer episodes played before M1: c3 and c2, not c1 (cap), the agent one, or the later one.
-      expect(da1.trainingData).toEqual([{ kind: 'match', id: 'M1' }, { kind: HUMAN_EPISODE, id: c3 }, { kind: HUMAN_EPISODE, id: c2 }]);
+      expect(da1.trainingData).toEqual([
+        { kind: 'match', id: 'M1' },
+        { kind: HUMAN_EPISODE, id: c3 },
+        { kind: HUMAN_EPISODE, id: c2 },
+      ]);
       // A child trained without human data still saw it, through its parent.
-      checkpoints.save({ role: 'DA', name: 'DA2', source: 'gym', runId: 'R1', parent: 'DA1', snapshot: da1.snapshot, trainingData: [{ kind: 'match', id: 'M1' }] });
+      checkpoints.save({
+        role: 'DA',
+        name: 'DA2',
+        source: 'gym',
+        runId: 'R1',
+        parent: 'DA1',
+        snapshot: da1.snapshot,
+        trainingData: [{ kind: 'match', id: 'M1' }],
+      });
       expect(checkpoints.humanEpisodesSeen('DA2')).toEqual([c3, c2]);
       expect(checkpoints.humanEpisodesSeen('DA0')).toEqual([]);
 
       // A run killed after a gym saved its checkpoint, before the run's next snapshot, restarts
       // that gym on resume: it returns the stored checkpoint, and the note stored with it.
       const note = 'stopped after step 3 of 8: mean KL to the start over the last 5 steps 1.20 > maxKl 1 (trust region)';
-      checkpoints.save({ role: 'DA', name: 'DA3', source: 'gym', runId: 'R1', parent: 'DA0', snapshot: da1.snapshot, trainingData: [{ kind: 'match', id: 'M9' }], note });
+      checkpoints.save({
+        role: 'DA',
+        name: 'DA3',
+        source: 'gym',
+        runId: 'R1',
+        parent: 'DA0',
+        snapshot: da1.snapshot,
+        trainingData: [{ kind: 'match', id: 'M9' }],
+        note,
+      });
       expect(await gym(ctx, cache, { runId: 'R1', role: 'DA', from: 'DA0', opponent: 'CA0', matchId: 'M9', seed: 1 })).toEqual({ checkpoint: 'DA3', note });
       expect(checkpoints.list('DA').map((c) => c.name)).toEqual(['DA0', 'DA1', 'DA2', 'DA3']);
     } finally {

@@ -89,7 +89,13 @@ export interface LabContext {
  * steps). `lr`: IB-RL's per-role rate (schedule.stagger daLr/caLr), which takes precedence over
  * the gym budget's lr and any write to it.
  */
-export function stepConfigs(ctx: Pick<LabContext, 'config' | 'atStep'>, role: 'DA' | 'CA', gymName: () => string, seed: number, lr?: number): (step: number) => GrpoConfig {
+export function stepConfigs(
+  ctx: Pick<LabContext, 'config' | 'atStep'>,
+  role: 'DA' | 'CA',
+  gymName: () => string,
+  seed: number,
+  lr?: number,
+): (step: number) => GrpoConfig {
   return (step) => {
     ctx.atStep?.(gymName(), step);
     return grpoConfig(roleBudget(role === 'DA' ? ctx.config.gym.da : ctx.config.gym.ca, lr), role, seed);
@@ -119,7 +125,9 @@ export class PolicyCache {
   }
 
   private noModel(role: 'DA' | 'CA', name: string): never {
-    throw new Error(`run: the ${role} is the LLM "${name}" (schedule.llm.${role.toLowerCase()}), but the lab ${this.ctx.llm!.dbPath} has no model of that name (sparring models add)`);
+    throw new Error(
+      `run: the ${role} is the LLM "${name}" (schedule.llm.${role.toLowerCase()}), but the lab ${this.ctx.llm!.dbPath} has no model of that name (sparring models add)`,
+    );
   }
 
   daModel(name: string): Promise<DaModel> {
@@ -204,8 +212,17 @@ function symbolicMix(ctx: Pick<LabContext, 'domain' | 'seed' | 'config'>): Symbo
 
 function grpoConfig(b: GrpoBudget, role: 'DA' | 'CA', seed: number): GrpoConfig {
   return {
-    ...GRPO_PRESETS[role], K: b.K, lr: b.lr, klBeta: b.klBeta, clipEps: b.clipEps, lrSchedule: b.lrSchedule, steps: b.steps, promptsPerStep: b.promptsPerStep, seed,
-    ...(b.maxKl !== undefined ? { maxKl: b.maxKl } : {}), ...(b.maxPasses !== undefined ? { maxPasses: b.maxPasses } : {}),
+    ...GRPO_PRESETS[role],
+    K: b.K,
+    lr: b.lr,
+    klBeta: b.klBeta,
+    clipEps: b.clipEps,
+    lrSchedule: b.lrSchedule,
+    steps: b.steps,
+    promptsPerStep: b.promptsPerStep,
+    seed,
+    ...(b.maxKl !== undefined ? { maxKl: b.maxKl } : {}),
+    ...(b.maxPasses !== undefined ? { maxPasses: b.maxPasses } : {}),
     ...(b.advEps !== undefined ? { advEps: b.advEps } : {}),
   };
 }
@@ -276,7 +293,9 @@ function humanEpisodeIds(ctx: Pick<LabContext, 'store' | 'config'>, role: 'DA' |
   const mix = ctx.config.gym.humanEpisodes;
   const match = ctx.store.getMatch(matchId);
   if (!mix || mix.cap === 0 || !match) return [];
-  return playStore(ctx.store).listHumanEpisodes({ seat: role === 'DA' ? 'customer' : 'agent', before: match.createdAt, limit: mix.cap }).map((m) => m.episodeId);
+  return playStore(ctx.store)
+    .listHumanEpisodes({ seat: role === 'DA' ? 'customer' : 'agent', before: match.createdAt, limit: mix.cap })
+    .map((m) => m.episodeId);
 }
 
 async function matchEpisodes(ctx: Pick<LabContext, 'store'>, matchId: string): Promise<EpisodeRecord[]> {
@@ -324,24 +343,46 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
     // The warm-up's customer speaks DA0's own slice: CA-only sentences stay new to the DA until the arena.
     const scripted = new ScriptedCa(b.sft.caOnlyShare ? da0Domain(ctx, b.sft.caOnlyShare) : trainingDomain(ctx));
     const warm = await runMatch({
-      matchId: `${ctx.runId}-warmup`, createdAt: '', domain: ctx.domain, scenarios: arena, scenarioSet: 'arena',
-      da: new BuiltinDa(model), ca: scripted, judge: judgeEpisode, seed: deriveSeed(ctx.seed, 'da0-warmup'),
-      config: { ...ctx.sparring, arena: { ...ctx.sparring.arena, episodesPerScenario: 2 } }, concurrency: MATCH_CONCURRENCY,
+      matchId: `${ctx.runId}-warmup`,
+      createdAt: '',
+      domain: ctx.domain,
+      scenarios: arena,
+      scenarioSet: 'arena',
+      da: new BuiltinDa(model),
+      ca: scripted,
+      judge: judgeEpisode,
+      seed: deriveSeed(ctx.seed, 'da0-warmup'),
+      config: { ...ctx.sparring, arena: { ...ctx.sparring.arena, episodesPerScenario: 2 } },
+      concurrency: MATCH_CONCURRENCY,
     });
     const maxDaTurns = ctx.sparring.arena.maxDaTurns;
     // The DA's own episodes, and the recovery from a dispute that named no charge, which they rarely reach.
     const points = [
-      ...sliceEpisodes(warm.episodes.map((e) => recordedFromEpisode(e, ctx.domain.scenarios)), maxDaTurns),
-      ...recoveryDecisionPoints(ctx.domain, arena.filter((s) => s.expectedTool === 'dispute_charge'), scripted, {
-        seed: deriveSeed(ctx.seed, 'da0-recovery'), episodes: WARMUP_RECOVERY_EPISODES, maxDaTurns,
-      }),
+      ...sliceEpisodes(
+        warm.episodes.map((e) => recordedFromEpisode(e, ctx.domain.scenarios)),
+        maxDaTurns,
+      ),
+      ...recoveryDecisionPoints(
+        ctx.domain,
+        arena.filter((s) => s.expectedTool === 'dispute_charge'),
+        scripted,
+        {
+          seed: deriveSeed(ctx.seed, 'da0-recovery'),
+          episodes: WARMUP_RECOVERY_EPISODES,
+          maxDaTurns,
+        },
+      ),
     ];
     const reference = await DaModel.fromSnapshot(await model.snapshot(), ctx.session ?? {});
     try {
       await runGrpo<DaDecisionPoint, DaDecisionPoint['obs'], DaChoice>({
-        model, reference, prompts: points, observe: (p) => p.obs,
+        model,
+        reference,
+        prompts: points,
+        observe: (p) => p.obs,
         reward: daRolloutReward({ config: ctx.sparring, ca: scripted, judge: judgeEpisode }, greedyActor(model)),
-        config: grpoConfig(b.daWarmup, 'DA', deriveSeed(ctx.seed, 'da0-grpo')), actionKey: (c) => c,
+        config: grpoConfig(b.daWarmup, 'DA', deriveSeed(ctx.seed, 'da0-grpo')),
+        actionKey: (c) => c,
         onStep: onGrpoStep(ctx, 'bootstrap', 'DA0: GRPO warm-up', 'bootstrap:DA0-grpo', b.daWarmup.steps),
         shouldStop: ctx.stopped,
       });
@@ -350,7 +391,13 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
     }
     if (ctx.stopped()) throw new Error('run stopped');
     da = ctx.checkpoints.save({
-      role: 'DA', source: 'bootstrap', runId: ctx.runId, parent: null, generation: 0, snapshot: await model.snapshot(), provider: model.provider,
+      role: 'DA',
+      source: 'bootstrap',
+      runId: ctx.runId,
+      parent: null,
+      generation: 0,
+      snapshot: await model.snapshot(),
+      provider: model.provider,
       metrics: sft.sft.epochs.at(-1)?.metrics ?? null,
       trainingData: [{ kind: 'demos', id: `bank-train:${da0SftSeed(ctx.seed)}${b.sft.caOnlyShare ? `:ca-only=${b.sft.caOnlyShare}` : ''}` }],
     }).name;
@@ -362,15 +409,39 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
     const model = await CaModel.create(ctx.domain.taxonomy, { seed: deriveSeed(ctx.seed, 'ca0-init'), ...(ctx.session ? { session: ctx.session } : {}) });
     const frozenDa = await cache.da(da);
     const probe = await runMatch({
-      matchId: `${ctx.runId}-ca0-probe`, createdAt: '', domain: ctx.domain, scenarios: arena, scenarioSet: 'arena',
-      da: frozenDa, ca: new BuiltinCa(model, trainingDomain(ctx).bank), judge: judgeEpisode, seed: deriveSeed(ctx.seed, 'ca0-probe'),
-      config: { ...ctx.sparring, arena: { ...ctx.sparring.arena, episodesPerScenario: 2 } }, concurrency: MATCH_CONCURRENCY,
+      matchId: `${ctx.runId}-ca0-probe`,
+      createdAt: '',
+      domain: ctx.domain,
+      scenarios: arena,
+      scenarioSet: 'arena',
+      da: frozenDa,
+      ca: new BuiltinCa(model, trainingDomain(ctx).bank),
+      judge: judgeEpisode,
+      seed: deriveSeed(ctx.seed, 'ca0-probe'),
+      config: { ...ctx.sparring, arena: { ...ctx.sparring.arena, episodesPerScenario: 2 } },
+      concurrency: MATCH_CONCURRENCY,
     });
     const points = probe.episodes.flatMap((e) => sliceCaDecisionPoints(recordedFromEpisode(e, ctx.domain.scenarios), ctx.sparring.arena.maxDaTurns));
-    await trainCa(ctx, model, points, frozenDa, b.caPressure, deriveSeed(ctx.seed, 'ca0-grpo'), 'bootstrap', 'CA0: reward pressure against DA0', 'bootstrap:CA0');
+    await trainCa(
+      ctx,
+      model,
+      points,
+      frozenDa,
+      b.caPressure,
+      deriveSeed(ctx.seed, 'ca0-grpo'),
+      'bootstrap',
+      'CA0: reward pressure against DA0',
+      'bootstrap:CA0',
+    );
     if (ctx.stopped()) throw new Error('run stopped');
     ca = ctx.checkpoints.save({
-      role: 'CA', source: 'bootstrap', runId: ctx.runId, parent: null, generation: 0, snapshot: await model.snapshot(), provider: model.provider,
+      role: 'CA',
+      source: 'bootstrap',
+      runId: ctx.runId,
+      parent: null,
+      generation: 0,
+      snapshot: await model.snapshot(),
+      provider: model.provider,
       trainingData: [{ kind: 'checkpoint', id: da }],
     }).name;
     await model.dispose();
@@ -379,18 +450,31 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
 }
 
 async function trainCa(
-  ctx: LabContext, model: CaModel, points: readonly CaDecisionPoint[], frozenDa: DaPolicy, budget: GrpoBudget, seed: number,
-  phase: RunPhase, label: string, metricPhase: string, configForStep?: (step: number) => GrpoConfig,
+  ctx: LabContext,
+  model: CaModel,
+  points: readonly CaDecisionPoint[],
+  frozenDa: DaPolicy,
+  budget: GrpoBudget,
+  seed: number,
+  phase: RunPhase,
+  label: string,
+  metricPhase: string,
+  configForStep?: (step: number) => GrpoConfig,
 ): Promise<GrpoResult> {
   const reference = await CaModel.fromSnapshot(await model.snapshot(), ctx.session ? { session: ctx.session } : {});
   const config = grpoConfig(budget, 'CA', seed);
   try {
     return await runGrpo<CaDecisionPoint, CaDecisionPoint['obs'], CaChoice>({
-      model, reference, prompts: points, observe: (p) => p.obs,
+      model,
+      reference,
+      prompts: points,
+      observe: (p) => p.obs,
       reward: caRolloutReward({ config: ctx.sparring, domain: trainingDomain(ctx), da: policyActor(frozenDa) }, greedyCaActor(model, trainingDomain(ctx))),
-      config, actionKey: (c) => JSON.stringify(c),
+      config,
+      actionKey: (c) => JSON.stringify(c),
       onStep: onGrpoStep(ctx, phase, label, metricPhase, plannedSteps(config, points.length)),
-      shouldStop: ctx.stopped, ...(configForStep ? { configForStep } : {}),
+      shouldStop: ctx.stopped,
+      ...(configForStep ? { configForStep } : {}),
     });
   } finally {
     await reference.dispose();
@@ -404,16 +488,31 @@ async function trainCa(
  * one when a restarted actor finds it: the run's matches and IB-RL's joint rollouts.
  */
 async function storedMatch(
-  ctx: LabContext, cache: PolicyCache, matchId: string, da: string, ca: string, seed: number, label: string,
+  ctx: LabContext,
+  cache: PolicyCache,
+  matchId: string,
+  da: string,
+  ca: string,
+  seed: number,
+  label: string,
 ): Promise<{ match: NonNullable<ReturnType<SqliteRunStore['getMatch']>>; episodes: EpisodeRecord[] | null }> {
   const stored = ctx.store.getMatch(matchId);
   if (stored) return { match: stored, episodes: null };
   const arena = selectScenarios(ctx.domain, 'arena');
   const symbolic = symbolicMix(ctx);
   const r = await runMatch({
-    matchId, createdAt: new Date().toISOString(), domain: ctx.domain, scenarios: arena, scenarioSet: 'arena',
-    da: await cache.da(da), ca: await cache.ca(ca, trainingDomain(ctx).bank, ctx.config.ca?.tactics), judge: judgeEpisode, config: ctx.sparring,
-    seed, concurrency: MATCH_CONCURRENCY, onProgress: report(ctx, 'match', label, Date.now()),
+    matchId,
+    createdAt: new Date().toISOString(),
+    domain: ctx.domain,
+    scenarios: arena,
+    scenarioSet: 'arena',
+    da: await cache.da(da),
+    ca: await cache.ca(ca, trainingDomain(ctx).bank, ctx.config.ca?.tactics),
+    judge: judgeEpisode,
+    config: ctx.sparring,
+    seed,
+    concurrency: MATCH_CONCURRENCY,
+    onProgress: report(ctx, 'match', label, Date.now()),
     ...(symbolic ? { symbolic } : {}),
   });
   // All or nothing: the match, and the LLM calls behind it when an LLM plays a role.
@@ -429,15 +528,26 @@ async function storedMatch(
 export async function playMatch(ctx: LabContext, cache: PolicyCache, input: MatchInput): Promise<MatchOutput> {
   const matchId = `${input.runId}-M${input.index}`;
   const { match: stored, episodes: played } = await storedMatch(
-    ctx, cache, matchId, input.da, input.ca, deriveSeed(input.seed, 'match', input.index), `match ${input.index}: ${input.da} vs ${input.ca}`,
+    ctx,
+    cache,
+    matchId,
+    input.da,
+    input.ca,
+    deriveSeed(input.seed, 'match', input.index),
+    `match ${input.index}: ${input.da} vs ${input.ca}`,
   );
-  const episodes = played ?? await matchEpisodes(ctx, matchId);
-  const tactics = summariseOpenings(
-    episodes.map((e) => ({ text: e.turns.find((t) => t.role === 'customer')?.text ?? '', expectedTool: e.expectedTool })),
-  );
+  const episodes = played ?? (await matchEpisodes(ctx, matchId));
+  const tactics = summariseOpenings(episodes.map((e) => ({ text: e.turns.find((t) => t.role === 'customer')?.text ?? '', expectedTool: e.expectedTool })));
   await recordMatchDiagnostics(ctx, input.index, episodes);
   // The stopping rule after this match uses the thresholds in force when it started (EAU knobs τ_DA, r_CA).
-  return { matchId, wDa: stored.wDa ?? 0, fraudRate: stored.fraudRate, tactics, stopping: { ...ctx.sparring.stopping }, ...(symbolicMix(ctx) ? { arms: summariseArms(episodes) } : {}) };
+  return {
+    matchId,
+    wDa: stored.wDa ?? 0,
+    fraudRate: stored.fraudRate,
+    tactics,
+    stopping: { ...ctx.sparring.stopping },
+    ...(symbolicMix(ctx) ? { arms: summariseArms(episodes) } : {}),
+  };
 }
 
 /**
@@ -457,7 +567,12 @@ async function recordMatchDiagnostics(ctx: LabContext, index: number, episodes: 
     earlierDeadlock.push({ matchIndex: i, deadlockRate: deadlockRate(eps) });
   }
   const { proposals } = diagnoseMatch({
-    matchIndex: index, episodes, earlier, earlierDeadlock, taxonomy: ctx.domain.taxonomy, knobs: knobValues(ctx.config, ctx.sparring),
+    matchIndex: index,
+    episodes,
+    earlier,
+    earlierDeadlock,
+    taxonomy: ctx.domain.taxonomy,
+    knobs: knobValues(ctx.config, ctx.sparring),
   });
   ctx.recordProposals(ctx.runId, proposals);
 }
@@ -467,8 +582,11 @@ function recordGymDiagnostics(ctx: LabContext, gymId: string, role: 'DA' | 'CA',
   if (!ctx.recordProposals) return;
   const proposals = diagnoseDegenerateGym(
     {
-      gymId, role, groupsPerStep: Math.min(budget.promptsPerStep, prompts),
-      skippedGroups: result.history.map((h) => h['gym/skipped_groups']), rewardMean: result.history.map((h) => h['gym/reward_mean']),
+      gymId,
+      role,
+      groupsPerStep: Math.min(budget.promptsPerStep, prompts),
+      skippedGroups: result.history.map((h) => h['gym/skipped_groups']),
+      rewardMean: result.history.map((h) => h['gym/reward_mean']),
     },
     knobValues(ctx.config, ctx.sparring),
   );
@@ -504,7 +622,14 @@ export async function gymEpisodes(
   const human = humanIds.map((id) => recordedFromEpisode(ctx.store.getEpisode(id)!, ctx.domain.scenarios));
   return [
     // IB-RL: both roles learn from the same trajectories, all of the round's joint rollouts (no failure mix).
-    ...(input.ibRl ? recorded : mixFailures(recorded.filter(trainerLost), recorded.filter((r) => !trainerLost(r)), ctx.config.gym.failureShare, mixRng)),
+    ...(input.ibRl
+      ? recorded
+      : mixFailures(
+          recorded.filter(trainerLost),
+          recorded.filter((r) => !trainerLost(r)),
+          ctx.config.gym.failureShare,
+          mixRng,
+        )),
     ...weighted(human, ctx.config.gym.humanEpisodes?.weight ?? 0),
   ];
 }
@@ -520,8 +645,19 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
   const afterMatch = input.afterMatch ?? matchIndexOf(input.matchId);
   const ib = input.ibRl;
   // IB-RL: the round's joint rollouts between the pool's members (the arena match itself when both are current).
-  if (ib) await storedMatch(ctx, cache, input.matchId, ib.da, ib.ca, deriveSeed(input.seed, 'ib-rl-joint', ib.round), `IB-RL round ${ib.round}: joint rollouts ${ib.da} vs ${ib.ca}`);
-  const poolNote = ib ? `IB-RL round ${ib.round}: ${ib.pairing} joint rollouts ${ib.da} vs ${ib.ca} (${input.matchId}), rollouts against frozen ${input.opponent}${ib.lr !== undefined ? `, lr ${ib.lr}` : ''}` : null;
+  if (ib)
+    await storedMatch(
+      ctx,
+      cache,
+      input.matchId,
+      ib.da,
+      ib.ca,
+      deriveSeed(input.seed, 'ib-rl-joint', ib.round),
+      `IB-RL round ${ib.round}: joint rollouts ${ib.da} vs ${ib.ca}`,
+    );
+  const poolNote = ib
+    ? `IB-RL round ${ib.round}: ${ib.pairing} joint rollouts ${ib.da} vs ${ib.ca} (${input.matchId}), rollouts against frozen ${input.opponent}${ib.lr !== undefined ? `, lr ${ib.lr}` : ''}`
+    : null;
   const chosen = await gymEpisodes(ctx, input);
   const humanIds = humanEpisodeIds(ctx, input.role, input.matchId);
   // The name this gym will likely get, for its label and metric phase. Checkpoint names are
@@ -543,10 +679,15 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
         const symbolic = symbolicMix(ctx);
         const config = grpoConfig(roleBudget(ctx.config.gym.da, ib?.lr), 'DA', seed);
         const result = await runGrpo<DaDecisionPoint, DaDecisionPoint['obs'], DaChoice>({
-          model, reference, prompts: points, observe: (p) => p.obs,
+          model,
+          reference,
+          prompts: points,
+          observe: (p) => p.obs,
           reward: daRolloutReward({ config: ctx.sparring, ca: frozenCa, judge: judgeEpisode, ...(symbolic ? { symbolic } : {}) }, greedyActor(model)),
-          config, actionKey: (c) => c,
-          onStep: onGrpoStep(ctx, 'gym', label, `gym:${name}`, plannedSteps(config, points.length)), shouldStop: ctx.stopped,
+          config,
+          actionKey: (c) => c,
+          onStep: onGrpoStep(ctx, 'gym', label, `gym:${name}`, plannedSteps(config, points.length)),
+          shouldStop: ctx.stopped,
           configForStep: stepConfigs(ctx, 'DA', () => name, seed, ib?.lr),
         });
         if (ctx.stopped()) throw new Error('run stopped');
@@ -561,7 +702,18 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
       const model = await CaModel.fromSnapshot(start.snapshot, ctx.session ? { session: ctx.session } : {});
       try {
         const points = chosen.flatMap((r) => sliceCaDecisionPoints(r, ctx.sparring.arena.maxDaTurns));
-        const result = await trainCa(ctx, model, points, await cache.da(input.opponent), roleBudget(ctx.config.gym.ca, ib?.lr), seed, 'gym', label, `gym:${name}`, stepConfigs(ctx, 'CA', () => name, seed, ib?.lr));
+        const result = await trainCa(
+          ctx,
+          model,
+          points,
+          await cache.da(input.opponent),
+          roleBudget(ctx.config.gym.ca, ib?.lr),
+          seed,
+          'gym',
+          label,
+          `gym:${name}`,
+          stepConfigs(ctx, 'CA', () => name, seed, ib?.lr),
+        );
         if (ctx.stopped()) throw new Error('run stopped');
         note = earlyStopNote(result);
         save(await model.snapshot(), note, model.provider);
@@ -581,12 +733,23 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
 
   function save(snapshot: Awaited<ReturnType<DaModel['snapshot']>>, why: string | null, provider: string | null) {
     name = ctx.checkpoints.save({
-      role: input.role, source: 'gym', runId: ctx.runId, parent: input.from, snapshot, provider,
+      role: input.role,
+      source: 'gym',
+      runId: ctx.runId,
+      parent: input.from,
+      snapshot,
+      provider,
       note: poolNote && why ? `${poolNote}; ${why}` : (poolNote ?? why),
       trainingData: [
-        { kind: 'match', id: input.matchId }, ...humanIds.map((id) => ({ kind: HUMAN_EPISODE, id })),
+        { kind: 'match', id: input.matchId },
+        ...humanIds.map((id) => ({ kind: HUMAN_EPISODE, id })),
         // IB-RL lineage: the pool members whose joint rollouts this update saw.
-        ...(ib ? [{ kind: IB_RL_POOL_DA, id: ib.da }, { kind: IB_RL_POOL_CA, id: ib.ca }] : []),
+        ...(ib
+          ? [
+              { kind: IB_RL_POOL_DA, id: ib.da },
+              { kind: IB_RL_POOL_CA, id: ib.ca },
+            ]
+          : []),
       ],
     }).name;
   }
@@ -624,19 +787,38 @@ export async function evaluate(ctx: LabContext, cache: PolicyCache, input: Evalu
     const of = `${name} (${i + 1}/${input.da.length})`;
     const heldout = (opponent: CaPolicy, label: string) =>
       evaluateDa({
-        domain: ctx.domain, da, ca: opponent, judge: judgeEpisode, config: ctx.sparring, seeds,
-        episodesPerScenario: ctx.config.eval.episodesPerScenario, gateEpisodesPerScenario: ctx.config.eval.gateEpisodesPerScenario,
+        domain: ctx.domain,
+        da,
+        ca: opponent,
+        judge: judgeEpisode,
+        config: ctx.sparring,
+        seeds,
+        episodesPerScenario: ctx.config.eval.episodesPerScenario,
+        gateEpisodesPerScenario: ctx.config.eval.gateEpisodesPerScenario,
         onProgress: report(ctx, 'evaluate', label, Date.now()),
       });
     const r = await heldout(ca, `held-out evaluation of ${of}`);
     const mads = ctx.config.adversities
       ? await evaluateMads({
-        domain: ctx.domain, da, ca, judge: judgeEpisode, config: ctx.sparring, seeds,
-        episodesPerScenario: ctx.config.eval.episodesPerScenario, onProgress: report(ctx, 'evaluate', `robustness (MADS) of ${of}`, Date.now()),
-      })
+          domain: ctx.domain,
+          da,
+          ca,
+          judge: judgeEpisode,
+          config: ctx.sparring,
+          seeds,
+          episodesPerScenario: ctx.config.eval.episodesPerScenario,
+          onProgress: report(ctx, 'evaluate', `robustness (MADS) of ${of}`, Date.now()),
+        })
       : undefined;
     const ref = await heldout(scripted, `held-out evaluation of ${of} against the scripted CA`);
-    out.push({ da: name, ca: input.ca, heldout: r.heldout, gate: r.gate, ...(mads ? { mads } : {}), reference: { ca: 'scripted', heldout: ref.heldout, gate: ref.gate } });
+    out.push({
+      da: name,
+      ca: input.ca,
+      heldout: r.heldout,
+      gate: r.gate,
+      ...(mads ? { mads } : {}),
+      reference: { ca: 'scripted', heldout: ref.heldout, gate: ref.gate },
+    });
   }
   // The evaluation's LLM calls (its episodes are not stored, what they cost is).
   if (ctx.config.schedule?.llm) flushPendingLlmCalls();

@@ -68,11 +68,21 @@ function read<T>(sql: string, ...args: unknown[]): T | undefined {
 describe('a gym handed to an external trainer', () => {
   it('waits (surviving kill -9), takes the registered checkpoint or a cancel, and finishes with the right lineage', { timeout: 600_000 }, async () => {
     // 1. `sparring run` reaches the DA gym and waits; then it is killed with SIGKILL.
-    const child = spawn(process.execPath, [BIN, '--db', db, '--create', 'run', '--config', configFile], { env: { ...process.env, ORT_DISABLE_TELEMETRY: '1' } });
+    const child = spawn(process.execPath, [BIN, '--db', db, '--create', 'run', '--config', configFile], {
+      env: { ...process.env, ORT_DISABLE_TELEMETRY: '1' },
+    });
     children.push(child);
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    await until('the run to wait for a trainer', () => read<{ v: string }>("SELECT json_extract(snapshot_json, '$.value') AS v FROM runs WHERE id = 'R1'")?.v === 'waiting-for-trainer' && read('SELECT id FROM gym_jobs') ? true : null, 400_000);
+    await until(
+      'the run to wait for a trainer',
+      () =>
+        read<{ v: string }>("SELECT json_extract(snapshot_json, '$.value') AS v FROM runs WHERE id = 'R1'")?.v === 'waiting-for-trainer' &&
+        read('SELECT id FROM gym_jobs')
+          ? true
+          : null,
+      400_000,
+    );
     await until('the CLI to print the commands', () => (stderr.includes('checkpoints add') ? true : null), 10_000);
     child.kill('SIGKILL');
     await new Promise((r) => child.once('close', r));
@@ -81,11 +91,23 @@ describe('a gym handed to an external trainer', () => {
     expect(stderr).toContain('python trainers/train_da.py --data');
 
     const folder = gymJobFolder(db, 'R1', 1);
-    const points = readFileSync(path.join(folder, 'gym.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { run: string; gym: number; role: string; from: string; frozen_opponent: string; reset: { seed: number } });
+    const points = readFileSync(path.join(folder, 'gym.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { run: string; gym: number; role: string; from: string; frozen_opponent: string; reset: { seed: number } });
     expect(points.length).toBeGreaterThan(0);
     for (const p of points) expect([p.run, p.gym, p.role, p.from, p.frozen_opponent]).toEqual(['R1', 1, 'DA', 'DA0', 'CA0']);
     const manifest = JSON.parse(readFileSync(path.join(folder, 'job.json'), 'utf8')) as Record<string, unknown>;
-    expect(manifest).toMatchObject({ run: 'R1', gym: 1, role: 'DA', from: 'DA0', frozen_opponent: 'CA0', match_id: 'R1-M1', decision_points: points.length, failure_share: 0.7 });
+    expect(manifest).toMatchObject({
+      run: 'R1',
+      gym: 1,
+      role: 'DA',
+      from: 'DA0',
+      frozen_opponent: 'CA0',
+      match_id: 'R1-M1',
+      decision_points: points.length,
+      failure_share: 0.7,
+    });
     expect((manifest.rewards as { da: Record<string, number> }).da.toolCorrect).toBe(1);
     const exportedAt = statSync(path.join(folder, 'gym.jsonl')).mtimeMs;
 
@@ -134,7 +156,10 @@ describe('a gym handed to an external trainer', () => {
       await service.close();
       const { checkpoint, job } = await add({});
       expect(checkpoint).toMatchObject({ name: 'DA1', role: 'DA', parent: 'DA0', generation: 1, source: 'external', runId: 'R1' });
-      expect(checkpoint.trainingData).toEqual([{ kind: 'match', id: 'R1-M1' }, { kind: GYM_JOB, id: 'J1' }]);
+      expect(checkpoint.trainingData).toEqual([
+        { kind: 'match', id: 'R1-M1' },
+        { kind: GYM_JOB, id: 'J1' },
+      ]);
       expect(job).toMatchObject({ status: 'done', checkpoint: 'DA1' });
       await expect(add({})).rejects.toThrow('gym job J1 (run R1, gym 1) is done (DA1), not waiting for a trainer');
       service = createRunService({ dbPath: db, trainerPollMs: 50 });
@@ -145,10 +170,14 @@ describe('a gym handed to an external trainer', () => {
       expect(() => cancelGymJob(lab.db, 'J2')).toThrow('gym job J2 (run R1, gym 2) is cancelled, not waiting');
       expect(() => cancelGymJob(lab.db, 'J7')).toThrow('no gym job J7 in this lab');
 
-      const d = await until('the run to finish', () => {
-        const r = service.get('R1');
-        return ['finished', 'failed'].includes(r.status) ? r : null;
-      }, 300_000);
+      const d = await until(
+        'the run to finish',
+        () => {
+          const r = service.get('R1');
+          return ['finished', 'failed'].includes(r.status) ? r : null;
+        },
+        300_000,
+      );
       expect(d.status, d.error ?? '').toBe('finished');
       expect(d.gyms).toEqual([
         { role: 'DA', from: 'DA0', to: 'DA1', afterMatch: 1, note: 'trained by an external trainer (gym job J1)' },
@@ -156,8 +185,11 @@ describe('a gym handed to an external trainer', () => {
       ]);
       expect(d.matchSummaries.map((m) => m.da)).toEqual(['DA0', 'DA1', 'DA1']);
       expect(checkpoints.lineage('DA1').map((c) => c.name)).toEqual(['DA1', 'DA0']);
-      expect(((d.evaluation as { checkpoints: { da: string }[] }).checkpoints).map((c) => c.da)).toEqual(['DA0', 'DA1']);
-      expect(d.gymJobs!.map((j) => [j.id, j.status, j.checkpoint])).toEqual([['J1', 'done', 'DA1'], ['J2', 'cancelled', null]]);
+      expect((d.evaluation as { checkpoints: { da: string }[] }).checkpoints.map((c) => c.da)).toEqual(['DA0', 'DA1']);
+      expect(d.gymJobs!.map((j) => [j.id, j.status, j.checkpoint])).toEqual([
+        ['J1', 'done', 'DA1'],
+        ['J2', 'cancelled', null],
+      ]);
       expect(d.gymJobs!.every((j) => j.commands === undefined)).toBe(true);
 
       // 5. Another run waiting: a pause takes effect at once and keeps the job waiting; the paused

@@ -88,10 +88,18 @@ export async function exportGymJob(
   const sparring = sparringConfigOf(ctx.config);
   writeWhole(path.join(folder, 'gym.jsonl'), ex.points.map((p) => JSON.stringify(p)).join('\n') + (ex.points.length ? '\n' : ''));
   const manifest = {
-    run: input.runId, gym: input.gym, role: input.role, from: input.from, frozen_opponent: input.opponent, match_id: input.matchId,
-    seed: input.seed, decision_points: ex.points.length, data: 'gym.jsonl',
+    run: input.runId,
+    gym: input.gym,
+    role: input.role,
+    from: input.from,
+    frozen_opponent: input.opponent,
+    match_id: input.matchId,
+    seed: input.seed,
+    decision_points: ex.points.length,
+    data: 'gym.jsonl',
     /** The gym's episodes: failures and successes of the training role (RL-ADA §3.5's mix), human ones. */
-    episodes: ex.episodes, failure_share: ctx.config.gym.failureShare,
+    episodes: ex.episodes,
+    failure_share: ctx.config.gym.failureShare,
     rewards: { da: sparring.daReward, ca: sparring.caReward },
     budget: input.role === 'DA' ? ctx.config.gym.da : ctx.config.gym.ca,
     adversities: ctx.config.adversities ?? false,
@@ -99,7 +107,15 @@ export async function exportGymJob(
     commands: trainerCommands({ ...input, exportPath: folder }, ctx.store.path),
   };
   writeWhole(path.join(folder, 'job.json'), JSON.stringify(manifest, null, 2) + '\n');
-  return jobs.create({ runId: input.runId, gym: input.gym, role: input.role, from: input.from, opponent: input.opponent, matchId: input.matchId, exportPath: folder });
+  return jobs.create({
+    runId: input.runId,
+    gym: input.gym,
+    role: input.role,
+    from: input.from,
+    opponent: input.opponent,
+    matchId: input.matchId,
+    exportPath: folder,
+  });
 }
 
 /**
@@ -148,9 +164,14 @@ export async function registerTrainerResult(db: Database, r: TrainerResult): Pro
   const job = jobs.forGym(r.runId, r.gym);
   if (!job) {
     const listed = jobs.list(r.runId).map((j) => `gym ${j.gym} (${j.id}, ${j.status})`);
-    throw new GymJobError(`run ${r.runId} has no gym job for gym ${r.gym}${listed.length ? `; its jobs: ${listed.join(', ')}` : '; it has none (its gyms are trained by the builtin trainer, or it has not reached an external one)'}`);
+    throw new GymJobError(
+      `run ${r.runId} has no gym job for gym ${r.gym}${listed.length ? `; its jobs: ${listed.join(', ')}` : '; it has none (its gyms are trained by the builtin trainer, or it has not reached an external one)'}`,
+    );
   }
-  if (job.status !== 'waiting') throw new GymJobError(`gym job ${job.id} (run ${r.runId}, gym ${r.gym}) is ${job.status}${job.checkpoint ? ` (${job.checkpoint})` : ''}, not waiting for a trainer`);
+  if (job.status !== 'waiting')
+    throw new GymJobError(
+      `gym job ${job.id} (run ${r.runId}, gym ${r.gym}) is ${job.status}${job.checkpoint ? ` (${job.checkpoint})` : ''}, not waiting for a trainer`,
+    );
   if (job.role !== r.role) throw new GymJobError(`gym job ${job.id} trains the ${job.role}, not the ${r.role} (--role ${r.role})`);
   if (job.from !== r.parent) throw new GymJobError(`gym job ${job.id} trains from ${job.from}, not ${r.parent} (--parent ${r.parent})`);
   const file = r.model;
@@ -188,15 +209,24 @@ export async function registerTrainerResult(db: Database, r: TrainerResult): Pro
       if (e instanceof GymJobError) throw e;
     }
   }
-  return db.transaction(() => {
-    const checkpoint = checkpoints.save({
-      role: r.role, source: 'external', runId: r.runId, parent: job.from, snapshot: read.snapshot,
-      note: `trained by an external trainer (gym job ${job.id}; ${path.basename(file)})`,
-      trainingData: [{ kind: 'match', id: job.matchId }, { kind: GYM_JOB, id: job.id }],
-    });
-    const done = jobs.finish(job.id, 'done', { checkpoint: checkpoint.name });
-    return { checkpoint, job: done };
-  }).immediate();
+  return db
+    .transaction(() => {
+      const checkpoint = checkpoints.save({
+        role: r.role,
+        source: 'external',
+        runId: r.runId,
+        parent: job.from,
+        snapshot: read.snapshot,
+        note: `trained by an external trainer (gym job ${job.id}; ${path.basename(file)})`,
+        trainingData: [
+          { kind: 'match', id: job.matchId },
+          { kind: GYM_JOB, id: job.id },
+        ],
+      });
+      const done = jobs.finish(job.id, 'done', { checkpoint: checkpoint.name });
+      return { checkpoint, job: done };
+    })
+    .immediate();
 }
 
 /** `sparring gym cancel JOB`: ends a waiting job; the run goes on with the gym's `from` unchanged. */

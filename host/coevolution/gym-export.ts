@@ -67,11 +67,21 @@ export interface GymExport {
  * config, its adversities, and the bank its training CAs speak from (trainingDomain: the train
  * slice of DA0's SFT split), so a gym export's resets replay the run's episodes exactly.
  */
-export function runWorld(store: SqliteRunStore, domain: Domain, runId: string): { domain: Domain; caDomain: Domain; config: SparringConfig; adversities: boolean; seed: number } {
+export function runWorld(
+  store: SqliteRunStore,
+  domain: Domain,
+  runId: string,
+): { domain: Domain; caDomain: Domain; config: SparringConfig; adversities: boolean; seed: number } {
   const run = createRunReader(store.db, store.path, () => undefined).get(runId);
   const config = parseRunConfig(run.configJson, `run ${runId} config`);
   const played = config.adversities ? withAdversityProfile(domain) : domain;
-  return { domain: played, caDomain: trainingDomain({ domain: played, seed: run.seed }), config: sparringConfigOf(config), adversities: Boolean(config.adversities), seed: run.seed };
+  return {
+    domain: played,
+    caDomain: trainingDomain({ domain: played, seed: run.seed }),
+    config: sparringConfigOf(config),
+    adversities: Boolean(config.adversities),
+    seed: run.seed,
+  };
 }
 
 /** The learner's turns of a recorded episode before move `i`: what a reset replays. */
@@ -93,9 +103,15 @@ export async function exportGym(store: SqliteRunStore, domain: Domain, runId: st
   const doneAfterLast = last ? gyms.filter((g) => g.afterMatch === last.index) : [];
   const planned = last ? (last.gyms ?? (last.next ? [last.next.role] : []))[doneAfterLast.length] : undefined;
   const target: { role: 'DA' | 'CA'; afterMatch: number; to: string | null } | undefined =
-    gymNumber <= gyms.length ? gyms[gymNumber - 1]! : gymNumber === gyms.length + 1 && planned && last ? { role: planned, afterMatch: last.index, to: null } : undefined;
+    gymNumber <= gyms.length
+      ? gyms[gymNumber - 1]!
+      : gymNumber === gyms.length + 1 && planned && last
+        ? { role: planned, afterMatch: last.index, to: null }
+        : undefined;
   if (!target) {
-    throw new Error(`run ${runId} has ${gyms.length} gym${gyms.length === 1 ? '' : 's'}${planned ? ` and gym ${gyms.length + 1} is next` : ''}; gym ${gymNumber} does not exist`);
+    throw new Error(
+      `run ${runId} has ${gyms.length} gym${gyms.length === 1 ? '' : 's'}${planned ? ` and gym ${gyms.length + 1} is next` : ''}; gym ${gymNumber} does not exist`,
+    );
   }
   const match = matches.find((m) => m.index === target.afterMatch);
   if (!match) throw new Error(`run ${runId}: gym ${gymNumber} follows match ${target.afterMatch}, which the run does not list`);
@@ -119,14 +135,24 @@ export async function exportGym(store: SqliteRunStore, domain: Domain, runId: st
   const points: GymPoint[] = [];
   for (const e of chosen) {
     const common = {
-      run: runId, gym: gymNumber, role, from, frozen_opponent: opponent, match_id: match.matchId, episode_id: e.id,
-      source: human(e) ? ('human' as const) : ('arena' as const), trainer_lost: lost(e), scenario: e.scenario.id, seed: e.seed,
+      run: runId,
+      gym: gymNumber,
+      role,
+      from,
+      frozen_opponent: opponent,
+      match_id: match.matchId,
+      episode_id: e.id,
+      source: human(e) ? ('human' as const) : ('arena' as const),
+      trainer_lost: lost(e),
+      scenario: e.scenario.id,
+      seed: e.seed,
     };
     if (role === 'DA') {
       for (const p of sliceDecisionPoints(e, sparring.arena.maxDaTurns)) {
         const view = observationView({ role: 'DA', view: p.obs }, p.scenario, true);
         points.push({
-          ...common, turn: p.source.turnIndex,
+          ...common,
+          turn: p.source.turnIndex,
           prompt: { messages: daMessages(p.obs.caller.phone, p.obs.turns), tools: view.tools as unknown[] },
           original: p.original.raw,
           reset: { seed: e.seed, scenario: e.scenario.id, replay: learnerTurns(e.moves, p.source.turnIndex, 'DA') },
@@ -137,7 +163,8 @@ export async function exportGym(store: SqliteRunStore, domain: Domain, runId: st
         const view = observationView({ role: 'CA', view: p.obs }, p.scenario);
         const move = e.moves[p.source.turnIndex]!;
         points.push({
-          ...common, turn: p.source.turnIndex,
+          ...common,
+          turn: p.source.turnIndex,
           prompt: { messages: view.messages as unknown[] },
           original: move.role === 'customer' ? move.text : '',
           reset: { seed: e.seed, scenario: e.scenario.id, replay: learnerTurns(e.moves, p.source.turnIndex, 'CA') },
@@ -147,8 +174,17 @@ export async function exportGym(store: SqliteRunStore, domain: Domain, runId: st
   }
   const arena = chosen.filter((e) => !human(e));
   return {
-    gym: gymNumber, role, from, opponent, matchId: match.matchId, to,
-    episodes: { failures: arena.filter((e) => lost(e) === true).length, successes: arena.filter((e) => lost(e) === false).length, human: chosen.length - arena.length },
+    gym: gymNumber,
+    role,
+    from,
+    opponent,
+    matchId: match.matchId,
+    to,
+    episodes: {
+      failures: arena.filter((e) => lost(e) === true).length,
+      successes: arena.filter((e) => lost(e) === false).length,
+      human: chosen.length - arena.length,
+    },
     points,
     serve: `npx sparring env serve --role ${role} --opponent ${opponent} --run ${runId} --db ${store.path}`,
   };

@@ -45,8 +45,15 @@ const BASE: RunConfig = {
 let starts: { da: ModelSnapshot; ca: ModelSnapshot } | null = null;
 async function startSnapshots() {
   if (!starts) {
-    const da = await DaModel.create({ intents: domain.taxonomy.map((t) => ({ intent: t.intent, tool: t.tool })), seed: 1, net: { embedDim: 8, hidden: 16, hashing: { buckets: 512, bagLength: 16, wordNgrams: [1], charNgrams: [3] } } });
-    const ca = await CaModel.create(domain.taxonomy, { sizes: { hashing: { buckets: 512, bagLength: 16, wordNgrams: [1], charNgrams: [] }, embedDim: 8, hidden: 16 }, seed: 1 });
+    const da = await DaModel.create({
+      intents: domain.taxonomy.map((t) => ({ intent: t.intent, tool: t.tool })),
+      seed: 1,
+      net: { embedDim: 8, hidden: 16, hashing: { buckets: 512, bagLength: 16, wordNgrams: [1], charNgrams: [3] } },
+    });
+    const ca = await CaModel.create(domain.taxonomy, {
+      sizes: { hashing: { buckets: 512, bagLength: 16, wordNgrams: [1], charNgrams: [] }, embedDim: 8, hidden: 16 },
+      seed: 1,
+    });
     starts = { da: await da.snapshot(), ca: await ca.snapshot() };
     await da.dispose();
     await ca.dispose();
@@ -64,8 +71,16 @@ async function round(config: RunConfig, sparring = sparringConfigOf(config), ord
   const checkpoints = checkpointStore(store.db);
   const s = await startSnapshots();
   const { match, episodes } = await runMatch({
-    matchId: 'R1-M1', createdAt: '2026-03-01T00:00:00.000Z', domain, scenarios: selectScenarios(domain, 'arena'), scenarioSet: 'arena',
-    da: new ScriptedDa(), ca: new ScriptedCa(domain), judge: judgeEpisode, config: sparringConfigOf(BASE), seed: 1,
+    matchId: 'R1-M1',
+    createdAt: '2026-03-01T00:00:00.000Z',
+    domain,
+    scenarios: selectScenarios(domain, 'arena'),
+    scenarioSet: 'arena',
+    da: new ScriptedDa(),
+    ca: new ScriptedCa(domain),
+    judge: judgeEpisode,
+    config: sparringConfigOf(BASE),
+    seed: 1,
   });
   store.saveMatch(match, episodes);
   store.db.prepare("INSERT INTO runs (id, created_at, updated_at, status, seed, config_json) VALUES ('R1', 'now', 'now', 'running', 1, '{}')").run();
@@ -75,7 +90,13 @@ async function round(config: RunConfig, sparring = sparringConfigOf(config), ord
   const cache = new PolicyCache(ctx);
   const ibRl = { round: 1, pairing: 'both-current' as const, da: 'DA0', ca: 'CA0' };
   const input = (role: 'DA' | 'CA'): GymInput => ({
-    runId: 'R1', role, from: `${role}0`, opponent: role === 'DA' ? 'CA0' : 'DA0', matchId: 'R1-M1', afterMatch: 1, seed: 1,
+    runId: 'R1',
+    role,
+    from: `${role}0`,
+    opponent: role === 'DA' ? 'CA0' : 'DA0',
+    matchId: 'R1-M1',
+    afterMatch: 1,
+    seed: 1,
     ibRl: { ...ibRl, ...(role === 'CA' && config.schedule?.stagger?.caLr ? { lr: config.schedule.stagger.caLr } : {}) },
   });
   try {
@@ -92,10 +113,11 @@ async function round(config: RunConfig, sparring = sparringConfigOf(config), ord
   }
 }
 
-const same = (a: ModelSnapshot, b: ModelSnapshot) => Buffer.from(a.weights).equals(Buffer.from(b.weights)) && Buffer.from(a.optimiser!).equals(Buffer.from(b.optimiser!));
+const same = (a: ModelSnapshot, b: ModelSnapshot) =>
+  Buffer.from(a.weights).equals(Buffer.from(b.weights)) && Buffer.from(a.optimiser!).equals(Buffer.from(b.optimiser!));
 
 describe('IB-RL per-role isolation (the gym actor, one round, both roles on the same joint rollouts)', () => {
-  it('the CA\'s reward (and so its advantages) never enters the DA\'s update, and the DA\'s never the CA\'s', { timeout: 180_000 }, async () => {
+  it("the CA's reward (and so its advantages) never enters the DA's update, and the DA's never the CA's", { timeout: 180_000 }, async () => {
     const base = await round(BASE);
     expect(base.DA!.name).toBe('DA1');
     expect(base.CA!.name).toBe('CA1');
@@ -105,17 +127,23 @@ describe('IB-RL per-role isolation (the gym actor, one round, both roles on the 
     expect(Buffer.from(base.CA!.snapshot.weights).equals(Buffer.from(s.ca.weights))).toBe(false);
 
     // r_CA reshaped (different terms, not a rescaling that group normalisation would undo).
-    const caShaped = await round(BASE, { ...sparringConfigOf(BASE), caReward: { ...DEFAULT_CONFIG.caReward, invDaMisroute: 3, realismScale: 0, concealPenalty: -4 } });
+    const caShaped = await round(BASE, {
+      ...sparringConfigOf(BASE),
+      caReward: { ...DEFAULT_CONFIG.caReward, invDaMisroute: 3, realismScale: 0, concealPenalty: -4 },
+    });
     expect(same(caShaped.CA!.snapshot, base.CA!.snapshot)).toBe(false); // the perturbation reaches the CA
     expect(same(caShaped.DA!.snapshot, base.DA!.snapshot)).toBe(true); // and nothing of it the DA
 
     // r_DA reshaped.
-    const daShaped = await round(BASE, { ...sparringConfigOf(BASE), daReward: { ...DEFAULT_CONFIG.daReward, toolCorrect: 5, speakPerTurn: -1, lookupFirst: -2 } });
+    const daShaped = await round(BASE, {
+      ...sparringConfigOf(BASE),
+      daReward: { ...DEFAULT_CONFIG.daReward, toolCorrect: 5, speakPerTurn: -1, lookupFirst: -2 },
+    });
     expect(same(daShaped.DA!.snapshot, base.DA!.snapshot)).toBe(false);
     expect(same(daShaped.CA!.snapshot, base.CA!.snapshot)).toBe(true);
   });
 
-  it('each role has its own learning rate and optimiser state: one role\'s steps never touch the other\'s AdamW moments', { timeout: 180_000 }, async () => {
+  it("each role has its own learning rate and optimiser state: one role's steps never touch the other's AdamW moments", { timeout: 180_000 }, async () => {
     const base = await round(BASE);
     // The CA at a tenth of the rate (staggering): the CA changes, the DA is bit-identical.
     const slowCa = await round({ ...BASE, schedule: { kind: 'ib-rl', stagger: { daEvery: 1, caEvery: 2, caLr: 3e-4 } } });
@@ -138,9 +166,13 @@ describe('IB-RL per-role isolation (the gym actor, one round, both roles on the 
     expect(steps(ca.optimiser!)).toBeGreaterThan(0);
   });
 
-  it('records the pool members the update saw in the checkpoint\'s training data and note', { timeout: 120_000 }, async () => {
+  it("records the pool members the update saw in the checkpoint's training data and note", { timeout: 120_000 }, async () => {
     const r = await round(BASE, undefined, ['DA']);
-    expect(r.DA!.trainingData).toEqual([{ kind: 'match', id: 'R1-M1' }, { kind: IB_RL_POOL_DA, id: 'DA0' }, { kind: IB_RL_POOL_CA, id: 'CA0' }]);
+    expect(r.DA!.trainingData).toEqual([
+      { kind: 'match', id: 'R1-M1' },
+      { kind: IB_RL_POOL_DA, id: 'DA0' },
+      { kind: IB_RL_POOL_CA, id: 'CA0' },
+    ]);
     expect(r.DA!.note).toMatch(/^IB-RL round 1: both-current joint rollouts DA0 vs CA0 \(R1-M1\), rollouts against frozen CA0/);
   });
 });

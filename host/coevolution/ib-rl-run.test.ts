@@ -33,7 +33,7 @@ const waitFor = (events: EngineEvent[], ok: (e: EngineEvent) => boolean, ms: num
   });
 
 describe('IB-RL run', () => {
-  it('completes with each round\'s pool draw recorded, and a run killed mid-run resumes and ends the same', { timeout: 400_000 }, async () => {
+  it("completes with each round's pool draw recorded, and a run killed mid-run resumes and ends the same", { timeout: 400_000 }, async () => {
     // Uninterrupted.
     const refService = createRunService({ dbPath: path.join(tmp, 'ref.db') });
     const ref = await (async () => {
@@ -41,7 +41,9 @@ describe('IB-RL run', () => {
         const { runId } = await refService.start({ preset: 'custom', configJson: CONFIG, seed: SEED });
         const d = await refService.settled(runId);
         expect(d.status, d.error ?? '').toBe('finished');
-        const gymCheckpoints = checkpointStore(refService.store.db).list().filter((c) => c.runId === runId && c.source === 'gym');
+        const gymCheckpoints = checkpointStore(refService.store.db)
+          .list()
+          .filter((c) => c.runId === runId && c.source === 'gym');
         return { d, gymCheckpoints };
       } finally {
         await refService.close();
@@ -76,7 +78,11 @@ describe('IB-RL run', () => {
       expect(d.matchSummaries.map((m) => [m.wDa, m.da, m.ca, m.gyms, m.pool])).toEqual(ref.d.matchSummaries.map((m) => [m.wDa, m.da, m.ca, m.gyms, m.pool]));
       expect(d.gyms).toEqual(ref.d.gyms);
       // Nothing trained twice: one checkpoint per gym.
-      expect(checkpointStore(second.store.db).list().filter((c) => c.runId === runId && c.source === 'gym')).toHaveLength(d.gyms.length);
+      expect(
+        checkpointStore(second.store.db)
+          .list()
+          .filter((c) => c.runId === runId && c.source === 'gym'),
+      ).toHaveLength(d.gyms.length);
     } finally {
       await second.close();
     }

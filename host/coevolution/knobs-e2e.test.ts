@@ -76,10 +76,14 @@ describe('EAU end to end: planted deadlock → proposal → accept → hot-swap 
     const two = await until('match 2', () => (matches(store).length >= 2 ? matches(store) : null), 300_000);
     // 2. The run's deadlock diagnostic found the fault after each match and proposed; a person
     //    accepts the latest (match 2's) and dismisses the earlier one.
-    const found = await until('the deadlock proposal of match 2', () => {
-      const ps = knobs.proposals('R1').filter((p) => p.source.kind === 'diagnostic' && p.source.name === 'deadlock');
-      return ps.some((p) => p.at.matchIndex === 2) ? ps : null;
-    }, 120_000);
+    const found = await until(
+      'the deadlock proposal of match 2',
+      () => {
+        const ps = knobs.proposals('R1').filter((p) => p.source.kind === 'diagnostic' && p.source.name === 'deadlock');
+        return ps.some((p) => p.at.matchIndex === 2) ? ps : null;
+      },
+      120_000,
+    );
     const proposal = found.find((p) => p.at.matchIndex === 2)!;
     console.log(`proposal P${proposal.id}: ${proposal.knob} → ${proposal.value} — ${proposal.reason}; figures ${JSON.stringify(proposal.evidence.figures)}`);
     expect(proposal).toMatchObject({ knob: 'arena.maxDaTurns', status: 'pending' });
@@ -93,10 +97,14 @@ describe('EAU end to end: planted deadlock → proposal → accept → hot-swap 
     const lrWrite = knobs.request('R1', { knob: 'gym.da.lr', value: 5e-4, reason: 'faster DA gyms', by: 'person' });
     expect(lrWrite.ok, lrWrite.ok ? '' : lrWrite.message).toBe(true);
     // 3. The live run takes it at its next phase boundary, no restart.
-    const applied = await until('the write applied by the live run', () => {
-      const w = knobs.write(writeId)!;
-      return w.status === 'applied' ? w : null;
-    }, 300_000);
+    const applied = await until(
+      'the write applied by the live run',
+      () => {
+        const w = knobs.write(writeId)!;
+        return w.status === 'applied' ? w : null;
+      },
+      300_000,
+    );
     expect(applied.from).toBe(1);
     const appliedAfter = applied.appliedState!.matches;
     expect(appliedAfter).toBeGreaterThanOrEqual(2);
@@ -109,10 +117,21 @@ describe('EAU end to end: planted deadlock → proposal → accept → hot-swap 
     const log = await sparring(['--json', 'knobs', 'log', 'R1']);
     expect(log.code).toBe(0);
     const logged = JSON.parse(log.stdout) as { id: number; knob: string; value: number; from: number; by: string; status: string; proposalId: number }[];
-    expect(logged[0]).toEqual(expect.objectContaining({ id: writeId, knob: 'arena.maxDaTurns', value: Number(proposal.value), from: 1, by: 'diagnostic:deadlock', status: 'applied', proposalId: proposal.id }));
+    expect(logged[0]).toEqual(
+      expect.objectContaining({
+        id: writeId,
+        knob: 'arena.maxDaTurns',
+        value: Number(proposal.value),
+        from: 1,
+        by: 'diagnostic:deadlock',
+        status: 'applied',
+        proposalId: proposal.id,
+      }),
+    );
     expect(logged[1]).toEqual(expect.objectContaining({ knob: 'gym.da.lr', value: 5e-4, by: 'person' }));
     // The episodes after the write were played with more than 1 DA turn; before, with 1.
-    const agentTurns = (matchId: string) => Math.max(...store.listEpisodes({ matchId, limit: 10_000 }).map((e) => store.getEpisode(e.id)!.turns.filter((t) => t.role === 'agent').length));
+    const agentTurns = (matchId: string) =>
+      Math.max(...store.listEpisodes({ matchId, limit: 10_000 }).map((e) => store.getEpisode(e.id)!.turns.filter((t) => t.role === 'agent').length));
     expect(agentTurns(two[0]!.matchId)).toBe(1);
     expect(agentTurns(matches(store)[appliedAfter]!.matchId)).toBeGreaterThan(1);
 
@@ -125,7 +144,9 @@ describe('EAU end to end: planted deadlock → proposal → accept → hot-swap 
     // Every DA gym step ran with one learning rate: the old one before the write applied, the new one from there on.
     const lrApplied = knobs.write(lrWrite.ok ? lrWrite.write.id : -1)!;
     expect(lrApplied.status).toBe('applied');
-    const lrPoints = store.db.prepare("SELECT step, value, phase FROM run_metrics WHERE run_id = 'R1' AND key = 'gym/lr' AND phase LIKE 'gym:DA%' ORDER BY step").all() as { step: number; value: number }[];
+    const lrPoints = store.db
+      .prepare("SELECT step, value, phase FROM run_metrics WHERE run_id = 'R1' AND key = 'gym/lr' AND phase LIKE 'gym:DA%' ORDER BY step")
+      .all() as { step: number; value: number }[];
     const split = lrApplied.appliedState!.metricStep;
     expect(lrPoints.filter((p) => p.step < split).every((p) => p.value === planted.gym.da.lr)).toBe(true);
     expect(lrPoints.filter((p) => p.step >= split).length).toBeGreaterThan(0);
@@ -134,8 +155,10 @@ describe('EAU end to end: planted deadlock → proposal → accept → hot-swap 
     // 6. The measured window shows the recovery, beyond the noise floor, in the audit log.
     const effect = knobs.effects('R1').find((e) => e.writeId === writeId);
     const wDa = effect!.effects.find((e) => e.measure === 'W_DA')!;
-    console.log(`W_DA by match: ${all.map((m) => m.wDa.toFixed(3)).join(', ')}; write applied after match ${appliedAfter}; ` +
-      `window before ${wDa.before.mean?.toFixed(3)} (n ${wDa.before.n}), after ${wDa.after.mean?.toFixed(3)} (n ${wDa.after.n}), Δ ${wDa.delta?.toFixed(3)}, noise floor ${wDa.noiseFloor?.toFixed(3)}, mark ${effect!.mark}`);
+    console.log(
+      `W_DA by match: ${all.map((m) => m.wDa.toFixed(3)).join(', ')}; write applied after match ${appliedAfter}; ` +
+        `window before ${wDa.before.mean?.toFixed(3)} (n ${wDa.before.n}), after ${wDa.after.mean?.toFixed(3)} (n ${wDa.after.n}), Δ ${wDa.delta?.toFixed(3)}, noise floor ${wDa.noiseFloor?.toFixed(3)}, mark ${effect!.mark}`,
+    );
     expect(wDa.delta!).toBeGreaterThan(wDa.noiseFloor!);
     expect(effect!.mark).toBe('kept');
     const text = await sparring(['knobs', 'log', 'R1']);
@@ -144,12 +167,18 @@ describe('EAU end to end: planted deadlock → proposal → accept → hot-swap 
     // 7. The experience pool: a new run inherits the kept write.
     expect(knobs.keptWrites('R1').map((w) => [w.knob, w.value])).toContainEqual(['arena.maxDaTurns', Number(proposal.value)]);
     const inheriting = sparring(['run', '--config', configPath, '--inherit', 'R1']);
-    const inherited = await until('R2 with its inherited writes', () => {
-      const has = store.db.prepare("SELECT COUNT(*) FROM runs WHERE id = 'R2'").pluck().get() as number;
-      const ws = has ? knobs.writes('R2') : [];
-      return ws.length > 0 ? ws : null;
-    }, 120_000);
-    expect(inherited).toContainEqual(expect.objectContaining({ knob: 'arena.maxDaTurns', from: 1, value: Number(proposal.value), status: 'applied', by: `inherited:R1/W${writeId}` }));
+    const inherited = await until(
+      'R2 with its inherited writes',
+      () => {
+        const has = store.db.prepare("SELECT COUNT(*) FROM runs WHERE id = 'R2'").pluck().get() as number;
+        const ws = has ? knobs.writes('R2') : [];
+        return ws.length > 0 ? ws : null;
+      },
+      120_000,
+    );
+    expect(inherited).toContainEqual(
+      expect.objectContaining({ knob: 'arena.maxDaTurns', from: 1, value: Number(proposal.value), status: 'applied', by: `inherited:R1/W${writeId}` }),
+    );
     expect(knobs.effective('R2').arena.maxDaTurns).toBe(Number(proposal.value));
     expect(knobs.baseConfig('R2').arena.maxDaTurns).toBe(1);
     const history = await sparring(['knobs', 'history', 'arena.maxDaTurns']);

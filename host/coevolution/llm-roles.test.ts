@@ -75,14 +75,17 @@ describe('a run whose CA is an LLM (serve-model)', () => {
       const store = openSqliteStore(db);
       try {
         expect(checkpointStore(store.db).list('CA')).toEqual([]); // no CA0
-        const calls = store.db.prepare("SELECT COUNT(*) AS n, SUM(role = 'CA') AS ca FROM llm_calls WHERE episode_id LIKE ?").get(`${runId}-M%`) as { n: number; ca: number };
+        const calls = store.db.prepare("SELECT COUNT(*) AS n, SUM(role = 'CA') AS ca FROM llm_calls WHERE episode_id LIKE ?").get(`${runId}-M%`) as {
+          n: number;
+          ca: number;
+        };
         const customerTurns = store.db
           .prepare("SELECT COUNT(*) AS n FROM turns WHERE role = 'customer' AND episode_id IN (SELECT id FROM episodes WHERE match_id LIKE ?)")
           .get(`${runId}-M%`) as { n: number };
         expect(calls.n).toBe(customerTurns.n);
         expect(calls.ca).toBe(calls.n);
         // The held-out evaluation played the LLM too, and its calls were recorded.
-        const evalCalls = store.db.prepare("SELECT COUNT(*) AS n FROM llm_calls WHERE episode_id NOT LIKE ?").get(`${runId}-M%`) as { n: number };
+        const evalCalls = store.db.prepare('SELECT COUNT(*) AS n FROM llm_calls WHERE episode_id NOT LIKE ?').get(`${runId}-M%`) as { n: number };
         expect(evalCalls.n).toBeGreaterThan(0);
       } finally {
         store.close();

@@ -45,31 +45,54 @@ function stored(dbPath: string, runId: string): unknown {
   try {
     const names = new Map<string, string>([[runId, 'RUN']]);
     const perRole = { DA: 0, CA: 0 };
-    for (const c of db.prepare('SELECT name, role FROM checkpoints WHERE run_id = ? ORDER BY created_at, rowid').all(runId) as { name: string; role: 'DA' | 'CA' }[]) {
+    for (const c of db.prepare('SELECT name, role FROM checkpoints WHERE run_id = ? ORDER BY created_at, rowid').all(runId) as {
+      name: string;
+      role: 'DA' | 'CA';
+    }[]) {
       names.set(c.name, `${c.role}#${perRole[c.role]++}`);
     }
     // Bootstrap metric phases are fixed labels ('bootstrap:DA0-sft'), not checkpoint names.
-    const rename = (s: string) => s.startsWith('bootstrap:') ? s : s.replace(/\b(R\d+|DA\d+|CA\d+)\b/g, (m) => names.get(m) ?? m);
+    const rename = (s: string) => (s.startsWith('bootstrap:') ? s : s.replace(/\b(R\d+|DA\d+|CA\d+)\b/g, (m) => names.get(m) ?? m));
     const relative = (v: unknown): unknown =>
-      typeof v === 'string' ? rename(v)
-        : Array.isArray(v) ? v.map(relative)
-          : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, relative(x)]))
+      typeof v === 'string'
+        ? rename(v)
+        : Array.isArray(v)
+          ? v.map(relative)
+          : v && typeof v === 'object'
+            ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, relative(x)]))
             : v;
     const all = (sql: string) => db.prepare(sql).all(runId);
-    const run = db.prepare('SELECT seed, config_json, snapshot_json FROM runs WHERE id = ?').get(runId) as { seed: number; config_json: string; snapshot_json: string };
+    const run = db.prepare('SELECT seed, config_json, snapshot_json FROM runs WHERE id = ?').get(runId) as {
+      seed: number;
+      config_json: string;
+      snapshot_json: string;
+    };
     const snapshot = JSON.parse(run.snapshot_json) as { value: string; context: { matches: unknown; gyms: unknown; evaluation: unknown } };
     const mine = `(SELECT id FROM matches WHERE id LIKE '${runId}-%')`;
     return relative({
-      seed: run.seed, config: run.config_json, phase: snapshot.value,
-      matchSummaries: snapshot.context.matches, gyms: snapshot.context.gyms, evaluation: snapshot.context.evaluation,
+      seed: run.seed,
+      config: run.config_json,
+      phase: snapshot.value,
+      matchSummaries: snapshot.context.matches,
+      gyms: snapshot.context.gyms,
+      evaluation: snapshot.context.evaluation,
       metrics: all('SELECT phase, key, step, value FROM run_metrics WHERE run_id = ? ORDER BY phase, key, step'),
-      matches: db.prepare(`SELECT id, seed, da_spec, ca_spec, da_checkpoint_id, da_checkpoint_name, ca_checkpoint_id, ca_checkpoint_name, scenario_set, episodes_per_scenario, w_da, fraud_rate, config_json FROM matches WHERE id IN ${mine} ORDER BY id`).all(),
+      matches: db
+        .prepare(
+          `SELECT id, seed, da_spec, ca_spec, da_checkpoint_id, da_checkpoint_name, ca_checkpoint_id, ca_checkpoint_name, scenario_set, episodes_per_scenario, w_da, fraud_rate, config_json FROM matches WHERE id IN ${mine} ORDER BY id`,
+        )
+        .all(),
       perScenario: db.prepare(`SELECT * FROM match_scenarios WHERE match_id IN ${mine} ORDER BY match_id, pos`).all(),
       episodes: db.prepare(`SELECT * FROM episodes WHERE match_id IN ${mine} ORDER BY id`).all(),
       turns: db.prepare(`SELECT * FROM turns WHERE episode_id IN (SELECT id FROM episodes WHERE match_id IN ${mine}) ORDER BY episode_id, idx`).all(),
-      rewards: db.prepare(`SELECT * FROM turn_rewards WHERE episode_id IN (SELECT id FROM episodes WHERE match_id IN ${mine}) ORDER BY episode_id, turn_idx, term`).all(),
-      checkpoints: (all('SELECT name, role, generation, step, source, model_json, weights, metrics_json, training_data_json, note FROM checkpoints WHERE run_id = ? ORDER BY created_at, rowid') as { weights: Buffer }[])
-        .map((c) => ({ ...c, weights: createHash('sha256').update(c.weights).digest('hex') })),
+      rewards: db
+        .prepare(`SELECT * FROM turn_rewards WHERE episode_id IN (SELECT id FROM episodes WHERE match_id IN ${mine}) ORDER BY episode_id, turn_idx, term`)
+        .all(),
+      checkpoints: (
+        all(
+          'SELECT name, role, generation, step, source, model_json, weights, metrics_json, training_data_json, note FROM checkpoints WHERE run_id = ? ORDER BY created_at, rowid',
+        ) as { weights: Buffer }[]
+      ).map((c) => ({ ...c, weights: createHash('sha256').update(c.weights).digest('hex') })),
     });
   } finally {
     db.close();
@@ -79,10 +102,16 @@ function stored(dbPath: string, runId: string): unknown {
 /** Fill a lab with what a lab in use holds: an imported corpus, a run of another seed, and an ad-hoc match between its checkpoints. */
 async function busyLab(dbPath: string): Promise<void> {
   const store = openSqliteStore(dbPath);
-  saveCorpusImport(store.db, 'banking77', 'train.csv', [
-    { line: 2, text: 'I still have not received my new card', intent: 'card_arrival' },
-    { line: 3, text: 'my card payment was declined', intent: 'declined_card_payment' },
-  ], 0);
+  saveCorpusImport(
+    store.db,
+    'banking77',
+    'train.csv',
+    [
+      { line: 2, text: 'I still have not received my new card', intent: 'card_arrival' },
+      { line: 3, text: 'my card payment was declined', intent: 'declined_card_payment' },
+    ],
+    0,
+  );
   store.close();
   await runOnce(dbPath, 2);
   const lab = openSqliteStore(dbPath);
@@ -90,9 +119,17 @@ async function busyLab(dbPath: string): Promise<void> {
   const cache = new PolicyCache({ checkpoints: checkpointStore(lab.db), domain });
   try {
     const r = await runMatch({
-      matchId: 'M1', createdAt: new Date().toISOString(), domain, scenarios: selectScenarios(domain, 'arena'), scenarioSet: 'arena',
-      da: await cache.da('latest'), ca: new ScriptedCa(domain), judge: judgeEpisode,
-      config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 1 } }, seed: 1, concurrency: 8,
+      matchId: 'M1',
+      createdAt: new Date().toISOString(),
+      domain,
+      scenarios: selectScenarios(domain, 'arena'),
+      scenarioSet: 'arena',
+      da: await cache.da('latest'),
+      ca: new ScriptedCa(domain),
+      judge: judgeEpisode,
+      config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 1 } },
+      seed: 1,
+      concurrency: 8,
     });
     lab.saveMatch(r.match, r.episodes);
   } finally {

@@ -96,7 +96,11 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
   /** The device of a run (its config's `device` block, or the service's defaults), chosen and recorded before it (re)starts. */
   async function deviceFor(runId: string, config: RunConfig): Promise<DeviceRecord> {
     const d = config.device;
-    const device = await chooseDevice({ provider: opts.forceProvider ?? d?.provider ?? opts.provider ?? 'cpu', threads: d?.threads ?? null, play: d?.play ?? 'provider' });
+    const device = await chooseDevice({
+      provider: opts.forceProvider ?? d?.provider ?? opts.provider ?? 'cpu',
+      threads: d?.threads ?? null,
+      play: d?.play ?? 'provider',
+    });
     updateDevice.run(JSON.stringify(device), runId);
     opts.onDevice?.(runId, device);
     return device;
@@ -123,7 +127,10 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
    * better beyond the noise floor), applied to the new run from its start as inherited writes.
    */
   function inheritWrites(runId: string, from: string, kept: readonly KnobWrite[]): void {
-    knobStore(db).recordInherited(runId, kept.map((w) => ({ knob: w.knob, value: w.value, reason: `inherited from ${from} W${w.id}: ${w.reason}`, by: `inherited:${from}/W${w.id}` })));
+    knobStore(db).recordInherited(
+      runId,
+      kept.map((w) => ({ knob: w.knob, value: w.value, reason: `inherited from ${from} W${w.id}: ${w.reason}`, by: `inherited:${from}/W${w.id}` })),
+    );
   }
 
   function launch(runId: string, config: RunConfig, seed: number, snapshot: unknown, device: DeviceRecord): Live {
@@ -132,13 +139,21 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     const session: SessionSettings = { ...opts.session, provider: device.provider, ...(device.threads !== null ? { intraOpNumThreads: device.threads } : {}) };
     // Matches and evaluation load their policies through the cache: on the CPU when the device block says so.
     const llm = config.schedule?.llm;
-    const cache = new PolicyCache({ checkpoints, domain, session: { ...session, provider: device.play }, ...(llm ? { llm: { dbPath: store.path, ...llm } } : {}) });
+    const cache = new PolicyCache({
+      checkpoints,
+      domain,
+      session: { ...session, provider: device.play },
+      ...(llm ? { llm: { dbPath: store.path, ...llm } } : {}),
+    });
     let lastProgress = 0;
     let lastLabel = '';
     // Metric steps count through the whole run per key (phases follow one another), so a
     // series plots as one curve; a resumed run continues after the last stored step.
     const nextStep = new Map<string, number>(
-      db.prepare<[string], { key: string; s: number }>('SELECT key, MAX(step) AS s FROM run_metrics WHERE run_id = ? GROUP BY key').all(runId).map((r) => [r.key, r.s + 1]),
+      db
+        .prepare<[string], { key: string; s: number }>('SELECT key, MAX(step) AS s FROM run_metrics WHERE run_id = ? GROUP BY key')
+        .all(runId)
+        .map((r) => [r.key, r.s + 1]),
     );
     const l: Live = { actor: null as unknown as RunActor, cache, stopped: false, progress: null, finished: Promise.resolve() };
     // EAU knobs: the run goes on with its effective config (its config + the applied writes), and
@@ -158,9 +173,15 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       ctx.sparring = sparringConfigOf(c);
       ctx.domain = domainOf(c);
     };
-    const matchesPlayed = () => (l.actor.getSnapshot().context).matches.length;
+    const matchesPlayed = () => l.actor.getSnapshot().context.matches.length;
     const ctx: LabContext = {
-      runId, seed, domain: domainOf(effective), config: effective, sparring: sparringConfigOf(effective), store, checkpoints,
+      runId,
+      seed,
+      domain: domainOf(effective),
+      config: effective,
+      sparring: sparringConfigOf(effective),
+      store,
+      checkpoints,
       session,
       progress: (p) => {
         l.progress = p;
@@ -182,7 +203,9 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       stopped: () => l.stopped,
       atStep: (gymName, step) => takeWrites('step', { phase: 'gym', matches: matchesPlayed(), gym: gymName, gymStep: step }),
       // The diagnostics' proposals go to the knob console's store (pending until a person decides).
-      recordProposals: (id, found) => { knobs.recordProposals(id, found); },
+      recordProposals: (id, found) => {
+        knobs.recordProposals(id, found);
+      },
     };
     const machine = runMachine.provide({
       actors: {
@@ -192,13 +215,22 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
         evaluate: fromPromise(({ input }) => evaluate(ctx, cache, input)),
         externalGym: fromPromise(({ input, signal }) =>
           externalGym(ctx, domain, input, {
-            signal, ...(opts.trainerPollMs !== undefined ? { pollMs: opts.trainerPollMs } : {}),
-            onJob: (job) => emit({ name: 'run/trainer', payload: { runId, job: job.status === 'waiting' ? { ...job, commands: trainerCommands(job, store.path) } : job } }),
-          })),
+            signal,
+            ...(opts.trainerPollMs !== undefined ? { pollMs: opts.trainerPollMs } : {}),
+            onJob: (job) =>
+              emit({ name: 'run/trainer', payload: { runId, job: job.status === 'waiting' ? { ...job, commands: trainerCommands(job, store.path) } : job } }),
+          }),
+        ),
       },
     });
     const external = externalRoles(config);
-    const input = { runId, seed, stopping: ctx.sparring.stopping, ...(config.schedule ? { schedule: config.schedule } : {}), ...(external.length ? { externalGyms: external } : {}) };
+    const input = {
+      runId,
+      seed,
+      stopping: ctx.sparring.stopping,
+      ...(config.schedule ? { schedule: config.schedule } : {}),
+      ...(external.length ? { externalGyms: external } : {}),
+    };
     const actor = createActor(machine, snapshot ? { snapshot: snapshot as never, input } : { input });
     l.actor = actor;
     let lastValue = '';
@@ -254,19 +286,29 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     presets: presetInfos,
     async start({ preset, configJson, seed, inherit }) {
       const known = PRESETS[preset as keyof typeof PRESETS];
-      if (!known && configJson === undefined) throw new RunConfigError('preset', 'preset', `unknown preset "${preset}"; known: ${Object.keys(PRESETS).join(', ')}`);
+      if (!known && configJson === undefined)
+        throw new RunConfigError('preset', 'preset', `unknown preset "${preset}"; known: ${Object.keys(PRESETS).join(', ')}`);
       const config = configJson !== undefined ? parseRunConfig(configJson, 'config') : known.config;
       const runSeed = seed ?? 1;
       const kept = inherit !== undefined ? knobStore(db).keptWrites(inherit) : [];
       // IMMEDIATE: count and insert under the write lock, so another process of the lab (a
       // study's worker, the app) cannot take the same id in between.
-      const runId = db.transaction(() => {
-        const id = `R${(db.prepare('SELECT COUNT(*) FROM runs').pluck().get() as number) + 1}`;
-        const now = new Date().toISOString();
-        db.prepare('INSERT INTO runs (id, created_at, updated_at, status, seed, config_json, preset) VALUES (?, ?, ?, ?, ?, ?, ?)')
-          .run(id, now, now, 'running', runSeed, JSON.stringify(config), known ? preset : '');
-        return id;
-      }).immediate();
+      const runId = db
+        .transaction(() => {
+          const id = `R${(db.prepare('SELECT COUNT(*) FROM runs').pluck().get() as number) + 1}`;
+          const now = new Date().toISOString();
+          db.prepare('INSERT INTO runs (id, created_at, updated_at, status, seed, config_json, preset) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+            id,
+            now,
+            now,
+            'running',
+            runSeed,
+            JSON.stringify(config),
+            known ? preset : '',
+          );
+          return id;
+        })
+        .immediate();
       if (inherit !== undefined) inheritWrites(runId, inherit, kept);
       launch(runId, config, runSeed, null, await deviceFor(runId, config));
       return { runId };
@@ -332,13 +374,22 @@ export function stoppingOf(configJson: string, runId: string): StoppingConfig {
     return sparringConfigOf(parseRunConfig(configJson, `run ${runId}`)).stopping;
   } catch {
     let stored: Partial<StoppingConfig> = {};
-    try { stored = (JSON.parse(configJson) as { stopping?: Partial<StoppingConfig> }).stopping ?? {}; } catch { /* not JSON: the defaults */ }
+    try {
+      stored = (JSON.parse(configJson) as { stopping?: Partial<StoppingConfig> }).stopping ?? {};
+    } catch {
+      /* not JSON: the defaults */
+    }
     return { ...DEFAULT_CONFIG.stopping, ...stored };
   }
 }
 
 export function presetInfos(): PresetInfo[] {
-  return Object.entries(PRESETS).map(([name, p]) => ({ name, description: p.description, configJson: JSON.stringify(p.config, null, 2), ibRlPool: { ...IB_RL_DEFAULTS.pool } }));
+  return Object.entries(PRESETS).map(([name, p]) => ({
+    name,
+    description: p.description,
+    configJson: JSON.stringify(p.config, null, 2),
+    ibRlPool: { ...IB_RL_DEFAULTS.pool },
+  }));
 }
 
 /** What a reader needs of a live run: its machine's snapshot now and its latest progress report. */
@@ -372,14 +423,24 @@ export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf
     // A run whose process died mid-phase still says 'running' in the table; it is resumable.
     const status = snap ? statusOf(value) : (r.status as RunStatus);
     return {
-      id: r.id, createdAt: r.created_at, status, phase: value, preset: r.preset, seed: r.seed,
-      matches: snap?.context.matches.length ?? 0, lastWDa: snap?.context.matches.at(-1)?.wDa ?? null, error: snap?.context.error ?? r.error,
-      live: l !== undefined, device: r.device_json ? (JSON.parse(r.device_json) as DeviceRecord) : null,
+      id: r.id,
+      createdAt: r.created_at,
+      status,
+      phase: value,
+      preset: r.preset,
+      seed: r.seed,
+      matches: snap?.context.matches.length ?? 0,
+      lastWDa: snap?.context.matches.at(-1)?.wDa ?? null,
+      error: snap?.context.error ?? r.error,
+      live: l !== undefined,
+      device: r.device_json ? (JSON.parse(r.device_json) as DeviceRecord) : null,
       pauseRequested: status === 'running' && (l?.pauseRequested ?? snap?.context.pauseRequested ?? false),
     };
   }
   const listRows = db.prepare<[], RunRow>('SELECT * FROM runs ORDER BY created_at, id');
-  const metricRows = db.prepare<[string, string], Pick<RunMetricRow, 'step' | 'value' | 'phase'>>('SELECT step, value, phase FROM run_metrics WHERE run_id = ? AND key = ? ORDER BY step');
+  const metricRows = db.prepare<[string, string], Pick<RunMetricRow, 'step' | 'value' | 'phase'>>(
+    'SELECT step, value, phase FROM run_metrics WHERE run_id = ? AND key = ? ORDER BY step',
+  );
   return {
     row,
     // Arrow properties, not methods: the services hand these out unbound (`list: reader.list`).
@@ -396,8 +457,16 @@ export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf
       const panel = finalDa ? storedPanel(db, finalDa) : null;
       const gymJobs = gymJobsOf({ db, path: dbPath }, runId);
       return {
-        ...s, configJson: r.config_json, stopping: stoppingOf(r.config_json, runId), matchSummaries, gyms, progress: l?.progress ?? null, evaluation: snap?.context.evaluation ?? null, heldout: heldoutReport(snap?.context.evaluation),
-        panel, ...(gymJobs.length ? { gymJobs } : {}),
+        ...s,
+        configJson: r.config_json,
+        stopping: stoppingOf(r.config_json, runId),
+        matchSummaries,
+        gyms,
+        progress: l?.progress ?? null,
+        evaluation: snap?.context.evaluation ?? null,
+        heldout: heldoutReport(snap?.context.evaluation),
+        panel,
+        ...(gymJobs.length ? { gymJobs } : {}),
       };
     },
     metrics: (runId: string, keys: readonly string[]): Record<string, MetricPoint[]> => {

@@ -4,7 +4,7 @@ import { PRESETS } from '../../core/coevolution/run-config';
 import { stoppingOf } from './service';
 
 describe('the stopping constants a run detail carries', () => {
-  it('are the run config\'s own, parsed and complete', () => {
+  it("are the run config's own, parsed and complete", () => {
     const config = { ...PRESETS.quick.config, stopping: { ...PRESETS.quick.config.stopping, tauDa: 0.7, epsilon: 0.1, nMax: 3 } };
     expect(stoppingOf(JSON.stringify(config), 'R1')).toEqual(config.stopping);
   });

@@ -42,7 +42,10 @@ export function createWorkerRunService(opts: WorkerRunServiceOptions): WorkerRun
   // execArgv: [] — the worker must not inherit the parent's flags: under a test runner's fork they
   // carry loader hooks that made the worker's native addons abort the process (Napi::Error); the
   // entry registers tsx itself.
-  const worker = new Worker(opts.workerUrl ?? new URL('./run-worker-entry.mjs', import.meta.url), { workerData: { dbPath: opts.dbPath, provider: opts.provider }, execArgv: [] });
+  const worker = new Worker(opts.workerUrl ?? new URL('./run-worker-entry.mjs', import.meta.url), {
+    workerData: { dbPath: opts.dbPath, provider: opts.provider },
+    execArgv: [],
+  });
   worker.on('message', (m: Reply | { event: EngineEvent }) => {
     if ('event' in m) return onEvent(m.event);
     const p = pending.get(m.id);

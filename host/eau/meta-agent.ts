@@ -101,7 +101,7 @@ export function parseSuggestion(text: string, evidence: readonly KnobProposal[],
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new MetaAgentError('the reply is not a JSON object');
   const o = v as Record<string, unknown>;
   for (const f of ['knob', 'reason', 'reasoning'] as const) {
-    if (typeof o[f] !== 'string' || !(o[f]).trim()) throw new MetaAgentError(`field "${f}": expected a non-empty string, got ${JSON.stringify(o[f])}`);
+    if (typeof o[f] !== 'string' || !o[f].trim()) throw new MetaAgentError(`field "${f}": expected a non-empty string, got ${JSON.stringify(o[f])}`);
   }
   const knob = knobs.find((k) => k.id === o.knob);
   if (!knob) throw new MetaAgentError(`field "knob": "${String(o.knob)}" is not a knob of this run (known: ${knobs.map((k) => k.id).join(', ')})`);
@@ -122,7 +122,12 @@ export function parseSuggestion(text: string, evidence: readonly KnobProposal[],
 }
 
 /** Hand the evidence and the knobs to the endpoint; its one proposed write, with its reasoning. */
-export async function suggestKnobWrite(a: { backend: ChatBackend; evidence: readonly KnobProposal[]; knobs: readonly KnobInfo[]; seed?: number }): Promise<KnobProposal> {
+export async function suggestKnobWrite(a: {
+  backend: ChatBackend;
+  evidence: readonly KnobProposal[];
+  knobs: readonly KnobInfo[];
+  seed?: number;
+}): Promise<KnobProposal> {
   if (a.evidence.length === 0) throw new MetaAgentError('no diagnostic evidence to hand to the meta-agent: the diagnostics proposed nothing yet');
   const reply = await a.backend.complete(metaAgentRequest(a.evidence, a.knobs, a.seed));
   return parseSuggestion(reply.text, a.evidence, a.knobs, `${a.backend.id}/${reply.model}`);
@@ -142,7 +147,10 @@ export function knobsOfRun(configJson: string, source = 'run config'): KnobInfo[
 export async function suggestForRun(db: Database, runId: string, backend: ChatBackend, knobs?: readonly KnobInfo[]): Promise<KnobProposal> {
   const run = db.prepare<[string], { config_json: string }>('SELECT config_json FROM runs WHERE id = ?').get(runId);
   if (!run) throw new MetaAgentError(`run ${runId} does not exist in this lab`);
-  const all = proposalStore(db).listProposals(runId).map((p) => p.proposal).filter((p) => p.source.kind === 'diagnostic');
+  const all = proposalStore(db)
+    .listProposals(runId)
+    .map((p) => p.proposal)
+    .filter((p) => p.source.kind === 'diagnostic');
   const last = all.at(-1);
   const latest = last ? all.filter((p) => p.at.matchIndex === last.at.matchIndex && p.at.gymId === last.at.gymId) : [];
   return suggestKnobWrite({ backend, evidence: latest, knobs: knobs ?? knobsOfRun(run.config_json, `run ${runId}`) });

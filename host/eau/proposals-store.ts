@@ -28,7 +28,9 @@ export function proposalStore(db: Database) {
     listProposals(runId: string): StoredProposal[] {
       if (!exists.get(runId)) return [];
       return knobs.proposals(runId).map((p) => ({
-        id: p.id, runId: p.runId, createdAt: p.createdAt,
+        id: p.id,
+        runId: p.runId,
+        createdAt: p.createdAt,
         proposal: { knob: p.knob, value: p.value, reason: p.reason, source: p.source, evidence: p.evidence, at: p.at },
       }));
     },

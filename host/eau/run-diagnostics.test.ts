@@ -39,15 +39,32 @@ describe('a run match with a planted deadlock and ε = 0.5', () => {
     };
     // The match as the run's match actor stores it (a resumed run finds it and goes on from there).
     const played = await runMatch({
-      matchId: 'R1-M1', createdAt: '2026-03-01T00:00:00.000Z', domain, scenarios: selectScenarios(domain, 'arena'), scenarioSet: 'arena',
-      da: lookupFirst, ca: new ScriptedCa(domain, CAMOUFLAGED_CA_STYLE), judge: judgeEpisode, config: sparringConfigOf(config), seed: 1,
+      matchId: 'R1-M1',
+      createdAt: '2026-03-01T00:00:00.000Z',
+      domain,
+      scenarios: selectScenarios(domain, 'arena'),
+      scenarioSet: 'arena',
+      da: lookupFirst,
+      ca: new ScriptedCa(domain, CAMOUFLAGED_CA_STYLE),
+      judge: judgeEpisode,
+      config: sparringConfigOf(config),
+      seed: 1,
       symbolic: { ca: new ScriptedCa(domain), mix: 0.5 },
     });
     store.saveMatch(played.match, played.episodes);
     const recorded: { runId: string; proposals: readonly KnobProposal[] }[] = [];
     const ctx: LabContext = {
-      runId: 'R1', seed: 1, domain, config, sparring: sparringConfigOf(config), store, checkpoints,
-      progress: () => {}, metric: () => {}, stopped: () => false, recordProposals: (runId, proposals) => recorded.push({ runId, proposals }),
+      runId: 'R1',
+      seed: 1,
+      domain,
+      config,
+      sparring: sparringConfigOf(config),
+      store,
+      checkpoints,
+      progress: () => {},
+      metric: () => {},
+      stopped: () => false,
+      recordProposals: (runId, proposals) => recorded.push({ runId, proposals }),
     };
     const cache = new PolicyCache(ctx);
     try {

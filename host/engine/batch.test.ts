@@ -7,7 +7,11 @@ describe('event batcher', () => {
     vi.useFakeTimers();
     try {
       const out: EngineEvent[] = [];
-      const b = createEventBatcher((e) => out.push(e), 250, () => Date.now());
+      const b = createEventBatcher(
+        (e) => out.push(e),
+        250,
+        () => Date.now(),
+      );
       const completed = (done: number): EngineEvent => ({ name: 'episodes/completed', payload: { matchId: 'M1', count: 1, done, total: 100 } });
       b.push(completed(1)); // leading edge: out at once
       expect(out).toHaveLength(1);
@@ -29,7 +33,11 @@ describe('event batcher', () => {
   it('flushes the last episode of a match at once, and keeps order around pass-through events', () => {
     const out: EngineEvent[] = [];
     let t = 0;
-    const b = createEventBatcher((e) => out.push(e), 250, () => t);
+    const b = createEventBatcher(
+      (e) => out.push(e),
+      250,
+      () => t,
+    );
     b.push({ name: 'run/progress', payload: { runId: 'R', progress: { phase: 'match', label: 'a', done: 1, total: 3, etaSeconds: null } } });
     t = 10;
     b.push({ name: 'run/progress', payload: { runId: 'R', progress: { phase: 'match', label: 'b', done: 2, total: 3, etaSeconds: 5 } } });

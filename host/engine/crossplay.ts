@@ -27,24 +27,33 @@ export async function crossPlay(args: CrossPlayArgs, deps: CrossPlayDeps): Promi
   const scenarios = selectScenarios(deps.domain, 'arena');
   const config: SparringConfig = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: args.episodesPerScenario } };
   const g = { db: deps.db, seed: args.seed };
-  const wrap = deps.wrap ?? (<P,>(p: P) => p);
+  const wrap = deps.wrap ?? (<P>(p: P) => p);
   const perPair = scenarios.length * args.episodesPerScenario;
   const total = args.das.length * args.cas.length * perPair;
   const loaded: (DaPolicy | CaPolicy)[] = [];
   try {
     // Load every policy first, so a bad name fails before any episode is played.
     const das: DaPolicy[] = [];
-    for (const spec of args.das) loaded.push(das[das.length] = await resolveDa(spec, deps.domain, g));
+    for (const spec of args.das) loaded.push((das[das.length] = await resolveDa(spec, deps.domain, g)));
     const cas: CaPolicy[] = [];
-    for (const spec of args.cas) loaded.push(cas[cas.length] = await resolveCa(spec, deps.domain, g));
+    for (const spec of args.cas) loaded.push((cas[cas.length] = await resolveCa(spec, deps.domain, g)));
     const cells: CrossPlayCell[] = [];
     const pairs: CrossPlay['pairs'] = [];
     let before = 0;
     for (const [i, da] of das.entries()) {
       for (const [j, ca] of cas.entries()) {
         const { episodes } = await runMatch({
-          matchId: `xp-${args.das[i]}-${args.cas[j]}`, createdAt: '', domain: deps.domain, scenarios, scenarioSet: 'arena',
-          da: wrap(da), ca: wrap(ca), judge: judgeEpisode, config, seed: args.seed, concurrency: 32,
+          matchId: `xp-${args.das[i]}-${args.cas[j]}`,
+          createdAt: '',
+          domain: deps.domain,
+          scenarios,
+          scenarioSet: 'arena',
+          da: wrap(da),
+          ca: wrap(ca),
+          judge: judgeEpisode,
+          config,
+          seed: args.seed,
+          concurrency: 32,
           onProgress: (done) => deps.onProgress?.(before + done, total),
         });
         before += perPair;
@@ -54,8 +63,13 @@ export async function crossPlay(args: CrossPlayArgs, deps: CrossPlayDeps): Promi
       }
     }
     return {
-      ...args, daCheckpoints: das.map((p) => p.checkpoint ?? null), caCheckpoints: cas.map((p) => p.checkpoint ?? null),
-      scenarios: scenarios.map((s) => ({ id: s.id, fraudReference: s.fraudReference })), cells, pairs, cached: false,
+      ...args,
+      daCheckpoints: das.map((p) => p.checkpoint ?? null),
+      caCheckpoints: cas.map((p) => p.checkpoint ?? null),
+      scenarios: scenarios.map((s) => ({ id: s.id, fraudReference: s.fraudReference })),
+      cells,
+      pairs,
+      cached: false,
     };
   } finally {
     for (const p of loaded) await disposeModel(p);

@@ -209,8 +209,24 @@ describe('runs through the RunService', () => {
       get: (runId) => {
         if (runId !== 'R1') throw new Error(`no run "${runId}"`);
         return {
-          id: 'R1', createdAt: '2026-01-01T00:00:00Z', status: 'running', phase: 'match', preset: 'quick', seed: 1, matches: 0, lastWDa: null, error: null, live: true, pauseRequested: false,
-          configJson: '{}', stopping: DEFAULT_CONFIG.stopping, matchSummaries: [], gyms: [], progress: null, evaluation: null, heldout: null,
+          id: 'R1',
+          createdAt: '2026-01-01T00:00:00Z',
+          status: 'running',
+          phase: 'match',
+          preset: 'quick',
+          seed: 1,
+          matches: 0,
+          lastWDa: null,
+          error: null,
+          live: true,
+          pauseRequested: false,
+          configJson: '{}',
+          stopping: DEFAULT_CONFIG.stopping,
+          matchSummaries: [],
+          gyms: [],
+          progress: null,
+          evaluation: null,
+          heldout: null,
         };
       },
       metrics: (_id, keys) => Object.fromEntries(keys.map((k) => [k, [{ step: 1, value: 0.5 }]])),
@@ -265,7 +281,12 @@ describe('session (wire messages)', () => {
       expect(sent.at(-1)).toMatchObject({ id: -1, ok: false });
       await session.receive({ kind: 'request', id: 4, name: 'episodes/list', args: { limit: -1 } });
       expect(sent.at(-1)).toMatchObject({ id: 4, ok: false, error: expect.stringMatching(/field "limit"/) });
-      await session.receive({ kind: 'request', id: 5, name: 'matches/play', args: { da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'fraud', seed: 2 } });
+      await session.receive({
+        kind: 'request',
+        id: 5,
+        name: 'matches/play',
+        args: { da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'fraud', seed: 2 },
+      });
       expect(sent.at(-1)).toEqual({ kind: 'response', id: 5, ok: true, result: { matchId: 'M1' } });
       expect(sent.some((m) => m.kind === 'event' && m.name === 'episodes/completed')).toBe(true);
       session.close();

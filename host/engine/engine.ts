@@ -87,8 +87,12 @@ export function createEngine(o: EngineOptions): Engine {
   let playing: Promise<unknown> = Promise.resolve();
   const models = o.session ? { session: o.session } : {};
   const play = createPlayService({
-    store, domain, release: disposeModel, emit: (payload) => batcher.push({ name: 'play/turn', payload }),
-    resolve: (role, spec) => (role === 'DA' ? resolveDa : resolveCa)(spec, bankingDomain(), { db: store.path, seed: 1, ...models, onTraining: trainingProgress }),
+    store,
+    domain,
+    release: disposeModel,
+    emit: (payload) => batcher.push({ name: 'play/turn', payload }),
+    resolve: (role, spec) =>
+      (role === 'DA' ? resolveDa : resolveCa)(spec, bankingDomain(), { db: store.path, seed: 1, ...models, onTraining: trainingProgress }),
   });
 
   /** A few training reports a second, and always the last: Play says what the wait is for. */
@@ -113,7 +117,10 @@ export function createEngine(o: EngineOptions): Engine {
 
   /** The next free arena match id `M<n>`; human matches (`H<n>`) have their own sequence. */
   function nextMatchId(): string {
-    const arena = store.listMatches().map((m) => /^M(\d+)$/.exec(m.id)).filter((m) => m !== null);
+    const arena = store
+      .listMatches()
+      .map((m) => /^M(\d+)$/.exec(m.id))
+      .filter((m) => m !== null);
     return `M${Math.max(0, ...arena.map((m) => Number(m[1]))) + 1}`;
   }
 
@@ -125,7 +132,9 @@ export function createEngine(o: EngineOptions): Engine {
       const names = (role: 'DA' | 'CA') => {
         const list = checkpoints.list(role).map((c) => c.name);
         // LLM endpoints saved with `sparring models add` play either role.
-        const endpoints = llmStore(store.db).listEndpoints().map((e) => e.name);
+        const endpoints = llmStore(store.db)
+          .listEndpoints()
+          .map((e) => e.name);
         return ['scripted', ...(role === 'DA' ? ['sft'] : []), ...(list.length ? ['latest', ...list] : []), ...endpoints];
       };
       return {
@@ -173,8 +182,16 @@ export function createEngine(o: EngineOptions): Engine {
           const matchId = nextMatchId();
           let reported = 0;
           const { match, episodes } = await runMatch({
-            matchId, createdAt: new Date().toISOString(), domain: lab, scenarios: selectScenarios(lab, args.scenarios),
-            scenarioSet: args.scenarios, da: yielding(daPolicy), ca: yielding(caPolicy), judge: judgeEpisode, config, seed: args.seed,
+            matchId,
+            createdAt: new Date().toISOString(),
+            domain: lab,
+            scenarios: selectScenarios(lab, args.scenarios),
+            scenarioSet: args.scenarios,
+            da: yielding(daPolicy),
+            ca: yielding(caPolicy),
+            judge: judgeEpisode,
+            config,
+            seed: args.seed,
             // As `sparring match`: concurrent episodes let a batched (builtin) DA answer many at once;
             // an LLM endpoint gets its own max-concurrency.
             concurrency: matchConcurrency(daPolicy, caPolicy, MATCH_CONCURRENCY),
@@ -210,7 +227,9 @@ export function createEngine(o: EngineOptions): Engine {
       return serially(async () => {
         let last = 0;
         const out = await crossPlay(args, {
-          db: store.path, domain: bankingDomain(), wrap: yielding,
+          db: store.path,
+          domain: bankingDomain(),
+          wrap: yielding,
           onProgress: (done, total) => {
             const now = Date.now();
             if (done < total && now - last < (o.batchIntervalMs ?? BATCH_INTERVAL_MS)) return;
@@ -233,12 +252,17 @@ export function createEngine(o: EngineOptions): Engine {
     },
 
     'checkpoints/list': () =>
-      checkpoints.list().map(
-        (c): CheckpointInfo => ({
-          name: c.name, role: c.role, createdAt: c.createdAt, runId: c.runId, parent: c.parent, generation: c.generation, source: c.source,
-          humanEpisodes: checkpoints.humanEpisodesSeen(c.name).length, provider: c.provider,
-        }),
-      ),
+      checkpoints.list().map((c): CheckpointInfo => ({
+        name: c.name,
+        role: c.role,
+        createdAt: c.createdAt,
+        runId: c.runId,
+        parent: c.parent,
+        generation: c.generation,
+        source: c.source,
+        humanEpisodes: checkpoints.humanEpisodesSeen(c.name).length,
+        provider: c.provider,
+      })),
 
     'export/episodes': ({ matchId, format }) => {
       if (matchId !== undefined && !store.getMatch(matchId)) throw new Error(`export/episodes: no match "${matchId}" in this lab`);

@@ -68,13 +68,18 @@ export function createEpisodeQuery(store: SqliteRunStore): (f: EpisodeFilter) =>
   }
 
   function directory(f: Filters): Directory {
-    const version = prepared('SELECT count(*) || \':\' || ifnull(max(seq), 0) FROM matches').pluck().get() as string;
+    const version = prepared("SELECT count(*) || ':' || ifnull(max(seq), 0) FROM matches").pluck().get() as string;
     const key = JSON.stringify(params(f));
     const hit = directories.get(key);
     if (hit && hit.version === version) return hit;
     const w = where(f);
     const counts = new Map(
-      (prepared(`SELECT match_id AS m, count(*) AS n FROM episodes ${w.length ? `WHERE ${w.join(' AND ')}` : ''} GROUP BY match_id`).all(params(f)) as { m: string; n: number }[]).map((r) => [r.m, r.n]),
+      (
+        prepared(`SELECT match_id AS m, count(*) AS n FROM episodes ${w.length ? `WHERE ${w.join(' AND ')}` : ''} GROUP BY match_id`).all(params(f)) as {
+          m: string;
+          n: number;
+        }[]
+      ).map((r) => [r.m, r.n]),
     );
     const matchIds: string[] = [];
     const starts: number[] = [0];
@@ -106,7 +111,9 @@ export function createEpisodeQuery(store: SqliteRunStore): (f: EpisodeFilter) =>
     if (filters.validatorFailed !== undefined && backfillValidatorFailures(db, (id) => store.getEpisode(id)) > 0) directories.clear();
     if (matchId !== undefined) {
       const w = ['match_id = @matchId', ...where(filters)];
-      const total = prepared(`SELECT count(*) FROM episodes WHERE ${w.join(' AND ')}`).pluck().get({ ...params(filters), matchId }) as number;
+      const total = prepared(`SELECT count(*) FROM episodes WHERE ${w.join(' AND ')}`)
+        .pluck()
+        .get({ ...params(filters), matchId }) as number;
       return { total, items: rowsOf(matchId, filters, offset, limit) };
     }
     const dir = directory(filters);

@@ -14,8 +14,16 @@ describe('validated export', () => {
     const domain = bankingDomain();
     const scenarios = selectScenarios(domain, 'robustness');
     const { episodes } = await runMatch({
-      matchId: 'M1', createdAt: '', domain, scenarios, scenarioSet: 'robustness', da: new ScriptedDa(), ca: new ScriptedCa(domain),
-      judge: judgeEpisode, config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 3 } }, seed: 5,
+      matchId: 'M1',
+      createdAt: '',
+      domain,
+      scenarios,
+      scenarioSet: 'robustness',
+      da: new ScriptedDa(),
+      ca: new ScriptedCa(domain),
+      judge: judgeEpisode,
+      config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 3 } },
+      seed: 5,
     });
     const byId = new Map(scenarios.map((s) => [s.id, s]));
     let kept = 0;

@@ -63,15 +63,33 @@ export interface ChatExample {
 const str = { type: 'string' } as const;
 const num = { type: 'number' } as const;
 const TOOL_SPECS: Record<ToolName, { description: string; properties: Record<string, unknown>; required: string[] }> = {
-  lookup_account: { description: "Verify the caller by caller-ID phone number; returns the customer's accounts and cards.", properties: { phone: str }, required: ['phone'] },
+  lookup_account: {
+    description: "Verify the caller by caller-ID phone number; returns the customer's accounts and cards.",
+    properties: { phone: str },
+    required: ['phone'],
+  },
   get_transactions: { description: 'Recent transactions of an account (at most 5).', properties: { account_id: str, limit: num }, required: ['account_id'] },
   dispute_charge: {
     description: 'Open a dispute on one transaction, by id or by merchant and/or amount.',
-    properties: { account_id: str, transaction_id: str, merchant: str, amount: num, reason: { type: 'string', enum: ['unrecognized', 'duplicate', 'refund_missing', 'not_received', 'other'] } },
+    properties: {
+      account_id: str,
+      transaction_id: str,
+      merchant: str,
+      amount: num,
+      reason: { type: 'string', enum: ['unrecognized', 'duplicate', 'refund_missing', 'not_received', 'other'] },
+    },
     required: ['account_id', 'reason'],
   },
-  check_card_status: { description: 'Status of a card; optionally lift a fraud-prevention block.', properties: { card_id: str, unblock: { type: 'boolean' } }, required: ['card_id'] },
-  transfer_funds: { description: "Move money between the customer's own accounts.", properties: { from_account_id: str, to_account_id: str, amount: num }, required: ['from_account_id', 'to_account_id', 'amount'] },
+  check_card_status: {
+    description: 'Status of a card; optionally lift a fraud-prevention block.',
+    properties: { card_id: str, unblock: { type: 'boolean' } },
+    required: ['card_id'],
+  },
+  transfer_funds: {
+    description: "Move money between the customer's own accounts.",
+    properties: { from_account_id: str, to_account_id: str, amount: num },
+    required: ['from_account_id', 'to_account_id', 'amount'],
+  },
   transfer_to_human: {
     description: 'Hand the call to a human department.',
     properties: { reason: str, department: { type: 'string', enum: ['fraud', 'cards', 'accounts', 'general'] } },
@@ -81,7 +99,11 @@ const TOOL_SPECS: Record<ToolName, { description: string; properties: Record<str
 
 export const CHAT_TOOLS: ChatTool[] = TOOL_NAMES.map((name) => ({
   type: 'function',
-  function: { name, description: TOOL_SPECS[name].description, parameters: { type: 'object', properties: TOOL_SPECS[name].properties, required: TOOL_SPECS[name].required } },
+  function: {
+    name,
+    description: TOOL_SPECS[name].description,
+    parameters: { type: 'object', properties: TOOL_SPECS[name].properties, required: TOOL_SPECS[name].required },
+  },
 }));
 
 export const SYSTEM_PROMPT =
@@ -115,7 +137,11 @@ export function episodeToChat(e: EpisodeRecord, scenario?: Scenario): ChatExampl
     thinking.push(parsed.ok ? parsed.action.thinking : null);
     if (t.actionType === 'tool_call' && t.tool) {
       const callId = `call_${e.index}_${t.index}`;
-      messages.push({ role: 'assistant', content: null, tool_calls: [{ id: callId, type: 'function', function: { name: t.tool, arguments: JSON.stringify(t.toolArgs ?? {}) } }] });
+      messages.push({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: callId, type: 'function', function: { name: t.tool, arguments: JSON.stringify(t.toolArgs ?? {}) } }],
+      });
       messages.push({ role: 'tool', tool_call_id: callId, content: JSON.stringify(t.toolResult ?? null) });
     } else {
       // speak / end_call carry the words said; an unparseable output is kept as it was produced.
@@ -155,21 +181,51 @@ export function episodeToChat(e: EpisodeRecord, scenario?: Scenario): ChatExampl
 }
 
 export const CSV_COLUMNS = [
-  'episode_id', 'match_id', 'index', 'scenario_id', 'fraud_reference', 'seed', 'intent', 'expected_tool', 'routed_tool',
-  'winner', 'end_reason', 'r_da', 'r_ca',
+  'episode_id',
+  'match_id',
+  'index',
+  'scenario_id',
+  'fraud_reference',
+  'seed',
+  'intent',
+  'expected_tool',
+  'routed_tool',
+  'winner',
+  'end_reason',
+  'r_da',
+  'r_ca',
   ...DA_TERMS.map((t) => `da_${t}`),
   ...CA_TERMS.map((t) => `ca_${t}`),
-  'judge_score', 'judge_resolved', 'judge_tier', 'judge_hallucination', 'judge_rationale',
+  'judge_score',
+  'judge_resolved',
+  'judge_tier',
+  'judge_hallucination',
+  'judge_rationale',
 ] as const;
 
 /** One CSV row (no line ending), RFC 4180 quoting. */
 export function episodeCsvRow(e: EpisodeSummary): string {
   const cells: (string | number | boolean | null)[] = [
-    e.id, e.matchId, e.index, e.scenarioId, e.fraudReference, e.seed, e.intent, e.expectedTool, e.routedTool,
-    e.winner, e.endReason, e.rDa, e.rCa,
+    e.id,
+    e.matchId,
+    e.index,
+    e.scenarioId,
+    e.fraudReference,
+    e.seed,
+    e.intent,
+    e.expectedTool,
+    e.routedTool,
+    e.winner,
+    e.endReason,
+    e.rDa,
+    e.rCa,
     ...DA_TERMS.map((t) => e.daTerms[t]),
     ...CA_TERMS.map((t) => e.caTerms[t]),
-    e.judge.score, e.judge.resolved, e.judge.tier, e.judge.hallucination, e.judge.rationale,
+    e.judge.score,
+    e.judge.resolved,
+    e.judge.tier,
+    e.judge.hallucination,
+    e.judge.rationale,
   ];
   return cells.map(csvCell).join(',');
 }

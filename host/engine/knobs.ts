@@ -15,7 +15,13 @@ function writeView(w: KnobWrite, effect: WriteEffect | undefined): KnobWriteView
 
 function result(ks: KnobStore, runId: string, r: WriteResult): KnobWriteResult {
   if (!r.ok) return r;
-  return { ok: true, write: writeView(r.write, ks.effects(runId).find((e) => e.writeId === r.write.id)) };
+  return {
+    ok: true,
+    write: writeView(
+      r.write,
+      ks.effects(runId).find((e) => e.writeId === r.write.id),
+    ),
+  };
 }
 
 export function knobConsole(ks: KnobStore, runId: string): KnobConsole {
@@ -25,7 +31,10 @@ export function knobConsole(ks: KnobStore, runId: string): KnobConsole {
   const state = ks.state(runId);
   const effects = new Map(ks.effects(runId).map((e) => [e.writeId, e]));
   return {
-    runId, phase: state.phase, recentSuccess: state.recentSuccess, difficultyGate: now.eau?.difficultyGate ?? DEFAULT_DIFFICULTY_GATE,
+    runId,
+    phase: state.phase,
+    recentSuccess: state.recentSuccess,
+    difficultyGate: now.eau?.difficultyGate ?? DEFAULT_DIFFICULTY_GATE,
     knobs: KNOBS.map((k) => ({ ...k, value: knobValue(now, k.id), queued: knobValue(queued, k.id), base: knobValue(base, k.id) })),
     writes: ks.writes(runId).map((w) => writeView(w, effects.get(w.id))),
     proposals: ks.proposals(runId).map(({ runId: _, ...p }) => p),
@@ -44,7 +53,8 @@ export function knobHandlers(db: Database) {
     'knobs/history': ({ knob }: { knob: string }) => knobHistory(ks, knob),
     'knobs/set': (a: { runId: string; knob: string; value: number; reason: string; by?: string }) =>
       result(ks, a.runId, ks.request(a.runId, { knob: a.knob, value: a.value, reason: a.reason, by: a.by ?? 'person' })),
-    'knobs/revert': (a: { runId: string; writeId: number; reason?: string; by?: string }) => result(ks, a.runId, ks.revert(a.runId, a.writeId, a.by ?? 'person', a.reason)),
+    'knobs/revert': (a: { runId: string; writeId: number; reason?: string; by?: string }) =>
+      result(ks, a.runId, ks.revert(a.runId, a.writeId, a.by ?? 'person', a.reason)),
     'knobs/accept': (a: { runId: string; proposalId: number; value?: number }) =>
       result(ks, a.runId, ks.accept(a.runId, a.proposalId, a.value !== undefined ? { value: a.value } : {})),
     'knobs/dismiss': (a: { runId: string; proposalId: number }) => {

@@ -55,16 +55,27 @@ describe('tactic queues', () => {
     ]);
     const { content } = await engine.handlers['labels/export']({ queueId: 'T1', format: 'json' });
     const rows = (JSON.parse(content) as LabelExportRow[]).filter((r) => r.pos === 1);
-    expect(rows.map((r) => [r.annotator, r.tactic, r.revision, r.ms_spent])).toEqual([['ann', 'Other', 2, 200], ['bo', 'Multi-intent', 1, 100]]);
+    expect(rows.map((r) => [r.annotator, r.tactic, r.revision, r.ms_spent])).toEqual([
+      ['ann', 'Other', 2, 200],
+      ['bo', 'Multi-intent', 1, 100],
+    ]);
     // Two windows that both opened the unlabelled item: the second write is refused, clearly.
     await engine.handlers['labels/put']({ queueId: 'T1', pos: 2, annotator: 'bo', value: 'Other', msSpent: 10, baseRevision: 0 });
-    await expect(engine.handlers['labels/put']({ queueId: 'T1', pos: 2, annotator: 'bo', value: 'Direct intent', msSpent: 10, baseRevision: 0 })).rejects.toThrow(/changed since it was opened/);
+    await expect(
+      engine.handlers['labels/put']({ queueId: 'T1', pos: 2, annotator: 'bo', value: 'Direct intent', msSpent: 10, baseRevision: 0 }),
+    ).rejects.toThrow(/changed since it was opened/);
   });
 
   it('refuses bad input with the field named', async () => {
-    await expect(engine.handlers['labels/put']({ queueId: 'T1', pos: -1, annotator: 'ann', value: 'Other', msSpent: 1 })).rejects.toThrow(/labels\/put: field "pos"/);
-    await expect(engine.handlers['labels/put']({ queueId: 'T1', pos: 3, annotator: 'ann', value: 'Sarcasm', msSpent: 1 })).rejects.toThrow(/"Sarcasm" is not one of its labels/);
-    await expect(engine.handlers['labels/put']({ queueId: 'T1', pos: 3, annotator: 'nobody', value: 'Other', msSpent: 1 })).rejects.toThrow(/no annotator "nobody"/);
+    await expect(engine.handlers['labels/put']({ queueId: 'T1', pos: -1, annotator: 'ann', value: 'Other', msSpent: 1 })).rejects.toThrow(
+      /labels\/put: field "pos"/,
+    );
+    await expect(engine.handlers['labels/put']({ queueId: 'T1', pos: 3, annotator: 'ann', value: 'Sarcasm', msSpent: 1 })).rejects.toThrow(
+      /"Sarcasm" is not one of its labels/,
+    );
+    await expect(engine.handlers['labels/put']({ queueId: 'T1', pos: 3, annotator: 'nobody', value: 'Other', msSpent: 1 })).rejects.toThrow(
+      /no annotator "nobody"/,
+    );
     await expect(engine.handlers['labels/create-queue']({ kind: 'tactic', labels: ['a', 'a'] })).rejects.toThrow(/field "labels": labels must be distinct/);
     await expect(engine.handlers['labels/create-queue']({ kind: 'tactic', labels: 'abcdefghij'.split('') })).rejects.toThrow(/at most nine labels/);
     await expect(engine.handlers['labels/create-queue']({ kind: 'audit', matchIds: ['M9'] })).rejects.toThrow(/no match "M9"/);
@@ -88,7 +99,7 @@ describe('tactic queues', () => {
     expect(r.auto.perAnnotator.map((p) => p.n)).toEqual([12, 12]);
   });
 
-  it('undoes the annotator\'s latest label', async () => {
+  it("undoes the annotator's latest label", async () => {
     expect(await engine.handlers['labels/undo']({ queueId: 'T1', annotator: 'bo' })).toEqual({ pos: 12 });
     expect((await engine.handlers['labels/item']({ queueId: 'T1', annotator: 'bo' }))!.pos).toBe(0);
   });
@@ -106,7 +117,14 @@ describe('judge audit', () => {
       const v = (await engine.handlers['labels/item']({ queueId: 'A1', annotator: 'ann', pos }))!;
       await engine.handlers['labels/put']({ queueId: 'A1', pos, annotator: 'ann', value: { resolved: true, tier: 3, hallucination: false }, msSpent: 900 });
       const judge = (await engine.handlers['labels/item']({ queueId: 'A1', annotator: 'ann', pos }))!.source!.judge!;
-      await engine.handlers['labels/put']({ queueId: 'A1', pos, annotator: 'ann', value: { resolved: pos === 0 ? !judge.resolved : judge.resolved, tier: judge.tier, hallucination: judge.hallucination }, msSpent: 100, baseRevision: 1 });
+      await engine.handlers['labels/put']({
+        queueId: 'A1',
+        pos,
+        annotator: 'ann',
+        value: { resolved: pos === 0 ? !judge.resolved : judge.resolved, tier: judge.tier, hallucination: judge.hallucination },
+        msSpent: 100,
+        baseRevision: 1,
+      });
       expect(v.pos).toBe(pos);
     }
     const r = await engine.handlers['labels/audit-report']({ queueId: 'A1' });
@@ -125,7 +143,9 @@ describe('judge audit', () => {
     expect(rule.disagreements).toEqual(r.disagreements);
     await expect(engine.handlers['labels/audit-report']({ queueId: 'A1', judge: 'nope' })).rejects.toThrow(/judge "nope": not "rule" and no LLM endpoint/);
     await expect(engine.handlers['labels/audit-report']({ queueId: 'T1' })).rejects.toThrow(/holds tactic labels/);
-    await expect(engine.handlers['labels/put']({ queueId: 'A1', pos: 0, annotator: 'ann', value: { resolved: true, tier: 5, hallucination: false } as never, msSpent: 1 })).rejects.toThrow(/field "value": expected a tactic label \(text\), an audit verdict \{resolved, tier: 1–4/);
+    await expect(
+      engine.handlers['labels/put']({ queueId: 'A1', pos: 0, annotator: 'ann', value: { resolved: true, tier: 5, hallucination: false } as never, msSpent: 1 }),
+    ).rejects.toThrow(/field "value": expected a tactic label \(text\), an audit verdict \{resolved, tier: 1–4/);
   });
 });
 

@@ -41,8 +41,24 @@ function stoppingOf(m: MatchRecord | undefined): StoppingConfig {
 }
 
 export const LABEL_CSV_COLUMNS: readonly (keyof LabelExportRow)[] = [
-  'queue_id', 'kind', 'item_id', 'pos', 'match_id', 'episode_id', 'turn_idx', 'annotator', 'skipped', 'tactic',
-  'resolved', 'tier', 'hallucination', 'note', 'ms_spent', 'revision', 'created_at', 'updated_at',
+  'queue_id',
+  'kind',
+  'item_id',
+  'pos',
+  'match_id',
+  'episode_id',
+  'turn_idx',
+  'annotator',
+  'skipped',
+  'tactic',
+  'resolved',
+  'tier',
+  'hallucination',
+  'note',
+  'ms_spent',
+  'revision',
+  'created_at',
+  'updated_at',
 ];
 
 /** Every label (of one queue, or of the lab) as export rows, by queue, item and annotator. */
@@ -54,12 +70,24 @@ export function labelExportRows(store: RunStore, labels: LabelStore, queueId?: s
       const item = items.get(l.pos)!;
       const audit = q.kind === 'audit' && l.value !== null ? (l.value as AuditValue) : null;
       return {
-        queue_id: q.id, kind: q.kind, item_id: `${q.id}/${l.pos}`, pos: l.pos,
-        match_id: store.getEpisode(item.episodeId)?.matchId ?? '', episode_id: item.episodeId, turn_idx: item.turnIdx,
-        annotator: l.annotator, skipped: l.value === null,
+        queue_id: q.id,
+        kind: q.kind,
+        item_id: `${q.id}/${l.pos}`,
+        pos: l.pos,
+        match_id: store.getEpisode(item.episodeId)?.matchId ?? '',
+        episode_id: item.episodeId,
+        turn_idx: item.turnIdx,
+        annotator: l.annotator,
+        skipped: l.value === null,
         tactic: q.kind === 'tactic' && typeof l.value === 'string' ? l.value : null,
-        resolved: audit?.resolved ?? null, tier: audit?.tier ?? null, hallucination: audit?.hallucination ?? null,
-        note: l.note, ms_spent: l.msSpent, revision: l.revision, created_at: l.createdAt, updated_at: l.updatedAt,
+        resolved: audit?.resolved ?? null,
+        tier: audit?.tier ?? null,
+        hallucination: audit?.hallucination ?? null,
+        note: l.note,
+        ms_spent: l.msSpent,
+        revision: l.revision,
+        created_at: l.createdAt,
+        updated_at: l.updatedAt,
       };
     });
   });
@@ -100,7 +128,8 @@ export function labelHandlers(store: RunStore, labels: LabelStore, resolveJudge?
         const opening = episode(c.episodeId).turns.find((t) => t.role === 'customer');
         return opening ? [{ episodeId: c.episodeId, turnIdx: opening.index }] : [];
       });
-      if (!items.length) throw new Error(`labels/create-queue: matches ${ids.join(', ')} have no ${kind === 'tactic' ? 'customer openings' : 'episodes'} to label`);
+      if (!items.length)
+        throw new Error(`labels/create-queue: matches ${ids.join(', ')} have no ${kind === 'tactic' ? 'customer openings' : 'episodes'} to label`);
       return labels.createQueue({ kind, labels: kind === 'tactic' ? (set ?? DEFAULT_TACTIC_LABELS) : [], matchIds: ids, perMatch: n, seed, items });
     },
 
@@ -115,15 +144,24 @@ export function labelHandlers(store: RunStore, labels: LabelStore, resolveJudge?
       const match = store.getMatch(e.matchId);
       const labelled = mine !== null && mine.value !== null;
       return {
-        queueId, kind: queue.kind, pos: at, total: queue.items,
+        queueId,
+        kind: queue.kind,
+        pos: at,
+        total: queue.items,
         done: queue.progress.find((p) => p.annotator === annotator)?.labelled ?? 0,
         text: item.turnIdx === null ? '' : (e.turns[item.turnIdx]?.text ?? ''),
         turns: queue.kind === 'audit' ? e.turns : null,
         mine,
         source: labelled
           ? {
-              matchId: e.matchId, episodeId: e.id, scenarioId: e.scenarioId, daSpec: match?.daSpec ?? '', caSpec: match?.caSpec ?? '',
-              ...(queue.kind === 'audit' ? { judge: { resolved: e.judge.resolved, tier: e.judge.tier, hallucination: e.judge.hallucination, rationale: e.judge.rationale } } : {}),
+              matchId: e.matchId,
+              episodeId: e.id,
+              scenarioId: e.scenarioId,
+              daSpec: match?.daSpec ?? '',
+              caSpec: match?.caSpec ?? '',
+              ...(queue.kind === 'audit'
+                ? { judge: { resolved: e.judge.resolved, tier: e.judge.tier, hallucination: e.judge.hallucination, rationale: e.judge.rationale } }
+                : {}),
             }
           : null,
       };
@@ -142,7 +180,14 @@ export function labelHandlers(store: RunStore, labels: LabelStore, resolveJudge?
       const specs = new Map(store.listMatches().map((m) => [m.id, m.caSpec]));
       const items: TacticItemInput[] = labels.items(queueId).map((it) => {
         const e = episode(it.episodeId);
-        return { pos: it.pos, matchId: e.matchId, caSpec: specs.get(e.matchId) ?? '', text: e.turns[it.turnIdx ?? 0]?.text ?? '', expectedTool: e.expectedTool, labels: (byPos.get(it.pos) ?? {}) as Record<string, string> };
+        return {
+          pos: it.pos,
+          matchId: e.matchId,
+          caSpec: specs.get(e.matchId) ?? '',
+          text: e.turns[it.turnIdx ?? 0]?.text ?? '',
+          expectedTool: e.expectedTool,
+          labels: (byPos.get(it.pos) ?? {}) as Record<string, string>,
+        };
       });
       return tacticReport(queueId, queue.labels, annotatorsOf(byPos), items);
     },
@@ -169,7 +214,10 @@ export function labelHandlers(store: RunStore, labels: LabelStore, resolveJudge?
         }
         items = rejudged;
       }
-      const matches = store.listMatches().filter((m) => summaries.has(m.id)).map((match) => ({ match, episodes: summaries.get(match.id)! }));
+      const matches = store
+        .listMatches()
+        .filter((m) => summaries.has(m.id))
+        .map((match) => ({ match, episodes: summaries.get(match.id)! }));
       const report = auditReport(queueId, annotatorsOf(byPos), items, matches, stoppingOf(matches[0]?.match));
       return spec === undefined ? report : { ...report, judge: spec };
     },

@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 
 describe('engine with an LLM endpoint', () => {
-  it('offers the endpoint for both roles, plays a match through it and shows each episode\'s LLM cost', async () => {
+  it("offers the endpoint for both roles, plays a match through it and shows each episode's LLM cost", async () => {
     const info = await engine.handlers['engine/info'](undefined);
     expect(info.policies.da).toContain('local');
     expect(info.policies.ca).toContain('local');
@@ -60,13 +60,35 @@ describe('engine with an LLM endpoint', () => {
     expect(row.llm!.tokensOut).toBeGreaterThan(e.llm!.tokensOut);
   }, 120_000);
 
-  it('Models: adds an endpoint (checked field by field), tests it, lists its server\'s models and removes it', async () => {
+  it("Models: adds an endpoint (checked field by field), tests it, lists its server's models and removes it", async () => {
     const h = engine.handlers;
-    await expect(h['models/add']({ name: 'DA7', baseUrl: served.baseUrl, model: 'DA0', toolCalls: 'text', maxConcurrency: 2 })).rejects.toThrow(/looks like a checkpoint name/);
-    await expect(h['models/add']({ name: 'second', baseUrl: 'ftp://x', model: 'DA0', toolCalls: 'text', maxConcurrency: 2 })).rejects.toThrow(/base URL must be http\(s\)/);
-    await expect(h['models/add']({ name: 'second', baseUrl: served.baseUrl, model: 'DA0', apiKeyEnv: 'not a var', toolCalls: 'text', maxConcurrency: 2 })).rejects.toThrow(/API key variable/);
-    const added = await h['models/add']({ name: 'second', baseUrl: `${served.baseUrl}/`, model: 'DA0', apiKeyEnv: 'SPARRING_TEST_MODELS_KEY', toolCalls: 'text', maxConcurrency: 2 });
-    expect(added).toEqual({ name: 'second', kind: 'endpoint', model: 'DA0', baseUrl: served.baseUrl, apiKeyEnv: 'SPARRING_TEST_MODELS_KEY', apiKeySet: false, toolCalls: 'text', maxConcurrency: 2 });
+    await expect(h['models/add']({ name: 'DA7', baseUrl: served.baseUrl, model: 'DA0', toolCalls: 'text', maxConcurrency: 2 })).rejects.toThrow(
+      /looks like a checkpoint name/,
+    );
+    await expect(h['models/add']({ name: 'second', baseUrl: 'ftp://x', model: 'DA0', toolCalls: 'text', maxConcurrency: 2 })).rejects.toThrow(
+      /base URL must be http\(s\)/,
+    );
+    await expect(
+      h['models/add']({ name: 'second', baseUrl: served.baseUrl, model: 'DA0', apiKeyEnv: 'not a var', toolCalls: 'text', maxConcurrency: 2 }),
+    ).rejects.toThrow(/API key variable/);
+    const added = await h['models/add']({
+      name: 'second',
+      baseUrl: `${served.baseUrl}/`,
+      model: 'DA0',
+      apiKeyEnv: 'SPARRING_TEST_MODELS_KEY',
+      toolCalls: 'text',
+      maxConcurrency: 2,
+    });
+    expect(added).toEqual({
+      name: 'second',
+      kind: 'endpoint',
+      model: 'DA0',
+      baseUrl: served.baseUrl,
+      apiKeyEnv: 'SPARRING_TEST_MODELS_KEY',
+      apiKeySet: false,
+      toolCalls: 'text',
+      maxConcurrency: 2,
+    });
     expect((await h['models/list'](undefined)).map((m) => m.name)).toEqual(['local', 'second']);
     await expect(h['models/test']({ name: 'second' })).rejects.toThrow(/SPARRING_TEST_MODELS_KEY \(--api-key-env\) is not set/);
     process.env.SPARRING_TEST_MODELS_KEY = 'any';

@@ -48,7 +48,13 @@ export function madsHandlers(d: MadsHandlerDeps): Pick<Handlers, 'episodes/valid
           try {
             let last = -Infinity;
             const report = await evaluateMads({
-              domain, da: d.yielding(daPolicy), ca: d.yielding(caPolicy), judge: judgeEpisode, config: DEFAULT_CONFIG, seeds: [seed], episodesPerScenario,
+              domain,
+              da: d.yielding(daPolicy),
+              ca: d.yielding(caPolicy),
+              judge: judgeEpisode,
+              config: DEFAULT_CONFIG,
+              seeds: [seed],
+              episodesPerScenario,
               onProgress: (done, total) => {
                 const now = Date.now();
                 if (done < total && now - last < PROGRESS_EVERY_MS) return;
@@ -57,7 +63,13 @@ export function madsHandlers(d: MadsHandlerDeps): Pick<Handlers, 'episodes/valid
               },
             });
             return {
-              ...report, da: daPolicy.name, ca: caPolicy.name, daCheckpoint: daPolicy.checkpoint ?? null, caCheckpoint: caPolicy.checkpoint ?? null, seed, episodesPerScenario,
+              ...report,
+              da: daPolicy.name,
+              ca: caPolicy.name,
+              daCheckpoint: daPolicy.checkpoint ?? null,
+              caCheckpoint: caPolicy.checkpoint ?? null,
+              seed,
+              episodesPerScenario,
             };
           } finally {
             await d.release(caPolicy);

@@ -24,12 +24,26 @@ type ModelHandlers = Pick<Handlers, 'models/list' | 'models/add' | 'models/remov
 export function modelHandlers(d: ModelHandlerDeps): ModelHandlers {
   const env = d.env ?? process.env;
   const info = (e: EndpointConfig): ModelInfo => ({
-    name: e.name, kind: 'endpoint', model: e.model, baseUrl: e.baseUrl, apiKeyEnv: e.apiKeyEnv,
-    apiKeySet: e.apiKeyEnv === null ? null : Boolean(env[e.apiKeyEnv]), toolCalls: e.toolCalls, maxConcurrency: e.maxConcurrency,
+    name: e.name,
+    kind: 'endpoint',
+    model: e.model,
+    baseUrl: e.baseUrl,
+    apiKeyEnv: e.apiKeyEnv,
+    apiKeySet: e.apiKeyEnv === null ? null : Boolean(env[e.apiKeyEnv]),
+    toolCalls: e.toolCalls,
+    maxConcurrency: e.maxConcurrency,
   });
   const endpoint = (name: string, request: string): EndpointConfig => {
     const cfg = d.llm.getEndpoint(name);
-    if (!cfg) throw new Error(`${request}: no model "${name}" in this lab; saved ones: ${d.llm.listEndpoints().map((e) => e.name).join(', ') || 'none'}`);
+    if (!cfg)
+      throw new Error(
+        `${request}: no model "${name}" in this lab; saved ones: ${
+          d.llm
+            .listEndpoints()
+            .map((e) => e.name)
+            .join(', ') || 'none'
+        }`,
+      );
     return cfg;
   };
   /** A failed call in words for the screen: the endpoint, what went wrong, after how many attempts. */
@@ -44,7 +58,14 @@ export function modelHandlers(d: ModelHandlerDeps): ModelHandlers {
   return {
     'models/list': () => d.llm.listEndpoints().map(info),
     'models/add': (args) => {
-      const cfg: EndpointConfig = { name: args.name, baseUrl: args.baseUrl, model: args.model, apiKeyEnv: args.apiKeyEnv ?? null, toolCalls: args.toolCalls, maxConcurrency: args.maxConcurrency };
+      const cfg: EndpointConfig = {
+        name: args.name,
+        baseUrl: args.baseUrl,
+        model: args.model,
+        apiKeyEnv: args.apiKeyEnv ?? null,
+        toolCalls: args.toolCalls,
+        maxConcurrency: args.maxConcurrency,
+      };
       try {
         d.llm.addEndpoint(cfg);
       } catch (e) {
@@ -60,6 +81,8 @@ export function modelHandlers(d: ModelHandlerDeps): ModelHandlers {
     },
     'models/test': ({ name }) => calling('models/test', () => testEndpoint(endpoint(name, 'models/test'))),
     'models/server-models': ({ name }) =>
-      calling('models/server-models', async () => ({ models: await new OpenAiBackend(endpoint(name, 'models/server-models'), { maxRetries: 1 }).listModels() })),
+      calling('models/server-models', async () => ({
+        models: await new OpenAiBackend(endpoint(name, 'models/server-models'), { maxRetries: 1 }).listModels(),
+      })),
   };
 }

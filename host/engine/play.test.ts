@@ -79,7 +79,9 @@ describe('play on the engine', () => {
         expect.objectContaining({ episodeId: 'H1:0', player: 'Ada', seat: 'customer', opponent: 'scripted', forkedFrom: null, winner: e.winner }),
       ]);
       expect(await engine.handlers['play/sessions'](undefined)).toEqual([]);
-      await expect(engine.handlers['play/act']({ sessionId: v.sessionId, action: { kind: 'say', text: 'hello?' } })).rejects.toThrow(/is over; its episode is H1:0/);
+      await expect(engine.handlers['play/act']({ sessionId: v.sessionId, action: { kind: 'say', text: 'hello?' } })).rejects.toThrow(
+        /is over; its episode is H1:0/,
+      );
     } finally {
       engine.close();
     }
@@ -106,14 +108,18 @@ describe('play on the engine', () => {
 
     engine = newEngine(db);
     try {
-      expect(await engine.handlers['play/sessions'](undefined)).toEqual([expect.objectContaining({ opponent: 'latest', opponentCheckpoint: { name: 'CA0', id: 'CA0' } })]);
+      expect(await engine.handlers['play/sessions'](undefined)).toEqual([
+        expect.objectContaining({ opponent: 'latest', opponentCheckpoint: { name: 'CA0', id: 'CA0' } }),
+      ]);
       const resumed = await engine.handlers['play/resume']({ sessionId: v.sessionId });
       expect(resumed.opponentCheckpoint).toEqual({ name: 'CA0', id: 'CA0' });
       const done = await engine.handlers['play/act']({ sessionId: v.sessionId, action: { kind: 'end_call', text: 'Goodbye' } });
       expect(done.status).toBe('finished');
       const [human] = await engine.handlers['matches/list']({});
       expect(human).toMatchObject({ daSpec: 'human:Bo', caSpec: 'latest', daCheckpoint: null, caCheckpoint: { name: 'CA0', id: 'CA0' } });
-      expect(await engine.handlers['play/episodes'](undefined)).toEqual([expect.objectContaining({ opponent: 'latest', opponentCheckpoint: { name: 'CA0', id: 'CA0' } })]);
+      expect(await engine.handlers['play/episodes'](undefined)).toEqual([
+        expect.objectContaining({ opponent: 'latest', opponentCheckpoint: { name: 'CA0', id: 'CA0' } }),
+      ]);
 
       // A match against `latest` now records CA1; the scripted DA is no checkpoint.
       const { matchId } = await engine.handlers['matches/play']({ da: 'scripted', ca: 'latest', episodesPerScenario: 1, scenarios: 'fraud', seed: 1 });
@@ -133,7 +139,9 @@ describe('play on the engine', () => {
       const act = (action: Parameters<Engine['handlers']['play/act']>[0]['action']) => engine.handlers['play/act']({ sessionId: v.sessionId, action });
       await expect(act({ kind: 'speak', text: '' })).rejects.toThrow('text: the message is empty');
       await expect(act({ kind: 'speak', text: 'a'.repeat(MAX_MESSAGE_CHARS + 1) })).rejects.toThrow(`at most ${MAX_MESSAGE_CHARS}`);
-      await expect(act({ kind: 'tool_call', tool: 'transfer_funds', args: { from_account_id: 'a', to_account_id: 'b', amount: -5 } })).rejects.toThrow(/transfer_funds tool_args\.amount/);
+      await expect(act({ kind: 'tool_call', tool: 'transfer_funds', args: { from_account_id: 'a', to_account_id: 'b', amount: -5 } })).rejects.toThrow(
+        /transfer_funds tool_args\.amount/,
+      );
       await expect(act({ kind: 'dance' } as never)).rejects.toThrow(/play\/act: field "action\.kind"/);
       await expect(engine.handlers['play/start']({ seat: 'agent', player: ' ', opponent: 'scripted' })).rejects.toThrow(/field "player": must not be empty/);
       const [draft] = await engine.handlers['play/sessions'](undefined);
@@ -150,7 +158,10 @@ describe('play on the engine', () => {
     let engine = newEngine(db);
     const a = await engine.handlers['play/start']({ seat: 'agent', player: 'Cy', opponent: 'scripted', scenarioId: 'dispute-unrecognized', seed: 9 });
     const b = await engine.handlers['play/start']({ seat: 'customer', player: 'Cy', opponent: 'scripted', seed: 10 });
-    const afterLookup = await engine.handlers['play/act']({ sessionId: a.sessionId, action: { kind: 'tool_call', tool: 'lookup_account', args: { phone: a.callerPhone } } });
+    const afterLookup = await engine.handlers['play/act']({
+      sessionId: a.sessionId,
+      action: { kind: 'tool_call', tool: 'lookup_account', args: { phone: a.callerPhone } },
+    });
     engine.close(); // the window closes mid-episode
 
     engine = newEngine(db);
@@ -187,10 +198,14 @@ describe('play on the engine', () => {
       expect(done.episode!.intent).toBe(source.intent);
       const [mark] = await engine.handlers['play/episodes'](undefined);
       expect(mark).toMatchObject({ player: 'Di', seat: 'agent', forkedFrom: { episodeId: 'M1:0', turn: t } });
-      await expect(engine.handlers['play/fork']({ episodeId: 'M1:0', turn: 99, seat: 'agent', player: 'Di' })).rejects.toThrow(/turn 99: episode M1:0 has turns 0–/);
+      await expect(engine.handlers['play/fork']({ episodeId: 'M1:0', turn: 99, seat: 'agent', player: 'Di' })).rejects.toThrow(
+        /turn 99: episode M1:0 has turns 0–/,
+      );
       await expect(engine.handlers['play/fork']({ episodeId: done.episode!.id, turn: 0, seat: 'customer', player: 'Di' })).rejects.toThrow(/choose a policy/);
       // Arena ids count arena matches only: H1 does not make the next one M3.
-      expect((await engine.handlers['matches/play']({ da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 3 })).matchId).toBe('M2');
+      expect((await engine.handlers['matches/play']({ da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 3 })).matchId).toBe(
+        'M2',
+      );
     } finally {
       engine.close();
     }
@@ -202,7 +217,10 @@ describe('play on the engine', () => {
       const { tools } = await engine.handlers['play/setup'](undefined);
       expect(tools.map((t) => t.name)).toHaveLength(6);
       expect(tools.find((t) => t.name === 'dispute_charge')!.fields).toContainEqual({
-        name: 'reason', type: 'enum', required: true, options: ['unrecognized', 'duplicate', 'refund_missing', 'not_received', 'other'],
+        name: 'reason',
+        type: 'enum',
+        required: true,
+        options: ['unrecognized', 'duplicate', 'refund_missing', 'not_received', 'other'],
       });
       expect(tools.find((t) => t.name === 'get_transactions')!.fields).toContainEqual({ name: 'limit', type: 'integer', required: false });
     } finally {
@@ -224,7 +242,11 @@ describe('human play migration', () => {
     expect(added.sort()).toEqual(['human_episodes', 'play_sessions']);
     expect(() => db.prepare("INSERT INTO human_episodes VALUES ('M9:0', 'x', 'customer', 'scripted', 'now', NULL, NULL)").run()).toThrow(/FOREIGN KEY/);
     expect(() =>
-      db.prepare("INSERT INTO play_sessions (id, created_at, updated_at, player, seat, opponent, scenario_id, seed, config_json) VALUES ('P', 'n', 'n', 'x', 'judge', 's', 'dispute-unrecognized', 1, '{}')").run(),
+      db
+        .prepare(
+          "INSERT INTO play_sessions (id, created_at, updated_at, player, seat, opponent, scenario_id, seed, config_json) VALUES ('P', 'n', 'n', 'x', 'judge', 's', 'dispute-unrecognized', 1, '{}')",
+        )
+        .run(),
     ).toThrow(/CHECK/);
     db.close();
   });

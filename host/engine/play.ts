@@ -75,7 +75,13 @@ export function createPlayService(d: PlayDeps): PlayService {
 
   function scenarioById(id: string): Scenario {
     const s = d.domain().scenarios.find((x) => x.id === id);
-    if (!s) throw new PlayError(`no scenario "${id}"; known: ${d.domain().scenarios.map((x) => x.id).join(', ')}`);
+    if (!s)
+      throw new PlayError(
+        `no scenario "${id}"; known: ${d
+          .domain()
+          .scenarios.map((x) => x.id)
+          .join(', ')}`,
+      );
     return s;
   }
 
@@ -113,16 +119,27 @@ export function createPlayService(d: PlayDeps): PlayService {
     const human = `human:${s.draft.player}`;
     const { perScenario, wDa, fraudRate } = summarise([s.scenario], [record]);
     const match: MatchRecord = {
-      id: matchId, createdAt: s.draft.updatedAt, seed: s.draft.seed,
+      id: matchId,
+      createdAt: s.draft.updatedAt,
+      seed: s.draft.seed,
       daSpec: s.draft.seat === 'agent' ? human : s.draft.opponent,
       caSpec: s.draft.seat === 'customer' ? human : s.draft.opponent,
       daCheckpoint: s.draft.seat === 'customer' ? s.draft.opponentCheckpoint : null,
       caCheckpoint: s.draft.seat === 'agent' ? s.draft.opponentCheckpoint : null,
-      scenarioSet: 'human', episodesPerScenario: 1, wDa, fraudRate, perScenario, configJson: s.draft.configJson,
+      scenarioSet: 'human',
+      episodesPerScenario: 1,
+      wDa,
+      fraudRate,
+      perScenario,
+      configJson: s.draft.configJson,
     };
     store.finish(s.draft.id, match, record, {
-      episodeId: record.id, player: s.draft.player, seat: s.draft.seat, opponent: s.draft.opponent,
-      playedAt: s.draft.updatedAt, forkedFrom: s.draft.forkedFrom,
+      episodeId: record.id,
+      player: s.draft.player,
+      seat: s.draft.seat,
+      opponent: s.draft.opponent,
+      playedAt: s.draft.updatedAt,
+      forkedFrom: s.draft.forkedFrom,
     });
     s.episode = record;
     await d.release(s.opponent);
@@ -163,11 +180,30 @@ export function createPlayService(d: PlayDeps): PlayService {
     return run;
   }
 
-  function newDraft(a: { player: string; seat: Seat; opponent: string; scenario: Scenario; seed: number; config: SparringConfig; forkedFrom: PlayDraft['forkedFrom']; turns: ReplayTurn[] }): PlayDraft {
+  function newDraft(a: {
+    player: string;
+    seat: Seat;
+    opponent: string;
+    scenario: Scenario;
+    seed: number;
+    config: SparringConfig;
+    forkedFrom: PlayDraft['forkedFrom'];
+    turns: ReplayTurn[];
+  }): PlayDraft {
     const t = now();
     return {
-      id: `P-${randomUUID().slice(0, 8)}`, createdAt: t, updatedAt: t, player: a.player, seat: a.seat, opponent: a.opponent, opponentCheckpoint: null,
-      scenarioId: a.scenario.id, seed: a.seed, configJson: JSON.stringify(a.config), forkedFrom: a.forkedFrom, turns: a.turns,
+      id: `P-${randomUUID().slice(0, 8)}`,
+      createdAt: t,
+      updatedAt: t,
+      player: a.player,
+      seat: a.seat,
+      opponent: a.opponent,
+      opponentCheckpoint: null,
+      scenarioId: a.scenario.id,
+      seed: a.seed,
+      configJson: JSON.stringify(a.config),
+      forkedFrom: a.forkedFrom,
+      turns: a.turns,
     };
   }
 
@@ -181,7 +217,8 @@ export function createPlayService(d: PlayDeps): PlayService {
     'play/start': (a) => {
       const seed = a.seed ?? Math.floor(Math.random() * 2 ** 31);
       // No scenario named: Sparring draws an arena scenario (and so the hidden intent) from the seed.
-      const scenario = a.scenarioId !== undefined ? scenarioById(a.scenarioId) : new Rng(deriveSeed(seed, 'play-scenario')).pick(selectScenarios(d.domain(), 'arena'));
+      const scenario =
+        a.scenarioId !== undefined ? scenarioById(a.scenarioId) : new Rng(deriveSeed(seed, 'play-scenario')).pick(selectScenarios(d.domain(), 'arena'));
       return begin(newDraft({ player: a.player, seat: a.seat, opponent: a.opponent, scenario, seed, config: DEFAULT_CONFIG, forkedFrom: null, turns: [] }));
     },
 
@@ -197,10 +234,18 @@ export function createPlayService(d: PlayDeps): PlayService {
         throw new PlayError(`opponent: episode ${a.episodeId} had a person in the ${opponentRole(a.seat)} seat; choose a policy for it`);
       }
       const turns = source.turns.slice(0, a.turn).map((t): ReplayTurn => ({ role: t.role, text: t.text, toolResult: t.toolResult }));
-      return begin(newDraft({
-        player: a.player, seat: a.seat, opponent, scenario: scenarioById(source.scenarioId), seed: source.seed, config,
-        forkedFrom: { episodeId: a.episodeId, turn: a.turn }, turns,
-      }));
+      return begin(
+        newDraft({
+          player: a.player,
+          seat: a.seat,
+          opponent,
+          scenario: scenarioById(source.scenarioId),
+          seed: source.seed,
+          config,
+          forkedFrom: { episodeId: a.episodeId, turn: a.turn },
+          turns,
+        }),
+      );
     },
 
     'play/act': ({ sessionId, action }) =>
@@ -227,11 +272,16 @@ export function createPlayService(d: PlayDeps): PlayService {
     },
 
     'play/sessions': () =>
-      store.listDrafts().map(
-        (x): PlaySessionSummary => ({
-          sessionId: x.id, player: x.player, seat: x.seat, opponent: x.opponent, opponentCheckpoint: x.opponentCheckpoint, turns: x.turns.length, updatedAt: x.updatedAt, forkedFrom: x.forkedFrom,
-        }),
-      ),
+      store.listDrafts().map((x): PlaySessionSummary => ({
+        sessionId: x.id,
+        player: x.player,
+        seat: x.seat,
+        opponent: x.opponent,
+        opponentCheckpoint: x.opponentCheckpoint,
+        turns: x.turns.length,
+        updatedAt: x.updatedAt,
+        forkedFrom: x.forkedFrom,
+      })),
 
     'play/episodes': () =>
       store.listHumanEpisodes({ limit: EPISODE_LIST_LIMIT }).flatMap((m) => {
@@ -262,7 +312,9 @@ function playTurn(t: Turn, index: number): PlayTurn {
   }
   const a = t.action;
   return {
-    index, role: 'agent', actionType: a?.action_type ?? null,
+    index,
+    role: 'agent',
+    actionType: a?.action_type ?? null,
     said: a && a.action_type !== 'tool_call' ? a.content : null,
     thinking: a?.thinking || null,
     tool: a?.action_type === 'tool_call' ? a.content.trim() : null,
@@ -277,10 +329,22 @@ function view(s: Live): PlayView {
   // The agent seat learns who it was talking to only once the call is over.
   const reveal = s.draft.seat === 'customer' || s.episode !== null;
   return {
-    sessionId: s.draft.id, player: s.draft.player, seat: s.draft.seat, opponent: s.draft.opponent, opponentCheckpoint: s.draft.opponentCheckpoint,
-    status: s.episode ? 'finished' : 'playing', forkedFrom: s.draft.forkedFrom,
+    sessionId: s.draft.id,
+    player: s.draft.player,
+    seat: s.draft.seat,
+    opponent: s.draft.opponent,
+    opponentCheckpoint: s.draft.opponentCheckpoint,
+    status: s.episode ? 'finished' : 'playing',
+    forkedFrom: s.draft.forkedFrom,
     customer: reveal
-      ? { intent: brief.intent, scenarioId: s.scenario.id, scenarioTitle: s.scenario.title, situation: brief.situation, name: brief.name, facts: { ...brief.facts } }
+      ? {
+          intent: brief.intent,
+          scenarioId: s.scenario.id,
+          scenarioTitle: s.scenario.title,
+          situation: brief.situation,
+          name: brief.name,
+          facts: { ...brief.facts },
+        }
       : null,
     callerPhone: s.ep.callerPhone(),
     turns: s.ep.turns.map(playTurn),

@@ -26,14 +26,22 @@ export async function replayPair(args: DiffArgs, deps: ReplayDeps): Promise<Epis
   const scenario = deps.domain.scenarios.find((s) => s.id === args.scenarioId);
   if (!scenario) throw new Error(`diff: no scenario "${args.scenarioId}"; known: ${deps.domain.scenarios.map((s) => s.id).join(', ')}`);
   const g = { db: deps.db, seed: args.seed, ...(deps.session ? { session: deps.session } : {}) };
-  const wrap = deps.wrap ?? (<P,>(p: P) => p);
+  const wrap = deps.wrap ?? (<P>(p: P) => p);
   const play = async (spec: string, index: number) => {
     const da = await resolveDa(args.role === 'DA' ? spec : args.opponent, deps.domain, g);
     let ca: CaPolicy | null = null;
     try {
       ca = await resolveCa(args.role === 'CA' ? spec : args.opponent, deps.domain, g);
       const out = await runEpisode({
-        domain: deps.domain, scenario, seed: args.seed, da: wrap(da), ca: wrap(ca), judge: judgeEpisode, config: DEFAULT_CONFIG, matchId: `diff-${spec}`, index,
+        domain: deps.domain,
+        scenario,
+        seed: args.seed,
+        da: wrap(da),
+        ca: wrap(ca),
+        judge: judgeEpisode,
+        config: DEFAULT_CONFIG,
+        matchId: `diff-${spec}`,
+        index,
       });
       return out.record;
     } finally {

@@ -37,7 +37,13 @@ describe('scenario requests of the engine', () => {
   it('answers a bad scenario with its problems by field, a non-object at the boundary', async () => {
     const base = await engine.handlers['scenarios/get']({ id: 'goal-revision-card-r' });
     const r = await engine.handlers['scenarios/save']({ scenario: { ...base, id: 'Bad Id', adversities: [{ kind: 'timeout', rate: 1, turn: 2 }] } });
-    expect(r).toEqual({ ok: false, problems: expect.arrayContaining([{ field: 'id', message: 'expected a kebab-case id' }, { field: 'adversities[0].turn', message: 'give a rate or a turn, not both' }]) });
+    expect(r).toEqual({
+      ok: false,
+      problems: expect.arrayContaining([
+        { field: 'id', message: 'expected a kebab-case id' },
+        { field: 'adversities[0].turn', message: 'give a rate or a turn, not both' },
+      ]),
+    });
     await expect(engine.handlers['scenarios/save']({ scenario: [] as never })).rejects.toThrow('scenarios/save: field "scenario": expected a scenario object');
     await expect(engine.handlers['scenarios/remove']({ id: 'goal-revision-card-r' })).rejects.toThrow(/shipped scenario/);
     expect((await engine.handlers['scenarios/list'](undefined)).filter((s) => s.custom)).toHaveLength(1);
@@ -47,7 +53,12 @@ describe('scenario requests of the engine', () => {
     const base = await engine.handlers['scenarios/get']({ id: 'goal-revision-card-r' });
     // A missing field (schema), an intent outside the taxonomy and one routing elsewhere, an unknown goal-revision intent, a taken id.
     const { title: _t, ...untitled } = base;
-    const scenario = { ...untitled, id: 'my-revision', intents: ['no_such_intent', ...base.intents], adversities: [{ kind: 'goal_revision' as const, from: 'nope', turn: 2 }] };
+    const scenario = {
+      ...untitled,
+      id: 'my-revision',
+      intents: ['no_such_intent', ...base.intents],
+      adversities: [{ kind: 'goal_revision' as const, from: 'nope', turn: 2 }],
+    };
     const r = await engine.handlers['scenarios/save']({ scenario: scenario as never });
     expect(r.ok).toBe(false);
     const fields = r.ok ? [] : r.problems.map((p) => p.field);
@@ -83,7 +94,10 @@ describe('scenario requests of the engine', () => {
     expect(any.length).toBeGreaterThan(0);
     for (const v of VALIDATORS) expect(await ids(v)).toEqual(all.filter((e) => failing.get(e.id)!.has(v)).map((e) => e.id));
     // Paging under the filter is the same list, page by page.
-    const paged = [...(await engine.handlers['episodes/list']({ validatorFailed: 'any', limit: 3 })).items, ...(await engine.handlers['episodes/list']({ validatorFailed: 'any', offset: 3, limit: 500 })).items];
+    const paged = [
+      ...(await engine.handlers['episodes/list']({ validatorFailed: 'any', limit: 3 })).items,
+      ...(await engine.handlers['episodes/list']({ validatorFailed: 'any', offset: 3, limit: 500 })).items,
+    ];
     expect(paged.map((e) => e.id)).toEqual(any);
     await expect(engine.handlers['episodes/list']({ validatorFailed: 'grammar' as never })).rejects.toThrow(/field "validatorFailed"/);
 

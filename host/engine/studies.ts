@@ -26,9 +26,17 @@ export function studyHandlers(o: { db: Database; dbPath: string; emit: (e: Engin
     let settled = -1;
     o.emit({ name: 'study/status', payload: { studyId, status: 'running' } });
     void runStudy({
-      dbPath: o.dbPath, studyId, ...(workers ? { workers } : {}),
+      dbPath: o.dbPath,
+      studyId,
+      ...(workers ? { workers } : {}),
       onProgress: (p) => {
-        const progress: StudyProgressInfo = { total: p.total, finished: p.finished, failed: p.failed, value: p.value, running: p.running.map(({ arm, seed, runId, phase, label }) => ({ arm, seed, runId, phase, label })) };
+        const progress: StudyProgressInfo = {
+          total: p.total,
+          finished: p.finished,
+          failed: p.failed,
+          value: p.value,
+          running: p.running.map(({ arm, seed, runId, phase, label }) => ({ arm, seed, runId, phase, label })),
+        };
         live.set(studyId, progress);
         const now = Date.now();
         if (now - last < 250 && p.finished + p.failed === settled) return;
@@ -54,8 +62,20 @@ export function studyHandlers(o: { db: Database; dbPath: string; emit: (e: Engin
     const v = loadStudy(o.db, o.dbPath, id);
     const { base, ...study } = v.study;
     return {
-      ...study, live: live.has(id), progress: live.get(id) ?? null, tauDa: base.stopping.tauDa, summary: v.summary,
-      runs: v.entries.map((e, i) => ({ arm: e.arm, seed: e.seed, runId: e.runId, status: e.status, error: e.error, matches: e.matches, wDa: v.runs[i]!.matches.map((m) => m.wDa) })),
+      ...study,
+      live: live.has(id),
+      progress: live.get(id) ?? null,
+      tauDa: base.stopping.tauDa,
+      summary: v.summary,
+      runs: v.entries.map((e, i) => ({
+        arm: e.arm,
+        seed: e.seed,
+        runId: e.runId,
+        status: e.status,
+        error: e.error,
+        matches: e.matches,
+        wDa: v.runs[i]!.matches.map((m) => m.wDa),
+      })),
     };
   }
 
@@ -65,7 +85,8 @@ export function studyHandlers(o: { db: Database; dbPath: string; emit: (e: Engin
         const p = PRESETS[preset as keyof typeof PRESETS];
         if (!p) throw new RunConfigError('preset', 'preset', `unknown preset "${preset}"; known: ${Object.keys(PRESETS).join(', ')}`);
         const names = parseArms(arms);
-        const configOf = (arm: string) => armConfig(p.config, arm as keyof typeof ARMS, (ARMS[arm as keyof typeof ARMS] as ArmSpec).budgetFromFull ? 1 : undefined);
+        const configOf = (arm: string) =>
+          armConfig(p.config, arm as keyof typeof ARMS, (ARMS[arm as keyof typeof ARMS] as ArmSpec).budgetFromFull ? 1 : undefined);
         for (const arm of names) configOf(arm);
         const s = studies.create({ preset, base: p.config, arms: names, seeds: Array.from({ length: seeds }, (_, i) => i + 1), configOf });
         launch(s.id, workers);
@@ -77,10 +98,11 @@ export function studyHandlers(o: { db: Database; dbPath: string; emit: (e: Engin
         launch(studyId);
         return { ok: true };
       },
-      'studies/list': () => studies.list().map((s) => {
-        const { summary: _summary, tauDa: _tau, ...rest } = info(s.id);
-        return rest;
-      }),
+      'studies/list': () =>
+        studies.list().map((s) => {
+          const { summary: _summary, tauDa: _tau, ...rest } = info(s.id);
+          return rest;
+        }),
       'studies/get': ({ studyId }) => info(studyId),
       'studies/arms': () => Object.entries(ARMS).map(([name, a]) => ({ name, description: a.description })),
     },

@@ -13,25 +13,42 @@ export const MAX_EPISODE_PAGE = 500;
 /** Requests that take no arguments accept nothing, null or `{}` (what JSON makes of "no args"). */
 const none = z.union([z.undefined(), z.null(), z.strictObject({})]).transform(() => undefined);
 const id = z.string().trim().min(1, 'must not be empty').max(200);
-const seed = z.number().int('must be an integer').min(-(2 ** 31)).max(2 ** 31 - 1);
+const seed = z
+  .number()
+  .int('must be an integer')
+  .min(-(2 ** 31))
+  .max(2 ** 31 - 1);
 
 type Schemas = { [N in RequestName]: z.ZodType<ArgsOf<N>, unknown> };
 
 const pos = z.number().int('must be an integer').min(0);
 const tacticLabel = z.string().trim().min(1, 'must not be empty').max(60);
-const auditValue = z.strictObject({ resolved: z.boolean(), tier: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)], { error: 'expected a tier: 1, 2, 3 or 4' }), hallucination: z.boolean() });
+const auditValue = z.strictObject({
+  resolved: z.boolean(),
+  tier: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)], { error: 'expected a tier: 1, 2, 3 or 4' }),
+  hallucination: z.boolean(),
+});
 const LABEL_SCHEMAS = {
   'labels/create-queue': z.strictObject({
     kind: z.enum(['tactic', 'audit']),
     matchIds: z.array(id).min(1).max(1000).optional(),
     perMatch: z.number().int('must be an integer').min(1).max(10_000).optional(),
     seed: seed.optional(),
-    labels: z.array(tacticLabel).min(2, 'needs at least two labels').max(9, 'at most nine labels (hotkeys 1–9)')
-      .refine((l) => new Set(l).size === l.length, 'labels must be distinct').optional(),
+    labels: z
+      .array(tacticLabel)
+      .min(2, 'needs at least two labels')
+      .max(9, 'at most nine labels (hotkeys 1–9)')
+      .refine((l) => new Set(l).size === l.length, 'labels must be distinct')
+      .optional(),
   }),
   'labels/add-annotator': z.strictObject({ name: z.string().max(200) }),
   'labels/put': z.strictObject({
-    queueId: id, pos, annotator: id, value: z.union([tacticLabel, auditValue, z.null()], { error: 'expected a tactic label (text), an audit verdict {resolved, tier: 1–4, hallucination} or null (skipped)' }),
+    queueId: id,
+    pos,
+    annotator: id,
+    value: z.union([tacticLabel, auditValue, z.null()], {
+      error: 'expected a tactic label (text), an audit verdict {resolved, tier: 1–4, hallucination} or null (skipped)',
+    }),
     note: z.string().max(2000, 'at most 2000 characters').optional(),
     msSpent: z.number().min(0).max(86_400_000, 'at most a day'),
     baseRevision: z.number().int('must be an integer').min(0).optional(),
@@ -85,7 +102,13 @@ export const ARG_SCHEMAS: Schemas = {
     workers: z.number().int('must be an integer').min(1).max(64).optional(),
   }),
   'studies/resume': z.strictObject({ studyId: id }),
-  'knobs/set': z.strictObject({ runId: id, knob: id, value: z.number(), reason: z.string().trim().min(1, 'a write needs a reason').max(500), by: z.string().max(100).optional() }),
+  'knobs/set': z.strictObject({
+    runId: id,
+    knob: id,
+    value: z.number(),
+    reason: z.string().trim().min(1, 'a write needs a reason').max(500),
+    by: z.string().max(100).optional(),
+  }),
   'knobs/revert': z.strictObject({ runId: id, writeId: pos, reason: z.string().max(500).optional(), by: z.string().max(100).optional() }),
   'knobs/accept': z.strictObject({ runId: id, proposalId: pos, value: z.number().optional() }),
   'knobs/dismiss': z.strictObject({ runId: id, proposalId: pos }),
@@ -144,7 +167,12 @@ export const ARG_SCHEMAS: Schemas = {
     name: id,
     baseUrl: id,
     model: id,
-    apiKeyEnv: z.string().trim().max(200).optional().transform((v) => (v === '' ? undefined : v)),
+    apiKeyEnv: z
+      .string()
+      .trim()
+      .max(200)
+      .optional()
+      .transform((v) => (v === '' ? undefined : v)),
     toolCalls: z.enum(['native', 'text']),
     maxConcurrency: z.number().int('must be an integer').min(1).max(1024),
   }),

@@ -37,7 +37,12 @@ export interface EnvBench {
 
 /** The DA's view as the server sends it, back in the policy port's shape. */
 export function daViewOf(obs: Record<string, unknown>): DaObservation {
-  return { caller: obs.caller as DaObservation['caller'], turns: obs.turns as DaObservation['turns'], daSteps: obs.da_steps as number, maxDaTurns: obs.max_da_turns as number };
+  return {
+    caller: obs.caller as DaObservation['caller'],
+    turns: obs.turns as DaObservation['turns'],
+    daSteps: obs.da_steps as number,
+    maxDaTurns: obs.max_da_turns as number,
+  };
 }
 
 export async function builtinCa(domain: Domain, seed = 1): Promise<CaPolicy> {
@@ -46,8 +51,15 @@ export async function builtinCa(domain: Domain, seed = 1): Promise<CaPolicy> {
 
 export async function startBenchServer(domain: Domain, ca: CaPolicy, store: RunStore | null): Promise<EnvServer> {
   return startEnvServer({
-    domain, config: DEFAULT_CONFIG, opponent: { role: 'CA', policy: ca }, opponentSpec: ca.name, scenarios: selectScenarios(domain, 'arena'),
-    scenarioSet: 'arena', adversities: false, store, maxSessions: 4096,
+    domain,
+    config: DEFAULT_CONFIG,
+    opponent: { role: 'CA', policy: ca },
+    opponentSpec: ca.name,
+    scenarios: selectScenarios(domain, 'arena'),
+    scenarioSet: 'arena',
+    adversities: false,
+    store,
+    maxSessions: 4096,
   });
 }
 
@@ -89,7 +101,16 @@ async function httpEpisode(url: string, seed: number, session: string | null): P
 async function inProcessEpisode(domain: Domain, ca: CaPolicy, seed: number): Promise<number> {
   const scenarios = selectScenarios(domain, 'arena');
   const scenario = new Rng(seed).fork('env-scenario').pick(scenarios);
-  const ep = await LearnerEpisode.start({ domain, config: DEFAULT_CONFIG, judge: judgeEpisode, scenario, seed, opponent: { role: 'CA', policy: ca }, matchId: 'bench', index: 0 });
+  const ep = await LearnerEpisode.start({
+    domain,
+    config: DEFAULT_CONFIG,
+    judge: judgeEpisode,
+    scenario,
+    seed,
+    opponent: { role: 'CA', policy: ca },
+    matchId: 'bench',
+    index: 0,
+  });
   const da = new ScriptedDa();
   const rng = new Rng(seed).fork('da');
   while (!ep.done) {

@@ -16,14 +16,7 @@ import { CHAT_TOOLS, SYSTEM_PROMPT } from '../engine/export';
 import type { ChatMessage, ChatTool } from '../engine/export';
 
 /** OpenEnv's WebSocket error codes (WSErrorCode in types.py); HTTP errors carry the same code. */
-export type EnvErrorCode =
-  | 'INVALID_JSON'
-  | 'UNKNOWN_TYPE'
-  | 'VALIDATION_ERROR'
-  | 'EXECUTION_ERROR'
-  | 'CAPACITY_REACHED'
-  | 'SESSION_ERROR'
-  | 'UNAUTHORIZED';
+export type EnvErrorCode = 'INVALID_JSON' | 'UNKNOWN_TYPE' | 'VALIDATION_ERROR' | 'EXECUTION_ERROR' | 'CAPACITY_REACHED' | 'SESSION_ERROR' | 'UNAUTHORIZED';
 
 /** A refusal that names the problem; the session and the server go on. */
 export class EnvError extends Error {
@@ -41,11 +34,19 @@ export class EnvError extends Error {
 const SPEECH_TOOLS: ChatTool[] = [
   {
     type: 'function',
-    function: { name: 'speak', description: 'Say something to the customer (a question, or the explanation of a tool result).', parameters: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } },
+    function: {
+      name: 'speak',
+      description: 'Say something to the customer (a question, or the explanation of a tool result).',
+      parameters: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+    },
   },
   {
     type: 'function',
-    function: { name: 'end_call', description: 'End the call, with closing words.', parameters: { type: 'object', properties: { message: { type: 'string' } }, required: [] } },
+    function: {
+      name: 'end_call',
+      description: 'End the call, with closing words.',
+      parameters: { type: 'object', properties: { message: { type: 'string' } }, required: [] },
+    },
   },
 ];
 export const DA_TOOLS: ChatTool[] = [...CHAT_TOOLS, ...SPEECH_TOOLS];
@@ -81,14 +82,19 @@ export function actionText(role: LearnerRole, action: unknown): string {
   const { message, thinking } = action;
   let call: unknown = action.tool_call;
   if (action.tool_calls !== undefined) {
-    if (!Array.isArray(action.tool_calls) || action.tool_calls.length !== 1) throw bad('"tool_calls" must hold exactly one call (the DA makes one move a turn)');
+    if (!Array.isArray(action.tool_calls) || action.tool_calls.length !== 1)
+      throw bad('"tool_calls" must hold exactly one call (the DA makes one move a turn)');
     const c: unknown = action.tool_calls[0];
     call = isObject(c) && isObject(c.function) ? c.function : c;
   }
   if (message !== undefined && call !== undefined) throw bad('give either "message" or a tool call, not both');
   if (call === undefined) {
     if (typeof message !== 'string') {
-      throw bad(role === 'DA' ? '"message" must be a string: the DA output in the wire format {"thinking", "action_type", "content", "tool_args"} (or send "tool_call")' : '"message" must be a string: the customer\'s utterance');
+      throw bad(
+        role === 'DA'
+          ? '"message" must be a string: the DA output in the wire format {"thinking", "action_type", "content", "tool_args"} (or send "tool_call")'
+          : '"message" must be a string: the customer\'s utterance',
+      );
     }
     return message;
   }
@@ -108,7 +114,7 @@ export function actionText(role: LearnerRole, action: unknown): string {
     args = parsed;
   } else if (isObject(c.arguments)) args = c.arguments;
   else if (c.arguments !== undefined) throw bad(`tool "${c.name}": "arguments" must be a JSON string or an object`);
-  const th = (thinking) ?? '';
+  const th = thinking ?? '';
   if (isToolName(c.name)) return formatDaAction({ thinking: th, action_type: 'tool_call', content: c.name, tool_args: args });
   const words = args.message ?? '';
   if (typeof words !== 'string') throw bad(`tool "${c.name}": "message" must be a string`);
@@ -123,7 +129,11 @@ export function daMessages(phone: string, turns: readonly Turn[], step0 = 0): Ch
       messages.push({ role: 'user', content: t.text });
     } else if (t.action?.action_type === 'tool_call') {
       const id = `call_${step0}_${i}`;
-      messages.push({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: t.action.content.trim(), arguments: JSON.stringify(t.action.tool_args) } }] });
+      messages.push({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id, type: 'function', function: { name: t.action.content.trim(), arguments: JSON.stringify(t.action.tool_args) } }],
+      });
       messages.push({ role: 'tool', tool_call_id: id, content: JSON.stringify(t.toolResult ?? null) });
     } else {
       messages.push({ role: 'assistant', content: t.action ? t.action.content : t.raw });
@@ -157,7 +167,10 @@ export function observationView(o: LearnerObservation, scenario: Scenario, withT
     (persona ? `\nPersona: ${persona.name}, ${persona.style}.` : '') +
     (v.adversity ? `\nThis turn: ${JSON.stringify(v.adversity)}` : '');
   // From the customer's seat the agent is the "user" and the customer's own lines are the "assistant".
-  const messages: ChatMessage[] = [{ role: 'system', content: system }, ...v.dialogue.map((d): ChatMessage => (d.role === 'agent' ? { role: 'user', content: d.text } : { role: 'assistant', content: d.text }))];
+  const messages: ChatMessage[] = [
+    { role: 'system', content: system },
+    ...v.dialogue.map((d): ChatMessage => (d.role === 'agent' ? { role: 'user', content: d.text } : { role: 'assistant', content: d.text })),
+  ];
   return {
     role: 'CA',
     intent: v.intent,
@@ -177,7 +190,8 @@ const obj = (properties: Record<string, unknown>, required: string[] = []) => ({
 export function schemas(role: LearnerRole): { action: unknown; observation: unknown; state: unknown } {
   const metadata = {
     type: 'object',
-    description: 'For the trainer, never the prompt: session_id, episode_id, scenario, seed, step; at the end also match_id, r_da, r_ca, terms, turn_rewards, judge, winner, adversities.',
+    description:
+      'For the trainer, never the prompt: session_id, episode_id, scenario, seed, step; at the end also match_id, r_da, r_ca, terms, turn_rewards, judge, winner, adversities.',
   };
   const action =
     role === 'DA'
@@ -185,12 +199,28 @@ export function schemas(role: LearnerRole): { action: unknown; observation: unkn
           title: 'SparringDaAction',
           description: 'One DA move: "message" in the RL-ADA wire format, or one OpenAI-style tool call.',
           oneOf: [
-            obj({ message: { type: 'string', description: '{"thinking": "...", "action_type": "speak|tool_call|end_call", "content": "...", "tool_args": {}}' }, metadata: { type: 'object' } }, ['message']),
-            obj({ tool_call: obj({ name: { enum: DA_TOOL_NAMES }, arguments: { type: ['string', 'object'] } }, ['name']), thinking: { type: 'string' }, metadata: { type: 'object' } }, ['tool_call']),
+            obj(
+              {
+                message: { type: 'string', description: '{"thinking": "...", "action_type": "speak|tool_call|end_call", "content": "...", "tool_args": {}}' },
+                metadata: { type: 'object' },
+              },
+              ['message'],
+            ),
+            obj(
+              {
+                tool_call: obj({ name: { enum: DA_TOOL_NAMES }, arguments: { type: ['string', 'object'] } }, ['name']),
+                thinking: { type: 'string' },
+                metadata: { type: 'object' },
+              },
+              ['tool_call'],
+            ),
             obj({ tool_calls: { type: 'array', minItems: 1, maxItems: 1 }, thinking: { type: 'string' }, metadata: { type: 'object' } }, ['tool_calls']),
           ],
         }
-      : { title: 'SparringCaAction', ...obj({ message: { type: 'string', description: "the customer's utterance" }, metadata: { type: 'object' } }, ['message']) };
+      : {
+          title: 'SparringCaAction',
+          ...obj({ message: { type: 'string', description: "the customer's utterance" }, metadata: { type: 'object' } }, ['message']),
+        };
   const observation =
     role === 'DA'
       ? {
@@ -242,4 +272,3 @@ export function schemas(role: LearnerRole): { action: unknown; observation: unkn
   };
   return { action, observation, state };
 }
-

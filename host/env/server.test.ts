@@ -30,14 +30,23 @@ const session = { intraOpNumThreads: 1 };
 
 /** The DA's view as the server sent it, back into the policy port's shape. */
 function daView(obs: Record<string, unknown>): DaObservation {
-  return { caller: obs.caller as DaObservation['caller'], turns: obs.turns as DaObservation['turns'], daSteps: obs.da_steps as number, maxDaTurns: obs.max_da_turns as number };
+  return {
+    caller: obs.caller as DaObservation['caller'],
+    turns: obs.turns as DaObservation['turns'],
+    daSteps: obs.da_steps as number,
+    maxDaTurns: obs.max_da_turns as number,
+  };
 }
 
 /** Strip what differs between an arena match and a server session: the match and the position. */
 const sameEpisode = (e: EpisodeRecord) => ({ ...e, id: '', matchId: '', index: 0 });
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown>, session: res.headers.get('x-session-id') };
 }
 
@@ -53,8 +62,16 @@ describe('env server (DA learns against the builtin CA)', () => {
     ca = new BuiltinCa(await CaModel.create(domain.taxonomy, { seed: 4, session }), domain.bank, { name: 'CA0' });
     store = openSqliteStore(':memory:');
     server = await startEnvServer({
-      domain, config: DEFAULT_CONFIG, opponent: { role: 'CA', policy: ca }, opponentSpec: 'CA0', scenarios, scenarioSet: 'arena', adversities: false,
-      store, maxBodyBytes: 4096, idleTimeoutMs: 60_000,
+      domain,
+      config: DEFAULT_CONFIG,
+      opponent: { role: 'CA', policy: ca },
+      opponentSpec: 'CA0',
+      scenarios,
+      scenarioSet: 'arena',
+      adversities: false,
+      store,
+      maxBodyBytes: 4096,
+      idleTimeoutMs: 60_000,
     });
   });
   afterAll(async () => {
@@ -121,13 +138,28 @@ describe('env server (DA learns against the builtin CA)', () => {
     const sid = r.session!;
     expect((r.body.observation as { metadata: { session_id: string } }).metadata.session_id).toBe(sid);
     const phone = (r.body.observation as { caller: { phone: string } }).caller.phone;
-    let s = await post(`${server.url}/step`, { session_id: sid, action: { tool_call: { name: 'lookup_account', arguments: JSON.stringify({ phone }) }, thinking: 'verify first' } });
+    let s = await post(`${server.url}/step`, {
+      session_id: sid,
+      action: { tool_call: { name: 'lookup_account', arguments: JSON.stringify({ phone }) }, thinking: 'verify first' },
+    });
     expect(s.status).toBe(200);
     const obs = s.body.observation as { turns: { toolResult?: { ok: boolean; data: { cards: { card_id: string }[] } } }[] };
     const card = obs.turns.at(-1)!.toolResult!.data.cards[0]!.card_id;
-    expect((await post(`${server.url}/step`, { action: { tool_calls: [{ type: 'function', function: { name: 'check_card_status', arguments: { card_id: card } } }], thinking: 'card problem' } }, { 'X-Session-Id': sid })).status).toBe(200);
-    s = await post(`${server.url}/step`, { session_id: sid, action: { tool_call: { name: 'speak', arguments: { message: 'Your card is blocked; I can help.' } }, thinking: 'explain' } });
-    while (!s.body.done) s = await post(`${server.url}/step`, { session_id: sid, action: { tool_call: { name: 'end_call', arguments: '{}' }, thinking: 'done' } });
+    expect(
+      (
+        await post(
+          `${server.url}/step`,
+          { action: { tool_calls: [{ type: 'function', function: { name: 'check_card_status', arguments: { card_id: card } } }], thinking: 'card problem' } },
+          { 'X-Session-Id': sid },
+        )
+      ).status,
+    ).toBe(200);
+    s = await post(`${server.url}/step`, {
+      session_id: sid,
+      action: { tool_call: { name: 'speak', arguments: { message: 'Your card is blocked; I can help.' } }, thinking: 'explain' },
+    });
+    while (!s.body.done)
+      s = await post(`${server.url}/step`, { session_id: sid, action: { tool_call: { name: 'end_call', arguments: '{}' }, thinking: 'done' } });
     const meta = (s.body.observation as { metadata: Record<string, unknown> }).metadata;
     expect(meta.stored).toBe(true);
     expect(s.body.reward).toBe(meta.r_da);
@@ -148,10 +180,18 @@ describe('env server (DA learns against the builtin CA)', () => {
     await err(c.sendRaw('{"type": "reset",'), 'INVALID_JSON', /Invalid JSON/);
     await err(c.send('jump'), 'UNKNOWN_TYPE', /Unknown message type: "jump"/);
     await err(c.send('step', { message: 'hi' }), 'VALIDATION_ERROR', /step before reset/);
-    await err(c.send('reset', { scenario: 'no-such-scenario' }), 'VALIDATION_ERROR', /unknown scenario "no-such-scenario"; this server plays: dispute-unrecognized/);
+    await err(
+      c.send('reset', { scenario: 'no-such-scenario' }),
+      'VALIDATION_ERROR',
+      /unknown scenario "no-such-scenario"; this server plays: dispute-unrecognized/,
+    );
     await err(c.send('reset', { seed: 1.5 }), 'VALIDATION_ERROR', /"seed" must be an integer, got 1.5/);
     expect((await c.send('reset', { seed: 1, scenario: 'dispute-duplicate' })).type).toBe('observation');
-    await err(c.send('step', { tool_call: { name: 'launch_rocket', arguments: '{}' } }), 'VALIDATION_ERROR', /unknown tool "launch_rocket"; tools: lookup_account/);
+    await err(
+      c.send('step', { tool_call: { name: 'launch_rocket', arguments: '{}' } }),
+      'VALIDATION_ERROR',
+      /unknown tool "launch_rocket"; tools: lookup_account/,
+    );
     await err(c.send('step', { tool_call: { name: 'lookup_account', arguments: '{phone' } }), 'VALIDATION_ERROR', /"arguments" is not valid JSON/);
     await err(c.send('step', { message: 'x'.repeat(5000) }), 'VALIDATION_ERROR', /exceeds the limit of 4096 bytes/);
     await err(c.send('step', { text: 'hi' }), 'VALIDATION_ERROR', /action field "text" is not allowed/);
@@ -169,12 +209,24 @@ describe('env server (DA learns against the builtin CA)', () => {
 
   it('answers bad HTTP input with an error naming it, and the server goes on', async () => {
     expect(await post(`${server.url}/reset`, '{"seed": 1,')).toMatchObject({ status: 400, body: { code: 'INVALID_JSON' } });
-    expect(await post(`${server.url}/step`, { session_id: 'nope', action: { message: 'x' } })).toMatchObject({ status: 404, body: { detail: 'unknown session "nope"; reset without a session_id to open one' } });
+    expect(await post(`${server.url}/step`, { session_id: 'nope', action: { message: 'x' } })).toMatchObject({
+      status: 404,
+      body: { detail: 'unknown session "nope"; reset without a session_id to open one' },
+    });
     expect(await post(`${server.url}/step`, { action: { message: 'x' } })).toMatchObject({ status: 400, body: { code: 'SESSION_ERROR' } });
-    expect(await post(`${server.url}/reset`, { seed: 1, pad: 'x'.repeat(5000) })).toMatchObject({ status: 413, body: { detail: expect.stringMatching(/exceeds the limit of 4096 bytes/) } });
-    expect(await post(`${server.url}/reset`, { scenario: 'nowhere' })).toMatchObject({ status: 422, body: { detail: expect.stringMatching(/unknown scenario "nowhere"/) } });
+    expect(await post(`${server.url}/reset`, { seed: 1, pad: 'x'.repeat(5000) })).toMatchObject({
+      status: 413,
+      body: { detail: expect.stringMatching(/exceeds the limit of 4096 bytes/) },
+    });
+    expect(await post(`${server.url}/reset`, { scenario: 'nowhere' })).toMatchObject({
+      status: 422,
+      body: { detail: expect.stringMatching(/unknown scenario "nowhere"/) },
+    });
     const r = await post(`${server.url}/reset`, {});
-    expect(await post(`${server.url}/step`, { session_id: r.session })).toMatchObject({ status: 422, body: { detail: expect.stringMatching(/needs "action"/) } });
+    expect(await post(`${server.url}/step`, { session_id: r.session })).toMatchObject({
+      status: 422,
+      body: { detail: expect.stringMatching(/needs "action"/) },
+    });
     expect((await fetch(`${server.url}/nothing`)).status).toBe(404);
     expect(await fetch(`${server.url}/health`).then((x) => x.json())).toStrictEqual({ status: 'healthy' });
     const schema = (await fetch(`${server.url}/schema`).then((x) => x.json())) as Record<string, { title: string }>;
@@ -198,8 +250,16 @@ describe('env server: tokens, idle sessions, the CA as learner', () => {
   it('needs the token when one is set, and closes idle sessions (WebSocket and HTTP)', async () => {
     const store = openSqliteStore(':memory:');
     const server = await startEnvServer({
-      domain, config: DEFAULT_CONFIG, opponent: { role: 'CA', policy: new ScriptedCa(domain) }, opponentSpec: 'scripted', scenarios, scenarioSet: 'arena',
-      adversities: false, store, token: 'sekrit', idleTimeoutMs: 300,
+      domain,
+      config: DEFAULT_CONFIG,
+      opponent: { role: 'CA', policy: new ScriptedCa(domain) },
+      opponentSpec: 'scripted',
+      scenarios,
+      scenarioSet: 'arena',
+      adversities: false,
+      store,
+      token: 'sekrit',
+      idleTimeoutMs: 300,
     });
     try {
       expect((await fetch(`${server.url}/health`)).status).toBe(200);
@@ -223,18 +283,47 @@ describe('env server: tokens, idle sessions, the CA as learner', () => {
 
   it('refuses to listen beyond loopback without a token', async () => {
     await expect(
-      startEnvServer({ domain, config: DEFAULT_CONFIG, opponent: { role: 'CA', policy: new ScriptedCa(domain) }, opponentSpec: 'scripted', scenarios, scenarioSet: 'arena', adversities: false, store: null, host: '0.0.0.0' }),
+      startEnvServer({
+        domain,
+        config: DEFAULT_CONFIG,
+        opponent: { role: 'CA', policy: new ScriptedCa(domain) },
+        opponentSpec: 'scripted',
+        scenarios,
+        scenarioSet: 'arena',
+        adversities: false,
+        store: null,
+        host: '0.0.0.0',
+      }),
     ).rejects.toThrow(/needs a token/);
   });
 
   it('a CA learner speaking as the scripted CA plays the arena episode against the scripted DA', async () => {
     const store = openSqliteStore(':memory:');
-    const server = await startEnvServer({ domain, config: DEFAULT_CONFIG, opponent: { role: 'DA', policy: new ScriptedDa() }, opponentSpec: 'scripted', scenarios, scenarioSet: 'arena', adversities: false, store });
+    const server = await startEnvServer({
+      domain,
+      config: DEFAULT_CONFIG,
+      opponent: { role: 'DA', policy: new ScriptedDa() },
+      opponentSpec: 'scripted',
+      scenarios,
+      scenarioSet: 'arena',
+      adversities: false,
+      store,
+    });
     try {
       const c = await EnvWsClient.connect(server.wsUrl);
       const scenario = scenarios[0]!;
       const seed = deriveSeed(4, scenario.id, 0);
-      const ref = await runEpisode({ domain, scenario, seed, da: new ScriptedDa(), ca: new ScriptedCa(domain), judge: judgeEpisode, config: DEFAULT_CONFIG, matchId: 'M', index: 0 });
+      const ref = await runEpisode({
+        domain,
+        scenario,
+        seed,
+        da: new ScriptedDa(),
+        ca: new ScriptedCa(domain),
+        judge: judgeEpisode,
+        config: DEFAULT_CONFIG,
+        matchId: 'M',
+        index: 0,
+      });
       const me = new ScriptedCa(domain);
       const rng = new Rng(seed).fork('ca');
       let m = await c.send('reset', { seed, scenario: scenario.id, model: 'ca-client' });
@@ -242,7 +331,14 @@ describe('env server: tokens, idle sessions, the CA as learner', () => {
       expect(first).toMatchObject({ role: 'CA', intent: expect.any(String), dialogue: [] });
       while (!(m.data.done as boolean)) {
         const o = m.data.observation as Record<string, unknown>;
-        const view = { intent: o.intent, situation: o.situation, facts: o.facts, name: o.name, dialogue: o.dialogue, ...(o.adversity ? { adversity: o.adversity } : {}) };
+        const view = {
+          intent: o.intent,
+          situation: o.situation,
+          facts: o.facts,
+          name: o.name,
+          dialogue: o.dialogue,
+          ...(o.adversity ? { adversity: o.adversity } : {}),
+        };
         m = await c.send('step', { message: me.speak(view as never, rng) });
       }
       const meta = (m.data.observation as { metadata: Record<string, unknown> }).metadata;

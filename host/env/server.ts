@@ -146,11 +146,22 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
   const knownScenarios = () => [...byId.keys()].join(', ');
 
   function openSession(transport: Session['transport'], model: string | null): Session {
-    if (sessions.size >= maxSessions) throw new EnvError('CAPACITY_REACHED', 503, `the server holds ${sessions.size} sessions, its limit (--max-sessions); close one first`);
+    if (sessions.size >= maxSessions)
+      throw new EnvError('CAPACITY_REACHED', 503, `the server holds ${sessions.size} sessions, its limit (--max-sessions); close one first`);
     const id = randomUUID().replace(/-/g, '').slice(0, 16);
     const s: Session = {
-      id, transport, model: model ?? 'unnamed', matchId: `env-${id}`, createdAt: new Date().toISOString(), lastActive: Date.now(),
-      pending: 0, queue: Promise.resolve(), episode: null, clientEpisodeId: null, played: [], lastStored: null,
+      id,
+      transport,
+      model: model ?? 'unnamed',
+      matchId: `env-${id}`,
+      createdAt: new Date().toISOString(),
+      lastActive: Date.now(),
+      pending: 0,
+      queue: Promise.resolve(),
+      episode: null,
+      clientEpisodeId: null,
+      played: [],
+      lastStored: null,
     };
     sessions.set(id, s);
     return s;
@@ -162,10 +173,16 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
   }
 
   function findSession(id: unknown): Session {
-    if (typeof id !== 'string' || id === '') throw new EnvError('SESSION_ERROR', 400, 'no session: name it with "session_id" (body or ?session_id=) or the X-Session-Id header, as /reset answered');
+    if (typeof id !== 'string' || id === '')
+      throw new EnvError('SESSION_ERROR', 400, 'no session: name it with "session_id" (body or ?session_id=) or the X-Session-Id header, as /reset answered');
     const s = sessions.get(id);
     if (s) return s;
-    if (expired.has(id)) throw new EnvError('SESSION_ERROR', 404, `session "${id}" expired: no request for more than ${idleMs / 1000} s; reset without a session_id to open a new one`);
+    if (expired.has(id))
+      throw new EnvError(
+        'SESSION_ERROR',
+        404,
+        `session "${id}" expired: no request for more than ${idleMs / 1000} s; reset without a session_id to open a new one`,
+      );
     throw new EnvError('SESSION_ERROR', 404, `unknown session "${id}"; reset without a session_id to open one`);
   }
 
@@ -203,14 +220,25 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
       wDa,
       fraudRate,
       perScenario,
-      configJson: JSON.stringify({ ...o.config, env: { session: s.id, model: s.model, learner: role, opponent: o.opponentSpec, adversities: o.adversities, transport: s.transport } }),
+      configJson: JSON.stringify({
+        ...o.config,
+        env: { session: s.id, model: s.model, learner: role, opponent: o.opponentSpec, adversities: o.adversities, transport: s.transport },
+      }),
     };
   }
 
   async function reset(s: Session, data: Record<string, unknown>): Promise<StepAnswer> {
     const { seed, scenario, episode_id: clientId, model, replay } = data;
-    if (replay !== undefined && replay !== null && (!Array.isArray(replay) || replay.length > o.config.arena.maxDaTurns * 2 || !replay.every((r) => typeof r === 'string'))) {
-      throw new EnvError('VALIDATION_ERROR', 422, `reset: "replay" must be a list of at most ${o.config.arena.maxDaTurns * 2} strings (the learner's earlier turns, as in a gym export's "replay")`);
+    if (
+      replay !== undefined &&
+      replay !== null &&
+      (!Array.isArray(replay) || replay.length > o.config.arena.maxDaTurns * 2 || !replay.every((r) => typeof r === 'string'))
+    ) {
+      throw new EnvError(
+        'VALIDATION_ERROR',
+        422,
+        `reset: "replay" must be a list of at most ${o.config.arena.maxDaTurns * 2} strings (the learner's earlier turns, as in a gym export's "replay")`,
+      );
     }
     // Any integer: the arena's episode seeds (deriveSeed) are 32-bit and may be negative.
     if (seed !== undefined && seed !== null && !Number.isSafeInteger(seed)) {
@@ -223,7 +251,8 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
       throw new EnvError('VALIDATION_ERROR', 422, 'reset: "episode_id" must be a string of at most 255 characters');
     }
     if (model !== undefined && model !== null) {
-      if (typeof model !== 'string' || model === '' || model.length > 200) throw new EnvError('VALIDATION_ERROR', 422, 'reset: "model" must be a non-empty string of at most 200 characters');
+      if (typeof model !== 'string' || model === '' || model.length > 200)
+        throw new EnvError('VALIDATION_ERROR', 422, 'reset: "model" must be a non-empty string of at most 200 characters');
       s.model = model;
     }
     const index = s.played.length;
@@ -231,13 +260,26 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
     const sc = typeof scenario === 'string' ? byId.get(scenario)! : new Rng(episodeSeed).fork('env-scenario').pick(o.scenarios);
     if (s.episode && !s.episode.done) log(`env: session ${s.id}: reset during an episode; the unfinished one is not stored`);
     s.episode = null;
-    s.episode = await LearnerEpisode.start({ domain: o.domain, config: o.config, judge, scenario: sc, seed: episodeSeed, opponent: o.opponent, matchId: s.matchId, index });
+    s.episode = await LearnerEpisode.start({
+      domain: o.domain,
+      config: o.config,
+      judge,
+      scenario: sc,
+      seed: episodeSeed,
+      opponent: o.opponent,
+      matchId: s.matchId,
+      index,
+    });
     // A gym export's decision point: the learner's recorded turns, replayed against the same
     // seeded opponent, bring the episode to the point the gym would train on.
     for (const [i, text] of ((replay as string[] | undefined) ?? []).entries()) {
       if (s.episode.done) {
         s.episode = null;
-        throw new EnvError('VALIDATION_ERROR', 422, `reset: the episode ended at replayed turn ${i - 1} of ${(replay as string[]).length}; the replay does not fit this seed, scenario and opponent`);
+        throw new EnvError(
+          'VALIDATION_ERROR',
+          422,
+          `reset: the episode ended at replayed turn ${i - 1} of ${(replay as string[]).length}; the replay does not fit this seed, scenario and opponent`,
+        );
       }
       await s.episode.act(text);
     }
@@ -252,7 +294,12 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
   async function step(s: Session, action: unknown): Promise<StepAnswer> {
     const ep = s.episode;
     if (!ep) throw new EnvError('VALIDATION_ERROR', 409, 'step before reset: send reset first');
-    if (ep.done) throw new EnvError('VALIDATION_ERROR', 409, `step after done: episode ${s.matchId}:${s.played.length - 1} is over (${ep.state().endReason}); send reset for the next one`);
+    if (ep.done)
+      throw new EnvError(
+        'VALIDATION_ERROR',
+        409,
+        `step after done: episode ${s.matchId}:${s.played.length - 1} is over (${ep.state().endReason}); send reset for the next one`,
+      );
     const text = actionText(role, action);
     await ep.act(text);
     let storeError: string | null = null;
@@ -330,7 +377,17 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
       match_id: s.matchId,
       episodes_stored: s.played.length,
       last_episode: last
-        ? { id: last.id, scenario: last.scenarioId, seed: last.seed, r_da: last.rDa, r_ca: last.rCa, da_terms: last.daTerms, ca_terms: last.caTerms, winner: last.winner, judge_score: last.judge.score }
+        ? {
+            id: last.id,
+            scenario: last.scenarioId,
+            seed: last.seed,
+            r_da: last.rDa,
+            r_ca: last.rCa,
+            da_terms: last.daTerms,
+            ca_terms: last.caTerms,
+            winner: last.winner,
+            judge_score: last.judge.score,
+          }
         : null,
     };
   }
@@ -376,7 +433,8 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
       });
       req.on('error', reject);
       req.on('end', () => {
-        if (tooBig) return reject(new EnvError('VALIDATION_ERROR', 413, `request body of ${Math.max(size, declared)} bytes exceeds the limit of ${maxBody} bytes`));
+        if (tooBig)
+          return reject(new EnvError('VALIDATION_ERROR', 413, `request body of ${Math.max(size, declared)} bytes exceeds the limit of ${maxBody} bytes`));
         const text = Buffer.concat(chunks).toString('utf8');
         if (text.trim() === '') return resolve({});
         let v: unknown;
@@ -395,7 +453,11 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
     const url = new URL(req.url ?? '/', 'http://x');
     const route = `${req.method} ${url.pathname}`;
     if (route === 'GET /health') return send(res, 200, { status: 'healthy' });
-    if (!authorised(req, url)) return sendError(res, new EnvError('UNAUTHORIZED', 401, 'missing or wrong token: send "Authorization: Bearer <token>" (or ?token=) as env serve printed'));
+    if (!authorised(req, url))
+      return sendError(
+        res,
+        new EnvError('UNAUTHORIZED', 401, 'missing or wrong token: send "Authorization: Bearer <token>" (or ?token=) as env serve printed'),
+      );
     const header = (name: string) => {
       const v = req.headers[name];
       return Array.isArray(v) ? v[0] : v;
@@ -424,11 +486,16 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
       case 'POST /step': {
         const body = await readBody(req);
         const s = findSession(body.session_id ?? header('x-session-id'));
-        if (!('action' in body)) throw new EnvError('VALIDATION_ERROR', 422, 'step: the body needs "action", e.g. {"action": {"message": "..."}, "session_id": "..."}');
+        if (!('action' in body))
+          throw new EnvError('VALIDATION_ERROR', 422, 'step: the body needs "action", e.g. {"action": {"message": "..."}, "session_id": "..."}');
         return send(res, 200, await inSession(s, () => step(s, body.action)), s.id);
       }
       default:
-        throw new EnvError('UNKNOWN_TYPE', 404, `no endpoint ${route}; endpoints: POST /reset, POST /step, GET /state, GET /schema, GET /health, GET /metadata, WebSocket /ws`);
+        throw new EnvError(
+          'UNKNOWN_TYPE',
+          404,
+          `no endpoint ${route}; endpoints: POST /reset, POST /step, GET /state, GET /schema, GET /health, GET /metadata, WebSocket /ws`,
+        );
     }
   }
 
@@ -524,7 +591,12 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
         expired.add(s.id);
         if (expired.size > 10_000) expired.delete(expired.values().next().value!);
         if (s.ws && s.ws.readyState === s.ws.OPEN) {
-          s.ws.send(JSON.stringify({ type: 'error', data: { message: `session "${s.id}" closed: no message for more than ${idleMs / 1000} s`, code: 'SESSION_ERROR' } }));
+          s.ws.send(
+            JSON.stringify({
+              type: 'error',
+              data: { message: `session "${s.id}" closed: no message for more than ${idleMs / 1000} s`, code: 'SESSION_ERROR' },
+            }),
+          );
           s.ws.close(4408, 'idle timeout');
         }
       }

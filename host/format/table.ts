@@ -2,7 +2,11 @@
 export function table(header: string[], rows: (string | number)[][], align: ('l' | 'r')[] = []): string {
   const cells = [header, ...rows.map((r) => r.map(String))];
   const widths = header.map((_, c) => Math.max(...cells.map((r) => (r[c] ?? '').length)));
-  const line = (r: string[]) => r.map((v, c) => (align[c] === 'r' ? v.padStart(widths[c]!) : v.padEnd(widths[c]!))).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((v, c) => (align[c] === 'r' ? v.padStart(widths[c]!) : v.padEnd(widths[c]!)))
+      .join('  ')
+      .trimEnd();
   return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }
 

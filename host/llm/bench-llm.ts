@@ -43,23 +43,52 @@ export interface LlmHttpBench {
   concurrency: number;
 }
 
-export async function benchLlmHttp(domain: Domain, opts: { rounds?: number; roundMs?: number; session?: SessionSettings; concurrency?: number } = {}): Promise<LlmHttpBench> {
+export async function benchLlmHttp(
+  domain: Domain,
+  opts: { rounds?: number; roundMs?: number; session?: SessionSettings; concurrency?: number } = {},
+): Promise<LlmHttpBench> {
   const concurrency = opts.concurrency ?? 8;
-  const model = await DaModel.create({ intents: domain.taxonomy.map((e) => ({ intent: e.intent, tool: e.tool })), seed: 1, ...(opts.session ? { session: opts.session } : {}) });
+  const model = await DaModel.create({
+    intents: domain.taxonomy.map((e) => ({ intent: e.intent, tool: e.tool })),
+    seed: 1,
+    ...(opts.session ? { session: opts.session } : {}),
+  });
   await runSft(model, bankDemos(domain, { seed: 1, episodesPerIntent: 1, fills: 1, camouflaged: 0 }).demos, { epochs: 1, batchSize: 64, lr: 3e-3 });
   const served = await serveModel({ da: new BuiltinDa(model, { name: 'bench' }), modelId: 'bench', token: null });
   try {
     const arena = domain.scenarios.filter((s) => s.set === 'arena');
     const config: SparringConfig = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 1 } };
     const ca = new ScriptedCa(domain);
-    const backend = new OpenAiBackend({ name: 'bench', baseUrl: served.baseUrl, model: 'bench', apiKeyEnv: null, toolCalls: 'native', maxConcurrency: concurrency }, { maxRetries: 0 });
+    const backend = new OpenAiBackend(
+      { name: 'bench', baseUrl: served.baseUrl, model: 'bench', apiKeyEnv: null, toolCalls: 'native', maxConcurrency: concurrency },
+      { maxRetries: 0 },
+    );
     const http = new LlmDa(backend, 'native');
     const local = new BuiltinDa(model, { name: 'bench' });
     let seed = 1;
-    const play = (da: DaPolicy) => runMatch({ matchId: 'bench', createdAt: '', domain, scenarios: arena, scenarioSet: 'arena', da, ca, judge: judgeEpisode, config, seed: seed++, concurrency });
+    const play = (da: DaPolicy) =>
+      runMatch({
+        matchId: 'bench',
+        createdAt: '',
+        domain,
+        scenarios: arena,
+        scenarioSet: 'arena',
+        da,
+        ca,
+        judge: judgeEpisode,
+        config,
+        seed: seed++,
+        concurrency,
+      });
     const sample = await play(http);
     const calls = sample.episodes.reduce((n, e) => n + e.turns.filter((t) => t.role === 'agent').length, 0);
-    const r = await measurePaired(() => play(http), () => play(local), arena.length, opts.rounds ?? 7, opts.roundMs ?? 200);
+    const r = await measurePaired(
+      () => play(http),
+      () => play(local),
+      arena.length,
+      opts.rounds ?? 7,
+      opts.roundMs ?? 200,
+    );
     return { httpEpisodes: r.a, inProcessEpisodes: r.b, httpOverInProcess: r.ratio, callsPerEpisode: calls / sample.episodes.length, concurrency };
   } finally {
     await served.close();
@@ -93,7 +122,12 @@ export async function benchGguf(opts: { rounds?: number; roundMs?: number; gpu: 
     const backend = await GgufBackend.load(await ggufConfigOf(file, { name: 'bench', gpu: opts.gpu, contextSize: 8192, threads: opts.threads }));
     try {
       const da = new LlmDa(backend, 'text', { maxTokens: DA_GRAMMAR_MAX_TOKENS });
-      const obs = { caller: { phone: '+1-555-0100' }, turns: [{ role: 'customer' as const, text: 'Hi, my card got declined at the grocery store this morning.' }], daSteps: 0, maxDaTurns: 12 };
+      const obs = {
+        caller: { phone: '+1-555-0100' },
+        turns: [{ role: 'customer' as const, text: 'Hi, my card got declined at the grocery store this morning.' }],
+        daSteps: 0,
+        maxDaTurns: 12,
+      };
       const rng = new Rng(1);
       let calls = 0;
       let tokens = 0;

@@ -36,11 +36,17 @@ afterEach(async () => {
 type Reply = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang';
 
 const completion = (message: Record<string, unknown>, finish = 'tool_calls') => ({
-  id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'm',
+  id: 'chatcmpl-1',
+  object: 'chat.completion',
+  created: 1,
+  model: 'm',
   choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }],
   usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
 });
-const endCall = completion({ content: 'done', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'end_call', arguments: '{"message":"Goodbye."}' } }] });
+const endCall = completion({
+  content: 'done',
+  tool_calls: [{ id: 'c1', type: 'function', function: { name: 'end_call', arguments: '{"message":"Goodbye."}' } }],
+});
 
 /** A server answering the n-th request with script[n] (the last entry repeats). */
 async function scripted(script: Reply[]): Promise<{ url: string; requests: () => number }> {
@@ -61,16 +67,27 @@ async function scripted(script: Reply[]): Promise<{ url: string; requests: () =>
 async function play(url: string, opts: { timeoutMs?: number; maxRetries?: number } = {}) {
   const store = openSqliteStore(path.join(tmp, `lab-${Math.random().toString(36).slice(2)}.db`));
   const ledger = new PendingLedger(() => undefined);
-  const backend = new OpenAiBackend({ name: 'flaky', baseUrl: url, model: 'm', apiKeyEnv: null, toolCalls: 'native', maxConcurrency: 2 }, { timeoutMs: opts.timeoutMs ?? 2000, maxRetries: opts.maxRetries ?? 2 });
+  const backend = new OpenAiBackend(
+    { name: 'flaky', baseUrl: url, model: 'm', apiKeyEnv: null, toolCalls: 'native', maxConcurrency: 2 },
+    { timeoutMs: opts.timeoutMs ?? 2000, maxRetries: opts.maxRetries ?? 2 },
+  );
   const counts = () =>
     ['matches', 'episodes', 'llm_calls', 'llm_cache'].map((t) => (store.db.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n);
   const run = () =>
     runAndStoreMatch(
       store,
       {
-        matchId: 'M1', createdAt: '2026-01-01T00:00:00.000Z', domain, scenarios: selectScenarios(domain, 'arena').slice(0, 1), scenarioSet: 'arena',
-        da: new LlmDa(backend, 'native', { ledger }), ca: new ScriptedCa(domain), judge: judgeEpisode,
-        config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 2 } }, seed: 1, concurrency: 2,
+        matchId: 'M1',
+        createdAt: '2026-01-01T00:00:00.000Z',
+        domain,
+        scenarios: selectScenarios(domain, 'arena').slice(0, 1),
+        scenarioSet: 'arena',
+        da: new LlmDa(backend, 'native', { ledger }),
+        ca: new ScriptedCa(domain),
+        judge: judgeEpisode,
+        config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 2 } },
+        seed: 1,
+        concurrency: 2,
       },
       ledger,
     );
@@ -78,7 +95,10 @@ async function play(url: string, opts: { timeoutMs?: number; maxRetries?: number
 }
 
 async function expectFailure(p: Promise<unknown>, kind: string) {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ChatBackendError);
   expect((err as ChatBackendError).kind).toBe(kind);
   expect((err as Error).message).toMatch(/^endpoint "flaky": /);
@@ -97,7 +117,10 @@ describe('LLM endpoint faults', () => {
   });
 
   it('429 then success: retried with backoff, the match is stored with one record per call', async () => {
-    const s = await scripted([{ status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after-ms': '20' } }, { status: 200, body: endCall }]);
+    const s = await scripted([
+      { status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after-ms': '20' } },
+      { status: 200, body: endCall },
+    ]);
     const lab = await play(s.url);
     const { episodes } = await lab.run();
     expect(s.requests()).toBe(3); // one 429, then both episodes' end_call
@@ -134,9 +157,16 @@ describe('LLM endpoint faults', () => {
     lab.store.close();
   });
 
-  it('malformed tool arguments are the model\'s fault: an unparseable turn with the format penalty, stored', async () => {
-    const bad = completion({ content: 'verify', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup_account', arguments: '{"phone": +1-555' } }] });
-    const s = await scripted([{ status: 200, body: bad }, { status: 200, body: bad }, { status: 200, body: endCall }]);
+  it("malformed tool arguments are the model's fault: an unparseable turn with the format penalty, stored", async () => {
+    const bad = completion({
+      content: 'verify',
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup_account', arguments: '{"phone": +1-555' } }],
+    });
+    const s = await scripted([
+      { status: 200, body: bad },
+      { status: 200, body: bad },
+      { status: 200, body: endCall },
+    ]);
     const lab = await play(s.url);
     const { episodes } = await lab.run();
     const firstAgent = episodes.map((e) => e.turns.find((t) => t.role === 'agent')!);

@@ -54,13 +54,21 @@ const SCENARIOS = [...selectScenarios(domain, 'all'), ...selectScenarios(domain,
 
 const play = (ca: CaPolicy, scenarios = SCENARIOS) =>
   runMatch({
-    matchId: 'M1', createdAt: '2026-01-01T00:00:00.000Z', domain, scenarios, scenarioSet: 'all',
-    da: new ScriptedDa(), ca, judge: judgeEpisode, config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 2 } },
-    seed: 11, concurrency: 4,
+    matchId: 'M1',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    domain,
+    scenarios,
+    scenarioSet: 'all',
+    da: new ScriptedDa(),
+    ca,
+    judge: judgeEpisode,
+    config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 2 } },
+    seed: 11,
+    concurrency: 4,
   });
 
 describe('serve-model with a CA checkpoint', () => {
-  it('maps LlmCa\'s messages back to the observation the environment built (personas, directives and all)', async () => {
+  it("maps LlmCa's messages back to the observation the environment built (personas, directives and all)", async () => {
     const seen: CaObservation[] = [];
     await play(perCallSeed(new BuiltinCa(model, domain.bank), seen));
     expect(seen.some((o) => o.adversity !== undefined)).toBe(true);
@@ -76,7 +84,10 @@ describe('serve-model with a CA checkpoint', () => {
   it('a match through the endpoint equals the match in process, episode for episode', async () => {
     const inProcess = await play(perCallSeed(new BuiltinCa(model, domain.bank, { name: 'CA0' })));
     const ledger = new PendingLedger(() => undefined);
-    const backend = new OpenAiBackend({ name: 'cust', baseUrl: served.baseUrl, model: 'CA0', apiKeyEnv: 'SPARRING_TEST_SERVE_CA_TOKEN', toolCalls: 'text', maxConcurrency: 4 }, { maxRetries: 0 });
+    const backend = new OpenAiBackend(
+      { name: 'cust', baseUrl: served.baseUrl, model: 'CA0', apiKeyEnv: 'SPARRING_TEST_SERVE_CA_TOKEN', toolCalls: 'text', maxConcurrency: 4 },
+      { maxRetries: 0 },
+    );
     const remote = await play(new LlmCa(backend, { name: 'CA0', ledger }));
     expect(remote.episodes.length).toBe(inProcess.episodes.length);
     for (const [i, e] of remote.episodes.entries()) expect(e, e.id).toEqual(inProcess.episodes[i]);
@@ -90,8 +101,15 @@ describe('serve-model with a CA checkpoint', () => {
 
   it('answers a request that is not a customer prompt with a 400 naming the message', async () => {
     const r = await fetch(`${served.baseUrl}/chat/completions`, {
-      method: 'POST', headers: { authorization: `Bearer ${served.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'CA0', messages: [{ role: 'system', content: 'You are a helpful assistant.' }, { role: 'user', content: 'hi' }] }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${served.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'CA0',
+        messages: [
+          { role: 'system', content: 'You are a helpful assistant.' },
+          { role: 'user', content: 'hi' },
+        ],
+      }),
     });
     expect(r.status).toBe(400);
     expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(/^messages\[0\]: not the customer prompt/);

@@ -40,31 +40,46 @@ afterAll(async () => {
 
 const play = (da: DaPolicy, concurrency: number) =>
   runMatch({
-    matchId: 'M1', createdAt: '2026-01-01T00:00:00.000Z', domain, scenarios: selectScenarios(domain, 'all'), scenarioSet: 'all',
-    da, ca: new ScriptedCa(domain), judge: judgeEpisode, config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 2 } },
-    seed: 7, concurrency,
+    matchId: 'M1',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    domain,
+    scenarios: selectScenarios(domain, 'all'),
+    scenarioSet: 'all',
+    da,
+    ca: new ScriptedCa(domain),
+    judge: judgeEpisode,
+    config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 2 } },
+    seed: 7,
+    concurrency,
   });
 
 const backend = (toolCalls: ToolCallMode, maxConcurrency = 4) =>
-  new OpenAiBackend({ name: 'local', baseUrl: served.baseUrl, model: 'DA0', apiKeyEnv: 'SPARRING_TEST_SERVE_TOKEN', toolCalls, maxConcurrency }, { maxRetries: 0 });
+  new OpenAiBackend(
+    { name: 'local', baseUrl: served.baseUrl, model: 'DA0', apiKeyEnv: 'SPARRING_TEST_SERVE_TOKEN', toolCalls, maxConcurrency },
+    { maxRetries: 0 },
+  );
 
 describe('serve-model', () => {
-  it.each(['native', 'text'] as const)('a match through the endpoint (%s form) equals the match in process, episode for episode', async (mode) => {
-    const inProcess = await play(new BuiltinDa(model, { name: 'DA0' }), 4);
-    const ledger = new PendingLedger(() => undefined);
-    served.stats.peakInFlight = 0;
-    const remote = await play(new LlmDa(backend(mode), mode, { name: 'DA0', ledger }), 4);
-    expect(remote.episodes.length).toBe(inProcess.episodes.length);
-    for (const [i, e] of remote.episodes.entries()) expect(e, e.id).toEqual(inProcess.episodes[i]);
-    expect(remote.match).toEqual(inProcess.match);
-    // The episodes are not trivial: tools were called and results came back.
-    expect(remote.episodes.some((e) => e.turns.some((t) => t.tool !== null && t.tool !== 'lookup_account' && t.toolResult !== null))).toBe(true);
-    // One call record per DA turn, each linked to its episode and turn, with tokens.
-    const daTurns = remote.episodes.flatMap((e) => e.turns.filter((t) => t.role === 'agent').map((t) => `${e.id}#${t.index}`));
-    expect(ledger.records.map((r) => `${r.site!.episodeId}#${r.site!.turn}`).sort()).toEqual(daTurns.sort());
-    expect(ledger.records.every((r) => r.tokensIn > 0 && r.tokensOut > 0 && r.model === 'DA0' && r.seed !== null && !r.cached)).toBe(true);
-    expect(served.stats.peakInFlight).toBe(4);
-  }, 120_000);
+  it.each(['native', 'text'] as const)(
+    'a match through the endpoint (%s form) equals the match in process, episode for episode',
+    async (mode) => {
+      const inProcess = await play(new BuiltinDa(model, { name: 'DA0' }), 4);
+      const ledger = new PendingLedger(() => undefined);
+      served.stats.peakInFlight = 0;
+      const remote = await play(new LlmDa(backend(mode), mode, { name: 'DA0', ledger }), 4);
+      expect(remote.episodes.length).toBe(inProcess.episodes.length);
+      for (const [i, e] of remote.episodes.entries()) expect(e, e.id).toEqual(inProcess.episodes[i]);
+      expect(remote.match).toEqual(inProcess.match);
+      // The episodes are not trivial: tools were called and results came back.
+      expect(remote.episodes.some((e) => e.turns.some((t) => t.tool !== null && t.tool !== 'lookup_account' && t.toolResult !== null))).toBe(true);
+      // One call record per DA turn, each linked to its episode and turn, with tokens.
+      const daTurns = remote.episodes.flatMap((e) => e.turns.filter((t) => t.role === 'agent').map((t) => `${e.id}#${t.index}`));
+      expect(ledger.records.map((r) => `${r.site!.episodeId}#${r.site!.turn}`).sort()).toEqual(daTurns.sort());
+      expect(ledger.records.every((r) => r.tokensIn > 0 && r.tokensOut > 0 && r.model === 'DA0' && r.seed !== null && !r.cached)).toBe(true);
+      expect(served.stats.peakInFlight).toBe(4);
+    },
+    120_000,
+  );
 
   it('keeps at most max-concurrency requests in flight, whatever the match asks', async () => {
     served.stats.peakInFlight = 0;

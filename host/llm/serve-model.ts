@@ -115,7 +115,8 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
     if (body.stream === true) throw new HttpError(400, 'stream: not supported by serve-model; send stream: false');
     const seed = typeof body.seed === 'number' ? body.seed : 0;
     const n = typeof body.n === 'number' && Number.isInteger(body.n) && body.n >= 1 ? Math.min(body.n, 16) : 1;
-    if (opts.ca) return reply(messages as ChatMessage[], { role: 'assistant', content: await customerSays(messages as ChatMessage[], opts.ca, seed) }, 'stop', n);
+    if (opts.ca)
+      return reply(messages as ChatMessage[], { role: 'assistant', content: await customerSays(messages as ChatMessage[], opts.ca, seed) }, 'stop', n);
     const da = opts.da!;
     let obs;
     try {
@@ -135,7 +136,11 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
         a.action_type === 'tool_call'
           ? { name: a.content, arguments: JSON.stringify(a.tool_args) }
           : { name: a.action_type, arguments: JSON.stringify({ message: a.content }) };
-      message = { role: 'assistant', content: a.thinking === '' ? null : a.thinking, tool_calls: [{ id: `call_${obs.turns.length}`, type: 'function', function: call }] };
+      message = {
+        role: 'assistant',
+        content: a.thinking === '' ? null : a.thinking,
+        tool_calls: [{ id: `call_${obs.turns.length}`, type: 'function', function: call }],
+      };
       finish = 'tool_calls';
     } else message = { role: 'assistant', content: raw };
     return reply(messages as ChatMessage[], message, finish, n);
@@ -154,7 +159,9 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
 
   function reply(messages: ChatMessage[], message: Record<string, unknown>, finish: string, n: number) {
     const id = `chatcmpl-sparring-${++counter}`;
-    const completionWords = words(typeof message.content === 'string' ? message.content : '') + (finish === 'tool_calls' ? words(JSON.stringify((message.tool_calls as unknown[])[0])) : 0);
+    const completionWords =
+      words(typeof message.content === 'string' ? message.content : '') +
+      (finish === 'tool_calls' ? words(JSON.stringify((message.tool_calls as unknown[])[0])) : 0);
     const promptWords = messages.reduce((s, m) => s + messageWords(m), 0);
     return {
       id,
@@ -169,7 +176,11 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const path = (req.url ?? '/').split('?')[0];
     if (token !== null && !tokenMatches(req.headers.authorization, token)) {
-      throw new HttpError(401, 'missing or wrong bearer token (the token serve-model printed; give the client its environment variable with --api-key-env)', 'authentication_error');
+      throw new HttpError(
+        401,
+        'missing or wrong bearer token (the token serve-model printed; give the client its environment variable with --api-key-env)',
+        'authentication_error',
+      );
     }
     if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) {
       send(res, 200, { object: 'list', data: [{ id: opts.modelId, object: 'model', created, owned_by: 'sparring' }] });

@@ -14,7 +14,12 @@ import type { EndpointConfig } from '../../models/llm/openai-backend';
 export async function testEndpoint(cfg: EndpointConfig) {
   const backend = new OpenAiBackend(cfg, { maxRetries: 1, timeoutMs: 60_000 });
   const da = new LlmDa(backend, cfg.toolCalls, { maxTokens: 256 });
-  const obs = { caller: { phone: '+1-555-0100' }, turns: [{ role: 'customer' as const, text: 'Hi, my card got declined at the grocery store this morning.' }], daSteps: 0, maxDaTurns: 12 };
+  const obs = {
+    caller: { phone: '+1-555-0100' },
+    turns: [{ role: 'customer' as const, text: 'Hi, my card got declined at the grocery store this morning.' }],
+    daSteps: 0,
+    maxDaTurns: 12,
+  };
   const reply = await backend.complete(da.request(obs, new Rng(1).int(0, 0x7fffffff)));
   const raw = wireFromReply(reply, cfg.toolCalls);
   const parsed = parseDaOutput(raw);

@@ -30,7 +30,15 @@ describe('the panel of a DA in a lab', () => {
     const cps = checkpointStore(lab.db);
     let t = 0;
     const save = (role: 'DA' | 'CA', name: string, runId: string, parent: string | null = null) =>
-      cps.save({ role, name, runId, parent, source: parent ? 'gym' : 'bootstrap', snapshot: toy, createdAt: `2026-01-01T00:00:${String(++t).padStart(2, '0')}Z` });
+      cps.save({
+        role,
+        name,
+        runId,
+        parent,
+        source: parent ? 'gym' : 'bootstrap',
+        snapshot: toy,
+        createdAt: `2026-01-01T00:00:${String(++t).padStart(2, '0')}Z`,
+      });
     save('DA', 'DA0', 'R1');
     save('CA', 'CA0', 'R1');
     save('CA', 'CA1', 'R1', 'CA0');
@@ -61,10 +69,25 @@ describe('the panel of a DA in a lab', () => {
     // A person's customer episode (here played by the scripted CA and stored as Play stores one).
     const scenario = domain.scenarios.find((s) => s.set === 'heldout')!;
     const m = await runMatch({
-      matchId: 'H1', createdAt: 't', domain, scenarios: [scenario], scenarioSet: 'human', da: new ScriptedDa(), ca: new ScriptedCa(domain), judge: judgeEpisode,
-      config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 1 } }, seed: 5,
+      matchId: 'H1',
+      createdAt: 't',
+      domain,
+      scenarios: [scenario],
+      scenarioSet: 'human',
+      da: new ScriptedDa(),
+      ca: new ScriptedCa(domain),
+      judge: judgeEpisode,
+      config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 1 } },
+      seed: 5,
     });
-    playStore(lab).finish('P-1', m.match, m.episodes[0]!, { episodeId: 'H1:0', player: 'ana', seat: 'customer', opponent: 'scripted', playedAt: 't', forkedFrom: null });
+    playStore(lab).finish('P-1', m.match, m.episodes[0]!, {
+      episodeId: 'H1:0',
+      player: 'ana',
+      seat: 'customer',
+      opponent: 'scripted',
+      playedAt: 't',
+      forkedFrom: null,
+    });
     lab.close();
 
     const opts = { db: path, domain, da: 'scripted', panel: ['scripted', 'human'], protocol: { seeds: [1], episodesPerScenario: 1 } };
@@ -74,7 +97,10 @@ describe('the panel of a DA in a lab', () => {
     expect(first.trainingCounterpart).toBeNull();
     expect(first.summary.gap).toBeNull();
     const heldout = domain.scenarios.filter((s) => s.set === 'heldout').length;
-    expect(first.summary.rows.map((r) => [r.counterpart.key, r.episodes])).toEqual([['scripted', heldout], ['human:H1:0', 1]]);
+    expect(first.summary.rows.map((r) => [r.counterpart.key, r.episodes])).toEqual([
+      ['scripted', heldout],
+      ['human:H1:0', 1],
+    ]);
     const human = first.summary.rows[1]!;
     // The scripted DA says what the recorded (scripted) DA said: every human turn is replayed.
     expect(human.replay!.episodes).toBe(1);

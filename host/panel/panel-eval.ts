@@ -94,13 +94,18 @@ export function panelStore(db: Database) {
  * when none was run.
  */
 export function storedPanel(db: Database, da: string): { da: string; protocol: string; summary: PanelSummary } | null {
-  const rows = db.prepare('SELECT counterpart, protocol, role, kind, label, result_json FROM panel_evaluations WHERE da = ? ORDER BY created_at, counterpart').all(da) as
-    { counterpart: string; protocol: string; role: 'panel' | 'training'; kind: PanelCounterpart['kind']; label: string; result_json: string }[];
+  const rows = db
+    .prepare('SELECT counterpart, protocol, role, kind, label, result_json FROM panel_evaluations WHERE da = ? ORDER BY created_at, counterpart')
+    .all(da) as { counterpart: string; protocol: string; role: 'panel' | 'training'; kind: PanelCounterpart['kind']; label: string; result_json: string }[];
   const protocol = rows.at(-1)?.protocol;
   if (protocol === undefined) return null;
   const of = (r: (typeof rows)[number]): PanelMeasurement => {
     const x = JSON.parse(r.result_json) as StoredResult;
-    return { counterpart: { key: r.counterpart, kind: r.kind, label: r.label, spec: '', runId: null }, heldout: x.heldout, ...(x.replay ? { replay: x.replay } : {}) };
+    return {
+      counterpart: { key: r.counterpart, kind: r.kind, label: r.label, spec: '', runId: null },
+      heldout: x.heldout,
+      ...(x.replay ? { replay: x.replay } : {}),
+    };
   };
   const mine = rows.filter((r) => r.protocol === protocol);
   const training = mine.find((r) => r.role === 'training');
@@ -109,18 +114,25 @@ export function storedPanel(db: Database, da: string): { da: string; protocol: s
 
 /** The last CA checkpoint each run saved: its final CA (for a fixed-opponent run, its CA0). */
 function finalCaOfRun(db: Database): Map<string, string> {
-  const rows = db.prepare("SELECT run_id AS runId, name FROM checkpoints WHERE role = 'CA' AND run_id IS NOT NULL ORDER BY created_at, rowid").all() as { runId: string; name: string }[];
+  const rows = db.prepare("SELECT run_id AS runId, name FROM checkpoints WHERE role = 'CA' AND run_id IS NOT NULL ORDER BY created_at, rowid").all() as {
+    runId: string;
+    name: string;
+  }[];
   const out = new Map<string, string>();
   for (const r of rows) out.set(r.runId, r.name);
   return out;
 }
 
 /** What the lab offers as panel members, and what the DA's training shared. */
-export function labPanelInputs(db: Database, daSpec: string, runs?: readonly string[]): { da: string; daRun: string | null; training: DaTraining; candidates: PanelCandidates; trainingCa: string | null } {
+export function labPanelInputs(
+  db: Database,
+  daSpec: string,
+  runs?: readonly string[],
+): { da: string; daRun: string | null; training: DaTraining; candidates: PanelCandidates; trainingCa: string | null } {
   const checkpoints = checkpointStore(db);
   const lineageRuns = (name: string) => [...new Set(checkpoints.lineage(name).flatMap((c) => (c.runId ? [c.runId] : [])))];
   const finals = finalCaOfRun(db);
-  const finished = new Set((db.prepare("SELECT id FROM runs WHERE status = 'finished'").pluck().all() as string[]));
+  const finished = new Set(db.prepare("SELECT id FROM runs WHERE status = 'finished'").pluck().all() as string[]);
   const eligible = runs ? runs.filter((r) => finished.has(r)) : [...finished];
   const runCas = eligible.flatMap((runId) => {
     const name = finals.get(runId);
@@ -128,14 +140,17 @@ export function labPanelInputs(db: Database, daSpec: string, runs?: readonly str
   });
   // The human_episodes marks (host/store/play-store.ts) of episodes a person played as the customer.
   const humanEpisodes = db.prepare("SELECT episode_id FROM human_episodes WHERE seat = 'customer' ORDER BY played_at, rowid").pluck().all() as string[];
-  const llmEndpoints = llmStore(db).listEndpoints().map((e) => e.name);
+  const llmEndpoints = llmStore(db)
+    .listEndpoints()
+    .map((e) => e.name);
   const candidates = { runCas, humanEpisodes, llmEndpoints };
   if (daSpec === 'scripted' || llmEndpoints.includes(daSpec)) {
     return { da: daSpec, daRun: null, training: { lineageRuns: [], humanEpisodesSeen: [] }, candidates, trainingCa: null };
   }
   const cp = checkpoints.resolve(daSpec, 'DA');
   return {
-    da: cp.name, daRun: cp.runId,
+    da: cp.name,
+    daRun: cp.runId,
     training: { lineageRuns: lineageRuns(cp.name), humanEpisodesSeen: checkpoints.humanEpisodesSeen(cp.name) },
     candidates,
     trainingCa: cp.runId ? (finals.get(cp.runId) ?? null) : null,
@@ -147,7 +162,13 @@ export function labPanelInputs(db: Database, daSpec: string, runs?: readonly str
  * seed, so the facts the human spoke of are the account's); the scripted CA takes over where the
  * DA's replies leave the recording.
  */
-async function humanEpisodes(domain: Domain, da: DaPolicy, episodes: readonly EpisodeRecord[], config: SparringConfig, onEpisode: () => void): Promise<StoredResult> {
+async function humanEpisodes(
+  domain: Domain,
+  da: DaPolicy,
+  episodes: readonly EpisodeRecord[],
+  config: SparringConfig,
+  onEpisode: () => void,
+): Promise<StoredResult> {
   const played: EpisodeRecord[] = [];
   const replay: ReplayStats = { episodes: 0, openingOnly: 0, replayedTurns: 0, humanTurns: 0 };
   for (const [i, e] of episodes.entries()) {
@@ -204,7 +225,14 @@ export async function evaluatePanel(o: PanelEvalOptions): Promise<PanelEvaluatio
         } else {
           const ca = await resolveCa(c.spec, o.domain, ctx);
           const e = await evaluateDa({
-            domain: o.domain, da, ca, judge: judgeEpisode, config, seeds: o.protocol.seeds, episodesPerScenario: o.protocol.episodesPerScenario, gateEpisodesPerScenario: 0,
+            domain: o.domain,
+            da,
+            ca,
+            judge: judgeEpisode,
+            config,
+            seeds: o.protocol.seeds,
+            episodesPerScenario: o.protocol.episodesPerScenario,
+            gateEpisodesPerScenario: 0,
             onProgress: (d, t) => o.onProgress?.(c.label, d, t),
           });
           r = { heldout: e.heldout };
@@ -228,7 +256,17 @@ export async function evaluatePanel(o: PanelEvalOptions): Promise<PanelEvaluatio
       const m = await measure(c, 'panel');
       if (m) measured.push(m);
     }
-    return { da: inputs.da, daRun: inputs.daRun, protocol: o.protocol, panel, trainingCounterpart, summary: panelSummary(measured, training), failed, computed, reused };
+    return {
+      da: inputs.da,
+      daRun: inputs.daRun,
+      protocol: o.protocol,
+      panel,
+      trainingCounterpart,
+      summary: panelSummary(measured, training),
+      failed,
+      computed,
+      reused,
+    };
   } finally {
     store.close();
   }

@@ -106,7 +106,11 @@ async function sftModel(domain: Domain, ctx: PolicyContext): Promise<Loaded<DaMo
       hooks: {
         onStep: (p) => {
           ctx.onSftStep?.(p.step, p.totalSteps);
-          ctx.onTraining?.({ label: `training ${name}: supervised fine-tuning on the bank's expert episodes (once per lab)`, done: p.step, total: p.totalSteps });
+          ctx.onTraining?.({
+            label: `training ${name}: supervised fine-tuning on the bank's expert episodes (once per lab)`,
+            done: p.step,
+            total: p.totalSteps,
+          });
         },
       },
     });
@@ -118,10 +122,7 @@ async function sftModel(domain: Domain, ctx: PolicyContext): Promise<Loaded<DaMo
       step: trained.sft.steps,
       snapshot: await trained.model.snapshot(),
       metrics: last,
-      trainingData: [
-        { kind: 'demos', id: `bank-train-slice:seed=${seed}` },
-        ...imports.map((i) => ({ kind: 'corpus_import', id: String(i.id) })),
-      ],
+      trainingData: [{ kind: 'demos', id: `bank-train-slice:seed=${seed}` }, ...imports.map((i) => ({ kind: 'corpus_import', id: String(i.id) }))],
     });
     log(
       `sft: stored ${name} in ${db} (${trained.demonstrations} demonstrations, ${trained.sft.steps} steps, ` +
@@ -167,7 +168,10 @@ export async function loadDaModel(spec: string, domain: Domain, ctx: PolicyConte
  * unchanged. One backend per endpoint and lab, so a DA and a CA on the same endpoint share its
  * concurrency limit.
  */
-const labLlm = new Map<string, { answers: Map<string, ChatResult>; ledger: PendingLedger; backends: Map<string, OpenAiBackend>; gguf: Map<string, Promise<GgufBackend>> }>();
+const labLlm = new Map<
+  string,
+  { answers: Map<string, ChatResult>; ledger: PendingLedger; backends: Map<string, OpenAiBackend>; gguf: Map<string, Promise<GgufBackend>> }
+>();
 
 function llmOf(ctx: PolicyContext) {
   let lab = labLlm.get(ctx.db);
@@ -207,7 +211,10 @@ function endpointPolicy(spec: string, ctx: PolicyContext) {
     let backend = lab.backends.get(spec);
     if (!backend) {
       lab.backends.set(spec, (backend = new OpenAiBackend(cfg)));
-      for (const r of store.db.prepare('SELECT request_key, result_json FROM llm_cache WHERE endpoint = ?').all(spec) as { request_key: string; result_json: string }[]) {
+      for (const r of store.db.prepare('SELECT request_key, result_json FROM llm_cache WHERE endpoint = ?').all(spec) as {
+        request_key: string;
+        result_json: string;
+      }[]) {
         lab.answers.set(r.request_key, JSON.parse(r.result_json) as ChatResult);
       }
     }
@@ -225,7 +232,8 @@ export function ggufSpecSettings(env: NodeJS.ProcessEnv = process.env): Pick<Ggu
   const gpu = env.SPARRING_GGUF_GPU ?? GGUF_DEFAULTS.gpu;
   if (!(GGUF_GPUS as readonly string[]).includes(gpu)) throw new Error(`SPARRING_GGUF_GPU must be one of ${GGUF_GPUS.join(', ')}, got "${gpu}"`);
   const threads = env.SPARRING_GGUF_THREADS === undefined ? GGUF_DEFAULTS.threads : Number(env.SPARRING_GGUF_THREADS);
-  if (!Number.isInteger(threads) || threads < 0) throw new Error(`SPARRING_GGUF_THREADS must be a whole number (0: all cores), got "${env.SPARRING_GGUF_THREADS}"`);
+  if (!Number.isInteger(threads) || threads < 0)
+    throw new Error(`SPARRING_GGUF_THREADS must be a whole number (0: all cores), got "${env.SPARRING_GGUF_THREADS}"`);
   return { gpu: gpu as GgufGpu, threads };
 }
 
@@ -263,7 +271,10 @@ async function ggufPolicy(spec: string, role: CheckpointRole, ctx: PolicyContext
     if (labExists) {
       const store = openSqliteStore(ctx.db);
       try {
-        for (const r of store.db.prepare('SELECT request_key, result_json FROM llm_cache WHERE endpoint = ?').all(cfg.name) as { request_key: string; result_json: string }[]) {
+        for (const r of store.db.prepare('SELECT request_key, result_json FROM llm_cache WHERE endpoint = ?').all(cfg.name) as {
+          request_key: string;
+          result_json: string;
+        }[]) {
           lab.answers.set(r.request_key, JSON.parse(r.result_json) as ChatResult);
         }
       } finally {
@@ -286,7 +297,11 @@ export async function disposeGgufModels(): Promise<void> {
   for (const lab of labLlm.values()) {
     const loaded = [...lab.gguf.values()];
     lab.gguf.clear();
-    for (const p of loaded) await p.then((b) => b.dispose(), () => undefined);
+    for (const p of loaded)
+      await p.then(
+        (b) => b.dispose(),
+        () => undefined,
+      );
   }
 }
 

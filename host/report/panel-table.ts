@@ -13,7 +13,15 @@ function row(label: string, r: PanelRow): string[] {
   const replay = r.replay
     ? `replayed ${r.replay.replayedTurns} of ${r.replay.humanTurns} human turns; opening only in ${r.replay.openingOnly} of ${r.replay.episodes}`
     : '';
-  return [label, r.counterpart.kind, String(r.episodes), rateWithInterval(r.cells.routing.value, r.episodes), rateWithInterval(r.cells.strictPass.value, r.episodes), r.cells.meanReward.value.toFixed(2), replay];
+  return [
+    label,
+    r.counterpart.kind,
+    String(r.episodes),
+    rateWithInterval(r.cells.routing.value, r.episodes),
+    rateWithInterval(r.cells.strictPass.value, r.episodes),
+    r.cells.meanReward.value.toFixed(2),
+    replay,
+  ];
 }
 
 export const PANEL_HEADER = ['counterpart', 'kind', 'episodes', 'routing [95% CI]', 'strict PASS [95% CI]', 'mean reward', 'note'];
@@ -23,7 +31,15 @@ export function panelRows(s: PanelSummary): string[][] {
   const rows: string[][] = [];
   if (s.training) rows.push(row(`training: ${s.training.counterpart.label}`, s.training));
   for (const r of s.rows) rows.push(row(r.counterpart.label, r));
-  rows.push([`panel average (${s.rows.length} counterparts)`, '', '', fmt(s.average.routing, true), fmt(s.average.strictPass, true), fmt(s.average.meanReward, false), '']);
+  rows.push([
+    `panel average (${s.rows.length} counterparts)`,
+    '',
+    '',
+    fmt(s.average.routing, true),
+    fmt(s.average.strictPass, true),
+    fmt(s.average.meanReward, false),
+    '',
+  ]);
   if (s.gap) rows.push(['mismatch gap (training − panel)', '', '', fmt(s.gap.routing, true), fmt(s.gap.strictPass, true), fmt(s.gap.meanReward, false), '']);
   return rows;
 }
@@ -38,7 +54,9 @@ export function panelText(p: PanelEvaluation): string {
       ' (gap: training − counterpart per counterpart, the training score taken as fixed); rates in %/points.',
   ];
   if (s.rows.some((r) => r.counterpart.kind === 'human')) {
-    lines.push("Human: each person-played customer episode replayed in its own scenario and world; the human's utterances are used while the DA says what the recorded DA said, then the scripted CA speaks (opening only = evaluated on the human's opening).");
+    lines.push(
+      "Human: each person-played customer episode replayed in its own scenario and world; the human's utterances are used while the DA says what the recorded DA said, then the scripted CA speaks (opening only = evaluated on the human's opening).",
+    );
   }
   if (!s.training) lines.push('No training counterpart (the DA was not trained in a run of this lab): no mismatch gap.');
   for (const f of p.failed) lines.push(`not evaluated: ${f.counterpart.label}: ${f.error}`);

@@ -9,18 +9,67 @@ import { renderReport } from './report';
 const tactics = { n: 30, meanTokens: 33, meanEntityDensity: 0.05, meanEntities: 1.6, decoyRate: 0.3, hedgeRate: 0.4 };
 const w = [0.45, 0.63, 0.55];
 const run: RunDetail = {
-  id: 'R1', createdAt: '2026-01-01', status: 'finished', phase: 'done', preset: 'quick', seed: 1, matches: 3, lastWDa: 0.55, error: null, live: false, pauseRequested: false, heldout: null,
-  configJson: '{}', stopping: DEFAULT_CONFIG.stopping, progress: null,
+  id: 'R1',
+  createdAt: '2026-01-01',
+  status: 'finished',
+  phase: 'done',
+  preset: 'quick',
+  seed: 1,
+  matches: 3,
+  lastWDa: 0.55,
+  error: null,
+  live: false,
+  pauseRequested: false,
+  heldout: null,
+  configJson: '{}',
+  stopping: DEFAULT_CONFIG.stopping,
+  progress: null,
   matchSummaries: w.map((x, i) => {
     const stop = stoppingDecision(w.slice(0, i + 1), { ...DEFAULT_CONFIG.stopping, nMax: 3 });
-    return { matchId: `R1-M${i + 1}`, index: i + 1, da: 'DA0', ca: 'CA0', wDa: x, fraudRate: 1, tactics, stop, next: stop.stop ? null : weakerAgent(x, DEFAULT_CONFIG.stopping) };
+    return {
+      matchId: `R1-M${i + 1}`,
+      index: i + 1,
+      da: 'DA0',
+      ca: 'CA0',
+      wDa: x,
+      fraudRate: 1,
+      tactics,
+      stop,
+      next: stop.stop ? null : weakerAgent(x, DEFAULT_CONFIG.stopping),
+    };
   }),
-  gyms: [{ role: 'DA', from: 'DA0', to: 'DA1', afterMatch: 1, note: null }, { role: 'CA', from: 'CA0', to: 'CA1', afterMatch: 2, note: null }],
-  evaluation: { checkpoints: [{ da: 'DA0', ca: 'CA1', heldout: { episodes: 12, routingAccuracy: 0.5, strictPass: 0.25, fail: 0.5, meanReward: 3.1, lookupFirst: 1, perScenario: [] }, gate: { threshold: 0.9, scenarios: [], episodes: 8, daWinRate: 0.75, passed: false } }] },
+  gyms: [
+    { role: 'DA', from: 'DA0', to: 'DA1', afterMatch: 1, note: null },
+    { role: 'CA', from: 'CA0', to: 'CA1', afterMatch: 2, note: null },
+  ],
+  evaluation: {
+    checkpoints: [
+      {
+        da: 'DA0',
+        ca: 'CA1',
+        heldout: { episodes: 12, routingAccuracy: 0.5, strictPass: 0.25, fail: 0.5, meanReward: 3.1, lookupFirst: 1, perScenario: [] },
+        gate: { threshold: 0.9, scenarios: [], episodes: 8, daWinRate: 0.75, passed: false },
+      },
+    ],
+  },
 };
 const match: MatchRecord = {
-  id: 'R1-M1', createdAt: '', seed: 1, daSpec: 'DA0', caSpec: 'latest', daCheckpoint: { name: 'DA0', id: 'DA0' }, caCheckpoint: { name: 'CA0', id: 'CA0' }, scenarioSet: 'arena', episodesPerScenario: 3, wDa: 0.45, fraudRate: 1, configJson: '{}',
-  perScenario: [{ scenarioId: 'dispute-duplicate', fraudReference: false, episodes: 3, daWins: 1, daWinRate: 1 / 3 }, { scenarioId: 'fraud-x', fraudReference: true, episodes: 3, daWins: 3, daWinRate: 1 }],
+  id: 'R1-M1',
+  createdAt: '',
+  seed: 1,
+  daSpec: 'DA0',
+  caSpec: 'latest',
+  daCheckpoint: { name: 'DA0', id: 'DA0' },
+  caCheckpoint: { name: 'CA0', id: 'CA0' },
+  scenarioSet: 'arena',
+  episodesPerScenario: 3,
+  wDa: 0.45,
+  fraudRate: 1,
+  configJson: '{}',
+  perScenario: [
+    { scenarioId: 'dispute-duplicate', fraudReference: false, episodes: 3, daWins: 1, daWinRate: 1 / 3 },
+    { scenarioId: 'fraud-x', fraudReference: true, episodes: 3, daWins: 3, daWinRate: 1 },
+  ],
 };
 
 describe('run report', () => {
@@ -69,10 +118,16 @@ describe('run report device', () => {
     expect(renderReport(run, [match])).toContain('device cpu (not recorded)');
   });
 
-  it('shows the final DA\'s panel evaluation with the average and the mismatch gap when one is stored', () => {
+  it("shows the final DA's panel evaluation with the average and the mismatch gap when one is stored", () => {
     const cp = (key: string) => ({ key, kind: 'run-ca' as const, label: key, spec: key, runId: null });
     const m = (routing: number) => ({ episodes: 24, routingAccuracy: routing, strictPass: routing, meanReward: 5 });
-    const summary = panelSummary([{ counterpart: cp('scripted'), heldout: m(0.75) }, { counterpart: cp('CA4 (R2)'), heldout: m(0.5) }], { counterpart: cp('CA1 (R1)'), heldout: m(1) });
+    const summary = panelSummary(
+      [
+        { counterpart: cp('scripted'), heldout: m(0.75) },
+        { counterpart: cp('CA4 (R2)'), heldout: m(0.5) },
+      ],
+      { counterpart: cp('CA1 (R1)'), heldout: m(1) },
+    );
     const html = renderReport({ ...run, panel: { da: 'DA1', protocol: 'seeds=1,2;episodes=1', summary } }, [match]);
     expect(html).toContain('Counterpart shift: DA1 against its panel');
     expect(html).toContain('<td>training: CA1 (R1)</td>');

@@ -18,28 +18,42 @@ export const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '
 /** W_DA / W_CA per match, τ_DA line, gym phases shaded between matches and labelled. */
 export function winRateChart(run: RunDetail, tauDa: number): string {
   const ms = run.matchSummaries;
-  const W = 640, H = 280, L = 48, R = 16, T = 20, B = 40;
+  const W = 640,
+    H = 280,
+    L = 48,
+    R = 16,
+    T = 20,
+    B = 40;
   const n = Math.max(ms.length, 1);
   const x = (i: number) => L + ((i + 0.5) / n) * (W - L - R);
   const y = (v: number) => T + (1 - v) * (H - T - B);
   const parts: string[] = [];
   for (const g of run.gyms) {
     const i = g.afterMatch - 1; // between match i and i+1
-    const x0 = x(i), x1 = x(i + 1);
+    const x0 = x(i),
+      x1 = x(i + 1);
     parts.push(`<rect x="${x0}" y="${T}" width="${x1 - x0}" height="${H - T - B}" fill="${g.role === 'DA' ? '#dbeafe' : '#fee2e2'}"/>`);
     parts.push(`<text x="${(x0 + x1) / 2}" y="${H - B - 6}" font-size="11" text-anchor="middle" fill="#475569">${g.role} gym → ${esc(g.to)}</text>`);
   }
   for (const v of [0, 0.25, 0.5, 0.75, 1]) {
-    parts.push(`<line x1="${L}" x2="${W - R}" y1="${y(v)}" y2="${y(v)}" stroke="#e2e8f0"/><text x="${L - 6}" y="${y(v) + 4}" font-size="11" text-anchor="end" fill="#64748b">${v * 100}%</text>`);
+    parts.push(
+      `<line x1="${L}" x2="${W - R}" y1="${y(v)}" y2="${y(v)}" stroke="#e2e8f0"/><text x="${L - 6}" y="${y(v) + 4}" font-size="11" text-anchor="end" fill="#64748b">${v * 100}%</text>`,
+    );
   }
-  parts.push(`<line x1="${L}" x2="${W - R}" y1="${y(tauDa)}" y2="${y(tauDa)}" stroke="#16a34a" stroke-dasharray="5 4"/><text x="${W - R}" y="${y(tauDa) - 5}" font-size="11" text-anchor="end" fill="#16a34a">τ_DA = ${tauDa.toFixed(2)}</text>`);
+  parts.push(
+    `<line x1="${L}" x2="${W - R}" y1="${y(tauDa)}" y2="${y(tauDa)}" stroke="#16a34a" stroke-dasharray="5 4"/><text x="${W - R}" y="${y(tauDa) - 5}" font-size="11" text-anchor="end" fill="#16a34a">τ_DA = ${tauDa.toFixed(2)}</text>`,
+  );
   const line = (f: (i: number) => number, color: string, dash = '') =>
     `<polyline fill="none" stroke="${color}" stroke-width="2" ${dash ? `stroke-dasharray="${dash}"` : ''} points="${ms.map((_, i) => `${x(i)},${y(f(i))}`).join(' ')}"/>` +
     ms.map((_, i) => `<circle cx="${x(i)}" cy="${y(f(i))}" r="4" fill="#fff" stroke="${color}" stroke-width="2"/>`).join('');
-  parts.push(line((i) => ms[i]!.wDa, '#2563eb'), line((i) => 1 - ms[i]!.wDa, '#ea580c', '6 4'));
+  parts.push(
+    line((i) => ms[i]!.wDa, '#2563eb'),
+    line((i) => 1 - ms[i]!.wDa, '#ea580c', '6 4'),
+  );
   ms.forEach((m, i) => parts.push(`<text x="${x(i)}" y="${H - B + 16}" font-size="11" text-anchor="middle" fill="#334155">M${m.index}</text>`));
   const stop = ms.at(-1)?.stop;
-  if (stop?.stop) parts.push(`<text x="${x(ms.length - 1)}" y="${T + 12}" font-size="11" text-anchor="middle" fill="#0f172a">stop: ${esc(stop.reason ?? '')}</text>`);
+  if (stop?.stop)
+    parts.push(`<text x="${x(ms.length - 1)}" y="${T + 12}" font-size="11" text-anchor="middle" fill="#0f172a">stop: ${esc(stop.reason ?? '')}</text>`);
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="W_DA and W_CA per match">${parts.join('')}
 <g font-size="11"><rect x="${L + 8}" y="${T + 4}" width="10" height="3" fill="#2563eb"/><text x="${L + 22}" y="${T + 9}">W_DA</text><rect x="${L + 70}" y="${T + 4}" width="10" height="3" fill="#ea580c"/><text x="${L + 84}" y="${T + 9}">W_CA</text></g></svg>`;
 }
@@ -47,15 +61,21 @@ export function winRateChart(run: RunDetail, tauDa: number): string {
 /** Horizontal bars: DA win rate per scenario of one match (fraud reference scenarios in purple). */
 export function scenarioChart(m: MatchRecord, tauDa: number): string {
   const rows = m.perScenario;
-  const W = 640, rowH = 20, L = 200, R = 70, T = 8;
+  const W = 640,
+    rowH = 20,
+    L = 200,
+    R = 70,
+    T = 8;
   const H = T * 2 + rows.length * rowH;
   const x = (v: number) => L + v * (W - L - R);
   const bars = rows.map((s, i) => {
     const yy = T + i * rowH;
-    return `<text x="${L - 8}" y="${yy + 14}" font-size="12" text-anchor="end" fill="#334155">${esc(s.scenarioId)}${s.fraudReference ? ' ⚑' : ''}</text>` +
+    return (
+      `<text x="${L - 8}" y="${yy + 14}" font-size="12" text-anchor="end" fill="#334155">${esc(s.scenarioId)}${s.fraudReference ? ' ⚑' : ''}</text>` +
       `<rect x="${L}" y="${yy + 3}" width="${x(1) - L}" height="${rowH - 6}" fill="#f1f5f9"/>` +
       `<rect x="${L}" y="${yy + 3}" width="${x(s.daWinRate) - L}" height="${rowH - 6}" fill="${s.fraudReference ? '#7c3aed' : '#2563eb'}"/>` +
-      `<text x="${x(1) + 6}" y="${yy + 14}" font-size="12" fill="#334155">${s.daWins}/${s.episodes}</text>`;
+      `<text x="${x(1) + 6}" y="${yy + 14}" font-size="12" fill="#334155">${s.daWins}/${s.episodes}</text>`
+    );
   });
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="DA win rate per scenario of ${esc(m.id)}">${bars.join('')}<line x1="${x(tauDa)}" x2="${x(tauDa)}" y1="0" y2="${H}" stroke="#16a34a" stroke-dasharray="4 3"/></svg>`;
 }
@@ -84,12 +104,26 @@ export function renderReport(run: RunDetail, matches: readonly MatchRecord[]): s
   const evals = (run.evaluation as { checkpoints?: CheckpointEvaluation[] } | null)?.checkpoints ?? [];
   const ms = run.matchSummaries;
   const matchRows = ms.map((m) => [
-    `M${m.index}`, m.da, m.ca, pct(m.wDa), pct(1 - m.wDa), pct(m.fraudRate), m.next ? `${m.next.role} gym` : `stop (${m.stop.reason})`,
-    m.tactics.meanEntityDensity.toFixed(3), m.tactics.meanTokens.toFixed(1), pct(m.tactics.decoyRate), pct(m.tactics.hedgeRate),
+    `M${m.index}`,
+    m.da,
+    m.ca,
+    pct(m.wDa),
+    pct(1 - m.wDa),
+    pct(m.fraudRate),
+    m.next ? `${m.next.role} gym` : `stop (${m.stop.reason})`,
+    m.tactics.meanEntityDensity.toFixed(3),
+    m.tactics.meanTokens.toFixed(1),
+    pct(m.tactics.decoyRate),
+    pct(m.tactics.hedgeRate),
   ]);
   const heldout = heldoutRows(evals);
   const reference = heldoutRows(referenceEvaluations(evals));
-  const perMatch = matches.map((m) => `<h3>${esc(m.id)}: ${esc(policyLabel(m.daSpec, m.daCheckpoint))} vs ${esc(policyLabel(m.caSpec, m.caCheckpoint))} — W_DA ${pct(m.wDa)}, fraud ${pct(m.fraudRate)}</h3>${scenarioChart(m, tauDa)}`).join('\n');
+  const perMatch = matches
+    .map(
+      (m) =>
+        `<h3>${esc(m.id)}: ${esc(policyLabel(m.daSpec, m.daCheckpoint))} vs ${esc(policyLabel(m.caSpec, m.caCheckpoint))} — W_DA ${pct(m.wDa)}, fraud ${pct(m.fraudRate)}</h3>${scenarioChart(m, tauDa)}`,
+    )
+    .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sparring run ${esc(run.id)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -22,8 +22,16 @@ export interface BandSeries {
  * Mean line per series with its 95% interval as a shaded band, x = match. `rate`: the y axis is
  * 0–100%; otherwise it spans the data.
  */
-export function bandChart(series: readonly BandSeries[], opts: { title: string; rate: boolean; width?: number; height?: number; tauDa?: number; legend?: boolean }): string {
-  const W = opts.width ?? 640, H = opts.height ?? 260, L = 52, R = 16, T = 22, B = 34;
+export function bandChart(
+  series: readonly BandSeries[],
+  opts: { title: string; rate: boolean; width?: number; height?: number; tauDa?: number; legend?: boolean },
+): string {
+  const W = opts.width ?? 640,
+    H = opts.height ?? 260,
+    L = 52,
+    R = 16,
+    T = 22,
+    B = 34;
   const n = Math.max(1, ...series.map((s) => s.points.length));
   const vals = series.flatMap((s) => s.points.flatMap((p) => (p.n ? [p.mean, ...(p.ci ?? [])] : [])));
   let lo = opts.rate ? 0 : Math.min(...vals, 0);
@@ -39,9 +47,14 @@ export function bandChart(series: readonly BandSeries[], opts: { title: string; 
   const parts: string[] = [];
   for (let k = 0; k <= 4; k++) {
     const v = lo + ((hi - lo) * k) / 4;
-    parts.push(`<line x1="${L}" x2="${W - R}" y1="${y(v)}" y2="${y(v)}" stroke="#e2e8f0"/><text x="${L - 6}" y="${y(v) + 4}" font-size="11" text-anchor="end" fill="#64748b">${opts.rate ? `${Math.round(v * 100)}%` : v.toFixed(v === 0 || Math.abs(hi - lo) > 10 ? 0 : 3)}</text>`);
+    parts.push(
+      `<line x1="${L}" x2="${W - R}" y1="${y(v)}" y2="${y(v)}" stroke="#e2e8f0"/><text x="${L - 6}" y="${y(v) + 4}" font-size="11" text-anchor="end" fill="#64748b">${opts.rate ? `${Math.round(v * 100)}%` : v.toFixed(v === 0 || Math.abs(hi - lo) > 10 ? 0 : 3)}</text>`,
+    );
   }
-  if (opts.tauDa !== undefined) parts.push(`<line x1="${L}" x2="${W - R}" y1="${y(opts.tauDa)}" y2="${y(opts.tauDa)}" stroke="#16a34a" stroke-dasharray="5 4"/><text x="${W - R}" y="${y(opts.tauDa) - 5}" font-size="11" text-anchor="end" fill="#16a34a">τ_DA = ${opts.tauDa.toFixed(2)}</text>`);
+  if (opts.tauDa !== undefined)
+    parts.push(
+      `<line x1="${L}" x2="${W - R}" y1="${y(opts.tauDa)}" y2="${y(opts.tauDa)}" stroke="#16a34a" stroke-dasharray="5 4"/><text x="${W - R}" y="${y(opts.tauDa) - 5}" font-size="11" text-anchor="end" fill="#16a34a">τ_DA = ${opts.tauDa.toFixed(2)}</text>`,
+    );
   for (let i = 0; i < n; i++) parts.push(`<text x="${x(i)}" y="${H - B + 16}" font-size="11" text-anchor="middle" fill="#334155">M${i + 1}</text>`);
   for (const s of series) {
     const pts = s.points.map((p, i) => ({ ...p, i })).filter((p) => p.n > 0);
@@ -51,12 +64,23 @@ export function bandChart(series: readonly BandSeries[], opts: { title: string; 
       const lower = band.map((p) => `${x(p.i)},${y(p.ci![0])}`).reverse();
       parts.push(`<polygon points="${[...upper, ...lower].join(' ')}" fill="${s.colour}" fill-opacity="0.15" stroke="none"/>`);
     } else {
-      for (const p of band) parts.push(`<line x1="${x(p.i)}" x2="${x(p.i)}" y1="${y(p.ci![0])}" y2="${y(p.ci![1])}" stroke="${s.colour}" stroke-opacity="0.4" stroke-width="6"/>`);
+      for (const p of band)
+        parts.push(`<line x1="${x(p.i)}" x2="${x(p.i)}" y1="${y(p.ci![0])}" y2="${y(p.ci![1])}" stroke="${s.colour}" stroke-opacity="0.4" stroke-width="6"/>`);
     }
     parts.push(`<polyline fill="none" stroke="${s.colour}" stroke-width="2" points="${pts.map((p) => `${x(p.i)},${y(p.mean)}`).join(' ')}"/>`);
-    parts.push(pts.map((p) => `<circle cx="${x(p.i)}" cy="${y(p.mean)}" r="3.5" fill="#fff" stroke="${s.colour}" stroke-width="2"><title>${esc(s.name)} M${p.i + 1}: ${fmt(p, opts.rate)} (n=${p.n})</title></circle>`).join(''));
+    parts.push(
+      pts
+        .map(
+          (p) =>
+            `<circle cx="${x(p.i)}" cy="${y(p.mean)}" r="3.5" fill="#fff" stroke="${s.colour}" stroke-width="2"><title>${esc(s.name)} M${p.i + 1}: ${fmt(p, opts.rate)} (n=${p.n})</title></circle>`,
+        )
+        .join(''),
+    );
   }
-  const legend = opts.legend === false ? '' : `<g font-size="11">${series.map((s, i) => `<rect x="${L + 8 + i * 120}" y="${T - 14}" width="10" height="3" fill="${s.colour}"/><text x="${L + 22 + i * 120}" y="${T - 9}">${esc(s.name)}</text>`).join('')}</g>`;
+  const legend =
+    opts.legend === false
+      ? ''
+      : `<g font-size="11">${series.map((s, i) => `<rect x="${L + 8 + i * 120}" y="${T - 14}" width="10" height="3" fill="${s.colour}"/><text x="${L + 22 + i * 120}" y="${T - 9}">${esc(s.name)}</text>`).join('')}</g>`;
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(opts.title)}">${parts.join('')}${legend}</svg>`;
 }
 
@@ -79,7 +103,11 @@ export interface StudyReportInput {
 
 const FIVE = ['routing', 'strictPass', 'fail', 'meanReward', 'lookupFirst'];
 
-const share = (x: { tactic: string; share: number }[]) => x.slice(0, 4).map((t) => `${t.tactic} ${Math.round(t.share * 100)}%`).join(', ');
+const share = (x: { tactic: string; share: number }[]) =>
+  x
+    .slice(0, 4)
+    .map((t) => `${t.tactic} ${Math.round(t.share * 100)}%`)
+    .join(', ');
 const caWin = (v: number | null, n: number) => (v === null ? '–' : `${Math.round(v * 100)}% (n=${n})`);
 
 /**
@@ -92,12 +120,16 @@ export function tacticConvergenceView(a: ArmSummary): { headline: string; rows: 
   if (!t) return null;
   const c = t.converged;
   return {
-    headline: a.measures.caGyms?.mean === 0
-      ? `${a.arm}: the CA never trained in this arm (CA0 throughout); its openings are CA0's`
-      : c
-      ? `${a.arm}: the CA converged to "${c.tactic}" (${Math.round(c.share * 100)}% of last-match openings; the dominant tactic of ${t.seedsAgreeing.k} of ${t.seedsAgreeing.n} seeds)`
-      : `${a.arm}: no openings`,
-    rows: [['first match (CA0)', share(t.first)], ['last match (final CA)', share(t.last)]],
+    headline:
+      a.measures.caGyms?.mean === 0
+        ? `${a.arm}: the CA never trained in this arm (CA0 throughout); its openings are CA0's`
+        : c
+          ? `${a.arm}: the CA converged to "${c.tactic}" (${Math.round(c.share * 100)}% of last-match openings; the dominant tactic of ${t.seedsAgreeing.k} of ${t.seedsAgreeing.n} seeds)`
+          : `${a.arm}: no openings`,
+    rows: [
+      ['first match (CA0)', share(t.first)],
+      ['last match (final CA)', share(t.last)],
+    ],
     examples: c?.examples ?? [],
     splits: t.splits.map((sp) => [sp.feature, caWin(sp.withCaWin, sp.withN), caWin(sp.withoutCaWin, sp.withoutN)]),
   };
@@ -107,20 +139,48 @@ export function renderStudyReport(s: StudyReportInput): string {
   const colour = (arm: string) => ARM_COLOURS[s.arms.indexOf(arm) % ARM_COLOURS.length]!;
   const measureTable = (prefix: string) => {
     const defs = FIVE.map((k) => MEASURES.find((m) => m.key === `${prefix}.${k}`)!);
-    return htmlTable(['arm', 'seeds', ...defs.map((d) => d.label.replace(/^(final DA|DA0|final − DA0) /, '').replace(/ \(.*\)$/, ''))], s.summary.arms.map((a) => [a.arm, a.seeds.finished, ...defs.map((d) => fmt(a.measures[d.key]!, d.rate))]));
+    return htmlTable(
+      ['arm', 'seeds', ...defs.map((d) => d.label.replace(/^(final DA|DA0|final − DA0) /, '').replace(/ \(.*\)$/, ''))],
+      s.summary.arms.map((a) => [a.arm, a.seeds.finished, ...defs.map((d) => fmt(a.measures[d.key]!, d.rate))]),
+    );
   };
-  const wDa = bandChart(s.summary.arms.map((a) => ({ name: a.arm, colour: colour(a.arm), points: a.wDa })), { title: 'W_DA per match, mean and 95% band per arm', rate: true, tauDa: s.tauDa });
-  const tactics = TACTIC_FIELDS.map(([k, , label]) => `<div class="cell"><h3>${esc(label)}</h3>${bandChart(s.summary.arms.map((a) => ({ name: a.arm, colour: colour(a.arm), points: a.tactics[k] })), { title: `${label} per match`, rate: k === 'decoyRate' || k === 'hedgeRate', width: 460, height: 220 })}</div>`).join('');
-  const pairedKeys = ['final.routing', 'final.strictPass', 'final.scripted.routing', 'final.fullCa.routing', 'gain.routing', 'gain.strictPass', 'daGyms', 'caGyms'];
+  const wDa = bandChart(
+    s.summary.arms.map((a) => ({ name: a.arm, colour: colour(a.arm), points: a.wDa })),
+    { title: 'W_DA per match, mean and 95% band per arm', rate: true, tauDa: s.tauDa },
+  );
+  const tactics = TACTIC_FIELDS.map(
+    ([k, , label]) =>
+      `<div class="cell"><h3>${esc(label)}</h3>${bandChart(
+        s.summary.arms.map((a) => ({ name: a.arm, colour: colour(a.arm), points: a.tactics[k] })),
+        { title: `${label} per match`, rate: k === 'decoyRate' || k === 'hedgeRate', width: 460, height: 220 },
+      )}</div>`,
+  ).join('');
+  const pairedKeys = [
+    'final.routing',
+    'final.strictPass',
+    'final.scripted.routing',
+    'final.fullCa.routing',
+    'gain.routing',
+    'gain.strictPass',
+    'daGyms',
+    'caGyms',
+  ];
   const pairedDefs = pairedKeys.map((k) => MEASURES.find((m) => m.key === k)!);
   const paired = s.summary.paired.length
-    ? htmlTable(['arm − ' + (s.summary.baseline ?? ''), 'pairs', ...pairedDefs.map((d) => d.label)], s.summary.paired.map((p) => [`${p.a} − ${p.b}`, p.measures['final.routing']!.n, ...pairedDefs.map((d) => fmt(p.measures[d.key]!, d.rate))]))
+    ? htmlTable(
+        ['arm − ' + (s.summary.baseline ?? ''), 'pairs', ...pairedDefs.map((d) => d.label)],
+        s.summary.paired.map((p) => [`${p.a} − ${p.b}`, p.measures['final.routing']!.n, ...pairedDefs.map((d) => fmt(p.measures[d.key]!, d.rate))]),
+      )
     : '<p class="meta">One arm: no paired differences.</p>';
   // Counterpart shift (IB-RL; core/arena/panel.ts): panel average, training counterpart and the gap, then the paired differences on them.
   const PANEL = ['routing', 'strictPass', 'meanReward'];
   const hasPanel = s.summary.arms.some((a) => a.measures['panel.routing']!.n);
   const panelRows = (prefix: string) => PANEL.map((k) => MEASURES.find((m) => m.key === `${prefix}.${k}`)!);
-  const panelTable = (prefix: string) => htmlTable(['arm', 'seeds', ...panelRows(prefix).map((d) => d.label)], s.summary.arms.map((a) => [a.arm, a.measures[`${prefix}.routing`]!.n, ...panelRows(prefix).map((d) => fmt(a.measures[d.key]!, d.rate))]));
+  const panelTable = (prefix: string) =>
+    htmlTable(
+      ['arm', 'seeds', ...panelRows(prefix).map((d) => d.label)],
+      s.summary.arms.map((a) => [a.arm, a.measures[`${prefix}.routing`]!.n, ...panelRows(prefix).map((d) => fmt(a.measures[d.key]!, d.rate))]),
+    );
   const panelPairedDefs = [...panelRows('panel'), ...panelRows('panel.gap')];
   const panel = hasPanel
     ? `<h2>Counterpart shift (IB-RL)</h2>
@@ -128,26 +188,64 @@ export function renderStudyReport(s: StudyReportInput): string {
 <h3>Panel average</h3>${panelTable('panel')}
 <h3>Training counterpart</h3>${panelTable('panel.training')}
 <h3>Mismatch gap (training − panel)</h3>${panelTable('panel.gap')}
-${s.summary.paired.length ? `<h3>Paired differences on the panel, arm − ${esc(s.summary.baseline ?? '')}</h3>${htmlTable(['arm − ' + (s.summary.baseline ?? ''), 'pairs', ...panelPairedDefs.map((d) => d.label)], s.summary.paired.map((p) => [`${p.a} − ${p.b}`, p.measures['panel.routing']!.n, ...panelPairedDefs.map((d) => fmt(p.measures[d.key]!, d.rate))]))}` : ''}`
+${
+  s.summary.paired.length
+    ? `<h3>Paired differences on the panel, arm − ${esc(s.summary.baseline ?? '')}</h3>${htmlTable(
+        ['arm − ' + (s.summary.baseline ?? ''), 'pairs', ...panelPairedDefs.map((d) => d.label)],
+        s.summary.paired.map((p) => [`${p.a} − ${p.b}`, p.measures['panel.routing']!.n, ...panelPairedDefs.map((d) => fmt(p.measures[d.key]!, d.rate))]),
+      )}`
+    : ''
+}`
     : `<p class="meta">No panel figures yet: <code>sparring study panel ${esc(s.id)}</code> evaluates each final DA against counterparts that share nothing with its training.</p>`;
-  const count = (c: { k: number; n: number; ci: [number, number] | null }) => `${c.k}/${c.n}${c.ci ? ` [${Math.round(c.ci[0] * 100)}–${Math.round(c.ci[1] * 100)}%]` : ''}`;
-  const shape = htmlTable(['arm', 'matches', 'DA gyms', 'CA gyms', 'DA trained', 'W_DA non-monotonic'], s.summary.arms.map((a) => [a.arm, fmt(a.measures.matches!, false), fmt(a.measures.daGyms!, false), fmt(a.measures.caGyms!, false), count(a.daTrained), count(a.nonMonotonic)]));
+  const count = (c: { k: number; n: number; ci: [number, number] | null }) =>
+    `${c.k}/${c.n}${c.ci ? ` [${Math.round(c.ci[0] * 100)}–${Math.round(c.ci[1] * 100)}%]` : ''}`;
+  const shape = htmlTable(
+    ['arm', 'matches', 'DA gyms', 'CA gyms', 'DA trained', 'W_DA non-monotonic'],
+    s.summary.arms.map((a) => [
+      a.arm,
+      fmt(a.measures.matches!, false),
+      fmt(a.measures.daGyms!, false),
+      fmt(a.measures.caGyms!, false),
+      count(a.daTrained),
+      count(a.nonMonotonic),
+    ]),
+  );
   const single = (m: { mean: number }) => ({ n: 1, mean: m.mean, sd: 0, ci: null, t: null, df: 0 });
-  const perSeed = s.seeds.map((seed) => {
-    const series = s.arms.flatMap((arm) => {
-      const r = s.runs.find((x) => x.arm === arm && x.seed === seed);
-      return r ? [{ name: arm, colour: colour(arm), points: r.matches.map((m) => ({ match: m.index, ...single({ mean: m.wDa }) })) }] : [];
-    });
-    return `<div class="cell small"><h3>seed ${seed}</h3>${bandChart(series, { title: `W_DA per match, seed ${seed}`, rate: true, width: 300, height: 170, tauDa: s.tauDa, legend: false })}</div>`;
-  }).join('');
-  const convergence = s.summary.arms.flatMap((a) => {
-    const v = tacticConvergenceView(a);
-    if (!v) return [];
-    return [`<h3>${esc(v.headline)}</h3>${htmlTable(['', 'tactic shares'], v.rows)}` +
-      (v.examples.length ? `<p class="meta">Example openings of that tactic (CA wins first):</p><ul>${v.examples.map((e) => `<li>${esc(e)}</li>`).join('')}</ul>` : '') +
-      `<p class="meta">The CA's win rate in the last match with and without each feature of its opening:</p>${htmlTable(['feature', 'CA win with', 'CA win without'], v.splits)}`];
-  }).join('\n');
-  const runs = htmlTable(['arm', 'seed', 'run', 'status', 'matches', 'DA gyms', 'CA gyms', 'note'], s.runs.map((r) => [r.arm, r.seed, r.runId ?? '', r.status, r.matches.length, r.gyms.filter((g) => g.role === 'DA').length, r.gyms.filter((g) => g.role === 'CA').length, r.error ?? '']));
+  const perSeed = s.seeds
+    .map((seed) => {
+      const series = s.arms.flatMap((arm) => {
+        const r = s.runs.find((x) => x.arm === arm && x.seed === seed);
+        return r ? [{ name: arm, colour: colour(arm), points: r.matches.map((m) => ({ match: m.index, ...single({ mean: m.wDa }) })) }] : [];
+      });
+      return `<div class="cell small"><h3>seed ${seed}</h3>${bandChart(series, { title: `W_DA per match, seed ${seed}`, rate: true, width: 300, height: 170, tauDa: s.tauDa, legend: false })}</div>`;
+    })
+    .join('');
+  const convergence = s.summary.arms
+    .flatMap((a) => {
+      const v = tacticConvergenceView(a);
+      if (!v) return [];
+      return [
+        `<h3>${esc(v.headline)}</h3>${htmlTable(['', 'tactic shares'], v.rows)}` +
+          (v.examples.length
+            ? `<p class="meta">Example openings of that tactic (CA wins first):</p><ul>${v.examples.map((e) => `<li>${esc(e)}</li>`).join('')}</ul>`
+            : '') +
+          `<p class="meta">The CA's win rate in the last match with and without each feature of its opening:</p>${htmlTable(['feature', 'CA win with', 'CA win without'], v.splits)}`,
+      ];
+    })
+    .join('\n');
+  const runs = htmlTable(
+    ['arm', 'seed', 'run', 'status', 'matches', 'DA gyms', 'CA gyms', 'note'],
+    s.runs.map((r) => [
+      r.arm,
+      r.seed,
+      r.runId ?? '',
+      r.status,
+      r.matches.length,
+      r.gyms.filter((g) => g.role === 'DA').length,
+      r.gyms.filter((g) => g.role === 'CA').length,
+      r.error ?? '',
+    ]),
+  );
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sparring study ${esc(s.id)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">

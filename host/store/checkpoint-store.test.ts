@@ -40,17 +40,37 @@ describe('checkpoint store', () => {
   it('round-trips weights, optimiser state, metrics and training data', async () => {
     const { lab, store } = fresh();
     const saved = store.save({
-      role: 'DA', source: 'sft', snapshot: snap([0.5, -1.25, 3]), step: 120,
-      metrics: { 'sft/loss': 0.31, 'sft/accuracy': 0.9 }, trainingData: [{ kind: 'corpus_import', id: '1' }, { kind: 'demos', id: 'expert-da' }],
+      role: 'DA',
+      source: 'sft',
+      snapshot: snap([0.5, -1.25, 3]),
+      step: 120,
+      metrics: { 'sft/loss': 0.31, 'sft/accuracy': 0.9 },
+      trainingData: [
+        { kind: 'corpus_import', id: '1' },
+        { kind: 'demos', id: 'expert-da' },
+      ],
       note: 'stopped after step 41 of 60 (trust region)',
     });
-    expect(saved).toMatchObject({ name: 'DA0', role: 'DA', parent: null, generation: 0, step: 120, source: 'sft', weightBytes: 12, optimiserBytes: 28, runId: null });
+    expect(saved).toMatchObject({
+      name: 'DA0',
+      role: 'DA',
+      parent: null,
+      generation: 0,
+      step: 120,
+      source: 'sft',
+      weightBytes: 12,
+      optimiserBytes: 28,
+      runId: null,
+    });
     const got = store.get('DA0')!;
     expect(Array.from(new Float32Array(got.snapshot.weights.buffer))).toEqual([0.5, -1.25, 3]);
     expect(Array.from(new Float32Array(got.snapshot.optimiser!.buffer))).toEqual([0.5, -1.25, 3, 0.5, -1.25, 3, 3]);
     expect(got.snapshot.modelJson).toBe(snap([0]).modelJson.replace('[1]', '[3]'));
     expect(got.metrics).toEqual({ 'sft/loss': 0.31, 'sft/accuracy': 0.9 });
-    expect(got.trainingData).toEqual([{ kind: 'corpus_import', id: '1' }, { kind: 'demos', id: 'expert-da' }]);
+    expect(got.trainingData).toEqual([
+      { kind: 'corpus_import', id: '1' },
+      { kind: 'demos', id: 'expert-da' },
+    ]);
     expect(got.note).toBe('stopped after step 41 of 60 (trust region)');
     const model = new ToyModel([3]);
     const meta = await store.restoreInto('DA0', model);
@@ -88,7 +108,11 @@ describe('checkpoint store', () => {
     const count = () => lab.db.prepare('SELECT count(*) FROM checkpoints').pluck().get();
     const bad: [string, () => unknown, RegExp][] = [
       ['missing parent', () => store.save({ role: 'DA', source: 'gym', parent: 'DA9', snapshot: snap([1]) }), /parent checkpoint DA9 does not exist/],
-      ['parent of the other role', () => store.save({ role: 'CA', source: 'gym', parent: 'DA0', snapshot: snap([1]) }), /parent DA0 is a DA checkpoint, not a CA one/],
+      [
+        'parent of the other role',
+        () => store.save({ role: 'CA', source: 'gym', parent: 'DA0', snapshot: snap([1]) }),
+        /parent DA0 is a DA checkpoint, not a CA one/,
+      ],
       ['name of the other role', () => store.save({ role: 'CA', name: 'DA3', source: 'gym', snapshot: snap([1]) }), /says DA, but the checkpoint is a CA one/],
       ['reserved name', () => store.save({ role: 'DA', name: 'latest', source: 'gym', snapshot: snap([1]) }), /reserved/],
       ['odd name', () => store.save({ role: 'DA', name: 'my model', source: 'gym', snapshot: snap([1]) }), /not valid/],
@@ -98,8 +122,16 @@ describe('checkpoint store', () => {
       ['NaN metric', () => store.save({ role: 'DA', source: 'gym', snapshot: snap([1]), metrics: { 'gym/kl': NaN } }), /metric gym\/kl is NaN/],
       ['unknown run', () => store.save({ role: 'DA', source: 'gym', runId: 'R9', snapshot: snap([1]) }), /run R9 does not exist/],
       ['no source', () => store.save({ role: 'DA', source: ' ', snapshot: snap([1]) }), /source must name/],
-      ['bad lineage entry', () => store.save({ role: 'DA', source: 'gym', snapshot: snap([1]), trainingData: [{ kind: 'match', id: '' }] }), /training data entry 0/],
-      ['negative generation', () => store.save({ role: 'DA', source: 'gym', generation: -1, snapshot: snap([1]) }), /generation must be a non-negative integer/],
+      [
+        'bad lineage entry',
+        () => store.save({ role: 'DA', source: 'gym', snapshot: snap([1]), trainingData: [{ kind: 'match', id: '' }] }),
+        /training data entry 0/,
+      ],
+      [
+        'negative generation',
+        () => store.save({ role: 'DA', source: 'gym', generation: -1, snapshot: snap([1]) }),
+        /generation must be a non-negative integer/,
+      ],
       ['bad role', () => store.save({ role: 'XX' as 'DA', source: 'gym', snapshot: snap([1]) }), /role must be 'DA' or 'CA'/],
     ];
     for (const [what, run, message] of bad) {
@@ -144,7 +176,9 @@ describe('checkpoint store', () => {
   it('a snapshot that does not fit the model fails with the checkpoint named', async () => {
     const { lab, store } = fresh();
     store.save({ role: 'DA', source: 'sft', snapshot: snap([1, 2, 3, 4], [2, 2]) });
-    await expect(store.restoreInto('DA0', new ToyModel([4, 1]))).rejects.toThrow(/checkpoint DA0 \(DA, sft, generation 0\) does not fit this model: shape \[2,2\] does not match this model's \[4,1\]/);
+    await expect(store.restoreInto('DA0', new ToyModel([4, 1]))).rejects.toThrow(
+      /checkpoint DA0 \(DA, sft, generation 0\) does not fit this model: shape \[2,2\] does not match this model's \[4,1\]/,
+    );
     await expect(store.restoreInto('DA4', new ToyModel([4, 1]))).rejects.toThrow(/checkpoint DA4 does not exist/);
     lab.close();
   });
@@ -159,7 +193,9 @@ describe('checkpoint store', () => {
     await store.restoreInto('DA0', same);
     expect(Buffer.from((await same.snapshot()).weights).equals(Buffer.from((await trained.snapshot()).weights))).toBe(true);
     const other = await DaModel.create({ intents, seed: 2, net: net(24) });
-    await expect(store.restoreInto('DA0', other)).rejects.toThrow(/checkpoint DA0 \(DA, sft, generation 0\) does not fit this model: .*parameter 'w1' is \[\d+, 16\] in the snapshot but \[\d+, 24\] here/);
+    await expect(store.restoreInto('DA0', other)).rejects.toThrow(
+      /checkpoint DA0 \(DA, sft, generation 0\) does not fit this model: .*parameter 'w1' is \[\d+, 16\] in the snapshot but \[\d+, 24\] here/,
+    );
     for (const m of [trained, same, other]) await m.dispose();
     lab.close();
   });

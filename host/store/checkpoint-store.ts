@@ -161,10 +161,14 @@ export function checkpointStore(db: Database): CheckpointStore {
     if (c.runId != null && runExists.get(c.runId) === undefined) throw new CheckpointError(`${what}: run ${c.runId} does not exist in this lab`);
     const generation = c.generation ?? parentGeneration + 1;
     const step = c.step ?? 0;
-    for (const [field, v] of [['generation', generation], ['step', step]] as const) {
+    for (const [field, v] of [
+      ['generation', generation],
+      ['step', step],
+    ] as const) {
       if (!Number.isSafeInteger(v) || v < 0) throw new CheckpointError(`${what}: ${field} must be a non-negative integer, got ${v}`);
     }
-    if (typeof c.source !== 'string' || c.source.trim() === '') throw new CheckpointError(`${what}: source must name how it was made (e.g. 'sft', 'gym', 'import')`);
+    if (typeof c.source !== 'string' || c.source.trim() === '')
+      throw new CheckpointError(`${what}: source must name how it was made (e.g. 'sft', 'gym', 'import')`);
     checkSnapshot(c.snapshot, what);
     if (c.note != null && typeof c.note !== 'string') throw new CheckpointError(`${what}: note must be a string or null, got ${typeof c.note}`);
     const metricsJson = c.metrics == null ? null : JSON.stringify(checkMetrics(c.metrics, what));
@@ -197,7 +201,7 @@ export function checkpointStore(db: Database): CheckpointStore {
   function lineage(name: string): CheckpointMeta[] {
     const out: CheckpointMeta[] = [];
     const seen = new Set<string>();
-    for (let n: string | null = name; n !== null; ) {
+    for (let n: string | null = name; n !== null;) {
       if (seen.has(n)) throw new CheckpointError(`checkpoint ${name}: its lineage loops back to ${n}`);
       seen.add(n);
       const row = metaByName.get(n);
@@ -254,7 +258,9 @@ export function checkpointStore(db: Database): CheckpointStore {
       try {
         await model.restore(c.snapshot);
       } catch (e) {
-        throw new CheckpointError(`checkpoint ${name} (${c.role}, ${c.source}, generation ${c.generation}) does not fit this model: ${(e as Error).message}`, { cause: e });
+        throw new CheckpointError(`checkpoint ${name} (${c.role}, ${c.source}, generation ${c.generation}) does not fit this model: ${(e as Error).message}`, {
+          cause: e,
+        });
       }
       const { snapshot: _s, ...m } = c;
       return m;

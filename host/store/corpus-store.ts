@@ -18,17 +18,17 @@ export interface CorpusImport {
 export function saveCorpusImport(db: Database, source: string, file: string, rows: readonly CorpusRow[], problems: number): number {
   const insertImport = db.prepare('INSERT INTO corpus_imports (source, file, imported_at, rows, problems) VALUES (?, ?, ?, ?, ?)');
   const insertRow = db.prepare('INSERT INTO corpus_utterances (import_id, line, intent, text) VALUES (?, ?, ?, ?)');
-  return db.transaction(() => {
-    const id = Number(insertImport.run(source, file, new Date().toISOString(), rows.length, problems).lastInsertRowid);
-    for (const r of rows) insertRow.run(id, r.line, r.intent, r.text);
-    return id;
-  }).immediate();
+  return db
+    .transaction(() => {
+      const id = Number(insertImport.run(source, file, new Date().toISOString(), rows.length, problems).lastInsertRowid);
+      for (const r of rows) insertRow.run(id, r.line, r.intent, r.text);
+      return id;
+    })
+    .immediate();
 }
 
 export function listCorpusImports(db: Database): CorpusImport[] {
-  return db
-    .prepare('SELECT id, source, file, imported_at AS importedAt, rows, problems FROM corpus_imports ORDER BY id')
-    .all() as CorpusImport[];
+  return db.prepare('SELECT id, source, file, imported_at AS importedAt, rows, problems FROM corpus_imports ORDER BY id').all() as CorpusImport[];
 }
 
 /** Utterances of one import (or of all), in file order. */

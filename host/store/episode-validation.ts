@@ -41,10 +41,12 @@ export function backfillValidatorFailures(db: Db, getEpisode: (id: string) => Ep
   let done = 0;
   const write = db.transaction((rows: [number, string][]) => rows.forEach(([bits, id]) => update.run(bits, id)));
   while (ids.length) {
-    write(ids.map((id) => {
-      const e = getEpisode(id)!;
-      return [validatorFailureBits(e, scenarios.get(e.scenarioId)), id];
-    }));
+    write(
+      ids.map((id) => {
+        const e = getEpisode(id)!;
+        return [validatorFailureBits(e, scenarios.get(e.scenarioId)), id];
+      }),
+    );
     done += ids.length;
     ids = pending.all(BACKFILL_BATCH) as string[];
   }

@@ -55,8 +55,19 @@ export interface GymJobStore {
 
 function info(r: GymJobRow): GymJobInfo {
   return {
-    id: r.id, runId: r.run_id, gym: r.gym_index, role: r.role, from: r.from_checkpoint, opponent: r.opponent, matchId: r.match_id,
-    exportPath: r.export_path, status: r.status, createdAt: r.created_at, finishedAt: r.finished_at, checkpoint: r.checkpoint, note: r.note,
+    id: r.id,
+    runId: r.run_id,
+    gym: r.gym_index,
+    role: r.role,
+    from: r.from_checkpoint,
+    opponent: r.opponent,
+    matchId: r.match_id,
+    exportPath: r.export_path,
+    status: r.status,
+    createdAt: r.created_at,
+    finishedAt: r.finished_at,
+    checkpoint: r.checkpoint,
+    note: r.note,
   };
 }
 
@@ -77,13 +88,15 @@ export function gymJobStore(db: Database): GymJobStore {
     insert.run({ ...j, id, createdAt: new Date().toISOString() });
     return info(byId.get(id)!);
   });
-  const finish = db.transaction((id: string, status: Exclude<GymJobStatus, 'waiting'>, result: { checkpoint?: string | null; note?: string | null }): GymJobInfo => {
-    const row = byId.get(id);
-    if (!row) throw new GymJobError(`no gym job ${id} in this lab`);
-    if (row.status !== 'waiting') throw new GymJobError(`gym job ${id} (run ${row.run_id}, gym ${row.gym_index}) is ${row.status}, not waiting`);
-    end.run(status, new Date().toISOString(), result.checkpoint ?? null, result.note ?? null, id);
-    return info(byId.get(id)!);
-  });
+  const finish = db.transaction(
+    (id: string, status: Exclude<GymJobStatus, 'waiting'>, result: { checkpoint?: string | null; note?: string | null }): GymJobInfo => {
+      const row = byId.get(id);
+      if (!row) throw new GymJobError(`no gym job ${id} in this lab`);
+      if (row.status !== 'waiting') throw new GymJobError(`gym job ${id} (run ${row.run_id}, gym ${row.gym_index}) is ${row.status}, not waiting`);
+      end.run(status, new Date().toISOString(), result.checkpoint ?? null, result.note ?? null, id);
+      return info(byId.get(id)!);
+    },
+  );
   return {
     forGym: (runId, gym) => {
       const r = byGym.get(runId, gym);

@@ -28,9 +28,15 @@ const quick = PRESETS.quick.config;
 
 function match(index: number, wDa: number): MatchSummary {
   return {
-    matchId: `R1-M${index}`, index, da: 'DA0', ca: 'CA0', wDa, fraudRate: null,
+    matchId: `R1-M${index}`,
+    index,
+    da: 'DA0',
+    ca: 'CA0',
+    wDa,
+    fraudRate: null,
     tactics: { meanEntityDensity: 0.1, meanTokens: 10, decoyRate: 0.2, hedgeRate: 0.1 } as MatchSummary['tactics'],
-    stop: { stop: false, reason: null, explanation: '', t: index } as unknown as MatchSummary['stop'], next: null,
+    stop: { stop: false, reason: null, explanation: '', t: index } as unknown as MatchSummary['stop'],
+    next: null,
   };
 }
 
@@ -39,13 +45,18 @@ function lab(phase: string, wDas: number[], config: RunConfig = quick) {
   const path = freshPath();
   const store = openSqliteStore(path);
   const snapshot = { value: phase, context: { matches: wDas.map((w, i) => match(i + 1, w)) } };
-  store.db.prepare("INSERT INTO runs (id, created_at, updated_at, status, seed, config_json, snapshot_json, preset) VALUES ('R1', 'now', 'now', 'running', 1, ?, ?, 'quick')")
+  store.db
+    .prepare(
+      "INSERT INTO runs (id, created_at, updated_at, status, seed, config_json, snapshot_json, preset) VALUES ('R1', 'now', 'now', 'running', 1, ?, ?, 'quick')",
+    )
     .run(JSON.stringify(config), JSON.stringify(snapshot));
   return { path, store, knobs: knobStore(store.db) };
 }
 
 function setPhase(db: Database.Database, phase: string, wDas: number[]) {
-  db.prepare("UPDATE runs SET snapshot_json = ? WHERE id = 'R1'").run(JSON.stringify({ value: phase, context: { matches: wDas.map((w, i) => match(i + 1, w)) } }));
+  db.prepare("UPDATE runs SET snapshot_json = ? WHERE id = 'R1'").run(
+    JSON.stringify({ value: phase, context: { matches: wDas.map((w, i) => match(i + 1, w)) } }),
+  );
 }
 
 describe('migration 19', () => {
@@ -53,11 +64,18 @@ describe('migration 19', () => {
     const db = new Database(':memory:');
     db.pragma('foreign_keys = ON');
     expect(applyMigrations(db, 18)).toBe(18);
-    const knobTables = () => db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('knob_writes', 'knob_proposals') ORDER BY name").pluck().all();
+    const knobTables = () =>
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('knob_writes', 'knob_proposals') ORDER BY name").pluck().all();
     expect(knobTables()).toEqual([]);
     expect(applyMigrations(db, 19)).toBe(19);
     expect(knobTables()).toEqual(['knob_proposals', 'knob_writes']);
-    expect(() => db.prepare("INSERT INTO knob_writes (run_id, knob, value, requested_from, reason, by, status, created_at, state_json) VALUES ('R9', 'k', 1, 0, 'r', 'person', 'pending', 'now', '{}')").run()).toThrow(/FOREIGN KEY/);
+    expect(() =>
+      db
+        .prepare(
+          "INSERT INTO knob_writes (run_id, knob, value, requested_from, reason, by, status, created_at, state_json) VALUES ('R9', 'k', 1, 0, 'r', 'person', 'pending', 'now', '{}')",
+        )
+        .run(),
+    ).toThrow(/FOREIGN KEY/);
     expect(applyMigrations(db, 19)).toBe(19);
     db.close();
   });
@@ -94,10 +112,16 @@ describe('knob writes in the lab', () => {
     setPhase(store.db, 'evaluate', [0.9]);
     expect(knobs.request('R1', { knob: 'stopping.tauDa', value: 0.8, reason: 'x', by: 'person' })).toMatchObject({ ok: false, rule: 'phase' });
     setPhase(store.db, 'done', [0.9]);
-    expect(knobs.request('R1', { knob: 'stopping.tauDa', value: 0.8, reason: 'x', by: 'person' })).toMatchObject({ ok: false, rule: 'phase', message: expect.stringContaining('finished') });
+    expect(knobs.request('R1', { knob: 'stopping.tauDa', value: 0.8, reason: 'x', by: 'person' })).toMatchObject({
+      ok: false,
+      rule: 'phase',
+      message: expect.stringContaining('finished'),
+    });
     store.db.close(); // no orderly shutdown
     const again = knobStore(openSqliteStore(path).db);
-    expect(again.writes('R1')).toEqual([expect.objectContaining({ knob: 'stopping.tauDa', value: 0.7, status: 'pending', state: { phase: 'match', matches: 1, metricStep: 0 } })]);
+    expect(again.writes('R1')).toEqual([
+      expect.objectContaining({ knob: 'stopping.tauDa', value: 0.7, status: 'pending', state: { phase: 'match', matches: 1, metricStep: 0 } }),
+    ]);
   });
 
   it('reverts an applied write with a write back to its previous value, linked both ways, once', () => {
@@ -120,8 +144,12 @@ describe('knob writes in the lab', () => {
   it('stores proposals with their evidence; accept (as proposed or edited) goes through the checks; dismiss records it', () => {
     const { store, knobs } = lab('gym', [0.4]);
     const proposal = {
-      knob: 'arena.maxDaTurns', value: 20, reason: '41% of episodes hit the turn limit without a tool call',
-      source: { kind: 'diagnostic' as const, name: 'deadlock' as const }, evidence: { episodes: ['R1-M1:3'], series: [{ name: 'deadlock', points: [[1, 0.41]] as [number, number][] }], figures: { deadlockRate: 0.41 } }, at: { matchIndex: 1 },
+      knob: 'arena.maxDaTurns',
+      value: 20,
+      reason: '41% of episodes hit the turn limit without a tool call',
+      source: { kind: 'diagnostic' as const, name: 'deadlock' as const },
+      evidence: { episodes: ['R1-M1:3'], series: [{ name: 'deadlock', points: [[1, 0.41]] as [number, number][] }], figures: { deadlockRate: 0.41 } },
+      at: { matchIndex: 1 },
     };
     const p1 = knobs.propose('R1', proposal);
     const p2 = knobs.propose('R1', { ...proposal, value: 3 });
@@ -131,7 +159,11 @@ describe('knob writes in the lab', () => {
     const a = knobs.accept('R1', p1.id, { value: 16 });
     expect(a).toMatchObject({ ok: true, write: { value: 16, by: 'diagnostic:deadlock', proposalId: p1.id } });
     expect(knobs.dismiss('R1', p3.id).status).toBe('dismissed');
-    expect(knobs.proposals('R1').map((p) => [p.status, p.evidence.figures.deadlockRate])).toEqual([['edited', 0.41], ['pending', 0.41], ['dismissed', 0.41]]);
+    expect(knobs.proposals('R1').map((p) => [p.status, p.evidence.figures.deadlockRate])).toEqual([
+      ['edited', 0.41],
+      ['pending', 0.41],
+      ['dismissed', 0.41],
+    ]);
     store.close();
   });
 
@@ -149,10 +181,18 @@ describe('knob writes in the lab', () => {
     expect(wDa.noiseFloor!).toBeLessThan(0.05);
     expect(knobs.keptWrites('R1').map((k) => [k.knob, k.value])).toEqual([['arena.maxDaTurns', 20]]);
     // A second run inherits it: applied at its start, recorded as inherited.
-    store.db.prepare("INSERT INTO runs (id, created_at, updated_at, status, seed, config_json, preset) VALUES ('R2', 'now', 'now', 'running', 1, ?, 'quick')").run(JSON.stringify(quick));
-    knobs.recordInherited('R2', knobs.keptWrites('R1').map((k) => ({ knob: k.knob, value: k.value, reason: `inherited from R1: ${k.reason}`, by: `inherited:R1/W${k.id}` })));
+    store.db
+      .prepare("INSERT INTO runs (id, created_at, updated_at, status, seed, config_json, preset) VALUES ('R2', 'now', 'now', 'running', 1, ?, 'quick')")
+      .run(JSON.stringify(quick));
+    knobs.recordInherited(
+      'R2',
+      knobs.keptWrites('R1').map((k) => ({ knob: k.knob, value: k.value, reason: `inherited from R1: ${k.reason}`, by: `inherited:R1/W${k.id}` })),
+    );
     expect(knobs.effective('R2').arena.maxDaTurns).toBe(20);
-    expect(knobs.history('arena.maxDaTurns').map((h) => [h.runId, h.write.from, h.write.value, h.effect?.mark])).toEqual([['R1', 12, 20, 'kept'], ['R2', 12, 20, 'too-early']]);
+    expect(knobs.history('arena.maxDaTurns').map((h) => [h.runId, h.write.from, h.write.value, h.effect?.mark])).toEqual([
+      ['R1', 12, 20, 'kept'],
+      ['R2', 12, 20, 'too-early'],
+    ]);
     store.close();
   });
 });
@@ -220,12 +260,20 @@ describe('hot-swap into a live gym', () => {
     const used: { step: number; K: number; lr: number }[] = [];
     let scored = 0;
     await runGrpo<number, number, number>({
-      model, reference: model, prompts: [0, 1, 2, 3], observe: (p) => p,
+      model,
+      reference: model,
+      prompts: [0, 1, 2, 3],
+      observe: (p) => p,
       reward: {
         batch: async (items) => {
           // Mid-step 2 (scoring, before the update), another process writes through the lab.
           if (++scored === 3) {
-            for (const [knob, value] of [['gym.da.lr', 5e-4], ['gym.da.K', 4], ['gym.da.klBeta', 0.2], ['gym.da.clipEps', 0.3]] as const) {
+            for (const [knob, value] of [
+              ['gym.da.lr', 5e-4],
+              ['gym.da.K', 4],
+              ['gym.da.klBeta', 0.2],
+              ['gym.da.clipEps', 0.3],
+            ] as const) {
               const r = knobs.request('R1', { knob, value, reason: 'hot-swap test', by: 'person' });
               if (!r.ok) throw new Error(r.message);
             }
@@ -242,7 +290,9 @@ describe('hot-swap into a live gym', () => {
     for (let s = 0; s < 6; s++) {
       const old = s <= 2;
       expect(model.samples[s], `samples of step ${s}`).toBe(2 * (old ? base.K : 4));
-      expect(model.updates[s], `update of step ${s}`).toEqual(old ? { lr: base.lr, clipEps: base.clipEps, klBeta: base.klBeta } : { lr: 5e-4, clipEps: 0.3, klBeta: 0.2 });
+      expect(model.updates[s], `update of step ${s}`).toEqual(
+        old ? { lr: base.lr, clipEps: base.clipEps, klBeta: base.klBeta } : { lr: 5e-4, clipEps: 0.3, klBeta: 0.2 },
+      );
       expect(used[s]).toEqual({ step: s, K: old ? base.K : 4, lr: old ? base.lr : 5e-4 });
     }
     expect(knobs.writes('R1').map((w) => w.appliedState?.gymStep)).toEqual([3, 3, 3, 3]);

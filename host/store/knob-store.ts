@@ -75,28 +75,74 @@ export const REWARD_WINDOW = 8;
 export const MATCH_WINDOW = 3;
 
 interface WriteRow {
-  id: number; run_id: string; knob: string; value: number; requested_from: number; from_value: number | null; reason: string; by: string;
-  status: 'pending' | 'applied'; created_at: string; state_json: string; applied_at: string | null; applied_state_json: string | null;
-  applied_seq: number | null; reverts: number | null; proposal_id: number | null; reverted_by: number | null;
+  id: number;
+  run_id: string;
+  knob: string;
+  value: number;
+  requested_from: number;
+  from_value: number | null;
+  reason: string;
+  by: string;
+  status: 'pending' | 'applied';
+  created_at: string;
+  state_json: string;
+  applied_at: string | null;
+  applied_state_json: string | null;
+  applied_seq: number | null;
+  reverts: number | null;
+  proposal_id: number | null;
+  reverted_by: number | null;
 }
 interface ProposalRow {
-  id: number; run_id: string; knob: string; value_json: string; reason: string; source_json: string; evidence_json: string; at_json: string;
-  status: StoredProposal['status']; created_at: string; decided_at: string | null; write_id: number | null;
+  id: number;
+  run_id: string;
+  knob: string;
+  value_json: string;
+  reason: string;
+  source_json: string;
+  evidence_json: string;
+  at_json: string;
+  status: StoredProposal['status'];
+  created_at: string;
+  decided_at: string | null;
+  write_id: number | null;
 }
 
 function toWrite(r: WriteRow): KnobWrite {
   return {
-    id: r.id, runId: r.run_id, knob: r.knob, value: r.value, requestedFrom: r.requested_from, from: r.from_value, reason: r.reason, by: r.by,
-    status: r.status, createdAt: r.created_at, state: JSON.parse(r.state_json) as KnobRunState, appliedAt: r.applied_at,
-    appliedState: r.applied_state_json ? (JSON.parse(r.applied_state_json) as KnobRunState) : null, reverts: r.reverts, revertedBy: r.reverted_by, proposalId: r.proposal_id,
+    id: r.id,
+    runId: r.run_id,
+    knob: r.knob,
+    value: r.value,
+    requestedFrom: r.requested_from,
+    from: r.from_value,
+    reason: r.reason,
+    by: r.by,
+    status: r.status,
+    createdAt: r.created_at,
+    state: JSON.parse(r.state_json) as KnobRunState,
+    appliedAt: r.applied_at,
+    appliedState: r.applied_state_json ? (JSON.parse(r.applied_state_json) as KnobRunState) : null,
+    reverts: r.reverts,
+    revertedBy: r.reverted_by,
+    proposalId: r.proposal_id,
   };
 }
 
 function toProposal(r: ProposalRow): StoredProposal {
   return {
-    id: r.id, runId: r.run_id, knob: r.knob, value: JSON.parse(r.value_json) as KnobProposal['value'], reason: r.reason,
-    source: JSON.parse(r.source_json) as KnobProposal['source'], evidence: JSON.parse(r.evidence_json) as KnobProposal['evidence'],
-    at: JSON.parse(r.at_json) as KnobProposal['at'], status: r.status, createdAt: r.created_at, decidedAt: r.decided_at, writeId: r.write_id,
+    id: r.id,
+    runId: r.run_id,
+    knob: r.knob,
+    value: JSON.parse(r.value_json) as KnobProposal['value'],
+    reason: r.reason,
+    source: JSON.parse(r.source_json) as KnobProposal['source'],
+    evidence: JSON.parse(r.evidence_json) as KnobProposal['evidence'],
+    at: JSON.parse(r.at_json) as KnobProposal['at'],
+    status: r.status,
+    createdAt: r.created_at,
+    decidedAt: r.decided_at,
+    writeId: r.write_id,
   };
 }
 
@@ -104,28 +150,41 @@ const WRITE_COLUMNS = `w.*, (SELECT r.id FROM knob_writes r WHERE r.reverts = w.
 
 export function knobStore(db: Database) {
   const q = {
-    run: db.prepare<[string], { id: string; config_json: string; snapshot_json: string | null; status: string; preset: string }>('SELECT id, config_json, snapshot_json, status, preset FROM runs WHERE id = ?'),
+    run: db.prepare<[string], { id: string; config_json: string; snapshot_json: string | null; status: string; preset: string }>(
+      'SELECT id, config_json, snapshot_json, status, preset FROM runs WHERE id = ?',
+    ),
     metricCount: db.prepare<[string], number>("SELECT COUNT(*) FROM run_metrics WHERE run_id = ? AND key = 'gym/reward_mean'").pluck(),
     writes: db.prepare<[string], WriteRow>(`SELECT ${WRITE_COLUMNS} FROM knob_writes w WHERE w.run_id = ? ORDER BY w.id`),
     write: db.prepare<[number], WriteRow>(`SELECT ${WRITE_COLUMNS} FROM knob_writes w WHERE w.id = ?`),
     byKnob: db.prepare<[string], WriteRow>(`SELECT ${WRITE_COLUMNS} FROM knob_writes w WHERE w.knob = ? AND w.status = 'applied' ORDER BY w.run_id, w.id`),
-    applied: db.prepare<[string], { knob: string; value: number }>("SELECT knob, value FROM knob_writes WHERE run_id = ? AND status = 'applied' ORDER BY applied_seq"),
-    queued: db.prepare<[string], { knob: string; value: number }>("SELECT knob, value FROM knob_writes WHERE run_id = ? ORDER BY status = 'pending', applied_seq, id"),
+    applied: db.prepare<[string], { knob: string; value: number }>(
+      "SELECT knob, value FROM knob_writes WHERE run_id = ? AND status = 'applied' ORDER BY applied_seq",
+    ),
+    queued: db.prepare<[string], { knob: string; value: number }>(
+      "SELECT knob, value FROM knob_writes WHERE run_id = ? ORDER BY status = 'pending', applied_seq, id",
+    ),
     pending: db.prepare<[string], WriteRow>("SELECT *, NULL AS reverted_by FROM knob_writes WHERE run_id = ? AND status = 'pending' ORDER BY id"),
     hasPending: db.prepare<[string], number>("SELECT EXISTS (SELECT 1 FROM knob_writes WHERE run_id = ? AND status = 'pending')").pluck(),
     maxSeq: db.prepare<[string], number | null>('SELECT MAX(applied_seq) FROM knob_writes WHERE run_id = ?').pluck(),
     insert: db.prepare(`INSERT INTO knob_writes (run_id, knob, value, requested_from, reason, by, status, created_at, state_json, reverts, proposal_id)
                         VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`),
-    insertApplied: db.prepare(`INSERT INTO knob_writes (run_id, knob, value, requested_from, from_value, reason, by, status, created_at, state_json, applied_at, applied_state_json, applied_seq)
+    insertApplied:
+      db.prepare(`INSERT INTO knob_writes (run_id, knob, value, requested_from, from_value, reason, by, status, created_at, state_json, applied_at, applied_state_json, applied_seq)
                         VALUES (?, ?, ?, ?, ?, ?, ?, 'applied', ?, ?, ?, ?, ?)`),
-    apply: db.prepare("UPDATE knob_writes SET status = 'applied', from_value = ?, applied_at = ?, applied_state_json = ?, applied_seq = ? WHERE id = ? AND status = 'pending'"),
+    apply: db.prepare(
+      "UPDATE knob_writes SET status = 'applied', from_value = ?, applied_at = ?, applied_state_json = ?, applied_seq = ? WHERE id = ? AND status = 'pending'",
+    ),
     insertProposal: db.prepare(`INSERT INTO knob_proposals (run_id, knob, value_json, reason, source_json, evidence_json, at_json, status, created_at)
                                 VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)`),
     proposals: db.prepare<[string], ProposalRow>('SELECT * FROM knob_proposals WHERE run_id = ? ORDER BY id'),
-    sameProposal: db.prepare<[string, string, string, string], number>('SELECT 1 FROM knob_proposals WHERE run_id = ? AND knob = ? AND source_json = ? AND at_json = ?').pluck(),
+    sameProposal: db
+      .prepare<[string, string, string, string], number>('SELECT 1 FROM knob_proposals WHERE run_id = ? AND knob = ? AND source_json = ? AND at_json = ?')
+      .pluck(),
     proposal: db.prepare<[number], ProposalRow>('SELECT * FROM knob_proposals WHERE id = ?'),
     decide: db.prepare('UPDATE knob_proposals SET status = ?, decided_at = ?, write_id = ? WHERE id = ?'),
-    metrics: db.prepare<[string], { phase: string; step: number; value: number }>("SELECT phase, step, value FROM run_metrics WHERE run_id = ? AND key = 'gym/reward_mean' ORDER BY step"),
+    metrics: db.prepare<[string], { phase: string; step: number; value: number }>(
+      "SELECT phase, step, value FROM run_metrics WHERE run_id = ? AND key = 'gym/reward_mean' ORDER BY step",
+    ),
   };
 
   function runRow(runId: string) {
@@ -151,7 +210,12 @@ export function knobStore(db: Database) {
     state(runId: string): KnobRunState & { recentSuccess: number | null } {
       const snap = snapshotOf(runId);
       const matches = snap?.context.matches ?? [];
-      return { phase: snap?.value ?? 'bootstrap', matches: matches.length, metricStep: q.metricCount.get(runId) ?? 0, recentSuccess: matches.at(-1)?.wDa ?? null };
+      return {
+        phase: snap?.value ?? 'bootstrap',
+        matches: matches.length,
+        metricStep: q.metricCount.get(runId) ?? 0,
+        recentSuccess: matches.at(-1)?.wDa ?? null,
+      };
     },
     writes(runId: string): KnobWrite[] {
       runRow(runId);
@@ -165,20 +229,41 @@ export function knobStore(db: Database) {
     request(runId: string, w: KnobWriteRequest, link: { reverts?: number; proposalId?: number } = {}): WriteResult {
       if (!isWriter(w.by)) return { ok: false, rule: 'writer', message: `by "${w.by}": expected person, person:<name>, diagnostic:<name> or llm:<model>` };
       if (!w.reason.trim()) return { ok: false, rule: 'writer', message: 'a write needs a reason' };
-      return db.transaction((): WriteResult => {
-        const state = store.state(runId);
-        const c = checkWrite(w.knob, w.value, { config: store.effective(runId, true), phase: state.phase, recentSuccess: state.recentSuccess, revert: link.reverts !== undefined });
-        if (!c.ok) return c;
-        const { recentSuccess: _, ...at } = state;
-        const id = Number(q.insert.run(runId, w.knob, c.value, c.from, w.reason, w.by, new Date().toISOString(), JSON.stringify(at), link.reverts ?? null, link.proposalId ?? null).lastInsertRowid);
-        return { ok: true, write: store.write(id)! };
-      }).immediate();
+      return db
+        .transaction((): WriteResult => {
+          const state = store.state(runId);
+          const c = checkWrite(w.knob, w.value, {
+            config: store.effective(runId, true),
+            phase: state.phase,
+            recentSuccess: state.recentSuccess,
+            revert: link.reverts !== undefined,
+          });
+          if (!c.ok) return c;
+          const { recentSuccess: _, ...at } = state;
+          const id = Number(
+            q.insert.run(
+              runId,
+              w.knob,
+              c.value,
+              c.from,
+              w.reason,
+              w.by,
+              new Date().toISOString(),
+              JSON.stringify(at),
+              link.reverts ?? null,
+              link.proposalId ?? null,
+            ).lastInsertRowid,
+          );
+          return { ok: true, write: store.write(id)! };
+        })
+        .immediate();
     },
     /** A write back to the value an applied write replaced, linked to it, through the same checks (the gate aside). */
     revert(runId: string, writeId: number, by: string, reason?: string): WriteResult {
       const w = store.write(writeId);
       if (!w || w.runId !== runId) return { ok: false, rule: 'revert', message: `no write W${writeId} in run ${runId}` };
-      if (w.status !== 'applied' || w.from === null) return { ok: false, rule: 'revert', message: `W${writeId} has not been applied yet (pending until the run's next boundary)` };
+      if (w.status !== 'applied' || w.from === null)
+        return { ok: false, rule: 'revert', message: `W${writeId} has not been applied yet (pending until the run's next boundary)` };
       if (w.revertedBy !== null) return { ok: false, rule: 'revert', message: `W${writeId} was already reverted by W${w.revertedBy}` };
       return store.request(runId, { knob: w.knob, value: w.from, reason: reason ?? `revert W${writeId}`, by }, { reverts: writeId });
     },
@@ -190,42 +275,57 @@ export function knobStore(db: Database) {
     applyPending(runId: string, kind: 'step' | 'phase', at: KnobRunState): KnobWrite[] {
       // A plain read first: the write lock is taken only when there is something to apply (every GRPO step asks).
       if (!q.hasPending.get(runId)) return [];
-      return db.transaction(() => {
-        const pending = q.pending.all(runId).filter((r) => kind === 'phase' || knobSpec(r.knob)?.boundary === 'step');
-        if (pending.length === 0) return [];
-        let config = store.effective(runId);
-        let seq = q.maxSeq.get(runId) ?? 0;
-        const now = new Date().toISOString();
-        for (const r of pending) {
-          const from = knobValue(config, r.knob);
-          config = effectiveConfig(config, [{ knob: r.knob, value: r.value }]);
-          q.apply.run(from, now, JSON.stringify(at), ++seq, r.id);
-        }
-        return pending.map((r) => store.write(r.id)!);
-      }).immediate();
+      return db
+        .transaction(() => {
+          const pending = q.pending.all(runId).filter((r) => kind === 'phase' || knobSpec(r.knob)?.boundary === 'step');
+          if (pending.length === 0) return [];
+          let config = store.effective(runId);
+          let seq = q.maxSeq.get(runId) ?? 0;
+          const now = new Date().toISOString();
+          for (const r of pending) {
+            const from = knobValue(config, r.knob);
+            config = effectiveConfig(config, [{ knob: r.knob, value: r.value }]);
+            q.apply.run(from, now, JSON.stringify(at), ++seq, r.id);
+          }
+          return pending.map((r) => store.write(r.id)!);
+        })
+        .immediate();
     },
     /** Writes recorded as applied at the run's start (an inherited experience pool, `--inherit`). */
     recordInherited(runId: string, writes: readonly { knob: string; value: number; reason: string; by: string }[]): KnobWrite[] {
-      return db.transaction(() => {
-        let config = store.effective(runId);
-        let seq = q.maxSeq.get(runId) ?? 0;
-        const now = new Date().toISOString();
-        const at = JSON.stringify({ phase: 'start', matches: 0, metricStep: 0 } satisfies KnobRunState);
-        const ids: number[] = [];
-        for (const w of writes) {
-          const from = knobValue(config, w.knob);
-          config = effectiveConfig(config, [w]);
-          ids.push(Number(q.insertApplied.run(runId, w.knob, w.value, from, from, w.reason, w.by, now, at, now, at, ++seq).lastInsertRowid));
-        }
-        return ids.map((id) => store.write(id)!);
-      }).immediate();
+      return db
+        .transaction(() => {
+          let config = store.effective(runId);
+          let seq = q.maxSeq.get(runId) ?? 0;
+          const now = new Date().toISOString();
+          const at = JSON.stringify({ phase: 'start', matches: 0, metricStep: 0 } satisfies KnobRunState);
+          const ids: number[] = [];
+          for (const w of writes) {
+            const from = knobValue(config, w.knob);
+            config = effectiveConfig(config, [w]);
+            ids.push(Number(q.insertApplied.run(runId, w.knob, w.value, from, from, w.reason, w.by, now, at, now, at, ++seq).lastInsertRowid));
+          }
+          return ids.map((id) => store.write(id)!);
+        })
+        .immediate();
     },
 
     // ------------------------------------------------------------------------- proposals
     /** A diagnostic's (or LLM's) proposal, stored pending with its evidence. */
     propose(runId: string, p: KnobProposal): StoredProposal {
       runRow(runId);
-      const id = Number(q.insertProposal.run(runId, p.knob, JSON.stringify(p.value), p.reason, JSON.stringify(p.source), JSON.stringify(p.evidence), JSON.stringify(p.at), new Date().toISOString()).lastInsertRowid);
+      const id = Number(
+        q.insertProposal.run(
+          runId,
+          p.knob,
+          JSON.stringify(p.value),
+          p.reason,
+          JSON.stringify(p.source),
+          JSON.stringify(p.evidence),
+          JSON.stringify(p.at),
+          new Date().toISOString(),
+        ).lastInsertRowid,
+      );
       return toProposal(q.proposal.get(id)!);
     },
     /**
@@ -280,16 +380,24 @@ export function knobStore(db: Database) {
         const gymPoints = rewards.filter((p) => p.phase.startsWith(`gym:${role}`));
         const reward: MeasureSpec = { name: `gym reward (${role})`, window: REWARD_WINDOW, better: 1 };
         const wDa: MeasureSpec = { name: 'W_DA', window: MATCH_WINDOW, better: 1 };
-        const split = <T,>(xs: readonly T[], n: number) => [xs.slice(0, n), xs.slice(n)] as const;
+        const split = <T>(xs: readonly T[], n: number) => [xs.slice(0, n), xs.slice(n)] as const;
         const [mb, ma] = split(matches, at.matches);
-        const [rb, ra] = [gymPoints.filter((p) => p.step < at.metricStep).map((p) => p.value), gymPoints.filter((p) => p.step >= at.metricStep).map((p) => p.value)];
+        const [rb, ra] = [
+          gymPoints.filter((p) => p.step < at.metricStep).map((p) => p.value),
+          gymPoints.filter((p) => p.step >= at.metricStep).map((p) => p.value),
+        ];
         const step = knobSpec(w.knob)?.boundary === 'step';
         const rewardEffect = measureEffect(reward, rb, ra);
-        const wDaEffect = measureEffect(wDa, mb.map((m) => m.wDa), ma.map((m) => m.wDa));
+        const wDaEffect = measureEffect(
+          wDa,
+          mb.map((m) => m.wDa),
+          ma.map((m) => m.wDa),
+        );
         const tactic = (name: string, f: (m: MatchSummary) => number) => measureEffect({ name, window: MATCH_WINDOW, better: 0 }, mb.map(f), ma.map(f));
         const effects = [
           ...(step ? [rewardEffect, wDaEffect] : [wDaEffect, rewardEffect]),
-          tactic('CA decoy rate', (m) => m.tactics.decoyRate), tactic('CA entity density', (m) => m.tactics.meanEntityDensity),
+          tactic('CA decoy rate', (m) => m.tactics.decoyRate),
+          tactic('CA entity density', (m) => m.tactics.meanEntityDensity),
         ];
         const reverted = w.revertedBy !== null;
         const better = new Map(effects.map((e) => [e.measure, e.measure === 'W_DA' || e.measure.startsWith('gym reward') ? 1 : 0]));
@@ -308,7 +416,12 @@ export function knobStore(db: Database) {
         const w = writes.get(e.writeId)!;
         if (e.mark !== 'reverted' || e.reverted || w.reverts !== null || pendingReverts.has(w.id)) continue;
         const worse = e.effects.find((x) => x.mark === 'reverted')!;
-        const r = store.revert(runId, w.id, 'eau:auto-revert', `auto-revert W${w.id}: ${worse.measure} ${worse.delta!.toFixed(3)}, beyond the noise floor ±${worse.noiseFloor!.toFixed(3)}`);
+        const r = store.revert(
+          runId,
+          w.id,
+          'eau:auto-revert',
+          `auto-revert W${w.id}: ${worse.measure} ${worse.delta!.toFixed(3)}, beyond the noise floor ±${worse.noiseFloor!.toFixed(3)}`,
+        );
         if (r.ok) out.push(r.write);
       }
       return out;
@@ -325,7 +438,9 @@ export function knobStore(db: Database) {
     /** The kept writes of a run (applied, not reverts, not reverted, marked kept): what `--inherit` carries over, last value per knob. */
     keptWrites(runId: string): KnobWrite[] {
       const effects = new Map(store.effects(runId).map((e) => [e.writeId, e]));
-      const kept = store.writes(runId).filter((w) => w.status === 'applied' && w.reverts === null && w.revertedBy === null && effects.get(w.id)?.mark === 'kept');
+      const kept = store
+        .writes(runId)
+        .filter((w) => w.status === 'applied' && w.reverts === null && w.revertedBy === null && effects.get(w.id)?.mark === 'kept');
       const last = new Map<string, KnobWrite>();
       for (const w of kept) last.set(w.knob, w);
       return [...last.values()];

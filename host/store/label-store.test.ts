@@ -22,12 +22,26 @@ function lab() {
   const labels = labelStore(store.db);
   labels.addAnnotator('ann');
   labels.addAnnotator(' bo ');
-  const queue = labels.createQueue({ kind: 'tactic', labels: DEFAULT_TACTIC_LABELS, matchIds: ['M1'], perMatch: 3, seed: 1, items: episodes.slice(0, 3).map((e) => ({ episodeId: e.id, turnIdx: 0 })) });
+  const queue = labels.createQueue({
+    kind: 'tactic',
+    labels: DEFAULT_TACTIC_LABELS,
+    matchIds: ['M1'],
+    perMatch: 3,
+    seed: 1,
+    items: episodes.slice(0, 3).map((e) => ({ episodeId: e.id, turnIdx: 0 })),
+  });
   return { path, store, labels, queue };
 }
 
-const put = (queueId: string, pos: number, annotator: string, value: string | null, msSpent = 1000, baseRevision?: number) =>
-  ({ queueId, pos, annotator, value, note: '', msSpent, baseRevision });
+const put = (queueId: string, pos: number, annotator: string, value: string | null, msSpent = 1000, baseRevision?: number) => ({
+  queueId,
+  pos,
+  annotator,
+  value,
+  note: '',
+  msSpent,
+  baseRevision,
+});
 
 describe('the labelling migration', () => {
   it('adds annotators, queues, items and labels keyed by item and annotator', () => {
@@ -37,7 +51,10 @@ describe('the labelling migration', () => {
     applyMigrations(db, version - 1);
     expect(applyMigrations(db, version)).toBe(version);
     expect(userVersion(db)).toBe(version);
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('annotators', 'label_queues', 'label_items', 'labels') ORDER BY name").pluck().all();
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('annotators', 'label_queues', 'label_items', 'labels') ORDER BY name")
+      .pluck()
+      .all();
     expect(tables).toEqual(['annotators', 'label_items', 'label_queues', 'labels']);
     const pk = db.prepare("SELECT name FROM pragma_table_info('labels') WHERE pk > 0 ORDER BY pk").pluck().all();
     expect(pk).toEqual(['queue_id', 'pos', 'annotator']);
@@ -62,8 +79,14 @@ describe('labelStore', () => {
     labels.put(put('T1', 0, 'bo', 'Other'));
     const again = labels.put(put('T1', 0, 'ann', 'Multi-intent', 500));
     expect(again).toMatchObject({ value: 'Multi-intent', revision: 2, msSpent: 1500 });
-    expect(labels.labels('T1').map((l) => [l.annotator, l.value])).toEqual([['ann', 'Multi-intent'], ['bo', 'Other']]);
-    expect(labels.getQueue('T1').progress).toEqual([{ annotator: 'ann', labelled: 1, skipped: 0 }, { annotator: 'bo', labelled: 1, skipped: 0 }]);
+    expect(labels.labels('T1').map((l) => [l.annotator, l.value])).toEqual([
+      ['ann', 'Multi-intent'],
+      ['bo', 'Other'],
+    ]);
+    expect(labels.getQueue('T1').progress).toEqual([
+      { annotator: 'ann', labelled: 1, skipped: 0 },
+      { annotator: 'bo', labelled: 1, skipped: 0 },
+    ]);
     store.close();
   });
 

@@ -68,8 +68,12 @@ export function labelStore(db: Database) {
         revision = revision + 1, updated_at = excluded.updated_at, write_seq = excluded.write_seq`),
     latest: db.prepare('SELECT pos FROM labels WHERE queue_id = ? AND annotator = ? ORDER BY write_seq DESC LIMIT 1').pluck(),
     remove: db.prepare('DELETE FROM labels WHERE queue_id = ? AND pos = ? AND annotator = ?'),
-    firstOpen: db.prepare(`SELECT i.pos FROM label_items i WHERE i.queue_id = ? AND NOT EXISTS
-                           (SELECT 1 FROM labels l WHERE l.queue_id = i.queue_id AND l.pos = i.pos AND l.annotator = ?) ORDER BY i.pos LIMIT 1`).pluck(),
+    firstOpen: db
+      .prepare(
+        `SELECT i.pos FROM label_items i WHERE i.queue_id = ? AND NOT EXISTS
+                           (SELECT 1 FROM labels l WHERE l.queue_id = i.queue_id AND l.pos = i.pos AND l.annotator = ?) ORDER BY i.pos LIMIT 1`,
+      )
+      .pluck(),
     firstSkipped: db.prepare('SELECT pos FROM labels WHERE queue_id = ? AND annotator = ? AND value_json IS NULL ORDER BY pos LIMIT 1').pluck(),
   };
 
@@ -83,7 +87,11 @@ export function labelStore(db: Database) {
       perMatch: r.per_match as number,
       seed: r.seed as number,
       items: q.itemCount.get(r.id) as number,
-      progress: (q.progress.all(r.id) as Row[]).map((p) => ({ annotator: p.annotator as string, labelled: p.labelled as number, skipped: p.skipped as number })),
+      progress: (q.progress.all(r.id) as Row[]).map((p) => ({
+        annotator: p.annotator as string,
+        labelled: p.labelled as number,
+        skipped: p.skipped as number,
+      })),
     };
   }
 
@@ -120,7 +128,16 @@ export function labelStore(db: Database) {
         `${p.annotator}'s label of ${p.queueId}/${p.pos} changed since it was opened (revision ${seen}, this write started from ${p.baseRevision}); reload the item and label it again`,
       );
     }
-    q.upsert.run({ queueId: p.queueId, pos: p.pos, annotator: p.annotator, value: p.value === null ? null : JSON.stringify(p.value), note: p.note, msSpent: Math.round(p.msSpent), now: new Date().toISOString(), seq: q.nextSeq.get() });
+    q.upsert.run({
+      queueId: p.queueId,
+      pos: p.pos,
+      annotator: p.annotator,
+      value: p.value === null ? null : JSON.stringify(p.value),
+      note: p.note,
+      msSpent: Math.round(p.msSpent),
+      now: new Date().toISOString(),
+      seq: q.nextSeq.get(),
+    });
     return ownLabel(q.own.get(p.queueId, p.pos, p.annotator) as Row);
   });
 
@@ -133,7 +150,14 @@ export function labelStore(db: Database) {
   });
 
   const createQueue = db.transaction(
-    (o: { kind: LabelKind; labels: readonly string[]; matchIds: readonly string[]; perMatch: number; seed: number; items: readonly Omit<QueueItem, 'pos'>[] }): LabelQueueInfo => {
+    (o: {
+      kind: LabelKind;
+      labels: readonly string[];
+      matchIds: readonly string[];
+      perMatch: number;
+      seed: number;
+      items: readonly Omit<QueueItem, 'pos'>[];
+    }): LabelQueueInfo => {
       const taken = new Set(q.queueIds.all() as string[]);
       const prefix = o.kind === 'tactic' ? 'T' : 'A';
       let n = 1;
@@ -148,7 +172,8 @@ export function labelStore(db: Database) {
   return {
     addAnnotator(name: string): string {
       const n = name.trim();
-      if (!ANNOTATOR.test(n)) throw new Error(`annotator name ${JSON.stringify(name)}: use 1–60 letters, digits, spaces or . _ ' - (starting with a letter or digit)`);
+      if (!ANNOTATOR.test(n))
+        throw new Error(`annotator name ${JSON.stringify(name)}: use 1–60 letters, digits, spaces or . _ ' - (starting with a letter or digit)`);
       q.addAnnotator.run(n, new Date().toISOString());
       return n;
     },
@@ -197,5 +222,12 @@ function ownLabel(r: Row): OwnLabel {
 }
 
 function storedLabel(r: Row): StoredLabel {
-  return { ...ownLabel(r), queueId: r.queue_id as string, pos: r.pos as number, annotator: r.annotator as string, createdAt: r.created_at as string, updatedAt: r.updated_at as string };
+  return {
+    ...ownLabel(r),
+    queueId: r.queue_id as string,
+    pos: r.pos as number,
+    annotator: r.annotator as string,
+    createdAt: r.created_at as string,
+    updatedAt: r.updated_at as string,
+  };
 }

@@ -12,7 +12,14 @@ import { applyMigrations, LATEST_VERSION, MIGRATIONS, userVersion } from './migr
 import { EndpointError, llmStore } from './llm-store';
 
 const version = MIGRATIONS.findIndex((m) => m.name === 'LLM endpoints, call records and the response cache') + 1;
-const cfg: EndpointConfig = { name: 'local', baseUrl: 'http://127.0.0.1:8000/v1', model: 'Qwen/Qwen2.5-7B-Instruct', apiKeyEnv: 'VLLM_KEY', toolCalls: 'native', maxConcurrency: 8 };
+const cfg: EndpointConfig = {
+  name: 'local',
+  baseUrl: 'http://127.0.0.1:8000/v1',
+  model: 'Qwen/Qwen2.5-7B-Instruct',
+  apiKeyEnv: 'VLLM_KEY',
+  toolCalls: 'native',
+  maxConcurrency: 8,
+};
 
 /** A lab at `target` (default: the latest), having passed through the LLM migration. */
 function migrated(target = LATEST_VERSION) {
@@ -25,7 +32,14 @@ function migrated(target = LATEST_VERSION) {
 }
 
 const ggufVersion = MIGRATIONS.findIndex((m) => m.name === 'local GGUF models saved by name') + 1;
-const gguf: GgufConfig = { name: 'qwen3b-local', path: '/models/qwen2.5-3b-instruct-q4_k_m.gguf', sha256: 'a'.repeat(64), gpu: 'auto', contextSize: 8192, threads: 0 };
+const gguf: GgufConfig = {
+  name: 'qwen3b-local',
+  path: '/models/qwen2.5-3b-instruct-q4_k_m.gguf',
+  sha256: 'a'.repeat(64),
+  gpu: 'auto',
+  contextSize: 8192,
+  threads: 0,
+};
 
 describe('the LLM migration', () => {
   it('adds endpoints, call records and the cache, and checks their values', () => {
@@ -89,9 +103,17 @@ describe('llmStore', () => {
     const ledger = new PendingLedger((k) => llm.cachedAnswer(k));
     const answer = { text: 'hi', toolCalls: [], tokensIn: 100, tokensOut: 7, latencyMs: 250, model: 'q', finishReason: 'stop' };
     const rec = (episodeId: string, turn: number, key: string, cached = false) => ({
-      endpoint: 'local', model: 'q', site: { episodeId, turn, role: 'DA' as const }, requestKey: key,
-      params: { temperature: 0, max_tokens: 512, tools: 8, responseSchema: false }, seed: 42, latencyMs: cached ? 0 : 250,
-      tokensIn: 100, tokensOut: 7, cached, finishReason: 'stop',
+      endpoint: 'local',
+      model: 'q',
+      site: { episodeId, turn, role: 'DA' as const },
+      requestKey: key,
+      params: { temperature: 0, max_tokens: 512, tools: 8, responseSchema: false },
+      seed: 42,
+      latencyMs: cached ? 0 : 250,
+      tokensIn: 100,
+      tokensOut: 7,
+      cached,
+      finishReason: 'stop',
     });
     ledger.record(rec('M1:0', 1, 'k1'), answer);
     ledger.record(rec('M1:0', 3, 'k2'), answer);
@@ -103,6 +125,12 @@ describe('llmStore', () => {
     // M1's episodes, not M10's.
     expect(llm.callTotals('M1', true)).toEqual({ calls: 3, cached: 1, tokensIn: 300, tokensOut: 21, latencyMs: 500 });
     const row = db.prepare("SELECT episode_id, turn, role, seed, params_json FROM llm_calls WHERE request_key = 'k2'").get();
-    expect(row).toEqual({ episode_id: 'M1:0', turn: 3, role: 'DA', seed: 42, params_json: '{"temperature":0,"max_tokens":512,"tools":8,"responseSchema":false}' });
+    expect(row).toEqual({
+      episode_id: 'M1:0',
+      turn: 3,
+      role: 'DA',
+      seed: 42,
+      params_json: '{"temperature":0,"max_tokens":512,"tools":8,"responseSchema":false}',
+    });
   });
 });

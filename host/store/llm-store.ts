@@ -34,7 +34,8 @@ export class EndpointError extends Error {
 
 /** Endpoint names share the policy SPEC namespace, so they may not shadow a SPEC or look like a checkpoint. */
 export function checkEndpointName(name: string): void {
-  if (!/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(name)) throw new EndpointError(`endpoint name "${name}": letters, digits, "_", "." and "-", starting with a letter`);
+  if (!/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(name))
+    throw new EndpointError(`endpoint name "${name}": letters, digits, "_", "." and "-", starting with a letter`);
   if (['scripted', 'latest', 'sft', 'builtin'].includes(name)) throw new EndpointError(`endpoint name "${name}" is a policy SPEC already`);
   if (/^(DA|CA)\d+$/.test(name) || /^(DA|CA)-/.test(name)) throw new EndpointError(`endpoint name "${name}" looks like a checkpoint name (DA2, CA1, DA-sft-1)`);
 }
@@ -66,13 +67,20 @@ export function normalizeBaseUrl(value: string): string {
 export function checkEndpointConfig(cfg: EndpointConfig): EndpointConfig {
   checkEndpointName(cfg.name);
   if (cfg.model.trim() === '') throw new EndpointError('model: the id the server serves (see its /v1/models), not empty');
-  if (cfg.apiKeyEnv !== null && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(cfg.apiKeyEnv)) throw new EndpointError(`API key variable must name an environment variable (the key itself is never stored), got "${cfg.apiKeyEnv}"`);
-  if (!Number.isInteger(cfg.maxConcurrency) || cfg.maxConcurrency < 1 || cfg.maxConcurrency > 1024) throw new EndpointError(`max concurrency must be a whole number from 1 to 1024, got ${cfg.maxConcurrency}`);
+  if (cfg.apiKeyEnv !== null && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(cfg.apiKeyEnv))
+    throw new EndpointError(`API key variable must name an environment variable (the key itself is never stored), got "${cfg.apiKeyEnv}"`);
+  if (!Number.isInteger(cfg.maxConcurrency) || cfg.maxConcurrency < 1 || cfg.maxConcurrency > 1024)
+    throw new EndpointError(`max concurrency must be a whole number from 1 to 1024, got ${cfg.maxConcurrency}`);
   return { ...cfg, baseUrl: normalizeBaseUrl(cfg.baseUrl) };
 }
 
 const endpointOf = (r: EndpointRow): EndpointConfig => ({
-  name: r.name, baseUrl: r.base_url, model: r.model, apiKeyEnv: r.api_key_env, toolCalls: r.tool_calls, maxConcurrency: r.max_concurrency,
+  name: r.name,
+  baseUrl: r.base_url,
+  model: r.model,
+  apiKeyEnv: r.api_key_env,
+  toolCalls: r.tool_calls,
+  maxConcurrency: r.max_concurrency,
 });
 
 export function llmStore(db: Database) {
@@ -88,7 +96,13 @@ export function llmStore(db: Database) {
     addGguf(cfg: GgufConfig, createdAt = new Date().toISOString()): void {
       checkNameFree(cfg.name);
       db.prepare('INSERT INTO llm_gguf_models (name, path, sha256, gpu, context_size, threads, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
-        cfg.name, cfg.path, cfg.sha256, cfg.gpu, cfg.contextSize, cfg.threads, createdAt,
+        cfg.name,
+        cfg.path,
+        cfg.sha256,
+        cfg.gpu,
+        cfg.contextSize,
+        cfg.threads,
+        createdAt,
       );
     },
     getGguf(name: string): GgufConfig | undefined {
@@ -101,9 +115,15 @@ export function llmStore(db: Database) {
     addEndpoint(given: EndpointConfig, createdAt = new Date().toISOString()): void {
       const cfg = checkEndpointConfig(given);
       checkNameFree(cfg.name);
-      db.prepare(
-        'INSERT INTO llm_endpoints (name, base_url, model, api_key_env, tool_calls, max_concurrency, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      ).run(cfg.name, cfg.baseUrl, cfg.model, cfg.apiKeyEnv, cfg.toolCalls, cfg.maxConcurrency, createdAt);
+      db.prepare('INSERT INTO llm_endpoints (name, base_url, model, api_key_env, tool_calls, max_concurrency, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+        cfg.name,
+        cfg.baseUrl,
+        cfg.model,
+        cfg.apiKeyEnv,
+        cfg.toolCalls,
+        cfg.maxConcurrency,
+        createdAt,
+      );
     },
     getEndpoint(name: string): EndpointConfig | undefined {
       const r = db.prepare('SELECT * FROM llm_endpoints WHERE name = ?').get(name) as EndpointRow | undefined;
@@ -137,15 +157,27 @@ export function llmStore(db: Database) {
       const endpointOfKey = new Map(ledger.records.map((r: CallRecord) => [r.requestKey, r.endpoint]));
       for (const r of ledger.records) {
         insertCall.run(
-          r.endpoint, r.model, r.site?.episodeId ?? null, r.site?.turn ?? null, r.site?.role ?? null, r.requestKey, JSON.stringify(r.params),
-          r.seed, r.latencyMs, r.tokensIn, r.tokensOut, r.cached ? 1 : 0, r.finishReason, at,
+          r.endpoint,
+          r.model,
+          r.site?.episodeId ?? null,
+          r.site?.turn ?? null,
+          r.site?.role ?? null,
+          r.requestKey,
+          JSON.stringify(r.params),
+          r.seed,
+          r.latencyMs,
+          r.tokensIn,
+          r.tokensOut,
+          r.cached ? 1 : 0,
+          r.finishReason,
+          at,
         );
       }
       for (const [key, answer] of ledger.answers) insertAnswer.run(key, endpointOfKey.get(key) ?? '', JSON.stringify(answer), at);
     },
     /** Totals of the calls made for the episodes whose id starts with `prefix` (`M3:` for a match, `M3:17` for one episode). */
     callTotals(episodeId: string, wholeMatch = false): CallTotals {
-      const where = wholeMatch ? 'episode_id LIKE ? ESCAPE \'\\\'' : 'episode_id = ?';
+      const where = wholeMatch ? "episode_id LIKE ? ESCAPE '\\'" : 'episode_id = ?';
       const arg = wholeMatch ? `${episodeId.replace(/[\\%_]/g, (c) => `\\${c}`)}:%` : episodeId;
       const r = db
         .prepare(

@@ -6,8 +6,18 @@ import type { HumanEpisodeMark, PlayDraft } from './play-store';
 import { openSqliteStore } from './sqlite-store';
 
 const draft = (id: string, updatedAt: string): PlayDraft => ({
-  id, createdAt: '2026-01-01T00:00:00.000Z', updatedAt, player: 'Ada', seat: 'customer', opponent: 'scripted', opponentCheckpoint: null, scenarioId: 'dispute-unrecognized',
-  seed: 7, configJson: '{}', forkedFrom: null, turns: [{ role: 'customer', text: 'hello' }],
+  id,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt,
+  player: 'Ada',
+  seat: 'customer',
+  opponent: 'scripted',
+  opponentCheckpoint: null,
+  scenarioId: 'dispute-unrecognized',
+  seed: 7,
+  configJson: '{}',
+  forkedFrom: null,
+  turns: [{ role: 'customer', text: 'hello' }],
 });
 /** A one-episode match H<n> and its mark, as the play service stores a finished episode. */
 const human = (n: number, seat: 'customer' | 'agent', playedAt: string) => {
@@ -32,7 +42,7 @@ describe('play store', () => {
     store.close();
   });
 
-  it('keeps the checkpoint a draft\'s opponent resolved to; a draft saved without one gets it once, and it never changes after', () => {
+  it("keeps the checkpoint a draft's opponent resolved to; a draft saved without one gets it once, and it never changes after", () => {
     const store = openSqliteStore(':memory:');
     const play = playStore(store);
     const latest = { ...draft('P-a', '2026-01-01T00:01:00.000Z'), opponent: 'latest' };
@@ -67,7 +77,12 @@ describe('play store', () => {
   it('lists human episodes by seat, played at or before a time, newest first, up to a limit', () => {
     const store = openSqliteStore(':memory:');
     const play = playStore(store);
-    const eps = [human(1, 'customer', '2026-01-01T01:00:00.000Z'), human(2, 'agent', '2026-01-01T02:00:00.000Z'), human(3, 'customer', '2026-01-01T03:00:00.000Z'), human(4, 'customer', '2026-01-01T04:00:00.000Z')];
+    const eps = [
+      human(1, 'customer', '2026-01-01T01:00:00.000Z'),
+      human(2, 'agent', '2026-01-01T02:00:00.000Z'),
+      human(3, 'customer', '2026-01-01T03:00:00.000Z'),
+      human(4, 'customer', '2026-01-01T04:00:00.000Z'),
+    ];
     for (const [i, h] of eps.entries()) {
       play.saveDraft(draft(`P-${i}`, h.mark.playedAt));
       play.finish(`P-${i}`, h.match, h.episode, h.mark);

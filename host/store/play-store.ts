@@ -115,7 +115,13 @@ export function playStore(store: SqliteRunStore): PlayStore {
       return removeDraft.run(id).changes > 0;
     },
     nextMatchId() {
-      const max = Math.max(0, ...humanIds.all().map((id) => Number(id.slice(1))).filter(Number.isSafeInteger));
+      const max = Math.max(
+        0,
+        ...humanIds
+          .all()
+          .map((id) => Number(id.slice(1)))
+          .filter(Number.isSafeInteger),
+      );
       return `H${max + 1}`;
     },
     finish(draftId, match, episode, mark) {
@@ -152,7 +158,8 @@ function draftOf(r: PlaySessionRow): PlayDraft {
     player: r.player,
     seat: r.seat,
     opponent: r.opponent,
-    opponentCheckpoint: r.opponent_checkpoint_id === null ? null : { id: r.opponent_checkpoint_id, name: r.opponent_checkpoint_name ?? r.opponent_checkpoint_id },
+    opponentCheckpoint:
+      r.opponent_checkpoint_id === null ? null : { id: r.opponent_checkpoint_id, name: r.opponent_checkpoint_name ?? r.opponent_checkpoint_id },
     scenarioId: r.scenario_id,
     seed: r.seed,
     configJson: r.config_json,

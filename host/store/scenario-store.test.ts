@@ -51,7 +51,15 @@ describe('custom scenarios', () => {
   it('reports every problem by field path and stores nothing', () => {
     const custom = customScenarioStore(store.db);
     custom.save(draft('kept'));
-    const bad = { ...draft('new-one'), complexity: 'weird', adversities: [{ kind: 'timeout', rate: 2 }, { kind: 'goal_revision', from: 'no_such_intent', turn: 2 }], persona: { name: '', style: 'x', sampleMessages: ['hi'] } };
+    const bad = {
+      ...draft('new-one'),
+      complexity: 'weird',
+      adversities: [
+        { kind: 'timeout', rate: 2 },
+        { kind: 'goal_revision', from: 'no_such_intent', turn: 2 },
+      ],
+      persona: { name: '', style: 'x', sampleMessages: ['hi'] },
+    };
     const r = custom.save(bad);
     expect(r.ok).toBe(false);
     const fields = r.ok ? [] : r.problems.map((p) => p.field);
@@ -97,17 +105,28 @@ describe('validator failures stored with episodes', () => {
     custom.save(draft('mine'));
     const domain = labDomain(store.db);
     const { match, episodes } = await runMatch({
-      matchId: 'M1', createdAt: '2026-01-01T00:00:00.000Z', domain, scenarios: domain.scenarios.filter((s) => s.set === 'robustness'), scenarioSet: 'robustness',
-      da: new ScriptedDa(), ca: new ScriptedCa(domain), judge: judgeEpisode, config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 2 } }, seed: 5,
+      matchId: 'M1',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      domain,
+      scenarios: domain.scenarios.filter((s) => s.set === 'robustness'),
+      scenarioSet: 'robustness',
+      da: new ScriptedDa(),
+      ca: new ScriptedCa(domain),
+      judge: judgeEpisode,
+      config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 2 } },
+      seed: 5,
     });
     store.saveMatch(match, episodes);
-    const stored = () => new Map((store.db.prepare('SELECT id, validator_failed AS v FROM episodes').all() as { id: string; v: number | null }[]).map((r) => [r.id, r.v]));
+    const stored = () =>
+      new Map((store.db.prepare('SELECT id, validator_failed AS v FROM episodes').all() as { id: string; v: number | null }[]).map((r) => [r.id, r.v]));
     const byId = new Map(domain.scenarios.map((s) => [s.id, s]));
-    const expected = new Map(episodes.map((e) => {
-      const s = byId.get(e.scenarioId);
-      const bits = validateTranscript(transcriptOfEpisode(e, s), s).reduce((b, v) => (v.ok ? b : b | VALIDATOR_BITS[v.validator]), 0);
-      return [e.id, bits];
-    }));
+    const expected = new Map(
+      episodes.map((e) => {
+        const s = byId.get(e.scenarioId);
+        const bits = validateTranscript(transcriptOfEpisode(e, s), s).reduce((b, v) => (v.ok ? b : b | VALIDATOR_BITS[v.validator]), 0);
+        return [e.id, bits];
+      }),
+    );
     expect(stored()).toEqual(expected);
     expect([...expected.values()].some((b) => b !== 0)).toBe(true);
 
@@ -116,7 +135,12 @@ describe('validator failures stored with episodes', () => {
     const { set: _s, ...edited } = mine;
     custom.save({ ...edited, task: { ...mine.task!, hardConstraints: { amount: 123456.78 } } }, { replaces: 'mine' });
     const cleared = [...stored()].filter(([, v]) => v === null).map(([id]) => id);
-    expect(cleared.sort()).toEqual(episodes.filter((e) => e.scenarioId === 'mine').map((e) => e.id).sort());
+    expect(cleared.sort()).toEqual(
+      episodes
+        .filter((e) => e.scenarioId === 'mine')
+        .map((e) => e.id)
+        .sort(),
+    );
     expect(backfillValidatorFailures(store.db, (id) => store.getEpisode(id))).toBe(cleared.length);
     for (const id of cleared) expect(stored().get(id)! & VALIDATOR_BITS.task_success).toBe(VALIDATOR_BITS.task_success);
     expect(backfillValidatorFailures(store.db, (id) => store.getEpisode(id))).toBe(0);

@@ -18,10 +18,10 @@ const freshPath = () => join(root, `lab-${++files}`, 'lab.sqlite');
 runStoreContract('sqlite', () => openSqliteStore(freshPath()));
 
 function tables(db: Db): string[] {
-  return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[]);
+  return db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[];
 }
 function columns(db: Db, table: string): string[] {
-  return (db.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[]);
+  return db.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[];
 }
 function schema(db: Db): unknown[] {
   return db.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all();
@@ -80,9 +80,7 @@ describe('openSqliteStore', () => {
     store.close();
     const bytes = readFileSync(path);
 
-    expect(() => openSqliteStore(path)).toThrow(
-      new RegExp(`schema version ${LATEST_VERSION + 1}.*only knows up to ${LATEST_VERSION}`),
-    );
+    expect(() => openSqliteStore(path)).toThrow(new RegExp(`schema version ${LATEST_VERSION + 1}.*only knows up to ${LATEST_VERSION}`));
     expect(readFileSync(path).equals(bytes)).toBe(true);
     expect(existsSync(`${path}-wal`)).toBe(false);
   });
@@ -144,9 +142,7 @@ describe('saveMatch on SQLite', () => {
     const { match, episodes } = fakeMatch('m1', { episodes: 5 });
     store.saveMatch(match, episodes);
     const sum = (f: (e: EpisodeRecord) => number) => episodes.reduce((a, e) => a + f(e), 0);
-    const got = store.db
-      .prepare('SELECT sum(da_tool) AS tool, sum(ca_inv_da) AS invDa FROM episodes WHERE match_id = ?')
-      .get('m1');
+    const got = store.db.prepare('SELECT sum(da_tool) AS tool, sum(ca_inv_da) AS invDa FROM episodes WHERE match_id = ?').get('m1');
     expect(got).toEqual({ tool: sum((e) => e.daTerms.tool), invDa: sum((e) => e.caTerms.inv_da) });
     const formatRewards = store.db
       .prepare(
@@ -192,22 +188,10 @@ describe('migrations', () => {
         'routed_tool',
       ]),
     );
-    expect(columns(db, 'turns')).toEqual([
-      'episode_id',
-      'idx',
-      'role',
-      'text',
-      'action_type',
-      'tool',
-      'tool_args_json',
-      'tool_result_json',
-      'parse_error',
-    ]);
+    expect(columns(db, 'turns')).toEqual(['episode_id', 'idx', 'role', 'text', 'action_type', 'tool', 'tool_args_json', 'tool_result_json', 'parse_error']);
     expect(columns(db, 'turn_rewards')).toEqual(['episode_id', 'turn_idx', 'term', 'value']);
     const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").pluck().all();
-    expect(indexes).toEqual(
-      expect.arrayContaining(['matches_by_created', 'episodes_by_scenario', 'episodes_by_winner']),
-    );
+    expect(indexes).toEqual(expect.arrayContaining(['matches_by_created', 'episodes_by_scenario', 'episodes_by_winner']));
 
     const before = schema(db);
     expect(applyMigrations(db, 1)).toBe(1);
@@ -221,17 +205,8 @@ describe('migrations', () => {
     const v1 = tables(db);
     expect(applyMigrations(db, 2)).toBe(2);
     expect(userVersion(db)).toBe(2);
-    expect(tables(db).filter((t) => !v1.includes(t))).toEqual([
-      'annotations',
-      'checkpoints',
-      'experience_notes',
-      'experiments',
-      'knob_changes',
-      'runs',
-    ]);
-    expect(columns(db, 'checkpoints')).toEqual(
-      expect.arrayContaining(['name', 'role', 'run_id', 'parent_id', 'generation', 'weights', 'optimiser']),
-    );
+    expect(tables(db).filter((t) => !v1.includes(t))).toEqual(['annotations', 'checkpoints', 'experience_notes', 'experiments', 'knob_changes', 'runs']);
+    expect(columns(db, 'checkpoints')).toEqual(expect.arrayContaining(['name', 'role', 'run_id', 'parent_id', 'generation', 'weights', 'optimiser']));
     expect(columns(db, 'runs')).toEqual(expect.arrayContaining(['experiment_id', 'status', 'snapshot_json']));
 
     // Weights and optimiser state round-trip as bytes, and lineage links must point somewhere.
@@ -290,10 +265,7 @@ describe('migrations', () => {
        VALUES ('DA1', 'DA1', 'DA', '2025-03-02T00:00:00.000Z', 'DA0', 1, 'gym', '{}', ?, '[{"kind":"match","id":"M1"}]')`,
     ).run(weights);
     // Lineage of data is queryable with SQLite's JSON functions.
-    const trainedOnM1 = db
-      .prepare("SELECT c.name FROM checkpoints c, json_each(c.training_data_json) d WHERE d.value ->> 'id' = 'M1'")
-      .pluck()
-      .all();
+    const trainedOnM1 = db.prepare("SELECT c.name FROM checkpoints c, json_each(c.training_data_json) d WHERE d.value ->> 'id' = 'M1'").pluck().all();
     expect(trainedOnM1).toEqual(['DA1']);
     const before = schema(db);
     expect(applyMigrations(db, 4)).toBe(4);
@@ -325,7 +297,9 @@ describe('migrations', () => {
     expect(columns(db, 'episodes')).not.toContain('adversities_json');
     expect(applyMigrations(db, 8)).toBe(8);
     expect(columns(db, 'episodes')).toEqual(expect.arrayContaining(['adversities_json', 'da_env_fallback']));
-    const info = db.prepare("SELECT name, dflt_value, \"notnull\" FROM pragma_table_info('episodes') WHERE name IN ('adversities_json', 'da_env_fallback') ORDER BY name").all();
+    const info = db
+      .prepare("SELECT name, dflt_value, \"notnull\" FROM pragma_table_info('episodes') WHERE name IN ('adversities_json', 'da_env_fallback') ORDER BY name")
+      .all();
     expect(info).toEqual([
       { name: 'adversities_json', dflt_value: "'[]'", notnull: 1 },
       { name: 'da_env_fallback', dflt_value: '0', notnull: 1 },
@@ -339,9 +313,13 @@ describe('migrations', () => {
   it('9 adds custom scenarios and a validator-failure column, NULL (to compute) for older episodes', () => {
     const db = emptyDb();
     applyMigrations(db, 8);
-    db.prepare("INSERT INTO matches (id, created_at, seed, da_spec, ca_spec, scenario_set, episodes_per_scenario, config_json) VALUES ('m', 't', 1, 'a', 'b', 'arena', 1, '{}')").run();
-    const cols = (db.prepare("SELECT name FROM pragma_table_info('episodes') WHERE \"notnull\" = 1 AND dflt_value IS NULL AND pk = 0").pluck().all() as string[]);
-    db.prepare(`INSERT INTO episodes (${cols.join(', ')}) VALUES (${cols.map((c) => (({ match_id: "'m'", id: "'m:0'", winner: "'DA'", end_reason: "'end_call'", judge_tier: '1' } as Record<string, string>)[c] ?? '0')).join(', ')})`).run();
+    db.prepare(
+      "INSERT INTO matches (id, created_at, seed, da_spec, ca_spec, scenario_set, episodes_per_scenario, config_json) VALUES ('m', 't', 1, 'a', 'b', 'arena', 1, '{}')",
+    ).run();
+    const cols = db.prepare('SELECT name FROM pragma_table_info(\'episodes\') WHERE "notnull" = 1 AND dflt_value IS NULL AND pk = 0').pluck().all() as string[];
+    db.prepare(
+      `INSERT INTO episodes (${cols.join(', ')}) VALUES (${cols.map((c) => (({ match_id: "'m'", id: "'m:0'", winner: "'DA'", end_reason: "'end_call'", judge_tier: '1' }) as Record<string, string>)[c] ?? '0').join(', ')})`,
+    ).run();
     expect(tables(db)).not.toContain('custom_scenarios');
     expect(applyMigrations(db, 9)).toBe(9);
     expect(columns(db, 'custom_scenarios')).toEqual(['id', 'scenario_json', 'created_at', 'updated_at']);
@@ -357,22 +335,31 @@ describe('migrations', () => {
     const db = emptyDb();
     applyMigrations(db, 10);
     const weights = Buffer.from([1, 2, 3]);
-    const checkpoint = db.prepare(`INSERT INTO checkpoints (id, name, role, created_at, generation, source, model_json, weights) VALUES (?, ?, ?, 't', 0, 'sft', '{}', ?)`);
+    const checkpoint = db.prepare(
+      `INSERT INTO checkpoints (id, name, role, created_at, generation, source, model_json, weights) VALUES (?, ?, ?, 't', 0, 'sft', '{}', ?)`,
+    );
     checkpoint.run('DA0', 'DA0', 'DA', weights);
     checkpoint.run('CA0', 'CA0', 'CA', weights);
-    const match = db.prepare(`INSERT INTO matches (id, created_at, seed, da_spec, ca_spec, scenario_set, episodes_per_scenario, config_json) VALUES (?, 't', 1, ?, ?, 'arena', 1, '{}')`);
+    const match = db.prepare(
+      `INSERT INTO matches (id, created_at, seed, da_spec, ca_spec, scenario_set, episodes_per_scenario, config_json) VALUES (?, 't', 1, ?, ?, 'arena', 1, '{}')`,
+    );
     match.run('R1-M1', 'DA0', 'CA0');
     match.run('M1', 'latest', 'scripted');
     // A spec that names a checkpoint of the other role is not that checkpoint.
     match.run('M2', 'CA0', 'DA0');
-    db.prepare(`INSERT INTO play_sessions (id, created_at, updated_at, player, seat, opponent, scenario_id, seed, config_json) VALUES ('P-1', 't', 't', 'ana', 'customer', 'latest', 's', 1, '{}')`).run();
+    db.prepare(
+      `INSERT INTO play_sessions (id, created_at, updated_at, player, seat, opponent, scenario_id, seed, config_json) VALUES ('P-1', 't', 't', 'ana', 'customer', 'latest', 's', 1, '{}')`,
+    ).run();
     expect(applyMigrations(db, 11)).toBe(11);
     expect(db.prepare('SELECT id, da_checkpoint_id, da_checkpoint_name, ca_checkpoint_id, ca_checkpoint_name FROM matches ORDER BY id').all()).toEqual([
       { id: 'M1', da_checkpoint_id: null, da_checkpoint_name: null, ca_checkpoint_id: null, ca_checkpoint_name: null },
       { id: 'M2', da_checkpoint_id: null, da_checkpoint_name: null, ca_checkpoint_id: null, ca_checkpoint_name: null },
       { id: 'R1-M1', da_checkpoint_id: 'DA0', da_checkpoint_name: 'DA0', ca_checkpoint_id: 'CA0', ca_checkpoint_name: 'CA0' },
     ]);
-    expect(db.prepare("SELECT opponent_checkpoint_id, opponent_checkpoint_name FROM play_sessions WHERE id = 'P-1'").get()).toEqual({ opponent_checkpoint_id: null, opponent_checkpoint_name: null });
+    expect(db.prepare("SELECT opponent_checkpoint_id, opponent_checkpoint_name FROM play_sessions WHERE id = 'P-1'").get()).toEqual({
+      opponent_checkpoint_id: null,
+      opponent_checkpoint_name: null,
+    });
     const before = schema(db);
     expect(applyMigrations(db, 11)).toBe(11);
     expect(schema(db)).toStrictEqual(before);
@@ -437,10 +424,18 @@ describe('migrations', () => {
     expect(tables(db)).not.toContain('panel_evaluations');
     expect(applyMigrations(db, 18)).toBe(18);
     expect(columns(db, 'panel_evaluations')).toEqual(['da', 'counterpart', 'protocol', 'role', 'kind', 'label', 'created_at', 'seconds', 'result_json']);
-    const put = db.prepare("INSERT INTO panel_evaluations (da, counterpart, protocol, role, kind, label, created_at, result_json) VALUES ('DA2', 'scripted', 'p', ?, 'scripted', 'scripted', 't', '{}')");
+    const put = db.prepare(
+      "INSERT INTO panel_evaluations (da, counterpart, protocol, role, kind, label, created_at, result_json) VALUES ('DA2', 'scripted', 'p', ?, 'scripted', 'scripted', 't', '{}')",
+    );
     put.run('panel');
     expect(() => put.run('panel')).toThrow(/UNIQUE|PRIMARY KEY/);
-    expect(() => db.prepare("INSERT INTO panel_evaluations (da, counterpart, protocol, role, kind, label, created_at, result_json) VALUES ('DA2', 'x', 'p', 'other', 'k', 'l', 't', '{}')").run()).toThrow(/CHECK/);
+    expect(() =>
+      db
+        .prepare(
+          "INSERT INTO panel_evaluations (da, counterpart, protocol, role, kind, label, created_at, result_json) VALUES ('DA2', 'x', 'p', 'other', 'k', 'l', 't', '{}')",
+        )
+        .run(),
+    ).toThrow(/CHECK/);
     const before = schema(db);
     expect(applyMigrations(db, 18)).toBe(18);
     expect(schema(db)).toStrictEqual(before);
@@ -474,7 +469,8 @@ describe('migrations', () => {
     store.db.exec('DROP TABLE knob_proposals; DROP TABLE knob_writes;');
     store.db.exec('DROP TABLE eau_proposals; ALTER TABLE episodes DROP COLUMN customer; DROP TABLE gym_jobs;');
     store.db.exec('DROP TABLE panel_evaluations; DROP TABLE study_evaluations; DROP TABLE study_runs; DROP TABLE studies;');
-    for (const side of ['da', 'ca']) store.db.exec(`ALTER TABLE matches DROP COLUMN ${side}_checkpoint_id; ALTER TABLE matches DROP COLUMN ${side}_checkpoint_name;`);
+    for (const side of ['da', 'ca'])
+      store.db.exec(`ALTER TABLE matches DROP COLUMN ${side}_checkpoint_id; ALTER TABLE matches DROP COLUMN ${side}_checkpoint_name;`);
     store.db.exec('DROP TABLE custom_scenarios; DROP INDEX episodes_unvalidated; ALTER TABLE episodes DROP COLUMN validator_failed;');
     store.db.exec('DROP TABLE llm_gguf_models; DROP TABLE llm_cache; DROP TABLE llm_calls; DROP TABLE llm_endpoints;');
     store.db.exec('DROP TABLE human_episodes; DROP TABLE play_sessions;');

@@ -10,15 +10,7 @@ import type { Database as Db, Statement } from 'better-sqlite3';
 import type { DomainTool } from '../../core/domain/types';
 import type { JudgeVerdict } from '../../core/judge/types';
 import type { AdversityFiring } from '../../core/world/adversities';
-import type {
-  EpisodeQuery,
-  EpisodeRecord,
-  EpisodeSummary,
-  MatchRecord,
-  RunStore,
-  ScenarioResult,
-  TurnRecord,
-} from '../../core/store/port';
+import type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, RunStore, ScenarioResult, TurnRecord } from '../../core/store/port';
 import { checkMatchBatch, checkPage } from '../../core/store/validate';
 import { CA_TERMS, DA_TERMS } from '../../core/rewards/terms';
 import type { CaTerms, DaTerms } from '../../core/rewards/terms';
@@ -127,9 +119,7 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
   const insertScenario = db.prepare(`
     INSERT INTO match_scenarios (match_id, pos, scenario_id, fraud_reference, episodes, da_wins, da_win_rate)
     VALUES (?, ?, ?, ?, ?, ?, ?)`);
-  const insertEpisode = db.prepare(
-    `INSERT INTO episodes (${EPISODE_COLS.join(', ')}) VALUES (${EPISODE_COLS.map(() => '?').join(', ')})`,
-  );
+  const insertEpisode = db.prepare(`INSERT INTO episodes (${EPISODE_COLS.join(', ')}) VALUES (${EPISODE_COLS.map(() => '?').join(', ')})`);
   const insertTurn = db.prepare(`
     INSERT INTO turns (episode_id, idx, role, text, action_type, tool, tool_args_json, tool_result_json, parse_error)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -141,7 +131,9 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
   const selectAllScenarios = db.prepare<[], MatchScenarioRow>('SELECT * FROM match_scenarios ORDER BY match_id, pos');
   const selectEpisode = db.prepare<[string], EpisodeRow>('SELECT * FROM episodes WHERE id = ?');
   const selectTurns = db.prepare<[string], TurnRow>('SELECT * FROM turns WHERE episode_id = ? ORDER BY idx');
-  const selectRewards = db.prepare<[string], Pick<TurnRewardRow, 'turn_idx' | 'term' | 'value'>>('SELECT turn_idx, term, value FROM turn_rewards WHERE episode_id = ?');
+  const selectRewards = db.prepare<[string], Pick<TurnRewardRow, 'turn_idx' | 'term' | 'value'>>(
+    'SELECT turn_idx, term, value FROM turn_rewards WHERE episode_id = ?',
+  );
 
   /** listEpisodes / countEpisodes statements, one per combination of filters. */
   const queries = new Map<string, Statement>();
@@ -190,30 +182,18 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
 
   /** One episode's row, turns and turn rewards (inside the caller's transaction). */
   function writeEpisode(e: EpisodeRecord, validatorFailed: number): void {
-      writing = `episode "${e.id}"`;
-      insertEpisode.run(episodeRow(e, validatorFailed));
-      for (const t of e.turns) {
-        writing = `episode "${e.id}" turn ${t.index}`;
-        insertTurn.run(
-          e.id,
-          t.index,
-          t.role,
-          t.text,
-          t.actionType ?? null,
-          t.tool ?? null,
-          json(t.toolArgs),
-          json(t.toolResult),
-          t.parseError ?? null,
-        );
-        for (const [term, value] of Object.entries(t.rewards)) {
-          if (value !== undefined) insertReward.run(e.id, t.index, term, value);
-        }
+    writing = `episode "${e.id}"`;
+    insertEpisode.run(episodeRow(e, validatorFailed));
+    for (const t of e.turns) {
+      writing = `episode "${e.id}" turn ${t.index}`;
+      insertTurn.run(e.id, t.index, t.role, t.text, t.actionType ?? null, t.tool ?? null, json(t.toolArgs), json(t.toolResult), t.parseError ?? null);
+      for (const [term, value] of Object.entries(t.rewards)) {
+        if (value !== undefined) insertReward.run(e.id, t.index, term, value);
       }
+    }
   }
 
-  const updateMatchSummary = db.prepare(
-    'UPDATE matches SET episodes_per_scenario = @episodesPerScenario, w_da = @wDa, fraud_rate = @fraudRate WHERE id = @id',
-  );
+  const updateMatchSummary = db.prepare('UPDATE matches SET episodes_per_scenario = @episodesPerScenario, w_da = @wDa, fraud_rate = @fraudRate WHERE id = @id');
   const deleteScenarios = db.prepare('DELETE FROM match_scenarios WHERE match_id = ?');
   const selectEpisodeId = db.prepare('SELECT 1 FROM episodes WHERE id = ?');
   const appendOne = db.transaction((match: MatchRecord, e: EpisodeRecord, validatorFailed: number) => {
@@ -226,11 +206,20 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
     } else {
       writing = 'the match';
       insertMatch.run({
-        id: match.id, createdAt: match.createdAt, seed: match.seed, daSpec: match.daSpec, caSpec: match.caSpec,
-        daCheckpointId: match.daCheckpoint?.id ?? null, daCheckpointName: match.daCheckpoint?.name ?? null,
-        caCheckpointId: match.caCheckpoint?.id ?? null, caCheckpointName: match.caCheckpoint?.name ?? null,
-        scenarioSet: match.scenarioSet, episodesPerScenario: match.episodesPerScenario, wDa: match.wDa ?? null,
-        fraudRate: match.fraudRate ?? null, configJson: match.configJson,
+        id: match.id,
+        createdAt: match.createdAt,
+        seed: match.seed,
+        daSpec: match.daSpec,
+        caSpec: match.caSpec,
+        daCheckpointId: match.daCheckpoint?.id ?? null,
+        daCheckpointName: match.daCheckpoint?.name ?? null,
+        caCheckpointId: match.caCheckpoint?.id ?? null,
+        caCheckpointName: match.caCheckpoint?.name ?? null,
+        scenarioSet: match.scenarioSet,
+        episodesPerScenario: match.episodesPerScenario,
+        wDa: match.wDa ?? null,
+        fraudRate: match.fraudRate ?? null,
+        configJson: match.configJson,
       });
     }
     match.perScenario.forEach((s, pos) => {
@@ -309,19 +298,17 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
         terms[r.term] = r.value;
         rewards.set(r.turn_idx, terms);
       }
-      const turns = selectTurns.all(id).map(
-        (t): TurnRecord => ({
-          index: t.idx,
-          role: t.role,
-          text: t.text,
-          actionType: t.action_type,
-          tool: t.tool,
-          toolArgs: parseJson(t.tool_args_json) as Record<string, unknown> | null,
-          toolResult: parseJson(t.tool_result_json) as ToolResult | null,
-          parseError: t.parse_error,
-          rewards: rewards.get(t.idx) ?? {},
-        }),
-      );
+      const turns = selectTurns.all(id).map((t): TurnRecord => ({
+        index: t.idx,
+        role: t.role,
+        text: t.text,
+        actionType: t.action_type,
+        tool: t.tool,
+        toolArgs: parseJson(t.tool_args_json) as Record<string, unknown> | null,
+        toolResult: parseJson(t.tool_result_json) as ToolResult | null,
+        parseError: t.parse_error,
+        rewards: rewards.get(t.idx) ?? {},
+      }));
       return { ...episodeSummary(row), turns };
     },
 

@@ -112,7 +112,11 @@ export async function runStudy(opts: RunStudyOptions): Promise<void> {
     const running = new Map<string, { job: Job; view: StudyJobView }>();
     const report = () =>
       opts.onProgress?.({
-        studyId: study.id, total, finished, failed, running: [...running.values()].map((r) => r.view),
+        studyId: study.id,
+        total,
+        finished,
+        failed,
+        running: [...running.values()].map((r) => r.view),
         value: finished + failed + [...running.values()].reduce((s, r) => s + r.view.fraction, 0),
       });
 
@@ -155,11 +159,22 @@ export async function runStudy(opts: RunStudyOptions): Promise<void> {
         e.status = 'running';
       }
       const key = `${j.kind}:${e.arm}/${e.seed}`;
-      const view: StudyJobView = { arm: e.arm, seed: e.seed, runId: e.runId, kind: j.kind, phase: j.kind === 'eval' ? 'evaluate' : 'bootstrap', label: '', fraction: 0 };
+      const view: StudyJobView = {
+        arm: e.arm,
+        seed: e.seed,
+        runId: e.runId,
+        kind: j.kind,
+        phase: j.kind === 'eval' ? 'evaluate' : 'bootstrap',
+        label: '',
+        fraction: 0,
+      };
       running.set(key, { job: j, view });
       report();
       const started = Date.now();
-      const args = j.kind === 'run' ? ['run', opts.dbPath, e.runId, e.arm, String(e.seed), String(threads)] : ['eval', opts.dbPath, study.id, e.arm, String(e.seed), String(threads)];
+      const args =
+        j.kind === 'run'
+          ? ['run', opts.dbPath, e.runId, e.arm, String(e.seed), String(threads)]
+          : ['eval', opts.dbPath, study.id, e.arm, String(e.seed), String(threads)];
       return new Promise<void>((resolve) => {
         const child = fork(WORKER, args, { execArgv: [], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
         let stderr = '';
@@ -169,24 +184,38 @@ export async function runStudy(opts: RunStudyOptions): Promise<void> {
           view.phase = m.phase;
           view.label = m.label;
           const f = m.total > 0 ? m.done / m.total : 0;
-          view.fraction = j.kind === 'eval' ? f
-            : m.phase === 'bootstrap' ? 0.3 * f
-              : m.phase === 'evaluate' ? 0.9 + 0.1 * f
-                : 0.3 + 0.6 * Math.min(1, m.matches / nMax);
+          view.fraction =
+            j.kind === 'eval' ? f : m.phase === 'bootstrap' ? 0.3 * f : m.phase === 'evaluate' ? 0.9 + 0.1 * f : 0.3 + 0.6 * Math.min(1, m.matches / nMax);
           report();
         });
         child.on('exit', (code, signal) => {
           running.delete(key);
           const seconds = (Date.now() - started) / 1000;
-          const lastLine = stderr.trim().split('\n').filter((l) => !/^npm warn/.test(l)).at(-1) ?? '';
+          const lastLine =
+            stderr
+              .trim()
+              .split('\n')
+              .filter((l) => !/^npm warn/.test(l))
+              .at(-1) ?? '';
           if (j.kind === 'eval') {
             const ok = studies.evaluation(study.id, e.arm, e.seed, 'vs-full-ca') !== null;
-            settle(j, ok ? 'finished' : 'failed', ok ? null : `evaluation against the full arm's final CA: worker exited (${signal ?? `code ${code}`})${lastLine ? `: ${lastLine}` : ''}`, seconds);
+            settle(
+              j,
+              ok ? 'finished' : 'failed',
+              ok ? null : `evaluation against the full arm's final CA: worker exited (${signal ?? `code ${code}`})${lastLine ? `: ${lastLine}` : ''}`,
+              seconds,
+            );
           } else {
             const run = reader.get(e.runId);
             if (FINAL_OK.includes(run.status)) settle(j, 'finished', null, seconds);
             else if (run.status === 'failed') settle(j, 'failed', run.error ?? `run ${e.runId} failed`, seconds);
-            else settle(j, 'failed', `worker process died (${signal ?? `exit code ${code}`}) in phase ${run.phase}${lastLine ? `: ${lastLine}` : ''}; \`sparring study --resume ${study.id}\` continues it`, seconds);
+            else
+              settle(
+                j,
+                'failed',
+                `worker process died (${signal ?? `exit code ${code}`}) in phase ${run.phase}${lastLine ? `: ${lastLine}` : ''}; \`sparring study --resume ${study.id}\` continues it`,
+                seconds,
+              );
           }
           report();
           resolve();
@@ -196,10 +225,12 @@ export async function runStudy(opts: RunStudyOptions): Promise<void> {
 
     report();
     // Schedule: full runs first (others wait on them), then the rest in the study's order.
-    const queue = [...todo].sort((a, b) => Number(b.entry.arm === 'full') - Number(a.entry.arm === 'full') || Number(a.kind === 'eval') - Number(b.kind === 'eval'));
+    const queue = [...todo].sort(
+      (a, b) => Number(b.entry.arm === 'full') - Number(a.entry.arm === 'full') || Number(a.kind === 'eval') - Number(b.kind === 'eval'),
+    );
     const inFlight = new Set<Promise<void>>();
     for (;;) {
-      for (let i = 0; i < queue.length && inFlight.size < workers; ) {
+      for (let i = 0; i < queue.length && inFlight.size < workers;) {
         const j = queue[i]!;
         const r = readiness(j);
         if (r === 'wait') {

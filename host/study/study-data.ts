@@ -35,13 +35,19 @@ export function loadStudy(db: Database, dbPath: string, id: string, baseline?: s
   const runs: StudyRunData[] = entries.map((e, i) => {
     const d = details[i]!;
     return {
-      arm: e.arm, seed: e.seed, runId: e.runId, status: e.status, error: e.error,
-      matches: d.matchSummaries, gyms: d.gyms,
+      arm: e.arm,
+      seed: e.seed,
+      runId: e.runId,
+      status: e.status,
+      error: e.error,
+      matches: d.matchSummaries,
+      gyms: d.gyms,
       evaluation: (d.evaluation as { checkpoints: StudyCheckpointEvaluation[] } | null) ?? null,
       vsFullCa: studies.evaluation(id, e.arm, e.seed, 'vs-full-ca'),
-      openings: e.status === 'finished' && d.matchSummaries.length > 0
-        ? { first: openingsOf(d.matchSummaries[0]!.matchId), last: openingsOf(d.matchSummaries.at(-1)!.matchId) }
-        : undefined,
+      openings:
+        e.status === 'finished' && d.matchSummaries.length > 0
+          ? { first: openingsOf(d.matchSummaries[0]!.matchId), last: openingsOf(d.matchSummaries.at(-1)!.matchId) }
+          : undefined,
       panel: studies.evaluation<StudyPanelFigures>(id, e.arm, e.seed, 'panel'),
     };
   });

@@ -62,7 +62,13 @@ export async function runStudyPanel(o: StudyPanelOptions): Promise<{ computed: n
   for (const e of entries) {
     const da = finalDa.get(`${e.arm}/${e.seed}`) ?? null;
     if (e.status !== 'finished' || da === null) {
-      o.onEntry?.({ arm: e.arm, seed: e.seed, da, how: 'skipped', detail: e.status !== 'finished' ? `its run ${e.runId} ${e.status}` : `its run ${e.runId} played no match` });
+      o.onEntry?.({
+        arm: e.arm,
+        seed: e.seed,
+        da,
+        how: 'skipped',
+        detail: e.status !== 'finished' ? `its run ${e.runId} ${e.status}` : `its run ${e.runId} played no match`,
+      });
       continue;
     }
     const lab = openSqliteStore(o.dbPath);
@@ -75,7 +81,12 @@ export async function runStudyPanel(o: StudyPanelOptions): Promise<{ computed: n
     }
     try {
       const r = await evaluatePanel({
-        db: o.dbPath, domain, da, panel: 'auto', protocol, config: sparringConfigOf(study.base),
+        db: o.dbPath,
+        domain,
+        da,
+        panel: 'auto',
+        protocol,
+        config: sparringConfigOf(study.base),
         runs: finished.filter((x) => x.seed !== e.seed).map((x) => x.runId),
         ...(o.session ? { session: o.session } : {}),
         onProgress: (label, done, total) => o.onProgress?.({ arm: e.arm, seed: e.seed, label, done, total }),
@@ -88,7 +99,13 @@ export async function runStudyPanel(o: StudyPanelOptions): Promise<{ computed: n
         w.close();
       }
       counts.computed++;
-      o.onEntry?.({ arm: e.arm, seed: e.seed, da, how: 'computed', detail: `${r.summary.rows.length} counterparts (${r.computed} evaluated, ${r.reused} reused)${r.failed.length ? `; not evaluated: ${r.failed.map((f) => `${f.counterpart.label} (${f.error})`).join(', ')}` : ''}` });
+      o.onEntry?.({
+        arm: e.arm,
+        seed: e.seed,
+        da,
+        how: 'computed',
+        detail: `${r.summary.rows.length} counterparts (${r.computed} evaluated, ${r.reused} reused)${r.failed.length ? `; not evaluated: ${r.failed.map((f) => `${f.counterpart.label} (${f.error})`).join(', ')}` : ''}`,
+      });
     } catch (err) {
       counts.failed++;
       o.onEntry?.({ arm: e.arm, seed: e.seed, da, how: 'failed', detail: err instanceof Error ? err.message : String(err) });

@@ -24,9 +24,13 @@ describe('the studies migration', () => {
     const pk = db.prepare("SELECT name FROM pragma_table_info('study_runs') WHERE pk > 0 ORDER BY pk").pluck().all();
     expect(pk).toEqual(['study_id', 'arm', 'seed']);
     // An entry belongs to a study and names a run of the lab; a status outside the four is refused.
-    expect(() => db.prepare("INSERT INTO study_runs (study_id, arm, seed, run_id, status) VALUES ('S9', 'full', 1, NULL, 'pending')").run()).toThrow(/FOREIGN KEY/);
+    expect(() => db.prepare("INSERT INTO study_runs (study_id, arm, seed, run_id, status) VALUES ('S9', 'full', 1, NULL, 'pending')").run()).toThrow(
+      /FOREIGN KEY/,
+    );
     db.prepare("INSERT INTO studies VALUES ('S1', 't', 't', 'quick', '{}', '[]', '[]', 'running')").run();
-    expect(() => db.prepare("INSERT INTO study_runs (study_id, arm, seed, run_id, status) VALUES ('S1', 'full', 1, 'R404', 'pending')").run()).toThrow(/FOREIGN KEY/);
+    expect(() => db.prepare("INSERT INTO study_runs (study_id, arm, seed, run_id, status) VALUES ('S1', 'full', 1, 'R404', 'pending')").run()).toThrow(
+      /FOREIGN KEY/,
+    );
     expect(() => db.prepare("INSERT INTO study_runs (study_id, arm, seed, run_id, status) VALUES ('S1', 'full', 1, NULL, 'done')").run()).toThrow(/CHECK/);
     db.close();
   });
@@ -37,19 +41,43 @@ describe('studyStore', () => {
     const store = openSqliteStore(path.join(tmp, 'lab.db'));
     const studies = studyStore(store.db);
     const base = PRESETS.quick.config;
-    const s = studies.create({ preset: 'quick', base, arms: ['full', 'mix-50-50'], seeds: [1, 2], configOf: (arm) => ({ ...base, gym: { ...base.gym, failureShare: arm === 'full' ? 0.7 : 0.5 } }) });
+    const s = studies.create({
+      preset: 'quick',
+      base,
+      arms: ['full', 'mix-50-50'],
+      seeds: [1, 2],
+      configOf: (arm) => ({ ...base, gym: { ...base.gym, failureShare: arm === 'full' ? 0.7 : 0.5 } }),
+    });
     expect(s).toMatchObject({ id: 'S1', preset: 'quick', arms: ['full', 'mix-50-50'], seeds: [1, 2], status: 'running' });
     const entries = studies.entries('S1');
     expect(entries.map((e) => [e.arm, e.seed, e.runId, e.status])).toEqual([
-      ['full', 1, 'R1', 'pending'], ['full', 2, 'R2', 'pending'], ['mix-50-50', 1, 'R3', 'pending'], ['mix-50-50', 2, 'R4', 'pending'],
+      ['full', 1, 'R1', 'pending'],
+      ['full', 2, 'R2', 'pending'],
+      ['mix-50-50', 1, 'R3', 'pending'],
+      ['mix-50-50', 2, 'R4', 'pending'],
     ]);
-    const runs = store.db.prepare('SELECT id, status, seed, config_json FROM runs ORDER BY id').all() as { id: string; status: string; seed: number; config_json: string }[];
+    const runs = store.db.prepare('SELECT id, status, seed, config_json FROM runs ORDER BY id').all() as {
+      id: string;
+      status: string;
+      seed: number;
+      config_json: string;
+    }[];
     expect(runs.map((r) => [r.id, r.status, r.seed, (JSON.parse(r.config_json) as typeof base).gym.failureShare])).toEqual([
-      ['R1', 'created', 1, 0.7], ['R2', 'created', 2, 0.7], ['R3', 'created', 1, 0.5], ['R4', 'created', 2, 0.5],
+      ['R1', 'created', 1, 0.7],
+      ['R2', 'created', 2, 0.7],
+      ['R3', 'created', 1, 0.5],
+      ['R4', 'created', 2, 0.5],
     ]);
     expect(studies.create({ preset: 'quick', base, arms: ['full'], seeds: [3], configOf: () => base }).id).toBe('S2');
     expect(studies.entries('S2')[0]!.runId).toBe('R5');
-    studies.saveEvaluation('S1', 'mix-50-50', 1, 'vs-full-ca', { episodes: 24, routingAccuracy: 0.9, strictPass: 0.5, fail: 0.1, meanReward: 1, lookupFirst: 0.4 });
+    studies.saveEvaluation('S1', 'mix-50-50', 1, 'vs-full-ca', {
+      episodes: 24,
+      routingAccuracy: 0.9,
+      strictPass: 0.5,
+      fail: 0.1,
+      meanReward: 1,
+      lookupFirst: 0.4,
+    });
     expect(studies.evaluation('S1', 'mix-50-50', 1, 'vs-full-ca')?.routingAccuracy).toBe(0.9);
     expect(studies.evaluation('S1', 'full', 1, 'vs-full-ca')).toBeNull();
     expect(() => studies.get('S9')).toThrow(/no study "S9"/);

@@ -49,8 +49,13 @@ export function studyStore(db: Database) {
   const setStatus = db.prepare('UPDATE studies SET status = ?, updated_at = ? WHERE id = ?');
 
   const toStudy = (r: Record<string, unknown>): StudyRow => ({
-    id: r.id as string, createdAt: r.created_at as string, preset: r.preset as string, base: JSON.parse(r.base_config_json as string) as RunConfig,
-    arms: JSON.parse(r.arms_json as string) as string[], seeds: JSON.parse(r.seeds_json as string) as number[], status: r.status as StudyRow['status'],
+    id: r.id as string,
+    createdAt: r.created_at as string,
+    preset: r.preset as string,
+    base: JSON.parse(r.base_config_json as string) as RunConfig,
+    arms: JSON.parse(r.arms_json as string) as string[],
+    seeds: JSON.parse(r.seeds_json as string) as number[],
+    status: r.status as StudyRow['status'],
   });
 
   return {
@@ -58,14 +63,21 @@ export function studyStore(db: Database) {
      * A new study S<n> with one run per (arm, seed) in arm-major order. `configOf` gives each
      * run's config (a fixed-opponent arm's is rewritten with its budget before it starts).
      */
-    create(args: { preset: string; base: RunConfig; arms: readonly string[]; seeds: readonly number[]; configOf: (arm: string, seed: number) => RunConfig }): StudyRow {
+    create(args: {
+      preset: string;
+      base: RunConfig;
+      arms: readonly string[];
+      seeds: readonly number[];
+      configOf: (arm: string, seed: number) => RunConfig;
+    }): StudyRow {
       const create = db.transaction(() => {
         const n = (db.prepare('SELECT COUNT(*) FROM studies').pluck().get() as number) + 1;
         let id = `S${n}`;
-        for (let k = n; getStudy.get(id) !== undefined; ) id = `S${++k}`;
+        for (let k = n; getStudy.get(id) !== undefined;) id = `S${++k}`;
         const now = new Date().toISOString();
-        db.prepare('INSERT INTO studies (id, created_at, updated_at, preset, base_config_json, arms_json, seeds_json, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-          .run(id, now, now, args.preset, JSON.stringify(args.base), JSON.stringify(args.arms), JSON.stringify(args.seeds), 'running');
+        db.prepare(
+          'INSERT INTO studies (id, created_at, updated_at, preset, base_config_json, arms_json, seeds_json, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        ).run(id, now, now, args.preset, JSON.stringify(args.base), JSON.stringify(args.arms), JSON.stringify(args.seeds), 'running');
         const pairs = args.arms.flatMap((arm) => args.seeds.map((seed) => ({ arm, seed, config: args.configOf(arm, seed) })));
         const runIds = insertRuns(db, args.preset, pairs);
         const ins = db.prepare('INSERT INTO study_runs (study_id, arm, seed, run_id, status) VALUES (?, ?, ?, ?, ?)');
@@ -97,14 +109,23 @@ export function studyStore(db: Database) {
     },
     /** Rewrite a run's config before it starts (a fixed-opponent arm's DA gym budget). */
     setRunConfig(runId: string, config: RunConfig): void {
-      db.prepare("UPDATE runs SET config_json = ? WHERE id = ? AND snapshot_json IS NULL").run(JSON.stringify(config), runId);
+      db.prepare('UPDATE runs SET config_json = ? WHERE id = ? AND snapshot_json IS NULL').run(JSON.stringify(config), runId);
     },
     /** kind 'vs-full-ca': HeldoutFigures; 'panel': StudyPanelFigures (the final DA's counterpart shift). */
     saveEvaluation<T = HeldoutFigures>(id: string, arm: string, seed: number, kind: string, result: T): void {
-      db.prepare('INSERT OR REPLACE INTO study_evaluations (study_id, arm, seed, kind, result_json) VALUES (?, ?, ?, ?, ?)').run(id, arm, seed, kind, JSON.stringify(result));
+      db.prepare('INSERT OR REPLACE INTO study_evaluations (study_id, arm, seed, kind, result_json) VALUES (?, ?, ?, ?, ?)').run(
+        id,
+        arm,
+        seed,
+        kind,
+        JSON.stringify(result),
+      );
     },
     evaluation<T = HeldoutFigures>(id: string, arm: string, seed: number, kind: string): T | null {
-      const r = db.prepare('SELECT result_json FROM study_evaluations WHERE study_id = ? AND arm = ? AND seed = ? AND kind = ?').pluck().get(id, arm, seed, kind) as string | undefined;
+      const r = db
+        .prepare('SELECT result_json FROM study_evaluations WHERE study_id = ? AND arm = ? AND seed = ? AND kind = ?')
+        .pluck()
+        .get(id, arm, seed, kind) as string | undefined;
       return r ? (JSON.parse(r) as T) : null;
     },
   };

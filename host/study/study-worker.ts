@@ -20,8 +20,7 @@ import { openSqliteStore } from '../store/sqlite-store';
 import { studyStore } from './study-store';
 
 export type WorkerMessage =
-  | { kind: 'progress'; phase: string; label: string; done: number; total: number; matches: number }
-  | { kind: 'done'; status: string; error: string | null };
+  { kind: 'progress'; phase: string; label: string; done: number; total: number; matches: number } | { kind: 'done'; status: string; error: string | null };
 
 const send = (m: WorkerMessage) => process.send?.(m);
 process.on('disconnect', () => process.exit(75));
@@ -36,7 +35,8 @@ async function runOne(runId: string): Promise<void> {
   let phase = 'bootstrap';
   const crash = process.env.SPARRING_STUDY_CRASH === `${arm}/${seed}`;
   service.subscribe((e) => {
-    if (e.name === 'run/progress') send({ kind: 'progress', phase, label: e.payload.progress.label, done: e.payload.progress.done, total: e.payload.progress.total, matches });
+    if (e.name === 'run/progress')
+      send({ kind: 'progress', phase, label: e.payload.progress.label, done: e.payload.progress.done, total: e.payload.progress.total, matches });
     else if (e.name === 'run/status') phase = e.payload.phase;
     else if (e.name === 'run/match') {
       matches = e.payload.match.index;
@@ -71,8 +71,14 @@ async function evalAgainstFullCa(studyId: string): Promise<void> {
     const domain = labDomain(db);
     const checkpoints = checkpointStore(db);
     const ctx: LabContext = {
-      runId: run.id, seed: run.seed, domain: config.adversities ? withAdversityProfile(domain) : domain, config, sparring: sparringConfigOf(config),
-      store, checkpoints, session,
+      runId: run.id,
+      seed: run.seed,
+      domain: config.adversities ? withAdversityProfile(domain) : domain,
+      config,
+      sparring: sparringConfigOf(config),
+      store,
+      checkpoints,
+      session,
       progress: (p) => send({ kind: 'progress', phase: 'evaluate', label: p.label, done: p.done, total: p.total, matches: 0 }),
       metric: () => undefined,
       stopped: () => false,

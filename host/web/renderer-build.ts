@@ -51,7 +51,9 @@ export async function buildRenderer(): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, [viteBin, 'build', '--config', path.join(REPO_ROOT, 'vite.config.ts')], { cwd: REPO_ROOT, stdio: ['ignore', 2, 2] });
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`building the renderer failed (vite exited with ${code}); run \`npm run build:renderer\` to see why`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`building the renderer failed (vite exited with ${code}); run \`npm run build:renderer\` to see why`)),
+    );
   });
 }
 

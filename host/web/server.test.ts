@@ -139,7 +139,12 @@ describe('web server', () => {
       if (m.kind === 'event') events.push(m);
     });
     try {
-      const r = await request(ws, { kind: 'request', id: 1, name: 'matches/play', args: { da: 'scripted', ca: 'scripted', episodesPerScenario: 2, scenarios: 'arena', seed: 4 } });
+      const r = await request(ws, {
+        kind: 'request',
+        id: 1,
+        name: 'matches/play',
+        args: { da: 'scripted', ca: 'scripted', episodesPerScenario: 2, scenarios: 'arena', seed: 4 },
+      });
       expect(r).toMatchObject({ ok: true, result: { matchId: 'M1' } });
       const completed = events.filter((e) => e.kind === 'event' && e.name === 'episodes/completed');
       expect(completed.length).toBeGreaterThan(0);
@@ -156,7 +161,9 @@ describe('sparring serve', () => {
   afterAll(() => children.forEach((c) => c.exitCode === null && c.kill('SIGKILL')));
 
   function serve(args: string[]): Promise<{ child: ChildProcess; line: string; stderr: () => string }> {
-    const child = spawn(process.execPath, [BIN, 'serve', '--no-build', '--port', '0', '--db', path.join(tmp, 'serve.db'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'serve', '--no-build', '--port', '0', '--db', path.join(tmp, 'serve.db'), ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(child);
     let err = '';
     child.stderr.on('data', (d) => (err += d));
@@ -183,7 +190,9 @@ describe('sparring serve', () => {
     const info = await request(ws, { kind: 'request', id: 1, name: 'engine/info', args: undefined });
     expect(info).toMatchObject({ ok: true, result: { runsUnavailable: null } });
     const presets = await request(ws, { kind: 'request', id: 2, name: 'presets/list', args: undefined });
-    expect(presets.kind === 'response' && presets.ok && (presets.result as { name: string }[]).map((p) => p.name)).toEqual(expect.arrayContaining(['quick', 'paper']));
+    expect(presets.kind === 'response' && presets.ok && (presets.result as { name: string }[]).map((p) => p.name)).toEqual(
+      expect.arrayContaining(['quick', 'paper']),
+    );
     ws.close();
     const exited = new Promise<number | null>((r) => child.once('exit', r));
     child.kill('SIGTERM');

@@ -52,7 +52,6 @@ const CONTENT_TYPES: Record<string, string> = {
   '.map': 'application/json; charset=utf-8',
 };
 
-
 const SECURITY_HEADERS: Record<string, string> = {
   'Content-Security-Policy': CONTENT_SECURITY_POLICY,
   'X-Content-Type-Options': 'nosniff',
@@ -183,7 +182,9 @@ function serveStatic(root: string, pathname: string, req: http.IncomingMessage, 
     stat = statOrNull(file);
   }
   if (!stat?.isFile() && !statOrNull(path.join(root, 'index.html'))) {
-    res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', ...headers }).end(`The lab UI is not built (${root} has no index.html): run \`npm run build:renderer\`, or start \`sparring serve\` without --no-build.\n`);
+    res
+      .writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', ...headers })
+      .end(`The lab UI is not built (${root} has no index.html): run \`npm run build:renderer\`, or start \`sparring serve\` without --no-build.\n`);
     return;
   }
   if (!stat?.isFile()) {

@@ -76,15 +76,30 @@ async function gradCheck(inputs: Record<string, CaseInput>, build: (g: Graph, x:
     const values = spec.values ?? uniform(n, spec.range ?? [-1, 1], spec.avoid);
     expect(values.length).toBe(n);
     feeds[name] =
-      dtype === 'float32' ? new OrtTensor('float32', Float32Array.from(values), feed) : new OrtTensor('int64', BigInt64Array.from(values.map((v) => BigInt(v))), feed);
+      dtype === 'float32'
+        ? new OrtTensor('float32', Float32Array.from(values), feed)
+        : new OrtTensor('int64', BigInt64Array.from(values.map((v) => BigInt(v))), feed);
   }
   const out = build(g, xs);
   const r = g.input('R', 'float32', out.shape);
   const rDims = resolveDims(out.shape, bind);
-  feeds.R = new OrtTensor('float32', Float32Array.from(uniform(rDims.reduce((a, d) => a * d, 1), [-1, 1])), rDims);
+  feeds.R = new OrtTensor(
+    'float32',
+    Float32Array.from(
+      uniform(
+        rDims.reduce((a, d) => a * d, 1),
+        [-1, 1],
+      ),
+    ),
+    rDims,
+  );
   const loss = g.reduceSum(g.mul(out, r));
   const checked = Object.keys(inputs).filter((k) => inputs[k]!.check ?? (inputs[k]!.dtype ?? 'float32') === 'float32');
-  const grads = gradients(g, loss, checked.map((k) => xs[k]!));
+  const grads = gradients(
+    g,
+    loss,
+    checked.map((k) => xs[k]!),
+  );
   for (const node of g.nodes) covered.add(node.opType);
   g.output('loss', loss);
   checked.forEach((k, i) => g.output(`grad.${k}`, grads[i]!));
@@ -135,9 +150,15 @@ describe('gradients match finite differences', () => {
     // [2, 3] ∘ [3], [2, 1] ∘ [1, 3], [] ∘ [2, 3], [4, 1, 3] ∘ [2, 1]
     const pairs: [readonly number[], readonly number[]][] = [
       [[2, 3], [3]],
-      [[2, 1], [1, 3]],
+      [
+        [2, 1],
+        [1, 3],
+      ],
       [[], [2, 3]],
-      [[4, 1, 3], [2, 1]],
+      [
+        [4, 1, 3],
+        [2, 1],
+      ],
     ];
     for (const [sa, sb] of pairs) {
       const inputs = { a: { dims: sa }, b: { dims: sb, range: [0.5, 2] as [number, number] } };
@@ -189,7 +210,9 @@ describe('gradients match finite differences', () => {
   });
 
   it('Where (both branches, broadcasting)', async () => {
-    await gradCheck({ c: { dims: [2, 3], avoid: [0], check: false }, a: { dims: [2, 3] }, b: { dims: [3] } }, (g, { c, a, b }) => g.where(g.greater(c!, 0), a!, b!));
+    await gradCheck({ c: { dims: [2, 3], avoid: [0], check: false }, a: { dims: [2, 3] }, b: { dims: [3] } }, (g, { c, a, b }) =>
+      g.where(g.greater(c!, 0), a!, b!),
+    );
   });
 
   it('MatMul: 2-D, batched, N-D against a shared matrix, broadcast batch', async () => {
@@ -317,7 +340,10 @@ describe('gradients: structure', () => {
     g.output('dx', dx!);
     g.output('dy', dy!);
     const { session } = await createSession(g.encode(), { intraOpNumThreads: 1 });
-    const res = await session.run({ x: new OrtTensor('float32', new Float32Array([1, -2]), [2]), y: new OrtTensor('float32', new Float32Array(3).fill(5), [3]) });
+    const res = await session.run({
+      x: new OrtTensor('float32', new Float32Array([1, -2]), [2]),
+      y: new OrtTensor('float32', new Float32Array(3).fill(5), [3]),
+    });
     expect(Array.from(res.dx!.data as Float32Array)).toEqual([2, -4]);
     expect(Array.from(res.dy!.data as Float32Array)).toEqual([0, 0, 0]);
   });

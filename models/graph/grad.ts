@@ -63,7 +63,12 @@ const output = (node: GraphNode): Tensor => node.outputs[0]!;
 export function unbroadcast(g: Graph, dy: Tensor, target: Tensor): Tensor {
   let r = dy;
   const lead = dy.rank - target.rank;
-  if (lead > 0) r = g.reduceSum(r, Array.from({ length: lead }, (_, i) => i), false);
+  if (lead > 0)
+    r = g.reduceSum(
+      r,
+      Array.from({ length: lead }, (_, i) => i),
+      false,
+    );
   const axes = target.shape.flatMap((d, i) => (d === 1 && r.shape[i] !== 1 ? [i] : []));
   if (axes.length > 0) r = g.reduceSum(r, axes, true);
   if (!sameShape(r.shape, target.shape)) {
@@ -122,8 +127,10 @@ function gemmGrad(g: Graph, node: GraphNode, dys: readonly (Tensor | undefined)[
   }
   if (needs[1]) {
     const aT = transA ? undefined : g.transposeOf(a);
-    if (transB) db = g.gemm(dy, a, undefined, { alpha, transA: true, transB: transA }); // [N, K]
-    else if (aT) db = g.gemm(aT, dy, undefined, { alpha }); // [K, N] from a fed Aᵀ
+    if (transB)
+      db = g.gemm(dy, a, undefined, { alpha, transA: true, transB: transA }); // [N, K]
+    else if (aT)
+      db = g.gemm(aT, dy, undefined, { alpha }); // [K, N] from a fed Aᵀ
     else db = g.gemm(a, dy, undefined, { alpha, transA: !transA }); // [K, N]
   }
   const dc = needs[2] && c ? unbroadcast(g, beta === 1 ? dy : g.mul(dy, beta), c) : undefined;
@@ -160,7 +167,7 @@ function reduceGrad(mean: boolean): GradRule {
     if (mean) {
       const reduced = norm.map((a) => x.shape[a]!);
       const count = reduced.every((d) => typeof d === 'number')
-        ? g.scalar((reduced).reduce((p, d) => p * d, 1))
+        ? g.scalar(reduced.reduce((p, d) => p * d, 1))
         : g.cast(g.div(g.sizeOf(x), g.sizeOf(y)), 'float32');
       dx = g.div(dx, count);
     }
@@ -172,10 +179,7 @@ const rules: Record<string, GradRule> = {
   Identity: (_g, _n, dys) => [dys[0]],
   Neg: (g, _n, dys) => [g.neg(dys[0]!)],
   Add: (g, n, dys, needs) => [needs[0] ? unbroadcast(g, dys[0]!, input(n, 0)) : undefined, needs[1] ? unbroadcast(g, dys[0]!, input(n, 1)) : undefined],
-  Sub: (g, n, dys, needs) => [
-    needs[0] ? unbroadcast(g, dys[0]!, input(n, 0)) : undefined,
-    needs[1] ? unbroadcast(g, g.neg(dys[0]!), input(n, 1)) : undefined,
-  ],
+  Sub: (g, n, dys, needs) => [needs[0] ? unbroadcast(g, dys[0]!, input(n, 0)) : undefined, needs[1] ? unbroadcast(g, g.neg(dys[0]!), input(n, 1)) : undefined],
   Mul: (g, n, dys, needs) => {
     const [a, b, dy] = [input(n, 0), input(n, 1), dys[0]!];
     return [needs[0] ? unbroadcast(g, g.mul(dy, b), a) : undefined, needs[1] ? unbroadcast(g, g.mul(dy, a), b) : undefined];

@@ -7,15 +7,7 @@
  * gradient nodes to the same graph, and `train-step.ts` wraps that into one AdamW step.
  */
 import onnxPkg from 'onnx-proto';
-import {
-  broadcastShapes,
-  formatShape,
-  isStatic,
-  normAxis,
-  numel,
-  reshapeShape,
-  sameShape,
-} from './shape';
+import { broadcastShapes, formatShape, isStatic, normAxis, numel, reshapeShape, sameShape } from './shape';
 import type { Attr, DType, Dim, Shape, TensorData, ValueSpec } from './types';
 import { ONNX_DTYPE } from './types';
 
@@ -495,7 +487,8 @@ export class Graph {
   gatherRows(table: Tensor, rows: Tensor): Tensor {
     if (rows.rank !== 1) throw new Error(`gatherRows: rows must be 1-D, got ${rows.toString()}`);
     if (this.rowFed.has(table)) {
-      if (table.shape[0] !== rows.shape[0]) throw new Error(`gatherRows: ${table.toString()} is fed with ${String(table.shape[0])} rows, but ${rows.toString()} picks ${String(rows.shape[0])}`);
+      if (table.shape[0] !== rows.shape[0])
+        throw new Error(`gatherRows: ${table.toString()} is fed with ${String(table.shape[0])} rows, but ${rows.toString()} picks ${String(rows.shape[0])}`);
       return table;
     }
     const out = this.gather(table, rows, 0);
@@ -522,8 +515,10 @@ export class Graph {
   declareTranspose(t: Tensor, tT: Tensor): void {
     this.checkOwn(t, 'declareTranspose');
     this.checkOwn(tT, 'declareTranspose');
-    if (!this.inputList.includes(t) || !this.inputList.includes(tT)) throw new Error(`declareTranspose: ${t.toString()} and ${tT.toString()} must both be graph inputs`);
-    if (t.rank !== 2 || !sameShape(tT.shape, [t.shape[1]!, t.shape[0]!])) throw new Error(`declareTranspose: ${tT.toString()} is not shaped like the transpose of ${t.toString()}`);
+    if (!this.inputList.includes(t) || !this.inputList.includes(tT))
+      throw new Error(`declareTranspose: ${t.toString()} and ${tT.toString()} must both be graph inputs`);
+    if (t.rank !== 2 || !sameShape(tT.shape, [t.shape[1]!, t.shape[0]!]))
+      throw new Error(`declareTranspose: ${tT.toString()} is not shaped like the transpose of ${t.toString()}`);
     this.transposes.set(t, tT);
   }
 
@@ -608,7 +603,10 @@ export class Graph {
       }
     }
     const shape = [...first.shape];
-    shape[a] = concatDim(xs.map((x) => x.shape[a]!), () => this.freshDim());
+    shape[a] = concatDim(
+      xs.map((x) => x.shape[a]!),
+      () => this.freshDim(),
+    );
     return this.op1('Concat', xs, { axis: { type: 'int', value: a } }, first.dtype, shape);
   }
 
@@ -645,7 +643,13 @@ export class Graph {
     if (p.length !== x.rank || [...p].sort((a, b) => a - b).some((v, i) => v !== i)) {
       throw new Error(`Transpose: [${p.join(', ')}] is not a permutation of ${x.rank} axes`);
     }
-    return this.op1('Transpose', [x], { perm: { type: 'ints', value: p } }, x.dtype, p.map((i) => x.shape[i]!));
+    return this.op1(
+      'Transpose',
+      [x],
+      { perm: { type: 'ints', value: p } },
+      x.dtype,
+      p.map((i) => x.shape[i]!),
+    );
   }
 
   /** Inserts size-1 axes; `axes` index the output. */
@@ -663,7 +667,13 @@ export class Graph {
     for (const a of norm) {
       if (x.shape[a] !== 1) throw new Error(`Squeeze: axis ${a} of ${x.toString()} is not 1`);
     }
-    return this.op1('Squeeze', [x, this.ints(norm)], {}, x.dtype, x.shape.filter((_, i) => !norm.includes(i)));
+    return this.op1(
+      'Squeeze',
+      [x, this.ints(norm)],
+      {},
+      x.dtype,
+      x.shape.filter((_, i) => !norm.includes(i)),
+    );
   }
 
   /** Broadcasts `x` to `like`'s shape (read at run time when symbolic). */

@@ -148,7 +148,11 @@ export function buildGradients<P extends string, I extends string>(spec: ModelSp
   const inputs = declareInputs(g, spec);
   const { loss, outputs } = splitLoss(lossFn(g, params, inputs));
   const names = Object.keys(spec.params) as P[];
-  const grads = gradients(g, loss, names.map((n) => params[n]));
+  const grads = gradients(
+    g,
+    loss,
+    names.map((n) => params[n]),
+  );
   g.output('loss', loss);
   names.forEach((n, i) => g.output(`grad.${n}`, grads[i]!));
   for (const [name, t] of Object.entries(outputs)) g.output(name, t);

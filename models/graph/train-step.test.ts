@@ -84,20 +84,57 @@ describe('train step', () => {
   const graph = buildTrainStep(spec, loss);
 
   it('declares params, step count, batch and hyperparameters as inputs and gradients and AdamW scalars as outputs', () => {
-    expect(graph.inputs.map((i) => i.name)).toEqual(['w', 'b', 'adam.step', 'x', 't', 'hp.lr', 'hp.beta1', 'hp.beta2', 'hp.eps', 'hp.weight_decay', 'hp.max_grad_norm']);
+    expect(graph.inputs.map((i) => i.name)).toEqual([
+      'w',
+      'b',
+      'adam.step',
+      'x',
+      't',
+      'hp.lr',
+      'hp.beta1',
+      'hp.beta2',
+      'hp.eps',
+      'hp.weight_decay',
+      'hp.max_grad_norm',
+    ]);
     expect(graph.outputs.map((o) => o.name)).toEqual(['loss', 'grad_norm', 'next.adam.step', 'grad.w', 'grad.b', 'adam.scalars', 'err']);
-    expect(graph.held).toEqual([{ param: 'w', shape: [3, 2], decay: true }, { param: 'b', shape: [2], decay: false }]);
+    expect(graph.held).toEqual([
+      { param: 'w', shape: [3, 2], decay: true },
+      { param: 'b', shape: [2], decay: false },
+    ]);
     expect(graph.outputs.find((o) => o.name === 'err')?.shape).toEqual(['B', 2]);
   });
 
   it("with optimiser 'graph' takes AdamW state as inputs and returns its next values", () => {
     const inGraph = buildTrainStep(spec, loss, { optimiser: 'graph' });
     expect(inGraph.inputs.map((i) => i.name)).toEqual([
-      'w', 'b', 'adam.m.w', 'adam.m.b', 'adam.v.w', 'adam.v.b', 'adam.step', 'x', 't',
-      'hp.lr', 'hp.beta1', 'hp.beta2', 'hp.eps', 'hp.weight_decay', 'hp.max_grad_norm',
+      'w',
+      'b',
+      'adam.m.w',
+      'adam.m.b',
+      'adam.v.w',
+      'adam.v.b',
+      'adam.step',
+      'x',
+      't',
+      'hp.lr',
+      'hp.beta1',
+      'hp.beta2',
+      'hp.eps',
+      'hp.weight_decay',
+      'hp.max_grad_norm',
     ]);
     expect(inGraph.outputs.map((o) => o.name)).toEqual([
-      'loss', 'grad_norm', 'next.w', 'next.adam.m.w', 'next.adam.v.w', 'next.b', 'next.adam.m.b', 'next.adam.v.b', 'next.adam.step', 'err',
+      'loss',
+      'grad_norm',
+      'next.w',
+      'next.adam.m.w',
+      'next.adam.v.w',
+      'next.b',
+      'next.adam.m.b',
+      'next.adam.v.b',
+      'next.adam.step',
+      'err',
     ]);
     expect(inGraph.held).toEqual([]);
   });
@@ -237,7 +274,10 @@ describe('train step with a row-sparse gradient (gatherRows)', () => {
         v: { emb: state.v.emb.map((x, i) => (i < 2 || i >= 10 ? 0 : x)) },
       };
       const fed = await TrainStepRunner.create(buildTrainStep(decaySpec, lossWith(true)), start, { hyper, session: { intraOpNumThreads: 1 } });
-      const whole = await TrainStepRunner.create(buildTrainStep(decaySpec, lossWith(true), { optimiser: 'graph' }), start, { hyper, session: { intraOpNumThreads: 1 } });
+      const whole = await TrainStepRunner.create(buildTrainStep(decaySpec, lossWith(true), { optimiser: 'graph' }), start, {
+        hyper,
+        session: { intraOpNumThreads: 1 },
+      });
       const batches = [rowsBatch, { ...rowsBatch, rows: { data: BigInt64Array.from([0n, 2n, 3n]), dims: [3] } }, rowsBatch];
       for (const b of batches) {
         const [a, c] = [await fed.step(b), await whole.step(b)];
@@ -257,7 +297,9 @@ describe('train step with a row-sparse gradient (gatherRows)', () => {
 
   it('names a row id that is out of range or repeated', async () => {
     const runner = await TrainStepRunner.create(buildTrainStep(sparseSpec, lossWith(true)), state, { session: { intraOpNumThreads: 1 } });
-    await expect(runner.step({ ...rowsBatch, rows: { data: BigInt64Array.from([1n, 3n, 6n]), dims: [3] } })).rejects.toThrow(/row id 6 at rows\[2\] is not a row of 'emb' \(0…5\)/);
+    await expect(runner.step({ ...rowsBatch, rows: { data: BigInt64Array.from([1n, 3n, 6n]), dims: [3] } })).rejects.toThrow(
+      /row id 6 at rows\[2\] is not a row of 'emb' \(0…5\)/,
+    );
     await expect(runner.step({ ...rowsBatch, rows: { data: BigInt64Array.from([1n, 3n, 1n]), dims: [3] } })).rejects.toThrow(/row id 1 appears twice in rows/);
     expect(runner.snapshot().step).toBe(state.step); // nothing moved
     await runner.dispose();

@@ -196,10 +196,19 @@ export function buildTrainStep<P extends string, I extends string>(
   const { loss, outputs } = splitLoss(lossFn(g, params, inputs));
   // A table read only through gatherRows (an embedding with the batch's distinct ids) gets its
   // gradient as those rows; every other parameter gets a dense one.
-  const grads = rowSparseGradients(g, loss, names.map((n) => params[n]));
+  const grads = rowSparseGradients(
+    g,
+    loss,
+    names.map((n) => params[n]),
+  );
 
   // Global-norm clipping: scale = min(1, maxNorm / (‖g‖ + 1e-6)), as torch.nn.utils.clip_grad_norm_.
-  const gradNorm = g.sqrt(sum(g, grads.map((d) => g.sumSquares(d instanceof Tensor ? d : d.values)))); // []
+  const gradNorm = g.sqrt(
+    sum(
+      g,
+      grads.map((d) => g.sumSquares(d instanceof Tensor ? d : d.values)),
+    ),
+  ); // []
   const clipScale = g.min(g.scalar(1), g.div(hp.maxGradNorm, g.add(gradNorm, 1e-6))); // []
 
   // Scalars shared by every parameter, so each parameter costs only elementwise passes.
@@ -256,7 +265,13 @@ export function buildTrainStep<P extends string, I extends string>(
   }
   if (!inGraph) {
     const scalars: Record<(typeof TABLE_SCALARS)[number], Tensor> = { beta1: hp.beta1, beta2: hp.beta2, s1, s2, keep, stepSize, epsHat };
-    g.output(TABLE_SCALARS_OUTPUT, g.concat(TABLE_SCALARS.map((k) => g.unsqueeze(scalars[k], [0])), 0)); // [7]
+    g.output(
+      TABLE_SCALARS_OUTPUT,
+      g.concat(
+        TABLE_SCALARS.map((k) => g.unsqueeze(scalars[k], [0])),
+        0,
+      ),
+    ); // [7]
   }
   for (const [name, tensor] of Object.entries(outputs)) g.output(name, tensor);
 

@@ -60,14 +60,23 @@ describe('wireFromNative', () => {
   const parse = (raw: string) => parseDaOutput(raw);
   it('maps a tool call, speak and end_call to the wire format', () => {
     expect(parse(wireFromNative('t', [{ name: 'dispute_charge', arguments: '{"account_id":"A","reason":"duplicate"}' }]))).toEqual({
-      ok: true, action: { thinking: 't', action_type: 'tool_call', content: 'dispute_charge', tool_args: { account_id: 'A', reason: 'duplicate' } },
+      ok: true,
+      action: { thinking: 't', action_type: 'tool_call', content: 'dispute_charge', tool_args: { account_id: 'A', reason: 'duplicate' } },
     });
-    expect(parse(wireFromNative('', [{ name: 'speak', arguments: '{"message":"Hello"}' }]))).toEqual({ ok: true, action: { thinking: '', action_type: 'speak', content: 'Hello', tool_args: {} } });
+    expect(parse(wireFromNative('', [{ name: 'speak', arguments: '{"message":"Hello"}' }]))).toEqual({
+      ok: true,
+      action: { thinking: '', action_type: 'speak', content: 'Hello', tool_args: {} },
+    });
   });
   it('keeps malformed arguments malformed, several calls unparseable, unknown names a tool call', () => {
     const bad = parse(wireFromNative('t', [{ name: 'get_transactions', arguments: '{"account_id": ' }]));
     expect(bad.ok).toBe(false);
-    const two = parse(wireFromNative('t', [{ name: 'speak', arguments: '{"message":"a"}' }, { name: 'end_call', arguments: '{"message":"b"}' }]));
+    const two = parse(
+      wireFromNative('t', [
+        { name: 'speak', arguments: '{"message":"a"}' },
+        { name: 'end_call', arguments: '{"message":"b"}' },
+      ]),
+    );
     expect(two).toEqual({ ok: false, error: 'expected a JSON object' });
     const unknown = parse(wireFromNative('t', [{ name: 'refund_now', arguments: '{}' }]));
     expect(unknown.ok && unknown.action.action_type === 'tool_call' && unknown.action.content).toBe('refund_now');
@@ -117,8 +126,18 @@ describe('Semaphore and the ledger', () => {
   it('answers an identical request from the cache, and records both calls', async () => {
     let calls = 0;
     const backend: ChatBackend = {
-      id: 'e', model: 'm', maxConcurrency: 1,
-      complete: async (): Promise<ChatResult> => ({ text: `answer ${++calls}`, toolCalls: [], tokensIn: 3, tokensOut: 2, latencyMs: 5, model: 'm', finishReason: 'stop' }),
+      id: 'e',
+      model: 'm',
+      maxConcurrency: 1,
+      complete: async (): Promise<ChatResult> => ({
+        text: `answer ${++calls}`,
+        toolCalls: [],
+        tokensIn: 3,
+        tokensOut: 2,
+        latencyMs: 5,
+        model: 'm',
+        finishReason: 'stop',
+      }),
     };
     const ledger = new PendingLedger(() => undefined);
     const req: ChatRequest = { messages: [{ role: 'user', content: 'hi' }], temperature: 0, max_tokens: 8, seed: 1 };

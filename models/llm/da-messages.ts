@@ -85,13 +85,21 @@ export function daWireGrammarSchema(limits: typeof DA_GRAMMAR_LIMITS = DA_GRAMMA
   const branches: Record<string, unknown>[] = [
     {
       type: 'object',
-      properties: { thinking, action_type: { enum: ['speak', 'end_call'] }, content: { type: 'string', maxLength: limits.content }, tool_args: { type: 'object', properties: {} } },
+      properties: {
+        thinking,
+        action_type: { enum: ['speak', 'end_call'] },
+        content: { type: 'string', maxLength: limits.content },
+        tool_args: { type: 'object', properties: {} },
+      },
     },
   ];
   for (const name of TOOL_NAMES) {
     const params = z.toJSONSchema(toolArgSchemas[name]) as { properties: Record<string, Record<string, unknown>>; required?: string[] };
     const args = Object.fromEntries((params.required ?? []).map((k) => [k, bound(params.properties[k]!)]));
-    branches.push({ type: 'object', properties: { thinking, action_type: { const: 'tool_call' }, content: { const: name }, tool_args: { type: 'object', properties: args } } });
+    branches.push({
+      type: 'object',
+      properties: { thinking, action_type: { const: 'tool_call' }, content: { const: name }, tool_args: { type: 'object', properties: args } },
+    });
   }
   return { oneOf: branches };
 }

@@ -25,7 +25,9 @@ interface Fixture {
 }
 
 const DIR = path.join(__dirname, 'fixtures');
-const fixtures = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+const fixtures = readdirSync(DIR)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 describe('server response fixtures', () => {
   it('has one for each server the README names', () => {
@@ -34,7 +36,10 @@ describe('server response fixtures', () => {
 
   it.each(fixtures)('%s maps to its DA turn', async (file) => {
     const fx = JSON.parse(readFileSync(path.join(DIR, file), 'utf8')) as Fixture;
-    expect(fx.source.files.every((f) => /@[0-9a-f]{40} /.test(f) || !f.includes('@')), 'each source file names its commit').toBe(true);
+    expect(
+      fx.source.files.every((f) => /@[0-9a-f]{40} /.test(f) || !f.includes('@')),
+      'each source file names its commit',
+    ).toBe(true);
     const sent: Record<string, unknown>[] = [];
     const fakeFetch = (async (_url: string, init?: RequestInit) => {
       sent.push(JSON.parse(init?.body as string) as Record<string, unknown>);
@@ -54,7 +59,14 @@ describe('server response fixtures', () => {
     expect(body.model).toBe('qwen');
     expect(body.seed).toBe(1234);
     expect((body.tools as { function: { name: string } }[]).map((t) => t.function.name)).toEqual([
-      'lookup_account', 'get_transactions', 'dispute_charge', 'check_card_status', 'transfer_funds', 'transfer_to_human', 'speak', 'end_call',
+      'lookup_account',
+      'get_transactions',
+      'dispute_charge',
+      'check_card_status',
+      'transfer_funds',
+      'transfer_to_human',
+      'speak',
+      'end_call',
     ]);
     if (fx.request?.n) expect(body.n).toBe(fx.request.n);
     expect([reply.tokensIn, reply.tokensOut]).toEqual([fx.expect.tokensIn, fx.expect.tokensOut]);

@@ -42,8 +42,15 @@ describe.skipIf(unavailable !== null)('a local GGUF model (tiny random llama, no
     const ledger = new PendingLedger(() => undefined);
     const da = new LlmDa(backend, 'text', { name: 'tiny', ledger, maxTokens: DA_GRAMMAR_MAX_TOKENS });
     const out = await runEpisode({
-      domain, scenario: domain.scenarios[0]!, seed: 3, da, ca: new ScriptedCa(domain), judge: judgeEpisode,
-      config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, maxDaTurns: 4 } }, matchId: 'M1', index: 0,
+      domain,
+      scenario: domain.scenarios[0]!,
+      seed: 3,
+      da,
+      ca: new ScriptedCa(domain),
+      judge: judgeEpisode,
+      config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, maxDaTurns: 4 } },
+      matchId: 'M1',
+      index: 0,
     });
     const agent = out.transcript.turns.filter((t) => t.role === 'agent');
     expect(agent.length).toBeGreaterThan(0);
@@ -84,14 +91,28 @@ describe.skipIf(unavailable !== null)('a local GGUF model (tiny random llama, no
   it('plays the customer too (free text, no grammar)', async () => {
     const ca = new LlmCa(backend, { name: 'tiny', maxTokens: 24 });
     const out = await runEpisode({
-      domain, scenario: domain.scenarios[1]!, seed: 4, da: new (await import('../../core/agents/scripted-da')).ScriptedDa(), ca, judge: judgeEpisode,
-      config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, maxDaTurns: 3 } }, matchId: 'M1', index: 1,
+      domain,
+      scenario: domain.scenarios[1]!,
+      seed: 4,
+      da: new (await import('../../core/agents/scripted-da')).ScriptedDa(),
+      ca,
+      judge: judgeEpisode,
+      config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, maxDaTurns: 3 } },
+      matchId: 'M1',
+      index: 1,
     });
     expect(out.transcript.turns.filter((t) => t.role === 'customer').length).toBeGreaterThan(0);
   }, 120_000);
 
   it('refuses the native form and a file that changed since it was saved', async () => {
-    await expect(backend.complete({ messages: [{ role: 'user', content: 'hi' }], temperature: 0, max_tokens: 8, tools: [{ type: 'function', function: { name: 'speak', description: '', parameters: {} } }] })).rejects.toThrow(/text form/);
+    await expect(
+      backend.complete({
+        messages: [{ role: 'user', content: 'hi' }],
+        temperature: 0,
+        max_tokens: 8,
+        tools: [{ type: 'function', function: { name: 'speak', description: '', parameters: {} } }],
+      }),
+    ).rejects.toThrow(/text form/);
     const cfg = await ggufConfigOf(file, { name: 'tiny', gpu: 'cpu', threads: 1 });
     await expect(GgufBackend.load({ ...cfg, sha256: '0'.repeat(64) })).rejects.toThrow(/has changed since it was saved/);
   });
@@ -99,8 +120,19 @@ describe.skipIf(unavailable !== null)('a local GGUF model (tiny random llama, no
 
 describe('historyOf', () => {
   it('maps chat messages to node-llama-cpp history, ending in the model turn to generate', () => {
-    expect(historyOf([{ role: 'system', content: 's' }, { role: 'user', content: 'u' }, { role: 'assistant', content: 'a' }, { role: 'tool', tool_call_id: 'c', content: '{}' }])).toEqual([
-      { type: 'system', text: 's' }, { type: 'user', text: 'u' }, { type: 'model', response: ['a'] }, { type: 'user', text: 'TOOL RESULT: {}' }, { type: 'model', response: [] },
+    expect(
+      historyOf([
+        { role: 'system', content: 's' },
+        { role: 'user', content: 'u' },
+        { role: 'assistant', content: 'a' },
+        { role: 'tool', tool_call_id: 'c', content: '{}' },
+      ]),
+    ).toEqual([
+      { type: 'system', text: 's' },
+      { type: 'user', text: 'u' },
+      { type: 'model', response: ['a'] },
+      { type: 'user', text: 'TOOL RESULT: {}' },
+      { type: 'model', response: [] },
     ]);
   });
 });

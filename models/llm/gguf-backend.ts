@@ -60,7 +60,14 @@ export async function ggufConfigOf(file: string, opts: Partial<Omit<GgufConfig, 
     throw new ChatBackendError(opts.name ?? `gguf:${file}`, 'bad_request', `no such file ${abs}`, 0);
   }
   if (!st.isFile()) throw new ChatBackendError(opts.name ?? `gguf:${file}`, 'bad_request', `${abs} is not a file`, 0);
-  return { name: opts.name ?? `gguf:${path.basename(abs)}`, path: abs, sha256: await fileSha256(abs), gpu: opts.gpu ?? GGUF_DEFAULTS.gpu, contextSize: opts.contextSize ?? GGUF_DEFAULTS.contextSize, threads: opts.threads ?? GGUF_DEFAULTS.threads };
+  return {
+    name: opts.name ?? `gguf:${path.basename(abs)}`,
+    path: abs,
+    sha256: await fileSha256(abs),
+    gpu: opts.gpu ?? GGUF_DEFAULTS.gpu,
+    contextSize: opts.contextSize ?? GGUF_DEFAULTS.contextSize,
+    threads: opts.threads ?? GGUF_DEFAULTS.threads,
+  };
 }
 
 /** One llama.cpp runtime per GPU choice and thread cap, shared by every file loaded with it. */
@@ -109,7 +116,14 @@ export function grammarSchemaFor(schema: Record<string, unknown>): Record<string
   return JSON.stringify(schema) === JSON.stringify(DA_WIRE_SCHEMA) ? daWireGrammarSchema() : schema;
 }
 
-const FINISH: Record<string, string> = { eogToken: 'stop', stopGenerationTrigger: 'stop', customStopTrigger: 'stop', maxTokens: 'length', abort: 'aborted', functionCalls: 'tool_calls' };
+const FINISH: Record<string, string> = {
+  eogToken: 'stop',
+  stopGenerationTrigger: 'stop',
+  customStopTrigger: 'stop',
+  maxTokens: 'length',
+  abort: 'aborted',
+  functionCalls: 'tool_calls',
+};
 
 export class GgufBackend implements ChatBackend {
   readonly id: string;
@@ -144,17 +158,29 @@ export class GgufBackend implements ChatBackend {
     } catch (e) {
       throw fail('bad_request', `cannot read ${config.path}: ${(e as Error).message}`, e);
     }
-    if (sha !== config.sha256) throw fail('bad_request', `${config.path} has changed since it was saved (SHA-256 ${sha.slice(0, 16)}…, saved ${config.sha256.slice(0, 16)}…); save it again (sparring models remove/add)`);
+    if (sha !== config.sha256)
+      throw fail(
+        'bad_request',
+        `${config.path} has changed since it was saved (SHA-256 ${sha.slice(0, 16)}…, saved ${config.sha256.slice(0, 16)}…); save it again (sparring models remove/add)`,
+      );
     let llama: Llama;
     try {
       llama = await runtime(config.gpu, config.threads);
     } catch (e) {
-      throw fail('connection', `node-llama-cpp could not load its prebuilt llama.cpp binary for ${process.platform}-${process.arch} (gpu ${config.gpu}): ${(e as Error).message}`, e);
+      throw fail(
+        'connection',
+        `node-llama-cpp could not load its prebuilt llama.cpp binary for ${process.platform}-${process.arch} (gpu ${config.gpu}): ${(e as Error).message}`,
+        e,
+      );
     }
     try {
       const { LlamaChat } = await import('node-llama-cpp');
       const llamaModel = await llama.loadModel({ modelPath: config.path });
-      const context = await llamaModel.createContext({ contextSize: config.contextSize, sequences: 1, ...(config.threads > 0 ? { threads: config.threads } : {}) });
+      const context = await llamaModel.createContext({
+        contextSize: config.contextSize,
+        sequences: 1,
+        ...(config.threads > 0 ? { threads: config.threads } : {}),
+      });
       const chat = new LlamaChat({ contextSequence: context.getSequence() });
       return new GgufBackend(config, llama, llamaModel, context, chat);
     } catch (e) {
@@ -171,7 +197,10 @@ export class GgufBackend implements ChatBackend {
   }
 
   complete(req: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
-    if (req.tools?.length) return Promise.reject(new ChatBackendError(this.id, 'bad_request', 'a GGUF model plays the DA in the text form of the wire format (tools are not supported)', 0));
+    if (req.tools?.length)
+      return Promise.reject(
+        new ChatBackendError(this.id, 'bad_request', 'a GGUF model plays the DA in the text form of the wire format (tools are not supported)', 0),
+      );
     return this.gate.run(async () => {
       const history = historyOf(req.messages);
       const grammar = req.responseSchema ? await this.grammar(req.responseSchema) : undefined;

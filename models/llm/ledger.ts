@@ -9,11 +9,19 @@ import type { CallLedger, CallRecord, CallSite, ChatBackend, ChatRequest, ChatRe
 
 /** The cache key of a request to a backend: a hash of the endpoint, the model and the exact request. */
 export function requestKey(backend: Pick<ChatBackend, 'id' | 'model'>, req: ChatRequest): string {
-  return createHash('sha256').update(JSON.stringify({ endpoint: backend.id, model: backend.model, request: req })).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify({ endpoint: backend.id, model: backend.model, request: req }))
+    .digest('hex');
 }
 
 /** One call: from the cache when the ledger has the answer, else from the backend; recorded either way. */
-export async function completeThrough(backend: ChatBackend, ledger: CallLedger | null, req: ChatRequest, site: CallSite | null, signal?: AbortSignal): Promise<ChatResult> {
+export async function completeThrough(
+  backend: ChatBackend,
+  ledger: CallLedger | null,
+  req: ChatRequest,
+  site: CallSite | null,
+  signal?: AbortSignal,
+): Promise<ChatResult> {
   const key = requestKey(backend, req);
   const hit = ledger?.cached(key);
   const result = hit ? { ...hit, cached: true } : await backend.complete(req, signal);

@@ -16,20 +16,38 @@ import { LlmCa } from './llm-ca';
 const domain = bankingDomain();
 
 describe('LlmCa', () => {
-  it('plays the customer seat from the model\'s words, with the hidden intent in its prompt', async () => {
+  it("plays the customer seat from the model's words, with the hidden intent in its prompt", async () => {
     const seen: ChatRequest[] = [];
     const backend: ChatBackend = {
-      id: 'cust', model: 'm', maxConcurrency: 4,
+      id: 'cust',
+      model: 'm',
+      maxConcurrency: 4,
       complete: async (req): Promise<ChatResult> => {
         seen.push(req);
-        return { text: '  Someone charged my card twice for the same coffee.  ', toolCalls: [], tokensIn: 50, tokensOut: 9, latencyMs: 3, model: 'm', finishReason: 'stop' };
+        return {
+          text: '  Someone charged my card twice for the same coffee.  ',
+          toolCalls: [],
+          tokensIn: 50,
+          tokensOut: 9,
+          latencyMs: 3,
+          model: 'm',
+          finishReason: 'stop',
+        };
       },
     };
     const ledger = new PendingLedger(() => undefined);
     const { episodes } = await runMatch({
-      matchId: 'M1', createdAt: '', domain, scenarios: selectScenarios(domain, 'arena').slice(0, 2), scenarioSet: 'arena',
-      da: new ScriptedDa(), ca: new LlmCa(backend, { ledger }), judge: judgeEpisode,
-      config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 2 } }, seed: 4, concurrency: 4,
+      matchId: 'M1',
+      createdAt: '',
+      domain,
+      scenarios: selectScenarios(domain, 'arena').slice(0, 2),
+      scenarioSet: 'arena',
+      da: new ScriptedDa(),
+      ca: new LlmCa(backend, { ledger }),
+      judge: judgeEpisode,
+      config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 2 } },
+      seed: 4,
+      concurrency: 4,
     });
     for (const e of episodes) {
       const said = e.turns.filter((t) => t.role === 'customer').map((t) => t.text);

@@ -35,8 +35,17 @@ export function caMessages(obs: CaObservation): ChatMessage[] {
   const f = obs.facts;
   const persona = obs.persona ? `Persona: ${obs.persona.name}. Style: ${obs.persona.style}` : '';
   const system = fillPrompt(PROMPT_VERSIONS.ca, {
-    intent: obs.intent, situation: obs.situation.replaceAll('_', ' '), name: obs.name, merchant: f.merchant, amount: f.amount.toFixed(2),
-    date: f.datePhrase, channel: f.channel, place: f.place, card_last4: f.cardLast4, account: f.account, persona,
+    intent: obs.intent,
+    situation: obs.situation.replaceAll('_', ' '),
+    name: obs.name,
+    merchant: f.merchant,
+    amount: f.amount.toFixed(2),
+    date: f.datePhrase,
+    channel: f.channel,
+    place: f.place,
+    card_last4: f.cardLast4,
+    account: f.account,
+    persona,
   });
   const msgs: ChatMessage[] = [{ role: 'system', content: system }];
   if (obs.dialogue[0]?.role !== 'agent') msgs.push({ role: 'user', content: CALL_CONNECTS });
@@ -82,7 +91,7 @@ function directiveOf(note: string): CaDirective | null {
  */
 export function caObservationFromMessages(messages: readonly ChatMessage[]): CaObservation {
   const system = messages[0];
-  if (!system || system.role !== 'system') throw new CaMessagesError('messages[0]: expected the customer\'s system prompt');
+  if (!system || system.role !== 'system') throw new CaMessagesError("messages[0]: expected the customer's system prompt");
   const v = unfillPrompt(PROMPT_VERSIONS.ca, system.content);
   if (!v) throw new CaMessagesError(`messages[0]: not the customer prompt assets/prompts/${PROMPT_VERSIONS.ca}.txt with its fields filled`);
   const amount = Number(v.amount);
@@ -92,7 +101,8 @@ export function caObservationFromMessages(messages: readonly ChatMessage[]): CaO
   for (let k = 0; k < messages.length - 1; k++) {
     const m = messages[k + 1]!;
     const where = `messages[${k + 1}]`;
-    if (m.role !== 'user' && m.role !== 'assistant') throw new CaMessagesError(`${where}: role "${m.role}"; a customer's messages are user (the agent) and assistant (the customer)`);
+    if (m.role !== 'user' && m.role !== 'assistant')
+      throw new CaMessagesError(`${where}: role "${m.role}"; a customer's messages are user (the agent) and assistant (the customer)`);
     let text = m.content ?? '';
     if (k === messages.length - 2 && m.role === 'user') {
       const cut = text.lastIndexOf('[For this reply: ');
@@ -109,7 +119,15 @@ export function caObservationFromMessages(messages: readonly ChatMessage[]): CaO
   const obs: CaObservation = {
     intent: v.intent!,
     situation: v.situation!.replaceAll(' ', '_') as Situation,
-    facts: { merchant: v.merchant!, amount, datePhrase: v.date!, channel: v.channel!, place: v.place!, cardLast4: v.card_last4!, account: v.account as AccountType },
+    facts: {
+      merchant: v.merchant!,
+      amount,
+      datePhrase: v.date!,
+      channel: v.channel!,
+      place: v.place!,
+      cardLast4: v.card_last4!,
+      account: v.account as AccountType,
+    },
     name: v.name!,
     dialogue,
   };

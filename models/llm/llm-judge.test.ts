@@ -28,12 +28,17 @@ function judgeAnswering(responses: unknown[], sent: Record<string, unknown>[] = 
     sent.push(JSON.parse(init?.body as string) as Record<string, unknown>);
     return new Response(JSON.stringify(responses[i++ % responses.length]), { status: 200, headers: { 'content-type': 'application/json' } });
   }) as typeof fetch;
-  const backend = new OpenAiBackend({ name: 'judge7b', baseUrl: 'http://127.0.0.1:9/v1', model: 'Qwen/Qwen2.5-7B-Instruct', apiKeyEnv: null, toolCalls: 'native', maxConcurrency: 1 }, { fetch: fakeFetch, maxRetries: 0 });
+  const backend = new OpenAiBackend(
+    { name: 'judge7b', baseUrl: 'http://127.0.0.1:9/v1', model: 'Qwen/Qwen2.5-7B-Instruct', apiKeyEnv: null, toolCalls: 'native', maxConcurrency: 1 },
+    { fetch: fakeFetch, maxRetries: 0 },
+  );
   return new LlmJudge(backend);
 }
 
 describe('LlmJudge with recorded responses', () => {
-  const files = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+  const files = readdirSync(DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
 
   it.each(files)('%s', async (file) => {
     const fx = JSON.parse(readFileSync(path.join(DIR, file), 'utf8')) as Fixture;
@@ -45,7 +50,10 @@ describe('LlmJudge with recorded responses', () => {
       expect(v).toMatchObject(fx.expect.verdict);
       expect(v.rationale.length).toBeGreaterThan(0);
     } else {
-      const e = await judge.judge(t).then(() => null, (err: unknown) => err);
+      const e = await judge.judge(t).then(
+        () => null,
+        (err: unknown) => err,
+      );
       expect(e).toBeInstanceOf(ChatBackendError);
       expect((e as ChatBackendError).kind).toBe('bad_response');
       expect((e as Error).message).toContain(fx.expect.error!);
@@ -73,7 +81,10 @@ describe('LlmJudge with recorded responses', () => {
     expect(parseJudgeReply(JSON.stringify(good), 5).ok).toBe(true);
     expect(parseJudgeReply(JSON.stringify({ ...good, confidence: 0.9 }), 5)).toMatchObject({ ok: false });
     expect(parseJudgeReply(JSON.stringify({ ...good, score: 3 }), 5)).toMatchObject({ ok: false, error: expect.stringMatching(/^field score/) });
-    expect(parseJudgeReply(JSON.stringify({ ...good, tier: 1, hallucination: true, hallucinations: [{ turn: 9, claim: 'x' }], score: -2 }), 5)).toMatchObject({ ok: false, error: expect.stringMatching(/turn 9 is past/) });
+    expect(parseJudgeReply(JSON.stringify({ ...good, tier: 1, hallucination: true, hallucinations: [{ turn: 9, claim: 'x' }], score: -2 }), 5)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/turn 9 is past/),
+    });
     expect(parseJudgeReply('```json\n' + JSON.stringify(good) + '\n```', 5).ok).toBe(false);
   });
 

@@ -46,13 +46,21 @@ const replySchema = z
     score: z.number().min(-2).max(2),
   })
   .superRefine((r, ctx) => {
-    if (r.hallucination !== r.hallucinations.length > 0) ctx.addIssue({ code: 'custom', path: ['hallucinations'], message: `hallucination is ${r.hallucination} but ${r.hallucinations.length} claims are listed` });
+    if (r.hallucination !== r.hallucinations.length > 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['hallucinations'],
+        message: `hallucination is ${r.hallucination} but ${r.hallucinations.length} claims are listed`,
+      });
     if (r.hallucination && r.tier !== 1) ctx.addIssue({ code: 'custom', path: ['tier'], message: 'a hallucination is tier 1' });
   });
 
 /** The conversation as the judge reads it: one line per turn, `[index] role: …`. */
 export function renderTranscript(t: Transcript): string {
-  const lines = [`Customer's actual need: ${t.expectedTool} (${t.intent.replaceAll('_', ' ')}). The conversation ended by ${t.endReason === 'end_call' ? 'the agent ending the call' : 'reaching the turn limit'}.`, ''];
+  const lines = [
+    `Customer's actual need: ${t.expectedTool} (${t.intent.replaceAll('_', ' ')}). The conversation ended by ${t.endReason === 'end_call' ? 'the agent ending the call' : 'reaching the turn limit'}.`,
+    '',
+  ];
   t.turns.forEach((turn, i) => {
     if (turn.role === 'customer') lines.push(`[${i}] customer: ${turn.text}`);
     else if (turn.action === null) lines.push(`[${i}] agent (unparseable output): ${turn.raw}`);

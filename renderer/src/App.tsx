@@ -43,7 +43,10 @@ export function App() {
       <nav className="sidebar" aria-label="Screens">
         <div className="sidebar-inner">
           <div className="brand">
-            <span className="logo" aria-hidden="true">◐</span> Sparring
+            <span className="logo" aria-hidden="true">
+              ◐
+            </span>{' '}
+            Sparring
           </div>
           <ul>
             {NAV.map((n) => (

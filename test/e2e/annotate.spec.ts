@@ -39,7 +39,21 @@ test.beforeAll(async ({ browser }) => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'sparring-e2e-labels-'));
   const db = path.join(dir, 'lab.db');
   for (const seed of ['11', '12']) {
-    await promisify(execFile)(process.execPath, [BIN, 'match', '--da', 'scripted', '--ca', 'scripted', '--episodes', '3', '--db', db, '--seed', seed, '--json']);
+    await promisify(execFile)(process.execPath, [
+      BIN,
+      'match',
+      '--da',
+      'scripted',
+      '--ca',
+      'scripted',
+      '--episodes',
+      '3',
+      '--db',
+      db,
+      '--seed',
+      seed,
+      '--json',
+    ]);
   }
   const s = await start('serve-labels', [BIN, 'serve', '--db', db, '--port', '0', '--json']);
   server = s.child;
@@ -97,7 +111,10 @@ test('two annotators label ten openings with hotkeys; the κ shown is the κ of 
   }
   await expect(page.getByTestId('queue-done')).toBeVisible();
 
-  const expected = kappa(ANN.map((k) => LABELS[k - 1]!), BO.map((k) => LABELS[k - 1]!));
+  const expected = kappa(
+    ANN.map((k) => LABELS[k - 1]!),
+    BO.map((k) => LABELS[k - 1]!),
+  );
   await expect.poll(() => an.cohenKappa('ann', 'bo')).toBe(expected.toFixed(3));
   console.log(`[annotate] Cohen's κ shown ${await an.cohenKappa('ann', 'bo')}, computed in the test ${expected.toFixed(6)}`);
   await expect(page.getByTestId('fleiss-kappa')).toBeVisible();
@@ -142,7 +159,10 @@ test('a judge audit: verdicts by keyboard, the judge revealed after each, scores
   const fn = mine.filter((m, i) => m.resolved && !judged[i]!.resolved).length;
   const f1 = 2 * tp + fp + fn === 0 ? 1 : (2 * tp) / (2 * tp + fp + fn);
   await expect(page.getByTestId('audit-resolution-f1').locator('td').nth(1)).toHaveText(f1.toFixed(3));
-  const disagreements = mine.reduce((s, m, i) => s + Number(m.resolved !== judged[i]!.resolved) + Number(m.tier !== judged[i]!.tier) + Number(m.hallucination !== judged[i]!.hallucination), 0);
+  const disagreements = mine.reduce(
+    (s, m, i) => s + Number(m.resolved !== judged[i]!.resolved) + Number(m.tier !== judged[i]!.tier) + Number(m.hallucination !== judged[i]!.hallucination),
+    0,
+  );
   await expect(page.getByTestId('audit-disagreements').locator('h3')).toHaveText(`Disagreements (${disagreements})`);
   for (const m of ['M1', 'M2']) await expect(page.getByTestId(`impact-${m}`)).toContainText(/holds|changes/);
   console.log(`[audit] judge resolution F1 ${f1.toFixed(3)} over 4 audited episodes; ${disagreements} field disagreements`);

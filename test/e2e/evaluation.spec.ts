@@ -98,7 +98,14 @@ test('the Evaluation screen is Table 4 with intervals, Δ from DA0 and a per-sce
   await expect(table.locator('thead th').first()).toHaveText('Metric');
   const columns = await table.locator('thead th').allTextContents();
   expect(columns[1]).toBe('DA0');
-  expect(await table.locator('tbody tr').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-metric')))).toEqual(['routing', 'strictPass', 'fail', 'meanReward', 'lookupFirst', 'gate']);
+  expect(await table.locator('tbody tr').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-metric')))).toEqual([
+    'routing',
+    'strictPass',
+    'fail',
+    'meanReward',
+    'lookupFirst',
+    'gate',
+  ]);
   const routing = table.locator('tbody tr[data-metric="routing"] td');
   await expect(routing.first()).toHaveText('Tool-routing accuracy');
   await expect(routing.nth(1)).toHaveText(/^\d+\.\d% \[\d+–\d+\]$/);

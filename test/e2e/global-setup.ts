@@ -17,7 +17,11 @@ async function engineInfo(url: string): Promise<{ runsUnavailable: string | null
     await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
     return await new Promise((resolve, reject) => {
       ws.once('message', (d) => {
-        const m = JSON.parse((Array.isArray(d) ? Buffer.concat(d) : Buffer.isBuffer(d) ? d : Buffer.from(d)).toString('utf8')) as { ok: boolean; result?: { runsUnavailable: string | null }; error?: string };
+        const m = JSON.parse((Array.isArray(d) ? Buffer.concat(d) : Buffer.isBuffer(d) ? d : Buffer.from(d)).toString('utf8')) as {
+          ok: boolean;
+          result?: { runsUnavailable: string | null };
+          error?: string;
+        };
         if (m.ok && m.result) resolve(m.result);
         else reject(new Error(`engine/info failed: ${m.error}`));
       });

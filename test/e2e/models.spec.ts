@@ -43,9 +43,14 @@ function runNode(args: string[]): Promise<unknown> {
 /** `sparring serve-model DA0` on the model lab; resolves with its base URL once it listens. */
 function serveModel(): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'sparring.js'), '--db', modelDb, '--json', 'serve-model', 'DA0', '--port', '0', '--no-token'], {
-      cwd: ROOT, env: { ...process.env, ORT_DISABLE_TELEMETRY: '1' },
-    });
+    const child = spawn(
+      process.execPath,
+      [path.join(ROOT, 'bin', 'sparring.js'), '--db', modelDb, '--json', 'serve-model', 'DA0', '--port', '0', '--no-token'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ORT_DISABLE_TELEMETRY: '1' },
+      },
+    );
     server = child;
     let out = '';
     let err = '';
@@ -85,7 +90,7 @@ test('saves the served checkpoint as an endpoint, refusing a bad field first', a
   await lab.screenshot('models-01-saved');
 });
 
-test('tests it: a round trip with its latency, tokens and tokens/s; and lists the server\'s models', async () => {
+test("tests it: a round trip with its latency, tokens and tokens/s; and lists the server's models", async () => {
   const models = new ModelsPage(page);
   const check = await models.test(NAME);
   await expect(check).toContainText('round trip ok');
@@ -97,7 +102,7 @@ test('tests it: a round trip with its latency, tokens and tokens/s; and lists th
   await expect(models.check(NAME).getByTestId('server-models')).toHaveText('DA0');
 });
 
-test('plays an Arena match with it as the DA and shows the match\'s and an episode\'s tokens and latency', async () => {
+test("plays an Arena match with it as the DA and shows the match's and an episode's tokens and latency", async () => {
   test.setTimeout(120_000);
   const arena = new ArenaPage(page);
   await lab.go('arena');

@@ -97,7 +97,10 @@ test('takes over a stored episode at a turn from the Transcripts screen', async 
   await page.getByTestId('play-leave').click();
   await page.getByTestId(`human-episode-${customerEpisode}`).click();
   await expect(page.getByTestId('episode-view')).toHaveAttribute('data-episode', customerEpisode);
-  const stored = await page.getByTestId('turns').locator('li.turn').evaluateAll((lis) => lis.slice(0, 2).map((li) => (li.querySelector('.said') ?? li.querySelector('.tool-name'))?.textContent));
+  const stored = await page
+    .getByTestId('turns')
+    .locator('li.turn')
+    .evaluateAll((lis) => lis.slice(0, 2).map((li) => (li.querySelector('.said') ?? li.querySelector('.tool-name'))?.textContent));
   await page.locator('[data-turn="2"]').getByTestId('take-over').click();
   await expect(page.getByTestId('play-fork')).toContainText(`Take over ${customerEpisode} at turn 2`);
 
@@ -110,7 +113,9 @@ test('takes over a stored episode at a turn from the Transcripts screen', async 
   await page.getByTestId('play-fork-button').click();
   await expect(play.session).toBeVisible();
   await expect(play.session).toContainText(`fork of ${customerEpisode} at turn 2`);
-  const replayed = await play.turns().evaluateAll((lis) => lis.slice(0, 2).map((li) => (li.querySelector('.said') ?? li.querySelector('.tool-name'))?.textContent));
+  const replayed = await play
+    .turns()
+    .evaluateAll((lis) => lis.slice(0, 2).map((li) => (li.querySelector('.said') ?? li.querySelector('.tool-name'))?.textContent));
   expect(replayed).toEqual(stored);
   await lab.screenshot('play-08-takeover');
 

@@ -27,7 +27,10 @@ test.beforeAll(async ({ browser }, info) => {
   info.setTimeout(400_000);
   dir = mkdtempSync(path.join(os.tmpdir(), 'sparring-e2e-scale-'));
   const db = path.join(dir, 'lab.db');
-  const seeded = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test', 'e2e', 'support', 'seed-lab.ts'), db, String(EPISODES)], { cwd: ROOT, encoding: 'utf8' });
+  const seeded = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test', 'e2e', 'support', 'seed-lab.ts'), db, String(EPISODES)], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   console.log(`[scale] seeded ${seeded.trim()}`);
   server = await startServer('serve-100k', [path.join(ROOT, 'bin', 'sparring.js'), 'serve', '--db', db, '--port', '0', '--json']);
   page = await browser.newPage();

@@ -26,12 +26,12 @@ class ExitCalled extends Error {
 function capture(stream: NodeJS.WriteStream, into: string[]): () => void {
   // eslint-disable-next-line @typescript-eslint/unbound-method -- only put back on the same stream below, never called detached
   const original = stream.write;
-  stream.write = ((chunk: string | Uint8Array, encoding?: unknown, cb?: unknown) => {
+  stream.write = (chunk: string | Uint8Array, encoding?: unknown, cb?: unknown) => {
     into.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString(typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'));
     const done = typeof encoding === 'function' ? encoding : cb;
     if (typeof done === 'function') queueMicrotask(() => (done as () => void)());
     return true;
-  });
+  };
   return () => {
     stream.write = original;
   };

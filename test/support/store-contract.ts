@@ -55,11 +55,7 @@ export function fakeMatch(id: string, opts: FakeMatchOptions = {}): { match: Mat
   return { match, episodes };
 }
 
-export function fakeEpisode(
-  matchId: string,
-  index: number,
-  opts: { scenarioId?: string; turns?: number; winner?: Winner } = {},
-): EpisodeRecord {
+export function fakeEpisode(matchId: string, index: number, opts: { scenarioId?: string; turns?: number; winner?: Winner } = {}): EpisodeRecord {
   const winner = opts.winner ?? (index % 3 === 0 ? 'CA' : 'DA');
   const daTerms = { ...zeroDaTerms(), format: 0.5, tool: index % 2 ? 1 : -1.5, env_speak: -0.15, env_late: -0.12 * 1.3 ** 1.4 };
   const caTerms = { ...zeroCaTerms(), realism: 0.1 + 0.2, inv_da: winner === 'CA' ? 1 : -1 };
@@ -263,14 +259,7 @@ export function runStoreContract(name: string, makeStore: () => RunStore): void 
         const early = fakeMatch('b-early', { createdAt: '2025-03-04T00:00:00.000Z', episodes: 3 });
         store.saveMatch(late.match, late.episodes);
         store.saveMatch(early.match, early.episodes);
-        expect(store.listEpisodes().map((e) => e.id)).toEqual([
-          'b-early:0',
-          'b-early:1',
-          'b-early:2',
-          'a-late:0',
-          'a-late:1',
-          'a-late:2',
-        ]);
+        expect(store.listEpisodes().map((e) => e.id)).toEqual(['b-early:0', 'b-early:1', 'b-early:2', 'a-late:0', 'a-late:1', 'a-late:2']);
       });
 
       describe('filters and paging', () => {
@@ -311,11 +300,7 @@ export function runStoreContract(name: string, makeStore: () => RunStore): void 
           expect(store.listEpisodes({ offset: 16, limit: 10 }).map((e) => e.id)).toEqual(all.slice(16));
           expect(store.listEpisodes({ offset: 18 })).toEqual([]);
           expect(store.listEpisodes({ limit: 0 })).toEqual([]);
-          expect(store.listEpisodes({ winner: 'DA', offset: 2, limit: 3 }).map((e) => e.id)).toEqual([
-            'm1:4',
-            'm1:5',
-            'm1:7',
-          ]);
+          expect(store.listEpisodes({ winner: 'DA', offset: 2, limit: 3 }).map((e) => e.id)).toEqual(['m1:4', 'm1:5', 'm1:7']);
         });
 
         it('rejects a negative or fractional offset or limit', () => {

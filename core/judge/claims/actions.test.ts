@@ -8,7 +8,9 @@ const claims = (text: string, ...before: Parameters<typeof transcript>[1]) =>
 
 describe('action claims: every action the agent says it took needs a tool call', () => {
   it('flags an invented action beside a real, correctly reported hand-off', () => {
-    expect(claims("I've locked your online banking as a precaution, and I've passed you to our fraud team, ticket tkt_a2.", FRAUD)).toEqual(["I've locked your"]);
+    expect(claims("I've locked your online banking as a precaution, and I've passed you to our fraud team, ticket tkt_a2.", FRAUD)).toEqual([
+      "I've locked your",
+    ]);
     expect(claims("I've passed you to our fraud team, ticket tkt_a2.", FRAUD)).toEqual([]);
   });
 
@@ -35,7 +37,15 @@ describe('action claims: every action the agent says it took needs a tool call',
   });
 
   it('accepts "I\'ve applied a provisional credit" when dispute_charge granted one', () => {
-    const f = findHallucinations(transcript('dispute_charge', [customer('Unknown $89 from AMZN MKTP.'), LOOKUP, DISPUTE_OK, say("I've filed dispute dsp_9x2k and I've applied a provisional credit while it's reviewed."), end()]));
+    const f = findHallucinations(
+      transcript('dispute_charge', [
+        customer('Unknown $89 from AMZN MKTP.'),
+        LOOKUP,
+        DISPUTE_OK,
+        say("I've filed dispute dsp_9x2k and I've applied a provisional credit while it's reviewed."),
+        end(),
+      ]),
+    );
     expect(f).toEqual([]);
   });
 });

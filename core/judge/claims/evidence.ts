@@ -55,7 +55,11 @@ export class Evidence {
   }
 
   private indexText(text: string): void {
-    const toks = text.toLowerCase().replace(/['’]s\b/g, 's').split(/[^a-z0-9_]+/).filter(Boolean);
+    const toks = text
+      .toLowerCase()
+      .replace(/['’]s\b/g, 's')
+      .split(/[^a-z0-9_]+/)
+      .filter(Boolean);
     for (let i = 0; i < toks.length; i++) {
       this.tokenSet.add(toks[i]!);
       let g = '';
@@ -121,14 +125,36 @@ export class Evidence {
 }
 
 const UNITS: Record<string, number> = {
-  a: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
-  fifteen: 15, twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90,
+  a: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  fifteen: 15,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  seventy: 70,
+  eighty: 80,
+  ninety: 90,
 };
 
 /** Amounts a customer says in words or shorthand: "three thousand", "two hundred", "a grand", "5k". */
 export function wordNumbers(text: string): number[] {
   const out: number[] = [];
-  for (const m of text.matchAll(/\b(a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\s+(hundred|thousand|grand)\b/gi)) {
+  for (const m of text.matchAll(
+    /\b(a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\s+(hundred|thousand|grand)\b/gi,
+  )) {
     out.push(UNITS[m[1]!.toLowerCase()]! * (m[2]!.toLowerCase() === 'hundred' ? 100 : 1000));
   }
   for (const m of text.matchAll(/\b(\d+(?:\.\d+)?)\s?k\b/gi)) out.push(Number(m[1]) * 1000);

@@ -22,7 +22,16 @@ import { checkFutureTimes, checkProcessPromises, checkWaitTimes } from './timeli
 /** Checks that apply to every sentence, questions included (a question can still carry a fact). */
 const FACT_CHECKS: readonly ((x: Sentence) => void)[] = [checkAmounts, checkIds, checkCardDigits, checkDates, checkNames, checkWaitTimes];
 /** Checks of assertions (skipped in questions). Order matters: actions mark spans that promises skip. */
-const ASSERTION_CHECKS: readonly ((x: Sentence) => void)[] = [checkCardStatuses, checkTxnStatuses, checkProvisionalCredit, checkActions, checkUntooledActions, checkProcessPromises, checkFutureTimes, checkDepartment];
+const ASSERTION_CHECKS: readonly ((x: Sentence) => void)[] = [
+  checkCardStatuses,
+  checkTxnStatuses,
+  checkProvisionalCredit,
+  checkActions,
+  checkUntooledActions,
+  checkProcessPromises,
+  checkFutureTimes,
+  checkDepartment,
+];
 
 function checkMessage(text: string, turn: number, isEnd: boolean, ev: Evidence, c: Compiled, laterCalls: ReadonlySet<string>, out: Finding[]): void {
   const message: MessageState = { namedTxns: [], stated: [], aboutCard: false };

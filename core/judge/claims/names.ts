@@ -15,7 +15,10 @@ export function checkIds(x: Sentence): void {
   c.idRe.lastIndex = 0;
   for (let m = c.idRe.exec(s); m; m = c.idRe.exec(s)) ids.add(m[0]);
   for (const m of s.matchAll(ID_SHAPE_RE)) ids.add(m[0]);
-  for (const m of s.matchAll(/\b(?:reference|ticket|case|dispute|confirmation|claim|transfer|transaction)\s+(?:number|no\.?|id|#)\s*(?:is\s+)?:?\s*#?([A-Za-z0-9_-]*\d[A-Za-z0-9_-]*)/gi)) ids.add(m[1]!);
+  for (const m of s.matchAll(
+    /\b(?:reference|ticket|case|dispute|confirmation|claim|transfer|transaction)\s+(?:number|no\.?|id|#)\s*(?:is\s+)?:?\s*#?([A-Za-z0-9_-]*\d[A-Za-z0-9_-]*)/gi,
+  ))
+    ids.add(m[1]!);
   for (const id of ids) {
     // `card_id`, `account_id`: a field name read out (a raw dump, judged by the tier), not an id.
     if (/^[a-z]+_ids?$/i.test(id)) continue;

@@ -46,7 +46,17 @@ export function overlaps(x: Sentence, a: number, b: number): boolean {
 export function sentenceOf(s: string, isEnd: boolean, ev: Evidence, c: Compiled, laterCalls: ReadonlySet<string>, message: MessageState, push: Push): Sentence {
   const claimed: string[] = [];
   return {
-    s, lower: s.toLowerCase(), question: isQuestion(s), isEnd, amounts: findAmounts(s), ev, c, laterCalls, claimed, seen: [], message,
+    s,
+    lower: s.toLowerCase(),
+    question: isQuestion(s),
+    isEnd,
+    amounts: findAmounts(s),
+    ev,
+    c,
+    laterCalls,
+    claimed,
+    seen: [],
+    message,
     push: (kind, claim, reason, about) => {
       claimed.push(claim);
       push(kind, claim, reason, about);

@@ -6,14 +6,26 @@ import { clausePrefix, CONDITION_RE, glue, HEDGE_RE, NEGATION_RE, toCents } from
 import type { Sentence } from './sentence';
 
 export const STATUS_WORDS: Record<string, string> = {
-  active: 'active', working: 'active', blocked: 'blocked', locked: 'blocked', suspended: 'blocked', frozen: 'frozen',
-  expired: 'expired', deactivated: 'deactivated', cancelled: 'cancelled', canceled: 'cancelled', closed: 'closed',
+  active: 'active',
+  working: 'active',
+  blocked: 'blocked',
+  locked: 'blocked',
+  suspended: 'blocked',
+  frozen: 'frozen',
+  expired: 'expired',
+  deactivated: 'deactivated',
+  cancelled: 'cancelled',
+  canceled: 'cancelled',
+  closed: 'closed',
 };
-export const STATUS_RE = /\b(?:is|are|was|were|'s|has been|has|have been|had been|remains|stays|shows(?: as| up as)?|showing(?: as)?|appears(?: to be)?|status(?: is)?:?|isn't|wasn't|aren't|is not|was not)\s+(?:now\s+|currently\s+|still\s+|temporarily\s+|also\s+|actually\s+|fully\s+)?(not\s+|no longer\s+)?(active|working|blocked|locked|suspended|frozen|expired|deactivated|cancell?ed|closed)\b/gi;
+export const STATUS_RE =
+  /\b(?:is|are|was|were|'s|has been|has|have been|had been|remains|stays|shows(?: as| up as)?|showing(?: as)?|appears(?: to be)?|status(?: is)?:?|isn't|wasn't|aren't|is not|was not)\s+(?:now\s+|currently\s+|still\s+|temporarily\s+|also\s+|actually\s+|fully\s+)?(not\s+|no longer\s+)?(active|working|blocked|locked|suspended|frozen|expired|deactivated|cancell?ed|closed)\b/gi;
 
 /** A transaction's state, as the agent may describe it: "has posted", "went through" / "is pending". */
-export const TXN_POSTED_RE = /\b(?:(?:has|have|had)\s+(?:now\s+|already\s+|fully\s+)*posted|(?:is|are|was|were)\s+(?:now\s+|already\s+|fully\s+)*posted|(?:went|gone|going)\s+through|(?:has|have)\s+(?:fully\s+)?cleared|(?:is|are)\s+(?:fully\s+)?cleared|(?:is|are|was)\s+(?:now\s+)?(?:complete|completed|settled|final))\b/gi;
-export const TXN_PENDING_RE = /\b(?:(?:is|are|was|were)\s+(?:still\s+|currently\s+)?pending|(?:still|currently)\s+pending|(?:hasn't|has not|haven't|have not)\s+(?:yet\s+)?(?:posted|cleared|gone through|settled))\b/gi;
+export const TXN_POSTED_RE =
+  /\b(?:(?:has|have|had)\s+(?:now\s+|already\s+|fully\s+)*posted|(?:is|are|was|were)\s+(?:now\s+|already\s+|fully\s+)*posted|(?:went|gone|going)\s+through|(?:has|have)\s+(?:fully\s+)?cleared|(?:is|are)\s+(?:fully\s+)?cleared|(?:is|are|was)\s+(?:now\s+)?(?:complete|completed|settled|final))\b/gi;
+export const TXN_PENDING_RE =
+  /\b(?:(?:is|are|was|were)\s+(?:still\s+|currently\s+)?pending|(?:still|currently)\s+pending|(?:hasn't|has not|haven't|have not)\s+(?:yet\s+)?(?:posted|cleared|gone through|settled))\b/gi;
 
 export function checkCardStatuses(x: Sentence): void {
   const { s, lower, ev, push, message } = x;
@@ -28,9 +40,7 @@ export function checkCardStatuses(x: Sentence): void {
       const status = STATUS_WORDS[m[2]!.toLowerCase()]!;
       const past = /\b(?:was|were|had been|wasn't)\b/.test(copula);
       const cards = [...ev.cards.values()];
-      const ok = negated
-        ? cards.some((cd) => cd.current !== status)
-        : cards.some((cd) => (past ? cd.seen.has(status) : cd.current === status));
+      const ok = negated ? cards.some((cd) => cd.current !== status) : cards.some((cd) => (past ? cd.seen.has(status) : cd.current === status));
       if (!ok) {
         const known = cards.map((cd) => cd.current).join(', ') || 'none';
         push('card_status', m[0].trim(), cards.length ? `card status in tool results: ${known}` : 'no tool result gave a card status', ['check_card_status']);
@@ -40,7 +50,8 @@ export function checkCardStatuses(x: Sentence): void {
 }
 
 /** A refund said to have arrived ("your refund has landed", "the refund is back in your account"). */
-export const REFUND_DONE_RE = /\brefund\s+(?:\w+\s+){0,3}?(?:(?:has|have)\s+(?:now\s+|already\s+|just\s+)*(?:landed|arrived|posted|cleared|come through|gone through|been (?:credited|paid|processed|completed))|(?:is|'s)\s+(?:now\s+|already\s+)*(?:in your account|back in your account|back on your account|complete|completed|posted|through)|came through|went through|landed|arrived)\b/gi;
+export const REFUND_DONE_RE =
+  /\brefund\s+(?:\w+\s+){0,3}?(?:(?:has|have)\s+(?:now\s+|already\s+|just\s+)*(?:landed|arrived|posted|cleared|come through|gone through|been (?:credited|paid|processed|completed))|(?:is|'s)\s+(?:now\s+|already\s+)*(?:in your account|back in your account|back on your account|complete|completed|posted|through)|came through|went through|landed|arrived)\b/gi;
 
 /**
  * Transaction statuses, checked against the transactions the sentence names (by amount or
@@ -67,7 +78,12 @@ export function checkTxnStatuses(x: Sentence): void {
       if (referent.length === 0 && !/\b(?:charge|payment|purchase|transaction|it|everything|all)\b/i.test(s)) continue;
       const pool = referent.length ? referent : txns;
       if (!pool.some((t) => typeof t.status === 'string' && want(t.status))) {
-        push('txn_status', m[0], `the transaction${pool.length === 1 ? '' : 's'} it names ${pool.length === 1 ? 'is' : 'are'} not ${what} in the get_transactions result`, ['get_transactions']);
+        push(
+          'txn_status',
+          m[0],
+          `the transaction${pool.length === 1 ? '' : 's'} it names ${pool.length === 1 ? 'is' : 'are'} not ${what} in the get_transactions result`,
+          ['get_transactions'],
+        );
       }
     }
   };

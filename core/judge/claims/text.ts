@@ -3,18 +3,35 @@
 // Small text helpers.
 
 export const toCents = (x: number) => Math.round(x * 100);
-export const glue = (s: string) => s.toLowerCase().replace(/['’]s\b/g, 's').replace(/[^a-z0-9]/g, '');
+export const glue = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/['’]s\b/g, 's')
+    .replace(/[^a-z0-9]/g, '');
 export const fmtMoney = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 
 /** `$1,234.50`, `$ 89`, `USD 12`, `42.10 dollars`, `89 bucks`. Group 1 or 2 holds the number. */
-export const AMOUNT_RE = /(?:\$|\bUSD\s?|\bUS\$\s?)\s?(\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)(?!\d|[.,]\d)|\b(\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)\s?(?:dollars?|bucks|usd)\b/gi;
+export const AMOUNT_RE =
+  /(?:\$|\bUSD\s?|\bUS\$\s?)\s?(\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)(?!\d|[.,]\d)|\b(\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)\s?(?:dollars?|bucks|usd)\b/gi;
 /** Any number a customer says: their amounts may come without a currency sign ("the 89 charge"). */
 export const NUMBER_RE = /\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?/g;
 
 const MONTHS: Record<string, number> = {
-  jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12,
+  jan: 1,
+  feb: 2,
+  mar: 3,
+  apr: 4,
+  may: 5,
+  jun: 6,
+  jul: 7,
+  aug: 8,
+  sep: 9,
+  oct: 10,
+  nov: 11,
+  dec: 12,
 };
-const MONTH_NAME = '(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)';
+const MONTH_NAME =
+  '(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)';
 /** ISO `2026-03-10`; `March 10(th)(, 2026)`; `10(th) (of) March( 2026)`; `3/10(/2026)`. Month names are case-sensitive (so the modal "may" is no date). */
 const DATE_RES: { re: RegExp; parse: (m: RegExpExecArray) => DateClaim | null }[] = [
   { re: /\b(\d{4})-(\d{2})-(\d{2})\b/g, parse: (m) => ({ y: +m[1]!, m: +m[2]!, d: +m[3]! }) },
@@ -82,7 +99,15 @@ export function sentences(text: string): string[] {
 /** The part of the sentence's clause that precedes (and includes) a match: where negation and conditions live. */
 export function clausePrefix(sentence: string, end: number): string {
   const before = sentence.slice(0, end);
-  const cut = Math.max(before.lastIndexOf(','), before.lastIndexOf(';'), before.lastIndexOf(':'), before.lastIndexOf(' - '), before.lastIndexOf('—'), before.lastIndexOf('('), before.search(/\bbut\b(?!.*\bbut\b)/));
+  const cut = Math.max(
+    before.lastIndexOf(','),
+    before.lastIndexOf(';'),
+    before.lastIndexOf(':'),
+    before.lastIndexOf(' - '),
+    before.lastIndexOf('—'),
+    before.lastIndexOf('('),
+    before.search(/\bbut\b(?!.*\bbut\b)/),
+  );
   return before.slice(cut + 1);
 }
 

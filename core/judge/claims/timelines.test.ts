@@ -7,13 +7,20 @@ const dispute = (text: string, opening = 'There is an $89 charge from AMZN MKTP 
 
 describe('timeline claims: a timeline needs a tool result behind it', () => {
   it('flags an invented refund timeline in words, "should" included', () => {
-    expect(dispute('Dispute dsp_9x2k is filed. You should see the refund in your account within two to three business days.')).toEqual(['within two to three business days']);
+    expect(dispute('Dispute dsp_9x2k is filed. You should see the refund in your account within two to three business days.')).toEqual([
+      'within two to three business days',
+    ]);
     expect(dispute('Dispute dsp_9x2k is filed. It should arrive within 5 to 7 business days.')).toEqual(['within 5 to 7 business days']);
   });
 
-  it('keeps hedged and conditional timelines, and the customer\'s own', () => {
+  it("keeps hedged and conditional timelines, and the customer's own", () => {
     expect(dispute('Dispute dsp_9x2k is filed. Reviews can take up to 10 business days.')).toEqual([]);
-    expect(dispute('You said the merchant promised it within five business days, so dispute dsp_9x2k is filed.', 'The merchant said within five business days and the $89 AMZN MKTP refund never came.')).toEqual([]);
+    expect(
+      dispute(
+        'You said the merchant promised it within five business days, so dispute dsp_9x2k is filed.',
+        'The merchant said within five business days and the $89 AMZN MKTP refund never came.',
+      ),
+    ).toEqual([]);
   });
 
   it('flags future times no tool gives, not past ones', () => {
@@ -24,7 +31,15 @@ describe('timeline claims: a timeline needs a tool result behind it', () => {
 
   it('flags a wait time other than the hand-off result', () => {
     const t = (text: string) =>
-      findHallucinations(transcript('transfer_to_human', [customer('Close my account.'), LOOKUP, ok('transfer_to_human', { ticket_id: 'tkt_1', department: 'accounts', wait_minutes: 6 }), say(text), end()])).map((f) => f.kind);
+      findHallucinations(
+        transcript('transfer_to_human', [
+          customer('Close my account.'),
+          LOOKUP,
+          ok('transfer_to_human', { ticket_id: 'tkt_1', department: 'accounts', wait_minutes: 6 }),
+          say(text),
+          end(),
+        ]),
+      ).map((f) => f.kind);
     expect(t('Ticket tkt_1: the wait is around 15 minutes.')).toEqual(['wait_time']);
     expect(t('Ticket tkt_1: the wait is about 6 minutes.')).toEqual([]);
   });

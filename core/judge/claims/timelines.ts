@@ -38,7 +38,8 @@ export const PROCESS_SUPPORTED: { re: RegExp; ok: (ev: Evidence) => boolean }[] 
 export const TIMELINE_HEDGE_RE = /\b(?:may|might|could|can|would|possibly|eligible)\b/i;
 
 /** A future point in time ("tomorrow morning", "this afternoon", "on Friday", "by the end of the week"). */
-export const FUTURE_TIME_RE = /\b(?:tomorrow(?:\s+(?:morning|afternoon|evening|night))?|later today|(?:by|before) (?:the )?end of (?:the )?(?:day|week|month)|this (?:afternoon|evening)|tonight|overnight|next (?:week|month|business day|working day)|(?:on|by|this|next|before) (?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday))\b/gi;
+export const FUTURE_TIME_RE =
+  /\b(?:tomorrow(?:\s+(?:morning|afternoon|evening|night))?|later today|(?:by|before) (?:the )?end of (?:the )?(?:day|week|month)|this (?:afternoon|evening)|tonight|overnight|next (?:week|month|business day|working day)|(?:on|by|this|next|before) (?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday))\b/gi;
 /** A sentence about the future: something will happen, arrive, be available, go through, be scheduled. */
 const FUTURE_RE = /\b(?:will|'ll|should|going to|scheduled|expect|available|arrive|go through|be back|land|post|clear|call you|reach you|hear)\b/i;
 
@@ -53,7 +54,12 @@ export function checkProcessPromises(x: Sentence): void {
       const prefix = clausePrefix(s, b);
       if (NEGATION_RE.test(prefix) || CONDITION_RE.test(prefix) || TIMELINE_HEDGE_RE.test(prefix)) continue;
       const phrase = m[0];
-      if (!/\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|few|couple)\b|email|e-mail|text|sms|letter|notif|confirmation|call|mail|hear|be in touch|contacted/i.test(phrase)) continue;
+      if (
+        !/\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|few|couple)\b|email|e-mail|text|sms|letter|notif|confirmation|call|mail|hear|be in touch|contacted/i.test(
+          phrase,
+        )
+      )
+        continue;
       const rest = s.slice(a, Math.min(s.length, b + 40));
       if (PROCESS_SUPPORTED.some((p) => p.re.test(rest) && p.ok(ev))) continue;
       if (ev.customerLower.includes(phrase.toLowerCase())) continue;

@@ -25,7 +25,10 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 /** `sparring ...args` through bin/sparring.js in a child process. */
 async function sparringBin(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd: tmp, env: { ...process.env, SPARRING_DB: path.join(tmp, 'default.db'), ...extraEnv } });
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
+      cwd: tmp,
+      env: { ...process.env, SPARRING_DB: path.join(tmp, 'default.db'), ...extraEnv },
+    });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -43,10 +46,26 @@ describe('sparring bench', () => {
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout) as Record<string, unknown>;
     for (const key of [
-      'da_forward_per_s_b1', 'da_forward_per_s_b512', 'raw_ort_forward_per_s_b512', 'da_forward_b512_over_raw', 'train_step_per_s_b256',
-      'grpo_samples_per_s', 'arena_episodes_per_s', 'mlp_forward_per_s_b1', 'mlp_forward_per_s_b512', 'mlp_train_step_per_s_b256',
-      'env_in_process_steps_per_s', 'env_ws_steps_per_s', 'env_http_steps_per_s', 'env_ws_over_in_process', 'env_http_over_in_process',
-      'llm_http_episodes_per_s', 'llm_in_process_episodes_per_s', 'llm_http_over_in_process', 'llm_http_over_arena', 'gguf_tokens_per_s',
+      'da_forward_per_s_b1',
+      'da_forward_per_s_b512',
+      'raw_ort_forward_per_s_b512',
+      'da_forward_b512_over_raw',
+      'train_step_per_s_b256',
+      'grpo_samples_per_s',
+      'arena_episodes_per_s',
+      'mlp_forward_per_s_b1',
+      'mlp_forward_per_s_b512',
+      'mlp_train_step_per_s_b256',
+      'env_in_process_steps_per_s',
+      'env_ws_steps_per_s',
+      'env_http_steps_per_s',
+      'env_ws_over_in_process',
+      'env_http_over_in_process',
+      'llm_http_episodes_per_s',
+      'llm_in_process_episodes_per_s',
+      'llm_http_over_in_process',
+      'llm_http_over_arena',
+      'gguf_tokens_per_s',
     ]) {
       expect(typeof doc[key], key).toBe('number');
       expect(doc[key] as number, key).toBeGreaterThan(0);
@@ -87,7 +106,13 @@ describe('sparring export-model', () => {
     const out = path.join(tmp, 'models', 'da.onnx');
     const r = await sparring(['export-model', 'latest', '--out', out, '--json', '--db', db]);
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ checkpoint: 'DA0', role: 'DA', out, inputs: ['bag_idx', 'bag_w', 'state', 'mask'], outputs: ['action_logp', 'intent_logp'] });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      checkpoint: 'DA0',
+      role: 'DA',
+      out,
+      inputs: ['bag_idx', 'bag_w', 'state', 'mask'],
+      outputs: ['action_logp', 'intent_logp'],
+    });
     const session = await InferenceSession.create(out);
     expect(session.inputNames).toEqual(['bag_idx', 'bag_w', 'state', 'mask']);
     await session.release();

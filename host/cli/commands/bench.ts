@@ -55,100 +55,126 @@ const FIGURES: { key: string; unit: string; what: string }[] = [
 ];
 
 function parts(value: string): Part[] {
-  const list = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = list.find((p) => !(PARTS as readonly string[]).includes(p));
   if (bad !== undefined || list.length === 0) throw new InvalidArgumentError(`--only takes a comma-separated list of ${PARTS.join(', ')}, got "${value}"`);
   return list as Part[];
 }
 
 export function registerBench(program: Command, globals: () => GlobalOptions): void {
-  addDeviceOptions(program
-    .command('bench')
-    .description('performance figures of the builtin policies on this machine (medians of repeated rounds)')
-    .option('--rounds <n>', 'timed rounds per figure (the median is reported)', positiveInt('--rounds'), 7)
-    .option('--round-ms <ms>', 'minimum length of one round in ms', positiveInt('--round-ms'), 200)
-    .option('--only <parts>', `measure only some parts: ${PARTS.join(', ')}`, parts), 'the measured graphs')
-    .action(async (opts: BenchCliOptions) => {
-      const g = globals();
-      const only = new Set<Part>(opts.only ?? PARTS);
-      const t0 = performance.now();
-      const log = (line: string) => process.stderr.write(`bench: ${line} (${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
-      // The header: every provider, probed, then the one these figures are for and why.
-      const providers = await probeProviders();
-      for (const line of probeLines(providers)) process.stderr.write(`bench: provider ${line}\n`);
-      const { session, device } = await deviceSession(opts, () => {});
-      process.stderr.write(`bench: ${deviceLine(device)}\n`);
-      const common: BenchOptions = { rounds: opts.rounds, roundMs: opts.roundMs, session: { ...session, warn: (l) => process.stderr.write(`${l}\n`) }, onFigure: (name) => log(name) };
+  addDeviceOptions(
+    program
+      .command('bench')
+      .description('performance figures of the builtin policies on this machine (medians of repeated rounds)')
+      .option('--rounds <n>', 'timed rounds per figure (the median is reported)', positiveInt('--rounds'), 7)
+      .option('--round-ms <ms>', 'minimum length of one round in ms', positiveInt('--round-ms'), 200)
+      .option('--only <parts>', `measure only some parts: ${PARTS.join(', ')}`, parts),
+    'the measured graphs',
+  ).action(async (opts: BenchCliOptions) => {
+    const g = globals();
+    const only = new Set<Part>(opts.only ?? PARTS);
+    const t0 = performance.now();
+    const log = (line: string) => process.stderr.write(`bench: ${line} (${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
+    // The header: every provider, probed, then the one these figures are for and why.
+    const providers = await probeProviders();
+    for (const line of probeLines(providers)) process.stderr.write(`bench: provider ${line}\n`);
+    const { session, device } = await deviceSession(opts, () => {});
+    process.stderr.write(`bench: ${deviceLine(device)}\n`);
+    const common: BenchOptions = {
+      rounds: opts.rounds,
+      roundMs: opts.roundMs,
+      session: { ...session, warn: (l) => process.stderr.write(`${l}\n`) },
+      onFigure: (name) => log(name),
+    };
 
-      const figures: Record<string, number> = {};
-      const doc: Record<string, unknown> = {};
-      let provider: string | null = null;
-      let threads: number | null = null;
-      if (only.has('da')) {
-        const d = await benchDa(bankingDomain(), common);
-        Object.assign(figures, {
-          da_forward_per_s_b1: d.forwardB1,
-          da_forward_per_s_b512: d.forwardB512,
-          raw_ort_forward_per_s_b512: d.rawOrtForwardB512,
-          da_forward_b512_over_raw: d.forwardB512OverRaw,
-          train_step_per_s_b256: d.trainB256,
-          grpo_samples_per_s: d.grpoSamples,
-          arena_episodes_per_s: d.arenaEpisodes,
-        });
-        doc.da = { model: d.model, grpo: d.grpoBatch };
-        provider = d.provider;
-        threads = d.intraOpNumThreads;
-      }
-      if (only.has('mlp')) {
-        const m = await benchMlp(common);
-        Object.assign(figures, { mlp_forward_per_s_b1: m.forwardB1, mlp_forward_per_s_b512: m.forwardB512, mlp_train_step_per_s_b256: m.trainB256 });
-        doc.mlp = { model: m.model };
-        provider ??= m.provider;
-        threads ??= m.intraOpNumThreads;
-      }
-      if (only.has('env')) {
-        const e = await benchEnv(bankingDomain(), { rounds: opts.rounds, roundMs: opts.roundMs, onFigure: (name) => log(name) });
-        Object.assign(figures, {
-          env_in_process_steps_per_s: e.inProcessStepsPerS,
-          env_ws_steps_per_s: e.wsStepsPerS,
-          env_http_steps_per_s: e.httpStepsPerS,
-          env_ws_over_in_process: e.wsOverInProcess,
-          env_http_over_in_process: e.httpOverInProcess,
-        });
-      }
-      if (only.has('llm')) {
-        const l = await benchLlmHttp(bankingDomain(), { rounds: opts.rounds, roundMs: opts.roundMs, session: common.session! });
-        log('llm http episodes');
-        Object.assign(figures, { llm_http_episodes_per_s: l.httpEpisodes, llm_in_process_episodes_per_s: l.inProcessEpisodes, llm_http_over_in_process: l.httpOverInProcess });
-        if (figures.arena_episodes_per_s) figures.llm_http_over_arena = l.httpEpisodes / figures.arena_episodes_per_s;
-        doc.llm = { callsPerEpisode: Math.round(l.callsPerEpisode * 100) / 100, concurrency: l.concurrency };
-      }
-      if (only.has('gguf')) {
-        // Where it runs: SPARRING_GGUF_GPU, as for a gguf:FILE policy (default auto). Threads: one unless
-        // SPARRING_GGUF_THREADS says otherwise — a 127k-parameter model has too little work per token to share.
-        const { gpu, threads } = ggufSpecSettings({ SPARRING_GGUF_THREADS: '1', ...process.env });
-        const g = await benchGguf({ rounds: opts.rounds, roundMs: opts.roundMs, gpu, threads });
-        log('gguf tokens');
-        figures.gguf_tokens_per_s = g.tokensPerS;
-        doc.gguf = { gpu: g.gpu, threads: g.threads, tokensPerCall: Math.round(g.tokensPerCall), params: g.params };
-        process.stderr.write(`bench: gguf on ${g.gpu}, ${g.threads || 'all'} threads, ${g.params} parameters, ${Math.round(g.tokensPerCall)} tokens per DA turn\n`);
-      }
-      log('done');
-
-      const rounded = Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, /_over_/.test(k) ? Math.round(v * 1000) / 1000 : Math.round(v * 10) / 10]));
-      const machine = { cpus: os.availableParallelism(), cpuModel: os.cpus()[0]?.model ?? 'unknown', platform: `${process.platform}/${process.arch}`, node: process.version, provider, intraOpNumThreads: threads };
-      if (g.json) {
-        process.stdout.write(JSON.stringify({ ...rounded, machine, device, providers, rounds: opts.rounds, roundMs: opts.roundMs, ...doc }, null, 2) + '\n');
-        return;
-      }
-      const shown = (f: { key: string; unit: string }) => (f.unit === 'ratio' ? rounded[f.key]!.toFixed(3) : Math.round(rounded[f.key]!).toLocaleString('en-US'));
-      const rows = FIGURES.filter((f) => f.key in rounded).map((f) => [f.key, shown(f), f.unit, f.what]);
-      process.stdout.write(
-        `providers found: ${providers.filter((p) => p.available).map((p) => `${p.provider}${p.software ? ' (software)' : ''}`).join(', ')}; ${deviceLine(device)}\n\n` +
-        `${table(['figure', 'median', 'unit', 'what'], rows, ['l', 'r', 'l', 'l'])}\n\n` +
-          `${machine.cpus} cores (${machine.cpuModel}), ${machine.platform}, Node ${machine.node}; ` +
-          `${provider !== null ? `provider ${provider}, ${threads} intra-op threads; ` : ''}` +
-          `median of ${opts.rounds} rounds of ≥ ${opts.roundMs} ms each\n`,
+    const figures: Record<string, number> = {};
+    const doc: Record<string, unknown> = {};
+    let provider: string | null = null;
+    let threads: number | null = null;
+    if (only.has('da')) {
+      const d = await benchDa(bankingDomain(), common);
+      Object.assign(figures, {
+        da_forward_per_s_b1: d.forwardB1,
+        da_forward_per_s_b512: d.forwardB512,
+        raw_ort_forward_per_s_b512: d.rawOrtForwardB512,
+        da_forward_b512_over_raw: d.forwardB512OverRaw,
+        train_step_per_s_b256: d.trainB256,
+        grpo_samples_per_s: d.grpoSamples,
+        arena_episodes_per_s: d.arenaEpisodes,
+      });
+      doc.da = { model: d.model, grpo: d.grpoBatch };
+      provider = d.provider;
+      threads = d.intraOpNumThreads;
+    }
+    if (only.has('mlp')) {
+      const m = await benchMlp(common);
+      Object.assign(figures, { mlp_forward_per_s_b1: m.forwardB1, mlp_forward_per_s_b512: m.forwardB512, mlp_train_step_per_s_b256: m.trainB256 });
+      doc.mlp = { model: m.model };
+      provider ??= m.provider;
+      threads ??= m.intraOpNumThreads;
+    }
+    if (only.has('env')) {
+      const e = await benchEnv(bankingDomain(), { rounds: opts.rounds, roundMs: opts.roundMs, onFigure: (name) => log(name) });
+      Object.assign(figures, {
+        env_in_process_steps_per_s: e.inProcessStepsPerS,
+        env_ws_steps_per_s: e.wsStepsPerS,
+        env_http_steps_per_s: e.httpStepsPerS,
+        env_ws_over_in_process: e.wsOverInProcess,
+        env_http_over_in_process: e.httpOverInProcess,
+      });
+    }
+    if (only.has('llm')) {
+      const l = await benchLlmHttp(bankingDomain(), { rounds: opts.rounds, roundMs: opts.roundMs, session: common.session! });
+      log('llm http episodes');
+      Object.assign(figures, {
+        llm_http_episodes_per_s: l.httpEpisodes,
+        llm_in_process_episodes_per_s: l.inProcessEpisodes,
+        llm_http_over_in_process: l.httpOverInProcess,
+      });
+      if (figures.arena_episodes_per_s) figures.llm_http_over_arena = l.httpEpisodes / figures.arena_episodes_per_s;
+      doc.llm = { callsPerEpisode: Math.round(l.callsPerEpisode * 100) / 100, concurrency: l.concurrency };
+    }
+    if (only.has('gguf')) {
+      // Where it runs: SPARRING_GGUF_GPU, as for a gguf:FILE policy (default auto). Threads: one unless
+      // SPARRING_GGUF_THREADS says otherwise — a 127k-parameter model has too little work per token to share.
+      const { gpu, threads } = ggufSpecSettings({ SPARRING_GGUF_THREADS: '1', ...process.env });
+      const g = await benchGguf({ rounds: opts.rounds, roundMs: opts.roundMs, gpu, threads });
+      log('gguf tokens');
+      figures.gguf_tokens_per_s = g.tokensPerS;
+      doc.gguf = { gpu: g.gpu, threads: g.threads, tokensPerCall: Math.round(g.tokensPerCall), params: g.params };
+      process.stderr.write(
+        `bench: gguf on ${g.gpu}, ${g.threads || 'all'} threads, ${g.params} parameters, ${Math.round(g.tokensPerCall)} tokens per DA turn\n`,
       );
-    });
+    }
+    log('done');
+
+    const rounded = Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, /_over_/.test(k) ? Math.round(v * 1000) / 1000 : Math.round(v * 10) / 10]));
+    const machine = {
+      cpus: os.availableParallelism(),
+      cpuModel: os.cpus()[0]?.model ?? 'unknown',
+      platform: `${process.platform}/${process.arch}`,
+      node: process.version,
+      provider,
+      intraOpNumThreads: threads,
+    };
+    if (g.json) {
+      process.stdout.write(JSON.stringify({ ...rounded, machine, device, providers, rounds: opts.rounds, roundMs: opts.roundMs, ...doc }, null, 2) + '\n');
+      return;
+    }
+    const shown = (f: { key: string; unit: string }) => (f.unit === 'ratio' ? rounded[f.key]!.toFixed(3) : Math.round(rounded[f.key]!).toLocaleString('en-US'));
+    const rows = FIGURES.filter((f) => f.key in rounded).map((f) => [f.key, shown(f), f.unit, f.what]);
+    process.stdout.write(
+      `providers found: ${providers
+        .filter((p) => p.available)
+        .map((p) => `${p.provider}${p.software ? ' (software)' : ''}`)
+        .join(', ')}; ${deviceLine(device)}\n\n` +
+        `${table(['figure', 'median', 'unit', 'what'], rows, ['l', 'r', 'l', 'l'])}\n\n` +
+        `${machine.cpus} cores (${machine.cpuModel}), ${machine.platform}, Node ${machine.node}; ` +
+        `${provider !== null ? `provider ${provider}, ${threads} intra-op threads; ` : ''}` +
+        `median of ${opts.rounds} rounds of ≥ ${opts.roundMs} ms each\n`,
+    );
+  });
 }

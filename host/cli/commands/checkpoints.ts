@@ -25,7 +25,9 @@ export function registerCheckpoints(program: Command, globals: () => GlobalOptio
   const cmd = program.command('checkpoints').description("the lab's checkpoints: register one an external trainer made");
   cmd
     .command('add')
-    .description("register the checkpoint an external trainer made for a run's waiting gym (gym.da.trainer / gym.ca.trainer \"external\"); the run goes on with it")
+    .description(
+      'register the checkpoint an external trainer made for a run\'s waiting gym (gym.da.trainer / gym.ca.trainer "external"); the run goes on with it',
+    )
     .addOption(new Option('--role <role>', 'the role it plays').choices(['DA', 'CA']).makeOptionMandatory())
     .requiredOption('--model <file>', 'the trained model: an .onnx written by `sparring export-model` (the builtin policies)')
     .requiredOption('--parent <ckpt>', 'the checkpoint the gym trained from (the job says which)')

@@ -18,23 +18,27 @@ interface DiffOptions extends DeviceOptions {
 }
 
 export function registerDiff(program: Command, globals: () => GlobalOptions): void {
-  addDeviceOptions(program
-    .command('diff')
-    .description('replay one scenario and seed with two policies of a role against the same opponent; show the first divergence')
-    .requiredOption('--a <spec>', 'first policy: scripted | latest | a checkpoint name (e.g. DA0)')
-    .requiredOption('--b <spec>', 'second policy (e.g. DA2)')
-    .requiredOption('--scenario <id>', 'scenario id (see assets/domains/banking/scenarios)')
-    .addOption(new Option('--role <role>', 'which role --a and --b play').choices(['DA', 'CA']).default('DA'))
-    .option('--opponent <spec>', 'the other role, the same for both replays', 'scripted'))
-    .action(async (opts: DiffOptions) => {
-      const g = globals();
-      const domain = bankingDomain();
-      if (!domain.scenarios.some((s) => s.id === opts.scenario)) {
-        throw new UsageError(`--scenario "${opts.scenario}": no such scenario; known: ${domain.scenarios.map((s) => s.id).join(', ')}`);
-      }
-      const d = await replayPair({ role: opts.role, a: opts.a, b: opts.b, opponent: opts.opponent, scenarioId: opts.scenario, seed: g.seed }, { db: g.db, domain, session: (await deviceSession(opts)).session });
-      process.stdout.write(g.json ? `${JSON.stringify(d, null, 2)}\n` : formatDiff(d));
-    });
+  addDeviceOptions(
+    program
+      .command('diff')
+      .description('replay one scenario and seed with two policies of a role against the same opponent; show the first divergence')
+      .requiredOption('--a <spec>', 'first policy: scripted | latest | a checkpoint name (e.g. DA0)')
+      .requiredOption('--b <spec>', 'second policy (e.g. DA2)')
+      .requiredOption('--scenario <id>', 'scenario id (see assets/domains/banking/scenarios)')
+      .addOption(new Option('--role <role>', 'which role --a and --b play').choices(['DA', 'CA']).default('DA'))
+      .option('--opponent <spec>', 'the other role, the same for both replays', 'scripted'),
+  ).action(async (opts: DiffOptions) => {
+    const g = globals();
+    const domain = bankingDomain();
+    if (!domain.scenarios.some((s) => s.id === opts.scenario)) {
+      throw new UsageError(`--scenario "${opts.scenario}": no such scenario; known: ${domain.scenarios.map((s) => s.id).join(', ')}`);
+    }
+    const d = await replayPair(
+      { role: opts.role, a: opts.a, b: opts.b, opponent: opts.opponent, scenarioId: opts.scenario, seed: g.seed },
+      { db: g.db, domain, session: (await deviceSession(opts)).session },
+    );
+    process.stdout.write(g.json ? `${JSON.stringify(d, null, 2)}\n` : formatDiff(d));
+  });
 }
 
 /** Both transcripts turn by turn, the first divergent turn marked `>>` with what differs. */
@@ -47,7 +51,8 @@ export function formatDiff(d: EpisodeDiff): string {
     lines.push(`${mark} #${i} A ${turnLine(a.episode.turns[i])}`);
     lines.push(`${mark}    B ${turnLine(b.episode.turns[i])}`);
   }
-  const ep = (e: EpisodeDiff['a']['episode']) => `${e.winner} won, routed ${e.routedTool ?? 'nothing'}, r_DA ${e.rDa.toFixed(2)}, J ${e.judge.score.toFixed(2)}${e.judge.resolved ? ' resolved' : ''}${e.judge.hallucination ? ' hallucination' : ''}`;
+  const ep = (e: EpisodeDiff['a']['episode']) =>
+    `${e.winner} won, routed ${e.routedTool ?? 'nothing'}, r_DA ${e.rDa.toFixed(2)}, J ${e.judge.score.toFixed(2)}${e.judge.resolved ? ' resolved' : ''}${e.judge.hallucination ? ' hallucination' : ''}`;
   lines.push(`A: ${ep(a.episode)}`, `B: ${ep(b.episode)}`);
   lines.push(
     div === null
@@ -60,6 +65,9 @@ export function formatDiff(d: EpisodeDiff): string {
 function turnLine(t: TurnRecord | undefined): string {
   if (!t) return '(no turn)';
   if (t.role === 'customer') return `customer: ${t.text}`;
-  const what = t.actionType === 'tool_call' ? `${t.tool} ${JSON.stringify(t.toolArgs ?? {})} → ${t.toolResult ? (t.toolResult.ok ? 'ok' : t.toolResult.error.code) : '?'}` : (t.actionType ?? `unparseable: ${t.parseError}`);
+  const what =
+    t.actionType === 'tool_call'
+      ? `${t.tool} ${JSON.stringify(t.toolArgs ?? {})} → ${t.toolResult ? (t.toolResult.ok ? 'ok' : t.toolResult.error.code) : '?'}`
+      : (t.actionType ?? `unparseable: ${t.parseError}`);
   return `agent ${what}`;
 }

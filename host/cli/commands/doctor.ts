@@ -19,7 +19,13 @@ export function registerDoctor(program: Command, globals: () => GlobalOptions): 
       const providers = await probeProviders();
       const auto = await chooseDevice({ provider: 'auto' });
       const ort = (createRequire(import.meta.url)('onnxruntime-node/package.json') as { version: string }).version;
-      const machine = { platform: `${process.platform}/${process.arch}`, cpus: os.availableParallelism(), cpuModel: os.cpus()[0]?.model ?? 'unknown', node: process.version, onnxruntime: ort };
+      const machine = {
+        platform: `${process.platform}/${process.arch}`,
+        cpus: os.availableParallelism(),
+        cpuModel: os.cpus()[0]?.model ?? 'unknown',
+        node: process.version,
+        onnxruntime: ort,
+      };
       if (g.json) {
         process.stdout.write(`${JSON.stringify({ machine, providers, auto }, null, 2)}\n`);
         return;

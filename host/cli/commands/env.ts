@@ -41,11 +41,13 @@ export function registerEnv(program: Command, globals: () => GlobalOptions): voi
   const env = program.command('env').description('the world as an environment server for external trainers (OpenEnv protocol)');
   env
     .command('serve')
-    .description('serve the banking world over OpenEnv (HTTP /reset /step /state /schema /health and WebSocket /ws): the --role learns against a frozen --opponent')
+    .description(
+      'serve the banking world over OpenEnv (HTTP /reset /step /state /schema /health and WebSocket /ws): the --role learns against a frozen --opponent',
+    )
     .addOption(new Option('--role <role>', 'the learning role').choices(['DA', 'CA']).makeOptionMandatory())
     .option('--opponent <spec>', 'the frozen opponent of the other role: scripted | latest | a checkpoint name', 'scripted')
     .addOption(new Option('--scenarios <set>', 'the scenarios a reset may name').choices(SCENARIO_SETS).default('arena'))
-    .option('--adversities', "MADS adversities on (scenarios without their own get the default profile)", false)
+    .option('--adversities', 'MADS adversities on (scenarios without their own get the default profile)', false)
     .option('--port <n>', 'TCP port (0: any free port)', portNumber, 7318)
     .option('--host <host>', 'address to listen on; anything but loopback requires a token (one is made unless --token gives it)', '127.0.0.1')
     .option('--token <token>', 'require "Authorization: Bearer <token>" (or ?token=) on every request but /health')
@@ -75,23 +77,48 @@ export function registerEnv(program: Command, globals: () => GlobalOptions): voi
       const scenarios = selectScenarios(domain, opts.scenarios);
       if (scenarios.length === 0) throw new UsageError(`--scenarios ${opts.scenarios}: the lab has no such scenarios`);
       const opponent: Opponent =
-        opts.role === 'DA' ? { role: 'CA', policy: await resolveCa(opts.opponent, caDomain, g) } : { role: 'DA', policy: await resolveDa(opts.opponent, domain, g) };
+        opts.role === 'DA'
+          ? { role: 'CA', policy: await resolveCa(opts.opponent, caDomain, g) }
+          : { role: 'DA', policy: await resolveDa(opts.opponent, domain, g) };
       const token = opts.token ?? (LOOPBACK_HOSTS.has(opts.host) ? undefined : newEnvToken());
       if (!LOOPBACK_HOSTS.has(opts.host)) log(`env serve: WARNING: listening on ${opts.host}, not on loopback; every request but /health needs the token`);
       const store = openSqliteStore(g.db);
       let server;
       try {
         server = await startEnvServer({
-          domain, config, opponent, opponentSpec: opts.opponent, scenarios, scenarioSet: opts.scenarios, adversities: opts.adversities,
-          store, host: opts.host, port: opts.port, seed: g.seed, idleTimeoutMs: opts.idleTimeout * 1000, maxSessions: opts.maxSessions,
-          maxBodyBytes: opts.maxBodyBytes, log, ...(token ? { token } : {}),
+          domain,
+          config,
+          opponent,
+          opponentSpec: opts.opponent,
+          scenarios,
+          scenarioSet: opts.scenarios,
+          adversities: opts.adversities,
+          store,
+          host: opts.host,
+          port: opts.port,
+          seed: g.seed,
+          idleTimeoutMs: opts.idleTimeout * 1000,
+          maxSessions: opts.maxSessions,
+          maxBodyBytes: opts.maxBodyBytes,
+          log,
+          ...(token ? { token } : {}),
         });
       } catch (err) {
         store.close();
-        if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`port ${opts.port} on ${opts.host} is in use; pick another with --port (0: any free port)`);
+        if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
+          throw new UsageError(`port ${opts.port} on ${opts.host} is in use; pick another with --port (0: any free port)`);
         throw err;
       }
-      const doc = { url: server.url, ws: server.wsUrl, token: server.token, role: opts.role, opponent: opts.opponent, scenarios: opts.scenarios, adversities: opts.adversities, db: g.db };
+      const doc = {
+        url: server.url,
+        ws: server.wsUrl,
+        token: server.token,
+        role: opts.role,
+        opponent: opts.opponent,
+        scenarios: opts.scenarios,
+        adversities: opts.adversities,
+        db: g.db,
+      };
       if (g.json) process.stdout.write(`${JSON.stringify(doc)}\n`);
       else {
         process.stdout.write(

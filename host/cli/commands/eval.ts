@@ -45,7 +45,12 @@ export function compare(rows: { seed: number; da: RoutingReport; baseline: Basel
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   return {
     perSplit: rows.map((r, i) => ({
-      seed: r.seed, n: r.da.n, da: da[i]!, baseline: base[i]!, diff: diffs[i]!, baselineToolMass: r.baseline.toolMassAccuracy,
+      seed: r.seed,
+      n: r.da.n,
+      da: da[i]!,
+      baseline: base[i]!,
+      diff: diffs[i]!,
+      baselineToolMass: r.baseline.toolMassAccuracy,
       ...(r.baseline.toolLabelAccuracy !== undefined ? { baselineToolLabel: r.baseline.toolLabelAccuracy } : {}),
     })),
     daMean: mean(da),
@@ -61,9 +66,19 @@ function spreadOf(accs: number[]): { mean: number; sd: number; min: number; max:
 
 export function comparisonTable(title: string, c: SplitComparison): string {
   const signed = (x: number) => `${x >= 0 ? '+' : '−'}${(Math.abs(x) * 100).toFixed(1)}`;
-  const rows = c.perSplit.map((r) => [String(r.seed), String(r.n), pct(r.da), pct(r.baseline), signed(r.diff), pct(r.baselineToolMass), pct(r.baselineToolLabel)]);
+  const rows = c.perSplit.map((r) => [
+    String(r.seed),
+    String(r.n),
+    pct(r.da),
+    pct(r.baseline),
+    signed(r.diff),
+    pct(r.baselineToolMass),
+    pct(r.baselineToolLabel),
+  ]);
   rows.push(['mean', '', pct(c.daMean), pct(c.baselineMean), signed(c.diff.mean), '', '']);
-  const ci = c.diff.ci95 ? `DA − TF-IDF ${signed(c.diff.mean)} points, 95% t-interval over ${c.perSplit.length} splits [${signed(c.diff.ci95[0])}, ${signed(c.diff.ci95[1])}]` : 'one split: no interval';
+  const ci = c.diff.ci95
+    ? `DA − TF-IDF ${signed(c.diff.mean)} points, 95% t-interval over ${c.perSplit.length} splits [${signed(c.diff.ci95[0])}, ${signed(c.diff.ci95[1])}]`
+    : 'one split: no interval';
   return `${title}\n${table(['split', 'n', 'DA', 'TF-IDF', 'diff', 'TF-IDF tool mass', 'TF-IDF tool labels'], rows, ['l', 'r', 'r', 'r', 'r', 'r', 'r'])}\n${ci}\n`;
 }
 
@@ -75,7 +90,13 @@ export function comparisonTable(title: string, c: SplitComparison): string {
  * demonstrations (the DA's own, Banking77's 80% included) and scored on the same held-out items,
  * with the paired difference DA − baseline and its 95% t-interval over splits (issue 20).
  */
-async function routingEval(domain: ReturnType<typeof bankingDomain>, g: GlobalOptions, splits: number, baseline: 'tfidf' | undefined, session: SessionSettings): Promise<void> {
+async function routingEval(
+  domain: ReturnType<typeof bankingDomain>,
+  g: GlobalOptions,
+  splits: number,
+  baseline: 'tfidf' | undefined,
+  session: SessionSettings,
+): Promise<void> {
   const hooks = (label: string) => {
     const bar = progressBar(label);
     return { bar, hooks: { onStep: (p: { step: number; totalSteps: number }) => bar.update(p.step, p.totalSteps) } };
@@ -95,7 +116,13 @@ async function routingEval(domain: ReturnType<typeof bankingDomain>, g: GlobalOp
   const perSplit = bankRuns.map((x) => ({ seed: x.seed, accuracy: x.da.accuracy, n: x.da.n }));
   const spread = spreadOf(perSplit.map((x) => x.accuracy));
   const dir = process.env.BANKING77_DIR;
-  const b77Runs: { seed: number; da: RoutingReport; bankDa: RoutingReport; trainRows: number; baseline?: { b77: BaselineRoutingReport; bank: BaselineRoutingReport } }[] = [];
+  const b77Runs: {
+    seed: number;
+    da: RoutingReport;
+    bankDa: RoutingReport;
+    trainRows: number;
+    baseline?: { b77: BaselineRoutingReport; bank: BaselineRoutingReport };
+  }[] = [];
   if (dir) {
     for (const seed of seeds) {
       const b = hooks(seed === g.seed ? 'sft on the bank + 80% of Banking77' : `sft on the bank + 80% of Banking77, split ${seed}`);
@@ -106,7 +133,9 @@ async function routingEval(domain: ReturnType<typeof bankingDomain>, g: GlobalOp
       b77Runs.push({ seed, da: r.report, bankDa: r.bankReport, trainRows: r.trainRows, ...(base ? { baseline: base } : {}) });
     }
   }
-  const b77 = b77Runs[0] ? { accuracy: b77Runs[0].da.accuracy, n: b77Runs[0].da.n, trainRows: b77Runs[0].trainRows, bankAccuracy: b77Runs[0].bankDa.accuracy } : null;
+  const b77 = b77Runs[0]
+    ? { accuracy: b77Runs[0].da.accuracy, n: b77Runs[0].da.n, trainRows: b77Runs[0].trainRows, bankAccuracy: b77Runs[0].bankDa.accuracy }
+    : null;
   const comparisons = baseline
     ? {
         name: baseline,
@@ -125,12 +154,21 @@ async function routingEval(domain: ReturnType<typeof bankingDomain>, g: GlobalOp
   const doc = {
     seed: g.seed,
     bankHeldout: {
-      accuracy: bank.accuracy, n: bank.n, askRate: bank.askRate, toolOnlyAccuracy: bank.toolOnlyAccuracy, perStyle: bank.perStyle,
+      accuracy: bank.accuracy,
+      n: bank.n,
+      askRate: bank.askRate,
+      toolOnlyAccuracy: bank.toolOnlyAccuracy,
+      perStyle: bank.perStyle,
     },
     ...(splits > 1 ? { bankSplits: { perSplit, ...spread } } : {}),
     banking77Heldout: b77 ?? b77Skipped,
     ...(splits > 1 && b77Runs.length
-      ? { banking77Splits: { perSplit: b77Runs.map((x) => ({ seed: x.seed, accuracy: x.da.accuracy, n: x.da.n, bankAccuracy: x.bankDa.accuracy })), ...spreadOf(b77Runs.map((x) => x.da.accuracy)) } }
+      ? {
+          banking77Splits: {
+            perSplit: b77Runs.map((x) => ({ seed: x.seed, accuracy: x.da.accuracy, n: x.da.n, bankAccuracy: x.bankDa.accuracy })),
+            ...spreadOf(b77Runs.map((x) => x.da.accuracy)),
+          },
+        }
       : {}),
     ...(comparisons ? { baseline: comparisons } : {}),
   };
@@ -141,40 +179,79 @@ async function routingEval(domain: ReturnType<typeof bankingDomain>, g: GlobalOp
   process.stdout.write(
     `tool-routing accuracy of a DA trained by SFT (seed ${g.seed}):\n` +
       `  bank held-out slice: ${pct(bank.accuracy)} of ${bank.n} utterances never trained on` +
-      ` (${Object.entries(bank.perStyle).map(([style, x]) => `${style} ${pct(x.n ? x.correct / x.n : 0)} of ${x.n}`).join(', ')})\n` +
+      ` (${Object.entries(bank.perStyle)
+        .map(([style, x]) => `${style} ${pct(x.n ? x.correct / x.n : 0)} of ${x.n}`)
+        .join(', ')})\n` +
       (splits > 1
         ? `  bank held-out slices of seeds ${g.seed}–${g.seed + splits - 1}: mean ${pct(spread.mean)} (sd ${pct(spread.sd)}, min ${pct(spread.min)}, max ${pct(spread.max)}): ` +
           `${perSplit.map((x) => `${pct(x.accuracy)} of ${x.n}`).join(', ')}\n`
         : '') +
       (b77 ? `  Banking77 held-out 20%: ${pct(b77.accuracy)} of ${b77.n} (trained on ${b77.trainRows} rows + the bank)\n` : `  Banking77: ${b77Skipped}\n`) +
-      (splits > 1 && b77Runs.length ? `  Banking77 held-out 20% of seeds ${g.seed}–${g.seed + splits - 1}: ${b77Runs.map((x) => pct(x.da.accuracy)).join(', ')}\n` : ''),
+      (splits > 1 && b77Runs.length
+        ? `  Banking77 held-out 20% of seeds ${g.seed}–${g.seed + splits - 1}: ${b77Runs.map((x) => pct(x.da.accuracy)).join(', ')}\n`
+        : ''),
   );
   if (comparisons) {
     process.stdout.write(
       `\nTF-IDF baseline (word 1–2 + char_wb 2–5 grams, sublinear tf, softmax regression; intent → tool), trained on each split's routing demonstrations:\n` +
         comparisonTable('bank held-out slice (SFT on the bank):', comparisons.bankHeldout) +
-        (comparisons.banking77Heldout ? `\n${comparisonTable('Banking77 held-out 20% (SFT on the bank + 80% of Banking77):', comparisons.banking77Heldout)}` : '') +
-        (comparisons.banking77BankHeldout ? `\n${comparisonTable('bank held-out slice (SFT on the bank + 80% of Banking77):', comparisons.banking77BankHeldout)}` : ''),
+        (comparisons.banking77Heldout
+          ? `\n${comparisonTable('Banking77 held-out 20% (SFT on the bank + 80% of Banking77):', comparisons.banking77Heldout)}`
+          : '') +
+        (comparisons.banking77BankHeldout
+          ? `\n${comparisonTable('bank held-out slice (SFT on the bank + 80% of Banking77):', comparisons.banking77BankHeldout)}`
+          : ''),
     );
   }
 }
 
 export function registerEval(program: Command, globals: () => GlobalOptions): void {
-  addDeviceOptions(program
-    .command('eval')
-    .description('held-out evaluation of a DA: routing accuracy, strict PASS, FAIL, mean reward, lookup-first; deployment gate')
-    .option('--da <spec>', 'DA policy: scripted | latest | a checkpoint name', 'scripted')
-    .option('--ca <spec>', 'the CA to evaluate against', 'scripted')
-    .option(...JUDGE_OPTION)
-    .option('--runs <n>', 'runs over the held-out set, seeds seed..seed+n−1 (the paper averages 2)', positiveInt('--runs'), 2)
-    .option('--episodes <n>', 'episodes per held-out scenario per run', positiveInt('--episodes'), 1)
-    .option('--gate-episodes <n>', 'episodes per deployment-gate scenario per run', positiveInt('--gate-episodes'), 9)
-    .option('--mads-episodes <n>', 'episodes per robustness scenario per run, for MADS L-1/L-2 by complexity and adversity', positiveInt('--mads-episodes'), 4)
-    .option('--routing', 'instead: SFT a DA with --seed and report its tool-routing accuracy on the bank\'s held-out slice, and on a held-out 20% of Banking77 when BANKING77_DIR is set', false)
-    .option('--splits <n>', 'with --routing: also SFT on the splits of seeds seed+1 … seed+n−1 and report the mean and spread', positiveInt('--splits'), 1)
-    .option('--baseline <name>', 'with --routing: train a peer baseline on each split\'s routing demonstrations and report it beside the DA with the paired difference (tfidf)')
-    .option('--panel <list>', 'instead: counterpart shift (IB-RL) — the DA against a panel of CAs that share nothing with its training: auto (scripted, other runs\' final CAs, human customer episodes, LLM CAs) or SPEC,SPEC…; per counterpart, averaged, and the mismatch gap'))
-    .action(async (opts: DeviceOptions & { da: string; ca: string; judge: string; runs: number; episodes: number; gateEpisodes: number; madsEpisodes: number; routing: boolean; splits: number; baseline?: string; panel?: string }) => {
+  addDeviceOptions(
+    program
+      .command('eval')
+      .description('held-out evaluation of a DA: routing accuracy, strict PASS, FAIL, mean reward, lookup-first; deployment gate')
+      .option('--da <spec>', 'DA policy: scripted | latest | a checkpoint name', 'scripted')
+      .option('--ca <spec>', 'the CA to evaluate against', 'scripted')
+      .option(...JUDGE_OPTION)
+      .option('--runs <n>', 'runs over the held-out set, seeds seed..seed+n−1 (the paper averages 2)', positiveInt('--runs'), 2)
+      .option('--episodes <n>', 'episodes per held-out scenario per run', positiveInt('--episodes'), 1)
+      .option('--gate-episodes <n>', 'episodes per deployment-gate scenario per run', positiveInt('--gate-episodes'), 9)
+      .option(
+        '--mads-episodes <n>',
+        'episodes per robustness scenario per run, for MADS L-1/L-2 by complexity and adversity',
+        positiveInt('--mads-episodes'),
+        4,
+      )
+      .option(
+        '--routing',
+        "instead: SFT a DA with --seed and report its tool-routing accuracy on the bank's held-out slice, and on a held-out 20% of Banking77 when BANKING77_DIR is set",
+        false,
+      )
+      .option('--splits <n>', 'with --routing: also SFT on the splits of seeds seed+1 … seed+n−1 and report the mean and spread', positiveInt('--splits'), 1)
+      .option(
+        '--baseline <name>',
+        "with --routing: train a peer baseline on each split's routing demonstrations and report it beside the DA with the paired difference (tfidf)",
+      )
+      .option(
+        '--panel <list>',
+        "instead: counterpart shift (IB-RL) — the DA against a panel of CAs that share nothing with its training: auto (scripted, other runs' final CAs, human customer episodes, LLM CAs) or SPEC,SPEC…; per counterpart, averaged, and the mismatch gap",
+      ),
+  ).action(
+    async (
+      opts: DeviceOptions & {
+        da: string;
+        ca: string;
+        judge: string;
+        runs: number;
+        episodes: number;
+        gateEpisodes: number;
+        madsEpisodes: number;
+        routing: boolean;
+        splits: number;
+        baseline?: string;
+        panel?: string;
+      },
+    ) => {
       const g = globals();
       if (opts.panel !== undefined) {
         if (opts.routing) throw new UsageError('--panel and --routing are two different evaluations; give one');
@@ -192,20 +269,37 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
       const bar = progressBar('eval');
       const seeds = Array.from({ length: opts.runs }, (_, i) => g.seed + i);
       const r = await evaluateDa({
-        domain, da, ca, judge, config: DEFAULT_CONFIG, seeds, episodesPerScenario: opts.episodes, gateEpisodesPerScenario: opts.gateEpisodes,
+        domain,
+        da,
+        ca,
+        judge,
+        config: DEFAULT_CONFIG,
+        seeds,
+        episodesPerScenario: opts.episodes,
+        gateEpisodesPerScenario: opts.gateEpisodes,
         onProgress: (d, t) => bar.update(d, t),
       });
       bar.stop();
       const madsBar = progressBar('robustness (MADS L-1/L-2)');
       const mads = await evaluateMads({
-        domain, da, ca, judge, config: DEFAULT_CONFIG, seeds, episodesPerScenario: opts.madsEpisodes, onProgress: (d, t) => madsBar.update(d, t),
+        domain,
+        da,
+        ca,
+        judge,
+        config: DEFAULT_CONFIG,
+        seeds,
+        episodesPerScenario: opts.madsEpisodes,
+        onProgress: (d, t) => madsBar.update(d, t),
       });
       madsBar.stop();
       const h = r.heldout;
       const daLabel = policyLabel(da.name, da.checkpoint);
       const caLabel = policyLabel(ca.name, ca.checkpoint);
       if (g.json) {
-        process.stdout.write(JSON.stringify({ da: da.name, ca: ca.name, daCheckpoint: da.checkpoint ?? null, caCheckpoint: ca.checkpoint ?? null, seeds, ...r, mads }, null, 2) + '\n');
+        process.stdout.write(
+          JSON.stringify({ da: da.name, ca: ca.name, daCheckpoint: da.checkpoint ?? null, caCheckpoint: ca.checkpoint ?? null, seeds, ...r, mads }, null, 2) +
+            '\n',
+        );
         return;
       }
       process.stdout.write(
@@ -224,12 +318,19 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
           `${r.gate.passed ? '≥' : '<'} ${pct(r.gate.threshold)} → ${r.gate.passed ? 'PASSED' : 'NOT PASSED'}\n\n` +
           madsTable(mads),
       );
-    });
+    },
+  );
 }
 
 /** `eval --panel`: the DA against its panel of counterparts (host/panel/panel-eval.ts). */
 async function panelEval(daSpec: string, list: string, g: GlobalOptions, runs: number, episodes: number, session: SessionSettings): Promise<void> {
-  const panel = list.trim() === 'auto' ? 'auto' : list.split(',').map((x) => x.trim()).filter(Boolean);
+  const panel =
+    list.trim() === 'auto'
+      ? 'auto'
+      : list
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean);
   if (panel !== 'auto' && panel.length === 0) throw new UsageError('--panel needs auto or a list of SPECs (scripted,human,CA7,…)');
   const started = Date.now();
   let bar: Progress | null = null;
@@ -237,7 +338,11 @@ async function panelEval(daSpec: string, list: string, g: GlobalOptions, runs: n
   let r: PanelEvaluation;
   try {
     r = await evaluatePanel({
-      db: g.db, domain: labDomainAt(g.db), da: daSpec, panel, session,
+      db: g.db,
+      domain: labDomainAt(g.db),
+      da: daSpec,
+      panel,
+      session,
       protocol: { seeds: Array.from({ length: runs }, (_, i) => g.seed + i), episodesPerScenario: episodes },
       onProgress: (label, d, t) => {
         if (label !== current) {
@@ -249,7 +354,8 @@ async function panelEval(daSpec: string, list: string, g: GlobalOptions, runs: n
       },
     });
   } catch (e) {
-    if (e instanceof PanelError || e instanceof CheckpointError) throw new UsageError(e instanceof CheckpointError ? `--da "${daSpec}": ${e.message}` : e.message, { cause: e });
+    if (e instanceof PanelError || e instanceof CheckpointError)
+      throw new UsageError(e instanceof CheckpointError ? `--da "${daSpec}": ${e.message}` : e.message, { cause: e });
     throw e;
   } finally {
     (bar as Progress | null)?.stop();
@@ -265,8 +371,14 @@ async function panelEval(daSpec: string, list: string, g: GlobalOptions, runs: n
 /** MADS L-2 (and L-1 where scenarios have reference actions) by complexity and by adversity. */
 function madsTable(m: MadsReport & { scenarios: string[] }): string {
   const row = (label: string, x: MadsGroup) => [
-    label, String(x.episodes), pct(x.l2), pct(x.l2Complete),
-    x.l1 ? pct(x.l1.actionTypeRecall) : '–', x.l1 ? pct(x.l1.toolF1) : '–', x.l1 ? pct(x.l1.paramExactMatch) : '–', x.l1 ? x.l1.responseSimilarity.toFixed(2) : '–',
+    label,
+    String(x.episodes),
+    pct(x.l2),
+    pct(x.l2Complete),
+    x.l1 ? pct(x.l1.actionTypeRecall) : '–',
+    x.l1 ? pct(x.l1.toolF1) : '–',
+    x.l1 ? pct(x.l1.paramExactMatch) : '–',
+    x.l1 ? x.l1.responseSimilarity.toFixed(2) : '–',
   ];
   const rows = [
     row('all', m.overall),

@@ -44,7 +44,16 @@ export function registerExportModel(program: Command, globals: () => GlobalOptio
         mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
         writeFileSync(out, bytes);
         const info = readExportInfo(bytes);
-        const doc = { checkpoint: c.name, role: c.role, source: c.source, generation: c.generation, out, bytes: bytes.byteLength, inputs: info.inputs, outputs: info.outputs };
+        const doc = {
+          checkpoint: c.name,
+          role: c.role,
+          source: c.source,
+          generation: c.generation,
+          out,
+          bytes: bytes.byteLength,
+          inputs: info.inputs,
+          outputs: info.outputs,
+        };
         if (g.json) {
           process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
           return;

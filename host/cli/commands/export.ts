@@ -29,7 +29,12 @@ export function registerExport(program: Command, globals: () => GlobalOptions): 
       const store = openSqliteStore(g.db);
       const scenarios = new Map(labDomain(store.db).scenarios.map((s) => [s.id, s]));
       try {
-        const matches = store.getMatch(id) ? [id] : store.listMatches().map((m) => m.id).filter((m) => m.startsWith(`${id}-M`));
+        const matches = store.getMatch(id)
+          ? [id]
+          : store
+              .listMatches()
+              .map((m) => m.id)
+              .filter((m) => m.startsWith(`${id}-M`));
         if (matches.length === 0) throw new UsageError(`export: no run or match "${id}" in ${g.db}`);
         const out: Writable = opts.out ? createWriteStream(opts.out) : process.stdout;
         const eol = opts.format === 'csv' ? '\r\n' : '\n';
@@ -55,7 +60,9 @@ export function registerExport(program: Command, globals: () => GlobalOptions): 
         }
         if (opts.out) await new Promise<void>((resolve) => out.end(resolve));
         if (opts.validated) process.stderr.write(`${skipped} of ${n} episodes failed a validator and were left out\n`);
-        process.stderr.write(`exported ${n - skipped} episodes of ${matches.length} match${matches.length === 1 ? '' : 'es'}${opts.out ? ` to ${opts.out}` : ''}\n`);
+        process.stderr.write(
+          `exported ${n - skipped} episodes of ${matches.length} match${matches.length === 1 ? '' : 'es'}${opts.out ? ` to ${opts.out}` : ''}\n`,
+        );
       } finally {
         store.close();
       }

@@ -39,7 +39,15 @@ describe.skipIf(unavailable !== null)('local GGUF models through the CLI', () =>
 
     const test = sparring(['--json', 'models', 'test', 'tiny']);
     expect(test.status, test.stderr).toBe(0);
-    const r = JSON.parse(test.stdout) as { gpu: string; model: string; tokensIn: number; tokensOut: number; tokensPerS: number; parsed: unknown; finishReason: string };
+    const r = JSON.parse(test.stdout) as {
+      gpu: string;
+      model: string;
+      tokensIn: number;
+      tokensOut: number;
+      tokensPerS: number;
+      parsed: unknown;
+      finishReason: string;
+    };
     expect(r.gpu).toBe('cpu');
     expect(r.model).toMatch(/^tiny\.gguf@sha256:[0-9a-f]{16}$/);
     expect(r.tokensIn).toBeGreaterThan(100);
@@ -50,17 +58,27 @@ describe.skipIf(unavailable !== null)('local GGUF models through the CLI', () =>
   }, 180_000);
 
   it('play --seat customer --da gguf:FILE: the person types, the GGUF DA answers in turns that parse; stored with its calls', () => {
-    const out = sparring(['--seed', '3', 'play', '--seat', 'customer', '--da', `gguf:${file}`, '--player', 'Ann'], 'Hi, my card was declined at the pump.\nThe card ends in 6084.\nThanks.\nBye.\n');
+    const out = sparring(
+      ['--seed', '3', 'play', '--seat', 'customer', '--da', `gguf:${file}`, '--player', 'Ann'],
+      'Hi, my card was declined at the pump.\nThe card ends in 6084.\nThanks.\nBye.\n',
+    );
     expect(out.status, out.stderr).toBe(0);
     expect(out.stderr).toMatch(/tiny\.gguf@sha256:[0-9a-f]{16} on cpu/);
     expect(out.stdout).toMatch(/against gguf:/);
     expect(out.stdout).not.toMatch(/unparseable/);
     const lab = new Database(db, { readonly: true });
     try {
-      const calls = lab.prepare("SELECT endpoint, model, tokens_in, tokens_out, latency_ms FROM llm_calls WHERE endpoint LIKE 'gguf:%'").all() as { model: string; tokens_in: number; tokens_out: number; latency_ms: number }[];
+      const calls = lab.prepare("SELECT endpoint, model, tokens_in, tokens_out, latency_ms FROM llm_calls WHERE endpoint LIKE 'gguf:%'").all() as {
+        model: string;
+        tokens_in: number;
+        tokens_out: number;
+        latency_ms: number;
+      }[];
       expect(calls.length).toBeGreaterThan(0);
       expect(calls.every((c) => /^tiny\.gguf@sha256:/.test(c.model) && c.tokens_in > 0 && c.tokens_out > 0 && c.latency_ms > 0)).toBe(true);
-      const agent = lab.prepare("SELECT t.parse_error FROM turns t JOIN human_episodes h ON h.episode_id = t.episode_id WHERE t.role = 'agent'").all() as { parse_error: string | null }[];
+      const agent = lab.prepare("SELECT t.parse_error FROM turns t JOIN human_episodes h ON h.episode_id = t.episode_id WHERE t.role = 'agent'").all() as {
+        parse_error: string | null;
+      }[];
       expect(agent.length).toBeGreaterThan(0);
       expect(agent.every((t) => t.parse_error === null)).toBe(true);
     } finally {

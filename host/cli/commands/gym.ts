@@ -20,7 +20,9 @@ export function registerGym(program: Command, globals: () => GlobalOptions): voi
   const gym = program.command('gym').description("a run's isolation gyms, for external trainers");
   gym
     .command('export')
-    .description('the decision points gym N of a run trains on (its match, 70:30 failure/success, the sliding-window slicer), one JSON line each, with the reset that brings `env serve` there')
+    .description(
+      'the decision points gym N of a run trains on (its match, 70:30 failure/success, the sliding-window slicer), one JSON line each, with the reset that brings `env serve` there',
+    )
     .argument('<run>', 'the run, e.g. R1')
     .requiredOption('--gym <n>', "the gym's number in the run (1: the first; the run's next gym when it is about to start one)", positiveInt('--gym'))
     .addOption(new Option('--format <f>', 'output format').choices(['jsonl']).default('jsonl'))
@@ -58,8 +60,17 @@ export function registerGym(program: Command, globals: () => GlobalOptions): voi
       const g = globals();
       const store = openSqliteStore(g.db);
       try {
-        if (opts.run && store.db.prepare('SELECT 1 FROM runs WHERE id = ?').pluck().get(opts.run) === undefined) throw new UsageError(`gym jobs: no run ${opts.run} in ${g.db}`);
-        const runs = opts.run ? [opts.run] : [...new Set(gymJobStore(store.db).list().map((j) => j.runId))];
+        if (opts.run && store.db.prepare('SELECT 1 FROM runs WHERE id = ?').pluck().get(opts.run) === undefined)
+          throw new UsageError(`gym jobs: no run ${opts.run} in ${g.db}`);
+        const runs = opts.run
+          ? [opts.run]
+          : [
+              ...new Set(
+                gymJobStore(store.db)
+                  .list()
+                  .map((j) => j.runId),
+              ),
+            ];
         const jobs = runs.flatMap((r) => gymJobsOf(store, r));
         if (g.json) {
           process.stdout.write(JSON.stringify(jobs, null, 2) + '\n');
@@ -72,11 +83,23 @@ export function registerGym(program: Command, globals: () => GlobalOptions): voi
         const out = [
           table(
             ['job', 'run', 'gym', 'role', 'from', 'opponent', 'status', 'checkpoint', 'created', 'export'],
-            jobs.map((j) => [j.id, j.runId, j.gym, j.role, j.from, j.opponent, j.status, j.checkpoint ?? (j.note ?? '–'), j.createdAt.slice(0, 19), j.exportPath]),
+            jobs.map((j) => [
+              j.id,
+              j.runId,
+              j.gym,
+              j.role,
+              j.from,
+              j.opponent,
+              j.status,
+              j.checkpoint ?? j.note ?? '–',
+              j.createdAt.slice(0, 19),
+              j.exportPath,
+            ]),
             ['l', 'l', 'r', 'l', 'l', 'l', 'l', 'l', 'l', 'l'],
           ),
         ];
-        for (const j of jobs.filter((x) => x.commands)) out.push('', `${j.id} waits for a trainer (${j.runId} gym ${j.gym}); run:`, ...j.commands!.map((c) => `  ${c}`));
+        for (const j of jobs.filter((x) => x.commands))
+          out.push('', `${j.id} waits for a trainer (${j.runId} gym ${j.gym}); run:`, ...j.commands!.map((c) => `  ${c}`));
         process.stdout.write(out.join('\n') + '\n');
       } finally {
         store.close();

@@ -36,8 +36,14 @@ export function registerImportBanking77(program: Command, globals: () => GlobalO
         }
       }
       const doc = {
-        file, db: g.db, importId, stored: importId !== null, rows: result.rows.length, problems: result.problems,
-        intents: Object.keys(result.perIntent).length, perIntent: result.perIntent,
+        file,
+        db: g.db,
+        importId,
+        stored: importId !== null,
+        rows: result.rows.length,
+        problems: result.problems,
+        intents: Object.keys(result.perIntent).length,
+        perIntent: result.perIntent,
       };
       if (g.json) process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
       else {
@@ -49,7 +55,9 @@ export function registerImportBanking77(program: Command, globals: () => GlobalO
         );
       }
       if (refused) {
-        throw new UsageError(`${file}: ${result.problems.length} rows have problems (see above; allowed: ${maxProblems}); nothing was stored. Fix them or pass --max-problems.`);
+        throw new UsageError(
+          `${file}: ${result.problems.length} rows have problems (see above; allowed: ${maxProblems}); nothing was stored. Fix them or pass --max-problems.`,
+        );
       }
     });
 }

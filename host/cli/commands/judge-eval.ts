@@ -42,7 +42,9 @@ function printed(doc: ReturnType<typeof summary>): string {
       ],
       ['l', 'r', 'r', 'r'],
     )}\n\n${doc.n} labelled conversations, ${doc.disagreements.length} field disagreements` +
-    (doc.disagreements.length ? `:\n${doc.disagreements.map((d) => `  ${d.id} ${d.field}: labelled ${String(d.label)}, judged ${String(d.judged)}`).join('\n')}` : '') +
+    (doc.disagreements.length
+      ? `:\n${doc.disagreements.map((d) => `  ${d.id} ${d.field}: labelled ${String(d.label)}, judged ${String(d.judged)}`).join('\n')}`
+      : '') +
     '\n'
   );
 }

@@ -18,7 +18,8 @@ import { table } from '../../format/table';
 import { UsageError } from '../options';
 import type { GlobalOptions } from '../main';
 
-const fmt = (x: number | null | undefined, digits = 4) => (x === null || x === undefined ? '—' : Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(digits))));
+const fmt = (x: number | null | undefined, digits = 4) =>
+  x === null || x === undefined ? '—' : Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(digits)));
 
 function withStore<T>(g: GlobalOptions, f: (ks: KnobStore) => T): T {
   const store = openSqliteStore(g.db);
@@ -61,11 +62,16 @@ function report(g: GlobalOptions, r: WriteResult | KnobWriteResult, what: string
     return;
   }
   const w = r.write;
-  if (!g.json) process.stdout.write(`W${w.id} ${what}: ${w.knob} ${fmt(w.requestedFrom)} → ${fmt(w.value)} (${w.by}); queued, the run takes it at its next ${w.knob.startsWith('gym.') && /\.(K|lr|klBeta|clipEps)$/.test(w.knob) ? 'GRPO step' : 'phase'} boundary\n`);
+  if (!g.json)
+    process.stdout.write(
+      `W${w.id} ${what}: ${w.knob} ${fmt(w.requestedFrom)} → ${fmt(w.value)} (${w.by}); queued, the run takes it at its next ${w.knob.startsWith('gym.') && /\.(K|lr|klBeta|clipEps)$/.test(w.knob) ? 'GRPO step' : 'phase'} boundary\n`,
+    );
 }
 
 export function registerKnobs(program: Command, globals: () => GlobalOptions): void {
-  const knobs = program.command('knobs').description('EAU: steer a live run through its knobs (checked writes, hot-swapped at the next step), audit log, proposals, history');
+  const knobs = program
+    .command('knobs')
+    .description('EAU: steer a live run through its knobs (checked writes, hot-swapped at the next step), audit log, proposals, history');
 
   knobs
     .command('list')
@@ -75,12 +81,30 @@ export function registerKnobs(program: Command, globals: () => GlobalOptions): v
       const g = globals();
       const c = withStore(g, (ks) => knobConsole(ks, runId));
       if (g.json) return void process.stdout.write(JSON.stringify(c, null, 2) + '\n');
-      const writesOf = (id: string) => c.writes.filter((w) => w.knob === id).map((w) => `W${w.id}`).join(' ');
-      process.stdout.write(`run ${runId}: phase ${c.phase}, recent success W_DA ${c.recentSuccess === null ? 'n/a' : c.recentSuccess.toFixed(3)}, difficulty gate ${c.difficultyGate}\n\n`);
-      process.stdout.write(table(['knob', 'value', 'range', 'unit', 'owner', 'harder', 'applies at', 'writes', 'meaning'], c.knobs.map((k) => [
-        k.id, `${fmt(k.value)}${k.queued !== k.value ? ` (→ ${fmt(k.queued)} queued)` : ''}`, `[${fmt(k.min)}, ${fmt(k.max)}]`, k.unit, k.owner,
-        k.raisesDifficulty ?? '—', k.boundary === 'step' ? 'GRPO step' : 'phase', writesOf(k.id), k.meaning,
-      ])) + '\n');
+      const writesOf = (id: string) =>
+        c.writes
+          .filter((w) => w.knob === id)
+          .map((w) => `W${w.id}`)
+          .join(' ');
+      process.stdout.write(
+        `run ${runId}: phase ${c.phase}, recent success W_DA ${c.recentSuccess === null ? 'n/a' : c.recentSuccess.toFixed(3)}, difficulty gate ${c.difficultyGate}\n\n`,
+      );
+      process.stdout.write(
+        table(
+          ['knob', 'value', 'range', 'unit', 'owner', 'harder', 'applies at', 'writes', 'meaning'],
+          c.knobs.map((k) => [
+            k.id,
+            `${fmt(k.value)}${k.queued !== k.value ? ` (→ ${fmt(k.queued)} queued)` : ''}`,
+            `[${fmt(k.min)}, ${fmt(k.max)}]`,
+            k.unit,
+            k.owner,
+            k.raisesDifficulty ?? '—',
+            k.boundary === 'step' ? 'GRPO step' : 'phase',
+            writesOf(k.id),
+            k.meaning,
+          ]),
+        ) + '\n',
+      );
     });
 
   knobs
@@ -90,10 +114,14 @@ export function registerKnobs(program: Command, globals: () => GlobalOptions): v
     .argument('<value>', 'the new value')
     .requiredOption('--reason <text>', 'why (kept in the audit log)')
     .option('--by <who>', 'person[:name], diagnostic:<name> or llm:<model>', 'person')
-    .description('a checked write, applied at the run\'s next step boundary; a refusal names its rule and exits 1')
+    .description("a checked write, applied at the run's next step boundary; a refusal names its rule and exits 1")
     .action((runId: string, knob: string, value: string, opts: { reason: string; by: string }) => {
       const g = globals();
-      report(g, withStore(g, (ks) => ks.request(runId, { knob, value, reason: opts.reason, by: opts.by })), 'queued');
+      report(
+        g,
+        withStore(g, (ks) => ks.request(runId, { knob, value, reason: opts.reason, by: opts.by })),
+        'queued',
+      );
     });
 
   knobs
@@ -105,7 +133,11 @@ export function registerKnobs(program: Command, globals: () => GlobalOptions): v
     .description('a write back to the value the write replaced, linked to it')
     .action((runId: string, id: string, opts: { reason?: string; by: string }) => {
       const g = globals();
-      report(g, withStore(g, (ks) => ks.revert(runId, writeId(id), opts.by, opts.reason)), `reverts W${writeId(id)}`);
+      report(
+        g,
+        withStore(g, (ks) => ks.revert(runId, writeId(id), opts.by, opts.reason)),
+        `reverts W${writeId(id)}`,
+      );
     });
 
   knobs
@@ -117,10 +149,22 @@ export function registerKnobs(program: Command, globals: () => GlobalOptions): v
       const c = withStore(g, (ks) => knobConsole(ks, runId));
       if (g.json) return void process.stdout.write(JSON.stringify(c.writes, null, 2) + '\n');
       if (c.writes.length === 0) return void process.stdout.write(`run ${runId}: no knob writes\n`);
-      process.stdout.write(table(['write', 'knob', 'from → to', 'by', 'status', 'written at', 'applied at', 'effect', 'reason'], c.writes.map((w) => [
-        `W${w.id}${w.reverts ? ` (reverts W${w.reverts})` : ''}${w.revertedBy ? ` (reverted by W${w.revertedBy})` : ''}`,
-        w.knob, `${fmt(w.from ?? w.requestedFrom)} → ${fmt(w.value)}`, w.by, w.status, where(w.state), where(w.appliedState), effectLine(w), w.reason,
-      ])) + '\n');
+      process.stdout.write(
+        table(
+          ['write', 'knob', 'from → to', 'by', 'status', 'written at', 'applied at', 'effect', 'reason'],
+          c.writes.map((w) => [
+            `W${w.id}${w.reverts ? ` (reverts W${w.reverts})` : ''}${w.revertedBy ? ` (reverted by W${w.revertedBy})` : ''}`,
+            w.knob,
+            `${fmt(w.from ?? w.requestedFrom)} → ${fmt(w.value)}`,
+            w.by,
+            w.status,
+            where(w.state),
+            where(w.appliedState),
+            effectLine(w),
+            w.reason,
+          ]),
+        ) + '\n',
+      );
     });
 
   knobs
@@ -132,10 +176,23 @@ export function registerKnobs(program: Command, globals: () => GlobalOptions): v
       const c = withStore(g, (ks) => knobConsole(ks, runId));
       if (g.json) return void process.stdout.write(JSON.stringify(c.proposals, null, 2) + '\n');
       if (c.proposals.length === 0) return void process.stdout.write(`run ${runId}: no proposals\n`);
-      process.stdout.write(table(['proposal', 'knob', 'value', 'source', 'status', 'figures', 'episodes', 'reason'], c.proposals.map((p) => [
-        `P${p.id}`, p.knob, String(p.value), p.source.kind === 'diagnostic' ? `diagnostic:${p.source.name}` : `llm:${p.source.model}`,
-        `${p.status}${p.writeId ? ` (W${p.writeId})` : ''}`, Object.entries(p.evidence.figures).map(([k, v]) => `${k} ${fmt(v, 3)}`).join(', '), p.evidence.episodes.length, p.reason,
-      ])) + '\n');
+      process.stdout.write(
+        table(
+          ['proposal', 'knob', 'value', 'source', 'status', 'figures', 'episodes', 'reason'],
+          c.proposals.map((p) => [
+            `P${p.id}`,
+            p.knob,
+            String(p.value),
+            p.source.kind === 'diagnostic' ? `diagnostic:${p.source.name}` : `llm:${p.source.model}`,
+            `${p.status}${p.writeId ? ` (W${p.writeId})` : ''}`,
+            Object.entries(p.evidence.figures)
+              .map(([k, v]) => `${k} ${fmt(v, 3)}`)
+              .join(', '),
+            p.evidence.episodes.length,
+            p.reason,
+          ]),
+        ) + '\n',
+      );
     });
 
   knobs
@@ -146,7 +203,11 @@ export function registerKnobs(program: Command, globals: () => GlobalOptions): v
     .description('accept a proposal: a write through the same checks')
     .action((runId: string, id: string, opts: { value?: string }) => {
       const g = globals();
-      report(g, withStore(g, (ks) => ks.accept(runId, proposalId(id), opts.value !== undefined ? { value: opts.value } : {})), `accepts P${proposalId(id)}`);
+      report(
+        g,
+        withStore(g, (ks) => ks.accept(runId, proposalId(id), opts.value !== undefined ? { value: opts.value } : {})),
+        `accepts P${proposalId(id)}`,
+      );
     });
 
   knobs
@@ -168,7 +229,9 @@ export function registerKnobs(program: Command, globals: () => GlobalOptions): v
     .command('suggest')
     .argument('<run>', 'the run')
     .requiredOption('--model <name>', 'an LLM endpoint saved in the lab (sparring models add)')
-    .description("EAU's optional LLM meta-agent: hand the run's latest diagnostics' evidence and its knobs (current value, range, meaning) to an endpoint; its one proposed write is recorded as a proposal for a person to accept, edit or dismiss — never applied")
+    .description(
+      "EAU's optional LLM meta-agent: hand the run's latest diagnostics' evidence and its knobs (current value, range, meaning) to an endpoint; its one proposed write is recorded as a proposal for a person to accept, edit or dismiss — never applied",
+    )
     .action(async (runId: string, opts: { model: string }) => {
       const g = globals();
       const backend = resolveChatBackend(opts.model, { db: g.db, seed: g.seed });
@@ -194,7 +257,9 @@ export function registerKnobs(program: Command, globals: () => GlobalOptions): v
         const stored = ks.proposals(runId).at(-1)!;
         if (g.json) return void process.stdout.write(JSON.stringify({ added, proposal: stored }, null, 2) + '\n');
         const why = proposal.source.kind === 'llm' ? proposal.source.reasoning : '';
-        process.stdout.write(`P${stored.id} ${proposal.knob} → ${String(proposal.value)} (llm:${opts.model}): ${proposal.reason}\n  reasoning: ${why}\n${added ? '' : '  (the same proposal was already recorded)\n'}accept with: npx sparring knobs accept ${runId} P${stored.id}\n`);
+        process.stdout.write(
+          `P${stored.id} ${proposal.knob} → ${String(proposal.value)} (llm:${opts.model}): ${proposal.reason}\n  reasoning: ${why}\n${added ? '' : '  (the same proposal was already recorded)\n'}accept with: npx sparring knobs accept ${runId} P${stored.id}\n`,
+        );
       } finally {
         store.close();
       }
@@ -209,8 +274,20 @@ export function registerKnobs(program: Command, globals: () => GlobalOptions): v
       const rows = withStore(g, (ks) => knobHistory(ks, knob));
       if (g.json) return void process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
       if (rows.length === 0) return void process.stdout.write(`no run has written ${knob}\n`);
-      process.stdout.write(table(['run', 'preset', 'write', 'from → to', 'applied at', 'by', 'effect', 'reason'], rows.map((r) => [
-        r.runId, r.preset || '—', `W${r.write.id}`, `${fmt(r.write.from)} → ${fmt(r.write.value)}`, where(r.write.appliedState), r.write.by, effectLine(r.write), r.write.reason,
-      ])) + '\n');
+      process.stdout.write(
+        table(
+          ['run', 'preset', 'write', 'from → to', 'applied at', 'by', 'effect', 'reason'],
+          rows.map((r) => [
+            r.runId,
+            r.preset || '—',
+            `W${r.write.id}`,
+            `${fmt(r.write.from)} → ${fmt(r.write.value)}`,
+            where(r.write.appliedState),
+            r.write.by,
+            effectLine(r.write),
+            r.write.reason,
+          ]),
+        ) + '\n',
+      );
     });
 }

@@ -27,67 +27,92 @@ interface MatchOptions extends DeviceOptions {
 }
 
 export function registerMatch(program: Command, globals: () => GlobalOptions): void {
-  addDeviceOptions(program
-    .command('match')
-    .description('one arena match: per-scenario DA win rates, W_DA and the fraud reference rate')
-    .option('--da <spec>', 'DA policy: scripted | latest | a checkpoint name | an LLM endpoint', 'scripted')
-    .option('--ca <spec>', 'CA policy: scripted | latest | a checkpoint name | an LLM endpoint', 'scripted')
-    .option('--episodes <n>', 'episodes per scenario (N)', positiveInt('--episodes'), DEFAULT_CONFIG.arena.episodesPerScenario)
-    .option(...JUDGE_OPTION)
-    .addOption(new Option('--scenarios <set>', 'which scenarios to play').choices(SCENARIO_SETS).default('arena')))
-    .action(async (opts: MatchOptions) => {
-      const g = globals();
-      const domain = labDomainAt(g.db);
-      const { session, device } = await deviceSession(opts);
-      const da = await resolveDa(opts.da, domain, g, { session });
-      const ca = await resolveCa(opts.ca, domain, g, { session });
-      const judge = resolveJudge(opts.judge, g);
-      const scenarios = selectScenarios(domain, opts.scenarios);
-      const config: SparringConfig = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: opts.episodes } };
+  addDeviceOptions(
+    program
+      .command('match')
+      .description('one arena match: per-scenario DA win rates, W_DA and the fraud reference rate')
+      .option('--da <spec>', 'DA policy: scripted | latest | a checkpoint name | an LLM endpoint', 'scripted')
+      .option('--ca <spec>', 'CA policy: scripted | latest | a checkpoint name | an LLM endpoint', 'scripted')
+      .option('--episodes <n>', 'episodes per scenario (N)', positiveInt('--episodes'), DEFAULT_CONFIG.arena.episodesPerScenario)
+      .option(...JUDGE_OPTION)
+      .addOption(new Option('--scenarios <set>', 'which scenarios to play').choices(SCENARIO_SETS).default('arena')),
+  ).action(async (opts: MatchOptions) => {
+    const g = globals();
+    const domain = labDomainAt(g.db);
+    const { session, device } = await deviceSession(opts);
+    const da = await resolveDa(opts.da, domain, g, { session });
+    const ca = await resolveCa(opts.ca, domain, g, { session });
+    const judge = resolveJudge(opts.judge, g);
+    const scenarios = selectScenarios(domain, opts.scenarios);
+    const config: SparringConfig = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: opts.episodes } };
 
-      const store = openSqliteStore(g.db);
-      try {
-        const matchId = `M${store.listMatches().length + 1}`;
-        const bar = progressBar(`match ${matchId}`);
-        const { match, episodes, llm } = await runAndStoreMatch(
-          store,
-          {
-            matchId, createdAt: new Date().toISOString(), domain, scenarios, scenarioSet: opts.scenarios,
-            da, ca, judge: judgeFunction(judge), config, seed: g.seed, concurrency: matchConcurrency(da, ca, 32), onProgress: (d, t) => bar.update(d, t),
-          },
-          pendingLlmCalls(g.db),
-        ).finally(() => bar.stop());
-        // All or nothing (host/llm/store-match.ts): a failure stores no episode, no call record
-        // and no cached answer.
+    const store = openSqliteStore(g.db);
+    try {
+      const matchId = `M${store.listMatches().length + 1}`;
+      const bar = progressBar(`match ${matchId}`);
+      const { match, episodes, llm } = await runAndStoreMatch(
+        store,
+        {
+          matchId,
+          createdAt: new Date().toISOString(),
+          domain,
+          scenarios,
+          scenarioSet: opts.scenarios,
+          da,
+          ca,
+          judge: judgeFunction(judge),
+          config,
+          seed: g.seed,
+          concurrency: matchConcurrency(da, ca, 32),
+          onProgress: (d, t) => bar.update(d, t),
+        },
+        pendingLlmCalls(g.db),
+      ).finally(() => bar.stop());
+      // All or nothing (host/llm/store-match.ts): a failure stores no episode, no call record
+      // and no cached answer.
 
-        const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
-        const meanRDa = mean(episodes.map((e) => e.rDa));
-        const meanRCa = mean(episodes.map((e) => e.rCa));
-        const wCa = match.wDa === null ? null : 1 - match.wDa;
-        if (g.json) {
-          const doc = {
-            matchId: match.id, db: g.db, seed: match.seed, da: match.daSpec, ca: match.caSpec, daCheckpoint: match.daCheckpoint, caCheckpoint: match.caCheckpoint, scenarioSet: match.scenarioSet,
-            episodesPerScenario: match.episodesPerScenario, episodes: episodes.length, wDa: match.wDa, wCa,
-            fraudRate: match.fraudRate, meanRDa, meanRCa, perScenario: match.perScenario, device,
-            ...(llm ? { llm } : {}),
-          };
-          process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
-          return;
-        }
-        const rows = match.perScenario.map((s) => [s.scenarioId, s.fraudReference ? 'fraud ref' : 'CA-winnable', s.episodes, s.daWins, pct(s.daWinRate)]);
-        process.stdout.write(
-          `${table(['scenario', 'kind', 'episodes', 'DA wins', 'DA win rate'], rows, ['l', 'l', 'r', 'r', 'r'])}\n\n` +
-            `W_DA (CA-winnable scenarios): ${pct(match.wDa)}    W_CA: ${pct(wCa)}\n` +
-            `fraud reference rate:         ${pct(match.fraudRate)}\n` +
-            `DA ${policyLabel(match.daSpec, match.daCheckpoint)}    CA ${policyLabel(match.caSpec, match.caCheckpoint)}\n` +
-            `mean r_DA ${meanRDa.toFixed(3)}    mean r_CA ${meanRCa.toFixed(3)}    ${episodes.length} episodes stored as ${match.id} in ${g.db}\n` +
-            (llm
-              ? `LLM calls: ${llm.calls} (${llm.cached} from the lab's cache), ${llm.tokensIn} tokens in, ${llm.tokensOut} out, ` +
-                `${(llm.latencyMs / 1000).toFixed(1)} s of calls; per episode ${(llm.tokensOut / episodes.length).toFixed(1)} tokens out\n`
-              : ''),
-        );
-      } finally {
-        store.close();
+      const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
+      const meanRDa = mean(episodes.map((e) => e.rDa));
+      const meanRCa = mean(episodes.map((e) => e.rCa));
+      const wCa = match.wDa === null ? null : 1 - match.wDa;
+      if (g.json) {
+        const doc = {
+          matchId: match.id,
+          db: g.db,
+          seed: match.seed,
+          da: match.daSpec,
+          ca: match.caSpec,
+          daCheckpoint: match.daCheckpoint,
+          caCheckpoint: match.caCheckpoint,
+          scenarioSet: match.scenarioSet,
+          episodesPerScenario: match.episodesPerScenario,
+          episodes: episodes.length,
+          wDa: match.wDa,
+          wCa,
+          fraudRate: match.fraudRate,
+          meanRDa,
+          meanRCa,
+          perScenario: match.perScenario,
+          device,
+          ...(llm ? { llm } : {}),
+        };
+        process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+        return;
       }
-    });
+      const rows = match.perScenario.map((s) => [s.scenarioId, s.fraudReference ? 'fraud ref' : 'CA-winnable', s.episodes, s.daWins, pct(s.daWinRate)]);
+      process.stdout.write(
+        `${table(['scenario', 'kind', 'episodes', 'DA wins', 'DA win rate'], rows, ['l', 'l', 'r', 'r', 'r'])}\n\n` +
+          `W_DA (CA-winnable scenarios): ${pct(match.wDa)}    W_CA: ${pct(wCa)}\n` +
+          `fraud reference rate:         ${pct(match.fraudRate)}\n` +
+          `DA ${policyLabel(match.daSpec, match.daCheckpoint)}    CA ${policyLabel(match.caSpec, match.caCheckpoint)}\n` +
+          `mean r_DA ${meanRDa.toFixed(3)}    mean r_CA ${meanRCa.toFixed(3)}    ${episodes.length} episodes stored as ${match.id} in ${g.db}\n` +
+          (llm
+            ? `LLM calls: ${llm.calls} (${llm.cached} from the lab's cache), ${llm.tokensIn} tokens in, ${llm.tokensOut} out, ` +
+              `${(llm.latencyMs / 1000).toFixed(1)} s of calls; per episode ${(llm.tokensOut / episodes.length).toFixed(1)} tokens out\n`
+            : ''),
+      );
+    } finally {
+      store.close();
+    }
+  });
 }

@@ -55,7 +55,9 @@ const turnsOf = (matchId: string) => {
   const d = new Database(db, { readonly: true });
   try {
     return d
-      .prepare(`SELECT substr(t.episode_id, instr(t.episode_id, ':')) AS ep, t.idx, t.role, t.text, t.tool, t.tool_result_json, t.parse_error FROM turns t WHERE t.episode_id LIKE ? ORDER BY t.episode_id, t.idx`)
+      .prepare(
+        `SELECT substr(t.episode_id, instr(t.episode_id, ':')) AS ep, t.idx, t.role, t.text, t.tool, t.tool_result_json, t.parse_error FROM turns t WHERE t.episode_id LIKE ? ORDER BY t.episode_id, t.idx`,
+      )
       .all(`${matchId}:%`) as Row[];
   } finally {
     d.close();
@@ -78,12 +80,26 @@ describe('sparring models + serve-model + match --da NAME', () => {
     const { baseUrl, token } = await startServer();
     const withKey = { SPARRING_MODEL_TOKEN: token };
 
-    const add = await sparring(['models', 'add', 'local', '--base-url', baseUrl, '--model', 'DA-sft-1', '--api-key-env', 'SPARRING_MODEL_TOKEN', '--max-concurrency', '3']);
+    const add = await sparring([
+      'models',
+      'add',
+      'local',
+      '--base-url',
+      baseUrl,
+      '--model',
+      'DA-sft-1',
+      '--api-key-env',
+      'SPARRING_MODEL_TOKEN',
+      '--max-concurrency',
+      '3',
+    ]);
     expect(add.code, add.stderr).toBe(0);
     expect((await sparring(['models', 'add', 'local', '--base-url', baseUrl, '--model', 'x'])).stderr).toMatch(/exists already/);
     expect((await sparring(['models', 'add', 'DA3', '--base-url', baseUrl, '--model', 'x'])).stderr).toMatch(/looks like a checkpoint/);
     const listed = await sparring(['--json', 'models', 'list']);
-    expect(JSON.parse(listed.stdout)).toEqual([{ name: 'local', baseUrl, model: 'DA-sft-1', apiKeyEnv: 'SPARRING_MODEL_TOKEN', toolCalls: 'native', maxConcurrency: 3 }]);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      { name: 'local', baseUrl, model: 'DA-sft-1', apiKeyEnv: 'SPARRING_MODEL_TOKEN', toolCalls: 'native', maxConcurrency: 3 },
+    ]);
     // The key is read from the environment, never stored.
     expect(count(`SELECT COUNT(*) AS n FROM llm_endpoints WHERE base_url LIKE '%${token}%' OR api_key_env = '${token}'`)).toBe(0);
     const tested = await sparring(['--json', 'models', 'test', 'local'], withKey);
@@ -132,7 +148,9 @@ describe('sparring models + serve-model + match --da NAME', () => {
     const down = await sparring(['--no-cache', 'match', '--da', 'local', ...args], withKey);
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/endpoint "local": connection after \d+ attempts/);
-    expect([count('SELECT COUNT(*) AS n FROM matches'), count('SELECT COUNT(*) AS n FROM llm_calls'), count('SELECT COUNT(*) AS n FROM llm_cache')]).toEqual(before);
+    expect([count('SELECT COUNT(*) AS n FROM matches'), count('SELECT COUNT(*) AS n FROM llm_calls'), count('SELECT COUNT(*) AS n FROM llm_cache')]).toEqual(
+      before,
+    );
 
     const removed = await sparring(['models', 'remove', 'local']);
     expect(removed.code, removed.stderr).toBe(0);

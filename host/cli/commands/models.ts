@@ -49,7 +49,12 @@ export async function testGguf(cfg: GgufConfig) {
   const loadMs = performance.now() - t0;
   try {
     const da = new LlmDa(backend, 'text', { maxTokens: DA_GRAMMAR_MAX_TOKENS });
-    const obs = { caller: { phone: '+1-555-0100' }, turns: [{ role: 'customer' as const, text: 'Hi, my card got declined at the grocery store this morning.' }], daSteps: 0, maxDaTurns: 12 };
+    const obs = {
+      caller: { phone: '+1-555-0100' },
+      turns: [{ role: 'customer' as const, text: 'Hi, my card got declined at the grocery store this morning.' }],
+      daSteps: 0,
+      maxDaTurns: 12,
+    };
     const reply = await backend.complete(da.request(obs, new Rng(1).int(0, 0x7fffffff)));
     const parsed = parseDaOutput(reply.text);
     return {
@@ -80,7 +85,9 @@ function nonNegativeInt(name: string) {
 }
 
 export function registerModels(program: Command, globals: () => GlobalOptions): void {
-  const cmd = program.command('models').description('LLM endpoints (OpenAI-compatible) and local GGUF files saved in the lab, usable as a DA or CA policy by name');
+  const cmd = program
+    .command('models')
+    .description('LLM endpoints (OpenAI-compatible) and local GGUF files saved in the lab, usable as a DA or CA policy by name');
   const withStore = <T>(work: (llm: ReturnType<typeof llmStore>) => T): T => {
     const store = openSqliteStore(globals().db);
     try {
@@ -110,14 +117,20 @@ export function registerModels(program: Command, globals: () => GlobalOptions): 
   cmd
     .command('add')
     .argument('<name>', 'the name policies refer to, e.g. --da NAME')
-    .option('--base-url <url>', 'the server\'s OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1', baseUrlOf)
+    .option('--base-url <url>', "the server's OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1", baseUrlOf)
     .option('--model <id>', 'the model id the server serves (see `models list NAME`)')
     .option('--gguf <file>', 'instead of a server: a local GGUF file, run in process by node-llama-cpp')
-    .addOption(new Option('--gpu <where>', 'with --gguf: where it runs (auto: the GPU found — CUDA, Vulkan, Metal — else the CPU)').choices([...GGUF_GPUS]).default(GGUF_DEFAULTS.gpu))
+    .addOption(
+      new Option('--gpu <where>', 'with --gguf: where it runs (auto: the GPU found — CUDA, Vulkan, Metal — else the CPU)')
+        .choices([...GGUF_GPUS])
+        .default(GGUF_DEFAULTS.gpu),
+    )
     .option('--context-size <n>', 'with --gguf: context window in tokens', positiveInt('--context-size'), GGUF_DEFAULTS.contextSize)
     .option('--threads <n>', 'with --gguf: CPU threads (0: all cores)', nonNegativeInt('--threads'), GGUF_DEFAULTS.threads)
     .option('--api-key-env <var>', 'environment variable holding the API key (read at call time, never stored)')
-    .addOption(new Option('--tool-calls <form>', 'DA actions as native tool calls, or as the wire-format JSON text').choices(['native', 'text']).default('native'))
+    .addOption(
+      new Option('--tool-calls <form>', 'DA actions as native tool calls, or as the wire-format JSON text').choices(['native', 'text']).default('native'),
+    )
     .option('--max-concurrency <n>', 'requests (and match episodes) in flight at once', positiveInt('--max-concurrency'), 4)
     .description('save an endpoint (--base-url, --model) or a local GGUF file (--gguf) in the lab')
     .action(async (name: string, o: AddOptions) => {
@@ -132,21 +145,36 @@ export function registerModels(program: Command, globals: () => GlobalOptions): 
         }
         withStore((llm) => llm.addGguf(cfg));
         if (globals().json) process.stdout.write(JSON.stringify(cfg, null, 2) + '\n');
-        else process.stdout.write(`saved GGUF model ${name} (${cfg.path}, SHA-256 ${cfg.sha256.slice(0, 16)}…, gpu ${cfg.gpu}, context ${cfg.contextSize}) in ${globals().db}\n`);
+        else
+          process.stdout.write(
+            `saved GGUF model ${name} (${cfg.path}, SHA-256 ${cfg.sha256.slice(0, 16)}…, gpu ${cfg.gpu}, context ${cfg.contextSize}) in ${globals().db}\n`,
+          );
         return;
       }
-      if (o.baseUrl === undefined || o.model === undefined) throw new UsageError('models add needs --base-url and --model (an endpoint), or --gguf FILE (a local file)');
-      if (o.apiKeyEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(o.apiKeyEnv)) throw new UsageError(`--api-key-env must name an environment variable, got "${o.apiKeyEnv}"`);
-      const cfg: EndpointConfig = { name, baseUrl: o.baseUrl, model: o.model, apiKeyEnv: o.apiKeyEnv ?? null, toolCalls: o.toolCalls, maxConcurrency: o.maxConcurrency };
+      if (o.baseUrl === undefined || o.model === undefined)
+        throw new UsageError('models add needs --base-url and --model (an endpoint), or --gguf FILE (a local file)');
+      if (o.apiKeyEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(o.apiKeyEnv))
+        throw new UsageError(`--api-key-env must name an environment variable, got "${o.apiKeyEnv}"`);
+      const cfg: EndpointConfig = {
+        name,
+        baseUrl: o.baseUrl,
+        model: o.model,
+        apiKeyEnv: o.apiKeyEnv ?? null,
+        toolCalls: o.toolCalls,
+        maxConcurrency: o.maxConcurrency,
+      };
       withStore((llm) => llm.addEndpoint(cfg));
       if (globals().json) process.stdout.write(JSON.stringify(cfg, null, 2) + '\n');
-      else process.stdout.write(`saved endpoint ${name} (${cfg.model} at ${cfg.baseUrl}, ${cfg.toolCalls} tool calls, ${cfg.maxConcurrency} at once) in ${globals().db}\n`);
+      else
+        process.stdout.write(
+          `saved endpoint ${name} (${cfg.model} at ${cfg.baseUrl}, ${cfg.toolCalls} tool calls, ${cfg.maxConcurrency} at once) in ${globals().db}\n`,
+        );
     });
 
   cmd
     .command('list')
-    .argument('[name]', 'list the models this endpoint\'s server offers (/v1/models)')
-    .description('the saved endpoints, or one server\'s models')
+    .argument('[name]', "list the models this endpoint's server offers (/v1/models)")
+    .description("the saved endpoints, or one server's models")
     .action(async (name?: string) => {
       if (name) {
         const models = await new OpenAiBackend(endpoint(name), { maxRetries: 1 }).listModels();
@@ -167,7 +195,13 @@ export function registerModels(program: Command, globals: () => GlobalOptions): 
       }
       if (gguf.length) {
         process.stdout.write(
-          (list.length ? '\n' : '') + table(['name', 'GGUF file', 'SHA-256', 'gpu', 'context', 'threads'], gguf.map((m) => [m.name, m.path, `${m.sha256.slice(0, 16)}…`, m.gpu, m.contextSize, m.threads || 'all']), ['l', 'l', 'l', 'l', 'r', 'r']) + '\n',
+          (list.length ? '\n' : '') +
+            table(
+              ['name', 'GGUF file', 'SHA-256', 'gpu', 'context', 'threads'],
+              gguf.map((m) => [m.name, m.path, `${m.sha256.slice(0, 16)}…`, m.gpu, m.contextSize, m.threads || 'all']),
+              ['l', 'l', 'l', 'l', 'r', 'r'],
+            ) +
+            '\n',
         );
       }
     });
@@ -175,7 +209,7 @@ export function registerModels(program: Command, globals: () => GlobalOptions): 
   cmd
     .command('test')
     .argument('<name>')
-    .description('one DA turn as a round trip: latency, tokens/s, whether the reply parses; and the server\'s models')
+    .description("one DA turn as a round trip: latency, tokens/s, whether the reply parses; and the server's models")
     .action(async (name: string) => {
       const which = saved(name);
       if ('gguf' in which) {

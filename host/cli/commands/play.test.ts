@@ -30,7 +30,10 @@ describe('agentLine', () => {
 describe('sparring play', () => {
   it('plays the agent seat from stdin; a bad tool call is refused; an unfinished session resumes', () => {
     const db = path.join(tmp, 'lab.db');
-    const first = sparring(['play', '--seat', 'agent', '--player', 'Bo', '--db', db, '--seed', '4'], '/tool get_transactions {"account_id": "x", "limit": 9}\nLet me look into that for you.\n');
+    const first = sparring(
+      ['play', '--seat', 'agent', '--player', 'Bo', '--db', db, '--seed', '4'],
+      '/tool get_transactions {"account_id": "x", "limit": 9}\nLet me look into that for you.\n',
+    );
     expect(first.status, first.stderr).toBe(0);
     expect(first.stderr).toMatch(/refused: get_transactions tool_args\.limit: /);
     const session = /--resume (P-\w+)/.exec(first.stderr)?.[1];
@@ -43,7 +46,11 @@ describe('sparring play', () => {
     expect(view.status).toBe('finished');
     const lab = new Database(db, { readonly: true });
     try {
-      expect(lab.prepare('SELECT player, seat, opponent FROM human_episodes WHERE episode_id = ?').get(view.episode.id)).toEqual({ player: 'Bo', seat: 'agent', opponent: 'scripted' });
+      expect(lab.prepare('SELECT player, seat, opponent FROM human_episodes WHERE episode_id = ?').get(view.episode.id)).toEqual({
+        player: 'Bo',
+        seat: 'agent',
+        opponent: 'scripted',
+      });
       expect(lab.prepare('SELECT COUNT(*) FROM play_sessions').pluck().get()).toBe(0);
       expect(lab.prepare('SELECT COUNT(*) FROM turns WHERE episode_id = ?').pluck().get(view.episode.id)).toBe(view.episode.turns.length);
     } finally {

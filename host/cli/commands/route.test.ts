@@ -34,8 +34,15 @@ describe('sparring route', () => {
     const r = await sparring(['route', '--da', 'sft', '--seed', '1', '--epochs', '1', '--db', db], UTTERANCES);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/training DA-sft-1 by SFT/);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { text: string; tool: string; p: number; hypotheses: { intent: string; p: number }[] });
-    expect(lines.map((l) => l.text)).toEqual(['There is a $45.20 charge from Uber that I never made', 'My card keeps getting declined at the shop', 'I want to close my account']);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { text: string; tool: string; p: number; hypotheses: { intent: string; p: number }[] });
+    expect(lines.map((l) => l.text)).toEqual([
+      'There is a $45.20 charge from Uber that I never made',
+      'My card keeps getting declined at the shop',
+      'I want to close my account',
+    ]);
     for (const l of lines) {
       expect(DOMAIN_TOOLS).toContain(l.tool);
       expect(l.p).toBeGreaterThan(0);
@@ -60,7 +67,10 @@ describe('sparring route', () => {
       sparring(['route', '--da', 'DA9', '--db', path.join(tmp, 'none.db')], UTTERANCES),
     ]);
     expect(scripted.code, scripted.stderr).toBe(0);
-    const lines = scripted.stdout.trim().split('\n').map((l) => JSON.parse(l) as { tool: string; hypotheses: unknown[] });
+    const lines = scripted.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { tool: string; hypotheses: unknown[] });
     expect(lines.map((l) => l.tool)).toEqual(['dispute_charge', 'check_card_status', 'transfer_to_human']);
     expect(lines.every((l) => l.hypotheses.length === 0)).toBe(true);
     expect(unknown.code).toBe(2);
@@ -81,7 +91,10 @@ describe('sparring route', () => {
   const hasScript = spawnSync('script', ['--version']).status === 0;
   it.skipIf(!hasScript)('at a terminal, says that it reads utterances from stdin', () => {
     const r = spawnSync('script', ['-qec', `${process.execPath} ${BIN} route --da scripted`, '/dev/null'], {
-      input: 'my card was stolen\n\x04', encoding: 'utf8', env: { ...process.env, SPARRING_DB: path.join(tmp, 'tty.db') }, timeout: 60_000,
+      input: 'my card was stolen\n\x04',
+      encoding: 'utf8',
+      env: { ...process.env, SPARRING_DB: path.join(tmp, 'tty.db') },
+      timeout: 60_000,
     });
     expect(r.status, r.stdout).toBe(0);
     expect(r.stdout).toMatch(/route: reading customer utterances from stdin, one per line/);

@@ -80,45 +80,48 @@ function llmRouter(da: LlmDa, seed: number): Router {
 }
 
 export function registerRoute(program: Command, globals: () => GlobalOptions): void {
-  addDeviceOptions(program
-    .command('route')
-    .description('reads customer utterances on stdin, one per line; writes one JSON line each with the tool the DA routes to')
-    .option('--da <spec>', 'DA policy: sft (train now by SFT, kept as DA-sft-<seed>) | scripted | latest | a DA checkpoint name | an LLM endpoint', 'sft')
-    .option('--epochs <n>', 'SFT epochs when --da sft trains a new DA', positiveInt('--epochs')), 'the DA')
-    .action(async (opts: RouteOptions) => {
-      const g = globals();
-      const domain = bankingDomain();
-      const { session } = await deviceSession(opts);
-      let model: Promise<DaModel> | null = null;
-      let router: Promise<Router> | null = null;
-      const llm = resolveLlmDa(opts.da, g);
-      const load = () =>
-        (router ??= opts.da === 'scripted'
+  addDeviceOptions(
+    program
+      .command('route')
+      .description('reads customer utterances on stdin, one per line; writes one JSON line each with the tool the DA routes to')
+      .option('--da <spec>', 'DA policy: sft (train now by SFT, kept as DA-sft-<seed>) | scripted | latest | a DA checkpoint name | an LLM endpoint', 'sft')
+      .option('--epochs <n>', 'SFT epochs when --da sft trains a new DA', positiveInt('--epochs')),
+    'the DA',
+  ).action(async (opts: RouteOptions) => {
+    const g = globals();
+    const domain = bankingDomain();
+    const { session } = await deviceSession(opts);
+    let model: Promise<DaModel> | null = null;
+    let router: Promise<Router> | null = null;
+    const llm = resolveLlmDa(opts.da, g);
+    const load = () =>
+      (router ??=
+        opts.da === 'scripted'
           ? Promise.resolve(scriptedRouter())
           : llm
             ? Promise.resolve(llmRouter(llm, g.seed))
             : (model = daModelFor(opts.da, domain, g, { session, ...(opts.epochs !== undefined ? { epochs: opts.epochs } : {}) })).then(modelRouter));
-      if (process.stdin.isTTY) {
-        process.stderr.write('route: reading customer utterances from stdin, one per line (Ctrl-D to end); e.g. echo "my card was stolen" | sparring route\n');
+    if (process.stdin.isTTY) {
+      process.stderr.write('route: reading customer utterances from stdin, one per line (Ctrl-D to end); e.g. echo "my card was stolen" | sparring route\n');
+    }
+    // A stored DA loads now (a bad SPEC fails before any input is read). `sft` may train for
+    // seconds: piped, it waits for the first utterance, so empty input trains nothing; at a
+    // terminal it starts at once, while the person types.
+    if (opts.da !== 'sft') await load();
+    else if (process.stdin.isTTY) void load().catch(() => undefined); // its error is reported where it is awaited
+    let read = 0;
+    try {
+      const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+      for await (const line of lines) {
+        const text = line.trim();
+        if (text === '') continue;
+        read++;
+        const route = await load();
+        process.stdout.write(`${JSON.stringify(await route(text))}\n`);
       }
-      // A stored DA loads now (a bad SPEC fails before any input is read). `sft` may train for
-      // seconds: piped, it waits for the first utterance, so empty input trains nothing; at a
-      // terminal it starts at once, while the person types.
-      if (opts.da !== 'sft') await load();
-      else if (process.stdin.isTTY) void load().catch(() => undefined); // its error is reported where it is awaited
-      let read = 0;
-      try {
-        const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-        for await (const line of lines) {
-          const text = line.trim();
-          if (text === '') continue;
-          read++;
-          const route = await load();
-          process.stdout.write(`${JSON.stringify(await route(text))}\n`);
-        }
-        if (read === 0) process.stderr.write('route: nothing was read from stdin (no utterances); pipe customer utterances into it, one per line\n');
-      } finally {
-        if (model) await (await (model as Promise<DaModel>).catch(() => null))?.dispose();
-      }
-    });
+      if (read === 0) process.stderr.write('route: nothing was read from stdin (no utterances); pipe customer utterances into it, one per line\n');
+    } finally {
+      if (model) await (await (model as Promise<DaModel>).catch(() => null))?.dispose();
+    }
+  });
 }

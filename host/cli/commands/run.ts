@@ -49,8 +49,15 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
   const cmd = program
     .command('run')
     .description('a whole co-evolution run: bootstrap, arena matches, isolation gyms, stopping rule, held-out evaluation')
-    .addOption(new Option('--preset <name>', 'quick (small, for tests and demos), paper (RL-ADA) or robust (a stronger SFT recipe)').choices(Object.keys(PRESETS)).default('quick'))
-    .option('--config <file>', 'a run config (JSON; see `presets` in the README) instead of the preset; with --preset given too, an overlay merged over that preset (objects merge, other values replace), e.g. --preset paper --config assets/configs/ib-rl.json')
+    .addOption(
+      new Option('--preset <name>', 'quick (small, for tests and demos), paper (RL-ADA) or robust (a stronger SFT recipe)')
+        .choices(Object.keys(PRESETS))
+        .default('quick'),
+    )
+    .option(
+      '--config <file>',
+      'a run config (JSON; see `presets` in the README) instead of the preset; with --preset given too, an overlay merged over that preset (objects merge, other values replace), e.g. --preset paper --config assets/configs/ib-rl.json',
+    )
     .option('--resume <run>', 'continue a run that was paused, killed or interrupted (e.g. R1)')
     .option('--inherit <run>', 'EAU experience pool: start from the kept knob writes of an earlier run (recorded as inherited writes)')
     .option('--adversities', 'MADS adversities in every match and gym (sets the config\'s "adversities": true)')
@@ -58,114 +65,155 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     .option('--ca <name>', 'an LLM saved in the lab plays the CA: no CA0, no CA gyms (sets schedule.llm.ca)');
   // No default: without --provider a run uses its config's device block (absent: the CPU); with --resume, --provider overrides it.
   // --provider sets the config's "device": {"provider": P}; with --resume it overrides the stored one.
-  addDeviceOptions(cmd, 'the run\'s policies', null);
-  cmd
-    .action(async (opts: RunOptions) => {
-      const g = globals();
-      let configJson: string | undefined;
-      if (opts.config) {
-        try {
-          configJson = readFileSync(opts.config, 'utf8');
-        } catch (e) {
-          throw new UsageError(`--config ${opts.config}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-        }
-      }
-      // --preset and --config both given: the file is an overlay on the preset (checked whole, fields named).
-      if (configJson !== undefined && cmd.getOptionValueSource('preset') === 'cli' && !opts.resume) {
-        let overlay: unknown;
-        try {
-          overlay = JSON.parse(configJson);
-        } catch (e) {
-          throw new UsageError(`--config ${opts.config}: not valid JSON (${(e as Error).message})`);
-        }
-        if (typeof overlay !== 'object' || overlay === null || Array.isArray(overlay)) throw new UsageError(`--config ${opts.config}: an overlay must be a JSON object`);
-        const base = PRESETS[opts.preset as keyof typeof PRESETS].config;
-        configJson = JSON.stringify(overlayConfig(base, overlay as Record<string, unknown>, `--preset ${opts.preset} --config ${opts.config}`));
-      }
-      const device = opts.provider !== undefined || opts.threads !== undefined;
-      const llm = { ...(opts.da ? { da: opts.da } : {}), ...(opts.ca ? { ca: opts.ca } : {}) };
-      if (Object.keys(llm).length && opts.resume) throw new UsageError('--da/--ca set a new run\'s roles; a resumed run keeps its own');
-      for (const [role, name] of Object.entries(llm)) if (!savedModel(g.db, name)) throw new UsageError(`--${role} ${name}: no model "${name}" in ${g.db} (sparring models add ${name} --base-url URL --model M)`);
-      if ((opts.adversities || device || Object.keys(llm).length) && !opts.resume) {
-        let base: { device?: object; schedule?: object } = PRESETS[opts.preset as keyof typeof PRESETS].config;
-        try {
-          if (configJson !== undefined) base = JSON.parse(configJson) as object;
-        } catch (e) {
-          throw new UsageError(`--config ${opts.config}: not valid JSON (${(e as Error).message})`);
-        }
-        configJson = JSON.stringify({
-          ...base,
-          ...(opts.adversities ? { adversities: true } : {}),
-          ...(Object.keys(llm).length ? { schedule: { ...base.schedule, llm } } : {}),
-          ...(device ? { device: { provider: 'cpu', ...base.device, ...(opts.provider ? { provider: opts.provider } : {}), ...(opts.threads ? { threads: opts.threads } : {}) } } : {}),
-        });
-      }
-      const service = createRunService({
-        dbPath: g.db,
-        ...(opts.resume && opts.provider ? { forceProvider: opts.provider } : {}),
-        onDevice: (id, d) => process.stderr.write(`run ${id}: ${deviceLine(d)}\n`),
-      });
-      let bar: Progress | null = null;
-      let label = '';
-      const off = service.subscribe((e) => {
-        if (e.name === 'run/progress') {
-          const p = e.payload.progress;
-          if (p.label !== label) {
-            bar?.stop();
-            label = p.label;
-            bar = progressBar(p.label);
-          }
-          bar!.update(p.done, p.total);
-        } else if (e.name === 'run/match') {
-          bar?.stop();
-          label = '';
-          const m = e.payload.match;
-          process.stderr.write(`match ${m.index} (${m.da} vs ${m.ca}): W_DA ${pct(m.wDa)}${m.arms ? ` (blend; by customer: ${formatArms(m.arms)})` : ''}, fraud ${pct(m.fraudRate)} — ${m.stop.explanation}${m.pool ? `; ${m.scheduleNote}` : m.next ? `; ${m.next.explanation}` : ''}\n`);
-        } else if (e.name === 'run/trainer') {
-          bar?.stop();
-          label = '';
-          const j = e.payload.job;
-          if (j.status !== 'waiting') {
-            process.stderr.write(`gym job ${j.id} (${j.role} gym ${j.gym}) is ${j.status}${j.checkpoint ? `: ${j.checkpoint}` : ''}\n`);
-            return;
-          }
-          process.stderr.write(
-            `waiting for an external trainer: ${j.role} gym ${j.gym} (${j.from} against frozen ${j.opponent}), gym job ${j.id}, export at ${j.exportPath}\n` +
-              (j.commands ? `run, in another terminal (or stop here and resume later with: npx sparring run --resume ${e.payload.runId}):\n${j.commands.map((c) => `  ${c}`).join('\n')}\n` +
-                `or end the wait with: npx sparring gym cancel ${j.id}\n` : ''),
-          );
-        } else if (e.name === 'run/gym' && e.payload.gym.note) {
-          process.stderr.write(`gym ${e.payload.gym.to}: ${e.payload.gym.note}\n`);
-        }
-      });
-      let runId: string;
+  addDeviceOptions(cmd, "the run's policies", null);
+  cmd.action(async (opts: RunOptions) => {
+    const g = globals();
+    let configJson: string | undefined;
+    if (opts.config) {
       try {
-        if (opts.resume) {
-          runId = opts.resume;
-          await service.resume(runId);
-          process.stderr.write(`resuming ${runId} from ${service.get(runId).phase}\n`);
-        } else {
-          runId = (await service.start({ preset: opts.preset, ...(configJson !== undefined ? { configJson } : {}), seed: g.seed, ...(opts.inherit ? { inherit: opts.inherit } : {}) })).runId;
-          process.stderr.write(`run ${runId} (${opts.config ?? `preset ${opts.preset}`}, seed ${g.seed}) in ${g.db}\n`);
-          if (opts.inherit) {
-            const inherited = knobStore(service.store.db).writes(runId).filter((w) => w.by.startsWith('inherited:'));
-            process.stderr.write(`inherited from ${opts.inherit}: ${inherited.length ? inherited.map((w) => `${w.knob} ${w.from} → ${w.value}`).join(', ') : 'no kept writes'}\n`);
-          }
+        configJson = readFileSync(opts.config, 'utf8');
+      } catch (e) {
+        throw new UsageError(`--config ${opts.config}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      }
+    }
+    // --preset and --config both given: the file is an overlay on the preset (checked whole, fields named).
+    if (configJson !== undefined && cmd.getOptionValueSource('preset') === 'cli' && !opts.resume) {
+      let overlay: unknown;
+      try {
+        overlay = JSON.parse(configJson);
+      } catch (e) {
+        throw new UsageError(`--config ${opts.config}: not valid JSON (${(e as Error).message})`);
+      }
+      if (typeof overlay !== 'object' || overlay === null || Array.isArray(overlay))
+        throw new UsageError(`--config ${opts.config}: an overlay must be a JSON object`);
+      const base = PRESETS[opts.preset as keyof typeof PRESETS].config;
+      configJson = JSON.stringify(overlayConfig(base, overlay as Record<string, unknown>, `--preset ${opts.preset} --config ${opts.config}`));
+    }
+    const device = opts.provider !== undefined || opts.threads !== undefined;
+    const llm = { ...(opts.da ? { da: opts.da } : {}), ...(opts.ca ? { ca: opts.ca } : {}) };
+    if (Object.keys(llm).length && opts.resume) throw new UsageError("--da/--ca set a new run's roles; a resumed run keeps its own");
+    for (const [role, name] of Object.entries(llm))
+      if (!savedModel(g.db, name))
+        throw new UsageError(`--${role} ${name}: no model "${name}" in ${g.db} (sparring models add ${name} --base-url URL --model M)`);
+    if ((opts.adversities || device || Object.keys(llm).length) && !opts.resume) {
+      let base: { device?: object; schedule?: object } = PRESETS[opts.preset as keyof typeof PRESETS].config;
+      try {
+        if (configJson !== undefined) base = JSON.parse(configJson) as object;
+      } catch (e) {
+        throw new UsageError(`--config ${opts.config}: not valid JSON (${(e as Error).message})`);
+      }
+      configJson = JSON.stringify({
+        ...base,
+        ...(opts.adversities ? { adversities: true } : {}),
+        ...(Object.keys(llm).length ? { schedule: { ...base.schedule, llm } } : {}),
+        ...(device
+          ? {
+              device: {
+                provider: 'cpu',
+                ...base.device,
+                ...(opts.provider ? { provider: opts.provider } : {}),
+                ...(opts.threads ? { threads: opts.threads } : {}),
+              },
+            }
+          : {}),
+      });
+    }
+    const service = createRunService({
+      dbPath: g.db,
+      ...(opts.resume && opts.provider ? { forceProvider: opts.provider } : {}),
+      onDevice: (id, d) => process.stderr.write(`run ${id}: ${deviceLine(d)}\n`),
+    });
+    let bar: Progress | null = null;
+    let label = '';
+    const off = service.subscribe((e) => {
+      if (e.name === 'run/progress') {
+        const p = e.payload.progress;
+        if (p.label !== label) {
+          bar?.stop();
+          label = p.label;
+          bar = progressBar(p.label);
         }
-        const started = Date.now();
-        const detail = await service.settled(runId);
-        (bar as Progress | null)?.stop();
-        const seconds = (Date.now() - started) / 1000;
-        const store = checkpointStore(service.store.db);
-        const checkpoints = store.list().filter((c) => c.runId === runId);
-        const proposals = proposalStore(service.store.db).listProposals(runId).map((p) => p.proposal);
-        print(g.json, detail, checkpoints.map((c) => ({ name: c.name, role: c.role, parent: c.parent, source: c.source, provider: c.provider, humanEpisodes: store.humanEpisodesSeen(c.name).length })), seconds, proposals);
-        if (detail.status === 'failed') process.exitCode = 1;
-      } finally {
-        off();
-        await service.close();
+        bar!.update(p.done, p.total);
+      } else if (e.name === 'run/match') {
+        bar?.stop();
+        label = '';
+        const m = e.payload.match;
+        process.stderr.write(
+          `match ${m.index} (${m.da} vs ${m.ca}): W_DA ${pct(m.wDa)}${m.arms ? ` (blend; by customer: ${formatArms(m.arms)})` : ''}, fraud ${pct(m.fraudRate)} — ${m.stop.explanation}${m.pool ? `; ${m.scheduleNote}` : m.next ? `; ${m.next.explanation}` : ''}\n`,
+        );
+      } else if (e.name === 'run/trainer') {
+        bar?.stop();
+        label = '';
+        const j = e.payload.job;
+        if (j.status !== 'waiting') {
+          process.stderr.write(`gym job ${j.id} (${j.role} gym ${j.gym}) is ${j.status}${j.checkpoint ? `: ${j.checkpoint}` : ''}\n`);
+          return;
+        }
+        process.stderr.write(
+          `waiting for an external trainer: ${j.role} gym ${j.gym} (${j.from} against frozen ${j.opponent}), gym job ${j.id}, export at ${j.exportPath}\n` +
+            (j.commands
+              ? `run, in another terminal (or stop here and resume later with: npx sparring run --resume ${e.payload.runId}):\n${j.commands.map((c) => `  ${c}`).join('\n')}\n` +
+                `or end the wait with: npx sparring gym cancel ${j.id}\n`
+              : ''),
+        );
+      } else if (e.name === 'run/gym' && e.payload.gym.note) {
+        process.stderr.write(`gym ${e.payload.gym.to}: ${e.payload.gym.note}\n`);
       }
     });
+    let runId: string;
+    try {
+      if (opts.resume) {
+        runId = opts.resume;
+        await service.resume(runId);
+        process.stderr.write(`resuming ${runId} from ${service.get(runId).phase}\n`);
+      } else {
+        runId = (
+          await service.start({
+            preset: opts.preset,
+            ...(configJson !== undefined ? { configJson } : {}),
+            seed: g.seed,
+            ...(opts.inherit ? { inherit: opts.inherit } : {}),
+          })
+        ).runId;
+        process.stderr.write(`run ${runId} (${opts.config ?? `preset ${opts.preset}`}, seed ${g.seed}) in ${g.db}\n`);
+        if (opts.inherit) {
+          const inherited = knobStore(service.store.db)
+            .writes(runId)
+            .filter((w) => w.by.startsWith('inherited:'));
+          process.stderr.write(
+            `inherited from ${opts.inherit}: ${inherited.length ? inherited.map((w) => `${w.knob} ${w.from} → ${w.value}`).join(', ') : 'no kept writes'}\n`,
+          );
+        }
+      }
+      const started = Date.now();
+      const detail = await service.settled(runId);
+      (bar as Progress | null)?.stop();
+      const seconds = (Date.now() - started) / 1000;
+      const store = checkpointStore(service.store.db);
+      const checkpoints = store.list().filter((c) => c.runId === runId);
+      const proposals = proposalStore(service.store.db)
+        .listProposals(runId)
+        .map((p) => p.proposal);
+      print(
+        g.json,
+        detail,
+        checkpoints.map((c) => ({
+          name: c.name,
+          role: c.role,
+          parent: c.parent,
+          source: c.source,
+          provider: c.provider,
+          humanEpisodes: store.humanEpisodesSeen(c.name).length,
+        })),
+        seconds,
+        proposals,
+      );
+      if (detail.status === 'failed') process.exitCode = 1;
+    } finally {
+      off();
+      await service.close();
+    }
+  });
 }
 
 /** ε of a stored run's config (0 when absent or unreadable: the summary then shows no arms). */
@@ -183,18 +231,49 @@ function heldoutTable(rows: readonly Pick<CheckpointEvaluation, 'da' | 'heldout'
 }
 
 function print(
-  json: boolean, d: RunDetail, checkpoints: { name: string; role: string; parent: string | null; source: string; provider: string | null; humanEpisodes: number }[], seconds: number,
+  json: boolean,
+  d: RunDetail,
+  checkpoints: { name: string; role: string; parent: string | null; source: string; provider: string | null; humanEpisodes: number }[],
+  seconds: number,
   proposals: readonly KnobProposal[],
 ) {
-  const evals = ((d.evaluation as { checkpoints?: CheckpointEvaluation[] } | null)?.checkpoints ?? []);
+  const evals = (d.evaluation as { checkpoints?: CheckpointEvaluation[] } | null)?.checkpoints ?? [];
   const matches = d.matchSummaries.map((m) => ({
-    index: m.index, matchId: m.matchId, da: m.da, ca: m.ca, wDa: m.wDa, wCa: 1 - m.wDa, fraudRate: m.fraudRate,
+    index: m.index,
+    matchId: m.matchId,
+    da: m.da,
+    ca: m.ca,
+    wDa: m.wDa,
+    wCa: 1 - m.wDa,
+    fraudRate: m.fraudRate,
     // IB-RL: the round's updates (none when the pool and the stagger leave both roles out).
-    trained: m.pool ? (m.gyms?.length ? m.gyms.join('+') : 'no') : (m.next?.role ?? null), pool: m.pool ?? null, stop: m.stop.stop ? m.stop.reason : null, verdict: m.stop.explanation, tactics: m.tactics, ...(m.arms ? { arms: m.arms } : {}),
+    trained: m.pool ? (m.gyms?.length ? m.gyms.join('+') : 'no') : (m.next?.role ?? null),
+    pool: m.pool ?? null,
+    stop: m.stop.stop ? m.stop.reason : null,
+    verdict: m.stop.explanation,
+    tactics: m.tactics,
+    ...(m.arms ? { arms: m.arms } : {}),
   }));
   if (json) {
     process.stdout.write(
-      JSON.stringify({ runId: d.id, status: d.status, phase: d.phase, seed: d.seed, seconds, error: d.error, device: d.device ?? null, matches, gyms: d.gyms, checkpoints, heldout: evals, proposals }, null, 2) + '\n',
+      JSON.stringify(
+        {
+          runId: d.id,
+          status: d.status,
+          phase: d.phase,
+          seed: d.seed,
+          seconds,
+          error: d.error,
+          device: d.device ?? null,
+          matches,
+          gyms: d.gyms,
+          checkpoints,
+          heldout: evals,
+          proposals,
+        },
+        null,
+        2,
+      ) + '\n',
     );
     return;
   }
@@ -206,8 +285,17 @@ function print(
     table(
       ['match', 'DA', 'CA', 'W_DA', 'W_CA', 'fraud', 'next', 'entity density', 'opening tokens', 'decoys', 'hedges'],
       matches.map((m) => [
-        m.index, m.da, m.ca, pct(m.wDa), pct(m.wCa), pct(m.fraudRate), m.trained ? `${m.trained} gym` : `stop (${m.stop})`,
-        m.tactics.meanEntityDensity.toFixed(3), m.tactics.meanTokens.toFixed(1), pct(m.tactics.decoyRate), pct(m.tactics.hedgeRate),
+        m.index,
+        m.da,
+        m.ca,
+        pct(m.wDa),
+        pct(m.wCa),
+        pct(m.fraudRate),
+        m.trained ? `${m.trained} gym` : `stop (${m.stop})`,
+        m.tactics.meanEntityDensity.toFixed(3),
+        m.tactics.meanTokens.toFixed(1),
+        pct(m.tactics.decoyRate),
+        pct(m.tactics.hedgeRate),
       ]),
       ['r', 'l', 'l', 'r', 'r', 'r', 'l', 'r', 'r', 'r', 'r'],
     ),
@@ -215,20 +303,40 @@ function print(
   if (matches.some((m) => m.arms)) {
     // EAU's appendix: a blended figure can hide a large gap between the arms, so both are shown.
     out.push('', 'W_DA by customer (symbolic-user mix ε; W_DA above is the blend):');
-    out.push(table(['match', 'W_DA blend', 'symbolic', 'n', 'learned', 'n', 'gap'], matches.filter((m) => m.arms).map((m) => {
-      const gap = armGap(m.arms!);
-      return [
-        m.index, pct(m.wDa), pct(m.arms!.symbolic.wDa), m.arms!.symbolic.winnable, pct(m.arms!.learned.wDa), m.arms!.learned.winnable,
-        gap === null ? 'n/a' : `${gap >= 0 ? '+' : ''}${(gap * 100).toFixed(1)} pts`,
-      ];
-    }), ['r', 'r', 'r', 'r', 'r', 'r', 'r']));
+    out.push(
+      table(
+        ['match', 'W_DA blend', 'symbolic', 'n', 'learned', 'n', 'gap'],
+        matches
+          .filter((m) => m.arms)
+          .map((m) => {
+            const gap = armGap(m.arms!);
+            return [
+              m.index,
+              pct(m.wDa),
+              pct(m.arms!.symbolic.wDa),
+              m.arms!.symbolic.winnable,
+              pct(m.arms!.learned.wDa),
+              m.arms!.learned.winnable,
+              gap === null ? 'n/a' : `${gap >= 0 ? '+' : ''}${(gap * 100).toFixed(1)} pts`,
+            ];
+          }),
+        ['r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ),
+    );
   }
   if (matches.length) out.push('', matches.at(-1)!.verdict);
   if (proposals.length) {
     out.push('', `EAU diagnostics proposed ${proposals.length} knob write(s) (never applied; a person decides):`);
-    for (const p of proposals) out.push(`  ${p.at.matchIndex !== undefined ? `match ${p.at.matchIndex}` : `gym ${p.at.gymId}`} · ${p.source.kind === 'diagnostic' ? p.source.name : `llm ${p.source.model}`}: ${p.knob} → ${String(p.value)} — ${p.reason}`);
+    for (const p of proposals)
+      out.push(
+        `  ${p.at.matchIndex !== undefined ? `match ${p.at.matchIndex}` : `gym ${p.at.gymId}`} · ${p.source.kind === 'diagnostic' ? p.source.name : `llm ${p.source.model}`}: ${p.knob} → ${String(p.value)} — ${p.reason}`,
+      );
   }
-  if (checkpoints.length) out.push('', `checkpoints: ${checkpoints.map((c) => `${c.parent ? `${c.parent}→` : ''}${c.name}${c.provider && c.provider !== 'cpu' ? ` [${c.provider}]` : ''}${c.humanEpisodes ? ` (saw ${c.humanEpisodes} human episodes)` : ''}`).join(', ')}`);
+  if (checkpoints.length)
+    out.push(
+      '',
+      `checkpoints: ${checkpoints.map((c) => `${c.parent ? `${c.parent}→` : ''}${c.name}${c.provider && c.provider !== 'cpu' ? ` [${c.provider}]` : ''}${c.humanEpisodes ? ` (saw ${c.humanEpisodes} human episodes)` : ''}`).join(', ')}`,
+    );
   if (evals.length) {
     out.push('', `held-out evaluation (12 scenarios, ${evals[0]!.heldout.episodes} episodes, against ${evals[0]!.ca}; [95% CI]: Wilson interval):`);
     out.push(heldoutTable(evals));
@@ -238,17 +346,44 @@ function print(
     if (mix > 0 && ref.length) {
       // The symbolic-user mix ε: the scripted CA is the symbolic arm, the run's CA the learned one.
       out.push('', `held-out by customer arm at ε = ${mix} (symbolic: the scripted CA; learned: ${evals[0]!.ca}; blend = ε·symbolic + (1−ε)·learned):`);
-      out.push(table(['DA', 'routing symbolic', 'learned', 'blend', 'strict PASS symbolic', 'learned', 'blend'], evals.flatMap((e) => {
-        if (!e.reference) return [];
-        const blend = blendHeldout(e.reference.heldout, e.heldout, mix);
-        return [[e.da, pct(e.reference.heldout.routingAccuracy), pct(e.heldout.routingAccuracy), pct(blend.routingAccuracy), pct(e.reference.heldout.strictPass), pct(e.heldout.strictPass), pct(blend.strictPass)]];
-      }), ['l', 'r', 'r', 'r', 'r', 'r', 'r']));
+      out.push(
+        table(
+          ['DA', 'routing symbolic', 'learned', 'blend', 'strict PASS symbolic', 'learned', 'blend'],
+          evals.flatMap((e) => {
+            if (!e.reference) return [];
+            const blend = blendHeldout(e.reference.heldout, e.heldout, mix);
+            return [
+              [
+                e.da,
+                pct(e.reference.heldout.routingAccuracy),
+                pct(e.heldout.routingAccuracy),
+                pct(blend.routingAccuracy),
+                pct(e.reference.heldout.strictPass),
+                pct(e.heldout.strictPass),
+                pct(blend.strictPass),
+              ],
+            ];
+          }),
+          ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
+        ),
+      );
     }
     const mads = evals.filter((e) => e.mads);
     if (mads.length) {
       out.push('', `robustness (MADS, ${mads[0]!.mads!.scenarios.length} scenarios incl. custom ones, adversities on): L-2 by complexity`);
       const kinds = ['normal', 'unhappy', 'impossible'] as const;
-      out.push(table(['DA', 'L-2', 'complete', ...kinds], mads.map((e) => [e.da, e.mads!.overall.l2.toFixed(3), pct(e.mads!.overall.l2Complete), ...kinds.map((k) => e.mads!.byComplexity[k]?.l2.toFixed(3) ?? '–')]), ['l', 'r', 'r', 'r', 'r', 'r']));
+      out.push(
+        table(
+          ['DA', 'L-2', 'complete', ...kinds],
+          mads.map((e) => [
+            e.da,
+            e.mads!.overall.l2.toFixed(3),
+            pct(e.mads!.overall.l2Complete),
+            ...kinds.map((k) => e.mads!.byComplexity[k]?.l2.toFixed(3) ?? '–'),
+          ]),
+          ['l', 'r', 'r', 'r', 'r', 'r'],
+        ),
+      );
     }
   }
   process.stdout.write(out.join('\n') + '\n');

@@ -63,13 +63,17 @@ export function registerServeModel(program: Command, globals: () => GlobalOption
         served = await serveModel({ ...policy, modelId: checkpoint, host: opts.host, port: opts.port, token });
       } catch (err) {
         await model.dispose();
-        if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`port ${opts.port} on ${opts.host} is in use; pick another with --port (0: any free port)`);
+        if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
+          throw new UsageError(`port ${opts.port} on ${opts.host} is in use; pick another with --port (0: any free port)`);
         throw err;
       }
       if (g.json) process.stdout.write(`${JSON.stringify({ baseUrl: served.baseUrl, token: served.token, model: checkpoint, role })}\n`);
       else {
         process.stdout.write(`${checkpoint} (${role}) served at ${served.baseUrl}\n`);
-        if (served.token) process.stdout.write(`token: ${served.token}\n  export SPARRING_MODEL_TOKEN=${served.token}\n  npx sparring models add NAME --base-url ${served.baseUrl} --model ${checkpoint} --api-key-env SPARRING_MODEL_TOKEN\n`);
+        if (served.token)
+          process.stdout.write(
+            `token: ${served.token}\n  export SPARRING_MODEL_TOKEN=${served.token}\n  npx sparring models add NAME --base-url ${served.baseUrl} --model ${checkpoint} --api-key-env SPARRING_MODEL_TOKEN\n`,
+          );
       }
       log('sparring serve-model: Ctrl-C stops the server');
       await new Promise<void>((resolve) => {

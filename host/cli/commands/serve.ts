@@ -26,47 +26,48 @@ function portNumber(value: string): number {
 }
 
 export function registerServe(program: Command, globals: () => GlobalOptions): void {
-  addDeviceOptions(program
-    .command('serve')
-    .description('the lab UI in a browser (web mode), on 127.0.0.1 with a per-launch token')
-    .option('--port <n>', 'TCP port (0: any free port)', portNumber, 7317)
-    .option('--host <host>', 'address to listen on; anything but loopback exposes the lab to your network (explicit opt-in)', '127.0.0.1')
-    .option('--no-build', 'do not build the renderer when it is missing or stale (see `npm run build:renderer`)'),
-    'matches, play, replays and runs whose config names no device')
-    .action(async (opts: ServeOptions) => {
-      const g = globals();
-      const log = (line: string) => process.stderr.write(`${line}\n`);
-      if (opts.build) await ensureRendererBuilt(log);
-      if (!LOOPBACK.has(opts.host)) {
-        log(
-          `sparring serve: WARNING: listening on ${opts.host}, not on loopback. Anyone who can reach this machine and ` +
-            `learns the token can read and change this lab. Prefer an SSH tunnel to 127.0.0.1.`,
-        );
-      }
-      const { session, device } = await deviceSession(opts, log);
-      const runs = openRunService(g.db, log, 'worker', undefined, device.provider);
-      const engine = createEngine({ dbPath: g.db, runService: runs.service, session });
-      let server;
-      try {
-        server = await startWebServer({ engine, staticDir: RENDERER_DIST, host: opts.host, port: opts.port });
-      } catch (err) {
-        engine.close();
-        await runs.close();
-        const e = err as NodeJS.ErrnoException;
-        if (e.code === 'EADDRINUSE') throw new Error(`port ${opts.port} on ${opts.host} is in use; pick another with --port (0: any free port)`, { cause: err });
-        throw err;
-      }
-      if (g.json) process.stdout.write(`${JSON.stringify({ url: server.url, token: server.token })}\n`);
-      else process.stdout.write(`Sparring lab (${g.db}) at\n  ${server.url}\n`);
-      log('sparring serve: Ctrl-C stops the server');
-
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
-      await server.close();
+  addDeviceOptions(
+    program
+      .command('serve')
+      .description('the lab UI in a browser (web mode), on 127.0.0.1 with a per-launch token')
+      .option('--port <n>', 'TCP port (0: any free port)', portNumber, 7317)
+      .option('--host <host>', 'address to listen on; anything but loopback exposes the lab to your network (explicit opt-in)', '127.0.0.1')
+      .option('--no-build', 'do not build the renderer when it is missing or stale (see `npm run build:renderer`)'),
+    'matches, play, replays and runs whose config names no device',
+  ).action(async (opts: ServeOptions) => {
+    const g = globals();
+    const log = (line: string) => process.stderr.write(`${line}\n`);
+    if (opts.build) await ensureRendererBuilt(log);
+    if (!LOOPBACK.has(opts.host)) {
+      log(
+        `sparring serve: WARNING: listening on ${opts.host}, not on loopback. Anyone who can reach this machine and ` +
+          `learns the token can read and change this lab. Prefer an SSH tunnel to 127.0.0.1.`,
+      );
+    }
+    const { session, device } = await deviceSession(opts, log);
+    const runs = openRunService(g.db, log, 'worker', undefined, device.provider);
+    const engine = createEngine({ dbPath: g.db, runService: runs.service, session });
+    let server;
+    try {
+      server = await startWebServer({ engine, staticDir: RENDERER_DIST, host: opts.host, port: opts.port });
+    } catch (err) {
       engine.close();
-      // Live runs stop now; Resume continues each from its last phase boundary.
       await runs.close();
+      const e = err as NodeJS.ErrnoException;
+      if (e.code === 'EADDRINUSE') throw new Error(`port ${opts.port} on ${opts.host} is in use; pick another with --port (0: any free port)`, { cause: err });
+      throw err;
+    }
+    if (g.json) process.stdout.write(`${JSON.stringify({ url: server.url, token: server.token })}\n`);
+    else process.stdout.write(`Sparring lab (${g.db}) at\n  ${server.url}\n`);
+    log('sparring serve: Ctrl-C stops the server');
+
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
     });
+    await server.close();
+    engine.close();
+    // Live runs stop now; Resume continues each from its last phase boundary.
+    await runs.close();
+  });
 }

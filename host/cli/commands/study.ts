@@ -65,7 +65,8 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
       const g = globals();
       let id: string;
       if (opts.resume) {
-        if (opts.preset || opts.config || opts.seeds) throw new UsageError('--resume continues a study as it was created; leave out --preset, --config and --seeds');
+        if (opts.preset || opts.config || opts.seeds)
+          throw new UsageError('--resume continues a study as it was created; leave out --preset, --config and --seeds');
         id = opts.resume;
         withLab(g.db, (db) => studyStore(db).get(id));
       } else {
@@ -99,11 +100,16 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
       const bar = studyBar(id);
       try {
         await runStudy({
-          dbPath: g.db, studyId: id, workers,
+          dbPath: g.db,
+          studyId: id,
+          workers,
           onProgress: (p) => bar.update(p),
           onEntry: (e) => {
             if (e.status === 'failed') bar.log(`${e.kind === 'eval' ? 'evaluation of ' : ''}${e.arm} seed ${e.seed} (${e.runId}) failed: ${e.error}\n`);
-            else bar.log(`${e.kind === 'eval' ? `${e.arm} seed ${e.seed}: final DA evaluated against the full run's final CA` : `${e.arm} seed ${e.seed} (${e.runId}) finished`} in ${e.seconds.toFixed(1)} s\n`);
+            else
+              bar.log(
+                `${e.kind === 'eval' ? `${e.arm} seed ${e.seed}: final DA evaluated against the full run's final CA` : `${e.arm} seed ${e.seed} (${e.runId}) finished`} in ${e.seconds.toFixed(1)} s\n`,
+              );
           },
         });
       } finally {
@@ -112,7 +118,11 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
       if (opts.panel !== false) {
         // Only once every run finished: a panel computed while a run is failed would lack its final CA, and a
         // resumed run's CA would then be on the later DAs' panels only. `study panel S` runs it on what finished.
-        const all = withLab(g.db, (db) => studyStore(db).entries(id).every((e) => e.status === 'finished'));
+        const all = withLab(g.db, (db) =>
+          studyStore(db)
+            .entries(id)
+            .every((e) => e.status === 'finished'),
+        );
         if (all) await panelStep(g.db, id);
         else process.stderr.write(`study ${id}: panel step left out (not every run finished); \`sparring study panel ${id}\` runs it on the finished ones\n`);
       }
@@ -130,23 +140,34 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
     .option('--baseline <arm>', 'take the paired differences against this arm instead of full (e.g. ib-rl − unilateral: --baseline unilateral)')
     .action((id: string, opts: { baseline?: string }) => {
       const g = globals();
-      print(g.json, withLab(g.db, (db) => {
-        const arms = studyStore(db).get(id).arms;
-        if (opts.baseline !== undefined && !arms.includes(opts.baseline)) throw new UsageError(`--baseline ${opts.baseline}: not an arm of study ${id} (${arms.join(', ')})`);
-        return loadStudy(db, g.db, id, opts.baseline);
-      }), null);
+      print(
+        g.json,
+        withLab(g.db, (db) => {
+          const arms = studyStore(db).get(id).arms;
+          if (opts.baseline !== undefined && !arms.includes(opts.baseline))
+            throw new UsageError(`--baseline ${opts.baseline}: not an arm of study ${id} (${arms.join(', ')})`);
+          return loadStudy(db, g.db, id, opts.baseline);
+        }),
+        null,
+      );
     });
 
   study
     .command('panel')
-    .description("counterpart shift (IB-RL): each finished run's final DA against a panel — scripted, the final CAs of the study's other seeds, human customer episodes, LLM CAs — and the mismatch gap; resumable, nothing computed twice")
+    .description(
+      "counterpart shift (IB-RL): each finished run's final DA against a panel — scripted, the final CAs of the study's other seeds, human customer episodes, LLM CAs — and the mismatch gap; resumable, nothing computed twice",
+    )
     .argument('<study>', 'the study id, e.g. S1')
     .action(async (id: string) => {
       const g = globals();
       withLab(g.db, (db) => studyStore(db).get(id));
       const started = Date.now();
       await panelStep(g.db, id);
-      print(g.json, withLab(g.db, (db) => loadStudy(db, g.db, id)), (Date.now() - started) / 1000);
+      print(
+        g.json,
+        withLab(g.db, (db) => loadStudy(db, g.db, id)),
+        (Date.now() - started) / 1000,
+      );
     });
 
   study
@@ -154,14 +175,34 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
     .description("the lab's studies")
     .action(() => {
       const g = globals();
-      const rows = withLab(g.db, (db) => studyStore(db).list().map((s) => ({ ...s, entries: studyStore(db).entries(s.id) })));
+      const rows = withLab(g.db, (db) =>
+        studyStore(db)
+          .list()
+          .map((s) => ({ ...s, entries: studyStore(db).entries(s.id) })),
+      );
       if (g.json) {
-        process.stdout.write(JSON.stringify(rows.map(({ base: _base, ...s }) => s), null, 2) + '\n');
+        process.stdout.write(
+          JSON.stringify(
+            rows.map(({ base: _base, ...s }) => s),
+            null,
+            2,
+          ) + '\n',
+        );
         return;
       }
-      process.stdout.write(table(['study', 'preset', 'arms', 'seeds', 'status', 'runs finished'], rows.map((s) => [
-        s.id, s.preset || 'custom', s.arms.join(','), s.seeds.length, s.status, `${s.entries.filter((e) => e.status === 'finished').length}/${s.entries.length}`,
-      ])) + '\n');
+      process.stdout.write(
+        table(
+          ['study', 'preset', 'arms', 'seeds', 'status', 'runs finished'],
+          rows.map((s) => [
+            s.id,
+            s.preset || 'custom',
+            s.arms.join(','),
+            s.seeds.length,
+            s.status,
+            `${s.entries.filter((e) => e.status === 'finished').length}/${s.entries.length}`,
+          ]),
+        ) + '\n',
+      );
     });
 }
 
@@ -172,7 +213,8 @@ async function panelStep(dbPath: string, id: string): Promise<void> {
   let current = '';
   try {
     const c = await runStudyPanel({
-      dbPath, studyId: id,
+      dbPath,
+      studyId: id,
       onProgress: (p) => {
         const key = `panel ${p.arm}/${p.seed} vs ${p.label}`;
         if (key !== current) {
@@ -243,7 +285,12 @@ function studyBar(id: string) {
 export function studyJson(v: StudyView, seconds: number | null) {
   const { base: _base, ...study } = v.study;
   return {
-    study, seconds, runs: v.entries, baseline: v.summary.baseline, arms: v.summary.arms, paired: v.summary.paired,
+    study,
+    seconds,
+    runs: v.entries,
+    baseline: v.summary.baseline,
+    arms: v.summary.arms,
+    paired: v.summary.paired,
     // Per (arm, seed): the final DA's panel figures (null before `study panel`); the arms' and pairs' measures carry panel.* over seeds.
     panel: { protocol: studyPanelProtocol(v.study.base), runs: v.runs.map((r) => ({ arm: r.arm, seed: r.seed, figures: r.panel ?? null })) },
   };
@@ -256,41 +303,121 @@ function print(json: boolean, v: StudyView, seconds: number | null): void {
   }
   const s = v.summary;
   const out: string[] = [];
-  out.push(`study ${v.study.id}: ${v.study.preset ? `preset ${v.study.preset}` : 'custom config'}, arms ${v.study.arms.join(', ')}, seeds ${v.study.seeds.join(', ')} — ${v.study.status}`);
+  out.push(
+    `study ${v.study.id}: ${v.study.preset ? `preset ${v.study.preset}` : 'custom config'}, arms ${v.study.arms.join(', ')}, seeds ${v.study.seeds.join(', ')} — ${v.study.status}`,
+  );
   out.push('Rates in %; mean [95% Student-t interval] over the seeds that finished.', '');
-  out.push(table(['arm', 'seed', 'run', 'status', 'matches', 'note'], v.entries.map((e) => [e.arm, e.seed, e.runId, e.status, e.matches, e.error ?? ''])), '');
+  out.push(
+    table(
+      ['arm', 'seed', 'run', 'status', 'matches', 'note'],
+      v.entries.map((e) => [e.arm, e.seed, e.runId, e.status, e.matches, e.error ?? '']),
+    ),
+    '',
+  );
   const block = (title: string, keys: string[]) => {
     const defs = keys.map((k) => MEASURES.find((m) => m.key === k)!);
     out.push(title);
-    out.push(table(['arm', 'n', ...defs.map((d) => d.label.replace(/ \((own|scripted) CA\)$/, ''))], s.arms.map((a) => [a.arm, a.seeds.finished, ...defs.map((d) => fmt(a.measures[d.key]!, d.rate))]), ['l', 'r', ...defs.map(() => 'r' as const)]), '');
+    out.push(
+      table(
+        ['arm', 'n', ...defs.map((d) => d.label.replace(/ \((own|scripted) CA\)$/, ''))],
+        s.arms.map((a) => [a.arm, a.seeds.finished, ...defs.map((d) => fmt(a.measures[d.key]!, d.rate))]),
+        ['l', 'r', ...defs.map(() => 'r' as const)],
+      ),
+      '',
+    );
   };
   const five = ['routing', 'strictPass', 'fail', 'meanReward', 'lookupFirst'];
-  block("Held-out, final DA against the run's own final CA (RL-ADA Table 4):", five.map((k) => `final.${k}`));
-  block('Held-out, final DA − DA0 (own CA):', five.map((k) => `gain.${k}`));
-  block('Held-out, final DA against the scripted CA:', five.map((k) => `final.scripted.${k}`));
-  block('Held-out, final DA − DA0 (scripted CA):', five.map((k) => `gain.scripted.${k}`));
-  if (s.arms.some((a) => a.measures['final.fullCa.routing']!.n && a.arm !== 'full')) block("Held-out, final DA against the full arm's final CA of the same seed:", five.map((k) => `final.fullCa.${k}`));
+  block(
+    "Held-out, final DA against the run's own final CA (RL-ADA Table 4):",
+    five.map((k) => `final.${k}`),
+  );
+  block(
+    'Held-out, final DA − DA0 (own CA):',
+    five.map((k) => `gain.${k}`),
+  );
+  block(
+    'Held-out, final DA against the scripted CA:',
+    five.map((k) => `final.scripted.${k}`),
+  );
+  block(
+    'Held-out, final DA − DA0 (scripted CA):',
+    five.map((k) => `gain.scripted.${k}`),
+  );
+  if (s.arms.some((a) => a.measures['final.fullCa.routing']!.n && a.arm !== 'full'))
+    block(
+      "Held-out, final DA against the full arm's final CA of the same seed:",
+      five.map((k) => `final.fullCa.${k}`),
+    );
   const panelKeys = ['routing', 'strictPass', 'meanReward'];
   if (s.arms.some((a) => a.measures['panel.routing']!.n)) {
-    block('Counterpart shift (IB-RL): final DA against its panel — scripted, the final CAs of other seeds, human, LLM CAs — mean over counterparts:', panelKeys.map((k) => `panel.${k}`));
-    block('Final DA against its training counterpart (its run\'s final CA; CA0 for a fixed-opponent run), same protocol:', panelKeys.map((k) => `panel.training.${k}`));
-    block('Mismatch gap, training counterpart − panel (rates in points):', panelKeys.map((k) => `panel.gap.${k}`));
+    block(
+      'Counterpart shift (IB-RL): final DA against its panel — scripted, the final CAs of other seeds, human, LLM CAs — mean over counterparts:',
+      panelKeys.map((k) => `panel.${k}`),
+    );
+    block(
+      "Final DA against its training counterpart (its run's final CA; CA0 for a fixed-opponent run), same protocol:",
+      panelKeys.map((k) => `panel.training.${k}`),
+    );
+    block(
+      'Mismatch gap, training counterpart − panel (rates in points):',
+      panelKeys.map((k) => `panel.gap.${k}`),
+    );
   } else {
-    out.push(`No panel figures yet: \`sparring study panel ${v.study.id}\` evaluates each final DA against counterparts that share nothing with its training.`, '');
+    out.push(
+      `No panel figures yet: \`sparring study panel ${v.study.id}\` evaluates each final DA against counterparts that share nothing with its training.`,
+      '',
+    );
   }
   out.push('Gyms and the shape of W_DA (k of n seeds [Wilson 95%]):');
-  const count = (c: { k: number; n: number; ci: [number, number] | null }) => `${c.k}/${c.n}${c.ci ? ` [${Math.round(c.ci[0] * 100)}–${Math.round(c.ci[1] * 100)}%]` : ''}`;
-  out.push(table(['arm', 'matches', 'DA gyms', 'CA gyms', 'DA trained', 'W_DA non-monotonic'], s.arms.map((a) => [
-    a.arm, fmt(a.measures.matches!, false), fmt(a.measures.daGyms!, false), fmt(a.measures.caGyms!, false), count(a.daTrained), count(a.nonMonotonic),
-  ]), ['l', 'r', 'r', 'r', 'r', 'r']), '');
+  const count = (c: { k: number; n: number; ci: [number, number] | null }) =>
+    `${c.k}/${c.n}${c.ci ? ` [${Math.round(c.ci[0] * 100)}–${Math.round(c.ci[1] * 100)}%]` : ''}`;
+  out.push(
+    table(
+      ['arm', 'matches', 'DA gyms', 'CA gyms', 'DA trained', 'W_DA non-monotonic'],
+      s.arms.map((a) => [
+        a.arm,
+        fmt(a.measures.matches!, false),
+        fmt(a.measures.daGyms!, false),
+        fmt(a.measures.caGyms!, false),
+        count(a.daTrained),
+        count(a.nonMonotonic),
+      ]),
+      ['l', 'r', 'r', 'r', 'r', 'r'],
+    ),
+    '',
+  );
   const longest = Math.max(0, ...s.arms.map((a) => a.wDa.length));
   out.push('W_DA per match (%):');
-  out.push(table(['arm', ...Array.from({ length: longest }, (_, i) => `M${i + 1}`)], s.arms.map((a) => [a.arm, ...Array.from({ length: longest }, (_, i) => (a.wDa[i] ? `${fmt(a.wDa[i], true)} n=${a.wDa[i].n}` : ''))])), '');
+  out.push(
+    table(
+      ['arm', ...Array.from({ length: longest }, (_, i) => `M${i + 1}`)],
+      s.arms.map((a) => [a.arm, ...Array.from({ length: longest }, (_, i) => (a.wDa[i] ? `${fmt(a.wDa[i], true)} n=${a.wDa[i].n}` : ''))]),
+    ),
+    '',
+  );
   out.push('CA tactic measures, last match against the first (seeds up / down of n):');
-  out.push(table(['arm', ...TACTIC_FIELDS.map(([, , label]) => label)], s.arms.map((a) => [a.arm, ...TACTIC_FIELDS.map(([k]) => `${a.tacticDirection[k].up} up / ${a.tacticDirection[k].down} down of ${a.tacticDirection[k].n}`)])), '');
+  out.push(
+    table(
+      ['arm', ...TACTIC_FIELDS.map(([, , label]) => label)],
+      s.arms.map((a) => [
+        a.arm,
+        ...TACTIC_FIELDS.map(([k]) => `${a.tacticDirection[k].up} up / ${a.tacticDirection[k].down} down of ${a.tacticDirection[k].n}`),
+      ]),
+    ),
+    '',
+  );
   for (const [k, , label] of TACTIC_FIELDS) {
     out.push(`CA tactic measure per match: ${label}:`);
-    out.push(table(['arm', ...Array.from({ length: longest }, (_, i) => `M${i + 1}`)], s.arms.map((a) => [a.arm, ...Array.from({ length: longest }, (_, i) => (a.tactics[k][i] ? fmt(a.tactics[k][i], k === 'decoyRate' || k === 'hedgeRate') : ''))])), '');
+    out.push(
+      table(
+        ['arm', ...Array.from({ length: longest }, (_, i) => `M${i + 1}`)],
+        s.arms.map((a) => [
+          a.arm,
+          ...Array.from({ length: longest }, (_, i) => (a.tactics[k][i] ? fmt(a.tactics[k][i], k === 'decoyRate' || k === 'hedgeRate') : '')),
+        ]),
+      ),
+      '',
+    );
   }
   out.push('Which tactic the CA converged to (rule-based labels of its arena openings, pooled over seeds):');
   for (const a of s.arms) {
@@ -301,18 +428,38 @@ function print(json: boolean, v: StudyView, seconds: number | null): void {
     out.push(table(['feature of the opening', 'CA win with', 'CA win without'], v.splits), '');
   }
   if (s.paired.length) {
-    const keys = ['final.routing', 'final.strictPass', 'final.scripted.routing', 'final.scripted.strictPass', 'final.fullCa.routing', 'gain.routing', 'daGyms', 'caGyms'];
+    const keys = [
+      'final.routing',
+      'final.strictPass',
+      'final.scripted.routing',
+      'final.scripted.strictPass',
+      'final.fullCa.routing',
+      'gain.routing',
+      'daGyms',
+      'caGyms',
+    ];
     const defs = keys.map((k) => MEASURES.find((m) => m.key === k)!);
     out.push(`Paired differences arm − ${s.baseline} on the same seeds (mean [95% t interval]; rates in points):`);
-    out.push(table(['arm − ' + s.baseline, 'pairs', ...defs.map((d) => d.label)], s.paired.map((p) => [`${p.a} − ${p.b}`, p.measures['final.routing']!.n, ...defs.map((d) => fmt(p.measures[d.key]!, d.rate))]), ['l', 'r', ...defs.map(() => 'r' as const)]));
+    out.push(
+      table(
+        ['arm − ' + s.baseline, 'pairs', ...defs.map((d) => d.label)],
+        s.paired.map((p) => [`${p.a} − ${p.b}`, p.measures['final.routing']!.n, ...defs.map((d) => fmt(p.measures[d.key]!, d.rate))]),
+        ['l', 'r', ...defs.map(() => 'r' as const)],
+      ),
+    );
     if (s.arms.some((a) => a.measures['panel.routing']!.n)) {
       const pk = [...panelKeys.map((k) => `panel.${k}`), ...panelKeys.map((k) => `panel.gap.${k}`)];
       const pd = pk.map((k) => MEASURES.find((m) => m.key === k)!);
       out.push('', `Paired differences on the panel, arm − ${s.baseline} on the same seeds (mean [95% t interval]; rates in points):`);
-      out.push(table(['arm − ' + s.baseline, 'pairs', ...pd.map((d) => d.label)], s.paired.map((p) => [`${p.a} − ${p.b}`, p.measures['panel.routing']!.n, ...pd.map((d) => fmt(p.measures[d.key]!, d.rate))]), ['l', 'r', ...pd.map(() => 'r' as const)]));
+      out.push(
+        table(
+          ['arm − ' + s.baseline, 'pairs', ...pd.map((d) => d.label)],
+          s.paired.map((p) => [`${p.a} − ${p.b}`, p.measures['panel.routing']!.n, ...pd.map((d) => fmt(p.measures[d.key]!, d.rate))]),
+          ['l', 'r', ...pd.map(() => 'r' as const)],
+        ),
+      );
     }
   }
   if (seconds !== null) out.push('', `${seconds.toFixed(1)} s`);
   process.stdout.write(out.join('\n') + '\n');
 }
-

@@ -65,9 +65,14 @@ export class LongTaskProbe {
         while (performance.now() - t0 < ms);
       }, 0);
     }, SELF_CHECK_MS);
-    await expect.poll(() => observed(page).then((t) => t.some((x) => x.duration >= SELF_CHECK_MS)), { message: 'the long-task observer reports a deliberate block' }).toBe(true);
+    await expect
+      .poll(() => observed(page).then((t) => t.some((x) => x.duration >= SELF_CHECK_MS)), { message: 'the long-task observer reports a deliberate block' })
+      .toBe(true);
     await startLongTaskObserver(page);
-    await page.context().browser()!.startTracing(page, { categories: ['toplevel'] });
+    await page
+      .context()
+      .browser()!
+      .startTracing(page, { categories: ['toplevel'] });
     lab.engineFrames.largestBytes = 0;
     return new LongTaskProbe(lab, lab.engineFrames.count);
   }
@@ -88,7 +93,10 @@ export class LongTaskProbe {
     };
     expect(report.eventFrames, 'engine events streamed to the page while it was observed').toBeGreaterThan(0);
     expect(report.tracedTasks, 'the trace holds the page’s main-thread tasks').toBeGreaterThan(0);
-    expect(main.some((t) => t.tdur !== undefined), 'the trace records CPU time per task').toBe(true);
+    expect(
+      main.some((t) => t.tdur !== undefined),
+      'the trace records CPU time per task',
+    ).toBe(true);
     return report;
   }
 }

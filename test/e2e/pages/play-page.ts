@@ -72,7 +72,12 @@ export class PlayPage {
 
   /** The data of the newest successful tool result in the conversation. */
   async lastToolData(): Promise<Record<string, unknown>> {
-    const text = await this.page.getByTestId('tool-result').filter({ has: this.page.locator('summary', { hasText: /^result$/ }) }).last().locator('pre').textContent();
+    const text = await this.page
+      .getByTestId('tool-result')
+      .filter({ has: this.page.locator('summary', { hasText: /^result$/ }) })
+      .last()
+      .locator('pre')
+      .textContent();
     return JSON.parse(text ?? '{}') as Record<string, unknown>;
   }
 

@@ -82,7 +82,8 @@ function selfTimes(inside: TraceEvent[]): Map<string, number> {
   const stack: TraceEvent[] = [];
   const label = (e: TraceEvent) => {
     const d = e.args?.data;
-    if (e.name === 'FunctionCall' && d) return `FunctionCall ${nameOf(typeof d.url === 'string' ? d.url : '', Number(d.lineNumber ?? 1) - 1, Number(d.columnNumber ?? 1) - 1)}`;
+    if (e.name === 'FunctionCall' && d)
+      return `FunctionCall ${nameOf(typeof d.url === 'string' ? d.url : '', Number(d.lineNumber ?? 1) - 1, Number(d.columnNumber ?? 1) - 1)}`;
     if (e.name === 'EventDispatch' && d) return `EventDispatch ${String(d.type)}`;
     if (e.name === 'TimerFire' || e.name === 'FireAnimationFrame') return e.name;
     return e.name;
@@ -144,7 +145,11 @@ function profileSelf(profile: CpuProfile, from: number, to: number): Map<string,
 }
 
 const top = (m: Map<string, number>, n: number) =>
-  [...m].filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `${(v / 1000).toFixed(1)} ms ${k}`);
+  [...m]
+    .filter(([, v]) => v > 0)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, v]) => `${(v / 1000).toFixed(1)} ms ${k}`);
 
 /** Record a trace, a JS profile and the long-task observer around `action`, then print what the long tasks were. */
 async function profiled(page: Page, label: string, action: () => Promise<string>): Promise<void> {
@@ -176,13 +181,17 @@ async function profiled(page: Page, label: string, action: () => Promise<string>
     .sort((a, b) => a.ts - b.ts);
   const worst = tasks.reduce((m, t) => Math.max(m, t.duration), 0);
   console.log(`\n[profile] ${label}: ${what} in ${seconds.toFixed(0)} s`);
-  console.log(`[profile] ${label}: long-task observer saw ${tasks.length} long task(s), worst ${worst.toFixed(0)} ms: ${tasks.map((t) => t.duration.toFixed(0)).join(', ')}`);
+  console.log(
+    `[profile] ${label}: long-task observer saw ${tasks.length} long task(s), worst ${worst.toFixed(0)} ms: ${tasks.map((t) => t.duration.toFixed(0)).join(', ')}`,
+  );
   const cpu = long.reduce((s, t) => s + (t.tdur ?? 0), 0) / 1000;
   const wall = long.reduce((s, t) => s + (t.dur ?? 0), 0) / 1000;
   console.log(`[profile] ${label}: trace has ${long.length} main-thread task(s) ≥ 50 ms: ${wall.toFixed(0)} ms wall, ${cpu.toFixed(0)} ms on the CPU`);
   for (const t of long) {
     const inside = onMain.filter((e) => e !== t && e.ts >= t.ts && e.ts < t.ts + t.dur!);
-    console.log(`\n— task at +${((t.ts - long[0]!.ts) / 1e6).toFixed(1)} s: wall ${(t.dur! / 1000).toFixed(0)} ms, cpu ${t.tdur === undefined ? '?' : (t.tdur / 1000).toFixed(0)} ms`);
+    console.log(
+      `\n— task at +${((t.ts - long[0]!.ts) / 1e6).toFixed(1)} s: wall ${(t.dur! / 1000).toFixed(0)} ms, cpu ${t.tdur === undefined ? '?' : (t.tdur / 1000).toFixed(0)} ms`,
+    );
     for (const line of top(selfTimes(inside), 8)) console.log(`    trace  ${line}`);
     const js = profileSelf(profile, t.ts, t.ts + t.dur!);
     const app = new Map([...js].filter(([k]) => k.startsWith('app: ')));
@@ -197,7 +206,15 @@ async function main(): Promise<void> {
   const server = await startServer('serve', [path.join(ROOT, 'bin', 'sparring.js'), 'serve', '--db', path.join(dir, 'lab.db'), '--port', '0', '--json']);
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-quic',
+      '--no-first-run',
+    ],
   });
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });

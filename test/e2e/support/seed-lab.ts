@@ -22,13 +22,22 @@ const t0 = performance.now();
 const domain = bankingDomain();
 const store = openSqliteStore(dbPath);
 const { match, episodes } = await runMatch({
-  matchId: 'M1', createdAt: '2026-01-01T00:00:00.000Z', domain, scenarios: selectScenarios(domain, 'arena'), scenarioSet: 'arena',
-  da: new ScriptedDa(), ca: new ScriptedCa(domain), judge: judgeEpisode, config: DEFAULT_CONFIG, seed: 1, concurrency: 32,
+  matchId: 'M1',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  domain,
+  scenarios: selectScenarios(domain, 'arena'),
+  scenarioSet: 'arena',
+  da: new ScriptedDa(),
+  ca: new ScriptedCa(domain),
+  judge: judgeEpisode,
+  config: DEFAULT_CONFIG,
+  seed: 1,
+  concurrency: 32,
 });
 store.saveMatch(match, episodes);
 const per = episodes.length;
 const db = store.db;
-const cols = (table: string) => (db.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[]);
+const cols = (table: string) => db.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[];
 const copy = (table: string, set: Record<string, string>, where: string) => {
   const names = cols(table).filter((c) => c !== 'seq');
   const exprs = names.map((c) => set[c] ?? c);
@@ -37,10 +46,14 @@ const copy = (table: string, set: Record<string, string>, where: string) => {
 // @m: the new match id; @at: its creation time; @n: episodes to copy (the last match may be partial).
 const copyMatch = copy('matches', { id: '@m', created_at: '@at' }, "id = 'M1'");
 const copyScenarios = copy('match_scenarios', { match_id: '@m' }, "match_id = 'M1'");
-const newId = "@m || substr(id, 3)";
+const newId = '@m || substr(id, 3)';
 const copyEpisodes = copy('episodes', { id: newId, match_id: '@m' }, "match_id = 'M1' AND idx < @n");
-const copyTurns = copy('turns', { episode_id: "@m || substr(episode_id, 3)" }, "episode_id IN (SELECT id FROM episodes WHERE match_id = 'M1' AND idx < @n)");
-const copyRewards = copy('turn_rewards', { episode_id: "@m || substr(episode_id, 3)" }, "episode_id IN (SELECT id FROM episodes WHERE match_id = 'M1' AND idx < @n)");
+const copyTurns = copy('turns', { episode_id: '@m || substr(episode_id, 3)' }, "episode_id IN (SELECT id FROM episodes WHERE match_id = 'M1' AND idx < @n)");
+const copyRewards = copy(
+  'turn_rewards',
+  { episode_id: '@m || substr(episode_id, 3)' },
+  "episode_id IN (SELECT id FROM episodes WHERE match_id = 'M1' AND idx < @n)",
+);
 let matches = 1;
 db.transaction(() => {
   for (let left = N - per; left > 0; left -= per) {

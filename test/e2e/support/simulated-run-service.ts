@@ -39,7 +39,16 @@ export function simulatedRunService(dbPath: string, o: { gymSteps?: number; step
   const emit = (e: EngineEvent) => listeners.forEach((l) => l(e));
 
   const summary = (d: RunDetail): RunSummary => ({
-    id: d.id, createdAt: d.createdAt, status: d.status, phase: d.phase, preset: d.preset, seed: d.seed, matches: d.matches, lastWDa: d.lastWDa, error: d.error, live: d.live,
+    id: d.id,
+    createdAt: d.createdAt,
+    status: d.status,
+    phase: d.phase,
+    preset: d.preset,
+    seed: d.seed,
+    matches: d.matches,
+    lastWDa: d.lastWDa,
+    error: d.error,
+    live: d.live,
     pauseRequested: d.pauseRequested,
   });
   function setPhase(r: SimRun, status: RunStatus, phase: RunPhase): void {
@@ -84,8 +93,16 @@ export function simulatedRunService(dbPath: string, o: { gymSteps?: number; step
       const matchId = `${id}-M${k}`;
       const started = Date.now();
       const { match, episodes } = await runMatch({
-        matchId, createdAt: new Date().toISOString(), domain, scenarios: selectScenarios(domain, 'arena'), scenarioSet: 'arena',
-        da: new ScriptedDa(), ca: new ScriptedCa(domain), judge: judgeEpisode, config: cfg, seed: r.detail.seed + k,
+        matchId,
+        createdAt: new Date().toISOString(),
+        domain,
+        scenarios: selectScenarios(domain, 'arena'),
+        scenarioSet: 'arena',
+        da: new ScriptedDa(),
+        ca: new ScriptedCa(domain),
+        judge: judgeEpisode,
+        config: cfg,
+        seed: r.detail.seed + k,
         onProgress: (done, total) => {
           const eta = done ? (((Date.now() - started) / done) * (total - done)) / 1000 : null;
           emit({ name: 'episodes/completed', payload: { matchId, count: 1, done, total } });
@@ -97,7 +114,17 @@ export function simulatedRunService(dbPath: string, o: { gymSteps?: number; step
       wDas.push(wDa);
       const stop = stoppingDecision(wDas, r.config.stopping);
       const openings = episodes.map((e) => ({ text: e.turns.find((t) => t.role === 'customer')?.text ?? '', expectedTool: e.expectedTool }));
-      const ms: MatchSummary = { matchId, index: k, da, ca, wDa, fraudRate: match.fraudRate, tactics: summariseOpenings(openings), stop, next: stop.stop ? null : weakerAgent(wDa, r.config.stopping) };
+      const ms: MatchSummary = {
+        matchId,
+        index: k,
+        da,
+        ca,
+        wDa,
+        fraudRate: match.fraudRate,
+        tactics: summariseOpenings(openings),
+        stop,
+        next: stop.stop ? null : weakerAgent(wDa, r.config.stopping),
+      };
       r.detail = { ...r.detail, matches: k, lastWDa: wDa, matchSummaries: [...r.detail.matchSummaries, ms] };
       emit({ name: 'run/match', payload: { runId: id, match: ms } });
       if (stop.stop) break;
@@ -120,7 +147,13 @@ export function simulatedRunService(dbPath: string, o: { gymSteps?: number; step
         ];
         for (const p of points) r.metrics.set(p.key, [...(r.metrics.get(p.key) ?? []), { step: p.step, value: p.value, phase: p.phase }]);
         emit({ name: 'run/metrics', payload: { runId: id, points } });
-        progress(r, { phase: 'gym', label: `${role} gym after match ${k}: GRPO step ${s}/${gymSteps}`, done: s, total: gymSteps, etaSeconds: ((gymSteps - s) * stepMs) / 1000 });
+        progress(r, {
+          phase: 'gym',
+          label: `${role} gym after match ${k}: GRPO step ${s}/${gymSteps}`,
+          done: s,
+          total: gymSteps,
+          etaSeconds: ((gymSteps - s) * stepMs) / 1000,
+        });
       }
       const from = role === 'DA' ? da : ca;
       const to = `${role}${Number(from.slice(2)) + 1}`;
@@ -131,7 +164,8 @@ export function simulatedRunService(dbPath: string, o: { gymSteps?: number; step
         ca = to;
       }
       // The second gym ends at its trust region, as a real gym records it (host/coevolution/actors.ts).
-      const note = k === 2 ? `stopped after step ${gymSteps} of ${gymSteps * 2}: mean KL to the start over the last 5 steps 1.07 > maxKl 1 (trust region)` : null;
+      const note =
+        k === 2 ? `stopped after step ${gymSteps} of ${gymSteps * 2}: mean KL to the start over the last 5 steps 1.07 > maxKl 1 (trust region)` : null;
       const gym = { role, from, to, afterMatch: k, note };
       r.detail = { ...r.detail, gyms: [...r.detail.gyms, gym] };
       emit({ name: 'run/gym', payload: { runId: id, gym } });
@@ -144,12 +178,29 @@ export function simulatedRunService(dbPath: string, o: { gymSteps?: number; step
     // The runner's shape (host/coevolution/actors.ts CheckpointEvaluation), numbers made up.
     const heldoutScenarios = selectScenarios(domain, 'heldout').map((s) => s.id);
     const metrics = (i: number, shift: number) => ({
-      episodes: 24, routingAccuracy: Math.min(1, (16 + 3 * i + shift) / 24), strictPass: (6 + 3 * i + shift) / 24, fail: (8 - 2 * i) / 24, meanReward: 1.1 + 0.6 * i + shift / 4, lookupFirst: (21 + i) / 24,
-      perScenario: heldoutScenarios.map((scenarioId, j) => ({ scenarioId, episodes: 2, routingAccuracy: (j + i) % 3 === 0 ? 0.5 : 1, strictPass: (j + i) % 4 === 0 ? 0 : 0.5, meanReward: 1 + ((j * 7 + i * 3) % 6) })),
+      episodes: 24,
+      routingAccuracy: Math.min(1, (16 + 3 * i + shift) / 24),
+      strictPass: (6 + 3 * i + shift) / 24,
+      fail: (8 - 2 * i) / 24,
+      meanReward: 1.1 + 0.6 * i + shift / 4,
+      lookupFirst: (21 + i) / 24,
+      perScenario: heldoutScenarios.map((scenarioId, j) => ({
+        scenarioId,
+        episodes: 2,
+        routingAccuracy: (j + i) % 3 === 0 ? 0.5 : 1,
+        strictPass: (j + i) % 4 === 0 ? 0 : 0.5,
+        meanReward: 1 + ((j * 7 + i * 3) % 6),
+      })),
     });
     const gate = (i: number) => ({ threshold: 0.9, scenarios: ['fraud-reference'], episodes: 16, daWinRate: (13 + i) / 16, passed: (13 + i) / 16 >= 0.9 });
     const evaluation = {
-      checkpoints: das.map((name, i) => ({ da: name, ca, heldout: metrics(i, 0), gate: gate(i), reference: { ca: 'scripted', heldout: metrics(i, 2), gate: gate(i + 1) } })),
+      checkpoints: das.map((name, i) => ({
+        da: name,
+        ca,
+        heldout: metrics(i, 0),
+        gate: gate(i),
+        reference: { ca: 'scripted', heldout: metrics(i, 2), gate: gate(i + 1) },
+      })),
     };
     r.detail = { ...r.detail, evaluation, heldout: heldoutReport(evaluation) };
     setPhase(r, 'finished', 'done');
@@ -165,10 +216,30 @@ export function simulatedRunService(dbPath: string, o: { gymSteps?: number; step
       const config = parseRunConfig(configJson ?? JSON.stringify(p.config), 'config');
       const id = `R${runs.size + 1}`;
       const r: SimRun = {
-        config, pause: false, stop: false, metrics: new Map(), resume: null,
+        config,
+        pause: false,
+        stop: false,
+        metrics: new Map(),
+        resume: null,
         detail: {
-          id, createdAt: new Date().toISOString(), status: 'created', phase: 'bootstrap', preset, seed: seed ?? 1, matches: 0, lastWDa: null, error: null, live: true,
-          configJson: JSON.stringify(config), stopping: sparringConfigOf(config).stopping, matchSummaries: [], gyms: [], progress: null, evaluation: null, heldout: null, pauseRequested: false,
+          id,
+          createdAt: new Date().toISOString(),
+          status: 'created',
+          phase: 'bootstrap',
+          preset,
+          seed: seed ?? 1,
+          matches: 0,
+          lastWDa: null,
+          error: null,
+          live: true,
+          configJson: JSON.stringify(config),
+          stopping: sparringConfigOf(config).stopping,
+          matchSummaries: [],
+          gyms: [],
+          progress: null,
+          evaluation: null,
+          heldout: null,
+          pauseRequested: false,
         },
       };
       runs.set(id, r);

@@ -43,7 +43,9 @@ export function ArenaScreen() {
     <div className="screen" data-testid="screen-arena">
       <header className="screen-head">
         <h1>Arena</h1>
-        <p className="lede">One match: the DA against the CA, N episodes per scenario. W_DA counts the CA-winnable scenarios; fraud-escalation scenarios are a separate reference.</p>
+        <p className="lede">
+          One match: the DA against the CA, N episodes per scenario. W_DA counts the CA-winnable scenarios; fraud-escalation scenarios are a separate reference.
+        </p>
       </header>
       <PlayForm />
       <section className="panel">
@@ -54,9 +56,13 @@ export function ArenaScreen() {
           </button>
         </header>
         {status === 'loading' && <LoadingState label="Loading matches…" />}
-        {status === 'error' && <ErrorState title="Could not load the matches" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadMatches() }]} />}
+        {status === 'error' && (
+          <ErrorState title="Could not load the matches" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadMatches() }]} />
+        )}
         {status === 'ready' && matches.length === 0 && (
-          <EmptyState title="No matches in this lab yet">Play one above: the scripted agents need nothing else, and a 2-episode match takes a few seconds.</EmptyState>
+          <EmptyState title="No matches in this lab yet">
+            Play one above: the scripted agents need nothing else, and a 2-episode match takes a few seconds.
+          </EmptyState>
         )}
         {matches.length > 0 && <MatchesTable />}
       </section>
@@ -130,13 +136,17 @@ function PlayForm() {
         </button>
       </form>
       {!valid && <div className="inline-error">Episodes per scenario must be a whole number from 1 to 1000, and the seed a whole number.</div>}
-      {playing && (
-        progress ? (
-          <ProgressBar label={`Match ${progress.matchId}`} done={progress.done} total={progress.total} etaSeconds={etaFrom(progress.startedAt, now, progress.done, progress.total)} />
+      {playing &&
+        (progress ? (
+          <ProgressBar
+            label={`Match ${progress.matchId}`}
+            done={progress.done}
+            total={progress.total}
+            etaSeconds={etaFrom(progress.startedAt, now, progress.done, progress.total)}
+          />
         ) : (
           <LoadingState label="Starting the match…" />
-        )
-      )}
+        ))}
       {playError && !playing && (
         <ErrorState title="The match did not run" error={playError} actions={[{ label: 'Try again', onClick: () => void playMatch(args) }]} />
       )}
@@ -232,7 +242,10 @@ export function ScenarioBarsPanel() {
       file={`scenario-win-rates-${match.id}`}
       aside={
         <span className="muted small">
-          <Badge tone="da">W_DA {pct(match.wDa)}</Badge> <Badge tone="fraud" title={GLOSSARY.fraudRate}>fraud scenarios won {pct(match.fraudRate)}</Badge>
+          <Badge tone="da">W_DA {pct(match.wDa)}</Badge>{' '}
+          <Badge tone="fraud" title={GLOSSARY.fraudRate}>
+            fraud scenarios won {pct(match.fraudRate)}
+          </Badge>
         </span>
       }
     >

@@ -50,7 +50,8 @@ export function DashboardScreen() {
   let body;
   if (runId) body = <RunView runId={runId} />;
   else if (runsStatus === 'loading' || runsStatus === 'idle') body = <LoadingState label="Loading runs…" />;
-  else if (runsStatus === 'error') body = <ErrorState title="Could not load runs" error={runsError ?? ''} actions={[{ label: 'Retry', onClick: () => void loadRuns() }]} />;
+  else if (runsStatus === 'error')
+    body = <ErrorState title="Could not load runs" error={runsError ?? ''} actions={[{ label: 'Retry', onClick: () => void loadRuns() }]} />;
   else
     body = (
       <div className="panel">
@@ -269,7 +270,12 @@ function RunDashboard({ d }: { d: RunDetail }) {
           {(active || d.status === 'paused') &&
             (confirmStop ? (
               <>
-                <button className="btn danger" disabled={busy} onClick={() => (setConfirmStop(false), void runCommand(d.id, 'stop'))} data-testid="run-stop-confirm">
+                <button
+                  className="btn danger"
+                  disabled={busy}
+                  onClick={() => (setConfirmStop(false), void runCommand(d.id, 'stop'))}
+                  data-testid="run-stop-confirm"
+                >
                   Stop the run for good
                 </button>
                 <button className="btn" onClick={() => setConfirmStop(false)}>
@@ -297,7 +303,9 @@ function RunDashboard({ d }: { d: RunDetail }) {
           </div>
         )}
         {d.error && <div className="inline-error">The run failed: {d.error}</div>}
-        {d.progress && active && d.progress.phase === d.phase && <ProgressBar label={d.progress.label} done={d.progress.done} total={d.progress.total} etaSeconds={d.progress.etaSeconds} />}
+        {d.progress && active && d.progress.phase === d.phase && (
+          <ProgressBar label={d.progress.label} done={d.progress.done} total={d.progress.total} etaSeconds={d.progress.etaSeconds} />
+        )}
         <div className="verdict" data-testid="stop-verdict">
           {last ? (
             <>
@@ -312,11 +320,13 @@ function RunDashboard({ d }: { d: RunDetail }) {
         <LlmRoles d={d} />
         {d.gyms.some((g) => g.note) && (
           <ul className="gym-notes small" data-testid="gym-notes">
-            {d.gyms.filter((g) => g.note).map((g) => (
-              <li key={`${g.afterMatch}-${g.role}-${g.to}`} data-gym={g.to}>
-                <b>{g.to}</b> (gym after match {g.afterMatch}): {g.note}
-              </li>
-            ))}
+            {d.gyms
+              .filter((g) => g.note)
+              .map((g) => (
+                <li key={`${g.afterMatch}-${g.role}-${g.to}`} data-gym={g.to}>
+                  <b>{g.to}</b> (gym after match {g.afterMatch}): {g.note}
+                </li>
+              ))}
           </ul>
         )}
         {d.gymJobs && <GymJobs d={d} />}
@@ -341,17 +351,19 @@ function CustomerArms({ d }: { d: RunDetail }) {
   const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)}%`);
   return (
     <ul className="gym-notes small" data-testid="customer-arms">
-      {[...d.matchSummaries].sort((a, b) => a.index - b.index).flatMap((m) => {
-        if (!m.arms) return [];
-        const { symbolic, learned } = m.arms;
-        const gap = symbolic.wDa === null || learned.wDa === null ? null : symbolic.wDa - learned.wDa;
-        return [
-          <li key={m.matchId} data-match={m.matchId}>
-            <b>match {m.index}</b> W_DA {pct(m.wDa)} (blend) · symbolic customer {pct(symbolic.wDa)} (n {symbolic.winnable}) · learned CA {pct(learned.wDa)} (n{' '}
-            {learned.winnable}){gap !== null && ` · gap ${gap >= 0 ? '+' : ''}${(gap * 100).toFixed(1)} pts`}
-          </li>,
-        ];
-      })}
+      {[...d.matchSummaries]
+        .sort((a, b) => a.index - b.index)
+        .flatMap((m) => {
+          if (!m.arms) return [];
+          const { symbolic, learned } = m.arms;
+          const gap = symbolic.wDa === null || learned.wDa === null ? null : symbolic.wDa - learned.wDa;
+          return [
+            <li key={m.matchId} data-match={m.matchId}>
+              <b>match {m.index}</b> W_DA {pct(m.wDa)} (blend) · symbolic customer {pct(symbolic.wDa)} (n {symbolic.winnable}) · learned CA {pct(learned.wDa)}{' '}
+              (n {learned.winnable}){gap !== null && ` · gap ${gap >= 0 ? '+' : ''}${(gap * 100).toFixed(1)} pts`}
+            </li>,
+          ];
+        })}
     </ul>
   );
 }
@@ -410,7 +422,12 @@ export function ScenarioPanel({ d }: { d: RunDetail }) {
   });
   return (
     <ChartFrame title={`Win rate per scenario · ${matchId ? `match ${matchId}` : `run ${d.id}`}`} file={`scenarios-${matchId ?? d.id}`}>
-      {!match && (matchId ? <LoadingState label={`Loading ${matchId}…`} /> : <EmptyState title="No match yet">Per-scenario DA win rates of the selected match show here.</EmptyState>)}
+      {!match &&
+        (matchId ? (
+          <LoadingState label={`Loading ${matchId}…`} />
+        ) : (
+          <EmptyState title="No match yet">Per-scenario DA win rates of the selected match show here.</EmptyState>
+        ))}
       <div ref={ref} className="chart" hidden={!match} />
     </ChartFrame>
   );
@@ -467,7 +484,12 @@ function LlmRoles({ d }: { d: RunDetail }) {
   return (
     <div className="muted small" data-testid="run-llm-roles">
       <b>Played by LLMs:</b> {roles.join(', ')} (their gyms are skipped: no external trainer is attached)
-      {cost && cost.calls > 0 && <> · matches so far: {cost.calls} calls, {llmCost(cost)}</>}
+      {cost && cost.calls > 0 && (
+        <>
+          {' '}
+          · matches so far: {cost.calls} calls, {llmCost(cost)}
+        </>
+      )}
       {error && <span className="bad-text"> · {error}</span>}
     </div>
   );

@@ -53,24 +53,66 @@ export function integerTicks(domain: readonly [number, number], count: number): 
 function drawPanel(g: d3.Selection<SVGGElement, unknown, null, undefined>, p: CurvePanel, pw: number): void {
   const color = p.agent === 'CA' ? COLORS.ca : COLORS.da;
   const bandColor = p.agent === 'CA' ? COLORS.caSoft : COLORS.band;
-  child(g, 'text', 'title').attr('x', M.left).attr('y', 12).attr('font-weight', 600).attr('fill', p.agent === 'CA' ? COLORS.ca : COLORS.text).text(p.title);
-  const all = p.segments.flatMap((s) => [...s.points.flatMap((q) => [q.value, q.lo ?? q.value, q.hi ?? q.value]), ...s.raw.map((r) => r.value)]).filter(Number.isFinite);
+  child(g, 'text', 'title')
+    .attr('x', M.left)
+    .attr('y', 12)
+    .attr('font-weight', 600)
+    .attr('fill', p.agent === 'CA' ? COLORS.ca : COLORS.text)
+    .text(p.title);
+  const all = p.segments
+    .flatMap((s) => [...s.points.flatMap((q) => [q.value, q.lo ?? q.value, q.hi ?? q.value]), ...s.raw.map((r) => r.value)])
+    .filter(Number.isFinite);
   const plot = child(g, 'g', 'plot').attr('display', all.length ? null : 'none');
-  child(g, 'text', 'empty').attr('display', all.length ? 'none' : null)
-    .attr('x', pw / 2).attr('y', HEIGHT / 2).attr('text-anchor', 'middle').attr('fill', COLORS.muted).text('no points yet');
+  child(g, 'text', 'empty')
+    .attr('display', all.length ? 'none' : null)
+    .attr('x', pw / 2)
+    .attr('y', HEIGHT / 2)
+    .attr('text-anchor', 'middle')
+    .attr('fill', COLORS.muted)
+    .text('no points yet');
   if (all.length === 0) return;
   const steps = p.segments.flatMap((s) => [s.raw[0]?.step, s.raw.at(-1)?.step]).filter((x): x is number => x !== undefined);
-  const x = d3.scaleLinear().domain([Math.min(...steps), Math.max(...steps)]).range([M.left, pw - M.right]);
+  const x = d3
+    .scaleLinear()
+    .domain([Math.min(...steps), Math.max(...steps)])
+    .range([M.left, pw - M.right]);
   if (x.domain()[0] === x.domain()[1]) x.domain([x.domain()[0]! - 1, x.domain()[1]! + 1]);
-  const y = d3.scaleLinear().domain(d3.extent(all) as [number, number]).nice().range([HEIGHT - M.bottom, M.top]);
+  const y = d3
+    .scaleLinear()
+    .domain(d3.extent(all) as [number, number])
+    .nice()
+    .range([HEIGHT - M.bottom, M.top]);
   if (y.domain()[0] === y.domain()[1]) y.domain([y.domain()[0]! - 1, y.domain()[1]! + 1]);
-  const ya = child(plot, 'g', 'y-axis').attr('transform', `translate(${M.left},0)`).call(d3.axisLeft(y).ticks(4).tickSize(-(pw - M.left - M.right)).tickFormat(d3.format('.2~g')));
+  const ya = child(plot, 'g', 'y-axis')
+    .attr('transform', `translate(${M.left},0)`)
+    .call(
+      d3
+        .axisLeft(y)
+        .ticks(4)
+        .tickSize(-(pw - M.left - M.right))
+        .tickFormat(d3.format('.2~g')),
+    );
   styleAxis(ya);
   ya.selectAll('.tick line').attr('stroke-opacity', 0.6);
   const xTicks = integerTicks(x.domain() as [number, number], Math.max(2, Math.floor((pw - M.left) / 70)));
-  styleAxis(child(plot, 'g', 'x-axis').attr('transform', `translate(0,${HEIGHT - M.bottom})`).call(d3.axisBottom(x).tickValues(xTicks).tickFormat(d3.format('d'))));
-  child(plot, 'text', 'x-title').attr('x', (M.left + pw - M.right) / 2).attr('y', HEIGHT - 6).attr('text-anchor', 'middle').attr('font-size', 10).attr('fill', COLORS.textSoft).text(X_TITLE);
-  child(plot, 'text', 'y-title').attr('transform', `translate(12,${(M.top + HEIGHT - M.bottom) / 2}) rotate(-90)`).attr('text-anchor', 'middle').attr('font-size', 10).attr('fill', COLORS.textSoft).text(p.yTitle);
+  styleAxis(
+    child(plot, 'g', 'x-axis')
+      .attr('transform', `translate(0,${HEIGHT - M.bottom})`)
+      .call(d3.axisBottom(x).tickValues(xTicks).tickFormat(d3.format('d'))),
+  );
+  child(plot, 'text', 'x-title')
+    .attr('x', (M.left + pw - M.right) / 2)
+    .attr('y', HEIGHT - 6)
+    .attr('text-anchor', 'middle')
+    .attr('font-size', 10)
+    .attr('fill', COLORS.textSoft)
+    .text(X_TITLE);
+  child(plot, 'text', 'y-title')
+    .attr('transform', `translate(12,${(M.top + HEIGHT - M.bottom) / 2}) rotate(-90)`)
+    .attr('text-anchor', 'middle')
+    .attr('font-size', 10)
+    .attr('fill', COLORS.textSoft)
+    .text(p.yTitle);
 
   const segs = child(plot, 'g', 'segments')
     .selectAll<SVGGElement, CurveSegment>(':scope > g.segment')
@@ -86,7 +128,12 @@ function drawPanel(g: d3.Selection<SVGGElement, unknown, null, undefined>, p: Cu
     })
     .attr('data-phase', (s) => s.phase);
   const start = (s: CurveSegment) => x(s.raw[0]?.step ?? 0);
-  segs.select('.join').attr('x1', start).attr('x2', start).attr('y1', M.top - 4).attr('y2', HEIGHT - M.bottom)
+  segs
+    .select('.join')
+    .attr('x1', start)
+    .attr('x2', start)
+    .attr('y1', M.top - 4)
+    .attr('y2', HEIGHT - M.bottom)
     .attr('display', (_s, i) => (i === 0 ? 'none' : null));
   // Labels sit above the plot; one too close to the previous one drops to a second line.
   const labelY: number[] = [];
@@ -97,11 +144,37 @@ function drawPanel(g: d3.Selection<SVGGElement, unknown, null, undefined>, p: Cu
     labelY.push(M.top - 16 + row * 10);
     if (row === 0) lastEnd = at + s.label.length * 5.6;
   }
-  segs.select('.segment-label').attr('x', (s) => start(s) + 3).attr('y', (_s, i) => labelY[i]!).text((s) => s.label);
-  segs.select('.band').attr('fill', bandColor).attr('d', (s) => {
-    const banded = s.points.filter((q): q is CurvePoint & { lo: number; hi: number } => q.lo !== undefined && q.hi !== undefined);
-    return banded.length ? d3.area<CurvePoint & { lo: number; hi: number }>().x((q) => x(q.step)).y0((q) => y(q.lo)).y1((q) => y(q.hi))(banded) : null;
-  });
-  segs.select('.raw').attr('d', (s) => d3.line<{ step: number; value: number }>().x((q) => x(q.step)).y((q) => y(q.value))(s.raw));
-  segs.select('.smooth').attr('stroke', color).attr('d', (s) => d3.line<CurvePoint>().x((q) => x(q.step)).y((q) => y(q.value))(s.points));
+  segs
+    .select('.segment-label')
+    .attr('x', (s) => start(s) + 3)
+    .attr('y', (_s, i) => labelY[i]!)
+    .text((s) => s.label);
+  segs
+    .select('.band')
+    .attr('fill', bandColor)
+    .attr('d', (s) => {
+      const banded = s.points.filter((q): q is CurvePoint & { lo: number; hi: number } => q.lo !== undefined && q.hi !== undefined);
+      return banded.length
+        ? d3
+            .area<CurvePoint & { lo: number; hi: number }>()
+            .x((q) => x(q.step))
+            .y0((q) => y(q.lo))
+            .y1((q) => y(q.hi))(banded)
+        : null;
+    });
+  segs.select('.raw').attr('d', (s) =>
+    d3
+      .line<{ step: number; value: number }>()
+      .x((q) => x(q.step))
+      .y((q) => y(q.value))(s.raw),
+  );
+  segs
+    .select('.smooth')
+    .attr('stroke', color)
+    .attr('d', (s) =>
+      d3
+        .line<CurvePoint>()
+        .x((q) => x(q.step))
+        .y((q) => y(q.value))(s.points),
+    );
 }

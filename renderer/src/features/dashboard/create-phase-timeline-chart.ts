@@ -54,9 +54,16 @@ export function createPhaseTimelineChart(node: HTMLElement, _callbacks: object):
         return g;
       })
       .attr('transform', (_s, i) => `translate(${i * (w + gap)},6)`);
-    boxes.select('rect').attr('width', w).attr('fill', fill)
-      .attr('stroke', (s) => (active(s) ? COLORS.da : s.kind === 'failed' ? '#dc2626' : COLORS.grid)).attr('stroke-width', (s) => (active(s) ? 2 : 1));
-    boxes.select('text').attr('x', w / 2).attr('font-size', w < 70 ? 9 : 11)
+    boxes
+      .select('rect')
+      .attr('width', w)
+      .attr('fill', fill)
+      .attr('stroke', (s) => (active(s) ? COLORS.da : s.kind === 'failed' ? '#dc2626' : COLORS.grid))
+      .attr('stroke-width', (s) => (active(s) ? 2 : 1));
+    boxes
+      .select('text')
+      .attr('x', w / 2)
+      .attr('font-size', w < 70 ? 9 : 11)
       .attr('font-weight', (s) => (active(s) ? 600 : 400))
       .attr('fill', (s) => (s.kind === 'gym' ? (s.role === 'CA' ? COLORS.ca : COLORS.da) : COLORS.text))
       .text((s) => fitLabel(s, w, active(s)));

@@ -12,7 +12,13 @@ const STOPPING = { tauDa: 0.6, epsilon: 0.05, nMax: 8 };
 const tactics = { n: 0, meanTokens: 0, meanEntityDensity: 0, meanEntities: 0, decoyRate: 0, hedgeRate: 0 };
 function match(index: number, wDa: number, over: Partial<MatchSummary['stop']> = {}, next: 'DA' | 'CA' | null = 'DA'): MatchSummary {
   return {
-    matchId: `R-M${index}`, index, da: 'DA0', ca: 'CA0', wDa, fraudRate: null, tactics,
+    matchId: `R-M${index}`,
+    index,
+    da: 'DA0',
+    ca: 'CA0',
+    wDa,
+    fraudRate: null,
+    tactics,
     stop: { stop: false, reason: null, t: index, streak: 0, delta: null, competencyGate: false, stabilityGate: false, explanation: `after ${index}`, ...over },
     next: next && { role: next, daShortfall: 0, caShortfall: 0, explanation: '' },
   };
@@ -77,17 +83,26 @@ describe('gym curves data', () => {
     const s = ema([1, 1, 1, 1], 0.9);
     s.forEach((v) => expect(v).toBeCloseTo(1, 10)); // debiased: no pull toward 0 at the start
     const step = ema([0, 10], 0.5);
-    expect(step[1]).toBeCloseTo(10 * 0.5 / 0.75, 10);
+    expect(step[1]).toBeCloseTo((10 * 0.5) / 0.75, 10);
   });
 
   it('bands the reward mean with its std and keeps the raw points', () => {
     const series = {
-      'gym/reward_mean': [{ step: 2, value: 1 }, { step: 1, value: 0 }],
-      'gym/reward_std': [{ step: 1, value: 0.5 }, { step: 2, value: 0.5 }],
+      'gym/reward_mean': [
+        { step: 2, value: 1 },
+        { step: 1, value: 0 },
+      ],
+      'gym/reward_std': [
+        { step: 1, value: 0.5 },
+        { step: 2, value: 0.5 },
+      ],
       'gym/kl': [{ step: 1, value: 0.01 }],
     };
     const [reward, kl, loss] = gymPanels(series, 0);
-    expect(reward!.segments[0]!.points).toEqual([{ step: 1, value: 0, lo: -0.5, hi: 0.5 }, { step: 2, value: 1, lo: 0.5, hi: 1.5 }]);
+    expect(reward!.segments[0]!.points).toEqual([
+      { step: 1, value: 0, lo: -0.5, hi: 0.5 },
+      { step: 2, value: 1, lo: 0.5, hi: 1.5 },
+    ]);
     expect(reward!.segments[0]!.raw.map((p) => p.step)).toEqual([1, 2]);
     expect(kl!.segments[0]!.points).toEqual([{ step: 1, value: 0.01 }]);
     expect(loss!.segments).toEqual([]);
@@ -95,22 +110,50 @@ describe('gym curves data', () => {
 
   it('bands only the steps that have a std, when the two series do not line up', () => {
     const series = {
-      'gym/reward_mean': [{ step: 1, value: 0 }, { step: 2, value: 1 }, { step: 3, value: 2 }],
-      'gym/reward_std': [{ step: 3, value: 0.5 }, { step: 1, value: 0.25 }],
+      'gym/reward_mean': [
+        { step: 1, value: 0 },
+        { step: 2, value: 1 },
+        { step: 3, value: 2 },
+      ],
+      'gym/reward_std': [
+        { step: 3, value: 0.5 },
+        { step: 1, value: 0.25 },
+      ],
     };
     const [reward] = gymPanels(series, 0);
-    expect(reward!.segments[0]!.points).toEqual([{ step: 1, value: 0, lo: -0.25, hi: 0.25 }, { step: 2, value: 1 }, { step: 3, value: 2, lo: 1.5, hi: 2.5 }]);
+    expect(reward!.segments[0]!.points).toEqual([
+      { step: 1, value: 0, lo: -0.25, hi: 0.25 },
+      { step: 2, value: 1 },
+      { step: 3, value: 2, lo: 1.5, hi: 2.5 },
+    ]);
   });
 
   it('gives each agent its own row and each phase its own segment, labelled, smoothed only within itself', () => {
     const at = (phase: string, from: number, values: number[]) => values.map((value, i) => ({ step: from + i, value, phase }));
     const series = {
-      'gym/reward_mean': [...at('bootstrap:DA0-grpo', 0, [6, 6, 6]), ...at('bootstrap:CA0', 3, [0, 0]), ...at('gym:DA1', 5, [7, 7]), ...at('gym:CA1', 7, [1, 1])],
-      'gym/kl': [...at('bootstrap:DA0-grpo', 0, [0.1, 0.1, 0.1]), ...at('bootstrap:CA0', 3, [0.2, 0.2]), ...at('gym:DA1', 5, [0.1, 0.1]), ...at('gym:CA1', 7, [0.3, 0.3])],
+      'gym/reward_mean': [
+        ...at('bootstrap:DA0-grpo', 0, [6, 6, 6]),
+        ...at('bootstrap:CA0', 3, [0, 0]),
+        ...at('gym:DA1', 5, [7, 7]),
+        ...at('gym:CA1', 7, [1, 1]),
+      ],
+      'gym/kl': [
+        ...at('bootstrap:DA0-grpo', 0, [0.1, 0.1, 0.1]),
+        ...at('bootstrap:CA0', 3, [0.2, 0.2]),
+        ...at('gym:DA1', 5, [0.1, 0.1]),
+        ...at('gym:CA1', 7, [0.3, 0.3]),
+      ],
     };
     const panels = gymPanels(series, 0.9);
     expect(panels.map((p) => p.key)).toEqual(['DA:gym/reward_mean', 'DA:gym/kl', 'DA:gym/loss', 'CA:gym/reward_mean', 'CA:gym/kl', 'CA:gym/loss']);
-    expect(panels.map((p) => p.title)).toEqual(['DA · Reward mean ± std', 'DA · KL to reference', 'DA · Loss', 'CA · Reward mean ± std', 'CA · KL to reference', 'CA · Loss']);
+    expect(panels.map((p) => p.title)).toEqual([
+      'DA · Reward mean ± std',
+      'DA · KL to reference',
+      'DA · Loss',
+      'CA · Reward mean ± std',
+      'CA · KL to reference',
+      'CA · Loss',
+    ]);
     const [daReward, , , caReward] = panels;
     expect(daReward!.yTitle).toBe('r_DA per episode');
     expect(caReward!.yTitle).toBe('r_CA per episode');

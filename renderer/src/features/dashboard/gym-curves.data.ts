@@ -151,7 +151,9 @@ function runsOf(points: readonly MetricPoint[]): { phase: string; from: number; 
 export function gymPanels(series: Record<string, readonly MetricPoint[]> | undefined, smoothing: number, maxPoints = MAX_DRAWN_POINTS): CurvePanel[] {
   // Gym numbers in the order the phases first appear (any key: they share the phases).
   const gymNumbers = new Map<string, number>();
-  for (const p of GYM_PANELS) for (const r of runsOf(byStep(series?.[p.key] ?? []))) if (r.phase.startsWith('gym:') && !gymNumbers.has(r.phase)) gymNumbers.set(r.phase, gymNumbers.size + 1);
+  for (const p of GYM_PANELS)
+    for (const r of runsOf(byStep(series?.[p.key] ?? [])))
+      if (r.phase.startsWith('gym:') && !gymNumbers.has(r.phase)) gymNumbers.set(r.phase, gymNumbers.size + 1);
   const perMetric = GYM_PANELS.map((p) => {
     const raw = byStep(series?.[p.key] ?? []);
     let sdOf: ((i: number) => number | undefined) | null = null;
@@ -178,7 +180,12 @@ export function gymPanels(series: Record<string, readonly MetricPoint[]> | undef
       const keep = keepIndices(values, Math.max(4, Math.floor((maxPoints * slice.length) / Math.max(1, raw.length))));
       return {
         agent: agentOf(phase),
-        segment: { phase, label: phaseLabel(phase, gymNumbers.get(phase) ?? 0), points: keep.map(point), raw: keep.length === slice.length ? slice : keep.map((k) => slice[k]!) },
+        segment: {
+          phase,
+          label: phaseLabel(phase, gymNumbers.get(phase) ?? 0),
+          points: keep.map(point),
+          raw: keep.length === slice.length ? slice : keep.map((k) => slice[k]!),
+        },
       };
     });
     return { p, segments };

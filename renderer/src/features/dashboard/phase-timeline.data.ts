@@ -18,17 +18,39 @@ export function phaseSegments(d: Pick<RunDetail, 'phase' | 'status' | 'matchSumm
   const out: PhaseSegment[] = [];
   const matches = [...d.matchSummaries].sort((a, b) => a.index - b.index);
   const active = d.status === 'running' || d.status === 'created';
-  out.push({ key: 'bootstrap', kind: 'bootstrap', label: 'Bootstrap', short: 'Boot', role: null, state: d.phase === 'bootstrap' && matches.length === 0 ? (active ? 'active' : 'ended') : 'done' });
+  out.push({
+    key: 'bootstrap',
+    kind: 'bootstrap',
+    label: 'Bootstrap',
+    short: 'Boot',
+    role: null,
+    state: d.phase === 'bootstrap' && matches.length === 0 ? (active ? 'active' : 'ended') : 'done',
+  });
   for (const m of matches) {
     out.push({ key: `match-${m.index}`, kind: 'match', label: `Match ${m.index}`, short: `M${m.index}`, role: null, state: 'done' });
     const gym = d.gyms.find((g) => g.afterMatch === m.index);
     // Gyms numbered in the order they ran, both agents counted (as the gym curves label them).
-    if (gym) out.push({ key: `gym-${m.index}`, kind: 'gym', label: `${gym.role} gym ${d.gyms.indexOf(gym) + 1}`, short: `${gym.role} ${d.gyms.indexOf(gym) + 1}`, role: gym.role, state: 'done' });
+    if (gym)
+      out.push({
+        key: `gym-${m.index}`,
+        kind: 'gym',
+        label: `${gym.role} gym ${d.gyms.indexOf(gym) + 1}`,
+        short: `${gym.role} ${d.gyms.indexOf(gym) + 1}`,
+        role: gym.role,
+        state: 'done',
+      });
   }
   const last = matches.at(-1);
   switch (d.phase) {
     case 'match':
-      out.push({ key: `match-${(last?.index ?? 0) + 1}`, kind: 'match', label: `Match ${(last?.index ?? 0) + 1}`, short: `M${(last?.index ?? 0) + 1}`, role: null, state: active ? 'active' : 'ended' });
+      out.push({
+        key: `match-${(last?.index ?? 0) + 1}`,
+        kind: 'match',
+        label: `Match ${(last?.index ?? 0) + 1}`,
+        short: `M${(last?.index ?? 0) + 1}`,
+        role: null,
+        state: active ? 'active' : 'ended',
+      });
       break;
     case 'gym':
     case 'waiting-for-trainer': {
@@ -36,7 +58,14 @@ export function phaseSegments(d: Pick<RunDetail, 'phase' | 'status' | 'matchSumm
       const role = last?.gyms?.[d.gyms.filter((g) => g.afterMatch === last.index).length] ?? last?.next?.role;
       if (last && role && !d.gyms.some((g) => g.afterMatch === last.index && g.role === role)) {
         const external = d.phase === 'waiting-for-trainer' ? ' (external trainer)' : '';
-        out.push({ key: `gym-${last.index}`, kind: 'gym', label: `${role} gym ${d.gyms.length + 1}${external}`, short: `${role} ${d.gyms.length + 1}`, role, state: active ? 'active' : 'ended' });
+        out.push({
+          key: `gym-${last.index}`,
+          kind: 'gym',
+          label: `${role} gym ${d.gyms.length + 1}${external}`,
+          short: `${role} ${d.gyms.length + 1}`,
+          role,
+          state: active ? 'active' : 'ended',
+        });
       }
       break;
     }

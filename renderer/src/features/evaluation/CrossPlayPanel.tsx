@@ -8,8 +8,18 @@ import { navigate } from '../../nav/nav-store';
 import { createCrossPlayHeatmapChart } from './create-crossplay-heatmap-chart';
 import { defaultSides, heatmapData } from './crossplay.data';
 import {
-  loadCheckpoints, playCrossPlay, selectCheckpoints, selectCheckpointsError, selectCheckpointsStatus, selectCrossPlay, selectCrossPlayError,
-  selectCrossPlayProgress, selectCrossPlayStatus, selectEpisodesPerScenario, setEpisodesPerScenario, useCrossPlayStore,
+  loadCheckpoints,
+  playCrossPlay,
+  selectCheckpoints,
+  selectCheckpointsError,
+  selectCheckpointsStatus,
+  selectCrossPlay,
+  selectCrossPlayError,
+  selectCrossPlayProgress,
+  selectCrossPlayStatus,
+  selectEpisodesPerScenario,
+  setEpisodesPerScenario,
+  useCrossPlayStore,
 } from './crossplay-store';
 
 /** Every pair plays the same seeded worlds, so cells compare like with like. */
@@ -31,7 +41,9 @@ export function CrossPlayPanel({ runId }: { runId: string | null }) {
   const sides = useMemo(() => defaultSides(checkpoints ?? [], runId), [checkpoints, runId]);
   const shown = result && sameList(result.das, sides.das) && sameList(result.cas, sides.cas) && result.episodesPerScenario === n ? result : null;
   const data = useMemo(() => (shown ? heatmapData(shown) : { das: [], cas: [], panels: [] }), [shown]);
-  const ref = useChart(createCrossPlayHeatmapChart, data, { onSelectCell: (_da: string, _ca: string, scenario: string) => scenario !== 'W_DA' && navigate('transcripts', null, { scenario }) });
+  const ref = useChart(createCrossPlayHeatmapChart, data, {
+    onSelectCell: (_da: string, _ca: string, scenario: string) => scenario !== 'W_DA' && navigate('transcripts', null, { scenario }),
+  });
   const play = () => void playCrossPlay(sides.das, sides.cas, SEED);
   const ready = sides.das.length > 0 && sides.cas.length > 0;
 
@@ -52,16 +64,25 @@ export function CrossPlayPanel({ runId }: { runId: string | null }) {
   );
 
   let body;
-  if (cpStatus === 'error') body = <ErrorState title="Could not list checkpoints" error={cpError ?? ''} actions={[{ label: 'Retry', onClick: () => void loadCheckpoints() }]} />;
+  if (cpStatus === 'error')
+    body = <ErrorState title="Could not list checkpoints" error={cpError ?? ''} actions={[{ label: 'Retry', onClick: () => void loadCheckpoints() }]} />;
   else if (!checkpoints) body = <LoadingState label="Loading checkpoints…" />;
   else if (!ready)
     body = (
-      <EmptyState title="No DA and CA checkpoints to cross-play" testId="crossplay-empty" actions={[{ label: 'Start a run', onClick: () => navigate('experiments') }]}>
+      <EmptyState
+        title="No DA and CA checkpoints to cross-play"
+        testId="crossplay-empty"
+        actions={[{ label: 'Start a run', onClick: () => navigate('experiments') }]}
+      >
         A co-evolution run stores DA and CA checkpoints at bootstrap and after each gym; the heat map plays every DA against every CA on the arena scenarios.
       </EmptyState>
     );
   else if (status === 'loading')
-    body = progress ? <ProgressBar label="Cross-play" done={progress.done} total={progress.total} etaSeconds={null} /> : <LoadingState label="Loading the policies…" />;
+    body = progress ? (
+      <ProgressBar label="Cross-play" done={progress.done} total={progress.total} etaSeconds={null} />
+    ) : (
+      <LoadingState label="Loading the policies…" />
+    );
   else if (status === 'error') body = <ErrorState title="Cross-play failed" error={error ?? ''} actions={[{ label: 'Retry', onClick: play }]} />;
   else if (!shown)
     body = (

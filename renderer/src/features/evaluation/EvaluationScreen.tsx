@@ -31,14 +31,19 @@ export function EvaluationScreen() {
   let body;
   if (runId) body = <RunEvaluation runId={runId} />;
   else if (status === 'loading' || status === 'idle') body = <LoadingState label="Loading runs…" />;
-  else if (status === 'error') body = <ErrorState title="Could not load runs" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadRuns() }]} />;
+  else if (status === 'error')
+    body = <ErrorState title="Could not load runs" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadRuns() }]} />;
   else
     body = (
       <div className="panel">
         <EmptyState
           title="No run has been evaluated"
           testId="evaluation-empty"
-          actions={unavailable ? [{ label: 'Play an arena match', onClick: () => navigate('arena') }] : [{ label: 'Start a run', onClick: () => navigate('experiments') }]}
+          actions={
+            unavailable
+              ? [{ label: 'Play an arena match', onClick: () => navigate('arena') }]
+              : [{ label: 'Start a run', onClick: () => navigate('experiments') }]
+          }
         >
           {unavailable
             ? `Held-out evaluation belongs to co-evolution runs, which are not available in this build (${unavailable}).`

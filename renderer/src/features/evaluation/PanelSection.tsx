@@ -22,8 +22,8 @@ export function PanelSection({ runId, panel }: { runId: string; panel: RunPanel 
           <h3>Counterpart shift: {panel.da} against its panel</h3>
         </header>
         <p className="small muted">
-          Held-out scenarios ({panel.protocol}). Counterparts share nothing with the DA’s training: the scripted CA, other runs’ final CAs, human customer episodes, LLM CAs.
-          Rates show their 95% Wilson interval over the episodes; the average and the gap, their 95% t interval over counterparts.
+          Held-out scenarios ({panel.protocol}). Counterparts share nothing with the DA’s training: the scripted CA, other runs’ final CAs, human customer
+          episodes, LLM CAs. Rates show their 95% Wilson interval over the episodes; the average and the gap, their 95% t interval over counterparts.
         </p>
         <div className="table-wrap">
           <table className="table" data-testid="panel-table">

@@ -28,15 +28,24 @@ export function RobustnessPanel() {
   let body;
   if (running)
     body = r.progress ? (
-      <ProgressBar label="robustness episodes" done={r.progress.done} total={r.progress.total} etaSeconds={r.startedAt ? etaFrom(r.startedAt, now, r.progress.done, r.progress.total) : null} />
+      <ProgressBar
+        label="robustness episodes"
+        done={r.progress.done}
+        total={r.progress.total}
+        etaSeconds={r.startedAt ? etaFrom(r.startedAt, now, r.progress.done, r.progress.total) : null}
+      />
     ) : (
-      <p className="muted" data-testid="robustness-starting">Loading the policies…</p>
+      <p className="muted" data-testid="robustness-starting">
+        Loading the policies…
+      </p>
     );
-  else if (r.status === 'error') body = <ErrorState title="The robustness evaluation failed" error={r.error ?? ''} actions={[{ label: 'Retry', onClick: run }]} />;
+  else if (r.status === 'error')
+    body = <ErrorState title="The robustness evaluation failed" error={r.error ?? ''} actions={[{ label: 'Retry', onClick: run }]} />;
   else if (!r.report)
     body = (
       <EmptyState title="No robustness evaluation yet" testId="robustness-empty">
-        Plays the DA against the CA on the robustness scenarios (normal, unhappy and impossible, with MADS adversities) and reports MADS L-1 (against reference actions) and L-2 (turns before the first error).
+        Plays the DA against the CA on the robustness scenarios (normal, unhappy and impossible, with MADS adversities) and reports MADS L-1 (against reference
+        actions) and L-2 (turns before the first error).
       </EmptyState>
     );
   else body = <RobustnessReport />;
@@ -46,13 +55,38 @@ export function RobustnessPanel() {
       <section className="panel" data-testid="robustness">
         <header className="panel-head row">
           <h3>Robustness (MADS L-1 / L-2)</h3>
-          <label className="small">DA <select aria-label="Robustness DA" value={da} onChange={(e) => setDa(e.target.value)} disabled={running}>{das.map((p) => <option key={p}>{p}</option>)}</select></label>
-          <label className="small">CA <select aria-label="Robustness CA" value={ca} onChange={(e) => setCa(e.target.value)} disabled={running}>{cas.map((p) => <option key={p}>{p}</option>)}</select></label>
+          <label className="small">
+            DA{' '}
+            <select aria-label="Robustness DA" value={da} onChange={(e) => setDa(e.target.value)} disabled={running}>
+              {das.map((p) => (
+                <option key={p}>{p}</option>
+              ))}
+            </select>
+          </label>
+          <label className="small">
+            CA{' '}
+            <select aria-label="Robustness CA" value={ca} onChange={(e) => setCa(e.target.value)} disabled={running}>
+              {cas.map((p) => (
+                <option key={p}>{p}</option>
+              ))}
+            </select>
+          </label>
           <label className="small">
             episodes/scenario{' '}
-            <input aria-label="Episodes per scenario" type="number" min={1} max={100} value={episodes} onChange={(e) => setEpisodes(Math.max(1, Math.min(100, Number(e.target.value) || 1)))} disabled={running} style={{ width: 56 }} />
+            <input
+              aria-label="Episodes per scenario"
+              type="number"
+              min={1}
+              max={100}
+              value={episodes}
+              onChange={(e) => setEpisodes(Math.max(1, Math.min(100, Number(e.target.value) || 1)))}
+              disabled={running}
+              style={{ width: 56 }}
+            />
           </label>
-          <button type="button" className="btn primary" onClick={run} disabled={running} data-testid="robustness-run">{running ? 'Evaluating…' : 'Evaluate'}</button>
+          <button type="button" className="btn primary" onClick={run} disabled={running} data-testid="robustness-run">
+            {running ? 'Evaluating…' : 'Evaluate'}
+          </button>
         </header>
         {body}
       </section>
@@ -69,7 +103,8 @@ function RobustnessReport() {
   return (
     <div data-testid="robustness-report">
       <p className="muted small">
-        DA <b className="mono">{report.da}</b> against CA <b className="mono">{report.ca}</b> · {report.scenarios.length} robustness scenarios × {report.episodesPerScenario} · seed {report.seed}
+        DA <b className="mono">{report.da}</b> against CA <b className="mono">{report.ca}</b> · {report.scenarios.length} robustness scenarios ×{' '}
+        {report.episodesPerScenario} · seed {report.seed}
       </p>
       <RowsTable title="By complexity" rows={[view.overall, ...view.byComplexity]} testId="robustness-complexity" />
       <RowsTable title="By adversity (episodes in which it fired)" rows={view.byAdversity} testId="robustness-adversity" />
@@ -88,13 +123,27 @@ function RowsTable({ title, rows, testId }: { title: string; rows: RobustnessRow
       <thead>
         <tr>
           <th>group</th>
-          <th><Term term="episodes">episodes</Term></th>
-          <th><Term term="L2">L-2</Term></th>
-          <th><Term term="L2complete">all actions done</Term></th>
-          <th><Term term="actionRecall">action recall</Term></th>
-          <th><Term term="toolF1">tool F1</Term></th>
-          <th><Term term="paramEM">arguments exact</Term></th>
-          <th><Term term="responseSim">response similarity</Term></th>
+          <th>
+            <Term term="episodes">episodes</Term>
+          </th>
+          <th>
+            <Term term="L2">L-2</Term>
+          </th>
+          <th>
+            <Term term="L2complete">all actions done</Term>
+          </th>
+          <th>
+            <Term term="actionRecall">action recall</Term>
+          </th>
+          <th>
+            <Term term="toolF1">tool F1</Term>
+          </th>
+          <th>
+            <Term term="paramEM">arguments exact</Term>
+          </th>
+          <th>
+            <Term term="responseSim">response similarity</Term>
+          </th>
         </tr>
       </thead>
       <tbody>

@@ -67,52 +67,111 @@ export function ScenarioBrowser() {
   const sets = [...new Set(load.scenarios?.map((s) => s.set) ?? [])];
   const shown = load.scenarios?.filter((s) => s.set === set) ?? [];
   let body;
-  if (load.error) body = <ErrorState title="Could not load the scenarios" error={load.error} actions={[{ label: 'Retry', onClick: () => setAttempt((n) => n + 1) }]} />;
+  if (load.error)
+    body = <ErrorState title="Could not load the scenarios" error={load.error} actions={[{ label: 'Retry', onClick: () => setAttempt((n) => n + 1) }]} />;
   else if (!load.scenarios) body = <LoadingState label="Loading scenarios…" />;
   else
     body = (
       <div className="table-wrap">
         <table className="table" data-testid="scenario-table">
           <thead>
-            <tr><th>scenario</th><th>complexity</th><th>persona</th><th>task</th><th>adversities</th><th /></tr>
+            <tr>
+              <th>scenario</th>
+              <th>complexity</th>
+              <th>persona</th>
+              <th>task</th>
+              <th>adversities</th>
+              <th />
+            </tr>
           </thead>
           <tbody>
             {shown.map((s) => (
               <tr key={s.id} data-scenario={s.id} data-custom={s.custom}>
                 <td>
-                  <div className="mono">{s.id} {s.custom && <Badge tone="warn">custom</Badge>}</div>
-                  <div className="muted small">{s.title} · {s.expectedTool}</div>
+                  <div className="mono">
+                    {s.id} {s.custom && <Badge tone="warn">custom</Badge>}
+                  </div>
+                  <div className="muted small">
+                    {s.title} · {s.expectedTool}
+                  </div>
                   {s.fraudReference && <Badge tone="fraud">fraud reference</Badge>}
                 </td>
                 <td>
                   <Badge tone={s.complexity === 'normal' ? 'ok' : s.complexity === 'unhappy' ? 'warn' : 'bad'}>{s.complexity}</Badge>
-                  {s.impossible && <div className="muted small">{s.impossible.fallback_behavior.replaceAll('_', ' ')}: {s.impossible.reason}</div>}
+                  {s.impossible && (
+                    <div className="muted small">
+                      {s.impossible.fallback_behavior.replaceAll('_', ' ')}: {s.impossible.reason}
+                    </div>
+                  )}
                 </td>
-                <td>{s.persona ? <><div>{s.persona.name}</div><div className="muted small">{s.persona.style}</div></> : <span className="muted">–</span>}</td>
+                <td>
+                  {s.persona ? (
+                    <>
+                      <div>{s.persona.name}</div>
+                      <div className="muted small">{s.persona.style}</div>
+                    </>
+                  ) : (
+                    <span className="muted">–</span>
+                  )}
+                </td>
                 <td>
                   {s.task ? (
                     <>
                       <div>{s.task.objective}</div>
-                      {Object.keys(s.task.hardConstraints).length > 0 && <div className="muted small mono">must: {Object.entries(s.task.hardConstraints).map(([k, v]) => `${k}=${String(v)}`).join(', ')}</div>}
-                      {Object.keys(s.task.softPreferences).length > 0 && <div className="muted small mono">prefers: {Object.entries(s.task.softPreferences).map(([k, v]) => `${k}=${String(v)}`).join(', ')}</div>}
+                      {Object.keys(s.task.hardConstraints).length > 0 && (
+                        <div className="muted small mono">
+                          must:{' '}
+                          {Object.entries(s.task.hardConstraints)
+                            .map(([k, v]) => `${k}=${String(v)}`)
+                            .join(', ')}
+                        </div>
+                      )}
+                      {Object.keys(s.task.softPreferences).length > 0 && (
+                        <div className="muted small mono">
+                          prefers:{' '}
+                          {Object.entries(s.task.softPreferences)
+                            .map(([k, v]) => `${k}=${String(v)}`)
+                            .join(', ')}
+                        </div>
+                      )}
                     </>
                   ) : (
                     <span className="muted small">{s.description}</span>
                   )}
                 </td>
-                <td>{s.adversities?.length ? <ul style={{ margin: 0, paddingLeft: 16 }}>{s.adversities.map((a, i) => <li key={i} className="small">{adversityLabel(a)}</li>)}</ul> : <span className="muted">–</span>}</td>
+                <td>
+                  {s.adversities?.length ? (
+                    <ul style={{ margin: 0, paddingLeft: 16 }}>
+                      {s.adversities.map((a, i) => (
+                        <li key={i} className="small">
+                          {adversityLabel(a)}
+                        </li>
+                      ))}
+                    </ul>
+                  ) : (
+                    <span className="muted">–</span>
+                  )}
+                </td>
                 <td className="actions">
                   {s.custom ? (
                     <>
-                      <button className="btn tiny" onClick={() => void edit(s.id, true)} data-testid={`edit-${s.id}`}>Edit</button>
+                      <button className="btn tiny" onClick={() => void edit(s.id, true)} data-testid={`edit-${s.id}`}>
+                        Edit
+                      </button>
                       {confirmDelete === s.id ? (
-                        <button className="btn tiny danger" onClick={() => void remove(s.id)} data-testid={`confirm-delete-${s.id}`}>Really delete</button>
+                        <button className="btn tiny danger" onClick={() => void remove(s.id)} data-testid={`confirm-delete-${s.id}`}>
+                          Really delete
+                        </button>
                       ) : (
-                        <button className="btn tiny" onClick={() => setConfirmDelete(s.id)} data-testid={`delete-${s.id}`}>Delete</button>
+                        <button className="btn tiny" onClick={() => setConfirmDelete(s.id)} data-testid={`delete-${s.id}`}>
+                          Delete
+                        </button>
                       )}
                     </>
                   ) : (
-                    <button className="btn tiny" onClick={() => void edit(s.id, false)} data-testid={`duplicate-${s.id}`}>Duplicate</button>
+                    <button className="btn tiny" onClick={() => void edit(s.id, false)} data-testid={`duplicate-${s.id}`}>
+                      Duplicate
+                    </button>
                   )}
                 </td>
               </tr>
@@ -127,10 +186,16 @@ export function ScenarioBrowser() {
       <header className="panel-head row">
         <h3>Scenarios</h3>
         <select aria-label="Scenario set" value={set} onChange={(e) => setSet(e.target.value)} data-testid="scenario-set">
-          {(sets.length ? sets : [set]).map((x) => <option key={x} value={x}>{x}</option>)}
+          {(sets.length ? sets : [set]).map((x) => (
+            <option key={x} value={x}>
+              {x}
+            </option>
+          ))}
         </select>
         {load.scenarios && <span className="muted small">{shown.length} scenarios</span>}
-        <button className="btn tiny" onClick={() => setEditing((prev) => ({ form: emptyForm(), key: (prev?.key ?? 0) + 1 }))} data-testid="scenario-new">New scenario</button>
+        <button className="btn tiny" onClick={() => setEditing((prev) => ({ form: emptyForm(), key: (prev?.key ?? 0) + 1 }))} data-testid="scenario-new">
+          New scenario
+        </button>
       </header>
       {actionError && <div className="inline-error">{actionError}</div>}
       {editing && (

@@ -21,7 +21,11 @@ interface Props {
 function Problems({ problems, field, exact }: { problems: FieldProblem[]; field: string; exact?: boolean }) {
   const mine = exact ? problems.filter((p) => p.field === field).map((p) => p.message) : problemsOf(problems, field);
   if (!mine.length) return null;
-  return <span className="bad-text small" data-testid={`problem-${field}`}>{mine.join('; ')}</span>;
+  return (
+    <span className="bad-text small" data-testid={`problem-${field}`}>
+      {mine.join('; ')}
+    </span>
+  );
 }
 
 export function ScenarioEditor({ initial, replaces, onSaved, onCancel }: Props) {
@@ -32,26 +36,47 @@ export function ScenarioEditor({ initial, replaces, onSaved, onCancel }: Props) 
   const [vocab, setVocab] = useState<ScenarioVocabulary | null>(null);
   useEffect(() => {
     let live = true;
-    request('scenarios/vocabulary', undefined).then((v) => live && setVocab(v), (e: unknown) => live && setError(errorMessage(e)));
+    request('scenarios/vocabulary', undefined).then(
+      (v) => live && setVocab(v),
+      (e: unknown) => live && setError(errorMessage(e)),
+    );
     return () => {
       live = false;
     };
   }, []);
 
   const set = <K extends keyof ScenarioForm>(key: K, value: ScenarioForm[K]) => setF((x) => ({ ...x, [key]: value }));
-  const setAdversity = (i: number, patch: Partial<AdversityForm>) => setF((x) => ({ ...x, adversities: x.adversities.map((a, j) => (j === i ? { ...a, ...patch } : a)) }));
+  const setAdversity = (i: number, patch: Partial<AdversityForm>) =>
+    setF((x) => ({ ...x, adversities: x.adversities.map((a, j) => (j === i ? { ...a, ...patch } : a)) }));
   const text = (key: keyof ScenarioForm, label: string, field: string, o: { area?: boolean; placeholder?: string } = {}) => (
     <label style={o.area ? { flex: '1 1 280px' } : undefined}>
       {label}
       {o.area ? (
-        <textarea rows={3} value={f[key] as string} placeholder={o.placeholder} onChange={(e) => set(key, e.target.value as never)} data-testid={`field-${field}`} />
+        <textarea
+          rows={3}
+          value={f[key] as string}
+          placeholder={o.placeholder}
+          onChange={(e) => set(key, e.target.value as never)}
+          data-testid={`field-${field}`}
+        />
       ) : (
-        <input type="text" value={f[key] as string} placeholder={o.placeholder} onChange={(e) => set(key, e.target.value as never)} data-testid={`field-${field}`} />
+        <input
+          type="text"
+          value={f[key] as string}
+          placeholder={o.placeholder}
+          onChange={(e) => set(key, e.target.value as never)}
+          data-testid={`field-${field}`}
+        />
       )}
       <Problems problems={problems} field={field} />
     </label>
   );
-  const options = (xs: readonly string[]) => xs.map((x) => <option key={x} value={x}>{x.replaceAll('_', ' ')}</option>);
+  const options = (xs: readonly string[]) =>
+    xs.map((x) => (
+      <option key={x} value={x}>
+        {x.replaceAll('_', ' ')}
+      </option>
+    ));
 
   async function save() {
     const { draft, problems: local } = draftOf(f);
@@ -74,20 +99,29 @@ export function ScenarioEditor({ initial, replaces, onSaved, onCancel }: Props) 
   }
 
   const routed = vocab?.intents.filter((i) => i.tool === f.expectedTool).map((i) => i.intent) ?? [];
-  const picked = f.intents.split(',').map((x) => x.trim()).filter(Boolean);
+  const picked = f.intents
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
   return (
     <div className="scenario-editor" data-testid="scenario-editor">
-      <h4>{replaces ? `Edit ${replaces}` : 'New custom scenario'} <span className="muted small">(joins the robustness set)</span></h4>
+      <h4>
+        {replaces ? `Edit ${replaces}` : 'New custom scenario'} <span className="muted small">(joins the robustness set)</span>
+      </h4>
       <div className="form-row">
         {text('id', 'Id (kebab-case)', 'id')}
         {text('title', 'Title', 'title')}
         <label>
           Expected tool
-          <select value={f.expectedTool} onChange={(e) => set('expectedTool', e.target.value)} data-testid="field-expectedTool">{options(vocab?.domainTools ?? [f.expectedTool])}</select>
+          <select value={f.expectedTool} onChange={(e) => set('expectedTool', e.target.value)} data-testid="field-expectedTool">
+            {options(vocab?.domainTools ?? [f.expectedTool])}
+          </select>
         </label>
         <label>
           Situation
-          <select value={f.situation} onChange={(e) => set('situation', e.target.value)} data-testid="field-situation">{options(vocab?.situations ?? [f.situation])}</select>
+          <select value={f.situation} onChange={(e) => set('situation', e.target.value)} data-testid="field-situation">
+            {options(vocab?.situations ?? [f.situation])}
+          </select>
         </label>
         <label>
           Complexity
@@ -103,7 +137,12 @@ export function ScenarioEditor({ initial, replaces, onSaved, onCancel }: Props) 
           <legend>Intents (from the taxonomy; those routing to {f.expectedTool.replaceAll('_', ' ')})</legend>
           {[...routed, ...picked.filter((i) => !routed.includes(i))].map((intent) => (
             <label key={intent} className={routed.includes(intent) ? '' : 'bad-text'}>
-              <input type="checkbox" checked={picked.includes(intent)} onChange={(e) => set('intents', toggleIntent(f.intents, intent, e.target.checked))} data-intent={intent} />{' '}
+              <input
+                type="checkbox"
+                checked={picked.includes(intent)}
+                onChange={(e) => set('intents', toggleIntent(f.intents, intent, e.target.checked))}
+                data-intent={intent}
+              />{' '}
               {intent.replaceAll('_', ' ')}
             </label>
           ))}
@@ -151,7 +190,9 @@ export function ScenarioEditor({ initial, replaces, onSaved, onCancel }: Props) 
             {a.kind === 'partial_information' && (
               <label>
                 Withheld detail
-                <select value={a.slot} onChange={(e) => setAdversity(i, { slot: e.target.value })} data-testid={`field-${at}.slot`}>{options(vocab?.detailSlots ?? [a.slot])}</select>
+                <select value={a.slot} onChange={(e) => setAdversity(i, { slot: e.target.value })} data-testid={`field-${at}.slot`}>
+                  {options(vocab?.detailSlots ?? [a.slot])}
+                </select>
               </label>
             )}
             {a.kind === 'incremental_constraints' && (
@@ -185,22 +226,38 @@ export function ScenarioEditor({ initial, replaces, onSaved, onCancel }: Props) 
             {execution && field('message', 'Message', 'message')}
             {field('rate', 'Rate (0–1, seeded)', 'rate')}
             <Problems problems={problems} field={at} exact />
-            <button className="btn tiny" onClick={() => set('adversities', f.adversities.filter((_, j) => j !== i))} data-testid={`remove-adversity-${i}`}>Remove</button>
+            <button
+              className="btn tiny"
+              onClick={() =>
+                set(
+                  'adversities',
+                  f.adversities.filter((_, j) => j !== i),
+                )
+              }
+              data-testid={`remove-adversity-${i}`}
+            >
+              Remove
+            </button>
           </div>
         );
       })}
-      <button className="btn tiny" onClick={() => set('adversities', [...f.adversities, newAdversity('partial_information')])} data-testid="add-adversity">Add adversity</button>
+      <button className="btn tiny" onClick={() => set('adversities', [...f.adversities, newAdversity('partial_information')])} data-testid="add-adversity">
+        Add adversity
+      </button>
 
       <h5>Impossible request</h5>
       <div className="form-row">
         <label style={{ flexDirection: 'row', alignItems: 'center' }}>
-          <input type="checkbox" checked={f.impossible} onChange={(e) => set('impossible', e.target.checked)} data-testid="field-impossible" /> the goal cannot be met
+          <input type="checkbox" checked={f.impossible} onChange={(e) => set('impossible', e.target.checked)} data-testid="field-impossible" /> the goal cannot
+          be met
         </label>
         {f.impossible && (
           <>
             <label>
               Fallback behaviour
-              <select value={f.fallbackBehavior} onChange={(e) => set('fallbackBehavior', e.target.value)} data-testid="field-impossible.fallback_behavior">{options(vocab?.fallbackBehaviors ?? [f.fallbackBehavior])}</select>
+              <select value={f.fallbackBehavior} onChange={(e) => set('fallbackBehavior', e.target.value)} data-testid="field-impossible.fallback_behavior">
+                {options(vocab?.fallbackBehaviors ?? [f.fallbackBehavior])}
+              </select>
             </label>
             {text('impossibleReason', 'Why', 'impossible.reason')}
           </>
@@ -209,13 +266,21 @@ export function ScenarioEditor({ initial, replaces, onSaved, onCancel }: Props) 
 
       {problems.length > 0 && (
         <ul className="inline-error" data-testid="scenario-problems">
-          {problems.map((p, i) => <li key={i} data-field={p.field}>{fieldLabel(p.field)}: {p.message}</li>)}
+          {problems.map((p, i) => (
+            <li key={i} data-field={p.field}>
+              {fieldLabel(p.field)}: {p.message}
+            </li>
+          ))}
         </ul>
       )}
       {error && <div className="inline-error">{error}</div>}
       <div className="form-row">
-        <button className="btn primary" onClick={() => void save()} disabled={saving} data-testid="scenario-save">{saving ? 'Saving…' : 'Save scenario'}</button>
-        <button className="btn" onClick={onCancel} data-testid="scenario-cancel">Cancel</button>
+        <button className="btn primary" onClick={() => void save()} disabled={saving} data-testid="scenario-save">
+          {saving ? 'Saving…' : 'Save scenario'}
+        </button>
+        <button className="btn" onClick={onCancel} data-testid="scenario-cancel">
+          Cancel
+        </button>
       </div>
     </div>
   );

@@ -38,21 +38,70 @@ export function createCrossPlayHeatmapChart(node: HTMLElement, callbacks: CrossP
     svg.attr('width', width).attr('height', LEGEND + rows * (ph + GAP));
     legend(svg.append('g'), color);
     panels.forEach((p, k) => {
-      const g = svg.append('g').attr('transform', `translate(${(k % perRow) * (pw + GAP)},${LEGEND + Math.floor(k / perRow) * (ph + GAP)})`).attr('data-panel', p.id);
-      const title = g.append('text').attr('class', 'panel-title').attr('x', 0).attr('y', 12).attr('font-weight', 600).attr('fill', p.fraud ? COLORS.fraud : COLORS.text);
-      wrapTitle(p.title, Math.max(TITLE_CHARS, Math.floor(pw / 6.2))).forEach((line, k) => title.append('tspan').attr('x', 0).attr('dy', k === 0 ? 0 : 13).text(line));
+      const g = svg
+        .append('g')
+        .attr('transform', `translate(${(k % perRow) * (pw + GAP)},${LEGEND + Math.floor(k / perRow) * (ph + GAP)})`)
+        .attr('data-panel', p.id);
+      const title = g
+        .append('text')
+        .attr('class', 'panel-title')
+        .attr('x', 0)
+        .attr('y', 12)
+        .attr('font-weight', 600)
+        .attr('fill', p.fraud ? COLORS.fraud : COLORS.text);
+      wrapTitle(p.title, Math.max(TITLE_CHARS, Math.floor(pw / 6.2))).forEach((line, k) =>
+        title
+          .append('tspan')
+          .attr('x', 0)
+          .attr('dy', k === 0 ? 0 : 13)
+          .text(line),
+      );
       title.append('title').text(p.title);
-      cas.forEach((ca, j) => g.append('text').attr('x', LEFT + j * CELL + CELL / 2).attr('y', TOP - 6).attr('text-anchor', 'middle').attr('font-size', 9).attr('fill', COLORS.textSoft).text(ca));
-      das.forEach((da, i) => g.append('text').attr('x', LEFT - 6).attr('y', TOP + i * CELL + CELL / 2 + 3).attr('text-anchor', 'end').attr('font-size', 9).attr('fill', COLORS.textSoft).text(da));
+      cas.forEach((ca, j) =>
+        g
+          .append('text')
+          .attr('x', LEFT + j * CELL + CELL / 2)
+          .attr('y', TOP - 6)
+          .attr('text-anchor', 'middle')
+          .attr('font-size', 9)
+          .attr('fill', COLORS.textSoft)
+          .text(ca),
+      );
+      das.forEach((da, i) =>
+        g
+          .append('text')
+          .attr('x', LEFT - 6)
+          .attr('y', TOP + i * CELL + CELL / 2 + 3)
+          .attr('text-anchor', 'end')
+          .attr('font-size', 9)
+          .attr('fill', COLORS.textSoft)
+          .text(da),
+      );
       for (const c of p.cells) {
         const i = das.indexOf(c.da);
         const j = cas.indexOf(c.ca);
         if (i < 0 || j < 0) continue;
-        const cell = g.append('g').attr('class', 'heat-cell').attr('cursor', 'pointer').on('click', () => callbacks.onSelectCell?.(c.da, c.ca, p.id));
-        cell.append('rect').attr('x', LEFT + j * CELL).attr('y', TOP + i * CELL).attr('width', CELL - 2).attr('height', CELL - 2).attr('rx', 3)
+        const cell = g
+          .append('g')
+          .attr('class', 'heat-cell')
+          .attr('cursor', 'pointer')
+          .on('click', () => callbacks.onSelectCell?.(c.da, c.ca, p.id));
+        cell
+          .append('rect')
+          .attr('x', LEFT + j * CELL)
+          .attr('y', TOP + i * CELL)
+          .attr('width', CELL - 2)
+          .attr('height', CELL - 2)
+          .attr('rx', 3)
           .attr('fill', c.rate === null ? COLORS.grid : color(c.rate));
-        cell.append('text').attr('x', LEFT + j * CELL + (CELL - 2) / 2).attr('y', TOP + i * CELL + CELL / 2 + 2).attr('text-anchor', 'middle').attr('font-size', 9)
-          .attr('fill', c.rate !== null && Math.abs(c.rate - 0.5) > 0.3 ? '#ffffff' : COLORS.text).text(c.rate === null ? '–' : pct(c.rate));
+        cell
+          .append('text')
+          .attr('x', LEFT + j * CELL + (CELL - 2) / 2)
+          .attr('y', TOP + i * CELL + CELL / 2 + 2)
+          .attr('text-anchor', 'middle')
+          .attr('font-size', 9)
+          .attr('fill', c.rate !== null && Math.abs(c.rate - 0.5) > 0.3 ? '#ffffff' : COLORS.text)
+          .text(c.rate === null ? '–' : pct(c.rate));
         cell.append('title').text(`${c.da} vs ${c.ca} · ${p.id}: ${c.label}`);
       }
     });
@@ -70,9 +119,19 @@ function legend(g: d3.Selection<SVGGElement, unknown, null, undefined>, color: d
   const w = 160;
   const id = 'crossplay-legend-gradient';
   const grad = g.append('defs').append('linearGradient').attr('id', id);
-  for (const t of [0, 0.5, 1]) grad.append('stop').attr('offset', `${t * 100}%`).attr('stop-color', color(t));
+  for (const t of [0, 0.5, 1])
+    grad
+      .append('stop')
+      .attr('offset', `${t * 100}%`)
+      .attr('stop-color', color(t));
   g.append('text').attr('x', 0).attr('y', 14).attr('fill', COLORS.textSoft).text('DA win rate');
   g.append('rect').attr('x', 74).attr('y', 4).attr('width', w).attr('height', 12).attr('rx', 2).attr('fill', `url(#${id})`);
   g.append('text').attr('x', 74).attr('y', 28).attr('font-size', 9).attr('fill', COLORS.textSoft).text('0% (CA wins)');
-  g.append('text').attr('x', 74 + w).attr('y', 28).attr('text-anchor', 'end').attr('font-size', 9).attr('fill', COLORS.textSoft).text('100% (DA wins)');
+  g.append('text')
+    .attr('x', 74 + w)
+    .attr('y', 28)
+    .attr('text-anchor', 'end')
+    .attr('font-size', 9)
+    .attr('fill', COLORS.textSoft)
+    .text('100% (DA wins)');
 }

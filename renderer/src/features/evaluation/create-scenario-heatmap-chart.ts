@@ -24,19 +24,44 @@ export function createScenarioHeatmapChart(node: HTMLElement, _callbacks: object
     legend(svg.append('g'), color, data.legend);
     const g = svg.append('g').attr('class', 'heatmap');
     checkpoints.forEach((c, j) =>
-      g.append('text').attr('x', LEFT + j * cw + cw / 2).attr('y', TOP - 8).attr('text-anchor', 'middle').attr('font-weight', 600).attr('fill', COLORS.textSoft).text(c),
+      g
+        .append('text')
+        .attr('x', LEFT + j * cw + cw / 2)
+        .attr('y', TOP - 8)
+        .attr('text-anchor', 'middle')
+        .attr('font-weight', 600)
+        .attr('fill', COLORS.textSoft)
+        .text(c),
     );
     scenarios.forEach((s, i) =>
-      g.append('text').attr('x', LEFT - 8).attr('y', TOP + i * ROW + ROW / 2 + 4).attr('text-anchor', 'end').attr('fill', COLORS.textSoft).text(s),
+      g
+        .append('text')
+        .attr('x', LEFT - 8)
+        .attr('y', TOP + i * ROW + ROW / 2 + 4)
+        .attr('text-anchor', 'end')
+        .attr('fill', COLORS.textSoft)
+        .text(s),
     );
     for (const c of cells) {
       const i = scenarios.indexOf(c.scenarioId);
       const j = checkpoints.indexOf(c.checkpoint);
       const cell = g.append('g').attr('class', 'heat-cell').attr('data-scenario', c.scenarioId).attr('data-checkpoint', c.checkpoint);
-      cell.append('rect').attr('x', LEFT + j * cw).attr('y', TOP + i * ROW).attr('width', cw - 2).attr('height', ROW - 2).attr('rx', 3)
+      cell
+        .append('rect')
+        .attr('x', LEFT + j * cw)
+        .attr('y', TOP + i * ROW)
+        .attr('width', cw - 2)
+        .attr('height', ROW - 2)
+        .attr('rx', 3)
         .attr('fill', c.t === null ? COLORS.grid : color(c.t));
-      cell.append('text').attr('x', LEFT + j * cw + (cw - 2) / 2).attr('y', TOP + i * ROW + ROW / 2 + 3).attr('text-anchor', 'middle').attr('font-size', 10)
-        .attr('fill', c.t !== null && Math.abs(c.t - 0.5) > 0.3 ? '#ffffff' : COLORS.text).text(c.text);
+      cell
+        .append('text')
+        .attr('x', LEFT + j * cw + (cw - 2) / 2)
+        .attr('y', TOP + i * ROW + ROW / 2 + 3)
+        .attr('text-anchor', 'middle')
+        .attr('font-size', 10)
+        .attr('fill', c.t !== null && Math.abs(c.t - 0.5) > 0.3 ? '#ffffff' : COLORS.text)
+        .text(c.text);
       cell.append('title').text(c.title);
     }
   });
@@ -53,8 +78,23 @@ function legend(g: d3.Selection<SVGGElement, unknown, null, undefined>, color: d
   const w = 160;
   const id = 'scenario-heatmap-gradient';
   const grad = g.append('defs').append('linearGradient').attr('id', id);
-  for (const t of [0, 0.5, 1]) grad.append('stop').attr('offset', `${t * 100}%`).attr('stop-color', color(t));
+  for (const t of [0, 0.5, 1])
+    grad
+      .append('stop')
+      .attr('offset', `${t * 100}%`)
+      .attr('stop-color', color(t));
   g.append('rect').attr('x', LEFT).attr('y', 4).attr('width', w).attr('height', 10).attr('rx', 2).attr('fill', `url(#${id})`);
-  g.append('text').attr('x', LEFT - 6).attr('y', 13).attr('text-anchor', 'end').attr('font-size', 10).attr('fill', COLORS.textSoft).text(`worst ${ends[0]}`);
-  g.append('text').attr('x', LEFT + w + 6).attr('y', 13).attr('font-size', 10).attr('fill', COLORS.textSoft).text(`${ends[1]} best`);
+  g.append('text')
+    .attr('x', LEFT - 6)
+    .attr('y', 13)
+    .attr('text-anchor', 'end')
+    .attr('font-size', 10)
+    .attr('fill', COLORS.textSoft)
+    .text(`worst ${ends[0]}`);
+  g.append('text')
+    .attr('x', LEFT + w + 6)
+    .attr('y', 13)
+    .attr('font-size', 10)
+    .attr('fill', COLORS.textSoft)
+    .text(`${ends[1]} best`);
 }

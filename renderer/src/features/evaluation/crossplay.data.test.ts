@@ -3,20 +3,41 @@ import type { CheckpointInfo, CrossPlay } from '../../../../core/contract/contra
 import { defaultSides, heatmapData, MAX_SIDE, wrapTitle } from './crossplay.data';
 
 const x: CrossPlay = {
-  das: ['DA0', 'DA1'], cas: ['CA0'], episodesPerScenario: 2, seed: 1, cached: false,
-  daCheckpoints: [{ name: 'DA0', id: 'DA0' }, { name: 'DA1', id: 'DA1' }], caCheckpoints: [{ name: 'CA0', id: 'CA0' }],
-  scenarios: [{ id: 'fraud', fraudReference: true }, { id: 'card', fraudReference: false }],
+  das: ['DA0', 'DA1'],
+  cas: ['CA0'],
+  episodesPerScenario: 2,
+  seed: 1,
+  cached: false,
+  daCheckpoints: [
+    { name: 'DA0', id: 'DA0' },
+    { name: 'DA1', id: 'DA1' },
+  ],
+  caCheckpoints: [{ name: 'CA0', id: 'CA0' }],
+  scenarios: [
+    { id: 'fraud', fraudReference: true },
+    { id: 'card', fraudReference: false },
+  ],
   cells: [
     { da: 'DA0', ca: 'CA0', scenarioId: 'fraud', fraudReference: true, episodes: 2, daWins: 2, daWinRate: 1 },
     { da: 'DA0', ca: 'CA0', scenarioId: 'card', fraudReference: false, episodes: 2, daWins: 0, daWinRate: 0 },
     { da: 'DA1', ca: 'CA0', scenarioId: 'fraud', fraudReference: true, episodes: 2, daWins: 1, daWinRate: 0.5 },
     { da: 'DA1', ca: 'CA0', scenarioId: 'card', fraudReference: false, episodes: 2, daWins: 2, daWinRate: 1 },
   ],
-  pairs: [{ da: 'DA0', ca: 'CA0', wDa: 0 }, { da: 'DA1', ca: 'CA0', wDa: null }],
+  pairs: [
+    { da: 'DA0', ca: 'CA0', wDa: 0 },
+    { da: 'DA1', ca: 'CA0', wDa: null },
+  ],
 };
 
 const cp = (name: string, role: 'DA' | 'CA', generation: number, runId: string | null): CheckpointInfo => ({
-  name, role, generation, runId, createdAt: `2026-01-0${generation + 1}`, parent: null, source: 'gym', humanEpisodes: 0,
+  name,
+  role,
+  generation,
+  runId,
+  createdAt: `2026-01-0${generation + 1}`,
+  parent: null,
+  source: 'gym',
+  humanEpisodes: 0,
 });
 
 describe('cross-play heat map data', () => {
@@ -34,7 +55,9 @@ describe('cross-play heat map data', () => {
   it("defaults to the run's checkpoints, oldest first, at most MAX_SIDE per role", () => {
     const list = [
       ...Array.from({ length: MAX_SIDE + 2 }, (_, g) => cp(`DA${g}`, 'DA', g, 'R1')),
-      cp('CA0', 'CA', 0, 'R1'), cp('CA9', 'CA', 0, 'R2'), cp('DA-x', 'DA', 0, 'R2'),
+      cp('CA0', 'CA', 0, 'R1'),
+      cp('CA9', 'CA', 0, 'R2'),
+      cp('DA-x', 'DA', 0, 'R2'),
     ];
     const s = defaultSides(list, 'R1');
     expect(s.das).toEqual(['DA2', 'DA3', 'DA4', 'DA5', 'DA6', 'DA7']);

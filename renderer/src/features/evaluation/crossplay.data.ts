@@ -32,12 +32,16 @@ export interface HeatmapData {
 
 export function heatmapData(x: CrossPlay): HeatmapData {
   const overall: HeatPanel = {
-    id: 'W_DA', title: 'W_DA (CA-winnable)', fraud: false,
+    id: 'W_DA',
+    title: 'W_DA (CA-winnable)',
+    fraud: false,
     cells: x.pairs.map((p) => ({ da: p.da, ca: p.ca, rate: p.wDa, label: p.wDa === null ? 'n/a' : `W_DA ${Math.round(p.wDa * 100)}%` })),
   };
   const scenarios = [...x.scenarios.filter((s) => !s.fraudReference), ...x.scenarios.filter((s) => s.fraudReference)];
   const panels = scenarios.map((s) => ({
-    id: s.id, title: s.fraudReference ? `${s.id} ⚑` : s.id, fraud: s.fraudReference,
+    id: s.id,
+    title: s.fraudReference ? `${s.id} ⚑` : s.id,
+    fraud: s.fraudReference,
     cells: x.cells.filter((c) => c.scenarioId === s.id).map((c) => ({ da: c.da, ca: c.ca, rate: c.daWinRate, label: `DA won ${c.daWins}/${c.episodes}` })),
   }));
   return { das: x.das, cas: x.cas, panels: [overall, ...panels] };

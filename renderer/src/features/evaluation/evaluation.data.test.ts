@@ -10,8 +10,18 @@ describe('evaluation view', () => {
   it("reads the runner's shape: checkpoints with held-out metrics, a deployment gate and per-scenario results", () => {
     const v = evaluationView({
       checkpoints: [
-        { da: 'DA0', ca: 'CA0', heldout: { episodes: 12, routingAccuracy: 0.33, fail: 0.75, perScenario: perScenario(0) }, gate: { threshold: 0.9, scenarios: ['a', 'b'], episodes: 8, daWinRate: 0.625, passed: false } },
-        { da: 'DA1', ca: 'CA0', heldout: { episodes: 12, routingAccuracy: 0.5, fail: 0.5, perScenario: perScenario(1) }, gate: { threshold: 0.9, scenarios: ['a', 'b'], episodes: 8, daWinRate: 0.95, passed: true } },
+        {
+          da: 'DA0',
+          ca: 'CA0',
+          heldout: { episodes: 12, routingAccuracy: 0.33, fail: 0.75, perScenario: perScenario(0) },
+          gate: { threshold: 0.9, scenarios: ['a', 'b'], episodes: 8, daWinRate: 0.625, passed: false },
+        },
+        {
+          da: 'DA1',
+          ca: 'CA0',
+          heldout: { episodes: 12, routingAccuracy: 0.5, fail: 0.5, perScenario: perScenario(1) },
+          gate: { threshold: 0.9, scenarios: ['a', 'b'], episodes: 8, daWinRate: 0.95, passed: true },
+        },
       ],
     })!;
     expect(v.rest).toEqual({});
@@ -33,7 +43,11 @@ describe('evaluation view', () => {
   });
 
   it('names two per-scenario tables apart when a checkpoint also has a reference evaluation', () => {
-    const row = (da: string) => ({ da, heldout: { routingAccuracy: 0.5, perScenario: perScenario(0) }, reference: { ca: 'scripted', heldout: { routingAccuracy: 0.75, perScenario: perScenario(1) } } });
+    const row = (da: string) => ({
+      da,
+      heldout: { routingAccuracy: 0.5, perScenario: perScenario(0) },
+      reference: { ca: 'scripted', heldout: { routingAccuracy: 0.75, perScenario: perScenario(1) } },
+    });
     const v = evaluationView({ checkpoints: [row('DA0'), row('DA1')] })!;
     expect(v.tables.map((t) => t.title)).toEqual(['checkpoints', 'checkpoints · heldout.perScenario', 'checkpoints · reference.heldout.perScenario']);
     expect(v.tables[2]!.rows[0]!.cells['routingAccuracy · DA0']).toBe(1);
@@ -42,7 +56,10 @@ describe('evaluation view', () => {
   });
 
   it('reads a plain array of rows, and rows keyed by checkpoint, keeping the rest', () => {
-    const a = evaluationView([{ checkpoint: 'DA0', strictPass: 0.25 }, { checkpoint: 'DA2', strictPass: 0.5 }])!;
+    const a = evaluationView([
+      { checkpoint: 'DA0', strictPass: 0.25 },
+      { checkpoint: 'DA2', strictPass: 0.5 },
+    ])!;
     expect(a.tables[0]!.rows.map((r) => r.key)).toEqual(['DA0', 'DA2']);
     const b = evaluationView({ ca: 'CA3', perCheckpoint: { DA0: { failRate: 0.5 }, DA1: { failRate: 0.2 } }, notes: ['x'] })!;
     expect(b.tables.map((t) => t.title)).toEqual(['perCheckpoint']);

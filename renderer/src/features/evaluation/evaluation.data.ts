@@ -113,7 +113,15 @@ function tablesOf(title: string, value: unknown): EvaluationTable[] | null {
     }
     // Grouped by measure, then checkpoint: routingAccuracy · DA0, routingAccuracy · DA1, …
     const columns = measures.flatMap((m) => flats.map((f) => ({ key: `${m} · ${f.key}`, label: `${m} · ${f.key}` })));
-    out.push(hoistCommon({ title: `${title} · ${names.get(path)}`, rowKey: itemKey ?? 'item', columns, rows: [...rows].map(([key, cells]) => ({ key, cells })), common: [] }));
+    out.push(
+      hoistCommon({
+        title: `${title} · ${names.get(path)}`,
+        rowKey: itemKey ?? 'item',
+        columns,
+        rows: [...rows].map(([key, cells]) => ({ key, cells })),
+        common: [],
+      }),
+    );
   }
   return out;
 }

@@ -7,13 +7,51 @@ const table: HeldoutTable = {
   checkpoints: ['DA0', 'DA1'],
   gateThreshold: 0.9,
   rows: [
-    { key: 'routing', kind: 'rate', better: 'higher', cells: [{ value: 22 / 24, ci: [0.742, 0.977], n: 24, delta: null }, { value: 1, ci: [0.862, 1], n: 24, delta: 2 / 24 }] },
-    { key: 'fail', kind: 'rate', better: 'lower', cells: [{ value: 0.25, ci: [0.12, 0.45], n: 24, delta: null }, { value: 0.5, ci: [0.31, 0.69], n: 24, delta: 0.25 }] },
-    { key: 'meanReward', kind: 'reward', better: 'higher', cells: [{ value: 3.1, ci: null, n: 24, delta: null }, { value: 2.7, ci: null, n: 24, delta: -0.4 }] },
-    { key: 'gate', kind: 'rate', better: 'higher', cells: [{ value: 0.75, ci: [0.5, 0.9], n: 16, delta: null, passed: false }, { value: 15 / 16, ci: [0.72, 0.99], n: 16, delta: 3 / 16, passed: true }] },
+    {
+      key: 'routing',
+      kind: 'rate',
+      better: 'higher',
+      cells: [
+        { value: 22 / 24, ci: [0.742, 0.977], n: 24, delta: null },
+        { value: 1, ci: [0.862, 1], n: 24, delta: 2 / 24 },
+      ],
+    },
+    {
+      key: 'fail',
+      kind: 'rate',
+      better: 'lower',
+      cells: [
+        { value: 0.25, ci: [0.12, 0.45], n: 24, delta: null },
+        { value: 0.5, ci: [0.31, 0.69], n: 24, delta: 0.25 },
+      ],
+    },
+    {
+      key: 'meanReward',
+      kind: 'reward',
+      better: 'higher',
+      cells: [
+        { value: 3.1, ci: null, n: 24, delta: null },
+        { value: 2.7, ci: null, n: 24, delta: -0.4 },
+      ],
+    },
+    {
+      key: 'gate',
+      kind: 'rate',
+      better: 'higher',
+      cells: [
+        { value: 0.75, ci: [0.5, 0.9], n: 16, delta: null, passed: false },
+        { value: 15 / 16, ci: [0.72, 0.99], n: 16, delta: 3 / 16, passed: true },
+      ],
+    },
   ],
   scenarios: [
-    { scenarioId: 'dispute-h', cells: [{ episodes: 2, routingAccuracy: 0.5, strictPass: 0, meanReward: -1 }, { episodes: 2, routingAccuracy: 1, strictPass: 0.5, meanReward: 4 }] },
+    {
+      scenarioId: 'dispute-h',
+      cells: [
+        { episodes: 2, routingAccuracy: 0.5, strictPass: 0, meanReward: -1 },
+        { episodes: 2, routingAccuracy: 1, strictPass: 0.5, meanReward: 4 },
+      ],
+    },
     { scenarioId: 'card-h', cells: [null, { episodes: 2, routingAccuracy: 0, strictPass: 0, meanReward: 1 }] },
   ],
 };
@@ -35,7 +73,10 @@ describe('held-out table view', () => {
   });
 
   it('reads a change too small to print as none', () => {
-    expect(cellView({ key: 'routing', kind: 'rate', better: 'higher' }, { value: 0.5, ci: null, n: 4, delta: 0.0001 }, null)).toMatchObject({ delta: '±0', tone: 'same' });
+    expect(cellView({ key: 'routing', kind: 'rate', better: 'higher' }, { value: 0.5, ci: null, n: 4, delta: 0.0001 }, null)).toMatchObject({
+      delta: '±0',
+      tone: 'same',
+    });
   });
 
   it('lays per-scenario results out as scenario × checkpoint, rates on 0–100%, reward on its range', () => {

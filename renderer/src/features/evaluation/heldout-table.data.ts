@@ -59,10 +59,13 @@ export function cellView(row: Pick<HeldoutMetricRow, 'key' | 'kind' | 'better'>,
     // Rounded as shown, so a change too small to print reads as none rather than "+0.0".
     const shown = rate ? Math.round(c.delta * 1000) / 10 : Math.round(c.delta * 100) / 100;
     delta = shown === 0 ? '±0' : rate ? `${signed(shown, 1)} pts` : signed(shown, 2);
-    tone = shown === 0 ? 'same' : (shown > 0) === (row.better === 'higher') ? 'better' : 'worse';
+    tone = shown === 0 ? 'same' : shown > 0 === (row.better === 'higher') ? 'better' : 'worse';
   }
   const gate = row.key === 'gate' && c.value !== null ? (c.passed ? 'held' : 'not held') : null;
-  const what = row.key === 'gate' ? `DA win rate ${value} on ${c.n} gate episodes${threshold !== null ? ` (needs ≥ ${pct1(threshold)})` : ''}` : `${value} over ${c.n} episodes`;
+  const what =
+    row.key === 'gate'
+      ? `DA win rate ${value} on ${c.n} gate episodes${threshold !== null ? ` (needs ≥ ${pct1(threshold)})` : ''}`
+      : `${value} over ${c.n} episodes`;
   const title = ci ? `${what}; 95% interval ${ci.slice(1, -1).replace('–', '% to ')}%` : what;
   return { value, ci, delta, tone, gate, title };
 }
@@ -73,7 +76,9 @@ export function tableView(t: HeldoutTable): TableView {
   const note = [
     ns.length === 1 ? `${ns[0]} held-out episodes per checkpoint` : `held-out episodes per checkpoint: ${ns.join(', ')}`,
     gateN ? `${gateN} gate episodes${t.gateThreshold !== null ? `, gate threshold ${pct1(t.gateThreshold)}` : ''}` : null,
-  ].filter(Boolean).join(' · ');
+  ]
+    .filter(Boolean)
+    .join(' · ');
   return {
     opponent: t.opponent,
     checkpoints: t.checkpoints,
@@ -123,7 +128,14 @@ export function scenarioHeatmap(t: HeldoutTable, measure: ScenarioMeasure): Scen
       const checkpoint = t.checkpoints[i]!;
       if (!c) return { scenarioId: s.scenarioId, checkpoint, value: null, t: null, text: '–', title: `${s.scenarioId} · ${checkpoint}: not evaluated` };
       const v = c[measure];
-      return { scenarioId: s.scenarioId, checkpoint, value: v, t: (v - lo) / (hi - lo), text: fmt(v), title: `${s.scenarioId} · ${checkpoint}: ${label} ${fmt(v)} over ${c.episodes} episodes` };
+      return {
+        scenarioId: s.scenarioId,
+        checkpoint,
+        value: v,
+        t: (v - lo) / (hi - lo),
+        text: fmt(v),
+        title: `${s.scenarioId} · ${checkpoint}: ${label} ${fmt(v)} over ${c.episodes} episodes`,
+      };
     }),
   );
   return { scenarios: t.scenarios.map((s) => s.scenarioId), checkpoints: t.checkpoints, cells, measure, legend: [fmt(lo), fmt(hi)] };

@@ -5,14 +5,16 @@ import { gapBars, panelTable } from './panel.data';
 const cp = (key: string, kind: PanelCounterpart['kind'] = 'run-ca'): PanelCounterpart => ({ key, kind, label: key, spec: '', runId: null });
 /** A row as the host computes it (core/arena/panel.ts panelRow): Wilson intervals of k of n. */
 const row = (c: PanelCounterpart, n: number, routing: number, ci: [number, number], reward: number, replay?: PanelRow['replay']): PanelRow => ({
-  counterpart: c, episodes: n,
+  counterpart: c,
+  episodes: n,
   cells: { routing: { value: routing, ci, n }, strictPass: { value: routing / 2, ci: null, n }, meanReward: { value: reward, ci: null, n } },
   ...(replay ? { replay } : {}),
 });
 const mi = (mean: number, ci: [number, number] | null, n = 3): MeanInterval => ({ n, mean, sd: 0.25, ci, t: null, df: n - 1 });
 
 const panel: RunPanel = {
-  da: 'DA2', protocol: 'seeds=1,2;episodes=1',
+  da: 'DA2',
+  protocol: 'seeds=1,2;episodes=1',
   summary: {
     rows: [
       row(cp('scripted', 'scripted'), 24, 0.75, [0.553, 0.881], 6),
@@ -25,12 +27,16 @@ const panel: RunPanel = {
   },
 };
 
-describe('the Evaluation screen\'s panel', () => {
+describe("the Evaluation screen's panel", () => {
   it('lists the training counterpart, each member with its Wilson interval, the average and the gap', () => {
     const rows = panelTable(panel);
     expect(rows.map((r) => [r.role, r.label])).toEqual([
-      ['training', 'training: CA2'], ['member', 'scripted'], ['member', 'CA4'], ['member', 'human'],
-      ['summary', 'panel average (3 counterparts)'], ['summary', 'mismatch gap (training − panel)'],
+      ['training', 'training: CA2'],
+      ['member', 'scripted'],
+      ['member', 'CA4'],
+      ['member', 'human'],
+      ['summary', 'panel average (3 counterparts)'],
+      ['summary', 'mismatch gap (training − panel)'],
     ]);
     expect(rows[2]!.routing).toBe('50.0% [31–69]');
     expect(rows[0]!.strictPass).toBe('50.0%');
@@ -41,7 +47,7 @@ describe('the Evaluation screen\'s panel', () => {
     expect(rows[5]!.meanReward).toBe('3.00 [-1.97, 7.97]');
   });
 
-  it('draws the gap in routing and strict PASS with the host\'s intervals', () => {
+  it("draws the gap in routing and strict PASS with the host's intervals", () => {
     const bars = gapBars(panel);
     expect(bars.map((b) => b.key)).toEqual(['routing', 'strictPass']);
     expect(bars[0]!.value).toBeCloseTo(0.25, 12);

@@ -36,9 +36,17 @@ const meanOf = (m: MeanInterval, isRate: boolean) => {
 
 function memberRow(r: PanelRow, role: 'training' | 'member'): PanelTableRow {
   return {
-    key: `${role}:${r.counterpart.key}`, label: role === 'training' ? `training: ${r.counterpart.label}` : r.counterpart.label, kind: r.counterpart.kind, role,
-    episodes: String(r.episodes), routing: rate(r.cells.routing), strictPass: rate(r.cells.strictPass), meanReward: r.cells.meanReward.value.toFixed(2),
-    note: r.replay ? `replayed ${r.replay.replayedTurns} of ${r.replay.humanTurns} human turns; opening only in ${r.replay.openingOnly} of ${r.replay.episodes}` : '',
+    key: `${role}:${r.counterpart.key}`,
+    label: role === 'training' ? `training: ${r.counterpart.label}` : r.counterpart.label,
+    kind: r.counterpart.kind,
+    role,
+    episodes: String(r.episodes),
+    routing: rate(r.cells.routing),
+    strictPass: rate(r.cells.strictPass),
+    meanReward: r.cells.meanReward.value.toFixed(2),
+    note: r.replay
+      ? `replayed ${r.replay.replayedTurns} of ${r.replay.humanTurns} human turns; opening only in ${r.replay.openingOnly} of ${r.replay.episodes}`
+      : '',
   };
 }
 
@@ -48,13 +56,27 @@ export function panelTable(p: RunPanel): PanelTableRow[] {
   if (s.training) rows.push(memberRow(s.training, 'training'));
   for (const r of s.rows) rows.push(memberRow(r, 'member'));
   rows.push({
-    key: 'average', label: `panel average (${s.rows.length} counterparts)`, kind: '', episodes: '', role: 'summary', note: '',
-    routing: meanOf(s.average.routing, true), strictPass: meanOf(s.average.strictPass, true), meanReward: meanOf(s.average.meanReward, false),
+    key: 'average',
+    label: `panel average (${s.rows.length} counterparts)`,
+    kind: '',
+    episodes: '',
+    role: 'summary',
+    note: '',
+    routing: meanOf(s.average.routing, true),
+    strictPass: meanOf(s.average.strictPass, true),
+    meanReward: meanOf(s.average.meanReward, false),
   });
   if (s.gap) {
     rows.push({
-      key: 'gap', label: 'mismatch gap (training − panel)', kind: '', episodes: '', role: 'summary', note: '',
-      routing: meanOf(s.gap.routing, true), strictPass: meanOf(s.gap.strictPass, true), meanReward: meanOf(s.gap.meanReward, false),
+      key: 'gap',
+      label: 'mismatch gap (training − panel)',
+      kind: '',
+      episodes: '',
+      role: 'summary',
+      note: '',
+      routing: meanOf(s.gap.routing, true),
+      strictPass: meanOf(s.gap.strictPass, true),
+      meanReward: meanOf(s.gap.meanReward, false),
     });
   }
   return rows;
@@ -63,5 +85,7 @@ export function panelTable(p: RunPanel): PanelTableRow[] {
 export function gapBars(p: RunPanel): GapBar[] {
   const g = p.summary.gap;
   if (!g) return [];
-  return (['routing', 'strictPass'] as const).flatMap((k) => (g[k].n ? [{ key: k, label: k === 'routing' ? 'routing' : 'strict PASS', value: g[k].mean, ci: g[k].ci, n: g[k].n }] : []));
+  return (['routing', 'strictPass'] as const).flatMap((k) =>
+    g[k].n ? [{ key: k, label: k === 'routing' ? 'routing' : 'strict PASS', value: g[k].mean, ci: g[k].ci, n: g[k].n }] : [],
+  );
 }

@@ -3,9 +3,21 @@ import type { ScenarioDraft } from '../../../../core/contract/contract';
 import { draftOf, emptyForm, fieldLabel, formOf, mergeProblems, newAdversity, problemsOf, toggleIntent } from './scenario-editor.data';
 
 const scenario: ScenarioDraft = {
-  id: 'angry-dispute', title: 'Angry dispute', fraudReference: false, ambiguity: 'ambiguous', intents: ['card_payment_not_recognised'], expectedTool: 'dispute_charge',
-  account: { situation: 'unrecognized_charge', merchant: 'Cafe Rio', amount: 42.5 }, description: 'A charge the customer does not know.', complexity: 'unhappy',
-  task: { objective: 'Dispute the charge', hardConstraints: { amount: 42.5, merchant: 'Cafe Rio' }, softPreferences: { urgent: true }, successCriteria: ['dispute filed', 'customer told'] },
+  id: 'angry-dispute',
+  title: 'Angry dispute',
+  fraudReference: false,
+  ambiguity: 'ambiguous',
+  intents: ['card_payment_not_recognised'],
+  expectedTool: 'dispute_charge',
+  account: { situation: 'unrecognized_charge', merchant: 'Cafe Rio', amount: 42.5 },
+  description: 'A charge the customer does not know.',
+  complexity: 'unhappy',
+  task: {
+    objective: 'Dispute the charge',
+    hardConstraints: { amount: 42.5, merchant: 'Cafe Rio' },
+    softPreferences: { urgent: true },
+    successCriteria: ['dispute filed', 'customer told'],
+  },
   persona: { name: 'Dana', style: 'curt', sampleMessages: ['Fix this now.', 'Seriously?'] },
   adversities: [
     { kind: 'partial_information', slot: 'amount', rate: 0.5 },
@@ -25,7 +37,11 @@ describe('scenario editor form', () => {
   it('adds the impossible block and leaves persona and task out when empty', () => {
     const f = { ...emptyForm(), id: 'x', title: 'X', intents: 'a, b', description: 'd', impossible: true, fallbackBehavior: 'decline', impossibleReason: 'no' };
     const { draft } = draftOf(f);
-    expect(draft).toMatchObject({ intents: ['a', 'b'], impossible: { fallback_behavior: 'decline', reason: 'no' }, account: { situation: 'unrecognized_charge' } });
+    expect(draft).toMatchObject({
+      intents: ['a', 'b'],
+      impossible: { fallback_behavior: 'decline', reason: 'no' },
+      account: { situation: 'unrecognized_charge' },
+    });
     expect(draft).not.toHaveProperty('persona');
     expect(draft).not.toHaveProperty('task');
   });
@@ -46,7 +62,10 @@ describe('scenario editor form', () => {
 describe('scenario editor problems', () => {
   it('merges the form’s own problems with the engine’s, the form’s first where both name a field', () => {
     const local = [{ field: 'adversities[0].rate', message: 'expected a number, got "x"' }];
-    const engine = [{ field: 'adversities[0].rate', message: 'Expected number, received null' }, { field: 'title', message: 'expected a non-empty string' }];
+    const engine = [
+      { field: 'adversities[0].rate', message: 'Expected number, received null' },
+      { field: 'title', message: 'expected a non-empty string' },
+    ];
     expect(mergeProblems(local, engine)).toEqual([local[0], engine[1]]);
   });
 

@@ -56,27 +56,72 @@ export interface ScenarioForm {
 export const CONVERSATIONAL = ['partial_information', 'incremental_constraints', 'goal_revision', 'adversarial_tone'];
 
 export function newAdversity(kind: AdversitySpec['kind']): AdversityForm {
-  return { kind, slot: kind === 'partial_information' ? 'merchant' : '', reveals: '', from: '', turn: kind === 'goal_revision' ? '2' : '', rate: '', tool: '', message: '' };
+  return {
+    kind,
+    slot: kind === 'partial_information' ? 'merchant' : '',
+    reveals: '',
+    from: '',
+    turn: kind === 'goal_revision' ? '2' : '',
+    rate: '',
+    tool: '',
+    message: '',
+  };
 }
 
 export function emptyForm(): ScenarioForm {
   return {
-    id: '', title: '', description: '', expectedTool: 'dispute_charge', intents: '', situation: 'unrecognized_charge', ambiguity: 'clear', fraudReference: false,
-    complexity: 'unhappy', personaName: '', personaStyle: '', personaSamples: '', objective: '', hardConstraints: '', softPreferences: '', successCriteria: '',
-    adversities: [], impossible: false, fallbackBehavior: 'explain', impossibleReason: '', carried: {},
+    id: '',
+    title: '',
+    description: '',
+    expectedTool: 'dispute_charge',
+    intents: '',
+    situation: 'unrecognized_charge',
+    ambiguity: 'clear',
+    fraudReference: false,
+    complexity: 'unhappy',
+    personaName: '',
+    personaStyle: '',
+    personaSamples: '',
+    objective: '',
+    hardConstraints: '',
+    softPreferences: '',
+    successCriteria: '',
+    adversities: [],
+    impossible: false,
+    fallbackBehavior: 'explain',
+    impossibleReason: '',
+    carried: {},
   };
 }
 
-const lines = (s: string) => s.split('\n').map((x) => x.trim()).filter(Boolean);
-const slotLines = (v: Record<string, string | number | boolean>) => Object.entries(v).map(([k, x]) => `${k} = ${String(x)}`).join('\n');
+const lines = (s: string) =>
+  s
+    .split('\n')
+    .map((x) => x.trim())
+    .filter(Boolean);
+const slotLines = (v: Record<string, string | number | boolean>) =>
+  Object.entries(v)
+    .map(([k, x]) => `${k} = ${String(x)}`)
+    .join('\n');
 const num = (n: number | undefined) => (n === undefined ? '' : String(n));
 
 export function formOf(d: ScenarioDraft): ScenarioForm {
   return {
-    id: d.id, title: d.title, description: d.description, expectedTool: d.expectedTool, intents: d.intents.join(', '), situation: d.account.situation,
-    ambiguity: d.ambiguity, fraudReference: d.fraudReference, complexity: d.complexity ?? '',
-    personaName: d.persona?.name ?? '', personaStyle: d.persona?.style ?? '', personaSamples: d.persona?.sampleMessages.join('\n') ?? '',
-    objective: d.task?.objective ?? '', hardConstraints: slotLines(d.task?.hardConstraints ?? {}), softPreferences: slotLines(d.task?.softPreferences ?? {}),
+    id: d.id,
+    title: d.title,
+    description: d.description,
+    expectedTool: d.expectedTool,
+    intents: d.intents.join(', '),
+    situation: d.account.situation,
+    ambiguity: d.ambiguity,
+    fraudReference: d.fraudReference,
+    complexity: d.complexity ?? '',
+    personaName: d.persona?.name ?? '',
+    personaStyle: d.persona?.style ?? '',
+    personaSamples: d.persona?.sampleMessages.join('\n') ?? '',
+    objective: d.task?.objective ?? '',
+    hardConstraints: slotLines(d.task?.hardConstraints ?? {}),
+    softPreferences: slotLines(d.task?.softPreferences ?? {}),
     successCriteria: d.task?.successCriteria.join('\n') ?? '',
     adversities: (d.adversities ?? []).map((a) => ({
       ...newAdversity(a.kind),
@@ -88,7 +133,9 @@ export function formOf(d: ScenarioDraft): ScenarioForm {
       ...('message' in a ? { message: a.message ?? '' } : {}),
       rate: num(a.rate),
     })),
-    impossible: d.impossible !== undefined, fallbackBehavior: d.impossible?.fallback_behavior ?? 'explain', impossibleReason: d.impossible?.reason ?? '',
+    impossible: d.impossible !== undefined,
+    fallbackBehavior: d.impossible?.fallback_behavior ?? 'explain',
+    impossibleReason: d.impossible?.reason ?? '',
     carried: { account: d.account, ...(d.referenceActions ? { referenceActions: d.referenceActions } : {}) },
   };
 }
@@ -122,9 +169,17 @@ function optionalNumber(text: string, field: string, problems: FieldProblem[]): 
 export function draftOf(f: ScenarioForm): { draft: Record<string, unknown>; problems: FieldProblem[] } {
   const problems: FieldProblem[] = [];
   const d: Record<string, unknown> = {
-    id: f.id.trim(), title: f.title.trim(), fraudReference: f.fraudReference, ambiguity: f.ambiguity,
-    intents: f.intents.split(',').map((x) => x.trim()).filter(Boolean), expectedTool: f.expectedTool,
-    account: { ...f.carried.account, situation: f.situation }, description: f.description.trim(),
+    id: f.id.trim(),
+    title: f.title.trim(),
+    fraudReference: f.fraudReference,
+    ambiguity: f.ambiguity,
+    intents: f.intents
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean),
+    expectedTool: f.expectedTool,
+    account: { ...f.carried.account, situation: f.situation },
+    description: f.description.trim(),
   };
   if (f.complexity) d.complexity = f.complexity;
   if (f.objective.trim() || f.hardConstraints.trim() || f.softPreferences.trim() || f.successCriteria.trim()) {
@@ -181,16 +236,30 @@ export function mergeProblems(local: readonly FieldProblem[], engine: readonly F
 
 /** The comma-separated intents with `intent` ticked or unticked, in the order they were picked. */
 export function toggleIntent(intents: string, intent: string, on: boolean): string {
-  const list = intents.split(',').map((x) => x.trim()).filter(Boolean);
+  const list = intents
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
   const next = on ? (list.includes(intent) ? list : [...list, intent]) : list.filter((x) => x !== intent);
   return next.join(', ');
 }
 
 const FIELD_WORDS: Record<string, string> = {
-  id: 'Id', title: 'Title', description: 'Description', intents: 'Intents', expectedTool: 'Expected tool', complexity: 'Complexity',
-  'persona.name': 'Persona name', 'persona.style': 'Persona style', 'persona.sampleMessages': 'Sample messages',
-  'task.objective': 'Objective', 'task.hardConstraints': 'Hard constraints', 'task.softPreferences': 'Soft preferences', 'task.successCriteria': 'Success criteria',
-  'impossible.reason': 'Why the goal cannot be met', 'impossible.fallback_behavior': 'Fallback behaviour',
+  id: 'Id',
+  title: 'Title',
+  description: 'Description',
+  intents: 'Intents',
+  expectedTool: 'Expected tool',
+  complexity: 'Complexity',
+  'persona.name': 'Persona name',
+  'persona.style': 'Persona style',
+  'persona.sampleMessages': 'Sample messages',
+  'task.objective': 'Objective',
+  'task.hardConstraints': 'Hard constraints',
+  'task.softPreferences': 'Soft preferences',
+  'task.successCriteria': 'Success criteria',
+  'impossible.reason': 'Why the goal cannot be met',
+  'impossible.fallback_behavior': 'Fallback behaviour',
 };
 
 /** A problem's field in the form's words: "adversities[0].turn" → "Adversity 1 · turn", "intents[2]" → "Intents (3rd picked)". */

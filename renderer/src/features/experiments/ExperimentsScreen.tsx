@@ -40,7 +40,10 @@ export function ExperimentsScreen() {
     <div className="screen" data-testid="screen-experiments">
       <header className="screen-head">
         <h1>Experiments</h1>
-        <p className="lede">A run bootstraps DA0 and CA0, then alternates arena matches with isolation gyms for the weaker agent (or, with the IB-RL schedule, gyms for both roles) until the stopping rule holds.</p>
+        <p className="lede">
+          A run bootstraps DA0 and CA0, then alternates arena matches with isolation gyms for the weaker agent (or, with the IB-RL schedule, gyms for both
+          roles) until the stopping rule holds.
+        </p>
       </header>
       <div className="two-col">
         <NewRun />
@@ -80,13 +83,17 @@ function NewRun() {
 
   let body;
   if (status === 'loading' || status === 'idle') body = <LoadingState label="Loading presets…" />;
-  else if (status === 'error') body = <ErrorState title="Could not load the presets" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadPresets() }]} />;
+  else if (status === 'error')
+    body = <ErrorState title="Could not load the presets" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadPresets() }]} />;
   else if (presets.length === 0)
     body = (
       <EmptyState
         title={unavailable ? 'Co-evolution runs are not available in this build' : 'No presets'}
         testId="runs-unavailable"
-        actions={[{ label: 'Play an arena match', onClick: () => navigate('arena') }, { label: 'Browse transcripts', onClick: () => navigate('transcripts') }]}
+        actions={[
+          { label: 'Play an arena match', onClick: () => navigate('arena') },
+          { label: 'Browse transcripts', onClick: () => navigate('transcripts') },
+        ]}
       >
         {unavailable ? (
           <>
@@ -103,7 +110,13 @@ function NewRun() {
       <>
         <div className="preset-picker" role="radiogroup" aria-label="Preset">
           {presets.map((p) => (
-            <button key={p.name} role="radio" aria-checked={p.name === preset} className={`preset${p.name === preset ? ' active' : ''}`} onClick={() => choosePreset(p.name)}>
+            <button
+              key={p.name}
+              role="radio"
+              aria-checked={p.name === preset}
+              className={`preset${p.name === preset ? ' active' : ''}`}
+              onClick={() => choosePreset(p.name)}
+            >
               <b>{p.name}</b>
               <span>{p.description}</span>
             </button>
@@ -134,9 +147,17 @@ function NewRun() {
         )}
         <div className="form-row">
           {(['da', 'ca'] as const).map((role) => (
-            <label key={role} title={`A model saved in the lab (Models screen) plays the ${role.toUpperCase()}: no ${role.toUpperCase()}0, its gyms skipped. Sets the config's schedule.llm.${role}.`}>
+            <label
+              key={role}
+              title={`A model saved in the lab (Models screen) plays the ${role.toUpperCase()}: no ${role.toUpperCase()}0, its gyms skipped. Sets the config's schedule.llm.${role}.`}
+            >
               {role.toUpperCase()} played by
-              <select value={llmRoleOf(text, role)} onChange={(e) => editConfig(withLlmRole(text, role, e.target.value))} disabled={!check.ok} data-testid={`run-llm-${role}`}>
+              <select
+                value={llmRoleOf(text, role)}
+                onChange={(e) => editConfig(withLlmRole(text, role, e.target.value))}
+                disabled={!check.ok}
+                data-testid={`run-llm-${role}`}
+              >
                 <option value="">builtin (bootstrapped, trained)</option>
                 {llmModels(llmRoleOf(text, role)).map((m) => (
                   <option key={m} value={m}>
@@ -148,7 +169,12 @@ function NewRun() {
           ))}
           <label title="Where the run's policies execute; the run records the provider it got, and why. Sets the config's device.provider.">
             Device
-            <select value={deviceOf(text)} onChange={(e) => editConfig(withDevice(text, e.target.value as ProviderChoice | ''))} disabled={!check.ok} data-testid="device-picker">
+            <select
+              value={deviceOf(text)}
+              onChange={(e) => editConfig(withDevice(text, e.target.value as ProviderChoice | ''))}
+              disabled={!check.ok}
+              data-testid="device-picker"
+            >
               <option value="">engine default</option>
               {Object.entries(DEVICE_LABELS).map(([value, label]) => (
                 <option key={value} value={value}>
@@ -237,7 +263,9 @@ function RecentRuns() {
       </header>
       {status === 'loading' && <LoadingState label="Loading runs…" />}
       {status === 'error' && <ErrorState title="Could not load runs" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadRuns() }]} />}
-      {status === 'ready' && runs.length === 0 && <EmptyState title="No runs in this lab yet">Runs you start appear here with their phase and latest W_DA.</EmptyState>}
+      {status === 'ready' && runs.length === 0 && (
+        <EmptyState title="No runs in this lab yet">Runs you start appear here with their phase and latest W_DA.</EmptyState>
+      )}
       {runs.length > 0 && (
         <table className="table" data-testid="runs-table">
           <thead>

@@ -15,7 +15,8 @@ export function checkConfigText(text: string): ConfigCheck {
     const { line, column } = lineColumn(text, at.offset);
     return { ok: false, message: at.message, line, column };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, message: 'the config must be a JSON object', line: 1, column: 1 };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { ok: false, message: 'the config must be a JSON object', line: 1, column: 1 };
   return { ok: true };
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { llmRoleOf, withLlmRole } from './llm-roles';
 
-describe('the run\'s LLM role pickers', () => {
+describe("the run's LLM role pickers", () => {
   const base = JSON.stringify({ arena: { episodesPerScenario: 3 }, schedule: { caGyms: true } }, null, 2);
   it('writes schedule.llm.da / .ca and reads them back, keeping the rest of the schedule', () => {
     const t = withLlmRole(withLlmRole(base, 'ca', 'qwen7b'), 'da', 'qwen3b');

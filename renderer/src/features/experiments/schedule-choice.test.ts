@@ -15,9 +15,14 @@ describe('the schedule picker', () => {
     expect(JSON.parse(withSchedule(even, 'rl-ada', paper))).toEqual({ arena: { episodesPerScenario: 3 } });
     expect(scheduleOf(base)).toBe('rl-ada');
   });
-  it('keeps what it does not own: an IB-RL block\'s stagger and rounds, an RL-ADA ablation, text that is not JSON', () => {
+  it("keeps what it does not own: an IB-RL block's stagger and rounds, an RL-ADA ablation, text that is not JSON", () => {
     const ib = JSON.stringify({ schedule: { kind: 'ib-rl', stagger: { daEvery: 1, caEvery: 2 }, rounds: 4, pool: { pBoth: 1, pDa: 0, pCa: 0 } } });
-    expect(JSON.parse(withSchedule(ib, 'ib-rl', paper)).schedule).toEqual({ kind: 'ib-rl', stagger: { daEvery: 1, caEvery: 2 }, rounds: 4, pool: { pBoth: 1, pDa: 0, pCa: 0 } });
+    expect(JSON.parse(withSchedule(ib, 'ib-rl', paper)).schedule).toEqual({
+      kind: 'ib-rl',
+      stagger: { daEvery: 1, caEvery: 2 },
+      rounds: 4,
+      pool: { pBoth: 1, pDa: 0, pCa: 0 },
+    });
     const ablation = JSON.stringify({ schedule: { caGyms: false } });
     expect(JSON.parse(withSchedule(ablation, 'rl-ada', paper))).toEqual({ schedule: { caGyms: false } });
     expect(withSchedule('{ nope', 'ib-rl', paper)).toBe('{ nope');

@@ -37,7 +37,7 @@ export function scheduleOf(text: string): ScheduleKind {
 export function poolOf(text: string): Partial<Pool> | null {
   const cfg = parse(text);
   const pool = cfg ? scheduleBlock(cfg).pool : undefined;
-  return pool && typeof pool === 'object' ? (pool) : null;
+  return pool && typeof pool === 'object' ? pool : null;
 }
 
 /**

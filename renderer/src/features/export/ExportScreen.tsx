@@ -39,9 +39,14 @@ function EpisodesExport() {
 
   let body;
   if (status === 'loading' || status === 'idle') body = <LoadingState label="Loading matches…" />;
-  else if (status === 'error') body = <ErrorState title="Could not load the matches" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadMatches() }]} />;
+  else if (status === 'error')
+    body = <ErrorState title="Could not load the matches" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadMatches() }]} />;
   else if (matches.length === 0)
-    body = <EmptyState title="Nothing to export yet" actions={[{ label: 'Play a match in the Arena', onClick: () => navigate('arena') }]}>Episodes come from matches; this lab has none.</EmptyState>;
+    body = (
+      <EmptyState title="Nothing to export yet" actions={[{ label: 'Play a match in the Arena', onClick: () => navigate('arena') }]}>
+        Episodes come from matches; this lab has none.
+      </EmptyState>
+    );
   else
     body = (
       <>
@@ -52,7 +57,8 @@ function EpisodesExport() {
               <option value="">every match</option>
               {matches.map((m) => (
                 <option key={m.id} value={m.id}>
-                  {m.id} · {policyLabel(m.daSpec, m.daCheckpoint)} vs {policyLabel(m.caSpec, m.caCheckpoint)} · {m.perScenario.reduce((s, p) => s + p.episodes, 0)} episodes
+                  {m.id} · {policyLabel(m.daSpec, m.daCheckpoint)} vs {policyLabel(m.caSpec, m.caCheckpoint)} ·{' '}
+                  {m.perScenario.reduce((s, p) => s + p.episodes, 0)} episodes
                 </option>
               ))}
             </select>
@@ -60,10 +66,12 @@ function EpisodesExport() {
           <fieldset className="radios">
             <legend>Format</legend>
             <label>
-              <input type="radio" name="format" checked={format === 'jsonl'} onChange={() => setFormat('jsonl')} data-testid="format-jsonl" /> JSONL (chat + tool calls)
+              <input type="radio" name="format" checked={format === 'jsonl'} onChange={() => setFormat('jsonl')} data-testid="format-jsonl" /> JSONL (chat +
+              tool calls)
             </label>
             <label>
-              <input type="radio" name="format" checked={format === 'csv'} onChange={() => setFormat('csv')} data-testid="format-csv" /> CSV (one row per episode, every reward term)
+              <input type="radio" name="format" checked={format === 'csv'} onChange={() => setFormat('csv')} data-testid="format-csv" /> CSV (one row per
+              episode, every reward term)
             </label>
           </fieldset>
           <button className="btn primary" disabled={busy} onClick={() => void exportEpisodes(matchId || undefined, format)} data-testid="export-download">
@@ -71,10 +79,17 @@ function EpisodesExport() {
           </button>
         </div>
         <p className="hint">
-          JSONL: one episode a line, <span className="mono">{'{messages, tools, metadata}'}</span> — system, customer as <i>user</i>, the DA&apos;s tool calls as
+          JSONL: one episode a line, <span className="mono">{'{messages, tools, metadata}'}</span> — system, customer as <i>user</i>, the DA&apos;s tool calls
+          as
           <i> assistant</i> tool_calls with <i>tool</i> results, its words as assistant content; outcome, rewards and the DA&apos;s thinking in metadata.
         </p>
-        {exportError && <ErrorState title="The export failed" error={exportError} actions={[{ label: 'Try again', onClick: () => void exportEpisodes(matchId || undefined, format) }]} />}
+        {exportError && (
+          <ErrorState
+            title="The export failed"
+            error={exportError}
+            actions={[{ label: 'Try again', onClick: () => void exportEpisodes(matchId || undefined, format) }]}
+          />
+        )}
         {last && !exportError && (
           <p className="ok-text small" data-testid="export-done">
             Saved {last.filename}: {last.episodes} episode{last.episodes === 1 ? '' : 's'}, {(last.bytes / 1024).toFixed(1)} KiB.

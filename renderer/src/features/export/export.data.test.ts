@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { defaultChartMatch } from './export.data';
 
-const match = (id: string, ...episodes: number[]) => ({ id, perScenario: episodes.map((n, i) => ({ scenarioId: `s${i}`, fraudReference: false, episodes: n, daWins: 0, daWinRate: 0 })) });
+const match = (id: string, ...episodes: number[]) => ({
+  id,
+  perScenario: episodes.map((n, i) => ({ scenarioId: `s${i}`, fraudReference: false, episodes: n, daWins: 0, daWinRate: 0 })),
+});
 
 describe('export chart picker', () => {
   it('defaults to the newest match with enough episodes, not a one-episode human match', () => {

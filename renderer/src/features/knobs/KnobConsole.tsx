@@ -6,7 +6,15 @@
  * from the CLI or another window shows up here too.
  */
 import { useCallback, useEffect, useState } from 'react';
-import type { KnobConsole as Console, KnobHistoryRow, KnobProposalView, KnobView, KnobWriteResult, KnobWriteView, RunStatus } from '../../../../core/contract/contract';
+import type {
+  KnobConsole as Console,
+  KnobHistoryRow,
+  KnobProposalView,
+  KnobView,
+  KnobWriteResult,
+  KnobWriteView,
+  RunStatus,
+} from '../../../../core/contract/contract';
 import { errorMessage, request } from '../../engine/client';
 import { Badge } from '../../components/Badge';
 
@@ -65,16 +73,25 @@ export function KnobConsole({ runId, status }: { runId: string; status: RunStatu
     }
   };
 
-  if (!data) return <section className="panel" data-testid="knob-console">{error ? <div className="inline-error">{error}</div> : <span className="muted">Loading knobs…</span>}</section>;
+  if (!data)
+    return (
+      <section className="panel" data-testid="knob-console">
+        {error ? <div className="inline-error">{error}</div> : <span className="muted">Loading knobs…</span>}
+      </section>
+    );
   const spec = data.knobs.find((k) => k.id === knob) ?? data.knobs[0]!;
-  const submit = () => act(() => request('knobs/set', { runId, knob: spec.id, value: value.trim() === '' ? Number.NaN : Number(value), reason: reason.trim() || 'set from the console' }));
+  const submit = () =>
+    act(() =>
+      request('knobs/set', { runId, knob: spec.id, value: value.trim() === '' ? Number.NaN : Number(value), reason: reason.trim() || 'set from the console' }),
+    );
 
   return (
     <section className="panel" data-testid="knob-console">
       <div className="panel-head">
         <h3>Knobs (EAU) · run {runId}</h3>
         <span className="muted small">
-          phase <b>{data.phase}</b> · recent success W_DA <b>{data.recentSuccess === null ? 'n/a' : data.recentSuccess.toFixed(3)}</b> · difficulty gate {data.difficultyGate}
+          phase <b>{data.phase}</b> · recent success W_DA <b>{data.recentSuccess === null ? 'n/a' : data.recentSuccess.toFixed(3)}</b> · difficulty gate{' '}
+          {data.difficultyGate}
         </span>
       </div>
 
@@ -125,7 +142,12 @@ export function KnobConsole({ runId, status }: { runId: string; status: RunStatu
         </div>
       )}
 
-      <Proposals proposals={data.proposals} disabled={busy || !live} onAccept={(p, v) => void act(() => request('knobs/accept', { runId, proposalId: p.id, ...(v !== undefined ? { value: v } : {}) }))} onDismiss={(p) => void act(() => request('knobs/dismiss', { runId, proposalId: p.id }))} />
+      <Proposals
+        proposals={data.proposals}
+        disabled={busy || !live}
+        onAccept={(p, v) => void act(() => request('knobs/accept', { runId, proposalId: p.id, ...(v !== undefined ? { value: v } : {}) }))}
+        onDismiss={(p) => void act(() => request('knobs/dismiss', { runId, proposalId: p.id }))}
+      />
 
       <h4>Audit log</h4>
       {data.writes.length === 0 ? (
@@ -205,7 +227,17 @@ function WriteRow({ w, disabled, onRevert }: { w: KnobWriteView; disabled: boole
   );
 }
 
-function Proposals({ proposals, disabled, onAccept, onDismiss }: { proposals: KnobProposalView[]; disabled: boolean; onAccept: (p: KnobProposalView, value?: number) => void; onDismiss: (p: KnobProposalView) => void }) {
+function Proposals({
+  proposals,
+  disabled,
+  onAccept,
+  onDismiss,
+}: {
+  proposals: KnobProposalView[];
+  disabled: boolean;
+  onAccept: (p: KnobProposalView, value?: number) => void;
+  onDismiss: (p: KnobProposalView) => void;
+}) {
   const [edits, setEdits] = useState<Record<number, string>>({});
   if (proposals.length === 0) return null;
   return (
@@ -233,16 +265,28 @@ function Proposals({ proposals, disabled, onAccept, onDismiss }: { proposals: Kn
                 </td>
                 <td>{p.source.kind === 'diagnostic' ? `diagnostic ${p.source.name}` : `llm ${p.source.model}`}</td>
                 <td className="small">
-                  {Object.entries(p.evidence.figures).map(([k, v]) => `${k} ${fmt(v)}`).join(', ')}
-                  {p.evidence.episodes.length > 0 && ` · ${p.evidence.episodes.length} episode${p.evidence.episodes.length === 1 ? '' : 's'} (${p.evidence.episodes.slice(0, 3).join(', ')}${p.evidence.episodes.length > 3 ? ', …' : ''})`}
+                  {Object.entries(p.evidence.figures)
+                    .map(([k, v]) => `${k} ${fmt(v)}`)
+                    .join(', ')}
+                  {p.evidence.episodes.length > 0 &&
+                    ` · ${p.evidence.episodes.length} episode${p.evidence.episodes.length === 1 ? '' : 's'} (${p.evidence.episodes.slice(0, 3).join(', ')}${p.evidence.episodes.length > 3 ? ', …' : ''})`}
                   {p.evidence.series.map((s) => ` · ${s.name}: ${s.points.map(([x, y]) => `${x}:${fmt(y)}`).join(' ')}`)}
                 </td>
                 <td className="small">{p.reason}</td>
-                <td>{p.status}{p.writeId !== null && ` (W${p.writeId})`}</td>
+                <td>
+                  {p.status}
+                  {p.writeId !== null && ` (W${p.writeId})`}
+                </td>
                 <td className="actions">
                   {p.status === 'pending' && (
                     <>
-                      <input size={6} placeholder={String(p.value)} value={edits[p.id] ?? ''} onChange={(e) => setEdits({ ...edits, [p.id]: e.target.value })} aria-label="edited value" />
+                      <input
+                        size={6}
+                        placeholder={String(p.value)}
+                        value={edits[p.id] ?? ''}
+                        onChange={(e) => setEdits({ ...edits, [p.id]: e.target.value })}
+                        aria-label="edited value"
+                      />
                       <button className="btn tiny primary" disabled={disabled} onClick={() => onAccept(p, edits[p.id] ? Number(edits[p.id]) : undefined)}>
                         {edits[p.id] ? 'Accept edited' : 'Accept'}
                       </button>
@@ -266,7 +310,10 @@ function KnobHistory({ knob, runId }: { knob: string; runId: string }) {
   const [rows, setRows] = useState<KnobHistoryRow[] | null>(null);
   useEffect(() => {
     let alive = true;
-    request('knobs/history', { knob }).then((r) => alive && setRows(r), () => alive && setRows([]));
+    request('knobs/history', { knob }).then(
+      (r) => alive && setRows(r),
+      () => alive && setRows([]),
+    );
     return () => {
       alive = false;
     };
@@ -275,7 +322,13 @@ function KnobHistory({ knob, runId }: { knob: string; runId: string }) {
   if (past.length === 0) return null;
   return (
     <p className="hint" data-testid="knob-history">
-      Past runs: {past.map((r) => `${r.runId} W${r.write.id} ${fmt(r.write.from)} → ${fmt(r.write.value)} after match ${r.write.appliedState?.matches ?? '?'}: ${r.write.effect?.mark ?? '—'}`).join(' · ')}
+      Past runs:{' '}
+      {past
+        .map(
+          (r) =>
+            `${r.runId} W${r.write.id} ${fmt(r.write.from)} → ${fmt(r.write.value)} after match ${r.write.appliedState?.matches ?? '?'}: ${r.write.effect?.mark ?? '—'}`,
+        )
+        .join(' · ')}
     </p>
   );
 }

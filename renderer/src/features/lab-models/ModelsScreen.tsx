@@ -38,9 +38,9 @@ export function ModelsScreen() {
       <header className="screen-head">
         <h1>Models</h1>
         <p className="lede">
-          LLMs saved in this lab play either seat by name: pick one as the DA or the CA in the Arena, Play or Experiments. An endpoint is any
-          OpenAI-compatible server (vLLM, SGLang, llama.cpp, Ollama, a hosted API, or <span className="mono">sparring serve-model</span>); every call
-          records its tokens and latency, shown per match and per episode.
+          LLMs saved in this lab play either seat by name: pick one as the DA or the CA in the Arena, Play or Experiments. An endpoint is any OpenAI-compatible
+          server (vLLM, SGLang, llama.cpp, Ollama, a hosted API, or <span className="mono">sparring serve-model</span>); every call records its tokens and
+          latency, shown per match and per episode.
         </p>
       </header>
       <AddForm />
@@ -52,7 +52,9 @@ export function ModelsScreen() {
           </button>
         </header>
         {status === 'loading' && <LoadingState label="Loading models…" />}
-        {status === 'error' && <ErrorState title="Could not load the models" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadModels() }]} />}
+        {status === 'error' && (
+          <ErrorState title="Could not load the models" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadModels() }]} />
+        )}
         {status === 'ready' && models.length === 0 && (
           <EmptyState title="No models in this lab yet" testId="models-empty">
             Add an endpoint above. Local GGUF files appear here too once added with <span className="mono">sparring models add NAME --gguf FILE</span>.
@@ -86,7 +88,14 @@ function AddForm() {
         onSubmit={(e) => {
           e.preventDefault();
           if (!valid || adding) return;
-          void addModel({ name: name.trim(), baseUrl: baseUrl.trim(), model: model.trim(), apiKeyEnv: apiKeyEnv.trim() || undefined, toolCalls, maxConcurrency }).then((ok) => {
+          void addModel({
+            name: name.trim(),
+            baseUrl: baseUrl.trim(),
+            model: model.trim(),
+            apiKeyEnv: apiKeyEnv.trim() || undefined,
+            toolCalls,
+            maxConcurrency,
+          }).then((ok) => {
             if (ok) {
               setName('');
               setModel('');
@@ -119,7 +128,14 @@ function AddForm() {
         </label>
         <label title="Requests in flight at once: a match keeps this many episodes going">
           At once
-          <input type="number" min={1} max={1024} value={maxConcurrency} onChange={(e) => setMaxConcurrency(e.target.valueAsNumber)} data-testid="model-max-concurrency" />
+          <input
+            type="number"
+            min={1}
+            max={1024}
+            value={maxConcurrency}
+            onChange={(e) => setMaxConcurrency(e.target.valueAsNumber)}
+            data-testid="model-max-concurrency"
+          />
         </label>
         <button type="submit" className="btn primary" disabled={!valid || adding} data-testid="model-add">
           {adding ? 'Saving…' : 'Save endpoint'}
@@ -138,7 +154,7 @@ function AddForm() {
 function keyCell(m: ModelInfo) {
   if (m.apiKeyEnv === null) return <span className="muted">none</span>;
   return (
-    <span className="mono" title={m.apiKeySet ? 'set in the engine\'s environment' : 'not set in the engine\'s environment: calls will fail'}>
+    <span className="mono" title={m.apiKeySet ? "set in the engine's environment" : "not set in the engine's environment: calls will fail"}>
       {m.apiKeyEnv} {m.apiKeySet ? <Badge tone="ok">set</Badge> : <Badge tone="bad">not set</Badge>}
     </span>
   );
@@ -190,7 +206,13 @@ function ModelRows({ m, check }: { m: ModelInfo; check: ModelCheck | undefined }
             {busy && check?.kind === 'test' ? 'Testing…' : 'Test'}
           </button>
           {m.kind === 'endpoint' && (
-            <button className="btn tiny" disabled={busy} onClick={() => void listServerModels(m.name)} data-testid={`model-server-models-${m.name}`} title="GET /v1/models">
+            <button
+              className="btn tiny"
+              disabled={busy}
+              onClick={() => void listServerModels(m.name)}
+              data-testid={`model-server-models-${m.name}`}
+              title="GET /v1/models"
+            >
               Server models
             </button>
           )}
@@ -219,11 +241,19 @@ function ModelRows({ m, check }: { m: ModelInfo; check: ModelCheck | undefined }
 
 function CheckResult({ check }: { check: ModelCheck }) {
   if (check.busy) return null;
-  if ('error' in check) return <div className="inline-error">{check.kind === 'test' ? 'Test failed' : 'Could not list the server\'s models'}: {check.error}</div>;
+  if ('error' in check)
+    return (
+      <div className="inline-error">
+        {check.kind === 'test' ? 'Test failed' : "Could not list the server's models"}: {check.error}
+      </div>
+    );
   if ('models' in check) {
     return (
       <div>
-        Server models: <span className="mono" data-testid="server-models">{check.models.join(', ') || 'none'}</span>
+        Server models:{' '}
+        <span className="mono" data-testid="server-models">
+          {check.models.join(', ') || 'none'}
+        </span>
       </div>
     );
   }
@@ -238,7 +268,8 @@ function CheckResult({ check }: { check: ModelCheck }) {
         </span>
         {r.tokensPerS !== null && (
           <>
-            {' '}· <span data-testid="model-test-tps">{r.tokensPerS.toFixed(1)} tokens/s</span>
+            {' '}
+            · <span data-testid="model-test-tps">{r.tokensPerS.toFixed(1)} tokens/s</span>
           </>
         )}{' '}
         · <span className="mono">{r.model}</span> · finish {r.finishReason}

@@ -16,8 +16,26 @@ import { fmtStat, kappaWords, MEASURES, measureStrip, tacticBars } from './label
 import type { MeasureKey } from './labels.data';
 import { LabelSetup } from './LabelSetup';
 import {
-  loadItem, loadLabels, loadReport, resetItem, selectAnnotator, selectAnnotators, selectBusy, selectFinished, selectItem, selectItemError, selectItemStatus, selectLabelsError,
-  selectLabelsStatus, selectLast, selectQueue, selectReportError, selectTacticReport, submit, undo, useLabelsStore,
+  loadItem,
+  loadLabels,
+  loadReport,
+  resetItem,
+  selectAnnotator,
+  selectAnnotators,
+  selectBusy,
+  selectFinished,
+  selectItem,
+  selectItemError,
+  selectItemStatus,
+  selectLabelsError,
+  selectLabelsStatus,
+  selectLast,
+  selectQueue,
+  selectReportError,
+  selectTacticReport,
+  submit,
+  undo,
+  useLabelsStore,
 } from './labels-store';
 
 /** Keys typed into a field are text, not commands. */
@@ -42,8 +60,10 @@ export function AnnotateScreen() {
 
   let body;
   if (status === 'idle' || status === 'loading') body = <LoadingState label="Loading labels…" />;
-  else if (status === 'error') body = <ErrorState title="Could not load the labels" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadLabels() }]} />;
-  else if (!annotators.length) body = <EmptyState title="Who is labelling?">Add an annotator above; each person&apos;s labels are kept apart, so agreement can be measured.</EmptyState>;
+  else if (status === 'error')
+    body = <ErrorState title="Could not load the labels" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadLabels() }]} />;
+  else if (!annotators.length)
+    body = <EmptyState title="Who is labelling?">Add an annotator above; each person&apos;s labels are kept apart, so agreement can be measured.</EmptyState>;
   else if (!queue)
     body = (
       <EmptyState title="No tactic queue yet" actions={[{ label: 'Play a match in the Arena', onClick: () => navigate('arena') }]}>
@@ -61,10 +81,16 @@ export function AnnotateScreen() {
     <div className="screen" data-testid="screen-annotate">
       <header className="screen-head">
         <h1>Annotate</h1>
-        <p className="lede">Name the tactics in the CA&apos;s openings (RL-ADA Table 5). The match and CA checkpoint stay hidden until you have labelled an item.</p>
+        <p className="lede">
+          Name the tactics in the CA&apos;s openings (RL-ADA Table 5). The match and CA checkpoint stay hidden until you have labelled an item.
+        </p>
       </header>
       <LabelSetup kind="tactic" defaultPerMatch={50} labelSetField />
-      {error && status === 'ready' && <div className="inline-error" role="alert" data-testid="labels-error">{error}</div>}
+      {error && status === 'ready' && (
+        <div className="inline-error" role="alert" data-testid="labels-error">
+          {error}
+        </div>
+      )}
       {body}
     </div>
   );
@@ -111,7 +137,11 @@ function Workbench({ labels }: { labels: string[] }) {
 
   return (
     <section className="panel workbench" data-testid="workbench">
-      {itemError && <div className="inline-error" role="alert" data-testid="item-error">{itemError}</div>}
+      {itemError && (
+        <div className="inline-error" role="alert" data-testid="item-error">
+          {itemError}
+        </div>
+      )}
       {itemStatus === 'loading' && !item && <LoadingState label="Loading the next opening…" />}
       {finished && (
         <EmptyState title="Queue done" testId="queue-done" actions={[{ label: 'Undo the last label', onClick: () => void undo('tactic') }]}>
@@ -156,7 +186,8 @@ function Workbench({ labels }: { labels: string[] }) {
       )}
       {last?.source && (
         <p className="hint" data-testid="reveal" data-pos={last.pos}>
-          Item {last.pos + 1} ({typeof last.mine?.value === 'string' ? last.mine.value : 'no tactic'}) came from {last.source.matchId}, CA {last.source.caSpec} vs DA {last.source.daSpec}, scenario {last.source.scenarioId}.
+          Item {last.pos + 1} ({typeof last.mine?.value === 'string' ? last.mine.value : 'no tactic'}) came from {last.source.matchId}, CA {last.source.caSpec}{' '}
+          vs DA {last.source.daSpec}, scenario {last.source.scenarioId}.
         </p>
       )}
     </section>
@@ -196,16 +227,22 @@ function TacticResultsView({ report }: { report: TacticReport }) {
           <tbody>
             {a.pairs.map((p) => (
               <tr key={`${p.a}|${p.b}`} data-testid="cohen-kappa" data-a={p.a} data-b={p.b} data-value={p.value ?? ''}>
-                <td>Cohen&apos;s κ · {p.a} vs {p.b}</td>
+                <td>
+                  Cohen&apos;s κ · {p.a} vs {p.b}
+                </td>
                 <td className="num mono">{fmtStat(p.value)}</td>
-                <td className="muted">{kappaWords(p.value)} · n = {p.n}</td>
+                <td className="muted">
+                  {kappaWords(p.value)} · n = {p.n}
+                </td>
               </tr>
             ))}
             {a.fleiss && (
               <tr data-testid="fleiss-kappa">
                 <td>Fleiss&apos; κ · all annotators</td>
                 <td className="num mono">{fmtStat(a.fleiss.value)}</td>
-                <td className="muted">{kappaWords(a.fleiss.value)} · n = {a.fleiss.n} items labelled by everyone</td>
+                <td className="muted">
+                  {kappaWords(a.fleiss.value)} · n = {a.fleiss.n} items labelled by everyone
+                </td>
               </tr>
             )}
             {a.alpha && (
@@ -225,7 +262,9 @@ function TacticResultsView({ report }: { report: TacticReport }) {
           </tbody>
         </table>
         {a.pairs.length === 0 && <p className="hint">Agreement needs two annotators on the same items.</p>}
-        <p className="hint">The tactic classifier reads pressure words, entity count and length, and the intent&apos;s own and other tools&apos; cue phrases.</p>
+        <p className="hint">
+          The tactic classifier reads pressure words, entity count and length, and the intent&apos;s own and other tools&apos; cue phrases.
+        </p>
       </section>
       <ChartFrame title="Tactic distribution per match (RL-ADA Table 5)" file={`tactics-${report.queueId}`}>
         <div ref={barsRef} className="chart" data-testid="tactic-bars" />

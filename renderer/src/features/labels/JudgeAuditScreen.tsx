@@ -14,8 +14,27 @@ import { typingIn } from './AnnotateScreen';
 import { fmtStat, impactWords } from './labels.data';
 import { LabelSetup } from './LabelSetup';
 import {
-  loadItem, loadLabels, loadReport, resetItem, selectAuditJudge, setAuditJudge, selectAnnotator, selectAnnotators, selectAuditReport, selectBusy, selectFinished, selectItem, selectItemError, selectLabelsError,
-  selectLabelsStatus, selectLast, selectQueue, selectReportError, submit, undo, useLabelsStore,
+  loadItem,
+  loadLabels,
+  loadReport,
+  resetItem,
+  selectAuditJudge,
+  setAuditJudge,
+  selectAnnotator,
+  selectAnnotators,
+  selectAuditReport,
+  selectBusy,
+  selectFinished,
+  selectItem,
+  selectItemError,
+  selectLabelsError,
+  selectLabelsStatus,
+  selectLast,
+  selectQueue,
+  selectReportError,
+  submit,
+  undo,
+  useLabelsStore,
 } from './labels-store';
 
 export function JudgeAuditScreen() {
@@ -34,7 +53,8 @@ export function JudgeAuditScreen() {
 
   let body;
   if (status === 'idle' || status === 'loading') body = <LoadingState label="Loading labels…" />;
-  else if (status === 'error') body = <ErrorState title="Could not load the labels" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadLabels() }]} />;
+  else if (status === 'error')
+    body = <ErrorState title="Could not load the labels" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadLabels() }]} />;
   else if (!annotators.length) body = <EmptyState title="Who is auditing?">Add an annotator above.</EmptyState>;
   else if (!queue)
     body = (
@@ -53,10 +73,16 @@ export function JudgeAuditScreen() {
     <div className="screen" data-testid="screen-audit">
       <header className="screen-head">
         <h1>Judge audit</h1>
-        <p className="lede">Check the automated judge the loop trusts (RL-ADA Table 1). The judge&apos;s verdict on an episode is shown only after you have given yours.</p>
+        <p className="lede">
+          Check the automated judge the loop trusts (RL-ADA Table 1). The judge&apos;s verdict on an episode is shown only after you have given yours.
+        </p>
       </header>
       <LabelSetup kind="audit" defaultPerMatch={20} />
-      {error && status === 'ready' && <div className="inline-error" role="alert" data-testid="labels-error">{error}</div>}
+      {error && status === 'ready' && (
+        <div className="inline-error" role="alert" data-testid="labels-error">
+          {error}
+        </div>
+      )}
       {body}
     </div>
   );
@@ -116,7 +142,11 @@ function AuditBench() {
 
   return (
     <section className="panel workbench" data-testid="audit-bench">
-      {itemError && <div className="inline-error" role="alert" data-testid="item-error">{itemError}</div>}
+      {itemError && (
+        <div className="inline-error" role="alert" data-testid="item-error">
+          {itemError}
+        </div>
+      )}
       {finished && (
         <EmptyState title="Audit done" testId="queue-done" actions={[{ label: 'Undo the last label', onClick: () => void undo('audit') }]}>
           You have audited or skipped every episode of this queue; the results are below.
@@ -129,9 +159,33 @@ function AuditBench() {
           </div>
           <AuditTranscript item={item} />
           <div className="audit-form">
-            <Choice label="Resolved? (Y / N)" testId="audit-resolved" options={[[true, 'yes'], [false, 'no']]} value={resolved} onChange={setResolved} />
-            <Choice label="Quality tier (1–4)" testId="audit-tier" options={TIERS.map((t) => [t.tier, `${t.tier} ${t.words}`] as [AuditValue['tier'], string])} value={tier} onChange={setTier} />
-            <Choice label="Hallucination? (H toggles)" testId="audit-halluc" options={[[true, 'yes'], [false, 'no']]} value={hallucination} onChange={setHallucination} />
+            <Choice
+              label="Resolved? (Y / N)"
+              testId="audit-resolved"
+              options={[
+                [true, 'yes'],
+                [false, 'no'],
+              ]}
+              value={resolved}
+              onChange={setResolved}
+            />
+            <Choice
+              label="Quality tier (1–4)"
+              testId="audit-tier"
+              options={TIERS.map((t) => [t.tier, `${t.tier} ${t.words}`] as [AuditValue['tier'], string])}
+              value={tier}
+              onChange={setTier}
+            />
+            <Choice
+              label="Hallucination? (H toggles)"
+              testId="audit-halluc"
+              options={[
+                [true, 'yes'],
+                [false, 'no'],
+              ]}
+              value={hallucination}
+              onChange={setHallucination}
+            />
           </div>
           <div className="form-row">
             <label className="grow">
@@ -160,13 +214,31 @@ function AuditBench() {
   );
 }
 
-function Choice<V extends string | number | boolean>({ label, options, value, onChange, testId }: { label: string; options: [V, string][]; value: V | null; onChange: (v: V) => void; testId: string }) {
+function Choice<V extends string | number | boolean>({
+  label,
+  options,
+  value,
+  onChange,
+  testId,
+}: {
+  label: string;
+  options: [V, string][];
+  value: V | null;
+  onChange: (v: V) => void;
+  testId: string;
+}) {
   return (
     <div className="choice">
       <div className="small muted">{label}</div>
       <div className="label-buttons">
         {options.map(([v, text]) => (
-          <button key={String(v)} className={`btn${value === v ? ' primary' : ''}`} aria-pressed={value === v} onClick={() => onChange(v)} data-testid={`${testId}-${String(v)}`}>
+          <button
+            key={String(v)}
+            className={`btn${value === v ? ' primary' : ''}`}
+            aria-pressed={value === v}
+            onClick={() => onChange(v)}
+            data-testid={`${testId}-${String(v)}`}
+          >
             {text}
           </button>
         ))}
@@ -182,13 +254,14 @@ function AuditTranscript({ item }: { item: LabelItemView }) {
     <ol className="turns audit-turns" data-testid="audit-transcript">
       {turns.map((t) => (
         <li key={t.index} className={`turn ${t.role}`}>
-          <span className="turn-role">{t.role === 'customer' ? 'Customer' : 'Agent'}</span>{' '}
-          {t.said && <span>{t.said}</span>}
+          <span className="turn-role">{t.role === 'customer' ? 'Customer' : 'Agent'}</span> {t.said && <span>{t.said}</span>}
           {t.tool && (
             <span className="mono small">
               {' '}
               → {t.tool}({t.toolArgs ? t.toolArgs.replace(/\s+/g, ' ') : ''}){' '}
-              {t.toolResult && <Badge tone={t.toolResult.ok ? 'ok' : 'bad'}>{t.toolResult.ok ? t.toolResult.text.replace(/\s+/g, ' ') : t.toolResult.error}</Badge>}
+              {t.toolResult && (
+                <Badge tone={t.toolResult.ok ? 'ok' : 'bad'}>{t.toolResult.ok ? t.toolResult.text.replace(/\s+/g, ' ') : t.toolResult.error}</Badge>
+              )}
             </span>
           )}
           {t.parseError && <span className="bad-text small"> unparseable output: {t.parseError}</span>}
@@ -235,13 +308,14 @@ function JudgePicker() {
       }}
     >
       <label>
-        Judge{' '}
-        <input list="audit-judge-specs" value={draft} placeholder="stored verdicts" aria-label="judge SPEC" onChange={(e) => setDraft(e.target.value)} />
+        Judge <input list="audit-judge-specs" value={draft} placeholder="stored verdicts" aria-label="judge SPEC" onChange={(e) => setDraft(e.target.value)} />
         <datalist id="audit-judge-specs">
           <option value="rule">the builtin rule judge, as it is now</option>
         </datalist>
       </label>
-      <button type="submit" className="btn">Compare</button>
+      <button type="submit" className="btn">
+        Compare
+      </button>
       <span className="muted small">empty: the verdicts stored with the episodes · rule · or an LLM endpoint saved in the lab</span>
     </form>
   );
@@ -265,7 +339,10 @@ function AuditResultsView({ r }: { r: AuditReport }) {
               <tr data-testid="audit-resolution-f1" data-value={r.resolution.f1}>
                 <td>Resolution F1</td>
                 <td className="num mono">{fmtStat(r.resolution.f1)}</td>
-                <td className="muted">precision {fmtStat(r.resolution.precision)}, recall {fmtStat(r.resolution.recall)} · tp {r.resolution.confusion.tp}, fp {r.resolution.confusion.fp}, fn {r.resolution.confusion.fn}, tn {r.resolution.confusion.tn}</td>
+                <td className="muted">
+                  precision {fmtStat(r.resolution.precision)}, recall {fmtStat(r.resolution.recall)} · tp {r.resolution.confusion.tp}, fp{' '}
+                  {r.resolution.confusion.fp}, fn {r.resolution.confusion.fn}, tn {r.resolution.confusion.tn}
+                </td>
               </tr>
               <tr data-testid="audit-tier-rho">
                 <td>Tier Spearman ρ</td>
@@ -275,7 +352,9 @@ function AuditResultsView({ r }: { r: AuditReport }) {
               <tr data-testid="audit-halluc-f1" data-value={r.hallucination.f1}>
                 <td>Hallucination F1</td>
                 <td className="num mono">{fmtStat(r.hallucination.f1)}</td>
-                <td className="muted">tp {r.hallucination.confusion.tp}, fp {r.hallucination.confusion.fp}, fn {r.hallucination.confusion.fn}, tn {r.hallucination.confusion.tn}</td>
+                <td className="muted">
+                  tp {r.hallucination.confusion.tp}, fp {r.hallucination.confusion.fp}, fn {r.hallucination.confusion.fn}, tn {r.hallucination.confusion.tn}
+                </td>
               </tr>
             </tbody>
           </table>
@@ -301,7 +380,11 @@ function AuditResultsView({ r }: { r: AuditReport }) {
               </thead>
               <tbody>
                 {r.disagreements.map((d) => (
-                  <tr key={`${d.pos}-${d.field}`} className="clickable" onClick={() => navigate('transcripts', null, { match: d.episodeId.split(':')[0], episode: d.episodeId })}>
+                  <tr
+                    key={`${d.pos}-${d.field}`}
+                    className="clickable"
+                    onClick={() => navigate('transcripts', null, { match: d.episodeId.split(':')[0], episode: d.episodeId })}
+                  >
                     <td className="mono">{d.episodeId}</td>
                     <td>{d.field}</td>
                     <td>{String(d.label)}</td>
@@ -347,9 +430,9 @@ function AuditResultsView({ r }: { r: AuditReport }) {
           </table>
         </div>
         <p className="hint">
-          The arena&apos;s W_DA counts routing wins and does not read the judge, so no correction moves it. &ldquo;W judged&rdquo; is the share of CA-winnable episodes
-          routed correctly <i>and</i> resolved by the judge; &ldquo;W corrected&rdquo; takes the audit&apos;s resolution on audited episodes. The stopping rule
-          (τ_DA, P, ε, n_min, n_max of the matches&apos; config) is replayed over the queue&apos;s matches, oldest first, on each series.
+          The arena&apos;s W_DA counts routing wins and does not read the judge, so no correction moves it. &ldquo;W judged&rdquo; is the share of CA-winnable
+          episodes routed correctly <i>and</i> resolved by the judge; &ldquo;W corrected&rdquo; takes the audit&apos;s resolution on audited episodes. The
+          stopping rule (τ_DA, P, ε, n_min, n_max of the matches&apos; config) is replayed over the queue&apos;s matches, oldest first, on each series.
         </p>
       </section>
     </>

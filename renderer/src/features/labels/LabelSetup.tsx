@@ -2,7 +2,17 @@
 import { useMemo, useState } from 'react';
 import type { LabelKind } from '../../../../core/contract/contract';
 import {
-  addAnnotator, chooseAnnotator, chooseQueue, createQueue, exportLabels, selectAnnotator, selectAnnotators, selectBusy, selectAllQueues, selectQueue, useLabelsStore,
+  addAnnotator,
+  chooseAnnotator,
+  chooseQueue,
+  createQueue,
+  exportLabels,
+  selectAnnotator,
+  selectAnnotators,
+  selectBusy,
+  selectAllQueues,
+  selectQueue,
+  useLabelsStore,
 } from './labels-store';
 
 export function LabelSetup({ kind, defaultPerMatch, labelSetField }: { kind: LabelKind; defaultPerMatch: number; labelSetField?: boolean }) {
@@ -16,7 +26,10 @@ export function LabelSetup({ kind, defaultPerMatch, labelSetField }: { kind: Lab
   const [perMatch, setPerMatch] = useState(String(defaultPerMatch));
   const [seed, setSeed] = useState('1');
   const [labelSet, setLabelSet] = useState('');
-  const labels = labelSet.split(',').map((l) => l.trim()).filter(Boolean);
+  const labels = labelSet
+    .split(',')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return (
     <section className="panel">
       <div className="form-row">
@@ -56,7 +69,10 @@ export function LabelSetup({ kind, defaultPerMatch, labelSetField }: { kind: Lab
           </select>
         </label>
         <span className="muted small">
-          {queue ? queue.progress.map((p) => `${p.annotator}: ${p.labelled}/${queue.items}${p.skipped ? ` (+${p.skipped} skipped)` : ''}`).join(' · ') || 'no labels yet' : ''}
+          {queue
+            ? queue.progress.map((p) => `${p.annotator}: ${p.labelled}/${queue.items}${p.skipped ? ` (+${p.skipped} skipped)` : ''}`).join(' · ') ||
+              'no labels yet'
+            : ''}
         </span>
         {queue && (
           <span className="panel-tools">
@@ -83,7 +99,12 @@ export function LabelSetup({ kind, defaultPerMatch, labelSetField }: { kind: Lab
           {labelSetField && (
             <label className="grow">
               Labels, comma-separated, in hotkey order (empty: the default set)
-              <input value={labelSet} onChange={(e) => setLabelSet(e.target.value)} placeholder="Direct intent, Vague/indirect, Contextual camouflage, …" data-testid="queue-labels" />
+              <input
+                value={labelSet}
+                onChange={(e) => setLabelSet(e.target.value)}
+                placeholder="Direct intent, Vague/indirect, Contextual camouflage, …"
+                data-testid="queue-labels"
+              />
             </label>
           )}
           <button

@@ -24,9 +24,26 @@ export function createTacticBarsChart(node: HTMLElement): Chart<TacticBarsData> 
     svg.attr('width', width).attr('height', height).selectAll('*').remove();
     if (!data) return;
     const labels = data.labels;
-    const x = d3.scaleLinear().domain([0, 1]).range([M.left, width - M.right]);
-    const y = d3.scaleBand<string>().domain(bars.map((b) => b.matchId)).range([M.top, height - M.bottom]).padding(0.25);
-    styleAxis(svg.append('g').attr('transform', `translate(0,${height - M.bottom})`).call(d3.axisBottom(x).ticks(5).tickFormat((v) => pct(Number(v)))));
+    const x = d3
+      .scaleLinear()
+      .domain([0, 1])
+      .range([M.left, width - M.right]);
+    const y = d3
+      .scaleBand<string>()
+      .domain(bars.map((b) => b.matchId))
+      .range([M.top, height - M.bottom])
+      .padding(0.25);
+    styleAxis(
+      svg
+        .append('g')
+        .attr('transform', `translate(0,${height - M.bottom})`)
+        .call(
+          d3
+            .axisBottom(x)
+            .ticks(5)
+            .tickFormat((v) => pct(Number(v))),
+        ),
+    );
     // Legend across the top, in hotkey order.
     let lx = M.left;
     for (const l of labels) {
@@ -37,13 +54,30 @@ export function createTacticBarsChart(node: HTMLElement): Chart<TacticBarsData> 
     }
     for (const b of bars) {
       const yy = y(b.matchId)!;
-      svg.append('text').attr('x', M.left - 8).attr('y', yy + y.bandwidth() / 2 + 4).attr('text-anchor', 'end').attr('fill', COLORS.textSoft).text(`${b.matchId} · ${b.caSpec} (n=${b.items})`);
+      svg
+        .append('text')
+        .attr('x', M.left - 8)
+        .attr('y', yy + y.bandwidth() / 2 + 4)
+        .attr('text-anchor', 'end')
+        .attr('fill', COLORS.textSoft)
+        .text(`${b.matchId} · ${b.caSpec} (n=${b.items})`);
       for (const s of b.segments) {
         if (s.share <= 0) continue;
-        const r = svg.append('rect').attr('x', x(s.start)).attr('y', yy).attr('width', Math.max(0, x(s.start + s.share) - x(s.start))).attr('height', y.bandwidth()).attr('fill', labelColor(labels, s.label));
+        const r = svg
+          .append('rect')
+          .attr('x', x(s.start))
+          .attr('y', yy)
+          .attr('width', Math.max(0, x(s.start + s.share) - x(s.start)))
+          .attr('height', y.bandwidth())
+          .attr('fill', labelColor(labels, s.label));
         r.append('title').text(`${b.matchId}: ${s.label} ${pct(s.share)}`);
         if (x(s.start + s.share) - x(s.start) > 28) {
-          svg.append('text').attr('x', x(s.start) + 4).attr('y', yy + y.bandwidth() / 2 + 4).attr('fill', '#fff').text(pct(s.share));
+          svg
+            .append('text')
+            .attr('x', x(s.start) + 4)
+            .attr('y', yy + y.bandwidth() / 2 + 4)
+            .attr('fill', '#fff')
+            .text(pct(s.share));
         }
       }
     }

@@ -142,7 +142,15 @@ export async function submit(kind: LabelKind, value: LabelValue, note: string): 
   if (!annotator || !item || busy) return false;
   set({ busy: true, itemError: null });
   try {
-    await request('labels/put', { queueId: item.queueId, pos: item.pos, annotator, value, note, msSpent: Math.max(0, Date.now() - shownAt), baseRevision: item.mine?.revision ?? 0 });
+    await request('labels/put', {
+      queueId: item.queueId,
+      pos: item.pos,
+      annotator,
+      value,
+      note,
+      msSpent: Math.max(0, Date.now() - shownAt),
+      baseRevision: item.mine?.revision ?? 0,
+    });
     const revealed = value === null ? null : await request('labels/item', { queueId: item.queueId, annotator, pos: item.pos });
     set({ last: revealed });
     await loadItem(kind);

@@ -17,12 +17,16 @@ const report: TacticReport = {
 };
 
 describe('labels data', () => {
-  it('stacks each match\'s shares in label order', () => {
+  it("stacks each match's shares in label order", () => {
     const [bar] = tacticBars(report);
-    expect(bar!.segments.map((s) => [s.label, s.start, s.share])).toEqual([['A', 0, 0.5], ['B', 0.5, 0.25], ['C', 0.75, 0.25]]);
+    expect(bar!.segments.map((s) => [s.label, s.start, s.share])).toEqual([
+      ['A', 0, 0.5],
+      ['B', 0.5, 0.25],
+      ['C', 0.75, 0.25],
+    ]);
   });
 
-  it('plots measures of items with a consensus only, with each label\'s mean', () => {
+  it("plots measures of items with a consensus only, with each label's mean", () => {
     const s = measureStrip(report, 'tokens');
     expect(s.points.map((p) => p.value)).toEqual([10, 20]);
     expect(s.means[0]).toEqual({ label: 'A', mean: 15, n: 2 });

@@ -66,6 +66,8 @@ export function impactWords(m: AuditReport['perMatch'][number], epsilon: number)
   if (m.wJudge === null || m.wHuman === null) return 'no CA-winnable episodes';
   const d = m.wHuman - m.wJudge;
   const moved = m.exceedsEpsilon ? `moves W by ${d >= 0 ? '+' : ''}${d.toFixed(3)} (> ε = ${epsilon})` : `moves W by ${Math.abs(d).toFixed(3)} (≤ ε)`;
-  const flip = m.flips ? `flips the stopping decision (${m.stopJudge!.stop ? 'stop' : 'continue'} → ${m.stopHuman!.stop ? 'stop' : 'continue'})` : 'same stopping decision';
+  const flip = m.flips
+    ? `flips the stopping decision (${m.stopJudge!.stop ? 'stop' : 'continue'} → ${m.stopHuman!.stop ? 'stop' : 'continue'})`
+    : 'same stopping decision';
   return `${moved}; ${flip}`;
 }

@@ -163,11 +163,13 @@ function StartForm() {
             <option value="">let Sparring draw one</option>
             {[...new Set((setup?.scenarios ?? []).map((s) => s.set))].map((set) => (
               <optgroup key={set} label={set}>
-                {setup!.scenarios.filter((s) => s.set === set).map((s) => (
-                  <option key={s.id} value={s.id}>
-                    {s.title} ({s.set})
-                  </option>
-                ))}
+                {setup!.scenarios
+                  .filter((s) => s.set === set)
+                  .map((s) => (
+                    <option key={s.id} value={s.id}>
+                      {s.title} ({s.set})
+                    </option>
+                  ))}
               </optgroup>
             ))}
           </select>
@@ -186,7 +188,11 @@ function StartForm() {
           <ProgressBar label={training.label} done={training.done} total={training.total} etaSeconds={null} />
         </div>
       )}
-      {error && <p className="inline-error" role="alert" data-testid="play-error">{error}</p>}
+      {error && (
+        <p className="inline-error" role="alert" data-testid="play-error">
+          {error}
+        </p>
+      )}
     </section>
   );
 }
@@ -212,7 +218,9 @@ function ForkForm({ episodeId, turn }: { episodeId: string; turn: number }) {
           Cancel
         </button>
       </header>
-      <p className="hint">Turns before {turn} are replayed on the same seeded world; from turn {turn} on, you play your seat.</p>
+      <p className="hint">
+        Turns before {turn} are replayed on the same seeded world; from turn {turn} on, you play your seat.
+      </p>
       <form
         className="form-row"
         onSubmit={(e) => {
@@ -234,7 +242,11 @@ function ForkForm({ episodeId, turn }: { episodeId: string; turn: number }) {
         </button>
       </form>
       <p className="hint">An empty opponent keeps the stored episode&apos;s policy in the other seat.</p>
-      {error && <p className="inline-error" role="alert" data-testid="play-error">{error}</p>}
+      {error && (
+        <p className="inline-error" role="alert" data-testid="play-error">
+          {error}
+        </p>
+      )}
     </section>
   );
 }
@@ -245,7 +257,8 @@ function Lists() {
   const status = usePlayStore(selectListStatus);
   const error = usePlayStore(selectListError);
   if (status === 'loading') return <LoadingState label="Loading sessions…" />;
-  if (status === 'error') return <ErrorState title="Could not load play sessions" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadPlayLists() }]} />;
+  if (status === 'error')
+    return <ErrorState title="Could not load play sessions" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadPlayLists() }]} />;
   return (
     <div className="two-col">
       <section className="panel" data-testid="play-sessions">
@@ -292,7 +305,12 @@ function Lists() {
           <table className="table compact">
             <tbody>
               {episodes.map((e) => (
-                <tr key={e.episodeId} className="clickable" onClick={() => navigate('transcripts', null, { episode: e.episodeId })} data-testid={`human-episode-${e.episodeId}`}>
+                <tr
+                  key={e.episodeId}
+                  className="clickable"
+                  onClick={() => navigate('transcripts', null, { episode: e.episodeId })}
+                  data-testid={`human-episode-${e.episodeId}`}
+                >
                   <td className="mono">{e.episodeId}</td>
                   <td>
                     {e.player} · {e.seat}
@@ -322,7 +340,11 @@ function Session({ v }: { v: PlayView }) {
             {v.player} as the {v.seat} · against <span className="mono">{policyLabel(v.opponent, v.opponentCheckpoint)}</span>
           </h3>
           <div className="panel-tools">
-            {v.forkedFrom && <Badge>fork of {v.forkedFrom.episodeId} at turn {v.forkedFrom.turn}</Badge>}
+            {v.forkedFrom && (
+              <Badge>
+                fork of {v.forkedFrom.episodeId} at turn {v.forkedFrom.turn}
+              </Badge>
+            )}
             <span className="muted small" data-testid="play-steps">
               agent steps {v.daSteps}/{v.maxDaTurns}
             </span>
@@ -367,8 +389,8 @@ function Brief({ v }: { v: PlayView }) {
   if (!v.customer) {
     return (
       <p className="hint" data-testid="play-brief">
-        Caller ID <span className="mono">{v.callerPhone}</span>. The customer&apos;s intent is hidden until the call ends: find out what they need, verify them with
-        lookup_account, call the right tool, explain the result and end the call.
+        Caller ID <span className="mono">{v.callerPhone}</span>. The customer&apos;s intent is hidden until the call ends: find out what they need, verify them
+        with lookup_account, call the right tool, explain the result and end the call.
       </p>
     );
   }
@@ -377,7 +399,9 @@ function Brief({ v }: { v: PlayView }) {
     <dl className="facts" data-testid="play-brief">
       <div>
         <dt>{v.seat === 'customer' ? 'Your hidden intent' : 'The customer\u2019s intent was'}</dt>
-        <dd className="mono" data-testid="play-intent">{c.intent}</dd>
+        <dd className="mono" data-testid="play-intent">
+          {c.intent}
+        </dd>
       </div>
       <div>
         <dt>Scenario</dt>
@@ -492,7 +516,13 @@ function AgentComposer({ v }: { v: PlayView }) {
         <button className="btn" type="submit" disabled={busy} data-testid="play-speak">
           Speak
         </button>
-        <button className="btn danger" type="button" disabled={busy} onClick={() => void act({ kind: 'end_call', text, thinking }).then(done)} data-testid="play-end-call">
+        <button
+          className="btn danger"
+          type="button"
+          disabled={busy}
+          onClick={() => void act({ kind: 'end_call', text, thinking }).then(done)}
+          data-testid="play-end-call"
+        >
           End call
         </button>
       </form>

@@ -3,7 +3,12 @@ import { navigate } from '../../nav/nav-store';
 
 export function TakeOverButton({ episodeId, turn }: { episodeId: string; turn: number }) {
   return (
-    <button className="btn tiny" title="Continue this episode yourself from this turn" onClick={() => navigate('play', null, { fork: episodeId, turn: String(turn) })} data-testid="take-over">
+    <button
+      className="btn tiny"
+      title="Continue this episode yourself from this turn"
+      onClick={() => navigate('play', null, { fork: episodeId, turn: String(turn) })}
+      data-testid="take-over"
+    >
       Take over
     </button>
   );

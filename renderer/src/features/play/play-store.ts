@@ -137,7 +137,8 @@ export function applyPlayEvent(e: EngineEvent): void {
   }
   if (e.name !== 'play/turn') return;
   const v = usePlayStore.getState().view;
-  if (v?.sessionId === e.payload.sessionId && e.payload.turn.index === v.turns.length) usePlayStore.setState({ view: { ...v, turns: [...v.turns, e.payload.turn] } });
+  if (v?.sessionId === e.payload.sessionId && e.payload.turn.index === v.turns.length)
+    usePlayStore.setState({ view: { ...v, turns: [...v.turns, e.payload.turn] } });
 }
 
 export function clearPlayError(): void {

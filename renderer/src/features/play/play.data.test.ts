@@ -10,7 +10,11 @@ const dispute: ToolField[] = [
 
 describe('toolArgs', () => {
   it('types numbers, drops empty optional fields and keeps empty required ones for the engine to name', () => {
-    expect(toolArgs(dispute, { account_id: ' acc_1 ', amount: '12.5', reason: 'duplicate' })).toEqual({ account_id: 'acc_1', amount: 12.5, reason: 'duplicate' });
+    expect(toolArgs(dispute, { account_id: ' acc_1 ', amount: '12.5', reason: 'duplicate' })).toEqual({
+      account_id: 'acc_1',
+      amount: 12.5,
+      reason: 'duplicate',
+    });
     expect(toolArgs(dispute, { account_id: '', amount: '', reason: 'other' })).toEqual({ account_id: '', reason: 'other' });
     expect(toolArgs(dispute, { account_id: 'a', amount: 'ten', reason: 'other' })).toEqual({ account_id: 'a', amount: 'ten', reason: 'other' });
     expect(toolArgs([{ name: 'unblock', type: 'boolean', required: false }], { unblock: 'true' })).toEqual({ unblock: true });
@@ -21,13 +25,31 @@ describe('toolArgs', () => {
 describe('idSuggestions', () => {
   it('collects the caller phone and ids from successful tool results, newest first', () => {
     const turn = (index: number, data: Record<string, unknown> | null): PlayTurn => ({
-      index, role: 'agent', actionType: 'tool_call', said: null, thinking: null, tool: 'x', toolArgs: {}, parseError: null,
+      index,
+      role: 'agent',
+      actionType: 'tool_call',
+      said: null,
+      thinking: null,
+      tool: 'x',
+      toolArgs: {},
+      parseError: null,
       toolResult: data ? { ok: true, tool: 'x', data } : { ok: false, tool: 'x', error: { code: 'NOT_FOUND', message: 'no' } },
     });
     const s = idSuggestions(
-      [turn(0, { accounts: [{ account_id: 'a1' }, { account_id: 'a2' }], cards: [{ card_id: 'c1' }] }), turn(1, null), turn(2, { transactions: [{ transaction_id: 't9' }] })],
+      [
+        turn(0, { accounts: [{ account_id: 'a1' }, { account_id: 'a2' }], cards: [{ card_id: 'c1' }] }),
+        turn(1, null),
+        turn(2, { transactions: [{ transaction_id: 't9' }] }),
+      ],
       '+1 555 0100',
     );
-    expect(s).toEqual({ phone: ['+1 555 0100'], transaction_id: ['t9'], account_id: ['a1', 'a2'], card_id: ['c1'], from_account_id: ['a1', 'a2'], to_account_id: ['a1', 'a2'] });
+    expect(s).toEqual({
+      phone: ['+1 555 0100'],
+      transaction_id: ['t9'],
+      account_id: ['a1', 'a2'],
+      card_id: ['c1'],
+      from_account_id: ['a1', 'a2'],
+      to_account_id: ['a1', 'a2'],
+    });
   });
 });

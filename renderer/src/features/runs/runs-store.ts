@@ -121,7 +121,15 @@ export function applyRunEvent(e: EngineEvent): void {
       useRunsStore.setState({
         runs: s.runs.map((r) => (r.id === runId ? { ...r, matches: Math.max(r.matches, match.index), lastWDa: match.wDa } : r)),
         details: s.details[runId]
-          ? { ...s.details, [runId]: { ...s.details[runId], matches: match.index, lastWDa: match.wDa, matchSummaries: upsert(s.details[runId].matchSummaries, match, (m) => m.matchId) } }
+          ? {
+              ...s.details,
+              [runId]: {
+                ...s.details[runId],
+                matches: match.index,
+                lastWDa: match.wDa,
+                matchSummaries: upsert(s.details[runId].matchSummaries, match, (m) => m.matchId),
+              },
+            }
           : s.details,
       });
       if (s.details[runId]) void refreshMatchRecords(runId);

@@ -5,7 +5,15 @@ import type { BandSeriesInput } from './band-chart.data';
 
 export const SERIES_COLOURS = ['#2563eb', '#ea580c', '#16a34a', '#7c3aed', '#db2777', '#0891b2', '#ca8a04', '#475569'];
 
-export function BandChart({ series, rate, tau, width = 560, height = 220, label, testId }: {
+export function BandChart({
+  series,
+  rate,
+  tau,
+  width = 560,
+  height = 220,
+  label,
+  testId,
+}: {
   series: (BandSeriesInput & { colour: string })[];
   rate: boolean;
   tau?: number;
@@ -21,16 +29,22 @@ export function BandChart({ series, rate, tau, width = 560, height = 220, label,
         {g.yTicks.map((t, i) => (
           <g key={i}>
             <line x1={48} x2={g.width - 12} y1={t.y} y2={t.y} stroke="#e2e8f0" />
-            <text x={42} y={t.y + 4} fontSize={10} textAnchor="end" fill="#64748b">{t.label}</text>
+            <text x={42} y={t.y + 4} fontSize={10} textAnchor="end" fill="#64748b">
+              {t.label}
+            </text>
           </g>
         ))}
         {g.xTicks.map((t, i) => (
-          <text key={i} x={t.x} y={g.height - 8} fontSize={10} textAnchor="middle" fill="#334155">{t.label}</text>
+          <text key={i} x={t.x} y={g.height - 8} fontSize={10} textAnchor="middle" fill="#334155">
+            {t.label}
+          </text>
         ))}
         {g.tau && (
           <g>
             <line x1={48} x2={g.width - 12} y1={g.tau.y} y2={g.tau.y} stroke="#16a34a" strokeDasharray="5 4" />
-            <text x={g.width - 12} y={g.tau.y - 4} fontSize={10} textAnchor="end" fill="#16a34a">{g.tau.label}</text>
+            <text x={g.width - 12} y={g.tau.y - 4} fontSize={10} textAnchor="end" fill="#16a34a">
+              {g.tau.label}
+            </text>
           </g>
         )}
         {g.series.map((s, i) => (

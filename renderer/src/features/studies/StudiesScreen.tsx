@@ -14,8 +14,22 @@ import { loadPresets, selectPresets, useExperimentsStore } from '../experiments/
 import { loadRuns, selectRuns, useRunsStore } from '../runs/runs-store';
 import { BandChart, SERIES_COLOURS } from './BandChart';
 import {
-  loadArms, loadOverlayRun, loadStudies, loadStudy, resumeStudy, selectArms, selectListError, selectOverlayError, selectOverlayRuns, selectStartError,
-  selectStarting, selectStudies, selectStudy, selectStudyError, startStudy, useStudiesStore,
+  loadArms,
+  loadOverlayRun,
+  loadStudies,
+  loadStudy,
+  resumeStudy,
+  selectArms,
+  selectListError,
+  selectOverlayError,
+  selectOverlayRuns,
+  selectStartError,
+  selectStarting,
+  selectStudies,
+  selectStudy,
+  selectStudyError,
+  startStudy,
+  useStudiesStore,
 } from './studies-store';
 
 const STATUS_TONE = { pending: 'neutral', running: 'da', finished: 'ok', failed: 'bad' } as const;
@@ -34,7 +48,9 @@ export function StudiesScreen() {
         <h1>Studies</h1>
         <p className="lede">Seeds × arms of co-evolution runs: each arm an ablation of the method, each figure a mean over seeds with its 95% interval.</p>
       </header>
-      {studyId ? <StudyView studyId={studyId} /> : (
+      {studyId ? (
+        <StudyView studyId={studyId} />
+      ) : (
         <>
           <div className="two-col">
             <NewStudy />
@@ -62,12 +78,18 @@ function NewStudy() {
   };
   return (
     <section className="panel">
-      <header className="panel-head"><h3>New study</h3></header>
+      <header className="panel-head">
+        <h3>New study</h3>
+      </header>
       <div className="form-row">
         <label>
           Preset
           <select value={preset} onChange={(e) => setPreset(e.target.value)} data-testid="study-preset">
-            {presets.map((p) => <option key={p.name} value={p.name}>{p.name}</option>)}
+            {presets.map((p) => (
+              <option key={p.name} value={p.name}>
+                {p.name}
+              </option>
+            ))}
           </select>
         </label>
         <label>
@@ -79,13 +101,23 @@ function NewStudy() {
         <legend>Arms</legend>
         {arms.map((a) => (
           <label key={a.name} className="check" title={a.description}>
-            <input type="checkbox" checked={chosen.includes(a.name)} onChange={() => toggle(a.name)} /> <b>{a.name}</b> <span className="muted">{a.description}</span>
+            <input type="checkbox" checked={chosen.includes(a.name)} onChange={() => toggle(a.name)} /> <b>{a.name}</b>{' '}
+            <span className="muted">{a.description}</span>
           </label>
         ))}
       </fieldset>
-      {error && <div className="inline-error" role="alert" data-testid="study-start-error">The engine refused this study: {error}</div>}
+      {error && (
+        <div className="inline-error" role="alert" data-testid="study-start-error">
+          The engine refused this study: {error}
+        </div>
+      )}
       <div className="form-row">
-        <button className="btn primary" disabled={starting || !chosen.length || !Number.isInteger(seeds) || seeds < 1} onClick={() => void start()} data-testid="start-study">
+        <button
+          className="btn primary"
+          disabled={starting || !chosen.length || !Number.isInteger(seeds) || seeds < 1}
+          onClick={() => void start()}
+          data-testid="start-study"
+        >
           {starting ? 'Starting…' : 'Start study'}
         </button>
       </div>
@@ -100,13 +132,24 @@ function StudyList() {
     <section className="panel">
       <header className="panel-head">
         <h3>Studies in this lab</h3>
-        <button className="btn tiny" onClick={() => void loadStudies()}>Refresh</button>
+        <button className="btn tiny" onClick={() => void loadStudies()}>
+          Refresh
+        </button>
       </header>
       {error && <ErrorState title="Could not load studies" error={error} actions={[{ label: 'Retry', onClick: () => void loadStudies() }]} />}
       {!error && studies.length === 0 && <EmptyState title="No studies yet">A study you start appears here with its progress.</EmptyState>}
       {studies.length > 0 && (
         <table className="table" data-testid="studies-table">
-          <thead><tr><th>Study</th><th>Preset</th><th>Arms</th><th className="num">Seeds</th><th>Status</th><th className="num">Runs done</th></tr></thead>
+          <thead>
+            <tr>
+              <th>Study</th>
+              <th>Preset</th>
+              <th>Arms</th>
+              <th className="num">Seeds</th>
+              <th>Status</th>
+              <th className="num">Runs done</th>
+            </tr>
+          </thead>
           <tbody>
             {[...studies].reverse().map((s) => (
               <tr key={s.id} className="clickable" onClick={() => navigate('studies', s.id)}>
@@ -114,8 +157,15 @@ function StudyList() {
                 <td>{s.preset || 'custom'}</td>
                 <td>{s.arms.join(', ')}</td>
                 <td className="num">{s.seeds.length}</td>
-                <td><Badge tone={s.status === 'finished' ? 'ok' : s.status === 'failed' ? 'bad' : 'da'}>{s.status}{s.status === 'running' && !s.live ? ' (interrupted)' : ''}</Badge></td>
-                <td className="num">{s.runs.filter((r) => r.status === 'finished').length}/{s.runs.length}</td>
+                <td>
+                  <Badge tone={s.status === 'finished' ? 'ok' : s.status === 'failed' ? 'bad' : 'da'}>
+                    {s.status}
+                    {s.status === 'running' && !s.live ? ' (interrupted)' : ''}
+                  </Badge>
+                </td>
+                <td className="num">
+                  {s.runs.filter((r) => r.status === 'finished').length}/{s.runs.length}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -132,18 +182,27 @@ function StudyView({ studyId }: { studyId: string }) {
   useEffect(() => {
     void loadStudy(studyId);
   }, [studyId]);
-  if (error && !detail) return <ErrorState title={`Could not load study ${studyId}`} error={error} actions={[{ label: 'Back to studies', onClick: () => navigate('studies') }]} />;
+  if (error && !detail)
+    return <ErrorState title={`Could not load study ${studyId}`} error={error} actions={[{ label: 'Back to studies', onClick: () => navigate('studies') }]} />;
   if (!detail) return <LoadingState label={`Loading study ${studyId}…`} />;
   const live = info ?? detail;
   return (
     <div data-testid="study-view">
       <section className="panel">
         <header className="panel-head">
-          <h3>Study {detail.id}: {detail.preset || 'custom'} · {detail.arms.join(', ')} · {detail.seeds.length} seeds</h3>
+          <h3>
+            Study {detail.id}: {detail.preset || 'custom'} · {detail.arms.join(', ')} · {detail.seeds.length} seeds
+          </h3>
           <span>
             <Badge tone={live.status === 'finished' ? 'ok' : live.status === 'failed' ? 'bad' : 'da'}>{live.status}</Badge>{' '}
-            {live.status !== 'finished' && !live.live && <button className="btn tiny" onClick={() => void resumeStudy(studyId)} data-testid="resume-study">Resume</button>}{' '}
-            <button className="btn tiny" onClick={() => navigate('studies')}>All studies</button>
+            {live.status !== 'finished' && !live.live && (
+              <button className="btn tiny" onClick={() => void resumeStudy(studyId)} data-testid="resume-study">
+                Resume
+              </button>
+            )}{' '}
+            <button className="btn tiny" onClick={() => navigate('studies')}>
+              All studies
+            </button>
           </span>
         </header>
         <StudyProgress study={live} />
@@ -166,9 +225,18 @@ function StudyProgress({ study }: { study: StudyInfo }) {
   const done = Math.round(p.value * 10) / 10;
   return (
     <div data-testid="study-progress">
-      <ProgressBar label={`runs and evaluations (${p.finished} done${p.failed ? `, ${p.failed} failed` : ''})`} done={done} total={p.total} etaSeconds={started === null ? null : etaFrom(started, now, p.value, p.total)} />
+      <ProgressBar
+        label={`runs and evaluations (${p.finished} done${p.failed ? `, ${p.failed} failed` : ''})`}
+        done={done}
+        total={p.total}
+        etaSeconds={started === null ? null : etaFrom(started, now, p.value, p.total)}
+      />
       <ul className="muted small">
-        {p.running.map((r) => <li key={`${r.arm}/${r.seed}`}>{r.arm} seed {r.seed} ({r.runId}): {r.phase} {r.label ? `— ${r.label}` : ''}</li>)}
+        {p.running.map((r) => (
+          <li key={`${r.arm}/${r.seed}`}>
+            {r.arm} seed {r.seed} ({r.runId}): {r.phase} {r.label ? `— ${r.label}` : ''}
+          </li>
+        ))}
       </ul>
     </div>
   );
@@ -177,18 +245,34 @@ function StudyProgress({ study }: { study: StudyInfo }) {
 function RunsTable({ study }: { study: StudyDetail }) {
   return (
     <table className="table" data-testid="study-runs">
-      <thead><tr><th>Arm</th><th className="num">Seed</th><th>Run</th><th>Status</th><th className="num">Matches</th><th>Open</th><th>Note</th></tr></thead>
+      <thead>
+        <tr>
+          <th>Arm</th>
+          <th className="num">Seed</th>
+          <th>Run</th>
+          <th>Status</th>
+          <th className="num">Matches</th>
+          <th>Open</th>
+          <th>Note</th>
+        </tr>
+      </thead>
       <tbody>
         {study.runs.map((r) => (
           <tr key={`${r.arm}/${r.seed}`}>
             <td>{r.arm}</td>
             <td className="num">{r.seed}</td>
             <td className="mono">{r.runId}</td>
-            <td><Badge tone={STATUS_TONE[r.status]}>{r.status}</Badge></td>
+            <td>
+              <Badge tone={STATUS_TONE[r.status]}>{r.status}</Badge>
+            </td>
             <td className="num">{r.matches}</td>
             <td>
-              <button className="btn tiny" onClick={() => navigate('runs', r.runId)} data-testid={`open-run-${r.runId}`}>Dashboard</button>{' '}
-              <button className="btn tiny" disabled={!r.matches} onClick={() => navigate('transcripts', null, { match: `${r.runId}-M1` })}>Transcripts</button>
+              <button className="btn tiny" onClick={() => navigate('runs', r.runId)} data-testid={`open-run-${r.runId}`}>
+                Dashboard
+              </button>{' '}
+              <button className="btn tiny" disabled={!r.matches} onClick={() => navigate('transcripts', null, { match: `${r.runId}-M1` })}>
+                Transcripts
+              </button>
             </td>
             <td className="small">{r.error ?? ''}</td>
           </tr>
@@ -204,8 +288,19 @@ const pctOrNum = (m: MeanInterval | undefined, rate: boolean) => {
   return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : f(m.mean);
 };
 
-const HELDOUT = [['routing', 'routing', true], ['strictPass', 'strict PASS', true], ['fail', 'FAIL', true], ['meanReward', 'mean reward', false], ['lookupFirst', 'lookup-first', true]] as const;
-const TACTICS = [['entityDensity', 'entity density', false], ['tokens', 'opening tokens', false], ['decoyRate', 'decoy rate', true], ['hedgeRate', 'hedge rate', true]] as const;
+const HELDOUT = [
+  ['routing', 'routing', true],
+  ['strictPass', 'strict PASS', true],
+  ['fail', 'FAIL', true],
+  ['meanReward', 'mean reward', false],
+  ['lookupFirst', 'lookup-first', true],
+] as const;
+const TACTICS = [
+  ['entityDensity', 'entity density', false],
+  ['tokens', 'opening tokens', false],
+  ['decoyRate', 'decoy rate', true],
+  ['hedgeRate', 'hedge rate', true],
+] as const;
 
 function Compare({ study }: { study: StudyDetail }) {
   const [shown, setShown] = useState<string[]>(study.arms);
@@ -219,13 +314,25 @@ function Compare({ study }: { study: StudyDetail }) {
         <span className="arm-toggles">
           {study.arms.map((a) => (
             <label key={a} className="check">
-              <input type="checkbox" checked={shown.includes(a)} onChange={() => setShown((s) => (s.includes(a) ? s.filter((x) => x !== a) : [...s, a]))} data-testid={`compare-${a}`} /> {a}
+              <input
+                type="checkbox"
+                checked={shown.includes(a)}
+                onChange={() => setShown((s) => (s.includes(a) ? s.filter((x) => x !== a) : [...s, a]))}
+                data-testid={`compare-${a}`}
+              />{' '}
+              {a}
             </label>
           ))}
         </span>
       </header>
       <h4>W_DA per match (mean, 95% band over seeds)</h4>
-      <BandChart label="W_DA per match per arm" testId="study-wda-chart" rate tau={study.tauDa} series={arms.map((a) => ({ name: a.arm, colour: colour(a.arm), points: a.wDa }))} />
+      <BandChart
+        label="W_DA per match per arm"
+        testId="study-wda-chart"
+        rate
+        tau={study.tauDa}
+        series={arms.map((a) => ({ name: a.arm, colour: colour(a.arm), points: a.wDa }))}
+      />
       <h4>
         Held-out evaluation{' '}
         <select value={view} onChange={(e) => setView(e.target.value as typeof view)} data-testid="heldout-view">
@@ -237,17 +344,41 @@ function Compare({ study }: { study: StudyDetail }) {
         </select>
       </h4>
       <table className="table" data-testid="study-heldout">
-        <thead><tr><th>Arm</th><th className="num">Seeds</th>{HELDOUT.map(([, l]) => <th key={l} className="num">{l}</th>)}<th className="num">DA gyms</th><th className="num">CA gyms</th><th className="num">DA trained</th><th className="num">W_DA non-monotonic</th></tr></thead>
+        <thead>
+          <tr>
+            <th>Arm</th>
+            <th className="num">Seeds</th>
+            {HELDOUT.map(([, l]) => (
+              <th key={l} className="num">
+                {l}
+              </th>
+            ))}
+            <th className="num">DA gyms</th>
+            <th className="num">CA gyms</th>
+            <th className="num">DA trained</th>
+            <th className="num">W_DA non-monotonic</th>
+          </tr>
+        </thead>
         <tbody>
           {arms.map((a) => (
             <tr key={a.arm}>
               <td>{a.arm}</td>
-              <td className="num">{a.seeds.finished}/{a.seeds.total}</td>
-              {HELDOUT.map(([k, , rate]) => <td key={k} className="num">{pctOrNum(a.measures[`${view}.${k}`], rate)}</td>)}
+              <td className="num">
+                {a.seeds.finished}/{a.seeds.total}
+              </td>
+              {HELDOUT.map(([k, , rate]) => (
+                <td key={k} className="num">
+                  {pctOrNum(a.measures[`${view}.${k}`], rate)}
+                </td>
+              ))}
               <td className="num">{pctOrNum(a.measures.daGyms, false)}</td>
               <td className="num">{pctOrNum(a.measures.caGyms, false)}</td>
-              <td className="num">{a.daTrained.k}/{a.daTrained.n}</td>
-              <td className="num">{a.nonMonotonic.k}/{a.nonMonotonic.n}</td>
+              <td className="num">
+                {a.daTrained.k}/{a.daTrained.n}
+              </td>
+              <td className="num">
+                {a.nonMonotonic.k}/{a.nonMonotonic.n}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -257,15 +388,33 @@ function Compare({ study }: { study: StudyDetail }) {
         <>
           <h4>Paired differences against {study.summary.baseline} (same seeds)</h4>
           <table className="table" data-testid="study-paired">
-            <thead><tr><th>Arm − {study.summary.baseline}</th><th className="num">Pairs</th>{HELDOUT.map(([, l]) => <th key={l} className="num">{l}</th>)}</tr></thead>
+            <thead>
+              <tr>
+                <th>Arm − {study.summary.baseline}</th>
+                <th className="num">Pairs</th>
+                {HELDOUT.map(([, l]) => (
+                  <th key={l} className="num">
+                    {l}
+                  </th>
+                ))}
+              </tr>
+            </thead>
             <tbody>
-              {study.summary.paired.filter((p) => shown.includes(p.a)).map((p) => (
-                <tr key={p.a}>
-                  <td>{p.a} − {p.b}</td>
-                  <td className="num">{p.measures[`${view}.routing`]?.n ?? 0}</td>
-                  {HELDOUT.map(([k, , rate]) => <td key={k} className="num">{pctOrNum(p.measures[`${view}.${k}`], rate)}</td>)}
-                </tr>
-              ))}
+              {study.summary.paired
+                .filter((p) => shown.includes(p.a))
+                .map((p) => (
+                  <tr key={p.a}>
+                    <td>
+                      {p.a} − {p.b}
+                    </td>
+                    <td className="num">{p.measures[`${view}.routing`]?.n ?? 0}</td>
+                    {HELDOUT.map(([k, , rate]) => (
+                      <td key={k} className="num">
+                        {pctOrNum(p.measures[`${view}.${k}`], rate)}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
             </tbody>
           </table>
         </>
@@ -275,17 +424,35 @@ function Compare({ study }: { study: StudyDetail }) {
         {TACTICS.map(([k, label, rate]) => (
           <div key={k}>
             <div className="small">{label}</div>
-            <BandChart label={`${label} per match`} rate={rate} width={360} height={180} series={arms.map((a) => ({ name: a.arm, colour: colour(a.arm), points: a.tactics[k] }))} />
+            <BandChart
+              label={`${label} per match`}
+              rate={rate}
+              width={360}
+              height={180}
+              series={arms.map((a) => ({ name: a.arm, colour: colour(a.arm), points: a.tactics[k] }))}
+            />
           </div>
         ))}
       </div>
       <h4>Which tactic the CA converged to</h4>
       <table className="table" data-testid="study-tactic">
-        <thead><tr><th>Arm</th><th>Last match (final CA)</th><th>First match (CA0)</th><th className="num">Seeds agreeing</th><th>Example opening</th></tr></thead>
+        <thead>
+          <tr>
+            <th>Arm</th>
+            <th>Last match (final CA)</th>
+            <th>First match (CA0)</th>
+            <th className="num">Seeds agreeing</th>
+            <th>Example opening</th>
+          </tr>
+        </thead>
         <tbody>
           {arms.map((a) => {
             const t = a.tactic;
-            const shares = (xs: { tactic: string; share: number }[]) => xs.slice(0, 3).map((x) => `${x.tactic} ${Math.round(x.share * 100)}%`).join(', ');
+            const shares = (xs: { tactic: string; share: number }[]) =>
+              xs
+                .slice(0, 3)
+                .map((x) => `${x.tactic} ${Math.round(x.share * 100)}%`)
+                .join(', ');
             return (
               <tr key={a.arm}>
                 <td>{a.arm}</td>
@@ -298,13 +465,25 @@ function Compare({ study }: { study: StudyDetail }) {
           })}
         </tbody>
       </table>
-      <p className="hint">Rule-based tactic labels of the CA&apos;s arena openings pooled over seeds; seeds agreeing: those whose last match has the same dominant tactic. The study report (<code>sparring report --study</code>) adds the CA&apos;s win rate with and without each feature of an opening.</p>
+      <p className="hint">
+        Rule-based tactic labels of the CA&apos;s arena openings pooled over seeds; seeds agreeing: those whose last match has the same dominant tactic. The
+        study report (<code>sparring report --study</code>) adds the CA&apos;s win rate with and without each feature of an opening.
+      </p>
       <h4>Per seed</h4>
       <div className="chart-grid" data-testid="study-per-seed">
         {study.seeds.map((seed) => (
           <div key={seed}>
             <div className="small">seed {seed}</div>
-            <BandChart label={`W_DA per match, seed ${seed}`} rate tau={study.tauDa} width={280} height={160} series={study.runs.filter((r) => r.seed === seed && shown.includes(r.arm)).map((r) => ({ name: r.arm, colour: colour(r.arm), points: r.wDa.map((w) => ({ n: 1, mean: w, ci: null })) }))} />
+            <BandChart
+              label={`W_DA per match, seed ${seed}`}
+              rate
+              tau={study.tauDa}
+              width={280}
+              height={160}
+              series={study.runs
+                .filter((r) => r.seed === seed && shown.includes(r.arm))
+                .map((r) => ({ name: r.arm, colour: colour(r.arm), points: r.wDa.map((w) => ({ n: 1, mean: w, ci: null })) }))}
+            />
           </div>
         ))}
       </div>
@@ -323,25 +502,53 @@ function RunOverlay() {
     for (const id of [a, b]) if (id) void loadOverlayRun(id);
   }, [a, b]);
   const series = useMemo(
-    () => [a, b].flatMap((id, i) => (id && details[id] ? [{ name: `${id} (${details[id].preset || 'custom'}, seed ${details[id].seed})`, colour: SERIES_COLOURS[i]!, points: details[id].matchSummaries.map((m) => ({ n: 1, mean: m.wDa, ci: null })) }] : [])),
+    () =>
+      [a, b].flatMap((id, i) =>
+        id && details[id]
+          ? [
+              {
+                name: `${id} (${details[id].preset || 'custom'}, seed ${details[id].seed})`,
+                colour: SERIES_COLOURS[i]!,
+                points: details[id].matchSummaries.map((m) => ({ n: 1, mean: m.wDa, ci: null })),
+              },
+            ]
+          : [],
+      ),
     [a, b, details],
   );
   return (
     <section className="panel" data-testid="run-overlay">
-      <header className="panel-head"><h3>Overlay two runs</h3></header>
+      <header className="panel-head">
+        <h3>Overlay two runs</h3>
+      </header>
       <div className="form-row">
-        {[['Run A', a, setA], ['Run B', b, setB]].map(([label, value, set]) => (
+        {[
+          ['Run A', a, setA],
+          ['Run B', b, setB],
+        ].map(([label, value, set]) => (
           <label key={label as string}>
             {label as string}
-            <select value={value as string} onChange={(e) => (set as (v: string) => void)(e.target.value)} data-testid={`overlay-${(label as string).slice(-1).toLowerCase()}`}>
+            <select
+              value={value as string}
+              onChange={(e) => (set as (v: string) => void)(e.target.value)}
+              data-testid={`overlay-${(label as string).slice(-1).toLowerCase()}`}
+            >
               <option value="">—</option>
-              {runs.map((r) => <option key={r.id} value={r.id}>{r.id} · {r.preset || 'custom'} · seed {r.seed} · {r.status}</option>)}
+              {runs.map((r) => (
+                <option key={r.id} value={r.id}>
+                  {r.id} · {r.preset || 'custom'} · seed {r.seed} · {r.status}
+                </option>
+              ))}
             </select>
           </label>
         ))}
       </div>
       {error && <div className="inline-error">{error}</div>}
-      {series.length > 0 ? <BandChart label="W_DA per match of two runs" testId="overlay-chart" rate series={series} /> : <p className="muted small">Choose two runs to overlay their W_DA per match.</p>}
+      {series.length > 0 ? (
+        <BandChart label="W_DA per match of two runs" testId="overlay-chart" rate series={series} />
+      ) : (
+        <p className="muted small">Choose two runs to overlay their W_DA per match.</p>
+      )}
     </section>
   );
 }

@@ -3,7 +3,18 @@ import { bandGeometry } from './band-chart.data';
 
 describe('bandGeometry', () => {
   it('places the mean line and closes the band from the upper bounds back along the lower ones', () => {
-    const g = bandGeometry([{ name: 'full', points: [{ n: 2, mean: 0.5, ci: [0.25, 0.75] }, { n: 2, mean: 1, ci: [0.5, 1] }] }], { width: 148, height: 138, rate: true });
+    const g = bandGeometry(
+      [
+        {
+          name: 'full',
+          points: [
+            { n: 2, mean: 0.5, ci: [0.25, 0.75] },
+            { n: 2, mean: 1, ci: [0.5, 1] },
+          ],
+        },
+      ],
+      { width: 148, height: 138, rate: true },
+    );
     // x spans 48..136, y maps 1 → 12 and 0 → 112.
     expect(g.xTicks.map((t) => t.x)).toEqual([48, 136]);
     expect(g.series[0]!.line).toBe('48,62 136,12');
@@ -12,7 +23,18 @@ describe('bandGeometry', () => {
   });
 
   it('draws no band with a single interval, and skips matches no seed played', () => {
-    const g = bandGeometry([{ name: 'a', points: [{ n: 1, mean: 0.5, ci: null }, { n: 0, mean: Number.NaN, ci: null }] }], { width: 148, height: 138, rate: true, tau: 0.6 });
+    const g = bandGeometry(
+      [
+        {
+          name: 'a',
+          points: [
+            { n: 1, mean: 0.5, ci: null },
+            { n: 0, mean: Number.NaN, ci: null },
+          ],
+        },
+      ],
+      { width: 148, height: 138, rate: true, tau: 0.6 },
+    );
     expect(g.series[0]!.band).toBeNull();
     expect(g.series[0]!.dots).toHaveLength(1);
     expect(g.tau!.label).toBe('τ_DA = 0.60');

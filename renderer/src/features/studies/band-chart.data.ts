@@ -19,12 +19,12 @@ export interface BandGeometry {
   tau: { y: number; label: string } | null;
 }
 
-export function bandGeometry(
-  series: readonly BandSeriesInput[],
-  opts: { width: number; height: number; rate: boolean; tau?: number },
-): BandGeometry {
+export function bandGeometry(series: readonly BandSeriesInput[], opts: { width: number; height: number; rate: boolean; tau?: number }): BandGeometry {
   const { width: W, height: H } = opts;
-  const L = 48, R = 12, T = 12, B = 26;
+  const L = 48,
+    R = 12,
+    T = 12,
+    B = 26;
   const n = Math.max(1, ...series.map((s) => s.points.length));
   const vals = series.flatMap((s) => s.points.flatMap((p) => (p.n ? [p.mean, ...(p.ci ?? [])] : [])));
   let lo = opts.rate ? 0 : Math.min(0, ...vals);
@@ -51,14 +51,19 @@ export function bandGeometry(
     series: series.map((s) => {
       const pts = s.points.map((p, i) => ({ p, i })).filter(({ p }) => p.n > 0);
       const withCi = pts.filter(({ p }) => p.ci);
-      const band = withCi.length > 1
-        ? [...withCi.map(({ p, i }) => `${x(i)},${y(p.ci![1])}`), ...withCi.map(({ p, i }) => `${x(i)},${y(p.ci![0])}`).reverse()].join(' ')
-        : null;
+      const band =
+        withCi.length > 1
+          ? [...withCi.map(({ p, i }) => `${x(i)},${y(p.ci![1])}`), ...withCi.map(({ p, i }) => `${x(i)},${y(p.ci![0])}`).reverse()].join(' ')
+          : null;
       return {
         name: s.name,
         line: pts.map(({ p, i }) => `${x(i)},${y(p.mean)}`).join(' '),
         band,
-        dots: pts.map(({ p, i }) => ({ x: x(i), y: y(p.mean), title: `${s.name} M${i + 1}: ${fmt(p.mean)}${p.ci ? ` [${fmt(p.ci[0])}, ${fmt(p.ci[1])}]` : ''} (n=${p.n})` })),
+        dots: pts.map(({ p, i }) => ({
+          x: x(i),
+          y: y(p.mean),
+          title: `${s.name} M${i + 1}: ${fmt(p.mean)}${p.ci ? ` [${fmt(p.ci[0])}, ${fmt(p.ci[1])}]` : ''} (n=${p.n})`,
+        })),
       };
     }),
   };

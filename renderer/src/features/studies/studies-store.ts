@@ -21,7 +21,15 @@ export interface StudiesState {
 }
 
 export const useStudiesStore = create<StudiesState>()(() => ({
-  studies: [], listError: null, details: {}, detailError: {}, arms: [], starting: false, startError: null, overlayRuns: {}, overlayError: null,
+  studies: [],
+  listError: null,
+  details: {},
+  detailError: {},
+  arms: [],
+  starting: false,
+  startError: null,
+  overlayRuns: {},
+  overlayError: null,
 }));
 
 export const selectStudies = (s: StudiesState) => s.studies;

@@ -29,8 +29,8 @@ export function DiffView({ onClose }: { onClose: () => void }) {
       {status === 'idle' && (
         <div className="panel">
           <EmptyState title="Compare two checkpoints on one episode" testId="diff-empty">
-            Pick two policies of a role, a scenario and a seed, then <b>Replay both</b>. The world and the opponent are seeded, so whatever differs
-            first was caused by the policies. From an open episode, <b>Compare checkpoints</b> fills in its scenario and seed.
+            Pick two policies of a role, a scenario and a seed, then <b>Replay both</b>. The world and the opponent are seeded, so whatever differs first was
+            caused by the policies. From an open episode, <b>Compare checkpoints</b> fills in its scenario and seed.
           </EmptyState>
         </div>
       )}
@@ -105,7 +105,13 @@ function DiffForm({ onClose }: { onClose: () => void }) {
       </label>
       <label>
         Seed
-        <input type="number" className="seed-input" value={form.seed} onChange={(e) => editDiffForm({ seed: Math.trunc(Number(e.target.value)) })} data-testid="diff-seed" />
+        <input
+          type="number"
+          className="seed-input"
+          value={form.seed}
+          onChange={(e) => editDiffForm({ seed: Math.trunc(Number(e.target.value)) })}
+          data-testid="diff-seed"
+        />
       </label>
       <button className="btn primary" disabled={!ready || loading} onClick={() => void replayDiff()} data-testid="diff-replay">
         Replay both
@@ -125,7 +131,8 @@ function DiffResult({ d }: { d: EpisodeDiff }) {
       <section className="panel" data-testid="diff-summary">
         <header className="panel-head">
           <h3>
-            {d.role} <span className="mono">{d.a.spec}</span> vs <span className="mono">{d.b.spec}</span> · {d.scenarioId} · seed {d.seed} · against {d.opponent}
+            {d.role} <span className="mono">{d.a.spec}</span> vs <span className="mono">{d.b.spec}</span> · {d.scenarioId} · seed {d.seed} · against{' '}
+            {d.opponent}
           </h3>
         </header>
         <p className={d.divergence ? 'diverge-text' : 'muted'} data-testid="diff-divergence">
@@ -150,8 +157,12 @@ function DiffResult({ d }: { d: EpisodeDiff }) {
           </tbody>
         </table>
         <div className="diff-rationales">
-          <p className="rationale"><b>A:</b> {d.a.episode.judge.rationale}</p>
-          <p className="rationale"><b>B:</b> {d.b.episode.judge.rationale}</p>
+          <p className="rationale">
+            <b>A:</b> {d.a.episode.judge.rationale}
+          </p>
+          <p className="rationale">
+            <b>B:</b> {d.b.episode.judge.rationale}
+          </p>
         </div>
       </section>
       <section className="panel">

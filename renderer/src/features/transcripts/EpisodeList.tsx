@@ -37,7 +37,19 @@ export function EpisodeList({ selectedId, onOpen }: { selectedId: string | null;
   );
 }
 
-const EpisodeRow = memo(function EpisodeRow({ e, selected, start, size, onOpen }: { e: EpisodeSummary | undefined; selected: boolean; start: number; size: number; onOpen: (id: string) => void }) {
+const EpisodeRow = memo(function EpisodeRow({
+  e,
+  selected,
+  start,
+  size,
+  onOpen,
+}: {
+  e: EpisodeSummary | undefined;
+  selected: boolean;
+  start: number;
+  size: number;
+  onOpen: (id: string) => void;
+}) {
   return (
     <div
       className={`episode-row${selected ? ' selected' : ''}`}

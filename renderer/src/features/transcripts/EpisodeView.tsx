@@ -25,7 +25,12 @@ export function EpisodeView({ onCompare }: { onCompare: () => void }) {
       </div>
     );
   }
-  if (status === 'loading' && episode?.id !== id) return <div className="panel"><LoadingState label={`Loading ${id}…`} /></div>;
+  if (status === 'loading' && episode?.id !== id)
+    return (
+      <div className="panel">
+        <LoadingState label={`Loading ${id}…`} />
+      </div>
+    );
   if (status === 'error' || !episode) {
     return (
       <div className="panel">
@@ -58,12 +63,17 @@ export function Episode({ e, onCompare }: { e: EpisodeView; onCompare?: () => vo
           <h2 className="mono">{e.id}</h2>
           <Badge tone={e.winner === 'DA' ? 'da' : 'ca'}>{e.winner} won</Badge>
           {e.fraudReference && <Badge tone="fraud">fraud reference</Badge>}
-          {e.adversities && <Badge tone="warn">{e.adversities.length} adversit{e.adversities.length === 1 ? 'y' : 'ies'} fired</Badge>}
+          {e.adversities && (
+            <Badge tone="warn">
+              {e.adversities.length} adversit{e.adversities.length === 1 ? 'y' : 'ies'} fired
+            </Badge>
+          )}
           <Badge>{e.endReason === 'end_call' ? 'ended by the DA' : 'hit the turn limit'}</Badge>
           {e.llm && (
             <Badge>
               <span data-testid="episode-llm-cost">
-                {e.llm.calls} LLM call{e.llm.calls === 1 ? '' : 's'}{e.llm.cached ? ` (${e.llm.cached} cached)` : ''} · {e.llm.tokensIn} tokens in, {e.llm.tokensOut} out · {(e.llm.latencyMs / 1000).toFixed(1)} s
+                {e.llm.calls} LLM call{e.llm.calls === 1 ? '' : 's'}
+                {e.llm.cached ? ` (${e.llm.cached} cached)` : ''} · {e.llm.tokensIn} tokens in, {e.llm.tokensOut} out · {(e.llm.latencyMs / 1000).toFixed(1)} s
               </span>
             </Badge>
           )}
@@ -74,26 +84,42 @@ export function Episode({ e, onCompare }: { e: EpisodeView; onCompare?: () => vo
           )}
         </div>
         <dl className="facts">
-          <div><dt>Scenario</dt><dd>{e.scenarioId}</dd></div>
-          <div><dt>Hidden intent</dt><dd className="mono">{e.intent}</dd></div>
-          <div><dt>Expected tool</dt><dd className="mono">{e.expectedTool}</dd></div>
+          <div>
+            <dt>Scenario</dt>
+            <dd>{e.scenarioId}</dd>
+          </div>
+          <div>
+            <dt>Hidden intent</dt>
+            <dd className="mono">{e.intent}</dd>
+          </div>
+          <div>
+            <dt>Expected tool</dt>
+            <dd className="mono">{e.expectedTool}</dd>
+          </div>
           <div>
             <dt>Routed to</dt>
             <dd className={`mono ${misrouted ? 'bad-text' : 'ok-text'}`}>{e.routedTool ?? 'no domain tool'}</dd>
           </div>
-          <div><dt>Seed</dt><dd className="mono">{e.seed}</dd></div>
+          <div>
+            <dt>Seed</dt>
+            <dd className="mono">{e.seed}</dd>
+          </div>
         </dl>
       </section>
       <div className="episode-grid">
         <section className="panel" data-testid="reward-terms">
-          <header className="panel-head"><h3>Reward terms</h3></header>
+          <header className="panel-head">
+            <h3>Reward terms</h3>
+          </header>
           <div className="terms">
             <TermTable title="DA" total={terms.rDa} totalLabel="r_DA" rows={terms.da} testId="da-terms" />
             <TermTable title="CA" total={terms.rCa} totalLabel="r_CA" rows={terms.ca} testId="ca-terms" />
           </div>
         </section>
         <section className="panel" data-testid="judge">
-          <header className="panel-head"><h3>Judge</h3></header>
+          <header className="panel-head">
+            <h3>Judge</h3>
+          </header>
           <div className="judge">
             <div className="judge-score">
               <span className="big">{signed(e.judge.score)}</span>
@@ -103,7 +129,9 @@ export function Episode({ e, onCompare }: { e: EpisodeView; onCompare?: () => vo
               <Badge tone={e.judge.resolved ? 'ok' : 'warn'}>{e.judge.resolved ? 'resolved' : 'not resolved'}</Badge>
               <Badge tone={e.judge.hallucination ? 'bad' : 'ok'}>{e.judge.hallucination ? 'hallucination' : 'no hallucination'}</Badge>
             </div>
-            <p className="rationale" data-testid="judge-rationale">{e.judge.rationale}</p>
+            <p className="rationale" data-testid="judge-rationale">
+              {e.judge.rationale}
+            </p>
             {e.judge.hallucinations.length > 0 && (
               <ul className="claims">
                 {e.judge.hallucinations.map((h, i) => (
@@ -152,7 +180,9 @@ function TermTable({ title, rows, total, totalLabel, testId }: { title: string; 
       <tfoot>
         <tr>
           <td>{totalLabel}</td>
-          <td className="num" data-testid={`${testId}-total`}>{signed(total)}</td>
+          <td className="num" data-testid={`${testId}-total`}>
+            {signed(total)}
+          </td>
         </tr>
       </tfoot>
     </table>
@@ -173,7 +203,11 @@ function Turn({ t, episodeId, fired }: { t: TurnView; episodeId: string; fired: 
             {f}
           </Badge>
         ))}
-        {t.thinking && <div className="thinking" title="the DA's thinking">{t.thinking}</div>}
+        {t.thinking && (
+          <div className="thinking" title="the DA's thinking">
+            {t.thinking}
+          </div>
+        )}
         {t.actionType && <Badge tone={t.actionType === 'tool_call' ? 'da' : 'neutral'}>{t.actionType}</Badge>}
         {t.said !== null && <div className="said">{t.said}</div>}
         {t.tool && (

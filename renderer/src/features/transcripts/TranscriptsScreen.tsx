@@ -64,7 +64,9 @@ export function TranscriptsScreen() {
             </button>
           )}
         </div>
-        <p className="lede">Every stored episode, turn by turn: what the customer said, what the DA thought and did, what each turn earned, and what the judge concluded.</p>
+        <p className="lede">
+          Every stored episode, turn by turn: what the customer said, what the DA thought and did, what each turn earned, and what the judge concluded.
+        </p>
       </header>
       <FilterBar params={params} />
       <div className="split">
@@ -76,8 +78,11 @@ export function TranscriptsScreen() {
             </span>
           </header>
           {status === 'loading' && <LoadingState label="Loading episodes…" />}
-          {status === 'error' && <ErrorState title="Could not load episodes" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void reload() }]} />}
-          {status === 'ready' && total === 0 &&
+          {status === 'error' && (
+            <ErrorState title="Could not load episodes" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void reload() }]} />
+          )}
+          {status === 'ready' &&
+            total === 0 &&
             (filtered ? (
               <EmptyState title="No episode matches these filters" actions={[{ label: 'Clear filters', onClick: () => replaceParams({}) }]} />
             ) : (
@@ -85,7 +90,9 @@ export function TranscriptsScreen() {
                 Episodes appear here once a match has been played, from the Arena or by a co-evolution run.
               </EmptyState>
             ))}
-          {status === 'ready' && (total ?? 0) > 0 && <EpisodeList selectedId={params.episode ?? null} onOpen={(id) => replaceParams({ ...params, episode: id })} />}
+          {status === 'ready' && (total ?? 0) > 0 && (
+            <EpisodeList selectedId={params.episode ?? null} onOpen={(id) => replaceParams({ ...params, episode: id })} />
+          )}
         </div>
         <div className="split-right">
           {params.view === 'compare' ? (
@@ -157,7 +164,11 @@ function FilterBar({ params }: { params: Record<string, string> }) {
         Validator failed
         <select value={params.validator ?? ''} onChange={(e) => set('validator', e.target.value)} data-testid="filter-validator">
           <option value="">—</option>
-          {VALIDATOR_FILTERS.map((v) => <option key={v.value} value={v.value}>{v.label}</option>)}
+          {VALIDATOR_FILTERS.map((v) => (
+            <option key={v.value} value={v.value}>
+              {v.label}
+            </option>
+          ))}
         </select>
       </label>
       {Object.keys(params).some((k) => k !== 'episode' && k !== 'view') && (

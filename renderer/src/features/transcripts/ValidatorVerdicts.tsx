@@ -31,7 +31,8 @@ export function ValidatorVerdicts({ episodeId }: { episodeId: string }) {
 
   const current = load.id === episodeId && load.attempt === attempt;
   let body;
-  if (current && load.error) body = <ErrorState title="Could not validate this episode" error={load.error} actions={[{ label: 'Retry', onClick: () => setAttempt((n) => n + 1) }]} />;
+  if (current && load.error)
+    body = <ErrorState title="Could not validate this episode" error={load.error} actions={[{ label: 'Retry', onClick: () => setAttempt((n) => n + 1) }]} />;
   else if (!current || !load.verdicts) body = <LoadingState label="Validating…" />;
   else
     body = (
@@ -40,7 +41,9 @@ export function ValidatorVerdicts({ episodeId }: { episodeId: string }) {
           {load.verdicts.map((v) => (
             <tr key={v.validator} data-validator={v.validator} data-ok={v.ok}>
               <td>{TITLES[v.validator]}</td>
-              <td><Badge tone={v.ok ? 'ok' : 'bad'}>{v.ok ? 'pass' : 'fail'}</Badge></td>
+              <td>
+                <Badge tone={v.ok ? 'ok' : 'bad'}>{v.ok ? 'pass' : 'fail'}</Badge>
+              </td>
               <td className="mono">{v.turn === null ? '' : `turn ${v.turn}`}</td>
               <td className={v.ok ? 'muted small' : 'bad-text'} style={{ whiteSpace: 'normal' }}>
                 {v.reason}

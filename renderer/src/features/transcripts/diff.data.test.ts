@@ -3,18 +3,41 @@ import type { EpisodeDiff, EpisodeRecord } from '../../../../core/contract/contr
 import { diffRows, divergenceText, outcomeRows } from './diff.data';
 
 const turn = (index: number, role: 'customer' | 'agent', text: string, tool: string | null = null) => ({
-  index, role, text, actionType: role === 'agent' ? (tool ? ('tool_call' as const) : ('speak' as const)) : null, tool, toolArgs: tool ? {} : null,
-  toolResult: null, parseError: null, rewards: {},
+  index,
+  role,
+  text,
+  actionType: role === 'agent' ? (tool ? ('tool_call' as const) : ('speak' as const)) : null,
+  tool,
+  toolArgs: tool ? {} : null,
+  toolResult: null,
+  parseError: null,
+  rewards: {},
 });
 const episode = (tools: string[], winner: 'DA' | 'CA'): EpisodeRecord => ({
-  id: 'x', matchId: 'diff', index: 0, scenarioId: 's', fraudReference: false, seed: 3, intent: 'i', expectedTool: 'dispute_charge', routedTool: tools[1] ?? null,
-  winner, endReason: 'end_call', rDa: winner === 'DA' ? 9.5 : 1.3, rCa: 0, daTerms: {} as EpisodeRecord['daTerms'], caTerms: {} as EpisodeRecord['caTerms'],
+  id: 'x',
+  matchId: 'diff',
+  index: 0,
+  scenarioId: 's',
+  fraudReference: false,
+  seed: 3,
+  intent: 'i',
+  expectedTool: 'dispute_charge',
+  routedTool: tools[1] ?? null,
+  winner,
+  endReason: 'end_call',
+  rDa: winner === 'DA' ? 9.5 : 1.3,
+  rCa: 0,
+  daTerms: {} as EpisodeRecord['daTerms'],
+  caTerms: {} as EpisodeRecord['caTerms'],
   judge: { score: 1, resolved: winner === 'DA', tier: 3, hallucination: false, hallucinations: [], rationale: '' },
   turns: [turn(0, 'customer', 'hi'), ...tools.map((t, i) => turn(i + 1, 'agent', t, t))],
 });
 
 const d: EpisodeDiff = {
-  role: 'DA', opponent: 'scripted', scenarioId: 's', seed: 3,
+  role: 'DA',
+  opponent: 'scripted',
+  scenarioId: 's',
+  seed: 3,
   a: { spec: 'DA0', episode: episode(['lookup_account', 'check_card_status', 'x'], 'CA') },
   b: { spec: 'DA2', episode: episode(['lookup_account', 'dispute_charge'], 'DA') },
   divergence: { turn: 2, fields: ['tool', 'text'], rewardTurns: [0, 2], episode: ['winner', 'routedTool'] },

@@ -109,7 +109,8 @@ export async function openEpisode(id: string | null): Promise<void> {
     const episode = await request('episodes/get', { id });
     if (useTranscriptsStore.getState().selectedId === id) useTranscriptsStore.setState({ episode, episodeStatus: 'ready' });
   } catch (err) {
-    if (useTranscriptsStore.getState().selectedId === id) useTranscriptsStore.setState({ episode: null, episodeStatus: 'error', episodeError: errorMessage(err) });
+    if (useTranscriptsStore.getState().selectedId === id)
+      useTranscriptsStore.setState({ episode: null, episodeStatus: 'error', episodeError: errorMessage(err) });
   }
 }
 
