@@ -4,6 +4,7 @@
  * lookup_account returned, amounts the customer said) and speech from templates grounded in tool
  * results, so every backend's output goes through the same parser, rewards and judge.
  */
+import { MONTHS, WEEKDAYS } from '../world/calendar-words';
 import { TOOL_NAMES } from '../domain/types';
 import type { DomainTool, ToolName } from '../domain/types';
 import type { DaObservation } from '../world/environment';
@@ -115,25 +116,8 @@ const NOT_A_NAME = new Set([
   'why',
   'how',
   'who',
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-  'monday',
-  'tuesday',
-  'wednesday',
-  'thursday',
-  'friday',
-  'saturday',
-  'sunday',
+  ...MONTHS,
+  ...WEEKDAYS,
 ]);
 
 /**

@@ -42,6 +42,7 @@ export interface KnobWriteView {
   knob: string;
   value: number;
   requestedFrom: number;
+  /** The value it replaced when applied (null while pending). */
   from: number | null;
   reason: string;
   by: string;
@@ -51,6 +52,7 @@ export interface KnobWriteView {
   appliedAt: string | null;
   appliedState: KnobRunState | null;
   reverts: number | null;
+  /** The write that reverted this one, if any. */
   revertedBy: number | null;
   proposalId: number | null;
   /** Measured once applied (core/eau/effect.ts). */

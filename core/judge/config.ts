@@ -4,6 +4,7 @@
  */
 import type { DomainTool } from '../domain/types';
 import type { JudgeVerdict } from './types';
+import { MONTHS, WEEKDAYS } from '../world/calendar-words';
 
 export type Tier = JudgeVerdict['tier'];
 
@@ -227,18 +228,7 @@ export const DEFAULT_JUDGE_CONFIG: JudgeConfig = {
     'today',
     'tomorrow',
     'yesterday',
-    'january',
-    'february',
-    'march',
-    'april',
-    'may',
-    'june',
-    'july',
-    'august',
-    'september',
-    'october',
-    'november',
-    'december',
+    ...MONTHS,
     'jan',
     'feb',
     'mar',
@@ -251,13 +241,7 @@ export const DEFAULT_JUDGE_CONFIG: JudgeConfig = {
     'oct',
     'nov',
     'dec',
-    'monday',
-    'tuesday',
-    'wednesday',
-    'thursday',
-    'friday',
-    'saturday',
-    'sunday',
+    ...WEEKDAYS,
     'am',
     'pm',
     // banking vocabulary and acronyms

@@ -17,29 +17,13 @@ import type { EffectMark, MeasuredEffect, MeasureSpec } from '../../core/eau/eff
 import { checkWrite, effectiveConfig, isWriter, knobSpec, knobValue } from '../../core/eau/knobs';
 import type { KnobValue, WriteRule } from '../../core/eau/knobs';
 import type { KnobProposal } from '../../core/eau/proposal';
-import type { KnobRunState } from '../../core/eau/view';
+import type { KnobRunState, KnobWriteView } from '../../core/eau/view';
 
 export type { KnobRunState };
 
-export interface KnobWrite {
-  id: number;
+/** A write as the lab stores it: the console's view of it (core/eau/view.ts) without the measured effect, plus its run. */
+export interface KnobWrite extends Omit<KnobWriteView, 'effect'> {
   runId: string;
-  knob: string;
-  value: number;
-  requestedFrom: number;
-  /** The value it replaced when applied (null while pending). */
-  from: number | null;
-  reason: string;
-  by: string;
-  status: 'pending' | 'applied';
-  createdAt: string;
-  state: KnobRunState;
-  appliedAt: string | null;
-  appliedState: KnobRunState | null;
-  reverts: number | null;
-  /** The write that reverted this one, if any. */
-  revertedBy: number | null;
-  proposalId: number | null;
 }
 
 export interface KnobWriteRequest {
