@@ -517,10 +517,12 @@ async function storedMatch(
   });
   // All or nothing: the match, and the LLM calls behind it when an LLM plays a role.
   const ledger = pendingLlmCalls(ctx.store.path);
-  ctx.store.db.transaction(() => {
-    ctx.store.saveMatch(r.match, r.episodes);
-    if (ledger) llmStore(ctx.store.db).writeLedger(ledger);
-  })();
+  ctx.store.db
+    .transaction(() => {
+      ctx.store.saveMatch(r.match, r.episodes);
+      if (ledger) llmStore(ctx.store.db).writeLedger(ledger);
+    })
+    .immediate(); // IMMEDIATE, as saveMatch alone: a deferred transaction would read (the lab's scenarios) before it writes, and fail with SQLITE_BUSY at once when another connection wrote in between
   ledger?.clear();
   return { match: r.match, episodes: r.episodes };
 }

@@ -203,10 +203,12 @@ export function createEngine(o: EngineOptions): Engine {
           checkOpen();
           // All or nothing: a failure before this line stores no episode; LLM calls go in with the match.
           const ledger = pendingLlmCalls(store.path);
-          store.db.transaction(() => {
-            store.saveMatch(match, episodes);
-            if (ledger) llmStore(store.db).writeLedger(ledger);
-          })();
+          store.db
+            .transaction(() => {
+              store.saveMatch(match, episodes);
+              if (ledger) llmStore(store.db).writeLedger(ledger);
+            })
+            .immediate(); // IMMEDIATE, as saveMatch alone: a deferred transaction would read (the lab's scenarios) before it writes, and fail with SQLITE_BUSY at once when another connection wrote in between
           ledger?.clear();
           batcher.flush();
           return { matchId };

@@ -22,10 +22,12 @@ export async function runAndStoreMatch(store: SqliteRunStore, args: MatchArgs, l
     ledger?.clear();
     throw e;
   }
-  store.db.transaction(() => {
-    store.saveMatch(result.match, result.episodes);
-    if (ledger) llmStore(store.db).writeLedger(ledger);
-  })();
+  store.db
+    .transaction(() => {
+      store.saveMatch(result.match, result.episodes);
+      if (ledger) llmStore(store.db).writeLedger(ledger);
+    })
+    .immediate(); // IMMEDIATE, as saveMatch alone: a deferred transaction would read (the lab's scenarios) before it writes, and fail with SQLITE_BUSY at once when another connection wrote in between
   const llm = ledger?.records.length ? llmStore(store.db).callTotals(result.match.id, true) : null;
   ledger?.clear();
   return { ...result, llm };

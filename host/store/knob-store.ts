@@ -318,15 +318,18 @@ export function knobStore(db: Database) {
      * Returns how many were new.
      */
     recordProposals(runId: string, found: readonly KnobProposal[]): number {
-      return db.transaction(() => {
-        let added = 0;
-        for (const p of found) {
-          if (q.sameProposal.get(runId, p.knob, JSON.stringify(p.source), JSON.stringify(p.at))) continue;
-          store.propose(runId, p);
-          added++;
-        }
-        return added;
-      })();
+      // IMMEDIATE: it reads before it writes, and a study's other workers write the same lab.
+      return db
+        .transaction(() => {
+          let added = 0;
+          for (const p of found) {
+            if (q.sameProposal.get(runId, p.knob, JSON.stringify(p.source), JSON.stringify(p.at))) continue;
+            store.propose(runId, p);
+            added++;
+          }
+          return added;
+        })
+        .immediate();
     },
     proposals(runId: string): StoredProposal[] {
       runRow(runId);
