@@ -124,13 +124,25 @@ export const scheduleSchema = z
 export type Schedule = z.infer<typeof scheduleSchema>;
 
 /**
+ * A run's onnxruntime intra-op threads when its config does not say (`device.threads`): one, on
+ * every machine, so that a run's numbers depend on its seed and config only — not on the cores of
+ * the machine it ran on, nor on how many study workers shared them. A config may ask for more
+ * (faster train steps on an idle multi-core machine; the count is then part of its config).
+ */
+export const RUN_THREADS = 1;
+
+/**
  * Where the run's policy graphs execute (models/device.ts chooses; the run records what it got).
  * Absent: the CPU. `sparring run --provider P` sets `provider`.
  */
 const deviceBlock = z.strictObject({
   /** An onnxruntime execution provider, or `auto`: a GPU provider on a hardware device when present, else the CPU. */
   provider: z.enum(PROVIDER_CHOICES),
-  /** Intra-op threads per session (default: cores, at most 4). */
+  /**
+   * Intra-op threads per session (default `RUN_THREADS`, 1). Part of the config because it is part
+   * of a run's numbers: onnxruntime splits a matrix product's sums across its threads, so the same
+   * seed on 1 and 2 threads gives different floats and, over a run, different figures.
+   */
   threads: posInt.max(256).optional(),
   /**
    * Where arena matches and held-out evaluation run: 'provider' (default: with everything else)

@@ -25,15 +25,21 @@ export const DEFAULT_PROVIDER: ProviderChoice = 'cpu';
 /**
  * Adds `--provider` and `--threads` to `cmd`. `what`: the work they place, for the help text;
  * `defaultProvider` null: no default (`run`, where an absent option leaves the config's device block).
+ * `threadsDefault`: what an absent `--threads` means, for the help text.
  */
-export function addDeviceOptions(cmd: Command, what = 'the policies', defaultProvider: ProviderChoice | null = DEFAULT_PROVIDER): Command {
+export function addDeviceOptions(
+  cmd: Command,
+  what = 'the policies',
+  defaultProvider: ProviderChoice | null = DEFAULT_PROVIDER,
+  threadsDefault = 'cores, at most 4',
+): Command {
   const provider = new Option(
     '--provider <p>',
     `where ${what} run: an onnxruntime execution provider, or auto (a GPU provider on a hardware device when present, else cpu); an unavailable one falls back to cpu, saying why`,
   ).choices(PROVIDER_CHOICES);
   return cmd
     .addOption(defaultProvider === null ? provider : provider.default(defaultProvider))
-    .option('--threads <n>', 'intra-op threads per onnxruntime session (default: cores, at most 4)', positiveInt('--threads'));
+    .option('--threads <n>', `intra-op threads per onnxruntime session (default: ${threadsDefault})`, positiveInt('--threads'));
 }
 
 /** One stderr line for a device choice, e.g. "device: webgpu (webgpu requested (Vulkan: …))". */

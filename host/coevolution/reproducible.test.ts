@@ -14,21 +14,22 @@ import { describe, expect, it } from 'vitest';
 import { runMatch } from '../../core/arena/match';
 import { selectScenarios } from '../../core/arena/scenarios';
 import { ScriptedCa } from '../../core/agents/scripted-ca';
-import { PRESETS } from '../../core/coevolution/run-config';
+import { PRESETS, RUN_THREADS } from '../../core/coevolution/run-config';
 import { DEFAULT_CONFIG } from '../../core/config';
 import { judgeEpisode } from '../../core/judge/judge';
 import { saveCorpusImport } from '../store/corpus-store';
 import { labDomain } from '../store/scenario-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import { checkpointStore } from '../store/checkpoint-store';
+import type { SessionSettings } from '../../models/session';
 import { PolicyCache } from './actors';
 import { createRunService } from './service';
 
 /** quick with two matches (one gym): enough for a gym's seed to show in what the run stores. */
 const CONFIG = JSON.stringify({ ...PRESETS.quick.config, stopping: { ...PRESETS.quick.config.stopping, nMin: 2, nMax: 2 } });
 
-async function runOnce(dbPath: string, seed: number): Promise<string> {
-  const service = createRunService({ dbPath });
+async function runOnce(dbPath: string, seed: number, session?: SessionSettings): Promise<string> {
+  const service = createRunService({ dbPath, ...(session ? { session } : {}) });
   try {
     const { runId } = await service.start({ preset: 'custom', configJson: CONFIG, seed });
     const d = await service.settled(runId);
@@ -157,4 +158,27 @@ describe('same seed, same numbers', () => {
     for (const part of Object.keys(want)) expect(got[part], part).toEqual(want[part]);
     expect(Object.keys(got)).toEqual(Object.keys(want));
   });
+
+  it(
+    "a run whose host asks for 2 onnxruntime threads (the app, a study of one worker) stores exactly what the default stores: the count is the config's",
+    { timeout: 300_000 },
+    async () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'sparring-repro-threads-'));
+      const one = path.join(dir, 'one.db');
+      const two = path.join(dir, 'two.db');
+      const a = await runOnce(one, 1);
+      const b = await runOnce(two, 1, { intraOpNumThreads: 2 });
+      const device = (p: string) => {
+        const db = new Database(p, { readonly: true });
+        try {
+          return JSON.parse(db.prepare("SELECT device_json FROM runs WHERE id = 'R1'").pluck().get() as string) as { threads: number | null };
+        } finally {
+          db.close();
+        }
+      };
+      expect(device(one).threads).toBe(RUN_THREADS);
+      expect(device(two).threads).toBe(RUN_THREADS);
+      expect(stored(two, b)).toEqual(stored(one, a));
+    },
+  );
 });

@@ -8,7 +8,7 @@ import { createActor, fromPromise } from 'xstate';
 import type { Actor } from 'xstate';
 import { runMachine } from '../../core/coevolution/run.machine';
 import type { GymSummary, MatchSummary, RunContext } from '../../core/coevolution/run.machine';
-import { PRESETS, parseRunConfig, RunConfigError, sparringConfigOf } from '../../core/coevolution/run-config';
+import { PRESETS, parseRunConfig, RUN_THREADS, RunConfigError, sparringConfigOf } from '../../core/coevolution/run-config';
 import { IB_RL_DEFAULTS } from '../../core/presets';
 import type { RunConfig } from '../../core/coevolution/run-config';
 import { DEFAULT_CONFIG } from '../../core/config';
@@ -98,7 +98,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     const d = config.device;
     const device = await chooseDevice({
       provider: opts.forceProvider ?? d?.provider ?? opts.provider ?? 'cpu',
-      threads: d?.threads ?? null,
+      threads: d?.threads ?? RUN_THREADS,
       play: d?.play ?? 'provider',
     });
     updateDevice.run(JSON.stringify(device), runId);

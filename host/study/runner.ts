@@ -11,6 +11,7 @@
 import { fork } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { ARMS, armConfig, isArmName } from '../../core/coevolution/arms';
+import { RUN_THREADS } from '../../core/coevolution/run-config';
 import type { ArmSpec } from '../../core/coevolution/arms';
 import type { StudyRunStatus } from '../../core/coevolution/study-summary';
 import { createRunReader } from '../coevolution/service';
@@ -65,8 +66,9 @@ export function defaultWorkers(): number {
 
 export async function runStudy(opts: RunStudyOptions): Promise<void> {
   const workers = Math.max(1, opts.workers ?? defaultWorkers());
-  // Split the cores between the workers' onnxruntime thread pools.
-  const threads = Math.max(1, Math.floor(availableParallelism() / workers));
+  // One onnxruntime thread per worker whatever the worker count: the thread count is part of a
+  // run's numbers (RUN_THREADS), so `--workers 1` and the default give the same tables.
+  const threads = RUN_THREADS;
   const store = openSqliteStore(opts.dbPath);
   const db = store.db;
   const studies = studyStore(db);

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { PRESETS, parseRunConfig } from '../../../core/coevolution/run-config';
+import { PRESETS, parseRunConfig, RUN_THREADS } from '../../../core/coevolution/run-config';
 import { overlayConfig } from '../../../core/coevolution/arms';
 import type { RunDetail } from '../../../core/contract/contract';
 import { armGap, blendHeldout, formatArms } from '../../../core/eau/customer-mix';
@@ -65,7 +65,7 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     .option('--ca <name>', 'an LLM saved in the lab plays the CA: no CA0, no CA gyms (sets schedule.llm.ca)');
   // No default: without --provider a run uses its config's device block (absent: the CPU); with --resume, --provider overrides it.
   // --provider sets the config's "device": {"provider": P}; with --resume it overrides the stored one.
-  addDeviceOptions(cmd, "the run's policies", null);
+  addDeviceOptions(cmd, "the run's policies", null, `${RUN_THREADS}, or the config's device.threads; part of the run's numbers`);
   cmd.action(async (opts: RunOptions) => {
     const g = globals();
     let configJson: string | undefined;
