@@ -247,7 +247,9 @@ function print(
     wCa: 1 - m.wDa,
     fraudRate: m.fraudRate,
     // IB-RL: the round's updates (none when the pool and the stagger leave both roles out).
-    trained: m.pool ? (m.gyms?.length ? m.gyms.join('+') : 'no') : (m.next?.role ?? null),
+    // The gyms the schedule planned after the match (daGyms, isolation: both, a frozen opponent
+    // depart from the weaker agent); runs stored before schedules have only the weaker agent.
+    trained: m.gyms ? (m.gyms.length ? m.gyms.join('+') : m.pool || !m.stop.stop ? 'no' : null) : (m.next?.role ?? null),
     pool: m.pool ?? null,
     stop: m.stop.stop ? m.stop.reason : null,
     verdict: m.stop.explanation,
