@@ -105,10 +105,17 @@ describe('sparring run --judge SPEC', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--judge "nope": not "rule" and no LLM endpoint of that name/);
     expect(sql<{ n: number }>('SELECT COUNT(*) AS n FROM runs').n).toBe(0);
+    // A config file's judge is checked against the lab too (the app starts runs this way), naming the field.
+    const bad = path.join(tmp, 'bad-judge.json');
+    writeFileSync(bad, JSON.stringify({ judge: 'nope' }));
+    const byConfig = await sparring(['run', '--preset', 'quick', '--config', bad]);
+    expect(byConfig.code).toBe(2);
+    expect(byConfig.stderr).toMatch(/config: field judge: "nope": not "rule" and no LLM endpoint of that name/);
+    expect(sql<{ n: number }>('SELECT COUNT(*) AS n FROM runs').n).toBe(0);
     const resumed = await sparring(['run', '--resume', 'R1', '--judge', 'judge7b']);
     expect(resumed.code).toBe(2);
     expect(resumed.stderr).toMatch(/--judge sets a new run's judge; a resumed run keeps its own/);
-  });
+  }, 300_000);
 
   it('judges every episode, gym rollout and evaluation with the LLM, recording its calls with role judge', async () => {
     const r = await sparring(['run', '--preset', 'quick', '--config', OVERLAY, '--judge', 'judge7b', '--seed', '1', '--json']);
