@@ -73,8 +73,12 @@ describe('--judge SPEC', () => {
     expect(r.code, r.stderr).toBe(0);
     const sql = new Database(db, { readonly: true });
     const scores = sql.prepare('SELECT DISTINCT judge_score FROM episodes').pluck().all();
+    // One judge call per episode, recorded with role judge on the episode it judged (turn: its turn count).
+    const episodes = sql.prepare("SELECT id || '#' || (SELECT COUNT(*) FROM turns WHERE episode_id = episodes.id) FROM episodes ORDER BY 1").pluck().all();
+    const judged = sql.prepare("SELECT episode_id || '#' || turn FROM llm_calls WHERE role = 'judge' AND episode_id IS NOT NULL ORDER BY 1").pluck().all();
     sql.close();
     expect(scores).toEqual([2]);
+    expect(judged).toEqual(episodes);
   });
 
   it('refuses a SPEC that names no judge, naming the option', async () => {

@@ -13,6 +13,7 @@ import { daRewards } from '../rewards/da-reward';
 import { daWins, routedTool } from '../rewards/episode-facts';
 import type { EpisodeRecord, MatchRecord, ScenarioResult, TurnRecord } from '../store/port';
 import type { CaPolicy, DaPolicy } from '../agents/policy';
+import type { Judge as JudgePort } from '../judge/port';
 import { customerFor } from '../eau/customer-mix';
 import type { SymbolicMix } from '../eau/customer-mix';
 import { CustomerEnvironment } from '../world/environment';
@@ -20,8 +21,12 @@ import type { Transcript } from '../world/transcript';
 
 /** A synchronous judge: what scoring a transcript already in hand needs (a human-played episode, a learner's). */
 export type Judge = (t: Transcript) => JudgeVerdict;
-/** Any judge behind the port (core/judge/port.ts): an LLM judge answers asynchronously. */
-export type AnyJudge = (t: Transcript) => JudgeVerdict | Promise<JudgeVerdict>;
+/**
+ * Any judge: a function of the transcript (the rule judge, `judgeEpisode`), or a judge behind the
+ * port (core/judge/port.ts), which an LLM judge is: it answers asynchronously, and is told the
+ * episode it judges (its id; its turn count as the turn) for its call record.
+ */
+export type AnyJudge = ((t: Transcript) => JudgeVerdict | Promise<JudgeVerdict>) | JudgePort;
 
 export interface EpisodeOutcome {
   transcript: Transcript;
@@ -65,7 +70,7 @@ export async function runEpisode(a: EpisodeArgs): Promise<EpisodeOutcome> {
     next = r.next;
   }
   const transcript = env.transcript();
-  const verdict = await a.judge(transcript);
+  const verdict = await (typeof a.judge === 'function' ? a.judge(transcript) : a.judge.judge(transcript, { episodeId, turn: transcript.turns.length }));
   const out = scoreEpisode({ ...a, judge: () => verdict }, transcript);
   if (a.symbolic) out.record.customer = customer.arm;
   return out;

@@ -273,6 +273,13 @@ export const runConfigSchema = z.strictObject({
    * Absent or 0: the learned CA plays every episode.
    */
   customer: z.strictObject({ symbolicMix: frac }).optional(),
+  /**
+   * The judge of every episode of the run (`sparring run --judge SPEC`): its bootstrap, arena
+   * matches, gyms' rollout rewards and held-out evaluations. `rule` (the builtin rule judge, also
+   * when absent) or the name of an LLM endpoint saved in the lab (`sparring models add`); a
+   * resumed run keeps it. Checked against the lab when the run starts.
+   */
+  judge: z.string().min(1).optional(),
 });
 export type RunConfig = z.infer<typeof runConfigSchema>;
 
@@ -316,6 +323,15 @@ export function parseRunConfig(text: string, source = 'config'): RunConfig {
     }
   }
   return cfg;
+}
+
+/** The judge SPEC of a stored run's config: its `judge`, or `rule` when absent (or when the config no longer parses). */
+export function judgeSpecOf(configJson: string): string {
+  try {
+    return parseRunConfig(configJson).judge ?? 'rule';
+  } catch {
+    return 'rule';
+  }
 }
 
 /** The method constants a run config implies. */

@@ -36,6 +36,8 @@ export interface LlmCallTotals {
   tokensOut: number;
   /** Summed call latency, ms. */
   latencyMs: number;
+  /** The LLM judge's share of these calls (`--judge NAME`, a run's `judge`); absent when no LLM judged. */
+  judge?: Omit<LlmCallTotals, 'judge'>;
 }
 
 /** A stored episode as the transcript view shows it: with its LLM calls' cost when LLMs played. */

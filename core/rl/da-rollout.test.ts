@@ -165,6 +165,35 @@ describe('rolloutDa', () => {
     }
   });
 
+  it('takes an asynchronous judge (an LLM judge): the batch is judged concurrently, the rewards are those of the same verdicts given at once', async () => {
+    const { episodes } = await playedEpisodes();
+    const points = sliceEpisodes(
+      episodes.slice(0, 6).map((x) => recordedFromEpisode(x, domain.scenarios)),
+      12,
+    ).filter((p) => p.source.turnIndex <= 2);
+    const items = points.map((point) => ({ point, raw: point.original.raw }));
+    const sync = await rolloutDa(world, scripted, items);
+    // A judge that answers later, later for earlier items: verdicts must still land on their own rollout.
+    let inFlight = 0;
+    let most = 0;
+    let n = 0;
+    const slow = async (t: Parameters<typeof judgeEpisode>[0]) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      const wait = items.length - n++;
+      await new Promise((r) => setTimeout(r, wait));
+      inFlight--;
+      return judgeEpisode(t);
+    };
+    const async_ = await rolloutDa({ ...world, judge: slow }, scripted, items);
+    expect(most).toBe(items.length);
+    expect(async_.map((r) => [r.verdict, r.rDa, r.decisionReward])).toEqual(sync.map((r) => [r.verdict, r.rDa, r.decisionReward]));
+    // A verdict that differs shows up in the reward: the judge is read, not bypassed.
+    const harsh = await rolloutDa({ ...world, judge: async (t) => ({ ...judgeEpisode(t), score: -2 }) }, scripted, items.slice(0, 1));
+    const clip = (j: number) => Math.max(-config.daReward.judgeClip, Math.min(config.daReward.judgeClip, j));
+    expect(harsh[0]!.rDa).toBeCloseTo(sync[0]!.rDa - clip(sync[0]!.verdict.score) + clip(-2), 9);
+  });
+
   it("'fresh' CA streams skip the prefix calls to the CA", async () => {
     const { episodes } = await playedEpisodes();
     const p = sliceDecisionPoints(recordedFromEpisode(episodes[0]!, domain.scenarios), 12).at(-1)!;

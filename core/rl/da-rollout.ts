@@ -13,7 +13,8 @@
  * the rest of the episode against the frozen opponent". Terms earned in the prefix are the same
  * for every candidate of a point, so they shift a GRPO group's rewards without changing Â.
  *
- * Many rollouts run in lock-step, so each DA move of all of them is one batched policy call.
+ * Many rollouts run in lock-step, so each DA move of all of them is one batched policy call; the
+ * finished rollouts of a batch are then judged together, so an LLM judge's calls overlap.
  */
 import type { SparringConfig } from '../config';
 import type { Domain, Scenario } from '../domain/types';
@@ -223,7 +224,12 @@ export interface DaRolloutWorld {
   config: Pick<SparringConfig, 'daReward' | 'arena'>;
   /** The frozen opponent. */
   ca: CaPolicy;
-  judge: (t: Transcript) => JudgeVerdict;
+  /**
+   * The judge of each finished rollout: the rule judge answers at once, an LLM judge
+   * asynchronously. A batch's rollouts are all played first, then judged together, so an LLM
+   * judge sees them concurrently (its endpoint keeps at most its max-concurrency in flight).
+   */
+  judge: (t: Transcript) => JudgeVerdict | Promise<JudgeVerdict>;
   /**
    * The CA's random stream for the rest of the episode. 'replay' (default) re-asks the CA for
    * each recorded customer turn of the prefix (its words are discarded; the recorded ones are
@@ -315,9 +321,11 @@ export async function rolloutDa(world: DaRolloutWorld, actor: DaActor, items: re
     agents.forEach((l, i) => l.env.step({ role: 'agent', raw: raws[i]! }));
   }
 
-  return live.map(({ env }, n) => {
-    const transcript = env.transcript();
-    const verdict = world.judge(transcript);
+  // Every rollout of the batch is judged at once (an LLM judge's calls overlap); results keep the items' order.
+  const transcripts = live.map(({ env }) => env.transcript());
+  const verdicts = await Promise.all(transcripts.map(async (t) => world.judge(t)));
+  return transcripts.map((transcript, n) => {
+    const verdict = verdicts[n]!;
     const r = daRewards(transcript, verdict, world.config.daReward);
     return { transcript, verdict, rDa: r.rDa, terms: r.total, decisionReward: decisionReward(r.perTurn, items[n]!.point.prefix.length) };
   });

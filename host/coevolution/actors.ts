@@ -23,7 +23,8 @@ import { deadlockRate, diagnoseDegenerateGym, diagnoseMatch, digestMatch, knobVa
 import type { MatchDigest } from '../../core/eau/diagnostics';
 import type { KnobProposal } from '../../core/eau/proposal';
 import type { Domain, UtteranceBank } from '../../core/domain/types';
-import { judgeEpisode } from '../../core/judge/judge';
+import { judgeFunction, RULE_JUDGE_SPEC, ruleJudge } from '../../core/judge/port';
+import type { Judge } from '../../core/judge/port';
 import { deriveSeed, Rng } from '../../core/random';
 import { caRolloutReward, greedyCaActor, sliceCaDecisionPoints } from '../../core/rl/ca-rollout';
 import type { CaDecisionPoint } from '../../core/rl/ca-rollout';
@@ -78,6 +79,24 @@ export interface LabContext {
    * effective values, replaced at phase boundaries: read them when a phase starts.
    */
   atStep?: (gym: string, step: number) => void;
+  /**
+   * The run's judge (RunConfig `judge`): every episode of its bootstrap, matches, gyms' rollouts and
+   * evaluations. Absent: the rule judge.
+   */
+  judge?: Judge;
+}
+
+/** The run's judge (the arena tells it which episode it judges). */
+function judgeOf(ctx: Pick<LabContext, 'judge'>): Judge {
+  return ctx.judge ?? ruleJudge;
+}
+
+/**
+ * Whether the run makes LLM calls (an LLM role, or an LLM judge): its calls outside stored matches
+ * (bootstrap, gyms, evaluations) are written to the lab when each of those phases ends.
+ */
+function callsLlm(ctx: Pick<LabContext, 'config' | 'judge'>): boolean {
+  return Boolean(ctx.config.schedule?.llm) || (ctx.judge !== undefined && ctx.judge.name !== RULE_JUDGE_SPEC);
 }
 
 /**
@@ -350,7 +369,7 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
       scenarioSet: 'arena',
       da: new BuiltinDa(model),
       ca: scripted,
-      judge: judgeEpisode,
+      judge: judgeOf(ctx),
       seed: deriveSeed(ctx.seed, 'da0-warmup'),
       config: { ...ctx.sparring, arena: { ...ctx.sparring.arena, episodesPerScenario: 2 } },
       concurrency: MATCH_CONCURRENCY,
@@ -380,7 +399,7 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
         reference,
         prompts: points,
         observe: (p) => p.obs,
-        reward: daRolloutReward({ config: ctx.sparring, ca: scripted, judge: judgeEpisode }, greedyActor(model)),
+        reward: daRolloutReward({ config: ctx.sparring, ca: scripted, judge: judgeFunction(judgeOf(ctx)) }, greedyActor(model)),
         config: grpoConfig(b.daWarmup, 'DA', deriveSeed(ctx.seed, 'da0-grpo')),
         actionKey: (c) => c,
         onStep: onGrpoStep(ctx, 'bootstrap', 'DA0: GRPO warm-up', 'bootstrap:DA0-grpo', b.daWarmup.steps),
@@ -416,7 +435,7 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
       scenarioSet: 'arena',
       da: frozenDa,
       ca: new BuiltinCa(model, trainingDomain(ctx).bank),
-      judge: judgeEpisode,
+      judge: judgeOf(ctx),
       seed: deriveSeed(ctx.seed, 'ca0-probe'),
       config: { ...ctx.sparring, arena: { ...ctx.sparring.arena, episodesPerScenario: 2 } },
       concurrency: MATCH_CONCURRENCY,
@@ -446,6 +465,8 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
     }).name;
     await model.dispose();
   }
+  // The LLM judge's calls of the warm-up and the probe (their episodes are not stored, what they cost is).
+  if (callsLlm(ctx)) flushPendingLlmCalls();
   return { da, ca };
 }
 
@@ -508,7 +529,7 @@ async function storedMatch(
     scenarioSet: 'arena',
     da: await cache.da(da),
     ca: await cache.ca(ca, trainingDomain(ctx).bank, ctx.config.ca?.tactics),
-    judge: judgeEpisode,
+    judge: judgeOf(ctx),
     config: ctx.sparring,
     seed,
     concurrency: MATCH_CONCURRENCY,
@@ -523,7 +544,7 @@ async function storedMatch(
       if (ledger) llmStore(ctx.store.db).writeLedger(ledger);
     })
     .immediate(); // IMMEDIATE, as saveMatch alone: a deferred transaction would read (the lab's scenarios) before it writes, and fail with SQLITE_BUSY at once when another connection wrote in between
-  ledger?.clear();
+  ledger?.written();
   return { match: r.match, episodes: r.episodes };
 }
 
@@ -685,7 +706,10 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
           reference,
           prompts: points,
           observe: (p) => p.obs,
-          reward: daRolloutReward({ config: ctx.sparring, ca: frozenCa, judge: judgeEpisode, ...(symbolic ? { symbolic } : {}) }, greedyActor(model)),
+          reward: daRolloutReward(
+            { config: ctx.sparring, ca: frozenCa, judge: judgeFunction(judgeOf(ctx)), ...(symbolic ? { symbolic } : {}) },
+            greedyActor(model),
+          ),
           config,
           actionKey: (c) => c,
           onStep: onGrpoStep(ctx, 'gym', label, `gym:${name}`, plannedSteps(config, points.length)),
@@ -731,6 +755,8 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
     save(start.snapshot, note, start.provider);
   }
   note = poolNote && note ? `${poolNote}; ${note}` : (poolNote ?? note);
+  // The LLM judge's calls of the gym's rollouts (no stored episode: their records have none).
+  if (callsLlm(ctx)) flushPendingLlmCalls();
   return { checkpoint: name, note };
 
   function save(snapshot: Awaited<ReturnType<DaModel['snapshot']>>, why: string | null, provider: string | null) {
@@ -792,7 +818,7 @@ export async function evaluate(ctx: LabContext, cache: PolicyCache, input: Evalu
         domain: ctx.domain,
         da,
         ca: opponent,
-        judge: judgeEpisode,
+        judge: judgeOf(ctx),
         config: ctx.sparring,
         seeds,
         episodesPerScenario: ctx.config.eval.episodesPerScenario,
@@ -805,7 +831,7 @@ export async function evaluate(ctx: LabContext, cache: PolicyCache, input: Evalu
           domain: ctx.domain,
           da,
           ca,
-          judge: judgeEpisode,
+          judge: judgeOf(ctx),
           config: ctx.sparring,
           seeds,
           episodesPerScenario: ctx.config.eval.episodesPerScenario,
@@ -823,6 +849,6 @@ export async function evaluate(ctx: LabContext, cache: PolicyCache, input: Evalu
     });
   }
   // The evaluation's LLM calls (its episodes are not stored, what they cost is).
-  if (ctx.config.schedule?.llm) flushPendingLlmCalls();
+  if (callsLlm(ctx)) flushPendingLlmCalls();
   return { checkpoints: out };
 }

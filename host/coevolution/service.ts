@@ -31,6 +31,9 @@ import { openSqliteStore } from '../store/sqlite-store';
 import type { RunMetricRow, RunRow } from '../store/rows';
 import type { SqliteRunStore } from '../store/sqlite-store';
 import { PolicyCache, bootstrap, evaluate, gym, playMatch } from './actors';
+import { RULE_JUDGE_SPEC, ruleJudge } from '../../core/judge/port';
+import type { Judge } from '../../core/judge/port';
+import { JudgeSpecError, resolveJudge } from '../policies/policies';
 import { cancelGymJob, externalGym, externalRoles, gymJobsOf, trainerCommands } from './external-gym';
 import { gymJobStore } from '../store/gym-job-store';
 import type { LabContext } from './actors';
@@ -133,6 +136,18 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     );
   }
 
+  /** The judge a run config names (`judge`; absent: the rule judge), from the lab's endpoints; a RunConfigError naming the field when it names none. */
+  function runJudge(config: RunConfig, source: string): Judge {
+    const spec = config.judge ?? RULE_JUDGE_SPEC;
+    if (spec === RULE_JUDGE_SPEC) return ruleJudge;
+    try {
+      return resolveJudge(spec, { db: store.path, seed: 0 });
+    } catch (e) {
+      if (e instanceof JudgeSpecError) throw new RunConfigError(source, 'judge', `"${spec}": ${e.detail}`);
+      throw e;
+    }
+  }
+
   function launch(runId: string, config: RunConfig, seed: number, snapshot: unknown, device: DeviceRecord): Live {
     // Custom scenarios of the lab join the robustness set, which a run with adversities evaluates.
     const domain = opts.domain ?? labDomain(db);
@@ -155,6 +170,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
         .all(runId)
         .map((r) => [r.key, r.s + 1]),
     );
+    const judge = runJudge(config, `run ${runId} config`);
     const l: Live = { actor: null as unknown as RunActor, cache, stopped: false, progress: null, finished: Promise.resolve() };
     // EAU knobs: the run goes on with its effective config (its config + the applied writes), and
     // takes queued writes at every phase boundary and every GRPO step boundary (host/store/knob-store.ts).
@@ -201,6 +217,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
         flushTimer ??= setTimeout(flushMetrics, 250);
       },
       stopped: () => l.stopped,
+      judge,
       atStep: (gymName, step) => takeWrites('step', { phase: 'gym', matches: matchesPlayed(), gym: gymName, gymStep: step }),
       // The diagnostics' proposals go to the knob console's store (pending until a person decides).
       recordProposals: (id, found) => {
@@ -289,6 +306,8 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       if (!known && configJson === undefined)
         throw new RunConfigError('preset', 'preset', `unknown preset "${preset}"; known: ${Object.keys(PRESETS).join(', ')}`);
       const config = configJson !== undefined ? parseRunConfig(configJson, 'config') : known.config;
+      // An unknown judge is refused by name before the run exists.
+      runJudge(config, 'config');
       const runSeed = seed ?? 1;
       const kept = inherit !== undefined ? knobStore(db).keptWrites(inherit) : [];
       // IMMEDIATE: count and insert under the write lock, so another process of the lab (a

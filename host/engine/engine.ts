@@ -209,7 +209,7 @@ export function createEngine(o: EngineOptions): Engine {
               if (ledger) llmStore(store.db).writeLedger(ledger);
             })
             .immediate(); // IMMEDIATE, as saveMatch alone: a deferred transaction would read (the lab's scenarios) before it writes, and fail with SQLITE_BUSY at once when another connection wrote in between
-          ledger?.clear();
+          ledger?.written();
           batcher.flush();
           return { matchId };
         } finally {

@@ -29,6 +29,6 @@ export async function runAndStoreMatch(store: SqliteRunStore, args: MatchArgs, l
     })
     .immediate(); // IMMEDIATE, as saveMatch alone: a deferred transaction would read (the lab's scenarios) before it writes, and fail with SQLITE_BUSY at once when another connection wrote in between
   const llm = ledger?.records.length ? llmStore(store.db).callTotals(result.match.id, true) : null;
-  ledger?.clear();
+  ledger?.written();
   return { ...result, llm };
 }

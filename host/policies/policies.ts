@@ -335,7 +335,7 @@ export function flushPendingLlmCalls(): void {
     const store = openSqliteStore(db);
     try {
       store.db.transaction(() => llmStore(store.db).writeLedger(lab.ledger))();
-      lab.ledger.clear();
+      lab.ledger.written();
     } finally {
       store.close();
     }

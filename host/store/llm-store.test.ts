@@ -133,4 +133,104 @@ describe('llmStore', () => {
       params_json: '{"temperature":0,"max_tokens":512,"tools":8,"responseSchema":false}',
     });
   });
+
+  it("records the judge's calls (role judge) on the episode judged, or on none, and gives the judge's share of the totals", () => {
+    const db = migrated();
+    const llm = llmStore(db);
+    const ledger = new PendingLedger((k) => llm.cachedAnswer(k));
+    const answer = { text: '{}', toolCalls: [], tokensIn: 900, tokensOut: 40, latencyMs: 300, model: 'q', finishReason: 'stop' };
+    const rec = (site: { episodeId: string | null; turn: number | null; role: 'DA' | 'judge' }, key: string, cached = false) => ({
+      endpoint: 'local',
+      model: 'q',
+      site,
+      requestKey: key,
+      params: { temperature: 0, max_tokens: 512, tools: 0, responseSchema: true },
+      seed: 0,
+      latencyMs: cached ? 0 : 300,
+      tokensIn: 900,
+      tokensOut: 40,
+      cached,
+      finishReason: 'stop',
+    });
+    ledger.record(rec({ episodeId: 'M1:0', turn: 1, role: 'DA' }, 'd1'), answer);
+    ledger.record(rec({ episodeId: 'M1:0', turn: 6, role: 'judge' }, 'j1'), answer);
+    ledger.record(rec({ episodeId: 'M1:1', turn: 4, role: 'judge' }, 'j1', true), { ...answer, cached: true });
+    ledger.record(rec({ episodeId: null, turn: null, role: 'judge' }, 'j2'), answer); // a gym rollout's
+    llm.writeLedger(ledger, 't');
+    const judge = { calls: 1, cached: 0, tokensIn: 900, tokensOut: 40, latencyMs: 300 };
+    expect(llm.callTotals('M1:0')).toEqual({ calls: 2, cached: 0, tokensIn: 1800, tokensOut: 80, latencyMs: 600, judge });
+    expect(llm.callTotals('M1', true)).toEqual({
+      calls: 3,
+      cached: 1,
+      tokensIn: 2700,
+      tokensOut: 120,
+      latencyMs: 600,
+      judge: { calls: 2, cached: 1, tokensIn: 1800, tokensOut: 80, latencyMs: 300 },
+    });
+    expect(llm.matchCallTotals().get('M1')?.judge?.calls).toBe(2);
+    expect(db.prepare("SELECT episode_id, turn FROM llm_calls WHERE role = 'judge' ORDER BY id").all()).toEqual([
+      { episode_id: 'M1:0', turn: 6 },
+      { episode_id: 'M1:1', turn: 4 },
+      { episode_id: null, turn: null },
+    ]);
+    expect(() =>
+      db
+        .prepare(
+          "INSERT INTO llm_calls (endpoint, model, role, request_key, params_json, latency_ms, tokens_in, tokens_out, cached, finish_reason, created_at) VALUES ('e', 'm', 'critic', 'k', '{}', 0, 0, 0, 0, 's', 't')",
+        )
+        .run(),
+    ).toThrow(/CHECK/);
+  });
+});
+
+describe('PendingLedger', () => {
+  it('answers what it wrote to the lab from memory after written(); what a failed command asked (clear()) is forgotten', () => {
+    const ledger = new PendingLedger(() => undefined); // a lab whose cache this process never reads again
+    const answer = { text: '{}', toolCalls: [], tokensIn: 1, tokensOut: 1, latencyMs: 1, model: 'q', finishReason: 'stop' };
+    const rec = (key: string) => ({
+      endpoint: 'e',
+      model: 'q',
+      site: null,
+      requestKey: key,
+      params: { temperature: 0, max_tokens: 1, tools: 0, responseSchema: false },
+      seed: 0,
+      latencyMs: 1,
+      tokensIn: 1,
+      tokensOut: 1,
+      cached: false,
+      finishReason: 'stop',
+    });
+    ledger.record(rec('kept'), answer);
+    ledger.written();
+    expect(ledger.records).toEqual([]);
+    expect(ledger.cached('kept')).toEqual(answer);
+    ledger.record(rec('failed'), answer);
+    ledger.clear();
+    expect(ledger.cached('failed')).toBeUndefined();
+    expect(ledger.cached('kept')).toEqual(answer);
+    expect(new PendingLedger(() => undefined, false).cached('kept')).toBeUndefined();
+  });
+});
+
+describe('migration 20', () => {
+  it("widens llm_calls' role to the judge, keeping every row and id of a lab written before", () => {
+    const v20 = MIGRATIONS.findIndex((m) => m.name === "LLM call records: the judge's calls") + 1;
+    const db = migrated(v20 - 1);
+    const insert = (role: string) =>
+      db
+        .prepare(
+          "INSERT INTO llm_calls (endpoint, model, episode_id, turn, role, request_key, params_json, seed, latency_ms, tokens_in, tokens_out, cached, finish_reason, created_at) VALUES ('e', 'm', 'M1:0', 1, ?, 'k', '{}', 3, 12.5, 10, 2, 0, 'stop', 't')",
+        )
+        .run(role);
+    insert('DA');
+    insert('CA');
+    expect(() => insert('judge')).toThrow(/CHECK/);
+    const before = db.prepare('SELECT * FROM llm_calls ORDER BY id').all();
+    expect(applyMigrations(db, v20)).toBe(v20);
+    expect(db.prepare('SELECT * FROM llm_calls ORDER BY id').all()).toEqual(before);
+    insert('judge');
+    expect(db.prepare("SELECT COUNT(*) FROM llm_calls WHERE role = 'judge'").pluck().get()).toBe(1);
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'llm_calls'").pluck().all()).toEqual(['llm_calls_episode']);
+    db.close();
+  });
 });

@@ -1,5 +1,5 @@
 /**
- * The lab's LLM tables (migrations 11 and 15): endpoints and local GGUF files saved by name, call
+ * The lab's LLM tables (migrations 11, 16 and 20): endpoints and local GGUF files saved by name, call
  * records and the response cache. Typed rows at the boundary; the API key itself is never written, only the name of its
  * environment variable.
  */
@@ -26,7 +26,38 @@ export interface CallTotals {
   tokensIn: number;
   tokensOut: number;
   latencyMs: number;
+  /** The LLM judge's share of these calls (role `judge`); absent when no LLM judged. */
+  judge?: Omit<CallTotals, 'judge'>;
 }
+
+/** The sums a totals query selects: all calls, then the judge's (`j_…`). */
+const TOTALS_COLUMNS = `COUNT(*) AS calls, COALESCE(SUM(cached), 0) AS cached, COALESCE(SUM(tokens_in), 0) AS tokensIn,
+  COALESCE(SUM(tokens_out), 0) AS tokensOut, COALESCE(SUM(latency_ms), 0) AS latencyMs,
+  COALESCE(SUM(role = 'judge'), 0) AS j_calls, COALESCE(SUM(CASE WHEN role = 'judge' THEN cached END), 0) AS j_cached,
+  COALESCE(SUM(CASE WHEN role = 'judge' THEN tokens_in END), 0) AS j_tokensIn, COALESCE(SUM(CASE WHEN role = 'judge' THEN tokens_out END), 0) AS j_tokensOut,
+  COALESCE(SUM(CASE WHEN role = 'judge' THEN latency_ms END), 0) AS j_latencyMs`;
+
+interface TotalsRow {
+  calls: number;
+  cached: number;
+  tokensIn: number;
+  tokensOut: number;
+  latencyMs: number;
+  j_calls: number;
+  j_cached: number;
+  j_tokensIn: number;
+  j_tokensOut: number;
+  j_latencyMs: number;
+}
+
+const totalsOf = (r: TotalsRow): CallTotals => ({
+  calls: r.calls,
+  cached: r.cached,
+  tokensIn: r.tokensIn,
+  tokensOut: r.tokensOut,
+  latencyMs: r.latencyMs,
+  ...(r.j_calls > 0 ? { judge: { calls: r.j_calls, cached: r.j_cached, tokensIn: r.j_tokensIn, tokensOut: r.j_tokensOut, latencyMs: r.j_latencyMs } } : {}),
+});
 
 export class EndpointError extends Error {
   override name = 'EndpointError';
@@ -179,25 +210,17 @@ export function llmStore(db: Database) {
     callTotals(episodeId: string, wholeMatch = false): CallTotals {
       const where = wholeMatch ? "episode_id LIKE ? ESCAPE '\\'" : 'episode_id = ?';
       const arg = wholeMatch ? `${episodeId.replace(/[\\%_]/g, (c) => `\\${c}`)}:%` : episodeId;
-      const r = db
-        .prepare(
-          `SELECT COUNT(*) AS calls, COALESCE(SUM(cached), 0) AS cached, COALESCE(SUM(tokens_in), 0) AS tokensIn,
-                  COALESCE(SUM(tokens_out), 0) AS tokensOut, COALESCE(SUM(latency_ms), 0) AS latencyMs
-           FROM llm_calls WHERE ${where}`,
-        )
-        .get(arg) as CallTotals;
-      return r;
+      return totalsOf(db.prepare(`SELECT ${TOTALS_COLUMNS} FROM llm_calls WHERE ${where}`).get(arg) as TotalsRow);
     },
     /** `callTotals` of every match with LLM calls at once, by match id (an episode id is `<match>:<n>`). */
     matchCallTotals(): Map<string, CallTotals> {
       const rows = db
         .prepare(
-          `SELECT substr(episode_id, 1, instr(episode_id, ':') - 1) AS matchId, COUNT(*) AS calls, COALESCE(SUM(cached), 0) AS cached,
-                  COALESCE(SUM(tokens_in), 0) AS tokensIn, COALESCE(SUM(tokens_out), 0) AS tokensOut, COALESCE(SUM(latency_ms), 0) AS latencyMs
+          `SELECT substr(episode_id, 1, instr(episode_id, ':') - 1) AS matchId, ${TOTALS_COLUMNS}
            FROM llm_calls WHERE instr(episode_id, ':') > 0 GROUP BY matchId`,
         )
-        .all() as (CallTotals & { matchId: string })[];
-      return new Map(rows.map(({ matchId, ...t }) => [matchId, t]));
+        .all() as (TotalsRow & { matchId: string })[];
+      return new Map(rows.map(({ matchId, ...t }) => [matchId, totalsOf(t)]));
     },
   };
 }

@@ -696,6 +696,40 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 20,
+    name: "LLM call records: the judge's calls",
+    up(db) {
+      // SQLite cannot widen a CHECK in place: the table is rebuilt with every row and id kept.
+      db.exec(`
+        -- role: who made the call — the agent (DA), the customer (CA), or the judge scoring a
+        -- finished episode ('judge': episode_id is the episode judged and turn its turn count;
+        -- both NULL for a judge call outside a stored episode, e.g. a gym rollout or judge-eval).
+        CREATE TABLE llm_calls_v20 (
+          id             INTEGER PRIMARY KEY,
+          endpoint       TEXT NOT NULL,
+          model          TEXT NOT NULL,
+          episode_id     TEXT,
+          turn           INTEGER,
+          role           TEXT CHECK (role IN ('DA', 'CA', 'judge')),
+          request_key    TEXT NOT NULL,
+          params_json    TEXT NOT NULL,
+          seed           INTEGER,
+          latency_ms     REAL NOT NULL,
+          tokens_in      INTEGER NOT NULL,
+          tokens_out     INTEGER NOT NULL,
+          cached         INTEGER NOT NULL CHECK (cached IN (0, 1)),
+          finish_reason  TEXT NOT NULL,
+          created_at     TEXT NOT NULL
+        );
+        INSERT INTO llm_calls_v20 SELECT id, endpoint, model, episode_id, turn, role, request_key, params_json, seed, latency_ms,
+          tokens_in, tokens_out, cached, finish_reason, created_at FROM llm_calls;
+        DROP TABLE llm_calls;
+        ALTER TABLE llm_calls_v20 RENAME TO llm_calls;
+        CREATE INDEX llm_calls_episode ON llm_calls (episode_id, turn);
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

@@ -86,11 +86,18 @@ export class ChatBackendError extends Error {
   }
 }
 
-/** Where a call was made from: the episode and the turn index it produces (for the call records). */
+/** Who made a call: the agent (DA), the customer (CA), or the judge scoring a finished episode. */
+export type CallRole = 'DA' | 'CA' | 'judge';
+
+/**
+ * Where a call was made from (for the call records): the episode and the turn index it produces
+ * (a judge's call: the episode's turn count, the verdict coming after its last turn), and who
+ * made it. A judge call outside a stored episode (a gym rollout, `judge-eval`) has no episode.
+ */
 export interface CallSite {
-  episodeId: string;
-  turn: number;
-  role: 'DA' | 'CA';
+  episodeId: string | null;
+  turn: number | null;
+  role: CallRole;
 }
 
 /** One recorded call (model, parameters, seed, latency, tokens) — what the lab keeps per turn. */

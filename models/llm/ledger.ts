@@ -56,6 +56,8 @@ export class PendingLedger implements CallLedger {
   readonly records: CallRecord[] = [];
   /** New answers by request key, to store in the cache on commit. */
   readonly answers = new Map<string, ChatResult>();
+  /** Answers this process wrote to the lab's cache (`written`): still answered from memory, as the lab would. */
+  private readonly stored = new Map<string, ChatResult>();
 
   /** @param lookup the lab's stored answer for a key; `useCache: false` (`--no-cache`) reads nothing but still stores new answers. */
   constructor(
@@ -65,7 +67,7 @@ export class PendingLedger implements CallLedger {
 
   cached(key: string): ChatResult | undefined {
     if (!this.useCache) return undefined;
-    return this.answers.get(key) ?? this.lookup(key);
+    return this.answers.get(key) ?? this.stored.get(key) ?? this.lookup(key);
   }
 
   record(rec: CallRecord, result: ChatResult): void {
@@ -76,9 +78,19 @@ export class PendingLedger implements CallLedger {
     }
   }
 
-  /** Forget everything pending (after it was written, or when the command failed). */
+  /** Forget everything pending (when the command failed: its answers were not stored either). */
   clear(): void {
     this.records.length = 0;
     this.answers.clear();
+  }
+
+  /**
+   * After the records and answers were written to the lab: forget the records, and keep answering
+   * the written answers from memory (the lab's cache now holds them), so a long command that writes
+   * as it goes (a run, phase by phase) asks no endpoint twice for the same request.
+   */
+  written(): void {
+    for (const [key, answer] of this.answers) this.stored.set(key, answer);
+    this.clear();
   }
 }

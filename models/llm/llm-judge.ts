@@ -8,6 +8,7 @@
  * an LLM DA's endpoint fails; a verdict is never guessed or repaired.
  */
 import { z } from 'zod';
+import type { TurnContext } from '../../core/agents/policy';
 import type { Judge } from '../../core/judge/port';
 import type { JudgeVerdict } from '../../core/judge/types';
 import type { Transcript } from '../../core/world/transcript';
@@ -125,8 +126,10 @@ export class LlmJudge implements Judge {
     };
   }
 
-  async judge(t: Transcript): Promise<JudgeVerdict> {
-    const reply = await completeThrough(this.backend, this.ledger, this.request(t), null);
+  /** `ctx`: the stored episode judged, which the call record links to (role `judge`); absent for a gym rollout or a labelled set. */
+  async judge(t: Transcript, ctx?: TurnContext): Promise<JudgeVerdict> {
+    const site = { episodeId: ctx?.episodeId ?? null, turn: ctx?.turn ?? null, role: 'judge' as const };
+    const reply = await completeThrough(this.backend, this.ledger, this.request(t), site);
     const parsed = parseJudgeReply(reply.text, t.turns.length);
     if (!parsed.ok) throw new ChatBackendError(this.backend.id, 'bad_response', `judge reply (${JUDGE_PROMPT_VERSION}): ${parsed.error}`, 1);
     return parsed.verdict;

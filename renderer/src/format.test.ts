@@ -25,5 +25,9 @@ describe('formatting without Intl', () => {
     expect(llmCost({ calls: 4, cached: 0, tokensIn: 12040, tokensOut: 310, latencyMs: 170 })).toBe('12,040 in · 310 out · 42.5 ms/call');
     expect(llmCost({ calls: 2, cached: 1, tokensIn: 10, tokensOut: 2, latencyMs: 900 })).toBe('10 in · 2 out · 450 ms/call · 1 cached');
     expect(llmCost({ calls: 0, cached: 0, tokensIn: 0, tokensOut: 0, latencyMs: 0 })).toBe('0 in · 0 out · 0.0 ms/call');
+    const judge = { calls: 18, cached: 0, tokensIn: 9120, tokensOut: 900, latencyMs: 100 };
+    expect(llmCost({ calls: 18, cached: 0, tokensIn: 9120, tokensOut: 900, latencyMs: 100, judge })).toBe(
+      '9,120 in · 900 out · 5.6 ms/call · judge 18 calls, 9,120 in',
+    );
   });
 });

@@ -30,10 +30,12 @@ export function policyLabel(spec: string, checkpoint: CheckpointRef | null | und
 
 /**
  * What a match's or an episode's LLM calls cost, for a table cell: tokens in/out and the mean
- * latency per call ("1,204 in · 310 out · 42 ms/call"), with the cached calls counted.
+ * latency per call ("1,204 in · 310 out · 42 ms/call"), with the cached calls counted, and the
+ * LLM judge's share when one judged ("· judge 18 calls, 9,120 in").
  */
 export function llmCost(t: LlmCallTotals): string {
   const perCall = t.calls > 0 ? t.latencyMs / t.calls : 0;
   const ms = perCall >= 100 ? perCall.toFixed(0) : perCall.toFixed(1);
-  return `${formatCount(t.tokensIn)} in · ${formatCount(t.tokensOut)} out · ${ms} ms/call${t.cached ? ` · ${formatCount(t.cached)} cached` : ''}`;
+  const judge = t.judge ? ` · judge ${formatCount(t.judge.calls)} call${t.judge.calls === 1 ? '' : 's'}, ${formatCount(t.judge.tokensIn)} in` : '';
+  return `${formatCount(t.tokensIn)} in · ${formatCount(t.tokensOut)} out · ${ms} ms/call${t.cached ? ` · ${formatCount(t.cached)} cached` : ''}${judge}`;
 }

@@ -4,7 +4,6 @@ import { evaluateDa, evaluateMads } from '../../../core/arena/evaluate';
 import { pairedDifference } from '../../../core/stats/intervals';
 import type { MadsGroup, MadsReport } from '../../../core/validators/mads-metrics';
 import { DEFAULT_CONFIG } from '../../../core/config';
-import { judgeFunction } from '../../../core/judge/port';
 import { bankingDomain } from '../../domain-files';
 import { labDomainAt } from '../lab-domain';
 import { banking77RoutingEval, bankRoutingEval, tfidfRouting } from '../../routing-eval';
@@ -265,7 +264,7 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
       const domain = labDomainAt(g.db);
       const da = await resolveDa(opts.da, domain, g, { session });
       const ca = await resolveCa(opts.ca, domain, g, { session });
-      const judge = judgeFunction(resolveJudge(opts.judge, g));
+      const judge = resolveJudge(opts.judge, g);
       const bar = progressBar('eval');
       const seeds = Array.from({ length: opts.runs }, (_, i) => g.seed + i);
       const r = await evaluateDa({

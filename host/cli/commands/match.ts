@@ -5,7 +5,6 @@ import { DEFAULT_CONFIG } from '../../../core/config';
 import type { SparringConfig } from '../../../core/config';
 import { selectScenarios, SCENARIO_SETS } from '../../../core/arena/scenarios';
 import type { ScenarioSetName } from '../../../core/arena/scenarios';
-import { judgeFunction } from '../../../core/judge/port';
 import { labDomainAt } from '../lab-domain';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { addDeviceOptions, deviceSession } from '../device';
@@ -60,7 +59,7 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
           scenarioSet: opts.scenarios,
           da,
           ca,
-          judge: judgeFunction(judge),
+          judge,
           config,
           seed: g.seed,
           concurrency: matchConcurrency(da, ca, 32),

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { PRESETS, parseRunConfig, RUN_THREADS } from '../../../core/coevolution/run-config';
+import { PRESETS, judgeSpecOf, parseRunConfig, RUN_THREADS } from '../../../core/coevolution/run-config';
 import { overlayConfig } from '../../../core/coevolution/arms';
 import type { RunDetail } from '../../../core/contract/contract';
 import { armGap, blendHeldout, formatArms } from '../../../core/eau/customer-mix';
@@ -17,6 +17,8 @@ import { knobStore } from '../../store/knob-store';
 import { addDeviceOptions, deviceLine } from '../device';
 import type { DeviceOptions } from '../device';
 import { UsageError } from '../options';
+import { resolveJudge } from '../policies';
+import { RULE_JUDGE_SPEC } from '../../../core/judge/port';
 import { llmStore } from '../../store/llm-store';
 import { openSqliteStore } from '../../store/sqlite-store';
 
@@ -40,6 +42,7 @@ interface RunOptions extends Partial<DeviceOptions> {
   config?: string;
   da?: string;
   ca?: string;
+  judge?: string;
   resume?: string;
   adversities?: boolean;
   inherit?: string;
@@ -62,7 +65,11 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     .option('--inherit <run>', 'EAU experience pool: start from the kept knob writes of an earlier run (recorded as inherited writes)')
     .option('--adversities', 'MADS adversities in every match and gym (sets the config\'s "adversities": true)')
     .option('--da <name>', 'an LLM saved in the lab (sparring models add) plays the DA: no DA0, no DA gyms (sets schedule.llm.da)')
-    .option('--ca <name>', 'an LLM saved in the lab plays the CA: no CA0, no CA gyms (sets schedule.llm.ca)');
+    .option('--ca <name>', 'an LLM saved in the lab plays the CA: no CA0, no CA gyms (sets schedule.llm.ca)')
+    .option(
+      '--judge <spec>',
+      `the judge of every episode (bootstrap, matches, gym rollouts, evaluations): ${RULE_JUDGE_SPEC} (builtin, default) | an LLM endpoint saved in the lab (sets the config's "judge")`,
+    );
   // No default: without --provider a run uses its config's device block (absent: the CPU); with --resume, --provider overrides it.
   // --provider sets the config's "device": {"provider": P}; with --resume it overrides the stored one.
   addDeviceOptions(cmd, "the run's policies", null, `${RUN_THREADS}, or the config's device.threads; part of the run's numbers`);
@@ -95,7 +102,13 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     for (const [role, name] of Object.entries(llm))
       if (!savedModel(g.db, name))
         throw new UsageError(`--${role} ${name}: no model "${name}" in ${g.db} (sparring models add ${name} --base-url URL --model M)`);
-    if ((opts.adversities || device || Object.keys(llm).length) && !opts.resume) {
+    if (opts.judge !== undefined) {
+      if (opts.resume) throw new UsageError("--judge sets a new run's judge; a resumed run keeps its own");
+      resolveJudge(opts.judge, g); // refuses a SPEC that names no judge, before anything runs
+    }
+    // The rule judge is the default: `--judge rule` leaves the config as it is.
+    const judge = opts.judge !== undefined && opts.judge !== RULE_JUDGE_SPEC ? opts.judge : undefined;
+    if ((opts.adversities || device || Object.keys(llm).length || judge !== undefined) && !opts.resume) {
       let base: { device?: object; schedule?: object } = PRESETS[opts.preset as keyof typeof PRESETS].config;
       try {
         if (configJson !== undefined) base = JSON.parse(configJson) as object;
@@ -106,6 +119,7 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
         ...base,
         ...(opts.adversities ? { adversities: true } : {}),
         ...(Object.keys(llm).length ? { schedule: { ...base.schedule, llm } } : {}),
+        ...(judge !== undefined ? { judge } : {}),
         ...(device
           ? {
               device: {
@@ -264,6 +278,7 @@ function print(
           status: d.status,
           phase: d.phase,
           seed: d.seed,
+          judge: judgeSpecOf(d.configJson),
           seconds,
           error: d.error,
           device: d.device ?? null,
@@ -282,6 +297,8 @@ function print(
   const out: string[] = [];
   out.push(`run ${d.id}: ${d.status} (${d.phase}) after ${seconds.toFixed(1)} s${d.error ? ` — ${d.error}` : ''}`);
   if (d.device) out.push(deviceLine(d.device));
+  const judge = judgeSpecOf(d.configJson);
+  if (judge !== RULE_JUDGE_SPEC) out.push(`judge: ${judge} (an LLM endpoint; every episode, gym rollout and evaluation)`);
   out.push('');
   out.push(
     table(

@@ -35,7 +35,7 @@ import { scenarioBars } from './scenario-bars.data';
 import { winRateData } from './win-rate.data';
 import { deviceLabel } from '../experiments/device-choice';
 import { KnobConsole } from '../knobs/KnobConsole';
-import { llmRoleOf } from '../experiments/llm-roles';
+import { llmJudgeOf, llmRoleOf } from '../experiments/llm-roles';
 import { errorMessage, request } from '../../engine/client';
 import { llmCost } from '../../format';
 import type { LlmCallTotals } from '../../../../core/contract/contract';
@@ -457,11 +457,14 @@ export function GymCurves({ runId }: { runId: string }) {
 }
 
 /**
- * The run's roles played by LLMs (config schedule.llm), and what their calls cost so far: the sum
- * over the run's matches (`matches/list` carries each match's LLM totals). Nothing without LLM roles.
+ * The run's roles played by LLMs (config schedule.llm, and an LLM `judge`), and what their calls
+ * cost so far: the sum over the run's matches (`matches/list` carries each match's LLM totals,
+ * the judge's calls included). Nothing without LLM roles.
  */
 function LlmRoles({ d }: { d: RunDetail }) {
-  const roles = (['da', 'ca'] as const).flatMap((r) => (llmRoleOf(d.configJson, r) ? [`${r.toUpperCase()}: ${llmRoleOf(d.configJson, r)}`] : []));
+  const seats = (['da', 'ca'] as const).flatMap((r) => (llmRoleOf(d.configJson, r) ? [`${r.toUpperCase()}: ${llmRoleOf(d.configJson, r)}`] : []));
+  const judge = llmJudgeOf(d.configJson);
+  const roles = [...seats, ...(judge ? [`judge: ${judge}`] : [])];
   const [cost, setCost] = useState<LlmCallTotals | null>(null);
   const [error, setError] = useState<string | null>(null);
   const matches = d.matchSummaries.length;
@@ -472,7 +475,8 @@ function LlmRoles({ d }: { d: RunDetail }) {
       .then((ms) => {
         if (!live) return;
         const sum: LlmCallTotals = { calls: 0, cached: 0, tokensIn: 0, tokensOut: 0, latencyMs: 0 };
-        for (const m of ms) for (const k of Object.keys(sum) as (keyof LlmCallTotals)[]) sum[k] += m.llm?.[k] ?? 0;
+        const keys = ['calls', 'cached', 'tokensIn', 'tokensOut', 'latencyMs'] as const;
+        for (const m of ms) for (const k of keys) sum[k] += m.llm?.[k] ?? 0;
         setCost(sum);
       })
       .catch((e: unknown) => live && setError(errorMessage(e)));
@@ -483,7 +487,9 @@ function LlmRoles({ d }: { d: RunDetail }) {
   if (roles.length === 0) return null;
   return (
     <div className="muted small" data-testid="run-llm-roles">
-      <b>Played by LLMs:</b> {roles.join(', ')} (their gyms are skipped: no external trainer is attached)
+      <b>Played by LLMs:</b> {roles.join(', ')}
+      {seats.length > 0 && ' (their gyms are skipped: no external trainer is attached)'}
+      {judge && <span data-testid="run-llm-judge"> (the judge of every episode, gym rollout and evaluation)</span>}
       {cost && cost.calls > 0 && (
         <>
           {' '}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { llmRoleOf, withLlmRole } from './llm-roles';
+import { llmJudgeOf, llmRoleOf, withLlmRole } from './llm-roles';
 
 describe("the run's LLM role pickers", () => {
   const base = JSON.stringify({ arena: { episodesPerScenario: 3 }, schedule: { caGyms: true } }, null, 2);
@@ -17,5 +17,11 @@ describe("the run's LLM role pickers", () => {
   it('leaves text that is not JSON alone and reads no role from it', () => {
     expect(withLlmRole('{ broken', 'da', 'x')).toBe('{ broken');
     expect(llmRoleOf('{ broken', 'da')).toBe('');
+  });
+  it("reads an LLM judge from the config's judge; the rule judge is none", () => {
+    expect(llmJudgeOf(JSON.stringify({ judge: 'judge7b' }))).toBe('judge7b');
+    expect(llmJudgeOf(JSON.stringify({ judge: 'rule' }))).toBe('');
+    expect(llmJudgeOf(base)).toBe('');
+    expect(llmJudgeOf('{ broken')).toBe('');
   });
 });

@@ -34,3 +34,13 @@ export function withLlmRole(text: string, role: LlmRole, name: string): string {
   else delete cfg.schedule;
   return JSON.stringify(cfg, null, 2);
 }
+
+/** The judge a config text names (`judge`: an LLM endpoint saved in the lab); '' for the rule judge (absent or `rule`) or not JSON. */
+export function llmJudgeOf(text: string): string {
+  try {
+    const name = (JSON.parse(text) as { judge?: unknown }).judge;
+    return typeof name === 'string' && name !== 'rule' ? name : '';
+  } catch {
+    return '';
+  }
+}

@@ -74,6 +74,13 @@ export function Episode({ e, onCompare }: { e: EpisodeView; onCompare?: () => vo
               <span data-testid="episode-llm-cost">
                 {e.llm.calls} LLM call{e.llm.calls === 1 ? '' : 's'}
                 {e.llm.cached ? ` (${e.llm.cached} cached)` : ''} · {e.llm.tokensIn} tokens in, {e.llm.tokensOut} out · {(e.llm.latencyMs / 1000).toFixed(1)} s
+                {e.llm.judge && (
+                  <span data-testid="episode-llm-judge-cost">
+                    {' '}
+                    (judge: {e.llm.judge.calls} call{e.llm.judge.calls === 1 ? '' : 's'}, {e.llm.judge.tokensIn} tokens in, {e.llm.judge.tokensOut} out,{' '}
+                    {(e.llm.judge.latencyMs / 1000).toFixed(1)} s)
+                  </span>
+                )}
               </span>
             </Badge>
           )}
