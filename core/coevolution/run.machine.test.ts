@@ -211,8 +211,7 @@ describe('run machine', () => {
     let persisted: { context: Record<string, unknown> } | null = null;
     first.subscribe((snap) => {
       const c = snap.context as unknown as Ctx;
-      if (!persisted && c.llmCheckpoints?.DA)
-        persisted = JSON.parse(JSON.stringify(first.getPersistedSnapshot())) as { context: Record<string, unknown> };
+      if (!persisted && c.llmCheckpoints?.DA) persisted = JSON.parse(JSON.stringify(first.getPersistedSnapshot())) as { context: Record<string, unknown> };
     });
     first.start();
     await finish(first);

@@ -126,7 +126,8 @@ export class PolicyCache {
     if (name === SCRIPTED) return undefined;
     const c = this.ctx.checkpoints.meta(name);
     if (!c?.llm || c.role !== role) return undefined;
-    if (!this.ctx.dbPath) throw new Error(`run: ${name} is an LLM checkpoint (${describeLlm(c.llm)}), but this run's policy cache has no lab path to resolve it in`);
+    if (!this.ctx.dbPath)
+      throw new Error(`run: ${name} is an LLM checkpoint (${describeLlm(c.llm)}), but this run's policy cache has no lab path to resolve it in`);
     return c as CheckpointMeta & { llm: NonNullable<CheckpointMeta['llm']> };
   }
 

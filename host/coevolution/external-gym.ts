@@ -212,7 +212,8 @@ async function llmSpecOf(db: Database, spec: string): Promise<{ llm: LlmCheckpoi
   if (endpoint) return { llm: { kind: 'endpoint', spec, baseUrl: endpoint.baseUrl, model: endpoint.model }, endpoint };
   const gguf = llms.getGguf(spec);
   if (gguf) {
-    if (!existsSync(gguf.path)) throw new GymJobError(`--model ${spec}: the saved GGUF model's file ${gguf.path} is gone (sparring models add ${spec} --gguf FILE)`);
+    if (!existsSync(gguf.path))
+      throw new GymJobError(`--model ${spec}: the saved GGUF model's file ${gguf.path} is gone (sparring models add ${spec} --gguf FILE)`);
     return { llm: { kind: 'gguf', spec, path: gguf.path, sha256: gguf.sha256 } };
   }
   return undefined;
@@ -266,7 +267,8 @@ export async function registerTrainerResult(db: Database, r: TrainerResult): Pro
           : `--model ${file}: no LLM endpoint or GGUF model of that name in this lab (save it first: sparring models add ${file} --base-url URL --model M, or --gguf FILE), and no such file`,
       );
     }
-    if (/\.gguf$/i.test(file)) throw new GymJobError(`--model ${file}: a GGUF file is given as gguf:${file} (or saved by name: sparring models add NAME --gguf ${file})`);
+    if (/\.gguf$/i.test(file))
+      throw new GymJobError(`--model ${file}: a GGUF file is given as gguf:${file} (or saved by name: sparring models add NAME --gguf ${file})`);
     if (parent.llm)
       throw new GymJobError(
         `--model ${file}: gym job ${job.id} trains from ${job.from}, an LLM (${describeLlm(parent.llm)}); what comes back for it is an LLM too (a saved endpoint, a saved GGUF model or gguf:FILE), not builtin weights`,

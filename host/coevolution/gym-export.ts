@@ -118,7 +118,15 @@ export async function exportGym(store: SqliteRunStore, domain: Domain, runId: st
             to: null,
             // IB-RL: the round's draw names the joint rollouts and the frozen opponent (run.machine.ts ibRlGym).
             ...(last.pool
-              ? { pool: { round: last.pool.round, pairing: last.pool.pairing, da: last.pool.da, ca: last.pool.ca, opponent: planned === 'DA' ? last.pool.ca : last.pool.da } }
+              ? {
+                  pool: {
+                    round: last.pool.round,
+                    pairing: last.pool.pairing,
+                    da: last.pool.da,
+                    ca: last.pool.ca,
+                    opponent: planned === 'DA' ? last.pool.ca : last.pool.da,
+                  },
+                }
               : {}),
           }
         : undefined;
@@ -155,7 +163,13 @@ export async function exportGym(store: SqliteRunStore, domain: Domain, runId: st
   const playDomain = config.adversities ? withAdversityProfile(domain) : domain;
   const chosen = await gymEpisodes(
     { store, domain: playDomain, config },
-    { role, matchId: dataId, seed: run.seed, afterMatch: match.index, ...(pool ? { ibRl: { round: pool.round, pairing: pool.pairing, da: pool.da, ca: pool.ca } } : {}) },
+    {
+      role,
+      matchId: dataId,
+      seed: run.seed,
+      afterMatch: match.index,
+      ...(pool ? { ibRl: { round: pool.round, pairing: pool.pairing, da: pool.da, ca: pool.ca } } : {}),
+    },
   );
   const human = (e: RecordedEpisode) => e.id === null || !e.id.startsWith(`${dataId}:`);
   const lost = (e: RecordedEpisode) => (e.daWon === null ? null : role === 'DA' ? !e.daWon : e.daWon);

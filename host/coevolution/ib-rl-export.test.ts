@@ -60,7 +60,10 @@ describe('gym export of an IB-RL gym', () => {
       expect(episodes.length).toBeGreaterThan(0);
       jointIds = episodes.map((e) => e.id).sort();
       const domain = bankingDomain();
-      expected = episodes.reduce((n, e) => n + sliceDecisionPoints(recordedFromEpisode(e, domain.scenarios), sparringConfigOf(config).arena.maxDaTurns).length, 0);
+      expected = episodes.reduce(
+        (n, e) => n + sliceDecisionPoints(recordedFromEpisode(e, domain.scenarios), sparringConfigOf(config).arena.maxDaTurns).length,
+        0,
+      );
     } finally {
       store.close();
     }

@@ -221,7 +221,10 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
             signal,
             ...(opts.trainerPollMs !== undefined ? { pollMs: opts.trainerPollMs } : {}),
             onJob: (job) =>
-              emit({ name: 'run/trainer', payload: { runId, job: job.status === 'waiting' ? { ...job, commands: trainerCommands(job, store.path, fromLlm(db, job.from)) } : job } }),
+              emit({
+                name: 'run/trainer',
+                payload: { runId, job: job.status === 'waiting' ? { ...job, commands: trainerCommands(job, store.path, fromLlm(db, job.from)) } : job },
+              }),
           });
         }),
       },

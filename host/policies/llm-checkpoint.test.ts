@@ -37,7 +37,9 @@ describe('an LLM checkpoint as a policy', () => {
     expect(da.name).toBe('DA1');
     expect(da.checkpoint).toEqual({ name: 'DA1', id: 'DA1' });
     expect((da as LlmDa).backend.model).toBe('da-lora-1');
-    await expect(loadDaModel('DA1', domain, ctx)).rejects.toThrow(/checkpoint DA1 is an LLM DA \(LLM qwen: endpoint .*, model da-lora-1\), not builtin weights/);
+    await expect(loadDaModel('DA1', domain, ctx)).rejects.toThrow(
+      /checkpoint DA1 is an LLM DA \(LLM qwen: endpoint .*, model da-lora-1\), not builtin weights/,
+    );
 
     const edit = (f: (l: ReturnType<typeof llmStore>) => void) => {
       const s = openSqliteStore(db);
@@ -52,7 +54,9 @@ describe('an LLM checkpoint as a policy', () => {
       l.removeEndpoint('qwen');
       l.addEndpoint({ ...endpoint, model: 'da-lora-2' });
     });
-    await expect(resolveDa('DA1', domain, ctx)).rejects.toThrow(`checkpoint DA1 is the LLM qwen: endpoint ${endpoint.baseUrl}, model da-lora-1, but the lab's "qwen" now serves model da-lora-2`);
+    await expect(resolveDa('DA1', domain, ctx)).rejects.toThrow(
+      `checkpoint DA1 is the LLM qwen: endpoint ${endpoint.baseUrl}, model da-lora-1, but the lab's "qwen" now serves model da-lora-2`,
+    );
     edit((l) => l.removeEndpoint('qwen'));
     await expect(resolveDa('DA1', domain, ctx)).rejects.toThrow(
       `but the lab ${db} has no model "qwen" now (sparring models add qwen --base-url ${endpoint.baseUrl} --model da-lora-1)`,

@@ -39,7 +39,7 @@ class ToyModel {
 }
 
 describe('checkpoint store', () => {
-  it('stores an LLM checkpoint (an external trainer\'s result) by its model spec, in the lineage, never as weights', async () => {
+  it("stores an LLM checkpoint (an external trainer's result) by its model spec, in the lineage, never as weights", async () => {
     const { lab, store } = fresh();
     store.save({ role: 'DA', source: 'sft', snapshot: snap([1, 2]) });
     const llm = { kind: 'endpoint' as const, spec: 'qwen-da', baseUrl: 'http://127.0.0.1:8000/v1', model: 'da-lora-2' };
@@ -55,7 +55,9 @@ describe('checkpoint store', () => {
     await expect(store.restoreInto('DA1', new ToyModel([2]))).rejects.toThrow(
       'checkpoint DA1 is an LLM DA (LLM qwen-da: endpoint http://127.0.0.1:8000/v1, model da-lora-2), not builtin weights',
     );
-    expect(() => store.save({ role: 'DA', source: 'external', llm, snapshot: snap([1]) })).toThrow('give either weights (snapshot) or an LLM spec (llm), not both');
+    expect(() => store.save({ role: 'DA', source: 'external', llm, snapshot: snap([1]) })).toThrow(
+      'give either weights (snapshot) or an LLM spec (llm), not both',
+    );
     expect(() => store.save({ role: 'DA', source: 'external' })).toThrow('give either weights (snapshot) or an LLM spec (llm), got neither');
     expect(() => store.save({ role: 'DA', source: 'external', llm: { kind: 'gguf', spec: 'gguf:/m.gguf', path: '/m.gguf', sha256: 'abc' } })).toThrow(
       /llm must name a spec and what it names/,

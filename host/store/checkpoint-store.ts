@@ -29,17 +29,14 @@ export interface TrainingDataRef {
  * model id, a GGUF file's path and SHA-256), so a spec that names something else later is caught.
  */
 export type LlmCheckpointSpec =
-  | { kind: 'endpoint'; spec: string; baseUrl: string; model: string }
-  | { kind: 'gguf'; spec: string; path: string; sha256: string };
+  { kind: 'endpoint'; spec: string; baseUrl: string; model: string } | { kind: 'gguf'; spec: string; path: string; sha256: string };
 
 /** The model_json of an LLM checkpoint (its weights are empty). */
 export const LLM_MODEL_JSON = '{"kind":"llm"}';
 
 /** An LLM checkpoint's spec in words: what lineage, `sparring run` and the report show. */
 export function describeLlm(l: LlmCheckpointSpec): string {
-  return l.kind === 'endpoint'
-    ? `LLM ${l.spec}: endpoint ${l.baseUrl}, model ${l.model}`
-    : `LLM ${l.spec}: GGUF ${l.path}, sha256 ${l.sha256.slice(0, 12)}…`;
+  return l.kind === 'endpoint' ? `LLM ${l.spec}: endpoint ${l.baseUrl}, model ${l.model}` : `LLM ${l.spec}: GGUF ${l.path}, sha256 ${l.sha256.slice(0, 12)}…`;
 }
 
 /** A checkpoint without its blobs: what lists and lineage show. */
@@ -332,10 +329,11 @@ function checkSnapshot(s: ModelSnapshot, what: string): void {
 
 function checkLlm(l: LlmCheckpointSpec, what: string): void {
   const text = (v: unknown) => typeof v === 'string' && v.trim() !== '';
-  const ok =
-    text(l.spec) &&
-    (l.kind === 'endpoint' ? text(l.baseUrl) && text(l.model) : l.kind === 'gguf' && text(l.path) && /^[0-9a-f]{64}$/.test(l.sha256));
-  if (!ok) throw new CheckpointError(`${what}: llm must name a spec and what it names (an endpoint's baseUrl and model, a GGUF file's path and sha256), got ${JSON.stringify(l)}`);
+  const ok = text(l.spec) && (l.kind === 'endpoint' ? text(l.baseUrl) && text(l.model) : l.kind === 'gguf' && text(l.path) && /^[0-9a-f]{64}$/.test(l.sha256));
+  if (!ok)
+    throw new CheckpointError(
+      `${what}: llm must name a spec and what it names (an endpoint's baseUrl and model, a GGUF file's path and sha256), got ${JSON.stringify(l)}`,
+    );
 }
 
 /**

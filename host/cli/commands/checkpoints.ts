@@ -50,7 +50,9 @@ export function registerCheckpoints(program: Command, globals: () => GlobalOptio
           throw e;
         }
         if (g.json)
-          process.stdout.write(JSON.stringify({ checkpoint: r.checkpoint.name, parent: r.checkpoint.parent, llm: r.checkpoint.llm, job: r.job }, null, 2) + '\n');
+          process.stdout.write(
+            JSON.stringify({ checkpoint: r.checkpoint.name, parent: r.checkpoint.parent, llm: r.checkpoint.llm, job: r.job }, null, 2) + '\n',
+          );
         else {
           process.stdout.write(
             `${r.checkpoint.name} (${r.checkpoint.role}${r.checkpoint.llm ? `, ${describeLlm(r.checkpoint.llm)}` : ''}, generation ${r.checkpoint.generation}, parent ${r.checkpoint.parent}) registered for gym ${r.job.gym} of ${r.job.runId}: ` +
