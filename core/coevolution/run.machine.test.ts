@@ -348,6 +348,24 @@ describe('run machine', () => {
       expect(ctx.matches.map((m) => m.pool?.trains ?? [])).toEqual([['CA'], ['CA'], []]);
     });
 
+    it('a role an LLM plays (schedule.llm) sits out the rounds that would train it, and the notes say so', async () => {
+      const { ctx, inputs } = await run({
+        kind: 'ib-rl',
+        pool: { pBoth: 1, pDa: 0, pCa: 0 },
+        stagger: { daEvery: 1, caEvery: 1 },
+        rounds: 2,
+        llm: { ca: 'cust' },
+      });
+      const SKIPPED = 'CA gyms skipped: the CA is an LLM (cust) and no external trainer is attached';
+      expect(ctx.matches.map((m) => m.gyms)).toEqual([['DA'], ['DA'], []]);
+      expect(ctx.matches.map((m) => m.pool?.trains ?? [])).toEqual([['DA', 'CA'], ['DA', 'CA'], []]);
+      for (const m of ctx.matches.slice(0, 2)) {
+        expect(m.scheduleNote!.startsWith(`IB-RL round ${m.index}: `)).toBe(true);
+        expect(m.scheduleNote!.endsWith(`; ${SKIPPED}`)).toBe(true);
+      }
+      expect(inputs.every((i) => i.role === 'DA')).toBe(true);
+    });
+
     it("without rounds, RL-ADA's stopping rule decides", async () => {
       const { ctx } = await run({ kind: 'ib-rl' });
       expect(ctx.matches.at(-1)!.stop.reason).not.toBe('rounds');
