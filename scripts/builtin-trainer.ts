@@ -75,7 +75,7 @@ try {
     stopped: () => false,
   };
   const started = Date.now();
-  cache = new PolicyCache({ checkpoints, domain });
+  cache = new PolicyCache({ checkpoints, domain, dbPath: store.path });
   const result = await gym(ctx, cache, {
     runId: job.run,
     role: job.role,

@@ -72,6 +72,16 @@ describe('run config', () => {
     );
   });
 
+  it('refuses an external trainer for a role schedule.llm plays from the start (no checkpoint for its result to follow)', () => {
+    const q = PRESETS.quick.config;
+    const cfg = (llm: object) => JSON.stringify({ ...q, gym: { ...q.gym, da: { ...q.gym.da, trainer: 'external' } }, schedule: { llm } });
+    expect(() => parseRunConfig(cfg({ da: 'qwen7b' }), 'x.json')).toThrow(
+      'x.json: field gym.da.trainer: "external" hands the DA\'s gyms to a trainer, but schedule.llm.da plays the DA with the LLM "qwen7b", which has no checkpoint for the trainer\'s result to follow',
+    );
+    // An LLM customer beside an externally trained DA is fine.
+    expect(parseRunConfig(cfg({ ca: 'cust' })).schedule?.llm).toEqual({ ca: 'cust' });
+  });
+
   it('overrides reward terms it names and keeps the others', () => {
     const c = parseRunConfig(JSON.stringify({ ...PRESETS.quick.config, daReward: { speakPerTurn: -0.1 } }));
     const s = sparringConfigOf(c);

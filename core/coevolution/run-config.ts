@@ -322,6 +322,19 @@ export function parseRunConfig(text: string, source = 'config'): RunConfig {
       if (!(k in known)) throw new RunConfigError(source, `${section}.${k}`, `unknown reward term; known: ${Object.keys(known).join(', ')}`);
     }
   }
+  // What an external trainer hands back is registered as the next checkpoint after the gym's; a
+  // role that schedule.llm plays from the start has no checkpoint for it to follow.
+  for (const role of ['da', 'ca'] as const) {
+    const name = cfg.schedule?.llm?.[role];
+    const R = role.toUpperCase();
+    if (name !== undefined && cfg.gym[role].trainer === 'external')
+      throw new RunConfigError(
+        source,
+        `gym.${role}.trainer`,
+        `"external" hands the ${R}'s gyms to a trainer, but schedule.llm.${role} plays the ${R} with the LLM "${name}", which has no checkpoint for the trainer's result to follow; ` +
+          `leave schedule.llm.${role} out (the run starts from the builtin ${R}0) and register the trainer's LLM with sparring checkpoints add --model SPEC`,
+      );
+  }
   return cfg;
 }
 

@@ -178,6 +178,67 @@ describe('run machine', () => {
     expect(lab.calls.gym).toBeGreaterThan(0);
   });
 
+  it('an LLM handed back by the external trainer plays the role on; its next gym is handed out again, or skipped and said when the trainer is builtin', async () => {
+    const lab = fakeLab(table3);
+    const asked: ExternalGymInput[] = [];
+    // The external trainer hands back LLMs: DA1 = q1, then DA-ext<n> = q<n>.
+    const externalGym = fromPromise<GymOutput, ExternalGymInput>(async ({ input: g }) => {
+      asked.push(g);
+      const name = g.gym === 1 ? 'DA1' : `DA-ext${g.gym}`;
+      return { checkpoint: name, note: `trained by an external trainer: LLM q${g.gym}`, llm: `q${g.gym}` };
+    });
+    const runInput = { ...input, externalGyms: ['DA' as const] };
+    const actors = { ...lab.actors, externalGym };
+    type Ctx = {
+      gyms: { role: string; from: string; to: string; llm?: string }[];
+      matches: { da: string; gyms?: string[]; scheduleNote?: string; stop: { explanation: string } }[];
+      llmCheckpoints?: Record<string, { checkpoint: string; spec: string }>;
+    };
+    const done = await finish(createActor(runMachine.provide({ actors }), { input: runInput }).start());
+    expect(done.value).toBe('done');
+    const ctx = done.context as unknown as Ctx;
+    const daGyms = ctx.gyms.filter((g) => g.role === 'DA');
+    expect(daGyms.length).toBeGreaterThan(1); // the LLM role's gyms were handed out again
+    expect(daGyms[0]).toMatchObject({ from: 'DA0', to: 'DA1', llm: 'q1' });
+    expect(daGyms[1]).toMatchObject({ from: 'DA1', llm: `q${asked[1]!.gym}` });
+    expect(asked[1]!.from).toBe('DA1');
+    expect(ctx.llmCheckpoints!.DA).toEqual({ checkpoint: daGyms.at(-1)!.to, spec: daGyms.at(-1)!.llm });
+    expect(lab.calls.gym).toBe(ctx.gyms.filter((g) => g.role === 'CA').length); // no builtin DA gym
+
+    // A run whose DA became an LLM while its DA trainer is the builtin one (its snapshot without the
+    // external trainer): the DA's gyms are skipped and every verdict says so; nothing tries to train it.
+    const first = createActor(runMachine.provide({ actors }), { input: runInput });
+    let persisted: { context: Record<string, unknown> } | null = null;
+    first.subscribe((snap) => {
+      const c = snap.context as unknown as Ctx;
+      if (!persisted && c.llmCheckpoints?.DA) persisted = JSON.parse(JSON.stringify(first.getPersistedSnapshot())) as { context: Record<string, unknown> };
+    });
+    first.start();
+    await finish(first);
+    expect(persisted).not.toBeNull();
+    delete persisted!.context.externalGyms;
+    const gymsBefore = lab.calls.gym;
+    const builtinDa = fromPromise<GymOutput, GymInput>(async ({ input: g }) => {
+      if (g.role === 'DA') throw new Error(`a builtin DA gym ran from ${g.from}`);
+      return lab.gymFn(g);
+    });
+    const restored = await finish(
+      createActor(runMachine.provide({ actors: { ...actors, gym: builtinDa } }), { snapshot: persisted as never, input: { ...input } }).start(),
+    );
+    expect(restored.value).toBe('done');
+    const r = restored.context as unknown as Ctx;
+    const SKIPPED = 'DA gyms skipped: the DA is an LLM (DA1: q1) and no external trainer is attached';
+    const after = r.matches.slice(1);
+    expect(after.length).toBeGreaterThan(0);
+    for (const m of after) {
+      expect(m.da).toBe('DA1');
+      expect(m.stop.explanation).toContain(SKIPPED);
+      expect(m.gyms ?? []).not.toContain('DA');
+    }
+    expect(after.some((m) => m.scheduleNote?.includes(SKIPPED))).toBe(true);
+    expect(lab.calls.gym).toBeGreaterThanOrEqual(gymsBefore);
+  });
+
   it('records a failing actor as a failed run with the reason', async () => {
     const lab = fakeLab(table3);
     const broken = fromPromise<GymOutput, GymInput>(async () => {
@@ -285,6 +346,24 @@ describe('run machine', () => {
       expect(ctx.gyms.map((g) => g.role)).toEqual(['CA', 'CA']);
       expect(inputs.map((i) => i.opponent)).toEqual(['DA0', 'DA0']); // the only DA there is
       expect(ctx.matches.map((m) => m.pool?.trains ?? [])).toEqual([['CA'], ['CA'], []]);
+    });
+
+    it('a role an LLM plays (schedule.llm) sits out the rounds that would train it, and the notes say so', async () => {
+      const { ctx, inputs } = await run({
+        kind: 'ib-rl',
+        pool: { pBoth: 1, pDa: 0, pCa: 0 },
+        stagger: { daEvery: 1, caEvery: 1 },
+        rounds: 2,
+        llm: { ca: 'cust' },
+      });
+      const SKIPPED = 'CA gyms skipped: the CA is an LLM (cust) and no external trainer is attached';
+      expect(ctx.matches.map((m) => m.gyms)).toEqual([['DA'], ['DA'], []]);
+      expect(ctx.matches.map((m) => m.pool?.trains ?? [])).toEqual([['DA', 'CA'], ['DA', 'CA'], []]);
+      for (const m of ctx.matches.slice(0, 2)) {
+        expect(m.scheduleNote!.startsWith(`IB-RL round ${m.index}: `)).toBe(true);
+        expect(m.scheduleNote!.endsWith(`; ${SKIPPED}`)).toBe(true);
+      }
+      expect(inputs.every((i) => i.role === 'DA')).toBe(true);
     });
 
     it("without rounds, RL-ADA's stopping rule decides", async () => {

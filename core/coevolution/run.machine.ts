@@ -72,6 +72,8 @@ export interface GymSummary {
   afterMatch: number;
   /** Why the gym ended early or restored a checkpoint, when it did. */
   note: string | null;
+  /** `to` is an LLM an external trainer handed back: its model spec (GymOutput.llm). */
+  llm?: string;
   /** IB-RL: the pool members whose joint rollouts this update saw, and the frozen opponent of its rollouts. */
   pool?: { round: number; pairing: PoolDraw['pairing']; da: string; ca: string; opponent: string };
 }
@@ -84,6 +86,13 @@ export interface RunContext extends RunInput {
   pauseRequested: boolean;
   /** Gyms still to run after the latest match, in order (absent in snapshots stored before schedules). */
   pendingGyms?: Role[];
+  /**
+   * Roles whose current checkpoint is an LLM an external trainer handed back (`sparring checkpoints
+   * add --model SPEC`): the checkpoint and its model spec. Such a role plays through the LLM; its
+   * gyms go to the external trainer again, or are skipped (said in the verdicts) when its trainer
+   * is the builtin one, which cannot train an LLM. Absent: none.
+   */
+  llmCheckpoints?: Partial<Record<Role, { checkpoint: string; spec: string }>>;
   /** Where `paused` returns to. */
   resumeTo: 'match' | 'gym' | 'evaluate' | null;
   evaluation: unknown;
@@ -147,6 +156,8 @@ export interface ExternalGymInput extends GymInput {
 export interface GymOutput {
   checkpoint: string;
   note: string | null;
+  /** The checkpoint is an LLM (an external trainer's result): its model spec. */
+  llm?: string;
 }
 export interface EvaluateInput {
   runId: string;
@@ -187,13 +198,23 @@ function afterGym(context: RunContext, output: GymOutput): Partial<RunContext> {
     to: output.checkpoint,
     afterMatch: last.index,
     note: output.note,
+    ...(output.llm ? { llm: output.llm } : {}),
     ...(last.pool
       ? { pool: { round: last.pool.round, pairing: last.pool.pairing, da: last.pool.da, ca: last.pool.ca, opponent: ibRlGym(context, last, role).opponent } }
       : {}),
   };
   const pendingGyms = (context.pendingGyms ?? [role]).slice(1);
+  // An LLM came back: the role plays it from now on. Kept through a cancelled job (the same checkpoint); other weights end it.
+  const current = context.llmCheckpoints ?? {};
+  let llmCheckpoints = current;
+  if (output.llm) llmCheckpoints = { ...current, [role]: { checkpoint: output.checkpoint, spec: output.llm } };
+  else if (current[role] && current[role].checkpoint !== output.checkpoint) {
+    const { [role]: _ended, ...rest } = current;
+    llmCheckpoints = rest;
+  }
   return {
     ...(role === 'DA' ? { da: output.checkpoint } : { ca: output.checkpoint }),
+    ...(context.llmCheckpoints || output.llm ? { llmCheckpoints } : {}),
     gyms: [...context.gyms, gym],
     pendingGyms,
     resumeTo: pendingGyms.length > 0 ? ('gym' as const) : ('match' as const),
@@ -203,6 +224,29 @@ function afterGym(context: RunContext, output: GymOutput): Partial<RunContext> {
 /** Why a role played by an LLM (schedule.llm) never trains, in the words the run's verdicts carry. */
 export function llmGymsSkipped(role: Role, name: string): string {
   return `${role} gyms skipped: the ${role} is an LLM (${name}) and no external trainer is attached`;
+}
+
+/**
+ * The roles an LLM plays that no gym can train: the schedule's (schedule.llm), and a role whose
+ * checkpoint is an LLM handed back by an external trainer while that role's trainer is the builtin
+ * one (named `CHECKPOINT: SPEC`). An LLM checkpoint of a role whose trainer is external is not
+ * here: its gyms are handed out again.
+ */
+export function untrainedLlmRoles(context: Pick<RunContext, 'schedule' | 'llmCheckpoints' | 'externalGyms'>): Schedule['llm'] {
+  const out: NonNullable<Schedule['llm']> = { ...(context.schedule?.llm ?? {}) };
+  for (const role of ['DA', 'CA'] as const) {
+    const c = context.llmCheckpoints?.[role];
+    const key = role === 'DA' ? 'da' : 'ca';
+    if (c && !(context.externalGyms ?? []).includes(role) && out[key] === undefined) out[key] = `${c.checkpoint}: ${c.spec}`;
+  }
+  return out.da !== undefined || out.ca !== undefined ? out : undefined;
+}
+
+/** The schedule as the run plans with it: its LLM roles those no gym can train (untrainedLlmRoles). */
+function planningSchedule(context: RunContext): Schedule | undefined {
+  const llm = untrainedLlmRoles(context);
+  if (!llm) return context.schedule;
+  return { ...context.schedule, llm };
 }
 
 /** The schedule's LLM roles as sentences (empty when none). */
@@ -217,8 +261,12 @@ function llmNotes(schedule: Schedule | undefined): string[] {
  * decides); a role played by an LLM is named in the verdict.
  */
 export function budgetStop(rule: StopDecision, schedule: Schedule | undefined, daGymsDone: number): StopDecision {
+  return withLlmNotes(fixedBudgetStop(rule, schedule?.llm?.da ? undefined : schedule, daGymsDone), schedule);
+}
+
+/** A verdict with the schedule's LLM roles named. */
+function withLlmNotes(decided: StopDecision, schedule: Schedule | undefined): StopDecision {
   const notes = llmNotes(schedule);
-  const decided = fixedBudgetStop(rule, schedule?.llm?.da ? undefined : schedule, daGymsDone);
   return notes.length ? { ...decided, explanation: `${decided.explanation} (${notes.join('; ')})` } : decided;
 }
 
@@ -274,15 +322,22 @@ function afterMatch(context: RunContext, matchOutput: MatchOutput): MatchSummary
   const daGymsDone = context.gyms.filter((g) => g.role === 'DA').length;
   const rule = stoppingDecision(wDas, stopping);
   const ibRl = isIbRl(context.schedule);
-  const stop = ibRl ? roundsStop(rule, context.schedule?.rounds) : budgetStop(rule, context.schedule, daGymsDone);
+  const schedule = planningSchedule(context);
+  const stop = ibRl ? withLlmNotes(roundsStop(rule, context.schedule?.rounds), schedule) : budgetStop(rule, schedule, daGymsDone);
   const next = stop.stop ? null : weakerAgent(output.wDa, stopping);
   const base = { ...output, index: wDas.length, da: context.da!, ca: context.ca!, stop, next };
   if (ibRl) {
     if (stop.stop) return { ...base, gyms: [] };
     const pool = drawRound(context.seed, wDas.length, context.schedule, checkpointHistory(context));
-    return { ...base, gyms: pool.trains, scheduleNote: describeDraw(pool), pool };
+    // A role an LLM plays that no gym can train sits the round out, and the note says so.
+    const skipped = pool.trains.flatMap((r) => {
+      const name = r === 'DA' ? schedule?.llm?.da : schedule?.llm?.ca;
+      return name ? [llmGymsSkipped(r, name)] : [];
+    });
+    const gyms = skipped.length ? pool.trains.filter((r) => !(r === 'DA' ? schedule?.llm?.da : schedule?.llm?.ca)) : pool.trains;
+    return { ...base, gyms, scheduleNote: [describeDraw(pool), ...skipped].join('; '), pool };
   }
-  const plan = planGyms(next, context.schedule, daGymsDone);
+  const plan = planGyms(next, schedule, daGymsDone);
   return { ...base, gyms: plan.gyms, ...(plan.note ? { scheduleNote: plan.note } : {}) };
 }
 

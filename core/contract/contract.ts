@@ -226,6 +226,8 @@ export interface CheckpointInfo {
   humanEpisodes: number;
   /** The execution provider it trained on ('cpu', 'webgpu', …); null or absent: not recorded (older or imported). */
   provider?: string | null;
+  /** An LLM checkpoint (an external trainer's result): its model spec in words; null or absent: builtin weights. */
+  llm?: string | null;
 }
 
 /** One point of a metric series (gym curves). */

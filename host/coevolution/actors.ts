@@ -39,11 +39,11 @@ import { BuiltinDa } from '../../models/builtin-da';
 import { CaModel } from '../../models/ca-model';
 import { DaModel } from '../../models/da-model';
 import type { SessionSettings } from '../../models/session';
-import { flushPendingLlmCalls, pendingLlmCalls, resolveLlmCa, resolveLlmDa } from '../policies/policies';
+import { flushPendingLlmCalls, llmCheckpointPolicy, pendingLlmCalls, resolveLlmCa, resolveLlmDa } from '../policies/policies';
 import { trainSftDa } from '../routing-eval';
 import { llmStore } from '../store/llm-store';
-import { HUMAN_EPISODE } from '../store/checkpoint-store';
-import type { CheckpointStore } from '../store/checkpoint-store';
+import { assertBuiltin, describeLlm, HUMAN_EPISODE } from '../store/checkpoint-store';
+import type { CheckpointMeta, CheckpointStore } from '../store/checkpoint-store';
 import { playStore } from '../store/play-store';
 import type { SqliteRunStore } from '../store/sqlite-store';
 
@@ -128,13 +128,27 @@ export interface LlmRoles {
   ca?: string;
 }
 
-/** Loaded policies, one model per checkpoint, shared by the actors of a run. */
+/**
+ * Loaded policies, one model per checkpoint, shared by the actors of a run. A checkpoint that is an
+ * LLM (an external trainer's result, registered with `sparring checkpoints add --model SPEC`) plays
+ * through its spec in the lab `dbPath`, its calls recorded with the matches like schedule.llm's.
+ */
 export class PolicyCache {
   private readonly das = new Map<string, Promise<DaModel>>();
   private readonly cas = new Map<string, Promise<CaModel>>();
   /** The checkpoint each name or SPEC resolved to when first loaded. */
   private readonly refs = new Map<string, CheckpointRef>();
-  constructor(private readonly ctx: Pick<LabContext, 'checkpoints' | 'session' | 'domain'> & { llm?: LlmRoles }) {}
+  constructor(private readonly ctx: Pick<LabContext, 'checkpoints' | 'session' | 'domain'> & { llm?: LlmRoles; dbPath?: string }) {}
+
+  /** The LLM checkpoint a name is, if it is one (its meta), else undefined. */
+  private llmCheckpoint(role: 'DA' | 'CA', name: string): (CheckpointMeta & { llm: NonNullable<CheckpointMeta['llm']> }) | undefined {
+    if (name === SCRIPTED) return undefined;
+    const c = this.ctx.checkpoints.meta(name);
+    if (!c?.llm || c.role !== role) return undefined;
+    if (!this.ctx.dbPath)
+      throw new Error(`run: ${name} is an LLM checkpoint (${describeLlm(c.llm)}), but this run's policy cache has no lab path to resolve it in`);
+    return c as CheckpointMeta & { llm: NonNullable<CheckpointMeta['llm']> };
+  }
 
   /** The LLM context of a role's name: set when `name` is the LLM the run gives that role. */
   private llmContext(role: 'DA' | 'CA', name: string) {
@@ -153,6 +167,7 @@ export class PolicyCache {
     let m = this.das.get(name);
     if (!m) {
       const cp = this.ctx.checkpoints.resolve(name, 'DA');
+      assertBuiltin(cp);
       this.refs.set(`DA:${name}`, { name: cp.name, id: cp.id });
       m = DaModel.fromSnapshot(cp.snapshot, this.ctx.session ?? {});
       this.das.set(name, m);
@@ -163,6 +178,7 @@ export class PolicyCache {
     let m = this.cas.get(name);
     if (!m) {
       const cp = this.ctx.checkpoints.resolve(name, 'CA');
+      assertBuiltin(cp);
       this.refs.set(`CA:${name}`, { name: cp.name, id: cp.id });
       m = CaModel.fromSnapshot(cp.snapshot, this.ctx.session ? { session: this.ctx.session } : {});
       this.cas.set(name, m);
@@ -172,6 +188,8 @@ export class PolicyCache {
   async da(name: string): Promise<DaPolicy> {
     const llm = this.llmContext('DA', name);
     if (llm) return resolveLlmDa(name, llm) ?? this.noModel('DA', name);
+    const c = this.llmCheckpoint('DA', name);
+    if (c) return llmCheckpointPolicy({ ...c, role: 'DA' }, { db: this.ctx.dbPath!, seed: 0 });
     const model = await this.daModel(name);
     return new BuiltinDa(model, { name, checkpoint: this.refs.get(`DA:${name}`)! });
   }
@@ -183,6 +201,8 @@ export class PolicyCache {
     if (name === SCRIPTED) return new ScriptedCa(bank === this.ctx.domain.bank ? this.ctx.domain : { ...this.ctx.domain, bank });
     const llm = this.llmContext('CA', name);
     if (llm) return resolveLlmCa(name, llm) ?? this.noModel('CA', name);
+    const c = this.llmCheckpoint('CA', name);
+    if (c) return llmCheckpointPolicy({ ...c, role: 'CA' }, { db: this.ctx.dbPath!, seed: 0 });
     const model = await this.caModel(name);
     return new BuiltinCa(model, bank, { name, checkpoint: this.refs.get(`CA:${name}`)!, ...(tactics ? { tactics } : {}) });
   }
@@ -657,6 +677,26 @@ export async function gymEpisodes(
   ];
 }
 
+/**
+ * IB-RL: the round's joint rollouts between the pool's members, which the round's gyms train on,
+ * played once and stored as `input.matchId` (the arena match itself when both are current: found
+ * stored). Nothing for an RL-ADA gym. An external gym plays them before it exports (the export
+ * writes their decision points).
+ */
+export async function jointRollouts(ctx: LabContext, cache: PolicyCache, input: GymInput): Promise<void> {
+  const ib = input.ibRl;
+  if (!ib) return;
+  await storedMatch(
+    ctx,
+    cache,
+    input.matchId,
+    ib.da,
+    ib.ca,
+    deriveSeed(input.seed, 'ib-rl-joint', ib.round),
+    `IB-RL round ${ib.round}: joint rollouts ${ib.da} vs ${ib.ca}`,
+  );
+}
+
 export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput): Promise<GymOutput> {
   // Our own earlier result, when a restored run restarts this gym (killed after the save below,
   // before the run's next snapshot): the note is stored with the checkpoint.
@@ -667,17 +707,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
 
   const afterMatch = input.afterMatch ?? matchIndexOf(input.matchId);
   const ib = input.ibRl;
-  // IB-RL: the round's joint rollouts between the pool's members (the arena match itself when both are current).
-  if (ib)
-    await storedMatch(
-      ctx,
-      cache,
-      input.matchId,
-      ib.da,
-      ib.ca,
-      deriveSeed(input.seed, 'ib-rl-joint', ib.round),
-      `IB-RL round ${ib.round}: joint rollouts ${ib.da} vs ${ib.ca}`,
-    );
+  await jointRollouts(ctx, cache, input);
   const poolNote = ib
     ? `IB-RL round ${ib.round}: ${ib.pairing} joint rollouts ${ib.da} vs ${ib.ca} (${input.matchId}), rollouts against frozen ${input.opponent}${ib.lr !== undefined ? `, lr ${ib.lr}` : ''}`
     : null;
@@ -690,6 +720,8 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
   const label = `${input.role} gym: ${input.from} → ${name} against frozen ${input.opponent}`;
   const seed = deriveSeed(input.seed, 'gym', afterMatch);
   const start = ctx.checkpoints.resolve(input.from, input.role);
+  // The machine plans no builtin gym for an LLM (untrainedLlmRoles); this is the last guard.
+  assertBuiltin(start);
   let note: string | null;
 
   try {
@@ -848,7 +880,7 @@ export async function evaluate(ctx: LabContext, cache: PolicyCache, input: Evalu
       reference: { ca: 'scripted', heldout: ref.heldout, gate: ref.gate },
     });
   }
-  // The evaluation's LLM calls (its episodes are not stored, what they cost is).
-  if (callsLlm(ctx)) flushPendingLlmCalls();
+  // The evaluation's LLM calls (its episodes are not stored, what they cost is): an LLM role's, an LLM judge's or an LLM checkpoint's.
+  if (callsLlm(ctx) || pendingLlmCalls(ctx.store.path)?.records.length) flushPendingLlmCalls();
   return { checkpoints: out };
 }

@@ -147,7 +147,7 @@ describe('a gym handed to an external trainer', () => {
       await expect(add({ model: path.join(tmp, 'missing.onnx') })).rejects.toThrow(/--model .*missing\.onnx: no such file/);
       await expect(add({ model: notOnnx })).rejects.toThrow(/--model .*notes\.txt is not an ONNX model/);
       await expect(add({ model: caOnnx })).rejects.toThrow(/holds a CA policy, not a DA one/);
-      await expect(add({ model: 'qwen-da-lora' })).rejects.toThrow(/builtin policy, so --model must be an \.onnx file/);
+      await expect(add({ model: 'qwen-da-lora' })).rejects.toThrow(/--model qwen-da-lora: no LLM endpoint or GGUF model of that name in this lab/);
       expect(checkpoints.list('DA').map((c) => c.name)).toEqual(['DA0']); // nothing half-written
       expect(jobs.get('J1')!.status).toBe('waiting');
 

@@ -12,7 +12,7 @@
  * Both are writes to the lab file, from any process; the waiting run sees them at its next poll,
  * and a run resumed after kill -9 finds the job (and its export) where it left them.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { ExternalGymInput, GymOutput } from '../../core/coevolution/run.machine';
@@ -21,8 +21,15 @@ import type { RunConfig } from '../../core/coevolution/run-config';
 import type { GymJobInfo } from '../../core/contract/contract';
 import type { Domain } from '../../core/domain/types';
 import { readCheckpointOnnx } from '../../models/export';
-import { checkpointStore } from '../store/checkpoint-store';
-import type { CheckpointMeta } from '../store/checkpoint-store';
+import type { ModelSnapshot } from '../../core/rl/ports';
+import { ggufConfigOf } from '../../models/llm/gguf-backend';
+import type { EndpointConfig } from '../../models/llm/openai-backend';
+import { probeRole } from '../llm/test-endpoint';
+import { GGUF_SPEC } from '../policies/policies';
+import { checkpointStore, describeLlm } from '../store/checkpoint-store';
+import type { CheckpointMeta, LlmCheckpointSpec } from '../store/checkpoint-store';
+import { llmStore } from '../store/llm-store';
+import { labDomain } from '../store/scenario-store';
 import { gymJobStore, GymJobError } from '../store/gym-job-store';
 import type { SqliteRunStore } from '../store/sqlite-store';
 import type { LabContext } from './actors';
@@ -45,15 +52,21 @@ const TRAIN_SCRIPT = { DA: 'trainers/train_da.py', CA: 'trainers/train_ca.py' } 
 /**
  * What to run for a waiting job, in order: serve the gym's world, train on the export (the
  * README's TRL command), register the result. `--model` is the trained model: an `.onnx` written
- * by `sparring export-model` for the builtin policies.
+ * by `sparring export-model` for the builtin policies, or an LLM saved in the lab (an endpoint
+ * serving the new adapter, a GGUF model, `gguf:FILE`) — the only thing that can follow a gym
+ * whose start is an LLM (`fromLlm`).
  */
-export function trainerCommands(job: Pick<GymJobInfo, 'runId' | 'gym' | 'role' | 'from' | 'opponent' | 'exportPath'>, dbPath: string): string[] {
+export function trainerCommands(
+  job: Pick<GymJobInfo, 'runId' | 'gym' | 'role' | 'from' | 'opponent' | 'exportPath'>,
+  dbPath: string,
+  fromLlm = false,
+): string[] {
   const db = `--db ${dbPath}`;
   const out = path.join(job.exportPath, `${job.role.toLowerCase()}-trained`);
   return [
     `npx sparring env serve --role ${job.role} --opponent ${job.opponent} --run ${job.runId} ${db}`,
     `SPARRING_ENV_URL=http://127.0.0.1:7318 python ${TRAIN_SCRIPT[job.role]} --data ${path.join(job.exportPath, 'gym.jsonl')} --out ${out}`,
-    `npx sparring checkpoints add --role ${job.role} --model MODEL.onnx --parent ${job.from} --run ${job.runId} --gym ${job.gym} ${db}`,
+    `npx sparring checkpoints add --role ${job.role} --model ${fromLlm ? 'ENDPOINT' : 'MODEL.onnx'} --parent ${job.from} --run ${job.runId} --gym ${job.gym} ${db}`,
   ];
 }
 
@@ -104,7 +117,7 @@ export async function exportGymJob(
     budget: input.role === 'DA' ? ctx.config.gym.da : ctx.config.gym.ca,
     adversities: ctx.config.adversities ?? false,
     serve: ex.serve,
-    commands: trainerCommands({ ...input, exportPath: folder }, ctx.store.path),
+    commands: trainerCommands({ ...input, exportPath: folder }, ctx.store.path, fromLlm(ctx.store.db, input.from)),
   };
   writeWhole(path.join(folder, 'job.json'), JSON.stringify(manifest, null, 2) + '\n');
   return jobs.create({
@@ -139,7 +152,15 @@ export async function externalGym(
     await new Promise((r) => setTimeout(r, opts.pollMs ?? TRAINER_POLL_MS));
     job = jobs.get(job.id)!;
   }
-  if (job.status === 'done' && job.checkpoint) return { checkpoint: job.checkpoint, note: `trained by an external trainer (gym job ${job.id})` };
+  if (job.status === 'done' && job.checkpoint) {
+    // An LLM came back: from now on the run plays this role with it (RunContext.llmCheckpoints).
+    const llm = ctx.checkpoints.meta(job.checkpoint)?.llm;
+    return {
+      checkpoint: job.checkpoint,
+      note: `trained by an external trainer (gym job ${job.id})${llm ? `: ${describeLlm(llm)}` : ''}`,
+      ...(llm ? { llm: llm.spec } : {}),
+    };
+  }
   return { checkpoint: input.from, note: `gym job ${job.id} ${job.status}${job.note ? ` (${job.note})` : ''}: ${input.from} kept unchanged` };
 }
 
@@ -148,14 +169,63 @@ export interface TrainerResult {
   runId: string;
   gym: number;
   role: 'DA' | 'CA';
-  /** For the builtin policies: an `.onnx` written by `sparring export-model` (weights and model JSON). */
+  /**
+   * What the trainer made: for the builtin policies an `.onnx` written by `sparring export-model`
+   * (weights and model JSON); for an LLM a model spec of the lab — a saved endpoint (e.g. a vLLM
+   * server with the new LoRA adapter loaded), a saved GGUF model, or `gguf:FILE`.
+   */
   model: string;
   parent: string;
+}
+
+/** A file's first four bytes, as text (GGUF files start with "GGUF"; they are gigabytes, so only those are read). */
+function magic(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    const b = Buffer.alloc(4);
+    return b.subarray(0, readSync(fd, b, 0, 4, 0)).toString('latin1');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The LLM a `--model` SPEC names in the lab, with what it names now (recorded with the checkpoint);
+ * undefined when it names none (then it is a file).
+ */
+async function llmSpecOf(db: Database, spec: string): Promise<{ llm: LlmCheckpointSpec; endpoint?: EndpointConfig } | undefined> {
+  const file = GGUF_SPEC.exec(spec)?.[1];
+  if (file !== undefined) {
+    if (!existsSync(file)) throw new GymJobError(`--model ${spec}: no such GGUF file ${file}`);
+    let cfg;
+    try {
+      cfg = await ggufConfigOf(file, { name: spec });
+    } catch (e) {
+      throw new GymJobError(`--model ${spec}: ${(e as Error).message}`);
+    }
+    if (magic(cfg.path) !== 'GGUF') throw new GymJobError(`--model ${spec}: ${cfg.path} is not a GGUF file (no GGUF magic)`);
+    // The absolute path: the run that plays it may run from another folder.
+    return { llm: { kind: 'gguf', spec: `gguf:${cfg.path}`, path: cfg.path, sha256: cfg.sha256 } };
+  }
+  const llms = llmStore(db);
+  const endpoint = llms.getEndpoint(spec);
+  if (endpoint) return { llm: { kind: 'endpoint', spec, baseUrl: endpoint.baseUrl, model: endpoint.model }, endpoint };
+  const gguf = llms.getGguf(spec);
+  if (gguf) {
+    if (!existsSync(gguf.path))
+      throw new GymJobError(`--model ${spec}: the saved GGUF model's file ${gguf.path} is gone (sparring models add ${spec} --gguf FILE)`);
+    return { llm: { kind: 'gguf', spec, path: gguf.path, sha256: gguf.sha256 } };
+  }
+  return undefined;
 }
 
 /**
  * Registers a trainer's result: checks the run, its waiting job for the gym, the role and the
  * parent, reads the model, then stores the checkpoint and ends the job in one transaction.
+ * `--model` is an `.onnx` of a builtin policy (its role and architecture checked against the
+ * parent) or an LLM spec of the lab: an endpoint must answer one turn of the role (`probeRole`;
+ * a server that cannot play it — `serve-model` of the other role — is refused), a GGUF file is
+ * hashed. An LLM checkpoint records its spec; from then on the run plays that role with the LLM.
  * Every refusal names what was wrong; nothing is written then.
  */
 export async function registerTrainerResult(db: Database, r: TrainerResult): Promise<{ checkpoint: CheckpointMeta; job: GymJobInfo }> {
@@ -174,40 +244,61 @@ export async function registerTrainerResult(db: Database, r: TrainerResult): Pro
     );
   if (job.role !== r.role) throw new GymJobError(`gym job ${job.id} trains the ${job.role}, not the ${r.role} (--role ${r.role})`);
   if (job.from !== r.parent) throw new GymJobError(`gym job ${job.id} trains from ${job.from}, not ${r.parent} (--parent ${r.parent})`);
-  const file = r.model;
-  if (!existsSync(file)) {
-    throw new GymJobError(
-      /\.(onnx|gguf|bin|safetensors)$/i.test(file) || file.includes('/')
-        ? `--model ${file}: no such file`
-        : `--model ${file}: run ${r.runId}'s ${r.role} is a builtin policy, so --model must be an .onnx file written by \`sparring export-model\` (an LLM endpoint or GGUF model cannot join a run of builtin policies)`,
-    );
-  }
-  let bytes: Uint8Array;
-  try {
-    if (!statSync(file).isFile()) throw new Error('not a file');
-    bytes = readFileSync(file);
-  } catch (e) {
-    throw new GymJobError(`--model ${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-  let read: Awaited<ReturnType<typeof readCheckpointOnnx>>;
-  try {
-    read = await readCheckpointOnnx(bytes, `--model ${file}`);
-  } catch (e) {
-    throw new GymJobError((e as Error).message);
-  }
-  if (read.role !== r.role) throw new GymJobError(`--model ${file} holds a ${read.role} policy, not a ${r.role} one`);
   const checkpoints = checkpointStore(db);
   const parent = checkpoints.resolve(job.from, job.role);
-  if (parent.modelJson !== read.snapshot.modelJson) {
-    // The same architecture and features as the gym's start: the run's next match loads it beside the others.
-    try {
-      const a = JSON.parse(parent.modelJson) as Record<string, unknown>;
-      const b = JSON.parse(read.snapshot.modelJson) as Record<string, unknown>;
-      const differ = Object.keys({ ...a, ...b }).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
-      if (differ.length) throw new GymJobError(`--model ${file} is not the architecture of ${job.from} (differs in ${differ.join(', ')})`);
-    } catch (e) {
-      if (e instanceof GymJobError) throw e;
+  const file = r.model;
+  const llm = await llmSpecOf(db, file);
+  let snapshot: ModelSnapshot | undefined;
+  if (llm) {
+    if (llm.endpoint) {
+      try {
+        await probeRole(llm.endpoint, r.role, labDomain(db));
+      } catch (e) {
+        throw new GymJobError(
+          `--model ${file}: the endpoint ${llm.endpoint.baseUrl} (model ${llm.endpoint.model}) did not answer a ${r.role} turn, so it cannot play the ${r.role}: ${(e as Error).message}`,
+        );
+      }
     }
+  } else {
+    if (!existsSync(file)) {
+      throw new GymJobError(
+        /\.(onnx|gguf|bin|safetensors)$/i.test(file) || file.includes('/')
+          ? `--model ${file}: no such file${/\.gguf$/i.test(file) ? ` (a GGUF file is given as gguf:${file})` : ''}`
+          : `--model ${file}: no LLM endpoint or GGUF model of that name in this lab (save it first: sparring models add ${file} --base-url URL --model M, or --gguf FILE), and no such file`,
+      );
+    }
+    if (/\.gguf$/i.test(file))
+      throw new GymJobError(`--model ${file}: a GGUF file is given as gguf:${file} (or saved by name: sparring models add NAME --gguf ${file})`);
+    if (parent.llm)
+      throw new GymJobError(
+        `--model ${file}: gym job ${job.id} trains from ${job.from}, an LLM (${describeLlm(parent.llm)}); what comes back for it is an LLM too (a saved endpoint, a saved GGUF model or gguf:FILE), not builtin weights`,
+      );
+    let bytes: Uint8Array;
+    try {
+      if (!statSync(file).isFile()) throw new Error('not a file');
+      bytes = readFileSync(file);
+    } catch (e) {
+      throw new GymJobError(`--model ${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+    let read: Awaited<ReturnType<typeof readCheckpointOnnx>>;
+    try {
+      read = await readCheckpointOnnx(bytes, `--model ${file}`);
+    } catch (e) {
+      throw new GymJobError((e as Error).message);
+    }
+    if (read.role !== r.role) throw new GymJobError(`--model ${file} holds a ${read.role} policy, not a ${r.role} one`);
+    if (parent.modelJson !== read.snapshot.modelJson) {
+      // The same architecture and features as the gym's start: the run's next match loads it beside the others.
+      try {
+        const a = JSON.parse(parent.modelJson) as Record<string, unknown>;
+        const b = JSON.parse(read.snapshot.modelJson) as Record<string, unknown>;
+        const differ = Object.keys({ ...a, ...b }).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+        if (differ.length) throw new GymJobError(`--model ${file} is not the architecture of ${job.from} (differs in ${differ.join(', ')})`);
+      } catch (e) {
+        if (e instanceof GymJobError) throw e;
+      }
+    }
+    snapshot = read.snapshot;
   }
   return db
     .transaction(() => {
@@ -216,8 +307,8 @@ export async function registerTrainerResult(db: Database, r: TrainerResult): Pro
         source: 'external',
         runId: r.runId,
         parent: job.from,
-        snapshot: read.snapshot,
-        note: `trained by an external trainer (gym job ${job.id}; ${path.basename(file)})`,
+        ...(llm ? { llm: llm.llm } : { snapshot: snapshot! }),
+        note: `trained by an external trainer (gym job ${job.id}; ${llm ? describeLlm(llm.llm) : path.basename(file)})`,
         trainingData: [
           { kind: 'match', id: job.matchId },
           { kind: GYM_JOB, id: job.id },
@@ -237,7 +328,12 @@ export function cancelGymJob(db: Database, id: string, why = 'cancelled by the u
 /** A run's gym jobs with, for the one waiting, the commands to run (what `runs/get` shows). */
 export function gymJobsOf(store: Pick<SqliteRunStore, 'db' | 'path'>, runId: string): GymJobInfo[] {
   const jobs = gymJobStore(store.db).list(runId);
-  return jobs.map((j) => (j.status === 'waiting' ? { ...j, commands: trainerCommands(j, store.path) } : j));
+  return jobs.map((j) => (j.status === 'waiting' ? { ...j, commands: trainerCommands(j, store.path, fromLlm(store.db, j.from)) } : j));
+}
+
+/** Whether a gym's start checkpoint is an LLM (then only an LLM can come back for it). */
+export function fromLlm(db: Database, from: string): boolean {
+  return Boolean(checkpointStore(db).meta(from)?.llm);
 }
 
 /** The run config's trainer per role: the roles an external trainer trains. */

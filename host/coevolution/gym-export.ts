@@ -7,6 +7,12 @@
  * `sparring env serve` to that point (seed, scenario and the learner's earlier turns to replay)
  * against the gym's frozen opponent, so the trainer rolls the rest of the episode out there and
  * reads r_env (RL-ADA §3.5) from the server's reward.
+ *
+ * An IB-RL gym (schedule kind 'ib-rl') trains on every trajectory of its round's joint rollouts
+ * (no failure mix) against the pool's other member: its export is those decision points, with
+ * `match_id` the joint rollouts' id (`RUN-J<round>`, or the arena match when both current
+ * checkpoints played) and `frozen_opponent` that member. Joint rollouts not yet played (the gym
+ * plays them when it starts) are refused by name.
  */
 import type { GymSummary, MatchSummary } from '../../core/coevolution/run.machine';
 import { parseRunConfig, sparringConfigOf } from '../../core/coevolution/run-config';
@@ -102,11 +108,27 @@ export async function exportGym(store: SqliteRunStore, domain: Domain, runId: st
   const last = matches.at(-1);
   const doneAfterLast = last ? gyms.filter((g) => g.afterMatch === last.index) : [];
   const planned = last ? (last.gyms ?? (last.next ? [last.next.role] : []))[doneAfterLast.length] : undefined;
-  const target: { role: 'DA' | 'CA'; afterMatch: number; to: string | null } | undefined =
+  const target: { role: 'DA' | 'CA'; afterMatch: number; to: string | null; pool?: GymSummary['pool'] } | undefined =
     gymNumber <= gyms.length
       ? gyms[gymNumber - 1]!
       : gymNumber === gyms.length + 1 && planned && last
-        ? { role: planned, afterMatch: last.index, to: null }
+        ? {
+            role: planned,
+            afterMatch: last.index,
+            to: null,
+            // IB-RL: the round's draw names the joint rollouts and the frozen opponent (run.machine.ts ibRlGym).
+            ...(last.pool
+              ? {
+                  pool: {
+                    round: last.pool.round,
+                    pairing: last.pool.pairing,
+                    da: last.pool.da,
+                    ca: last.pool.ca,
+                    opponent: planned === 'DA' ? last.pool.ca : last.pool.da,
+                  },
+                }
+              : {}),
+          }
         : undefined;
   if (!target) {
     throw new Error(
@@ -126,10 +148,30 @@ export async function exportGym(store: SqliteRunStore, domain: Domain, runId: st
   const role = target.role;
   const from = role === 'DA' ? da : ca;
   const to = target.to;
-  const opponent = role === 'DA' ? ca : da;
+  // IB-RL: the update trains on every trajectory of the round's joint rollouts (the arena match
+  // itself when both current checkpoints played, else RUN-J<round>, which the gym plays when it
+  // starts), against the pairing's other member; RL-ADA: the match, mixed failure:success.
+  const pool = target.pool;
+  const opponent = pool ? pool.opponent : role === 'DA' ? ca : da;
+  const dataId = pool && pool.pairing !== 'both-current' ? `${runId}-J${pool.round}` : match.matchId;
+  if (pool && !store.getMatch(dataId)) {
+    throw new Error(
+      `run ${runId}: gym ${gymNumber} is IB-RL round ${pool.round}'s ${role} update, which trains on the round's joint rollouts ${dataId} ` +
+        `(${pool.da} vs ${pool.ca}); they are not played yet — the gym plays them when it starts, so export it once it has`,
+    );
+  }
   const playDomain = config.adversities ? withAdversityProfile(domain) : domain;
-  const chosen = await gymEpisodes({ store, domain: playDomain, config }, { role, matchId: match.matchId, seed: run.seed });
-  const human = (e: RecordedEpisode) => e.id === null || !e.id.startsWith(`${match.matchId}:`);
+  const chosen = await gymEpisodes(
+    { store, domain: playDomain, config },
+    {
+      role,
+      matchId: dataId,
+      seed: run.seed,
+      afterMatch: match.index,
+      ...(pool ? { ibRl: { round: pool.round, pairing: pool.pairing, da: pool.da, ca: pool.ca } } : {}),
+    },
+  );
+  const human = (e: RecordedEpisode) => e.id === null || !e.id.startsWith(`${dataId}:`);
   const lost = (e: RecordedEpisode) => (e.daWon === null ? null : role === 'DA' ? !e.daWon : e.daWon);
 
   const points: GymPoint[] = [];
@@ -140,7 +182,7 @@ export async function exportGym(store: SqliteRunStore, domain: Domain, runId: st
       role,
       from,
       frozen_opponent: opponent,
-      match_id: match.matchId,
+      match_id: dataId,
       episode_id: e.id,
       source: human(e) ? ('human' as const) : ('arena' as const),
       trainer_lost: lost(e),
@@ -178,7 +220,7 @@ export async function exportGym(store: SqliteRunStore, domain: Domain, runId: st
     role,
     from,
     opponent,
-    matchId: match.matchId,
+    matchId: dataId,
     to,
     episodes: {
       failures: arena.filter((e) => lost(e) === true).length,

@@ -30,11 +30,11 @@ import { checkpointStore } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import type { RunMetricRow, RunRow } from '../store/rows';
 import type { SqliteRunStore } from '../store/sqlite-store';
-import { PolicyCache, bootstrap, evaluate, gym, playMatch } from './actors';
+import { PolicyCache, bootstrap, evaluate, gym, jointRollouts, playMatch } from './actors';
 import { RULE_JUDGE_SPEC, ruleJudge } from '../../core/judge/port';
 import type { Judge } from '../../core/judge/port';
 import { JudgeSpecError, resolveJudge } from '../policies/policies';
-import { cancelGymJob, externalGym, externalRoles, gymJobsOf, trainerCommands } from './external-gym';
+import { cancelGymJob, externalGym, externalRoles, fromLlm, gymJobsOf, trainerCommands } from './external-gym';
 import { gymJobStore } from '../store/gym-job-store';
 import type { LabContext } from './actors';
 
@@ -158,6 +158,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       checkpoints,
       domain,
       session: { ...session, provider: device.play },
+      dbPath: store.path,
       ...(llm ? { llm: { dbPath: store.path, ...llm } } : {}),
     });
     let lastProgress = 0;
@@ -230,14 +231,19 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
         playMatch: fromPromise(({ input }) => (takeWrites('phase', { phase: 'match', matches: input.index - 1 }), playMatch(ctx, cache, input))),
         gym: fromPromise(({ input }) => (takeWrites('phase', { phase: 'gym', matches: input.afterMatch ?? matchesPlayed() }), gym(ctx, cache, input))),
         evaluate: fromPromise(({ input }) => evaluate(ctx, cache, input)),
-        externalGym: fromPromise(({ input, signal }) =>
-          externalGym(ctx, domain, input, {
+        externalGym: fromPromise(async ({ input, signal }) => {
+          // IB-RL: the round's joint rollouts first, so the export holds the update's data.
+          await jointRollouts(ctx, cache, input);
+          return externalGym(ctx, domain, input, {
             signal,
             ...(opts.trainerPollMs !== undefined ? { pollMs: opts.trainerPollMs } : {}),
             onJob: (job) =>
-              emit({ name: 'run/trainer', payload: { runId, job: job.status === 'waiting' ? { ...job, commands: trainerCommands(job, store.path) } : job } }),
-          }),
-        ),
+              emit({
+                name: 'run/trainer',
+                payload: { runId, job: job.status === 'waiting' ? { ...job, commands: trainerCommands(job, store.path, fromLlm(db, job.from)) } : job },
+              }),
+          });
+        }),
       },
     });
     const external = externalRoles(config);

@@ -16,7 +16,7 @@ import { matchConcurrency, pendingLlmCalls, resolveCa, resolveDa, resolveJudge }
 import { llmStore } from '../store/llm-store';
 import type { SessionSettings } from '../../models/session';
 import { bankingDomain } from '../domain-files';
-import { checkpointStore } from '../store/checkpoint-store';
+import { checkpointStore, describeLlm } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import { labelStore } from '../store/label-store';
 import { knobHandlers } from './knobs';
@@ -264,6 +264,7 @@ export function createEngine(o: EngineOptions): Engine {
         source: c.source,
         humanEpisodes: checkpoints.humanEpisodesSeen(c.name).length,
         provider: c.provider,
+        llm: c.llm ? describeLlm(c.llm) : null,
       })),
 
     'export/episodes': ({ matchId, format }) => {

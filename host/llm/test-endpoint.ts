@@ -4,9 +4,13 @@
  * reply read by the one parser, with its latency, tokens and tokens per second; and the server's
  * models (`GET /v1/models`), or why they could not be listed.
  */
+import { selectScenarios } from '../../core/arena/scenarios';
+import type { Domain } from '../../core/domain/types';
 import { Rng } from '../../core/random';
+import { CustomerEnvironment } from '../../core/world/environment';
 import { parseDaOutput } from '../../core/wire';
 import { wireFromReply } from '../../models/llm/da-messages';
+import { LlmCa } from '../../models/llm/llm-ca';
 import { LlmDa } from '../../models/llm/llm-da';
 import { OpenAiBackend } from '../../models/llm/openai-backend';
 import type { EndpointConfig } from '../../models/llm/openai-backend';
@@ -42,4 +46,31 @@ export async function testEndpoint(cfg: EndpointConfig) {
     parseError: parsed.ok ? null : parsed.error,
     serverModels: models,
   };
+}
+
+/**
+ * Can the endpoint play `role` at all? One turn of that role, as a run would send it (the DA: the
+ * opening above; the CA: the customer prompt of the domain's first arena scenario, seed 1).
+ * Resolves with the reply's model id; rejects with the backend's error when the server refuses
+ * or cannot be reached — e.g. `serve-model` serving a CA checkpoint answers a DA prompt with 400.
+ * Whether the words are any good is the arena's business, not this probe's.
+ */
+export async function probeRole(cfg: EndpointConfig, role: 'DA' | 'CA', domain: Domain): Promise<string> {
+  const backend = new OpenAiBackend(cfg, { maxRetries: 1, timeoutMs: 60_000 });
+  const seed = new Rng(1).int(0, 0x7fffffff);
+  if (role === 'DA') {
+    const da = new LlmDa(backend, cfg.toolCalls, { maxTokens: 256 });
+    const obs = {
+      caller: { phone: '+1-555-0100' },
+      turns: [{ role: 'customer' as const, text: 'Hi, my card got declined at the grocery store this morning.' }],
+      daSteps: 0,
+      maxDaTurns: 12,
+    };
+    return (await backend.complete(da.request(obs, seed))).model;
+  }
+  const scenario = selectScenarios(domain, 'arena')[0];
+  if (!scenario) throw new Error('probeRole: the domain has no arena scenario to build a customer prompt from');
+  const env = new CustomerEnvironment(12);
+  env.reset(scenario, 1);
+  return (await backend.complete(new LlmCa(backend).request(env.observeCustomer(), seed))).model;
 }

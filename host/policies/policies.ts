@@ -36,8 +36,8 @@ import type { Judge } from '../../core/judge/port';
 import { OpenAiBackend } from '../../models/llm/openai-backend';
 import type { SessionSettings } from '../../models/session';
 import { trainSftDa } from '../routing-eval';
-import { CheckpointError, checkpointStore } from '../store/checkpoint-store';
-import type { Checkpoint, CheckpointRole } from '../store/checkpoint-store';
+import { assertBuiltin, CheckpointError, checkpointStore, describeLlm } from '../store/checkpoint-store';
+import type { Checkpoint, CheckpointMeta, CheckpointRole } from '../store/checkpoint-store';
 import { corpusUtterances, listCorpusImports } from '../store/corpus-store';
 import { llmStore } from '../store/llm-store';
 import { openSqliteStore } from '../store/sqlite-store';
@@ -153,10 +153,21 @@ function storedCheckpoint(spec: string, role: CheckpointRole, db: string): Check
   }
 }
 
+/** Refuses an LLM checkpoint where builtin weights are needed, as a PolicyError. */
+function builtinOnly(c: Checkpoint, spec: string): void {
+  try {
+    assertBuiltin(c);
+  } catch (e) {
+    if (e instanceof CheckpointError) throw new PolicyError(c.role, spec, e.message);
+    throw e;
+  }
+}
+
 /** The builtin DA a SPEC names (`sft`, `latest`, or a checkpoint name), and the checkpoint it resolved to. */
 export async function loadDaModel(spec: string, domain: Domain, ctx: PolicyContext): Promise<Loaded<DaModel>> {
   if (spec === 'sft') return sftModel(domain, ctx);
   const c = storedCheckpoint(spec, 'DA', ctx.db);
+  builtinOnly(c, spec);
   return { model: await DaModel.fromSnapshot(c.snapshot, ctx.session ?? {}), checkpoint: refOf(c) };
 }
 
@@ -313,16 +324,66 @@ export function matchConcurrency(da: DaPolicy, ca: CaPolicy, fallback: number): 
   return limits.length ? Math.min(...limits) : fallback;
 }
 
+/** How an LLM policy is labelled: by default its SPEC; an LLM checkpoint's name and ref, so matches record the checkpoint. */
+interface LlmLabel {
+  name: string;
+  checkpoint?: CheckpointRef;
+}
+
 /** The LLM DA a SPEC names, when it names an endpoint saved in the lab; undefined otherwise. */
-export function resolveLlmDa(spec: string, ctx: PolicyContext): LlmDa | undefined {
+export function resolveLlmDa(spec: string, ctx: PolicyContext, as: LlmLabel = { name: spec }): LlmDa | undefined {
   const llm = endpointPolicy(spec, ctx);
-  return llm && new LlmDa(llm.backend, llm.cfg.toolCalls, { name: spec, ledger: llm.ledger });
+  return llm && new LlmDa(llm.backend, llm.cfg.toolCalls, { ...as, ledger: llm.ledger });
 }
 
 /** The LLM CA a SPEC names, when it names an endpoint saved in the lab; undefined otherwise. */
-export function resolveLlmCa(spec: string, ctx: PolicyContext): LlmCa | undefined {
+export function resolveLlmCa(spec: string, ctx: PolicyContext, as: LlmLabel = { name: spec }): LlmCa | undefined {
   const llm = endpointPolicy(spec, ctx);
-  return llm && new LlmCa(llm.backend, { name: spec, ledger: llm.ledger });
+  return llm && new LlmCa(llm.backend, { ...as, ledger: llm.ledger });
+}
+
+/** The LLM DA a SPEC names: a saved endpoint, a saved GGUF model or `gguf:FILE`; undefined when it names none. */
+async function llmSpecDa(spec: string, ctx: PolicyContext, as: LlmLabel = { name: spec }): Promise<LlmDa | undefined> {
+  const llm = resolveLlmDa(spec, ctx, as);
+  if (llm) return llm;
+  const gguf = await ggufPolicy(spec, 'DA', ctx);
+  // The text form, under the wire grammar; max tokens bound what the grammar can produce, so every turn ends and parses.
+  return gguf && new LlmDa(gguf.backend, 'text', { ...as, ledger: gguf.ledger, maxTokens: DA_GRAMMAR_MAX_TOKENS });
+}
+
+/** The LLM CA a SPEC names: a saved endpoint, a saved GGUF model or `gguf:FILE`; undefined when it names none. */
+async function llmSpecCa(spec: string, ctx: PolicyContext, as: LlmLabel = { name: spec }): Promise<LlmCa | undefined> {
+  const llm = resolveLlmCa(spec, ctx, as);
+  if (llm) return llm;
+  const gguf = await ggufPolicy(spec, 'CA', ctx);
+  return gguf && new LlmCa(gguf.backend, { ...as, ledger: gguf.ledger });
+}
+
+/**
+ * The policy of an LLM checkpoint (one an external trainer handed back: `sparring checkpoints add
+ * --model SPEC`), labelled with the checkpoint's name: its spec resolved in the lab, checked
+ * against what it named when registered (the endpoint's model id, the GGUF file's hash), so a
+ * spec saved anew over another model is refused rather than played as this checkpoint.
+ */
+export async function llmCheckpointPolicy(c: Pick<CheckpointMeta, 'name' | 'id' | 'role' | 'llm'> & { role: 'DA' }, ctx: PolicyContext): Promise<LlmDa>;
+export async function llmCheckpointPolicy(c: Pick<CheckpointMeta, 'name' | 'id' | 'role' | 'llm'> & { role: 'CA' }, ctx: PolicyContext): Promise<LlmCa>;
+export async function llmCheckpointPolicy(c: Pick<CheckpointMeta, 'name' | 'id' | 'role' | 'llm'>, ctx: PolicyContext): Promise<LlmDa | LlmCa> {
+  const l = c.llm;
+  if (!l) throw new PolicyError(c.role, c.name, 'not an LLM checkpoint');
+  const as = { name: c.name, checkpoint: refOf(c) };
+  const policy = c.role === 'DA' ? await llmSpecDa(l.spec, ctx, as) : await llmSpecCa(l.spec, ctx, as);
+  const what = `checkpoint ${c.name} is the ${describeLlm(l)}`;
+  if (!policy)
+    throw new PolicyError(
+      c.role,
+      c.name,
+      `${what}, but the lab ${ctx.db} has no model "${l.spec}" now (${l.kind === 'endpoint' ? `sparring models add ${l.spec} --base-url ${l.baseUrl} --model ${l.model}` : `sparring models add ${l.spec} --gguf ${l.path}`})`,
+    );
+  const model = policy.backend.model;
+  if (l.kind === 'endpoint' && model !== l.model) throw new PolicyError(c.role, c.name, `${what}, but the lab's "${l.spec}" now serves model ${model}`);
+  if (l.kind === 'gguf' && !model.endsWith(`@sha256:${l.sha256.slice(0, 16)}`))
+    throw new PolicyError(c.role, c.name, `${what}, but "${l.spec}" is now ${model} (another file)`);
+  return policy;
 }
 
 /**
@@ -347,22 +408,22 @@ export function flushPendingLlmCalls(): void {
 /** The DA a SPEC names; a builtin one carries the checkpoint the SPEC resolved to (`policy.checkpoint`). */
 export async function resolveDa(spec: string, domain: Domain, ctx: PolicyContext): Promise<DaPolicy> {
   if (spec === 'scripted') return new ScriptedDa();
-  const llm = resolveLlmDa(spec, ctx);
+  const llm = await llmSpecDa(spec, ctx);
   if (llm) return llm;
-  const gguf = await ggufPolicy(spec, 'DA', ctx);
-  // The text form, under the wire grammar; max tokens bound what the grammar can produce, so every turn ends and parses.
-  if (gguf) return new LlmDa(gguf.backend, 'text', { name: spec, ledger: gguf.ledger, maxTokens: DA_GRAMMAR_MAX_TOKENS });
+  if (spec !== 'sft') {
+    const c = storedCheckpoint(spec, 'DA', ctx.db);
+    if (c.llm) return llmCheckpointPolicy({ ...c, role: 'DA' }, ctx);
+  }
   const { model, checkpoint } = await loadDaModel(spec, domain, ctx);
   return new BuiltinDa(model, { name: spec, checkpoint });
 }
 
 export async function resolveCa(spec: string, domain: Domain, ctx: PolicyContext): Promise<CaPolicy> {
   if (spec === 'scripted') return new ScriptedCa(domain);
-  const llm = resolveLlmCa(spec, ctx);
+  const llm = await llmSpecCa(spec, ctx);
   if (llm) return llm;
-  const gguf = await ggufPolicy(spec, 'CA', ctx);
-  if (gguf) return new LlmCa(gguf.backend, { name: spec, ledger: gguf.ledger });
   const c = storedCheckpoint(spec, 'CA', ctx.db);
+  if (c.llm) return llmCheckpointPolicy({ ...c, role: 'CA' }, ctx);
   const model = await CaModel.fromSnapshot(c.snapshot, ctx.session ? { session: ctx.session } : {});
   return new BuiltinCa(model, domain.bank, { name: spec, checkpoint: refOf(c) });
 }

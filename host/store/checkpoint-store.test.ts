@@ -1,11 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ModelSnapshot } from '../../core/rl/ports';
 import { DaModel } from '../../models/da-model';
 import { bankingDomain } from '../domain-files';
-import { CheckpointError, checkpointStore } from './checkpoint-store';
+import { CheckpointError, checkpointStore, describeLlm, LLM_MODEL_JSON } from './checkpoint-store';
+import { applyMigrations } from './migrations';
 import { openSqliteStore } from './sqlite-store';
 
 const root = mkdtempSync(join(tmpdir(), 'sparring-ckpt-'));
@@ -37,6 +39,33 @@ class ToyModel {
 }
 
 describe('checkpoint store', () => {
+  it("stores an LLM checkpoint (an external trainer's result) by its model spec, in the lineage, never as weights", async () => {
+    const { lab, store } = fresh();
+    store.save({ role: 'DA', source: 'sft', snapshot: snap([1, 2]) });
+    const llm = { kind: 'endpoint' as const, spec: 'qwen-da', baseUrl: 'http://127.0.0.1:8000/v1', model: 'da-lora-2' };
+    const saved = store.save({ role: 'DA', source: 'external', parent: 'DA0', llm });
+    expect(saved).toMatchObject({ name: 'DA1', parent: 'DA0', generation: 1, llm, modelJson: LLM_MODEL_JSON, weightBytes: 0, optimiserBytes: null });
+    expect(store.meta('DA1')!.llm).toEqual(llm);
+    expect(store.lineage('DA1').map((c) => [c.name, c.llm?.spec ?? null])).toEqual([
+      ['DA1', 'qwen-da'],
+      ['DA0', null],
+    ]);
+    expect(store.meta('DA0')!.llm).toBeNull();
+    expect(describeLlm(llm)).toBe('LLM qwen-da: endpoint http://127.0.0.1:8000/v1, model da-lora-2');
+    await expect(store.restoreInto('DA1', new ToyModel([2]))).rejects.toThrow(
+      'checkpoint DA1 is an LLM DA (LLM qwen-da: endpoint http://127.0.0.1:8000/v1, model da-lora-2), not builtin weights',
+    );
+    expect(() => store.save({ role: 'DA', source: 'external', llm, snapshot: snap([1]) })).toThrow(
+      'give either weights (snapshot) or an LLM spec (llm), not both',
+    );
+    expect(() => store.save({ role: 'DA', source: 'external' })).toThrow('give either weights (snapshot) or an LLM spec (llm), got neither');
+    expect(() => store.save({ role: 'DA', source: 'external', llm: { kind: 'gguf', spec: 'gguf:/m.gguf', path: '/m.gguf', sha256: 'abc' } })).toThrow(
+      /llm must name a spec and what it names/,
+    );
+    expect(store.list('DA').map((c) => c.name)).toEqual(['DA0', 'DA1']);
+    lab.close();
+  });
+
   it('round-trips weights, optimiser state, metrics and training data', async () => {
     const { lab, store } = fresh();
     const saved = store.save({
@@ -213,5 +242,22 @@ describe('checkpoint store', () => {
     expect(store.lineage('DA1').map((c) => c.name)).toEqual(['DA1']);
     expect(store.nextName('DA')).toBe('DA2');
     b.close();
+  });
+});
+
+describe('migration 21', () => {
+  it('adds checkpoints.llm_json: builtin checkpoints saved before it read as no LLM', () => {
+    const db = new Database(':memory:');
+    expect(applyMigrations(db, 20)).toBe(20);
+    db.prepare(
+      `INSERT INTO checkpoints (id, name, role, created_at, generation, source, model_json, weights) VALUES ('DA0', 'DA0', 'DA', 'now', 0, 'sft', '{}', x'0000803f')`,
+    ).run();
+    const cols = () => (db.prepare('PRAGMA table_info(checkpoints)').all() as { name: string }[]).map((c) => c.name);
+    expect(cols()).not.toContain('llm_json');
+    expect(applyMigrations(db, 21)).toBe(21);
+    expect(cols()).toContain('llm_json');
+    expect(checkpointStore(db).meta('DA0')).toMatchObject({ name: 'DA0', llm: null, weightBytes: 4 });
+    expect(applyMigrations(db, 21)).toBe(21);
+    db.close();
   });
 });

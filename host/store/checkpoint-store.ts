@@ -23,8 +23,24 @@ export interface TrainingDataRef {
   id: string;
 }
 
+/**
+ * What an LLM checkpoint plays (migration 21): a model spec of the lab — a saved endpoint, a saved
+ * GGUF model or `gguf:FILE` — and what it named when it was registered (an endpoint's base URL and
+ * model id, a GGUF file's path and SHA-256), so a spec that names something else later is caught.
+ */
+export type LlmCheckpointSpec =
+  { kind: 'endpoint'; spec: string; baseUrl: string; model: string } | { kind: 'gguf'; spec: string; path: string; sha256: string };
+
+/** The model_json of an LLM checkpoint (its weights are empty). */
+export const LLM_MODEL_JSON = '{"kind":"llm"}';
+
+/** An LLM checkpoint's spec in words: what lineage, `sparring run` and the report show. */
+export function describeLlm(l: LlmCheckpointSpec): string {
+  return l.kind === 'endpoint' ? `LLM ${l.spec}: endpoint ${l.baseUrl}, model ${l.model}` : `LLM ${l.spec}: GGUF ${l.path}, sha256 ${l.sha256.slice(0, 12)}…`;
+}
+
 /** A checkpoint without its blobs: what lists and lineage show. */
-export interface CheckpointMeta extends Omit<CheckpointInfo, 'humanEpisodes'> {
+export interface CheckpointMeta extends Omit<CheckpointInfo, 'humanEpisodes' | 'llm'> {
   /** The row's id: what a match records beside the SPEC that resolved to it (equal to the name in this store). */
   id: string;
   /** Optimiser steps behind these weights. */
@@ -36,8 +52,10 @@ export interface CheckpointMeta extends Omit<CheckpointInfo, 'humanEpisodes'> {
   note: string | null;
   /** The execution provider it trained on, or null (not recorded). */
   provider: string | null;
-  /** The model's architecture and feature encoding (see ModelSnapshot.modelJson). */
+  /** The model's architecture and feature encoding (see ModelSnapshot.modelJson); LLM_MODEL_JSON for an LLM. */
   modelJson: string;
+  /** An LLM checkpoint's model spec (migration 21); null: builtin weights. */
+  llm: LlmCheckpointSpec | null;
   weightBytes: number;
   /** null for an inference-only checkpoint. */
   optimiserBytes: number | null;
@@ -60,7 +78,10 @@ export interface NewCheckpoint {
   /** How it was made: 'sft', 'gym', 'import', … */
   source: string;
   runId?: string | null;
-  snapshot: ModelSnapshot;
+  /** The weights; exactly one of `snapshot` and `llm`. */
+  snapshot?: ModelSnapshot;
+  /** An LLM checkpoint: the model spec it plays (no weights). */
+  llm?: LlmCheckpointSpec;
   metrics?: Record<string, number> | null;
   trainingData?: readonly TrainingDataRef[];
   /** Why the training ended early, if it did (default null). */
@@ -77,6 +98,8 @@ export interface CheckpointStore {
   /** Stores a new checkpoint; throws (writing nothing) on a taken name, a bad snapshot or a missing parent. */
   save(c: NewCheckpoint): CheckpointMeta;
   get(name: string): Checkpoint | null;
+  /** The checkpoint without its blobs (cheap: what a caller needs to tell an LLM checkpoint from weights), or null. */
+  meta(name: string): CheckpointMeta | null;
   /** The newest checkpoint of the role, or null when it has none. */
   latest(role: CheckpointRole): Checkpoint | null;
   /** `latest` or a name, checked against the role; throws naming what is available. */
@@ -110,12 +133,12 @@ const ROLE_NAME = /^(DA|CA)(\d+)$/;
 /** The checkpoint store of an open lab database (e.g. `openSqliteStore(path).db`). */
 export function checkpointStore(db: Database): CheckpointStore {
   const cols = `id, name, role, created_at, run_id, parent_id, generation, step, source, model_json, metrics_json,
-                training_data_json, note, provider, length(weights) AS weight_bytes, length(optimiser) AS optimiser_bytes`;
+                training_data_json, note, provider, llm_json, length(weights) AS weight_bytes, length(optimiser) AS optimiser_bytes`;
   const insert = db.prepare(`
     INSERT INTO checkpoints (id, name, role, created_at, run_id, parent_id, generation, step, source,
-                             model_json, weights, optimiser, metrics_json, training_data_json, note, provider)
+                             model_json, weights, optimiser, metrics_json, training_data_json, note, provider, llm_json)
     VALUES (@name, @name, @role, @createdAt, @runId, @parent, @generation, @step, @source,
-            @modelJson, @weights, @optimiser, @metricsJson, @trainingDataJson, @note, @provider)`);
+            @modelJson, @weights, @optimiser, @metricsJson, @trainingDataJson, @note, @provider, @llmJson)`);
   const byName = db.prepare<[string], CheckpointRow>(`SELECT ${cols}, weights, optimiser FROM checkpoints WHERE name = ?`);
   const metaByName = db.prepare<[string], CheckpointMetaRow>(`SELECT ${cols} FROM checkpoints WHERE name = ?`);
   const namesOfRole = db.prepare<[string], string>('SELECT name FROM checkpoints WHERE role = ?').pluck();
@@ -169,7 +192,10 @@ export function checkpointStore(db: Database): CheckpointStore {
     }
     if (typeof c.source !== 'string' || c.source.trim() === '')
       throw new CheckpointError(`${what}: source must name how it was made (e.g. 'sft', 'gym', 'import')`);
-    checkSnapshot(c.snapshot, what);
+    if ((c.snapshot === undefined) === (c.llm === undefined))
+      throw new CheckpointError(`${what}: give either weights (snapshot) or an LLM spec (llm), ${c.snapshot ? 'not both' : 'got neither'}`);
+    if (c.snapshot) checkSnapshot(c.snapshot, what);
+    else checkLlm(c.llm!, what);
     if (c.note != null && typeof c.note !== 'string') throw new CheckpointError(`${what}: note must be a string or null, got ${typeof c.note}`);
     const metricsJson = c.metrics == null ? null : JSON.stringify(checkMetrics(c.metrics, what));
     const trainingData = (c.trainingData ?? []).map((d, i) => {
@@ -187,9 +213,10 @@ export function checkpointStore(db: Database): CheckpointStore {
       generation,
       step,
       source: c.source,
-      modelJson: c.snapshot.modelJson,
-      weights: blob(c.snapshot.weights),
-      optimiser: c.snapshot.optimiser ? blob(c.snapshot.optimiser) : null,
+      modelJson: c.snapshot ? c.snapshot.modelJson : LLM_MODEL_JSON,
+      weights: c.snapshot ? blob(c.snapshot.weights) : Buffer.alloc(0),
+      optimiser: c.snapshot?.optimiser ? blob(c.snapshot.optimiser) : null,
+      llmJson: c.llm ? JSON.stringify(c.llm) : null,
       metricsJson,
       trainingDataJson: JSON.stringify(trainingData),
       note: c.note ?? null,
@@ -235,6 +262,10 @@ export function checkpointStore(db: Database): CheckpointStore {
       return write.immediate(c);
     },
     get,
+    meta(name) {
+      const row = metaByName.get(name);
+      return row ? meta(row) : null;
+    },
     latest,
     resolve(spec, role) {
       checkRole(role);
@@ -255,6 +286,7 @@ export function checkpointStore(db: Database): CheckpointStore {
     async restoreInto(name, model) {
       const c = get(name);
       if (!c) throw new CheckpointError(`checkpoint ${name} does not exist in this lab`);
+      assertBuiltin(c);
       try {
         await model.restore(c.snapshot);
       } catch (e) {
@@ -295,6 +327,26 @@ function checkSnapshot(s: ModelSnapshot, what: string): void {
   }
 }
 
+function checkLlm(l: LlmCheckpointSpec, what: string): void {
+  const text = (v: unknown) => typeof v === 'string' && v.trim() !== '';
+  const ok = text(l.spec) && (l.kind === 'endpoint' ? text(l.baseUrl) && text(l.model) : l.kind === 'gguf' && text(l.path) && /^[0-9a-f]{64}$/.test(l.sha256));
+  if (!ok)
+    throw new CheckpointError(
+      `${what}: llm must name a spec and what it names (an endpoint's baseUrl and model, a GGUF file's path and sha256), got ${JSON.stringify(l)}`,
+    );
+}
+
+/**
+ * Throws unless the checkpoint holds builtin weights: an LLM checkpoint (migration 21) is played
+ * through its model spec, never loaded into a builtin model.
+ */
+export function assertBuiltin(c: Pick<CheckpointMeta, 'name' | 'role' | 'llm'>): void {
+  if (c.llm)
+    throw new CheckpointError(
+      `checkpoint ${c.name} is an LLM ${c.role} (${describeLlm(c.llm)}), not builtin weights: it plays through its endpoint or GGUF file, and cannot be loaded, trained in process or exported as a builtin model`,
+    );
+}
+
 function checkMetrics(m: Record<string, number>, what: string): Record<string, number> {
   for (const [k, v] of Object.entries(m)) {
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new CheckpointError(`${what}: metric ${k} is ${v}, not a finite number`);
@@ -322,6 +374,7 @@ function meta(r: CheckpointMetaRow): CheckpointMeta {
     note: r.note,
     provider: r.provider,
     modelJson: r.model_json,
+    llm: r.llm_json === null ? null : (JSON.parse(r.llm_json) as LlmCheckpointSpec),
     weightBytes: r.weight_bytes,
     optimiserBytes: r.optimiser_bytes,
   };

@@ -730,6 +730,19 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 21,
+    name: 'LLM checkpoints: what an external trainer hands back as a model spec',
+    up(db) {
+      db.exec(`
+        -- A checkpoint that is an LLM rather than builtin weights (sparring checkpoints add --model
+        -- SPEC, SPEC a saved endpoint, a saved GGUF model or gguf:FILE): the spec and what it named
+        -- when registered, as JSON (LlmCheckpointSpec in host/store/checkpoint-store.ts). Its
+        -- weights are empty and model_json says {"kind":"llm"}. NULL: a builtin checkpoint.
+        ALTER TABLE checkpoints ADD COLUMN llm_json TEXT;
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

@@ -156,6 +156,8 @@ export interface CheckpointMetaRow {
   note: string | null;
   /** Migration 14: the execution provider the checkpoint trained on; NULL before. */
   provider: string | null;
+  /** Migration 20: an LLM checkpoint's spec (LlmCheckpointSpec as JSON); NULL for builtin weights. */
+  llm_json: string | null;
   weight_bytes: number;
   optimiser_bytes: number | null;
 }

@@ -83,7 +83,7 @@ async function evalAgainstFullCa(studyId: string): Promise<void> {
       metric: () => undefined,
       stopped: () => false,
     };
-    const cache = new PolicyCache({ checkpoints, domain: ctx.domain, session });
+    const cache = new PolicyCache({ checkpoints, domain: ctx.domain, session, dbPath: store.path });
     try {
       // The run's own protocol: the same seeds (from the run's seed) and episode counts.
       const r = await evaluate(ctx, cache, { runId: run.id, da: [da], ca, seed: run.seed });

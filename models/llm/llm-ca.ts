@@ -5,7 +5,7 @@
  * opening) goes in as a bracketed note on the last message. The agent's spoken words are the
  * user's messages, the customer's own are the assistant's.
  */
-import type { CaPolicy, TurnContext } from '../../core/agents/policy';
+import type { CaPolicy, CheckpointRef, TurnContext } from '../../core/agents/policy';
 import type { Rng } from '../../core/random';
 import type { DetailSlot, Situation } from '../../core/domain/types';
 import type { CaDirective } from '../../core/world/adversities';
@@ -139,6 +139,7 @@ export function caObservationFromMessages(messages: readonly ChatMessage[]): CaO
 
 export class LlmCa implements CaPolicy {
   readonly name: string;
+  readonly checkpoint?: CheckpointRef;
   private readonly ledger: CallLedger | null;
   private readonly temperature: number;
   private readonly maxTokens: number;
@@ -148,6 +149,7 @@ export class LlmCa implements CaPolicy {
     opts: LlmPolicyOptions = {},
   ) {
     this.name = opts.name ?? backend.id;
+    if (opts.checkpoint) this.checkpoint = opts.checkpoint;
     this.ledger = opts.ledger ?? null;
     // Customers vary: sampled, with the per-call seed keeping it reproducible.
     this.temperature = opts.temperature ?? 0.8;

@@ -5,7 +5,7 @@
  * maps). Each call's seed is drawn from the episode's DA stream, so a re-run sends identical
  * requests, which the lab's cache answers.
  */
-import type { DaPolicy, TurnContext } from '../../core/agents/policy';
+import type { CheckpointRef, DaPolicy, TurnContext } from '../../core/agents/policy';
 import type { Rng } from '../../core/random';
 import type { DaObservation } from '../../core/world/environment';
 import type { CallLedger, ChatBackend, ChatRequest } from './chat-backend';
@@ -17,6 +17,8 @@ export interface LlmPolicyOptions {
   /** Label for tables and the store (default: the backend's id). */
   name?: string;
   ledger?: CallLedger | null;
+  /** The lab checkpoint this model is (an LLM checkpoint an external trainer handed back), which matches record. */
+  checkpoint?: CheckpointRef;
   temperature?: number;
   maxTokens?: number;
 }
@@ -26,6 +28,7 @@ export const drawSeed = (rng: Rng) => rng.int(0, 0x7fffffff);
 
 export class LlmDa implements DaPolicy {
   readonly name: string;
+  readonly checkpoint?: CheckpointRef;
   private readonly ledger: CallLedger | null;
   private readonly temperature: number;
   private readonly maxTokens: number;
@@ -36,6 +39,7 @@ export class LlmDa implements DaPolicy {
     opts: LlmPolicyOptions = {},
   ) {
     this.name = opts.name ?? backend.id;
+    if (opts.checkpoint) this.checkpoint = opts.checkpoint;
     this.ledger = opts.ledger ?? null;
     // 0 by default: an evaluated DA answers its most probable action (RL-ADA evaluates greedily).
     this.temperature = opts.temperature ?? 0;

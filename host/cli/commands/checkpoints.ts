@@ -1,13 +1,15 @@
 /**
- * `sparring checkpoints add --role DA|CA --model FILE --parent CKPT --run RUN --gym N`: registers
- * what an external trainer made of a run's gym (host/coevolution/external-gym.ts). The checkpoint
- * is stored as a child of the gym's start and the gym job ends; the run, waiting in this process
- * or another, or resumed later, goes on with it.
+ * `sparring checkpoints add --role DA|CA --model FILE|SPEC --parent CKPT --run RUN --gym N`:
+ * registers what an external trainer made of a run's gym (host/coevolution/external-gym.ts): an
+ * `.onnx` of a builtin policy, or an LLM saved in the lab (an endpoint serving the new adapter, a
+ * GGUF model, `gguf:FILE`), which then plays the role. The checkpoint is stored as a child of the
+ * gym's start and the gym job ends; the run, waiting in this process or another, or resumed
+ * later, goes on with it.
  */
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { registerTrainerResult } from '../../coevolution/external-gym';
-import { CheckpointError } from '../../store/checkpoint-store';
+import { CheckpointError, describeLlm } from '../../store/checkpoint-store';
 import { GymJobError } from '../../store/gym-job-store';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { positiveInt, UsageError } from '../options';
@@ -29,7 +31,10 @@ export function registerCheckpoints(program: Command, globals: () => GlobalOptio
       'register the checkpoint an external trainer made for a run\'s waiting gym (gym.da.trainer / gym.ca.trainer "external"); the run goes on with it',
     )
     .addOption(new Option('--role <role>', 'the role it plays').choices(['DA', 'CA']).makeOptionMandatory())
-    .requiredOption('--model <file>', 'the trained model: an .onnx written by `sparring export-model` (the builtin policies)')
+    .requiredOption(
+      '--model <model>',
+      'the trained model: an .onnx written by `sparring export-model` (the builtin policies), or an LLM saved in the lab (an endpoint name, a GGUF model name) or gguf:FILE',
+    )
     .requiredOption('--parent <ckpt>', 'the checkpoint the gym trained from (the job says which)')
     .requiredOption('--run <run>', 'the run waiting for it, e.g. R1')
     .requiredOption('--gym <n>', "the gym's number in the run (sparring gym jobs)", positiveInt('--gym'))
@@ -44,10 +49,13 @@ export function registerCheckpoints(program: Command, globals: () => GlobalOptio
           if (e instanceof GymJobError || e instanceof CheckpointError) throw new UsageError(`checkpoints add: ${e.message}`, { cause: e });
           throw e;
         }
-        if (g.json) process.stdout.write(JSON.stringify({ checkpoint: r.checkpoint.name, parent: r.checkpoint.parent, job: r.job }, null, 2) + '\n');
+        if (g.json)
+          process.stdout.write(
+            JSON.stringify({ checkpoint: r.checkpoint.name, parent: r.checkpoint.parent, llm: r.checkpoint.llm, job: r.job }, null, 2) + '\n',
+          );
         else {
           process.stdout.write(
-            `${r.checkpoint.name} (${r.checkpoint.role}, generation ${r.checkpoint.generation}, parent ${r.checkpoint.parent}) registered for gym ${r.job.gym} of ${r.job.runId}: ` +
+            `${r.checkpoint.name} (${r.checkpoint.role}${r.checkpoint.llm ? `, ${describeLlm(r.checkpoint.llm)}` : ''}, generation ${r.checkpoint.generation}, parent ${r.checkpoint.parent}) registered for gym ${r.job.gym} of ${r.job.runId}: ` +
               `gym job ${r.job.id} done; the run goes on with ${r.checkpoint.name} (a live run at its next poll, otherwise: npx sparring run --resume ${r.job.runId})\n`,
           );
         }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { exportCheckpointOnnx, readExportInfo } from '../../../models/export';
-import { CheckpointError, checkpointStore } from '../../store/checkpoint-store';
+import { assertBuiltin, CheckpointError, checkpointStore } from '../../store/checkpoint-store';
 import type { CheckpointRole } from '../../store/checkpoint-store';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { UsageError } from '../options';
@@ -34,6 +34,7 @@ export function registerExportModel(program: Command, globals: () => GlobalOptio
         let c;
         try {
           c = store.resolve(spec, role);
+          assertBuiltin(c);
         } catch (e) {
           if (e instanceof CheckpointError) throw new UsageError(`${g.db}: ${e.message}`, { cause: e });
           throw e;

@@ -12,7 +12,7 @@ import { proposalStore } from '../../eau/proposals-store';
 import { referenceEvaluations } from '../../coevolution/actors';
 import type { CheckpointEvaluation } from '../../coevolution/actors';
 import { HELDOUT_HEADER, heldoutRows } from '../../report/heldout-rows';
-import { checkpointStore } from '../../store/checkpoint-store';
+import { checkpointStore, describeLlm } from '../../store/checkpoint-store';
 import { knobStore } from '../../store/knob-store';
 import { addDeviceOptions, deviceLine } from '../device';
 import type { DeviceOptions } from '../device';
@@ -217,6 +217,7 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
           parent: c.parent,
           source: c.source,
           provider: c.provider,
+          llm: c.llm ? describeLlm(c.llm) : null,
           humanEpisodes: store.humanEpisodesSeen(c.name).length,
         })),
         seconds,
@@ -247,7 +248,7 @@ function heldoutTable(rows: readonly Pick<CheckpointEvaluation, 'da' | 'heldout'
 function print(
   json: boolean,
   d: RunDetail,
-  checkpoints: { name: string; role: string; parent: string | null; source: string; provider: string | null; humanEpisodes: number }[],
+  checkpoints: { name: string; role: string; parent: string | null; source: string; provider: string | null; llm: string | null; humanEpisodes: number }[],
   seconds: number,
   proposals: readonly KnobProposal[],
 ) {
@@ -354,7 +355,7 @@ function print(
   if (checkpoints.length)
     out.push(
       '',
-      `checkpoints: ${checkpoints.map((c) => `${c.parent ? `${c.parent}→` : ''}${c.name}${c.provider && c.provider !== 'cpu' ? ` [${c.provider}]` : ''}${c.humanEpisodes ? ` (saw ${c.humanEpisodes} human episodes)` : ''}`).join(', ')}`,
+      `checkpoints: ${checkpoints.map((c) => `${c.parent ? `${c.parent}→` : ''}${c.name}${c.llm ? ` [${c.llm}]` : ''}${c.provider && c.provider !== 'cpu' ? ` [${c.provider}]` : ''}${c.humanEpisodes ? ` (saw ${c.humanEpisodes} human episodes)` : ''}`).join(', ')}`,
     );
   if (evals.length) {
     out.push('', `held-out evaluation (12 scenarios, ${evals[0]!.heldout.episodes} episodes, against ${evals[0]!.ca}; [95% CI]: Wilson interval):`);

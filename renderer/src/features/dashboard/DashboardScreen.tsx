@@ -199,7 +199,7 @@ function IbRlRounds({ d }: { d: RunDetail }) {
             const update = (role: 'DA' | 'CA') => {
               const g = d.gyms.find((x) => x.role === role && x.afterMatch === m.index);
               if (g) return `${g.from} → ${g.to} (vs ${g.pool?.opponent ?? '?'})`;
-              if (p.trains.includes(role)) return 'pending';
+              if (p.trains.includes(role)) return (m.gyms ?? p.trains).includes(role) ? 'pending' : 'skipped (an LLM: no trainer for it)';
               return p.trainable.includes(role) ? 'skipped (stagger)' : 'frozen (pool)';
             };
             return (
@@ -457,14 +457,21 @@ export function GymCurves({ runId }: { runId: string }) {
 }
 
 /**
- * The run's roles played by LLMs (config schedule.llm, and an LLM `judge`), and what their calls
- * cost so far: the sum over the run's matches (`matches/list` carries each match's LLM totals,
- * the judge's calls included). Nothing without LLM roles.
+ * The run's roles played by LLMs — config schedule.llm, a role whose current checkpoint is an LLM
+ * an external trainer handed back (its gym's `llm`), and an LLM `judge` — and what their calls cost
+ * so far: the sum over the run's matches (`matches/list` carries each match's LLM totals, the
+ * judge's calls included). Nothing without LLM roles.
  */
 function LlmRoles({ d }: { d: RunDetail }) {
-  const seats = (['da', 'ca'] as const).flatMap((r) => (llmRoleOf(d.configJson, r) ? [`${r.toUpperCase()}: ${llmRoleOf(d.configJson, r)}`] : []));
+  const configured = (['da', 'ca'] as const).flatMap((r) =>
+    llmRoleOf(d.configJson, r) ? [`${r.toUpperCase()}: ${llmRoleOf(d.configJson, r)} (its gyms are skipped: no external trainer is attached)`] : [],
+  );
+  const handedBack = (['DA', 'CA'] as const).flatMap((r) => {
+    const g = d.gyms.filter((x) => x.role === r).at(-1);
+    return g?.llm ? [`${r}: ${g.to} = ${g.llm} (handed back by an external trainer)`] : [];
+  });
   const judge = llmJudgeOf(d.configJson);
-  const roles = [...seats, ...(judge ? [`judge: ${judge}`] : [])];
+  const roles = [...configured, ...handedBack, ...(judge ? [`judge: ${judge}`] : [])];
   const [cost, setCost] = useState<LlmCallTotals | null>(null);
   const [error, setError] = useState<string | null>(null);
   const matches = d.matchSummaries.length;
@@ -487,8 +494,7 @@ function LlmRoles({ d }: { d: RunDetail }) {
   if (roles.length === 0) return null;
   return (
     <div className="muted small" data-testid="run-llm-roles">
-      <b>Played by LLMs:</b> {roles.join(', ')}
-      {seats.length > 0 && ' (their gyms are skipped: no external trainer is attached)'}
+      <b>Played by LLMs:</b> {roles.join('; ')}
       {judge && <span data-testid="run-llm-judge"> (the judge of every episode, gym rollout and evaluation)</span>}
       {cost && cost.calls > 0 && (
         <>
