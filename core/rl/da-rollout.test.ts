@@ -21,6 +21,7 @@ import {
   rolloutDa,
   sliceDecisionPoints,
   sliceEpisodes,
+  withinTurnLimit,
 } from './da-rollout';
 import type { DaObservation } from '../world/environment';
 import type { DaDecisionPoint, DaRolloutWorld } from './da-rollout';
@@ -80,6 +81,29 @@ describe('the decision-point slicer', () => {
     const tampered = { ...rec, seed: rec.seed + 1 }; // another world: lookup returns another account
     expect(() => sliceDecisionPoints(tampered, 12)).toThrow(/episode M1:0: replaying move \d+ gave a different tool result/);
     expect(() => recordedFromEpisode({ ...episodes[0]!, scenarioId: 'nope' }, domain.scenarios)).toThrow(/episode M1:0: scenario 'nope'/);
+  });
+
+  it('cuts an episode played under a longer turn limit where a lower one ends it, so the gym can slice and play it out', async () => {
+    // A match played with arena.maxDaTurns 16, its gym run after an EAU write lowered it to 3.
+    const { episodes } = await playedEpisodes();
+    const rec = episodes.map((e) => recordedFromEpisode(e, domain.scenarios)).find((r) => r.moves.filter((m) => m.role === 'agent').length > 3)!;
+    expect(() => sliceDecisionPoints(rec, 3)).toThrow(/the replay ended \(turn_limit\) before move \d+/);
+    const cut = withinTurnLimit(rec, 3);
+    expect(cut.moves.filter((m) => m.role === 'agent')).toHaveLength(3);
+    expect(cut.moves.at(-1)!.role).toBe('agent');
+    expect(rec.moves.slice(0, cut.moves.length)).toEqual(cut.moves);
+    const points = sliceDecisionPoints(cut, 3);
+    expect(points).toHaveLength(3);
+    expect(points.map((p) => p.obs.maxDaTurns)).toEqual([3, 3, 3]);
+    // Each point plays out under the lower limit: the episode ends at its third DA move at the latest.
+    const rollouts = await rolloutDa(
+      { ...world, config: { ...config, arena: { ...config.arena, maxDaTurns: 3 } } },
+      scripted,
+      points.map((point) => ({ point, raw: point.original.raw })),
+    );
+    for (const r of rollouts) expect(r.transcript.turns.filter((t) => t.role === 'agent').length).toBeLessThanOrEqual(3);
+    // An episode within the limit is kept whole.
+    expect(withinTurnLimit(rec, 50)).toBe(rec);
   });
 
   it('reads the DA choice back from a raw output', async () => {

@@ -127,6 +127,18 @@ export function sliceDecisionPoints(ep: RecordedEpisode, maxDaTurns: number): Da
   return points;
 }
 
+/**
+ * The episode as far as a turn limit of `maxDaTurns` lets it go: cut after its `maxDaTurns`-th DA
+ * move, where that limit ends an episode (every DA move counts, as in CustomerEnvironment). An
+ * EAU write can lower arena.maxDaTurns between a match and its gym; the gym slices and plays out
+ * the match's episodes under the limit in force, which a longer recording would overrun.
+ */
+export function withinTurnLimit(ep: RecordedEpisode, maxDaTurns: number): RecordedEpisode {
+  let agentMoves = 0;
+  const last = ep.moves.findIndex((m) => m.role === 'agent' && ++agentMoves === maxDaTurns);
+  return last < 0 || last === ep.moves.length - 1 ? ep : { ...ep, moves: ep.moves.slice(0, last + 1) };
+}
+
 /** Decision points of many episodes, in order. */
 export function sliceEpisodes(eps: readonly RecordedEpisode[], maxDaTurns: number): DaDecisionPoint[] {
   return eps.flatMap((e) => sliceDecisionPoints(e, maxDaTurns));

@@ -29,7 +29,15 @@ import { deriveSeed, Rng } from '../../core/random';
 import { caRolloutReward, greedyCaActor, sliceCaDecisionPoints } from '../../core/rl/ca-rollout';
 import type { CaDecisionPoint } from '../../core/rl/ca-rollout';
 import { bankSlices, splitBank, withUtterances } from '../../core/rl/demos';
-import { daRolloutReward, greedyActor, policyActor, recordedFromEpisode, recoveryDecisionPoints, sliceEpisodes } from '../../core/rl/da-rollout';
+import {
+  daRolloutReward,
+  greedyActor,
+  policyActor,
+  recordedFromEpisode,
+  recoveryDecisionPoints,
+  sliceEpisodes,
+  withinTurnLimit,
+} from '../../core/rl/da-rollout';
 import type { DaDecisionPoint, RecordedEpisode } from '../../core/rl/da-rollout';
 import { GrpoDivergenceError, GRPO_PRESETS, KL_WINDOW, plannedSteps, runGrpo } from '../../core/rl/grpo';
 import type { GrpoConfig, GrpoResult, GrpoStepMetrics } from '../../core/rl/grpo';
@@ -712,6 +720,8 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
     ? `IB-RL round ${ib.round}: ${ib.pairing} joint rollouts ${ib.da} vs ${ib.ca} (${input.matchId}), rollouts against frozen ${input.opponent}${ib.lr !== undefined ? `, lr ${ib.lr}` : ''}`
     : null;
   const chosen = await gymEpisodes(ctx, input);
+  // Played under the turn limit of their match; an EAU write may have lowered it since (arena.maxDaTurns).
+  const withinLimit = chosen.map((e) => withinTurnLimit(e, ctx.sparring.arena.maxDaTurns));
   const humanIds = humanEpisodeIds(ctx, input.role, input.matchId);
   // The name this gym will likely get, for its label and metric phase. Checkpoint names are
   // per lab, so runs in parallel processes (a study's workers) can take it first: the saved
@@ -729,7 +739,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
       const model = await DaModel.fromSnapshot(start.snapshot, ctx.session ?? {});
       const reference = await DaModel.fromSnapshot(start.snapshot, ctx.session ?? {});
       try {
-        const points = sliceEpisodes(chosen, ctx.sparring.arena.maxDaTurns);
+        const points = sliceEpisodes(withinLimit, ctx.sparring.arena.maxDaTurns);
         const frozenCa = await cache.ca(input.opponent, trainingDomain(ctx).bank, ctx.config.ca?.tactics);
         const symbolic = symbolicMix(ctx);
         const config = grpoConfig(roleBudget(ctx.config.gym.da, ib?.lr), 'DA', seed);
@@ -759,7 +769,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
     } else {
       const model = await CaModel.fromSnapshot(start.snapshot, ctx.session ? { session: ctx.session } : {});
       try {
-        const points = chosen.flatMap((r) => sliceCaDecisionPoints(r, ctx.sparring.arena.maxDaTurns));
+        const points = withinLimit.flatMap((r) => sliceCaDecisionPoints(r, ctx.sparring.arena.maxDaTurns));
         const result = await trainCa(
           ctx,
           model,

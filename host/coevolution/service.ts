@@ -266,13 +266,18 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       next(snap) {
         const value = String(snap.value);
         const c = snap.context;
+        const status = statusOf(value);
+        // A phase boundary: persist, so a killed process resumes from here. Before the events
+        // below: a reader that reacts to one (the app reloads the run after a gym an external
+        // trainer ended) must find it in the lab, not the snapshot of the phase before.
+        const boundary = value !== lastValue;
+        if (boundary) updateRun.run(dbStatus(status), JSON.stringify(actor.getPersistedSnapshot()), c.error, new Date().toISOString(), runId);
         for (; seenMatches < c.matches.length; seenMatches++) emit({ name: 'run/match', payload: { runId, match: c.matches[seenMatches]! } });
         for (; seenGyms < c.gyms.length; seenGyms++) emit({ name: 'run/gym', payload: { runId, gym: c.gyms[seenGyms]! } });
-        const status = statusOf(value);
         // A pause asked for mid-phase takes effect at the next boundary: say so now, so the
         // person who asked sees "pausing after this phase" rather than an unchanged "running".
         const pauseRequested = status === 'running' && c.pauseRequested;
-        if (value === lastValue) {
+        if (!boundary) {
           if (pauseRequested !== lastPauseRequested) {
             lastPauseRequested = pauseRequested;
             emit({ name: 'run/status', payload: { runId, status, phase: value as RunPhase, pauseRequested } });
@@ -281,8 +286,6 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
         }
         lastValue = value;
         lastPauseRequested = pauseRequested;
-        // A phase boundary: persist, so a killed process resumes from here.
-        updateRun.run(dbStatus(status), JSON.stringify(actor.getPersistedSnapshot()), c.error, new Date().toISOString(), runId);
         emit({ name: 'run/status', payload: { runId, status, phase: value as RunPhase, pauseRequested } });
         if (FINAL.includes(value) || value === 'paused') {
           if (FINAL.includes(value)) {

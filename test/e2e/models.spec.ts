@@ -15,6 +15,7 @@ import type { Page } from '@playwright/test';
 import { ArenaPage } from './pages/arena-page';
 import { LabPage } from './pages/lab-page';
 import { ModelsPage } from './pages/models-page';
+import { runNodeJson } from './support/run-node';
 import { ROOT, stopServer } from './support/servers';
 
 test.describe.configure({ mode: 'serial' });
@@ -27,18 +28,6 @@ let page: Page;
 let lab: LabPage;
 /** A name no other spec's lab holds: the specs share one lab. */
 const NAME = `served-${process.pid}`;
-
-/** Run a node script to its end; its stdout's first line as JSON. */
-function runNode(args: string[]): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ORT_DISABLE_TELEMETRY: '1' } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.split('\n')[0]!)) : reject(new Error(`${args.join(' ')} exited ${code}:\n${err}`))));
-  });
-}
 
 /** `sparring serve-model DA0` on the model lab; resolves with its base URL once it listens. */
 function serveModel(): Promise<string> {
@@ -65,7 +54,7 @@ function serveModel(): Promise<string> {
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
-  await runNode(['--import', 'tsx', path.join(ROOT, 'test', 'e2e', 'support', 'model-lab.ts'), modelDb]);
+  await runNodeJson(['--import', 'tsx', path.join(ROOT, 'test', 'e2e', 'support', 'model-lab.ts'), modelDb]);
   baseUrl = await serveModel();
   lab = await LabPage.openNew(browser);
   page = lab.page;

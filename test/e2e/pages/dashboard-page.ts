@@ -18,8 +18,14 @@ export class DashboardPage {
     return (await this.head.locator('.run-title .badge').textContent()) ?? '';
   }
 
+  /** Wait for the run's status; a run that fails meanwhile ends the wait at once, with its error. */
   async waitForStatus(status: string, timeout = 60_000): Promise<void> {
-    await expect(this.head.locator('.run-title .badge')).toHaveText(status, { timeout });
+    const badge = this.head.locator('.run-title .badge');
+    await expect(badge).toHaveText(status === 'failed' ? status : new RegExp(`^(${status}|failed)$`), { timeout });
+    if (status !== 'failed' && (await badge.textContent()) === 'failed') {
+      const why = await this.head.locator('.inline-error').allTextContents();
+      throw new Error(`waiting for the run to be ${status}, it failed: ${why.join(' | ') || '(no error shown)'}`);
+    }
   }
 
   async pause(): Promise<void> {

@@ -1,0 +1,148 @@
+/**
+ * Counterpart shift on the Evaluation screen (issue 16): a lab of its own seeded through the CLI
+ * — two quick runs (`sparring run`, seeds 1 and 2), then `sparring eval --da <R2's final DA>
+ * --panel auto` — served by its own `sparring serve`. The app cannot start a panel evaluation;
+ * it shows the stored one under the run whose final DA it evaluated. The spec reads the panel
+ * table (the training counterpart, each panel member with its 95% Wilson intervals, the panel
+ * average and the mismatch gap with their t intervals) against the figures the CLI printed, and
+ * the gap chart's bars. Screenshots: test-results/screenshots/panel-*.png.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { expect, test } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
+import type { PanelSummary } from '../../core/arena/panel';
+import type { MeanInterval } from '../../core/stats/intervals';
+import { LabPage, SCREENSHOTS } from './pages/lab-page';
+import { runNode } from './support/run-node';
+import { ROOT, startServer, stopServer } from './support/servers';
+
+test.describe.configure({ mode: 'serial' });
+
+const BIN = path.join(ROOT, 'bin', 'sparring.js');
+let dir = '';
+let db = '';
+let server: { url: string; child: ChildProcess } | null = null;
+let page: Page;
+let lab: LabPage;
+/** The DA evaluated against its panel: run R2's final DA (its last match's). */
+let da = '';
+/** What `sparring eval --panel auto --json` printed. */
+let cli: { da: string; daRun: string | null; summary: PanelSummary; failed: unknown[] };
+
+/** The final DA of a run: the DA of its last match, as the lab's snapshot records it. */
+function finalDa(runId: string): string {
+  const lab = new Database(db, { readonly: true, fileMustExist: true });
+  try {
+    const snap = lab.prepare('SELECT snapshot_json FROM runs WHERE id = ?').pluck().get(runId) as string | undefined;
+    if (!snap) throw new Error(`${db}: no run ${runId}`);
+    const matches = (JSON.parse(snap) as { context: { matches: { da: string }[] } }).context.matches;
+    if (!matches.length) throw new Error(`${db}: run ${runId} played no match`);
+    return matches.at(-1)!.da;
+  } finally {
+    lab.close();
+  }
+}
+
+const pct = (v: number) => (v * 100).toFixed(1);
+
+test.beforeAll(async ({ browser }, info) => {
+  test.skip(LabPage.runsUnavailable() !== null, `needs the co-evolution runner: ${LabPage.runsUnavailable()}`);
+  info.setTimeout(900_000);
+  dir = mkdtempSync(path.join(os.tmpdir(), 'sparring-e2e-panel-'));
+  db = path.join(dir, 'lab.db');
+  for (const seed of ['1', '2']) {
+    const t0 = Date.now();
+    await runNode([BIN, '--db', db, '--create', '--seed', seed, 'run', '--preset', 'quick']);
+    console.log(`[panel] quick run with seed ${seed}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  }
+  da = finalDa('R2');
+  const t0 = Date.now();
+  const { stdout } = await runNode([BIN, '--db', db, '--json', 'eval', '--da', da, '--panel', 'auto']);
+  cli = JSON.parse(stdout) as typeof cli;
+  console.log(
+    `[panel] ${da} (${cli.daRun}) against ${cli.summary.rows.length} counterparts in ${((Date.now() - t0) / 1000).toFixed(0)} s: ` +
+      `panel routing ${pct(cli.summary.average.routing.mean)}%, gap ${cli.summary.gap ? pct(cli.summary.gap.routing.mean) : '–'} points`,
+  );
+  server = await startServer('serve-panel', [BIN, 'serve', '--db', db, '--port', '0', '--json']);
+  lab = await LabPage.openNew(browser, server.url);
+  page = lab.page;
+});
+
+test.afterAll(async () => {
+  await page?.close();
+  if (server) await stopServer(server.child);
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test('the CLI evaluated the final DA of R2 against a panel of two, with its training counterpart', () => {
+  expect(cli.da).toBe(da);
+  expect(cli.daRun).toBe('R2');
+  expect(cli.failed).toEqual([]);
+  // The scripted CA and R1's final CA (no lineage shared with R2); R2's final CA is the training counterpart.
+  expect(cli.summary.rows.map((r) => r.counterpart.kind).sort()).toEqual(['run-ca', 'scripted']);
+  expect(cli.summary.rows.find((r) => r.counterpart.kind === 'run-ca')!.counterpart.runId).toBe('R1');
+  expect(cli.summary.training?.counterpart.runId).toBe('R2');
+  expect(cli.summary.gap).not.toBeNull();
+});
+
+test('the Evaluation screen shows the panel: per-counterpart rows with intervals, the panel mean and the mismatch gap', async () => {
+  await lab.go('evaluation');
+  // The newest finished run is shown first: R2, whose final DA the panel evaluated.
+  await expect(page.getByRole('combobox', { name: 'Run' })).toHaveValue('R2');
+  await expect(page.getByTestId('heldout-panel')).toContainText('checkpoint of run R2 on the held-out scenarios');
+  const section = page.getByTestId('panel-evaluation');
+  await expect(section).toContainText(`Counterpart shift: ${da} against its panel`);
+  const table = page.getByTestId('panel-table');
+  const cellsOf = (row: Locator) => row.locator('td');
+  // Columns: counterpart, kind, episodes, routing, strict PASS, mean reward, note.
+  const rate = (c: { value: number }) => new RegExp(`^${pct(c.value).replace('.', '\\.')}% \\[\\d+–\\d+\\]$`);
+  const s = cli.summary;
+
+  const training = table.locator('tbody tr[data-row="training"]');
+  await expect(training).toHaveCount(1);
+  await expect(cellsOf(training).nth(0)).toHaveText(`training: ${s.training!.counterpart.label}`);
+  await expect(cellsOf(training).nth(3)).toHaveText(rate(s.training!.cells.routing));
+
+  const members = table.locator('tbody tr[data-row="member"]');
+  await expect(members).toHaveCount(s.rows.length);
+  for (const r of s.rows) {
+    const row = members.filter({ has: page.getByRole('cell', { name: r.counterpart.label, exact: true }) });
+    await expect(row).toHaveCount(1);
+    await expect(cellsOf(row).nth(1)).toHaveText(r.counterpart.kind);
+    await expect(cellsOf(row).nth(2)).toHaveText(String(r.episodes));
+    await expect(cellsOf(row).nth(3)).toHaveText(rate(r.cells.routing));
+    await expect(cellsOf(row).nth(4)).toHaveText(rate(r.cells.strictPass));
+    await expect(cellsOf(row).nth(5)).toHaveText(r.cells.meanReward.value.toFixed(2));
+  }
+
+  // The panel mean and the gap, rates in points with their t interval over the two counterparts.
+  const mean = (m: MeanInterval) => `${pct(m.mean)}${m.ci ? ` [${pct(m.ci[0])}, ${pct(m.ci[1])}]` : ''}`;
+  const summary = table.locator('tbody tr[data-row="summary"]');
+  await expect(summary).toHaveCount(2);
+  await expect(cellsOf(summary.nth(0)).nth(0)).toHaveText(`panel average (${s.rows.length} counterparts)`);
+  await expect(cellsOf(summary.nth(0)).nth(3)).toHaveText(mean(s.average.routing));
+  await expect(cellsOf(summary.nth(0)).nth(4)).toHaveText(mean(s.average.strictPass));
+  await expect(cellsOf(summary.nth(1)).nth(0)).toHaveText('mismatch gap (training − panel)');
+  await expect(cellsOf(summary.nth(1)).nth(3)).toHaveText(mean(s.gap!.routing));
+  await expect(cellsOf(summary.nth(1)).nth(4)).toHaveText(mean(s.gap!.strictPass));
+  await lab.screenshot('panel-01-table');
+
+  // The gap chart: a bar per rate with a value (routing and strict PASS), whiskers where there is an interval.
+  const chart = page.getByTestId('panel-gap-chart');
+  await chart.scrollIntoViewIfNeeded();
+  const bars = (['routing', 'strictPass'] as const).filter((k) => s.gap![k].n > 0);
+  await expect(chart.locator('svg [data-bar]')).toHaveCount(bars.length);
+  for (const k of bars) await expect(chart.locator(`svg [data-bar="${k}"] rect`)).toHaveCount(1);
+  await page.getByTestId('panel-gap-chart').screenshot({ path: path.join(SCREENSHOTS, 'panel-02-gap-chart.png') });
+});
+
+test('a run whose final DA has no panel evaluation shows none', async () => {
+  await page.getByRole('combobox', { name: 'Run' }).selectOption('R1');
+  await expect(page.getByTestId('heldout-panel')).toContainText('checkpoint of run R1 on the held-out scenarios');
+  await expect(page.getByTestId('panel-evaluation')).toHaveCount(0);
+  await lab.screenshot('panel-03-run-without-panel');
+});
