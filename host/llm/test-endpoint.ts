@@ -15,16 +15,18 @@ import { LlmDa } from '../../models/llm/llm-da';
 import { OpenAiBackend } from '../../models/llm/openai-backend';
 import type { EndpointConfig } from '../../models/llm/openai-backend';
 
+/** The one DA turn a test or a role probe asks an endpoint for: a customer's plain opening. */
+const PROBE_DA_OBSERVATION = {
+  caller: { phone: '+1-555-0100' },
+  turns: [{ role: 'customer' as const, text: 'Hi, my card got declined at the grocery store this morning.' }],
+  daSteps: 0,
+  maxDaTurns: 12,
+};
+
 export async function testEndpoint(cfg: EndpointConfig) {
   const backend = new OpenAiBackend(cfg, { maxRetries: 1, timeoutMs: 60_000 });
   const da = new LlmDa(backend, cfg.toolCalls, { maxTokens: 256 });
-  const obs = {
-    caller: { phone: '+1-555-0100' },
-    turns: [{ role: 'customer' as const, text: 'Hi, my card got declined at the grocery store this morning.' }],
-    daSteps: 0,
-    maxDaTurns: 12,
-  };
-  const reply = await backend.complete(da.request(obs, new Rng(1).int(0, 0x7fffffff)));
+  const reply = await backend.complete(da.request(PROBE_DA_OBSERVATION, new Rng(1).int(0, 0x7fffffff)));
   const raw = wireFromReply(reply, cfg.toolCalls);
   const parsed = parseDaOutput(raw);
   let models: string[] | string;
@@ -60,13 +62,7 @@ export async function probeRole(cfg: EndpointConfig, role: 'DA' | 'CA', domain: 
   const seed = new Rng(1).int(0, 0x7fffffff);
   if (role === 'DA') {
     const da = new LlmDa(backend, cfg.toolCalls, { maxTokens: 256 });
-    const obs = {
-      caller: { phone: '+1-555-0100' },
-      turns: [{ role: 'customer' as const, text: 'Hi, my card got declined at the grocery store this morning.' }],
-      daSteps: 0,
-      maxDaTurns: 12,
-    };
-    return (await backend.complete(da.request(obs, seed))).model;
+    return (await backend.complete(da.request(PROBE_DA_OBSERVATION, seed))).model;
   }
   const scenario = selectScenarios(domain, 'arena')[0];
   if (!scenario) throw new Error('probeRole: the domain has no arena scenario to build a customer prompt from');
