@@ -64,6 +64,8 @@ describe('run config', () => {
     const q = PRESETS.quick.config;
     const withTrainer = (da: unknown) => JSON.stringify({ ...q, gym: { ...q.gym, da: { ...q.gym.da, trainer: da } } });
     expect(parseRunConfig(withTrainer('external')).gym.da.trainer).toBe('external');
+    expect(parseRunConfig(withTrainer({ kind: 'external' })).gym.da.trainer).toBe('external');
+    expect(() => parseRunConfig(withTrainer({ kind: 'trl' }))).toThrow(/field gym\.da\.trainer/);
     expect(parseRunConfig(JSON.stringify(q)).gym.ca.trainer).toBeUndefined();
     expect(() => parseRunConfig(withTrainer('trl'))).toThrow(/field gym\.da\.trainer/);
     // Only the arena's gyms: the bootstrap's warm-up and pressure train in process.

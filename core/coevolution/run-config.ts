@@ -44,7 +44,11 @@ export type GrpoBudget = z.infer<typeof grpoBudget>;
  * job and waits ('waiting-for-trainer') until `sparring checkpoints add` registers the checkpoint
  * a trainer such as TRL or verl produced from it (trainers/), or `sparring gym cancel` ends the wait.
  */
-const gymBudget = grpoBudget.extend({ trainer: z.enum(['builtin', 'external']).optional() });
+const trainerKind = z.enum(['builtin', 'external']);
+/** `"external"`, or the object form `{"kind": "external"}` (read as the same string). */
+const gymBudget = grpoBudget.extend({
+  trainer: z.union([trainerKind, z.strictObject({ kind: trainerKind }).transform((t) => t.kind)]).optional(),
+});
 export type GymTrainer = 'builtin' | 'external';
 
 /**
