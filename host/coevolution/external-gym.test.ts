@@ -15,14 +15,13 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PRESETS } from '../../core/coevolution/run-config';
-import type { RunConfig } from '../../core/coevolution/run-config';
 import type { GymJobInfo, RunDetail } from '../../core/contract/contract';
 import { exportCheckpointOnnx } from '../../models/export';
 import { checkpointStore } from '../store/checkpoint-store';
 import { gymJobStore } from '../store/gym-job-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import { cancelGymJob, GYM_JOB, gymJobFolder, registerTrainerResult } from './external-gym';
+import { EXTERNAL_DA_QUICK } from './external-gym.fixture';
 import { createRunService } from './service';
 
 const BIN = path.resolve(__dirname, '..', '..', 'bin', 'sparring.js');
@@ -30,14 +29,7 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-ext-gym-'));
 const db = path.join(tmp, 'lab.db');
 const configFile = path.join(tmp, 'external-da.json');
 
-const quick = PRESETS.quick.config;
-const config: RunConfig = {
-  ...quick,
-  gym: { ...quick.gym, da: { ...quick.gym.da, trainer: 'external' } },
-  // Exactly two DA gyms, one after each of the first two matches: both external.
-  schedule: { daGyms: 2 },
-  eval: { runs: 1, episodesPerScenario: 1, gateEpisodesPerScenario: 1 },
-};
+const config = EXTERNAL_DA_QUICK;
 writeFileSync(configFile, JSON.stringify(config));
 
 const children: ReturnType<typeof spawn>[] = [];

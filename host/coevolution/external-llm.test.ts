@@ -13,8 +13,6 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PRESETS } from '../../core/coevolution/run-config';
-import type { RunConfig } from '../../core/coevolution/run-config';
 import type { GymJobInfo } from '../../core/contract/contract';
 import { BuiltinCa } from '../../models/builtin-ca';
 import { BuiltinDa } from '../../models/builtin-da';
@@ -29,19 +27,13 @@ import { gymJobStore } from '../store/gym-job-store';
 import { llmStore } from '../store/llm-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import { registerTrainerResult } from './external-gym';
+import { EXTERNAL_DA_QUICK } from './external-gym.fixture';
 import { createRunService } from './service';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-ext-llm-'));
 const db = path.join(tmp, 'lab.db');
 
-const quick = PRESETS.quick.config;
-const config: RunConfig = {
-  ...quick,
-  gym: { ...quick.gym, da: { ...quick.gym.da, trainer: 'external' } },
-  // Exactly two DA gyms, one after each of the first two matches: both external.
-  schedule: { daGyms: 2 },
-  eval: { runs: 1, episodesPerScenario: 1, gateEpisodesPerScenario: 1 },
-};
+const config = EXTERNAL_DA_QUICK;
 
 const closing: (() => Promise<void>)[] = [];
 afterAll(async () => {
