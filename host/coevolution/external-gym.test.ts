@@ -21,7 +21,7 @@ import { checkpointStore } from '../store/checkpoint-store';
 import { gymJobStore } from '../store/gym-job-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import { cancelGymJob, GYM_JOB, gymJobFolder, registerTrainerResult } from './external-gym';
-import { EXTERNAL_DA_QUICK } from './external-gym.fixture';
+import { EXTERNAL_DA_QUICK, until } from './external-gym.fixture';
 import { createRunService } from './service';
 
 const BIN = path.resolve(__dirname, '..', '..', 'bin', 'sparring.js');
@@ -34,16 +34,6 @@ writeFileSync(configFile, JSON.stringify(config));
 
 const children: ReturnType<typeof spawn>[] = [];
 afterAll(() => children.forEach((c) => c.exitCode === null && c.kill('SIGKILL')));
-
-async function until<T>(what: string, probe: () => T | null | undefined, timeoutMs: number): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v !== null && v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function read<T>(sql: string, ...args: unknown[]): T | undefined {
   if (!existsSync(db)) return undefined;

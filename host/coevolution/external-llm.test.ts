@@ -27,7 +27,7 @@ import { gymJobStore } from '../store/gym-job-store';
 import { llmStore } from '../store/llm-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import { registerTrainerResult } from './external-gym';
-import { EXTERNAL_DA_QUICK } from './external-gym.fixture';
+import { EXTERNAL_DA_QUICK, until } from './external-gym.fixture';
 import { createRunService } from './service';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-ext-llm-'));
@@ -39,16 +39,6 @@ const closing: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const c of closing.reverse()) await c();
 });
-
-async function until<T>(what: string, probe: () => T | null | undefined, timeoutMs: number): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v !== null && v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('an LLM handed back by an external trainer', () => {
   it(
