@@ -102,6 +102,7 @@ async function main(): Promise<void> {
         bankVal: bank.accuracy,
         nBank: bank.n,
         rules,
+        lastEpoch: trained.sft.epochs.at(-1)?.metrics,
         seconds: (Date.now() - t0) / 1000,
       }) + '\n',
     );

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DA_CHOICES } from '../core/agents/da-actions';
+import { DOMAIN_TOOLS } from '../core/domain/types';
 import { routingObservation } from '../core/rl/demos';
 import type { DaTarget } from '../core/rl/demos';
 import { runSft, SftDivergedError } from '../core/rl/sft';
@@ -157,6 +158,74 @@ describe('DaModel', () => {
     await expect(a.restore({ ...before, weights: before.weights.slice(0, 100) })).rejects.toThrow(/weights hold 100 bytes/);
     expect(await a.snapshot()).toEqual(before);
     for (const m of [a, wider, other]) await m.dispose();
+  });
+
+  it('the grouped tool head: a domain tool gains the log of the intent mass on it, and a policy-gradient step moves the intent head', async () => {
+    const grouped = await create(6);
+    expect(grouped.toolHead).toBe('grouped');
+    for (let i = 0; i < 3; i++)
+      await grouped.supervisedStep(
+        obs,
+        samples.map((x) => x.target),
+        { lr: 1e-2 },
+      );
+    const snap = await grouped.snapshot();
+    expect(JSON.parse(snap.modelJson)).toMatchObject({ toolHead: 'grouped' });
+    // The same weights read as separate heads (the modelJson of a snapshot made before the grouped head).
+    const { toolHead: _t, ...oldJson } = JSON.parse(snap.modelJson) as Record<string, unknown>;
+    const separate = await DaModel.fromSnapshot({ ...snap, modelJson: JSON.stringify(oldJson) });
+    expect(separate.toolHead).toBe('separate');
+    await expect(separate.restore(snap)).rejects.toThrow(/the tool head is grouped in the snapshot but separate here/);
+    const [g, s] = [await grouped.predict(obs), await separate.predict(obs)];
+    for (let b = 0; b < obs.length; b++) {
+      expect(Array.from(g[b]!.intentProbs)).toEqual(Array.from(s[b]!.intentProbs));
+      const mass = new Map<string, number>();
+      intents.forEach((x, j) => mass.set(x.tool, (mass.get(x.tool) ?? 0) + s[b]!.intentProbs[j]!));
+      // grouped − separate − log(mass) is one constant (the two normalisers) over the unmasked actions;
+      // get_transactions, which no intent here routes to, keeps its own logit.
+      const offsets = DA_CHOICES.flatMap((c, a) =>
+        s[b]!.actionLogp[a]! > -1e3 // unmasked
+          ? [g[b]!.actionLogp[a]! - s[b]!.actionLogp[a]! - (mass.has(c) ? Math.log(mass.get(c)! + 1e-12) : 0)]
+          : [],
+      );
+      expect(offsets.length).toBe(6); // ask and the five domain tools (lookup, explain and end_call are masked)
+      for (const o of offsets) expect(o).toBeCloseTo(offsets[0]!, 4);
+      // Routing: the grouped head's best domain tool; the separate heads' product.
+      expect(grouped.routedTool(g[b]!)).toBe(
+        DOMAIN_TOOLS.reduce((best, t) => (g[b]!.actionLogp[DA_CHOICES.indexOf(t)]! > g[b]!.actionLogp[DA_CHOICES.indexOf(best)]! ? t : best)),
+      );
+    }
+    // GRPO trains the action head only; through the grouped head its gradient reaches the intent
+    // head's weights wi, which otherwise only weight decay moves (every entry by the same factor).
+    const wiRatios = async (m: DaModel) => {
+      const wi = async () => {
+        const snap = await m.snapshot();
+        const params = (JSON.parse(snap.modelJson) as { params: { name: string; shape: number[] }[] }).params;
+        const all = new Float32Array(snap.weights.slice().buffer);
+        let at = 0;
+        for (const p of params) {
+          const n = p.shape.reduce((x, y) => x * y, 1);
+          if (p.name === 'wi') return all.slice(at, at + n);
+          at += n;
+        }
+        throw new Error('no wi');
+      };
+      const before = await wi();
+      const actions = samples.map((x) => x.target.choice);
+      await m.policyGradientStep(
+        { obs, actions, advantages: new Float32Array([1, -1, 1, -1]), oldLogProbs: await m.logProbs(obs, actions), refLogProbs: new Float32Array(4) },
+        { lr: 1e-2, clipEps: 0.2, klBeta: 0 },
+      );
+      const after = await wi();
+      const r = Array.from(after, (x, i) => x / before[i]!);
+      return Math.max(...r) - Math.min(...r);
+    };
+    // From the same weights with fresh AdamW moments (the SFT steps' momentum would move wi too).
+    const bare = { ...snap, optimiser: null };
+    const [g2, s2] = [await DaModel.fromSnapshot(bare), await DaModel.fromSnapshot({ ...bare, modelJson: JSON.stringify(oldJson) })];
+    expect(await wiRatios(g2)).toBeGreaterThan(1e-3);
+    expect(await wiRatios(s2)).toBeLessThan(1e-6);
+    for (const m of [grouped, separate, g2, s2]) await m.dispose();
   });
 
   it('a diverging SFT run throws and restores the last good state', async () => {

@@ -40,11 +40,13 @@ export interface DaModelOptions {
   /** Seed of the initial weights. */
   seed: number;
   /** Embedding width, hidden width and hashing (defaults: DEFAULT_DA_NET). */
-  net?: Partial<Omit<DaNetShape, 'intents'>>;
+  net?: Partial<Omit<DaNetShape, 'intents' | 'intentTools'>>;
   /** Mask structurally invalid actions (see `invalidActions`); default true. */
   maskInvalid?: boolean;
   /** Weight of the intent cross-entropy in the supervised loss; default 0.5. */
   intentWeight?: number;
+  /** Label smoothing ε of the intent cross-entropy; default 0. */
+  intentSmoothing?: number;
   /**
    * Supervised steps drop each hashed n-gram of a bag with this probability (the rest are
    * re-weighted to unit norm): augmentation against memorising a template's words. Default 0.
@@ -54,7 +56,15 @@ export interface DaModelOptions {
   session?: SessionSettings;
   /** Standard deviation of the hashed n-gram embeddings at initialisation (default: daParams'). */
   embInit?: number;
+  /**
+   * 'grouped' (default): the action head's domain-tool logits take the intent head's mass on each
+   * tool (`DaNetShape.intentTools`), so the action head is what routes and what GRPO trains;
+   * 'separate': the two heads apart, routing by their product (DA snapshots made before issue 20).
+   */
+  toolHead?: ToolHead;
 }
+
+export type ToolHead = 'grouped' | 'separate';
 
 /** What a snapshot's modelJson holds. */
 interface DaModelJson {
@@ -67,7 +77,13 @@ interface DaModelJson {
   hidden: number;
   maskInvalid: boolean;
   intentWeight: number;
+  /** Absent in snapshots made before it: 0. */
+  intentSmoothing?: number;
   bagDropout: number;
+  /** Absent in snapshots made before the grouped head: 'separate'. */
+  toolHead?: ToolHead;
+  /** The grouped head's α (DaNetShape.massWeight); absent: 1. */
+  massWeight?: number;
   /** Parameters in weight order; the optimiser bytes are m (this order), v (this order), step. */
   params: { name: DaParam; shape: number[] }[];
 }
@@ -129,6 +145,7 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
     readonly intents: readonly IntentTool[],
     readonly maskInvalid: boolean,
     readonly intentWeight: number,
+    readonly intentSmoothing: number,
     readonly bagDropout: number,
     private readonly forward: ForwardRunner,
     state: TrainState<DaParam>,
@@ -146,7 +163,14 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
     if (opts.intents.length === 0) throw new Error('DaModel: the intent head needs at least one intent');
     const dup = opts.intents.find((x, i) => opts.intents.findIndex((y) => y.intent === x.intent) !== i);
     if (dup) throw new Error(`DaModel: intent "${dup.intent}" is listed twice`);
-    const shape: DaNetShape = { ...DEFAULT_DA_NET, ...opts.net, intents: opts.intents.length };
+    const toolHead = opts.toolHead ?? 'grouped';
+    if (toolHead !== 'grouped' && toolHead !== 'separate') throw new RangeError(`DaModel: toolHead must be 'grouped' or 'separate', got ${String(toolHead)}`);
+    const shape: DaNetShape = {
+      ...DEFAULT_DA_NET,
+      ...opts.net,
+      intents: opts.intents.length,
+      ...(toolHead === 'grouped' ? { intentTools: opts.intents.map((x) => choiceIndex(x.tool)) } : {}),
+    };
     for (const [k, v] of [
       ['embedDim', shape.embedDim],
       ['hidden', shape.hidden],
@@ -172,6 +196,7 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
       [...opts.intents],
       opts.maskInvalid ?? true,
       opts.intentWeight ?? 0.5,
+      opts.intentSmoothing ?? 0,
       opts.bagDropout ?? 0,
       forward,
       { weights, m: zeros(), v: zeros(), step: 0 },
@@ -186,14 +211,21 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
     const model = await DaModel.create({
       intents: json.intents,
       seed: 0,
-      net: { hashing: json.hashing, embedDim: json.embedDim, hidden: json.hidden },
+      net: { hashing: json.hashing, embedDim: json.embedDim, hidden: json.hidden, ...(json.massWeight !== undefined ? { massWeight: json.massWeight } : {}) },
+      toolHead: json.toolHead ?? 'separate',
       maskInvalid: json.maskInvalid,
       intentWeight: json.intentWeight,
+      intentSmoothing: json.intentSmoothing ?? 0,
       bagDropout: json.bagDropout,
       session,
     });
     await model.restore(s);
     return model;
+  }
+
+  /** How the action head's tool logits relate to the intent head (DaModelOptions.toolHead). */
+  get toolHead(): ToolHead {
+    return this.shape.intentTools ? 'grouped' : 'separate';
   }
 
   /** The provider the forward graph actually runs on (after any fallback). */
@@ -328,14 +360,22 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
   }
 
   /**
-   * The domain tool of the product of the two heads' estimates: the action head's probability of
-   * each tool times the intent head's probability mass on the intents that tool serves. The intent
-   * head is trained on the finer labels (the taxonomy's intents), and the two disagree on enough
-   * hard openings that the product routes the bank's held-out sentences better than either alone
-   * (SFT DA0 of seeds 1–3: 83.3/84.3/80.6% action head, 87.0/85.8/84.7% product; camouflaged:
-   * 80.0/80.1/79.4% and 81.7/81.7/82.1%). The builtin DA makes its first domain call with it.
+   * The domain tool the DA calls first. With the grouped head (the default), the action head's most
+   * probable domain tool: its tool logits already hold the intent head's mass on each tool, so
+   * routing is the distribution GRPO samples and trains. With separate heads (older snapshots),
+   * the tool of the product of the two heads' estimates: the action head's probability of each
+   * tool times the intent head's probability mass on the intents that tool serves (SFT DA0 of
+   * seeds 1–3 on the bank's held-out sentences: 83.3/84.3/80.6% action head, 87.0/85.8/84.7%
+   * product). The builtin DA makes its first domain call with it.
    */
   routedTool(pred: DaPrediction): DomainTool {
+    if (this.shape.intentTools) {
+      let best = 0;
+      DOMAIN_TOOLS.forEach((t, k) => {
+        if (pred.actionLogp[choiceIndex(t)]! > pred.actionLogp[choiceIndex(DOMAIN_TOOLS[best]!)]!) best = k;
+      });
+      return DOMAIN_TOOLS[best]!;
+    }
     const mass = DOMAIN_TOOLS.map(() => 0);
     pred.intentProbs.forEach((p, j) => (mass[this.intentTool[j]!]! += p));
     let best = 0;
@@ -375,6 +415,7 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
         intent: { data: intent, dims: [B] },
         intent_mask: { data: intentMask, dims: [B] },
         intent_weight: { data: new Float32Array([this.intentWeight]), dims: [] },
+        intent_smoothing: { data: new Float32Array([this.intentSmoothing]), dims: [] },
       },
       { lr: hyper.lr },
     );
@@ -438,7 +479,10 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
       hidden: this.shape.hidden,
       maskInvalid: this.maskInvalid,
       intentWeight: this.intentWeight,
+      intentSmoothing: this.intentSmoothing,
       bagDropout: this.bagDropout,
+      toolHead: this.toolHead,
+      ...(this.shape.intentTools ? { massWeight: this.shape.massWeight ?? 1 } : {}),
       params: (Object.entries(daParams(this.shape)) as [DaParam, { shape: readonly number[] }][]).map(([name, p]) => ({ name, shape: [...p.shape] })),
     };
   }
@@ -559,6 +603,10 @@ function compareJson(theirs: DaModelJson, ours: DaModelJson): string[] {
     problems.push(`actions [${theirs.actions.join(', ')}] differ from [${ours.actions.join(', ')}]`);
   if (JSON.stringify(theirs.hashing) !== JSON.stringify(ours.hashing))
     problems.push(`hashing ${JSON.stringify(theirs.hashing)} differs from ${JSON.stringify(ours.hashing)}`);
+  if ((theirs.massWeight ?? 1) !== (ours.massWeight ?? 1))
+    problems.push(`the tool head's mass weight is ${theirs.massWeight ?? 1} in the snapshot but ${ours.massWeight ?? 1} here`);
+  if ((theirs.toolHead ?? 'separate') !== (ours.toolHead ?? 'separate'))
+    problems.push(`the tool head is ${theirs.toolHead ?? 'separate'} in the snapshot but ${ours.toolHead ?? 'separate'} here`);
   const ti = theirs.intents.map((x) => `${x.intent}→${x.tool}`);
   const oi = ours.intents.map((x) => `${x.intent}→${x.tool}`);
   if (ti.join('|') !== oi.join('|')) {

@@ -174,6 +174,7 @@ describe('DA supervised step', () => {
       intent: { data: BigInt64Array.from([0n, 1n, 0n, 2n]), dims: [4] },
       intent_mask: { data: Float32Array.from([1, 1, 1, 0]), dims: [4] },
       intent_weight: { data: Float32Array.from([0.5]), dims: [] },
+      intent_smoothing: { data: Float32Array.from([0]), dims: [] },
     };
   };
   const weights = initParams(daParams(shape), 4);

@@ -21,7 +21,8 @@
  * Graphs (weights are inputs in all three, so a train step's result is visible to the next
  * forward without rebuilding a session; `buildDaForward` can also bake them in, for export):
  *   forward:   → action_logp [B, A], intent_logp [B, N]
- *   sft step:  CE(action) + intent_weight · masked-mean CE(intent), AdamW (emb row-fed: the
+ *   sft step:  CE(action) + intent_weight · masked-mean CE(intent, label-smoothed by
+ *              intent_smoothing), AdamW (emb row-fed: the
  *              runner holds the table and feeds the batch's rows)
  *   pg step:   clipped-ratio GRPO surrogate + klBeta · k3 KL to a reference, AdamW
  */
@@ -66,6 +67,15 @@ export interface DaNetShape {
   hidden: number;
   /** N: intents of the intent head, in order. */
   intents: number;
+  /**
+   * Each intent's tool, as an index into DA_CHOICES, for the grouped tool head: the action head's
+   * logit of a domain tool t is then wa·h + ba + log Σ_{i → t} softmax(intent)_i, so the action
+   * head routes with the intent head's mass, and a policy-gradient step on the action head trains
+   * the intent head too. Absent: the two heads are separate (DA snapshots made before issue 20).
+   */
+  intentTools?: readonly number[];
+  /** α of the grouped head: a domain tool's logit gains α · log(its intent mass) (default 1). */
+  massWeight?: number;
 }
 
 /**
@@ -83,7 +93,7 @@ export type DaParam = 'emb' | 'w1' | 'b1' | 'wa' | 'ba' | 'wi' | 'bi';
 type ObsInput = 'bag_idx' | 'bag_w' | 'state' | 'mask';
 /** Train steps take the bags as distinct ids and a weight matrix (models/row-bags.ts). */
 type TrainObsInput = keyof typeof ROW_BAG_INPUTS | 'state' | 'mask';
-type SftInput = TrainObsInput | 'action' | 'intent' | 'intent_mask' | 'intent_weight';
+type SftInput = TrainObsInput | 'action' | 'intent' | 'intent_mask' | 'intent_weight' | 'intent_smoothing';
 type PgInput = TrainObsInput | 'action' | 'advantage' | 'old_logp' | 'ref_logp' | 'clip_eps' | 'kl_beta';
 
 /** Parameters in snapshot order. */
@@ -131,12 +141,42 @@ function slotBag(g: Graph, emb: Tensor, x: Record<'bag_idx' | 'bag_w', Tensor>):
   return g.squeeze(g.matMul(g.unsqueeze(x.bag_w, [1]), rows), [1]); // [B, E]
 }
 
+/**
+ * Floor under a tool's intent mass in the grouped head: log(mass + 1e-12) ≥ −27.6, so a tool whose
+ * intents all underflow keeps a finite logit (and its loss a finite gradient).
+ */
+const MASS_FLOOR = 1e-12;
+
+/**
+ * The grouped head's constants: G [N, A] with G[i, a] = 1 where intent i routes to action a, and
+ * the floor [A] added to G's column sums before the log (1 on actions no intent routes to, so
+ * their logits get log 1 = 0).
+ */
+function toolGroups(shape: DaNetShape, tools: readonly number[]): { group: Float32Array; floor: Float32Array } {
+  if (tools.length !== shape.intents) throw new Error(`da-net: ${tools.length} intent tools for ${shape.intents} intents`);
+  const group = new Float32Array(shape.intents * N_ACTIONS);
+  const floor = new Float32Array(N_ACTIONS).fill(1);
+  tools.forEach((a, i) => {
+    if (!Number.isInteger(a) || a < 0 || a >= N_ACTIONS) throw new RangeError(`da-net: intent ${i} routes to action ${a}, not one of 0..${N_ACTIONS - 1}`);
+    group[i * N_ACTIONS + a] = 1;
+    floor[a] = MASS_FLOOR;
+  });
+  return { group, floor };
+}
+
 /** Both heads' logits [B, A] (masked) and [B, N], from the bag sum [B, E]. */
-function heads(g: Graph, p: Record<DaParam, Tensor>, bag: Tensor, x: Record<'state' | 'mask', Tensor>): { action: Tensor; intent: Tensor } {
+function heads(g: Graph, shape: DaNetShape, p: Record<DaParam, Tensor>, bag: Tensor, x: Record<'state' | 'mask', Tensor>): { action: Tensor; intent: Tensor } {
   const h = g.relu(g.gemm(g.concat([bag, x.state], 1), p.w1, p.b1)); // [B, H]
-  const action = g.add(g.gemm(h, p.wa, p.ba), g.mul(x.mask, MASKED)); // [B, A]
   const intent = g.gemm(h, p.wi, p.bi); // [B, N]
-  return { action, intent };
+  let action = g.gemm(h, p.wa, p.ba); // [B, A]
+  if (shape.intentTools) {
+    // The grouped head: each domain tool's logit gains the log of the intent head's mass on it.
+    const { group, floor } = toolGroups(shape, shape.intentTools);
+    const mass = g.matMul(g.softmax(intent, -1), g.constant(group, [shape.intents, N_ACTIONS])); // [B, A]
+    const logMass = g.log(g.add(mass, g.constant(floor, [N_ACTIONS]))); // [B, A], 0 where no intent routes
+    action = g.add(action, (shape.massWeight ?? 1) === 1 ? logMass : g.mul(logMass, shape.massWeight!));
+  }
+  return { action: g.add(action, g.mul(x.mask, MASKED)), intent };
 }
 
 function argmax(g: Graph, x: Tensor): Tensor {
@@ -154,7 +194,7 @@ export function forwardSpec(shape: DaNetShape): ModelSpec<DaParam, ObsInput> {
  */
 export function buildDaForward(shape: DaNetShape, weights?: Record<DaParam, Float32Array>): BuiltGraph {
   const fn = (g: Graph, p: Record<DaParam, Tensor>, x: Record<ObsInput, Tensor>) => {
-    const { action, intent } = heads(g, p, slotBag(g, p.emb, x), x);
+    const { action, intent } = heads(g, shape, p, slotBag(g, p.emb, x), x);
     return { action_logp: g.logSoftmax(action, -1), intent_logp: g.logSoftmax(intent, -1) };
   };
   return buildForward(forwardSpec(shape), fn, weights ? { weights } : {});
@@ -175,18 +215,21 @@ export function buildDaSftStep(shape: DaNetShape, opts: TrainStepOptions = {}): 
       intent: { dtype: 'int64', shape: ['B'] },
       intent_mask: { dtype: 'float32', shape: ['B'] },
       intent_weight: { dtype: 'float32', shape: [] },
+      intent_smoothing: { dtype: 'float32', shape: [] },
     },
   };
   return buildTrainStep(
     spec,
     (g, p, x) => {
-      const { action, intent } = heads(g, p, rowBagSum(g, p.emb, x), x);
+      const { action, intent } = heads(g, shape, p, rowBagSum(g, p.emb, x), x);
       const logpA = g.logSoftmax(action, -1); // [B, A]
       const logpI = g.logSoftmax(intent, -1); // [B, N]
       const actionLoss = g.neg(g.reduceMean(g.gatherElements(logpA, g.unsqueeze(x.action, [1]), 1))); // []
       const labelled = g.max(g.reduceSum(x.intent_mask), 1); // [] at least 1
       const pickedI = g.squeeze(g.gatherElements(logpI, g.unsqueeze(x.intent, [1]), 1), [1]); // [B]
-      const intentLoss = g.div(g.neg(g.reduceSum(g.mul(pickedI, x.intent_mask))), labelled); // []
+      // Label smoothing ε: the target puts 1 − ε on the labelled intent and ε spread evenly over all N.
+      const smoothI = g.add(g.mul(pickedI, g.sub(1, x.intent_smoothing)), g.mul(g.reduceMean(logpI, [1]), x.intent_smoothing)); // [B]
+      const intentLoss = g.div(g.neg(g.reduceSum(g.mul(smoothI, x.intent_mask))), labelled); // []
       const loss = g.add(actionLoss, g.mul(intentLoss, x.intent_weight));
       const accuracy = g.reduceMean(g.cast(g.equal(argmax(g, action), x.action), 'float32'));
       const intentHits = g.mul(g.cast(g.equal(argmax(g, intent), x.intent), 'float32'), x.intent_mask); // [B]
@@ -215,7 +258,7 @@ export function buildDaPgStep(shape: DaNetShape): TrainStepGraph<DaParam, PgInpu
     },
   };
   return buildTrainStep(spec, (g, p, x) => {
-    const { action } = heads(g, p, rowBagSum(g, p.emb, x), x);
+    const { action } = heads(g, shape, p, rowBagSum(g, p.emb, x), x);
     const logpAll = g.logSoftmax(action, -1); // [B, A]
     const logp = g.squeeze(g.gatherElements(logpAll, g.unsqueeze(x.action, [1]), 1), [1]); // [B] log π(a|s)
     return policyGradientLoss(g, logp, logpAll, x);

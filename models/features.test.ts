@@ -22,4 +22,24 @@ describe('feature hashing', () => {
     expect(hashText('hello there', DEFAULT_HASHING, 'agent:').indices).not.toEqual(hashText('hello there').indices);
     expect(hashText('').weights.every((w) => w === 0)).toBe(true);
   });
+
+  it('sublinearTf gives a repeated gram one slot at 1 + ln tf; blockNorm splits the norm between word and character grams', () => {
+    const cfg = { buckets: 1 << 12, bagLength: 64, wordNgrams: [1], charNgrams: [3] };
+    // "aa aa b": words aa (twice) and b; character 3-grams <aa, aa> (twice each) and <b>.
+    const plain = hashText('aa aa b', cfg);
+    expect(plain.weights.filter((w) => w > 0)).toHaveLength(3 + 5); // a slot per occurrence
+    const tf = hashText('aa aa b', { ...cfg, sublinearTf: true });
+    const kept = tf.weights.filter((w) => w > 0);
+    expect(kept).toHaveLength(2 + 3); // aa, b, <aa, aa>, <b>
+    const raw = [1 + Math.log(2), 1, 1 + Math.log(2), 1 + Math.log(2), 1];
+    const norm = Math.sqrt(raw.reduce((a, x) => a + x * x, 0));
+    raw.forEach((x, i) => expect(kept[i]).toBeCloseTo(x / norm, 6));
+    expect(tf.indices[0]).toBe(plain.indices[0]); // the same buckets: only the weights and slots change
+    const both = hashText('aa aa b', { ...cfg, sublinearTf: true, blockNorm: true });
+    const w2 = (from: number, to: number) => Array.from(both.weights.subarray(from, to)).reduce((a, w) => a + w * w, 0);
+    expect(w2(0, 2)).toBeCloseTo(0.5, 6); // word grams
+    expect(w2(2, 5)).toBeCloseTo(0.5, 6); // character grams
+    expect(both.weights[1]! / both.weights[0]!).toBeCloseTo(1 / (1 + Math.log(2)), 6);
+    expect(hashText('', { ...cfg, blockNorm: true }).weights.every((w) => w === 0)).toBe(true);
+  });
 });

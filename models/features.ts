@@ -14,6 +14,17 @@ export interface HashingConfig {
   wordNgrams: readonly number[];
   /** Character n-gram orders over word-boundary-marked text, e.g. [3, 4]. */
   charNgrams: readonly number[];
+  /**
+   * A repeated gram takes one slot weighted 1 + ln tf (TF-IDF's sublinear tf, without the idf),
+   * rather than a slot per occurrence; the bag then holds more distinct grams. Default false.
+   */
+  sublinearTf?: boolean;
+  /**
+   * The word grams and the character grams each get half the bag's squared norm (TF-IDF's two
+   * l2-normalised blocks), rather than the character grams, four times as many, most of it.
+   * Default false.
+   */
+  blockNorm?: boolean;
 }
 
 export const DEFAULT_HASHING: HashingConfig = {
@@ -48,6 +59,7 @@ export function tokenize(text: string): string[] {
  * so long and short texts have comparable norms). Bucket 0 is reserved for padding.
  */
 export function hashText(text: string, cfg: HashingConfig = DEFAULT_HASHING, namespace = ''): { indices: Int32Array; weights: Float32Array } {
+  if (cfg.sublinearTf || cfg.blockNorm) return hashTextWeighted(text, cfg, namespace);
   const grams: string[] = [];
   const words = tokenize(text);
   for (const n of cfg.wordNgrams) {
@@ -68,5 +80,48 @@ export function hashText(text: string, cfg: HashingConfig = DEFAULT_HASHING, nam
     indices[i] = 1 + (fnv1a(namespace + grams[i]!) % (cfg.buckets - 1));
     weights[i] = w;
   }
+  return { indices, weights };
+}
+
+/** The grams of a text, word grams first: [gram, is a word gram]. */
+function gramsOf(text: string, cfg: HashingConfig): [string, boolean][] {
+  const out: [string, boolean][] = [];
+  const words = tokenize(text);
+  for (const n of cfg.wordNgrams) for (let i = 0; i + n <= words.length; i++) out.push([`w${n}:${words.slice(i, i + n).join(' ')}`, true]);
+  for (const n of cfg.charNgrams) {
+    for (const w of words) {
+      const marked = `<${w}>`;
+      for (let i = 0; i + n <= marked.length; i++) out.push([`c${n}:${marked.slice(i, i + n)}`, false]);
+    }
+  }
+  return out;
+}
+
+/** hashText with `sublinearTf` and/or `blockNorm` (see HashingConfig). */
+function hashTextWeighted(text: string, cfg: HashingConfig, namespace: string): { indices: Int32Array; weights: Float32Array } {
+  const L = cfg.bagLength;
+  const indices = new Int32Array(L);
+  const weights = new Float32Array(L);
+  // Slots in order of first occurrence; with sublinearTf a repeated gram adds to its slot's count.
+  const slots: { gram: string; word: boolean; tf: number }[] = [];
+  const at = new Map<string, number>();
+  for (const [gram, word] of gramsOf(text, cfg)) {
+    const i = cfg.sublinearTf ? at.get(gram) : undefined;
+    if (i !== undefined) slots[i]!.tf++;
+    else if (slots.length < L) {
+      at.set(gram, slots.length);
+      slots.push({ gram, word, tf: 1 });
+    }
+  }
+  const raw = slots.map((x) => (cfg.sublinearTf ? 1 + Math.log(x.tf) : 1));
+  // Squared norm of each block (both blocks together without blockNorm).
+  const norm2 = [0, 0];
+  const block = (x: { word: boolean }) => (cfg.blockNorm && x.word ? 1 : 0);
+  slots.forEach((x, i) => (norm2[block(x)]! += raw[i]! ** 2));
+  const blocks = norm2.filter((v) => v > 0).length;
+  slots.forEach((x, i) => {
+    indices[i] = 1 + (fnv1a(namespace + x.gram) % (cfg.buckets - 1));
+    weights[i] = raw[i]! / Math.sqrt(norm2[block(x)]! * blocks);
+  });
   return { indices, weights };
 }
