@@ -170,9 +170,9 @@ describe('DaModel', () => {
         { lr: 1e-2 },
       );
     const snap = await grouped.snapshot();
-    expect(JSON.parse(snap.modelJson)).toMatchObject({ toolHead: 'grouped' });
+    expect(JSON.parse(snap.modelJson)).toMatchObject({ toolHead: 'grouped', massWeight: 4 });
     // The same weights read as separate heads (the modelJson of a snapshot made before the grouped head).
-    const { toolHead: _t, ...oldJson } = JSON.parse(snap.modelJson) as Record<string, unknown>;
+    const { toolHead: _t, massWeight: _m, intentSmoothing: _s, ...oldJson } = JSON.parse(snap.modelJson) as Record<string, unknown>;
     const separate = await DaModel.fromSnapshot({ ...snap, modelJson: JSON.stringify(oldJson) });
     expect(separate.toolHead).toBe('separate');
     await expect(separate.restore(snap)).rejects.toThrow(/the tool head is grouped in the snapshot but separate here/);
@@ -181,11 +181,11 @@ describe('DaModel', () => {
       expect(Array.from(g[b]!.intentProbs)).toEqual(Array.from(s[b]!.intentProbs));
       const mass = new Map<string, number>();
       intents.forEach((x, j) => mass.set(x.tool, (mass.get(x.tool) ?? 0) + s[b]!.intentProbs[j]!));
-      // grouped − separate − log(mass) is one constant (the two normalisers) over the unmasked actions;
+      // grouped − separate − 4·log(mass) is one constant (the two normalisers) over the unmasked actions;
       // get_transactions, which no intent here routes to, keeps its own logit.
       const offsets = DA_CHOICES.flatMap((c, a) =>
         s[b]!.actionLogp[a]! > -1e3 // unmasked
-          ? [g[b]!.actionLogp[a]! - s[b]!.actionLogp[a]! - (mass.has(c) ? Math.log(mass.get(c)! + 1e-12) : 0)]
+          ? [g[b]!.actionLogp[a]! - s[b]!.actionLogp[a]! - (mass.has(c) ? 4 * Math.log(mass.get(c)! + 1e-12) : 0)]
           : [],
       );
       expect(offsets.length).toBe(6); // ask and the five domain tools (lookup, explain and end_call are masked)

@@ -43,9 +43,9 @@ export interface DaModelOptions {
   net?: Partial<Omit<DaNetShape, 'intents' | 'intentTools'>>;
   /** Mask structurally invalid actions (see `invalidActions`); default true. */
   maskInvalid?: boolean;
-  /** Weight of the intent cross-entropy in the supervised loss; default 0.5. */
+  /** Weight of the intent cross-entropy in the supervised loss (default DA_LOSS_DEFAULTS). */
   intentWeight?: number;
-  /** Label smoothing ε of the intent cross-entropy; default 0. */
+  /** Label smoothing ε of the intent cross-entropy (default DA_LOSS_DEFAULTS). */
   intentSmoothing?: number;
   /**
    * Supervised steps drop each hashed n-gram of a bag with this probability (the rest are
@@ -65,6 +65,22 @@ export interface DaModelOptions {
 }
 
 export type ToolHead = 'grouped' | 'separate';
+
+/**
+ * The supervised loss's defaults, chosen with the grouped head's mass weight (DEFAULT_DA_NET) and
+ * the embedding init (daParams) on the validation split of host/routing-validation.ts: 20% of
+ * Banking77's training 80% and a CA-only share of the bank's train slice, never a held-out slice.
+ * Banking77 validation routing, seeds 1/2/3 (TF-IDF baseline on the same split 94.80/92.59/93.53%):
+ *   separate heads, product routing (before issue 20)            92.78% (seed 1)
+ *   grouped head, emb init 0.3, intent weight 0.5                93.92% (seed 1)
+ *   + emb init 0.01                                              94.17/91.89/92.43%
+ *   + intent weight 2                                            94.42/92.72/93.35%
+ *   + mass weight 4                                              94.74/93.11/93.59%
+ *   + intent label smoothing 0.1 (these defaults)                95.12/93.05/94.87%
+ * Tried and not kept: 2^16 buckets, sublinear tf with per-block norms, character 2–5-grams, 10
+ * epochs, n-gram dropout 0.1, label smoothing 0.2 (no better on the seeds run; see the issue 20 note).
+ */
+export const DA_LOSS_DEFAULTS = { intentWeight: 2, intentSmoothing: 0.1 } as const;
 
 /** What a snapshot's modelJson holds. */
 interface DaModelJson {
@@ -195,8 +211,8 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
       shape,
       [...opts.intents],
       opts.maskInvalid ?? true,
-      opts.intentWeight ?? 0.5,
-      opts.intentSmoothing ?? 0,
+      opts.intentWeight ?? DA_LOSS_DEFAULTS.intentWeight,
+      opts.intentSmoothing ?? DA_LOSS_DEFAULTS.intentSmoothing,
       opts.bagDropout ?? 0,
       forward,
       { weights, m: zeros(), v: zeros(), step: 0 },
@@ -211,7 +227,7 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
     const model = await DaModel.create({
       intents: json.intents,
       seed: 0,
-      net: { hashing: json.hashing, embedDim: json.embedDim, hidden: json.hidden, ...(json.massWeight !== undefined ? { massWeight: json.massWeight } : {}) },
+      net: { hashing: json.hashing, embedDim: json.embedDim, hidden: json.hidden, massWeight: json.massWeight ?? 1 },
       toolHead: json.toolHead ?? 'separate',
       maskInvalid: json.maskInvalid,
       intentWeight: json.intentWeight,
@@ -603,7 +619,7 @@ function compareJson(theirs: DaModelJson, ours: DaModelJson): string[] {
     problems.push(`actions [${theirs.actions.join(', ')}] differ from [${ours.actions.join(', ')}]`);
   if (JSON.stringify(theirs.hashing) !== JSON.stringify(ours.hashing))
     problems.push(`hashing ${JSON.stringify(theirs.hashing)} differs from ${JSON.stringify(ours.hashing)}`);
-  if ((theirs.massWeight ?? 1) !== (ours.massWeight ?? 1))
+  if (theirs.toolHead === 'grouped' && ours.toolHead === 'grouped' && (theirs.massWeight ?? 1) !== (ours.massWeight ?? 1))
     problems.push(`the tool head's mass weight is ${theirs.massWeight ?? 1} in the snapshot but ${ours.massWeight ?? 1} here`);
   if ((theirs.toolHead ?? 'separate') !== (ours.toolHead ?? 'separate'))
     problems.push(`the tool head is ${theirs.toolHead ?? 'separate'} in the snapshot but ${ours.toolHead ?? 'separate'} here`);
