@@ -8,6 +8,8 @@
  *   `caOnlyShare` > 0) is the bank's validation set; the held-out slice is not read.
  * Each candidate is trained on the rest and scored on both validation sets; the TF-IDF baseline is
  * scored on the same sets beside it. `npx tsx host/routing-validation.ts '<json of SftDaOptions fields>' [seeds]`.
+ * With `"bankOnly": true` in the JSON, Banking77 is left out of training (as in `eval --routing`
+ * without BANKING77_DIR) and only the bank's validation set is scored.
  */
 import { bankingDomain } from './domain-files';
 import { bankDemos, bankRoutingItems, bankSlices, hashSplit } from '../core/rl/demos';
@@ -68,11 +70,15 @@ async function headRules(model: DaModel, items: readonly RoutingItem[]): Promise
 async function main(): Promise<void> {
   const dir = process.env.BANKING77_DIR;
   if (!dir) throw new Error('set BANKING77_DIR');
-  const opts = JSON.parse(process.argv[2] ?? '{}') as Omit<SftDaOptions, 'seed'> & { tfidf?: Partial<LogRegConfig> & { toolLabels?: boolean } };
+  const { bankOnly, ...opts } = JSON.parse(process.argv[2] ?? '{}') as Omit<SftDaOptions, 'seed'> & {
+    tfidf?: Partial<LogRegConfig> & { toolLabels?: boolean };
+    bankOnly?: boolean;
+  };
   const seeds = (process.argv[3] ?? '1').split(',').map(Number);
   const domain = bankingDomain();
   for (const seed of seeds) {
-    const v = validationSplit(domain, dir, seed);
+    const split = validationSplit(domain, dir, seed);
+    const v = bankOnly ? { ...split, b77Train: [], b77Val: [] } : split;
     if (opts.tfidf) {
       const t0 = Date.now();
       const { routingItems } = bankDemos(domain, { ...opts.bank, seed, caOnlyShare: VALIDATION_BANK_SHARE });

@@ -228,6 +228,28 @@ describe('DaModel', () => {
     for (const m of [grouped, separate, g2, s2]) await m.dispose();
   });
 
+  it('label smoothing spreads ε over the batch label marginal with the grouped head, over all intents with separate heads', async () => {
+    // Three labelled samples (intents 0, 0, 2) and one without a label: the marginal is (2/3, 0, 1/3, 0).
+    const batch = [samples[0]!, samples[0]!, samples[2]!, { obs: samples[1]!.obs, target: { choice: 'dispute_charge' as const } }];
+    const eps = 0.2;
+    for (const toolHead of ['grouped', 'separate'] as const) {
+      const model = await DaModel.create({ intents, seed: 3, net, toolHead, intentSmoothing: eps, intentWeight: 1 });
+      const before = await model.predict(batch.map((s) => s.obs));
+      const logp = before.map((p) => p.intentProbs.map(Math.log));
+      const target = toolHead === 'grouped' ? [2 / 3, 0, 1 / 3, 0] : [0.25, 0.25, 0.25, 0.25];
+      const label = [0, 0, 2];
+      // Hand-computed: −mean over the labelled rows of (1 − ε)·log p(label) + ε·Σ_j target_j log p_j.
+      const want = -label.reduce((s, y, b) => s + (1 - eps) * logp[b]![y]! + eps * target.reduce((t, q, j) => t + q * logp[b]![j]!, 0), 0) / label.length;
+      const m = await model.supervisedStep(
+        batch.map((s) => s.obs),
+        batch.map((s) => s.target),
+        { lr: 1e-3 },
+      );
+      expect(m['sft/intent_loss'], toolHead).toBeCloseTo(want, 4);
+      await model.dispose();
+    }
+  });
+
   it('a diverging SFT run throws and restores the last good state', async () => {
     const model = await create(5);
     const before = await model.snapshot();

@@ -24,7 +24,7 @@
  * forward without rebuilding a session; `buildDaForward` can also bake them in, for export):
  *   forward:   → action_logp [B, A], intent_logp [B, N]
  *   sft step:  CE(action) + intent_weight · masked-mean CE(intent, label-smoothed by
- *              intent_smoothing), AdamW (emb row-fed: the
+ *              intent_smoothing towards the batch's label marginal), AdamW (emb row-fed: the
  *              runner holds the table and feeds the batch's rows)
  *   pg step:   clipped-ratio GRPO surrogate + klBeta · k3 KL to a reference, AdamW
  */
@@ -83,10 +83,14 @@ export interface DaNetShape {
 /**
  * 2^14 buckets rather than the hashing default's 2^15: AdamW updates the whole [V, E] table every
  * step, so the table's size sets the cost of a train step, and routing accuracy measured no better
- * with the larger table.
+ * with the larger table. `blockNorm`: the word grams and the character grams each get half of a
+ * bag's squared norm (as TF-IDF's two l2-normalised blocks); the character grams, about four times
+ * as many, otherwise held most of it. Chosen on the validation split (see DaModel's defaults): mean
+ * routing over seeds 1–3 94.11% of Banking77 validation rows and 81.07% of the bank's with the bank
+ * alone, against 94.04 / 80.64% without it and 93.75 / 81.80% with sublinear tf as well.
  */
 export const DEFAULT_DA_NET: Omit<DaNetShape, 'intents' | 'intentTools'> = {
-  hashing: { ...DEFAULT_HASHING, buckets: 1 << 14 },
+  hashing: { ...DEFAULT_HASHING, buckets: 1 << 14, blockNorm: true },
   embedDim: 64,
   hidden: 128,
   // Chosen on the validation split (host/routing-validation.ts, seeds 1–3; see DaModel's defaults).
@@ -170,6 +174,13 @@ function toolGroups(shape: DaNetShape, tools: readonly number[]): { group: Float
   return { group, floor };
 }
 
+/** The identity [N, N], as rows to gather one-hot labels from. */
+function identity(n: number): Float32Array {
+  const w = new Float32Array(n * n);
+  for (let i = 0; i < n; i++) w[i * n + i] = 1;
+  return w;
+}
+
 /** Both heads' logits [B, A] (masked) and [B, N], from the bag sum [B, E]. */
 function heads(g: Graph, shape: DaNetShape, p: Record<DaParam, Tensor>, bag: Tensor, x: Record<'state' | 'mask', Tensor>): { action: Tensor; intent: Tensor } {
   const h = g.relu(g.gemm(g.concat([bag, x.state], 1), p.w1, p.b1)); // [B, H]
@@ -233,8 +244,19 @@ export function buildDaSftStep(shape: DaNetShape, opts: TrainStepOptions = {}): 
       const actionLoss = g.neg(g.reduceMean(g.gatherElements(logpA, g.unsqueeze(x.action, [1]), 1))); // []
       const labelled = g.max(g.reduceSum(x.intent_mask), 1); // [] at least 1
       const pickedI = g.squeeze(g.gatherElements(logpI, g.unsqueeze(x.intent, [1]), 1), [1]); // [B]
-      // Label smoothing ε: the target puts 1 − ε on the labelled intent and ε spread evenly over all N.
-      const smoothI = g.add(g.mul(pickedI, g.sub(1, x.intent_smoothing)), g.mul(g.reduceMean(logpI, [1]), x.intent_smoothing)); // [B]
+      // Label smoothing ε: the target puts 1 − ε on the labelled intent and ε on the batch's label
+      // marginal (grouped head) or evenly over all N (separate heads). A uniform ε gives each tool a
+      // floor of ε × its share of the taxonomy's intents, which the grouped head's log-mass turns
+      // into a prior towards transfer_to_human (the tool with the most intents) whatever the data;
+      // the marginal follows the training data's own label frequencies instead.
+      const spread = shape.intentTools
+        ? (() => {
+            const onehot = g.mul(g.gather(g.constant(identity(shape.intents), [shape.intents, shape.intents]), x.intent, 0), g.unsqueeze(x.intent_mask, [1])); // [B, N]
+            const marginal = g.div(g.reduceSum(onehot, [0]), labelled); // [N]
+            return g.reduceSum(g.mul(logpI, marginal), [1]); // [B]
+          })()
+        : g.reduceMean(logpI, [1]); // [B]
+      const smoothI = g.add(g.mul(pickedI, g.sub(1, x.intent_smoothing)), g.mul(spread, x.intent_smoothing)); // [B]
       const intentLoss = g.div(g.neg(g.reduceSum(g.mul(smoothI, x.intent_mask))), labelled); // []
       const loss = g.add(actionLoss, g.mul(intentLoss, x.intent_weight));
       const accuracy = g.reduceMean(g.cast(g.equal(argmax(g, action), x.action), 'float32'));
