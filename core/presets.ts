@@ -62,17 +62,33 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
 });
 
 /**
- * The paper preset's gyms, chosen on the arena alone (W_DA per match; held-out never looked at),
- * seeds 1–4, at paper size. With the robust preset's gyms (CA0 40 pressure steps, CA gyms at lr
- * 2e-3, DA gyms at 1e-4) seed 3 converged at match 3 with W_DA 77.8 → 66.0 → 66.0% and the DA
- * never trained. 80 pressure steps and CA gyms at 3e-3 brought W_DA below the DA's floor in
- * seeds 3 and 4 too (the DA is the weaker agent below 62.5%); the DA gym's learning rate then
- * decided how far W_DA recovered after it: 59.7 → 68.8 / 61.1 → 72.9% at 1e-4, 79.2 / 76.4% at
- * 3e-4, 76.4 / 84.7% at 1e-3 (seeds 3 / 4). 1e-3 with the trust region (maxKl 1, 8 passes).
+ * The paper preset's gyms, chosen on the arena alone (W_DA per match and per-scenario arena routing;
+ * held-out never looked at), `full` arm, seeds 1–6, at paper size.
+ *
+ * Before issue 20's DA (product routing, GRPO could not reach the intent head), seeds 1–4: with the
+ * robust preset's gyms seed 3 converged at match 3 and the DA never trained; 80 pressure steps and
+ * CA gyms at 3e-3 brought W_DA below the DA's floor, and DA gyms at 1e-3 recovered it furthest
+ * (59.7 → 76.4 / 61.1 → 84.7% on seeds 3 / 4, against 68.8 / 72.9% at 1e-4).
+ *
+ * Issue 20's DA0 (one routing head that GRPO trains) is stronger and its gyms reach more
+ * parameters, so both were chosen again. CA0 pressure: with 80 steps W_DA opened at 76–83% and the
+ * CA's gyms alone brought it to 60–65%, where the stability gate fired: the DA trained in 1 of 5
+ * seeds. With 240 steps it opens at 63–74% and the DA trains in 5 of 6 (320 steps: the same count,
+ * longer runs). The DA gym at 240 steps, measured by W_DA from the match before a DA gym to the
+ * one after it (the same CA) and by the per-scenario arena routing on the three transfer_to_human
+ * scenarios, which the 70:30 mix should keep (RL-ADA §3.5):
+ *   lr 1e-3, β 0.04: ΔW_DA +17.2 points (5 gyms), transfer scenarios −18.1
+ *   lr 1e-3, β 0.3:  +19.2 (6), −8.3
+ *   lr 3e-4, β 0.04: +25.3 (5), −17.8
+ *   lr 1e-4, β 0.04: +21.8 (6), −4.3
+ *   lr 3e-4, β 0.3:  +23.2 (5), −3.0 (these)
+ * With the grouped head GRPO's negative advantages on failures reach the intent head, and on
+ * successes a confident DA samples one action K times (zero advantage), so only the KL term keeps
+ * what it already routes well.
  */
 export const PAPER_FAITHFUL_GYMS = {
-  caPressureSteps: 80,
-  da: { ...PAPER_GYM_DA, lr: 1e-3 },
+  caPressureSteps: 240,
+  da: { ...PAPER_GYM_DA, lr: 3e-4, klBeta: 0.3 },
   ca: { ...PAPER_GYM_CA, lr: 3e-3 },
 } as const;
 
