@@ -10,7 +10,7 @@
  * finishing. Screenshots: test-results/screenshots/trainer-*.png.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -19,7 +19,7 @@ import { DashboardPage } from './pages/dashboard-page';
 import { ExperimentsPage } from './pages/experiments-page';
 import { LabPage } from './pages/lab-page';
 import { runNode } from './support/run-node';
-import { ROOT, startServer, stopServer } from './support/servers';
+import { closeOwnLab, ROOT, startServer } from './support/servers';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -43,11 +43,7 @@ test.beforeAll(async ({ browser }) => {
   dash = new DashboardPage(page);
 });
 
-test.afterAll(async () => {
-  await page?.close();
-  if (server) await stopServer(server.child);
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+test.afterAll(() => closeOwnLab({ page, server, dir }));
 
 test('a quick run with an external DA trainer waits for it, showing the gym job and the exact commands', async () => {
   test.setTimeout(420_000);

@@ -8,7 +8,7 @@
  * the gap chart's bars. Screenshots: test-results/screenshots/panel-*.png.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -18,7 +18,7 @@ import type { PanelSummary } from '../../core/arena/panel';
 import type { MeanInterval } from '../../core/stats/intervals';
 import { LabPage, SCREENSHOTS } from './pages/lab-page';
 import { runNode } from './support/run-node';
-import { ROOT, startServer, stopServer } from './support/servers';
+import { closeOwnLab, ROOT, startServer } from './support/servers';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -72,11 +72,7 @@ test.beforeAll(async ({ browser }, info) => {
   page = lab.page;
 });
 
-test.afterAll(async () => {
-  await page?.close();
-  if (server) await stopServer(server.child);
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+test.afterAll(() => closeOwnLab({ page, server, dir }));
 
 test('the CLI evaluated the final DA of R2 against a panel of two, with its training counterpart', () => {
   expect(cli.da).toBe(da);

@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -15,7 +15,7 @@ import type { Page } from '@playwright/test';
 import { LabPage } from './pages/lab-page';
 import { measureScroll } from './pages/scroll-measure';
 import { TranscriptsPage } from './pages/transcripts-page';
-import { ROOT, startServer, stopServer } from './support/servers';
+import { closeOwnLab, ROOT, startServer } from './support/servers';
 
 const EPISODES = 100_000;
 
@@ -37,11 +37,7 @@ test.beforeAll(async ({ browser }, info) => {
   page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
 });
 
-test.afterAll(async () => {
-  await page?.close();
-  if (server) await stopServer(server.child);
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+test.afterAll(() => closeOwnLab({ page, server, dir }));
 
 test('scrolls the transcript list through 100,000 episodes, paging from the engine', async () => {
   test.setTimeout(240_000);

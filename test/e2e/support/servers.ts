@@ -1,5 +1,6 @@
 /** Start and stop web-mode servers for the e2e specs (global setup and specs that need their own lab). */
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,4 +40,11 @@ export async function stopServer(child: ChildProcess): Promise<void> {
   child.kill('SIGTERM');
   await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
   if (child.exitCode === null) child.kill('SIGKILL');
+}
+
+/** A spec's teardown of its own lab: close its page, stop its server, remove its folder (each if it got that far). */
+export async function closeOwnLab(o: { page?: { close(): Promise<void> } | null; server?: { child: ChildProcess } | null; dir?: string }): Promise<void> {
+  await o.page?.close();
+  if (o.server) await stopServer(o.server.child);
+  if (o.dir) rmSync(o.dir, { recursive: true, force: true });
 }
