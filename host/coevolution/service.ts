@@ -465,7 +465,7 @@ export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf
       pauseRequested: status === 'running' && (l?.pauseRequested ?? snap?.context.pauseRequested ?? false),
     };
   }
-  const listRows = db.prepare<[], RunRow>('SELECT * FROM runs ORDER BY created_at, id');
+  const listRows = db.prepare<[], RunRow>('SELECT * FROM runs ORDER BY created_at, rowid');
   const metricRows = db.prepare<[string, string], Pick<RunMetricRow, 'step' | 'value' | 'phase'>>(
     'SELECT step, value, phase FROM run_metrics WHERE run_id = ? AND key = ? ORDER BY step',
   );

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { fakeMatch } from '../../test/support/store-contract';
 import { DEFAULT_TACTIC_LABELS } from '../../core/labels/types';
 import { LabelConflictError, labelStore } from './label-store';
@@ -71,6 +71,20 @@ describe('labelStore', () => {
     expect(labels.items('T1').map((i) => i.episodeId)).toEqual(['M1:0', 'M1:1', 'M1:2']);
     expect(labels.annotators()).toEqual(['ann', 'bo']);
     store.close();
+  });
+
+  it('lists queues and annotators in creation order when they share a millisecond, not by id', () => {
+    vi.useFakeTimers({ now: new Date('2026-12-02T12:00:00.000Z'), toFake: ['Date'] });
+    try {
+      const { labels, store } = lab();
+      labels.addAnnotator('al');
+      labels.createQueue({ kind: 'audit', labels: [], matchIds: ['M1'], perMatch: 1, seed: 1, items: [{ episodeId: 'M1:0', turnIdx: null }] });
+      expect(labels.listQueues().map((q) => q.id)).toEqual(['T1', 'A1']);
+      expect(labels.annotators()).toEqual(['ann', 'bo', 'al']);
+      store.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('keeps one row per annotator per item: two annotators, two rows; the same one twice, one row', () => {

@@ -44,12 +44,12 @@ const ANNOTATOR = /^[\p{L}\p{N}][\p{L}\p{N} ._'-]{0,59}$/u;
 export function labelStore(db: Database) {
   const q = {
     addAnnotator: db.prepare('INSERT OR IGNORE INTO annotators (name, created_at) VALUES (?, ?)'),
-    annotators: db.prepare('SELECT name FROM annotators ORDER BY created_at, name').pluck(),
+    annotators: db.prepare('SELECT name FROM annotators ORDER BY created_at, rowid').pluck(),
     hasAnnotator: db.prepare('SELECT 1 FROM annotators WHERE name = ?').pluck(),
     queueIds: db.prepare('SELECT id FROM label_queues').pluck(),
     insertQueue: db.prepare('INSERT INTO label_queues (id, kind, created_at, labels_json, match_ids_json, per_match, seed) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     insertItem: db.prepare('INSERT INTO label_items (queue_id, pos, episode_id, turn_idx) VALUES (?, ?, ?, ?)'),
-    queues: db.prepare('SELECT * FROM label_queues ORDER BY created_at, id'),
+    queues: db.prepare('SELECT * FROM label_queues ORDER BY created_at, rowid'),
     queue: db.prepare('SELECT * FROM label_queues WHERE id = ?'),
     itemCount: db.prepare('SELECT count(*) FROM label_items WHERE queue_id = ?').pluck(),
     progress: db.prepare(`SELECT annotator, sum(value_json IS NOT NULL) AS labelled, sum(value_json IS NULL) AS skipped

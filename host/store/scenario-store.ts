@@ -29,7 +29,7 @@ export interface CustomScenarioStore {
 }
 
 export function customScenarioStore(db: Db, builtin: () => Domain = bankingDomain): CustomScenarioStore {
-  const selectAll = db.prepare('SELECT scenario_json FROM custom_scenarios ORDER BY created_at, id').pluck();
+  const selectAll = db.prepare('SELECT scenario_json FROM custom_scenarios ORDER BY created_at, rowid').pluck();
   const selectOne = db.prepare('SELECT scenario_json FROM custom_scenarios WHERE id = ?').pluck();
   const selectCreated = db.prepare('SELECT created_at FROM custom_scenarios WHERE id = ?').pluck();
   const insert = db.prepare('INSERT INTO custom_scenarios (id, scenario_json, created_at, updated_at) VALUES (?, ?, ?, ?)');

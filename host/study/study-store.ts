@@ -92,7 +92,7 @@ export function studyStore(db: Database) {
       return toStudy(r);
     },
     list(): StudyRow[] {
-      return (db.prepare('SELECT * FROM studies ORDER BY created_at, id').all() as Record<string, unknown>[]).map(toStudy);
+      return (db.prepare('SELECT * FROM studies ORDER BY created_at, rowid').all() as Record<string, unknown>[]).map(toStudy);
     },
     /** The study's (arm, seed) entries in arm × seed order of the study. */
     entries(id: string): StudyEntry[] {
