@@ -5,6 +5,7 @@
  * actor neither loses nor duplicates anything. Every random choice is seeded from the run's seed
  * and the phase, so a resumed run ends where an uninterrupted one does.
  */
+import { bootstrapKey, copyBootstrap, findBootstrap, recordBootstrap } from './bootstrap-reuse';
 import type { CaChoice, CaTacticBounds } from '../../core/agents/ca-choices';
 import { ScriptedCa } from '../../core/agents/scripted-ca';
 import type { CaPolicy, CheckpointRef, DaPolicy } from '../../core/agents/policy';
@@ -364,6 +365,17 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
   let ca = llm?.ca ?? mine.find((c) => c.role === 'CA')?.name;
   const b = ctx.config.bootstrap;
   const arena = selectScenarios(ctx.domain, 'arena');
+  // The same inputs as an earlier run's bootstrap: copy its DA0 and CA0 (host/coevolution/bootstrap-reuse.ts).
+  const key = callsLlm(ctx) ? null : bootstrapKey(ctx);
+  if (key && !da && !ca) {
+    const earlier = findBootstrap(ctx, key);
+    if (earlier) {
+      const started = Date.now();
+      const copied = copyBootstrap(ctx, earlier);
+      report(ctx, 'bootstrap', `DA0 and CA0: the bootstrap of run ${earlier.run_id}, reused (same seed and inputs)`, started)(1, 1);
+      return copied;
+    }
+  }
 
   if (!da) {
     // DA0 = SFT on routing demonstrations, then a GRPO warm-up against the judge-based reward.
@@ -495,6 +507,7 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
   }
   // The LLM judge's calls of the warm-up and the probe (their episodes are not stored, what they cost is).
   if (callsLlm(ctx)) flushPendingLlmCalls();
+  if (key) recordBootstrap(ctx, key, da, ca);
   return { da, ca };
 }
 

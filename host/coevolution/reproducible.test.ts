@@ -28,10 +28,10 @@ import { createRunService } from './service';
 /** quick with two matches (one gym): enough for a gym's seed to show in what the run stores. */
 const CONFIG = JSON.stringify({ ...PRESETS.quick.config, stopping: { ...PRESETS.quick.config.stopping, nMin: 2, nMax: 2 } });
 
-async function runOnce(dbPath: string, seed: number, session?: SessionSettings): Promise<string> {
+async function runOnce(dbPath: string, seed: number, session?: SessionSettings, configJson = CONFIG): Promise<string> {
   const service = createRunService({ dbPath, ...(session ? { session } : {}) });
   try {
-    const { runId } = await service.start({ preset: 'custom', configJson: CONFIG, seed });
+    const { runId } = await service.start({ preset: 'custom', configJson, seed });
     const d = await service.settled(runId);
     expect(d.status, d.error ?? '').toBe('finished');
     return runId;
@@ -179,6 +179,44 @@ describe('same seed, same numbers', () => {
       expect(device(one).threads).toBe(RUN_THREADS);
       expect(device(two).threads).toBe(RUN_THREADS);
       expect(stored(two, b)).toEqual(stored(one, a));
+    },
+  );
+
+  it(
+    "a run whose bootstrap inputs equal an earlier run's copies its DA0 and CA0 and stores exactly what it stores when it trains them",
+    { timeout: 300_000 },
+    async () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'sparring-repro-bootstrap-'));
+      const shared = path.join(dir, 'shared.db');
+      const fresh = path.join(dir, 'fresh.db');
+      // Another stopping rule (three matches): the bootstrap does not read it, so the key is the same.
+      const longer = JSON.stringify({ ...PRESETS.quick.config, stopping: { ...PRESETS.quick.config.stopping, nMin: 3, nMax: 3 } });
+      await runOnce(shared, 1);
+      const reused = await runOnce(shared, 1, undefined, longer);
+      const trained = await runOnce(fresh, 1, undefined, longer);
+      const notes = (p: string, runId: string) => {
+        const db = new Database(p, { readonly: true });
+        try {
+          return db.prepare("SELECT name, note FROM checkpoints WHERE run_id = ? AND source = 'bootstrap' ORDER BY rowid").all(runId);
+        } finally {
+          db.close();
+        }
+      };
+      expect(notes(shared, reused)).toEqual([
+        { name: expect.stringMatching(/^DA[1-9]/), note: 'the bootstrap of run R1 (DA0), reused: same seed and bootstrap inputs' },
+        { name: expect.stringMatching(/^CA[1-9]/), note: 'the bootstrap of run R1 (CA0), reused: same seed and bootstrap inputs' },
+      ]);
+      expect(notes(fresh, trained)).toEqual([
+        { name: 'DA0', note: null },
+        { name: 'CA0', note: null },
+      ]);
+      const withoutNotes = (v: unknown) => {
+        const r = v as { checkpoints: { note: string | null }[] };
+        return { ...r, checkpoints: r.checkpoints.map((c) => ({ ...c, note: null })) };
+      };
+      const want = withoutNotes(stored(fresh, trained));
+      expect(want.checkpoints.length).toBeGreaterThan(2);
+      expect(withoutNotes(stored(shared, reused))).toEqual(want);
     },
   );
 });

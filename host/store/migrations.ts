@@ -743,6 +743,25 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 22,
+    name: 'bootstraps a run can reuse: DA0 and CA0 by what they were trained from',
+    up(db) {
+      db.exec(`
+        -- A run's bootstrap (DA0 and CA0) is a function of its seed, its bootstrap config, the arena
+        -- and reward settings, the domain and the execution provider; key is a hash of those
+        -- (host/coevolution/bootstrap-reuse.ts). A later run with the same key copies the two
+        -- checkpoints instead of training them again (the arms of a study share each seed's).
+        CREATE TABLE bootstraps (
+          key        TEXT PRIMARY KEY,
+          run_id     TEXT NOT NULL,
+          da         TEXT NOT NULL REFERENCES checkpoints (id),
+          ca         TEXT NOT NULL REFERENCES checkpoints (id),
+          created_at TEXT NOT NULL
+        );
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

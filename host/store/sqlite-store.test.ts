@@ -466,7 +466,7 @@ describe('migrations', () => {
     const { match, episodes } = fakeMatch('m1');
     store.saveMatch(match, episodes);
     // Take the file back to version 1 by dropping what later migrations added.
-    store.db.exec('DROP TABLE knob_proposals; DROP TABLE knob_writes;');
+    store.db.exec('DROP TABLE bootstraps; DROP TABLE knob_proposals; DROP TABLE knob_writes;');
     store.db.exec('DROP TABLE eau_proposals; ALTER TABLE episodes DROP COLUMN customer; DROP TABLE gym_jobs;');
     store.db.exec('DROP TABLE panel_evaluations; DROP TABLE study_evaluations; DROP TABLE study_runs; DROP TABLE studies;');
     for (const side of ['da', 'ca'])
