@@ -40,6 +40,16 @@ async function runOnce(dbPath: string, seed: number, session?: SessionSettings, 
   }
 }
 
+/** `read` on the lab file opened read-only (closed afterwards). */
+function readLab<T>(dbPath: string, read: (db: Database.Database) => T): T {
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
+}
+
 /** Every number and text the lab stores for a run, with the run's ids and checkpoint names made run-relative. */
 function stored(dbPath: string, runId: string): unknown {
   const db = new Database(dbPath, { readonly: true });
@@ -168,14 +178,8 @@ describe('same seed, same numbers', () => {
       const two = path.join(dir, 'two.db');
       const a = await runOnce(one, 1);
       const b = await runOnce(two, 1, { intraOpNumThreads: 2 });
-      const device = (p: string) => {
-        const db = new Database(p, { readonly: true });
-        try {
-          return JSON.parse(db.prepare("SELECT device_json FROM runs WHERE id = 'R1'").pluck().get() as string) as { threads: number | null };
-        } finally {
-          db.close();
-        }
-      };
+      const device = (p: string) =>
+        readLab(p, (db) => JSON.parse(db.prepare("SELECT device_json FROM runs WHERE id = 'R1'").pluck().get() as string) as { threads: number | null });
       expect(device(one).threads).toBe(RUN_THREADS);
       expect(device(two).threads).toBe(RUN_THREADS);
       expect(stored(two, b)).toEqual(stored(one, a));
@@ -194,14 +198,8 @@ describe('same seed, same numbers', () => {
       await runOnce(shared, 1);
       const reused = await runOnce(shared, 1, undefined, longer);
       const trained = await runOnce(fresh, 1, undefined, longer);
-      const notes = (p: string, runId: string) => {
-        const db = new Database(p, { readonly: true });
-        try {
-          return db.prepare("SELECT name, note FROM checkpoints WHERE run_id = ? AND source = 'bootstrap' ORDER BY rowid").all(runId);
-        } finally {
-          db.close();
-        }
-      };
+      const notes = (p: string, runId: string) =>
+        readLab(p, (db) => db.prepare("SELECT name, note FROM checkpoints WHERE run_id = ? AND source = 'bootstrap' ORDER BY rowid").all(runId));
       expect(notes(shared, reused)).toEqual([
         { name: expect.stringMatching(/^DA[1-9]/), note: 'the bootstrap of run R1 (DA0), reused: same seed and bootstrap inputs' },
         { name: expect.stringMatching(/^CA[1-9]/), note: 'the bootstrap of run R1 (CA0), reused: same seed and bootstrap inputs' },
