@@ -72,7 +72,9 @@ describe('panel figures', () => {
   });
 
   it('averaged: the mean over counterparts with its t interval', () => {
-    expect(s.average.routing).toEqual(meanInterval([0.5, 1, 0.75]));
+    // A rate's interval is cut to [0, 1] (the t-interval of these three reaches 137%).
+    expect(s.average.routing).toEqual(meanInterval([0.5, 1, 0.75], 0.95, [0, 1]));
+    expect(s.average.routing.ci![1]).toBe(1);
     expect(s.average.routing.mean).toBeCloseTo(0.75, 12);
     expect(s.average.meanReward.mean).toBeCloseTo(4, 12);
     expect(s.average.meanReward.n).toBe(3);

@@ -259,9 +259,29 @@ export function panelSummary(panel: readonly PanelMeasurement[], training: Panel
   const rows = panel.filter((m) => m.heldout.episodes > 0).map(panelRow);
   const t = training && training.heldout.episodes > 0 ? panelRow(training) : null;
   const metrics = PANEL_METRICS.map(([k]) => k);
-  const average = Object.fromEntries(metrics.map((k) => [k, meanInterval(rows.map((r) => r.cells[k].value))])) as PanelSummary['average'];
+  // Rates cannot leave [0, 1] (their gaps [−1, 1]): intervals are cut to that (meanInterval's bounds).
+  const rate = (k: PanelMetric) => k !== 'meanReward';
+  const average = Object.fromEntries(
+    metrics.map((k) => [
+      k,
+      meanInterval(
+        rows.map((r) => r.cells[k].value),
+        0.95,
+        rate(k) ? [0, 1] : undefined,
+      ),
+    ]),
+  ) as PanelSummary['average'];
   const gap = t
-    ? (Object.fromEntries(metrics.map((k) => [k, meanInterval(rows.map((r) => t.cells[k].value - r.cells[k].value))])) as PanelSummary['gap'])
+    ? (Object.fromEntries(
+        metrics.map((k) => [
+          k,
+          meanInterval(
+            rows.map((r) => t.cells[k].value - r.cells[k].value),
+            0.95,
+            rate(k) ? [-1, 1] : undefined,
+          ),
+        ]),
+      ) as PanelSummary['gap'])
     : null;
   return { rows, average, training: t, gap };
 }

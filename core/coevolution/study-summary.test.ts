@@ -170,7 +170,8 @@ describe('summariseStudy: panel figures (counterpart shift)', () => {
   it('per arm: panel average, training counterpart and gap as means with t intervals over seeds', () => {
     const s = summariseStudy(['ib-rl', 'unilateral'], runs);
     const ib = s.arms[0]!.measures;
-    expect(ib['panel.routing']).toEqual(meanInterval([0.8, 0.7, 0.9]));
+    expect(ib['panel.routing']).toEqual(meanInterval([0.8, 0.7, 0.9], 0.95, [0, 1]));
+    expect(ib['panel.routing']!.ci![1]).toBe(1);
     expect(ib['panel.training.meanReward']!.mean).toBe(5);
     expect(ib['panel.gap.routing']!.mean).toBeCloseTo((0.1 + 0.05 + 0) / 3, 12);
     // A seed without panel figures is left out, not counted as 0.

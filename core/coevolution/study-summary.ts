@@ -91,8 +91,17 @@ export interface MeasureDef {
   label: string;
   /** Rates in [0, 1] print as percentages. */
   rate: boolean;
+  /** The range the measure cannot leave (a rate [0, 1], a difference of rates [−1, 1]): its intervals are cut to it. */
+  bounds?: readonly [number, number];
   of: (r: StudyRunData) => number;
 }
+
+const LEVEL: readonly [number, number] = [0, 1];
+const DIFFERENCE: readonly [number, number] = [-1, 1];
+/** A rate's level or difference bounds; a mean reward has none. */
+const bounded = (k: string, b: readonly [number, number]) => (k !== 'meanReward' ? { bounds: b } : {});
+/** The range of a − b for two values of a measure's range. */
+const differenceOf = (b: readonly [number, number] | undefined): readonly [number, number] | undefined => (b ? [b[0] - b[1], b[1] - b[0]] : undefined);
 
 /** The final DA: the DA of the last match (no gym follows it). DA0: the DA of the first. */
 function finalAndDa0(r: StudyRunData): { final: StudyCheckpointEvaluation | undefined; da0: StudyCheckpointEvaluation | undefined } {
@@ -120,12 +129,25 @@ const NaNIfMissing = (v: number | undefined) => (v === undefined ? Number.NaN : 
 
 export const MEASURES: readonly MeasureDef[] = [
   ...HELDOUT_FIELDS.flatMap(([k, f, label]): MeasureDef[] => [
-    { key: `final.${k}`, label: `final DA ${label} (own CA)`, rate: k !== 'meanReward', of: (r) => NaNIfMissing(finalAndDa0(r).final?.heldout[f]) },
-    { key: `da0.${k}`, label: `DA0 ${label} (own CA)`, rate: k !== 'meanReward', of: (r) => NaNIfMissing(finalAndDa0(r).da0?.heldout[f]) },
+    {
+      key: `final.${k}`,
+      label: `final DA ${label} (own CA)`,
+      rate: k !== 'meanReward',
+      ...bounded(k, LEVEL),
+      of: (r) => NaNIfMissing(finalAndDa0(r).final?.heldout[f]),
+    },
+    {
+      key: `da0.${k}`,
+      label: `DA0 ${label} (own CA)`,
+      rate: k !== 'meanReward',
+      ...bounded(k, LEVEL),
+      of: (r) => NaNIfMissing(finalAndDa0(r).da0?.heldout[f]),
+    },
     {
       key: `gain.${k}`,
       label: `final − DA0 ${label} (own CA)`,
       rate: k !== 'meanReward',
+      ...bounded(k, DIFFERENCE),
       of: (r) => {
         const { final, da0 } = finalAndDa0(r);
         return final && da0 ? final.heldout[f] - da0.heldout[f] : Number.NaN;
@@ -135,18 +157,21 @@ export const MEASURES: readonly MeasureDef[] = [
       key: `final.scripted.${k}`,
       label: `final DA ${label} (scripted CA)`,
       rate: k !== 'meanReward',
+      ...bounded(k, LEVEL),
       of: (r) => NaNIfMissing(finalAndDa0(r).final?.reference?.heldout[f]),
     },
     {
       key: `da0.scripted.${k}`,
       label: `DA0 ${label} (scripted CA)`,
       rate: k !== 'meanReward',
+      ...bounded(k, LEVEL),
       of: (r) => NaNIfMissing(finalAndDa0(r).da0?.reference?.heldout[f]),
     },
     {
       key: `gain.scripted.${k}`,
       label: `final − DA0 ${label} (scripted CA)`,
       rate: k !== 'meanReward',
+      ...bounded(k, DIFFERENCE),
       of: (r) => {
         const { final, da0 } = finalAndDa0(r);
         return final?.reference && da0?.reference ? final.reference.heldout[f] - da0.reference.heldout[f] : Number.NaN;
@@ -157,23 +182,37 @@ export const MEASURES: readonly MeasureDef[] = [
       key: `final.fullCa.${k}`,
       label: `final DA ${label} (full arm's final CA)`,
       rate: k !== 'meanReward',
+      ...bounded(k, LEVEL),
       of: (r) => (r.arm === 'full' ? NaNIfMissing(finalAndDa0(r).final?.heldout[f]) : NaNIfMissing(r.vsFullCa?.[f])),
     },
   ]),
   ...PANEL_METRICS.flatMap(([k, , label]): MeasureDef[] => [
-    { key: `panel.${k}`, label: `final DA ${label} (panel average)`, rate: k !== 'meanReward', of: (r) => NaNIfMissing(r.panel?.panel[k]) },
+    {
+      key: `panel.${k}`,
+      label: `final DA ${label} (panel average)`,
+      rate: k !== 'meanReward',
+      ...bounded(k, LEVEL),
+      of: (r) => NaNIfMissing(r.panel?.panel[k]),
+    },
     {
       key: `panel.training.${k}`,
       label: `final DA ${label} (training counterpart)`,
       rate: k !== 'meanReward',
+      ...bounded(k, LEVEL),
       of: (r) => NaNIfMissing(r.panel?.training?.[k]),
     },
-    { key: `panel.gap.${k}`, label: `mismatch gap ${label} (training − panel)`, rate: k !== 'meanReward', of: (r) => NaNIfMissing(r.panel?.gap?.[k]) },
+    {
+      key: `panel.gap.${k}`,
+      label: `mismatch gap ${label} (training − panel)`,
+      rate: k !== 'meanReward',
+      ...bounded(k, DIFFERENCE),
+      of: (r) => NaNIfMissing(r.panel?.gap?.[k]),
+    },
   ]),
   { key: 'matches', label: 'matches', rate: false, of: (r) => r.matches.length },
   { key: 'daGyms', label: 'DA gyms', rate: false, of: (r) => r.gyms.filter((g) => g.role === 'DA').length },
   { key: 'caGyms', label: 'CA gyms', rate: false, of: (r) => r.gyms.filter((g) => g.role === 'CA').length },
-  { key: 'finalWDa', label: 'W_DA of the last match', rate: true, of: (r) => NaNIfMissing(r.matches.at(-1)?.wDa) },
+  { key: 'finalWDa', label: 'W_DA of the last match', rate: true, bounds: LEVEL, of: (r) => NaNIfMissing(r.matches.at(-1)?.wDa) },
 ];
 
 /** k of n seeds with Wilson's interval (a count over seeds). */
@@ -253,9 +292,16 @@ function seedCount(flags: readonly boolean[]): SeedCount {
   return { k, n: flags.length, ci: wilsonInterval(k, flags.length) };
 }
 
-function perMatch(runs: readonly StudyRunData[], of: (m: MatchSummary) => number): (MeanInterval & { match: number })[] {
+function perMatch(runs: readonly StudyRunData[], of: (m: MatchSummary) => number, bounds: readonly [number, number]): (MeanInterval & { match: number })[] {
   const longest = Math.max(0, ...runs.map((r) => r.matches.length));
-  return Array.from({ length: longest }, (_, i) => ({ match: i + 1, ...meanInterval(runs.flatMap((r) => (r.matches[i] ? [of(r.matches[i])] : []))) }));
+  return Array.from({ length: longest }, (_, i) => ({
+    match: i + 1,
+    ...meanInterval(
+      runs.flatMap((r) => (r.matches[i] ? [of(r.matches[i])] : [])),
+      0.95,
+      bounds,
+    ),
+  }));
 }
 
 export function summariseStudy(arms: readonly string[], runs: readonly StudyRunData[], baselineArm?: string): StudySummary {
@@ -268,11 +314,13 @@ export function summariseStudy(arms: readonly string[], runs: readonly StudyRunD
     return {
       arm,
       seeds: { total: all.length, finished: done.length, failed: all.filter((r) => r.status === 'failed').length },
-      measures: Object.fromEntries(MEASURES.map((m) => [m.key, meanInterval(done.map(m.of))])),
+      measures: Object.fromEntries(MEASURES.map((m) => [m.key, meanInterval(done.map(m.of), 0.95, m.bounds)])),
       daTrained: seedCount(done.map((r) => r.gyms.some((g) => g.role === 'DA'))),
       nonMonotonic: seedCount(done.map((r) => nonMonotonic(r.matches, r.gyms))),
-      wDa: perMatch(done, (m) => m.wDa),
-      tactics: Object.fromEntries(TACTIC_FIELDS.map(([k, f]) => [k, perMatch(done, (m) => m.tactics[f])])) as ArmSummary['tactics'],
+      wDa: perMatch(done, (m) => m.wDa, LEVEL),
+      tactics: Object.fromEntries(
+        TACTIC_FIELDS.map(([k, f]) => [k, perMatch(done, (m) => m.tactics[f], k === 'decoyRate' || k === 'hedgeRate' ? LEVEL : [0, Infinity])]),
+      ) as ArmSummary['tactics'],
       tacticDirection: Object.fromEntries(
         TACTIC_FIELDS.map(([k, f]) => {
           const moved = done.filter((r) => r.matches.length > 1).map((r) => r.matches.at(-1)!.tactics[f] - r.matches[0]!.tactics[f]);
@@ -292,7 +340,7 @@ export function summariseStudy(arms: readonly string[], runs: readonly StudyRunD
           .map((a) => ({
             a,
             b: baseline,
-            measures: Object.fromEntries(MEASURES.map((m) => [m.key, pairedDifference(bySeed(a, m), bySeed(baseline, m))])),
+            measures: Object.fromEntries(MEASURES.map((m) => [m.key, pairedDifference(bySeed(a, m), bySeed(baseline, m), 0.95, differenceOf(m.bounds))])),
           }));
   return { arms: armSummaries, paired, baseline };
 }

@@ -38,6 +38,18 @@ describe('meanInterval', () => {
     expect(same.ci).toEqual([0.5, 0.5]);
     expect(same.t).toBeNull();
   });
+
+  it('cuts the interval to the bounds a quantity cannot leave, and only there', () => {
+    // Two seeds at 0.75 and 1.0: mean 0.875, sd 0.1768, t(0.975, 1) = 12.706 → [-0.7133, 2.4633].
+    const open = meanInterval([0.75, 1]);
+    expect(open.ci![0]).toBeCloseTo(-0.7133, 3);
+    expect(open.ci![1]).toBeCloseTo(2.4633, 3);
+    const rate = meanInterval([0.75, 1], 0.95, [0, 1]);
+    expect(rate.ci).toEqual([0, 1]);
+    expect(rate.mean).toBe(open.mean);
+    // Inside the bounds nothing changes.
+    expect(meanInterval(drug1, 0.95, [-10, 10]).ci).toEqual(meanInterval(drug1).ci);
+  });
 });
 
 describe('pairedDifference', () => {

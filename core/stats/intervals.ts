@@ -107,8 +107,13 @@ export function studentTQuantile(p: number, df: number): number {
 
 // ------------------------------------------------------------------------------ intervals
 
-/** Mean of `values` with its two-sided `level` Student-t interval (default 95%). */
-export function meanInterval(values: readonly number[], level = 0.95): MeanInterval {
+/**
+ * Mean of `values` with its two-sided `level` Student-t interval (default 95%). `bounds`: the range
+ * the quantity cannot leave (a rate: [0, 1]); the interval is cut to it, which loses no coverage
+ * (the true mean lies inside the range), where the t-interval of a few seeds near 100% would
+ * otherwise print an upper end above 100%.
+ */
+export function meanInterval(values: readonly number[], level = 0.95, bounds?: readonly [number, number]): MeanInterval {
   const xs = values.filter((v) => Number.isFinite(v));
   const n = xs.length;
   if (n === 0) return { n: 0, mean: Number.NaN, sd: 0, ci: null, t: null, df: 0 };
@@ -117,19 +122,26 @@ export function meanInterval(values: readonly number[], level = 0.95): MeanInter
   const sd = sampleStandardDeviation(xs);
   const se = sd / Math.sqrt(n);
   const q = studentTQuantile(1 - (1 - level) / 2, n - 1);
-  return { n, mean: m, sd, ci: [m - q * se, m + q * se], t: sd > 0 ? m / se : null, df: n - 1 };
+  const [lo, hi] = bounds ?? [-Infinity, Infinity];
+  return { n, mean: m, sd, ci: [Math.max(lo, m - q * se), Math.min(hi, m + q * se)], t: sd > 0 ? m / se : null, df: n - 1 };
 }
 
 /**
  * Paired difference a − b over the seeds both have (a seed missing or non-finite in either arm
  * is left out): the arms ran on the same seeds, so seed-to-seed variation cancels.
  */
-export function pairedDifference(a: ReadonlyMap<number, number>, b: ReadonlyMap<number, number>, level = 0.95): PairedDifference {
+export function pairedDifference(
+  a: ReadonlyMap<number, number>,
+  b: ReadonlyMap<number, number>,
+  level = 0.95,
+  bounds?: readonly [number, number],
+): PairedDifference {
   const seeds = [...a.keys()].filter((s) => b.has(s) && Number.isFinite(a.get(s)) && Number.isFinite(b.get(s))).sort((x, y) => x - y);
   return {
     ...meanInterval(
       seeds.map((s) => a.get(s)! - b.get(s)!),
       level,
+      bounds,
     ),
     seeds,
   };
