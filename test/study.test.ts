@@ -113,6 +113,12 @@ describe('sparring study', () => {
     const field = await sparring(['study', '--config', bad, '--seeds', '2', '--db', db]);
     expect(field.code).toBe(2);
     expect(field.stderr).toMatch(/failurShare/);
+    // --preset with --config: the file is an overlay on the preset, checked whole.
+    const overlay = path.join(tmp, 'overlay.json');
+    writeFileSync(overlay, JSON.stringify({ gym: { failurShare: 0.5 } }));
+    const over = await sparring(['study', '--preset', 'quick', '--config', overlay, '--seeds', '2', '--db', db]);
+    expect(over.code).toBe(2);
+    expect(over.stderr).toMatch(/failurShare/);
     const list = await sparring(['study', 'list', '--json', '--db', db]);
     expect(JSON.parse(list.stdout)).toEqual([]);
   }, 60_000);

@@ -1,9 +1,8 @@
 /** `sparring run`: a whole co-evolution run (RL-ADA §3), resumable with `--resume RUN`. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { PRESETS, judgeSpecOf, parseRunConfig, RUN_THREADS } from '../../../core/coevolution/run-config';
-import { overlayConfig } from '../../../core/coevolution/arms';
 import type { RunDetail } from '../../../core/contract/contract';
 import { armGap, blendHeldout, formatArms } from '../../../core/eau/customer-mix';
 import type { KnobProposal } from '../../../core/eau/proposal';
@@ -14,6 +13,7 @@ import type { CheckpointEvaluation } from '../../coevolution/actors';
 import { HELDOUT_HEADER, heldoutRows } from '../../report/heldout-rows';
 import { checkpointStore, describeLlm } from '../../store/checkpoint-store';
 import { knobStore } from '../../store/knob-store';
+import { configFileText } from '../config-file';
 import { addDeviceOptions, deviceLine } from '../device';
 import type { DeviceOptions } from '../device';
 import { UsageError } from '../options';
@@ -75,27 +75,9 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
   addDeviceOptions(cmd, "the run's policies", null, `${RUN_THREADS}, or the config's device.threads; part of the run's numbers`);
   cmd.action(async (opts: RunOptions) => {
     const g = globals();
-    let configJson: string | undefined;
-    if (opts.config) {
-      try {
-        configJson = readFileSync(opts.config, 'utf8');
-      } catch (e) {
-        throw new UsageError(`--config ${opts.config}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-      }
-    }
     // --preset and --config both given: the file is an overlay on the preset (checked whole, fields named).
-    if (configJson !== undefined && cmd.getOptionValueSource('preset') === 'cli' && !opts.resume) {
-      let overlay: unknown;
-      try {
-        overlay = JSON.parse(configJson);
-      } catch (e) {
-        throw new UsageError(`--config ${opts.config}: not valid JSON (${(e as Error).message})`);
-      }
-      if (typeof overlay !== 'object' || overlay === null || Array.isArray(overlay))
-        throw new UsageError(`--config ${opts.config}: an overlay must be a JSON object`);
-      const base = PRESETS[opts.preset as keyof typeof PRESETS].config;
-      configJson = JSON.stringify(overlayConfig(base, overlay as Record<string, unknown>, `--preset ${opts.preset} --config ${opts.config}`));
-    }
+    const overlayOn = cmd.getOptionValueSource('preset') === 'cli' && !opts.resume ? (opts.preset as keyof typeof PRESETS) : undefined;
+    let configJson = opts.config ? configFileText(opts.config, overlayOn) : undefined;
     const device = opts.provider !== undefined || opts.threads !== undefined;
     const llm = { ...(opts.da ? { da: opts.da } : {}), ...(opts.ca ? { ca: opts.ca } : {}) };
     if (Object.keys(llm).length && opts.resume) throw new UsageError("--da/--ca set a new run's roles; a resumed run keeps its own");

@@ -3,7 +3,6 @@
  * --seeds N --arms LIST` creates and runs a study; `study --resume S` continues a killed one;
  * `study show S` prints its tables; `study list` lists the lab's studies.
  */
-import { readFileSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { ARMS, armConfig, parseArms } from '../../../core/coevolution/arms';
@@ -21,6 +20,7 @@ import { studyStore } from '../../study/study-store';
 import { runStudyPanel, StudyPanelError, studyPanelProtocol } from '../../study/study-panel';
 import { progressBar } from '../progress';
 import type { Progress } from '../progress';
+import { configFileText } from '../config-file';
 import { positiveInt, UsageError } from '../options';
 import { table } from '../../format/table';
 import type { GlobalOptions } from '../main';
@@ -55,7 +55,10 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
     .command('study')
     .description('seeds × arms of co-evolution runs (ablations of the method) with 95% intervals over seeds; resumable')
     .option('--preset <name>', `the base run config: ${Object.keys(PRESETS).join(', ')}`)
-    .option('--config <file>', 'a run config (JSON) as the base instead of a preset')
+    .option(
+      '--config <file>',
+      'a run config (JSON) as the base instead of a preset; with --preset given too, an overlay merged over that preset (objects merge, other values replace)',
+    )
     .option('--seeds <n>', 'how many seeds (1..n), or a list (1,4,7)')
     .option('--arms <list>', `comma-separated arms: ${Object.keys(ARMS).join(', ')}`, 'full')
     .option('--workers <n>', `worker processes (default: one per core, here ${defaultWorkers()})`, positiveInt('--workers'))
@@ -71,29 +74,21 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
         withLab(g.db, (db) => studyStore(db).get(id));
       } else {
         if (!opts.seeds) throw new UsageError('study needs --seeds (and --preset or --config), or --resume S');
-        if (opts.preset && opts.config) throw new UsageError('give --preset or --config, not both');
         const seeds = parseSeeds(opts.seeds);
         const arms = parseArms(opts.arms ?? 'full');
-        const preset = opts.config ? '' : (opts.preset ?? 'quick');
-        let base: RunConfig;
-        if (opts.config) {
-          let text: string;
-          try {
-            text = readFileSync(opts.config, 'utf8');
-          } catch (e) {
-            throw new UsageError(`--config ${opts.config}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-          }
-          base = parseRunConfig(text, opts.config);
-        } else {
-          const p = PRESETS[preset as keyof typeof PRESETS];
-          if (!p) throw new RunConfigError('--preset', 'preset', `unknown preset "${preset}"; known: ${Object.keys(PRESETS).join(', ')}`);
-          base = p.config;
-        }
+        if (opts.preset !== undefined && !Object.hasOwn(PRESETS, opts.preset))
+          throw new RunConfigError('--preset', 'preset', `unknown preset "${opts.preset}"; known: ${Object.keys(PRESETS).join(', ')}`);
+        const named = opts.preset as keyof typeof PRESETS | undefined;
+        // A study's preset names its base only when the base is the preset unchanged; with --config (a
+        // whole config, or with --preset an overlay merged over it) the study is custom.
+        const preset = opts.config ? '' : (named ?? 'quick');
+        const base: RunConfig = opts.config ? parseRunConfig(configFileText(opts.config, named), opts.config) : PRESETS[preset as keyof typeof PRESETS].config;
         // Every arm's config is checked before anything runs (a budget arm with a stand-in budget of 1).
         const configOf = (arm: string) => armConfig(base, arm as keyof typeof ARMS, (ARMS[arm as keyof typeof ARMS] as ArmSpec).budgetFromFull ? 1 : undefined);
         for (const arm of arms) configOf(arm);
         id = withLab(g.db, (db) => studyStore(db).create({ preset, base, arms, seeds, configOf: (arm) => configOf(arm) }).id);
-        process.stderr.write(`study ${id}: ${arms.length} arms × ${seeds.length} seeds (${preset ? `preset ${preset}` : opts.config}) in ${g.db}\n`);
+        const from = preset ? `preset ${preset}` : named ? `preset ${named} with ${opts.config} over it` : opts.config;
+        process.stderr.write(`study ${id}: ${arms.length} arms × ${seeds.length} seeds (${from}) in ${g.db}\n`);
       }
       const workers = opts.workers ?? defaultWorkers();
       const started = Date.now();

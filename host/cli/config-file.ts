@@ -1,0 +1,28 @@
+/**
+ * `--config FILE` of `run` and `study`: a whole run config, or, with `--preset P` given too, an
+ * overlay merged over P (objects merge, other values replace; the result is checked whole, so an
+ * unknown field is named).
+ */
+import { readFileSync } from 'node:fs';
+import { overlayConfig } from '../../core/coevolution/arms';
+import { PRESETS } from '../../core/coevolution/run-config';
+import { UsageError } from './options';
+
+/** The JSON text of the run config `--config file` names, merged over `preset` when one is given. */
+export function configFileText(file: string, preset?: keyof typeof PRESETS): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`--config ${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  if (preset === undefined) return text;
+  let overlay: unknown;
+  try {
+    overlay = JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`--config ${file}: not valid JSON (${(e as Error).message})`);
+  }
+  if (typeof overlay !== 'object' || overlay === null || Array.isArray(overlay)) throw new UsageError(`--config ${file}: an overlay must be a JSON object`);
+  return JSON.stringify(overlayConfig(PRESETS[preset].config, overlay as Record<string, unknown>, `--preset ${preset} --config ${file}`));
+}
