@@ -20,7 +20,7 @@ describe('bootstrapKey', () => {
     expect(keys.size).toBe(1);
   });
 
-  it('changes with the seed, the bootstrap block, the arena, the rewards, the domain and the provider', () => {
+  it('changes with the seed, the bootstrap block, the arena, the rewards, the domain, the provider and where matches play', () => {
     const base = key(paper);
     const changed = [
       key(paper, 2),
@@ -28,6 +28,7 @@ describe('bootstrapKey', () => {
       key(overlayConfig(paper, { arena: { episodesPerScenario: paper.arena.episodesPerScenario + 1 } }, 'test')),
       key(overlayConfig(paper, { caReward: { concealPenalty: -0.5 } }, 'test')),
       key(paper, 1, { provider: 'webgpu' }),
+      key(overlayConfig(paper, { device: { provider: 'cpu', play: 'cpu' } }, 'test')),
       bootstrapKey({ seed: 1, config: paper, sparring: sparringConfigOf(paper), domain: { ...domain, scenarios: domain.scenarios.slice(1) } }),
     ];
     for (const k of changed) expect(k).not.toBe(base);

@@ -8,8 +8,9 @@
  * The key is a hash of everything `bootstrap` reads: the seed, the run config's `bootstrap` block
  * and the CA's tactic set, the reward and arena settings (not the stopping rule: no bootstrap
  * phase reads it), the judge, the domain (taxonomy, bank, scenarios, with any adversity profile
- * applied) and the execution provider and thread count. A run whose bootstrap calls an LLM (an
- * LLM role or judge) is never keyed: its calls are part of what the run records.
+ * applied), the execution provider and thread count and where matches play (`device.play`). A
+ * run whose bootstrap calls an LLM (an LLM role or judge) is never keyed: its calls are part of
+ * what the run records.
  */
 import { createHash } from 'node:crypto';
 import type { CheckpointMeta } from '../store/checkpoint-store';
@@ -29,6 +30,8 @@ export function bootstrapKey(ctx: Pick<LabContext, 'seed' | 'config' | 'sparring
     domain: ctx.domain,
     provider: ctx.session?.provider ?? 'cpu',
     threads: ctx.session?.intraOpNumThreads ?? null,
+    // The frozen DA of CA0's pressure plays through the policy cache, on the CPU with device.play 'cpu'.
+    play: ctx.config.device?.play ?? 'provider',
   };
   return createHash('sha256').update(JSON.stringify(inputs)).digest('hex');
 }
