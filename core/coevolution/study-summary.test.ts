@@ -211,3 +211,65 @@ describe('summariseStudy: panel figures (counterpart shift)', () => {
     expect(f).toEqual({ da: 'DA3', counterparts: [], panel: { routing: 0.75, strictPass: 0.5, meanReward: 3 }, training: null, gap: null });
   });
 });
+
+describe('summariseStudy: held-out routing per scenario', () => {
+  const per = (xs: [string, number][]) =>
+    xs.map(([scenarioId, routingAccuracy]) => ({ scenarioId, episodes: 2, routingAccuracy, strictPass: 0, meanReward: 0 }));
+  const run = (seed: number, da0: [string, number][], final: [string, number][]): StudyRunData => ({
+    arm: 'full',
+    seed,
+    runId: `R${seed}`,
+    status: 'finished',
+    error: null,
+    matches: [match(1, 0.6), match(2, 0.8, 'DA1', 'CA0')],
+    gyms: [gymAfter(1, 'DA')],
+    evaluation: {
+      checkpoints: [
+        { da: 'DA0', ca: 'CA0', heldout: { ...heldout(0.5), perScenario: per(da0) } },
+        { da: 'DA1', ca: 'CA0', heldout: { ...heldout(0.75), perScenario: per(final) } },
+      ],
+    },
+  });
+
+  it('DA0 and the final DA per scenario over seeds, the gain paired within each seed, intervals cut to their ranges', () => {
+    const s = summariseStudy(
+      ['full'],
+      [
+        run(
+          1,
+          [
+            ['a-h', 0.5],
+            ['b-h', 1],
+          ],
+          [
+            ['a-h', 1],
+            ['b-h', 1],
+          ],
+        ),
+        run(
+          2,
+          [
+            ['a-h', 0],
+            ['b-h', 1],
+          ],
+          [
+            ['a-h', 0.5],
+            ['b-h', 0.5],
+          ],
+        ),
+        run(3, [['a-h', 0.5]], [['a-h', 1]]),
+      ],
+    );
+    const [a, b] = s.arms[0]!.heldoutScenarios;
+    expect(a!.scenarioId).toBe('a-h');
+    expect(a!.da0).toEqual(meanInterval([0.5, 0, 0.5], 0.95, [0, 1]));
+    expect(a!.final).toEqual(meanInterval([1, 0.5, 1], 0.95, [0, 1]));
+    expect(a!.gain).toEqual(meanInterval([0.5, 0.5, 0.5], 0.95, [-1, 1]));
+    expect(a!.gain.mean).toBeCloseTo(0.5, 12);
+    // b-h: seed 3's evaluations lack it, so two seeds.
+    expect(b!.scenarioId).toBe('b-h');
+    expect(b!.gain.n).toBe(2);
+    expect(b!.gain.mean).toBeCloseTo(-0.25, 12);
+    expect(b!.final.ci![0]).toBeGreaterThanOrEqual(0);
+  });
+});

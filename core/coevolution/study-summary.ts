@@ -15,7 +15,8 @@ import { convergedTactic, featureSplits, tacticDistribution } from '../labels/ta
 import type { FeatureSplit, Opening } from '../labels/tactic-evidence';
 
 /** Held-out metrics of one DA checkpoint: the fields of HeldoutMetrics a study reads. */
-export type HeldoutFigures = Pick<HeldoutMetrics, 'episodes' | 'routingAccuracy' | 'strictPass' | 'fail' | 'meanReward' | 'lookupFirst'>;
+export type HeldoutFigures = Pick<HeldoutMetrics, 'episodes' | 'routingAccuracy' | 'strictPass' | 'fail' | 'meanReward' | 'lookupFirst'> &
+  Partial<Pick<HeldoutMetrics, 'perScenario'>>;
 
 /** One DA checkpoint's evaluation as the run stores it (host/coevolution/actors.ts CheckpointEvaluation). */
 export interface StudyCheckpointEvaluation {
@@ -240,6 +241,52 @@ export interface ArmSummary {
   tacticDirection: Record<(typeof TACTIC_FIELDS)[number][0], { up: number; down: number; n: number }>;
   /** Which tactic the CA converged to, from its openings (null: no run's openings were read). */
   tactic: TacticConvergence | null;
+  /**
+   * Held-out routing per scenario, DA0 and the final DA against the run's own final CA, over the
+   * seeds whose evaluations carry the scenario: where the gains of the arena reach new wording.
+   */
+  heldoutScenarios: HeldoutScenario[];
+}
+
+export interface HeldoutScenario {
+  scenarioId: string;
+  da0: MeanInterval;
+  final: MeanInterval;
+  /** final − DA0, paired within each seed. */
+  gain: MeanInterval;
+}
+
+/** Each held-out scenario's routing, DA0 → final DA (own CA), over the runs (scenarios in first-seen order). */
+function heldoutScenarios(runs: readonly StudyRunData[]): HeldoutScenario[] {
+  const bySeed = new Map<string, { da0: number; final: number }[]>();
+  for (const r of runs) {
+    const { final, da0 } = finalAndDa0(r);
+    const after = new Map((final?.heldout.perScenario ?? []).map((p) => [p.scenarioId, p.routingAccuracy]));
+    for (const p of da0?.heldout.perScenario ?? []) {
+      const f = after.get(p.scenarioId);
+      if (f === undefined) continue;
+      if (!bySeed.has(p.scenarioId)) bySeed.set(p.scenarioId, []);
+      bySeed.get(p.scenarioId)!.push({ da0: p.routingAccuracy, final: f });
+    }
+  }
+  return [...bySeed].map(([scenarioId, xs]) => ({
+    scenarioId,
+    da0: meanInterval(
+      xs.map((x) => x.da0),
+      0.95,
+      LEVEL,
+    ),
+    final: meanInterval(
+      xs.map((x) => x.final),
+      0.95,
+      LEVEL,
+    ),
+    gain: meanInterval(
+      xs.map((x) => x.final - x.da0),
+      0.95,
+      DIFFERENCE,
+    ),
+  }));
 }
 
 /**
@@ -328,6 +375,7 @@ export function summariseStudy(arms: readonly string[], runs: readonly StudyRunD
         }),
       ) as ArmSummary['tacticDirection'],
       tactic: tacticConvergence(done),
+      heldoutScenarios: heldoutScenarios(done),
     };
   });
   const baseline = baselineArm ?? (arms.includes('full') ? 'full' : (arms[0] ?? null));

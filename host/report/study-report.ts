@@ -135,6 +135,26 @@ export function tacticConvergenceView(a: ArmSummary): { headline: string; rows: 
   };
 }
 
+/**
+ * Held-out routing per scenario (ArmSummary.heldoutScenarios): DA0 → final DA of the first arm and
+ * every arm's final − DA0, a row per scenario; null when no evaluation carried per-scenario figures.
+ */
+export function heldoutScenarioView(arms: readonly ArmSummary[]): { title: string; header: string[]; rows: string[][] } | null {
+  const ids = [...new Set(arms.flatMap((a) => a.heldoutScenarios.map((h) => h.scenarioId)))];
+  const first = arms[0];
+  if (!ids.length || !first) return null;
+  const of = (a: ArmSummary, id: string) => a.heldoutScenarios.find((h) => h.scenarioId === id);
+  const pct = (m: MeanInterval) => (m.mean * 100).toFixed(1);
+  return {
+    title: `Held-out routing per scenario, final DA − DA0 (own CA); DA0 → final for ${first.arm}:`,
+    header: ['scenario', `${first.arm} DA0 → final`, ...arms.map((a) => `${a.arm} final − DA0`)],
+    rows: ids.map((id) => {
+      const f = of(first, id);
+      return [id, f ? `${pct(f.da0)} → ${pct(f.final)}` : '–', ...arms.map((a) => (of(a, id) ? fmt(of(a, id)!.gain, true) : '–'))];
+    }),
+  };
+}
+
 export function renderStudyReport(s: StudyReportInput): string {
   const colour = (arm: string) => ARM_COLOURS[s.arms.indexOf(arm) % ARM_COLOURS.length]!;
   const measureTable = (prefix: string) => {
@@ -144,6 +164,7 @@ export function renderStudyReport(s: StudyReportInput): string {
       s.summary.arms.map((a) => [a.arm, a.seeds.finished, ...defs.map((d) => fmt(a.measures[d.key]!, d.rate))]),
     );
   };
+  const perScenario = heldoutScenarioView(s.summary.arms);
   const wDa = bandChart(
     s.summary.arms.map((a) => ({ name: a.arm, colour: colour(a.arm), points: a.wDa })),
     { title: 'W_DA per match, mean and 95% band per arm', rate: true, tauDa: s.tauDa },
@@ -265,6 +286,7 @@ ${shape}
 <h3>Final DA against the scripted CA</h3>${measureTable('final.scripted')}
 <h3>Final DA − DA0 (scripted CA)</h3>${measureTable('gain.scripted')}
 ${s.summary.arms.some((a) => a.arm !== 'full' && a.measures['final.fullCa.routing']!.n) ? `<h3>Final DA against the full arm's final CA of the same seed</h3>${measureTable('final.fullCa')}` : ''}
+${perScenario ? `<h3>${esc(perScenario.title.replace(/:$/, ''))}</h3>${htmlTable(perScenario.header, perScenario.rows)}` : ''}
 <h2>Paired differences</h2>
 ${paired}
 ${panel}

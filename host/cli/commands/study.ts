@@ -10,7 +10,7 @@ import type { ArmSpec } from '../../../core/coevolution/arms';
 import { MEASURES, TACTIC_FIELDS } from '../../../core/coevolution/study-summary';
 import { PRESETS, parseRunConfig, RunConfigError } from '../../../core/coevolution/run-config';
 import type { RunConfig } from '../../../core/coevolution/run-config';
-import { fmt, tacticConvergenceView } from '../../report/study-report';
+import { fmt, heldoutScenarioView, tacticConvergenceView } from '../../report/study-report';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { loadStudy } from '../../study/study-data';
 import type { StudyView } from '../../study/study-data';
@@ -330,6 +330,8 @@ function print(json: boolean, v: StudyView, seconds: number | null): void {
     'Held-out, final DA − DA0 (own CA):',
     five.map((k) => `gain.${k}`),
   );
+  const perScenario = heldoutScenarioView(s.arms);
+  if (perScenario) out.push(perScenario.title, table(perScenario.header, perScenario.rows, ['l', ...perScenario.header.slice(1).map(() => 'r' as const)]), '');
   block(
     'Held-out, final DA against the scripted CA:',
     five.map((k) => `final.scripted.${k}`),
