@@ -133,6 +133,17 @@ describe('sparring study', () => {
     const uninterrupted = JSON.parse(whole.stdout) as StudyJson;
     expect(uninterrupted.study.status).toBe('finished');
     expect(uninterrupted.runs.map((r) => r.status)).toEqual(['finished', 'finished', 'finished', 'finished']);
+    // The arms of a seed share its bootstrap. Two workers start both full runs; a mix-100-0 run starts
+    // once a full run has finished, so at least the second one finds its seed's bootstrap recorded.
+    const lab = new Database(a, { readonly: true });
+    const reused = lab
+      .prepare(
+        "SELECT COUNT(*) FROM checkpoints c JOIN study_runs s ON s.run_id = c.run_id WHERE s.arm = 'mix-100-0' AND c.source = 'bootstrap' AND c.note LIKE 'the bootstrap of run R%, reused%'",
+      )
+      .pluck()
+      .get() as number;
+    lab.close();
+    expect(reused).toBeGreaterThanOrEqual(2);
 
     const mid = JSON.parse((await sparring(['study', 'show', 'S1', '--json', '--db', b])).stdout) as StudyJson;
     expect(mid.runs.filter((r) => r.status === 'finished').length).toBeGreaterThanOrEqual(1);

@@ -76,6 +76,8 @@ export interface LabContext {
   metric: (phase: string, key: string, step: number, value: number) => void;
   /** True once the user stopped the run: long work ends early (its result is discarded). */
   stopped: () => boolean;
+  /** Runs of one scope share equal bootstraps (RunServiceOptions.bootstrapScope); absent: none shared. */
+  bootstrapScope?: string;
   /**
    * Keeps what the EAU diagnostics propose after each match and gym (never applied by the run).
    * The service points it at host/eau/proposals-store.ts; absent: the proposals are dropped.
@@ -366,7 +368,7 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
   const b = ctx.config.bootstrap;
   const arena = selectScenarios(ctx.domain, 'arena');
   // The same inputs as an earlier run's bootstrap: copy its DA0 and CA0 (host/coevolution/bootstrap-reuse.ts).
-  const key = callsLlm(ctx) ? null : bootstrapKey(ctx);
+  const key = ctx.bootstrapScope === undefined || callsLlm(ctx) ? null : bootstrapKey(ctx);
   if (key && !da && !ca) {
     const earlier = findBootstrap(ctx, key);
     if (earlier) {

@@ -3,9 +3,11 @@
  * function of what they are trained from, so a run whose bootstrap inputs equal an earlier run's
  * copies that run's two checkpoints (and their bootstrap metrics) instead of training them again.
  * The arms of a study differ in schedule, gym and stopping only, so every arm of a seed shares the
- * first arm's bootstrap: in the paper study it was about 14 of each run's 22 seconds.
+ * first arm's bootstrap: in the paper study it was about 14 of each run's 22 seconds. Only runs of
+ * one scope share (a study's: RunServiceOptions.bootstrapScope), since a lab outlives releases
+ * and a later release's run must not take an earlier release's DA0.
  *
- * The key is a hash of everything `bootstrap` reads: the seed, the run config's `bootstrap` block
+ * The key is a hash of the scope and of everything `bootstrap` reads: the seed, the run config's `bootstrap` block
  * and the CA's tactic set, the reward and arena settings (not the stopping rule: no bootstrap
  * phase reads it), the judge, the domain (taxonomy, bank, scenarios, with any adversity profile
  * applied), the execution provider and thread count and where matches play (`device.play`). A
@@ -17,9 +19,10 @@ import type { CheckpointMeta } from '../store/checkpoint-store';
 import type { LabContext } from './actors';
 
 /** The hash of a run's bootstrap inputs (see the module comment). */
-export function bootstrapKey(ctx: Pick<LabContext, 'seed' | 'config' | 'sparring' | 'domain' | 'session' | 'judge'>): string {
+export function bootstrapKey(ctx: Pick<LabContext, 'seed' | 'config' | 'sparring' | 'domain' | 'session' | 'judge' | 'bootstrapScope'>): string {
   const inputs = {
     v: 1,
+    scope: ctx.bootstrapScope ?? null,
     seed: ctx.seed,
     bootstrap: ctx.config.bootstrap,
     tactics: ctx.config.ca?.tactics ?? null,

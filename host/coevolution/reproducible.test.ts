@@ -28,8 +28,8 @@ import { createRunService } from './service';
 /** quick with two matches (one gym): enough for a gym's seed to show in what the run stores. */
 const CONFIG = JSON.stringify({ ...PRESETS.quick.config, stopping: { ...PRESETS.quick.config.stopping, nMin: 2, nMax: 2 } });
 
-async function runOnce(dbPath: string, seed: number, session?: SessionSettings, configJson = CONFIG): Promise<string> {
-  const service = createRunService({ dbPath, ...(session ? { session } : {}) });
+async function runOnce(dbPath: string, seed: number, session?: SessionSettings, configJson = CONFIG, bootstrapScope?: string): Promise<string> {
+  const service = createRunService({ dbPath, ...(session ? { session } : {}), ...(bootstrapScope !== undefined ? { bootstrapScope } : {}) });
   try {
     const { runId } = await service.start({ preset: 'custom', configJson, seed });
     const d = await service.settled(runId);
@@ -187,7 +187,7 @@ describe('same seed, same numbers', () => {
   );
 
   it(
-    "a run whose bootstrap inputs equal an earlier run's copies its DA0 and CA0 and stores exactly what it stores when it trains them",
+    "a run whose bootstrap inputs and scope equal an earlier run's copies its DA0 and CA0 and stores exactly what it stores when it trains them; outside the scope it trains its own",
     { timeout: 300_000 },
     async () => {
       const dir = mkdtempSync(path.join(os.tmpdir(), 'sparring-repro-bootstrap-'));
@@ -195,15 +195,25 @@ describe('same seed, same numbers', () => {
       const fresh = path.join(dir, 'fresh.db');
       // Another stopping rule (three matches): the bootstrap does not read it, so the key is the same.
       const longer = JSON.stringify({ ...PRESETS.quick.config, stopping: { ...PRESETS.quick.config.stopping, nMin: 3, nMax: 3 } });
-      await runOnce(shared, 1);
-      const reused = await runOnce(shared, 1, undefined, longer);
-      const trained = await runOnce(fresh, 1, undefined, longer);
+      await runOnce(shared, 1, undefined, CONFIG, 'study S1');
+      const reused = await runOnce(shared, 1, undefined, longer, 'study S1');
+      // A plain run (no scope) shares nothing.
+      const plain = await runOnce(shared, 1, undefined, longer);
+      const trained = await runOnce(fresh, 1, undefined, longer, 'study S1');
       const notes = (p: string, runId: string) =>
-        readLab(p, (db) => db.prepare("SELECT name, note FROM checkpoints WHERE run_id = ? AND source = 'bootstrap' ORDER BY rowid").all(runId));
+        readLab(
+          p,
+          (db) =>
+            db.prepare("SELECT name, note FROM checkpoints WHERE run_id = ? AND source = 'bootstrap' ORDER BY rowid").all(runId) as {
+              name: string;
+              note: string | null;
+            }[],
+        );
       expect(notes(shared, reused)).toEqual([
         { name: expect.stringMatching(/^DA[1-9]/), note: 'the bootstrap of run R1 (DA0), reused: same seed and bootstrap inputs' },
         { name: expect.stringMatching(/^CA[1-9]/), note: 'the bootstrap of run R1 (CA0), reused: same seed and bootstrap inputs' },
       ]);
+      expect(notes(shared, plain).map((c) => c.note)).toEqual([null, null]);
       expect(notes(fresh, trained)).toEqual([
         { name: 'DA0', note: null },
         { name: 'CA0', note: null },

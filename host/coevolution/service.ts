@@ -60,6 +60,13 @@ export interface RunServiceOptions {
   onDevice?: (runId: string, device: DeviceRecord) => void;
   /** How often a run waiting for an external trainer reads its gym job (ms; default external-gym.ts TRAINER_POLL_MS). */
   trainerPollMs?: number;
+  /**
+   * Runs started with the same scope share a bootstrap when its inputs are equal (a study's
+   * workers pass the study, so its arms share each seed's DA0 and CA0; bootstrap-reuse.ts). A
+   * scope, rather than the whole lab, because a lab outlives releases: a later release's run must
+   * not take an earlier release's DA0. Absent: every run trains its own.
+   */
+  bootstrapScope?: string;
 }
 
 export interface LocalRunService extends RunService {
@@ -219,6 +226,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       },
       stopped: () => l.stopped,
       judge,
+      ...(opts.bootstrapScope !== undefined ? { bootstrapScope: opts.bootstrapScope } : {}),
       atStep: (gymName, step) => takeWrites('step', { phase: 'gym', matches: matchesPlayed(), gym: gymName, gymStep: step }),
       // The diagnostics' proposals go to the knob console's store (pending until a person decides).
       recordProposals: (id, found) => {

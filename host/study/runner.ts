@@ -175,7 +175,7 @@ export async function runStudy(opts: RunStudyOptions): Promise<void> {
       const started = Date.now();
       const args =
         j.kind === 'run'
-          ? ['run', opts.dbPath, e.runId, e.arm, String(e.seed), String(threads)]
+          ? ['run', opts.dbPath, e.runId, e.arm, String(e.seed), String(threads), study.id]
           : ['eval', opts.dbPath, study.id, e.arm, String(e.seed), String(threads)];
       return new Promise<void>((resolve) => {
         const child = fork(WORKER, args, { execArgv: [], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });

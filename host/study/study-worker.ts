@@ -25,12 +25,14 @@ export type WorkerMessage =
 const send = (m: WorkerMessage) => process.send?.(m);
 process.on('disconnect', () => process.exit(75));
 
-const [mode, dbPath, id, arm, seedText, threadsText] = process.argv.slice(2) as [string, string, string, string, string, string];
+// run: id is the run and studyId its study; eval: id is the study.
+const [mode, dbPath, id, arm, seedText, threadsText, studyId] = process.argv.slice(2) as [string, string, string, string, string, string, string?];
 const seed = Number(seedText);
 const session = { intraOpNumThreads: Math.max(1, Number(threadsText) || 1) };
 
 async function runOne(runId: string): Promise<void> {
-  const service = createRunService({ dbPath, session });
+  // The study's runs share each seed's bootstrap (host/coevolution/bootstrap-reuse.ts).
+  const service = createRunService({ dbPath, session, ...(studyId ? { bootstrapScope: `study ${studyId}` } : {}) });
   let matches = 0;
   let phase = 'bootstrap';
   const crash = process.env.SPARRING_STUDY_CRASH === `${arm}/${seed}`;
