@@ -7,12 +7,12 @@
  * one scope share (a study's: RunServiceOptions.bootstrapScope), since a lab outlives releases
  * and a later release's run must not take an earlier release's DA0.
  *
- * The key is a hash of the scope and of everything `bootstrap` reads: the seed, the run config's `bootstrap` block
- * and the CA's tactic set, the reward and arena settings (not the stopping rule: no bootstrap
- * phase reads it), the judge, the domain (taxonomy, bank, scenarios, with any adversity profile
- * applied), the execution provider and thread count and where matches play (`device.play`). A
- * run whose bootstrap calls an LLM (an LLM role or judge) is never keyed: its calls are part of
- * what the run records.
+ * The key is a hash of the scope and of everything `bootstrap` reads: the seed, the run config's
+ * `bootstrap` block and the CA's tactic set, the reward and arena settings (not the stopping rule:
+ * no bootstrap phase reads it), the judge, the domain (taxonomy, bank, scenarios, with any
+ * adversity profile applied), the execution provider and thread count and where matches play
+ * (`device.play`). A run whose bootstrap calls an LLM (an LLM role or judge) is never keyed: its
+ * calls are part of what the run records.
  */
 import { createHash } from 'node:crypto';
 import type { CheckpointMeta } from '../store/checkpoint-store';
@@ -62,9 +62,15 @@ export function recordBootstrap(ctx: Pick<LabContext, 'store' | 'runId'>, key: s
 /**
  * Copies the bootstrap `from` into this run: new DA0 and CA0 checkpoints of this run with the same
  * weights, and the bootstrap phases' metrics, so its dashboard shows the curves that made them.
- * Returns the new checkpoints' names.
+ * One transaction: a run killed while copying finds all of it or none when it resumes. Returns the
+ * new checkpoints' names.
  */
 export function copyBootstrap(ctx: Pick<LabContext, 'store' | 'checkpoints' | 'runId' | 'metric'>, from: BootstrapRow): { da: string; ca: string } {
+  // IMMEDIATE: take the write lock first (another worker may be writing), not upgrade to it midway.
+  return ctx.store.db.transaction(() => copyAll(ctx, from)).immediate();
+}
+
+function copyAll(ctx: Pick<LabContext, 'store' | 'checkpoints' | 'runId' | 'metric'>, from: BootstrapRow): { da: string; ca: string } {
   const copy = (name: string, trainingData?: CheckpointMeta['trainingData']): string => {
     const c = ctx.checkpoints.get(name)!;
     return ctx.checkpoints.save({
