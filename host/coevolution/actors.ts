@@ -149,7 +149,12 @@ export class PolicyCache {
   private readonly cas = new Map<string, Promise<CaModel>>();
   /** The checkpoint each name or SPEC resolved to when first loaded. */
   private readonly refs = new Map<string, CheckpointRef>();
-  constructor(private readonly ctx: Pick<LabContext, 'checkpoints' | 'session' | 'domain'> & { llm?: LlmRoles; dbPath?: string }) {}
+  constructor(private readonly ctx: Pick<LabContext, 'checkpoints' | 'session' | 'domain'> & { llm?: LlmRoles; dbPath?: string; cache?: false }) {}
+
+  /** The policy context of an LLM resolved in `db`, with the run's cache choice. */
+  private llmIn(db: string) {
+    return { db, seed: 0, ...(this.ctx.cache === false ? { cache: false } : {}) };
+  }
 
   /** The LLM checkpoint a name is, if it is one (its meta), else undefined. */
   private llmCheckpoint(role: 'DA' | 'CA', name: string): (CheckpointMeta & { llm: NonNullable<CheckpointMeta['llm']> }) | undefined {
@@ -165,7 +170,7 @@ export class PolicyCache {
   private llmContext(role: 'DA' | 'CA', name: string) {
     const roles = this.ctx.llm;
     if (!roles || name !== (role === 'DA' ? roles.da : roles.ca)) return undefined;
-    return { db: roles.dbPath, seed: 0 };
+    return this.llmIn(roles.dbPath);
   }
 
   private noModel(role: 'DA' | 'CA', name: string): never {
@@ -200,7 +205,7 @@ export class PolicyCache {
     const llm = this.llmContext('DA', name);
     if (llm) return resolveLlmDa(name, llm) ?? this.noModel('DA', name);
     const c = this.llmCheckpoint('DA', name);
-    if (c) return llmCheckpointPolicy({ ...c, role: 'DA' }, { db: this.ctx.dbPath!, seed: 0 });
+    if (c) return llmCheckpointPolicy({ ...c, role: 'DA' }, this.llmIn(this.ctx.dbPath!));
     const model = await this.daModel(name);
     return new BuiltinDa(model, { name, checkpoint: this.refs.get(`DA:${name}`)! });
   }
@@ -213,7 +218,7 @@ export class PolicyCache {
     const llm = this.llmContext('CA', name);
     if (llm) return resolveLlmCa(name, llm) ?? this.noModel('CA', name);
     const c = this.llmCheckpoint('CA', name);
-    if (c) return llmCheckpointPolicy({ ...c, role: 'CA' }, { db: this.ctx.dbPath!, seed: 0 });
+    if (c) return llmCheckpointPolicy({ ...c, role: 'CA' }, this.llmIn(this.ctx.dbPath!));
     const model = await this.caModel(name);
     return new BuiltinCa(model, bank, { name, checkpoint: this.refs.get(`CA:${name}`)!, ...(tactics ? { tactics } : {}) });
   }

@@ -95,4 +95,37 @@ describe('a run whose CA is an LLM (serve-model)', () => {
       await service.close();
     }
   }, 600_000);
+
+  it('asks the endpoint again with llmCache false (`run --no-cache`), where the same run is otherwise answered from the lab cache', async () => {
+    const q = PRESETS.quick.config;
+    const config = { ...q, stopping: { ...q.stopping, nMin: 1, nMax: 1, tauDa: 0, rCa: 1 }, schedule: { llm: { ca: 'cust' } } };
+    const callsOf = async (llmCache: boolean) => {
+      const before = served.stats.completions;
+      const service = createRunService({ dbPath: db, ...(llmCache ? {} : { llmCache }) });
+      try {
+        const { runId } = await service.start({ preset: 'custom', configJson: JSON.stringify(config), seed: 5 });
+        expect((await service.settled(runId)).status).toBe('finished');
+        const store = openSqliteStore(db);
+        try {
+          const calls = store.db.prepare("SELECT COUNT(*) AS n, SUM(cached) AS cached FROM llm_calls WHERE episode_id LIKE ? AND role = 'CA'").get(`${runId}-M%`) as {
+            n: number;
+            cached: number;
+          };
+          return { ...calls, asked: served.stats.completions - before };
+        } finally {
+          store.close();
+        }
+      } finally {
+        await service.close();
+      }
+    };
+    const first = await callsOf(true);
+    expect(first.n).toBeGreaterThan(0);
+    // The same seed and config again: every request is the first run's, so the cache answers all of them.
+    const again = await callsOf(true);
+    expect([again.n, again.cached]).toEqual([first.n, first.n]);
+    const fresh = await callsOf(false);
+    expect([fresh.n, fresh.cached]).toEqual([first.n, 0]);
+    expect(fresh.asked).toBeGreaterThanOrEqual(first.n);
+  }, 900_000);
 });

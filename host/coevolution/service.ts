@@ -67,6 +67,8 @@ export interface RunServiceOptions {
    * not take an earlier release's DA0. Absent: every run trains its own.
    */
   bootstrapScope?: string;
+  /** false (`sparring run --no-cache`): LLM calls of the runs' roles and judge skip the lab's response cache (new answers are still stored). Default true. */
+  llmCache?: boolean;
 }
 
 export interface LocalRunService extends RunService {
@@ -92,6 +94,7 @@ function dbStatus(s: RunStatus): string {
 }
 
 export function createRunService(opts: RunServiceOptions): LocalRunService {
+  const noCache = opts.llmCache === false ? ({ cache: false } as const) : {};
   const store = openSqliteStore(opts.dbPath);
   const db = store.db;
   const checkpoints = checkpointStore(db);
@@ -148,7 +151,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     const spec = config.judge ?? RULE_JUDGE_SPEC;
     if (spec === RULE_JUDGE_SPEC) return ruleJudge;
     try {
-      return resolveJudge(spec, { db: store.path, seed: 0 });
+      return resolveJudge(spec, { db: store.path, seed: 0, ...noCache });
     } catch (e) {
       if (e instanceof JudgeSpecError) throw new RunConfigError(source, 'judge', `"${spec}": ${e.detail}`);
       throw e;
@@ -167,6 +170,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       session: { ...session, provider: device.play },
       dbPath: store.path,
       ...(llm ? { llm: { dbPath: store.path, ...llm } } : {}),
+      ...noCache,
     });
     let lastProgress = 0;
     let lastLabel = '';

@@ -22,7 +22,7 @@ import { BuiltinCa } from '../../models/builtin-ca';
 import { BuiltinDa } from '../../models/builtin-da';
 import { CaModel } from '../../models/ca-model';
 import { DaModel } from '../../models/da-model';
-import type { ChatBackend, ChatResult } from '../../models/llm/chat-backend';
+import type { CallLedger, ChatBackend, ChatResult } from '../../models/llm/chat-backend';
 import { ChatBackendError } from '../../models/llm/chat-backend';
 import { DA_GRAMMAR_MAX_TOKENS } from '../../models/llm/da-messages';
 import { GGUF_DEFAULTS, GGUF_GPUS, GgufBackend, ggufConfigOf } from '../../models/llm/gguf-backend';
@@ -188,7 +188,7 @@ function llmOf(ctx: PolicyContext) {
   let lab = labLlm.get(ctx.db);
   if (!lab) {
     const answers = new Map<string, ChatResult>();
-    lab = { answers, ledger: new PendingLedger((key) => answers.get(key), ctx.cache !== false), backends: new Map(), gguf: new Map() };
+    lab = { answers, ledger: new PendingLedger((key) => answers.get(key)), backends: new Map(), gguf: new Map() };
     labLlm.set(ctx.db, lab);
   }
   return lab;
@@ -204,6 +204,15 @@ export function forgetEndpoints(db: string): void {
   if (!lab) return;
   lab.backends.clear();
   lab.answers.clear();
+}
+
+/**
+ * The ledger a policy resolved in `ctx` calls through: the lab's, or with `cache: false` (`--no-cache`)
+ * one that answers nothing from the cache but records into the lab's all the same. Per context, not
+ * per lab: one process can resolve the same endpoint with and without the cache.
+ */
+function ledgerFor(lab: { ledger: PendingLedger }, ctx: PolicyContext): CallLedger {
+  return ctx.cache === false ? { cached: () => undefined, record: (rec, result) => lab.ledger.record(rec, result) } : lab.ledger;
 }
 
 /** The ledger of pending LLM calls for this lab, if any LLM policy was resolved against it. */
@@ -229,7 +238,7 @@ function endpointPolicy(spec: string, ctx: PolicyContext) {
         lab.answers.set(r.request_key, JSON.parse(r.result_json) as ChatResult);
       }
     }
-    return { cfg, backend, ledger: lab.ledger };
+    return { cfg, backend, ledger: ledgerFor(lab, ctx) };
   } finally {
     store.close();
   }
@@ -253,7 +262,7 @@ export function ggufSpecSettings(env: NodeJS.ProcessEnv = process.env): Pick<Ggu
  * loaded once per lab and file hash; undefined when the SPEC names none. The lab's cached answers
  * for it are read in, as for an endpoint.
  */
-async function ggufPolicy(spec: string, role: CheckpointRole, ctx: PolicyContext): Promise<{ backend: GgufBackend; ledger: PendingLedger } | undefined> {
+async function ggufPolicy(spec: string, role: CheckpointRole, ctx: PolicyContext): Promise<{ backend: GgufBackend; ledger: CallLedger } | undefined> {
   const file = GGUF_SPEC.exec(spec)?.[1];
   let cfg: GgufConfig | undefined;
   const labExists = ctx.db === ':memory:' || existsSync(ctx.db);
@@ -296,7 +305,7 @@ async function ggufPolicy(spec: string, role: CheckpointRole, ctx: PolicyContext
   try {
     const backend = await loading;
     ctx.log?.(`${spec}: ${backend.model} on ${backend.gpu}`);
-    return { backend, ledger: lab.ledger };
+    return { backend, ledger: ledgerFor(lab, ctx) };
   } catch (e) {
     if (e instanceof ChatBackendError) throw new PolicyError(role, spec, e.message);
     throw e;

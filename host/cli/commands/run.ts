@@ -116,6 +116,7 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     }
     const service = createRunService({
       dbPath: g.db,
+      ...(g.cache === false ? { llmCache: false } : {}),
       ...(opts.resume && opts.provider ? { forceProvider: opts.provider } : {}),
       onDevice: (id, d) => process.stderr.write(`run ${id}: ${deviceLine(d)}\n`),
     });
