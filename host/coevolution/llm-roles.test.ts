@@ -107,7 +107,9 @@ describe('a run whose CA is an LLM (serve-model)', () => {
         expect((await service.settled(runId)).status).toBe('finished');
         const store = openSqliteStore(db);
         try {
-          const calls = store.db.prepare("SELECT COUNT(*) AS n, SUM(cached) AS cached FROM llm_calls WHERE episode_id LIKE ? AND role = 'CA'").get(`${runId}-M%`) as {
+          const calls = store.db
+            .prepare("SELECT COUNT(*) AS n, SUM(cached) AS cached FROM llm_calls WHERE episode_id LIKE ? AND role = 'CA'")
+            .get(`${runId}-M%`) as {
             n: number;
             cached: number;
           };
