@@ -49,6 +49,10 @@ test('compares the two arms once the runs finish', async () => {
   await expect(heldout.locator('tbody tr')).toHaveCount(2);
   await expect(heldout).toContainText('2/2');
   await expect(page.getByTestId('study-paired')).toContainText('no-ca-training − full');
+  // Per held-out scenario: DA0 → final for the first arm, each arm's final − DA0.
+  const perScenario = page.getByTestId('study-heldout-scenarios');
+  await expect(perScenario.locator('thead')).toContainText('no-ca-training: final − DA0');
+  await expect(perScenario.locator('tbody tr').first()).toContainText(/-h\s*\d+\.\d → \d+\.\d/);
   await expect(page.getByTestId('study-per-seed').locator('figure')).toHaveCount(2);
   // The tactic each arm's CA converged to, read from the runs' arena openings.
   const tactic = page.getByTestId('study-tactic');

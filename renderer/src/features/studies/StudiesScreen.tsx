@@ -5,7 +5,7 @@
  * transcripts; and overlay any two runs of the lab.
  */
 import { useEffect, useMemo, useState } from 'react';
-import type { MeanInterval, StudyDetail, StudyInfo } from '../../../../core/contract/contract';
+import type { ArmSummary, MeanInterval, StudyDetail, StudyInfo } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
 import { etaFrom, ProgressBar, useNow } from '../../components/ProgressBar';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
@@ -302,6 +302,52 @@ const TACTICS = [
   ['hedgeRate', 'hedge rate', true],
 ] as const;
 
+/**
+ * Held-out routing per scenario against each run's own final CA: DA0 → final DA for the first arm
+ * shown, and every shown arm's final − DA0 (paired within seeds): which held-out scenarios the
+ * arena's gains reach. The same table as `study show` and `report --study`.
+ */
+function HeldoutScenarios({ arms }: { arms: readonly ArmSummary[] }) {
+  const ids = [...new Set(arms.flatMap((a) => a.heldoutScenarios.map((h) => h.scenarioId)))];
+  const first = arms[0];
+  if (!ids.length || !first) return null;
+  const of = (a: ArmSummary, id: string) => a.heldoutScenarios.find((h) => h.scenarioId === id);
+  return (
+    <>
+      <h4>Held-out routing per scenario, final DA − DA0 (own CA)</h4>
+      <table className="table" data-testid="study-heldout-scenarios">
+        <thead>
+          <tr>
+            <th>Scenario</th>
+            <th className="num">{first.arm}: DA0 → final</th>
+            {arms.map((a) => (
+              <th key={a.arm} className="num">
+                {a.arm}: final − DA0
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {ids.map((id) => {
+            const f = of(first, id);
+            return (
+              <tr key={id}>
+                <td>{id}</td>
+                <td className="num">{f ? `${(f.da0.mean * 100).toFixed(1)} → ${(f.final.mean * 100).toFixed(1)}` : '–'}</td>
+                {arms.map((a) => (
+                  <td key={a.arm} className="num">
+                    {pctOrNum(of(a, id)?.gain, true)}
+                  </td>
+                ))}
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
 function Compare({ study }: { study: StudyDetail }) {
   const [shown, setShown] = useState<string[]>(study.arms);
   const colour = (arm: string) => SERIES_COLOURS[study.arms.indexOf(arm) % SERIES_COLOURS.length]!;
@@ -384,6 +430,7 @@ function Compare({ study }: { study: StudyDetail }) {
         </tbody>
       </table>
       <p className="muted small">Rates in %; mean [95% Student-t interval] over the seeds that finished.</p>
+      <HeldoutScenarios arms={arms} />
       {study.summary.paired.length > 0 && (
         <>
           <h4>Paired differences against {study.summary.baseline} (same seeds)</h4>
