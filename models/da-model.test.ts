@@ -12,7 +12,7 @@ import { runSft, SftDivergedError } from '../core/rl/sft';
 import type { SftModel } from '../core/rl/sft';
 import type { DaObservation } from '../core/world/environment';
 import { isMetricKey } from '../core/rl/metrics';
-import { DaModel, sampleIndex, SnapshotMismatchError } from './da-model';
+import { DA_LOSS_DEFAULTS, DaModel, sampleIndex, SnapshotMismatchError } from './da-model';
 
 const intents = [
   { intent: 'card_declined', tool: 'check_card_status' as const },
@@ -226,6 +226,42 @@ describe('DaModel', () => {
     expect(await wiRatios(g2)).toBeGreaterThan(1e-3);
     expect(await wiRatios(s2)).toBeLessThan(1e-6);
     for (const m of [grouped, separate, g2, s2]) await m.dispose();
+  });
+
+  it('supervised steps decay weights by the model weightDecay, kept in snapshots; an older snapshot trains with the optimiser default', async () => {
+    // Same start (seed 4), same batch: the same gradient and AdamW update for both; only the decay
+    // differs (a decayed weight is first multiplied by 1 − lr · weightDecay), so after one step the
+    // two differ by w · lr · (0.5 − 0.01).
+    const [a, b] = [await DaModel.create({ intents, seed: 4, net }), await DaModel.create({ intents, seed: 4, net, weightDecay: 0.01 })];
+    expect([a.weightDecay, b.weightDecay]).toEqual([DA_LOSS_DEFAULTS.weightDecay, 0.01]);
+    const w1 = async (m: DaModel) => {
+      const snap = await m.snapshot();
+      const params = (JSON.parse(snap.modelJson) as { params: { name: string; shape: number[] }[] }).params;
+      const all = new Float32Array(snap.weights.slice().buffer);
+      let at = 0;
+      for (const p of params) {
+        const n = p.shape.reduce((x, y) => x * y, 1);
+        if (p.name === 'w1') return all.slice(at, at + n);
+        at += n;
+      }
+      throw new Error('no w1');
+    };
+    const start = await w1(a);
+    for (const m of [a, b])
+      await m.supervisedStep(
+        obs,
+        samples.map((x) => x.target),
+        { lr: 1e-2 },
+      );
+    const [wa, wb] = [await w1(a), await w1(b)];
+    for (let i = 0; i < start.length; i += 7) expect(wb[i]! - wa[i]!).toBeCloseTo(start[i]! * 1e-2 * (0.5 - 0.01), 6);
+    const snap = await a.snapshot();
+    expect(JSON.parse(snap.modelJson)).toMatchObject({ weightDecay: 0.5 });
+    expect((await DaModel.fromSnapshot(snap)).weightDecay).toBe(0.5);
+    const { weightDecay: _w, ...older } = JSON.parse(snap.modelJson) as Record<string, unknown>;
+    expect((await DaModel.fromSnapshot({ ...snap, modelJson: JSON.stringify(older) })).weightDecay).toBe(0.01);
+    await expect(DaModel.create({ intents, seed: 1, net, weightDecay: -1 })).rejects.toThrow(/weightDecay must be a finite number ≥ 0, got -1/);
+    for (const m of [a, b]) await m.dispose();
   });
 
   it('label smoothing spreads ε over the batch label marginal with the grouped head, over all intents with separate heads', async () => {
