@@ -13,6 +13,9 @@ import type { SftModel } from '../core/rl/sft';
 import type { DaObservation } from '../core/world/environment';
 import { isMetricKey } from '../core/rl/metrics';
 import { DA_LOSS_DEFAULTS, DaModel, sampleIndex, SnapshotMismatchError } from './da-model';
+import { daParams } from './da-net';
+import type { DaParam } from './da-net';
+import { splitWeights } from './export';
 
 const intents = [
   { intent: 'card_declined', tool: 'check_card_status' as const },
@@ -30,6 +33,10 @@ const samples: { obs: ReturnType<typeof routingObservation>; target: DaTarget }[
   ['move $50 from savings to checking', 'transfer_funds', 'internal_transfer'],
 ].map(([text, choice, intent]) => ({ obs: routingObservation(text!), target: { choice: choice as DaTarget['choice'], intent: intent! } }));
 const obs = samples.map((s) => s.obs);
+
+/** One parameter of the model's current weights, as its snapshot stores them (a copy). */
+const paramOf = async (m: DaModel, name: DaParam): Promise<Float32Array> =>
+  splitWeights(daParams(m.shape), (await m.snapshot()).weights, 'the test DA')[name].slice();
 
 describe('DaModel', () => {
   it('train steps on two threads give the same bits on every run (no order-dependent scatter)', async () => {
@@ -198,18 +205,7 @@ describe('DaModel', () => {
     // GRPO trains the action head only; through the grouped head its gradient reaches the intent
     // head's weights wi, which otherwise only weight decay moves (every entry by the same factor).
     const wiRatios = async (m: DaModel) => {
-      const wi = async () => {
-        const snap = await m.snapshot();
-        const params = (JSON.parse(snap.modelJson) as { params: { name: string; shape: number[] }[] }).params;
-        const all = new Float32Array(snap.weights.slice().buffer);
-        let at = 0;
-        for (const p of params) {
-          const n = p.shape.reduce((x, y) => x * y, 1);
-          if (p.name === 'wi') return all.slice(at, at + n);
-          at += n;
-        }
-        throw new Error('no wi');
-      };
+      const wi = () => paramOf(m, 'wi');
       const before = await wi();
       const actions = samples.map((x) => x.target.choice);
       await m.policyGradientStep(
@@ -234,18 +230,7 @@ describe('DaModel', () => {
     // two differ by w · lr · (0.5 − 0.01).
     const [a, b] = [await DaModel.create({ intents, seed: 4, net }), await DaModel.create({ intents, seed: 4, net, weightDecay: 0.01 })];
     expect([a.weightDecay, b.weightDecay]).toEqual([DA_LOSS_DEFAULTS.weightDecay, 0.01]);
-    const w1 = async (m: DaModel) => {
-      const snap = await m.snapshot();
-      const params = (JSON.parse(snap.modelJson) as { params: { name: string; shape: number[] }[] }).params;
-      const all = new Float32Array(snap.weights.slice().buffer);
-      let at = 0;
-      for (const p of params) {
-        const n = p.shape.reduce((x, y) => x * y, 1);
-        if (p.name === 'w1') return all.slice(at, at + n);
-        at += n;
-      }
-      throw new Error('no w1');
-    };
+    const w1 = (m: DaModel) => paramOf(m, 'w1');
     const start = await w1(a);
     for (const m of [a, b])
       await m.supervisedStep(
