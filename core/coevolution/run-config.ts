@@ -35,6 +35,11 @@ const grpoBudget = z.strictObject({
    * becoming a full-size advantage. Default 1e-4.
    */
   advEps: z.number().min(0).optional(),
+  /**
+   * Dynamic sampling (DAPO): draw this many times promptsPerStep decision points per step and
+   * update on promptsPerStep groups, those whose K rewards differ first. Default 1 (plain GRPO).
+   */
+  oversample: posInt.optional(),
 });
 export type GrpoBudget = z.infer<typeof grpoBudget>;
 

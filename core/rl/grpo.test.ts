@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DA_GRPO,
   CA_GRPO,
+  dynamicBatch,
   GRPO_PRESETS,
   GrpoDivergenceError,
   groupAdvantages,
@@ -370,6 +371,49 @@ describe('runGrpo on a tabular bandit', () => {
     still.theta[0] = 12;
     await runGrpo({ model: still, reference, prompts: [0], observe: (s) => s, reward: flat, config: { ...c, klBeta: 0 } });
     expect(still.theta[0]).toBe(12);
+  });
+
+  it('dynamic sampling (oversample) fills the batch with groups whose rewards differ, and oversample 1 is plain GRPO', async () => {
+    expect(dynamicBatch([false, true, false, true, true, false], 2)).toEqual([1, 3]);
+    expect(dynamicBatch([false, true, false, false], 3)).toEqual([0, 1, 2]); // one with signal, then the first two without
+    expect(dynamicBatch([true, false], 2)).toEqual([0, 1]);
+    // States 0–2 pay the same for every action (no signal); states 3–5 are the bandit's.
+    const live = (s: number) => s >= 3;
+    const r2 = (s: number, a: number) => (live(s) ? reward(s, a) : 0.5);
+    const run = async (oversample: number | undefined) => {
+      const model = new TabularPolicy(S, A);
+      const batches: number[][] = [];
+      const step = model.policyGradientStep.bind(model);
+      model.policyGradientStep = (b, h) => {
+        batches.push(b.obs.slice());
+        return step(b, h);
+      };
+      const c: GrpoConfig = { ...config, steps: 20, promptsPerStep: 3, ...(oversample !== undefined ? { oversample } : {}) };
+      const res = await runGrpo({ model, reference: copyOf(new TabularPolicy(S, A)), prompts, observe: (s) => s, reward: r2, config: c });
+      return { res, batches, theta: Array.from(model.theta) };
+    };
+    const plain = await run(undefined);
+    const one = await run(1);
+    expect(one.theta).toEqual(plain.theta);
+    expect(one.res.history).toEqual(plain.res.history);
+    const two = await run(2);
+    // Every batch is promptsPerStep groups of K rows; with 6 drawn of which 3 are live, all 3 are live
+    // for as long as the live states' samples still differ.
+    for (const b of two.batches) expect(b).toHaveLength(3 * config.K);
+    const liveRows = (bs: number[][]) => bs.slice(0, 5).flat().filter(live).length;
+    expect(liveRows(two.batches)).toBe(5 * 3 * config.K);
+    expect(liveRows(plain.batches)).toBeLessThan(liveRows(two.batches));
+    expect(two.res.history.slice(0, 5).every((m) => m['gym/skipped_groups'] === 0)).toBe(true);
+    await expect(
+      runGrpo({
+        model: new TabularPolicy(S, A),
+        reference: new TabularPolicy(S, A),
+        prompts,
+        observe: (s) => s,
+        reward: r2,
+        config: { ...config, oversample: 0 },
+      }),
+    ).rejects.toThrow(/oversample must be an integer ≥ 1/);
   });
 
   it('maxKl ends the run at the first step past the trust region; maxPasses cuts the steps to the data', async () => {

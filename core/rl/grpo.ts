@@ -39,6 +39,15 @@ export interface GrpoConfig {
   steps: number;
   /** Prompts (decision points) per step; a step scores promptsPerStep × K actions. */
   promptsPerStep: number;
+  /**
+   * Dynamic sampling (DAPO, Yu et al. 2025, §3.2): each step draws oversample × promptsPerStep
+   * decision points, scores K actions at each, and updates on promptsPerStep groups, those whose
+   * rewards differ first (in draw order), then zero-variance ones to fill the batch. A group whose
+   * K actions all score the same (every variant loses, or the choice cannot change the outcome)
+   * carries no policy gradient; without it most of a CA gym's batch was such groups. 1 (default):
+   * the batch is the draw, as in plain GRPO.
+   */
+  oversample?: number;
   /** μ: policy-gradient iterations on each sampled batch (1 = on-policy, ratio ρ = 1 at the first). */
   mu: number;
   /** Added to the group's standard deviation before dividing: Â = (r − mean) / (std + advEps). */
@@ -114,6 +123,7 @@ export function checkGrpoConfig(c: GrpoConfig): void {
   num('advEps', 0);
   if (c.maxKl !== undefined) num('maxKl', 0);
   if (c.maxPasses !== undefined) num('maxPasses', 0);
+  if (c.oversample !== undefined) int('oversample', 1);
   if (c.lrSchedule !== 'constant' && c.lrSchedule !== 'cosine')
     throw new RangeError(`GRPO config: lrSchedule must be 'constant' or 'cosine', got '${String(c.lrSchedule)}'`);
 }
@@ -285,7 +295,8 @@ export async function grpoStep<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, step: n
   };
 
   // ------------------------------------------------------------------ rollouts
-  const prompts = promptsForStep(args.prompts.length, c.promptsPerStep, c.seed, step).map((i) => args.prompts[i]!); // G prompts
+  const drawn = c.promptsPerStep * (c.oversample ?? 1);
+  const prompts = promptsForStep(args.prompts.length, drawn, c.seed, step).map((i) => args.prompts[i]!); // G prompts
   const obs: Obs[] = []; // [G·K], group g occupies rows g·K … g·K + K − 1
   for (const p of prompts) {
     const o = args.observe(p);
@@ -304,16 +315,19 @@ export async function grpoStep<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, step: n
 
   // ---------------------------------------------------------------- advantages
   const adv = groupAdvantages(rewards, K, c.advEps);
+  const signal = groupsWithSignal(adv, K);
+  const batchGroups = dynamicBatch(signal, c.promptsPerStep);
 
   // -------------------------------------------------------------------- update
   const refLogProbs = await referenceLogProbs(args.reference, obs, actions); // [G·K]
   const kl = meanKl(oldLogProbs, refLogProbs);
   if (!Number.isFinite(kl)) return fail(`gym/kl = ${kl} (the reference gave log-probabilities that are not finite)`);
   // Rows of the groups with any variance carry the policy gradient. With a KL penalty every row
-  // is updated (Â = 0 in the others, as in standard GRPO): a group whose samples all agree is
-  // where the policy has concentrated, and leaving it out removed the one term that pulls such a
-  // policy back toward the reference (a DA gym collapsed onto one action there, KL 7–9 nats).
-  const keep = c.klBeta > 0 ? Array.from(obs, (_, i) => i) : adv.keep;
+  // of the batch is updated (Â = 0 in the others, as in standard GRPO): a group whose samples all
+  // agree is where the policy has concentrated, and leaving it out removed the one term that pulls
+  // such a policy back toward the reference (a DA gym collapsed onto one action there, KL 7–9 nats).
+  const rows = batchGroups.flatMap((g) => Array.from({ length: K }, (_, k) => g * K + k));
+  const keep = c.klBeta > 0 ? rows : rows.filter((i) => signal[Math.floor(i / K)]);
   const lr = learningRate(c, step);
   const updates: StepMetrics[] = [];
   if (keep.length > 0) {
@@ -348,7 +362,7 @@ export async function grpoStep<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, step: n
     'gym/reward_mean': mean(rewards),
     'gym/reward_std': std(rewards),
     'gym/kl': kl,
-    'gym/skipped_groups': adv.skippedGroups,
+    'gym/skipped_groups': batchGroups.filter((g) => !signal[g]).length,
     'gym/lr': lr,
   };
 }
@@ -468,6 +482,24 @@ export function groupAdvantages(rewards: readonly number[] | Float32Array | Floa
     }
   }
   return { advantages, keep, skippedGroups, groupMean, groupStd };
+}
+
+/** Per group: do its rewards differ (the group is not skipped by `groupAdvantages`)? */
+export function groupsWithSignal(adv: Pick<GroupAdvantages, 'keep' | 'groupStd'>, K: number): boolean[] {
+  const out = Array.from(adv.groupStd, () => false);
+  for (const i of adv.keep) out[Math.floor(i / K)] = true;
+  return out;
+}
+
+/**
+ * The groups a step updates on (dynamic sampling, `GrpoConfig.oversample`): `size` of the drawn
+ * groups, those with signal first, then the others, each in draw order; returned in draw order.
+ * With as many groups drawn as the batch holds, every group.
+ */
+export function dynamicBatch(signal: readonly boolean[], size: number): number[] {
+  const withSignal = signal.flatMap((s, g) => (s ? [g] : []));
+  const without = signal.flatMap((s, g) => (s ? [] : [g]));
+  return [...withSignal, ...without].slice(0, size).sort((a, b) => a - b);
 }
 
 /**

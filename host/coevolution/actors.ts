@@ -279,6 +279,7 @@ function grpoConfig(b: GrpoBudget, role: 'DA' | 'CA', seed: number): GrpoConfig 
     ...(b.maxKl !== undefined ? { maxKl: b.maxKl } : {}),
     ...(b.maxPasses !== undefined ? { maxPasses: b.maxPasses } : {}),
     ...(b.advEps !== undefined ? { advEps: b.advEps } : {}),
+    ...(b.oversample !== undefined ? { oversample: b.oversample } : {}),
   };
 }
 
