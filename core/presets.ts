@@ -90,11 +90,24 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
  * W_DA opened at 69% on average over seeds 1–10 and the DA trained in 4 of 10 seeds (seeds 1–6:
  * 2, W_DA non-monotonic in 1). CA0 pressure chosen again on the arena alone, seeds 1–6: 320 steps
  * 3 trained / 2 non-monotonic, 400 steps 5 / 3 (these), 480 steps 5 / 2.
+ *
+ * The CA's gyms then moved W_DA by −1.8 points on average, although a CA that says, for each
+ * intent, the one opening chosen best on half of a match's episodes would have held the retrained
+ * DA to W_DA 62.5% on the other half (seed 1, match 4: DA4 88.2% against the gym's CA; `sparring
+ * best-response`): the CA's gym does not find what its action space allows. Half of its decision
+ * points are answer turns whose K rewards are all equal (99%), and a third of openings too.
+ * Chosen on the arena alone, seeds 1–6 (DA trained / W_DA non-monotonic / ΔW_DA after a CA gym):
+ *   60 steps (was)                       5 / 3 / −1.8
+ *   60 steps, oversample 2               4 / 2 / −2.0
+ *   60 steps, β 0.01                     4 / 2 / −2.2
+ *   200 steps                            5 / 3 / −2.0
+ *   200 steps, oversample 2 (these)      6 / 4 / −4.2
+ *   200 steps, oversample 4              6 / 4 / −4.8 (twice the gym's rollouts of these)
  */
 export const PAPER_FAITHFUL_GYMS = {
   caPressureSteps: 400,
   da: { ...PAPER_GYM_DA, lr: 3e-4, klBeta: 0.3 },
-  ca: { ...PAPER_GYM_CA, lr: 3e-3 },
+  ca: { ...PAPER_GYM_CA, lr: 3e-3, steps: 200, oversample: 2 },
 } as const;
 
 /**
