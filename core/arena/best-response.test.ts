@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { allCaChoices } from '../agents/ca-choices';
+import type { CaChoice } from '../agents/ca-choices';
+import { summariseBestResponse } from './best-response';
+
+const base: CaChoice = { directness: 'direct', detail: 0, decoy: null, hedge: false, tone: 'neutral', withhold: false };
+/** Three columns: a plain opening, a vague one, a vague one with a decoy. */
+const cols: CaChoice[] = [base, { ...base, directness: 'vague' }, { ...base, directness: 'vague', decoy: 'transfer_funds' }];
+
+describe('summariseBestResponse', () => {
+  it('computes greedy, per-intent 2-fold and oracle W_DA and the per-factor rates by hand', () => {
+    // intent a: column 1 wins episodes 0 and 2 (fold 0), column 2 wins episode 1 (fold 1), episode 3 nothing.
+    // intent b: column 2 wins both of its episodes.
+    const rows = [
+      { intent: 'a', wins: [0, 1, 0], greedy: 0 },
+      { intent: 'a', wins: [0, 0, 1], greedy: 0 },
+      { intent: 'a', wins: [0, 1, 0], greedy: 1 },
+      { intent: 'a', wins: [0, 0, 0], greedy: 0 },
+      { intent: 'b', wins: [0, 0, 1], greedy: 2 },
+      { intent: 'b', wins: [0, 0, 1], greedy: 0 },
+    ];
+    const s = summariseBestResponse(rows, cols);
+    expect(s.episodes).toBe(6);
+    expect(s.choices).toBe(3);
+    // Greedy wins episodes 2 and 4: W_DA 4/6.
+    expect(s.wDaGreedy).toBeCloseTo(4 / 6, 12);
+    // a: fold 0 (eps 0, 2) picks column 1, which wins none of fold 1 (eps 1, 3); fold 1 picks
+    // column 2 (ep 1), which wins none of fold 0. b: fold 0 (ep 4) picks 2, wins ep 5; and back: 2 wins.
+    expect(s.wDaPerIntent).toBeCloseTo(4 / 6, 12);
+    // Only episode 3 has no winning choice.
+    expect(s.wDaOracle).toBeCloseTo(1 / 6, 12);
+    expect(s.meanWinShare).toBeCloseTo(5 / 18, 12);
+    const directness = s.factors.find((f) => f.head === 'directness')!.values;
+    expect(directness.find((v) => v.value === 'direct')).toEqual({ value: 'direct', winRate: 0, greedyShare: 4 / 6 });
+    // vague: columns 1 and 2, 12 cells, 5 wins; greedy picks columns 1 or 2 in episodes 2 and 4.
+    expect(directness.find((v) => v.value === 'vague')).toEqual({ value: 'vague', winRate: 5 / 12, greedyShare: 2 / 6 });
+    // No column is indirect: no rate to give.
+    expect(directness.find((v) => v.value === 'indirect')!.winRate).toBeNaN();
+    const decoy = s.factors.find((f) => f.head === 'decoy')!.values;
+    expect(decoy.find((v) => v.value === 'transfer_funds')!.winRate).toBeCloseTo(3 / 6, 12);
+  });
+
+  it('names what is wrong with a malformed matrix', () => {
+    expect(() => summariseBestResponse([], cols)).toThrow(/no episodes/);
+    expect(() => summariseBestResponse([{ intent: 'a', wins: [0, 1], greedy: 0 }], cols)).toThrow(/episode 0 has 2 results for 3 choices/);
+    expect(() => summariseBestResponse([{ intent: 'a', wins: [0, 1, 0], greedy: 3 }], cols)).toThrow(/greedy choice 3/);
+  });
+
+  it('defaults to the whole action space', () => {
+    const all = allCaChoices();
+    const s = summariseBestResponse([{ intent: 'a', wins: all.map((_, i) => (i === 7 ? 1 : 0)), greedy: 7 }]);
+    expect(s.choices).toBe(1728);
+    expect(s.wDaGreedy).toBe(0);
+    expect(s.wDaOracle).toBe(0);
+    // One episode: the other fold is empty, so the per-intent CA is never scored and W_DA stays 1.
+    expect(s.wDaPerIntent).toBe(1);
+  });
+});

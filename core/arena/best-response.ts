@@ -1,0 +1,116 @@
+/**
+ * How much the CA's action space allows against a frozen DA, next to what the CA plays: a bound
+ * that tells a CA that has not learned apart from a CA that has nothing left to find.
+ *
+ * For every episode of a match, the CA's opening is replaced by each choice of the action space
+ * in turn (`allCaChoices`, 1,728) and the episode is played out (host/engine/best-response.ts);
+ * a choice wins when the DA misroutes. From that win matrix:
+ * - W_DA against the CA's own greedy opening (the same replay, so comparable with the others);
+ * - W_DA against a CA that says one opening per intent, chosen on half of that intent's episodes
+ *   and scored on the other half (2-fold, both ways): a policy that conditions on the intent
+ *   only, with no selection bias (choosing the best of 1,728 on the same episodes it is scored on
+ *   would overstate it; an intent with one episode counts as the DA's);
+ * - W_DA against a per-episode oracle (any winning choice counts): the action space's floor;
+ * - per head and value, the share of (episode, choice) cells that win with that value and the
+ *   share of episodes whose greedy opening has it: which factor the CA sits on against which pays.
+ */
+import { allCaChoices, CA_HEADS } from '../agents/ca-choices';
+import type { CaChoice } from '../agents/ca-choices';
+
+/** One episode's opening, tried with every choice of `choices`. */
+export interface BestResponseEpisode {
+  intent: string;
+  /** wins[c] = 1 when choice c misroutes the DA (the CA wins), else 0. */
+  wins: ArrayLike<number>;
+  /** Index in `choices` of the CA's own greedy opening. */
+  greedy: number;
+}
+
+export interface BestResponseFactor {
+  head: string;
+  values: { value: string; winRate: number; greedyShare: number }[];
+}
+
+export interface BestResponseSummary {
+  episodes: number;
+  choices: number;
+  /** W_DA when the CA opens with its greedy choice (this replay). */
+  wDaGreedy: number;
+  /** W_DA against one opening per intent, chosen on the other half of the intent's episodes. */
+  wDaPerIntent: number;
+  /** W_DA against the per-episode oracle: the share of episodes no choice wins. */
+  wDaOracle: number;
+  /** Mean share of choices that win an episode (a uniformly random opening's CA win rate). */
+  meanWinShare: number;
+  factors: BestResponseFactor[];
+}
+
+/** The figures of the module comment from a win matrix; `choices` are the columns (default: all). */
+export function summariseBestResponse(rows: readonly BestResponseEpisode[], choices: readonly CaChoice[] = allCaChoices()): BestResponseSummary {
+  if (rows.length === 0) throw new Error('best response: the match has no episodes to replay');
+  const C = choices.length;
+  for (const [i, r] of rows.entries()) {
+    if (r.wins.length !== C) throw new Error(`best response: episode ${i} has ${r.wins.length} results for ${C} choices`);
+    if (!Number.isInteger(r.greedy) || r.greedy < 0 || r.greedy >= C)
+      throw new Error(`best response: episode ${i}'s greedy choice ${r.greedy} is not one of the ${C}`);
+  }
+  const n = rows.length;
+  const greedyWins = rows.reduce((s, r) => s + r.wins[r.greedy]!, 0);
+  let oracleWins = 0;
+  let share = 0;
+  for (const r of rows) {
+    let k = 0;
+    for (let c = 0; c < C; c++) k += r.wins[c]!;
+    if (k > 0) oracleWins++;
+    share += k / C;
+  }
+  // Per intent, 2-fold: episodes alternate between the folds in match order.
+  const byIntent = new Map<string, BestResponseEpisode[]>();
+  for (const r of rows) byIntent.set(r.intent, [...(byIntent.get(r.intent) ?? []), r]);
+  let cvWins = 0;
+  for (const eps of byIntent.values()) {
+    const folds = [eps.filter((_, i) => i % 2 === 0), eps.filter((_, i) => i % 2 === 1)];
+    for (const [choose, score] of [
+      [0, 1],
+      [1, 0],
+    ] as const) {
+      // An intent with a single episode has nothing to choose on: it counts as the DA's.
+      if (folds[choose]!.length === 0 || folds[score]!.length === 0) continue;
+      const best = bestChoice(folds[choose]!, C);
+      cvWins += folds[score]!.reduce((s, r) => s + r.wins[best]!, 0);
+    }
+  }
+  const factors = CA_HEADS.map((h): BestResponseFactor => {
+    const valueOf = (c: CaChoice) => (h.name === 'placement' ? (c.placement ?? 'need-first') : c[h.name]);
+    return {
+      head: h.name,
+      values: (h.values as readonly unknown[]).map((v) => {
+        const cols = choices.flatMap((c, i) => (valueOf(c) === v ? [i] : []));
+        const cells = cols.length * n;
+        const wins = rows.reduce((s, r) => s + cols.reduce((t, c) => t + r.wins[c]!, 0), 0);
+        const greedy = rows.filter((r) => valueOf(choices[r.greedy]!) === v).length;
+        return { value: String(v), winRate: cells > 0 ? wins / cells : Number.NaN, greedyShare: greedy / n };
+      }),
+    };
+  });
+  return {
+    episodes: n,
+    choices: C,
+    wDaGreedy: 1 - greedyWins / n,
+    wDaPerIntent: 1 - cvWins / n,
+    wDaOracle: 1 - oracleWins / n,
+    meanWinShare: share / n,
+    factors,
+  };
+}
+
+/** The choice that wins most of `rows` (the first on ties). */
+function bestChoice(rows: readonly BestResponseEpisode[], C: number): number {
+  let best = 0;
+  let bestWins = -1;
+  for (let c = 0; c < C; c++) {
+    const w = rows.reduce((s, r) => s + r.wins[c]!, 0);
+    if (w > bestWins) [best, bestWins] = [c, w];
+  }
+  return best;
+}

@@ -1,0 +1,98 @@
+/**
+ * `sparring best-response`: a stored match's episodes replayed with every opening the CA's action
+ * space allows against the match's frozen DA (core/arena/best-response.ts says what the figures
+ * mean). The later customer turns are the match's CA, greedy, as in the CA's gym rollouts
+ * (core/rl/ca-rollout.ts), and a run's CA speaks its run's train slice of the bank, as it did in
+ * the match.
+ */
+import Database from 'better-sqlite3';
+import { allCaChoices } from '../../core/agents/ca-choices';
+import type { CaChoice } from '../../core/agents/ca-choices';
+import { summariseBestResponse } from '../../core/arena/best-response';
+import type { BestResponseEpisode, BestResponseSummary } from '../../core/arena/best-response';
+import { DEFAULT_CONFIG } from '../../core/config';
+import type { SparringConfig } from '../../core/config';
+import type { Domain } from '../../core/domain/types';
+import { daWins } from '../../core/rewards/episode-facts';
+import { greedyCaActor, rolloutCa, sliceCaDecisionPoints } from '../../core/rl/ca-rollout';
+import { policyActor, recordedFromEpisode } from '../../core/rl/da-rollout';
+import type { SessionSettings } from '../../models/session';
+import { PolicyCache, trainingDomain } from '../coevolution/actors';
+import { checkpointStore } from '../store/checkpoint-store';
+import { openSqliteStore } from '../store/sqlite-store';
+
+export interface BestResponseArgs {
+  db: string;
+  domain: Domain;
+  matchId: string;
+  session?: SessionSettings;
+  /** The columns to try (default: every choice); the CA's greedy opening is added when missing. */
+  choices?: readonly CaChoice[];
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface BestResponseReport extends BestResponseSummary {
+  matchId: string;
+  da: string;
+  ca: string;
+  /** W_DA the match stored (its own rendering of the same openings' words; close to wDaGreedy, not equal). */
+  wDaStored: number | null;
+  /** The run the match belongs to (its CA spoke that run's train slice of the bank), or null. */
+  runId: string | null;
+}
+
+const key = (c: CaChoice) => JSON.stringify({ ...c, placement: c.placement ?? 'need-first' });
+
+export async function bestResponse(args: BestResponseArgs): Promise<BestResponseReport> {
+  const store = openSqliteStore(args.db);
+  const db = new Database(args.db, { readonly: true });
+  const cache = new PolicyCache({ checkpoints: checkpointStore(db), domain: args.domain, ...(args.session ? { session: args.session } : {}) });
+  try {
+    const match = store.getMatch(args.matchId);
+    if (!match) throw new Error(`best-response: no match "${args.matchId}" in ${args.db}`);
+    const row = db.prepare('SELECT da_checkpoint_name AS da, ca_checkpoint_name AS ca, config_json AS config FROM matches WHERE id = ?').get(args.matchId) as {
+      da: string | null;
+      ca: string | null;
+      config: string;
+    };
+    if (!row.da || !row.ca)
+      throw new Error(
+        `best-response: match ${args.matchId} was not played by two checkpoints (DA ${match.daSpec}, CA ${match.caSpec}); it needs a builtin CA's choices`,
+      );
+    const run = db.prepare("SELECT id, seed FROM runs WHERE ? LIKE id || '-%'").get(args.matchId) as { id: string; seed: number } | undefined;
+    const config: SparringConfig = { ...DEFAULT_CONFIG, ...(JSON.parse(row.config) as Partial<SparringConfig>) };
+    const domain = run ? trainingDomain({ domain: args.domain, seed: run.seed }) : args.domain;
+    const caModel = await cache.caModel(row.ca);
+    const world = { config, domain, da: policyActor(await cache.da(row.da)) };
+    const ca = greedyCaActor(caModel, domain);
+    const columns = [...(args.choices ?? allCaChoices())];
+    const episodes = store
+      .listEpisodes({ matchId: args.matchId, limit: store.countEpisodes({ matchId: args.matchId }) })
+      .map((s) => store.getEpisode(s.id)!)
+      .filter((e) => !e.fraudReference);
+    // The greedy openings first, so every one is a column of the matrix.
+    const points = episodes.map((e) => sliceCaDecisionPoints(recordedFromEpisode(e, args.domain.scenarios), config.arena.maxDaTurns)[0]!);
+    const greedy = (await caModel.greedy(points.map((p) => p.obs))).map((g) => g.action);
+    for (const g of greedy) if (!columns.some((c) => key(c) === key(g))) columns.push(g);
+    const rows: BestResponseEpisode[] = [];
+    for (const [i, point] of points.entries()) {
+      const out = await rolloutCa(
+        world,
+        ca,
+        columns.map((choice) => ({ point, choice })),
+      );
+      rows.push({
+        intent: episodes[i]!.intent,
+        wins: out.map((o) => (daWins(o.transcript) ? 0 : 1)),
+        greedy: columns.findIndex((c) => key(c) === key(greedy[i]!)),
+      });
+      args.onProgress?.(i + 1, points.length);
+    }
+    const wDaStored = episodes.length ? episodes.filter((e) => e.winner === 'DA').length / episodes.length : null;
+    return { matchId: args.matchId, da: row.da, ca: row.ca, wDaStored, runId: run?.id ?? null, ...summariseBestResponse(rows, columns) };
+  } finally {
+    await cache.dispose();
+    db.close();
+    store.close();
+  }
+}

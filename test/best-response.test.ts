@@ -1,0 +1,46 @@
+/**
+ * `sparring best-response` on a real (quick) run's match: the lab's checkpoints replay the match's
+ * openings with a slice of the CA's action space. The whole space (1,728 openings per episode) is
+ * the CLI's; a slice keeps the test short and checks the same invariants.
+ */
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { allCaChoices } from '../core/agents/ca-choices';
+import { bankingDomain } from '../host/domain-files';
+import { bestResponse } from '../host/engine/best-response';
+import { formatBestResponse } from '../host/cli/commands/best-response';
+import { sparringInProcess } from './support/cli-in-process';
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-best-response-'));
+
+describe('best response', () => {
+  it("bounds what the CA's action space allows against a run's DA, deterministically; a missing match is named", async () => {
+    const db = path.join(tmp, 'lab.db');
+    const ran = await sparringInProcess(['run', '--preset', 'quick', '--seed', '3', '--db', db, '--json']);
+    expect(ran.code, ran.stderr).toBe(0);
+    const { matches } = JSON.parse(ran.stdout) as { runId: string; matches: { da: string; ca: string }[] };
+    const matchId = 'R1-M1';
+    const choices = allCaChoices().filter((_, i) => i % 97 === 0); // 18 openings
+    const progress: number[] = [];
+    const r = await bestResponse({ db, domain: bankingDomain(), matchId, choices, onProgress: (d) => progress.push(d) });
+    expect(r.runId).toBe('R1');
+    expect([r.da, r.ca]).toEqual([matches[0]!.da, matches[0]!.ca]);
+    expect(r.episodes).toBeGreaterThan(0);
+    expect(progress.at(-1)).toBe(r.episodes);
+    // The CA's greedy openings join the slice, so the oracle does at least as well as the CA.
+    expect(r.choices).toBeGreaterThanOrEqual(choices.length);
+    expect(r.wDaOracle).toBeLessThanOrEqual(r.wDaGreedy);
+    for (const w of [r.wDaGreedy, r.wDaPerIntent, r.wDaOracle, r.meanWinShare]) expect(w).toBeGreaterThanOrEqual(0);
+    expect(r.factors.map((f) => f.head)).toEqual(['directness', 'detail', 'decoy', 'hedge', 'tone', 'withhold', 'placement']);
+    for (const f of r.factors) expect(f.values.reduce((s, v) => s + v.greedyShare, 0)).toBeCloseTo(1, 9);
+    // The replay depends on the stored match only.
+    expect(await bestResponse({ db, domain: bankingDomain(), matchId, choices })).toEqual(r);
+    expect(formatBestResponse(r)).toMatch(/R1-M1: DA\d+ against CA\d+, \d+ episodes/);
+
+    const missing = await sparringInProcess(['best-response', '--match', 'R1-M9', '--db', db]);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/no match "R1-M9"/);
+  });
+});
