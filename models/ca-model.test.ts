@@ -15,6 +15,7 @@ import type { CustomerFacts } from '../core/world/backend';
 import type { CaObservation } from '../core/world/environment';
 import { BuiltinCa } from './builtin-ca';
 import { CaModel } from './ca-model';
+import { encodeCaObservations } from './ca-net';
 import type { CaModelOptions } from './ca-model';
 
 const domain = bankingDomain();
@@ -70,6 +71,13 @@ afterAll(async () => {
 });
 
 describe('CaModel', () => {
+  it('encodes a repeated observation (a GRPO group) as it encodes equal copies of it', () => {
+    const intents = new Map(model.shape.intents.map((n, i) => [n, i]));
+    const same = [OBS[1]!, OBS[0]!, OBS[1]!, OBS[1]!, OBS[0]!];
+    const copies = same.map((o) => ({ ...o, dialogue: o.dialogue.slice() }));
+    expect(encodeCaObservations(same, model.shape, intents)).toEqual(encodeCaObservations(copies, model.shape, intents));
+  });
+
   it('gives each head a distribution and never a decoy of the intent’s own tool', async () => {
     const logp = await model.headLogProbs(OBS);
     expect(logp.length).toBe(OBS.length * CA_LOGITS);

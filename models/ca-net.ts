@@ -261,7 +261,18 @@ export function encodeCaObservations(obs: readonly CaObservation[], shape: CaNet
   const bagIdx = new Float32Array(B * L);
   const bagW = new Float32Array(B * L);
   const state = new Float32Array(B * N_STATE);
+  // A GRPO batch repeats each prompt's observation K times (the same object): encode it once.
+  const first = new Map<CaObservation, number>();
   obs.forEach((o, b) => {
+    const j = first.get(o);
+    if (j !== undefined) {
+      intent[b] = intent[j]!;
+      bagIdx.copyWithin(b * L, j * L, (j + 1) * L);
+      bagW.copyWithin(b * L, j * L, (j + 1) * L);
+      state.copyWithin(b * N_STATE, j * N_STATE, (j + 1) * N_STATE);
+      return;
+    }
+    first.set(o, b);
     const i = intentIndex.get(o.intent);
     if (i === undefined) throw new Error(`CA network: unknown intent "${o.intent}" (the network knows the ${shape.intents.length} intents of its taxonomy)`);
     intent[b] = BigInt(i);

@@ -72,6 +72,37 @@ export interface EnvState {
   fired: AdversityFiring[];
 }
 
+/** Generated worlds by scenario and seed (at most WORLD_CACHE per scenario). */
+const worlds = new WeakMap<Scenario, Map<number, WorldState>>();
+const WORLD_CACHE = 4096;
+
+/**
+ * The scenario's world for a fresh `rng`, as `generateWorld` makes it, from a cache: generating
+ * one re-seeds faker, and a gym resets the same episode once per sampled action (a CA gym step,
+ * 256 times). The world is plain data and tools change it, so each reset gets its own copy.
+ */
+function seededWorld(scenario: Scenario, rng: Rng): WorldState {
+  let bySeed = worlds.get(scenario);
+  if (!bySeed) worlds.set(scenario, (bySeed = new Map()));
+  let w = bySeed.get(rng.seed);
+  if (!w) {
+    if (bySeed.size >= WORLD_CACHE) bySeed.clear();
+    bySeed.set(rng.seed, (w = generateWorld(scenario, rng)));
+  }
+  return copyData(w);
+}
+
+/** A deep copy of plain data (arrays, objects, primitives), keys with undefined values kept. */
+function copyData<T>(x: T): T {
+  if (Array.isArray(x)) return x.map(copyData) as T;
+  if (x !== null && typeof x === 'object') {
+    const o: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(x)) o[k] = copyData(v);
+    return o as T;
+  }
+  return x;
+}
+
 export class CustomerEnvironment {
   private s: EnvState | null = null;
   private rng: Rng = new Rng(0);
@@ -90,7 +121,7 @@ export class CustomerEnvironment {
       scenario,
       seed,
       intent: rng.fork('intent').pick(scenario.intents),
-      world: generateWorld(scenario, rng.fork('world')),
+      world: seededWorld(scenario, rng.fork('world')),
       turns: [],
       daSteps: 0,
       done: false,

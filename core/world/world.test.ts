@@ -175,4 +175,20 @@ describe('CustomerEnvironment', () => {
     expect(play(11).t.turns[2]).toMatchObject({ toolResult: { ok: true } });
     expect(JSON.stringify(play(12).w)).not.toEqual(JSON.stringify(play(11).w));
   });
+
+  it("resets to the seed's own world after an episode changed it (worlds are cached, each reset gets a copy)", () => {
+    const fresh = generateWorld(scenario(), new Rng(11).fork('world'));
+    const env = new CustomerEnvironment(12);
+    env.reset(scenario(), 11);
+    expect(env.state().world).toEqual(fresh);
+    say(env, 'hi');
+    act(env, 'tool_call', 'lookup_account', { phone: env.observeAgent().caller.phone });
+    const acc = env.state().world.accounts[0]!.account_id;
+    act(env, 'tool_call', 'dispute_charge', { account_id: acc, merchant: 'Blue Bottle Coffee', reason: 'duplicate' });
+    expect(env.state().world).not.toEqual(fresh);
+    const again = new CustomerEnvironment(12);
+    again.reset(scenario(), 11);
+    expect(again.state().world).toEqual(fresh);
+    expect(again.state().world).not.toBe(env.state().world);
+  });
 });
