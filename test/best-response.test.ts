@@ -35,6 +35,10 @@ describe('best response', () => {
     for (const w of [r.wDaGreedy, r.wDaPerIntent, r.wDaOracle, r.meanWinShare]) expect(w).toBeGreaterThanOrEqual(0);
     expect(r.factors.map((f) => f.head)).toEqual(['directness', 'detail', 'decoy', 'hedge', 'tone', 'withhold', 'placement']);
     for (const f of r.factors) expect(f.values.reduce((s, v) => s + v.greedyShare, 0)).toBeCloseTo(1, 9);
+    // The gym's reward per value: inverse-DA (+1.5 / −0.5 at the paper's weights) plus the opening's shaping terms.
+    const rewards = r.factors.flatMap((f) => f.values.map((v) => v.meanReward)).filter(Number.isFinite);
+    expect(rewards.length).toBeGreaterThan(0);
+    for (const x of rewards) expect(Math.abs(x)).toBeLessThan(3);
     // The replay depends on the stored match only.
     expect(await bestResponse({ db, domain: bankingDomain(), matchId, choices })).toEqual(r);
     expect(formatBestResponse(r)).toMatch(/R1-M1: DA\d+ against CA\d+, \d+ episodes/);

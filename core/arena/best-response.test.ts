@@ -31,13 +31,24 @@ describe('summariseBestResponse', () => {
     expect(s.wDaOracle).toBeCloseTo(1 / 6, 12);
     expect(s.meanWinShare).toBeCloseTo(5 / 18, 12);
     const directness = s.factors.find((f) => f.head === 'directness')!.values;
-    expect(directness.find((v) => v.value === 'direct')).toEqual({ value: 'direct', winRate: 0, greedyShare: 4 / 6 });
+    expect(directness.find((v) => v.value === 'direct')).toEqual({ value: 'direct', winRate: 0, meanReward: Number.NaN, greedyShare: 4 / 6 });
     // vague: columns 1 and 2, 12 cells, 5 wins; greedy picks columns 1 or 2 in episodes 2 and 4.
-    expect(directness.find((v) => v.value === 'vague')).toEqual({ value: 'vague', winRate: 5 / 12, greedyShare: 2 / 6 });
+    expect(directness.find((v) => v.value === 'vague')).toEqual({ value: 'vague', winRate: 5 / 12, meanReward: Number.NaN, greedyShare: 2 / 6 });
     // No column is indirect: no rate to give.
     expect(directness.find((v) => v.value === 'indirect')!.winRate).toBeNaN();
     const decoy = s.factors.find((f) => f.head === 'decoy')!.values;
     expect(decoy.find((v) => v.value === 'transfer_funds')!.winRate).toBeCloseTo(3 / 6, 12);
+  });
+
+  it("averages the gym's reward per value when every episode carries it", () => {
+    const rows = [
+      { intent: 'a', wins: [0, 1, 0], rewards: [-0.5, 1.5, -0.4], greedy: 0 },
+      { intent: 'a', wins: [0, 0, 1], rewards: [-0.6, -0.5, 1.6], greedy: 2 },
+    ];
+    const s = summariseBestResponse(rows, cols);
+    const directness = s.factors.find((f) => f.head === 'directness')!.values;
+    expect(directness.find((v) => v.value === 'direct')!.meanReward).toBeCloseTo(-0.55, 12);
+    expect(directness.find((v) => v.value === 'vague')!.meanReward).toBeCloseTo((1.5 - 0.4 - 0.5 + 1.6) / 4, 12);
   });
 
   it('names what is wrong with a malformed matrix', () => {

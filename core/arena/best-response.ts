@@ -11,8 +11,10 @@
  *   only, with no selection bias (choosing the best of 1,728 on the same episodes it is scored on
  *   would overstate it; an intent with one episode counts as the DA's);
  * - W_DA against a per-episode oracle (any winning choice counts): the action space's floor;
- * - per head and value, the share of (episode, choice) cells that win with that value and the
- *   share of episodes whose greedy opening has it: which factor the CA sits on against which pays.
+ * - per head and value, the share of (episode, choice) cells that win with that value, their mean
+ *   gym reward (r_CA's terms of the opening plus the episode's inverse-DA term: what the CA's gym
+ *   optimises), and the share of episodes whose greedy opening has it: which factor the CA sits on
+ *   against which pays.
  */
 import { allCaChoices, CA_HEADS } from '../agents/ca-choices';
 import type { CaChoice } from '../agents/ca-choices';
@@ -24,11 +26,14 @@ export interface BestResponseEpisode {
   wins: ArrayLike<number>;
   /** Index in `choices` of the CA's own greedy opening. */
   greedy: number;
+  /** rewards[c]: the CA gym's reward of choice c (its opening's r_format + r_realism + r_conceal, plus the episode's r_inv-DA); optional. */
+  rewards?: ArrayLike<number>;
 }
 
 export interface BestResponseFactor {
   head: string;
-  values: { value: string; winRate: number; greedyShare: number }[];
+  /** meanReward: the mean gym reward of the value's cells (NaN without rewards). */
+  values: { value: string; winRate: number; meanReward: number; greedyShare: number }[];
 }
 
 export interface BestResponseSummary {
@@ -88,8 +93,14 @@ export function summariseBestResponse(rows: readonly BestResponseEpisode[], choi
         const cols = choices.flatMap((c, i) => (valueOf(c) === v ? [i] : []));
         const cells = cols.length * n;
         const wins = rows.reduce((s, r) => s + cols.reduce((t, c) => t + r.wins[c]!, 0), 0);
+        const reward = rows.every((r) => r.rewards) ? rows.reduce((s, r) => s + cols.reduce((t, c) => t + r.rewards![c]!, 0), 0) : Number.NaN;
         const greedy = rows.filter((r) => valueOf(choices[r.greedy]!) === v).length;
-        return { value: String(v), winRate: cells > 0 ? wins / cells : Number.NaN, greedyShare: greedy / n };
+        return {
+          value: String(v),
+          winRate: cells > 0 ? wins / cells : Number.NaN,
+          meanReward: cells > 0 ? reward / cells : Number.NaN,
+          greedyShare: greedy / n,
+        };
       }),
     };
   });

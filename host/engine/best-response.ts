@@ -84,6 +84,7 @@ export async function bestResponse(args: BestResponseArgs): Promise<BestResponse
       rows.push({
         intent: episodes[i]!.intent,
         wins: out.map((o) => (daWins(o.transcript) ? 0 : 1)),
+        rewards: out.map((o) => o.decisionReward),
         greedy: columns.findIndex((c) => key(c) === key(greedy[i]!)),
       });
       args.onProgress?.(i + 1, points.length);
