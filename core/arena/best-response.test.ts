@@ -31,13 +31,29 @@ describe('summariseBestResponse', () => {
     expect(s.wDaOracle).toBeCloseTo(1 / 6, 12);
     expect(s.meanWinShare).toBeCloseTo(5 / 18, 12);
     const directness = s.factors.find((f) => f.head === 'directness')!.values;
-    expect(directness.find((v) => v.value === 'direct')).toEqual({ value: 'direct', winRate: 0, meanReward: Number.NaN, greedyShare: 4 / 6 });
+    // One-step deviations: episode 4's greedy opening (column 2) made direct keeps its decoy, which no column has: no figure.
+    expect(directness.find((v) => v.value === 'direct')).toEqual({
+      value: 'direct',
+      winRate: 0,
+      meanReward: Number.NaN,
+      deviation: Number.NaN,
+      greedyShare: 4 / 6,
+    });
     // vague: columns 1 and 2, 12 cells, 5 wins; greedy picks columns 1 or 2 in episodes 2 and 4.
-    expect(directness.find((v) => v.value === 'vague')).toEqual({ value: 'vague', winRate: 5 / 12, meanReward: Number.NaN, greedyShare: 2 / 6 });
+    // vague: greedy 0 (eps 0, 1, 3, 5) → column 1 wins ep 0; greedy 1 (ep 2) stays, wins; greedy 2 (ep 4) stays, wins.
+    expect(directness.find((v) => v.value === 'vague')).toEqual({
+      value: 'vague',
+      winRate: 5 / 12,
+      meanReward: Number.NaN,
+      deviation: 3 / 6,
+      greedyShare: 2 / 6,
+    });
     // No column is indirect: no rate to give.
     expect(directness.find((v) => v.value === 'indirect')!.winRate).toBeNaN();
     const decoy = s.factors.find((f) => f.head === 'decoy')!.values;
     expect(decoy.find((v) => v.value === 'transfer_funds')!.winRate).toBeCloseTo(3 / 6, 12);
+    // A direct opening with a decoy is not a column: no deviation to give.
+    expect(decoy.find((v) => v.value === 'transfer_funds')!.deviation).toBeNaN();
   });
 
   it("averages the gym's reward per value when every episode carries it", () => {

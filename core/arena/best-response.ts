@@ -13,8 +13,9 @@
  * - W_DA against a per-episode oracle (any winning choice counts): the action space's floor;
  * - per head and value, the share of (episode, choice) cells that win with that value, their mean
  *   gym reward (r_CA's terms of the opening plus the episode's inverse-DA term: what the CA's gym
- *   optimises), and the share of episodes whose greedy opening has it: which factor the CA sits on
- *   against which pays.
+ *   optimises), the CA's win rate when its own greedy opening changes in that head alone (a
+ *   one-step deviation: is the CA at a local optimum?), and the share of episodes whose greedy
+ *   opening has it: which factor the CA sits on against which pays.
  */
 import { allCaChoices, CA_HEADS } from '../agents/ca-choices';
 import type { CaChoice } from '../agents/ca-choices';
@@ -32,8 +33,12 @@ export interface BestResponseEpisode {
 
 export interface BestResponseFactor {
   head: string;
-  /** meanReward: the mean gym reward of the value's cells (NaN without rewards). */
-  values: { value: string; winRate: number; meanReward: number; greedyShare: number }[];
+  /**
+   * meanReward: the mean gym reward of the value's cells (NaN without rewards); deviation: the CA's
+   * win rate when its greedy opening is kept but this head set to this value (NaN when such an
+   * opening is not among the choices).
+   */
+  values: { value: string; winRate: number; meanReward: number; deviation: number; greedyShare: number }[];
 }
 
 export interface BestResponseSummary {
@@ -85,6 +90,7 @@ export function summariseBestResponse(rows: readonly BestResponseEpisode[], choi
       cvWins += folds[score]!.reduce((s, r) => s + r.wins[best]!, 0);
     }
   }
+  const column = new Map(choices.map((c, i) => [choiceKey(c), i]));
   const factors = CA_HEADS.map((h): BestResponseFactor => {
     const valueOf = (c: CaChoice) => (h.name === 'placement' ? (c.placement ?? 'need-first') : c[h.name]);
     return {
@@ -95,10 +101,16 @@ export function summariseBestResponse(rows: readonly BestResponseEpisode[], choi
         const wins = rows.reduce((s, r) => s + cols.reduce((t, c) => t + r.wins[c]!, 0), 0);
         const reward = rows.every((r) => r.rewards) ? rows.reduce((s, r) => s + cols.reduce((t, c) => t + r.rewards![c]!, 0), 0) : Number.NaN;
         const greedy = rows.filter((r) => valueOf(choices[r.greedy]!) === v).length;
+        let deviation = 0;
+        for (const r of rows) {
+          const c = column.get(choiceKey({ ...choices[r.greedy]!, [h.name]: v }));
+          deviation = c === undefined ? Number.NaN : deviation + r.wins[c]!;
+        }
         return {
           value: String(v),
           winRate: cells > 0 ? wins / cells : Number.NaN,
           meanReward: cells > 0 ? reward / cells : Number.NaN,
+          deviation: deviation / n,
           greedyShare: greedy / n,
         };
       }),
@@ -113,6 +125,11 @@ export function summariseBestResponse(rows: readonly BestResponseEpisode[], choi
     meanWinShare: share / n,
     factors,
   };
+}
+
+/** A choice's identity (placement absent reads as need-first). */
+function choiceKey(c: CaChoice): string {
+  return CA_HEADS.map((h) => String(h.name === 'placement' ? (c.placement ?? 'need-first') : c[h.name])).join('|');
 }
 
 /** The choice that wins most of `rows` (the first on ties). */

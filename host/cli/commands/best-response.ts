@@ -52,9 +52,11 @@ export function formatBestResponse(r: BestResponseReport): string {
     `(the match stored W_DA ${r.wDaStored === null ? 'n/a' : pct(r.wDaStored)}: the same openings in the arena's wording)`,
     '',
     table(
-      ['head', 'value', 'CA wins', 'gym reward', 'greedy picks it'],
-      r.factors.flatMap((f) => f.values.map((v, i) => [i === 0 ? f.head : '', v.value, pct(v.winRate), v.meanReward.toFixed(3), pct(v.greedyShare)])),
-      ['l', 'l', 'r', 'r', 'r'],
+      ['head', 'value', 'CA wins', 'gym reward', 'greedy picks it', 'CA wins, greedy with this value'],
+      r.factors.flatMap((f) =>
+        f.values.map((v, i) => [i === 0 ? f.head : '', v.value, pct(v.winRate), v.meanReward.toFixed(3), pct(v.greedyShare), pct(v.deviation)]),
+      ),
+      ['l', 'l', 'r', 'r', 'r', 'r'],
     ),
   ];
   return `${lines.join('\n')}\n`;
