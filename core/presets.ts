@@ -95,7 +95,8 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
  * intent, the one opening chosen best on half of a match's episodes would have held the retrained
  * DA to W_DA 62.5% on the other half (seed 1, match 4: DA4 88.2% against the gym's CA; `sparring
  * best-response`): the CA's gym does not find what its action space allows. Half of its decision
- * points are answer turns whose K rewards are all equal (99%), and a third of openings too.
+ * points are answer turns whose K rewards are all equal (99%), and so are 58–69% of its openings
+ * (a third in CA0's pressure).
  * Chosen on the arena alone, seeds 1–6 (DA trained / W_DA non-monotonic / ΔW_DA after a CA gym):
  *   60 steps (was)                       5 / 3 / −1.8
  *   60 steps, oversample 2               4 / 2 / −2.0
