@@ -104,6 +104,7 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
  *   200 steps                            5 / 3 / −2.0
  *   200 steps, oversample 2 (these)      6 / 4 / −4.2
  *   200 steps, oversample 4              6 / 4 / −4.8 (twice the gym's rollouts of these)
+ * Checked with these afterwards, not kept: β 0.01 4 / 2 / −3.2; lr 6e-3 6 / 4 / −4.4.
  */
 export const PAPER_FAITHFUL_GYMS = {
   caPressureSteps: 400,
