@@ -128,7 +128,7 @@ export function summariseBestResponse(rows: readonly BestResponseEpisode[], choi
 }
 
 /** A choice's identity (placement absent reads as need-first). */
-function choiceKey(c: CaChoice): string {
+export function choiceKey(c: CaChoice): string {
   return CA_HEADS.map((h) => String(h.name === 'placement' ? (c.placement ?? 'need-first') : c[h.name])).join('|');
 }
 

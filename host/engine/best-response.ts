@@ -5,10 +5,9 @@
  * (core/rl/ca-rollout.ts), and a run's CA speaks its run's train slice of the bank, as it did in
  * the match.
  */
-import Database from 'better-sqlite3';
 import { allCaChoices } from '../../core/agents/ca-choices';
 import type { CaChoice } from '../../core/agents/ca-choices';
-import { summariseBestResponse } from '../../core/arena/best-response';
+import { choiceKey, summariseBestResponse } from '../../core/arena/best-response';
 import type { BestResponseEpisode, BestResponseSummary } from '../../core/arena/best-response';
 import { DEFAULT_CONFIG } from '../../core/config';
 import type { SparringConfig } from '../../core/config';
@@ -41,11 +40,9 @@ export interface BestResponseReport extends BestResponseSummary {
   runId: string | null;
 }
 
-const key = (c: CaChoice) => JSON.stringify({ ...c, placement: c.placement ?? 'need-first' });
-
 export async function bestResponse(args: BestResponseArgs): Promise<BestResponseReport> {
   const store = openSqliteStore(args.db);
-  const db = new Database(args.db, { readonly: true });
+  const db = store.db;
   const cache = new PolicyCache({ checkpoints: checkpointStore(db), domain: args.domain, ...(args.session ? { session: args.session } : {}) });
   try {
     const match = store.getMatch(args.matchId);
@@ -73,7 +70,7 @@ export async function bestResponse(args: BestResponseArgs): Promise<BestResponse
     // The greedy openings first, so every one is a column of the matrix.
     const points = episodes.map((e) => sliceCaDecisionPoints(recordedFromEpisode(e, args.domain.scenarios), config.arena.maxDaTurns)[0]!);
     const greedy = (await caModel.greedy(points.map((p) => p.obs))).map((g) => g.action);
-    for (const g of greedy) if (!columns.some((c) => key(c) === key(g))) columns.push(g);
+    for (const g of greedy) if (!columns.some((c) => choiceKey(c) === choiceKey(g))) columns.push(g);
     const rows: BestResponseEpisode[] = [];
     for (const [i, point] of points.entries()) {
       const out = await rolloutCa(
@@ -85,7 +82,7 @@ export async function bestResponse(args: BestResponseArgs): Promise<BestResponse
         intent: episodes[i]!.intent,
         wins: out.map((o) => (daWins(o.transcript) ? 0 : 1)),
         rewards: out.map((o) => o.decisionReward),
-        greedy: columns.findIndex((c) => key(c) === key(greedy[i]!)),
+        greedy: columns.findIndex((c) => choiceKey(c) === choiceKey(greedy[i]!)),
       });
       args.onProgress?.(i + 1, points.length);
     }
@@ -93,7 +90,6 @@ export async function bestResponse(args: BestResponseArgs): Promise<BestResponse
     return { matchId: args.matchId, da: row.da, ca: row.ca, wDaStored, runId: run?.id ?? null, ...summariseBestResponse(rows, columns) };
   } finally {
     await cache.dispose();
-    db.close();
     store.close();
   }
 }
