@@ -18,6 +18,7 @@ import { DOMAIN_TOOLS } from '../core/domain/types';
 import type { ModelSnapshot, PolicyGradientBatch, PolicyGradientHyper, PolicyModel, StepMetrics, SupervisedHyper } from '../core/rl/ports';
 import type { CaObservation } from '../core/world/environment';
 import { buildCaForward, buildCaPgStep, buildCaSftStep, caNetShape, caParams, CA_STATE_FEATURES, encodeCaObservations } from './ca-net';
+import { HashedTexts } from './features';
 import type { CaBatch, CaNetShape, CaParam } from './ca-net';
 import type { AdamWHyper, TrainStepGraph } from './graph';
 import { initParams } from './params';
@@ -111,6 +112,8 @@ export class CaModel implements PolicyModel<CaObservation, CaChoice> {
   private sftGraph: TrainStepGraph<CaParam> | null = null;
   private pgGraph: TrainStepGraph<CaParam> | null = null;
   private readonly rowBags = new RowBagEncoder();
+  /** Hashed texts of this network's observations, kept between calls (`encodeCaObservations`). */
+  private readonly texts: HashedTexts;
 
   private constructor(
     readonly shape: CaNetShape,
@@ -119,6 +122,7 @@ export class CaModel implements PolicyModel<CaObservation, CaChoice> {
     private readonly opts: CaModelOptions,
   ) {
     this.intentIndex = new Map(shape.intents.map((n, i) => [n, i]));
+    this.texts = new HashedTexts(shape.hashing, 20_000);
     this.paramNames = Object.keys(caParams(shape)) as CaParam[];
     this.state = { weights, m: zerosLike(weights), v: zerosLike(weights), step: 0 };
   }
@@ -169,7 +173,7 @@ export class CaModel implements PolicyModel<CaObservation, CaChoice> {
   }
 
   private encode(obs: readonly CaObservation[]): CaBatch {
-    return encodeCaObservations(obs, this.shape, this.intentIndex);
+    return encodeCaObservations(obs, this.shape, this.intentIndex, this.texts);
   }
 
   private obsFeeds(b: CaBatch): Record<string, Feed> {

@@ -30,7 +30,7 @@ import { CA_HEADS, CA_HEAD_OFFSETS, CA_HEAD_SIZES, CA_LOGITS, DECOY_HEAD, caTurn
 import { DOMAIN_TOOLS } from '../core/domain/types';
 import type { DomainTool, TaxonomyEntry } from '../core/domain/types';
 import type { CaObservation } from '../core/world/environment';
-import { hashText } from './features';
+import { HashedTexts } from './features';
 import { ROW_BAG_INPUTS, rowBagSum } from './row-bags';
 import type { HashingConfig } from './features';
 import { buildForward, buildTrainStep } from './graph';
@@ -252,8 +252,16 @@ export interface CaBatch {
   size: number;
 }
 
-/** Encodes observations; throws, naming it, on an intent the network does not know. */
-export function encodeCaObservations(obs: readonly CaObservation[], shape: CaNetShape, intentIndex: ReadonlyMap<string, number>): CaBatch {
+/**
+ * Encodes observations; throws, naming it, on an intent the network does not know. `hashed`: a
+ * memo of this shape's hashing kept by the caller between batches (a fresh one by default).
+ */
+export function encodeCaObservations(
+  obs: readonly CaObservation[],
+  shape: CaNetShape,
+  intentIndex: ReadonlyMap<string, number>,
+  hashed: HashedTexts = new HashedTexts(shape.hashing),
+): CaBatch {
   const B = obs.length;
   const Lb = shape.hashing.bagLength;
   const L = bagLength(shape);
@@ -289,7 +297,7 @@ export function encodeCaObservations(obs: readonly CaObservation[], shape: CaNet
         .join(' '),
     ];
     texts.forEach((text, k) => {
-      const { indices, weights } = hashText(text, shape.hashing, CA_BAGS[k]);
+      const { indices, weights } = hashed.get(text, CA_BAGS[k]);
       bagIdx.set(indices, b * L + k * Lb);
       bagW.set(weights, b * L + k * Lb);
     });

@@ -12,7 +12,7 @@ import { runSft, SftDivergedError } from '../core/rl/sft';
 import type { SftModel } from '../core/rl/sft';
 import type { DaObservation } from '../core/world/environment';
 import { isMetricKey } from '../core/rl/metrics';
-import { DA_LOSS_DEFAULTS, DaModel, sampleIndex, SnapshotMismatchError } from './da-model';
+import { DA_LOSS_DEFAULTS, DaModel, sampleIndex, SnapshotMismatchError, topK } from './da-model';
 import { daParams } from './da-net';
 import type { DaParam } from './da-net';
 import { splitWeights } from './export';
@@ -295,5 +295,21 @@ describe('DaModel', () => {
     expect(new Float32Array(restored.weights.slice().buffer).every(Number.isFinite)).toBe(true);
     expect(restored).not.toEqual(before); // epoch 1 trained
     await model.dispose();
+  });
+});
+
+describe('topK', () => {
+  it('is a sort by value (descending, ties to the lower index) cut to k', () => {
+    let x = 12345;
+    const rand = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) % 7) / 7; // few values: many ties
+    for (let trial = 0; trial < 200; trial++) {
+      const v = Float32Array.from({ length: 1 + (trial % 20) }, rand);
+      const k = trial % 5;
+      const bySort = Array.from(v, (p, i) => ({ p, i }))
+        .sort((a, b) => b.p - a.p || a.i - b.i)
+        .slice(0, k)
+        .map((e) => e.i);
+      expect(topK(v, k)).toEqual(bySort);
+    }
   });
 });

@@ -175,6 +175,24 @@ class RowPrediction implements DaPrediction {
   }
 }
 
+/**
+ * Indices of the k largest values, largest first, ties to the lower index: a sort's first k by
+ * (value descending, index ascending) without sorting or allocating per element (the builtin DA
+ * names its top three intents on every turn it renders).
+ */
+export function topK(values: ArrayLike<number>, k: number): number[] {
+  const top: number[] = [];
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (top.length >= k && !(v > values[top[k - 1]!]!)) continue;
+    if (top.length >= k) top.pop();
+    let at = top.length;
+    while (at > 0 && v > values[top[at - 1]!]!) at--;
+    top.splice(at, 0, i);
+  }
+  return top;
+}
+
 const MAX_FORWARD_BATCH = 1024;
 const bytesOf = (a: Float32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
@@ -399,10 +417,7 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
   }
 
   topIntents(intentProbs: Float32Array, k = 3): IntentHypothesis[] {
-    return Array.from(intentProbs, (p, i) => ({ i, p }))
-      .sort((a, b) => b.p - a.p || a.i - b.i)
-      .slice(0, k)
-      .map(({ i, p }) => ({ intent: this.intents[i]!.intent, tool: this.intents[i]!.tool, p }));
+    return topK(intentProbs, k).map((i) => ({ intent: this.intents[i]!.intent, tool: this.intents[i]!.tool, p: intentProbs[i]! }));
   }
 
   /**

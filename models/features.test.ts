@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_HASHING, hashText, tokenize } from './features';
+import { DEFAULT_HASHING, HashedTexts, hashText, tokenize } from './features';
 
 describe('feature hashing', () => {
   it('is deterministic, in range, and pads with bucket 0 at weight 0', () => {
@@ -41,5 +41,17 @@ describe('feature hashing', () => {
     expect(w2(2, 5)).toBeCloseTo(0.5, 6); // character grams
     expect(both.weights[1]! / both.weights[0]!).toBeCloseTo(1 / (1 + Math.log(2)), 6);
     expect(hashText('', { ...cfg, blockNorm: true }).weights.every((w) => w === 0)).toBe(true);
+  });
+
+  it('HashedTexts returns hashText by namespace and text, and stays bounded', () => {
+    const memo = new HashedTexts(DEFAULT_HASHING, 2);
+    const a = memo.get('my card is lost', 'x');
+    expect(a).toEqual(hashText('my card is lost', DEFAULT_HASHING, 'x'));
+    expect(memo.get('my card is lost', 'x')).toBe(a); // memoised
+    expect(memo.get('my card is lost', 'y')).toEqual(hashText('my card is lost', DEFAULT_HASHING, 'y'));
+    expect(memo.get('my card is lost', 'y')).not.toEqual(a); // the namespace is part of the key
+    memo.get('a third text'); // full at 2: cleared, then this one kept
+    expect(memo.get('my card is lost', 'x')).not.toBe(a);
+    expect(memo.get('my card is lost', 'x')).toEqual(a);
   });
 });

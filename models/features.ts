@@ -54,6 +54,33 @@ export function tokenize(text: string): string[] {
     .filter(Boolean);
 }
 
+/** A hashed bag: `hashText`'s result. */
+export type HashedBag = { indices: Int32Array; weights: Float32Array };
+
+/**
+ * `hashText` memoised by (namespace, text) for one hashing config: a CA gym re-encodes the same
+ * agent replies and customer turns thousands of times. Bounded (cleared when full); callers only
+ * read the arrays it returns.
+ */
+export class HashedTexts {
+  private readonly map = new Map<string, HashedBag>();
+  constructor(
+    readonly hashing: HashingConfig,
+    private readonly maxEntries = 8192,
+  ) {}
+
+  get(text: string, namespace = ''): HashedBag {
+    const key = `${namespace}\u0000${text}`;
+    let hit = this.map.get(key);
+    if (!hit) {
+      if (this.map.size >= this.maxEntries) this.map.clear();
+      hit = hashText(text, this.hashing, namespace);
+      this.map.set(key, hit);
+    }
+    return hit;
+  }
+}
+
 /**
  * Hash a text into a bag: `indices[i]` in [1, V) and `weights[i]` (1/√n over the n grams kept,
  * so long and short texts have comparable norms). Bucket 0 is reserved for padding.

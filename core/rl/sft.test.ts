@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../random';
 import type { ModelSnapshot, StepMetrics } from './ports';
-import { DEFAULT_SFT_CONFIG, runSft, sftLr, SftDivergedError, shuffled } from './sft';
+import { averageSnapshots, DEFAULT_SFT_CONFIG, runSft, sftLr, SftDivergedError, shuffled } from './sft';
 import type { SftModel } from './sft';
 
 /** A model whose "weights" are the number of steps taken; loss falls with them, or is NaN on cue. */
@@ -97,6 +97,32 @@ describe('runSft', () => {
     await expect(runSft(f.model, [], {})).rejects.toThrow(/no demonstrations/);
     expect(f.batches).toEqual([]);
     expect(DEFAULT_SFT_CONFIG.epochs).toBeGreaterThan(0);
+  });
+
+  it('averageEpochs ends on the mean of the last epochs\' weights, with the last optimiser state', async () => {
+    // Weights [steps, −2·steps] as float32; the optimiser's bytes say which step it was taken at.
+    let w = new Float32Array([0, 0]);
+    const model: SftModel<number, number> = {
+      async supervisedStep(): Promise<StepMetrics> {
+        w = new Float32Array([w[0]! + 1, w[1]! - 2]);
+        return { 'sft/loss': 1 };
+      },
+      async snapshot(): Promise<ModelSnapshot> {
+        return { modelJson: '{}', weights: new Uint8Array(w.slice().buffer), optimiser: new Uint8Array([w[0]!]) };
+      },
+      async restore(s) {
+        w = new Float32Array(s.weights.slice().buffer);
+        expect(s.optimiser).toEqual(new Uint8Array([9]));
+      },
+    };
+    // 3 steps an epoch; epochs end at steps 3, 6, 9: the last two average to 7.5.
+    await runSft(model, data, { epochs: 3, batchSize: 4, averageEpochs: 2 });
+    expect([...w]).toEqual([7.5, -15]);
+    await runSft(model, data, { epochs: 3, batchSize: 4, averageEpochs: 1 }).catch(() => undefined);
+    expect([...w]).toEqual([16.5, -33]); // 1: the last epoch's weights, nothing restored
+    await expect(runSft(model, data, { epochs: 3, averageEpochs: 4 })).rejects.toThrow(/averageEpochs must be an integer in \[1, epochs = 3\], got 4/);
+    const one = { modelJson: '{}', weights: new Uint8Array(new Float32Array([1, 2]).buffer), optimiser: null };
+    expect(() => averageSnapshots([one, { ...one, weights: new Uint8Array(4) }])).toThrow(/different sizes/);
   });
 
   it('shuffled is a permutation and depends only on the stream', () => {

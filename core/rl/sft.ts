@@ -25,6 +25,12 @@ export interface SftConfig {
   minLrFrac: number;
   /** Seed of the minibatch shuffle. */
   seed: number;
+  /**
+   * Stochastic weight averaging over epoch ends: the model ends with the mean of its weights at the
+   * ends of the last `averageEpochs` epochs (1: the last epoch's weights, no averaging). The
+   * optimiser state stays the last epoch's. Needs snapshots whose weights are float32 (`ModelSnapshot`).
+   */
+  averageEpochs?: number;
 }
 
 export const DEFAULT_SFT_CONFIG: SftConfig = {
@@ -79,6 +85,24 @@ function checkConfig(c: SftConfig): void {
   if (!(Number.isFinite(c.lr) && c.lr > 0)) bad('lr must be a positive number', c.lr);
   if (!(c.warmupFrac >= 0 && c.warmupFrac < 1)) bad('warmupFrac must be in [0, 1)', c.warmupFrac);
   if (!(c.minLrFrac >= 0 && c.minLrFrac <= 1)) bad('minLrFrac must be in [0, 1]', c.minLrFrac);
+  const k = c.averageEpochs ?? 1;
+  if (!Number.isInteger(k) || k < 1 || k > c.epochs) bad(`averageEpochs must be an integer in [1, epochs = ${c.epochs}]`, k);
+}
+
+/** The element-wise mean of snapshots of one model, as float32 weights; the last one's model JSON and optimiser. */
+export function averageSnapshots(snaps: readonly ModelSnapshot[]): ModelSnapshot {
+  const last = snaps.at(-1);
+  if (!last) throw new Error('averageSnapshots: no snapshots');
+  const n = last.weights.byteLength / 4;
+  const sum = new Float64Array(n);
+  for (const s of snaps) {
+    if (s.weights.byteLength !== last.weights.byteLength) throw new Error('averageSnapshots: snapshots of different sizes');
+    const w = new Float32Array(s.weights.slice().buffer);
+    for (let i = 0; i < n; i++) sum[i]! += w[i]!;
+  }
+  const mean = new Float32Array(n);
+  for (let i = 0; i < n; i++) mean[i] = sum[i]! / snaps.length;
+  return { modelJson: last.modelJson, weights: new Uint8Array(mean.buffer), optimiser: last.optimiser };
 }
 
 /**
@@ -125,6 +149,8 @@ export async function runSft<Obs, Target>(
   const rng = new Rng(cfg.seed);
   let lastGood: { snapshot: ModelSnapshot; where: string } = { snapshot: await model.snapshot(), where: 'its state before training' };
   const epochs: SftResult['epochs'] = [];
+  const averageEpochs = cfg.averageEpochs ?? 1;
+  const averaged: ModelSnapshot[] = [];
   let step = 0;
 
   for (let epoch = 1; epoch <= cfg.epochs; epoch++) {
@@ -159,7 +185,9 @@ export async function runSft<Obs, Target>(
     for (const [k, v] of Object.entries(sums)) means[k] = v / seen;
     epochs.push({ epoch, metrics: means });
     lastGood = { snapshot: await model.snapshot(), where: `its state at the end of epoch ${epoch} (step ${step})` };
+    if (epoch > cfg.epochs - averageEpochs) averaged.push(lastGood.snapshot);
     await hooks.onEpoch?.(epoch, means);
   }
+  if (averaged.length > 1) await model.restore(averageSnapshots(averaged));
   return { steps: step, epochs };
 }
