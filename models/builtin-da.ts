@@ -95,7 +95,7 @@ export class BuiltinDa implements DaPolicy {
     const s = dialogueState(obs);
     const choice = this.choose(pred, u, s);
     const hyps = this.model
-      .topIntents(pred.intentProbs, 3)
+      .predictionTopIntents(pred, 3)
       .map((h) => `${h.intent} → ${h.tool} ${h.p.toFixed(2)}`)
       .join(', ');
     const p = Math.exp(pred.actionLogp[DA_CHOICES.indexOf(choice)]!);

@@ -150,6 +150,8 @@ export class SnapshotMismatchError extends Error {
 export interface DaPrediction {
   actionLogp: Float32Array; // [A]
   intentProbs: Float32Array; // [N]
+  /** log intentProbs, as the forward gives them (no exp taken). */
+  intentLogp: Float32Array; // [N]
 }
 
 export interface IntentHypothesis {
@@ -161,17 +163,14 @@ export interface IntentHypothesis {
 /** A DaPrediction over one row of a forward's outputs. */
 class RowPrediction implements DaPrediction {
   #probs: Float32Array | undefined;
-  readonly #intentLogp: Float32Array;
 
   constructor(
     readonly actionLogp: Float32Array,
-    intentLogp: Float32Array,
-  ) {
-    this.#intentLogp = intentLogp;
-  }
+    readonly intentLogp: Float32Array,
+  ) {}
 
   get intentProbs(): Float32Array {
-    return (this.#probs ??= this.#intentLogp.map(Math.exp));
+    return (this.#probs ??= this.intentLogp.map(Math.exp));
   }
 }
 
@@ -418,6 +417,11 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
 
   topIntents(intentProbs: Float32Array, k = 3): IntentHypothesis[] {
     return topK(intentProbs, k).map((i) => ({ intent: this.intents[i]!.intent, tool: this.intents[i]!.tool, p: intentProbs[i]! }));
+  }
+
+  /** `topIntents` of a prediction, ranked by log-probability: exp (to float32, as intentProbs) is taken of the k kept only (the builtin DA renders them every turn). */
+  predictionTopIntents(pred: DaPrediction, k = 3): IntentHypothesis[] {
+    return topK(pred.intentLogp, k).map((i) => ({ intent: this.intents[i]!.intent, tool: this.intents[i]!.tool, p: Math.fround(Math.exp(pred.intentLogp[i]!)) }));
   }
 
   /**
