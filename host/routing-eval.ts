@@ -27,7 +27,14 @@ import type { DaModelOptions } from '../models/da-model';
 import type { SessionSettings } from '../models/session';
 import { readBanking77Csv } from './banking77';
 
-/** SFT defaults for the builtin DA (the generic defaults live in core/rl/sft.ts). */
+/**
+ * SFT defaults for the builtin DA (the generic defaults live in core/rl/sft.ts). Checked against
+ * them on the validation split (host/routing-validation.ts, seeds 1–5; Banking77 validation rows /
+ * the bank's validation sentences with the bank alone), none kept: these 94.46 / 82.32%; cosine
+ * floor 0 94.29 / 82.23, floor 0.2 94.17 / 81.86; 7 epochs 94.31 / 81.78; warmup 15% 94.22 /
+ * 82.14; weights averaged over the last 2 / 3 epochs (`averageEpochs`) 94.28 / 82.41 and 94.26 /
+ * 82.49.
+ */
 export const DA_SFT_DEFAULTS: Partial<SftConfig> = { epochs: 6, batchSize: 64, lr: 3e-3 };
 
 export interface SftDaOptions {

@@ -421,7 +421,11 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
 
   /** `topIntents` of a prediction, ranked by log-probability: exp (to float32, as intentProbs) is taken of the k kept only (the builtin DA renders them every turn). */
   predictionTopIntents(pred: DaPrediction, k = 3): IntentHypothesis[] {
-    return topK(pred.intentLogp, k).map((i) => ({ intent: this.intents[i]!.intent, tool: this.intents[i]!.tool, p: Math.fround(Math.exp(pred.intentLogp[i]!)) }));
+    return topK(pred.intentLogp, k).map((i) => ({
+      intent: this.intents[i]!.intent,
+      tool: this.intents[i]!.tool,
+      p: Math.fround(Math.exp(pred.intentLogp[i]!)),
+    }));
   }
 
   /**

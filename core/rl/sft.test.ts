@@ -99,7 +99,7 @@ describe('runSft', () => {
     expect(DEFAULT_SFT_CONFIG.epochs).toBeGreaterThan(0);
   });
 
-  it('averageEpochs ends on the mean of the last epochs\' weights, with the last optimiser state', async () => {
+  it("averageEpochs ends on the mean of the last epochs' weights, with the last optimiser state", async () => {
     // Weights [steps, −2·steps] as float32; the optimiser's bytes say which step it was taken at.
     let w = new Float32Array([0, 0]);
     const model: SftModel<number, number> = {
