@@ -416,16 +416,16 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
   }
 
   topIntents(intentProbs: Float32Array, k = 3): IntentHypothesis[] {
-    return topK(intentProbs, k).map((i) => ({ intent: this.intents[i]!.intent, tool: this.intents[i]!.tool, p: intentProbs[i]! }));
+    return topK(intentProbs, k).map((i) => this.hypothesis(i, intentProbs[i]!));
   }
 
   /** `topIntents` of a prediction, ranked by log-probability: exp (to float32, as intentProbs) is taken of the k kept only (the builtin DA renders them every turn). */
   predictionTopIntents(pred: DaPrediction, k = 3): IntentHypothesis[] {
-    return topK(pred.intentLogp, k).map((i) => ({
-      intent: this.intents[i]!.intent,
-      tool: this.intents[i]!.tool,
-      p: Math.fround(Math.exp(pred.intentLogp[i]!)),
-    }));
+    return topK(pred.intentLogp, k).map((i) => this.hypothesis(i, Math.fround(Math.exp(pred.intentLogp[i]!))));
+  }
+
+  private hypothesis(i: number, p: number): IntentHypothesis {
+    return { intent: this.intents[i]!.intent, tool: this.intents[i]!.tool, p };
   }
 
   /**
