@@ -6,5 +6,7 @@ export default defineConfig({
     env: { ORT_DISABLE_TELEMETRY: '1' },
     testTimeout: 60_000,
     pool: 'forks',
+    // One temporary directory for the whole suite, removed at its end (test/support/suite-tmp.ts).
+    globalSetup: ['test/support/suite-tmp.ts'],
   },
 });

@@ -46,6 +46,8 @@ interface Live {
   stopped: boolean;
   progress: ProgressReport | null;
   finished: Promise<void>;
+  /** Set when the run failed and the lab could not record even that (`settled` rejects with it). */
+  unrecorded: Error | null;
 }
 
 export interface RunServiceOptions {
@@ -183,7 +185,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
         .map((r) => [r.key, r.s + 1]),
     );
     const judge = runJudge(config, `run ${runId} config`);
-    const l: Live = { actor: null as unknown as RunActor, cache, stopped: false, progress: null, finished: Promise.resolve() };
+    const l: Live = { actor: null as unknown as RunActor, cache, stopped: false, progress: null, finished: Promise.resolve(), unrecorded: null };
     // EAU knobs: the run goes on with its effective config (its config + the applied writes), and
     // takes queued writes at every phase boundary and every GRPO step boundary (host/store/knob-store.ts).
     const knobs = knobStore(db);
@@ -274,46 +276,79 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     let seenGyms = 0;
     let resolveFinished!: () => void;
     l.finished = new Promise((r) => (resolveFinished = r));
+    /**
+     * The run cannot go on: the lab refused a write of its own (a full disk, a locked file) or an
+     * event listener threw. Record it as failed if the lab still takes that, stop the machine, and
+     * let `settled` answer: an exception left in the subscriber would be reported as unhandled
+     * while the run's `finished` never settled.
+     */
+    const fail = (err: unknown) => {
+      if (live.get(runId) !== l) return;
+      live.delete(runId);
+      l.stopped = true;
+      const message = err instanceof Error ? err.message : String(err);
+      // The machine's last snapshot, ended as its own 'failed' state would end it.
+      const snap = actor.getPersistedSnapshot() as unknown as { context: RunContext };
+      const ended = { ...snap, value: 'failed', status: 'done', children: {}, context: { ...snap.context, error: message } };
+      try {
+        updateRun.run('failed', JSON.stringify(ended), message, new Date().toISOString(), runId);
+      } catch (e) {
+        l.unrecorded = new Error(`run ${runId} failed (${message}), and the lab could not record that: ${(e as Error).message}`, { cause: err });
+      }
+      actor.stop();
+      void cache.dispose();
+      resolveFinished();
+      try {
+        emit({ name: 'run/status', payload: { runId, status: 'failed', phase: 'failed', pauseRequested: false } });
+      } catch {
+        // A listener that throws again: the failure is recorded (or `settled` rejects with it).
+      }
+    };
     actor.subscribe({
       next(snap) {
-        const value = String(snap.value);
-        const c = snap.context;
-        const status = statusOf(value);
-        // A phase boundary: persist, so a killed process resumes from here. Before the events
-        // below: a reader that reacts to one (the app reloads the run after a gym an external
-        // trainer ended) must find it in the lab, not the snapshot of the phase before.
-        const boundary = value !== lastValue;
-        if (boundary) updateRun.run(dbStatus(status), JSON.stringify(actor.getPersistedSnapshot()), c.error, new Date().toISOString(), runId);
-        for (; seenMatches < c.matches.length; seenMatches++) emit({ name: 'run/match', payload: { runId, match: c.matches[seenMatches]! } });
-        for (; seenGyms < c.gyms.length; seenGyms++) emit({ name: 'run/gym', payload: { runId, gym: c.gyms[seenGyms]! } });
-        // A pause asked for mid-phase takes effect at the next boundary: say so now, so the
-        // person who asked sees "pausing after this phase" rather than an unchanged "running".
-        const pauseRequested = status === 'running' && c.pauseRequested;
-        if (!boundary) {
-          if (pauseRequested !== lastPauseRequested) {
-            lastPauseRequested = pauseRequested;
-            emit({ name: 'run/status', payload: { runId, status, phase: value as RunPhase, pauseRequested } });
-          }
-          return;
-        }
-        lastValue = value;
-        lastPauseRequested = pauseRequested;
-        emit({ name: 'run/status', payload: { runId, status, phase: value as RunPhase, pauseRequested } });
-        if (FINAL.includes(value) || value === 'paused') {
-          if (FINAL.includes(value)) {
-            live.delete(runId);
-            void cache.dispose();
-          }
-          resolveFinished();
-          l.finished = new Promise((r) => (resolveFinished = r));
+        try {
+          onSnapshot(snap);
+        } catch (e) {
+          fail(e);
         }
       },
       error(err) {
-        updateRun.run('failed', JSON.stringify(actor.getPersistedSnapshot()), String(err), new Date().toISOString(), runId);
-        live.delete(runId);
-        resolveFinished();
+        fail(err);
       },
     });
+    function onSnapshot(snap: ReturnType<RunActor['getSnapshot']>) {
+      const value = String(snap.value);
+      const c = snap.context;
+      const status = statusOf(value);
+      // A phase boundary: persist, so a killed process resumes from here. Before the events
+      // below: a reader that reacts to one (the app reloads the run after a gym an external
+      // trainer ended) must find it in the lab, not the snapshot of the phase before.
+      const boundary = value !== lastValue;
+      if (boundary) updateRun.run(dbStatus(status), JSON.stringify(actor.getPersistedSnapshot()), c.error, new Date().toISOString(), runId);
+      for (; seenMatches < c.matches.length; seenMatches++) emit({ name: 'run/match', payload: { runId, match: c.matches[seenMatches]! } });
+      for (; seenGyms < c.gyms.length; seenGyms++) emit({ name: 'run/gym', payload: { runId, gym: c.gyms[seenGyms]! } });
+      // A pause asked for mid-phase takes effect at the next boundary: say so now, so the
+      // person who asked sees "pausing after this phase" rather than an unchanged "running".
+      const pauseRequested = status === 'running' && c.pauseRequested;
+      if (!boundary) {
+        if (pauseRequested !== lastPauseRequested) {
+          lastPauseRequested = pauseRequested;
+          emit({ name: 'run/status', payload: { runId, status, phase: value as RunPhase, pauseRequested } });
+        }
+        return;
+      }
+      lastValue = value;
+      lastPauseRequested = pauseRequested;
+      emit({ name: 'run/status', payload: { runId, status, phase: value as RunPhase, pauseRequested } });
+      if (FINAL.includes(value) || value === 'paused') {
+        if (FINAL.includes(value)) {
+          live.delete(runId);
+          void cache.dispose();
+        }
+        resolveFinished();
+        l.finished = new Promise((r) => (resolveFinished = r));
+      }
+    }
     live.set(runId, l);
     actor.start();
     return l;
@@ -388,7 +423,10 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     },
     async settled(runId) {
       const l = live.get(runId);
-      if (l) await l.finished;
+      if (l) {
+        await l.finished;
+        if (l.unrecorded) throw l.unrecorded;
+      }
       return service.get(runId);
     },
     async close() {
