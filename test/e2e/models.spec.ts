@@ -20,8 +20,10 @@ import { ROOT, stopServer } from './support/servers';
 
 test.describe.configure({ mode: 'serial' });
 
-const dir = mkdtempSync(path.join(os.tmpdir(), 'sparring-e2e-models-'));
-const modelDb = path.join(dir, 'model-lab.db');
+// Made in beforeAll, not at load: Playwright also loads this file to list its tests, and a
+// directory made then was never removed.
+let dir = '';
+let modelDb = '';
 let server: ChildProcess | null = null;
 let baseUrl = '';
 let page: Page;
@@ -54,6 +56,8 @@ function serveModel(): Promise<string> {
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
+  dir = mkdtempSync(path.join(os.tmpdir(), 'sparring-e2e-models-'));
+  modelDb = path.join(dir, 'model-lab.db');
   await runNodeJson(['--import', 'tsx', path.join(ROOT, 'test', 'e2e', 'support', 'model-lab.ts'), modelDb]);
   baseUrl = await serveModel();
   lab = await LabPage.openNew(browser);
@@ -63,7 +67,7 @@ test.beforeAll(async ({ browser }) => {
 test.afterAll(async () => {
   await page?.close();
   if (server) await stopServer(server);
-  rmSync(dir, { recursive: true, force: true });
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 test('saves the served checkpoint as an endpoint, refusing a bad field first', async () => {
