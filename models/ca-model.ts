@@ -21,7 +21,7 @@ import { buildCaForward, buildCaPgStep, buildCaSftStep, caNetShape, caParams, CA
 import { HashedTexts } from './features';
 import type { CaBatch, CaNetShape, CaParam } from './ca-net';
 import type { AdamWHyper, TrainStepGraph } from './graph';
-import { initParams } from './params';
+import { initParams, zeroParams } from './params';
 import { RowBagEncoder, rowBagFeeds } from './row-bags';
 import { ForwardRunner, TrainStepRunner } from './runner';
 import type { Feed, TrainState } from './runner';
@@ -136,16 +136,18 @@ export class CaModel implements PolicyModel<CaObservation, CaChoice> {
   static async fromSnapshot(s: ModelSnapshot, opts: Omit<CaModelOptions, 'sizes'> = {}): Promise<CaModel> {
     const j = parseModelJson(s.modelJson);
     const shape: CaNetShape = { intents: j.intents, intentTools: j.intentTools, hashing: j.hashing, embedDim: j.embedDim, hidden: j.hidden };
-    const model = await CaModel.fromShape(shape, opts);
+    const model = await CaModel.fromShape(shape, opts, 'none');
     await model.restore(s);
     return model;
   }
 
-  private static async fromShape(shape: CaNetShape, opts: CaModelOptions): Promise<CaModel> {
+  /** @param init 'none': zero weights, for a model whose snapshot is restored next. */
+  private static async fromShape(shape: CaNetShape, opts: CaModelOptions, init: 'seeded' | 'none' = 'seeded'): Promise<CaModel> {
     if (shape.intents.length !== shape.intentTools.length)
       throw new Error(`CaModel: ${shape.intents.length} intents but ${shape.intentTools.length} intent tools`);
     const forward = await ForwardRunner.create(buildCaForward(shape), opts.session);
-    return new CaModel(shape, forward, initParams(caParams(shape), opts.seed ?? 0), opts);
+    const params = caParams(shape);
+    return new CaModel(shape, forward, init === 'seeded' ? initParams(params, opts.seed ?? 0) : zeroParams(params), opts);
   }
 
   /** Index of an intent in the network's intent table; throws on an unknown one. */

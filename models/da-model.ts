@@ -23,7 +23,7 @@ import { BagCache, dropGrams, buildDaForward, buildDaPgStep, buildDaSftStep, DEF
 import type { HashingConfig } from './features';
 import { DEFAULT_ADAMW } from './graph';
 import type { TrainStepGraph } from './graph';
-import { initParams } from './params';
+import { initParams, zeroParams } from './params';
 import { RowBagEncoder, rowBagFeeds } from './row-bags';
 import { ForwardRunner, TrainStepRunner } from './runner';
 import type { Feed, TrainState } from './runner';
@@ -230,7 +230,8 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
     this.dropRng = new Rng(deriveSeed(seed, 'bag-dropout'));
   }
 
-  static async create(opts: DaModelOptions): Promise<DaModel> {
+  /** @param init 'none': zero weights, for a model whose snapshot is restored next (`fromSnapshot`). */
+  static async create(opts: DaModelOptions, init: 'seeded' | 'none' = 'seeded'): Promise<DaModel> {
     if (opts.intents.length === 0) throw new Error('DaModel: the intent head needs at least one intent');
     const dup = opts.intents.find((x, i) => opts.intents.findIndex((y) => y.intent === x.intent) !== i);
     if (dup) throw new Error(`DaModel: intent "${dup.intent}" is listed twice`);
@@ -256,7 +257,7 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
       throw new RangeError(`DaModel: hashing.buckets must be at most 2^24 (ids travel as float32), got ${shape.hashing.buckets}`);
     const specs = daParams(shape);
     if (opts.embInit !== undefined) specs.emb = { ...specs.emb, init: { normal: opts.embInit } };
-    const weights = initParams(specs, opts.seed);
+    const weights = init === 'seeded' ? initParams(specs, opts.seed) : zeroParams(specs);
     const zeros = () => {
       const out = {} as Record<DaParam, Float32Array>;
       for (const [k, w] of Object.entries(weights) as [DaParam, Float32Array][]) out[k] = new Float32Array(w.length);
@@ -282,18 +283,21 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
   /** A model shaped as the snapshot says, holding its weights (and optimiser state, when present). */
   static async fromSnapshot(s: ModelSnapshot, session: SessionSettings = {}): Promise<DaModel> {
     const json = parseModelJson(s.modelJson);
-    const model = await DaModel.create({
-      intents: json.intents,
-      seed: 0,
-      net: { hashing: json.hashing, embedDim: json.embedDim, hidden: json.hidden, massWeight: json.massWeight ?? 1 },
-      toolHead: json.toolHead ?? 'separate',
-      maskInvalid: json.maskInvalid,
-      intentWeight: json.intentWeight,
-      intentSmoothing: json.intentSmoothing ?? 0,
-      bagDropout: json.bagDropout,
-      weightDecay: json.weightDecay ?? LEGACY_WEIGHT_DECAY,
-      session,
-    });
+    const model = await DaModel.create(
+      {
+        intents: json.intents,
+        seed: 0,
+        net: { hashing: json.hashing, embedDim: json.embedDim, hidden: json.hidden, massWeight: json.massWeight ?? 1 },
+        toolHead: json.toolHead ?? 'separate',
+        maskInvalid: json.maskInvalid,
+        intentWeight: json.intentWeight,
+        intentSmoothing: json.intentSmoothing ?? 0,
+        bagDropout: json.bagDropout,
+        weightDecay: json.weightDecay ?? LEGACY_WEIGHT_DECAY,
+        session,
+      },
+      'none',
+    );
     await model.restore(s);
     return model;
   }

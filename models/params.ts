@@ -43,3 +43,13 @@ export function initParams<P extends string>(params: Record<P, ParamSpec>, seed:
   }
   return out;
 }
+
+/**
+ * Zero weights for every parameter: the placeholder of a model whose weights come from a snapshot
+ * next (`fromSnapshot`), so loading a checkpoint does not draw a random initialisation it discards.
+ */
+export function zeroParams<P extends string>(params: Record<P, ParamSpec>): Record<P, Float32Array> {
+  const out = {} as Record<P, Float32Array>;
+  for (const [name, spec] of Object.entries<ParamSpec>(params)) out[name as P] = new Float32Array(spec.shape.reduce((a, d) => a * d, 1));
+  return out;
+}
