@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,11 +8,13 @@ import { runMatch } from '../../core/arena/match';
 import { DEFAULT_CONFIG } from '../../core/config';
 import { judgeEpisode } from '../../core/judge/judge';
 import type { ModelSnapshot } from '../../core/rl/ports';
+import { CaModel } from '../../models/ca-model';
+import { DaModel } from '../../models/da-model';
 import { bankingDomain } from '../domain-files';
 import { checkpointStore } from '../store/checkpoint-store';
 import { playStore } from '../store/play-store';
 import { openSqliteStore } from '../store/sqlite-store';
-import { evaluatePanel, labPanelInputs, panelStore } from './panel-eval';
+import { evaluatePanel, labPanelInputs, PanelMemo, panelStore } from './panel-eval';
 
 const root = mkdtempSync(join(tmpdir(), 'sparring-panel-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -117,5 +119,56 @@ describe('the panel of a DA in a lab', () => {
     // Another protocol is another result.
     expect(panelStore(again.db).get('scripted', 'scripted', 'seeds=1,2;episodes=1')).toBeNull();
     again.close();
+  });
+
+  it('takes the figures of a pair whose weights equal a pair already evaluated (PanelMemo), and they equal a fresh evaluation', async () => {
+    const path = join(root, 'twins.sqlite');
+    const lab = openSqliteStore(path);
+    const run = lab.db.prepare("INSERT INTO runs (id, created_at, updated_at, status, seed, config_json) VALUES (?, 't', 't', 'finished', 1, '{}')");
+    for (const id of ['R1', 'R2', 'R3']) run.run(id);
+    const intents = domain.taxonomy.map((e) => ({ intent: e.intent, tool: e.tool }));
+    const [da, ca, other] = await Promise.all([
+      DaModel.create({ intents, seed: 3 }),
+      CaModel.create(domain.taxonomy, { seed: 4 }),
+      CaModel.create(domain.taxonomy, { seed: 5 }),
+    ]);
+    const cps = checkpointStore(lab.db);
+    let t = 0;
+    const save = async (role: 'DA' | 'CA', name: string, runId: string, model: { snapshot(): Promise<ModelSnapshot> }) =>
+      cps.save({
+        role,
+        name,
+        runId,
+        parent: null,
+        source: 'bootstrap',
+        snapshot: await model.snapshot(),
+        createdAt: `2026-01-01T00:00:${String(++t).padStart(2, '0')}Z`,
+      });
+    // R1 and R2 hold copies of one DA and one CA (as a study's arms of a seed do); R3 another CA.
+    await save('DA', 'DA0', 'R1', da);
+    await save('CA', 'CA0', 'R1', ca);
+    await save('DA', 'DA1', 'R2', da);
+    await save('CA', 'CA1', 'R2', ca);
+    await save('CA', 'CA2', 'R3', other);
+    lab.close();
+    await Promise.all([da.dispose(), ca.dispose(), other.dispose()]);
+    const fresh = join(root, 'twins-fresh.sqlite');
+    copyFileSync(path, fresh);
+
+    const protocol = { seeds: [1], episodesPerScenario: 1 };
+    const memo = new PanelMemo();
+    try {
+      const first = await evaluatePanel({ db: path, domain, da: 'DA0', panel: 'auto', protocol, memo });
+      // DA0's panel: scripted, R2's CA1, R3's CA2; its training counterpart R1's CA0 (the same weights as CA1).
+      expect([first.computed, first.reused]).toEqual([3, 1]);
+      const second = await evaluatePanel({ db: path, domain, da: 'DA1', panel: 'auto', protocol, memo });
+      expect([second.computed, second.reused]).toEqual([0, 4]);
+      // In a lab of its own, DA1's figures are played from DA1 itself (its CA0 pair still takes CA1's).
+      const alone = await evaluatePanel({ db: fresh, domain, da: 'DA1', panel: 'auto', protocol });
+      expect([alone.computed, alone.reused]).toEqual([3, 1]);
+      expect(second.summary).toEqual(alone.summary);
+    } finally {
+      await memo.dispose();
+    }
   });
 });

@@ -6,8 +6,10 @@
  * (DA, counterpart, protocol): a second call — or a study resumed after a kill — reuses what is
  * there and computes only what is missing.
  */
+import { createHash } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { ScriptedCa } from '../../core/agents/scripted-ca';
+import type { CaPolicy } from '../../core/agents/policy';
 import type { DaPolicy } from '../../core/agents/policy';
 import { evaluateDa, heldoutMetrics } from '../../core/arena/evaluate';
 import type { HeldoutMetrics } from '../../core/arena/evaluate';
@@ -19,6 +21,8 @@ import type { SparringConfig } from '../../core/config';
 import type { Domain } from '../../core/domain/types';
 import { judgeEpisode } from '../../core/judge/judge';
 import type { EpisodeRecord } from '../../core/store/port';
+import { BuiltinCa } from '../../models/builtin-ca';
+import { CaModel } from '../../models/ca-model';
 import type { SessionSettings } from '../../models/session';
 import { resolveCa, resolveDa } from '../policies/policies';
 import { checkpointStore } from '../store/checkpoint-store';
@@ -49,6 +53,8 @@ export interface PanelEvalOptions {
   onProgress?: (label: string, done: number, total: number) => void;
   /** A counterpart settled (computed, reused, or failed). */
   onCounterpart?: (c: PanelCounterpart, how: 'computed' | 'reused' | 'failed', detail: string) => void;
+  /** Shared by the evaluations of one panel step (a study's): see PanelMemo. Default: one for this call. */
+  memo?: PanelMemo;
 }
 
 export interface PanelEvaluation {
@@ -70,6 +76,63 @@ export interface PanelEvaluation {
 interface StoredResult {
   heldout: HeldoutMetrics;
   replay?: ReplayStats;
+}
+
+/**
+ * What the evaluations of one panel step share, in one process and one lab with one domain: the
+ * runs of each checkpoint's lineage, the content of each checkpoint (its model JSON and weights,
+ * which are all a builtin policy plays from), the CA models loaded, and the results computed so
+ * far by (DA content, counterpart content, config, protocol). A held-out pass depends on the
+ * seeds, the config and the two policies' weights only — never on their names — so a pair whose
+ * weights equal a pair already evaluated takes its figures instead of playing them again. In a
+ * study that is most pairs: the arms of a seed share DA0 and CA0, and an arm whose DA or CA never
+ * trained ends on a copy of them (the paper study: 914 distinct of 4,480 pairs).
+ */
+export class PanelMemo {
+  readonly lineageRuns = new Map<string, string[]>();
+  readonly results = new Map<string, StoredResult>();
+  private readonly contents = new Map<string, { id: string; key: string } | null>();
+  private readonly caModels = new Map<string, Promise<CaModel>>();
+
+  /** A builtin checkpoint's id and content key; null for an LLM checkpoint or a name that is none. */
+  content(db: Database, name: string, role: 'DA' | 'CA'): { id: string; key: string } | null {
+    const k = `${role}:${name}`;
+    let c = this.contents.get(k);
+    if (c === undefined) {
+      // model_json and weights precede the optimiser state in the row: it is not read.
+      const row = db.prepare('SELECT id, model_json, weights FROM checkpoints WHERE name = ? AND role = ?').get(name, role) as
+        { id: string; model_json: string; weights: Buffer } | undefined;
+      c =
+        row && row.weights.byteLength > 0
+          ? { id: row.id, key: createHash('sha256').update(row.model_json).update('\0').update(row.weights).digest('hex') }
+          : null;
+      this.contents.set(k, c);
+    }
+    return c;
+  }
+
+  /** The CA model of a builtin checkpoint, loaded once per content. */
+  caModel(db: Database, name: string, session: SessionSettings | undefined): Promise<CaModel> {
+    const key = this.content(db, name, 'CA')?.key;
+    if (key === undefined) throw new PanelError(`checkpoint ${name} is not a builtin CA`);
+    let m = this.caModels.get(key);
+    if (!m) {
+      m = CaModel.fromSnapshot(checkpointStore(db).resolve(name, 'CA').snapshot, session ? { session } : {});
+      this.caModels.set(key, m);
+      m.catch(() => this.caModels.delete(key));
+    }
+    return m;
+  }
+
+  async dispose(): Promise<void> {
+    const models = [...this.caModels.values()];
+    this.caModels.clear();
+    for (const m of models)
+      await m.then(
+        (x) => x.dispose(),
+        () => undefined,
+      );
+  }
 }
 
 /** The panel_evaluations table. */
@@ -128,9 +191,17 @@ export function labPanelInputs(
   db: Database,
   daSpec: string,
   runs?: readonly string[],
+  memo?: PanelMemo,
 ): { da: string; daRun: string | null; training: DaTraining; candidates: PanelCandidates; trainingCa: string | null } {
   const checkpoints = checkpointStore(db);
-  const lineageRuns = (name: string) => [...new Set(checkpoints.lineage(name).flatMap((c) => (c.runId ? [c.runId] : [])))];
+  const lineageRuns = (name: string) => {
+    let r = memo?.lineageRuns.get(name);
+    if (!r) {
+      r = [...new Set(checkpoints.lineage(name).flatMap((c) => (c.runId ? [c.runId] : [])))];
+      memo?.lineageRuns.set(name, r);
+    }
+    return r;
+  };
   const finals = finalCaOfRun(db);
   const finished = new Set(db.prepare("SELECT id FROM runs WHERE status = 'finished'").pluck().all() as string[]);
   const eligible = runs ? runs.filter((r) => finished.has(r)) : [...finished];
@@ -191,8 +262,9 @@ export async function evaluatePanel(o: PanelEvalOptions): Promise<PanelEvaluatio
   const store = openSqliteStore(o.db);
   const config = o.config ?? DEFAULT_CONFIG;
   const key = protocolKey(o.protocol);
+  const memo = o.memo ?? new PanelMemo();
   try {
-    const inputs = labPanelInputs(store.db, o.da, o.runs);
+    const inputs = labPanelInputs(store.db, o.da, o.runs, memo);
     const panel = selectPanel(inputs.candidates, inputs.training, o.panel);
     const trainingCounterpart: PanelCounterpart | null = inputs.trainingCa
       ? { key: `ca:${inputs.trainingCa}`, kind: 'run-ca', label: `${inputs.trainingCa} (${inputs.daRun})`, spec: inputs.trainingCa, runId: inputs.daRun }
@@ -203,12 +275,29 @@ export async function evaluatePanel(o: PanelEvalOptions): Promise<PanelEvaluatio
     const failed: PanelEvaluation['failed'] = [];
     let computed = 0;
     let reused = 0;
+    // The key of a pair's figures by content (PanelMemo): builtin DA against a builtin run CA or the scripted CA.
+    const daContent = inputs.da === 'scripted' ? 'scripted' : (memo.content(store.db, inputs.da, 'DA')?.key ?? null);
+    const configKey = createHash('sha256').update(JSON.stringify(config)).digest('hex');
+    const contentKey = (c: PanelCounterpart): string | null => {
+      if (daContent === null) return null;
+      const cp = c.kind === 'scripted' ? 'scripted' : c.kind === 'run-ca' ? (memo.content(store.db, c.spec, 'CA')?.key ?? null) : null;
+      return cp === null ? null : `${daContent}|${cp}|${configKey}|${key}`;
+    };
     const measure = async (c: PanelCounterpart, role: 'panel' | 'training'): Promise<PanelMeasurement | null> => {
+      const same = contentKey(c);
       const have = results.get(inputs.da, c.key, key);
       if (have) {
+        if (same !== null) memo.results.set(same, have);
         reused++;
         o.onCounterpart?.(c, 'reused', '');
         return { counterpart: c, heldout: have.heldout, ...(have.replay ? { replay: have.replay } : {}) };
+      }
+      const twin = same !== null ? memo.results.get(same) : undefined;
+      if (twin) {
+        results.save(inputs.da, c, role, key, 0, twin);
+        reused++;
+        o.onCounterpart?.(c, 'reused', 'same weights as a pair already evaluated');
+        return { counterpart: c, heldout: twin.heldout, ...(twin.replay ? { replay: twin.replay } : {}) };
       }
       const started = Date.now();
       try {
@@ -223,7 +312,10 @@ export async function evaluatePanel(o: PanelEvalOptions): Promise<PanelEvaluatio
           let done = 0;
           r = await humanEpisodes(o.domain, da, eps, config, () => o.onProgress?.(c.label, ++done, eps.length));
         } else {
-          const ca = await resolveCa(c.spec, o.domain, ctx);
+          const builtin = c.kind === 'run-ca' ? memo.content(store.db, c.spec, 'CA') : null;
+          const ca: CaPolicy = builtin
+            ? new BuiltinCa(await memo.caModel(store.db, c.spec, o.session), o.domain.bank, { name: c.spec, checkpoint: { name: c.spec, id: builtin.id } })
+            : await resolveCa(c.spec, o.domain, ctx);
           const e = await evaluateDa({
             domain: o.domain,
             da,
@@ -239,6 +331,7 @@ export async function evaluatePanel(o: PanelEvalOptions): Promise<PanelEvaluatio
         }
         const seconds = (Date.now() - started) / 1000;
         results.save(inputs.da, c, role, key, seconds, r);
+        if (same !== null) memo.results.set(same, r);
         computed++;
         o.onCounterpart?.(c, 'computed', `${seconds.toFixed(1)} s`);
         return { counterpart: c, heldout: r.heldout, ...(r.replay ? { replay: r.replay } : {}) };
@@ -268,6 +361,7 @@ export async function evaluatePanel(o: PanelEvalOptions): Promise<PanelEvaluatio
       reused,
     };
   } finally {
+    if (!o.memo) await memo.dispose();
     store.close();
   }
 }

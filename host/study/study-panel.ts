@@ -15,7 +15,7 @@ import { studyPanelFigures } from '../../core/coevolution/study-summary';
 import type { StudyPanelFigures } from '../../core/coevolution/study-summary';
 import type { SessionSettings } from '../../models/session';
 import { createRunReader } from '../coevolution/service';
-import { evaluatePanel } from '../panel/panel-eval';
+import { evaluatePanel, PanelMemo } from '../panel/panel-eval';
 import type { PanelCounterpart } from '../../core/arena/panel';
 import { labDomain } from '../store/scenario-store';
 import { openSqliteStore } from '../store/sqlite-store';
@@ -59,57 +59,68 @@ export async function runStudyPanel(o: StudyPanelOptions): Promise<{ computed: n
   store.close();
   const protocol = studyPanelProtocol(study.base);
   const counts = { computed: 0, stored: 0, failed: 0 };
-  for (const e of entries) {
-    const da = finalDa.get(`${e.arm}/${e.seed}`) ?? null;
-    if (e.status !== 'finished' || da === null) {
-      o.onEntry?.({
-        arm: e.arm,
-        seed: e.seed,
-        da,
-        how: 'skipped',
-        detail: e.status !== 'finished' ? `its run ${e.runId} ${e.status}` : `its run ${e.runId} played no match`,
-      });
-      continue;
-    }
-    const lab = openSqliteStore(o.dbPath);
-    const have = studyStore(lab.db).evaluation<StudyPanelFigures>(study.id, e.arm, e.seed, 'panel');
-    lab.close();
-    if (have) {
-      counts.stored++;
-      o.onEntry?.({ arm: e.arm, seed: e.seed, da, how: 'stored', detail: '' });
-      continue;
-    }
-    try {
-      const r = await evaluatePanel({
-        db: o.dbPath,
-        domain,
-        da,
-        panel: 'auto',
-        protocol,
-        config: sparringConfigOf(study.base),
-        runs: finished.filter((x) => x.seed !== e.seed).map((x) => x.runId),
-        ...(o.session ? { session: o.session } : {}),
-        onProgress: (label, done, total) => o.onProgress?.({ arm: e.arm, seed: e.seed, label, done, total }),
-        onCounterpart: (counterpart, how, detail) => o.onCounterpart?.({ arm: e.arm, seed: e.seed, counterpart, how, detail }),
-      });
-      const w = openSqliteStore(o.dbPath);
-      try {
-        studyStore(w.db).saveEvaluation(study.id, e.arm, e.seed, 'panel', studyPanelFigures(r.da, r.summary));
-      } finally {
-        w.close();
-      }
-      counts.computed++;
-      o.onEntry?.({
-        arm: e.arm,
-        seed: e.seed,
-        da,
-        how: 'computed',
-        detail: `${r.summary.rows.length} counterparts (${r.computed} evaluated, ${r.reused} reused)${r.failed.length ? `; not evaluated: ${r.failed.map((f) => `${f.counterpart.label} (${f.error})`).join(', ')}` : ''}`,
-      });
-    } catch (err) {
-      counts.failed++;
-      o.onEntry?.({ arm: e.arm, seed: e.seed, da, how: 'failed', detail: err instanceof Error ? err.message : String(err) });
-    }
+  // Lineages, CA models and the figures of pairs with equal weights, shared by every DA of the step.
+  const memo = new PanelMemo();
+  try {
+    await panelEntries();
+  } finally {
+    await memo.dispose();
   }
   return counts;
+
+  async function panelEntries(): Promise<void> {
+    for (const e of entries) {
+      const da = finalDa.get(`${e.arm}/${e.seed}`) ?? null;
+      if (e.status !== 'finished' || da === null) {
+        o.onEntry?.({
+          arm: e.arm,
+          seed: e.seed,
+          da,
+          how: 'skipped',
+          detail: e.status !== 'finished' ? `its run ${e.runId} ${e.status}` : `its run ${e.runId} played no match`,
+        });
+        continue;
+      }
+      const lab = openSqliteStore(o.dbPath);
+      const have = studyStore(lab.db).evaluation<StudyPanelFigures>(study.id, e.arm, e.seed, 'panel');
+      lab.close();
+      if (have) {
+        counts.stored++;
+        o.onEntry?.({ arm: e.arm, seed: e.seed, da, how: 'stored', detail: '' });
+        continue;
+      }
+      try {
+        const r = await evaluatePanel({
+          db: o.dbPath,
+          domain,
+          da,
+          panel: 'auto',
+          protocol,
+          config: sparringConfigOf(study.base),
+          runs: finished.filter((x) => x.seed !== e.seed).map((x) => x.runId),
+          memo,
+          ...(o.session ? { session: o.session } : {}),
+          onProgress: (label, done, total) => o.onProgress?.({ arm: e.arm, seed: e.seed, label, done, total }),
+          onCounterpart: (counterpart, how, detail) => o.onCounterpart?.({ arm: e.arm, seed: e.seed, counterpart, how, detail }),
+        });
+        const w = openSqliteStore(o.dbPath);
+        try {
+          studyStore(w.db).saveEvaluation(study.id, e.arm, e.seed, 'panel', studyPanelFigures(r.da, r.summary));
+        } finally {
+          w.close();
+        }
+        counts.computed++;
+        o.onEntry?.({
+          arm: e.arm,
+          seed: e.seed,
+          da,
+          how: 'computed',
+          detail: `${r.summary.rows.length} counterparts (${r.computed} evaluated, ${r.reused} reused)${r.failed.length ? `; not evaluated: ${r.failed.map((f) => `${f.counterpart.label} (${f.error})`).join(', ')}` : ''}`,
+        });
+      } catch (err) {
+        counts.failed++;
+        o.onEntry?.({ arm: e.arm, seed: e.seed, da, how: 'failed', detail: err instanceof Error ? err.message : String(err) });
+      }
+    }
+  }
 }
