@@ -276,7 +276,13 @@ export async function evaluatePanel(o: PanelEvalOptions): Promise<PanelEvaluatio
     let computed = 0;
     let reused = 0;
     // The key of a pair's figures by content (PanelMemo): builtin DA against a builtin run CA or the scripted CA.
-    const daContent = inputs.da === 'scripted' ? 'scripted' : (memo.content(store.db, inputs.da, 'DA')?.key ?? null);
+    // (An LLM endpoint's name is played as the endpoint, even where a checkpoint shares it: no content.)
+    const daContent =
+      inputs.da === 'scripted'
+        ? 'scripted'
+        : inputs.candidates.llmEndpoints.includes(inputs.da)
+          ? null
+          : (memo.content(store.db, inputs.da, 'DA')?.key ?? null);
     const configKey = createHash('sha256').update(JSON.stringify(config)).digest('hex');
     const contentKey = (c: PanelCounterpart): string | null => {
       if (daContent === null) return null;
