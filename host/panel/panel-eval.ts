@@ -86,7 +86,7 @@ interface StoredResult {
  * seeds, the config and the two policies' weights only — never on their names — so a pair whose
  * weights equal a pair already evaluated takes its figures instead of playing them again. In a
  * study that is most pairs: the arms of a seed share DA0 and CA0, and an arm whose DA or CA never
- * trained ends on a copy of them (the paper study: 914 distinct of 4,480 pairs).
+ * trained ends on a copy of them (the paper study: 2,875 distinct of its 4,480 DA and run-CA pairs).
  */
 export class PanelMemo {
   readonly lineageRuns = new Map<string, string[]>();
