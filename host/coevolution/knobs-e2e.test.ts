@@ -65,6 +65,11 @@ describe('EAU end to end: planted deadlock → proposal → accept → hot-swap 
       // Five matches, whatever the stopping rule would say: two before the write, three after.
       stopping: { ...q.stopping, nMin: 5, nMax: 5 },
       gym: { ...q.gym, da: { ...q.gym.da, steps: 2 }, ca: { ...q.gym.ca, steps: 2 } },
+      // Both agents train after every match, so DA gym steps follow the step-level write below
+      // wherever it lands. Under the isolation gym they did only when the test's accept came
+      // before match 2's DA gym ended (after the turn-limit write W_DA is high and only the CA
+      // trains): on a busy machine it came later and no DA step ran with the new rate.
+      schedule: { isolation: 'both' },
     };
     const configPath = path.join(tmp, 'planted.json');
     writeFileSync(configPath, JSON.stringify(planted));
