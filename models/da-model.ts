@@ -258,11 +258,7 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
     const specs = daParams(shape);
     if (opts.embInit !== undefined) specs.emb = { ...specs.emb, init: { normal: opts.embInit } };
     const weights = init === 'seeded' ? initParams(specs, opts.seed) : zeroParams(specs);
-    const zeros = () => {
-      const out = {} as Record<DaParam, Float32Array>;
-      for (const [k, w] of Object.entries(weights) as [DaParam, Float32Array][]) out[k] = new Float32Array(w.length);
-      return out;
-    };
+    const zeros = () => zeroParams(specs);
     const session = opts.session ?? {};
     const forward = await ForwardRunner.create(buildDaForward(shape), session);
     return new DaModel(

@@ -62,13 +62,6 @@ export async function runStudyPanel(o: StudyPanelOptions): Promise<{ computed: n
   // Lineages, CA models and the figures of pairs with equal weights, shared by every DA of the step.
   const memo = new PanelMemo();
   try {
-    await panelEntries();
-  } finally {
-    await memo.dispose();
-  }
-  return counts;
-
-  async function panelEntries(): Promise<void> {
     for (const e of entries) {
       const da = finalDa.get(`${e.arm}/${e.seed}`) ?? null;
       if (e.status !== 'finished' || da === null) {
@@ -122,5 +115,8 @@ export async function runStudyPanel(o: StudyPanelOptions): Promise<{ computed: n
         o.onEntry?.({ arm: e.arm, seed: e.seed, da, how: 'failed', detail: err instanceof Error ? err.message : String(err) });
       }
     }
+  } finally {
+    await memo.dispose();
   }
+  return counts;
 }
