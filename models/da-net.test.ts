@@ -109,6 +109,21 @@ describe('DA features', () => {
     expect(sq).toBeCloseTo(1, 5);
     expect(Array.from(b.bagW).filter((w) => w > 0).length).toBeLessThan(tinyNet.hashing.bagLength);
   });
+
+  it("n-gram dropout keeps a block-normed bag's weight ratios: word grams stay heavier than character grams", () => {
+    const hashing = { ...tinyNet.hashing, blockNorm: true };
+    const b = encodeObservations([routingObservation('my card was declined at the shop')], new BagCache(hashing));
+    const before = Array.from(b.bagW);
+    let s = 11;
+    dropGrams(b, hashing.bagLength, 0.3, () => (s = (s * 48271) % 2147483647) / 2147483647);
+    const after = Array.from(b.bagW);
+    expect(after.reduce((a, w) => a + w * w, 0)).toBeCloseTo(1, 5);
+    const kept = before.flatMap((w, i) => (w > 0 && after[i]! > 0 ? [after[i]! / w] : []));
+    expect(kept.length).toBeGreaterThan(1);
+    expect(kept.length).toBeLessThan(before.filter((w) => w > 0).length);
+    for (const r of kept) expect(r).toBeCloseTo(kept[0]!, 5); // one factor for every survivor
+    expect(new Set(before.filter((w) => w > 0).map((w) => w.toFixed(5))).size).toBe(2); // the two blocks' weights differ
+  });
 });
 
 describe('DA graphs', () => {

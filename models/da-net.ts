@@ -493,26 +493,28 @@ export function encodeObservations(obs: readonly DaObservation[], bags: BagCache
 
 /**
  * N-gram dropout for training batches: each kept n-gram of a bag is dropped with probability p,
- * and the survivors are re-weighted to 1/√n so the bag keeps unit norm. Modifies `b` in place
- * (its bags no longer match their keys, which it drops).
+ * and the survivors are scaled by one factor so the bag keeps its squared norm; their weights keep
+ * their ratios (a block-normed bag's word grams stay heavier than its character grams). Modifies
+ * `b` in place (its bags no longer match their keys, which it drops).
  */
 export function dropGrams(b: DaBatch, L: number, p: number, u: () => number): void {
   delete b.bagKey;
   for (let r = 0; r < b.size; r++) {
     const o = r * L;
     let n = 0;
-    while (n < L && b.bagW[o + n] !== 0) n++;
+    let before = 0;
+    while (n < L && b.bagW[o + n] !== 0) before += b.bagW[o + n++]! ** 2;
     if (n < 2) continue;
-    let kept = 0;
+    let after = 0;
     for (let i = 0; i < n; i++) {
       if (u() < p) b.bagW[o + i] = 0;
-      else kept++;
+      else after += b.bagW[o + i]! ** 2;
     }
-    if (kept === 0) {
-      b.bagW[o] = 1; // keep one n-gram rather than an empty bag
-      kept = 1;
+    if (after === 0) {
+      b.bagW[o] = Math.sqrt(before); // keep one n-gram rather than an empty bag
+      continue;
     }
-    const w = 1 / Math.sqrt(kept);
-    for (let i = 0; i < n; i++) if (b.bagW[o + i] !== 0) b.bagW[o + i] = w;
+    const scale = Math.sqrt(before / after);
+    for (let i = 0; i < n; i++) b.bagW[o + i]! *= scale;
   }
 }
