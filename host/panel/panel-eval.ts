@@ -99,13 +99,13 @@ export class PanelMemo {
     const k = `${role}:${name}`;
     let c = this.contents.get(k);
     if (c === undefined) {
-      // model_json and weights precede the optimiser state in the row: it is not read.
-      const row = db.prepare('SELECT id, model_json, weights FROM checkpoints WHERE name = ? AND role = ?').get(name, role) as
-        { id: string; model_json: string; weights: Buffer } | undefined;
-      c =
-        row && row.weights.byteLength > 0
-          ? { id: row.id, key: createHash('sha256').update(row.model_json).update('\0').update(row.weights).digest('hex') }
-          : null;
+      // The weights' sha256 (migration 23), or, for a checkpoint saved before it, its inline weights
+      // to hash here; the optimiser state is not read.
+      const row = db
+        .prepare('SELECT id, model_json, weights_hash, CASE WHEN weights_hash IS NULL THEN weights END AS weights FROM checkpoints WHERE name = ? AND role = ?')
+        .get(name, role) as { id: string; model_json: string; weights_hash: string | null; weights: Buffer | null } | undefined;
+      const weightsHash = row?.weights_hash ?? (row?.weights?.byteLength ? createHash('sha256').update(row.weights).digest('hex') : null);
+      c = row && weightsHash ? { id: row.id, key: createHash('sha256').update(row.model_json).update('\0').update(weightsHash).digest('hex') } : null;
       this.contents.set(k, c);
     }
     return c;

@@ -256,8 +256,50 @@ describe('migration 21', () => {
     expect(cols()).not.toContain('llm_json');
     expect(applyMigrations(db, 21)).toBe(21);
     expect(cols()).toContain('llm_json');
-    expect(checkpointStore(db).meta('DA0')).toMatchObject({ name: 'DA0', llm: null, weightBytes: 4 });
     expect(applyMigrations(db, 21)).toBe(21);
+    applyMigrations(db);
+    expect(checkpointStore(db).meta('DA0')).toMatchObject({ name: 'DA0', llm: null, weightBytes: 4 });
+    db.close();
+  });
+});
+
+describe('migration 23', () => {
+  it('stores the same weights and optimiser state once, reads checkpoints saved before it, and releases bytes no checkpoint holds', () => {
+    const db = new Database(':memory:');
+    db.pragma('foreign_keys = ON');
+    applyMigrations(db, 22);
+    // A checkpoint saved before migration 23: its bytes inline.
+    const legacy = snap([7, 8]);
+    db.prepare(
+      `INSERT INTO checkpoints (id, name, role, created_at, generation, source, model_json, weights, optimiser) VALUES ('DA0', 'DA0', 'DA', '2026-01-01T00:00:00.000Z', 0, 'sft', ?, ?, ?)`,
+    ).run(legacy.modelJson, Buffer.from(legacy.weights), Buffer.from(legacy.optimiser!));
+    applyMigrations(db);
+    const store = checkpointStore(db);
+    const blobs = () => db.prepare('SELECT count(*) FROM checkpoint_blobs').pluck().get();
+    expect(store.get('DA0')!.snapshot).toEqual(legacy);
+    expect(store.meta('DA0')).toMatchObject({ weightBytes: 8, optimiserBytes: 20 });
+    // Two copies (a study's arms copy each seed's DA0) and one other: three checkpoints, four blobs.
+    const copy = snap([1, 2, 3]);
+    store.save({ role: 'DA', source: 'sft', parent: 'DA0', snapshot: copy });
+    store.save({ role: 'DA', source: 'bootstrap-copy', parent: 'DA0', snapshot: copy });
+    store.save({ role: 'DA', source: 'gym', parent: 'DA1', snapshot: snap([1, 2, 4], [3], false) });
+    expect(blobs()).toBe(3);
+    expect(store.get('DA1')!.snapshot).toEqual(copy);
+    expect(store.get('DA2')!.snapshot).toEqual(copy);
+    expect(store.get('DA3')!.snapshot.optimiser).toBeNull();
+    expect(store.list('DA').map((c) => [c.name, c.weightBytes, c.optimiserBytes])).toEqual([
+      ['DA0', 8, 20],
+      ['DA1', 12, 28],
+      ['DA2', 12, 28],
+      ['DA3', 12, null],
+    ]);
+    // Sparring never deletes checkpoints; a person who does loses only bytes no other one holds.
+    db.prepare("DELETE FROM checkpoints WHERE name = 'DA1'").run();
+    expect(blobs()).toBe(3);
+    expect(store.get('DA2')!.snapshot).toEqual(copy);
+    db.prepare("DELETE FROM checkpoints WHERE name IN ('DA2', 'DA3')").run();
+    expect(blobs()).toBe(0);
+    expect(store.get('DA0')!.snapshot).toEqual(legacy);
     db.close();
   });
 });

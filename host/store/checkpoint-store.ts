@@ -8,6 +8,7 @@
  * delete). A save is one transaction: it stores everything or nothing. A checkpoint's id is its
  * name.
  */
+import { createHash } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import type { CheckpointInfo } from '../../core/contract/contract';
 import type { ModelSnapshot, PolicyModel } from '../../core/rl/ports';
@@ -132,20 +133,35 @@ const ROLE_NAME = /^(DA|CA)(\d+)$/;
 
 /** The checkpoint store of an open lab database (e.g. `openSqliteStore(path).db`). */
 export function checkpointStore(db: Database): CheckpointStore {
-  const cols = `id, name, role, created_at, run_id, parent_id, generation, step, source, model_json, metrics_json,
-                training_data_json, note, provider, llm_json, length(weights) AS weight_bytes, length(optimiser) AS optimiser_bytes`;
+  // Weights and optimiser state live in checkpoint_blobs by content (migration 23); checkpoints
+  // saved before it hold theirs inline (NULL hashes).
+  const from = `FROM checkpoints c LEFT JOIN checkpoint_blobs w ON w.hash = c.weights_hash LEFT JOIN checkpoint_blobs o ON o.hash = c.optimiser_hash`;
+  const cols = `c.id, c.name, c.role, c.created_at, c.run_id, c.parent_id, c.generation, c.step, c.source, c.model_json, c.metrics_json,
+                c.training_data_json, c.note, c.provider, c.llm_json,
+                CASE WHEN c.weights_hash IS NULL THEN length(c.weights) ELSE length(w.bytes) END AS weight_bytes,
+                CASE WHEN c.optimiser_hash IS NULL THEN length(c.optimiser) ELSE length(o.bytes) END AS optimiser_bytes`;
+  const blobs = `CASE WHEN c.weights_hash IS NULL THEN c.weights ELSE w.bytes END AS weights,
+                 CASE WHEN c.optimiser_hash IS NULL THEN c.optimiser ELSE o.bytes END AS optimiser`;
   const insert = db.prepare(`
     INSERT INTO checkpoints (id, name, role, created_at, run_id, parent_id, generation, step, source,
-                             model_json, weights, optimiser, metrics_json, training_data_json, note, provider, llm_json)
+                             model_json, weights, optimiser, weights_hash, optimiser_hash, metrics_json, training_data_json, note, provider, llm_json)
     VALUES (@name, @name, @role, @createdAt, @runId, @parent, @generation, @step, @source,
-            @modelJson, @weights, @optimiser, @metricsJson, @trainingDataJson, @note, @provider, @llmJson)`);
-  const byName = db.prepare<[string], CheckpointRow>(`SELECT ${cols}, weights, optimiser FROM checkpoints WHERE name = ?`);
-  const metaByName = db.prepare<[string], CheckpointMetaRow>(`SELECT ${cols} FROM checkpoints WHERE name = ?`);
+            @modelJson, x'', NULL, @weightsHash, @optimiserHash, @metricsJson, @trainingDataJson, @note, @provider, @llmJson)`);
+  const insertBlob = db.prepare('INSERT OR IGNORE INTO checkpoint_blobs (hash, bytes) VALUES (?, ?)');
+  /** Stores `bytes` once by content; returns its hash. */
+  const putBlob = (bytes: Uint8Array): string => {
+    const b = blob(bytes);
+    const hash = createHash('sha256').update(b).digest('hex');
+    insertBlob.run(hash, b);
+    return hash;
+  };
+  const byName = db.prepare<[string], CheckpointRow>(`SELECT ${cols}, ${blobs} ${from} WHERE c.name = ?`);
+  const metaByName = db.prepare<[string], CheckpointMetaRow>(`SELECT ${cols} ${from} WHERE c.name = ?`);
   const namesOfRole = db.prepare<[string], string>('SELECT name FROM checkpoints WHERE role = ?').pluck();
   // rowid breaks ties between checkpoints saved in the same millisecond.
   const latestOfRole = db.prepare<[string], string>(`SELECT name FROM checkpoints WHERE role = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`).pluck();
-  const listAll = db.prepare<[], CheckpointMetaRow>(`SELECT ${cols} FROM checkpoints ORDER BY created_at, rowid`);
-  const listRole = db.prepare<[string], CheckpointMetaRow>(`SELECT ${cols} FROM checkpoints WHERE role = ? ORDER BY created_at, rowid`);
+  const listAll = db.prepare<[], CheckpointMetaRow>(`SELECT ${cols} ${from} ORDER BY c.created_at, c.rowid`);
+  const listRole = db.prepare<[string], CheckpointMetaRow>(`SELECT ${cols} ${from} WHERE c.role = ? ORDER BY c.created_at, c.rowid`);
   const runExists = db.prepare('SELECT 1 FROM runs WHERE id = ?').pluck();
 
   function nextName(role: CheckpointRole): string {
@@ -214,8 +230,8 @@ export function checkpointStore(db: Database): CheckpointStore {
       step,
       source: c.source,
       modelJson: c.snapshot ? c.snapshot.modelJson : LLM_MODEL_JSON,
-      weights: c.snapshot ? blob(c.snapshot.weights) : Buffer.alloc(0),
-      optimiser: c.snapshot?.optimiser ? blob(c.snapshot.optimiser) : null,
+      weightsHash: c.snapshot ? putBlob(c.snapshot.weights) : null,
+      optimiserHash: c.snapshot?.optimiser ? putBlob(c.snapshot.optimiser) : null,
       llmJson: c.llm ? JSON.stringify(c.llm) : null,
       metricsJson,
       trainingDataJson: JSON.stringify(trainingData),

@@ -762,6 +762,35 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 23,
+    name: 'checkpoint weights and optimiser state stored once per content',
+    up(db) {
+      db.exec(`
+        -- A checkpoint's weights and optimiser state by content (hash: sha256 of the bytes, hex):
+        -- the same bytes are stored once, however many checkpoints hold them (the arms of a study
+        -- copy each seed's DA0 and CA0, and their optimiser state with them). Checkpoints saved
+        -- before keep their bytes inline in checkpoints.weights / optimiser, with NULL hashes; a
+        -- checkpoint saved since has an empty weights blob, a NULL optimiser, and the hashes.
+        CREATE TABLE checkpoint_blobs (
+          hash  TEXT PRIMARY KEY,
+          bytes BLOB NOT NULL
+        );
+        ALTER TABLE checkpoints ADD COLUMN weights_hash TEXT REFERENCES checkpoint_blobs (hash);
+        ALTER TABLE checkpoints ADD COLUMN optimiser_hash TEXT REFERENCES checkpoint_blobs (hash);
+        CREATE INDEX checkpoints_by_weights ON checkpoints (weights_hash);
+        CREATE INDEX checkpoints_by_optimiser ON checkpoints (optimiser_hash);
+        -- Sparring never deletes a checkpoint; when someone does, the bytes no other checkpoint
+        -- holds go with it.
+        CREATE TRIGGER checkpoint_blobs_release AFTER DELETE ON checkpoints BEGIN
+          DELETE FROM checkpoint_blobs
+           WHERE hash IN (old.weights_hash, old.optimiser_hash)
+             AND NOT EXISTS (SELECT 1 FROM checkpoints WHERE weights_hash = checkpoint_blobs.hash)
+             AND NOT EXISTS (SELECT 1 FROM checkpoints WHERE optimiser_hash = checkpoint_blobs.hash);
+        END;
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

@@ -479,7 +479,7 @@ describe('migrations', () => {
                    DROP TABLE run_metrics; ALTER TABLE runs DROP COLUMN preset;
                    DROP TABLE corpus_utterances; DROP TABLE corpus_imports;
                    DROP TABLE experience_notes; DROP TABLE knob_changes; DROP TABLE annotations;
-                   DROP TABLE checkpoints; DROP TABLE runs; DROP TABLE experiments;`);
+                   DROP TABLE checkpoints; DROP TABLE checkpoint_blobs; DROP TABLE runs; DROP TABLE experiments;`);
     store.db.pragma('user_version = 1');
     store.close();
 
