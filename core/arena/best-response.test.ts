@@ -27,6 +27,8 @@ describe('summariseBestResponse', () => {
     // a: fold 0 (eps 0, 2) picks column 1, which wins none of fold 1 (eps 1, 3); fold 1 picks
     // column 2 (ep 1), which wins none of fold 0. b: fold 0 (ep 4) picks 2, wins ep 5; and back: 2 wins.
     expect(s.wDaPerIntent).toBeCloseTo(4 / 6, 12);
+    expect(s.wDaPerIntentByReward).toBeNaN(); // no rewards to choose by
+    expect(s.gymReward.greedy).toBeNaN();
     // Only episode 3 has no winning choice.
     expect(s.wDaOracle).toBeCloseTo(1 / 6, 12);
     expect(s.meanWinShare).toBeCloseTo(5 / 18, 12);
@@ -65,6 +67,22 @@ describe('summariseBestResponse', () => {
     const directness = s.factors.find((f) => f.head === 'directness')!.values;
     expect(directness.find((v) => v.value === 'direct')!.meanReward).toBeCloseTo(-0.55, 12);
     expect(directness.find((v) => v.value === 'vague')!.meanReward).toBeCloseTo((1.5 - 0.4 - 0.5 + 1.6) / 4, 12);
+  });
+
+  it('chooses one opening per intent by the gym reward too: where the reward points, against where the wins are', () => {
+    // Column 1 wins both episodes but its other reward terms cost more than the win pays; column 2
+    // never wins and has the highest reward: a gym that follows its reward stays away from column 1.
+    const rows = [
+      { intent: 'a', wins: [0, 1, 0], rewards: [0.2, 0.1, 0.5], greedy: 0 },
+      { intent: 'a', wins: [0, 1, 0], rewards: [0.3, 0.0, 0.4], greedy: 2 },
+    ];
+    const s = summariseBestResponse(rows, cols);
+    expect(s.wDaGreedy).toBe(1);
+    expect(s.wDaPerIntent).toBe(0); // by wins: column 1 on both folds
+    expect(s.wDaPerIntentByReward).toBe(1); // by reward: column 2 on both folds, which never wins
+    expect(s.gymReward.greedy).toBeCloseTo((0.2 + 0.4) / 2, 12);
+    expect(s.gymReward.perIntent).toBeCloseTo((0.1 + 0.0) / 2, 12);
+    expect(s.gymReward.perIntentByReward).toBeCloseTo((0.5 + 0.4) / 2, 12);
   });
 
   it('names what is wrong with a malformed matrix', () => {

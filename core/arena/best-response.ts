@@ -48,6 +48,19 @@ export interface BestResponseSummary {
   wDaGreedy: number;
   /** W_DA against one opening per intent, chosen on the other half of the intent's episodes. */
   wDaPerIntent: number;
+  /**
+   * W_DA against one opening per intent chosen, the same 2-fold way, by the gym's mean reward
+   * instead of its wins: where the CA's own reward points. Near wDaGreedy, the reward terms besides
+   * inverse-DA hold the CA where it is; near wDaPerIntent, the reward points at the drops and the
+   * gym does not find them. NaN without rewards.
+   */
+  wDaPerIntentByReward: number;
+  /**
+   * The mean gym reward (r_CA's terms of the opening plus the episode's inverse-DA term) of the
+   * greedy openings and, on the scoring halves, of the two per-intent openings above (NaN without
+   * rewards): what the gym would gain by moving there.
+   */
+  gymReward: { greedy: number; perIntent: number; perIntentByReward: number };
   /** W_DA against the per-episode oracle: the share of episodes no choice wins. */
   wDaOracle: number;
   /** Mean share of choices that win an episode (a uniformly random opening's CA win rate). */
@@ -74,22 +87,11 @@ export function summariseBestResponse(rows: readonly BestResponseEpisode[], choi
     if (k > 0) oracleWins++;
     share += k / C;
   }
-  // Per intent, 2-fold: episodes alternate between the folds in match order.
-  const byIntent = new Map<string, BestResponseEpisode[]>();
-  for (const r of rows) byIntent.set(r.intent, [...(byIntent.get(r.intent) ?? []), r]);
-  let cvWins = 0;
-  for (const eps of byIntent.values()) {
-    const folds = [eps.filter((_, i) => i % 2 === 0), eps.filter((_, i) => i % 2 === 1)];
-    for (const [choose, score] of [
-      [0, 1],
-      [1, 0],
-    ] as const) {
-      // An intent with a single episode has nothing to choose on: it counts as the DA's.
-      if (folds[choose]!.length === 0 || folds[score]!.length === 0) continue;
-      const best = bestChoice(folds[choose]!, C);
-      cvWins += folds[score]!.reduce((s, r) => s + r.wins[best]!, 0);
-    }
-  }
+  const haveRewards = rows.every((r) => r.rewards);
+  const winsOf = (r: BestResponseEpisode, c: number) => r.wins[c]!;
+  const rewardOf = (r: BestResponseEpisode, c: number) => r.rewards![c]!;
+  const perIntentByWins = perIntent2Fold(rows, C, winsOf);
+  const perIntentByReward = haveRewards ? perIntent2Fold(rows, C, rewardOf) : null;
   const column = new Map(choices.map((c, i) => [choiceKey(c), i]));
   const factors = CA_HEADS.map((h): BestResponseFactor => {
     const valueOf = (c: CaChoice) => (h.name === 'placement' ? (c.placement ?? 'need-first') : c[h.name]);
@@ -99,7 +101,7 @@ export function summariseBestResponse(rows: readonly BestResponseEpisode[], choi
         const cols = choices.flatMap((c, i) => (valueOf(c) === v ? [i] : []));
         const cells = cols.length * n;
         const wins = rows.reduce((s, r) => s + cols.reduce((t, c) => t + r.wins[c]!, 0), 0);
-        const reward = rows.every((r) => r.rewards) ? rows.reduce((s, r) => s + cols.reduce((t, c) => t + r.rewards![c]!, 0), 0) : Number.NaN;
+        const reward = haveRewards ? rows.reduce((s, r) => s + cols.reduce((t, c) => t + r.rewards![c]!, 0), 0) : Number.NaN;
         const greedy = rows.filter((r) => valueOf(choices[r.greedy]!) === v).length;
         let deviation = 0;
         for (const r of rows) {
@@ -120,7 +122,13 @@ export function summariseBestResponse(rows: readonly BestResponseEpisode[], choi
     episodes: n,
     choices: C,
     wDaGreedy: 1 - greedyWins / n,
-    wDaPerIntent: 1 - cvWins / n,
+    wDaPerIntent: 1 - perIntentByWins.wins / n,
+    wDaPerIntentByReward: perIntentByReward ? 1 - perIntentByReward.wins / n : Number.NaN,
+    gymReward: {
+      greedy: haveRewards ? rows.reduce((s, r) => s + r.rewards![r.greedy]!, 0) / n : Number.NaN,
+      perIntent: haveRewards ? perIntentByWins.reward / n : Number.NaN,
+      perIntentByReward: perIntentByReward ? perIntentByReward.reward / n : Number.NaN,
+    },
     wDaOracle: 1 - oracleWins / n,
     meanWinShare: share / n,
     factors,
@@ -132,13 +140,45 @@ export function choiceKey(c: CaChoice): string {
   return CA_HEADS.map((h) => String(h.name === 'placement' ? (c.placement ?? 'need-first') : c[h.name])).join('|');
 }
 
-/** The choice that wins most of `rows` (the first on ties). */
-function bestChoice(rows: readonly BestResponseEpisode[], C: number): number {
+/**
+ * One opening per intent, 2-fold: episodes alternate between the folds in match order; the choice
+ * with the highest total `score` on one fold is scored on the other, both ways. Returns the CA's
+ * wins and the summed gym reward (when the rows have rewards) over the scored episodes. An intent
+ * with a single episode has nothing to choose on: it counts as the DA's, with no reward.
+ */
+function perIntent2Fold(
+  rows: readonly BestResponseEpisode[],
+  C: number,
+  score: (r: BestResponseEpisode, c: number) => number,
+): { wins: number; reward: number } {
+  const byIntent = new Map<string, BestResponseEpisode[]>();
+  for (const r of rows) byIntent.set(r.intent, [...(byIntent.get(r.intent) ?? []), r]);
+  let wins = 0;
+  let reward = 0;
+  for (const eps of byIntent.values()) {
+    const folds = [eps.filter((_, i) => i % 2 === 0), eps.filter((_, i) => i % 2 === 1)];
+    for (const [choose, scored] of [
+      [0, 1],
+      [1, 0],
+    ] as const) {
+      if (folds[choose]!.length === 0 || folds[scored]!.length === 0) continue;
+      const best = bestChoice(folds[choose]!, C, score);
+      for (const r of folds[scored]!) {
+        wins += r.wins[best]!;
+        reward += r.rewards ? r.rewards[best]! : 0;
+      }
+    }
+  }
+  return { wins, reward };
+}
+
+/** The choice with the highest total `score` over `rows` (the first on ties). */
+function bestChoice(rows: readonly BestResponseEpisode[], C: number, score: (r: BestResponseEpisode, c: number) => number): number {
   let best = 0;
-  let bestWins = -1;
+  let bestTotal = -Infinity;
   for (let c = 0; c < C; c++) {
-    const w = rows.reduce((s, r) => s + r.wins[c]!, 0);
-    if (w > bestWins) [best, bestWins] = [c, w];
+    const t = rows.reduce((s, r) => s + score(r, c), 0);
+    if (t > bestTotal) [best, bestTotal] = [c, t];
   }
   return best;
 }

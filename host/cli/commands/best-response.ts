@@ -36,18 +36,21 @@ export function registerBestResponse(program: Command, globals: () => GlobalOpti
   });
 }
 
+const reward = (v: number) => (Number.isNaN(v) ? 'n/a' : v.toFixed(3));
+
 export function formatBestResponse(r: BestResponseReport): string {
   const lines = [
     `${r.matchId}: ${r.da} against ${r.ca}, ${r.episodes} episodes (fraud references left out), ${r.choices} openings each`,
     table(
-      ['the CA opens with', 'W_DA'],
+      ['the CA opens with', 'W_DA', 'gym reward'],
       [
-        ['its own greedy choice (this replay)', pct(r.wDaGreedy)],
-        ['one choice per intent, chosen on the other half of its episodes', pct(r.wDaPerIntent)],
-        ['the best choice of each episode (oracle)', pct(r.wDaOracle)],
-        ['a uniformly random choice', pct(1 - r.meanWinShare)],
+        ['its own greedy choice (this replay)', pct(r.wDaGreedy), reward(r.gymReward.greedy)],
+        ['one choice per intent, chosen on the other half of its episodes by wins', pct(r.wDaPerIntent), reward(r.gymReward.perIntent)],
+        ['one choice per intent, chosen the same way by the gym reward', pct(r.wDaPerIntentByReward), reward(r.gymReward.perIntentByReward)],
+        ['the best choice of each episode (oracle)', pct(r.wDaOracle), ''],
+        ['a uniformly random choice', pct(1 - r.meanWinShare), ''],
       ],
-      ['l', 'r'],
+      ['l', 'r', 'r'],
     ),
     `(the match stored W_DA ${r.wDaStored === null ? 'n/a' : pct(r.wDaStored)}: the same openings in the arena's wording)`,
     '',
