@@ -110,6 +110,8 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
  * +27.3; DA gyms of 120 steps 10 / 7 / −4.7 / +29.5 (per seed, from W_DA in whole points, +2.2
  * [−1.6, 6.0]). Seeds whose W_DA opens at or below 62.5% (2, 5, 8) train the DA first, and no CA
  * gym here pulls the retrained DA's 84–92% back below it, so 7 of 10 is what these seeds allow.
+ * Also not kept, seeds 1–10: K 16 with 100 steps (the same rollouts per gym) 10 / 7 / −3.6 (27
+ * CA gyms) against these 10 / 7 / −4.0 (29), measured on one machine by the same script.
  */
 export const PAPER_FAITHFUL_GYMS = {
   caPressureSteps: 400,
