@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ModelSnapshot } from '../../core/rl/ports';
 import { DaModel } from '../../models/da-model';
 import { bankingDomain } from '../domain-files';
-import { CheckpointError, checkpointStore, describeLlm, LLM_MODEL_JSON } from './checkpoint-store';
+import { CheckpointError, checkpointStore, compactCheckpoints, describeLlm, LLM_MODEL_JSON } from './checkpoint-store';
 import { applyMigrations } from './migrations';
 import { openSqliteStore } from './sqlite-store';
 
@@ -300,6 +300,34 @@ describe('migration 23', () => {
     db.prepare("DELETE FROM checkpoints WHERE name IN ('DA2', 'DA3')").run();
     expect(blobs()).toBe(0);
     expect(store.get('DA0')!.snapshot).toEqual(legacy);
+    db.close();
+  });
+});
+
+describe('compactCheckpoints', () => {
+  it('moves the inline bytes of checkpoints saved before migration 23 into content storage: copies share them, the file shrinks, every snapshot reads the same', () => {
+    const path = join(root, 'compact.sqlite');
+    const db = new Database(path);
+    applyMigrations(db, 22);
+    const big = (v: number) => snap(Array.from({ length: 50_000 }, (_, i) => v + i)); // 200 KB of weights, twice that of optimiser state
+    const legacy = [big(1), big(1), big(1), big(2)]; // three copies (a study's arms) and another
+    const insert = db.prepare(
+      `INSERT INTO checkpoints (id, name, role, created_at, generation, source, model_json, weights, optimiser) VALUES (?, ?, 'DA', ?, 0, 'sft', ?, ?, ?)`,
+    );
+    legacy.forEach((s, i) => insert.run(`DA${i}`, `DA${i}`, `2026-01-01T00:00:0${i}.000Z`, s.modelJson, Buffer.from(s.weights), Buffer.from(s.optimiser!)));
+    applyMigrations(db);
+    const store = checkpointStore(db);
+    store.save({ role: 'DA', source: 'gym', parent: 'DA3', snapshot: snap([5, 6]) }); // already in content storage
+    const progress: number[] = [];
+    const r = compactCheckpoints(db, { vacuum: true, onProgress: (d) => progress.push(d) });
+    expect(r.checkpoints).toBe(4);
+    expect(progress).toEqual([1, 2, 3, 4]);
+    expect(r.inlineBytes).toBe(4 * (200_000 + 400_004));
+    expect(db.prepare('SELECT count(*) FROM checkpoint_blobs').pluck().get()).toBe(6); // 2 contents × 2 + DA4's 2
+    expect(r.fileBytes.after!).toBeLessThan(r.fileBytes.before! * 0.6);
+    legacy.forEach((s, i) => expect(store.get(`DA${i}`)!.snapshot).toEqual(s));
+    expect(store.meta('DA0')).toMatchObject({ weightBytes: 200_000, optimiserBytes: 400_004 });
+    expect(compactCheckpoints(db).checkpoints).toBe(0); // nothing left inline
     db.close();
   });
 });

@@ -118,6 +118,60 @@ export interface CheckpointStore {
   restoreInto(name: string, model: Pick<PolicyModel<unknown, unknown>, 'restore'>): Promise<CheckpointMeta>;
 }
 
+/** Stores bytes in checkpoint_blobs once by content (sha256, hex); returns their hash. */
+function blobWriter(db: Database): (bytes: Uint8Array) => string {
+  const insert = db.prepare('INSERT OR IGNORE INTO checkpoint_blobs (hash, bytes) VALUES (?, ?)');
+  return (bytes) => {
+    const b = blob(bytes);
+    const hash = createHash('sha256').update(b).digest('hex');
+    insert.run(hash, b);
+    return hash;
+  };
+}
+
+export interface CompactResult {
+  /** Checkpoints whose inline bytes moved into checkpoint_blobs. */
+  checkpoints: number;
+  /** The bytes those checkpoints held inline (weights and optimiser state). */
+  inlineBytes: number;
+  /** The lab file's size before and after (after VACUUM, when asked for; in bytes; null for an in-memory lab). */
+  fileBytes: { before: number | null; after: number | null };
+}
+
+/**
+ * Moves the weights and optimiser state that checkpoints saved before migration 23 hold inline
+ * into checkpoint_blobs, so copies share their bytes as later checkpoints do: one checkpoint per
+ * transaction (an interrupted compaction leaves every checkpoint whole, moved or not, and a second
+ * one goes on). The file shrinks only when `vacuum` rewrites it (VACUUM needs free disk about the
+ * size of the lab). `sparring checkpoints compact`.
+ */
+export function compactCheckpoints(db: Database, opts: { vacuum?: boolean; onProgress?: (done: number, total: number) => void } = {}): CompactResult {
+  const fileSize = (): number | null => {
+    const pages = db.pragma('page_count', { simple: true }) as number;
+    return db.memory ? null : pages * (db.pragma('page_size', { simple: true }) as number);
+  };
+  const before = fileSize();
+  const names = db.prepare('SELECT name FROM checkpoints WHERE weights_hash IS NULL AND length(weights) > 0 ORDER BY rowid').pluck().all() as string[];
+  const read = db.prepare('SELECT weights, optimiser FROM checkpoints WHERE name = ? AND weights_hash IS NULL');
+  const update = db.prepare("UPDATE checkpoints SET weights = x'', optimiser = NULL, weights_hash = ?, optimiser_hash = ? WHERE name = ?");
+  const putBlob = blobWriter(db);
+  let inlineBytes = 0;
+  let moved = 0;
+  const move = db.transaction((name: string) => {
+    const row = read.get(name) as { weights: Buffer; optimiser: Buffer | null } | undefined;
+    if (!row) return; // moved by another process since the list was read
+    update.run(putBlob(row.weights), row.optimiser === null ? null : putBlob(row.optimiser), name);
+    inlineBytes += row.weights.byteLength + (row.optimiser?.byteLength ?? 0);
+    moved++;
+  });
+  names.forEach((name, i) => {
+    move(name);
+    opts.onProgress?.(i + 1, names.length);
+  });
+  if (opts.vacuum) db.exec('VACUUM');
+  return { checkpoints: moved, inlineBytes, fileBytes: { before, after: fileSize() } };
+}
+
 /** A bad request to the checkpoint store (the message says what and which checkpoint). */
 export class CheckpointError extends Error {
   override name = 'CheckpointError';
@@ -147,14 +201,7 @@ export function checkpointStore(db: Database): CheckpointStore {
                              model_json, weights, optimiser, weights_hash, optimiser_hash, metrics_json, training_data_json, note, provider, llm_json)
     VALUES (@name, @name, @role, @createdAt, @runId, @parent, @generation, @step, @source,
             @modelJson, x'', NULL, @weightsHash, @optimiserHash, @metricsJson, @trainingDataJson, @note, @provider, @llmJson)`);
-  const insertBlob = db.prepare('INSERT OR IGNORE INTO checkpoint_blobs (hash, bytes) VALUES (?, ?)');
-  /** Stores `bytes` once by content; returns its hash. */
-  const putBlob = (bytes: Uint8Array): string => {
-    const b = blob(bytes);
-    const hash = createHash('sha256').update(b).digest('hex');
-    insertBlob.run(hash, b);
-    return hash;
-  };
+  const putBlob = blobWriter(db);
   const byName = db.prepare<[string], CheckpointRow>(`SELECT ${cols}, ${blobs} ${from} WHERE c.name = ?`);
   const metaByName = db.prepare<[string], CheckpointMetaRow>(`SELECT ${cols} ${from} WHERE c.name = ?`);
   const namesOfRole = db.prepare<[string], string>('SELECT name FROM checkpoints WHERE role = ?').pluck();

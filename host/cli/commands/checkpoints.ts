@@ -9,10 +9,11 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { registerTrainerResult } from '../../coevolution/external-gym';
-import { CheckpointError, describeLlm } from '../../store/checkpoint-store';
+import { CheckpointError, compactCheckpoints, describeLlm } from '../../store/checkpoint-store';
 import { GymJobError } from '../../store/gym-job-store';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { positiveInt, UsageError } from '../options';
+import { progressBar } from '../progress';
 import type { GlobalOptions } from '../main';
 
 interface AddOptions {
@@ -24,7 +25,31 @@ interface AddOptions {
 }
 
 export function registerCheckpoints(program: Command, globals: () => GlobalOptions): void {
-  const cmd = program.command('checkpoints').description("the lab's checkpoints: register one an external trainer made");
+  const cmd = program.command('checkpoints').description("the lab's checkpoints: register one an external trainer made; compact an older lab");
+  cmd
+    .command('compact')
+    .description(
+      "move the weights and optimiser state of checkpoints saved before this release's storage (each held its own bytes) into content storage, where copies — a study's arms copy each seed's DA0 and CA0 — share them; then VACUUM the lab so its file shrinks (needs free disk about the lab's size)",
+    )
+    .option('--no-vacuum', 'move the bytes but leave the file as it is (SQLite reuses the freed pages)')
+    .action((opts: { vacuum: boolean }) => {
+      const g = globals();
+      const store = openSqliteStore(g.db);
+      try {
+        const bar = progressBar('checkpoints compact');
+        const r = compactCheckpoints(store.db, { vacuum: opts.vacuum, onProgress: (d, t) => bar.update(d, t) });
+        bar.stop();
+        const mb = (b: number | null) => (b === null ? 'n/a' : `${(b / 1e6).toFixed(1)} MB`);
+        if (g.json) process.stdout.write(JSON.stringify(r, null, 2) + '\n');
+        else
+          process.stdout.write(
+            `${r.checkpoints} checkpoint${r.checkpoints === 1 ? '' : 's'} moved to content storage (${mb(r.inlineBytes)} held inline); ` +
+              `${g.db}: ${mb(r.fileBytes.before)} → ${mb(r.fileBytes.after)}${opts.vacuum ? '' : ' (not vacuumed: the freed pages are reused, the file keeps its size)'}\n`,
+          );
+      } finally {
+        store.close();
+      }
+    });
   cmd
     .command('add')
     .description(
