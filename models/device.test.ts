@@ -3,7 +3,7 @@
  * and chooseDevice's answers for the CPU, a provider this build lacks, and `auto`.
  */
 import { describe, expect, it } from 'vitest';
-import { AUTO_ORDER, chooseDevice, parseVulkanSummary, probeProvider } from './device';
+import { AUTO_ORDER, chooseDevice, cpuinfoFlags, hostCpu, isaOfFlags, parseVulkanSummary, probeProvider } from './device';
 
 const LLVMPIPE_AND_NVIDIA = `
 Devices:
@@ -31,6 +31,25 @@ describe('parseVulkanSummary', () => {
   });
 });
 
+describe('hostCpu', () => {
+  it('names the widest vector extension among the flags, as onnxruntime picks kernels by it', () => {
+    // /proc/cpuinfo of an AVX-512 Xeon and of an AMD EPYC without it (first "flags" line only).
+    const xeon = 'processor\t: 0\nmodel name\t: Intel(R) Xeon(R) CPU\nflags\t\t: fpu sse2 avx fma avx2 avx512f avx512bw\n\nprocessor\t: 1\nflags\t\t: fpu\n';
+    const epyc = 'processor\t: 0\nflags\t\t: fpu sse2 sse4_1 avx fma avx2\n';
+    expect(isaOfFlags(cpuinfoFlags(xeon))).toBe('AVX-512');
+    expect(isaOfFlags(cpuinfoFlags(epyc))).toBe('AVX2');
+    expect(isaOfFlags(new Set(['sse2', 'avx', 'avx2']))).toBe('AVX'); // AVX2 without FMA: MLAS's AVX kernels
+    expect(isaOfFlags(new Set(['sse2']))).toBe('SSE');
+    expect(isaOfFlags(cpuinfoFlags('no flags line'))).toBe('unknown');
+  });
+  it('describes this machine', () => {
+    const h = hostCpu();
+    expect(h.platform).toBe(`${process.platform}/${process.arch}`);
+    expect(h.model.length).toBeGreaterThan(0);
+    if (process.platform === 'linux' && process.arch === 'x64') expect(['AVX-512', 'AVX2', 'AVX', 'SSE']).toContain(h.isa);
+  });
+});
+
 describe('chooseDevice', () => {
   it('keeps the CPU when asked for it, with threads and where matches run', async () => {
     expect(await chooseDevice({ provider: 'cpu', threads: 2 })).toEqual({
@@ -39,6 +58,7 @@ describe('chooseDevice', () => {
       reason: 'cpu requested',
       threads: 2,
       play: 'cpu',
+      host: hostCpu(),
     });
   });
 

@@ -7,9 +7,11 @@
  * pick it.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import { Tensor } from 'onnxruntime-node';
 import { EXECUTION_PROVIDERS } from '../core/contract/device';
-import type { DeviceRecord, ExecutionProvider, ProviderChoice, ProviderProbe } from '../core/contract/device';
+import type { DeviceRecord, ExecutionProvider, HostCpu, ProviderChoice, ProviderProbe } from '../core/contract/device';
 import { buildForward } from './graph';
 import { mlpForward, mlpSpec } from './mlp';
 import { initParams } from './params';
@@ -120,6 +122,50 @@ export function probeLines(probes: readonly ProviderProbe[]): string[] {
   return probes.map((p) => `${p.provider}: ${p.available ? (p.software ? 'yes (software)' : 'yes') : 'no'} — ${p.detail}`);
 }
 
+/**
+ * The widest x86 vector extension among a processor's feature flags (Linux's /proc/cpuinfo
+ * "flags", macOS's machdep.cpu features, lower-cased): the one onnxruntime's CPU kernels (MLAS)
+ * pick. AVX2 counts only with FMA, as MLAS requires both.
+ */
+export function isaOfFlags(flags: ReadonlySet<string>): string {
+  if (flags.has('avx512f')) return 'AVX-512';
+  if (flags.has('avx2') && (flags.has('fma') || flags.has('fma3'))) return 'AVX2';
+  if (flags.has('avx') || flags.has('avx1.0')) return 'AVX';
+  if (flags.has('sse2') || flags.has('sse4_1') || flags.has('sse4.1')) return 'SSE';
+  return 'unknown';
+}
+
+/** The first "flags" line of /proc/cpuinfo, as a set. */
+export function cpuinfoFlags(cpuinfo: string): Set<string> {
+  const line = /^flags\s*:(.*)$/m.exec(cpuinfo);
+  return new Set((line?.[1] ?? '').trim().split(/\s+/).filter(Boolean));
+}
+
+let hostCpuMemo: HostCpu | undefined;
+
+/** This machine's processor (model, platform, vector extension), read once per process. */
+export function hostCpu(): HostCpu {
+  if (hostCpuMemo) return hostCpuMemo;
+  let isa = 'unknown';
+  if (process.arch === 'arm64') isa = 'NEON';
+  else if (process.arch === 'x64') {
+    try {
+      if (process.platform === 'linux') isa = isaOfFlags(cpuinfoFlags(readFileSync('/proc/cpuinfo', 'utf8')));
+      else if (process.platform === 'darwin') {
+        const out = execFileSync('sysctl', ['-n', 'machdep.cpu.features', 'machdep.cpu.leaf7_features'], {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'ignore'],
+          timeout: 5_000,
+        });
+        isa = isaOfFlags(new Set(out.toLowerCase().split(/\s+/).filter(Boolean)));
+      }
+    } catch {
+      // unreadable: 'unknown'
+    }
+  }
+  return (hostCpuMemo = { model: os.cpus()[0]?.model.trim() || 'unknown', platform: `${process.platform}/${process.arch}`, isa });
+}
+
 export interface DeviceRequest {
   provider: ProviderChoice;
   threads?: number | null;
@@ -140,6 +186,7 @@ export async function chooseDevice(req: DeviceRequest): Promise<DeviceRecord> {
     reason,
     threads,
     play: req.play === 'cpu' ? 'cpu' : provider,
+    host: hostCpu(),
   });
   if (req.provider === 'cpu') return done('cpu', 'cpu requested');
   if (req.provider !== 'auto') {

@@ -15,7 +15,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { hostCpuLine } from '../core/contract/device';
 import { PRESETS } from '../core/coevolution/run-config';
+import { hostCpu } from '../models/device';
 import { sparringInProcess } from './support/cli-in-process';
 
 const exec = promisify(execFile);
@@ -40,6 +42,7 @@ function tinyConfig(): string {
 interface StudyJson {
   study: { id: string; status: string };
   runs: { arm: string; seed: number; runId: string; status: string; error: string | null; matches: number }[];
+  hosts: { host: string; runs: number }[];
   arms: unknown[];
   paired: unknown[];
 }
@@ -133,6 +136,8 @@ describe('sparring study', () => {
     const uninterrupted = JSON.parse(whole.stdout) as StudyJson;
     expect(uninterrupted.study.status).toBe('finished');
     expect(uninterrupted.runs.map((r) => r.status)).toEqual(['finished', 'finished', 'finished', 'finished']);
+    // Each worker recorded the processor its run ran on: this one, for all four.
+    expect(uninterrupted.hosts).toEqual([{ host: hostCpuLine(hostCpu()), runs: 4 }]);
     // The arms of a seed share its bootstrap. Two workers start both full runs; a mix-100-0 run starts
     // once a full run has finished, so at least the second one finds its seed's bootstrap recorded.
     const lab = new Database(a, { readonly: true });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { meanInterval, pairedDifference } from '../stats/intervals';
-import { nonMonotonic, studyPanelFigures, summariseStudy } from './study-summary';
+import { nonMonotonic, studyHosts, studyPanelFigures, summariseStudy } from './study-summary';
 import type { StudyPanelFigures, StudyRunData } from './study-summary';
 import type { GymSummary, MatchSummary } from './run.machine';
 
@@ -271,5 +271,17 @@ describe('summariseStudy: held-out routing per scenario', () => {
     expect(b!.gain.n).toBe(2);
     expect(b!.gain.mean).toBeCloseTo(-0.25, 12);
     expect(b!.final.ci![0]).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('studyHosts', () => {
+  it('counts runs per processor, in the order first seen, leaving out runs whose device was not recorded', () => {
+    const a = 'AMD EPYC 7B13, AVX2';
+    const b = 'Intel Xeon, AVX-512';
+    expect(studyHosts([{ host: a }, { host: null }, { host: b }, { host: a }])).toEqual([
+      { host: a, runs: 2 },
+      { host: b, runs: 1 },
+    ]);
+    expect(studyHosts([{ host: null }])).toEqual([]);
   });
 });

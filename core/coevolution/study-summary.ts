@@ -392,3 +392,14 @@ export function summariseStudy(arms: readonly string[], runs: readonly StudyRunD
           }));
   return { arms: armSummaries, paired, baseline };
 }
+
+/**
+ * The processors a study's runs ran on, with how many runs each; more than one means figures can
+ * differ at the float level between runs of the same config (onnxruntime's kernels follow the
+ * instruction set), so the study is not a one-machine result.
+ */
+export function studyHosts(entries: readonly { host: string | null }[]): { host: string; runs: number }[] {
+  const n = new Map<string, number>();
+  for (const e of entries) if (e.host) n.set(e.host, (n.get(e.host) ?? 0) + 1);
+  return [...n].map(([host, runs]) => ({ host, runs }));
+}

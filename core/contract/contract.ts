@@ -402,6 +402,8 @@ export interface StudyRunInfo {
   matches: number;
   /** W_DA per match of the run (the per-seed small multiples). */
   wDa: number[];
+  /** The processor it last ran on ("AMD EPYC 7B13, AVX2"); null when not recorded. */
+  host: string | null;
 }
 
 /** A running study's progress: jobs are its runs plus the fixed-opponent arms' extra evaluations. */
@@ -430,6 +432,8 @@ export interface StudyInfo {
 /** A study with its tables (per arm mean [95% CI] over seeds, paired differences against full). */
 export interface StudyDetail extends StudyInfo {
   tauDa: number;
+  /** The processors its runs ran on, with how many runs each (core/coevolution/study-summary.ts's studyHosts). */
+  hosts: { host: string; runs: number }[];
   summary: StudySummary;
 }
 

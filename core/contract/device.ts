@@ -27,6 +27,22 @@ export interface DeviceRecord {
   threads: number | null;
   /** Where arena matches and evaluations (small, micro-batched forwards) ran: the provider, or the CPU. */
   play: ExecutionProvider;
+  /**
+   * The processor it ran on. onnxruntime's CPU kernels follow the instruction set, so the float
+   * sums of a forward, and the actions sampled from them, can differ between processors: a run's
+   * numbers depend on its seed and config on one kind of machine. Absent in records made before it.
+   */
+  host?: HostCpu;
+}
+
+/** A processor as a run records it. */
+export interface HostCpu {
+  /** e.g. "AMD EPYC 7B13". */
+  model: string;
+  /** e.g. "linux/x64". */
+  platform: string;
+  /** The widest vector extension onnxruntime's CPU kernels can pick: "AVX-512", "AVX2", "AVX", "SSE", "NEON", or "unknown". */
+  isa: string;
 }
 
 /** One provider as `sparring doctor` (and the bench header) reports it. */
@@ -38,4 +54,9 @@ export interface ProviderProbe {
   detail: string;
   /** A GPU emulated on the CPU (Mesa's llvmpipe, SwiftShader): real code path, no speed-up. */
   software: boolean;
+}
+
+/** "AMD EPYC 7B13, AVX2": the processor part of a device's line. */
+export function hostCpuLine(h: HostCpu): string {
+  return `${h.model}, ${h.isa}`;
 }

@@ -7,7 +7,7 @@
  */
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { PROVIDER_CHOICES } from '../../core/contract/device';
+import { hostCpuLine, PROVIDER_CHOICES } from '../../core/contract/device';
 import type { DeviceRecord, ProviderChoice } from '../../core/contract/device';
 import { chooseDevice } from '../../models/device';
 import type { SessionSettings } from '../../models/session';
@@ -44,7 +44,7 @@ export function addDeviceOptions(
 
 /** One stderr line for a device choice, e.g. "device: webgpu (webgpu requested (Vulkan: …))". */
 export function deviceLine(d: DeviceRecord): string {
-  return `device: ${d.provider}${d.play !== d.provider ? ` (matches and evaluation on ${d.play})` : ''} — ${d.reason}`;
+  return `device: ${d.provider}${d.play !== d.provider ? ` (matches and evaluation on ${d.play})` : ''} — ${d.reason}${d.host ? `; ${hostCpuLine(d.host)}` : ''}`;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { Handlers, StudyDetail, StudyInfo, StudyProgressInfo } from '../../
 import type { EngineEvent } from '../../core/contract/run-service';
 import { ARMS, armConfig, parseArms } from '../../core/coevolution/arms';
 import type { ArmSpec } from '../../core/coevolution/arms';
+import { studyHosts } from '../../core/coevolution/study-summary';
 import { PRESETS, RunConfigError } from '../../core/coevolution/run-config';
 import { runStudy } from '../study/runner';
 import { loadStudy } from '../study/study-data';
@@ -66,6 +67,7 @@ export function studyHandlers(o: { db: Database; dbPath: string; emit: (e: Engin
       live: live.has(id),
       progress: live.get(id) ?? null,
       tauDa: base.stopping.tauDa,
+      hosts: studyHosts(v.entries),
       summary: v.summary,
       runs: v.entries.map((e, i) => ({
         arm: e.arm,
@@ -75,6 +77,7 @@ export function studyHandlers(o: { db: Database; dbPath: string; emit: (e: Engin
         error: e.error,
         matches: e.matches,
         wDa: v.runs[i]!.matches.map((m) => m.wDa),
+        host: e.host,
       })),
     };
   }

@@ -11,6 +11,7 @@ import { pct } from '../format/table';
 import { HELDOUT_HEADER, heldoutRows } from './heldout-rows';
 import { PANEL_HEADER, panelRows } from './panel-table';
 import type { RunDetail } from '../../core/contract/contract';
+import { hostCpuLine } from '../../core/contract/device';
 import { judgeSpecOf } from '../../core/coevolution/run-config';
 import type { MatchRecord } from '../../core/store/port';
 
@@ -130,7 +131,7 @@ export function renderReport(run: RunDetail, matches: readonly MatchRecord[]): s
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>${REPORT_STYLE}</style></head><body>
 <h1>Sparring run ${esc(run.id)}</h1>
-<p class="meta">preset ${esc(run.preset || 'custom')} · seed ${run.seed} · ${esc(run.status)} (${esc(run.phase)}) · created ${esc(run.createdAt)} · device ${run.device ? `${esc(run.device.provider)} (${esc(run.device.reason)})` : 'cpu (not recorded)'} · judge ${esc(judgeSpecOf(run.configJson))}${judgeSpecOf(run.configJson) === 'rule' ? ' (builtin)' : ' (an LLM endpoint)'}</p>
+<p class="meta">preset ${esc(run.preset || 'custom')} · seed ${run.seed} · ${esc(run.status)} (${esc(run.phase)}) · created ${esc(run.createdAt)} · device ${run.device ? `${esc(run.device.provider)} (${esc(run.device.reason)}${run.device.host ? `; ${esc(hostCpuLine(run.device.host))}` : ''})` : 'cpu (not recorded)'} · judge ${esc(judgeSpecOf(run.configJson))}${judgeSpecOf(run.configJson) === 'rule' ? ' (builtin)' : ' (an LLM endpoint)'}</p>
 ${ms.length ? `<p class="verdict"><b>Stopping rule:</b> ${esc(ms.at(-1)!.stop.explanation)}</p>` : ''}
 <h2>W_DA per match</h2>
 ${winRateChart(run, tauDa)}

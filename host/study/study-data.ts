@@ -2,6 +2,7 @@
 import type { Database } from 'better-sqlite3';
 import { summariseStudy } from '../../core/coevolution/study-summary';
 import type { StudyCheckpointEvaluation, StudyPanelFigures, StudyRunData, StudySummary } from '../../core/coevolution/study-summary';
+import { hostCpuLine } from '../../core/contract/device';
 import type { DomainTool } from '../../core/domain/types';
 import type { Opening } from '../../core/labels/tactic-evidence';
 import { createRunReader } from '../coevolution/service';
@@ -10,7 +11,8 @@ import type { StudyEntry, StudyRow } from './study-store';
 
 export interface StudyView {
   study: StudyRow;
-  entries: (StudyEntry & { runStatus: string; phase: string; matches: number })[];
+  /** `host`: the processor the run last ran on (hostCpuLine), null when its device was not recorded. */
+  entries: (StudyEntry & { runStatus: string; phase: string; matches: number; host: string | null })[];
   runs: StudyRunData[];
   summary: StudySummary;
 }
@@ -53,7 +55,10 @@ export function loadStudy(db: Database, dbPath: string, id: string, baseline?: s
   });
   return {
     study,
-    entries: entries.map((e, i) => ({ ...e, runStatus: details[i]!.status, phase: details[i]!.phase, matches: details[i]!.matchSummaries.length })),
+    entries: entries.map((e, i) => {
+      const d = details[i]!;
+      return { ...e, runStatus: d.status, phase: d.phase, matches: d.matchSummaries.length, host: d.device?.host ? hostCpuLine(d.device.host) : null };
+    }),
     runs,
     summary: summariseStudy(study.arms, runs, baseline),
   };

@@ -13,7 +13,7 @@ import { benchEnv } from '../../env/bench';
 import { benchGguf, benchLlmHttp } from '../../llm/bench-llm';
 import { ggufSpecSettings } from '../../policies/policies';
 import type { BenchOptions } from '../../../models/bench';
-import { probeLines, probeProviders } from '../../../models/device';
+import { hostCpu, probeLines, probeProviders } from '../../../models/device';
 import { addDeviceOptions, deviceLine, deviceSession } from '../device';
 import type { DeviceOptions } from '../device';
 import { bankingDomain } from '../../domain-files';
@@ -155,6 +155,7 @@ export function registerBench(program: Command, globals: () => GlobalOptions): v
     const machine = {
       cpus: os.availableParallelism(),
       cpuModel: os.cpus()[0]?.model ?? 'unknown',
+      isa: hostCpu().isa,
       platform: `${process.platform}/${process.arch}`,
       node: process.version,
       provider,
@@ -172,7 +173,7 @@ export function registerBench(program: Command, globals: () => GlobalOptions): v
         .map((p) => `${p.provider}${p.software ? ' (software)' : ''}`)
         .join(', ')}; ${deviceLine(device)}\n\n` +
         `${table(['figure', 'median', 'unit', 'what'], rows, ['l', 'r', 'l', 'l'])}\n\n` +
-        `${machine.cpus} cores (${machine.cpuModel}), ${machine.platform}, Node ${machine.node}; ` +
+        `${machine.cpus} cores (${machine.cpuModel}, ${machine.isa}), ${machine.platform}, Node ${machine.node}; ` +
         `${provider !== null ? `provider ${provider}, ${threads} intra-op threads; ` : ''}` +
         `median of ${opts.rounds} rounds of ≥ ${opts.roundMs} ms each\n`,
     );

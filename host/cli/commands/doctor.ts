@@ -6,7 +6,7 @@
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import type { Command } from 'commander';
-import { chooseDevice, probeLines, probeProviders } from '../../../models/device';
+import { chooseDevice, hostCpu, probeLines, probeProviders } from '../../../models/device';
 import { deviceLine } from '../device';
 import type { GlobalOptions } from '../main';
 
@@ -23,6 +23,7 @@ export function registerDoctor(program: Command, globals: () => GlobalOptions): 
         platform: `${process.platform}/${process.arch}`,
         cpus: os.availableParallelism(),
         cpuModel: os.cpus()[0]?.model ?? 'unknown',
+        isa: hostCpu().isa,
         node: process.version,
         onnxruntime: ort,
       };
@@ -31,7 +32,7 @@ export function registerDoctor(program: Command, globals: () => GlobalOptions): 
         return;
       }
       process.stdout.write(
-        `${machine.platform}, ${machine.cpus} cores (${machine.cpuModel}), Node ${machine.node}, onnxruntime-node ${ort}\n\n` +
+        `${machine.platform}, ${machine.cpus} cores (${machine.cpuModel}, ${machine.isa}), Node ${machine.node}, onnxruntime-node ${ort}\n\n` +
           `${probeLines(providers).join('\n')}\n\n` +
           `--provider auto → ${deviceLine(auto)}\n`,
       );

@@ -7,7 +7,7 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { ARMS, armConfig, parseArms } from '../../../core/coevolution/arms';
 import type { ArmSpec } from '../../../core/coevolution/arms';
-import { MEASURES, TACTIC_FIELDS } from '../../../core/coevolution/study-summary';
+import { MEASURES, studyHosts, TACTIC_FIELDS } from '../../../core/coevolution/study-summary';
 import { PRESETS, parseRunConfig, RunConfigError } from '../../../core/coevolution/run-config';
 import type { RunConfig } from '../../../core/coevolution/run-config';
 import { fmt, heldoutScenarioView, tacticConvergenceView } from '../../report/study-report';
@@ -283,6 +283,7 @@ export function studyJson(v: StudyView, seconds: number | null) {
     study,
     seconds,
     runs: v.entries,
+    hosts: studyHosts(v.entries),
     baseline: v.summary.baseline,
     arms: v.summary.arms,
     paired: v.summary.paired,
@@ -302,6 +303,12 @@ function print(json: boolean, v: StudyView, seconds: number | null): void {
     `study ${v.study.id}: ${v.study.preset ? `preset ${v.study.preset}` : 'custom config'}, arms ${v.study.arms.join(', ')}, seeds ${v.study.seeds.join(', ')} — ${v.study.status}`,
   );
   out.push('Rates in %; mean [95% Student-t interval] over the seeds that finished.', '');
+  const hosts = studyHosts(v.entries);
+  if (hosts.length > 1)
+    out.push(
+      `Its runs ran on ${hosts.length} processors (${hosts.map((h) => `${h.host}: ${h.runs} runs`).join('; ')}): onnxruntime's CPU kernels follow the instruction set, so the same seed and config can give other figures on another of them.`,
+      '',
+    );
   out.push(
     table(
       ['arm', 'seed', 'run', 'status', 'matches', 'note'],

@@ -23,5 +23,7 @@ describe('the device picker', () => {
     expect(deviceLabel({ requested: 'auto', provider: 'cpu', reason: 'x', threads: null, play: 'cpu' })).toBe('cpu (asked: auto)');
     expect(deviceLabel({ requested: 'webgpu', provider: 'webgpu', reason: 'x', threads: null, play: 'cpu' })).toBe('webgpu, matches on cpu');
     expect(deviceLabel(null)).toBe('cpu (not recorded)');
+    const host = { model: 'AMD EPYC 7B13', platform: 'linux/x64', isa: 'AVX2' };
+    expect(deviceLabel({ requested: 'cpu', provider: 'cpu', reason: 'x', threads: 1, play: 'cpu', host })).toBe('cpu · AVX2');
   });
 });

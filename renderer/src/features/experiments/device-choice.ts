@@ -48,5 +48,6 @@ export function deviceLabel(d: DeviceRecord | null | undefined): string {
   if (!d) return 'cpu (not recorded)';
   const asked = d.requested !== d.provider ? ` (asked: ${d.requested})` : '';
   const play = d.play !== d.provider ? `, matches on ${d.play}` : '';
-  return `${d.provider}${asked}${play}`;
+  // The instruction set is part of a run's numbers on the CPU (core/contract/device.ts's HostCpu).
+  return `${d.provider}${asked}${play}${d.host ? ` · ${d.host.isa}` : ''}`;
 }

@@ -206,6 +206,7 @@ function StudyView({ studyId }: { studyId: string }) {
           </span>
         </header>
         <StudyProgress study={live} />
+        <HostsNote study={detail} />
         <RunsTable study={detail} />
       </section>
       <Compare study={detail} />
@@ -239,6 +240,18 @@ function StudyProgress({ study }: { study: StudyInfo }) {
         ))}
       </ul>
     </div>
+  );
+}
+
+/** Shown when the study's runs ran on more than one processor: their figures are not a one-machine result. */
+function HostsNote({ study }: { study: StudyDetail }) {
+  const hosts = study.hosts;
+  if (hosts.length < 2) return null;
+  return (
+    <p className="muted small" data-testid="study-hosts">
+      Its runs ran on {hosts.length} processors ({hosts.map((h) => `${h.host}: ${h.runs} runs`).join('; ')}). onnxruntime&apos;s CPU kernels follow the
+      instruction set, so the same seed and config can give other figures on another of them.
+    </p>
   );
 }
 
