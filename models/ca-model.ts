@@ -300,6 +300,7 @@ export class CaModel implements PolicyModel<CaObservation, CaChoice> {
       ref_logp: { data: batch.refLogProbs, dims: [B] },
       clip_eps: { data: new Float32Array([hyper.clipEps]), dims: [] },
       kl_beta: { data: new Float32Array([hyper.klBeta]), dims: [] },
+      entropy_coef: { data: new Float32Array([hyper.entropyCoef ?? 0]), dims: [] },
     };
     const runner = await this.takeOver('pg');
     const r = await runner.step(feeds, { lr: hyper.lr });

@@ -83,7 +83,7 @@ type ObsInput = 'intent' | 'bag_idx' | 'bag_w' | 'state';
 /** Train steps take the bags as distinct ids and a weight matrix (models/row-bags.ts). */
 type TrainObsInput = 'intent' | keyof typeof ROW_BAG_INPUTS | 'state';
 type SftInput = TrainObsInput | 'target';
-type PgInput = TrainObsInput | 'action' | 'advantage' | 'old_logp' | 'ref_logp' | 'clip_eps' | 'kl_beta';
+type PgInput = TrainObsInput | 'action' | 'advantage' | 'old_logp' | 'ref_logp' | 'clip_eps' | 'kl_beta' | 'entropy_coef';
 
 /** Parameters in snapshot order. */
 export function caParams(shape: CaNetShape): Record<CaParam, ParamSpec> {

@@ -539,6 +539,7 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
         ref_logp: { data: Float32Array.from(batch.refLogProbs), dims: [B] },
         clip_eps: { data: new Float32Array([hyper.clipEps]), dims: [] },
         kl_beta: { data: new Float32Array([hyper.klBeta]), dims: [] },
+        entropy_coef: { data: new Float32Array([hyper.entropyCoef ?? 0]), dims: [] },
       },
       { lr: hyper.lr },
     );

@@ -107,7 +107,7 @@ type ObsInput = 'bag_idx' | 'bag_w' | 'state' | 'mask';
 /** Train steps take the bags as distinct ids and a weight matrix (models/row-bags.ts). */
 type TrainObsInput = keyof typeof ROW_BAG_INPUTS | 'state' | 'mask';
 type SftInput = TrainObsInput | 'action' | 'intent' | 'intent_mask' | 'intent_weight' | 'intent_smoothing';
-type PgInput = TrainObsInput | 'action' | 'advantage' | 'old_logp' | 'ref_logp' | 'clip_eps' | 'kl_beta';
+type PgInput = TrainObsInput | 'action' | 'advantage' | 'old_logp' | 'ref_logp' | 'clip_eps' | 'kl_beta' | 'entropy_coef';
 
 /** Parameters in snapshot order. */
 export function daParams(shape: DaNetShape): Record<DaParam, ParamSpec> {

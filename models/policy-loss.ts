@@ -1,7 +1,8 @@
 /**
  * The GRPO objective as graph nodes, shared by the DA and CA networks: the clipped surrogate
  * −mean(min(ρÂ, clip(ρ, 1−ε, 1+ε)Â)) with ρ = exp(log π(a|s) − log π_old(a|s)), plus β times the
- * k3 estimate of KL(π ‖ π_ref): mean(exp(ref − log π) − (ref − log π) − 1).
+ * k3 estimate of KL(π ‖ π_ref): mean(exp(ref − log π) − (ref − log π) − 1), minus an entropy
+ * bonus c·H(π(·|s)) (PPO's entropy coefficient; c = 0 by default, which leaves the loss as it was).
  */
 import type { Graph, Tensor } from './graph';
 
@@ -12,6 +13,7 @@ export const POLICY_GRADIENT_INPUTS = {
   ref_logp: { dtype: 'float32', shape: ['B'] },
   clip_eps: { dtype: 'float32', shape: [] },
   kl_beta: { dtype: 'float32', shape: [] },
+  entropy_coef: { dtype: 'float32', shape: [] },
 } as const;
 
 export interface PolicyGradientInputs {
@@ -20,6 +22,7 @@ export interface PolicyGradientInputs {
   ref_logp: Tensor; // [B]
   clip_eps: Tensor; // [] ε
   kl_beta: Tensor; // [] β
+  entropy_coef: Tensor; // [] c
 }
 
 /**
@@ -35,8 +38,8 @@ export function policyGradientLoss(g: Graph, logp: Tensor, logpAll: Tensor, x: P
   const policyLoss = g.neg(g.reduceMean(g.min(surr1, surr2))); // []
   const d = g.sub(x.ref_logp, logp); // [B] ref − logπ
   const kl = g.reduceMean(g.sub(g.sub(g.exp(d), d), 1)); // [] k3 estimator
-  const loss = g.add(policyLoss, g.mul(kl, x.kl_beta));
   const clipFrac = g.reduceMean(g.cast(g.or(g.greater(ratio, hi), g.less(ratio, lo)), 'float32'));
   const entropy = g.neg(g.reduceMean(g.reduceSum(g.mul(g.exp(logpAll), logpAll), [1]))); // []
+  const loss = g.sub(g.add(policyLoss, g.mul(kl, x.kl_beta)), g.mul(entropy, x.entropy_coef));
   return { loss, outputs: { policy_loss: policyLoss, kl, clip_frac: clipFrac, entropy } };
 }

@@ -40,6 +40,8 @@ const grpoBudget = z.strictObject({
    * update on promptsPerStep groups, those whose K rewards differ first. Default 1 (plain GRPO).
    */
   oversample: posInt.optional(),
+  /** Entropy bonus c of the GRPO loss (−c·H(π)); default 0. */
+  entropyCoef: z.number().min(0).optional(),
 });
 export type GrpoBudget = z.infer<typeof grpoBudget>;
 

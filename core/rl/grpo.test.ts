@@ -416,6 +416,26 @@ describe('runGrpo on a tabular bandit', () => {
     ).rejects.toThrow(/oversample must be an integer ≥ 1/);
   });
 
+  it('entropyCoef reaches every policy-gradient step, absent when not set; a negative one is refused', async () => {
+    const run = async (entropyCoef: number | undefined) => {
+      const model = new TabularPolicy(S, A);
+      const hypers: PolicyGradientHyper[] = [];
+      const step = model.policyGradientStep.bind(model);
+      model.policyGradientStep = (b, h) => {
+        hypers.push(h);
+        return step(b, h);
+      };
+      const c: GrpoConfig = { ...config, steps: 5, ...(entropyCoef !== undefined ? { entropyCoef } : {}) };
+      await runGrpo({ model, reference: copyOf(new TabularPolicy(S, A)), prompts, observe: (s) => s, reward, config: c });
+      return hypers;
+    };
+    const withBonus = await run(0.1);
+    expect(withBonus.length).toBeGreaterThan(0);
+    expect(withBonus.every((h) => h.entropyCoef === 0.1)).toBe(true);
+    expect((await run(undefined)).every((h) => !('entropyCoef' in h))).toBe(true);
+    await expect(run(-0.1)).rejects.toThrow(/entropyCoef must be a number in \[0, Infinity\], got -0.1/);
+  });
+
   it('maxKl ends the run at the first step past the trust region; maxPasses cuts the steps to the data', async () => {
     const free = new TabularPolicy(S, A);
     const all = await runGrpo({ model: free, reference: copyOf(free), prompts, observe: (s) => s, reward, config: { ...config, steps: 80 } });

@@ -29,6 +29,12 @@ export interface GrpoConfig {
   clipEps: number;
   /** β: weight of the KL penalty toward the reference policy. */
   klBeta: number;
+  /**
+   * c: an entropy bonus, the loss takes −c·H(π(·|s)) averaged over the batch's rows (for a
+   * factored policy H is the sum over its heads). Keeps a head from settling on one value that the
+   * gym then never samples against a changed opponent. Absent or 0: none (plain GRPO).
+   */
+  entropyCoef?: number;
   /** Peak learning rate. */
   lr: number;
   /** 'constant', or 'cosine' decay from lr to lr · lrFinalRatio over `steps`. */
@@ -124,6 +130,7 @@ export function checkGrpoConfig(c: GrpoConfig): void {
   if (c.maxKl !== undefined) num('maxKl', 0);
   if (c.maxPasses !== undefined) num('maxPasses', 0);
   if (c.oversample !== undefined) int('oversample', 1);
+  if (c.entropyCoef !== undefined) num('entropyCoef', 0);
   if (c.lrSchedule !== 'constant' && c.lrSchedule !== 'cosine')
     throw new RangeError(`GRPO config: lrSchedule must be 'constant' or 'cosine', got '${String(c.lrSchedule)}'`);
 }
@@ -342,7 +349,7 @@ export async function grpoStep<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, step: n
     for (let it = 0; it < c.mu; it++) {
       let m: StepMetrics;
       try {
-        m = await model.policyGradientStep(batch, { lr, clipEps: c.clipEps, klBeta: c.klBeta });
+        m = await model.policyGradientStep(batch, { lr, clipEps: c.clipEps, klBeta: c.klBeta, ...(c.entropyCoef ? { entropyCoef: c.entropyCoef } : {}) });
       } catch (e) {
         await model.restore(before);
         throw e;

@@ -36,6 +36,8 @@ export interface PolicyGradientHyper {
   clipEps: number;
   /** KL coefficient β toward the reference policy (`klBeta`). */
   klBeta: number;
+  /** Entropy bonus c: the loss takes −c·H(π(·|s)) (GrpoConfig.entropyCoef); absent: 0. */
+  entropyCoef?: number;
 }
 
 export interface SupervisedHyper {

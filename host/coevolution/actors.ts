@@ -280,6 +280,7 @@ function grpoConfig(b: GrpoBudget, role: 'DA' | 'CA', seed: number): GrpoConfig 
     ...(b.maxPasses !== undefined ? { maxPasses: b.maxPasses } : {}),
     ...(b.advEps !== undefined ? { advEps: b.advEps } : {}),
     ...(b.oversample !== undefined ? { oversample: b.oversample } : {}),
+    ...(b.entropyCoef !== undefined ? { entropyCoef: b.entropyCoef } : {}),
   };
 }
 
