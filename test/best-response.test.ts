@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { allCaChoices } from '../core/agents/ca-choices';
 import { bankingDomain } from '../host/domain-files';
-import { bestResponse } from '../host/engine/best-response';
+import { bestResponse, bestResponseHandlers } from '../host/engine/best-response';
 import { formatBestResponse } from '../host/cli/commands/best-response';
 import { sparringInProcess } from './support/cli-in-process';
 
@@ -46,5 +46,11 @@ describe('best response', () => {
     const missing = await sparringInProcess(['best-response', '--match', 'R1-M9', '--db', db]);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toMatch(/no match "R1-M9"/);
+    // The app's request: the same error by name, and a failed replay does not leave the handler busy.
+    const events: unknown[] = [];
+    const h = bestResponseHandlers({ dbPath: db, domain: bankingDomain, emit: (e) => events.push(e) });
+    await expect(h['matches/bestResponse']({ matchId: 'R1-M9' })).rejects.toThrow(/no match "R1-M9"/);
+    await expect(h['matches/bestResponse']({ matchId: 'R1-M9' })).rejects.toThrow(/no match "R1-M9"/);
+    expect(events).toEqual([]);
   });
 });

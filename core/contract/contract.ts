@@ -18,6 +18,7 @@ import type { MadsReport } from '../validators/mads-metrics';
 import type { Complexity, Scenario } from '../domain/types';
 import type { FieldProblem, ScenarioDraft } from '../domain/schema';
 import type { StudyRunStatus, StudySummary } from '../coevolution/study-summary';
+import type { BestResponseSummary } from '../arena/best-response';
 import type { DeviceRecord } from './device';
 import type { HeldoutReport } from '../arena/heldout-report';
 import type { PanelSummary } from '../arena/panel';
@@ -392,6 +393,20 @@ export interface CrossPlay extends CrossPlayArgs {
   cached: boolean;
 }
 
+/**
+ * A stored match replayed with every opening of the CA's action space against its frozen DA
+ * (core/arena/best-response.ts): what the action space allows beside what the CA played.
+ */
+export interface BestResponseView extends BestResponseSummary {
+  matchId: string;
+  da: string;
+  ca: string;
+  /** W_DA the match stored (its own rendering of the same openings' words; close to wDaGreedy, not equal). */
+  wDaStored: number | null;
+  /** The run the match belongs to (its CA spoke that run's train slice of the bank), or null. */
+  runId: string | null;
+}
+
 /** One (arm, seed) of a study and its run. */
 export interface StudyRunInfo {
   arm: string;
@@ -485,6 +500,11 @@ export interface Commands {
   'play/discard': (args: { sessionId: string }) => { ok: true };
   /** MADS L-1/L-2 of a DA on the robustness scenarios (core/arena/evaluate.ts), progress as `eval/progress`. */
   'eval/mads': (args: { da: string; ca: string; episodesPerScenario: number; seed: number }) => MadsEvaluation;
+  /**
+   * `sparring best-response` in the app: a match played by two builtin checkpoints, each episode's
+   * opening replayed with every choice of the CA's action space (1,728); progress as `bestResponse/progress`.
+   */
+  'matches/bestResponse': (args: { matchId: string }) => BestResponseView;
   /**
    * Store a custom scenario in the lab (it joins the robustness set), or replace the custom one
    * `replaces`. Checked by the scenario schema and the taxonomy: problems come back by field and
@@ -615,6 +635,8 @@ export interface Events {
   'crossplay/progress': { das: string[]; cas: string[]; done: number; total: number };
   /** Episodes played so far by the running `eval/mads` (a few a second at most). */
   'eval/progress': { done: number; total: number };
+  /** Episodes of a match replayed so far by `matches/bestResponse`. */
+  'bestResponse/progress': { matchId: string; done: number; total: number };
   /** A study's progress (a few a second) and its status when it changes. */
   'study/progress': { studyId: string; progress: StudyProgressInfo };
   'study/status': { studyId: string; status: StudyInfo['status'] };

@@ -8,7 +8,9 @@
 import { allCaChoices } from '../../core/agents/ca-choices';
 import type { CaChoice } from '../../core/agents/ca-choices';
 import { choiceKey, summariseBestResponse } from '../../core/arena/best-response';
-import type { BestResponseEpisode, BestResponseSummary } from '../../core/arena/best-response';
+import type { BestResponseEpisode } from '../../core/arena/best-response';
+import type { BestResponseView, Handlers } from '../../core/contract/contract';
+import type { EngineEvent } from '../../core/contract/run-service';
 import { DEFAULT_CONFIG } from '../../core/config';
 import type { SparringConfig } from '../../core/config';
 import type { Domain } from '../../core/domain/types';
@@ -30,15 +32,8 @@ export interface BestResponseArgs {
   onProgress?: (done: number, total: number) => void;
 }
 
-export interface BestResponseReport extends BestResponseSummary {
-  matchId: string;
-  da: string;
-  ca: string;
-  /** W_DA the match stored (its own rendering of the same openings' words; close to wDaGreedy, not equal). */
-  wDaStored: number | null;
-  /** The run the match belongs to (its CA spoke that run's train slice of the bank), or null. */
-  runId: string | null;
-}
+/** The report (the contract's BestResponseView: the summary with the match, its checkpoints and its stored W_DA). */
+export type BestResponseReport = BestResponseView;
 
 export async function bestResponse(args: BestResponseArgs): Promise<BestResponseReport> {
   const store = openSqliteStore(args.db);
@@ -92,4 +87,40 @@ export async function bestResponse(args: BestResponseArgs): Promise<BestResponse
     await cache.dispose();
     store.close();
   }
+}
+
+/** Progress events of `matches/bestResponse` at most this often (the last one always goes out). */
+const PROGRESS_EVERY_MS = 250;
+
+/** `matches/bestResponse` for the engine: one replay at a time, progress as `bestResponse/progress`. */
+export function bestResponseHandlers(d: {
+  dbPath: string;
+  domain: () => Domain;
+  emit: (e: EngineEvent) => void;
+  session?: SessionSettings;
+}): Pick<Handlers, 'matches/bestResponse'> {
+  let running: string | null = null;
+  return {
+    'matches/bestResponse': async ({ matchId }) => {
+      if (running) throw new Error(`matches/bestResponse: match ${running} is being replayed; wait for it to finish`);
+      running = matchId;
+      let last = -Infinity;
+      try {
+        return await bestResponse({
+          db: d.dbPath,
+          domain: d.domain(),
+          matchId,
+          ...(d.session ? { session: d.session } : {}),
+          onProgress: (done, total) => {
+            const now = Date.now();
+            if (done < total && now - last < PROGRESS_EVERY_MS) return;
+            last = now;
+            d.emit({ name: 'bestResponse/progress', payload: { matchId, done, total } });
+          },
+        });
+      } finally {
+        running = null;
+      }
+    },
+  };
 }

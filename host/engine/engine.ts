@@ -22,6 +22,7 @@ import { labelStore } from '../store/label-store';
 import { knobHandlers } from './knobs';
 import { labelHandlers } from './labels';
 import { madsHandlers } from './mads';
+import { bestResponseHandlers } from './best-response';
 import { modelHandlers } from './models';
 import { scenarioHandlers } from './scenarios';
 import { studyHandlers } from './studies';
@@ -284,6 +285,7 @@ export function createEngine(o: EngineOptions): Engine {
 
     ...labelHandlers(store, labelStore(store.db), (spec) => resolveJudge(spec, { db: store.path, seed: 1 })),
     ...madsHandlers({ store, dbPath: store.path, domain, emit: (e) => batcher.push(e), yielding, release: disposeModel }),
+    ...bestResponseHandlers({ dbPath: store.path, domain, emit: (e) => batcher.push(e), ...models }),
     ...scenarioHandlers(bankingDomain, customScenarios),
     ...studies.handlers,
     ...knobHandlers(store.db),

@@ -155,6 +155,7 @@ export const ARG_SCHEMAS: Schemas = {
   'episodes/diff': z.strictObject({ role: z.enum(['DA', 'CA']), a: id, b: id, opponent: id, scenarioId: id, seed }),
   'episodes/validate': z.strictObject({ id }),
   'scenarios/list': none,
+  'matches/bestResponse': z.strictObject({ matchId: id }),
   'eval/mads': z.strictObject({ da: id, ca: id, episodesPerScenario: z.number().int('must be an integer').min(1).max(100), seed }),
   // The scenario itself is checked by the scenario schema in the handler, which answers with every problem by field.
   'scenarios/save': z.strictObject({

@@ -5,7 +5,9 @@
  * it shows the stored one under the run whose final DA it evaluated. The spec reads the panel
  * table (the training counterpart, each panel member with its 95% Wilson intervals, the panel
  * average and the mismatch gap with their t intervals) against the figures the CLI printed, and
- * the gap chart's bars. Screenshots: test-results/screenshots/panel-*.png.
+ * the gap chart's bars. The same lab's runs also serve the best-response panel: a match of R1
+ * replayed with every opening of the CA's action space from the app, read against what
+ * `sparring best-response --json` printed for it. Screenshots: test-results/screenshots/panel-*.png.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -15,6 +17,7 @@ import Database from 'better-sqlite3';
 import { expect, test } from '@playwright/test';
 import type { Locator, Page } from '@playwright/test';
 import type { PanelSummary } from '../../core/arena/panel';
+import type { BestResponseView } from '../../core/contract/contract';
 import type { MeanInterval } from '../../core/stats/intervals';
 import { LabPage, SCREENSHOTS } from './pages/lab-page';
 import { runNode } from './support/run-node';
@@ -141,4 +144,35 @@ test('a run whose final DA has no panel evaluation shows none', async () => {
   await expect(page.getByTestId('heldout-panel')).toContainText('checkpoint of run R1 on the held-out scenarios');
   await expect(page.getByTestId('panel-evaluation')).toHaveCount(0);
   await lab.screenshot('panel-03-run-without-panel');
+});
+
+test('the best-response panel replays a match of the run with every opening, with the figures of `sparring best-response`', async () => {
+  test.setTimeout(300_000);
+  const match = 'R1-M1';
+  const t0 = Date.now();
+  const cliReport = JSON.parse((await runNode([BIN, '--db', db, '--json', 'best-response', '--match', match])).stdout) as BestResponseView;
+  console.log(`[panel] best-response ${match}: ${cliReport.episodes} episodes × ${cliReport.choices} openings in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  // R1 is still the run on screen (the test before chose it).
+  const panel = page.getByTestId('best-response');
+  await expect(panel.getByTestId('best-response-empty')).toBeVisible();
+  await panel.getByLabel('Best-response match').selectOption(match);
+  await panel.getByTestId('best-response-run').click();
+  await expect(panel.getByTestId('best-response-run')).toHaveText('Replaying…');
+  await expect(panel.getByTestId('best-response-report')).toBeVisible({ timeout: 240_000 });
+  await expect(panel).toContainText(`${match}: DA ${cliReport.da} against CA ${cliReport.ca} · ${cliReport.episodes} episodes`);
+  // The same replay as the CLI's (seeded rollouts of the same checkpoints): every W_DA line equal.
+  const lines = panel.getByTestId('best-response-lines');
+  const wDa = (key: string) => lines.locator(`tr[data-line="${key}"] td`).nth(1);
+  await expect(wDa('greedy')).toHaveText(`${pct(cliReport.wDaGreedy)}%`);
+  await expect(wDa('perIntent')).toHaveText(`${pct(cliReport.wDaPerIntent)}%`);
+  await expect(wDa('perIntentByReward')).toHaveText(`${pct(cliReport.wDaPerIntentByReward)}%`);
+  await expect(wDa('oracle')).toHaveText(`${pct(cliReport.wDaOracle)}%`);
+  await expect(wDa('random')).toHaveText(`${pct(1 - cliReport.meanWinShare)}%`);
+  await expect(lines.locator('tr[data-line="greedy"] td').nth(2)).toHaveText(cliReport.gymReward.greedy.toFixed(3));
+  // One row per head and value (3 + 4 + 6 + 2 + 3 + 2 + 2 = 22), each head named once.
+  const factors = panel.getByTestId('best-response-factors');
+  await expect(factors.locator('tbody tr')).toHaveCount(cliReport.factors.reduce((n, f) => n + f.values.length, 0));
+  const withhold = cliReport.factors.find((f) => f.head === 'withhold')!.values.find((v) => v.value === 'true')!;
+  await expect(factors.locator('tr[data-head="withhold"][data-value="true"] td').nth(2)).toHaveText(`${pct(withhold.winRate)}%`);
+  await lab.screenshot('panel-04-best-response');
 });

@@ -6,6 +6,7 @@ import type { Transport } from '../transport/transport';
 import { applyArenaEvent, loadMatches } from '../features/arena/arena-store';
 import { applyPlayEvent } from '../features/play/play-store';
 import { applyRobustnessEvent } from '../features/evaluation/robustness-store';
+import { applyBestResponseEvent } from '../features/evaluation/best-response-store';
 import { applyRunEvent, loadRuns } from '../features/runs/runs-store';
 import { applyCrossPlayEvent } from '../features/evaluation/crossplay-store';
 import { applyStudyEvent, loadStudies } from '../features/studies/studies-store';
@@ -32,6 +33,7 @@ export function startMirror(t: Transport): () => void {
     applyPlayEvent(e);
     applyCrossPlayEvent(e);
     applyRobustnessEvent(e);
+    applyBestResponseEvent(e);
     applyStudyEvent(e);
     // A run's match is stored in the lab: the match lists (arena, transcript filters) follow.
     if (e.name === 'run/match') void loadMatches();

@@ -20,6 +20,7 @@ import { SCENARIO_MEASURES, scenarioHeatmap, tableView } from './heldout-table.d
 import type { ScenarioMeasure } from './heldout-table.data';
 import { PanelSection } from './PanelSection';
 import { RobustnessPanel } from './RobustnessPanel';
+import { BestResponsePanel } from './BestResponsePanel';
 
 /** Evaluation shows the newest finished run (it has the held-out table), else the newest. */
 const newestFinished = (runs: readonly RunSummary[]) => [...runs].reverse().find((r) => r.status === 'finished')?.id ?? runs.at(-1)?.id ?? null;
@@ -67,6 +68,7 @@ export function EvaluationScreen() {
         )}
       </header>
       {body}
+      {runId && <RunBestResponse runId={runId} />}
       <CrossPlayPanel runId={runId} />
       <RobustnessPanel />
     </div>
@@ -242,4 +244,11 @@ function HeldoutTables({ runId, report }: { runId: string; report: HeldoutReport
       </ChartFrame>
     </>
   );
+}
+
+/** The best-response panel over the run's matches (shown once the run has played one). */
+function RunBestResponse({ runId }: { runId: string }) {
+  const detail = useRunsStore(selectDetail(runId));
+  if (!detail?.matchSummaries.length) return null;
+  return <BestResponsePanel matches={detail.matchSummaries} />;
 }
