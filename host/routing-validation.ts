@@ -9,7 +9,8 @@
  * Each candidate is trained on the rest and scored on both validation sets; the TF-IDF baseline is
  * scored on the same sets beside it. `npx tsx host/routing-validation.ts '<json of SftDaOptions fields>' [seeds]`.
  * With `"bankOnly": true` in the JSON, Banking77 is left out of training (as in `eval --routing`
- * without BANKING77_DIR) and only the bank's validation set is scored.
+ * without BANKING77_DIR) and only the bank's validation set is scored. `"b77Share": f` trains on a
+ * seeded share f of Banking77's training rows only (a learning curve: how a gap moves with data).
  */
 import { bankingDomain } from './domain-files';
 import { bankDemos, bankRoutingItems, bankSlices, hashSplit } from '../core/rl/demos';
@@ -70,21 +71,26 @@ async function headRules(model: DaModel, items: readonly RoutingItem[]): Promise
 async function main(): Promise<void> {
   const dir = process.env.BANKING77_DIR;
   if (!dir) throw new Error('set BANKING77_DIR');
-  const { bankOnly, ...opts } = JSON.parse(process.argv[2] ?? '{}') as Omit<SftDaOptions, 'seed'> & {
+  const { bankOnly, b77Share, ...opts } = JSON.parse(process.argv[2] ?? '{}') as Omit<SftDaOptions, 'seed'> & {
     tfidf?: Partial<LogRegConfig> & { toolLabels?: boolean };
     bankOnly?: boolean;
+    b77Share?: number;
   };
   const seeds = (process.argv[3] ?? '1').split(',').map(Number);
   const domain = bankingDomain();
   for (const seed of seeds) {
     const split = validationSplit(domain, dir, seed);
+    if (b77Share !== undefined) {
+      if (!(b77Share > 0 && b77Share <= 1)) throw new Error(`b77Share must be in (0, 1], got ${b77Share}`);
+      split.b77Train = hashSplit(split.b77Train, (r) => `${r.intent}\u0000${r.text}`, 1 - b77Share, deriveSeed(seed, 'learning-curve')).train;
+    }
     const v = bankOnly ? { ...split, b77Train: [], b77Val: [] } : split;
     if (opts.tfidf) {
       const t0 = Date.now();
       const { routingItems } = bankDemos(domain, { ...opts.bank, seed, caOnlyShare: VALIDATION_BANK_SHARE });
       const { toolLabels, ...logreg } = opts.tfidf;
       const r = tfidfRouting([...routingItems, ...v.b77Train], { b77Val: v.b77Val, bankVal: v.bankVal }, { toolLabels: toolLabels ?? false, logreg });
-      process.stdout.write(JSON.stringify({ seed, opts, ...r, seconds: (Date.now() - t0) / 1000 }) + '\n');
+      process.stdout.write(JSON.stringify({ seed, opts, b77Train: v.b77Train.length, ...r, seconds: (Date.now() - t0) / 1000 }) + '\n');
       continue;
     }
     const t0 = Date.now();
@@ -105,6 +111,7 @@ async function main(): Promise<void> {
         b77Val: b77.accuracy,
         b77ToolOnly: b77.toolOnlyAccuracy,
         nB77: b77.n,
+        b77Train: v.b77Train.length,
         bankVal: bank.accuracy,
         nBank: bank.n,
         rules,
