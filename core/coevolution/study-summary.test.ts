@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { meanInterval, pairedDifference } from '../stats/intervals';
-import { nonMonotonic, studyHosts, studyPanelFigures, summariseStudy } from './study-summary';
+import { nonMonotonic, studyHosts, studyPanelFigures, summariseStudy, wDaChangeAfter } from './study-summary';
 import type { StudyPanelFigures, StudyRunData } from './study-summary';
 import type { GymSummary, MatchSummary } from './run.machine';
 
@@ -35,6 +35,18 @@ describe('nonMonotonic', () => {
     // Rose after a CA gym: no drop.
     expect(nonMonotonic([match(1, 0.6), match(2, 0.7), match(3, 0.8)], [gymAfter(1, 'CA'), gymAfter(2, 'DA')])).toBe(false);
     expect(nonMonotonic([match(1, 0.6)], [])).toBe(false);
+  });
+});
+
+describe('wDaChangeAfter', () => {
+  it('averages W_DA after − before over the gyms of one role, leaving out matches after which both trained', () => {
+    const ms = [match(1, 0.7), match(2, 0.6), match(3, 0.5), match(4, 0.9), match(5, 0.8), match(6, 0.85)];
+    const gyms = [gymAfter(1, 'CA'), gymAfter(2, 'CA'), gymAfter(3, 'DA'), gymAfter(4, 'CA'), gymAfter(5, 'CA'), gymAfter(5, 'DA')];
+    expect(wDaChangeAfter('CA', ms, gyms)).toBeCloseTo((-0.1 - 0.1 - 0.1) / 3, 12);
+    expect(wDaChangeAfter('DA', ms, gyms)).toBeCloseTo(0.4, 12);
+    // No gym of the role (or none followed by a match): no value.
+    expect(wDaChangeAfter('DA', ms.slice(0, 3), gyms.slice(0, 2))).toBeNaN();
+    expect(wDaChangeAfter('CA', [match(1, 0.7)], [gymAfter(1, 'CA')])).toBeNaN();
   });
 });
 

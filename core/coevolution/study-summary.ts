@@ -128,6 +128,21 @@ export function nonMonotonic(matches: readonly MatchSummary[], gyms: readonly Gy
 
 const NaNIfMissing = (v: number | undefined) => (v === undefined ? Number.NaN : v);
 
+/**
+ * The mean change of W_DA across the gyms of one role: W_DA of the match after a gym of `role`
+ * minus that of the match before, over the gyms after which only that role trained (NaN when there
+ * is none). How far a CA gym pulls W_DA down and a DA gym lifts it, next to the shape count
+ * (`nonMonotonic`), which counts any drop, however small against a match's sampling noise.
+ */
+export function wDaChangeAfter(role: 'DA' | 'CA', matches: readonly MatchSummary[], gyms: readonly GymSummary[]): number {
+  const changes: number[] = [];
+  for (let i = 0; i + 1 < matches.length; i++) {
+    const roles = new Set(gyms.filter((g) => g.afterMatch === i + 1).map((g) => g.role));
+    if (roles.size === 1 && roles.has(role)) changes.push(matches[i + 1]!.wDa - matches[i]!.wDa);
+  }
+  return changes.length ? changes.reduce((a, b) => a + b, 0) / changes.length : Number.NaN;
+}
+
 export const MEASURES: readonly MeasureDef[] = [
   ...HELDOUT_FIELDS.flatMap(([k, f, label]): MeasureDef[] => [
     {
@@ -214,6 +229,8 @@ export const MEASURES: readonly MeasureDef[] = [
   { key: 'daGyms', label: 'DA gyms', rate: false, of: (r) => r.gyms.filter((g) => g.role === 'DA').length },
   { key: 'caGyms', label: 'CA gyms', rate: false, of: (r) => r.gyms.filter((g) => g.role === 'CA').length },
   { key: 'finalWDa', label: 'W_DA of the last match', rate: true, bounds: LEVEL, of: (r) => NaNIfMissing(r.matches.at(-1)?.wDa) },
+  { key: 'wDaAfterCaGym', label: 'ΔW_DA after a CA gym', rate: true, bounds: DIFFERENCE, of: (r) => wDaChangeAfter('CA', r.matches, r.gyms) },
+  { key: 'wDaAfterDaGym', label: 'ΔW_DA after a DA gym', rate: true, bounds: DIFFERENCE, of: (r) => wDaChangeAfter('DA', r.matches, r.gyms) },
 ];
 
 /** k of n seeds with Wilson's interval (a count over seeds). */

@@ -221,7 +221,7 @@ ${
   const count = (c: { k: number; n: number; ci: [number, number] | null }) =>
     `${c.k}/${c.n}${c.ci ? ` [${Math.round(c.ci[0] * 100)}–${Math.round(c.ci[1] * 100)}%]` : ''}`;
   const shape = htmlTable(
-    ['arm', 'matches', 'DA gyms', 'CA gyms', 'DA trained', 'W_DA non-monotonic'],
+    ['arm', 'matches', 'DA gyms', 'CA gyms', 'DA trained', 'W_DA non-monotonic', 'ΔW_DA after a CA gym', 'after a DA gym'],
     s.summary.arms.map((a) => [
       a.arm,
       fmt(a.measures.matches!, false),
@@ -229,6 +229,8 @@ ${
       fmt(a.measures.caGyms!, false),
       count(a.daTrained),
       count(a.nonMonotonic),
+      fmt(a.measures.wDaAfterCaGym!, true),
+      fmt(a.measures.wDaAfterDaGym!, true),
     ]),
   );
   const single = (m: { mean: number }) => ({ n: 1, mean: m.mean, sd: 0, ci: null, t: null, df: 0 });

@@ -377,7 +377,7 @@ function print(json: boolean, v: StudyView, seconds: number | null): void {
     `${c.k}/${c.n}${c.ci ? ` [${Math.round(c.ci[0] * 100)}–${Math.round(c.ci[1] * 100)}%]` : ''}`;
   out.push(
     table(
-      ['arm', 'matches', 'DA gyms', 'CA gyms', 'DA trained', 'W_DA non-monotonic'],
+      ['arm', 'matches', 'DA gyms', 'CA gyms', 'DA trained', 'W_DA non-monotonic', 'ΔW_DA after a CA gym', 'after a DA gym'],
       s.arms.map((a) => [
         a.arm,
         fmt(a.measures.matches!, false),
@@ -385,8 +385,10 @@ function print(json: boolean, v: StudyView, seconds: number | null): void {
         fmt(a.measures.caGyms!, false),
         count(a.daTrained),
         count(a.nonMonotonic),
+        fmt(a.measures.wDaAfterCaGym!, true),
+        fmt(a.measures.wDaAfterDaGym!, true),
       ]),
-      ['l', 'r', 'r', 'r', 'r', 'r'],
+      ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
     '',
   );

@@ -416,6 +416,8 @@ function Compare({ study }: { study: StudyDetail }) {
             <th className="num">CA gyms</th>
             <th className="num">DA trained</th>
             <th className="num">W_DA non-monotonic</th>
+            <th className="num">ΔW_DA after a CA gym</th>
+            <th className="num">after a DA gym</th>
           </tr>
         </thead>
         <tbody>
@@ -438,6 +440,8 @@ function Compare({ study }: { study: StudyDetail }) {
               <td className="num">
                 {a.nonMonotonic.k}/{a.nonMonotonic.n}
               </td>
+              <td className="num">{pctOrNum(a.measures.wDaAfterCaGym, true)}</td>
+              <td className="num">{pctOrNum(a.measures.wDaAfterDaGym, true)}</td>
             </tr>
           ))}
         </tbody>
