@@ -20,6 +20,7 @@ import { policyActor, recordedFromEpisode } from '../../core/rl/da-rollout';
 import type { SessionSettings } from '../../models/session';
 import { PolicyCache, trainingDomain } from '../coevolution/actors';
 import { checkpointStore } from '../store/checkpoint-store';
+import { throttledProgress } from './progress';
 import { openSqliteStore } from '../store/sqlite-store';
 
 export interface BestResponseArgs {
@@ -104,19 +105,13 @@ export function bestResponseHandlers(d: {
     'matches/bestResponse': async ({ matchId }) => {
       if (running) throw new Error(`matches/bestResponse: match ${running} is being replayed; wait for it to finish`);
       running = matchId;
-      let last = -Infinity;
       try {
         return await bestResponse({
           db: d.dbPath,
           domain: d.domain(),
           matchId,
           ...(d.session ? { session: d.session } : {}),
-          onProgress: (done, total) => {
-            const now = Date.now();
-            if (done < total && now - last < PROGRESS_EVERY_MS) return;
-            last = now;
-            d.emit({ name: 'bestResponse/progress', payload: { matchId, done, total } });
-          },
+          onProgress: throttledProgress(PROGRESS_EVERY_MS, (done, total) => d.emit({ name: 'bestResponse/progress', payload: { matchId, done, total } })),
         });
       } finally {
         running = null;

@@ -22,6 +22,7 @@ import { labelStore } from '../store/label-store';
 import { knobHandlers } from './knobs';
 import { labelHandlers } from './labels';
 import { madsHandlers } from './mads';
+import { throttledProgress } from './progress';
 import { bestResponseHandlers } from './best-response';
 import { modelHandlers } from './models';
 import { scenarioHandlers } from './scenarios';
@@ -228,17 +229,13 @@ export function createEngine(o: EngineOptions): Engine {
       const hit = crossPlays.get(key);
       if (hit) return { ...hit, cached: true };
       return serially(async () => {
-        let last = 0;
         const out = await crossPlay(args, {
           db: store.path,
           domain: bankingDomain(),
           wrap: yielding,
-          onProgress: (done, total) => {
-            const now = Date.now();
-            if (done < total && now - last < (o.batchIntervalMs ?? BATCH_INTERVAL_MS)) return;
-            last = now;
-            batcher.push({ name: 'crossplay/progress', payload: { das: args.das, cas: args.cas, done, total } });
-          },
+          onProgress: throttledProgress(o.batchIntervalMs ?? BATCH_INTERVAL_MS, (done, total) =>
+            batcher.push({ name: 'crossplay/progress', payload: { das: args.das, cas: args.cas, done, total } }),
+          ),
         });
         crossPlays.set(key, out);
         return out;

@@ -12,6 +12,7 @@ import { judgeEpisode } from '../../core/judge/judge';
 import type { RunStore } from '../../core/store/port';
 import { transcriptOfEpisode, validateTranscript } from '../../core/validators/validators';
 import { resolveCa, resolveDa } from '../policies/policies';
+import { throttledProgress } from './progress';
 
 /** Progress events of `eval/mads` at most this often (the last one always goes out). */
 const PROGRESS_EVERY_MS = 250;
@@ -46,7 +47,6 @@ export function madsHandlers(d: MadsHandlerDeps): Pick<Handlers, 'episodes/valid
         try {
           const caPolicy = await resolveCa(ca, domain, g);
           try {
-            let last = -Infinity;
             const report = await evaluateMads({
               domain,
               da: d.yielding(daPolicy),
@@ -55,12 +55,7 @@ export function madsHandlers(d: MadsHandlerDeps): Pick<Handlers, 'episodes/valid
               config: DEFAULT_CONFIG,
               seeds: [seed],
               episodesPerScenario,
-              onProgress: (done, total) => {
-                const now = Date.now();
-                if (done < total && now - last < PROGRESS_EVERY_MS) return;
-                last = now;
-                d.emit({ name: 'eval/progress', payload: { done, total } });
-              },
+              onProgress: throttledProgress(PROGRESS_EVERY_MS, (done, total) => d.emit({ name: 'eval/progress', payload: { done, total } })),
             });
             return {
               ...report,
