@@ -154,7 +154,7 @@ export function registerBench(program: Command, globals: () => GlobalOptions): v
     const rounded = Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, /_over_/.test(k) ? Math.round(v * 1000) / 1000 : Math.round(v * 10) / 10]));
     const machine = {
       cpus: os.availableParallelism(),
-      cpuModel: os.cpus()[0]?.model ?? 'unknown',
+      cpuModel: hostCpu().model,
       isa: hostCpu().isa,
       platform: `${process.platform}/${process.arch}`,
       node: process.version,

@@ -22,7 +22,7 @@ export function registerDoctor(program: Command, globals: () => GlobalOptions): 
       const machine = {
         platform: `${process.platform}/${process.arch}`,
         cpus: os.availableParallelism(),
-        cpuModel: os.cpus()[0]?.model ?? 'unknown',
+        cpuModel: hostCpu().model,
         isa: hostCpu().isa,
         node: process.version,
         onnxruntime: ort,
