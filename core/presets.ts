@@ -114,6 +114,12 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
  * CA gyms) against these 10 / 7 / −4.0 (29), measured on one machine by the same script; and
  * GRPO's entropy bonus on the CA's gyms (`entropyCoef`, against a head that settles where the
  * retrained DA no longer pays it) 0.02: 10 / 7 / −4.4 (26), 0.1: 7 / 4 / −3.6 (26).
+ * Not kept either: a phrasing head (the CA choosing which of the bank's sentences of its
+ * directness it opens with: one drawn at random, or the 1st to 4th; 8,640 openings instead of
+ * 1,728), seeds 1–10: 10 / 7 / −8.6 (31 CA gyms) / +32.3 (13 DA gyms). Its CA gyms pull W_DA twice
+ * as far, and seeds 2 and 5, which train the DA first, turn non-monotonic; but on seeds 4, 6 and 8
+ * W_DA settles above 62.5% after the CA's gyms (a change within ε), the stopping rule ends the run
+ * before the DA trains again, and the count stays 7 of 10, in longer runs (5.4 matches, not 4.9).
  */
 export const PAPER_FAITHFUL_GYMS = {
   caPressureSteps: 400,
