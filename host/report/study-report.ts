@@ -135,6 +135,28 @@ export function tacticConvergenceView(a: ArmSummary): { headline: string; rows: 
   };
 }
 
+/** k of n seeds with its Wilson interval: "7/10 [40–89%]". */
+function seedCount(c: { k: number; n: number; ci: [number, number] | null }): string {
+  return `${c.k}/${c.n}${c.ci ? ` [${Math.round(c.ci[0] * 100)}–${Math.round(c.ci[1] * 100)}%]` : ''}`;
+}
+
+/** The gyms and the shape of W_DA per arm, the one table `study show` and the report print. */
+export function shapeView(arms: readonly ArmSummary[]): { header: string[]; rows: string[][] } {
+  return {
+    header: ['arm', 'matches', 'DA gyms', 'CA gyms', 'DA trained', 'W_DA non-monotonic', 'ΔW_DA after a CA gym', 'after a DA gym'],
+    rows: arms.map((a) => [
+      a.arm,
+      fmt(a.measures.matches!, false),
+      fmt(a.measures.daGyms!, false),
+      fmt(a.measures.caGyms!, false),
+      seedCount(a.daTrained),
+      seedCount(a.nonMonotonic),
+      fmt(a.measures.wDaAfterCaGym!, true),
+      fmt(a.measures.wDaAfterDaGym!, true),
+    ]),
+  };
+}
+
 /**
  * Held-out routing per scenario (ArmSummary.heldoutScenarios): DA0 → final DA of the first arm and
  * every arm's final − DA0, a row per scenario; null when no evaluation carried per-scenario figures.
@@ -218,21 +240,8 @@ ${
     : ''
 }`
     : `<p class="meta">No panel figures yet: <code>sparring study panel ${esc(s.id)}</code> evaluates each final DA against counterparts that share nothing with its training.</p>`;
-  const count = (c: { k: number; n: number; ci: [number, number] | null }) =>
-    `${c.k}/${c.n}${c.ci ? ` [${Math.round(c.ci[0] * 100)}–${Math.round(c.ci[1] * 100)}%]` : ''}`;
-  const shape = htmlTable(
-    ['arm', 'matches', 'DA gyms', 'CA gyms', 'DA trained', 'W_DA non-monotonic', 'ΔW_DA after a CA gym', 'after a DA gym'],
-    s.summary.arms.map((a) => [
-      a.arm,
-      fmt(a.measures.matches!, false),
-      fmt(a.measures.daGyms!, false),
-      fmt(a.measures.caGyms!, false),
-      count(a.daTrained),
-      count(a.nonMonotonic),
-      fmt(a.measures.wDaAfterCaGym!, true),
-      fmt(a.measures.wDaAfterDaGym!, true),
-    ]),
-  );
+  const shapeTable = shapeView(s.summary.arms);
+  const shape = htmlTable(shapeTable.header, shapeTable.rows);
   const single = (m: { mean: number }) => ({ n: 1, mean: m.mean, sd: 0, ci: null, t: null, df: 0 });
   const perSeed = s.seeds
     .map((seed) => {

@@ -10,7 +10,7 @@ import type { ArmSpec } from '../../../core/coevolution/arms';
 import { MEASURES, studyHosts, TACTIC_FIELDS } from '../../../core/coevolution/study-summary';
 import { PRESETS, parseRunConfig, RunConfigError } from '../../../core/coevolution/run-config';
 import type { RunConfig } from '../../../core/coevolution/run-config';
-import { fmt, heldoutScenarioView, tacticConvergenceView } from '../../report/study-report';
+import { fmt, heldoutScenarioView, shapeView, tacticConvergenceView } from '../../report/study-report';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { loadStudy } from '../../study/study-data';
 import type { StudyView } from '../../study/study-data';
@@ -373,25 +373,8 @@ function print(json: boolean, v: StudyView, seconds: number | null): void {
     );
   }
   out.push('Gyms and the shape of W_DA (k of n seeds [Wilson 95%]):');
-  const count = (c: { k: number; n: number; ci: [number, number] | null }) =>
-    `${c.k}/${c.n}${c.ci ? ` [${Math.round(c.ci[0] * 100)}–${Math.round(c.ci[1] * 100)}%]` : ''}`;
-  out.push(
-    table(
-      ['arm', 'matches', 'DA gyms', 'CA gyms', 'DA trained', 'W_DA non-monotonic', 'ΔW_DA after a CA gym', 'after a DA gym'],
-      s.arms.map((a) => [
-        a.arm,
-        fmt(a.measures.matches!, false),
-        fmt(a.measures.daGyms!, false),
-        fmt(a.measures.caGyms!, false),
-        count(a.daTrained),
-        count(a.nonMonotonic),
-        fmt(a.measures.wDaAfterCaGym!, true),
-        fmt(a.measures.wDaAfterDaGym!, true),
-      ]),
-      ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
-    ),
-    '',
-  );
+  const shape = shapeView(s.arms);
+  out.push(table(shape.header, shape.rows, ['l', ...shape.header.slice(1).map(() => 'r' as const)]), '');
   const longest = Math.max(0, ...s.arms.map((a) => a.wDa.length));
   out.push('W_DA per match (%):');
   out.push(
