@@ -114,15 +114,21 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
  * CA gyms) against these 10 / 7 / −4.0 (29), measured on one machine by the same script; and
  * GRPO's entropy bonus on the CA's gyms (`entropyCoef`, against a head that settles where the
  * retrained DA no longer pays it) 0.02: 10 / 7 / −4.4 (26), 0.1: 7 / 4 / −3.6 (26).
- * Not kept either: a phrasing head (the CA choosing which of the bank's sentences of its
- * directness it opens with: one drawn at random, or the 1st to 4th; 8,640 openings instead of
- * 1,728), seeds 1–10: 10 / 7 / −8.6 (31 CA gyms) / +32.3 (13 DA gyms). Its CA gyms pull W_DA twice
- * as far, and seeds 2 and 5, which train the DA first, turn non-monotonic; but on seeds 4, 6 and 8
- * W_DA settles above 62.5% after the CA's gyms (a change within ε), the stopping rule ends the run
- * before the DA trains again, and the count stays 7 of 10, in longer runs (5.4 matches, not 4.9).
+ * Then a phrasing head (models/ca-net.ts: the CA chooses which of the bank's sentences of its
+ * directness it opens with, one drawn at random or the 1st to 4th; 8,640 openings instead of
+ * 1,728), seeds 1–10, with CA0 pressure chosen again for it on the arena alone:
+ *   400 steps   10 / 7 / −8.6 (31 CA gyms) / +32.3 (13 DA gyms)
+ *   320 steps   10 / 6 / −6.7 (27) / +31.5 (10)
+ *   240 steps   10 / 9 / −7.9 (29) / +33.1 (11) (these)
+ * Its CA gyms pull W_DA about twice as far as before. With strong pressure, CA0 already beats DA0
+ * on more seeds (W_DA opens at or below 62.5% on 4 of 10 at 400 and 320 steps), those train the DA
+ * first, and after the DA's gym the CA's gyms settle W_DA a little above 62.5%, where the stopping
+ * rule ends the run. At 240 steps seeds 2 and 8 open there (on seed 2 the CA's gyms then pull the
+ * retrained DA back below it); on the others the CA's first gyms bring W_DA below 62.5%, the DA
+ * trains and W_DA recovers.
  */
 export const PAPER_FAITHFUL_GYMS = {
-  caPressureSteps: 400,
+  caPressureSteps: 240,
   da: { ...PAPER_GYM_DA, lr: 3e-4, klBeta: 0.3 },
   ca: { ...PAPER_GYM_CA, lr: 3e-3, steps: 200, oversample: 2 },
 } as const;

@@ -14,7 +14,7 @@ import { isMetricKey } from '../core/rl/metrics';
 import type { CustomerFacts } from '../core/world/backend';
 import type { CaObservation } from '../core/world/environment';
 import { BuiltinCa } from './builtin-ca';
-import { CaModel } from './ca-model';
+import { CaModel, greedyChoice } from './ca-model';
 import { encodeCaObservations } from './ca-net';
 import type { CaModelOptions } from './ca-model';
 
@@ -213,7 +213,16 @@ describe('CaModel', () => {
 
   it('supervised steps toward the scripted style raise the target choice', async () => {
     const m = await CaModel.create(domain.taxonomy, SMALL);
-    const target: CaChoice = { directness: 'indirect', detail: 2, decoy: null, hedge: false, tone: 'neutral', withhold: true, placement: 'need-first' };
+    const target: CaChoice = {
+      directness: 'indirect',
+      detail: 2,
+      decoy: null,
+      hedge: false,
+      tone: 'neutral',
+      withhold: true,
+      placement: 'need-first',
+      phrasing: null,
+    };
     const targets = OBS.map(() => target);
     const first = await m.supervisedStep(OBS, targets, { lr: 0.01 });
     let last = first;
@@ -235,7 +244,7 @@ describe('CaModel', () => {
     const before = await m.headLogProbs(OBS);
     const json = JSON.parse(snap.modelJson) as { intents: string[]; heads: { name: string; size: number }[]; params: { name: string; shape: number[] }[] };
     expect(json.intents).toEqual(domain.taxonomy.map((e) => e.intent));
-    expect(json.heads.map((h) => h.size)).toEqual([3, 4, 6, 2, 3, 2, 2]);
+    expect(json.heads.map((h) => h.size)).toEqual([3, 4, 6, 2, 3, 2, 2, 5]);
     expect(json.params.find((p) => p.name === 'w1')!.shape).toEqual([16 + 8, 32]);
 
     // Train on (PG after SFT: the optimiser state moves between the two runners), then restore.
@@ -273,57 +282,51 @@ describe('CaModel', () => {
   });
 });
 
-describe('CA snapshots saved before the placement head', () => {
-  it('load with the other heads unchanged and state the need first', async () => {
+describe('CA snapshots saved before the placement and phrasing heads', () => {
+  // The same network as an older Sparring saved it: six heads (before placement, 20 output
+  // columns) or seven (before phrasing, 22).
+  it.each([6, 7])('load with %i heads: the other heads unchanged, the need first in a sentence drawn at random', async (had) => {
     const m = await CaModel.create(domain.taxonomy, SMALL);
     const snap = await m.snapshot();
-    // The same network as an older Sparring saved it: six heads, 20 output columns.
+    const cols = CA_HEAD_OFFSETS[had]!;
     const j = JSON.parse(snap.modelJson) as { heads: { name: string; size: number }[]; params: { name: string; shape: number[] }[] };
-    const cut = (data: Float32Array) => {
-      const parts: Float32Array[] = [];
-      let at = 0;
-      for (const p of j.params) {
-        const n = p.shape.reduce((a, d) => a * d, 1);
-        const src = data.subarray(at, at + n);
-        at += n;
-        if (p.name === 'wo' || p.name === 'bo') {
-          const rows = n / CA_LOGITS;
-          const out = new Float32Array(rows * (CA_LOGITS - 2));
-          for (let r = 0; r < rows; r++) out.set(src.subarray(r * CA_LOGITS, r * CA_LOGITS + CA_LOGITS - 2), r * (CA_LOGITS - 2));
-          parts.push(out);
-        } else parts.push(src.slice());
-      }
-      return { parts, at };
-    };
-    const f32 = (b: Uint8Array) => new Float32Array(b.slice().buffer);
-    const w = cut(f32(snap.weights)).parts;
-    const flat = (ps: Float32Array[]) => {
-      const out = new Float32Array(ps.reduce((a, p) => a + p.length, 0));
-      let at = 0;
-      for (const p of ps) {
-        out.set(p, at);
-        at += p.length;
-      }
-      return new Uint8Array(out.buffer);
-    };
+    const parts: Float32Array[] = [];
+    let at = 0;
+    const data = new Float32Array(snap.weights.slice().buffer);
+    for (const p of j.params) {
+      const n = p.shape.reduce((a, d) => a * d, 1);
+      const src = data.subarray(at, at + n);
+      at += n;
+      if (p.name === 'wo' || p.name === 'bo') {
+        const rows = n / CA_LOGITS;
+        const out = new Float32Array(rows * cols);
+        for (let r = 0; r < rows; r++) out.set(src.subarray(r * CA_LOGITS, r * CA_LOGITS + cols), r * cols);
+        parts.push(out);
+      } else parts.push(src.slice());
+    }
+    const flat = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
+    parts.reduce((o, p) => (flat.set(p, o), o + p.length), 0);
     const old = {
       modelJson: JSON.stringify({
         ...j,
-        heads: j.heads.slice(0, -1),
-        params: j.params.map((p) => (p.name === 'wo' || p.name === 'bo' ? { ...p, shape: [...p.shape.slice(0, -1), CA_LOGITS - 2] } : p)),
+        heads: j.heads.slice(0, had),
+        params: j.params.map((p) => (p.name === 'wo' || p.name === 'bo' ? { ...p, shape: [...p.shape.slice(0, -1), cols] } : p)),
       }),
-      weights: flat(w),
+      weights: new Uint8Array(flat.buffer),
       optimiser: null,
     };
     const loaded = await CaModel.fromSnapshot(old, { session: SMALL.session });
     const a = await m.headLogProbs(OBS);
     const b = await loaded.headLogProbs(OBS);
-    const placement = CA_HEAD_OFFSETS.at(-1)!;
     for (let r = 0; r < OBS.length; r++) {
-      // Heads before placement: the same distribution (the new columns do not enter their softmax).
-      for (let k = 0; k < placement; k++) expect(b[r * CA_LOGITS + k]).toBeCloseTo(a[r * CA_LOGITS + k]!, 5);
-      expect(Math.exp(b[r * CA_LOGITS + placement]!)).toBeGreaterThan(0.9999);
+      // The heads it had: the same distribution (the new columns do not enter their softmax).
+      for (let k = 0; k < cols; k++) expect(b[r * CA_LOGITS + k]).toBeCloseTo(a[r * CA_LOGITS + k]!, 5);
+      // Each new head: its first value (need first; a sentence drawn at random) all but always.
+      for (const o of CA_HEAD_OFFSETS.slice(had)) expect(Math.exp(b[r * CA_LOGITS + o]!)).toBeGreaterThan(0.9998);
     }
+    const choice = greedyChoice(b, 0).choice;
+    expect(choice.phrasing).toBeNull();
+    if (had === 6) expect(choice.placement).toBe('need-first');
     await loaded.dispose();
     await m.dispose();
   });

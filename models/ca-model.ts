@@ -57,7 +57,7 @@ interface CaModelJson {
 
 // ------------------------------------------------------------------ choices from log-probabilities
 
-/** A choice drawn from row `row` of per-head log-probabilities [B, 20]; `u` gives uniform [0, 1) draws, one per head. */
+/** A choice drawn from row `row` of per-head log-probabilities [B, CA_LOGITS]; `u` gives uniform [0, 1) draws, one per head. */
 export function sampleChoice(logp: Float32Array, row: number, u: () => number): { choice: CaChoice; logProb: number } {
   const ix: number[] = [];
   let logProb = 0;
@@ -80,7 +80,7 @@ export function sampleChoice(logp: Float32Array, row: number, u: () => number): 
   return { choice: decodeCaChoice(ix), logProb };
 }
 
-/** The most probable value of each head, from row `row` of [B, 20]. */
+/** The most probable value of each head, from row `row` of [B, CA_LOGITS]. */
 export function greedyChoice(logp: Float32Array, row: number): { choice: CaChoice; logProb: number } {
   const ix: number[] = [];
   let logProb = 0;
@@ -94,7 +94,7 @@ export function greedyChoice(logp: Float32Array, row: number): { choice: CaChoic
   return { choice: decodeCaChoice(ix), logProb };
 }
 
-/** Σ_h logπ_h(choice_h) from row `row` of [B, 20]. */
+/** Σ_h logπ_h(choice_h) from row `row` of [B, CA_LOGITS]. */
 export function choiceLogProb(logp: Float32Array, row: number, choice: CaChoice): number {
   return encodeCaChoice(choice).reduce((s, i, h) => s + logp[row * CA_LOGITS + CA_HEAD_OFFSETS[h]! + i]!, 0);
 }
@@ -198,7 +198,7 @@ export class CaModel implements PolicyModel<CaObservation, CaChoice> {
     };
   }
 
-  /** Per-head log-probabilities, [B, 20] row-major (heads side by side, offsets CA_HEAD_OFFSETS). */
+  /** Per-head log-probabilities, [B, CA_LOGITS] row-major (heads side by side, offsets CA_HEAD_OFFSETS). */
   async headLogProbs(obs: readonly CaObservation[]): Promise<Float32Array> {
     if (obs.length === 0) return new Float32Array(0);
     const out = await this.forwardRunner.run({ ...this.weightFeeds(), ...this.obsFeeds(this.encode(obs)) });
@@ -340,7 +340,7 @@ export class CaModel implements PolicyModel<CaObservation, CaChoice> {
   }
 
   async restore(saved: ModelSnapshot): Promise<void> {
-    const s = withPlacementHead(saved);
+    const s = withAppendedHeads(saved);
     const problems = fitProblems(parseModelJson(s.modelJson), JSON.parse(this.modelJson()) as CaModelJson);
     if (problems.length > 0) throw new Error(`CaModel.restore: the snapshot does not fit this model: ${problems.join('; ')}`);
     const specs = caParams(this.shape);
@@ -378,23 +378,27 @@ export class CaModel implements PolicyModel<CaObservation, CaChoice> {
 // ------------------------------------------------------------------ helpers
 
 /**
- * The logit a snapshot saved before the placement head gets for 'need-first' (0 for
- * 'context-first'): e^10 / (1 + e^10) ≈ 0.99995, so an older CA keeps stating its need first.
+ * The logit a snapshot saved before a head was added gets for that head's first value (0 for the
+ * others): 'need-first' e^10 / (1 + e^10) ≈ 0.99995, a random sentence e^10 / (4 + e^10) ≈ 0.9998,
+ * so an older CA keeps stating its need first in a sentence drawn at random.
  */
-const PLACEMENT_PIN = 10;
+const NEW_HEAD_PIN = 10;
 
 /**
- * A snapshot saved before the placement head (CA_HEADS' last) as one with it: the output layer's
- * two new columns are zero weights, its bias pins 'need-first', the optimiser's moments are zero
- * there. Any other snapshot is returned as it is (and restore checks it as before).
+ * A snapshot saved before the last heads of CA_HEADS were added (placement, then phrasing) as one
+ * with them: the output layer's new columns are zero weights, its bias pins each new head's first
+ * value, the optimiser's moments are zero there. Any other snapshot is returned as it is (and
+ * restore checks it as before).
  */
-export function withPlacementHead(s: ModelSnapshot): ModelSnapshot {
+export function withAppendedHeads(s: ModelSnapshot): ModelSnapshot {
   const j = parseModelJson(s.modelJson);
   const want = CA_HEADS.map((h) => ({ name: h.name, size: h.values.length }));
-  const old = want.slice(0, -1);
-  if (JSON.stringify(j.heads) !== JSON.stringify(old) || want.at(-1)!.name !== 'placement') return s;
-  const added = want.at(-1)!.size;
-  const before = old.reduce((a, h) => a + h.size, 0);
+  const had = j.heads.length;
+  if (had >= want.length || had === 0 || JSON.stringify(j.heads) !== JSON.stringify(want.slice(0, had))) return s;
+  const before = CA_HEAD_OFFSETS[had]!;
+  const added = CA_LOGITS - before;
+  /** Columns (from `before`) that start an appended head: their bias is pinned. */
+  const pinned = new Set(CA_HEAD_OFFSETS.slice(had).map((o) => o - before));
   const sizeOf = (shape: readonly number[]) => shape.reduce((a, d) => a * d, 1);
   const widen = (data: Float32Array, from: number, pin: boolean): [Float32Array, number] => {
     const parts: Float32Array[] = [];
@@ -409,7 +413,7 @@ export function withPlacementHead(s: ModelSnapshot): ModelSnapshot {
         const out = new Float32Array(rows * (before + added));
         for (let r = 0; r < rows; r++) {
           out.set(src.subarray(r * before, (r + 1) * before), r * (before + added));
-          for (let c = 0; c < added; c++) out[r * (before + added) + before + c] = pin && p.name === 'bo' && c === 0 ? PLACEMENT_PIN : 0;
+          for (let c = 0; c < added; c++) out[r * (before + added) + before + c] = pin && p.name === 'bo' && pinned.has(c) ? NEW_HEAD_PIN : 0;
         }
         parts.push(out);
       } else parts.push(src.slice());

@@ -10,10 +10,10 @@
  *   state   [B, S] float32  CA_STATE_FEATURES
  *
  * Network: emb [V, E] weighted bag sum → concat state → · W1 + b1, plus the intent's row of
- * intent_emb [N, H] → ReLU [B, H] → · Wo + bo → logits [B, 20], the six heads of `CA_HEADS` side by
+ * intent_emb [N, H] → ReLU [B, H] → · Wo + bo → logits [B, CA_LOGITS], the heads of `CA_HEADS` side by
  * side (offsets CA_HEAD_OFFSETS). The decoy head's own-tool column gets −1e4 (a constant table
  * gathered by intent), so a customer never uses its own tool's domain as a decoy. Each head is
- * log-softmaxed on its own; a choice's log-probability is the sum of its six entries.
+ * log-softmaxed on its own; a choice's log-probability is the sum of its entries, one per head.
  *
  * Train steps take the bags as the batch's distinct ids and a [B, U] weight matrix instead
  * (models/row-bags.ts): no order-dependent scatter-add, so they may run on every core.

@@ -1,6 +1,6 @@
 /**
  * `sparring best-response` on a real (quick) run's match: the lab's checkpoints replay the match's
- * openings with a slice of the CA's action space. The whole space (1,728 openings per episode) is
+ * openings with a slice of the CA's action space. The whole space (8,640 openings per episode) is
  * the CLI's; a slice keeps the test short and checks the same invariants.
  */
 import { mkdtempSync } from 'node:fs';
@@ -22,7 +22,7 @@ describe('best response', () => {
     expect(ran.code, ran.stderr).toBe(0);
     const { matches } = JSON.parse(ran.stdout) as { runId: string; matches: { da: string; ca: string }[] };
     const matchId = 'R1-M1';
-    const choices = allCaChoices().filter((_, i) => i % 97 === 0); // 18 openings
+    const choices = allCaChoices().filter((_, i) => i % 480 === 0); // 18 openings
     const progress: number[] = [];
     const r = await bestResponse({ db, domain: bankingDomain(), matchId, choices, onProgress: (d) => progress.push(d) });
     expect(r.runId).toBe('R1');
@@ -33,7 +33,7 @@ describe('best response', () => {
     expect(r.choices).toBeGreaterThanOrEqual(choices.length);
     expect(r.wDaOracle).toBeLessThanOrEqual(r.wDaGreedy);
     for (const w of [r.wDaGreedy, r.wDaPerIntent, r.wDaOracle, r.meanWinShare]) expect(w).toBeGreaterThanOrEqual(0);
-    expect(r.factors.map((f) => f.head)).toEqual(['directness', 'detail', 'decoy', 'hedge', 'tone', 'withhold', 'placement']);
+    expect(r.factors.map((f) => f.head)).toEqual(['directness', 'detail', 'decoy', 'hedge', 'tone', 'withhold', 'placement', 'phrasing']);
     for (const f of r.factors) expect(f.values.reduce((s, v) => s + v.greedyShare, 0)).toBeCloseTo(1, 9);
     // The gym's reward per value: inverse-DA (+1.5 / −0.5 at the paper's weights) plus the opening's shaping terms.
     const rewards = r.factors.flatMap((f) => f.values.map((v) => v.meanReward)).filter(Number.isFinite);

@@ -118,17 +118,18 @@ function isPrefixFree(xs: Iterable<string>): boolean {
 }
 
 describe('CaChoice heads', () => {
-  it('has seven heads of sizes 3, 4, 6, 2, 3, 2, 2 and encodes every choice one-to-one', () => {
-    expect(CA_HEAD_SIZES).toEqual([3, 4, 6, 2, 3, 2, 2]);
-    expect(CA_HEAD_OFFSETS).toEqual([0, 3, 7, 13, 15, 18, 20]);
+  it('has eight heads of sizes 3, 4, 6, 2, 3, 2, 2, 5 and encodes every choice one-to-one', () => {
+    expect(CA_HEAD_SIZES).toEqual([3, 4, 6, 2, 3, 2, 2, 5]);
+    expect(CA_HEAD_OFFSETS).toEqual([0, 3, 7, 13, 15, 18, 20, 22]);
     const all = allCaChoices();
-    expect(all).toHaveLength(1728);
+    expect(all).toHaveLength(8640);
     const keys = new Set(all.map((c) => encodeCaChoice(c).join(',')));
-    expect(keys.size).toBe(1728);
+    expect(keys.size).toBe(8640);
     for (const c of all) expect(decodeCaChoice(encodeCaChoice(c))).toEqual(c);
-    // A choice without a placement (the scripted CA's) states its need first.
-    expect(encodeCaChoice(PLAIN).at(-1)).toBe(0);
-    expect(() => decodeCaChoice([0, 4, 0, 0, 0, 0, 0])).toThrow(/detail index 4/);
+    // A choice without a placement or a phrasing (the scripted CA's) states its need first, in a sentence drawn at random.
+    expect(encodeCaChoice(PLAIN).slice(-2)).toEqual([0, 0]);
+    expect(() => decodeCaChoice([0, 4, 0, 0, 0, 0, 0, 0])).toThrow(/detail index 4/);
+    expect(() => decodeCaChoice([0, 0, 0, 0, 0, 0, 0, 5])).toThrow(/phrasing index 5/);
     expect(() => encodeCaChoice({ ...PLAIN, tone: 'angry' as never })).toThrow(/tone = "angry"/);
   });
 });
@@ -185,6 +186,26 @@ describe('placement', () => {
         expect(first.startsWith(need), `${first} | ${need}`).toBe(true);
         expect(buried.endsWith(need), `${buried} | ${need}`).toBe(true);
         expect(buried).not.toBe(first);
+      }
+    }
+  });
+});
+
+describe('phrasing', () => {
+  it('says the k-th bank sentence of the chosen directness (k mod their count) whatever the seed; null draws one at random', () => {
+    const quiet = { ...bank, tones: { ...bank.tones, neutral: [] } };
+    for (const e of core.slice(0, 6)) {
+      for (const directness of CA_DIRECTNESS) {
+        const sentences = openingSentences(bank, e.intent, directness).map(fill);
+        for (const k of [0, 1, 2, 3] as const) {
+          const said = new Set(
+            Array.from({ length: 8 }, (_, seed) => renderCaChoice({ ...PLAIN, directness, phrasing: k }, obsOf(e.intent), quiet, new Rng(seed))),
+          );
+          expect([...said], `${e.intent} ${directness} ${k}`).toEqual([sentences[k % sentences.length]]);
+        }
+        const drawn = new Set(Array.from({ length: 40 }, (_, seed) => renderCaChoice({ ...PLAIN, directness }, obsOf(e.intent), quiet, new Rng(seed))));
+        for (const t of drawn) expect(sentences).toContain(t);
+        if (sentences.length > 1) expect(drawn.size).toBeGreaterThan(1);
       }
     }
   });

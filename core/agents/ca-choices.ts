@@ -3,7 +3,8 @@
  *
  * A CA backend (scripted or builtin neural) decides *how* to say its need, never the words
  * themselves: how directly, how much concrete detail, which decoy cue, whether to hedge, its
- * tone and whether to hold details back until asked. `renderCaChoice` turns that choice into a
+ * tone, whether to hold details back until asked, where the need sits and which of the bank's
+ * phrasings of it to say. `renderCaChoice` turns that choice into a
  * sentence from the utterance bank with the customer's seeded facts filled in, so every backend's
  * text goes through the same bank, the same slots and the same rewards.
  *
@@ -38,6 +39,13 @@ export type DetailKind = (typeof DETAIL_KINDS)[number];
 /** Where the need sits in an opening: stated first, or after the detail and decoy (buried in context). */
 export const CA_PLACEMENTS = ['need-first', 'context-first'] as const;
 export type CaPlacement = (typeof CA_PLACEMENTS)[number];
+/**
+ * Which of the bank's sentences of the chosen directness an opening says: null, one drawn at
+ * random; k, the k-th of them in the bank's order (k mod their count). The words stay the bank's;
+ * the CA chooses among its phrasings of the need, as a customer chooses how to put it.
+ */
+export const CA_PHRASINGS = [null, 0, 1, 2, 3] as const;
+export type CaPhrasing = (typeof CA_PHRASINGS)[number];
 
 /** How to compose one customer utterance. */
 export interface CaChoice {
@@ -54,6 +62,8 @@ export interface CaChoice {
   withhold: boolean;
   /** Where the need sits in an opening (answers state facts only). Absent: need first. */
   placement?: CaPlacement;
+  /** Which bank sentence of the chosen directness the opening says (`CA_PHRASINGS`). Absent: one drawn at random. */
+  phrasing?: CaPhrasing;
 }
 
 /**
@@ -61,8 +71,9 @@ export interface CaChoice {
  * `values` list. A choice's log-probability is the sum over heads: logπ(c) = Σ_h logπ_h(c_h).
  *   directness 3 (direct, indirect, vague) · detail 4 (0–3) · decoy 6 (none, then DOMAIN_TOOLS)
  *   · hedge 2 (no, yes) · tone 3 (neutral, frustrated, anxious) · withhold 2 (no, yes)
- *   · placement 2 (need first, context first) = 22 logits. Placement came last, so the heads before
- *   it keep their offsets and a snapshot saved without it loads (models/ca-model.ts).
+ *   · placement 2 (need first, context first) · phrasing 5 (random, then the 1st–4th sentence)
+ *   = 27 logits. Placement and phrasing came last, in that order, so the heads before them keep
+ *   their offsets and a snapshot saved without them loads (models/ca-model.ts).
  */
 export const CA_HEADS = [
   { name: 'directness', values: CA_DIRECTNESS },
@@ -72,21 +83,29 @@ export const CA_HEADS = [
   { name: 'tone', values: CA_TONES },
   { name: 'withhold', values: [false, true] as const },
   { name: 'placement', values: CA_PLACEMENTS },
+  { name: 'phrasing', values: CA_PHRASINGS },
 ] as const satisfies readonly { name: keyof CaChoice; values: readonly unknown[] }[];
 export type CaHeadName = (typeof CA_HEADS)[number]['name'];
-/** Sizes of the heads, in `CA_HEADS` order: [3, 4, 6, 2, 3, 2, 2]. */
+/** Sizes of the heads, in `CA_HEADS` order: [3, 4, 6, 2, 3, 2, 2, 5]. */
 export const CA_HEAD_SIZES: readonly number[] = CA_HEADS.map((h) => h.values.length);
-/** Where each head starts in the concatenated logits: [0, 3, 7, 13, 15, 18, 20]. */
+/** Where each head starts in the concatenated logits: [0, 3, 7, 13, 15, 18, 20, 22]. */
 export const CA_HEAD_OFFSETS: readonly number[] = CA_HEAD_SIZES.map((_, i) => CA_HEAD_SIZES.slice(0, i).reduce((a, b) => a + b, 0));
-/** Total logits over all heads (22). */
+/** Total logits over all heads (27). */
 export const CA_LOGITS = CA_HEAD_SIZES.reduce((a, b) => a + b, 0);
 /** Index of the decoy head in `CA_HEADS`. */
 export const DECOY_HEAD = CA_HEADS.findIndex((h) => h.name === 'decoy');
 
+/** A head's value in a choice; the heads a choice may leave out read as their first value (need first, a random sentence). */
+export function caHeadValue(c: CaChoice, head: CaHeadName): unknown {
+  if (head === 'placement') return c.placement ?? 'need-first';
+  if (head === 'phrasing') return c.phrasing ?? null;
+  return c[head];
+}
+
 /** One index per head, in `CA_HEADS` order. */
 export function encodeCaChoice(c: CaChoice): number[] {
   return CA_HEADS.map((h) => {
-    const i = (h.values as readonly unknown[]).indexOf(h.name === 'placement' ? (c.placement ?? 'need-first') : c[h.name]);
+    const i = (h.values as readonly unknown[]).indexOf(caHeadValue(c, h.name));
     if (i < 0) throw new Error(`CaChoice: ${h.name} = ${JSON.stringify(c[h.name])} is not one of ${JSON.stringify(h.values)}`);
     return i;
   });
@@ -104,7 +123,7 @@ export function decodeCaChoice(ix: readonly number[]): CaChoice {
   return out as unknown as CaChoice;
 }
 
-/** Every choice (3·4·6·2·3·2·2 = 1,728), for enumeration in tests and tables. */
+/** Every choice (3·4·6·2·3·2·2·5 = 8,640), for enumeration in tests and tables. */
 export function allCaChoices(): CaChoice[] {
   let rows: number[][] = [[]];
   for (const size of CA_HEAD_SIZES) rows = rows.flatMap((r) => Array.from({ length: size }, (_, i) => [...r, i]));
@@ -354,7 +373,9 @@ function shuffled<T>(xs: readonly T[], rng: Rng): T[] {
 
 /** An opening as a template: each part drawn from its list by `rng`. */
 export function openingTemplate(choice: CaChoice, intent: string, bank: UtteranceBank, rng: Rng, withheld?: DetailKind): string {
-  const body = rng.pick(openingSentences(bank, intent, choice.directness));
+  const sentences = openingSentences(bank, intent, choice.directness);
+  const k = choice.phrasing ?? null;
+  const body = k === null ? rng.pick(sentences) : sentences[k % sentences.length]!;
   const lead = leadOf(rng.pick(openingTonePrefixes(bank, choice.tone)), rng.pick(hedgePhrases(bank, choice.hedge)));
   let detail = '';
   const subsets = detailKindSubsets(choice.detail).filter((ks) => withheld === undefined || !ks.includes(withheld));

@@ -94,7 +94,7 @@ describe('summariseBestResponse', () => {
   it('defaults to the whole action space', () => {
     const all = allCaChoices();
     const s = summariseBestResponse([{ intent: 'a', wins: all.map((_, i) => (i === 7 ? 1 : 0)), greedy: 7 }]);
-    expect(s.choices).toBe(1728);
+    expect(s.choices).toBe(8640);
     expect(s.wDaGreedy).toBe(0);
     expect(s.wDaOracle).toBe(0);
     // One episode: the other fold is empty, so the per-intent CA is never scored and W_DA stays 1.

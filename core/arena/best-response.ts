@@ -3,12 +3,12 @@
  * that tells a CA that has not learned apart from a CA that has nothing left to find.
  *
  * For every episode of a match, the CA's opening is replaced by each choice of the action space
- * in turn (`allCaChoices`, 1,728) and the episode is played out (host/engine/best-response.ts);
+ * in turn (`allCaChoices`, 8,640) and the episode is played out (host/engine/best-response.ts);
  * a choice wins when the DA misroutes. From that win matrix:
  * - W_DA against the CA's own greedy opening (the same replay, so comparable with the others);
  * - W_DA against a CA that says one opening per intent, chosen on half of that intent's episodes
  *   and scored on the other half (2-fold, both ways): a policy that conditions on the intent
- *   only, with no selection bias (choosing the best of 1,728 on the same episodes it is scored on
+ *   only, with no selection bias (choosing the best of 8,640 on the same episodes it is scored on
  *   would overstate it; an intent with one episode counts as the DA's);
  * - W_DA against a per-episode oracle (any winning choice counts): the action space's floor;
  * - per head and value, the share of (episode, choice) cells that win with that value, their mean
@@ -17,7 +17,7 @@
  *   one-step deviation: is the CA at a local optimum?), and the share of episodes whose greedy
  *   opening has it: which factor the CA sits on against which pays.
  */
-import { allCaChoices, CA_HEADS } from '../agents/ca-choices';
+import { allCaChoices, CA_HEADS, caHeadValue } from '../agents/ca-choices';
 import type { CaChoice } from '../agents/ca-choices';
 
 /** One episode's opening, tried with every choice of `choices`. */
@@ -94,7 +94,7 @@ export function summariseBestResponse(rows: readonly BestResponseEpisode[], choi
   const perIntentByReward = haveRewards ? perIntent2Fold(rows, C, rewardOf) : null;
   const column = new Map(choices.map((c, i) => [choiceKey(c), i]));
   const factors = CA_HEADS.map((h): BestResponseFactor => {
-    const valueOf = (c: CaChoice) => (h.name === 'placement' ? (c.placement ?? 'need-first') : c[h.name]);
+    const valueOf = (c: CaChoice) => caHeadValue(c, h.name);
     return {
       head: h.name,
       values: (h.values as readonly unknown[]).map((v) => {
@@ -135,9 +135,9 @@ export function summariseBestResponse(rows: readonly BestResponseEpisode[], choi
   };
 }
 
-/** A choice's identity (placement absent reads as need-first). */
+/** A choice's identity (a head left out reads as its first value: `caHeadValue`). */
 export function choiceKey(c: CaChoice): string {
-  return CA_HEADS.map((h) => String(h.name === 'placement' ? (c.placement ?? 'need-first') : c[h.name])).join('|');
+  return CA_HEADS.map((h) => String(caHeadValue(c, h.name))).join('|');
 }
 
 /**

@@ -502,7 +502,7 @@ export interface Commands {
   'eval/mads': (args: { da: string; ca: string; episodesPerScenario: number; seed: number }) => MadsEvaluation;
   /**
    * `sparring best-response` in the app: a match played by two builtin checkpoints, each episode's
-   * opening replayed with every choice of the CA's action space (1,728); progress as `bestResponse/progress`.
+   * opening replayed with every choice of the CA's action space (8,640); progress as `bestResponse/progress`.
    */
   'matches/bestResponse': (args: { matchId: string }) => BestResponseView;
   /**

@@ -18,7 +18,7 @@ export function registerBestResponse(program: Command, globals: () => GlobalOpti
     program
       .command('best-response')
       .description(
-        "replay a stored match's openings with every choice of the CA's action space (1,728) against its DA: W_DA against the CA's own opening, one opening per intent (2-fold) and a per-episode oracle",
+        "replay a stored match's openings with every choice of the CA's action space (8,640) against its DA: W_DA against the CA's own opening, one opening per intent (2-fold) and a per-episode oracle",
       )
       .requiredOption('--match <id>', 'a match played by two builtin checkpoints, e.g. R1-M4 (sparring report lists them)'),
   ).action(async (opts: BestResponseOptions) => {

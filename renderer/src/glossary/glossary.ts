@@ -34,7 +34,7 @@ export const GLOSSARY = {
   responseSim: 'Response similarity: how close the DA’s messages are to the reference responses (MADS L-1).',
   episodes: 'Episodes: how many conversations the numbers are measured on.',
   bestResponse:
-    'Best response: each episode of a match replayed with every opening the CA’s action space allows (1,728) against the match’s frozen DA. It bounds what a CA gym could find: far below the CA’s own W_DA, the gym has not found it; near it, the action space has nothing left.',
+    'Best response: each episode of a match replayed with every opening the CA’s action space allows (8,640) against the match’s frozen DA. It bounds what a CA gym could find: far below the CA’s own W_DA, the gym has not found it; near it, the action space has nothing left.',
   gymReward:
     'Gym reward: what the CA’s gym optimises for an opening, r_CA’s terms of the opening (format, realism, conceal) plus the episode’s inverse-DA term.',
   consecutive: 'Stopping rule: the run stops when W_DA has stayed within the tolerance of τ_DA for this many matches in a row.',

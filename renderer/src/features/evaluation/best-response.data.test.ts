@@ -9,7 +9,7 @@ const report: BestResponseView = {
   wDaStored: 0.882,
   runId: 'R1',
   episodes: 144,
-  choices: 1728,
+  choices: 8640,
   wDaGreedy: 0.847,
   wDaPerIntent: 0.681,
   wDaPerIntentByReward: 0.674,
