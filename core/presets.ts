@@ -42,6 +42,14 @@ const robustSft = { epochs: 6, batchSize: 64, lr: 3e-3, expertEpisodesPerIntent:
  * as customers say them, and expert episodes against a plain-spoken customer; no camouflaged
  * variants, no episodes against a camouflaged customer, no recovery episodes. What DA0 lacks
  * against a customer who hedges, decoys and buries the need is what co-evolution has to teach it.
+ *
+ * Tried on the arena and not kept (seeds 1–10, `full`, the 240-step CA0 below): label smoothing
+ * 0.1 on DA0's action cross-entropy, so that a DA gym could sample the retry of a dispute after
+ * INVALID_ARGUMENTS (the arena's routed-but-unresolved episodes end with end_call at p ≥ 0.97
+ * once the customer names the charge). DA0 came out weaker (arena W_DA at match 1 34–56%, against
+ * 42–73%), the DA trained first on every seed, W_DA was non-monotonic in 3 of 10 (9 without), and
+ * the final DAs still did not retry (routed-but-unresolved episodes of the last match 26 per seed
+ * on average, against 31).
  */
 const paperSft = {
   epochs: 6,
