@@ -50,6 +50,15 @@ const robustSft = { epochs: 6, batchSize: 64, lr: 3e-3, expertEpisodesPerIntent:
  * 42–73%), the DA trained first on every seed, W_DA was non-monotonic in 3 of 10 (9 without), and
  * the final DAs still did not retry (routed-but-unresolved episodes of the last match 26 per seed
  * on average, against 31).
+ *
+ * Also tried on the arena and not kept (the same seeds and arm): 8 hasty-expert recovery episodes
+ * per dispute intent against the plain-spoken customer (`recoveryEpisodesPerIntent` 8,
+ * `recoveryCustomer` 'plain'), which teach the retry without a camouflaged customer. The retry was
+ * learnt (routed-but-unresolved episodes of the last match 1.0 per seed against 30.8; arena strict
+ * PASS of the last match 77.7% against 63.1%), but DA0 came out stronger (W_DA at match 1 52–84%
+ * against 42–73%), the DA trained in 9 of 10 seeds (10), W_DA was non-monotonic in 8 (9), and the
+ * arena routing gain from the first match to the last halved: +4.2 [−5.9, 14.2] points against
+ * +9.5 [1.5, 17.5]. The method's own gain is what this preset is for.
  */
 const paperSft = {
   epochs: 6,

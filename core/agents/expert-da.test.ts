@@ -97,4 +97,16 @@ describe('ExpertDa', () => {
     expect(demos.every((d) => dialogueState(d.obs).domainCalls.length > 0)).toBe(true);
     expect(demos.some((d) => d.target.choice === 'dispute_charge')).toBe(true); // the retry
   });
+
+  it('plays the hasty expert against the plain customer when asked, with other episodes', () => {
+    const opts = { episodesPerIntent: 0, recoveryEpisodesPerIntent: 2, seed: 3 };
+    const plain = expertEpisodeDemos(domain, { ...opts, recoveryCustomer: 'plain' });
+    const camouflaged = expertEpisodeDemos(domain, opts);
+    expect(plain.length).toBeGreaterThan(0);
+    expect(plain.every((d) => dialogueState(d.obs).domainCalls.length > 0)).toBe(true);
+    expect(plain.some((d) => d.target.choice === 'dispute_charge')).toBe(true);
+    // Another customer, other words: the plain customer's answers are not the camouflaged one's.
+    const said = (ds: typeof plain) => new Set(ds.flatMap((d) => d.obs.turns.filter((t) => t.role === 'customer').map((t) => t.text)));
+    expect([...said(plain)].some((t) => !said(camouflaged).has(t))).toBe(true);
+  });
 });

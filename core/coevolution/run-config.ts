@@ -232,6 +232,8 @@ export const runConfigSchema = z.strictObject({
       camouflagedEpisodesPerIntent: z.number().int().min(0).optional(),
       /** Hasty-expert recovery episodes per dispute intent (against the camouflaged customer); default 8. */
       recoveryEpisodesPerIntent: z.number().int().min(0).optional(),
+      /** Who answers the hasty expert of those episodes: 'camouflaged' (default) or 'plain' (core/rl/demos.ts RecoveryCustomer). */
+      recoveryCustomer: z.enum(['camouflaged', 'plain']).optional(),
     }),
     /** DA0: GRPO warm-up against the judge-based reward. */
     daWarmup: grpoBudget,

@@ -417,7 +417,20 @@ export interface ExpertDemoOptions {
   camouflagedEpisodesPerIntent?: number;
   /** The customer of the camouflaged and the hasty episodes (default CAMOUFLAGED_CA_STYLE). */
   camouflagedStyle?: ScriptedCaStyle;
+  /**
+   * Who answers the hasty expert (see RecoveryCustomer): 'camouflaged' (default) or 'plain', the
+   * customer of the plain expert episodes (`style`).
+   */
+  recoveryCustomer?: RecoveryCustomer;
 }
+
+/**
+ * The customer of the hasty-expert recovery episodes: the camouflaged one (one-fact answers with
+ * hedges and decoys) or the plain one, whose openings leave the charge out half the time and whose
+ * answers name it. The plain one teaches the procedure (call again once the charge is named)
+ * without showing DA0 a camouflaged customer.
+ */
+export type RecoveryCustomer = 'camouflaged' | 'plain';
 
 /** Expert episodes on a synthetic scenario for every intent of the taxonomy that the bank covers. */
 export function expertEpisodeDemos(domain: Domain, opts: ExpertDemoOptions): DaDemo[] {
@@ -437,7 +450,8 @@ export function expertEpisodeDemos(domain: Domain, opts: ExpertDemoOptions): DaD
     }
     if (entry.tool !== 'dispute_charge') continue; // the only tool whose call fails for want of a detail
     const wanted = opts.recoveryEpisodesPerIntent ?? opts.episodesPerIntent;
-    for (const r of hastyRecoveries(domain, scenario, camouflagedCa, opts.maxDaTurns, wanted, (k) => deriveSeed(opts.seed, 'hasty', entry.intent, k)))
+    const hastyCustomer = opts.recoveryCustomer === 'plain' ? ca : camouflagedCa;
+    for (const r of hastyRecoveries(domain, scenario, hastyCustomer, opts.maxDaTurns, wanted, (k) => deriveSeed(opts.seed, 'hasty', entry.intent, k)))
       out.push(...r.after);
   }
   return out;
@@ -468,6 +482,8 @@ export interface BankDemoOptions {
   openings?: number;
   /** Hasty-expert episodes per dispute intent (default RECOVERY_EPISODES_PER_INTENT; see ExpertDemoOptions). */
   recoveryEpisodesPerIntent?: number;
+  /** Who answers the hasty expert (default 'camouflaged'; see RecoveryCustomer). */
+  recoveryCustomer?: RecoveryCustomer;
   /** Expert episodes per intent against the camouflaged customer (default episodesPerIntent; see ExpertDemoOptions). */
   camouflagedEpisodesPerIntent?: number;
   maxDaTurns?: number;
@@ -506,6 +522,7 @@ export function bankDemos(
     utterances: split.train,
     maxDaTurns: opts.maxDaTurns,
     recoveryEpisodesPerIntent: opts.recoveryEpisodesPerIntent ?? RECOVERY_EPISODES_PER_INTENT,
+    ...(opts.recoveryCustomer ? { recoveryCustomer: opts.recoveryCustomer } : {}),
     ...(opts.camouflagedEpisodesPerIntent !== undefined ? { camouflagedEpisodesPerIntent: opts.camouflagedEpisodesPerIntent } : {}),
   });
   const heldout = bankRoutingItems(domain, split.heldout, { fills: 1, seed: deriveSeed(opts.seed, 'heldout-fills') });

@@ -398,6 +398,7 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
         ...(b.sft.caOnlyShare ? { caOnlyShare: b.sft.caOnlyShare } : {}),
         ...(b.sft.camouflagedEpisodesPerIntent !== undefined ? { camouflagedEpisodesPerIntent: b.sft.camouflagedEpisodesPerIntent } : {}),
         ...(b.sft.recoveryEpisodesPerIntent !== undefined ? { recoveryEpisodesPerIntent: b.sft.recoveryEpisodesPerIntent } : {}),
+        ...(b.sft.recoveryCustomer ? { recoveryCustomer: b.sft.recoveryCustomer } : {}),
       },
       ...(ctx.session ? { session: ctx.session } : {}),
       hooks: {
