@@ -55,3 +55,32 @@ describe('feature hashing', () => {
     expect(memo.get('my card is lost', 'x')).toEqual(a);
   });
 });
+
+describe('hashText without building gram strings', () => {
+  it('gives the bag of the gram strings: slots, buckets and weights, in every namespace, order and truncation', async () => {
+    const { hashTextWeighted } = await import('./features');
+    const texts = [
+      '',
+      'hi',
+      "I was charged twice at Blue Bottle Coffee, $12.50 — can you reverse it? it's not mine",
+      'my card my card my card',
+      'a '.repeat(200), // more grams than the bag holds: truncated in the same place
+      'Ünïcödé wörds ’quoted’ and 40 numbers',
+    ];
+    const configs = [
+      DEFAULT_HASHING,
+      { ...DEFAULT_HASHING, buckets: 1 << 14, blockNorm: true },
+      { buckets: 1 << 13, bagLength: 48, wordNgrams: [1, 2], charNgrams: [] },
+      { buckets: 977, bagLength: 40, wordNgrams: [1, 2, 3], charNgrams: [2, 5], blockNorm: true },
+      { buckets: 1 << 12, bagLength: 64, wordNgrams: [], charNgrams: [3] },
+    ];
+    for (const cfg of configs)
+      for (const ns of ['', 'agent:'])
+        for (const t of texts) {
+          const want = hashTextWeighted(t, cfg, ns);
+          const got = hashText(t, cfg, ns);
+          expect(Array.from(got.indices), `${JSON.stringify(cfg)} ${ns} ${t.slice(0, 20)}`).toEqual(Array.from(want.indices));
+          expect(Array.from(got.weights)).toEqual(Array.from(want.weights));
+        }
+  });
+});

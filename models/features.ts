@@ -86,27 +86,54 @@ export class HashedTexts {
  * so long and short texts have comparable norms). Bucket 0 is reserved for padding.
  */
 export function hashText(text: string, cfg: HashingConfig = DEFAULT_HASHING, namespace = ''): { indices: Int32Array; weights: Float32Array } {
-  if (cfg.sublinearTf || cfg.blockNorm) return hashTextWeighted(text, cfg, namespace);
-  const grams: string[] = [];
-  const words = tokenize(text);
-  for (const n of cfg.wordNgrams) {
-    for (let i = 0; i + n <= words.length; i++) grams.push(`w${n}:${words.slice(i, i + n).join(' ')}`);
-  }
-  for (const n of cfg.charNgrams) {
-    for (const w of words) {
-      const marked = `<${w}>`;
-      for (let i = 0; i + n <= marked.length; i++) grams.push(`c${n}:${marked.slice(i, i + n)}`);
-    }
-  }
+  return cfg.sublinearTf ? hashTextWeighted(text, cfg, namespace) : hashTextStreamed(text, cfg, namespace);
+}
+
+/**
+ * hashText without sublinearTf: every gram takes a slot in order (word grams by order, then
+ * character grams by order and word), and its bucket is fnv1a(namespace + gram) continued from the
+ * hash of the gram's prefix (`namespace` + "w2:" …) over the gram's characters, so no gram string
+ * is built. The same slots, buckets and weights as building the strings (features.test.ts holds
+ * it to `hashTextWeighted`, which builds them); a rollout hashes the customer's words at every
+ * turn it plays, and building the strings took a tenth of a paper run's time.
+ */
+function hashTextStreamed(text: string, cfg: HashingConfig, namespace: string): { indices: Int32Array; weights: Float32Array } {
   const L = cfg.bagLength;
+  const V1 = cfg.buckets - 1;
   const indices = new Int32Array(L);
   const weights = new Float32Array(L);
-  const kept = Math.min(L, grams.length);
-  const w = kept > 0 ? 1 / Math.sqrt(kept) : 0;
-  for (let i = 0; i < kept; i++) {
-    indices[i] = 1 + (fnv1a(namespace + grams[i]!) % (cfg.buckets - 1));
-    weights[i] = w;
+  const words = tokenize(text);
+  const base = fnv1a(namespace);
+  let k = 0;
+  for (const n of cfg.wordNgrams) {
+    const prefix = fnv1a(`w${n}:`, base);
+    for (let i = 0; i + n <= words.length && k < L; i++) {
+      let h = fnv1a(words[i]!, prefix);
+      for (let j = 1; j < n; j++) h = fnv1a(words[i + j]!, fnv1a(' ', h));
+      indices[k++] = 1 + (h % V1);
+    }
   }
+  const wordSlots = k;
+  for (const n of cfg.charNgrams) {
+    const prefix = fnv1a(`c${n}:`, base);
+    for (const w of words) {
+      // The gram's characters in `<${w}>`: '<' (60) before the word and '>' (62) after it.
+      const m = w.length + 2;
+      for (let i = 0; i + n <= m && k < L; i++) {
+        let h = prefix;
+        for (let p = i; p < i + n; p++) h = Math.imul(h ^ (p === 0 ? 60 : p === m - 1 ? 62 : w.charCodeAt(p - 1)), 0x01000193) >>> 0;
+        indices[k++] = 1 + (h % V1);
+      }
+      if (k >= L) break;
+    }
+  }
+  if (cfg.blockNorm) {
+    // Each block holds 1/blocks of the squared norm (see HashingConfig.blockNorm).
+    const charSlots = k - wordSlots;
+    const blocks = (wordSlots > 0 ? 1 : 0) + (charSlots > 0 ? 1 : 0);
+    weights.fill(1 / Math.sqrt(wordSlots * blocks), 0, wordSlots);
+    weights.fill(1 / Math.sqrt(charSlots * blocks), wordSlots, k);
+  } else weights.fill(k > 0 ? 1 / Math.sqrt(k) : 0, 0, k);
   return { indices, weights };
 }
 
@@ -124,8 +151,12 @@ function gramsOf(text: string, cfg: HashingConfig): [string, boolean][] {
   return out;
 }
 
-/** hashText with `sublinearTf` and/or `blockNorm` (see HashingConfig). */
-function hashTextWeighted(text: string, cfg: HashingConfig, namespace: string): { indices: Int32Array; weights: Float32Array } {
+/**
+ * hashText with `sublinearTf` (and `blockNorm` if set; see HashingConfig), from the grams' strings.
+ * Without sublinearTf it gives hashText's bag by the slow road: the reference the tests hold
+ * `hashTextStreamed` to.
+ */
+export function hashTextWeighted(text: string, cfg: HashingConfig, namespace: string): { indices: Int32Array; weights: Float32Array } {
   const L = cfg.bagLength;
   const indices = new Int32Array(L);
   const weights = new Float32Array(L);
