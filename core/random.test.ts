@@ -21,6 +21,19 @@ describe('Rng', () => {
     expect(picks.size).toBe(10);
   });
 
+  it('clones a stream at its current point: the same draws from there, and neither disturbs the other', () => {
+    const a = new Rng(5);
+    a.next();
+    const b = a.clone();
+    const fromA = [a.next(), a.int(0, 99), a.next()];
+    expect([b.next(), b.int(0, 99), b.next()]).toEqual(fromA);
+    expect(b.seed).toBe(a.seed);
+    // Drawing from the clone leaves the original where it was.
+    const c = a.clone();
+    const next = [c.next(), c.next()];
+    expect([a.next(), a.next()]).toEqual(next);
+  });
+
   it('is a pure function of its seed, and forks do not disturb the parent', () => {
     const a = new Rng(42);
     const b = new Rng(42);

@@ -53,8 +53,15 @@ export function rngState(seed: number): [number, number, number, number] {
 
 export class Rng {
   private readonly gen: RandomGenerator;
-  constructor(readonly seed: number) {
-    this.gen = xoroshiro128plus.fromState(rngState(seed));
+  constructor(
+    readonly seed: number,
+    gen?: RandomGenerator,
+  ) {
+    this.gen = gen ?? xoroshiro128plus.fromState(rngState(seed));
+  }
+  /** This stream at its current point, as a second stream: both give the same draws from here on. */
+  clone(): Rng {
+    return new Rng(this.seed, this.gen.clone());
   }
   /** A child stream that does not disturb this one. */
   fork(...labels: (string | number)[]): Rng {

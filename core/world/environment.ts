@@ -138,6 +138,21 @@ export class CustomerEnvironment {
     };
   }
 
+  /**
+   * This episode at its current point, as a second environment: the same state (the scenario
+   * shared, everything else copied) and the same tool and adversity streams, so stepping the copy
+   * gives what stepping this one would, and leaves this one as it was. A CA gym replays one prefix
+   * for each of a group's K candidates; it replays once and copies.
+   */
+  clone(): CustomerEnvironment {
+    const s = this.cur;
+    const c = new CustomerEnvironment(this.maxDaTurns);
+    c.s = { ...copyData({ ...s, scenario: null }), scenario: s.scenario };
+    c.rng = this.rng.clone();
+    c.advRng = this.advRng.clone();
+    return c;
+  }
+
   private get cur(): EnvState {
     if (!this.s) throw new Error('CustomerEnvironment: call reset() first');
     return this.s;

@@ -191,4 +191,28 @@ describe('CustomerEnvironment', () => {
     expect(again.state().world).toEqual(fresh);
     expect(again.state().world).not.toBe(env.state().world);
   });
+
+  it('clones an episode mid-way: the copy plays on as the original would, and the original stays put', () => {
+    const start = (seed: number) => {
+      const env = new CustomerEnvironment(12);
+      env.reset(scenario(), seed);
+      say(env, 'hi');
+      act(env, 'tool_call', 'lookup_account', { phone: env.observeAgent().caller.phone });
+      return env;
+    };
+    const finish = (env: CustomerEnvironment) => {
+      const acc = env.state().world.accounts[0]!.account_id;
+      act(env, 'tool_call', 'dispute_charge', { account_id: acc, merchant: 'Blue Bottle Coffee', reason: 'duplicate' });
+      act(env, 'tool_call', 'dispute_charge', { account_id: acc, merchant: 'Blue Bottle Coffee', reason: 'again' });
+      act(env, 'end_call', 'bye');
+      return { t: env.transcript(), w: env.state().world };
+    };
+    const original = start(11);
+    const before = JSON.stringify(original.state());
+    const copy = original.clone();
+    expect(finish(copy)).toEqual(finish(start(11))); // the tool stream continues where it was
+    expect(JSON.stringify(original.state())).toBe(before);
+    expect(finish(original)).toEqual(finish(start(11)));
+    expect(copy.state().scenario).toBe(original.state().scenario);
+  });
 });
