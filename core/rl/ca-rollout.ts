@@ -96,21 +96,23 @@ export interface CaRollout {
   decisionReward: number;
 }
 
+/** `point`'s episode replayed up to its customer turn, kept in `into` for the point's other candidates. */
+function replayPrefix(point: CaDecisionPoint, maxDaTurns: number, into: Map<CaDecisionPoint, CustomerEnvironment>): CustomerEnvironment {
+  const where = point.source.episodeId ? `episode ${point.source.episodeId}` : `a decision point of scenario '${point.scenario.id}'`;
+  const env = new CustomerEnvironment(maxDaTurns);
+  env.reset(point.scenario, point.seed);
+  point.prefix.forEach((m, i) => replayMove(env, m, where, i));
+  into.set(point, env);
+  return env;
+}
+
 /** Replays each prefix, forces the rendered choice, and plays every episode out in lock-step. */
 export async function rolloutCa(world: CaRolloutWorld, ca: CaActor, items: readonly { point: CaDecisionPoint; choice: CaChoice }[]): Promise<CaRollout[]> {
   const maxDaTurns = world.config.arena.maxDaTurns;
   // Each point's prefix is replayed once; its candidates start from copies.
   const replayed = new Map<CaDecisionPoint, CustomerEnvironment>();
   const live = items.map(({ point, choice }) => {
-    let start = replayed.get(point);
-    if (!start) {
-      const where = point.source.episodeId ? `episode ${point.source.episodeId}` : `a decision point of scenario '${point.scenario.id}'`;
-      start = new CustomerEnvironment(maxDaTurns);
-      start.reset(point.scenario, point.seed);
-      point.prefix.forEach((m, i) => replayMove(start!, m, where, i));
-      replayed.set(point, start);
-    }
-    const env = start.clone();
+    const env = (replayed.get(point) ?? replayPrefix(point, maxDaTurns, replayed)).clone();
     const root = new Rng(point.seed);
     // The same (point, choice) always renders the same words, so a group may score each distinct choice once.
     const text = renderCaChoice(choice, env.observeCustomer(), world.domain.bank, root.fork('ca-gym', point.source.turnIndex));

@@ -122,6 +122,17 @@ describe('CustomerEnvironment', () => {
   const say = (env: CustomerEnvironment, text: string) => env.step({ role: 'customer', text });
   const act = (env: CustomerEnvironment, action_type: 'speak' | 'tool_call' | 'end_call', content: string, tool_args = {}) =>
     env.step({ role: 'agent', raw: formatDaAction({ thinking: 't', action_type, content, tool_args }) });
+  /** An episode of seed `seed` after the customer's greeting and the account lookup. */
+  const lookedUp = (seed: number) => {
+    const env = new CustomerEnvironment(12);
+    env.reset(scenario(), seed);
+    say(env, 'hi');
+    act(env, 'tool_call', 'lookup_account', { phone: env.observeAgent().caller.phone });
+    return env;
+  };
+  /** dispute_charge on the caller's first account. */
+  const dispute = (env: CustomerEnvironment, reason: string) =>
+    act(env, 'tool_call', 'dispute_charge', { account_id: env.state().world.accounts[0]!.account_id, merchant: 'Blue Bottle Coffee', reason });
 
   it('keeps the intent from the DA and tool results from the CA', () => {
     const env = new CustomerEnvironment(12);
@@ -162,12 +173,8 @@ describe('CustomerEnvironment', () => {
 
   it('is deterministic: the same seed and actions give the same transcript and world', () => {
     const play = (seed: number) => {
-      const env = new CustomerEnvironment(12);
-      env.reset(scenario(), seed);
-      say(env, 'hi');
-      act(env, 'tool_call', 'lookup_account', { phone: env.observeAgent().caller.phone });
-      const acc = env.state().world.accounts[0]!.account_id;
-      act(env, 'tool_call', 'dispute_charge', { account_id: acc, merchant: 'Blue Bottle Coffee', reason: 'duplicate' });
+      const env = lookedUp(seed);
+      dispute(env, 'duplicate');
       act(env, 'end_call', 'bye');
       return { t: env.transcript(), w: env.state().world };
     };
@@ -183,8 +190,7 @@ describe('CustomerEnvironment', () => {
     expect(env.state().world).toEqual(fresh);
     say(env, 'hi');
     act(env, 'tool_call', 'lookup_account', { phone: env.observeAgent().caller.phone });
-    const acc = env.state().world.accounts[0]!.account_id;
-    act(env, 'tool_call', 'dispute_charge', { account_id: acc, merchant: 'Blue Bottle Coffee', reason: 'duplicate' });
+    dispute(env, 'duplicate');
     expect(env.state().world).not.toEqual(fresh);
     const again = new CustomerEnvironment(12);
     again.reset(scenario(), 11);
@@ -193,26 +199,18 @@ describe('CustomerEnvironment', () => {
   });
 
   it('clones an episode mid-way: the copy plays on as the original would, and the original stays put', () => {
-    const start = (seed: number) => {
-      const env = new CustomerEnvironment(12);
-      env.reset(scenario(), seed);
-      say(env, 'hi');
-      act(env, 'tool_call', 'lookup_account', { phone: env.observeAgent().caller.phone });
-      return env;
-    };
     const finish = (env: CustomerEnvironment) => {
-      const acc = env.state().world.accounts[0]!.account_id;
-      act(env, 'tool_call', 'dispute_charge', { account_id: acc, merchant: 'Blue Bottle Coffee', reason: 'duplicate' });
-      act(env, 'tool_call', 'dispute_charge', { account_id: acc, merchant: 'Blue Bottle Coffee', reason: 'again' });
+      dispute(env, 'duplicate');
+      dispute(env, 'again');
       act(env, 'end_call', 'bye');
       return { t: env.transcript(), w: env.state().world };
     };
-    const original = start(11);
+    const original = lookedUp(11);
     const before = JSON.stringify(original.state());
     const copy = original.clone();
-    expect(finish(copy)).toEqual(finish(start(11))); // the tool stream continues where it was
+    expect(finish(copy)).toEqual(finish(lookedUp(11))); // the tool stream continues where it was
     expect(JSON.stringify(original.state())).toBe(before);
-    expect(finish(original)).toEqual(finish(start(11)));
+    expect(finish(original)).toEqual(finish(lookedUp(11)));
     expect(copy.state().scenario).toBe(original.state().scenario);
   });
 });
