@@ -160,6 +160,32 @@ describe('CaModel', () => {
     await m.dispose();
   });
 
+  it('at a sampling temperature T every head is tempered: sample, logProbs and the policy-gradient step read π_T', async () => {
+    const m = await CaModel.create(domain.taxonomy, SMALL);
+    const rng = new Rng(5);
+    const drawn = await m.sample(OBS, () => rng.next(), 3);
+    const actions = drawn.map((x) => x.action);
+    const lp3 = await m.logProbs(OBS, actions, 3);
+    const heads = await m.headLogProbs(OBS);
+    drawn.forEach((d, b) => {
+      expect(d.logProb).toBeCloseTo(lp3[b]!, 5);
+      // Σ over heads of log softmax(logp_h / 3) at the chosen index, by hand.
+      const ix = encodeCaChoice(d.action);
+      const byHand = CA_HEAD_SIZES.reduce((sum, size, h) => {
+        const row = Array.from({ length: size }, (_, i) => heads[b * CA_LOGITS + CA_HEAD_OFFSETS[h]! + i]! / 3);
+        const max = Math.max(...row);
+        return sum + row[ix[h]!]! - max - Math.log(row.reduce((a, x) => a + Math.exp(x - max), 0));
+      }, 0);
+      expect(lp3[b]).toBeCloseTo(byHand, 4);
+    });
+    const batch = { obs: OBS, actions, advantages: new Float32Array(OBS.length), oldLogProbs: lp3, refLogProbs: lp3 };
+    const atT = await m.policyGradientStep(batch, { lr: 1e-12, clipEps: 0.2, klBeta: 0.1, temperature: 3 });
+    expect(atT['gym/kl']).toBeLessThan(1e-5);
+    expect(atT['gym/clip_frac']).toBe(0);
+    expect((await m.policyGradientStep(batch, { lr: 1e-12, clipEps: 0.2, klBeta: 0.1 }))['gym/kl']).toBeGreaterThan(1e-3);
+    await m.dispose();
+  });
+
   it('the entropy bonus: the loss takes −c·H, and steps on it alone spread the heads', async () => {
     const rng = new Rng(3);
     const entropyAfter = async (c: number) => {

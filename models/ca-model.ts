@@ -18,6 +18,7 @@ import { DOMAIN_TOOLS } from '../core/domain/types';
 import type { ModelSnapshot, PolicyGradientBatch, PolicyGradientHyper, PolicyModel, StepMetrics, SupervisedHyper } from '../core/rl/ports';
 import type { CaObservation } from '../core/world/environment';
 import { buildCaForward, buildCaPgStep, buildCaSftStep, caNetShape, caParams, CA_STATE_FEATURES, encodeCaObservations } from './ca-net';
+import { temperLogp } from './da-model';
 import { HashedTexts } from './features';
 import type { CaBatch, CaNetShape, CaParam } from './ca-net';
 import type { AdamWHyper, TrainStepGraph } from './graph';
@@ -205,8 +206,8 @@ export class CaModel implements PolicyModel<CaObservation, CaChoice> {
     return out.logp!.data as Float32Array;
   }
 
-  async sample(obs: readonly CaObservation[], u: () => number): Promise<{ action: CaChoice; logProb: number }[]> {
-    const logp = await this.headLogProbs(obs);
+  async sample(obs: readonly CaObservation[], u: () => number, temperature = 1): Promise<{ action: CaChoice; logProb: number }[]> {
+    const logp = temperLogp(await this.headLogProbs(obs), temperature, CA_HEAD_SIZES);
     return obs.map((_, b) => {
       const { choice, logProb } = sampleChoice(logp, b, u);
       return { action: choice, logProb };
@@ -221,9 +222,9 @@ export class CaModel implements PolicyModel<CaObservation, CaChoice> {
     });
   }
 
-  async logProbs(obs: readonly CaObservation[], actions: readonly CaChoice[]): Promise<Float32Array> {
+  async logProbs(obs: readonly CaObservation[], actions: readonly CaChoice[], temperature = 1): Promise<Float32Array> {
     sameLength(obs, actions, 'logProbs');
-    const logp = await this.headLogProbs(obs);
+    const logp = temperLogp(await this.headLogProbs(obs), temperature, CA_HEAD_SIZES);
     return Float32Array.from(actions, (a, b) => choiceLogProb(logp, b, a));
   }
 
@@ -301,6 +302,7 @@ export class CaModel implements PolicyModel<CaObservation, CaChoice> {
       clip_eps: { data: new Float32Array([hyper.clipEps]), dims: [] },
       kl_beta: { data: new Float32Array([hyper.klBeta]), dims: [] },
       entropy_coef: { data: new Float32Array([hyper.entropyCoef ?? 0]), dims: [] },
+      temperature: { data: new Float32Array([hyper.temperature ?? 1]), dims: [] },
     };
     const runner = await this.takeOver('pg');
     const r = await runner.step(feeds, { lr: hyper.lr });

@@ -83,7 +83,7 @@ type ObsInput = 'intent' | 'bag_idx' | 'bag_w' | 'state';
 /** Train steps take the bags as distinct ids and a weight matrix (models/row-bags.ts). */
 type TrainObsInput = 'intent' | keyof typeof ROW_BAG_INPUTS | 'state';
 type SftInput = TrainObsInput | 'target';
-type PgInput = TrainObsInput | 'action' | 'advantage' | 'old_logp' | 'ref_logp' | 'clip_eps' | 'kl_beta' | 'entropy_coef';
+type PgInput = TrainObsInput | 'action' | 'advantage' | 'old_logp' | 'ref_logp' | 'clip_eps' | 'kl_beta' | 'entropy_coef' | 'temperature';
 
 /** Parameters in snapshot order. */
 export function caParams(shape: CaNetShape): Record<CaParam, ParamSpec> {
@@ -144,11 +144,12 @@ function slotBag(g: Graph, emb: Tensor, x: Record<'bag_idx' | 'bag_w', Tensor>):
 }
 
 /** Per-head log-probabilities, side by side: [B, 20], from the bag sum [B, E]. */
-function headLogp(g: Graph, shape: CaNetShape, p: Record<CaParam, Tensor>, bag: Tensor, x: Record<'intent' | 'state', Tensor>): Tensor {
+function headLogp(g: Graph, shape: CaNetShape, p: Record<CaParam, Tensor>, bag: Tensor, x: Record<'intent' | 'state', Tensor>, temperature?: Tensor): Tensor {
   const pre = g.add(g.gemm(g.concat([bag, x.state], 1), p.w1, p.b1), g.gather(p.intent_emb, x.intent, 0)); // [B, H]
   const h = g.relu(pre); // [B, H]
   const mask = g.gather(g.constant(maskTable(shape), [shape.intents.length, CA_LOGITS]), x.intent, 0); // [B, CA_LOGITS]
-  const logits = g.add(g.gemm(h, p.wo, p.bo), mask); // [B, 20]
+  const masked = g.add(g.gemm(h, p.wo, p.bo), mask); // [B, 20]
+  const logits = temperature ? g.div(masked, temperature) : masked; // every head at the sampling temperature
   const heads = g.split(logits, CA_HEAD_SIZES, 1); // [B, size_h] each
   return g.concat(
     heads.map((t) => g.logSoftmax(t, -1)),
@@ -205,7 +206,8 @@ export function buildCaSftStep(shape: CaNetShape): TrainStepGraph<CaParam, SftIn
  *   logπ(a) = Σ_h logπ_h(a_h), ρ = exp(logπ(a) − old_logp),
  *   surrogate = −mean(min(ρÂ, clip(ρ, 1−ε, 1+ε)Â)),
  *   k3 = exp(ref_logp − logπ(a)) − (ref_logp − logπ(a)) − 1, loss = surrogate + β·mean(k3).
- * clip_eps (ε) and kl_beta (β) are scalar inputs so schedules and live knob changes need no rebuild.
+ * clip_eps (ε) and kl_beta (β) are scalar inputs so schedules and live knob changes need no rebuild;
+ * so is the temperature T, which every head's logits are divided by (models/policy-loss.ts).
  * Extra outputs: policy_loss, kl, clip_frac, entropy (Σ over heads, batch mean).
  */
 export function buildCaPgStep(shape: CaNetShape): TrainStepGraph<CaParam, PgInput> {
@@ -219,8 +221,8 @@ export function buildCaPgStep(shape: CaNetShape): TrainStepGraph<CaParam, PgInpu
     },
   };
   return buildTrainStep(spec, (g, p, x) => {
-    const logpAll = headLogp(g, shape, p, rowBagSum(g, p.emb, x), x); // [B, 20]
-    const logp = choiceLogp(g, logpAll, x.action); // [B] log π(a|s)
+    const logpAll = headLogp(g, shape, p, rowBagSum(g, p.emb, x), x, x.temperature); // [B, 20] at T
+    const logp = choiceLogp(g, logpAll, x.action); // [B] log π_T(a|s)
     return policyGradientLoss(g, logp, logpAll, x);
   });
 }

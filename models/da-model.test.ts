@@ -12,7 +12,7 @@ import { runSft, SftDivergedError } from '../core/rl/sft';
 import type { SftModel } from '../core/rl/sft';
 import type { DaObservation } from '../core/world/environment';
 import { isMetricKey } from '../core/rl/metrics';
-import { DA_LOSS_DEFAULTS, DaModel, sampleIndex, SnapshotMismatchError, topK } from './da-model';
+import { DA_LOSS_DEFAULTS, DaModel, sampleIndex, SnapshotMismatchError, temperLogp, topK } from './da-model';
 import { daParams } from './da-net';
 import type { DaParam } from './da-net';
 import { splitWeights } from './export';
@@ -108,6 +108,42 @@ describe('DaModel', () => {
     expect(sampleIndex(logp, 0.51, 1)).toBe(1);
     expect(sampleIndex(logp, 0.95, 1)).toBe(2);
     expect(sampleIndex(logp, 0.95, 0.05)).toBe(0);
+    await model.dispose();
+  });
+
+  it('at a sampling temperature T, sample, logProbs and the policy-gradient step all read π_T ∝ π^(1/T)', async () => {
+    // temperLogp by hand: π = (0.5, 0.3, 0.2) at T = 2 is √π normalised; per head with sizes; T = 1 is the array itself.
+    const p = Float32Array.from([0.5, 0.3, 0.2, 1e-30], Math.log);
+    const hot = Array.from(temperLogp(p, 2), Math.exp);
+    const root = [0.5, 0.3, 0.2].map(Math.sqrt);
+    const z = root.reduce((a, b) => a + b, 0);
+    root.forEach((r, i) => expect(hot[i]).toBeCloseTo(r / z, 6)); // 0.4155, 0.3218, 0.2628
+    expect(hot[3]).toBeLessThan(1e-14);
+    const heads = Array.from(temperLogp(p, 2, [2, 2]), Math.exp);
+    expect(heads[0]).toBeCloseTo(Math.sqrt(0.5) / (Math.sqrt(0.5) + Math.sqrt(0.3)), 6);
+    expect(heads[2]).toBeCloseTo(1, 6); // 0.2 against 1e-30: √ leaves 1e-15
+    expect(temperLogp(p, 1)).toBe(p);
+    expect(() => temperLogp(p, 0)).toThrow(/temperature must be positive/);
+    expect(() => temperLogp(p, 2, [3])).toThrow(/4 values are not rows of 3/);
+
+    const model = await create(4);
+    let s = 7;
+    const u = () => (s = (s * 16807) % 2147483647) / 2147483647;
+    const drawn = await model.sample(obs, u, 2);
+    const actions = drawn.map((d) => d.action);
+    const lp2 = await model.logProbs(obs, actions, 2);
+    const preds = await model.predict(obs);
+    drawn.forEach((d, i) => {
+      expect(d.logProb).toBeCloseTo(lp2[i]!, 6);
+      expect(lp2[i]).toBeCloseTo(temperLogp(preds[i]!.actionLogp, 2)[DA_CHOICES.indexOf(d.action)]!, 6);
+    });
+    // The train graph at T: π_old = π_ref = π_T gives ratio 1 and KL 0; the same numbers read at T = 1 do not.
+    const batch = { obs, actions, advantages: new Float32Array(obs.length), oldLogProbs: lp2, refLogProbs: lp2 };
+    const atT = await model.policyGradientStep(batch, { lr: 1e-12, clipEps: 0.2, klBeta: 0.1, temperature: 2 });
+    expect(atT['gym/kl']).toBeLessThan(1e-6);
+    expect(atT['gym/clip_frac']).toBe(0);
+    const at1 = await model.policyGradientStep(batch, { lr: 1e-12, clipEps: 0.2, klBeta: 0.1 });
+    expect(at1['gym/kl']).toBeGreaterThan(1e-3);
     await model.dispose();
   });
 

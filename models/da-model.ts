@@ -411,11 +411,12 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
     return out;
   }
 
-  async sample(obs: readonly DaObservation[], u: () => number): Promise<{ action: DaChoice; logProb: number }[]> {
+  async sample(obs: readonly DaObservation[], u: () => number, temperature = 1): Promise<{ action: DaChoice; logProb: number }[]> {
     const preds = await this.predict(obs);
     return preds.map((p) => {
-      const i = sampleIndex(p.actionLogp, u(), 1);
-      return { action: DA_CHOICES[i]!, logProb: p.actionLogp[i]! };
+      const logp = temperLogp(p.actionLogp, temperature);
+      const i = sampleIndex(logp, u(), 1);
+      return { action: DA_CHOICES[i]!, logProb: logp[i]! };
     });
   }
 
@@ -427,10 +428,10 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
     });
   }
 
-  async logProbs(obs: readonly DaObservation[], actions: readonly DaChoice[]): Promise<Float32Array> {
+  async logProbs(obs: readonly DaObservation[], actions: readonly DaChoice[], temperature = 1): Promise<Float32Array> {
     if (obs.length !== actions.length) throw new Error(`logProbs: ${obs.length} observations but ${actions.length} actions`);
     const preds = await this.predict(obs);
-    return Float32Array.from(preds, (p, i) => p.actionLogp[choiceIndex(actions[i]!)]!);
+    return Float32Array.from(preds, (p, i) => temperLogp(p.actionLogp, temperature)[choiceIndex(actions[i]!)]!);
   }
 
   /** The k most probable intents with their tools. */
@@ -558,6 +559,7 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
         clip_eps: { data: new Float32Array([hyper.clipEps]), dims: [] },
         kl_beta: { data: new Float32Array([hyper.klBeta]), dims: [] },
         entropy_coef: { data: new Float32Array([hyper.entropyCoef ?? 0]), dims: [] },
+        temperature: { data: new Float32Array([hyper.temperature ?? 1]), dims: [] },
       },
       { lr: hyper.lr },
     );
@@ -667,6 +669,32 @@ export function argmaxOf(x: ArrayLike<number>): number {
   let best = 0;
   for (let i = 1; i < x.length; i++) if (x[i]! > x[best]!) best = i;
   return best;
+}
+
+/**
+ * Log-probabilities at a sampling temperature: each of `logp`'s consecutive segments of `sizes`
+ * (one per head; the whole row when absent) becomes log softmax(logp / T), the policy
+ * π_T ∝ π^(1/T) that a gym sampling at T draws from and trains (models/policy-loss.ts). At T = 1
+ * it is `logp` itself, the same array. Masked entries (−1e4 and below) stay at probability 0.
+ */
+export function temperLogp(logp: Float32Array, temperature: number, sizes: readonly number[] = [logp.length]): Float32Array {
+  if (temperature === 1) return logp;
+  if (!(temperature > 0)) throw new RangeError(`temperLogp: temperature must be positive, got ${temperature}`);
+  const out = new Float32Array(logp.length);
+  const row = sizes.reduce((a, b) => a + b, 0);
+  if (row <= 0 || logp.length % row !== 0) throw new Error(`temperLogp: ${logp.length} values are not rows of ${row}`);
+  for (let start = 0; start < logp.length;) {
+    for (const size of sizes) {
+      let max = -Infinity;
+      for (let i = start; i < start + size; i++) max = Math.max(max, logp[i]! / temperature);
+      let sum = 0;
+      for (let i = start; i < start + size; i++) sum += Math.exp(logp[i]! / temperature - max);
+      const lse = max + Math.log(sum);
+      for (let i = start; i < start + size; i++) out[i] = logp[i]! / temperature - lse;
+      start += size;
+    }
+  }
+  return out;
 }
 
 /**

@@ -107,7 +107,7 @@ type ObsInput = 'bag_idx' | 'bag_w' | 'state' | 'mask';
 /** Train steps take the bags as distinct ids and a weight matrix (models/row-bags.ts). */
 type TrainObsInput = keyof typeof ROW_BAG_INPUTS | 'state' | 'mask';
 type SftInput = TrainObsInput | 'action' | 'intent' | 'intent_mask' | 'intent_weight' | 'intent_smoothing';
-type PgInput = TrainObsInput | 'action' | 'advantage' | 'old_logp' | 'ref_logp' | 'clip_eps' | 'kl_beta' | 'entropy_coef';
+type PgInput = TrainObsInput | 'action' | 'advantage' | 'old_logp' | 'ref_logp' | 'clip_eps' | 'kl_beta' | 'entropy_coef' | 'temperature';
 
 /** Parameters in snapshot order. */
 export function daParams(shape: DaNetShape): Record<DaParam, ParamSpec> {
@@ -277,7 +277,8 @@ export function buildDaSftStep(shape: DaNetShape, opts: TrainStepOptions = {}): 
  * GRPO step on one action per sample:
  *   ρ = exp(logπ(a) − old_logp), surrogate = −mean(min(ρÂ, clip(ρ, 1−ε, 1+ε)Â)),
  *   k3 = exp(ref_logp − logπ(a)) − (ref_logp − logπ(a)) − 1, loss = surrogate + β·mean(k3).
- * clip_eps (ε) and kl_beta (β) are scalar inputs so schedules and live knob changes need no rebuild.
+ * clip_eps (ε) and kl_beta (β) are scalar inputs so schedules and live knob changes need no rebuild;
+ * so is the temperature T, which the action logits are divided by (models/policy-loss.ts).
  * Extra outputs: policy_loss, kl, clip_frac, entropy.
  */
 export function buildDaPgStep(shape: DaNetShape): TrainStepGraph<DaParam, PgInput> {
@@ -292,8 +293,8 @@ export function buildDaPgStep(shape: DaNetShape): TrainStepGraph<DaParam, PgInpu
   };
   return buildTrainStep(spec, (g, p, x) => {
     const { action } = heads(g, shape, p, rowBagSum(g, p.emb, x), x);
-    const logpAll = g.logSoftmax(action, -1); // [B, A]
-    const logp = g.squeeze(g.gatherElements(logpAll, g.unsqueeze(x.action, [1]), 1), [1]); // [B] log π(a|s)
+    const logpAll = g.logSoftmax(g.div(action, x.temperature), -1); // [B, A] log π_T(·|s)
+    const logp = g.squeeze(g.gatherElements(logpAll, g.unsqueeze(x.action, [1]), 1), [1]); // [B] log π_T(a|s)
     return policyGradientLoss(g, logp, logpAll, x);
   });
 }

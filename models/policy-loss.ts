@@ -3,6 +3,11 @@
  * −mean(min(ρÂ, clip(ρ, 1−ε, 1+ε)Â)) with ρ = exp(log π(a|s) − log π_old(a|s)), plus β times the
  * k3 estimate of KL(π ‖ π_ref): mean(exp(ref − log π) − (ref − log π) − 1), minus an entropy
  * bonus c·H(π(·|s)) (PPO's entropy coefficient; c = 0 by default, which leaves the loss as it was).
+ *
+ * The policy of the loss is π_T(a|s) ∝ exp(z_a / T), the network's logits z over the sampling
+ * temperature T (an input; 1 is the network's own policy): a gym that samples at T trains the
+ * distribution it sampled from, as TRL's and verl's GRPO do (both divide the logits by the rollout
+ * temperature in the loss). Every log-probability fed in (old_logp, ref_logp) is then at T too.
  */
 import type { Graph, Tensor } from './graph';
 
@@ -14,6 +19,7 @@ export const POLICY_GRADIENT_INPUTS = {
   clip_eps: { dtype: 'float32', shape: [] },
   kl_beta: { dtype: 'float32', shape: [] },
   entropy_coef: { dtype: 'float32', shape: [] },
+  temperature: { dtype: 'float32', shape: [] },
 } as const;
 
 export interface PolicyGradientInputs {
@@ -23,6 +29,7 @@ export interface PolicyGradientInputs {
   clip_eps: Tensor; // [] ε
   kl_beta: Tensor; // [] β
   entropy_coef: Tensor; // [] c
+  temperature: Tensor; // [] T (the networks divide their logits by it)
 }
 
 /**

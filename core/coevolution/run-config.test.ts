@@ -34,6 +34,7 @@ describe('run config', () => {
     expect(bad((c) => (c.bootstrap.daWarmup.advEps = -0.1))).toThrow(/field bootstrap\.daWarmup\.advEps/);
     expect(bad((c) => (c.gym.ca.oversample = 0.5))).toThrow(/field gym\.ca\.oversample/);
     expect(bad((c) => (c.gym.ca.entropyCoef = -1))).toThrow(/field gym\.ca\.entropyCoef/);
+    expect(bad((c) => (c.gym.da.temperature = 0))).toThrow(/field gym\.da\.temperature/);
     expect(bad((c) => (c.bootstrap.sft.caOnlyShare = 0.95))).toThrow(/field bootstrap\.sft\.caOnlyShare/);
   });
 

@@ -42,6 +42,8 @@ const grpoBudget = z.strictObject({
   oversample: posInt.optional(),
   /** Entropy bonus c of the GRPO loss (−c·H(π)); default 0. */
   entropyCoef: z.number().min(0).optional(),
+  /** T: the gym samples its K actions from π_T ∝ π^(1/T) and trains π_T (core/rl/grpo.ts); default 1. */
+  temperature: pos.optional(),
 });
 export type GrpoBudget = z.infer<typeof grpoBudget>;
 

@@ -29,16 +29,17 @@ class TabularPolicy implements PolicyModel<number, number> {
   ) {
     this.theta = new Float64Array(states * actions);
   }
-  probs(s: number): number[] {
-    const row = Array.from(this.theta.subarray(s * this.actions, (s + 1) * this.actions));
+  /** π_T(·|s) ∝ exp(θ[s] / T). */
+  probs(s: number, T = 1): number[] {
+    const row = Array.from(this.theta.subarray(s * this.actions, (s + 1) * this.actions), (x) => x / T);
     const m = Math.max(...row);
     const e = row.map((x) => Math.exp(x - m));
     const z = e.reduce((a, b) => a + b, 0);
     return e.map((x) => x / z);
   }
-  async sample(obs: readonly number[], u: () => number) {
+  async sample(obs: readonly number[], u: () => number, T = 1) {
     return obs.map((s) => {
-      const p = this.probs(s);
+      const p = this.probs(s, T);
       let r = u();
       let a = 0;
       while (a < p.length - 1 && r >= p[a]!) r -= p[a++]!;
@@ -52,15 +53,16 @@ class TabularPolicy implements PolicyModel<number, number> {
       return { action: a, logProb: Math.log(p[a]!) };
     });
   }
-  async logProbs(obs: readonly number[], actions: readonly number[]) {
-    return Float32Array.from(obs, (s, i) => Math.log(this.probs(s)[actions[i]!]!));
+  async logProbs(obs: readonly number[], actions: readonly number[], T = 1) {
+    return Float32Array.from(obs, (s, i) => Math.log(this.probs(s, T)[actions[i]!]!));
   }
   async supervisedStep(_obs: readonly number[], _t: readonly number[], _h: SupervisedHyper): Promise<StepMetrics> {
     throw new Error('not used');
   }
-  /** L = −mean[min(ρÂ, clip(ρ)Â) − β·KL_k3]; dL/dθ[s][b] through d log π(a|s) = 1[a=b] − π(b|s). */
+  /** L = −mean[min(ρÂ, clip(ρ)Â) − β·KL_k3] on π_T; dL/dθ[s][b] through d log π_T(a|s) = (1[a=b] − π_T(b|s)) / T. */
   async policyGradientStep(b: PolicyGradientBatch<number, number>, h: PolicyGradientHyper): Promise<StepMetrics> {
     const n = b.obs.length;
+    const T = h.temperature ?? 1;
     const grad = new Float64Array(this.theta.length);
     let loss = 0;
     let clipped = 0;
@@ -68,7 +70,7 @@ class TabularPolicy implements PolicyModel<number, number> {
     for (let i = 0; i < n; i++) {
       const s = b.obs[i]!;
       const a = b.actions[i]!;
-      const p = this.probs(s);
+      const p = this.probs(s, T);
       const logp = Math.log(p[a]!);
       const ratio = Math.exp(logp - b.oldLogProbs[i]!);
       const A = b.advantages[i]!;
@@ -83,7 +85,7 @@ class TabularPolicy implements PolicyModel<number, number> {
       if (unclipped <= clippedVal) dObj += ratio * A;
       else clipped++;
       dObj -= h.klBeta * (1 - Math.exp(d));
-      for (let c = 0; c < this.actions; c++) grad[s * this.actions + c] = grad[s * this.actions + c]! - (dObj * ((c === a ? 1 : 0) - p[c]!)) / n;
+      for (let c = 0; c < this.actions; c++) grad[s * this.actions + c] = grad[s * this.actions + c]! - (dObj * ((c === a ? 1 : 0) - p[c]!)) / (n * T);
     }
     let norm = 0;
     for (let j = 0; j < grad.length; j++) norm += grad[j]! ** 2;
@@ -434,6 +436,39 @@ describe('runGrpo on a tabular bandit', () => {
     expect(withBonus.every((h) => h.entropyCoef === 0.1)).toBe(true);
     expect((await run(undefined)).every((h) => !('entropyCoef' in h))).toBe(true);
     await expect(run(-0.1)).rejects.toThrow(/entropyCoef must be a number in \[0, Infinity\], got -0.1/);
+  });
+
+  it('a temperature above 1 finds an action the policy holds 9 nats down, which sampling at T = 1 never draws; the greedy action follows', async () => {
+    // One state; action 0 is the favourite (θ 9 nats above the rest) and pays 0, action 3 pays 1.
+    const run = async (temperature: number | undefined) => {
+      const model = new TabularPolicy(1, 4);
+      model.theta.set([9, 0, 0, 0]);
+      const reference = copyOf(model);
+      const seen = { sample: new Set<number | undefined>(), ref: new Set<number | undefined>(), step: new Set<number | undefined>() };
+      const sample = model.sample.bind(model);
+      model.sample = (o, u, T) => (seen.sample.add(T), sample(o, u, T));
+      const step = model.policyGradientStep.bind(model);
+      model.policyGradientStep = (b, h) => (seen.step.add(h.temperature), step(b, h));
+      const c: GrpoConfig = { ...config, K: 16, promptsPerStep: 1, steps: 40, lr: 2, klBeta: 0.01, ...(temperature !== undefined ? { temperature } : {}) };
+      const res = await runGrpo({
+        model,
+        reference: async (o, a, T) => (seen.ref.add(T), reference.logProbs(o, a, T)),
+        prompts: [0],
+        observe: (s) => s,
+        reward: (_s, a) => (a === 3 ? 1 : 0),
+        config: c,
+      });
+      return { res, seen, greedy: (await model.greedy([0]))[0]!.action };
+    };
+    const cold = await run(undefined);
+    expect(cold.res.history.every((m) => m['gym/reward_mean'] === 0)).toBe(true); // 640 draws at p ≈ 4e-5 each: never drawn
+    expect(cold.greedy).toBe(0);
+    expect([...cold.seen.sample, ...cold.seen.ref, ...cold.seen.step]).toEqual([1, 1, 1]);
+    const hot = await run(3); // 3 nats down at T = 3: drawn about once a group
+    expect(hot.res.history.some((m) => m['gym/reward_mean'] > 0)).toBe(true);
+    expect(hot.greedy).toBe(3);
+    expect([...hot.seen.sample, ...hot.seen.ref, ...hot.seen.step]).toEqual([3, 3, 3]);
+    await expect(run(0)).rejects.toThrow(/temperature must be a positive number, got 0/);
   });
 
   it('maxKl ends the run at the first step past the trust region; maxPasses cuts the steps to the data', async () => {

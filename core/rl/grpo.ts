@@ -35,6 +35,15 @@ export interface GrpoConfig {
    * gym then never samples against a changed opponent. Absent or 0: none (plain GRPO).
    */
   entropyCoef?: number;
+  /**
+   * T: the temperature the K actions are sampled at, as TRL's and verl's GRPO sample completions
+   * (their `temperature`). The policy the step samples, scores against the reference and updates
+   * is then π_T(a|s) ∝ π(a|s)^(1/T), the logits over T, in the loss too (models/policy-loss.ts);
+   * the greedy action is the same at every T. Above 1 the gym tries actions that the policy holds
+   * unlikely (an action 7 nats below the favourite is drawn about once in 1,100 samples at T = 1,
+   * once in 33 at T = 2) and learns from what they earn. Absent or 1: the policy itself.
+   */
+  temperature?: number;
   /** Peak learning rate. */
   lr: number;
   /** 'constant', or 'cosine' decay from lr to lr · lrFinalRatio over `steps`. */
@@ -131,6 +140,8 @@ export function checkGrpoConfig(c: GrpoConfig): void {
   if (c.maxPasses !== undefined) num('maxPasses', 0);
   if (c.oversample !== undefined) int('oversample', 1);
   if (c.entropyCoef !== undefined) num('entropyCoef', 0);
+  if (c.temperature !== undefined && !(Number.isFinite(c.temperature) && c.temperature > 0))
+    throw new RangeError(`GRPO config: temperature must be a positive number, got ${c.temperature}`);
   if (c.lrSchedule !== 'constant' && c.lrSchedule !== 'cosine')
     throw new RangeError(`GRPO config: lrSchedule must be 'constant' or 'cosine', got '${String(c.lrSchedule)}'`);
 }
@@ -151,9 +162,9 @@ export function learningRate(c: Pick<GrpoConfig, 'lr' | 'lrSchedule' | 'lrFinalR
 export type GrpoReward<P, Act> =
   ((prompt: P, action: Act) => number | Promise<number>) | { batch(items: readonly { prompt: P; action: Act }[]): Promise<readonly number[]> };
 
-/** log π_ref(a|s): a frozen reference model, or any function giving the same numbers. */
+/** log π_ref(a|s) (at the gym's temperature): a frozen reference model, or any function giving the same numbers. */
 export type ReferencePolicy<Obs, Act> =
-  Pick<PolicyModel<Obs, Act, never>, 'logProbs'> | ((obs: readonly Obs[], actions: readonly Act[]) => Promise<Float32Array>);
+  Pick<PolicyModel<Obs, Act, never>, 'logProbs'> | ((obs: readonly Obs[], actions: readonly Act[], temperature: number) => Promise<Float32Array>);
 
 export interface GrpoArgs<P, Obs, Act> {
   /** The policy being trained; it holds the weights and the optimiser state (and nothing else does). */
@@ -310,7 +321,8 @@ export async function grpoStep<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, step: n
     for (let k = 0; k < K; k++) obs.push(o);
   }
   const rng = new Rng(deriveSeed(c.seed, 'grpo-sample', step));
-  const sampled = await model.sample(obs, () => rng.next());
+  const T = c.temperature ?? 1;
+  const sampled = await model.sample(obs, () => rng.next(), T);
   if (sampled.length !== obs.length) throw new Error(`GRPO: the model sampled ${sampled.length} actions for ${obs.length} observations`);
   const actions = sampled.map((s) => s.action);
   const oldLogProbs = Float32Array.from(sampled, (s) => s.logProb); // [G·K]
@@ -326,7 +338,7 @@ export async function grpoStep<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, step: n
   const batchGroups = dynamicBatch(signal, c.promptsPerStep);
 
   // -------------------------------------------------------------------- update
-  const refLogProbs = await referenceLogProbs(args.reference, obs, actions); // [G·K]
+  const refLogProbs = await referenceLogProbs(args.reference, obs, actions, T); // [G·K]
   const kl = meanKl(oldLogProbs, refLogProbs);
   if (!Number.isFinite(kl)) return fail(`gym/kl = ${kl} (the reference gave log-probabilities that are not finite)`);
   // Rows of the groups with any variance carry the policy gradient. With a KL penalty every row
@@ -349,7 +361,13 @@ export async function grpoStep<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, step: n
     for (let it = 0; it < c.mu; it++) {
       let m: StepMetrics;
       try {
-        m = await model.policyGradientStep(batch, { lr, clipEps: c.clipEps, klBeta: c.klBeta, ...(c.entropyCoef ? { entropyCoef: c.entropyCoef } : {}) });
+        m = await model.policyGradientStep(batch, {
+          lr,
+          clipEps: c.clipEps,
+          klBeta: c.klBeta,
+          ...(c.entropyCoef ? { entropyCoef: c.entropyCoef } : {}),
+          temperature: T,
+        });
       } catch (e) {
         await model.restore(before);
         throw e;
@@ -432,8 +450,8 @@ async function scoreActions<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, prompts: r
   return out;
 }
 
-async function referenceLogProbs<Obs, Act>(ref: ReferencePolicy<Obs, Act>, obs: readonly Obs[], actions: readonly Act[]): Promise<Float32Array> {
-  const lp = typeof ref === 'function' ? await ref(obs, actions) : await ref.logProbs(obs, actions);
+async function referenceLogProbs<Obs, Act>(ref: ReferencePolicy<Obs, Act>, obs: readonly Obs[], actions: readonly Act[], T: number): Promise<Float32Array> {
+  const lp = typeof ref === 'function' ? await ref(obs, actions, T) : await ref.logProbs(obs, actions, T);
   if (lp.length !== actions.length) throw new Error(`GRPO: the reference gave ${lp.length} log-probabilities for ${actions.length} actions`);
   return lp;
 }

@@ -38,6 +38,8 @@ export interface PolicyGradientHyper {
   klBeta: number;
   /** Entropy bonus c: the loss takes −c·H(π(·|s)) (GrpoConfig.entropyCoef); absent: 0. */
   entropyCoef?: number;
+  /** The sampling temperature T: the loss is on π_T ∝ π^(1/T) (GrpoConfig.temperature); absent: 1. */
+  temperature?: number;
 }
 
 export interface SupervisedHyper {
@@ -49,12 +51,15 @@ export interface SupervisedHyper {
  * in-process. `Obs` is the role's observation, `Act` its discrete choice.
  */
 export interface PolicyModel<Obs, Act, Target = Act> {
-  /** Sample one action per observation; `u` supplies uniform [0,1) draws so sampling is seeded. */
-  sample(obs: readonly Obs[], u: () => number): Promise<{ action: Act; logProb: number }[]>;
+  /**
+   * Sample one action per observation; `u` supplies uniform [0,1) draws so sampling is seeded. At a
+   * temperature T (default 1) the draw and its logProb are of π_T ∝ π^(1/T).
+   */
+  sample(obs: readonly Obs[], u: () => number, temperature?: number): Promise<{ action: Act; logProb: number }[]>;
   /** The most probable action per observation. */
   greedy(obs: readonly Obs[]): Promise<{ action: Act; logProb: number }[]>;
-  /** log π(a|s) for given pairs. */
-  logProbs(obs: readonly Obs[], actions: readonly Act[]): Promise<Float32Array>;
+  /** log π(a|s) for given pairs; log π_T(a|s) at a temperature T (default 1). */
+  logProbs(obs: readonly Obs[], actions: readonly Act[], temperature?: number): Promise<Float32Array>;
   /** One supervised step toward target choices (cross-entropy). */
   supervisedStep(obs: readonly Obs[], targets: readonly Target[], hyper: SupervisedHyper): Promise<StepMetrics>;
   /** One clipped-ratio policy-gradient step with a KL penalty to the reference. */

@@ -281,6 +281,7 @@ function grpoConfig(b: GrpoBudget, role: 'DA' | 'CA', seed: number): GrpoConfig 
     ...(b.advEps !== undefined ? { advEps: b.advEps } : {}),
     ...(b.oversample !== undefined ? { oversample: b.oversample } : {}),
     ...(b.entropyCoef !== undefined ? { entropyCoef: b.entropyCoef } : {}),
+    ...(b.temperature !== undefined ? { temperature: b.temperature } : {}),
   };
 }
 
