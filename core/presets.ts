@@ -59,6 +59,20 @@ const robustSft = { epochs: 6, batchSize: 64, lr: 3e-3, expertEpisodesPerIntent:
  * against 42–73%), the DA trained in 9 of 10 seeds (10), W_DA was non-monotonic in 8 (9), and the
  * arena routing gain from the first match to the last halved: +4.2 [−5.9, 14.2] points against
  * +9.5 [1.5, 17.5]. The method's own gain is what this preset is for.
+ *
+ * A release later, the DA gym given the chance to find the retry by sampling (GRPO's
+ * `temperature`, core/rl/grpo.ts), arena, seeds 1–10, `full`, each against the preset as is
+ * (routing and strict PASS of a match's 180 episodes, first match → last, per-seed difference;
+ * routed-but-unresolved dispute episodes of the last match per seed):
+ *   as is                                 routing +7.0 [−1.6, 15.6]  strict +4.2 [−2.3, 10.6]  unresolved 28.8  (DA trained 10, non-monotonic 9)
+ *   gym.da.temperature 2                  +6.9 [−3.0, 16.8]          +4.9 [−1.5, 11.3]         27.3  (10, 9)
+ *   + 2 plain recoveries per intent       +7.7 [−1.4, 16.8]          +2.7 [−7.2, 12.6]          9.5  (9, 6; 0.5 in match 1)
+ *   + 1 plain recovery per intent         +4.1 [−3.7, 12.0]          −4.3 [−11.1, 2.5]         16.5  (9, 8; 1.7 in match 1)
+ * At T = 2 the final DAs still hold the retry 8.6–19.1 nats below ending the call (per-seed means
+ * at those states) and it is not drawn. With one or two recoveries DA0 already retries, and the
+ * DA gyms unlearn it. The reward is not what is missing: forced at 12 of the 44 such states of seed
+ * 8's last match (T = 2), the retry earned a decision reward of 5.95 (resolved) and ending the call 1.00,
+ * every time. None kept.
  */
 const paperSft = {
   epochs: 6,
