@@ -1,6 +1,7 @@
 /**
  * Parity of the WebGPU execution provider with the CPU one, for every graph the models build: the
- * DA and CA forwards, their SFT and policy-gradient (GRPO) train steps, and the exported inference
+ * DA and CA forwards, their SFT and policy-gradient (GRPO) train steps (at T = 1 and at a sampling
+ * temperature of 2), and the exported inference
  * model; and a short SFT run on each, compared by the decisions it leads to.
  *
  * Tolerances (float32 throughout; WebGPU's shaders sum in another order than the CPU's kernels
@@ -168,6 +169,15 @@ describe.skipIf(!webgpu.available)(`WebGPU gives the CPU's results (${reason})`,
     // Metrics near zero (KL, clip fraction) are compared absolutely, the rest relatively.
     for (const [k, v] of Object.entries(pa)) within(`DA GRPO ${k}`, Math.abs(pb[k]! - v) / Math.max(1, Math.abs(v)), LOSS_RTOL);
     within('DA GRPO step weights', maxAbsDiff(floats((await cpu.snapshot()).weights), floats((await gpu.snapshot()).weights)), STEP_ATOL);
+    // Again at a sampling temperature: the graph divides the action logits by T before its log-softmax.
+    const hot = await cpu.logProbs(obs, actions, 2);
+    const hotBatch = { ...batch, oldLogProbs: hot, refLogProbs: hot.map((x) => x - 0.01) };
+    const [ta, tb] = [
+      await cpu.policyGradientStep(hotBatch, { ...hyper, temperature: 2 }),
+      await gpu.policyGradientStep(hotBatch, { ...hyper, temperature: 2 }),
+    ];
+    for (const [k, v] of Object.entries(ta)) within(`DA GRPO at T = 2 ${k}`, Math.abs(tb[k]! - v) / Math.max(1, Math.abs(v)), LOSS_RTOL);
+    within('DA GRPO step at T = 2 weights', maxAbsDiff(floats((await cpu.snapshot()).weights), floats((await gpu.snapshot()).weights)), STEP_ATOL);
     await cpu.dispose();
     await gpu.dispose();
   });
@@ -184,6 +194,11 @@ describe.skipIf(!webgpu.available)(`WebGPU gives the CPU's results (${reason})`,
     await cpu.policyGradientStep(batch, { lr: 2e-3, clipEps: 0.2, klBeta: 0.05 });
     await gpu.policyGradientStep(batch, { lr: 2e-3, clipEps: 0.2, klBeta: 0.05 });
     within('CA GRPO step weights', maxAbsDiff(floats((await cpu.snapshot()).weights), floats((await gpu.snapshot()).weights)), STEP_ATOL);
+    const hot = await cpu.logProbs(caObs, targets, 2);
+    const hotBatch = { ...batch, oldLogProbs: hot, refLogProbs: hot };
+    await cpu.policyGradientStep(hotBatch, { lr: 2e-3, clipEps: 0.2, klBeta: 0.05, temperature: 2 });
+    await gpu.policyGradientStep(hotBatch, { lr: 2e-3, clipEps: 0.2, klBeta: 0.05, temperature: 2 });
+    within('CA GRPO step at T = 2 weights', maxAbsDiff(floats((await cpu.snapshot()).weights), floats((await gpu.snapshot()).weights)), STEP_ATOL);
     await cpu.dispose();
     await gpu.dispose();
   });

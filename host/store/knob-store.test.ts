@@ -291,7 +291,7 @@ describe('hot-swap into a live gym', () => {
       const old = s <= 2;
       expect(model.samples[s], `samples of step ${s}`).toBe(2 * (old ? base.K : 4));
       expect(model.updates[s], `update of step ${s}`).toEqual(
-        old ? { lr: base.lr, clipEps: base.clipEps, klBeta: base.klBeta } : { lr: 5e-4, clipEps: 0.3, klBeta: 0.2 },
+        old ? { lr: base.lr, clipEps: base.clipEps, klBeta: base.klBeta, temperature: 1 } : { lr: 5e-4, clipEps: 0.3, klBeta: 0.2, temperature: 1 },
       );
       expect(used[s]).toEqual({ step: s, K: old ? base.K : 4, lr: old ? base.lr : 5e-4 });
     }
