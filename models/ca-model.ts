@@ -18,7 +18,7 @@ import { DOMAIN_TOOLS } from '../core/domain/types';
 import type { ModelSnapshot, PolicyGradientBatch, PolicyGradientHyper, PolicyModel, StepMetrics, SupervisedHyper } from '../core/rl/ports';
 import type { CaObservation } from '../core/world/environment';
 import { buildCaForward, buildCaPgStep, buildCaSftStep, caNetShape, caParams, CA_STATE_FEATURES, encodeCaObservations } from './ca-net';
-import { temperLogp } from './da-model';
+import { temperLogp } from './policy-loss';
 import { HashedTexts } from './features';
 import type { CaBatch, CaNetShape, CaParam } from './ca-net';
 import type { AdamWHyper, TrainStepGraph } from './graph';

@@ -20,6 +20,7 @@ import type { ModelSnapshot, PolicyGradientBatch, PolicyGradientHyper, PolicyMod
 import type { DaObservation } from '../core/world/environment';
 import type { DaBatch, DaNetShape, DaParam } from './da-net';
 import { BagCache, dropGrams, buildDaForward, buildDaPgStep, buildDaSftStep, DEFAULT_DA_NET, daParams, encodeObservations, N_ACTIONS } from './da-net';
+import { temperLogp } from './policy-loss';
 import type { HashingConfig } from './features';
 import { DEFAULT_ADAMW } from './graph';
 import type { TrainStepGraph } from './graph';
@@ -669,32 +670,6 @@ export function argmaxOf(x: ArrayLike<number>): number {
   let best = 0;
   for (let i = 1; i < x.length; i++) if (x[i]! > x[best]!) best = i;
   return best;
-}
-
-/**
- * Log-probabilities at a sampling temperature: each of `logp`'s consecutive segments of `sizes`
- * (one per head; the whole row when absent) becomes log softmax(logp / T), the policy
- * π_T ∝ π^(1/T) that a gym sampling at T draws from and trains (models/policy-loss.ts). At T = 1
- * it is `logp` itself, the same array. Masked entries (−1e4 and below) stay at probability 0.
- */
-export function temperLogp(logp: Float32Array, temperature: number, sizes: readonly number[] = [logp.length]): Float32Array {
-  if (temperature === 1) return logp;
-  if (!(temperature > 0)) throw new RangeError(`temperLogp: temperature must be positive, got ${temperature}`);
-  const out = new Float32Array(logp.length);
-  const row = sizes.reduce((a, b) => a + b, 0);
-  if (row <= 0 || logp.length % row !== 0) throw new Error(`temperLogp: ${logp.length} values are not rows of ${row}`);
-  for (let start = 0; start < logp.length;) {
-    for (const size of sizes) {
-      let max = -Infinity;
-      for (let i = start; i < start + size; i++) max = Math.max(max, logp[i]! / temperature);
-      let sum = 0;
-      for (let i = start; i < start + size; i++) sum += Math.exp(logp[i]! / temperature - max);
-      const lse = max + Math.log(sum);
-      for (let i = start; i < start + size; i++) out[i] = logp[i]! / temperature - lse;
-      start += size;
-    }
-  }
-  return out;
 }
 
 /**

@@ -50,3 +50,29 @@ export function policyGradientLoss(g: Graph, logp: Tensor, logpAll: Tensor, x: P
   const loss = g.sub(g.add(policyLoss, g.mul(kl, x.kl_beta)), g.mul(entropy, x.entropy_coef));
   return { loss, outputs: { policy_loss: policyLoss, kl, clip_frac: clipFrac, entropy } };
 }
+
+/**
+ * Log-probabilities at a sampling temperature: each of `logp`'s consecutive segments of `sizes`
+ * (one per head; the whole row when absent) becomes log softmax(logp / T), the policy
+ * π_T ∝ π^(1/T) that a gym sampling at T draws from and trains (the graphs' side is above). At T = 1
+ * it is `logp` itself, the same array. Masked entries (−1e4 and below) stay at probability 0.
+ */
+export function temperLogp(logp: Float32Array, temperature: number, sizes: readonly number[] = [logp.length]): Float32Array {
+  if (temperature === 1) return logp;
+  if (!(temperature > 0)) throw new RangeError(`temperLogp: temperature must be positive, got ${temperature}`);
+  const out = new Float32Array(logp.length);
+  const row = sizes.reduce((a, b) => a + b, 0);
+  if (row <= 0 || logp.length % row !== 0) throw new Error(`temperLogp: ${logp.length} values are not rows of ${row}`);
+  for (let start = 0; start < logp.length;) {
+    for (const size of sizes) {
+      let max = -Infinity;
+      for (let i = start; i < start + size; i++) max = Math.max(max, logp[i]! / temperature);
+      let sum = 0;
+      for (let i = start; i < start + size; i++) sum += Math.exp(logp[i]! / temperature - max);
+      const lse = max + Math.log(sum);
+      for (let i = start; i < start + size; i++) out[i] = logp[i]! / temperature - lse;
+      start += size;
+    }
+  }
+  return out;
+}
