@@ -72,7 +72,11 @@ const robustSft = { epochs: 6, batchSize: 64, lr: 3e-3, expertEpisodesPerIntent:
  * at those states) and it is not drawn. With one or two recoveries DA0 already retries, and the
  * DA gyms unlearn it. The reward is not what is missing: forced at 12 of the 44 such states of seed
  * 8's last match (T = 2), the retry earned a decision reward of 5.95 (resolved) and ending the call 1.00,
- * every time. None kept.
+ * every time. None kept. Later, gym.da.temperature 4 (the retry 2–5 nats down at those states in
+ * π_T): routing +7.4 [−3.4, 18.3], strict +5.1 [−1.6, 11.7], unresolved 28.0 (10, 9 by W_DA), and
+ * not one retry of a failed dispute call in any match of the 10 seeds. The states are rare in a DA
+ * gym: a routed-but-unresolved dispute is a DA win, so it enters a DA gym only through the gym's
+ * 30% share of successes, one such decision point per episode.
  */
 const paperSft = {
   epochs: 6,

@@ -136,6 +136,11 @@ export type ToolHead = 'grouped' | 'separate';
  * These defaults were chosen on seeds among these, so their +0.31 is partly the choice's own luck;
  * the neighbours' +0.06 to +0.16 are the fairer guess of the DA's lead: about a fifth of the sd of
  * one held-out split's difference (0.56 over the README's 5 splits), so a tie on held-out data.
+ * Self-distillation (a student of this shape on a trained DA's soft intents) was judged by what it
+ * could at best recover, an ensemble's gain (validation split, seeds 1–6, Banking77, the routing
+ * of averaged action probabilities − one DA [95% t]): two DAs of one init and two SFT orders
+ * −0.17 [−0.49, +0.15], of two inits +0.16 [−0.07, +0.38], three +0.08 [−0.26, +0.42]. So the
+ * DAs' errors are mostly the same ones too, as with TF-IDF above, and distillation was not built.
  */
 export const DA_LOSS_DEFAULTS = { intentWeight: 1, intentSmoothing: 0.1, weightDecay: 0.5 } as const;
 
