@@ -7,6 +7,7 @@
 import { MEASURES, TACTIC_FIELDS } from '../../core/coevolution/study-summary';
 import type { ArmSummary, StudyRunData, StudySummary } from '../../core/coevolution/study-summary';
 import type { MeanInterval } from '../../core/stats/intervals';
+import type { RCaTerms } from '../../core/labels/tactic-evidence';
 import { esc, htmlTable, REPORT_STYLE } from './report';
 
 /** One colour per arm, in the study's order. */
@@ -131,8 +132,35 @@ export function tacticConvergenceView(a: ArmSummary): { headline: string; rows: 
       ['last match (final CA)', share(t.last)],
     ],
     examples: c?.examples ?? [],
-    splits: t.splits.map((sp) => [sp.feature, caWin(sp.withCaWin, sp.withN), caWin(sp.withoutCaWin, sp.withoutN)]),
+    splits: t.splits.map((sp) => [
+      sp.feature,
+      caWin(sp.withCaWin, sp.withN),
+      caWin(sp.withoutCaWin, sp.withoutN),
+      sp.withinToolGap === null ? '–' : `${sp.withinToolGap >= 0 ? '+' : '−'}${Math.abs(Math.round(sp.withinToolGap * 100))}`,
+      rCa(sp.withRCa),
+      rCa(sp.withoutRCa),
+      termGaps(sp.withRCa, sp.withoutRCa),
+    ]),
   };
+}
+
+/** The header of `tacticConvergenceView`'s splits, shared by `study show` and the report. */
+export const SPLIT_HEADER = [
+  'feature of the opening',
+  'CA win with',
+  'CA win without',
+  'gap within tool (points)',
+  'r_CA with',
+  'r_CA without',
+  'with − without: format / realism / conceal / inverse-DA',
+];
+
+const rCa = (t: RCaTerms | null) => (t === null ? '–' : t.total.toFixed(2));
+const signed2 = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)}`;
+/** Each r_CA term's mean with the feature minus without it: which term rewards or costs the feature. */
+function termGaps(w: RCaTerms | null, wo: RCaTerms | null): string {
+  if (w === null || wo === null) return '–';
+  return (['format', 'realism', 'conceal', 'invDa'] as const).map((k) => signed2(w[k] - wo[k])).join(' / ');
 }
 
 /** k of n seeds with its Wilson interval: "7/10 [40–89%]". */
@@ -261,7 +289,7 @@ ${
           (v.examples.length
             ? `<p class="meta">Example openings of that tactic (CA wins first):</p><ul>${v.examples.map((e) => `<li>${esc(e)}</li>`).join('')}</ul>`
             : '') +
-          `<p class="meta">The CA's win rate in the last match with and without each feature of its opening:</p>${htmlTable(['feature', 'CA win with', 'CA win without'], v.splits)}`,
+          `<p class="meta">The CA's win rate in the last match with and without each feature of its opening, and what its gym climbs: the mean r_CA and each term's difference (a feature that wins but costs realism or conceal is one the CA's reward steers away from):</p>${htmlTable(SPLIT_HEADER, v.splits)}`,
       ];
     })
     .join('\n');

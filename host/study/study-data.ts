@@ -17,13 +17,17 @@ export interface StudyView {
   summary: StudySummary;
 }
 
-/** The CA's opening of each episode of a match (its first customer turn), with the expected tool and who won. */
+/** The CA's opening of each episode of a match (its first customer turn), with the expected tool, who won and r_CA's terms. */
 function matchOpenings(db: Database): (matchId: string) => Opening[] {
-  const select = db.prepare<[string], { text: string | null; expectedTool: DomainTool; winner: string }>(`
-    SELECT e.expected_tool AS expectedTool, e.winner AS winner,
+  const select = db.prepare<
+    [string],
+    { text: string | null; expectedTool: DomainTool; winner: string; total: number; format: number; realism: number; conceal: number; invDa: number }
+  >(`
+    SELECT e.expected_tool AS expectedTool, e.winner AS winner, e.r_ca AS total, e.ca_format AS format,
+           e.ca_realism AS realism, e.ca_conceal AS conceal, e.ca_inv_da AS invDa,
            (SELECT t.text FROM turns t WHERE t.episode_id = e.id AND t.role = 'customer' ORDER BY t.idx LIMIT 1) AS text
       FROM episodes e WHERE e.match_id = ? ORDER BY e.idx`);
-  return (matchId) => select.all(matchId).map((r) => ({ text: r.text ?? '', expectedTool: r.expectedTool, daWon: r.winner === 'DA' }));
+  return (matchId) => select.all(matchId).map(({ text, expectedTool, winner, ...rCa }) => ({ text: text ?? '', expectedTool, daWon: winner === 'DA', rCa }));
 }
 
 /** `baseline`: the arm paired differences are taken against (default: full, else the first arm). */

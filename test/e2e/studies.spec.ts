@@ -58,6 +58,13 @@ test('compares the two arms once the runs finish', async () => {
   const tactic = page.getByTestId('study-tactic');
   await expect(tactic.locator('tbody tr')).toHaveCount(2);
   await expect(tactic.locator('tbody tr').first()).toContainText(/\d+%/);
+  // Why: the CA's wins and r_CA with and without each feature of its openings, per arm.
+  const evidence = page.getByTestId('study-tactic-evidence');
+  await evidence.locator('summary').click();
+  await expect(evidence.locator('table')).toHaveCount(2);
+  const dense = evidence.locator('table').first().locator('tbody tr', { hasText: 'dense detail' });
+  await expect(dense).toContainText(/\d+% \(\d+\)/);
+  await expect(dense.locator('td').nth(6)).toContainText(/[+−]\d\.\d\d \/ [+−]\d\.\d\d \/ [+−]\d\.\d\d \/ [+−]\d\.\d\d|–/);
   // Showing one arm only: one series left.
   await page.getByTestId('compare-no-ca-training').uncheck();
   await expect(studies.series('study-wda-chart')).toHaveCount(1);

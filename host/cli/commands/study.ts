@@ -10,7 +10,7 @@ import type { ArmSpec } from '../../../core/coevolution/arms';
 import { MEASURES, studyHosts, TACTIC_FIELDS } from '../../../core/coevolution/study-summary';
 import { PRESETS, parseRunConfig, RunConfigError } from '../../../core/coevolution/run-config';
 import type { RunConfig } from '../../../core/coevolution/run-config';
-import { fmt, heldoutScenarioView, shapeView, tacticConvergenceView } from '../../report/study-report';
+import { fmt, heldoutScenarioView, shapeView, SPLIT_HEADER, tacticConvergenceView } from '../../report/study-report';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { loadStudy } from '../../study/study-data';
 import type { StudyView } from '../../study/study-data';
@@ -414,7 +414,7 @@ function print(json: boolean, v: StudyView, seconds: number | null): void {
     if (!v) continue;
     out.push(v.headline, table(['', 'tactic shares'], v.rows));
     for (const e of v.examples) out.push(`  e.g. "${e}"`);
-    out.push(table(['feature of the opening', 'CA win with', 'CA win without'], v.splits), '');
+    out.push(table(SPLIT_HEADER, v.splits), '');
   }
   if (s.paired.length) {
     const keys = [

@@ -361,6 +361,60 @@ function HeldoutScenarios({ arms }: { arms: readonly ArmSummary[] }) {
   );
 }
 
+/**
+ * Why the CA converged where it did, per arm: its win rate in the last match with and without each
+ * feature of an opening (and the gap within each expected tool, the mix of intents held fixed),
+ * beside what its gym climbs, the mean r_CA, and which of r_CA's terms makes the difference.
+ */
+function TacticEvidence({ arms }: { arms: readonly ArmSummary[] }) {
+  const shown = arms.filter((a) => a.tactic && a.tactic.splits.length > 0);
+  if (!shown.length) return null;
+  const pct = (v: number | null, n: number) => (v === null ? '–' : `${Math.round(v * 100)}% (${n})`);
+  const signed = (v: number, digits: number) => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(digits)}`;
+  return (
+    <details data-testid="study-tactic-evidence">
+      <summary>Why: the CA&apos;s wins and its reward with and without each feature of an opening (last match)</summary>
+      {shown.map((a) => (
+        <table key={a.arm} className="table">
+          <caption className="small">{a.arm}</caption>
+          <thead>
+            <tr>
+              <th>Feature of the opening</th>
+              <th className="num">CA win with</th>
+              <th className="num">without</th>
+              <th className="num">gap within tool</th>
+              <th className="num">r_CA with</th>
+              <th className="num">without</th>
+              <th className="num">format / realism / conceal / inverse-DA, with − without</th>
+            </tr>
+          </thead>
+          <tbody>
+            {a.tactic!.splits.map((sp) => (
+              <tr key={sp.feature}>
+                <td>{sp.feature}</td>
+                <td className="num">{pct(sp.withCaWin, sp.withN)}</td>
+                <td className="num">{pct(sp.withoutCaWin, sp.withoutN)}</td>
+                <td className="num">{sp.withinToolGap === null ? '–' : signed(sp.withinToolGap * 100, 0)}</td>
+                <td className="num">{sp.withRCa ? sp.withRCa.total.toFixed(2) : '–'}</td>
+                <td className="num">{sp.withoutRCa ? sp.withoutRCa.total.toFixed(2) : '–'}</td>
+                <td className="num">
+                  {sp.withRCa && sp.withoutRCa
+                    ? (['format', 'realism', 'conceal', 'invDa'] as const).map((k) => signed(sp.withRCa![k] - sp.withoutRCa![k], 2)).join(' / ')
+                    : '–'}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ))}
+      <p className="hint">
+        A feature that wins more often but that the CA uses less is one its gym does not find; a term that is lower with the feature is one its reward steers
+        away by. The gap within tool compares openings of the same expected tool only (Mantel–Haenszel weights), so an intent mix cannot make it.
+      </p>
+    </details>
+  );
+}
+
 function Compare({ study }: { study: StudyDetail }) {
   const [shown, setShown] = useState<string[]>(study.arms);
   const colour = (arm: string) => SERIES_COLOURS[study.arms.indexOf(arm) % SERIES_COLOURS.length]!;
@@ -530,9 +584,9 @@ function Compare({ study }: { study: StudyDetail }) {
         </tbody>
       </table>
       <p className="hint">
-        Rule-based tactic labels of the CA&apos;s arena openings pooled over seeds; seeds agreeing: those whose last match has the same dominant tactic. The
-        study report (<code>sparring report --study</code>) adds the CA&apos;s win rate with and without each feature of an opening.
+        Rule-based tactic labels of the CA&apos;s arena openings pooled over seeds; seeds agreeing: those whose last match has the same dominant tactic.
       </p>
+      <TacticEvidence arms={arms} />
       <h4>Per seed</h4>
       <div className="chart-grid" data-testid="study-per-seed">
         {study.seeds.map((seed) => (
