@@ -35,6 +35,7 @@ interface RunJson {
   gyms: { role: string; from: string; to: string }[];
   checkpoints: { name: string; role: string; parent: string | null }[];
   heldout: { da: string; ca: string; heldout: Record<string, unknown>; reference?: { ca: string; heldout: Record<string, unknown> } }[];
+  settings: { grpo: { phase: string; steps: number; temperature: number }[] } | null;
 }
 
 async function sparringJson(args: string[]): Promise<RunJson> {
@@ -91,6 +92,8 @@ describe('sparring run', () => {
       }
     });
     expect(a.matches.length).toBeLessThanOrEqual(3); // quick: n_max = 3
+    // The settings it ran with, as resolved from its config: the 40-step gyms, T = 1 by default.
+    expect(a.settings!.grpo.find((g) => g.phase === 'DA gym')).toMatchObject({ steps: 40, temperature: 1 });
     // Checkpoints chain: each gym's checkpoint has the previous one of its role as parent,
     // and the next match uses it.
     expect(a.gyms.length).toBe(a.matches.length - 1);

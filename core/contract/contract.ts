@@ -175,6 +175,39 @@ export interface RunSummary {
   pauseRequested: boolean;
 }
 
+/** One GRPO phase of a run (the DA's warm-up, the CA's pressure, each role's gyms) as the runner resolves its budget. */
+export interface GrpoSettingsView {
+  /** 'DA0 warm-up', 'CA0 pressure', 'DA gym', 'CA gym'. */
+  phase: string;
+  K: number;
+  lr: number;
+  lrSchedule: string;
+  /** β of the KL penalty to the phase's reference. */
+  klBeta: number;
+  /** ε of the clipped ratio. */
+  clipEps: number;
+  /** T: the temperature the K actions are sampled at. */
+  temperature: number;
+  steps: number;
+  promptsPerStep: number;
+  oversample: number;
+  entropyCoef: number;
+  /** Trust region (nats) and pass cap; null: none. */
+  maxKl: number | null;
+  maxPasses: number | null;
+  /** Who trains the gym ('builtin', or 'external' for a trainer such as TRL or verl); null for bootstrap phases. */
+  trainer: string | null;
+}
+
+/** What a run runs with beyond its stopping constants: GRPO per phase, the gym mix and r_DA / r_CA's weights. */
+export interface RunSettings {
+  grpo: GrpoSettingsView[];
+  /** The share of failure transcripts in a gym's data (RL-ADA's 70:30). */
+  failureShare: number;
+  daReward: Record<string, number>;
+  caReward: Record<string, number>;
+}
+
 export interface RunDetail extends RunSummary {
   configJson: string;
   /**
@@ -183,6 +216,12 @@ export interface RunDetail extends RunSummary {
    * and never parses the config or repeats a default.
    */
   stopping: StoppingConfig;
+  /**
+   * The settings this run runs with, resolved by the host from its config as the runner resolves
+   * them (defaults spelled out): null when the stored config no longer parses. Absent in hosts
+   * from before it.
+   */
+  settings?: RunSettings | null;
   matchSummaries: MatchSummary[];
   gyms: GymSummary[];
   /** The latest progress report of the current phase. */

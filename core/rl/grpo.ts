@@ -22,6 +22,19 @@ import { PAPER_GYM_CA, PAPER_GYM_DA } from '../presets';
 
 // ----------------------------------------------------------------------------------- config
 
+/** What GrpoConfig's optional settings are when absent: plain GRPO at the policy's own temperature. */
+export const GRPO_OPTIONAL_DEFAULTS = { temperature: 1, oversample: 1, entropyCoef: 0 } as const;
+
+/** A GrpoConfig with its optional sampling settings spelled out (what a step runs with). */
+export function withGrpoDefaults(c: GrpoConfig): GrpoConfig & { temperature: number; oversample: number; entropyCoef: number } {
+  return {
+    ...c,
+    temperature: c.temperature ?? GRPO_OPTIONAL_DEFAULTS.temperature,
+    oversample: c.oversample ?? GRPO_OPTIONAL_DEFAULTS.oversample,
+    entropyCoef: c.entropyCoef ?? GRPO_OPTIONAL_DEFAULTS.entropyCoef,
+  };
+}
+
 export interface GrpoConfig {
   /** K: actions sampled per prompt (the group size). */
   K: number;
@@ -302,7 +315,8 @@ function forStep(run: GrpoConfig, knobs: GrpoConfig): GrpoConfig {
  * is not finite, so the model is never left with NaN weights.
  */
 export async function grpoStep<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, step: number, history: readonly GrpoStepMetrics[] = []): Promise<GrpoStepMetrics> {
-  const { model, config: c } = args;
+  const { model } = args;
+  const c = withGrpoDefaults(args.config);
   const K = c.K;
   // Sampling and scoring leave the model as it is; only the update can break it, so the state
   // to fall back to is taken right before the update (and not at all when nothing updates).
@@ -313,7 +327,7 @@ export async function grpoStep<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, step: n
   };
 
   // ------------------------------------------------------------------ rollouts
-  const drawn = c.promptsPerStep * (c.oversample ?? 1);
+  const drawn = c.promptsPerStep * c.oversample;
   const prompts = promptsForStep(args.prompts.length, drawn, c.seed, step).map((i) => args.prompts[i]!); // G prompts
   const obs: Obs[] = []; // [G·K], group g occupies rows g·K … g·K + K − 1
   for (const p of prompts) {
@@ -321,7 +335,7 @@ export async function grpoStep<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, step: n
     for (let k = 0; k < K; k++) obs.push(o);
   }
   const rng = new Rng(deriveSeed(c.seed, 'grpo-sample', step));
-  const T = c.temperature ?? 1;
+  const T = c.temperature;
   const sampled = await model.sample(obs, () => rng.next(), T);
   if (sampled.length !== obs.length) throw new Error(`GRPO: the model sampled ${sampled.length} actions for ${obs.length} observations`);
   const actions = sampled.map((s) => s.action);

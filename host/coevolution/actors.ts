@@ -40,8 +40,9 @@ import {
   withinTurnLimit,
 } from '../../core/rl/da-rollout';
 import type { DaDecisionPoint, RecordedEpisode } from '../../core/rl/da-rollout';
-import { GrpoDivergenceError, GRPO_PRESETS, KL_WINDOW, plannedSteps, runGrpo } from '../../core/rl/grpo';
+import { GrpoDivergenceError, KL_WINDOW, plannedSteps, runGrpo } from '../../core/rl/grpo';
 import type { GrpoConfig, GrpoResult, GrpoStepMetrics } from '../../core/rl/grpo';
+import { grpoConfig, roleBudget } from '../../core/coevolution/run-settings';
 import type { EpisodeRecord } from '../../core/store/port';
 import { BuiltinCa } from '../../models/builtin-ca';
 import { BuiltinDa } from '../../models/builtin-da';
@@ -110,10 +111,6 @@ function callsLlm(ctx: Pick<LabContext, 'config' | 'judge'>): boolean {
   return Boolean(ctx.config.schedule?.llm) || (ctx.judge !== undefined && ctx.judge.name !== RULE_JUDGE_SPEC);
 }
 
-/**
- * The GRPO config of each step of a gym: the run's plan, with the knobs' K, lr, β and clip ε as
- * they are at that step boundary (EAU hot-swap; the budget is read afresh from the effective config).
- */
 /**
  * The GRPO config of each step from the run's effective config (EAU knob writes land between
  * steps). `lr`: IB-RL's per-role rate (schedule.stagger daLr/caLr), which takes precedence over
@@ -265,26 +262,6 @@ function symbolicMix(ctx: Pick<LabContext, 'domain' | 'seed' | 'config'>): Symbo
   return mix > 0 ? { ca: new ScriptedCa(trainingDomain(ctx)), mix } : undefined;
 }
 
-function grpoConfig(b: GrpoBudget, role: 'DA' | 'CA', seed: number): GrpoConfig {
-  return {
-    ...GRPO_PRESETS[role],
-    K: b.K,
-    lr: b.lr,
-    klBeta: b.klBeta,
-    clipEps: b.clipEps,
-    lrSchedule: b.lrSchedule,
-    steps: b.steps,
-    promptsPerStep: b.promptsPerStep,
-    seed,
-    ...(b.maxKl !== undefined ? { maxKl: b.maxKl } : {}),
-    ...(b.maxPasses !== undefined ? { maxPasses: b.maxPasses } : {}),
-    ...(b.advEps !== undefined ? { advEps: b.advEps } : {}),
-    ...(b.oversample !== undefined ? { oversample: b.oversample } : {}),
-    ...(b.entropyCoef !== undefined ? { entropyCoef: b.entropyCoef } : {}),
-    ...(b.temperature !== undefined ? { temperature: b.temperature } : {}),
-  };
-}
-
 function report(ctx: LabContext, phase: RunPhase, label: string, started: number) {
   return (done: number, total: number) => {
     const elapsed = (Date.now() - started) / 1000;
@@ -304,11 +281,6 @@ function onGrpoStep(ctx: LabContext, phase: RunPhase, label: string, metricPhase
 /** Training-data kinds of an IB-RL gym's checkpoint: the DA and the CA that played the round's joint rollouts. */
 export const IB_RL_POOL_DA = 'ib-rl-pool-da';
 export const IB_RL_POOL_CA = 'ib-rl-pool-ca';
-
-/** A role's gym budget at its own IB-RL learning rate (schedule.stagger.daLr / caLr), when one is set. */
-function roleBudget(b: GrpoBudget, lr: number | undefined): GrpoBudget {
-  return lr === undefined ? b : { ...b, lr };
-}
 
 /** Why a gym ended before its planned steps (the trust region), for the run's record; null when it did not. */
 export function earlyStopNote(r: GrpoResult): string | null {

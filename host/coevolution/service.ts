@@ -11,6 +11,7 @@ import type { GymSummary, MatchSummary, RunContext } from '../../core/coevolutio
 import { PRESETS, parseRunConfig, RUN_THREADS, RunConfigError, sparringConfigOf } from '../../core/coevolution/run-config';
 import { IB_RL_DEFAULTS } from '../../core/presets';
 import type { RunConfig } from '../../core/coevolution/run-config';
+import { settingsOf } from '../../core/coevolution/run-settings';
 import { DEFAULT_CONFIG } from '../../core/config';
 import type { StoppingConfig } from '../../core/config';
 import { heldoutReport } from '../../core/arena/heldout-report';
@@ -538,6 +539,7 @@ export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf
         ...s,
         configJson: r.config_json,
         stopping: stoppingOf(r.config_json, runId),
+        settings: settingsOf(r.config_json, runId, r.seed),
         matchSummaries,
         gyms,
         progress: l?.progress ?? null,

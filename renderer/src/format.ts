@@ -39,3 +39,12 @@ export function llmCost(t: LlmCallTotals): string {
   const judge = t.judge ? ` · judge ${formatCount(t.judge.calls)} call${t.judge.calls === 1 ? '' : 's'}, ${formatCount(t.judge.tokensIn)} in` : '';
   return `${formatCount(t.tokensIn)} in · ${formatCount(t.tokensOut)} out · ${ms} ms/call${t.cached ? ` · ${formatCount(t.cached)} cached` : ''}${judge}`;
 }
+
+/** JSON text indented for reading; text that is not JSON as it is. */
+export function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}

@@ -169,6 +169,18 @@ test('runs a quick co-evolution run to the end, live on the dashboard, then read
   expect(await dash.matchPoints().count()).toBeGreaterThanOrEqual(1);
   await expect(page.getByTestId('stop-verdict')).toContainText('stop at match');
   expectResponsive(longTasks);
+  // What the run ran with, resolved by the host as its runner resolves it (defaults spelled out):
+  // the quick preset's K per phase (DA 16, CA 8) and the sampling temperature no config here sets.
+  await page.getByTestId('run-settings').getByText('Settings this run runs with').click();
+  const grpo = page.getByTestId('run-settings-grpo');
+  await expect(grpo.locator('thead')).toContainText(/DA0 warm-up.*CA0 pressure.*DA gym.*CA gym/);
+  await expect(grpo.locator('tr[data-setting="K"] td')).toHaveText(['K: actions sampled per point', '16', '8', '16', '8']);
+  await expect(grpo.locator('tr[data-setting="temperature"] td').nth(3)).toHaveText('1');
+  await expect(grpo.locator('tr[data-setting="trainer"] td')).toHaveText(['trained by', '–', '–', 'builtin', 'builtin']);
+  await expect(page.getByTestId('run-settings-rewards')).toContainText('invDaMisroute 1');
+  await page.getByTestId('run-settings').getByText('The config as stored').click();
+  await expect(page.getByTestId('run-settings-config')).toContainText('"failureShare": 0.7');
+  await lab.screenshot('12b-dashboard-run-settings');
   await lab.screenshot('12-dashboard-run-finished');
 
   await lab.go('evaluation');

@@ -266,6 +266,8 @@ function print(
           seconds,
           error: d.error,
           device: d.device ?? null,
+          // What the run runs with, as the runner resolves its config (GRPO per phase, rewards).
+          settings: d.settings ?? null,
           matches,
           gyms: d.gyms,
           checkpoints,

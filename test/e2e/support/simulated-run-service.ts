@@ -14,6 +14,7 @@ import { selectScenarios } from '../../../core/arena/scenarios';
 import { PRESETS, parseRunConfig, sparringConfigOf } from '../../../core/coevolution/run-config';
 import type { RunConfig } from '../../../core/coevolution/run-config';
 import { stoppingDecision, weakerAgent } from '../../../core/coevolution/stopping';
+import { settingsOf } from '../../../core/coevolution/run-settings';
 import { summariseOpenings } from '../../../core/coevolution/tactics';
 import { judgeEpisode } from '../../../core/judge/judge';
 import { bankingDomain } from '../../../host/domain-files';
@@ -234,6 +235,7 @@ export function simulatedRunService(dbPath: string, o: { gymSteps?: number; step
           live: true,
           configJson: JSON.stringify(config),
           stopping: sparringConfigOf(config).stopping,
+          settings: settingsOf(JSON.stringify(config), id, seed ?? 1),
           matchSummaries: [],
           gyms: [],
           progress: null,

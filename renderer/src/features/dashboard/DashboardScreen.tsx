@@ -1,6 +1,6 @@
 /** One co-evolution run, live: phases, win rates against the stopping rule, scenarios, gym curves. */
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { RunDetail, RunSummary } from '../../../../core/contract/contract';
+import type { GrpoSettingsView, RunDetail, RunSummary } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
 import { ChartFrame } from '../../components/ChartFrame';
 import { Term } from '../../components/Term';
@@ -37,7 +37,7 @@ import { deviceLabel } from '../experiments/device-choice';
 import { KnobConsole } from '../knobs/KnobConsole';
 import { llmJudgeOf, llmRoleOf } from '../experiments/llm-roles';
 import { errorMessage, request } from '../../engine/client';
-import { llmCost } from '../../format';
+import { llmCost, prettyJson } from '../../format';
 import type { LlmCallTotals } from '../../../../core/contract/contract';
 
 /** The dashboard shows the newest run unless the route names one. */
@@ -330,6 +330,7 @@ function RunDashboard({ d }: { d: RunDetail }) {
           </ul>
         )}
         {d.gymJobs && <GymJobs d={d} />}
+        <RunSettingsPanel d={d} />
       </section>
       <PhaseTimeline d={d} />
       <IbRlRounds d={d} />
@@ -340,6 +341,98 @@ function RunDashboard({ d }: { d: RunDetail }) {
       <GymCurves runId={d.id} />
       <KnobConsole runId={d.id} status={d.status} />
     </>
+  );
+}
+
+/** GrpoSettingsView's rows, in reading order: what each means beside its key. */
+const GRPO_ROWS: readonly [keyof GrpoSettingsView, string][] = [
+  ['steps', 'steps'],
+  ['promptsPerStep', 'decision points per step'],
+  ['K', 'K: actions sampled per point'],
+  ['temperature', 'T: sampling temperature'],
+  ['lr', 'learning rate'],
+  ['lrSchedule', 'lr schedule'],
+  ['klBeta', 'β: KL to the reference'],
+  ['clipEps', 'ε: clip of the ratio'],
+  ['oversample', 'oversample (DAPO)'],
+  ['entropyCoef', 'entropy bonus'],
+  ['maxKl', 'trust region (nats)'],
+  ['maxPasses', 'passes at most'],
+  ['trainer', 'trained by'],
+];
+
+/**
+ * What the run runs with, as the host resolves its config (every default spelled out): GRPO per
+ * phase, the gym's failure share, and the reward weights; the stored config itself below.
+ */
+function RunSettingsPanel({ d }: { d: RunDetail }) {
+  const s = d.settings;
+  const cell = (v: string | number | null) => (v === null ? '–' : typeof v === 'number' ? String(Number(v.toPrecision(4))) : v);
+  return (
+    <details className="small" data-testid="run-settings">
+      <summary>Settings this run runs with</summary>
+      {s ? (
+        <>
+          <table className="table" data-testid="run-settings-grpo">
+            <thead>
+              <tr>
+                <th>GRPO</th>
+                {s.grpo.map((g) => (
+                  <th key={g.phase} className="num">
+                    {g.phase}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {GRPO_ROWS.map(([k, label]) => (
+                <tr key={k} data-setting={k}>
+                  <td>{label}</td>
+                  {s.grpo.map((g) => (
+                    <td key={g.phase} className="num">
+                      {cell(g[k])}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <p>
+            Gym data: {Math.round(s.failureShare * 100)}:{Math.round((1 - s.failureShare) * 100)} failure:success transcripts. Stopping: τ_DA {d.stopping.tauDa}
+            , P {d.stopping.P}, ε {d.stopping.epsilon}, n_min {d.stopping.nMin}, n_max {d.stopping.nMax}.
+          </p>
+          <table className="table" data-testid="run-settings-rewards">
+            <tbody>
+              <tr>
+                <td>r_DA weights</td>
+                <td className="mono">
+                  {Object.entries(s.daReward)
+                    .map(([k, v]) => `${k} ${v}`)
+                    .join(' · ')}
+                </td>
+              </tr>
+              <tr>
+                <td>r_CA weights</td>
+                <td className="mono">
+                  {Object.entries(s.caReward)
+                    .map(([k, v]) => `${k} ${v}`)
+                    .join(' · ')}
+                </td>
+              </tr>
+            </tbody>
+          </table>
+          <p className="muted">Knob writes (the knob console, EAU) change K, lr, β and ε of later gym steps; these are the config&apos;s.</p>
+        </>
+      ) : (
+        <p className="muted">This run&apos;s stored config no longer parses under this version; its JSON is below as stored.</p>
+      )}
+      <details>
+        <summary>The config as stored</summary>
+        <pre className="mono" data-testid="run-settings-config">
+          {prettyJson(d.configJson)}
+        </pre>
+      </details>
+    </details>
   );
 }
 

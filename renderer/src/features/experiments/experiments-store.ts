@@ -2,6 +2,7 @@
 import { create } from 'zustand';
 import type { PresetInfo } from '../../../../core/contract/contract';
 import { errorMessage, request } from '../../engine/client';
+import { prettyJson } from '../../format';
 import type { LoadStatus } from '../runs/runs-store';
 import { loadRuns } from '../runs/runs-store';
 
@@ -48,7 +49,7 @@ export async function loadPresets(): Promise<void> {
       presets,
       status: 'ready',
       preset: first?.name ?? null,
-      configText: keep ? cur.configText : first ? pretty(first.configJson) : '',
+      configText: keep ? cur.configText : first ? prettyJson(first.configJson) : '',
     });
   } catch (err) {
     useExperimentsStore.setState({ status: 'error', error: errorMessage(err) });
@@ -57,7 +58,7 @@ export async function loadPresets(): Promise<void> {
 
 export function choosePreset(name: string): void {
   const p = useExperimentsStore.getState().presets.find((x) => x.name === name);
-  if (p) useExperimentsStore.setState({ preset: p.name, configText: pretty(p.configJson), startError: null });
+  if (p) useExperimentsStore.setState({ preset: p.name, configText: prettyJson(p.configJson), startError: null });
 }
 
 export function editConfig(text: string): void {
@@ -87,13 +88,5 @@ export async function startRun(): Promise<string | null> {
     return null;
   } finally {
     useExperimentsStore.setState({ starting: false });
-  }
-}
-
-function pretty(json: string): string {
-  try {
-    return JSON.stringify(JSON.parse(json), null, 2);
-  } catch {
-    return json;
   }
 }
