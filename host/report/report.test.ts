@@ -5,6 +5,8 @@ import { stoppingDecision, weakerAgent } from '../../core/coevolution/stopping';
 import type { MatchRecord } from '../../core/store/port';
 import { panelSummary } from '../../core/arena/panel';
 import { renderReport } from './report';
+import { settingsOf } from '../../core/coevolution/run-settings';
+import { PRESETS } from '../../core/presets';
 
 const tactics = { n: 30, meanTokens: 33, meanEntityDensity: 0.05, meanEntities: 1.6, decoyRate: 0.3, hedgeRate: 0.4 };
 const w = [0.45, 0.63, 0.55];
@@ -90,6 +92,18 @@ describe('run report', () => {
     expect(html).toContain('the Wilson interval over the 12 held-out episodes');
     expect(html).not.toContain('gym-notes');
     expect(html).not.toContain('Against the scripted CA'); // this evaluation has no reference
+  });
+
+  it('gives the settings the run ran with, resolved from its config, and none when the config no longer parses', () => {
+    const settings = settingsOf(JSON.stringify(PRESETS.paper.config), 'R1', 1);
+    const html = renderReport({ ...run, settings }, [match]);
+    const after = html.slice(html.indexOf('<h2>Settings</h2>'));
+    expect(after).toContain('<th>DA0 warm-up</th><th>CA0 pressure</th><th>DA gym</th><th>CA gym</th>');
+    expect(after).toMatch(/<td>temperature<\/td><td>1<\/td><td>1<\/td><td>1<\/td><td>1<\/td>/);
+    expect(after).toMatch(/<td>oversample<\/td><td>1<\/td><td>1<\/td><td>1<\/td><td>2<\/td>/);
+    expect(after).toContain('Gym data 70:30 failure:success');
+    expect(after).toContain('invDaMisroute 1');
+    expect(renderReport({ ...run, settings: null }, [match])).not.toContain('<h2>Settings</h2>');
   });
 
   it('adds the held-out table against the scripted CA when the evaluation has it', () => {

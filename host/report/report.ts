@@ -10,7 +10,7 @@ import { policyLabel } from '../format/policy';
 import { pct } from '../format/table';
 import { HELDOUT_HEADER, heldoutRows } from './heldout-rows';
 import { PANEL_HEADER, panelRows } from './panel-table';
-import type { RunDetail } from '../../core/contract/contract';
+import type { GrpoSettingsView, RunDetail } from '../../core/contract/contract';
 import { hostCpuLine } from '../../core/contract/device';
 import { judgeSpecOf } from '../../core/coevolution/run-config';
 import type { MatchRecord } from '../../core/store/port';
@@ -101,6 +101,29 @@ h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px}h3{font-siz
 table{border-collapse:collapse;margin:8px 0}th,td{border-bottom:1px solid #e2e8f0;padding:4px 10px;text-align:right}th:first-child,td:first-child{text-align:left}
 th{background:#f8fafc;font-weight:600}`;
 
+/**
+ * What the run ran with, as the host resolves its config (core/coevolution/run-settings.ts): one
+ * column per GRPO phase, rows named by the run config's own field names, then the gym mix and the
+ * reward weights. Nothing when the stored config no longer parses.
+ */
+function settingsSection(run: RunDetail): string {
+  const s = run.settings;
+  if (!s) return '';
+  const keys = Object.keys(s.grpo[0] ?? {}).filter((k) => k !== 'phase') as (keyof GrpoSettingsView)[];
+  const cell = (v: string | number | null) => (v === null ? '–' : String(v));
+  const weights = (w: Record<string, number>) =>
+    Object.entries(w)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(' · ');
+  return `<h2>Settings</h2>
+<p class="meta">As the runner resolves the run's config, every default spelled out (knob writes, if any, changed K, lr, β and ε of later gym steps).</p>
+${htmlTable(
+  ['GRPO', ...s.grpo.map((g) => g.phase)],
+  keys.map((k) => [k, ...s.grpo.map((g) => cell(g[k]))]),
+)}
+<p class="meta">Gym data ${Math.round(s.failureShare * 100)}:${Math.round((1 - s.failureShare) * 100)} failure:success. r_DA: ${esc(weights(s.daReward))}. r_CA: ${esc(weights(s.caReward))}.</p>`;
+}
+
 export function renderReport(run: RunDetail, matches: readonly MatchRecord[]): string {
   const { tauDa } = run.stopping;
   const evals = (run.evaluation as { checkpoints?: CheckpointEvaluation[] } | null)?.checkpoints ?? [];
@@ -143,6 +166,7 @@ ${htmlTable(['match', 'DA', 'CA', 'W_DA', 'W_CA', 'fraud ref.', 'next', 'entity 
 ${heldout.length ? `<p class="meta">Against the run's latest CA, ${esc(evals[0]!.ca)}.</p>${htmlTable(HELDOUT_HEADER, heldout)}<p class="meta">[95% CI]: the Wilson interval over the ${evals[0]!.heldout.episodes} held-out episodes.</p>` : '<p class="meta">This run has no held-out evaluation yet.</p>'}
 ${reference.length ? `<h3>Against the scripted CA</h3><p class="meta">A fixed opponent, so DA checkpoints of different runs compare directly.</p>${htmlTable(HELDOUT_HEADER, reference)}` : ''}
 ${run.panel ? `<h2>Counterpart shift: ${esc(run.panel.da)} against its panel</h2><p class="meta">Held-out scenarios (${esc(run.panel.protocol)}) against counterparts that share nothing with the DA's training; rates with their 95% Wilson interval over the episodes, the average and the mismatch gap (training counterpart − panel) with their 95% t interval over counterparts, rates in %/points.</p>${htmlTable(PANEL_HEADER, panelRows(run.panel.summary))}` : ''}
+${settingsSection(run)}
 <h2>Per-scenario DA win rates</h2>
 <p class="meta">⚑ fraud-escalation reference scenario (tracked apart from W_DA). The dashed line is τ_DA.</p>
 ${perMatch}
