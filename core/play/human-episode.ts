@@ -104,16 +104,19 @@ export class HumanEpisode {
   /**
    * Let the policy in the other seat move until it is the person's turn or the episode ends.
    * Each opponent move draws from its own stream, seeded by the turn's position, so a resumed or
-   * forked episode gets the same opponent moves as one played straight through.
+   * forked episode gets the same opponent moves as one played straight through. `episodeId`: the
+   * call site an LLM opponent's calls are recorded under.
    */
-  async advance(opponent: DaPolicy | CaPolicy, onTurn?: (t: Turn) => void): Promise<Turn[]> {
+  async advance(opponent: DaPolicy | CaPolicy, onTurn?: (t: Turn) => void, episodeId?: string): Promise<Turn[]> {
     const out: Turn[] = [];
     while (!this.done && this.next !== this.seat) {
       const rng = new Rng(deriveSeed(this.args.seed, 'play', this.next!, this.turns.length));
+      // Where an LLM opponent's call is recorded: the episode (a provisional id until it is stored) and the turn.
+      const ctx = episodeId === undefined ? undefined : { episodeId, turn: this.turns.length };
       const r =
         this.next === 'customer'
-          ? this.env.step({ role: 'customer', text: await (opponent as CaPolicy).speak(this.env.observeCustomer(), rng) })
-          : this.env.step({ role: 'agent', raw: await (opponent as DaPolicy).act(this.env.observeAgent(), rng) });
+          ? this.env.step({ role: 'customer', text: await (opponent as CaPolicy).speak(this.env.observeCustomer(), rng, ctx) })
+          : this.env.step({ role: 'agent', raw: await (opponent as DaPolicy).act(this.env.observeAgent(), rng, ctx) });
       out.push(r.turn);
       onTurn?.(r.turn);
     }

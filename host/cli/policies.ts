@@ -18,6 +18,7 @@ import {
 } from '../policies/policies';
 import type { LlmDa } from '../../models/llm/llm-da';
 import type { PolicyContext } from '../policies/policies';
+import type { PendingLedger } from '../../models/llm/ledger';
 import { RULE_JUDGE_SPEC } from '../../core/judge/port';
 import type { Judge } from '../../core/judge/port';
 import { UsageError } from './options';
@@ -31,9 +32,11 @@ export interface ModelOptions {
   epochs?: number;
   /** SFT progress in words while `sft` trains (the app's Play screen). */
   onTraining?: (p: { label: string; done: number; total: number }) => void;
+  /** An LLM policy's calls go to this ledger instead of the lab's (a play session's). */
+  ledger?: PendingLedger;
 }
 
-export { flushPendingLlmCalls, matchConcurrency, pendingLlmCalls } from '../policies/policies';
+export { flushPendingLlmCalls, matchConcurrency, pendingLlmCalls, playLedger } from '../policies/policies';
 
 /** The option a role's SPEC came from. */
 const optionOf = (e: PolicyError) => `--${e.role.toLowerCase()}`;
@@ -56,6 +59,7 @@ function context(g: GlobalOptions, opts: ModelOptions): PolicyContext {
     ...(opts.epochs !== undefined ? { epochs: opts.epochs } : {}),
     ...(opts.onTraining ? { onTraining: opts.onTraining } : {}),
     ...(g.cache === false ? { cache: false } : {}),
+    ...(opts.ledger ? { ledger: opts.ledger } : {}),
     log: (line) => {
       bar?.stop();
       bar = null;

@@ -12,7 +12,7 @@ import { selectScenarios } from '../../core/arena/scenarios';
 import { DEFAULT_CONFIG } from '../../core/config';
 import type { SparringConfig } from '../../core/config';
 import { judgeEpisode } from '../../core/judge/judge';
-import { matchConcurrency, pendingLlmCalls, resolveCa, resolveDa, resolveJudge } from '../policies/policies';
+import { matchConcurrency, pendingLlmCalls, playLedger, resolveCa, resolveDa, resolveJudge } from '../policies/policies';
 import { llmStore } from '../store/llm-store';
 import type { SessionSettings } from '../../models/session';
 import { bankingDomain } from '../domain-files';
@@ -93,8 +93,9 @@ export function createEngine(o: EngineOptions): Engine {
     domain,
     release: disposeModel,
     emit: (payload) => batcher.push({ name: 'play/turn', payload }),
-    resolve: (role, spec) =>
-      (role === 'DA' ? resolveDa : resolveCa)(spec, bankingDomain(), { db: store.path, seed: 1, ...models, onTraining: trainingProgress }),
+    resolve: (role, spec, calls) =>
+      (role === 'DA' ? resolveDa : resolveCa)(spec, bankingDomain(), { db: store.path, seed: 1, ...models, onTraining: trainingProgress, ledger: calls }),
+    ledger: () => playLedger(store.path),
   });
 
   /** A few training reports a second, and always the last: Play says what the wait is for. */

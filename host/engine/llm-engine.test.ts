@@ -60,6 +60,34 @@ describe('engine with an LLM endpoint', () => {
     expect(row.llm!.tokensOut).toBeGreaterThan(e.llm!.tokensOut);
   }, 120_000);
 
+  it('a person playing the customer against the LLM DA: its calls are stored with the human episode, one per agent turn', async () => {
+    const h = engine.handlers;
+    let v = await h['play/start']({ seat: 'customer', player: 'Ada', opponent: 'local', scenarioId: 'dispute-unrecognized', seed: 5 });
+    const lines = [`Hi, there is a charge from ${v.customer!.facts.merchant} I do not recognise`, 'Yes, please go ahead', 'Thanks'];
+    for (let i = 0; v.status === 'playing' && i < 12; i++) {
+      v = await h['play/act']({ sessionId: v.sessionId, action: { kind: 'say', text: lines[Math.min(i, lines.length - 1)]! } });
+    }
+    expect(v.status).toBe('finished');
+    const e = await h['episodes/get']({ id: v.episode!.id });
+    const agentTurns = e.turns.filter((t) => t.role === 'agent').length;
+    expect(agentTurns).toBeGreaterThan(0);
+    expect(e.llm).toMatchObject({ calls: agentTurns });
+    // Each call names its turn in the stored episode, and none is left unlinked.
+    const store = openSqliteStore(db);
+    try {
+      const rows = store.db.prepare('SELECT episode_id AS episodeId, turn, role FROM llm_calls WHERE episode_id = ? ORDER BY turn').all(e.id) as {
+        episodeId: string;
+        turn: number;
+        role: string;
+      }[];
+      expect(rows.map((r) => r.turn)).toEqual(e.turns.flatMap((t, i) => (t.role === 'agent' ? [i] : [])));
+      expect(new Set(rows.map((r) => r.role))).toEqual(new Set(['DA']));
+      expect(store.db.prepare('SELECT count(*) FROM llm_calls WHERE episode_id IS NULL OR episode_id = ?').pluck().get(v.sessionId)).toBe(0);
+    } finally {
+      store.close();
+    }
+  }, 120_000);
+
   it("Models: adds an endpoint (checked field by field), tests it, lists its server's models and removes it", async () => {
     const h = engine.handlers;
     await expect(h['models/add']({ name: 'DA7', baseUrl: served.baseUrl, model: 'DA0', toolCalls: 'text', maxConcurrency: 2 })).rejects.toThrow(

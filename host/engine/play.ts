@@ -23,6 +23,8 @@ import { deriveSeed, Rng } from '../../core/random';
 import type { EpisodeRecord, MatchRecord } from '../../core/store/port';
 import { toolArgSchemas } from '../../core/world/backend';
 import type { Turn } from '../../core/world/transcript';
+import { PendingLedger } from '../../models/llm/ledger';
+import { llmStore } from '../store/llm-store';
 import { playStore } from '../store/play-store';
 import type { PlayDraft } from '../store/play-store';
 import type { SqliteRunStore } from '../store/sqlite-store';
@@ -34,8 +36,13 @@ export interface PlayDeps {
   store: SqliteRunStore;
   /** The lab's scenarios (shipped and custom), read when a session starts or reopens. */
   domain: () => Domain;
-  /** The policy for the seat the person does not take: a DA against a human customer, a CA against a human agent. */
-  resolve(role: 'DA' | 'CA', spec: string): Promise<DaPolicy | CaPolicy>;
+  /**
+   * The policy for the seat the person does not take: a DA against a human customer, a CA against a
+   * human agent. An LLM opponent records its calls in `calls`, the session's own ledger.
+   */
+  resolve(role: 'DA' | 'CA', spec: string, calls: PendingLedger): Promise<DaPolicy | CaPolicy>;
+  /** A ledger for one session's LLM calls (`playLedger`); none: calls are not recorded. */
+  ledger?: () => PendingLedger;
   /** Release a policy's resources (ONNX sessions) when its session ends. */
   release(policy: DaPolicy | CaPolicy): Promise<void>;
   now?: () => string;
@@ -55,6 +62,8 @@ interface Live {
   config: SparringConfig;
   ep: HumanEpisode;
   opponent: DaPolicy | CaPolicy;
+  /** The opponent's LLM calls since the session opened, written with the episode. */
+  calls: PendingLedger;
   /** Set once the episode is stored. */
   episode: EpisodeRecord | null;
   /** Moves of one session run one after another. */
@@ -91,9 +100,10 @@ export function createPlayService(d: PlayDeps): PlayService {
     const config = JSON.parse(draft.configJson) as SparringConfig;
     const ep = new HumanEpisode({ domain: d.domain(), scenario, seed: draft.seed, seat: draft.seat, config, replay: draft.turns });
     // A session resumed after a newer checkpoint exists plays the one it started with, not today's `latest`.
-    const opponent = await d.resolve(opponentRole(draft.seat), draft.opponentCheckpoint?.name ?? draft.opponent);
+    const calls = d.ledger?.() ?? new PendingLedger(() => undefined);
+    const opponent = await d.resolve(opponentRole(draft.seat), draft.opponentCheckpoint?.name ?? draft.opponent, calls);
     draft.opponentCheckpoint ??= opponent.checkpoint ?? null;
-    return { draft, scenario, config, ep, opponent, episode: null, queue: Promise.resolve() };
+    return { draft, scenario, config, ep, opponent, calls, episode: null, queue: Promise.resolve() };
   }
 
   /** The opponent moves until it is the person's turn; then the draft is saved, or the episode stored. */
@@ -103,7 +113,7 @@ export function createPlayService(d: PlayDeps): PlayService {
   }
 
   async function settle(s: Live): Promise<void> {
-    await s.ep.advance(s.opponent, () => emitLast(s));
+    await s.ep.advance(s.opponent, () => emitLast(s), s.draft.id);
     s.draft.turns = s.ep.turns.map(replayTurn);
     s.draft.updatedAt = now();
     if (s.ep.done) await finish(s);
@@ -133,14 +143,24 @@ export function createPlayService(d: PlayDeps): PlayService {
       perScenario,
       configJson: s.draft.configJson,
     };
-    store.finish(s.draft.id, match, record, {
-      episodeId: record.id,
-      player: s.draft.player,
-      seat: s.draft.seat,
-      opponent: s.draft.opponent,
-      playedAt: s.draft.updatedAt,
-      forkedFrom: s.draft.forkedFrom,
-    });
+    // The opponent's LLM calls go in with the episode, their site the stored episode's id (made
+    // after the draft's, which they carried while it was played).
+    for (const r of s.calls.records) if (r.site?.episodeId === s.draft.id) r.site = { ...r.site, episodeId: record.id };
+    store.finish(
+      s.draft.id,
+      match,
+      record,
+      {
+        episodeId: record.id,
+        player: s.draft.player,
+        seat: s.draft.seat,
+        opponent: s.draft.opponent,
+        playedAt: s.draft.updatedAt,
+        forkedFrom: s.draft.forkedFrom,
+      },
+      () => llmStore(d.store.db).writeLedger(s.calls),
+    );
+    s.calls.written();
     s.episode = record;
     await d.release(s.opponent);
     const finished = [...live.values()].filter((x) => x.episode !== null);

@@ -59,6 +59,11 @@ export interface PolicyContext {
   onTraining?: (p: { label: string; done: number; total: number }) => void;
   /** false: LLM calls skip the lab's response cache (new answers are still stored). Default true. */
   cache?: boolean;
+  /**
+   * Where an LLM policy's calls are recorded instead of the lab's shared ledger (`playLedger`): a
+   * play session's own, written with its episode, so no match writes or clears them meanwhile.
+   */
+  ledger?: PendingLedger;
 }
 
 /** A SPEC that names no policy of its role here: `detail` says why and what there is. */
@@ -212,7 +217,21 @@ export function forgetEndpoints(db: string): void {
  * per lab: one process can resolve the same endpoint with and without the cache.
  */
 function ledgerFor(lab: { ledger: PendingLedger }, ctx: PolicyContext): CallLedger {
-  return ctx.cache === false ? { cached: () => undefined, record: (rec, result) => lab.ledger.record(rec, result) } : lab.ledger;
+  const into = ctx.ledger ?? lab.ledger;
+  return ctx.cache === false ? { cached: () => undefined, record: (rec, result) => into.record(rec, result) } : into;
+}
+
+/**
+ * A ledger of its own for one play session against an LLM: it answers from the lab's cache as the
+ * shared ledger does, and holds the session's call records until its episode is stored.
+ */
+export function playLedger(db: string): PendingLedger {
+  const lab = llmOf({ db, seed: 1 });
+  return new PendingLedger(
+    (key) => lab.ledger.cached(key),
+    true,
+    (key, answer) => lab.answers.set(key, answer),
+  );
 }
 
 /** The ledger of pending LLM calls for this lab, if any LLM policy was resolved against it. */

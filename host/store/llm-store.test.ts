@@ -134,6 +134,30 @@ describe('llmStore', () => {
     });
   });
 
+  it("a session's own ledger hands the answers it wrote on, once, and then answers them itself", () => {
+    const db = migrated();
+    const llm = llmStore(db);
+    const shared = new Map<string, unknown>();
+    const ledger = new PendingLedger(
+      (k) => llm.cachedAnswer(k),
+      true,
+      (k, a) => shared.set(k, a),
+    );
+    const answer = { text: 'hi', toolCalls: [], tokensIn: 1, tokensOut: 1, latencyMs: 5, model: 'q', finishReason: 'stop' };
+    const site = { episodeId: 'H1:0', turn: 1, role: 'DA' as const };
+    const params = { temperature: 0, max_tokens: 8, tools: 0, responseSchema: false };
+    ledger.record(
+      { endpoint: 'local', model: 'q', site, requestKey: 'k9', params, seed: 1, latencyMs: 5, tokensIn: 1, tokensOut: 1, cached: false, finishReason: 'stop' },
+      answer,
+    );
+    expect(shared.size).toBe(0); // nothing handed on before it is written
+    llm.writeLedger(ledger, 't');
+    ledger.written();
+    expect(shared.get('k9')).toEqual(answer);
+    expect(ledger.records).toEqual([]);
+    expect(ledger.cached('k9')).toEqual(answer);
+  });
+
   it("records the judge's calls (role judge) on the episode judged, or on none, and gives the judge's share of the totals", () => {
     const db = migrated();
     const llm = llmStore(db);

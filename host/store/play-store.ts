@@ -58,7 +58,8 @@ export interface PlayStore {
   /** The next free human match id: H1, H2, … */
   nextMatchId(): string;
   /** Store the finished episode as its match, mark it, and delete the draft — all or nothing. */
-  finish(draftId: string, match: MatchRecord, episode: EpisodeRecord, mark: HumanEpisodeMark): void;
+  /** Store the episode and drop its draft, in one transaction with `also` (the session's LLM calls). */
+  finish(draftId: string, match: MatchRecord, episode: EpisodeRecord, mark: HumanEpisodeMark, also?: () => void): void;
   mark(episodeId: string): HumanEpisodeMark | null;
   /**
    * Human-played episodes, newest first: of one seat, played at or before `before` (ISO time),
@@ -87,10 +88,11 @@ export function playStore(store: SqliteRunStore): PlayStore {
     VALUES (@episodeId, @player, @seat, @opponent, @playedAt, @forkEpisode, @forkTurn)`);
   const selectMark = db.prepare<[string], HumanEpisodeRow>('SELECT * FROM human_episodes WHERE episode_id = ?');
 
-  const finish = db.transaction((draftId: string, match: MatchRecord, episode: EpisodeRecord, mark: HumanEpisodeMark) => {
+  const finish = db.transaction((draftId: string, match: MatchRecord, episode: EpisodeRecord, mark: HumanEpisodeMark, also?: () => void) => {
     store.saveMatch(match, [episode]);
     insertMark.run({ ...mark, forkEpisode: mark.forkedFrom?.episodeId ?? null, forkTurn: mark.forkedFrom?.turn ?? null });
     removeDraft.run(draftId);
+    also?.();
   });
 
   return {
@@ -124,9 +126,9 @@ export function playStore(store: SqliteRunStore): PlayStore {
       );
       return `H${max + 1}`;
     },
-    finish(draftId, match, episode, mark) {
+    finish(draftId, match, episode, mark, also) {
       // IMMEDIATE, as saveMatch: take the write lock before reading anything.
-      finish.immediate(draftId, match, episode, mark);
+      finish.immediate(draftId, match, episode, mark, also);
     },
     mark(episodeId) {
       const r = selectMark.get(episodeId);

@@ -59,10 +59,14 @@ export class PendingLedger implements CallLedger {
   /** Answers this process wrote to the lab's cache (`written`): still answered from memory, as the lab would. */
   private readonly stored = new Map<string, ChatResult>();
 
-  /** @param lookup the lab's stored answer for a key; `useCache: false` (`--no-cache`) reads nothing but still stores new answers. */
+  /**
+   * @param lookup the lab's stored answer for a key; `useCache: false` (`--no-cache`) reads nothing but still stores new answers.
+   * @param share told each answer once it is written, so a ledger of one session (a play session's) hands its answers on to the lab's.
+   */
   constructor(
     private readonly lookup: (key: string) => ChatResult | undefined,
     private readonly useCache = true,
+    private readonly share?: (key: string, answer: ChatResult) => void,
   ) {}
 
   cached(key: string): ChatResult | undefined {
@@ -90,7 +94,10 @@ export class PendingLedger implements CallLedger {
    * as it goes (a run, phase by phase) asks no endpoint twice for the same request.
    */
   written(): void {
-    for (const [key, answer] of this.answers) this.stored.set(key, answer);
+    for (const [key, answer] of this.answers) {
+      this.stored.set(key, answer);
+      this.share?.(key, answer);
+    }
     this.clear();
   }
 }

@@ -22,7 +22,7 @@ import { openSqliteStore } from '../../store/sqlite-store';
 import { addDeviceOptions, deviceSession } from '../device';
 import type { DeviceOptions } from '../device';
 import { UsageError } from '../options';
-import { resolveCa, resolveDa } from '../policies';
+import { playLedger, resolveCa, resolveDa } from '../policies';
 import type { GlobalOptions } from '../main';
 import { policyLabel } from '../../format/policy';
 
@@ -91,7 +91,8 @@ export function registerPlay(program: Command, globals: () => GlobalOptions): vo
       store,
       domain: () => domain,
       release: disposeModel,
-      resolve: (role, spec) => (role === 'DA' ? resolveDa : resolveCa)(spec, domain, g, { session }),
+      resolve: (role, spec, calls) => (role === 'DA' ? resolveDa : resolveCa)(spec, domain, g, { session, ledger: calls }),
+      ledger: () => playLedger(g.db),
     });
     const say = (s: string) => {
       if (!g.json) process.stdout.write(`${s}\n`);
