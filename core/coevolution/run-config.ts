@@ -353,13 +353,18 @@ export function parseRunConfig(text: string, source = 'config'): RunConfig {
   return cfg;
 }
 
+/** A stored run's config, parsed; null when it no longer parses (stored before a schema change). */
+export function storedRunConfig(configJson: string, source = 'config'): RunConfig | null {
+  try {
+    return parseRunConfig(configJson, source);
+  } catch {
+    return null;
+  }
+}
+
 /** The judge SPEC of a stored run's config: its `judge`, or `rule` when absent (or when the config no longer parses). */
 export function judgeSpecOf(configJson: string): string {
-  try {
-    return parseRunConfig(configJson).judge ?? 'rule';
-  } catch {
-    return 'rule';
-  }
+  return storedRunConfig(configJson)?.judge ?? 'rule';
 }
 
 /** The method constants a run config implies. */

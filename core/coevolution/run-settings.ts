@@ -8,7 +8,7 @@ import type { GrpoSettingsView, RunSettings } from '../contract/contract';
 import { GRPO_PRESETS, withGrpoDefaults } from '../rl/grpo';
 import type { GrpoConfig } from '../rl/grpo';
 import { ibRlSettings, isIbRl } from './ib-rl';
-import { parseRunConfig, sparringConfigOf } from './run-config';
+import { sparringConfigOf, storedRunConfig } from './run-config';
 import type { GrpoBudget, RunConfig } from './run-config';
 
 /** A gym budget of the run config as the GRPO settings a gym runs with (the role's GRPO_PRESETS under it). */
@@ -37,17 +37,17 @@ export function roleBudget(b: GrpoBudget, lr: number | undefined): GrpoBudget {
   return lr === undefined ? b : { ...b, lr };
 }
 
-/**
- * A stored run's settings as its runner resolves them (grpoConfig and GRPO's defaults for each
- * phase, r_DA's and r_CA's weights over the defaults); null when the config no longer parses.
- */
+/** A stored run's settings (`runSettings`); null when its config no longer parses. */
 export function settingsOf(configJson: string, runId: string, seed: number): RunSettings | null {
-  let c: RunConfig;
-  try {
-    c = parseRunConfig(configJson, `run ${runId}`);
-  } catch {
-    return null;
-  }
+  const c = storedRunConfig(configJson, `run ${runId}`);
+  return c && runSettings(c, seed);
+}
+
+/**
+ * A run's settings as its runner resolves them (grpoConfig and GRPO's defaults for each phase,
+ * r_DA's and r_CA's weights over the defaults).
+ */
+export function runSettings(c: RunConfig, seed: number): RunSettings {
   const sparring = sparringConfigOf(c);
   // An IB-RL schedule's per-role rate takes precedence over the gym budget's (as in the runner's gyms).
   const ib = isIbRl(c.schedule) ? ibRlSettings(c.schedule) : null;

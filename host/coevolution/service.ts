@@ -8,10 +8,10 @@ import { createActor, fromPromise } from 'xstate';
 import type { Actor } from 'xstate';
 import { runMachine } from '../../core/coevolution/run.machine';
 import type { GymSummary, MatchSummary, RunContext } from '../../core/coevolution/run.machine';
-import { PRESETS, parseRunConfig, RUN_THREADS, RunConfigError, sparringConfigOf } from '../../core/coevolution/run-config';
+import { PRESETS, parseRunConfig, RUN_THREADS, RunConfigError, sparringConfigOf, storedRunConfig } from '../../core/coevolution/run-config';
 import { IB_RL_DEFAULTS } from '../../core/presets';
 import type { RunConfig } from '../../core/coevolution/run-config';
-import { settingsOf } from '../../core/coevolution/run-settings';
+import { runSettings } from '../../core/coevolution/run-settings';
 import { DEFAULT_CONFIG } from '../../core/config';
 import type { StoppingConfig } from '../../core/config';
 import { heldoutReport } from '../../core/arena/heldout-report';
@@ -448,18 +448,15 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
  * The stopping constants of a stored run config. A config stored before a schema change that no
  * longer parses still shows its own stopping block over the defaults (the run ran under it).
  */
-export function stoppingOf(configJson: string, runId: string): StoppingConfig {
+export function stoppingOf(configJson: string, runId: string, parsed = storedRunConfig(configJson, `run ${runId}`)): StoppingConfig {
+  if (parsed) return sparringConfigOf(parsed).stopping;
+  let stored: Partial<StoppingConfig> = {};
   try {
-    return sparringConfigOf(parseRunConfig(configJson, `run ${runId}`)).stopping;
+    stored = (JSON.parse(configJson) as { stopping?: Partial<StoppingConfig> }).stopping ?? {};
   } catch {
-    let stored: Partial<StoppingConfig> = {};
-    try {
-      stored = (JSON.parse(configJson) as { stopping?: Partial<StoppingConfig> }).stopping ?? {};
-    } catch {
-      /* not JSON: the defaults */
-    }
-    return { ...DEFAULT_CONFIG.stopping, ...stored };
+    /* not JSON: the defaults */
   }
+  return { ...DEFAULT_CONFIG.stopping, ...stored };
 }
 
 export function presetInfos(): PresetInfo[] {
@@ -535,11 +532,13 @@ export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf
       const finalDa = matchSummaries.at(-1)?.da;
       const panel = finalDa ? storedPanel(db, finalDa) : null;
       const gymJobs = gymJobsOf({ db, path: dbPath }, runId);
+      // Parsed once for both: the stopping constants and the settings the run runs with.
+      const config = storedRunConfig(r.config_json, `run ${runId}`);
       return {
         ...s,
         configJson: r.config_json,
-        stopping: stoppingOf(r.config_json, runId),
-        settings: settingsOf(r.config_json, runId, r.seed),
+        stopping: stoppingOf(r.config_json, runId, config),
+        settings: config && runSettings(config, r.seed),
         matchSummaries,
         gyms,
         progress: l?.progress ?? null,
