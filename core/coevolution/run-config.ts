@@ -248,6 +248,19 @@ export const runConfigSchema = z.strictObject({
     /** Share of failure transcripts (the training agent lost) in the gym data: 0.7 in RL-ADA. */
     failureShare: frac,
     /**
+     * How many of the run's latest arena matches feed a gym ("recent arena transcripts", RL-ADA
+     * §3.5): the match just played and the ones before it, pooled before the failure mix. Absent:
+     * 1, the latest match only. Not used by IB-RL rounds (their joint rollouts are the data).
+     */
+    matches: z.number().int().min(1).max(8).optional(),
+    /**
+     * Which of the arena's transcripts count as the DA's failures in its gym's mix. 'lost'
+     * (default): the CA won (a misroute), the arena's W_DA. 'unresolved': also the episodes the
+     * judge marks unresolved (a routed dispute the DA ended without settling), which RL-ADA's DA
+     * reward counts against it ("to successful resolution") but its win rate does not.
+     */
+    daFailure: z.enum(['lost', 'unresolved']).optional(),
+    /**
      * Human-played episodes in the gym of the opposite role: a person's customer episodes train
      * the DA, a person's agent episodes train the CA. Absent: none.
      */

@@ -17,6 +17,8 @@ describe('settingsOf: what a run runs with, as its runner resolves the config', 
     expect(s.grpo[3]).toMatchObject({ K: 8, steps: 200, oversample: 2, lrSchedule: 'cosine', maxKl: null, maxPasses: null });
     expect(s.grpo[1]).toMatchObject({ steps: PAPER_FAITHFUL_GYMS.caPressureSteps, trainer: null });
     expect(s.failureShare).toBe(0.7);
+    expect(s.gymMatches).toBe(1);
+    expect(s.daFailure).toBe('lost');
     expect(s.daReward).toEqual(DEFAULT_CONFIG.daReward);
     expect(s.caReward).toEqual(DEFAULT_CONFIG.caReward);
   });
@@ -24,10 +26,14 @@ describe('settingsOf: what a run runs with, as its runner resolves the config', 
   it('shows what a config sets over the defaults: a temperature, a reward weight, an external trainer', () => {
     const c = structuredClone(paper) as typeof paper & { caReward?: Record<string, number> };
     c.gym.da = { ...c.gym.da, temperature: 2, trainer: 'external' };
+    c.gym.matches = 3;
+    c.gym.daFailure = 'unresolved';
     c.caReward = { invDaMisroute: 2 };
     const s = settingsOf(JSON.stringify(c), 'R1', 1)!;
     expect(s.grpo[2]).toMatchObject({ temperature: 2, trainer: 'external' });
     expect(s.caReward).toEqual({ ...DEFAULT_CONFIG.caReward, invDaMisroute: 2 });
+    expect(s.gymMatches).toBe(3);
+    expect(s.daFailure).toBe('unresolved');
   });
 
   it("takes an IB-RL schedule's per-role rate over the gym budget's, as the runner's gyms do", () => {

@@ -78,6 +78,8 @@ export function runSettings(c: RunConfig, seed: number): RunSettings {
       view('CA gym', c.gym.ca, 'CA', c.gym.ca.trainer ?? 'builtin', ib?.caLr),
     ],
     failureShare: c.gym.failureShare,
+    gymMatches: c.gym.matches ?? 1,
+    daFailure: c.gym.daFailure ?? 'lost',
     daReward: { ...sparring.daReward },
     caReward: { ...sparring.caReward },
   };

@@ -204,6 +204,10 @@ export interface RunSettings {
   grpo: GrpoSettingsView[];
   /** The share of failure transcripts in a gym's data (RL-ADA's 70:30). */
   failureShare: number;
+  /** How many of the run's latest arena matches feed a gym (RunConfig gym.matches; 1: the latest alone). */
+  gymMatches: number;
+  /** Which transcripts are the DA's failures in its gym's mix (RunConfig gym.daFailure): lost, or lost or left unresolved. */
+  daFailure: 'lost' | 'unresolved';
   daReward: Record<string, number>;
   caReward: Record<string, number>;
 }

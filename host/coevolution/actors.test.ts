@@ -20,12 +20,29 @@ import { createPlayService } from '../engine/play';
 import { checkpointStore, HUMAN_EPISODE } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import { splitBank } from '../../core/rl/demos';
-import { PolicyCache, da0SftSeed, gym, trainingDomain, weighted } from './actors';
+import { PolicyCache, da0SftSeed, gym, gymEpisodes, trainingDomain, weighted } from './actors';
 import type { LabContext } from './actors';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-actors-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const domain = bankingDomain();
+
+/** One arena match of the scripted agents, `n` episodes per scenario (default 1), stored. */
+async function scriptedMatch(store: ReturnType<typeof openSqliteStore>, matchId: string, createdAt: string, seed: number, config: RunConfig, n = 1) {
+  const { match, episodes } = await runMatch({
+    matchId,
+    createdAt,
+    domain,
+    scenarios: selectScenarios(domain, 'arena'),
+    scenarioSet: 'arena',
+    da: new ScriptedDa(),
+    ca: new ScriptedCa(domain),
+    judge: judgeEpisode,
+    config: { ...sparringConfigOf(config), arena: { ...config.arena, episodesPerScenario: n } },
+    seed,
+  });
+  store.saveMatch(match, episodes);
+}
 
 describe('weighted', () => {
   it('repeats each item weight times on average, cycling', () => {
@@ -84,19 +101,7 @@ describe('gym with human episodes', () => {
       ...quick,
       gym: { ...quick.gym, da: { ...quick.gym.da, steps: 1, promptsPerStep: 2, K: 2 }, humanEpisodes: { weight: 2, cap: 2 } },
     };
-    const { match, episodes } = await runMatch({
-      matchId: 'M1',
-      createdAt: now(),
-      domain,
-      scenarios: selectScenarios(domain, 'arena'),
-      scenarioSet: 'arena',
-      da: new ScriptedDa(),
-      ca: new ScriptedCa(domain),
-      judge: judgeEpisode,
-      config: { ...sparringConfigOf(config), arena: { ...config.arena, episodesPerScenario: 1 } },
-      seed: 1,
-    });
-    store.saveMatch(match, episodes);
+    await scriptedMatch(store, 'M1', now(), 1, config);
     await humanEpisode('customer', 5); // played after the match: not in this gym
     store.db.prepare("INSERT INTO runs (id, created_at, updated_at, status, seed, config_json) VALUES ('R1', 'now', 'now', 'running', 1, '{}')").run();
 
@@ -170,5 +175,50 @@ describe('gym with human episodes', () => {
       await cache.dispose();
       store.close();
     }
+  });
+});
+
+describe('gym data from recent matches (gym.matches)', () => {
+  it('pools the transcripts of the run’s latest matches before the failure mix, and only those that exist', async () => {
+    const store = openSqliteStore(path.join(tmp, 'recent.db'));
+    const quick = PRESETS.quick.config;
+    for (const k of [1, 2, 3]) await scriptedMatch(store, `R1-M${k}`, `2026-03-0${k}T00:00:00.000Z`, k, quick);
+    const ids = async (matches: number | undefined, matchId: string) => {
+      const config: RunConfig = { ...quick, gym: { ...quick.gym, failureShare: 0.5, ...(matches ? { matches } : {}) } };
+      const eps = await gymEpisodes({ store, domain, config }, { role: 'DA', matchId, seed: 1, afterMatch: Number(matchId.slice(-1)) });
+      return new Set(eps.map((e) => e.id!.split(':')[0]));
+    };
+    expect(await ids(undefined, 'R1-M3')).toEqual(new Set(['R1-M3']));
+    expect(await ids(2, 'R1-M3')).toEqual(new Set(['R1-M2', 'R1-M3']));
+    expect(await ids(8, 'R1-M2')).toEqual(new Set(['R1-M1', 'R1-M2']));
+    store.close();
+  });
+});
+
+describe("the DA's failures in its gym (gym.daFailure)", () => {
+  it("counts the episodes the judge left unresolved as the DA's failures only when asked to", async () => {
+    const store = openSqliteStore(path.join(tmp, 'unresolved.db'));
+    const quick = PRESETS.quick.config;
+    await scriptedMatch(store, 'R1-M1', '2026-03-01T00:00:00.000Z', 1, quick, 6);
+    // Three episodes the DA won, marked unresolved by the judge.
+    const won = store.db.prepare("SELECT id FROM episodes WHERE match_id = 'R1-M1' AND winner = 'DA' ORDER BY idx").all() as { id: string }[];
+    expect(won.length).toBeGreaterThan(6);
+    const unresolved = won.slice(0, 3).map((r) => r.id);
+    for (const id of unresolved) store.db.prepare('UPDATE episodes SET judge_resolved = 0 WHERE id = ?').run(id);
+    const gymIds = async (daFailure: 'lost' | 'unresolved' | undefined, role: 'DA' | 'CA') => {
+      // Failures only, and the one success mixFailures always keeps.
+      const config: RunConfig = { ...quick, gym: { ...quick.gym, failureShare: 1, ...(daFailure ? { daFailure } : {}) } };
+      const eps = await gymEpisodes({ store, domain, config }, { role, matchId: 'R1-M1', seed: 1, afterMatch: 1 });
+      return eps.map((e) => e.id!);
+    };
+    const lost = await gymIds(undefined, 'DA');
+    expect(lost.filter((id) => unresolved.includes(id)).length).toBeLessThanOrEqual(1);
+    expect(await gymIds('lost', 'DA')).toEqual(lost);
+    const withUnresolved = await gymIds('unresolved', 'DA');
+    expect(withUnresolved).toEqual(expect.arrayContaining(unresolved));
+    expect(withUnresolved.length).toBe(lost.length + 3);
+    // The CA's failures are the DA's wins whatever the setting.
+    expect(await gymIds('unresolved', 'CA')).toEqual(await gymIds(undefined, 'CA'));
+    store.close();
   });
 });

@@ -328,6 +328,20 @@ function humanEpisodeIds(ctx: Pick<LabContext, 'store' | 'config'>, role: 'DA' |
     .map((m) => m.episodeId);
 }
 
+/**
+ * The match that feeds a gym and the run's matches before it, up to `gym.matches` (1: that match
+ * alone), oldest first. A run's matches are `RUN-M1`, `RUN-M2`, …
+ */
+function recentMatchIds(ctx: Pick<LabContext, 'store' | 'config'>, matchId: string): string[] {
+  const n = ctx.config.gym.matches ?? 1;
+  const m = /^(.*-M)(\d+)$/.exec(matchId);
+  if (n === 1 || !m) return [matchId];
+  const last = Number(m[2]);
+  const ids: string[] = [];
+  for (let k = Math.max(1, last - n + 1); k <= last; k++) ids.push(`${m[1]}${k}`);
+  return ids.filter((id) => id === matchId || ctx.store.getMatch(id) !== undefined);
+}
+
 async function matchEpisodes(ctx: Pick<LabContext, 'store'>, matchId: string): Promise<EpisodeRecord[]> {
   const n = ctx.store.countEpisodes({ matchId });
   const summaries = ctx.store.listEpisodes({ matchId, limit: n });
@@ -661,9 +675,19 @@ export async function gymEpisodes(
   ctx: Pick<LabContext, 'store' | 'domain' | 'config'>,
   input: Pick<GymInput, 'role' | 'matchId' | 'seed' | 'afterMatch' | 'ibRl'>,
 ): Promise<RecordedEpisode[]> {
-  const episodes = await matchEpisodes(ctx, input.matchId);
+  const episodes = input.ibRl
+    ? await matchEpisodes(ctx, input.matchId)
+    : (await Promise.all(recentMatchIds(ctx, input.matchId).map((id) => matchEpisodes(ctx, id)))).flat();
   const recorded: RecordedEpisode[] = episodes.map((e) => recordedFromEpisode(e, ctx.domain.scenarios));
-  const trainerLost = (r: RecordedEpisode) => (input.role === 'DA' ? r.daWon === false : r.daWon === true);
+  // From the training role's point of view (gym.daFailure: the DA's unresolved episodes too).
+  const unresolvedLoses = input.role === 'DA' && ctx.config.gym.daFailure === 'unresolved';
+  const lost = new Set(
+    recorded.filter((_, i) => {
+      const e = episodes[i]!;
+      return input.role === 'DA' ? e.winner !== 'DA' || (unresolvedLoses && !e.judge.resolved) : e.winner === 'DA';
+    }),
+  );
+  const trainerLost = (r: RecordedEpisode) => lost.has(r);
   const mixRng = new Rng(deriveSeed(input.seed, 'gym-mix', input.afterMatch ?? matchIndexOf(input.matchId)));
   const humanIds = humanEpisodeIds(ctx, input.role, input.matchId);
   const human = humanIds.map((id) => recordedFromEpisode(ctx.store.getEpisode(id)!, ctx.domain.scenarios));
@@ -706,7 +730,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
   // before the run's next snapshot): the note is stored with the checkpoint.
   const done = ctx.checkpoints
     .list(input.role)
-    .find((c) => c.runId === ctx.runId && c.parent === input.from && c.trainingData.some((d) => d.kind === 'match' && d.id === input.matchId));
+    .find((c) => c.runId === ctx.runId && c.parent === input.from && c.trainingData.find((d) => d.kind === 'match')?.id === input.matchId);
   if (done) return { checkpoint: done.name, note: done.note };
 
   const afterMatch = input.afterMatch ?? matchIndexOf(input.matchId);
@@ -808,6 +832,13 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
       note: poolNote && why ? `${poolNote}; ${why}` : (poolNote ?? why),
       trainingData: [
         { kind: 'match', id: input.matchId },
+        // The earlier matches of the pool (gym.matches), newest first.
+        ...(ib
+          ? []
+          : recentMatchIds(ctx, input.matchId)
+              .filter((id) => id !== input.matchId)
+              .reverse()
+              .map((id) => ({ kind: 'match', id }))),
         ...humanIds.map((id) => ({ kind: HUMAN_EPISODE, id })),
         // IB-RL lineage: the pool members whose joint rollouts this update saw.
         ...(ib
