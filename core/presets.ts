@@ -161,11 +161,34 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
  * rule ends the run. At 240 steps seeds 2 and 8 open there (on seed 2 the CA's gyms then pull the
  * retrained DA back below it); on the others the CA's first gyms bring W_DA below 62.5%, the DA
  * trains and W_DA recovers.
+ *
+ * Then the gym's data and the DA gym's length (`gym.matches`, the run's latest matches pooled
+ * before the failure mix; `gym.da.steps`), chosen on the arena alone, seeds 1–10, `full`: routing
+ * and strict PASS of a match's 180 episodes, first match (DA0 against CA0) → last (the final DA
+ * against the final CA), per-seed difference [95% t], and the last match paired against the
+ * preset before (same seeds, same first match):
+ *                                       routing gain         strict gain          paired routing / strict
+ *   1 match, 60 steps (was)             +7.0 [−1.6, 15.6]    +4.2 [−2.3, 10.6]
+ *   1 match, 20 / 30 steps              +1.4 / +6.8          −2.1 / +4.2
+ *   1 match, 120 steps                  +8.2 [−0.4, 16.9]    +4.1 [−3.0, 11.1]    +1.2 [−6.5, 8.9] / −0.1
+ *   2 / 3 / 8 matches, 60 steps         +7.7 / +9.3 / +8.0   +4.4 / +4.8 / +3.4   +0.7 / +2.3 [−4.6, 9.3] / +1.0
+ *   3 matches, 120 steps (these)        +16.2 [7.6, 24.8]    +10.6 [5.1, 16.0]    +9.2 [0.4, 18.0] / +6.4 [−0.4, 13.2]
+ *   3 matches, 240 steps                +13.6 [6.0, 21.1]    +11.0 [4.9, 17.1]    (against these −2.7 [−10.1, 4.7] / +0.4)
+ * Neither alone moves the last match: a longer gym on one match's transcripts, nor more matches
+ * at 60 steps; together they do. In every row the DA trains in 10 of 10 seeds and W_DA drops and
+ * recovers in 10 of 10 (these: 1.3 DA gyms a seed, ΔW_DA −8.5 after a CA gym, +36.9 after a DA
+ * gym). Also tried with these, not kept: the judge's unresolved episodes among the DA's failures
+ * (`gym.daFailure` 'unresolved', which puts the routed disputes the DA ended without retrying in
+ * its gym's 70% share): +11.5 / +7.8, against these −4.7 [−13.5, 4.1] / −2.7 [−9.9, 4.5], and
+ * routed-but-unresolved episodes of the last match 30.3 per seed (these 33.9): at T = 1 the gym
+ * still does not draw the retry.
  */
 export const PAPER_FAITHFUL_GYMS = {
   caPressureSteps: 240,
-  da: { ...PAPER_GYM_DA, lr: 3e-4, klBeta: 0.3 },
+  da: { ...PAPER_GYM_DA, lr: 3e-4, klBeta: 0.3, steps: 120 },
   ca: { ...PAPER_GYM_CA, lr: 3e-3, steps: 200, oversample: 2 },
+  /** The run's latest arena matches a gym's data pools (`gym.matches`). */
+  matches: 3,
 } as const;
 
 /**
@@ -176,11 +199,11 @@ export const PAPER_FAITHFUL_GYMS = {
 export const PRESETS: Record<'paper' | 'robust' | 'quick', { description: string; config: RunConfig }> = {
   paper: {
     description:
-      'RL-ADA: DA0 = SFT on plain routing demos + GRPO warm-up; 10 scenarios × 18 episodes per match, τ_DA 0.60, P 2, ε 0.05, n_min 3, n_max 8; K 16 (DA) / 8 (CA)',
+      'RL-ADA: DA0 = SFT on plain routing demos + GRPO warm-up; 10 scenarios × 18 episodes per match, τ_DA 0.60, P 2, ε 0.05, n_min 3, n_max 8; K 16 (DA) / 8 (CA); each gym on the latest 3 matches',
     config: {
       ...robustShape(paperSft),
       bootstrap: { sft: paperSft, daWarmup: { ...PAPER_GYM_DA, steps: 30 }, caPressure: { ...PAPER_GYM_CA, steps: PAPER_FAITHFUL_GYMS.caPressureSteps } },
-      gym: { da: PAPER_FAITHFUL_GYMS.da, ca: PAPER_FAITHFUL_GYMS.ca, failureShare: 0.7 },
+      gym: { da: PAPER_FAITHFUL_GYMS.da, ca: PAPER_FAITHFUL_GYMS.ca, failureShare: 0.7, matches: PAPER_FAITHFUL_GYMS.matches },
     },
   },
   robust: {

@@ -11,13 +11,13 @@ describe('settingsOf: what a run runs with, as its runner resolves the config', 
     const s = settingsOf(JSON.stringify(paper), 'R1', 1)!;
     expect(s.grpo.map((g) => g.phase)).toEqual(['DA0 warm-up', 'CA0 pressure', 'DA gym', 'CA gym']);
     const da = s.grpo[2]!;
-    expect(da).toMatchObject({ K: 16, lr: PAPER_FAITHFUL_GYMS.da.lr, klBeta: 0.3, clipEps: 0.2, maxKl: 1, maxPasses: 8, trainer: 'builtin' });
+    expect(da).toMatchObject({ K: 16, steps: 120, lr: PAPER_FAITHFUL_GYMS.da.lr, klBeta: 0.3, clipEps: 0.2, maxKl: 1, maxPasses: 8, trainer: 'builtin' });
     // Absent from the preset: the defaults the GRPO step runs with.
     expect(da).toMatchObject({ temperature: 1, oversample: 1, entropyCoef: 0 });
     expect(s.grpo[3]).toMatchObject({ K: 8, steps: 200, oversample: 2, lrSchedule: 'cosine', maxKl: null, maxPasses: null });
     expect(s.grpo[1]).toMatchObject({ steps: PAPER_FAITHFUL_GYMS.caPressureSteps, trainer: null });
     expect(s.failureShare).toBe(0.7);
-    expect(s.gymMatches).toBe(1);
+    expect(s.gymMatches).toBe(PAPER_FAITHFUL_GYMS.matches);
     expect(s.daFailure).toBe('lost');
     expect(s.daReward).toEqual(DEFAULT_CONFIG.daReward);
     expect(s.caReward).toEqual(DEFAULT_CONFIG.caReward);
