@@ -101,7 +101,7 @@ describe('run report', () => {
     expect(after).toContain('<th>DA0 warm-up</th><th>CA0 pressure</th><th>DA gym</th><th>CA gym</th>');
     expect(after).toMatch(/<td>temperature<\/td><td>1<\/td><td>1<\/td><td>1<\/td><td>1<\/td>/);
     expect(after).toMatch(/<td>oversample<\/td><td>1<\/td><td>1<\/td><td>1<\/td><td>2<\/td>/);
-    expect(after).toContain('Gym data 70:30 failure:success, the latest match.');
+    expect(after).toContain('Gym data 70:30 failure:success, the latest 3 matches.');
     expect(after).toContain('invDaMisroute 1');
     expect(renderReport({ ...run, settings: null }, [match])).not.toContain('<h2>Settings</h2>');
   });
