@@ -679,15 +679,9 @@ export async function gymEpisodes(
     ? await matchEpisodes(ctx, input.matchId)
     : (await Promise.all(recentMatchIds(ctx, input.matchId).map((id) => matchEpisodes(ctx, id)))).flat();
   const recorded: RecordedEpisode[] = episodes.map((e) => recordedFromEpisode(e, ctx.domain.scenarios));
-  // From the training role's point of view (gym.daFailure: the DA's unresolved episodes too).
+  // Lost from the training role's point of view (gym.daFailure: the DA's unresolved episodes too).
   const unresolvedLoses = input.role === 'DA' && ctx.config.gym.daFailure === 'unresolved';
-  const lost = new Set(
-    recorded.filter((_, i) => {
-      const e = episodes[i]!;
-      return input.role === 'DA' ? e.winner !== 'DA' || (unresolvedLoses && !e.judge.resolved) : e.winner === 'DA';
-    }),
-  );
-  const trainerLost = (r: RecordedEpisode) => lost.has(r);
+  const lost = episodes.map((e) => (input.role === 'DA' ? e.winner !== 'DA' || (unresolvedLoses && !e.judge.resolved) : e.winner === 'DA'));
   const mixRng = new Rng(deriveSeed(input.seed, 'gym-mix', input.afterMatch ?? matchIndexOf(input.matchId)));
   const humanIds = humanEpisodeIds(ctx, input.role, input.matchId);
   const human = humanIds.map((id) => recordedFromEpisode(ctx.store.getEpisode(id)!, ctx.domain.scenarios));
@@ -696,8 +690,8 @@ export async function gymEpisodes(
     ...(input.ibRl
       ? recorded
       : mixFailures(
-          recorded.filter(trainerLost),
-          recorded.filter((r) => !trainerLost(r)),
+          recorded.filter((_, i) => lost[i]),
+          recorded.filter((_, i) => !lost[i]),
           ctx.config.gym.failureShare,
           mixRng,
         )),

@@ -405,22 +405,21 @@ function RunSettingsPanel({ d }: { d: RunDetail }) {
           </p>
           <table className="table" data-testid="run-settings-rewards">
             <tbody>
-              <tr>
-                <td>r_DA weights</td>
-                <td className="mono">
-                  {Object.entries(s.daReward)
-                    .map(([k, v]) => `${k} ${v}`)
-                    .join(' · ')}
-                </td>
-              </tr>
-              <tr>
-                <td>r_CA weights</td>
-                <td className="mono">
-                  {Object.entries(s.caReward)
-                    .map(([k, v]) => `${k} ${v}`)
-                    .join(' · ')}
-                </td>
-              </tr>
+              {(
+                [
+                  ['r_DA weights', s.daReward],
+                  ['r_CA weights', s.caReward],
+                ] as const
+              ).map(([label, w]) => (
+                <tr key={label}>
+                  <td>{label}</td>
+                  <td className="mono">
+                    {Object.entries(w)
+                      .map(([k, v]) => `${k} ${v}`)
+                      .join(' · ')}
+                  </td>
+                </tr>
+              ))}
             </tbody>
           </table>
           <p className="muted">Knob writes (the knob console, EAU) change K, lr, β and ε of later gym steps; these are the config&apos;s.</p>
