@@ -35,9 +35,15 @@ export class StudyPanelError extends Error {
   override name = 'StudyPanelError';
 }
 
-/** The protocol of a study's panel: its base config's held-out passes, seeds 1..runs for every DA (so DAs are paired on the same episodes). */
-export function studyPanelProtocol(base: { eval: { runs: number; episodesPerScenario: number } }) {
-  return { seeds: Array.from({ length: base.eval.runs }, (_, i) => i + 1), episodesPerScenario: base.eval.episodesPerScenario };
+/**
+ * The protocol of a study's panel: its base config's held-out runs, seeds 1..runs for every DA (so
+ * DAs are paired on the same episodes), one episode per held-out scenario and run. The panel plays
+ * every DA against each final CA of the other seeds (about 55 counterparts in a 10-seed, 7-arm
+ * study: 1,320 episodes a DA at 24 a counterpart), so it keeps one episode per scenario where the
+ * run's own evaluation plays more (`eval.episodesPerScenario`); it averages over counterparts instead.
+ */
+export function studyPanelProtocol(base: { eval: { runs: number } }) {
+  return { seeds: Array.from({ length: base.eval.runs }, (_, i) => i + 1), episodesPerScenario: 1 };
 }
 
 export async function runStudyPanel(o: StudyPanelOptions): Promise<{ computed: number; stored: number; failed: number }> {
