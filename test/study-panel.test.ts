@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { PRESETS } from '../core/coevolution/run-config';
+import { studyPanelProtocol } from '../host/study/study-panel';
 
 const exec = promisify(execFile);
 const BIN = path.resolve(__dirname, '..', 'bin', 'sparring.js');
@@ -54,6 +55,14 @@ interface StudyJson {
   arms: { arm: string; measures: Record<string, { n: number; mean: number }> }[];
   panel: { protocol: { seeds: number[] }; runs: { arm: string; seed: number; figures: Figures | null }[] };
 }
+
+describe('studyPanelProtocol', () => {
+  it("plays one episode per held-out scenario and run against each counterpart, whatever the run's own evaluation plays", () => {
+    expect(PRESETS.paper.config.eval.episodesPerScenario).toBe(8);
+    expect(studyPanelProtocol(PRESETS.paper.config)).toEqual({ seeds: [1, 2], episodesPerScenario: 1 });
+    expect(studyPanelProtocol({ eval: { runs: 3 } })).toEqual({ seeds: [1, 2, 3], episodesPerScenario: 1 });
+  });
+});
 
 describe('sparring study panel', () => {
   it("evaluates each final DA against the other seed's final CA and the scripted CA; the JSON carries it; a second call computes nothing", async () => {

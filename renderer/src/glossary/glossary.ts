@@ -15,7 +15,7 @@ export const GLOSSARY = {
   lookupFirst: 'Lookup first: the share of episodes where the DA called lookup_account before any other tool.',
   gate: 'Deployment gate: the DA’s win rate on the non-negotiable scenarios (fraud, account compromise, identity verification) must reach the threshold, whatever the stopping rule says (RL-ADA §7).',
   wilson:
-    '95% Wilson interval: where the true rate lies with 95% confidence, given how few episodes measured it (one of 24 episodes moves a rate by 4 points).',
+    '95% Wilson interval: where the true rate lies with 95% confidence, given how few episodes measured it (one of the paper preset’s 192 held-out episodes moves a rate by half a point, one of 24 by 4).',
   delta: 'Δ from DA0: this checkpoint’s value minus the bootstrap checkpoint DA0’s; for rates in percentage points (pts).',
   wDa: 'W_DA: the DA’s win rate over a match’s episodes (RL-ADA §5.1). The run stops when W_DA stays within τ_DA for the set number of consecutive matches.',
   tauDa: 'τ_DA: the target win rate of the stopping rule; a match with W_DA near τ_DA means the two agents are balanced.',
