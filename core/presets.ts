@@ -196,6 +196,11 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
  * routed-but-unresolved episodes of the last match 30.3 per seed (these 33.9): at T = 1 the gym
  * still does not draw the retry. With `gym.da.temperature` 4 on top: +11.3 / +7.6, against these
  * −4.9 [−15.6, 5.8] / −2.9 [−10.7, 4.8], 30.3 such episodes per seed: not drawn either.
+ * A release later, the DA gym's dynamic sampling (`oversample`, DAPO; on seed 1 82.5% of a DA
+ * gym's GRPO groups had no reward variance, EAU's degenerate-gym diagnostic), the same seeds and
+ * measures, not kept: oversample 2 +11.2 [3.9, 18.6] / +9.4, against these −5.0 [−11.8, 1.8] /
+ * −1.1 [−6.7, 4.5]; oversample 4 +14.4 [6.0, 22.8] / +8.8, against these −1.8 [−9.0, 5.3] / −1.8
+ * [−8.1, 4.5] (DA trained and W_DA non-monotonic 10 of 10 in both; 26.9 and 33.8 such episodes).
  */
 export const PAPER_FAITHFUL_GYMS = {
   caPressureSteps: 240,
