@@ -257,6 +257,10 @@ describe('sparring scenarios', () => {
     ]);
     expect(ev.code).toBe(0);
     expect(JSON.parse(ev.stdout).mads.scenarios).toContain('cli-custom');
+    // Without --episodes, the held-out evaluation plays what a paper run's does: 8 per scenario.
+    const evDefault = await sparring(['eval', '--da', 'scripted', '--runs', '1', '--gate-episodes', '1', '--mads-episodes', '1', '--json', '--db', db]);
+    expect(evDefault.code).toBe(0);
+    expect(JSON.parse(evDefault.stdout).heldout.episodes).toBe(8 * (JSON.parse(ev.stdout) as { heldout: { episodes: number } }).heldout.episodes);
     const m = JSON.parse((await sparring(['match', '--scenarios', 'robustness', '--episodes', '1', '--json', '--db', db])).stdout) as {
       perScenario: { scenarioId: string }[];
     };

@@ -4,6 +4,7 @@ import { evaluateDa, evaluateMads } from '../../../core/arena/evaluate';
 import { pairedDifference } from '../../../core/stats/intervals';
 import type { MadsGroup, MadsReport } from '../../../core/validators/mads-metrics';
 import { DEFAULT_CONFIG } from '../../../core/config';
+import { PRESETS } from '../../../core/presets';
 import { bankingDomain } from '../../domain-files';
 import { labDomainAt } from '../lab-domain';
 import { banking77RoutingEval, bankRoutingEval, tfidfRouting } from '../../routing-eval';
@@ -204,6 +205,10 @@ async function routingEval(
   }
 }
 
+/** `--episodes` when not given: what a paper run's held-out evaluation plays, and what a study's panel plays per counterpart. */
+const HELDOUT_EPISODES = PRESETS.paper.config.eval.episodesPerScenario;
+const PANEL_EPISODES = 1;
+
 export function registerEval(program: Command, globals: () => GlobalOptions): void {
   addDeviceOptions(
     program
@@ -213,7 +218,11 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
       .option('--ca <spec>', 'the CA to evaluate against', 'scripted')
       .option(...JUDGE_OPTION)
       .option('--runs <n>', 'runs over the held-out set, seeds seed..seed+n−1 (the paper averages 2)', positiveInt('--runs'), 2)
-      .option('--episodes <n>', 'episodes per held-out scenario per run', positiveInt('--episodes'), 1)
+      .option(
+        '--episodes <n>',
+        `episodes per held-out scenario per run (default: ${HELDOUT_EPISODES}, as the paper preset's runs evaluate; with --panel ${PANEL_EPISODES} per counterpart, as a study's panel)`,
+        positiveInt('--episodes'),
+      )
       .option('--gate-episodes <n>', 'episodes per deployment-gate scenario per run', positiveInt('--gate-episodes'), 9)
       .option(
         '--mads-episodes <n>',
@@ -242,7 +251,7 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
         ca: string;
         judge: string;
         runs: number;
-        episodes: number;
+        episodes?: number;
         gateEpisodes: number;
         madsEpisodes: number;
         routing: boolean;
@@ -254,7 +263,7 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
       const g = globals();
       if (opts.panel !== undefined) {
         if (opts.routing) throw new UsageError('--panel and --routing are two different evaluations; give one');
-        return panelEval(opts.da, opts.panel, g, opts.runs, opts.episodes, (await deviceSession(opts)).session);
+        return panelEval(opts.da, opts.panel, g, opts.runs, opts.episodes ?? PANEL_EPISODES, (await deviceSession(opts)).session);
       }
       if (opts.baseline !== undefined && opts.baseline !== 'tfidf') throw new UsageError(`--baseline: unknown baseline "${opts.baseline}" (expected tfidf)`);
       if (opts.baseline !== undefined && !opts.routing) throw new UsageError('--baseline needs --routing');
@@ -274,7 +283,7 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
         judge,
         config: DEFAULT_CONFIG,
         seeds,
-        episodesPerScenario: opts.episodes,
+        episodesPerScenario: opts.episodes ?? HELDOUT_EPISODES,
         gateEpisodesPerScenario: opts.gateEpisodes,
         onProgress: (d, t) => bar.update(d, t),
       });
