@@ -43,6 +43,7 @@ interface StudyJson {
   study: { id: string; status: string };
   runs: { arm: string; seed: number; runId: string; status: string; error: string | null; matches: number }[];
   hosts: { host: string; runs: number }[];
+  heldoutEpisodes: number[];
   arms: unknown[];
   paired: unknown[];
 }
@@ -138,6 +139,8 @@ describe('sparring study', () => {
     expect(uninterrupted.runs.map((r) => r.status)).toEqual(['finished', 'finished', 'finished', 'finished']);
     // Each worker recorded the processor its run ran on: this one, for all four.
     expect(uninterrupted.hosts).toEqual([{ host: hostCpuLine(hostCpu()), runs: 4 }]);
+    // What a seed's held-out rates rest on: the quick preset's 1 run × 1 episode per held-out scenario.
+    expect(uninterrupted.heldoutEpisodes).toEqual([12]);
     // The arms of a seed share its bootstrap. Two workers start both full runs; a mix-100-0 run starts
     // once a full run has finished, so at least the second one finds its seed's bootstrap recorded.
     const lab = new Database(a, { readonly: true });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { meanInterval, pairedDifference } from '../stats/intervals';
-import { nonMonotonic, studyHosts, studyPanelFigures, summariseStudy, wDaChangeAfter } from './study-summary';
+import { heldoutEpisodesNote, nonMonotonic, studyHosts, studyPanelFigures, summariseStudy, wDaChangeAfter } from './study-summary';
 import type { StudyPanelFigures, StudyRunData } from './study-summary';
 import type { GymSummary, MatchSummary } from './run.machine';
 
@@ -75,6 +75,20 @@ describe('summariseStudy', () => {
     run('no-isolation', 11, 0.9, 'failed'),
   ];
   const s = summariseStudy(['full', 'no-isolation'], runs);
+
+  it("says what each run's held-out figures rest on: the finished runs' episode counts, each once", () => {
+    expect(s.heldoutEpisodes).toEqual([24]);
+    expect(heldoutEpisodesNote(s)).toBe("Each run's held-out figures: 24 episodes per DA and opponent.");
+    // Another run evaluated on 192 (its scripted-CA reference still on 24); a failed run's figures do not count.
+    const withEpisodes = (r: StudyRunData, episodes: number): StudyRunData => ({
+      ...r,
+      evaluation: { checkpoints: r.evaluation!.checkpoints.map((c) => ({ ...c, heldout: { ...c.heldout, episodes } })) },
+    });
+    const mixed = summariseStudy(['full'], [run('full', 1, 0.5), withEpisodes(run('full', 2, 0.5), 192), withEpisodes(run('full', 3, 0.5, 'failed'), 7)]);
+    expect(mixed.heldoutEpisodes).toEqual([24, 192]);
+    expect(heldoutEpisodesNote(mixed)).toBe("Each run's held-out figures: 24 or 192 episodes per DA and opponent.");
+    expect(heldoutEpisodesNote(summariseStudy(['full'], []))).toBe('');
+  });
 
   it("per arm: mean and t interval over the finished seeds; final DA is the last match's DA, DA0 the first's", () => {
     const full = s.arms[0]!;

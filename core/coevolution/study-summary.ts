@@ -349,6 +349,17 @@ export interface StudySummary {
   /** Every arm against the baseline (the one asked for, else full when present, else the first arm). */
   paired: PairSummary[];
   baseline: string | null;
+  /**
+   * Held-out episodes per DA and opponent in the finished runs' evaluations, each count once,
+   * ascending ([] before any run finished): what one seed's rate rests on (192 in the paper preset;
+   * 24 before, where one episode moved a rate by 4.2 points).
+   */
+  heldoutEpisodes: number[];
+}
+
+/** The sentence that says what each run's held-out figures rest on; '' when no run has them yet. */
+export function heldoutEpisodesNote(s: Pick<StudySummary, 'heldoutEpisodes'>): string {
+  return s.heldoutEpisodes.length ? `Each run's held-out figures: ${s.heldoutEpisodes.join(' or ')} episodes per DA and opponent.` : '';
 }
 
 function seedCount(flags: readonly boolean[]): SeedCount {
@@ -407,7 +418,12 @@ export function summariseStudy(arms: readonly string[], runs: readonly StudyRunD
             b: baseline,
             measures: Object.fromEntries(MEASURES.map((m) => [m.key, pairedDifference(bySeed(a, m), bySeed(baseline, m), 0.95, differenceOf(m.bounds))])),
           }));
-  return { arms: armSummaries, paired, baseline };
+  const heldoutEpisodes = new Set(
+    runs
+      .filter((r) => r.status === 'finished')
+      .flatMap((r) => (r.evaluation?.checkpoints ?? []).flatMap((c) => [c.heldout.episodes, ...(c.reference ? [c.reference.heldout.episodes] : [])])),
+  );
+  return { arms: armSummaries, paired, baseline, heldoutEpisodes: [...heldoutEpisodes].sort((x, y) => x - y) };
 }
 
 /**

@@ -4,7 +4,7 @@
  * paired differences against `full`, the CA's tactic measures per match with bands, and per-seed
  * small multiples. Inline SVG in the style of the run report (report.ts), no scripts.
  */
-import { MEASURES, TACTIC_FIELDS } from '../../core/coevolution/study-summary';
+import { heldoutEpisodesNote, MEASURES, TACTIC_FIELDS } from '../../core/coevolution/study-summary';
 import type { ArmSummary, StudyRunData, StudySummary } from '../../core/coevolution/study-summary';
 import type { MeanInterval } from '../../core/stats/intervals';
 import type { RCaTerms } from '../../core/labels/tactic-evidence';
@@ -314,7 +314,7 @@ ${
 </style></head><body>
 <h1>Sparring study ${esc(s.id)}</h1>
 <p class="meta">${s.preset ? `preset ${esc(s.preset)}` : 'custom config'} · arms ${esc(s.arms.join(', '))} · seeds ${esc(s.seeds.join(', '))} · ${esc(s.status)}</p>
-<p class="meta">Every figure is a mean over the seeds that finished, with its 95% Student-t interval in brackets; rates in %. Paired differences are taken seed by seed against ${esc(s.summary.baseline ?? '–')}.</p>
+<p class="meta">Every figure is a mean over the seeds that finished, with its 95% Student-t interval in brackets; rates in %. Paired differences are taken seed by seed against ${esc(s.summary.baseline ?? '–')}. ${esc(heldoutEpisodesNote(s.summary))}</p>
 <h2>W_DA per match</h2>
 ${wDa}
 <p class="meta">Line: mean over seeds; band: 95% interval (shown where at least two seeds played that match).</p>

@@ -48,6 +48,8 @@ test('compares the two arms once the runs finish', async () => {
   const heldout = page.getByTestId('study-heldout');
   await expect(heldout.locator('tbody tr')).toHaveCount(2);
   await expect(heldout).toContainText('2/2');
+  // What one seed's rates rest on: the quick preset evaluates 1 run × 1 episode per held-out scenario.
+  await expect(page.getByTestId('study-heldout-note')).toContainText("Each run's held-out figures: 12 episodes per DA and opponent.");
   await expect(page.getByTestId('study-paired')).toContainText('no-ca-training − full');
   // Per held-out scenario: DA0 → final for the first arm, each arm's final − DA0.
   const perScenario = page.getByTestId('study-heldout-scenarios');

@@ -7,7 +7,7 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { ARMS, armConfig, parseArms } from '../../../core/coevolution/arms';
 import type { ArmSpec } from '../../../core/coevolution/arms';
-import { MEASURES, studyHosts, TACTIC_FIELDS } from '../../../core/coevolution/study-summary';
+import { heldoutEpisodesNote, MEASURES, studyHosts, TACTIC_FIELDS } from '../../../core/coevolution/study-summary';
 import { PRESETS, parseRunConfig, RunConfigError } from '../../../core/coevolution/run-config';
 import type { RunConfig } from '../../../core/coevolution/run-config';
 import { fmt, heldoutScenarioView, shapeView, SPLIT_HEADER, tacticConvergenceView } from '../../report/study-report';
@@ -285,6 +285,8 @@ export function studyJson(v: StudyView, seconds: number | null) {
     runs: v.entries,
     hosts: studyHosts(v.entries),
     baseline: v.summary.baseline,
+    // What one seed's held-out rates rest on: episodes per DA and opponent in the runs' evaluations.
+    heldoutEpisodes: v.summary.heldoutEpisodes,
     arms: v.summary.arms,
     paired: v.summary.paired,
     // Per (arm, seed): the final DA's panel figures (null before `study panel`); the arms' and pairs' measures carry panel.* over seeds.
@@ -302,7 +304,7 @@ function print(json: boolean, v: StudyView, seconds: number | null): void {
   out.push(
     `study ${v.study.id}: ${v.study.preset ? `preset ${v.study.preset}` : 'custom config'}, arms ${v.study.arms.join(', ')}, seeds ${v.study.seeds.join(', ')} — ${v.study.status}`,
   );
-  out.push('Rates in %; mean [95% Student-t interval] over the seeds that finished.', '');
+  out.push(['Rates in %; mean [95% Student-t interval] over the seeds that finished.', heldoutEpisodesNote(s)].filter(Boolean).join(' '), '');
   const hosts = studyHosts(v.entries);
   if (hosts.length > 1)
     out.push(

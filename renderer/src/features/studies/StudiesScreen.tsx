@@ -500,7 +500,11 @@ function Compare({ study }: { study: StudyDetail }) {
           ))}
         </tbody>
       </table>
-      <p className="muted small">Rates in %; mean [95% Student-t interval] over the seeds that finished.</p>
+      <p className="muted small" data-testid="study-heldout-note">
+        Rates in %; mean [95% Student-t interval] over the seeds that finished.
+        {study.summary.heldoutEpisodes.length > 0 &&
+          ` Each run's held-out figures: ${study.summary.heldoutEpisodes.join(' or ')} episodes per DA and opponent.`}
+      </p>
       <HeldoutScenarios arms={arms} />
       {study.summary.paired.length > 0 && (
         <>
