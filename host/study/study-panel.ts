@@ -35,6 +35,9 @@ export class StudyPanelError extends Error {
   override name = 'StudyPanelError';
 }
 
+/** Episodes per held-out scenario and run against each panel counterpart (a study's panel, and `eval --panel` by default). */
+export const PANEL_EPISODES_PER_SCENARIO = 1;
+
 /**
  * The protocol of a study's panel: its base config's held-out runs, seeds 1..runs for every DA (so
  * DAs are paired on the same episodes), one episode per held-out scenario and run. The panel plays
@@ -43,7 +46,7 @@ export class StudyPanelError extends Error {
  * run's own evaluation plays more (`eval.episodesPerScenario`); it averages over counterparts instead.
  */
 export function studyPanelProtocol(base: { eval: { runs: number } }) {
-  return { seeds: Array.from({ length: base.eval.runs }, (_, i) => i + 1), episodesPerScenario: 1 };
+  return { seeds: Array.from({ length: base.eval.runs }, (_, i) => i + 1), episodesPerScenario: PANEL_EPISODES_PER_SCENARIO };
 }
 
 export async function runStudyPanel(o: StudyPanelOptions): Promise<{ computed: number; stored: number; failed: number }> {

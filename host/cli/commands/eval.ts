@@ -17,6 +17,7 @@ import type { SessionSettings } from '../../../models/session';
 import { rateWithInterval } from '../../report/heldout-rows';
 import { JUDGE_OPTION, resolveCa, resolveDa, resolveJudge } from '../policies';
 import { evaluatePanel, PanelError } from '../../panel/panel-eval';
+import { PANEL_EPISODES_PER_SCENARIO } from '../../study/study-panel';
 import type { PanelEvaluation } from '../../panel/panel-eval';
 import { panelText } from '../../report/panel-table';
 import { CheckpointError } from '../../store/checkpoint-store';
@@ -205,9 +206,8 @@ async function routingEval(
   }
 }
 
-/** `--episodes` when not given: what a paper run's held-out evaluation plays, and what a study's panel plays per counterpart. */
+/** `--episodes` when not given: what a paper run's held-out evaluation plays (with --panel: PANEL_EPISODES_PER_SCENARIO, as a study's panel). */
 const HELDOUT_EPISODES = PRESETS.paper.config.eval.episodesPerScenario;
-const PANEL_EPISODES = 1;
 
 export function registerEval(program: Command, globals: () => GlobalOptions): void {
   addDeviceOptions(
@@ -220,7 +220,7 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
       .option('--runs <n>', 'runs over the held-out set, seeds seed..seed+n−1 (the paper averages 2)', positiveInt('--runs'), 2)
       .option(
         '--episodes <n>',
-        `episodes per held-out scenario per run (default: ${HELDOUT_EPISODES}, as the paper preset's runs evaluate; with --panel ${PANEL_EPISODES} per counterpart, as a study's panel)`,
+        `episodes per held-out scenario per run (default: ${HELDOUT_EPISODES}, as the paper preset's runs evaluate; with --panel ${PANEL_EPISODES_PER_SCENARIO} per counterpart, as a study's panel)`,
         positiveInt('--episodes'),
       )
       .option('--gate-episodes <n>', 'episodes per deployment-gate scenario per run', positiveInt('--gate-episodes'), 9)
@@ -263,7 +263,7 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
       const g = globals();
       if (opts.panel !== undefined) {
         if (opts.routing) throw new UsageError('--panel and --routing are two different evaluations; give one');
-        return panelEval(opts.da, opts.panel, g, opts.runs, opts.episodes ?? PANEL_EPISODES, (await deviceSession(opts)).session);
+        return panelEval(opts.da, opts.panel, g, opts.runs, opts.episodes ?? PANEL_EPISODES_PER_SCENARIO, (await deviceSession(opts)).session);
       }
       if (opts.baseline !== undefined && opts.baseline !== 'tfidf') throw new UsageError(`--baseline: unknown baseline "${opts.baseline}" (expected tfidf)`);
       if (opts.baseline !== undefined && !opts.routing) throw new UsageError('--baseline needs --routing');
