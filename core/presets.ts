@@ -201,6 +201,30 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
  * measures, not kept: oversample 2 +11.2 [3.9, 18.6] / +9.4, against these −5.0 [−11.8, 1.8] /
  * −1.1 [−6.7, 4.5]; oversample 4 +14.4 [6.0, 22.8] / +8.8, against these −1.8 [−9.0, 5.3] / −1.8
  * [−8.1, 4.5] (DA trained and W_DA non-monotonic 10 of 10 in both; 26.9 and 33.8 such episodes).
+ * A release later, where most unresolved disputes begin: of the last matches' dispute episodes the
+ * DA routed but left unresolved, most opened without a merchant or an amount, so dispute_charge
+ * answered INVALID_ARGUMENTS. At their first decision (seeds 1–6, 192 such episodes), asking first
+ * and then playing on greedily against the frozen final CA earns a decision reward of 4.19–6.65
+ * per seed (147 resolved) against 1.00–1.05 for lookup_account (none resolved), and the final DA
+ * holds `ask` only 2–6 nats below lookup_account there. Yet every DA gym of the preset moved it
+ * further down: the per-run median gap widened from DA0 to the final DA in 10 of 10 seeds (median
+ * 3.92 → 4.73 nats). GRPO divides by the group's reward std (advEps 1e-4), so where asking only
+ * costs the −0.05 speak term (rewards 1.00 × 15 and 0.95 once) the asker's Â is about −3.8, as
+ * large as the +3.8 of an ask worth +4.5, and such harmless states are most of the first
+ * decisions (Dr. GRPO's objection to std normalisation; TRL's `scale_rewards`, verl's
+ * `norm_adv_by_std_in_grpo`). A floor on the std (`gym.da.advEps`) reverses that — with 1 the gap
+ * narrowed in 10 of 10 seeds (median 4.23 → 2.81) — but did not pay on the arena (seeds 1–10,
+ * `full`, the measures above; the preset as is +16.2 / +10.6, 33.9 such episodes), none kept:
+ *   advEps 0.3                              +11.0 [4.7, 17.3]   +10.5 [3.4, 17.6]   −5.2 [−11.4, 1.0] / −0.1   24.6
+ *   advEps 1                                +10.9 [4.7, 17.1]   +10.0 [4.9, 15.1]   −5.3 [−10.8, 0.2] / −0.6   25.3
+ *   advEps 1, β 0.15                        +12.1 [3.9, 20.2]   +12.3 [5.0, 19.6]   −4.2 [−11.1, 2.8] / +1.8   23.2
+ *   advEps 0.3, gym.daFailure 'unresolved'   +9.3 [2.2, 16.3]   +11.6 [5.6, 17.5]   −6.9 [−13.6, −0.3] / +1.0  19.5
+ *   advEps 1, gym.daFailure 'unresolved'    +11.3 [5.2, 17.3]   +14.3 [7.2, 21.5]   −4.9 [−13.9, 4.0] / +3.8 [−4.4, 11.9]  18.2
+ * (routing gain, strict gain, last match against the preset's routing / strict, unresolved routed
+ * disputes of the last match per seed). Fewer disputes are left unresolved and strict PASS moves a
+ * little, but the last match routes about 5 points less on every row: the DA's gyms lift W_DA less
+ * (a run's highest W_DA 86.0–91.1% on average against 92.6%) and the runs end lower (last W_DA
+ * 76.3–79.7% against 84.3%).
  */
 export const PAPER_FAITHFUL_GYMS = {
   caPressureSteps: 240,
