@@ -133,6 +133,7 @@ export type ToolHead = 'grouped' | 'separate';
  *   character 3–5-grams                +0.16 [−0.23, +0.55] / +3.45
  *   intent smoothing 0.05 / 0.15       +0.11 [−0.13, +0.34] / +3.13, +0.14 [−0.14, +0.42] / +2.74
  *   mass weight 3 / 6                  +0.14 [−0.27, +0.55] / +2.45, +0.11 [−0.22, +0.44] / +1.85
+ *   word 1–3-grams (fastText's wordNgrams 3)  −0.16 [−0.35, +0.03] / +1.92 (these, rerun beside it: +0.32 / +2.94)
  * These defaults were chosen on seeds among these, so their +0.31 is partly the choice's own luck;
  * the neighbours' +0.06 to +0.16 are the fairer guess of the DA's lead: about a fifth of the sd of
  * one held-out split's difference (0.56 over the README's 5 splits), so a tie on held-out data.
