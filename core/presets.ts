@@ -206,8 +206,8 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
  * answered INVALID_ARGUMENTS. At their first decision (seeds 1–6, 192 such episodes), asking first
  * and then playing on greedily against the frozen final CA earns a decision reward of 4.19–6.65
  * per seed (147 resolved) against 1.00–1.05 for lookup_account (none resolved), and the final DA
- * holds `ask` only 2–6 nats below lookup_account there. Yet every DA gym of the preset moved it
- * further down: the per-run median gap widened from DA0 to the final DA in 10 of 10 seeds (median
+ * holds `ask` only 2–6 nats below lookup_account there. Yet the preset's gyms moved it further
+ * down: the per-run median gap widened from DA0 to the final DA in 10 of 10 seeds (median
  * 3.92 → 4.73 nats). GRPO divides by the group's reward std (advEps 1e-4), so where asking only
  * costs the −0.05 speak term (rewards 1.00 × 15 and 0.95 once) the asker's Â is about −3.8, as
  * large as the +3.8 of an ask worth +4.5, and such harmless states are most of the first
@@ -229,6 +229,9 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
  * lower (last W_DA 76.3–79.7% against 84.3%). The DAs do ask first now (86–360 of a last match's
  * 1,800 episodes over the 10 seeds, against 7), and the CA answers the question: those episodes
  * route 62–78% (the rest 76–84%, the preset's 87%), a new surface for the CA's gyms.
+ * Also not kept (same seeds and measures): the DA's bag length 512 instead of 256 (87% of arena
+ * openings overflow 256 slots, character 4-grams cut first): +9.7 [−0.3, 19.7] / +8.6 [0.1, 17.0],
+ * against the preset +0.9 [−6.1, 8.0] / +2.8 [−3.4, 9.1] (DA0 opens stronger).
  */
 export const PAPER_FAITHFUL_GYMS = {
   caPressureSteps: 240,
