@@ -78,8 +78,14 @@ export function resolveDa(spec: string, domain: Domain, g: GlobalOptions, opts: 
   return asUsage(() => resolveDaIn(spec, domain, context(g, opts)));
 }
 
-export function resolveCa(spec: string, domain: Domain, g: GlobalOptions, opts: ModelOptions = {}): Promise<CaPolicy> {
-  return asUsage(() => resolveCaIn(spec, domain, context(g, opts)));
+export function resolveCa(
+  spec: string,
+  domain: Domain,
+  g: GlobalOptions,
+  opts: ModelOptions = {},
+  speak?: Parameters<typeof resolveCaIn>[3],
+): Promise<CaPolicy> {
+  return asUsage(() => resolveCaIn(spec, domain, context(g, opts), speak));
 }
 
 /** The LLM DA a SPEC names, when it names an endpoint saved in the lab; undefined otherwise. */

@@ -23,6 +23,8 @@ import type { SymbolicMix } from '../../core/eau/customer-mix';
 import { deadlockRate, diagnoseDegenerateGym, diagnoseMatch, digestMatch, knobValues } from '../../core/eau/diagnostics';
 import type { MatchDigest } from '../../core/eau/diagnostics';
 import type { KnobProposal } from '../../core/eau/proposal';
+import { adversityProfile } from '../../core/eau/knobs';
+import { withAdversityProfile } from '../../core/world/adversities';
 import type { Domain, UtteranceBank } from '../../core/domain/types';
 import { judgeFunction, RULE_JUDGE_SPEC, ruleJudge } from '../../core/judge/port';
 import type { Judge } from '../../core/judge/port';
@@ -252,12 +254,18 @@ export function trainingDomain(ctx: Pick<LabContext, 'domain' | 'seed'>): Domain
   return d;
 }
 
+/** The domain a run plays: the lab's, with the run config's adversity profile (MADS) when it sets one. */
+export function runDomain(domain: Domain, config: RunConfig): Domain {
+  const profile = adversityProfile(config);
+  return profile ? withAdversityProfile(domain, profile) : domain;
+}
+
 /**
  * EAU's symbolic user (run config customer.symbolicMix ε > 0): the scripted CA, speaking the train
  * slice like every CA that produces training data, takes the customer seat of a share ε of the
  * episodes of matches and DA gym rollouts (core/eau/customer-mix.ts). Undefined at ε = 0.
  */
-function symbolicMix(ctx: Pick<LabContext, 'domain' | 'seed' | 'config'>): SymbolicMix | undefined {
+export function symbolicMix(ctx: Pick<LabContext, 'domain' | 'seed' | 'config'>): SymbolicMix | undefined {
   const mix = ctx.config.customer?.symbolicMix ?? 0;
   return mix > 0 ? { ca: new ScriptedCa(trainingDomain(ctx)), mix } : undefined;
 }

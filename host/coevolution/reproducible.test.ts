@@ -5,6 +5,7 @@
  * and text) and held-out evaluation. Ids and checkpoint names differ between the labs (R1 vs R2,
  * DA0 vs DA1), so both are rewritten to run-relative names before comparing.
  */
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -225,6 +226,54 @@ describe('same seed, same numbers', () => {
       const want = withoutNotes(stored(fresh, trained));
       expect(want.checkpoints.length).toBeGreaterThan(2);
       expect(withoutNotes(stored(shared, reused))).toEqual(want);
+    },
+  );
+
+  it(
+    "`sparring match --run` replays a run's match from its stored seed, episode for episode; without --run the CA speaks the whole bank",
+    { timeout: 300_000 },
+    async () => {
+      const lab = path.join(mkdtempSync(path.join(os.tmpdir(), 'sparring-repro-replay-')), 'lab.db');
+      const runId = await runOnce(lab, 1);
+      const last = readLab(
+        lab,
+        (db) =>
+          db
+            .prepare('SELECT id, seed, da_checkpoint_name AS da, ca_checkpoint_name AS ca FROM matches WHERE id LIKE ? ORDER BY seq DESC')
+            .get(`${runId}-M%`) as {
+            id: string;
+            seed: number;
+            da: string;
+            ca: string;
+          },
+      );
+      const bin = path.resolve(__dirname, '..', '..', 'bin', 'sparring.js');
+      const replay = (...extra: string[]) => {
+        const r = spawnSync(process.execPath, [bin, '--db', lab, '--seed', String(last.seed), '--json', 'match', '--da', last.da, '--ca', last.ca, ...extra], {
+          encoding: 'utf8',
+        });
+        expect(r.status, r.stderr).toBe(0);
+        return (JSON.parse(r.stdout) as { matchId: string }).matchId;
+      };
+      // What an episode is, without its ids: outcome, rewards and every turn's text and tool.
+      const played = (matchId: string) =>
+        readLab(lab, (db) =>
+          (
+            db.prepare('SELECT id, scenario_id, seed, winner, routed_tool, r_da, r_ca FROM episodes WHERE match_id = ? ORDER BY idx').all(matchId) as {
+              id: string;
+            }[]
+          ).map(({ id, ...e }) => ({
+            ...e,
+            turns: db.prepare('SELECT role, text, tool, tool_args_json FROM turns WHERE episode_id = ? ORDER BY idx').all(id),
+          })),
+        );
+      const want = played(last.id);
+      expect(want.length).toBeGreaterThan(0);
+      expect(played(replay('--run', runId))).toEqual(want);
+      expect(played(replay('--episodes', String(PRESETS.quick.config.arena.episodesPerScenario)))).not.toEqual(want);
+      const unknown = spawnSync(process.execPath, [bin, '--db', lab, 'match', '--run', 'R9'], { encoding: 'utf8' });
+      expect(unknown.status).not.toBe(0);
+      expect(unknown.stderr).toMatch(/match --run: no run R9 in /);
     },
   );
 });

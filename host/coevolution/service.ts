@@ -22,8 +22,6 @@ import type { Domain } from '../../core/domain/types';
 import type { SessionSettings } from '../../models/session';
 import { chooseDevice } from '../../models/device';
 import type { DeviceRecord, ProviderChoice } from '../../core/contract/device';
-import { withAdversityProfile } from '../../core/world/adversities';
-import { adversityProfile } from '../../core/eau/knobs';
 import { knobStore } from '../store/knob-store';
 import type { KnobRunState, KnobWrite } from '../store/knob-store';
 import { labDomain } from '../store/scenario-store';
@@ -31,7 +29,7 @@ import { checkpointStore } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import type { RunMetricRow, RunRow } from '../store/rows';
 import type { SqliteRunStore } from '../store/sqlite-store';
-import { PolicyCache, bootstrap, evaluate, gym, jointRollouts, playMatch } from './actors';
+import { PolicyCache, bootstrap, evaluate, gym, jointRollouts, playMatch, runDomain } from './actors';
 import { RULE_JUDGE_SPEC, ruleJudge } from '../../core/judge/port';
 import type { Judge } from '../../core/judge/port';
 import { JudgeSpecError, resolveJudge } from '../policies/policies';
@@ -191,10 +189,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     // takes queued writes at every phase boundary and every GRPO step boundary (host/store/knob-store.ts).
     const knobs = knobStore(db);
     const effective = knobs.effective(runId);
-    const domainOf = (c: RunConfig) => {
-      const profile = adversityProfile(c);
-      return profile ? withAdversityProfile(domain, profile) : domain;
-    };
+    const domainOf = (c: RunConfig) => runDomain(domain, c);
     const takeWrites = (kind: 'step' | 'phase', at: Omit<KnobRunState, 'metricStep'>) => {
       if (kind === 'phase' && ctx.config.eau?.autoRevert) knobs.autoRevert(runId);
       const applied = knobs.applyPending(runId, kind, { ...at, metricStep: nextStep.get('gym/reward_mean') ?? 0 });

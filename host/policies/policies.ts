@@ -16,7 +16,8 @@ import { existsSync } from 'node:fs';
 import { ScriptedCa } from '../../core/agents/scripted-ca';
 import { ScriptedDa } from '../../core/agents/scripted-da';
 import type { CaPolicy, CheckpointRef, DaPolicy } from '../../core/agents/policy';
-import type { Domain } from '../../core/domain/types';
+import type { Domain, UtteranceBank } from '../../core/domain/types';
+import type { CaTacticBounds } from '../../core/agents/ca-choices';
 import { corpusRoutingItems } from '../../core/rl/demos';
 import { BuiltinCa } from '../../models/builtin-ca';
 import { BuiltinDa } from '../../models/builtin-da';
@@ -446,14 +447,24 @@ export async function resolveDa(spec: string, domain: Domain, ctx: PolicyContext
   return new BuiltinDa(model, { name: spec, checkpoint });
 }
 
-export async function resolveCa(spec: string, domain: Domain, ctx: PolicyContext): Promise<CaPolicy> {
-  if (spec === 'scripted') return new ScriptedCa(domain);
+/**
+ * The CA a SPEC names. A builtin or scripted CA speaks `domain`'s bank, or `speak.bank` (a run's
+ * train slice, as in its own matches) within `speak.tactics`; an LLM CA writes its own words.
+ */
+export async function resolveCa(
+  spec: string,
+  domain: Domain,
+  ctx: PolicyContext,
+  speak?: { bank: UtteranceBank; tactics?: CaTacticBounds },
+): Promise<CaPolicy> {
+  const bank = speak?.bank ?? domain.bank;
+  if (spec === 'scripted') return new ScriptedCa(bank === domain.bank ? domain : { ...domain, bank });
   const llm = await llmSpecCa(spec, ctx);
   if (llm) return llm;
   const c = storedCheckpoint(spec, 'CA', ctx.db);
   if (c.llm) return llmCheckpointPolicy({ ...c, role: 'CA' }, ctx);
   const model = await CaModel.fromSnapshot(c.snapshot, ctx.session ? { session: ctx.session } : {});
-  return new BuiltinCa(model, domain.bank, { name: spec, checkpoint: refOf(c) });
+  return new BuiltinCa(model, bank, { name: spec, checkpoint: refOf(c), ...(speak?.tactics ? { tactics: speak.tactics } : {}) });
 }
 
 /**

@@ -9,7 +9,12 @@ import { labDomainAt } from '../lab-domain';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { addDeviceOptions, deviceSession } from '../device';
 import type { DeviceOptions } from '../device';
-import { positiveInt } from '../options';
+import { positiveInt, UsageError } from '../options';
+import { runDomain, symbolicMix, trainingDomain } from '../../coevolution/actors';
+import { knobStore } from '../../store/knob-store';
+import { sparringConfigOf } from '../../../core/coevolution/run-config';
+import type { Domain } from '../../../core/domain/types';
+import { RULE_JUDGE_SPEC } from '../../../core/judge/port';
 import { JUDGE_OPTION, matchConcurrency, pendingLlmCalls, resolveCa, resolveDa, resolveJudge } from '../policies';
 import { runAndStoreMatch } from '../../llm/store-match';
 import { progressBar } from '../progress';
@@ -23,6 +28,33 @@ interface MatchOptions extends DeviceOptions {
   episodes: number;
   scenarios: ScenarioSetName;
   judge: string;
+  run?: string;
+}
+
+/**
+ * What a run's own arena matches play with (`--run`): its config with the knob writes applied to
+ * it, its domain (with its adversity profile), its judge, EAU's symbolic user, and a CA speaking
+ * the train slice of the bank its seed drew, within the run's tactic bounds. A CLI match otherwise
+ * lets a checkpoint CA speak the whole bank, held-out slice included, as held-out evaluation does.
+ */
+function runArena(dbPath: string, runId: string, lab: Domain) {
+  const store = openSqliteStore(dbPath);
+  try {
+    const row = store.db.prepare<[string], { seed: number }>('SELECT seed FROM runs WHERE id = ?').get(runId);
+    if (!row) throw new UsageError(`match --run: no run ${runId} in ${dbPath}`);
+    const config = knobStore(store.db).effective(runId);
+    const ctx = { domain: runDomain(lab, config), seed: row.seed, config };
+    const symbolic = symbolicMix(ctx);
+    return {
+      ...ctx,
+      sparring: sparringConfigOf(config),
+      speak: { bank: trainingDomain(ctx).bank, ...(config.ca?.tactics ? { tactics: config.ca.tactics } : {}) },
+      judge: config.judge,
+      ...(symbolic ? { symbolic } : {}),
+    };
+  } finally {
+    store.close();
+  }
 }
 
 export function registerMatch(program: Command, globals: () => GlobalOptions): void {
@@ -34,16 +66,26 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
       .option('--ca <spec>', 'CA policy: scripted | latest | a checkpoint name | an LLM endpoint', 'scripted')
       .option('--episodes <n>', 'episodes per scenario (N)', positiveInt('--episodes'), DEFAULT_CONFIG.arena.episodesPerScenario)
       .option(...JUDGE_OPTION)
-      .addOption(new Option('--scenarios <set>', 'which scenarios to play').choices(SCENARIO_SETS).default('arena')),
-  ).action(async (opts: MatchOptions) => {
+      .addOption(new Option('--scenarios <set>', 'which scenarios to play').choices(SCENARIO_SETS).default('arena'))
+      .option(
+        '--run <id>',
+        "play as that run's own matches do: its config, adversities and judge, and a CA speaking the run's train slice of the bank (--seed a match's stored seed replays it)",
+      ),
+  ).action(async (opts: MatchOptions, cmd: Command) => {
     const g = globals();
-    const domain = labDomainAt(g.db);
+    const run = opts.run ? runArena(g.db, opts.run, labDomainAt(g.db)) : null;
+    if (run && cmd.getOptionValueSource('judge') === 'cli' && opts.judge !== (run.judge ?? RULE_JUDGE_SPEC))
+      throw new UsageError(`match --run ${opts.run}: the run's judge is ${run.judge ?? RULE_JUDGE_SPEC}; leave --judge out`);
+    const domain = run?.domain ?? labDomainAt(g.db);
     const { session, device } = await deviceSession(opts);
     const da = await resolveDa(opts.da, domain, g, { session });
-    const ca = await resolveCa(opts.ca, domain, g, { session });
-    const judge = resolveJudge(opts.judge, g);
+    const ca = await resolveCa(opts.ca, domain, g, { session }, run?.speak);
+    const judge = resolveJudge(run?.judge ?? opts.judge, g);
     const scenarios = selectScenarios(domain, opts.scenarios);
-    const config: SparringConfig = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: opts.episodes } };
+    const base = run?.sparring ?? DEFAULT_CONFIG;
+    // --episodes when given; with --run and without it, the run's own match size.
+    const episodes = run && cmd.getOptionValueSource('episodes') !== 'cli' ? base.arena.episodesPerScenario : opts.episodes;
+    const config: SparringConfig = { ...base, arena: { ...base.arena, episodesPerScenario: episodes } };
 
     const store = openSqliteStore(g.db);
     try {
@@ -63,6 +105,7 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
           config,
           seed: g.seed,
           concurrency: matchConcurrency(da, ca, 32),
+          ...(run?.symbolic ? { symbolic: run.symbolic } : {}),
           onProgress: (d, t) => bar.update(d, t),
         },
         pendingLlmCalls(g.db),
