@@ -204,9 +204,10 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
  * A release later, where most unresolved disputes begin: of the last matches' dispute episodes the
  * DA routed but left unresolved, most opened without a merchant or an amount, so dispute_charge
  * answered INVALID_ARGUMENTS. At their first decision (seeds 1–6, 192 such episodes), asking first
- * and then playing on greedily against the frozen final CA earns a decision reward of 4.19–6.65
- * per seed (147 resolved) against 1.00–1.05 for lookup_account (none resolved), and the final DA
- * holds `ask` only 2–6 nats below lookup_account there. Yet the preset's gyms moved it further
+ * and then playing on greedily against the frozen final CA (speaking the whole bank, as a CLI
+ * policy does without `match --run`; only its answers came from it) earns a decision reward of
+ * 4.19–6.65 per seed (147 resolved) against 1.00–1.05 for lookup_account (none resolved), and the
+ * final DA holds `ask` only 2–6 nats below lookup_account there. Yet the preset's gyms moved it further
  * down: the per-run median gap widened from DA0 to the final DA in 10 of 10 seeds (median
  * 3.92 → 4.73 nats). GRPO divides by the group's reward std (advEps 1e-4), so where asking only
  * costs the −0.05 speak term (rewards 1.00 × 15 and 0.95 once) the asker's Â is about −3.8, as
@@ -232,6 +233,23 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
  * Also not kept (same seeds and measures): the DA's bag length 512 instead of 256 (87% of arena
  * openings overflow 256 slots, character 4-grams cut first): +9.7 [−0.3, 19.7] / +8.6 [0.1, 17.0],
  * against the preset +0.9 [−6.1, 8.0] / +2.8 [−3.4, 9.1] (DA0 opens stronger).
+ * A release later, a second arena-only measure, closer to what held-out evaluation reports: DA0 and
+ * the final DA each against the run's final CA on the arena scenarios, the CA speaking the run's
+ * train slice of the bank (`sparring match --run R --seed 1000+seed`, 18 episodes per scenario).
+ * First match → last compares the final DA against the final CA with DA0 against CA0, so it marks
+ * a stronger CA down; this does not. The preset as is: routing +22.7 [16.2, 29.1], strict PASS
+ * +16.2 [11.6, 20.8] (the final DA 86.0 / 66.4%). Not kept, the same seeds and arm (first → last
+ * routing / strict gain; this measure's routing / strict gain; its routing gain paired against
+ * the preset's):
+ *   gym.da.promptsPerStep 32    +15.6 / +10.5   +25.1 / +17.3   +2.4 [−5.2, 10.1]
+ *   gym.da.K 32                 +13.8 / +9.1    +22.7 / +15.3   +0.0 [−6.4, 6.4]
+ *   gym.da.klBeta 0.15          +13.1 / +7.9    +20.1 / +12.8   −2.6 [−10.5, 5.3]
+ *   gym.da.lr 6e-4              +8.3 / +3.6     +17.7 / +11.7   −4.9 [−13.3, 3.4]
+ *   gym.matches 5               +11.7 / +6.1    +18.8 / +13.1   −3.9 [−10.1, 2.3]
+ *   gym.ca.steps 400            +6.5 / +1.8     +16.3 / +10.6   −6.4 [−15.2, 2.4]
+ *   gym.ca.K 16                 +9.7 / +5.3     +17.5 / +10.6   −5.2 [−10.5, 0.1]
+ * A stronger CA gym lowers both measures: the final DA ends weaker against it (75.3 and 79.8%
+ * against 86.0%) by more than DA0 does.
  */
 export const PAPER_FAITHFUL_GYMS = {
   caPressureSteps: 240,
