@@ -506,13 +506,17 @@ export interface Commands {
   'runs/pause': (args: { runId: string }) => { ok: true };
   'runs/resume': (args: { runId: string }) => { ok: true };
   'runs/stop': (args: { runId: string }) => { ok: true };
-  /** Play one arena match and store it. */
+  /**
+   * Play one arena match and store it. With `run`, as that run's own matches play (its config,
+   * adversities and judge; a CA speaking the run's train slice of the bank), as `sparring match --run`.
+   */
   'matches/play': (args: {
     da: string;
     ca: string;
     episodesPerScenario: number;
     scenarios: 'arena' | 'heldout' | 'fraud' | 'all' | 'robustness';
     seed: number;
+    run?: string;
   }) => { matchId: string };
   /** Episodes as JSONL (OpenAI chat format with tool calls) or CSV. */
   'export/episodes': (args: { matchId?: string; format: 'jsonl' | 'csv' }) => { filename: string; content: string };

@@ -5,6 +5,7 @@
  * actor neither loses nor duplicates anything. Every random choice is seeded from the run's seed
  * and the phase, so a resumed run ends where an uninterrupted one does.
  */
+import type { Database } from 'better-sqlite3';
 import { bootstrapKey, copyBootstrap, findBootstrap, recordBootstrap } from './bootstrap-reuse';
 import type { CaChoice, CaTacticBounds } from '../../core/agents/ca-choices';
 import { ScriptedCa } from '../../core/agents/scripted-ca';
@@ -16,6 +17,7 @@ import { selectScenarios } from '../../core/arena/scenarios';
 import type { SparringConfig } from '../../core/config';
 import type { BootstrapOutput, EvaluateInput, GymInput, GymOutput, MatchInput, MatchOutput } from '../../core/coevolution/run.machine';
 import type { GrpoBudget, RunConfig } from '../../core/coevolution/run-config';
+import { sparringConfigOf } from '../../core/coevolution/run-config';
 import { summariseOpenings } from '../../core/coevolution/tactics';
 import type { ProgressReport, RunPhase } from '../../core/contract/contract';
 import { summariseArms } from '../../core/eau/customer-mix';
@@ -57,6 +59,7 @@ import { llmStore } from '../store/llm-store';
 import { assertBuiltin, describeLlm, HUMAN_EPISODE } from '../store/checkpoint-store';
 import type { CheckpointMeta, CheckpointStore } from '../store/checkpoint-store';
 import { playStore } from '../store/play-store';
+import { knobStore } from '../store/knob-store';
 import type { SqliteRunStore } from '../store/sqlite-store';
 
 /** The policy spec of the scripted CA, which a run may take as its frozen opponent. */
@@ -258,6 +261,29 @@ export function trainingDomain(ctx: Pick<LabContext, 'domain' | 'seed'>): Domain
 export function runDomain(domain: Domain, config: RunConfig): Domain {
   const profile = adversityProfile(config);
   return profile ? withAdversityProfile(domain, profile) : domain;
+}
+
+/**
+ * What run `runId`'s own arena matches play with, to play one outside the run (`sparring match
+ * --run`, the Arena screen's "as in run"): its config with the knob writes applied to it, its
+ * domain (with its adversity profile), its judge SPEC, EAU's symbolic user, and a CA speaking the
+ * train slice of the bank its seed drew, within the run's tactic bounds. A match played otherwise
+ * lets a checkpoint CA speak the whole bank, held-out slice included, as held-out evaluation does.
+ * Undefined when the lab holds no such run.
+ */
+export function runArena(db: Database, runId: string, lab: Domain) {
+  const row = db.prepare<[string], { seed: number }>('SELECT seed FROM runs WHERE id = ?').get(runId);
+  if (!row) return undefined;
+  const config = knobStore(db).effective(runId);
+  const ctx = { domain: runDomain(lab, config), seed: row.seed, config };
+  const symbolic = symbolicMix(ctx);
+  return {
+    ...ctx,
+    sparring: sparringConfigOf(config),
+    speak: { bank: trainingDomain(ctx).bank, ...(config.ca?.tactics ? { tactics: config.ca.tactics } : {}) },
+    judge: config.judge ?? RULE_JUDGE_SPEC,
+    ...(symbolic ? { symbolic } : {}),
+  };
 }
 
 /**

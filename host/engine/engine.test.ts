@@ -131,6 +131,12 @@ describe('engine on a temporary lab', () => {
       /matches\/play: field "episodesPerScenario": must be an integer/,
     );
     await expect(call('matches/play', { da: '', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 1 })).rejects.toThrow(/field "da"/);
+    await expect(call('matches/play', { da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 1, run: '' })).rejects.toThrow(
+      /field "run"/,
+    );
+    await expect(call('matches/play', { da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 1, run: 'R9' })).rejects.toThrow(
+      /matches\/play: no run "R9" in this lab/,
+    );
     await expect(call('episodes/get', undefined)).rejects.toThrow(/episodes\/get/);
     await expect(call('metrics/series', { runId: 'R1', keys: 'gym/kl' })).rejects.toThrow(/field "keys"/);
     expect(await call('runs/list', undefined)).toEqual([]);

@@ -13,6 +13,7 @@ import { DEFAULT_CONFIG } from '../../core/config';
 import type { SparringConfig } from '../../core/config';
 import { judgeEpisode } from '../../core/judge/judge';
 import { matchConcurrency, pendingLlmCalls, playLedger, resolveCa, resolveDa, resolveJudge } from '../policies/policies';
+import { runArena } from '../coevolution/actors';
 import { llmStore } from '../store/llm-store';
 import type { SessionSettings } from '../../models/session';
 import { bankingDomain } from '../domain-files';
@@ -175,13 +176,16 @@ export function createEngine(o: EngineOptions): Engine {
 
     'matches/play': (args) =>
       serially(async () => {
-        const lab = domain();
+        const run = args.run === undefined ? undefined : runArena(store.db, args.run, domain());
+        if (args.run !== undefined && !run) throw new Error(`matches/play: no run "${args.run}" in this lab`);
+        const lab = run?.domain ?? domain();
         const g = { db: store.path, seed: args.seed, ...models };
         const daPolicy = await resolveDa(args.da, lab, g);
         let caPolicy: CaPolicy | null = null;
         try {
-          caPolicy = await resolveCa(args.ca, lab, g);
-          const config: SparringConfig = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: args.episodesPerScenario } };
+          caPolicy = await resolveCa(args.ca, lab, g, run?.speak);
+          const base = run?.sparring ?? DEFAULT_CONFIG;
+          const config: SparringConfig = { ...base, arena: { ...base.arena, episodesPerScenario: args.episodesPerScenario } };
           const matchId = nextMatchId();
           let reported = 0;
           const { match, episodes } = await runMatch({
@@ -192,9 +196,10 @@ export function createEngine(o: EngineOptions): Engine {
             scenarioSet: args.scenarios,
             da: yielding(daPolicy),
             ca: yielding(caPolicy),
-            judge: judgeEpisode,
+            judge: run ? resolveJudge(run.judge, g) : judgeEpisode,
             config,
             seed: args.seed,
+            ...(run?.symbolic ? { symbolic: run.symbolic } : {}),
             // As `sparring match`: concurrent episodes let a batched (builtin) DA answer many at once;
             // an LLM endpoint gets its own max-concurrency.
             concurrency: matchConcurrency(daPolicy, caPolicy, MATCH_CONCURRENCY),

@@ -123,6 +123,7 @@ export const ARG_SCHEMAS: Schemas = {
     episodesPerScenario: z.number().int('must be an integer').min(1).max(1000),
     scenarios: z.enum(['arena', 'heldout', 'fraud', 'all', 'robustness']),
     seed,
+    run: id.optional(),
   }),
   'export/episodes': z.strictObject({ matchId: id.optional(), format: z.enum(['jsonl', 'csv']) }),
 

@@ -39,6 +39,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const sim = await start('simulated', ['--import', 'tsx', path.join(ROOT, 'test', 'e2e', 'support', 'serve-simulated.ts'), path.join(dir, 'simulated.db')]);
   const info = await engineInfo(real.url);
   process.env.SPARRING_E2E_URL = real.url;
+  // The real server's lab file, for specs that check what the UI stored (read-only).
+  process.env.SPARRING_E2E_DB = db;
   process.env.SPARRING_E2E_SIM_URL = sim.url;
   process.env.SPARRING_E2E_RUNS_UNAVAILABLE = info.runsUnavailable ?? '';
   process.stderr.write(`[e2e] sparring serve on ${db} at ${real.url}${info.runsUnavailable ? ` (runs unavailable: ${info.runsUnavailable})` : ''}\n`);

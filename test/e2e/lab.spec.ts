@@ -5,6 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { expect, test } from '@playwright/test';
 import { CA_TERMS, DA_TERMS } from '../../core/rewards/terms';
 import type { Page } from '@playwright/test';
@@ -201,6 +202,27 @@ test('runs a quick co-evolution run to the end, live on the dashboard, then read
   const svg = await new DashboardPage(page).downloadChart('crossplay-', 'SVG');
   expect(svg.suggestedFilename()).toBe('crossplay-R1.svg');
   await lab.screenshot('15-evaluation-crossplay');
+});
+
+test("replays the run's last match from the Arena, as in the run: the same W_DA from its stored seed", async () => {
+  const unavailable = LabPage.runsUnavailable();
+  test.skip(unavailable !== null, `needs the co-evolution runner: ${unavailable}`);
+  test.setTimeout(120_000);
+  const dbPath = process.env.SPARRING_E2E_DB;
+  if (!dbPath) throw new Error('SPARRING_E2E_DB is not set: run these specs through playwright.config.ts (its global setup starts the server)');
+  const db = new Database(dbPath, { readonly: true });
+  const read = <T>(sql: string) => db.prepare(sql).get() as T;
+  const last = read<{ seed: number; da: string; ca: string; wDa: number; n: number }>(
+    "SELECT seed, da_checkpoint_name AS da, ca_checkpoint_name AS ca, w_da AS wDa, episodes_per_scenario AS n FROM matches WHERE id LIKE 'R1-M%' ORDER BY seq DESC",
+  );
+  const next = `M${read<{ n: number }>("SELECT COUNT(*) AS n FROM matches WHERE id GLOB 'M[0-9]*'").n + 1}`;
+  db.close();
+  await lab.go('arena');
+  const arena = new ArenaPage(page);
+  await arena.play({ episodesPerScenario: last.n, seed: last.seed, scenarios: 'arena', da: last.da, ca: last.ca, run: 'R1' });
+  await arena.waitForMatch(next);
+  expect(await arena.wDa(next)).toBe(`${(last.wDa * 100).toFixed(1)}%`);
+  await lab.screenshot('14a-arena-as-in-run');
 });
 
 test('compares two policies on a failed episode: same policy replays it exactly, another diverges where it acts differently', async () => {

@@ -6,15 +6,12 @@ import type { SparringConfig } from '../../../core/config';
 import { selectScenarios, SCENARIO_SETS } from '../../../core/arena/scenarios';
 import type { ScenarioSetName } from '../../../core/arena/scenarios';
 import { labDomainAt } from '../lab-domain';
+import { labDomain } from '../../store/scenario-store';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { addDeviceOptions, deviceSession } from '../device';
 import type { DeviceOptions } from '../device';
 import { positiveInt, UsageError } from '../options';
-import { runDomain, symbolicMix, trainingDomain } from '../../coevolution/actors';
-import { knobStore } from '../../store/knob-store';
-import { sparringConfigOf } from '../../../core/coevolution/run-config';
-import type { Domain } from '../../../core/domain/types';
-import { RULE_JUDGE_SPEC } from '../../../core/judge/port';
+import { runArena } from '../../coevolution/actors';
 import { JUDGE_OPTION, matchConcurrency, pendingLlmCalls, resolveCa, resolveDa, resolveJudge } from '../policies';
 import { runAndStoreMatch } from '../../llm/store-match';
 import { progressBar } from '../progress';
@@ -29,32 +26,6 @@ interface MatchOptions extends DeviceOptions {
   scenarios: ScenarioSetName;
   judge: string;
   run?: string;
-}
-
-/**
- * What a run's own arena matches play with (`--run`): its config with the knob writes applied to
- * it, its domain (with its adversity profile), its judge, EAU's symbolic user, and a CA speaking
- * the train slice of the bank its seed drew, within the run's tactic bounds. A CLI match otherwise
- * lets a checkpoint CA speak the whole bank, held-out slice included, as held-out evaluation does.
- */
-function runArena(dbPath: string, runId: string, lab: Domain) {
-  const store = openSqliteStore(dbPath);
-  try {
-    const row = store.db.prepare<[string], { seed: number }>('SELECT seed FROM runs WHERE id = ?').get(runId);
-    if (!row) throw new UsageError(`match --run: no run ${runId} in ${dbPath}`);
-    const config = knobStore(store.db).effective(runId);
-    const ctx = { domain: runDomain(lab, config), seed: row.seed, config };
-    const symbolic = symbolicMix(ctx);
-    return {
-      ...ctx,
-      sparring: sparringConfigOf(config),
-      speak: { bank: trainingDomain(ctx).bank, ...(config.ca?.tactics ? { tactics: config.ca.tactics } : {}) },
-      judge: config.judge,
-      ...(symbolic ? { symbolic } : {}),
-    };
-  } finally {
-    store.close();
-  }
 }
 
 export function registerMatch(program: Command, globals: () => GlobalOptions): void {
@@ -73,9 +44,9 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
       ),
   ).action(async (opts: MatchOptions, cmd: Command) => {
     const g = globals();
-    const run = opts.run ? runArena(g.db, opts.run, labDomainAt(g.db)) : null;
-    if (run && cmd.getOptionValueSource('judge') === 'cli' && opts.judge !== (run.judge ?? RULE_JUDGE_SPEC))
-      throw new UsageError(`match --run ${opts.run}: the run's judge is ${run.judge ?? RULE_JUDGE_SPEC}; leave --judge out`);
+    const run = opts.run ? labRunArena(g.db, opts.run) : null;
+    if (run && cmd.getOptionValueSource('judge') === 'cli' && opts.judge !== run.judge)
+      throw new UsageError(`match --run ${opts.run}: the run's judge is ${run.judge}; leave --judge out`);
     const domain = run?.domain ?? labDomainAt(g.db);
     const { session, device } = await deviceSession(opts);
     const da = await resolveDa(opts.da, domain, g, { session });
@@ -157,4 +128,16 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
       store.close();
     }
   });
+}
+
+/** `runArena` of the lab at `dbPath`; a UsageError when it holds no such run. */
+function labRunArena(dbPath: string, runId: string) {
+  const store = openSqliteStore(dbPath);
+  try {
+    const run = runArena(store.db, runId, labDomain(store.db));
+    if (!run) throw new UsageError(`match --run: no run ${runId} in ${dbPath}`);
+    return run;
+  } finally {
+    store.close();
+  }
 }

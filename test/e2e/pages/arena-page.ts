@@ -14,7 +14,18 @@ export class ArenaPage {
   }
 
   /** Fill the form and press Play; resolves once the click went through. */
-  async play(o: { episodesPerScenario: number; seed?: number; scenarios?: 'arena' | 'heldout' | 'fraud' | 'all' | 'robustness' }): Promise<void> {
+  async play(o: {
+    episodesPerScenario: number;
+    seed?: number;
+    scenarios?: 'arena' | 'heldout' | 'fraud' | 'all' | 'robustness';
+    da?: string;
+    ca?: string;
+    /** Play as that run's own matches do ("As in run"). */
+    run?: string;
+  }): Promise<void> {
+    if (o.da) await this.page.getByTestId('play-da').selectOption(o.da);
+    if (o.ca) await this.page.getByTestId('play-ca').selectOption(o.ca);
+    if (o.run) await this.page.getByTestId('play-run').selectOption(o.run);
     await this.page.getByTestId('play-episodes').fill(String(o.episodesPerScenario));
     if (o.seed !== undefined) await this.page.getByTestId('play-seed').fill(String(o.seed));
     if (o.scenarios) await this.page.getByTestId('play-scenarios').selectOption(o.scenarios);

@@ -9,8 +9,9 @@ import { ProgressBar, etaFrom, useNow } from '../../components/ProgressBar';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
 import { formatCount, formatTime, llmCost, policyLabel } from '../../format';
 import { useChart } from '../../charts/use-chart';
-import { selectInfo, useEngineStore } from '../../engine/engine-store';
+import { loadEngineInfo, selectInfo, useEngineStore } from '../../engine/engine-store';
 import { navigate } from '../../nav/nav-store';
+import { loadRuns, selectRuns, useRunsStore } from '../runs/runs-store';
 import { createScenarioBarsChart } from '../dashboard/create-scenario-bars-chart';
 import { scenarioBars } from '../dashboard/scenario-bars.data';
 import {
@@ -81,9 +82,16 @@ function PlayForm() {
   const [episodes, setEpisodes] = useState(4);
   const [scenarios, setScenarios] = useState<ScenarioSet>('arena');
   const [seed, setSeed] = useState(1);
+  const [run, setRun] = useState('');
+  const runs = useRunsStore(selectRuns);
   const now = useNow(playing);
+  // The pickers list the lab's checkpoints and runs as they are now, not as they were when the app opened.
+  useEffect(() => {
+    void loadEngineInfo();
+    void loadRuns();
+  }, []);
 
-  const args: ArgsOf<'matches/play'> = { da, ca, episodesPerScenario: episodes, scenarios, seed };
+  const args: ArgsOf<'matches/play'> = { da, ca, episodesPerScenario: episodes, scenarios, seed, ...(run ? { run } : {}) };
   const valid = Number.isInteger(episodes) && episodes >= 1 && episodes <= 1000 && Number.isInteger(seed);
   return (
     <section className="panel">
@@ -130,6 +138,17 @@ function PlayForm() {
         <label>
           Seed
           <input type="number" value={seed} onChange={(e) => setSeed(e.target.valueAsNumber)} data-testid="play-seed" />
+        </label>
+        <label title="As that run's own matches play: its config, adversities and judge, and a CA speaking the run's train slice of the bank. Otherwise a checkpoint CA speaks the whole bank, held-out slice included.">
+          As in run
+          <select value={run} onChange={(e) => setRun(e.target.value)} data-testid="play-run">
+            <option value="">— (whole bank)</option>
+            {runs.map((r) => (
+              <option key={r.id} value={r.id}>
+                {r.id} · seed {r.seed}
+              </option>
+            ))}
+          </select>
         </label>
         <button type="submit" className="btn primary" disabled={!valid || playing} data-testid="play-match">
           {playing ? 'Playing…' : 'Play match'}
