@@ -261,6 +261,12 @@ export const runConfigSchema = z.strictObject({
      */
     daFailure: z.enum(['lost', 'unresolved']).optional(),
     /**
+     * Word dropout on the DA's observations in its gyms (core/rl/da-rollout.ts dropCustomerWords):
+     * each customer word of a decision point is left out of what the DA reads with this
+     * probability, drawn per GRPO step. Absent: 0.
+     */
+    daWordDropout: z.number().min(0).max(0.9).optional(),
+    /**
      * Human-played episodes in the gym of the opposite role: a person's customer episodes train
      * the DA, a person's agent episodes train the CA. Absent: none.
      */
@@ -274,6 +280,13 @@ export const runConfigSchema = z.strictObject({
       .optional(),
   }),
   eval: z.strictObject({ runs: posInt, episodesPerScenario: posInt, gateEpisodesPerScenario: posInt }),
+  /**
+   * For choosing settings on data the run never saw, without the held-out slice: `bankShare` of
+   * the bank's train slice (core/rl/demos.ts validationSlice) is kept out of everything the run
+   * trains on and speaks, DA0's demonstrations included; `sparring match --run R --speak
+   * validation` then plays the run's checkpoints with a CA speaking those sentences. Absent: none.
+   */
+  validation: z.strictObject({ bankShare: z.number().gt(0).max(0.5) }).optional(),
   /**
    * MADS adversities in every match, gym and evaluation of the run: scenarios without their own
    * get `DEFAULT_ADVERSITY_PROFILE` (core/world/adversities.ts). Off when absent.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bankingDomain } from '../../host/domain-files';
-import { DA_CHOICES, dialogueState } from '../agents/da-actions';
+import { DA_CHOICES, dialogueState, extractAmount } from '../agents/da-actions';
 import type { DaChoice } from '../agents/da-actions';
 import { ScriptedCa } from '../agents/scripted-ca';
 import { ScriptedDa } from '../agents/scripted-da';
@@ -8,10 +8,11 @@ import { runEpisode, runMatch } from '../arena/match';
 import { selectScenarios } from '../arena/scenarios';
 import { DEFAULT_CONFIG } from '../config';
 import { judgeEpisode } from '../judge/judge';
-import { deriveSeed } from '../random';
+import { deriveSeed, Rng } from '../random';
 import {
   choiceOf,
   daRolloutReward,
+  dropCustomerWords,
   greedyActor,
   policyActor,
   recordedFromEpisode,
@@ -112,6 +113,48 @@ describe('the decision-point slicer', () => {
     expect(choiceOf('{oops', p.obs)).toBeNull();
     expect(choiceOf(JSON.stringify({ thinking: '', action_type: 'tool_call', content: 'launch_rocket', tool_args: {} }), p.obs)).toBeNull();
     for (const c of ['lookup_account', 'transfer_to_human', 'end_call', 'ask'] as DaChoice[]) expect(choiceOf(renderChoice(c, p.obs), p.obs)).toBe(c);
+  });
+});
+
+describe('dropCustomerWords', () => {
+  const obs: DaObservation = {
+    caller: { phone: '555-0100' },
+    daSteps: 1,
+    maxDaTurns: 12,
+    turns: [
+      { role: 'customer', text: 'there is a charge of $45.20 from Joe\'s Diner I never made on my card' },
+      { role: 'agent', raw: '<tool_call>lookup_account</tool_call>', action: null, toolResult: null },
+      { role: 'customer', text: 'hello' },
+    ],
+  } as unknown as DaObservation;
+
+  it('leaves out customer words only, at about the rate asked, seeded, and keeps what the DA reads as an amount', () => {
+    expect(dropCustomerWords(obs, 0, () => 0)).toBe(obs);
+    const rng = new Rng(deriveSeed(7, 'drop'));
+    let words = 0;
+    let kept = 0;
+    for (let i = 0; i < 400; i++) {
+      const out = dropCustomerWords(obs, 0.3, () => rng.next());
+      expect(out.turns[1]).toBe(obs.turns[1]);
+      expect(out.turns[2]).toBe(obs.turns[2]); // one word: never emptied
+      const t = (out.turns[0] as { text: string }).text;
+      expect(extractAmount(t)).toBe(45.2);
+      const before = (obs.turns[0] as { text: string }).text.split(' ');
+      const after = t.split(' ');
+      // The survivors in order, a subsequence of the utterance.
+      let j = 0;
+      for (const w of after) j = before.indexOf(w, j) + 1;
+      expect(j).toBeGreaterThan(0);
+      words += before.length;
+      kept += after.length;
+    }
+    // 14 words, one with a digit: 13 of 14 at risk, 0.3 × 13/14 ≈ 0.279 left out.
+    expect(1 - kept / words).toBeGreaterThan(0.25);
+    expect(1 - kept / words).toBeLessThan(0.31);
+    const a = new Rng(3);
+    const b = new Rng(3);
+    expect(dropCustomerWords(obs, 0.5, () => a.next())).toEqual(dropCustomerWords(obs, 0.5, () => b.next()));
+    expect(() => dropCustomerWords(obs, 1, () => 0)).toThrow(/p must be in \[0, 1\)/);
   });
 });
 

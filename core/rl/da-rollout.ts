@@ -19,7 +19,7 @@
 import type { SparringConfig } from '../config';
 import type { Domain, Scenario } from '../domain/types';
 import type { JudgeVerdict } from '../judge/types';
-import { DA_CHOICES, dialogueState, renderDaChoice } from '../agents/da-actions';
+import { DA_CHOICES, dialogueState, extractAmount, renderDaChoice } from '../agents/da-actions';
 import type { DaChoice } from '../agents/da-actions';
 import type { CaPolicy, DaPolicy } from '../agents/policy';
 import type { ScriptedCa } from '../agents/scripted-ca';
@@ -69,6 +69,29 @@ export interface DaDecisionPoint {
   /** The episode (null when unsaved) and the index of the agent turn this point decides. */
   source: { episodeId: string | null; turnIndex: number };
   daWon: boolean | null;
+}
+
+/**
+ * Word dropout on what the DA reads (the DA gym's `gym.daWordDropout`): each word of each
+ * customer utterance in `obs` is left out with probability p, drawn from `u`; words with a digit
+ * stay. An utterance that would lose every word, or whose amount would no longer be read (extractAmount, a state feature
+ * of the DA) stays whole. The DA's gyms only ever see the sentences of the bank's train slice, and
+ * its gains there transfer less to sentences it never saw (the arena with the CA speaking the
+ * whole bank, and held-out evaluation): dropout asks the update to route from any part of them.
+ * Only the observation changes; the decision point's rollout replays the dialogue as it was.
+ */
+export function dropCustomerWords(obs: DaObservation, p: number, u: () => number): DaObservation {
+  if (!(p >= 0 && p < 1)) throw new RangeError(`dropCustomerWords: p must be in [0, 1), got ${p}`);
+  if (p === 0) return obs;
+  const turns = obs.turns.map((t) => {
+    if (t.role !== 'customer') return t;
+    const words = t.text.split(/\s+/).filter((w) => w !== '');
+    const kept = words.filter((w) => u() >= p || /\d/.test(w));
+    if (kept.length === 0 || kept.length === words.length) return t;
+    const text = kept.join(' ');
+    return (extractAmount(text) === undefined) === (extractAmount(t.text) === undefined) ? { ...t, text } : t;
+  });
+  return { ...obs, turns };
 }
 
 /** A stored episode as a replayable recording; its scenario is looked up by id. */

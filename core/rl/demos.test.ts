@@ -21,6 +21,7 @@ import {
   splitBank,
   synthScenario,
   taxonomyRoutingItems,
+  validationSlice,
 } from './demos';
 
 const domain = bankingDomain();
@@ -89,6 +90,26 @@ describe('bank split', () => {
     const plain = s.caOnly.filter((u) => slotsIn(u.text).length === 0 && !s.daTrain.some((t) => t.text === u.text));
     expect(plain.length).toBeGreaterThan(20);
     for (const u of plain) expect(texts.includes(u.text), u.text).toBe(false);
+  });
+
+  it('carves a validation slice from the train slice alone: the bank without it splits into the same held-out slice', () => {
+    const key = (u: { intent: string; text: string }) => `${u.intent} ${u.text}`;
+    for (const seed of [3, 11]) {
+      const split = splitBank(domain.bank.utterances, seed);
+      const { kept, validation } = validationSlice(domain.bank.utterances, seed, 0.2);
+      expect(validation.length / split.train.length).toBeGreaterThan(0.12);
+      expect(validation.length / split.train.length).toBeLessThan(0.28);
+      // Validation sentences come from the train slice, and the rest of the bank is kept.
+      const train = new Set(split.train.map(key));
+      for (const u of validation) expect(train.has(key(u)), u.text).toBe(true);
+      expect([...kept, ...validation].map(key).sort()).toEqual(domain.bank.utterances.map(key).sort());
+      const again = splitBank(kept, seed);
+      expect(again.heldout).toEqual(split.heldout);
+      expect(again.train.map(key).sort()).toEqual(split.train.filter((u) => !validation.includes(u)).map(key).sort());
+      expect(new Set(again.train.map((u) => u.intent))).toEqual(new Set(split.train.map((u) => u.intent)));
+    }
+    expect(validationSlice(domain.bank.utterances, 3, 0.2)).toEqual(validationSlice(domain.bank.utterances, 3, 0.2));
+    expect(() => validationSlice(domain.bank.utterances, 3, 0)).toThrow(/share must be in \(0, 1\)/);
   });
 });
 

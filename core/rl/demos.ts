@@ -165,6 +165,25 @@ export function bankSlices(
   return { daTrain: inner.train, caOnly: inner.heldout, heldout: split.heldout };
 }
 
+/**
+ * A validation slice of the bank's train slice (splitBank at `seed`): a share of its sentences for
+ * choosing settings on data a run never saw, the held-out slice left untouched. Every intent keeps
+ * one of its train sentences, so the bank without the validation slice splits (at the same seed)
+ * into the same held-out slice and a train slice less the validation sentences.
+ */
+export function validationSlice(utterances: readonly BankUtterance[], seed: number, share: number): { kept: BankUtterance[]; validation: BankUtterance[] } {
+  if (!(share > 0 && share < 1)) throw new RangeError(`validationSlice: share must be in (0, 1), got ${share}`);
+  const key = (u: BankUtterance) => `${u.intent}\u0000${u.text}`;
+  const inner = hashSplit(hashSplit(utterances, key, BANK_HELDOUT_FRACTION, seed).train, key, share, deriveSeed(seed, 'validation'));
+  const left = new Set(inner.train.map((u) => u.intent));
+  const validation = new Set<BankUtterance>();
+  for (const u of inner.heldout) {
+    if (left.has(u.intent)) validation.add(u);
+    else left.add(u.intent);
+  }
+  return { kept: utterances.filter((u) => !validation.has(u)), validation: [...validation] };
+}
+
 /** The domain with its bank reduced to `utterances` (e.g. the train slice, for the CA). */
 export function withUtterances(domain: Domain, utterances: readonly BankUtterance[]): Domain {
   return { ...domain, bank: { ...domain.bank, utterances: [...utterances] } };

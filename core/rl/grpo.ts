@@ -186,8 +186,11 @@ export interface GrpoArgs<P, Obs, Act> {
   reference: ReferencePolicy<Obs, Act>;
   /** Decision points to train on; each step takes promptsPerStep of them, in a seeded order. */
   prompts: readonly P[];
-  /** The policy's observation at a prompt. */
-  observe: (prompt: P) => Obs;
+  /**
+   * The policy's observation at a prompt in a step (sampling, the reference and the update all see
+   * this one, so an augmented observation, drawn per step, keeps the ratio and the KL consistent).
+   */
+  observe: (prompt: P, step: number) => Obs;
   reward: GrpoReward<P, Act>;
   config: GrpoConfig;
   /**
@@ -331,7 +334,7 @@ export async function grpoStep<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, step: n
   const prompts = promptsForStep(args.prompts.length, drawn, c.seed, step).map((i) => args.prompts[i]!); // G prompts
   const obs: Obs[] = []; // [G·K], group g occupies rows g·K … g·K + K − 1
   for (const p of prompts) {
-    const o = args.observe(p);
+    const o = args.observe(p, step);
     for (let k = 0; k < K; k++) obs.push(o);
   }
   const rng = new Rng(deriveSeed(c.seed, 'grpo-sample', step));

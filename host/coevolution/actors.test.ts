@@ -19,8 +19,8 @@ import { bankingDomain } from '../domain-files';
 import { createPlayService } from '../engine/play';
 import { checkpointStore, HUMAN_EPISODE } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
-import { splitBank } from '../../core/rl/demos';
-import { PolicyCache, da0SftSeed, gym, gymEpisodes, trainingDomain, weighted } from './actors';
+import { splitBank, validationSlice } from '../../core/rl/demos';
+import { PolicyCache, da0SftSeed, gym, gymEpisodes, runDomain, trainingDomain, weighted } from './actors';
 import type { LabContext } from './actors';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-actors-'));
@@ -66,6 +66,20 @@ describe('trainingDomain', () => {
       expect(d.scenarios).toBe(domain.scenarios);
       expect(trainingDomain({ domain, seed })).toBe(d);
     }
+  });
+
+  it("without a run's validation slice (validation.bankShare): the same held-out slice, a train slice less the validation sentences", () => {
+    const key = (u: { intent: string; text: string }) => `${u.intent} ${u.text}`;
+    const config = { ...PRESETS.quick.config, validation: { bankShare: 0.2 } };
+    expect(runDomain(domain, PRESETS.quick.config, 4)).toBe(domain);
+    const run = runDomain(domain, config, 4);
+    const { validation } = validationSlice(domain.bank.utterances, da0SftSeed(4), 0.2);
+    expect(validation.length).toBeGreaterThan(50);
+    const held = new Set(validation.map(key));
+    expect(run.bank.utterances.filter((u) => held.has(key(u)))).toEqual([]);
+    expect(splitBank(run.bank.utterances, da0SftSeed(4)).heldout).toEqual(splitBank(domain.bank.utterances, da0SftSeed(4)).heldout);
+    const train = trainingDomain({ domain: run, seed: 4 }).bank.utterances.map(key).sort();
+    expect(train).toEqual(trainingDomain({ domain, seed: 4 }).bank.utterances.map(key).filter((k) => !held.has(k)).sort());
   });
 });
 

@@ -33,12 +33,13 @@ import type { Judge } from '../../core/judge/port';
 import { deriveSeed, Rng } from '../../core/random';
 import { caRolloutReward, greedyCaActor, sliceCaDecisionPoints } from '../../core/rl/ca-rollout';
 import type { CaDecisionPoint } from '../../core/rl/ca-rollout';
-import { bankSlices, splitBank, withUtterances } from '../../core/rl/demos';
+import { bankSlices, splitBank, validationSlice, withUtterances } from '../../core/rl/demos';
 import {
   daRolloutReward,
   greedyActor,
   policyActor,
   recordedFromEpisode,
+  dropCustomerWords,
   recoveryDecisionPoints,
   sliceEpisodes,
   withinTurnLimit,
@@ -257,10 +258,16 @@ export function trainingDomain(ctx: Pick<LabContext, 'domain' | 'seed'>): Domain
   return d;
 }
 
-/** The domain a run plays: the lab's, with the run config's adversity profile (MADS) when it sets one. */
-export function runDomain(domain: Domain, config: RunConfig): Domain {
+/**
+ * The domain a run of seed `seed` plays: the lab's, without the validation slice of its bank when
+ * the config keeps one (`validation.bankShare`), with the config's adversity profile (MADS) when
+ * it sets one.
+ */
+export function runDomain(domain: Domain, config: RunConfig, seed: number): Domain {
+  const share = config.validation?.bankShare;
+  const d = share ? withUtterances(domain, validationSlice(domain.bank.utterances, da0SftSeed(seed), share).kept) : domain;
   const profile = adversityProfile(config);
-  return profile ? withAdversityProfile(domain, profile) : domain;
+  return profile ? withAdversityProfile(d, profile) : d;
 }
 
 /**
@@ -275,15 +282,30 @@ export function runArena(db: Database, runId: string, lab: Domain) {
   const row = db.prepare<[string], { seed: number }>('SELECT seed FROM runs WHERE id = ?').get(runId);
   if (!row) return undefined;
   const config = knobStore(db).effective(runId);
-  const ctx = { domain: runDomain(lab, config), seed: row.seed, config };
+  const ctx = { domain: runDomain(lab, config, row.seed), seed: row.seed, config };
   const symbolic = symbolicMix(ctx);
+  const share = config.validation?.bankShare;
+  const tactics = config.ca?.tactics ? { tactics: config.ca.tactics } : {};
   return {
     ...ctx,
     sparring: sparringConfigOf(config),
-    speak: { bank: trainingDomain(ctx).bank, ...(config.ca?.tactics ? { tactics: config.ca.tactics } : {}) },
+    speak: { bank: trainingDomain(ctx).bank, ...tactics },
+    /** A CA speaking the run's validation slice (none when the run keeps none). */
+    speakValidation: share ? { bank: validationBank(lab, ctx, share), ...tactics } : undefined,
     judge: config.judge ?? RULE_JUDGE_SPEC,
     ...(symbolic ? { symbolic } : {}),
   };
+}
+
+/**
+ * The bank of a run's validation slice (`validation.bankShare`), for a CA to speak: its sentences,
+ * and for an intent with none among them (a few of the bank's thinnest intents on some seeds), the
+ * run's train sentences of that intent, so that every scenario can still be played.
+ */
+function validationBank(lab: Domain, run: Pick<LabContext, 'domain' | 'seed'>, share: number) {
+  const { validation } = validationSlice(lab.bank.utterances, da0SftSeed(run.seed), share);
+  const covered = new Set(validation.map((u) => u.intent));
+  return withUtterances(lab, [...validation, ...trainingDomain(run).bank.utterances.filter((u) => !covered.has(u.intent))]).bank;
 }
 
 /**
@@ -753,6 +775,21 @@ export async function jointRollouts(ctx: LabContext, cache: PolicyCache, input: 
   );
 }
 
+/**
+ * The DA gym's observation of a decision point: as recorded, or with word dropout at rate p
+ * (`gym.daWordDropout`), drawn from a stream per GRPO step, so a step's observations depend on
+ * (seed, step) and the order GRPO observes its prompts in.
+ */
+function wordDropout(p: number, seed: number): (point: DaDecisionPoint, step: number) => DaDecisionPoint['obs'] {
+  if (p === 0) return (point) => point.obs;
+  let at = -1;
+  let rng = new Rng(0);
+  return (point, step) => {
+    if (step !== at) [at, rng] = [step, new Rng(deriveSeed(seed, 'da-word-dropout', step))];
+    return dropCustomerWords(point.obs, p, () => rng.next());
+  };
+}
+
 export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput): Promise<GymOutput> {
   // Our own earlier result, when a restored run restarts this gym (killed after the save below,
   // before the run's next snapshot): the note is stored with the checkpoint.
@@ -795,7 +832,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
           model,
           reference,
           prompts: points,
-          observe: (p) => p.obs,
+          observe: wordDropout(ctx.config.gym.daWordDropout ?? 0, seed),
           reward: daRolloutReward(
             { config: ctx.sparring, ca: frozenCa, judge: judgeFunction(judgeOf(ctx)), ...(symbolic ? { symbolic } : {}) },
             greedyActor(model),

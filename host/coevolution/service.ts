@@ -189,7 +189,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     // takes queued writes at every phase boundary and every GRPO step boundary (host/store/knob-store.ts).
     const knobs = knobStore(db);
     const effective = knobs.effective(runId);
-    const domainOf = (c: RunConfig) => runDomain(domain, c);
+    const domainOf = (c: RunConfig) => runDomain(domain, c, seed);
     const takeWrites = (kind: 'step' | 'phase', at: Omit<KnobRunState, 'metricStep'>) => {
       if (kind === 'phase' && ctx.config.eau?.autoRevert) knobs.autoRevert(runId);
       const applied = knobs.applyPending(runId, kind, { ...at, metricStep: nextStep.get('gym/reward_mean') ?? 0 });

@@ -26,6 +26,7 @@ interface MatchOptions extends DeviceOptions {
   scenarios: ScenarioSetName;
   judge: string;
   run?: string;
+  speak?: 'train' | 'validation';
 }
 
 export function registerMatch(program: Command, globals: () => GlobalOptions): void {
@@ -41,16 +42,26 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
       .option(
         '--run <id>',
         "play as that run's own matches do: its config, adversities and judge, and a CA speaking the run's train slice of the bank (--seed a match's stored seed replays it)",
+      )
+      .addOption(
+        new Option('--speak <slice>', "with --run: which of the run's bank slices a checkpoint CA speaks (validation: the sentences its config's validation.bankShare kept out of the run)").choices([
+          'train',
+          'validation',
+        ]),
       ),
   ).action(async (opts: MatchOptions, cmd: Command) => {
     const g = globals();
     const run = opts.run ? labRunArena(g.db, opts.run) : null;
+    if (opts.speak && !run) throw new UsageError('match --speak: needs --run (the slices are a run\'s)');
+    if (run && opts.speak === 'validation' && !run.speakValidation)
+      throw new UsageError(`match --run ${opts.run} --speak validation: the run keeps no validation slice (its config has no validation.bankShare)`);
+    const speak = opts.speak === 'validation' ? run?.speakValidation : run?.speak;
     if (run && cmd.getOptionValueSource('judge') === 'cli' && opts.judge !== run.judge)
       throw new UsageError(`match --run ${opts.run}: the run's judge is ${run.judge}; leave --judge out`);
     const domain = run?.domain ?? labDomainAt(g.db);
     const { session, device } = await deviceSession(opts);
     const da = await resolveDa(opts.da, domain, g, { session });
-    const ca = await resolveCa(opts.ca, domain, g, { session }, run?.speak);
+    const ca = await resolveCa(opts.ca, domain, g, { session }, speak);
     const judge = resolveJudge(run?.judge ?? opts.judge, g);
     const scenarios = selectScenarios(domain, opts.scenarios);
     const base = run?.sparring ?? DEFAULT_CONFIG;
