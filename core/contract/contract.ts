@@ -173,6 +173,8 @@ export interface RunSummary {
   device?: DeviceRecord | null;
   /** A pause was asked for and takes effect when the current phase ends (status still `running`). */
   pauseRequested: boolean;
+  /** The share of the bank's train slice its config keeps out as a validation slice (`validation.bankShare`); null: none. */
+  validationShare?: number | null;
 }
 
 /** One GRPO phase of a run (the DA's warm-up, the CA's pressure, each role's gyms) as the runner resolves its budget. */
@@ -508,7 +510,8 @@ export interface Commands {
   'runs/stop': (args: { runId: string }) => { ok: true };
   /**
    * Play one arena match and store it. With `run`, as that run's own matches play (its config,
-   * adversities and judge; a CA speaking the run's train slice of the bank), as `sparring match --run`.
+   * adversities and judge; a CA speaking the run's train slice of the bank), as `sparring match --run`;
+   * `speak: 'validation'` has the CA speak the run's validation slice instead (`--speak validation`).
    */
   'matches/play': (args: {
     da: string;
@@ -517,6 +520,7 @@ export interface Commands {
     scenarios: 'arena' | 'heldout' | 'fraud' | 'all' | 'robustness';
     seed: number;
     run?: string;
+    speak?: 'train' | 'validation';
   }) => { matchId: string };
   /** Episodes as JSONL (OpenAI chat format with tool calls) or CSV. */
   'export/episodes': (args: { matchId?: string; format: 'jsonl' | 'csv' }) => { filename: string; content: string };

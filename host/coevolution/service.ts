@@ -506,6 +506,7 @@ export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf
       live: l !== undefined,
       device: r.device_json ? (JSON.parse(r.device_json) as DeviceRecord) : null,
       pauseRequested: status === 'running' && (l?.pauseRequested ?? snap?.context.pauseRequested ?? false),
+      validationShare: (JSON.parse(r.config_json) as Partial<RunConfig>).validation?.bankShare ?? null,
     };
   }
   const listRows = db.prepare<[], RunRow>('SELECT * FROM runs ORDER BY created_at, rowid');

@@ -178,12 +178,14 @@ export function createEngine(o: EngineOptions): Engine {
       serially(async () => {
         const run = args.run === undefined ? undefined : runArena(store.db, args.run, domain());
         if (args.run !== undefined && !run) throw new Error(`matches/play: no run "${args.run}" in this lab`);
+        if (run && args.speak === 'validation' && !run.speakValidation)
+          throw new Error(`matches/play: run "${args.run}" keeps no validation slice (its config has no validation.bankShare)`);
         const lab = run?.domain ?? domain();
         const g = { db: store.path, seed: args.seed, ...models };
         const daPolicy = await resolveDa(args.da, lab, g);
         let caPolicy: CaPolicy | null = null;
         try {
-          caPolicy = await resolveCa(args.ca, lab, g, run?.speak);
+          caPolicy = await resolveCa(args.ca, lab, g, args.speak === 'validation' ? run?.speakValidation : run?.speak);
           const base = run?.sparring ?? DEFAULT_CONFIG;
           const config: SparringConfig = { ...base, arena: { ...base.arena, episodesPerScenario: args.episodesPerScenario } };
           const matchId = nextMatchId();

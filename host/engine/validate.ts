@@ -117,14 +117,17 @@ export const ARG_SCHEMAS: Schemas = {
   'studies/list': none,
   'studies/get': z.strictObject({ studyId: id }),
   'studies/arms': none,
-  'matches/play': z.strictObject({
-    da: id,
-    ca: id,
-    episodesPerScenario: z.number().int('must be an integer').min(1).max(1000),
-    scenarios: z.enum(['arena', 'heldout', 'fraud', 'all', 'robustness']),
-    seed,
-    run: id.optional(),
-  }),
+  'matches/play': z
+    .strictObject({
+      da: id,
+      ca: id,
+      episodesPerScenario: z.number().int('must be an integer').min(1).max(1000),
+      scenarios: z.enum(['arena', 'heldout', 'fraud', 'all', 'robustness']),
+      seed,
+      run: id.optional(),
+      speak: z.enum(['train', 'validation']).optional(),
+    })
+    .refine((a) => a.speak === undefined || a.run !== undefined, { message: "needs run (the slices are a run's)", path: ['speak'] }),
   'export/episodes': z.strictObject({ matchId: id.optional(), format: z.enum(['jsonl', 'csv']) }),
 
   'engine/info': none,

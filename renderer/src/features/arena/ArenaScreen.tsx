@@ -83,7 +83,10 @@ function PlayForm() {
   const [scenarios, setScenarios] = useState<ScenarioSet>('arena');
   const [seed, setSeed] = useState(1);
   const [run, setRun] = useState('');
+  const [speak, setSpeak] = useState<'train' | 'validation'>('train');
   const runs = useRunsStore(selectRuns);
+  // A run that keeps a validation slice (validation.bankShare) can have its CA speak it.
+  const validationShare = runs.find((r) => r.id === run)?.validationShare ?? null;
   const now = useNow(playing);
   // The pickers list the lab's checkpoints and runs as they are now, not as they were when the app opened.
   useEffect(() => {
@@ -91,7 +94,15 @@ function PlayForm() {
     void loadRuns();
   }, []);
 
-  const args: ArgsOf<'matches/play'> = { da, ca, episodesPerScenario: episodes, scenarios, seed, ...(run ? { run } : {}) };
+  const args: ArgsOf<'matches/play'> = {
+    da,
+    ca,
+    episodesPerScenario: episodes,
+    scenarios,
+    seed,
+    ...(run ? { run } : {}),
+    ...(run && validationShare !== null && speak === 'validation' ? { speak } : {}),
+  };
   const valid = Number.isInteger(episodes) && episodes >= 1 && episodes <= 1000 && Number.isInteger(seed);
   return (
     <section className="panel">
@@ -150,6 +161,15 @@ function PlayForm() {
             ))}
           </select>
         </label>
+        {validationShare !== null && (
+          <label title="Which of the run's bank slices a checkpoint CA speaks: its train slice, or the validation slice its config kept out of everything the run trained on (for choosing settings without the held-out slice).">
+            CA speaks
+            <select value={speak} onChange={(e) => setSpeak(e.target.value as 'train' | 'validation')} data-testid="play-speak">
+              <option value="train">train slice</option>
+              <option value="validation">validation slice ({Math.round(validationShare * 100)}% of train)</option>
+            </select>
+          </label>
+        )}
         <button type="submit" className="btn primary" disabled={!valid || playing} data-testid="play-match">
           {playing ? 'Playing…' : 'Play match'}
         </button>
