@@ -29,6 +29,7 @@ export function grpoConfig(b: GrpoBudget, role: 'DA' | 'CA', seed: number): Grpo
     ...(b.oversample !== undefined ? { oversample: b.oversample } : {}),
     ...(b.entropyCoef !== undefined ? { entropyCoef: b.entropyCoef } : {}),
     ...(b.temperature !== undefined ? { temperature: b.temperature } : {}),
+    ...(b.explore !== undefined ? { explore: b.explore } : {}),
   };
 }
 

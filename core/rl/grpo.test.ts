@@ -471,6 +471,39 @@ describe('runGrpo on a tabular bandit', () => {
     await expect(run(0)).rejects.toThrow(/temperature must be a positive number, got 0/);
   });
 
+  it('ε-greedy exploration (explore) finds an action 12 nats down among the valid ones, with the policy\'s own log-probability as the old one', async () => {
+    // One state; action 0 is the favourite (12 nats above the rest) and pays 0, action 3 pays 1;
+    // action 2 is never valid, so exploration never draws it.
+    const run = async (explore: number | undefined, explorable?: (s: number) => readonly number[]) => {
+      const model = new TabularPolicy(1, 4);
+      model.theta.set([12, 0, 0, 0]);
+      const reference = copyOf(model);
+      const drawn = new Set<number>();
+      const step = model.policyGradientStep.bind(model);
+      model.policyGradientStep = async (b, h) => {
+        // ρ = 1 at the first iteration: every old log-probability is the policy's own.
+        const own = await model.logProbs(b.obs, b.actions);
+        b.actions.forEach((a, i) => (drawn.add(a), expect(b.oldLogProbs[i]).toBeCloseTo(own[i]!, 4)));
+        return step(b, h);
+      };
+      const c: GrpoConfig = { ...config, K: 16, promptsPerStep: 1, steps: 40, lr: 2, klBeta: 0.01, ...(explore !== undefined ? { explore } : {}) };
+      const res = await runGrpo({ model, reference, prompts: [0], observe: (s) => s, reward: (_s, a) => (a === 3 ? 1 : 0), config: c, ...(explorable ? { explorable } : {}) });
+      return { res, drawn, greedy: (await model.greedy([0]))[0]!.action };
+    };
+    const valid = () => [0, 1, 3];
+    const none = await run(undefined, valid);
+    expect(none.res.history.every((m) => m['gym/reward_mean'] === 0)).toBe(true);
+    expect(none.greedy).toBe(0);
+    const ignored = await run(0.25); // no explorable: ε is ignored
+    expect(ignored.greedy).toBe(0);
+    const tried = await run(0.25, valid);
+    expect(tried.res.history.some((m) => m['gym/reward_mean'] > 0)).toBe(true);
+    expect(tried.greedy).toBe(3);
+    expect(tried.drawn.has(2)).toBe(false);
+    expect(await run(0.25, valid)).toEqual(tried); // seeded
+    await expect(run(1.5, valid)).rejects.toThrow(/explore must be a number in \[0, 1\], got 1.5/);
+  });
+
   it('maxKl ends the run at the first step past the trust region; maxPasses cuts the steps to the data', async () => {
     const free = new TabularPolicy(S, A);
     const all = await runGrpo({ model: free, reference: copyOf(free), prompts, observe: (s) => s, reward, config: { ...config, steps: 80 } });

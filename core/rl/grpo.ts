@@ -57,6 +57,16 @@ export interface GrpoConfig {
    * once in 33 at T = 2) and learns from what they earn. Absent or 1: the policy itself.
    */
   temperature?: number;
+  /**
+   * ε-greedy exploration: each of a step's samples is, with probability ε, replaced by an action
+   * drawn uniformly from those valid at its prompt (GrpoArgs.explorable; trainers without it
+   * ignore ε), and scored and updated as if the policy had drawn it: its old log-probability is
+   * the policy's own, so ρ = 1 at the first iteration and no importance weight shrinks it. Biased,
+   * as ε-greedy is, but an action many nats below the favourite, which neither T = 1 nor T = 4
+   * ever draws (a retry of a dispute call after INVALID_ARGUMENTS, core/presets.ts), is tried
+   * about εK / |valid| times per group and learnt from what it earns. Absent or 0: none.
+   */
+  explore?: number;
   /** Peak learning rate. */
   lr: number;
   /** 'constant', or 'cosine' decay from lr to lr · lrFinalRatio over `steps`. */
@@ -153,6 +163,7 @@ export function checkGrpoConfig(c: GrpoConfig): void {
   if (c.maxPasses !== undefined) num('maxPasses', 0);
   if (c.oversample !== undefined) int('oversample', 1);
   if (c.entropyCoef !== undefined) num('entropyCoef', 0);
+  if (c.explore !== undefined) num('explore', 0, 1);
   if (c.temperature !== undefined && !(Number.isFinite(c.temperature) && c.temperature > 0))
     throw new RangeError(`GRPO config: temperature must be a positive number, got ${c.temperature}`);
   if (c.lrSchedule !== 'constant' && c.lrSchedule !== 'cosine')
@@ -186,6 +197,8 @@ export interface GrpoArgs<P, Obs, Act> {
   reference: ReferencePolicy<Obs, Act>;
   /** Decision points to train on; each step takes promptsPerStep of them, in a seeded order. */
   prompts: readonly P[];
+  /** The actions valid at an observation, for ε-greedy exploration (GrpoConfig.explore). */
+  explorable?: (obs: Obs) => readonly Act[];
   /**
    * The policy's observation at a prompt in a step (sampling, the reference and the update all see
    * this one, so an augmented observation, drawn per step, keeps the ratio and the KL consistent).
@@ -343,6 +356,7 @@ export async function grpoStep<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, step: n
   if (sampled.length !== obs.length) throw new Error(`GRPO: the model sampled ${sampled.length} actions for ${obs.length} observations`);
   const actions = sampled.map((s) => s.action);
   const oldLogProbs = Float32Array.from(sampled, (s) => s.logProb); // [G·K]
+  if (c.explore && args.explorable) await explore(args.explorable, model, c.explore, deriveSeed(c.seed, 'grpo-explore', step), obs, actions, oldLogProbs, T);
 
   // ------------------------------------------------------------------- rewards
   const rewards = await scoreActions(args, prompts, actions); // [G·K]
@@ -465,6 +479,35 @@ async function scoreActions<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, prompts: r
   rowsToScore.forEach((row, j) => (out[row] = scores[j]!));
   for (let i = 0; i < out.length; i++) if (sameAs[i]! >= 0) out[i] = out[sameAs[i]!]!;
   return out;
+}
+
+/** GrpoConfig.explore: replaces a share ε of `actions` in place by uniformly drawn valid ones, with the policy's log-probabilities of them. */
+async function explore<Obs, Act>(
+  explorable: (obs: Obs) => readonly Act[],
+  model: Pick<PolicyModel<Obs, Act, never>, 'logProbs'>,
+  eps: number,
+  seed: number,
+  obs: readonly Obs[],
+  actions: Act[],
+  oldLogProbs: Float32Array,
+  T: number,
+): Promise<void> {
+  const rng = new Rng(seed);
+  const drawn: number[] = [];
+  obs.forEach((o, i) => {
+    if (rng.next() >= eps) return;
+    const valid = explorable(o);
+    if (valid.length === 0) return;
+    actions[i] = valid[Math.floor(rng.next() * valid.length)]!;
+    drawn.push(i);
+  });
+  if (drawn.length === 0) return;
+  const lp = await model.logProbs(
+    drawn.map((i) => obs[i]!),
+    drawn.map((i) => actions[i]!),
+    T,
+  );
+  drawn.forEach((i, j) => (oldLogProbs[i] = lp[j]!));
 }
 
 async function referenceLogProbs<Obs, Act>(ref: ReferencePolicy<Obs, Act>, obs: readonly Obs[], actions: readonly Act[], T: number): Promise<Float32Array> {

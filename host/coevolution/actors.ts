@@ -11,6 +11,8 @@ import type { CaChoice, CaTacticBounds } from '../../core/agents/ca-choices';
 import { ScriptedCa } from '../../core/agents/scripted-ca';
 import type { CaPolicy, CheckpointRef, DaPolicy } from '../../core/agents/policy';
 import type { DaChoice } from '../../core/agents/da-actions';
+import { DA_CHOICES, dialogueState } from '../../core/agents/da-actions';
+import { invalidActions } from '../../models/da-net';
 import { evaluateDa, evaluateMads } from '../../core/arena/evaluate';
 import { runMatch } from '../../core/arena/match';
 import { selectScenarios } from '../../core/arena/scenarios';
@@ -775,6 +777,12 @@ export async function jointRollouts(ctx: LabContext, cache: PolicyCache, input: 
   );
 }
 
+/** The DA's actions not masked as structurally invalid at `obs` (models/da-net.ts invalidActions), for GRPO's ε-greedy exploration. */
+function validDaChoices(obs: DaDecisionPoint['obs']): DaChoice[] {
+  const invalid = invalidActions(dialogueState(obs));
+  return DA_CHOICES.filter((a) => !invalid.has(a));
+}
+
 /**
  * The DA gym's observation of a decision point: as recorded, or with word dropout at rate p
  * (`gym.daWordDropout`), drawn from a stream per GRPO step, so a step's observations depend on
@@ -833,6 +841,7 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
           reference,
           prompts: points,
           observe: wordDropout(ctx.config.gym.daWordDropout ?? 0, seed),
+          explorable: validDaChoices,
           reward: daRolloutReward(
             { config: ctx.sparring, ca: frozenCa, judge: judgeFunction(judgeOf(ctx)), ...(symbolic ? { symbolic } : {}) },
             greedyActor(model),
