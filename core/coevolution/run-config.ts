@@ -44,7 +44,7 @@ const grpoBudget = z.strictObject({
   entropyCoef: z.number().min(0).optional(),
   /** T: the gym samples its K actions from π_T ∝ π^(1/T) and trains π_T (core/rl/grpo.ts); default 1. */
   temperature: pos.optional(),
-  /** ε-greedy exploration in the DA's GRPO: a share ε of the samples drawn uniformly from the valid actions (core/rl/grpo.ts); default 0. */
+  /** ε-greedy exploration in the DA's gyms (other phases ignore it): a share ε of the samples drawn uniformly from the valid actions (core/rl/grpo.ts); default 0. */
   explore: frac.optional(),
 });
 export type GrpoBudget = z.infer<typeof grpoBudget>;

@@ -66,6 +66,8 @@ export function runSettings(c: RunConfig, seed: number): RunSettings {
       promptsPerStep: g.promptsPerStep,
       oversample: g.oversample,
       entropyCoef: g.entropyCoef,
+      // Only the DA's gyms name their valid actions (GrpoArgs.explorable); elsewhere ε is not used.
+      explore: phase === 'DA gym' ? (g.explore ?? 0) : 0,
       maxKl: g.maxKl ?? null,
       maxPasses: g.maxPasses ?? null,
       trainer,

@@ -194,6 +194,8 @@ export interface GrpoSettingsView {
   promptsPerStep: number;
   oversample: number;
   entropyCoef: number;
+  /** ε-greedy exploration's share of samples (the DA's gyms only; 0 elsewhere). */
+  explore: number;
   /** Trust region (nats) and pass cap; null: none. */
   maxKl: number | null;
   maxPasses: number | null;

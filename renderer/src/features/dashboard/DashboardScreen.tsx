@@ -356,6 +356,7 @@ const GRPO_ROWS: readonly [keyof GrpoSettingsView, string][] = [
   ['clipEps', 'ε: clip of the ratio'],
   ['oversample', 'oversample (DAPO)'],
   ['entropyCoef', 'entropy bonus'],
+  ['explore', 'ε-greedy exploration'],
   ['maxKl', 'trust region (nats)'],
   ['maxPasses', 'passes at most'],
   ['trainer', 'trained by'],
