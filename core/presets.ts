@@ -250,6 +250,22 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
  *   gym.ca.K 16                 +9.7 / +5.3     +17.5 / +10.6   −5.2 [−10.5, 0.1]
  * A stronger CA gym lowers both measures: the final DA ends weaker against it (75.3 and 79.8%
  * against 86.0%) by more than DA0 does.
+ * A release later, transfer to wording a run never saw, without reading the held-out slice: runs
+ * that keep a fifth of the train slice out of everything they train on (`validation.bankShare`
+ * 0.2), DA0 and the final DA against the run's final CA on the arena scenarios, the CA speaking
+ * those validation sentences or the run's train slice (`match --run R --speak validation|train
+ * --seed 1000+seed`, 18 episodes per scenario). Seeds 1–10, `full` (routing / strict gain on the
+ * validation sentences; on the train slice; routing gain paired against the first row, validation
+ * / train):
+ *   validation.bankShare 0.2        +8.6 / +6.2     +23.2 / +16.7
+ *   + gym.daWordDropout 0.15        +10.8 / +8.9    +22.2 / +16.5   +2.3 [−2.6, 7.2] / −1.0 [−7.6, 5.6]
+ *   + gym.daWordDropout 0.3         +11.4 / +10.1   +22.8 / +17.4   +2.8 [−3.9, 9.5] / −0.4 [−9.7, 8.9]
+ *   + gym.daWordDropout 0.5         +6.0 / +5.8     +16.8 / +13.9   −2.6 [−8.5, 3.4] / −6.4 [−13.2, 0.4]
+ * On sentences it never saw the DA routes far worse (DA0 39.4% against 61.6% on the train slice,
+ * the final DA 47.9% against 84.7%) and gains about a third as much. Word dropout on what the DA
+ * reads in its gyms moves that gain by less than the noise and the train-slice gain not at all;
+ * held-out evaluation's CA speaks the whole bank, 85% of it the train slice, so its expected
+ * change is near 0. None kept.
  */
 export const PAPER_FAITHFUL_GYMS = {
   caPressureSteps: 240,
