@@ -266,6 +266,16 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
  * reads in its gyms moves that gain by less than the noise and the train-slice gain not at all;
  * held-out evaluation's CA speaks the whole bank, 85% of it the train slice, so its expected
  * change is near 0. None kept.
+ * Also on those runs, ε-greedy exploration in the DA's gyms (`gym.da.explore`, core/rl/grpo.ts),
+ * so that a gym tries the retry of a dispute call that T = 4 never drew (first → last routing /
+ * strict gain; train-slice measure; its routing gain paired against the first row; routed but
+ * unresolved disputes of the final DA's train-slice match per seed, the first row 36.2):
+ *   gym.da.explore 0.1     +2.7 / +0.4    +17.2 / +12.2   −5.9 [−13.6, 1.8]   29.7
+ *   gym.da.explore 0.25    +2.4 / −0.8    +19.1 / +13.1   −4.1 [−13.1, 4.9]   31.8
+ * (the first row +12.8 / +7.0 first → last). Not one retry of a dispute call in any match of
+ * either, against 15 episodes with one in the first row's matches: drawn uniformly, the retry
+ * comes mostly right after INVALID_ARGUMENTS, before the customer has named the charge, where it
+ * fails again, and the gym learns to avoid it. Not kept.
  */
 export const PAPER_FAITHFUL_GYMS = {
   caPressureSteps: 240,
