@@ -254,7 +254,7 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
  * that keep a fifth of the train slice out of everything they train on (`validation.bankShare`
  * 0.2), DA0 and the final DA against the run's final CA on the arena scenarios, the CA speaking
  * those validation sentences or the run's train slice (`match --run R --speak validation|train
- * --seed 1000+seed`, 18 episodes per scenario). Seeds 1–10, `full` (routing / strict gain on the
+ * --seed 1000+seed`, 18 episodes per scenario; `sparring study estimate S --speak …` prints these). Seeds 1–10, `full` (routing / strict gain on the
  * validation sentences; on the train slice; routing gain paired against the first row, validation
  * / train):
  *   validation.bankShare 0.2        +8.6 / +6.2     +23.2 / +16.7

@@ -96,6 +96,20 @@ function storedOnce(db: string, s: StudyJson): void {
   }
 }
 
+interface EstimateJson {
+  arms: { arm: string; routing: { gain: { mean: number }; gainVsBaseline?: { seeds: number[] } } }[];
+  runs: {
+    arm: string;
+    seed: number;
+    matchSeed: number;
+    da0: string;
+    finalCa: string;
+    matches: { da0: string };
+    da0Metrics: { routing: number };
+    finalMetrics: { routing: number };
+  }[];
+}
+
 const tables = (s: StudyJson) => ({
   runs: s.runs.map(({ arm, seed, runId, status, matches }) => ({ arm, seed, runId, status, matches })),
   arms: s.arms,
@@ -164,6 +178,55 @@ describe('sparring study', () => {
     // And `study show` prints the same document as the study's own end.
     const shown = JSON.parse((await sparring(['study', 'show', 'S1', '--json', '--db', b])).stdout) as StudyJson;
     expect(tables(shown)).toEqual(tables(after));
+
+    // The arena-only estimate: each run's DA0 and final DA against its final CA, as `match --run` plays.
+    const estimate = async (...extra: string[]) => sparring(['study', 'estimate', 'S1', '--json', '--db', b, ...extra]);
+    const matchCount = () => {
+      const l = new Database(b, { readonly: true });
+      const n = l.prepare('SELECT COUNT(*) FROM matches').pluck().get() as number;
+      l.close();
+      return n;
+    };
+    const e1 = await estimate();
+    expect(e1.code, e1.stderr).toBe(0);
+    const est = JSON.parse(e1.stdout) as EstimateJson;
+    expect(est.runs.map((r) => `${r.arm}/${r.seed}`).sort()).toEqual(['full/1', 'full/2', 'mix-100-0/1', 'mix-100-0/2']);
+    const full = est.arms.find((x) => x.arm === 'full')!;
+    const gains = est.runs.filter((r) => r.arm === 'full').map((r) => 100 * (r.finalMetrics.routing - r.da0Metrics.routing));
+    expect(full.routing.gain.mean).toBeCloseTo((gains[0]! + gains[1]!) / 2, 9);
+    expect(est.arms.find((x) => x.arm === 'mix-100-0')!.routing.gainVsBaseline!.seeds).toEqual([1, 2]);
+    // A run's DA0 match is the match `match --run R --seed 1000+seed` plays.
+    const one = est.runs[0]!;
+    const runId = after.runs.find((r) => r.arm === one.arm && r.seed === one.seed)!.runId;
+    expect(one.matchSeed).toBe(1000 + one.seed);
+    const m = await sparring([
+      'match',
+      '--run',
+      runId,
+      '--seed',
+      String(one.matchSeed),
+      '--da',
+      one.da0,
+      '--ca',
+      one.finalCa,
+      '--threads',
+      '1',
+      '--json',
+      '--db',
+      b,
+    ]);
+    expect(m.code, m.stderr).toBe(0);
+    const l = new Database(b, { readonly: true });
+    const wDa = (id: string) => l.prepare('SELECT w_da FROM matches WHERE id = ?').pluck().get(id);
+    expect(wDa((JSON.parse(m.stdout) as { matchId: string }).matchId)).toBe(wDa(one.matches.da0));
+    l.close();
+    // Resumable: figures stored once, nothing played again.
+    const before = matchCount();
+    const e2 = await estimate();
+    expect(JSON.parse(e2.stdout)).toEqual(est);
+    expect(matchCount()).toBe(before);
+    expect((await estimate('--speak', 'validation')).stderr).toMatch(/keeps no validation slice/);
+    expect((await estimate('--baseline', 'nope')).stderr).toMatch(/--baseline nope: not an arm of study S1/);
   }, 900_000);
 
   it('a crashing worker fails its (arm, seed) visibly, the rest finish, and --resume completes it', async () => {

@@ -122,7 +122,7 @@ describe('dropCustomerWords', () => {
     daSteps: 1,
     maxDaTurns: 12,
     turns: [
-      { role: 'customer', text: 'there is a charge of $45.20 from Joe\'s Diner I never made on my card' },
+      { role: 'customer', text: "there is a charge of $45.20 from Joe's Diner I never made on my card" },
       { role: 'agent', raw: '<tool_call>lookup_account</tool_call>', action: null, toolResult: null },
       { role: 'customer', text: 'hello' },
     ],

@@ -105,7 +105,12 @@ describe('bank split', () => {
       expect([...kept, ...validation].map(key).sort()).toEqual(domain.bank.utterances.map(key).sort());
       const again = splitBank(kept, seed);
       expect(again.heldout).toEqual(split.heldout);
-      expect(again.train.map(key).sort()).toEqual(split.train.filter((u) => !validation.includes(u)).map(key).sort());
+      expect(again.train.map(key).sort()).toEqual(
+        split.train
+          .filter((u) => !validation.includes(u))
+          .map(key)
+          .sort(),
+      );
       expect(new Set(again.train.map((u) => u.intent))).toEqual(new Set(split.train.map((u) => u.intent)));
     }
     expect(validationSlice(domain.bank.utterances, 3, 0.2)).toEqual(validationSlice(domain.bank.utterances, 3, 0.2));

@@ -471,7 +471,7 @@ describe('runGrpo on a tabular bandit', () => {
     await expect(run(0)).rejects.toThrow(/temperature must be a positive number, got 0/);
   });
 
-  it('ε-greedy exploration (explore) finds an action 12 nats down among the valid ones, with the policy\'s own log-probability as the old one', async () => {
+  it("ε-greedy exploration (explore) finds an action 12 nats down among the valid ones, with the policy's own log-probability as the old one", async () => {
     // One state; action 0 is the favourite (12 nats above the rest) and pays 0, action 3 pays 1;
     // action 2 is never valid, so exploration never draws it.
     const run = async (explore: number | undefined, explorable?: (s: number) => readonly number[]) => {
@@ -487,7 +487,15 @@ describe('runGrpo on a tabular bandit', () => {
         return step(b, h);
       };
       const c: GrpoConfig = { ...config, K: 16, promptsPerStep: 1, steps: 40, lr: 2, klBeta: 0.01, ...(explore !== undefined ? { explore } : {}) };
-      const res = await runGrpo({ model, reference, prompts: [0], observe: (s) => s, reward: (_s, a) => (a === 3 ? 1 : 0), config: c, ...(explorable ? { explorable } : {}) });
+      const res = await runGrpo({
+        model,
+        reference,
+        prompts: [0],
+        observe: (s) => s,
+        reward: (_s, a) => (a === 3 ? 1 : 0),
+        config: c,
+        ...(explorable ? { explorable } : {}),
+      });
       return { res, drawn, greedy: (await model.greedy([0]))[0]!.action };
     };
     const valid = () => [0, 1, 3];

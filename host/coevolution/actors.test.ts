@@ -79,7 +79,12 @@ describe('trainingDomain', () => {
     expect(run.bank.utterances.filter((u) => held.has(key(u)))).toEqual([]);
     expect(splitBank(run.bank.utterances, da0SftSeed(4)).heldout).toEqual(splitBank(domain.bank.utterances, da0SftSeed(4)).heldout);
     const train = trainingDomain({ domain: run, seed: 4 }).bank.utterances.map(key).sort();
-    expect(train).toEqual(trainingDomain({ domain, seed: 4 }).bank.utterances.map(key).filter((k) => !held.has(k)).sort());
+    expect(train).toEqual(
+      trainingDomain({ domain, seed: 4 })
+        .bank.utterances.map(key)
+        .filter((k) => !held.has(k))
+        .sort(),
+    );
   });
 });
 

@@ -266,10 +266,15 @@ export function trainingDomain(ctx: Pick<LabContext, 'domain' | 'seed'>): Domain
  * it sets one.
  */
 export function runDomain(domain: Domain, config: RunConfig, seed: number): Domain {
-  const share = config.validation?.bankShare;
-  const d = share ? withUtterances(domain, validationSlice(domain.bank.utterances, da0SftSeed(seed), share).kept) : domain;
+  const d = withoutValidation(domain, config, seed);
   const profile = adversityProfile(config);
   return profile ? withAdversityProfile(d, profile) : d;
+}
+
+/** The domain without the validation slice of its bank that a run of this config and seed keeps out (`validation.bankShare`); the domain itself when none. */
+export function withoutValidation(domain: Domain, config: Pick<RunConfig, 'validation'>, seed: number): Domain {
+  const share = config.validation?.bankShare;
+  return share ? withUtterances(domain, validationSlice(domain.bank.utterances, da0SftSeed(seed), share).kept) : domain;
 }
 
 /**

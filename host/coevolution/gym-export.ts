@@ -24,7 +24,7 @@ import { withAdversityProfile } from '../../core/world/adversities';
 import { daMessages, observationView } from '../env/protocol';
 import type { SqliteRunStore } from '../store/sqlite-store';
 import type { SparringConfig } from '../../core/config';
-import { gymEpisodes, trainingDomain } from './actors';
+import { gymEpisodes, runDomain, trainingDomain } from './actors';
 import { createRunReader } from './service';
 
 /** One decision point, one JSONL line. */
@@ -80,7 +80,8 @@ export function runWorld(
 ): { domain: Domain; caDomain: Domain; config: SparringConfig; adversities: boolean; seed: number } {
   const run = createRunReader(store.db, store.path, () => undefined).get(runId);
   const config = parseRunConfig(run.configJson, `run ${runId} config`);
-  const played = config.adversities ? withAdversityProfile(domain) : domain;
+  // As the run played it (runDomain): its adversity profile and rates, its validation slice kept out.
+  const played = runDomain(domain, config, run.seed);
   return {
     domain: played,
     caDomain: trainingDomain({ domain: played, seed: run.seed }),

@@ -275,12 +275,17 @@ describe('same seed, same numbers', () => {
       expect(unknown.status).not.toBe(0);
       expect(unknown.stderr).toMatch(/match --run: no run R9 in /);
       const cli = (...args: string[]) => spawnSync(process.execPath, [bin, '--db', lab, ...args], { encoding: 'utf8' });
-      expect(cli('match', '--run', runId, '--speak', 'validation').stderr).toMatch(/the run keeps no validation slice \(its config has no validation.bankShare\)/);
+      expect(cli('match', '--run', runId, '--speak', 'validation').stderr).toMatch(
+        /the run keeps no validation slice \(its config has no validation.bankShare\)/,
+      );
       expect(cli('match', '--speak', 'train').stderr).toMatch(/match --speak: needs --run/);
       // A run that keeps a validation slice out of everything it trains on; its CA speaks it on request.
       const kept = await runOnce(lab, 2, undefined, JSON.stringify({ ...JSON.parse(CONFIG), validation: { bankShare: 0.2 } }));
       const ckpt = (role: string) =>
-        readLab(lab, (db) => (db.prepare('SELECT name FROM checkpoints WHERE run_id = ? AND role = ? ORDER BY rowid DESC').get(kept, role) as { name: string }).name);
+        readLab(
+          lab,
+          (db) => (db.prepare('SELECT name FROM checkpoints WHERE run_id = ? AND role = ? ORDER BY rowid DESC').get(kept, role) as { name: string }).name,
+        );
       const speak = (slice: string) => {
         const r = cli('--seed', '5', '--json', 'match', '--run', kept, '--da', ckpt('DA'), '--ca', ckpt('CA'), '--speak', slice);
         expect(r.status, r.stderr).toBe(0);

@@ -18,7 +18,8 @@ import { daWins } from '../../core/rewards/episode-facts';
 import { greedyCaActor, rolloutCa, sliceCaDecisionPoints } from '../../core/rl/ca-rollout';
 import { policyActor, recordedFromEpisode } from '../../core/rl/da-rollout';
 import type { SessionSettings } from '../../models/session';
-import { PolicyCache, trainingDomain } from '../coevolution/actors';
+import { PolicyCache, trainingDomain, withoutValidation } from '../coevolution/actors';
+import { storedRunConfig } from '../../core/coevolution/run-config';
 import { checkpointStore } from '../store/checkpoint-store';
 import { throttledProgress } from './progress';
 import { openSqliteStore } from '../store/sqlite-store';
@@ -52,9 +53,13 @@ export async function bestResponse(args: BestResponseArgs): Promise<BestResponse
       throw new Error(
         `best-response: match ${args.matchId} was not played by two checkpoints (DA ${match.daSpec}, CA ${match.caSpec}); it needs a builtin CA's choices`,
       );
-    const run = db.prepare("SELECT id, seed FROM runs WHERE ? LIKE id || '-%'").get(args.matchId) as { id: string; seed: number } | undefined;
+    const run = db.prepare("SELECT id, seed, config_json AS configJson FROM runs WHERE ? LIKE id || '-%'").get(args.matchId) as
+      { id: string; seed: number; configJson: string } | undefined;
     const config: SparringConfig = { ...DEFAULT_CONFIG, ...(JSON.parse(row.config) as Partial<SparringConfig>) };
-    const domain = run ? trainingDomain({ domain: args.domain, seed: run.seed }) : args.domain;
+    // A run's match: the CA spoke the run's train slice (without its validation slice, if it keeps one).
+    const runConfig = run ? storedRunConfig(run.configJson, `run ${run.id}`) : null;
+    const played = run && runConfig ? withoutValidation(args.domain, runConfig, run.seed) : args.domain;
+    const domain = run ? trainingDomain({ domain: played, seed: run.seed }) : args.domain;
     const caModel = await cache.caModel(row.ca);
     const world = { config, domain, da: policyActor(await cache.da(row.da)) };
     const ca = greedyCaActor(caModel, domain);

@@ -137,12 +137,12 @@ describe('engine on a temporary lab', () => {
     await expect(call('matches/play', { da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 1, run: 'R9' })).rejects.toThrow(
       /matches\/play: no run "R9" in this lab/,
     );
-    await expect(call('matches/play', { da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 1, speak: 'validation' })).rejects.toThrow(
-      /field "speak": needs run/,
-    );
-    await expect(call('matches/play', { da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 1, run: 'R1', speak: 'held' })).rejects.toThrow(
-      /field "speak"/,
-    );
+    await expect(
+      call('matches/play', { da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 1, speak: 'validation' }),
+    ).rejects.toThrow(/field "speak": needs run/);
+    await expect(
+      call('matches/play', { da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 1, run: 'R1', speak: 'held' }),
+    ).rejects.toThrow(/field "speak"/);
     await expect(call('episodes/get', undefined)).rejects.toThrow(/episodes\/get/);
     await expect(call('metrics/series', { runId: 'R1', keys: 'gym/kl' })).rejects.toThrow(/field "keys"/);
     expect(await call('runs/list', undefined)).toEqual([]);

@@ -44,15 +44,15 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
         "play as that run's own matches do: its config, adversities and judge, and a CA speaking the run's train slice of the bank (--seed a match's stored seed replays it)",
       )
       .addOption(
-        new Option('--speak <slice>', "with --run: which of the run's bank slices a checkpoint CA speaks (validation: the sentences its config's validation.bankShare kept out of the run)").choices([
-          'train',
-          'validation',
-        ]),
+        new Option(
+          '--speak <slice>',
+          "with --run: which of the run's bank slices a checkpoint CA speaks (validation: the sentences its config's validation.bankShare kept out of the run)",
+        ).choices(['train', 'validation']),
       ),
   ).action(async (opts: MatchOptions, cmd: Command) => {
     const g = globals();
     const run = opts.run ? labRunArena(g.db, opts.run) : null;
-    if (opts.speak && !run) throw new UsageError('match --speak: needs --run (the slices are a run\'s)');
+    if (opts.speak && !run) throw new UsageError("match --speak: needs --run (the slices are a run's)");
     if (run && opts.speak === 'validation' && !run.speakValidation)
       throw new UsageError(`match --run ${opts.run} --speak validation: the run keeps no validation slice (its config has no validation.bankShare)`);
     const speak = opts.speak === 'validation' ? run?.speakValidation : run?.speak;

@@ -18,6 +18,7 @@ import { defaultWorkers, runStudy } from '../../study/runner';
 import type { StudyProgress } from '../../study/runner';
 import { studyStore } from '../../study/study-store';
 import { runStudyPanel, StudyPanelError, studyPanelProtocol } from '../../study/study-panel';
+import { registerStudyEstimate } from './study-estimate';
 import { progressBar } from '../progress';
 import type { Progress } from '../progress';
 import { configFileText } from '../config-file';
@@ -164,6 +165,8 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
         (Date.now() - started) / 1000,
       );
     });
+
+  registerStudyEstimate(study, globals);
 
   study
     .command('list')
