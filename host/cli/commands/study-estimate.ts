@@ -26,6 +26,7 @@ import { pct, table } from '../../format/table';
 import { matchConcurrency, pendingLlmCalls, resolveCa, resolveDa, resolveJudge } from '../policies';
 import { progressBar } from '../progress';
 import { UsageError } from '../options';
+import { withLab } from '../study-lab';
 import type { GlobalOptions } from '../main';
 
 /** One run's figures: DA0 and the final DA against the run's final CA (rates in [0, 1]). */
@@ -60,15 +61,10 @@ export function registerStudyEstimate(study: Command, globals: () => GlobalOptio
     .action(async (id: string, opts: { speak: 'train' | 'validation'; baseline?: string }) => {
       const g = globals();
       const kind = `arena-estimate:${opts.speak}`;
+      const s = withLab(g.db, (db) => studyStore(db).get(id));
       const store = openSqliteStore(g.db);
       try {
         const studies = studyStore(store.db);
-        let s;
-        try {
-          s = studies.get(id);
-        } catch (e) {
-          throw new UsageError(e instanceof Error ? e.message : String(e));
-        }
         if (opts.baseline !== undefined && !s.arms.includes(opts.baseline))
           throw new UsageError(`--baseline ${opts.baseline}: not an arm of study ${id} (${s.arms.join(', ')})`);
         const lab = labDomain(store.db);

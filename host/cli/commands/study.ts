@@ -11,7 +11,6 @@ import { heldoutEpisodesNote, MEASURES, studyHosts, TACTIC_FIELDS } from '../../
 import { PRESETS, parseRunConfig, RunConfigError } from '../../../core/coevolution/run-config';
 import type { RunConfig } from '../../../core/coevolution/run-config';
 import { fmt, heldoutScenarioView, shapeView, SPLIT_HEADER, tacticConvergenceView } from '../../report/study-report';
-import { openSqliteStore } from '../../store/sqlite-store';
 import { loadStudy } from '../../study/study-data';
 import type { StudyView } from '../../study/study-data';
 import { defaultWorkers, runStudy } from '../../study/runner';
@@ -19,6 +18,7 @@ import type { StudyProgress } from '../../study/runner';
 import { studyStore } from '../../study/study-store';
 import { runStudyPanel, StudyPanelError, studyPanelProtocol } from '../../study/study-panel';
 import { registerStudyEstimate } from './study-estimate';
+import { withLab } from '../study-lab';
 import { progressBar } from '../progress';
 import type { Progress } from '../progress';
 import { configFileText } from '../config-file';
@@ -234,18 +234,6 @@ async function panelStep(dbPath: string, id: string): Promise<void> {
     throw e;
   } finally {
     (bar as Progress | null)?.stop();
-  }
-}
-
-function withLab<T>(dbPath: string, f: (db: ReturnType<typeof openSqliteStore>['db']) => T): T {
-  const store = openSqliteStore(dbPath);
-  try {
-    return f(store.db);
-  } catch (e) {
-    if (e instanceof Error && /^no study /.test(e.message)) throw new UsageError(e.message);
-    throw e;
-  } finally {
-    store.close();
   }
 }
 
