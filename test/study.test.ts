@@ -97,6 +97,7 @@ function storedOnce(db: string, s: StudyJson): void {
 }
 
 interface EstimateJson {
+  study: string;
   arms: { arm: string; routing: { gain: { mean: number }; gainVsBaseline?: { seeds: number[] } } }[];
   runs: {
     arm: string;
@@ -225,6 +226,15 @@ describe('sparring study', () => {
     const e2 = await estimate();
     expect(JSON.parse(e2.stdout)).toEqual(est);
     expect(matchCount()).toBe(before);
+    // `study show` carries what was stored, paired against the same baseline, and prints it.
+    const { study: _id, ...stored } = est;
+    const withEstimate = JSON.parse((await sparring(['study', 'show', 'S1', '--json', '--db', b])).stdout) as StudyJson & {
+      arenaEstimate: { train: unknown; validation: unknown };
+    };
+    expect(withEstimate.arenaEstimate).toEqual({ train: stored, validation: null });
+    const text = (await sparring(['study', 'show', 'S1', '--db', b])).stdout;
+    expect(text).toContain('Arena-only estimate of the held-out gain');
+    expect(text).toMatch(/mix-100-0 +strict PASS +2 /);
     expect((await estimate('--speak', 'validation')).stderr).toMatch(/keeps no validation slice/);
     expect((await estimate('--baseline', 'nope')).stderr).toMatch(/--baseline nope: not an arm of study S1/);
   }, 900_000);

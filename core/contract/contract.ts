@@ -18,6 +18,7 @@ import type { MadsReport } from '../validators/mads-metrics';
 import type { Complexity, Scenario } from '../domain/types';
 import type { FieldProblem, ScenarioDraft } from '../domain/schema';
 import type { StudyRunStatus, StudySummary } from '../coevolution/study-summary';
+import type { EstimateSlice, EstimateTables } from '../coevolution/study-estimate';
 import type { BestResponseSummary } from '../arena/best-response';
 import type { DeviceRecord } from './device';
 import type { HeldoutReport } from '../arena/heldout-report';
@@ -107,6 +108,7 @@ export type { AdversitySpec, Complexity, Persona, TaskSpec } from '../domain/typ
 export type { FieldProblem, ScenarioDraft } from '../domain/schema';
 export type { ArmSummary, PairSummary, StudyRunStatus, StudySummary } from '../coevolution/study-summary';
 export type { MeanInterval, PairedDifference } from '../stats/intervals';
+export type { EstimateSlice, EstimateTables } from '../coevolution/study-estimate';
 export type * from '../eau/view';
 export type { EffectMark, MeasuredEffect } from '../eau/effect';
 export type { DiagnosticName, Evidence, EvidenceSeries, KnobProposal } from '../eau/proposal';
@@ -497,6 +499,11 @@ export interface StudyDetail extends StudyInfo {
   /** The processors its runs ran on, with how many runs each (core/coevolution/study-summary.ts's studyHosts). */
   hosts: { host: string; runs: number }[];
   summary: StudySummary;
+  /**
+   * The arena-only estimates of the held-out gain stored for it (`studies/estimate`, `sparring
+   * study estimate`), per slice of the bank the CA spoke; null where none is stored.
+   */
+  arenaEstimate: Record<EstimateSlice, EstimateTables | null>;
 }
 
 export interface ArmInfo {
@@ -570,6 +577,13 @@ export interface Commands {
   'studies/start': (args: { preset: string; seeds: number; arms: string[]; workers?: number }) => { studyId: string };
   /** Continue an interrupted study: finished runs are kept, the others resume from their last phase boundary. */
   'studies/resume': (args: { studyId: string }) => { ok: true };
+  /**
+   * The arena-only estimate of the held-out gain for every finished run of a study: its DA0 and
+   * final DA against its final CA on the arena scenarios, the CA speaking the run's train slice or
+   * its validation slice (core/coevolution/study-estimate.ts); plays only what is not stored.
+   * Progress as `study/estimate`.
+   */
+  'studies/estimate': (args: { studyId: string; speak: EstimateSlice }) => EstimateTables;
   /** EAU knobs (core/eau/knobs.ts): a checked write, queued for the run's next step or phase boundary; a refusal names its rule. */
   'knobs/set': (args: { runId: string; knob: string; value: number; reason: string; by?: string }) => KnobWriteResult;
   /** A write back to the value an applied write replaced, linked to it. */
@@ -693,6 +707,8 @@ export interface Events {
   /** A study's progress (a few a second) and its status when it changes. */
   'study/progress': { studyId: string; progress: StudyProgressInfo };
   'study/status': { studyId: string; status: StudyInfo['status'] };
+  /** Runs of a study estimated so far by `studies/estimate`, and the match playing now (a few a second). */
+  'study/estimate': { studyId: string; speak: EstimateSlice; done: number; total: number; label: string | null };
 }
 
 export type CommandName = keyof Commands;

@@ -143,6 +143,8 @@ describe('engine on a temporary lab', () => {
     await expect(
       call('matches/play', { da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 1, run: 'R1', speak: 'held' }),
     ).rejects.toThrow(/field "speak"/);
+    await expect(call('studies/estimate', { studyId: 'S1', speak: 'held' })).rejects.toThrow(/studies\/estimate: field "speak"/);
+    await expect(call('studies/estimate', { studyId: 'S1', speak: 'train' })).rejects.toThrow(/S1/);
     await expect(call('episodes/get', undefined)).rejects.toThrow(/episodes\/get/);
     await expect(call('metrics/series', { runId: 'R1', keys: 'gym/kl' })).rejects.toThrow(/field "keys"/);
     expect(await call('runs/list', undefined)).toEqual([]);

@@ -82,7 +82,12 @@ export function createEngine(o: EngineOptions): Engine {
     }
   }, o.batchIntervalMs ?? BATCH_INTERVAL_MS);
   const unsubscribeRuns = o.runService.subscribe((e) => batcher.push(e));
-  const studies = studyHandlers({ db: store.db, dbPath: store.path, emit: (e) => batcher.push(e) });
+  const studies = studyHandlers({
+    db: store.db,
+    dbPath: store.path,
+    emit: (e) => batcher.push(e),
+    play: { store, serially: (work) => serially(work), ...(o.session ? { session: o.session } : {}) },
+  });
   let closed = false;
   /** Cross-play answers by arguments: checkpoints never change under a name (`latest` is keyed by what it names now). */
   const crossPlays = new Map<string, CrossPlay>();

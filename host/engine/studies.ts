@@ -11,12 +11,23 @@ import type { ArmSpec } from '../../core/coevolution/arms';
 import { studyHosts } from '../../core/coevolution/study-summary';
 import { PRESETS, RunConfigError } from '../../core/coevolution/run-config';
 import { runStudy } from '../study/runner';
+import { estimateStudy, StudyEstimateError } from '../study/study-estimate';
+import type { SqliteRunStore } from '../store/sqlite-store';
+import type { SessionSettings } from '../../models/session';
 import { loadStudy } from '../study/study-data';
 import { studyStore } from '../study/study-store';
 
 type StudyHandlers = Pick<Handlers, Extract<keyof Handlers, `studies/${string}`>>;
 
-export function studyHandlers(o: { db: Database; dbPath: string; emit: (e: EngineEvent) => void }): { handlers: StudyHandlers; close(): void } {
+export interface StudyHandlerOptions {
+  db: Database;
+  dbPath: string;
+  emit: (e: EngineEvent) => void;
+  /** What `studies/estimate` plays with: the engine's store, its one-at-a-time queue for matches, its ORT settings. */
+  play: { store: SqliteRunStore; serially: <T>(work: () => Promise<T>) => Promise<T>; session?: SessionSettings };
+}
+
+export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers; close(): void } {
   const studies = studyStore(o.db);
   const live = new Map<string, StudyProgressInfo | null>();
 
@@ -69,6 +80,7 @@ export function studyHandlers(o: { db: Database; dbPath: string; emit: (e: Engin
       tauDa: base.stopping.tauDa,
       hosts: studyHosts(v.entries),
       summary: v.summary,
+      arenaEstimate: v.arenaEstimate,
       runs: v.entries.map((e, i) => ({
         arm: e.arm,
         seed: e.seed,
@@ -101,9 +113,38 @@ export function studyHandlers(o: { db: Database; dbPath: string; emit: (e: Engin
         launch(studyId);
         return { ok: true };
       },
+      'studies/estimate': ({ studyId, speak }) => {
+        studies.get(studyId);
+        return o.play.serially(async () => {
+          let done = 0;
+          let total = 0;
+          let last = 0;
+          const emit = (label: string | null, force: boolean) => {
+            const now = Date.now();
+            if (!force && now - last < 250) return;
+            last = now;
+            o.emit({ name: 'study/estimate', payload: { studyId, speak, done, total, label } });
+          };
+          return estimateStudy(o.play.store, {
+            studyId,
+            speak,
+            ctx: { db: o.dbPath, ...(o.play.session ? { session: o.play.session } : {}) },
+            onMatch: (label) => {
+              emit(label, true);
+              return { update: () => emit(label, false), stop: () => undefined };
+            },
+            onProgress: (d, t) => {
+              [done, total] = [d, t];
+              emit(null, true);
+            },
+          }).catch((e: unknown) => {
+            throw e instanceof StudyEstimateError ? new Error(e.message.replace(/^study estimate --speak validation: /, '')) : e;
+          });
+        });
+      },
       'studies/list': () =>
         studies.list().map((s) => {
-          const { summary: _summary, tauDa: _tau, ...rest } = info(s.id);
+          const { summary: _summary, tauDa: _tau, arenaEstimate: _estimate, ...rest } = info(s.id);
           return rest;
         }),
       'studies/get': ({ studyId }) => info(studyId),

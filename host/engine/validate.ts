@@ -102,6 +102,7 @@ export const ARG_SCHEMAS: Schemas = {
     workers: z.number().int('must be an integer').min(1).max(64).optional(),
   }),
   'studies/resume': z.strictObject({ studyId: id }),
+  'studies/estimate': z.strictObject({ studyId: id, speak: z.enum(['train', 'validation']) }),
   'knobs/set': z.strictObject({
     runId: id,
     knob: id,

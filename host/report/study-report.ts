@@ -6,6 +6,8 @@
  */
 import { heldoutEpisodesNote, MEASURES, TACTIC_FIELDS } from '../../core/coevolution/study-summary';
 import type { ArmSummary, StudyRunData, StudySummary } from '../../core/coevolution/study-summary';
+import { estimateView } from '../../core/coevolution/study-estimate';
+import type { EstimateSlice, EstimateTables } from '../../core/coevolution/study-estimate';
 import type { MeanInterval } from '../../core/stats/intervals';
 import type { RCaTerms } from '../../core/labels/tactic-evidence';
 import { esc, htmlTable, REPORT_STYLE } from './report';
@@ -100,6 +102,8 @@ export interface StudyReportInput {
   tauDa: number;
   runs: readonly StudyRunData[];
   summary: StudySummary;
+  /** The arena-only estimates `study estimate` stored, per slice the CA spoke. */
+  arenaEstimate?: Record<EstimateSlice, EstimateTables | null>;
 }
 
 const FIVE = ['routing', 'strictPass', 'fail', 'meanReward', 'lookupFirst'];
@@ -253,6 +257,10 @@ export function renderStudyReport(s: StudyReportInput): string {
       s.summary.arms.map((a) => [a.arm, a.measures[`${prefix}.routing`]!.n, ...panelRows(prefix).map((d) => fmt(a.measures[d.key]!, d.rate))]),
     );
   const panelPairedDefs = [...panelRows('panel'), ...panelRows('panel.gap')];
+  const estimates = (['train', 'validation'] as const).flatMap((k) => s.arenaEstimate?.[k] ?? []).map(estimateView);
+  const estimate = estimates.length
+    ? estimates.map((v) => `<p class="meta">${esc(v.title)}. Nothing held out is read.</p>${htmlTable(v.header, v.rows)}`).join('\n')
+    : `<p class="meta">None stored yet: <code>sparring study estimate ${esc(s.id)}</code> plays it (two arena matches a run).</p>`;
   const panel = hasPanel
     ? `<h2>Counterpart shift (IB-RL)</h2>
 <p class="meta">Each final DA against a panel that shares nothing with its training — the scripted CA, the final CAs of the study's other seeds, human customer episodes, LLM CAs — averaged over counterparts; the gap is its score against its training counterpart minus the panel average. Mean [95% t interval] over seeds.</p>
@@ -329,6 +337,8 @@ ${perScenario ? `<h3>${esc(perScenario.title.replace(/:$/, ''))}</h3>${htmlTable
 <h2>Paired differences</h2>
 ${paired}
 ${panel}
+<h2>Arena-only estimate of the held-out gain</h2>
+${estimate}
 <h2>The CA's tactic measures per match</h2>
 <div class="grid">${tactics}</div>
 <h2>Which tactic the CA converged to</h2>

@@ -3,9 +3,11 @@ import type { Database } from 'better-sqlite3';
 import { summariseStudy } from '../../core/coevolution/study-summary';
 import type { StudyCheckpointEvaluation, StudyPanelFigures, StudyRunData, StudySummary } from '../../core/coevolution/study-summary';
 import { hostCpuLine } from '../../core/contract/device';
+import type { EstimateSlice, EstimateTables } from '../../core/coevolution/study-estimate';
 import type { DomainTool } from '../../core/domain/types';
 import type { Opening } from '../../core/labels/tactic-evidence';
 import { createRunReader } from '../coevolution/service';
+import { storedEstimate } from './study-estimate';
 import { studyStore } from './study-store';
 import type { StudyEntry, StudyRow } from './study-store';
 
@@ -15,6 +17,8 @@ export interface StudyView {
   entries: (StudyEntry & { runStatus: string; phase: string; matches: number; host: string | null })[];
   runs: StudyRunData[];
   summary: StudySummary;
+  /** The arena-only estimates `study estimate` stored, per slice the CA spoke (null: none stored), paired against the summary's baseline. */
+  arenaEstimate: Record<EstimateSlice, EstimateTables | null>;
 }
 
 /** The CA's opening of each episode of a match (its first customer turn), with the expected tool, who won and r_CA's terms. */
@@ -57,6 +61,7 @@ export function loadStudy(db: Database, dbPath: string, id: string, baseline?: s
       panel: studies.evaluation<StudyPanelFigures>(id, e.arm, e.seed, 'panel'),
     };
   });
+  const summary = summariseStudy(study.arms, runs, baseline);
   return {
     study,
     entries: entries.map((e, i) => {
@@ -64,6 +69,10 @@ export function loadStudy(db: Database, dbPath: string, id: string, baseline?: s
       return { ...e, runStatus: d.status, phase: d.phase, matches: d.matchSummaries.length, host: d.device?.host ? hostCpuLine(d.device.host) : null };
     }),
     runs,
-    summary: summariseStudy(study.arms, runs, baseline),
+    summary,
+    arenaEstimate: {
+      train: storedEstimate(db, id, 'train', summary.baseline ?? undefined),
+      validation: storedEstimate(db, id, 'validation', summary.baseline ?? undefined),
+    },
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The Studies screen on the real engine: start a small study (quick preset, 2 seeds, 2 arms),
- * see it progress, compare the two arms (W_DA bands, held-out table, paired differences), open a
- * run of it in the dashboard, and overlay two runs of the lab. Screenshots in
+ * see it progress, compare the two arms (W_DA bands, held-out table, paired differences), estimate
+ * the held-out gain on the arena, open a run of it in the dashboard, and overlay two runs of the lab. Screenshots in
  * test-results/screenshots/studies-*.png.
  */
 import { expect, test } from '@playwright/test';
@@ -76,12 +76,30 @@ test('compares the two arms once the runs finish', async () => {
   await lab.screenshot('studies-03-compare');
 });
 
+test('estimates the held-out gain on the arena, nothing held out read', async () => {
+  test.skip(LabPage.runsUnavailable() !== null || runIds.length === 0, 'needs the finished study');
+  const panel = page.getByTestId('study-estimate');
+  await expect(panel.getByTestId('estimate-empty')).toBeVisible();
+  // The quick preset keeps no validation slice: the app says so and stores nothing.
+  await panel.getByTestId('estimate-speak').selectOption('validation');
+  await panel.getByTestId('estimate-run').click();
+  await expect(panel.getByTestId('estimate-error')).toContainText('keeps no validation slice');
+  await panel.getByTestId('estimate-speak').selectOption('train');
+  await panel.getByTestId('estimate-run').click();
+  const rows = panel.getByTestId('estimate-table').locator('tbody tr');
+  await expect(rows).toHaveCount(4, { timeout: 120_000 });
+  await expect(rows.first()).toContainText('(baseline)');
+  await expect(rows.nth(2)).toContainText(/no-ca-training\s*routing\s*2\s*\d+\.\d/);
+  await expect(panel.getByTestId('estimate-run')).toHaveText('Estimate new runs');
+  await lab.screenshot('studies-04-estimate');
+});
+
 test('opens a run of the study in the dashboard', async () => {
   test.skip(LabPage.runsUnavailable() !== null || runIds.length === 0, 'needs the finished study');
   await page.getByTestId(`open-run-${runIds[0]}`).click();
   await expect(page.getByTestId('screen-dashboard')).toBeVisible();
   await expect(page).toHaveURL(new RegExp(`#/runs/${runIds[0]}`));
-  await lab.screenshot('studies-04-run');
+  await lab.screenshot('studies-05-run');
 });
 
 test('overlays two runs of the lab', async () => {
@@ -90,5 +108,5 @@ test('overlays two runs of the lab', async () => {
   await page.getByTestId('overlay-a').selectOption(runIds[0]!);
   await page.getByTestId('overlay-b').selectOption(runIds[3]!);
   await expect(studies.series('overlay-chart')).toHaveCount(2);
-  await lab.screenshot('studies-05-overlay');
+  await lab.screenshot('studies-06-overlay');
 });

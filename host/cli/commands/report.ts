@@ -29,7 +29,20 @@ export function registerReport(program: Command, globals: () => GlobalOptions): 
             throw new UsageError((e as Error).message);
           }
           const { id, preset, arms, seeds, status, base } = view.study;
-          writeFileSync(opts.out, renderStudyReport({ id, preset, arms, seeds, status, tauDa: base.stopping.tauDa, runs: view.runs, summary: view.summary }));
+          writeFileSync(
+            opts.out,
+            renderStudyReport({
+              id,
+              preset,
+              arms,
+              seeds,
+              status,
+              tauDa: base.stopping.tauDa,
+              runs: view.runs,
+              summary: view.summary,
+              arenaEstimate: view.arenaEstimate,
+            }),
+          );
           if (g.json) process.stdout.write(JSON.stringify({ studyId: id, out: opts.out, runs: view.runs.length }) + '\n');
           else process.stdout.write(`wrote ${opts.out} (study ${id}, ${view.runs.length} runs)\n`);
           return;

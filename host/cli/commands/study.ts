@@ -17,7 +17,7 @@ import { defaultWorkers, runStudy } from '../../study/runner';
 import type { StudyProgress } from '../../study/runner';
 import { studyStore } from '../../study/study-store';
 import { runStudyPanel, StudyPanelError, studyPanelProtocol } from '../../study/study-panel';
-import { registerStudyEstimate } from './study-estimate';
+import { estimateText, registerStudyEstimate } from './study-estimate';
 import { withLab } from '../study-lab';
 import { progressBar } from '../progress';
 import type { Progress } from '../progress';
@@ -282,6 +282,8 @@ export function studyJson(v: StudyView, seconds: number | null) {
     paired: v.summary.paired,
     // Per (arm, seed): the final DA's panel figures (null before `study panel`); the arms' and pairs' measures carry panel.* over seeds.
     panel: { protocol: studyPanelProtocol(v.study.base), runs: v.runs.map((r) => ({ arm: r.arm, seed: r.seed, figures: r.panel ?? null })) },
+    // What `study estimate` stored, per slice the CA spoke (null before it ran), paired against the baseline above.
+    arenaEstimate: v.arenaEstimate,
   };
 }
 
@@ -442,6 +444,10 @@ function print(json: boolean, v: StudyView, seconds: number | null): void {
       );
     }
   }
+  const estimates = (['train', 'validation'] as const).flatMap((k) => v.arenaEstimate[k] ?? []);
+  out.push('', 'Arena-only estimate of the held-out gain (`sparring study estimate`; nothing held out read):');
+  if (estimates.length) for (const e of estimates) out.push(estimateText(v.study.id, e));
+  else out.push(`None stored yet: \`sparring study estimate ${v.study.id}\` plays it (two arena matches a run).`);
   if (seconds !== null) out.push('', `${seconds.toFixed(1)} s`);
   process.stdout.write(out.join('\n') + '\n');
 }

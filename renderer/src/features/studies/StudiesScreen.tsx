@@ -5,7 +5,7 @@
  * transcripts; and overlay any two runs of the lab.
  */
 import { useEffect, useMemo, useState } from 'react';
-import type { ArmSummary, MeanInterval, StudyDetail, StudyInfo } from '../../../../core/contract/contract';
+import type { ArmSummary, EstimateSlice, MeanInterval, StudyDetail, StudyInfo } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
 import { etaFrom, ProgressBar, useNow } from '../../components/ProgressBar';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
@@ -28,6 +28,9 @@ import {
   selectStudies,
   selectStudy,
   selectStudyError,
+  selectEstimateError,
+  selectEstimating,
+  estimateStudy,
   startStudy,
   useStudiesStore,
 } from './studies-store';
@@ -210,6 +213,7 @@ function StudyView({ studyId }: { studyId: string }) {
         <RunsTable study={detail} />
       </section>
       <Compare study={detail} />
+      <ArenaEstimate study={detail} />
     </div>
   );
 }
@@ -614,6 +618,108 @@ function Compare({ study }: { study: StudyDetail }) {
 }
 
 /** Any two runs of the lab, W_DA per match overlaid (not only runs of one study). */
+/** A figure of an estimate (points), with its interval; signed where it is a difference. */
+const pts = (m: MeanInterval | undefined, signed: boolean) => {
+  if (!m || !m.n) return '–';
+  const f = (v: number) => `${signed && v >= 0 ? '+' : ''}${v.toFixed(1)}`;
+  return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : f(m.mean);
+};
+
+/**
+ * The arena-only estimate of the held-out gain (`sparring study estimate`): each finished run's DA0
+ * and final DA against its final CA on the arena scenarios, the CA speaking the run's train slice
+ * or its validation slice; stored in the study, so settings can be chosen on it without reading
+ * anything held out.
+ */
+function ArenaEstimate({ study }: { study: StudyDetail }) {
+  const [speak, setSpeak] = useState<EstimateSlice>('train');
+  const busy = useStudiesStore(selectEstimating(study.id));
+  const error = useStudiesStore(selectEstimateError(study.id));
+  const now = useNow(!!busy);
+  const [started, setStarted] = useState<number | null>(null);
+  if (busy && started === null) setStarted(now);
+  if (!busy && started !== null) setStarted(null);
+  const shown = study.arenaEstimate[speak];
+  const finished = study.runs.filter((r) => r.status === 'finished').length;
+  return (
+    <section className="panel" data-testid="study-estimate">
+      <header className="panel-head">
+        <h3>Arena-only estimate of the held-out gain</h3>
+        <span>
+          <select
+            value={speak}
+            onChange={(e) => setSpeak(e.target.value as EstimateSlice)}
+            data-testid="estimate-speak"
+            aria-label="the bank slice the CA speaks"
+          >
+            <option value="train">CA speaks the train slice</option>
+            <option value="validation">CA speaks the validation slice</option>
+          </select>{' '}
+          <button className="btn tiny" disabled={!!busy || !finished} onClick={() => void estimateStudy(study.id, speak)} data-testid="estimate-run">
+            {shown ? 'Estimate new runs' : 'Estimate'}
+          </button>
+        </span>
+      </header>
+      <p className="muted small">
+        Each finished run&apos;s DA0 and final DA play its final CA on the arena scenarios, as the run&apos;s own matches play (seed 1000 + the run&apos;s
+        seed). Nothing held out is read, so settings can be chosen on it. Points, mean [95% t] over seeds; the gain paired against{' '}
+        {shown?.baseline ?? 'the first arm'}.
+      </p>
+      {busy && (
+        <div data-testid="estimate-progress">
+          <ProgressBar
+            label={`runs estimated${busy.label ? ` — ${busy.label}` : ''}`}
+            done={busy.done}
+            total={Math.max(busy.total, 1)}
+            etaSeconds={started === null ? null : etaFrom(started, now, busy.done, busy.total)}
+          />
+        </div>
+      )}
+      {error && (
+        <div className="inline-error" role="alert" data-testid="estimate-error">
+          {error}
+        </div>
+      )}
+      {shown ? (
+        <table className="table" data-testid="estimate-table">
+          <thead>
+            <tr>
+              <th>Arm</th>
+              <th>Measure</th>
+              <th className="num">Seeds</th>
+              <th className="num">DA0</th>
+              <th className="num">Final DA</th>
+              <th className="num">Gain</th>
+              <th className="num">Gain − {shown.baseline} (paired)</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.arms.flatMap((a) =>
+              (['routing', 'strictPass'] as const).map((k) => (
+                <tr key={`${a.arm}/${k}`}>
+                  <td>{a.arm}</td>
+                  <td>{k === 'routing' ? 'routing' : 'strict PASS'}</td>
+                  <td className="num">{a.seeds}</td>
+                  <td className="num">{pts(a[k].da0, false)}</td>
+                  <td className="num">{pts(a[k].final, false)}</td>
+                  <td className="num">{pts(a[k].gain, true)}</td>
+                  <td className="num">{a[k].gainVsBaseline ? pts(a[k].gainVsBaseline, true) : '(baseline)'}</td>
+                </tr>
+              )),
+            )}
+          </tbody>
+        </table>
+      ) : (
+        !busy && (
+          <EmptyState title="No estimate stored for this slice" testId="estimate-empty">
+            {finished ? 'Estimate plays two arena matches per finished run.' : 'No run of this study has finished yet.'}
+          </EmptyState>
+        )
+      )}
+    </section>
+  );
+}
+
 function RunOverlay() {
   const runs = useRunsStore(selectRuns);
   const details = useStudiesStore(selectOverlayRuns);

@@ -3,7 +3,7 @@
  * the arms a study can compare, and the two runs of the overlay. Events update it through the mirror.
  */
 import { create } from 'zustand';
-import type { ArmInfo, RunDetail, StudyDetail, StudyInfo } from '../../../../core/contract/contract';
+import type { ArmInfo, EstimateSlice, RunDetail, StudyDetail, StudyInfo } from '../../../../core/contract/contract';
 import type { EngineEvent } from '../../../../core/contract/run-service';
 import { errorMessage, request } from '../../engine/client';
 
@@ -18,6 +18,9 @@ export interface StudiesState {
   /** Runs opened for the overlay, by id. */
   overlayRuns: Record<string, RunDetail>;
   overlayError: string | null;
+  /** `studies/estimate` in flight, by study: runs estimated so far and the match playing. */
+  estimating: Record<string, { speak: EstimateSlice; done: number; total: number; label: string | null }>;
+  estimateError: Record<string, string>;
 }
 
 export const useStudiesStore = create<StudiesState>()(() => ({
@@ -30,6 +33,8 @@ export const useStudiesStore = create<StudiesState>()(() => ({
   startError: null,
   overlayRuns: {},
   overlayError: null,
+  estimating: {},
+  estimateError: {},
 }));
 
 export const selectStudies = (s: StudiesState) => s.studies;
@@ -41,6 +46,8 @@ export const selectStarting = (s: StudiesState) => s.starting;
 export const selectStartError = (s: StudiesState) => s.startError;
 export const selectOverlayRuns = (s: StudiesState) => s.overlayRuns;
 export const selectOverlayError = (s: StudiesState) => s.overlayError;
+export const selectEstimating = (id: string) => (s: StudiesState) => s.estimating[id] ?? null;
+export const selectEstimateError = (id: string) => (s: StudiesState) => s.estimateError[id] ?? null;
 
 export async function loadStudies(): Promise<void> {
   try {
@@ -90,6 +97,22 @@ export async function resumeStudy(studyId: string): Promise<void> {
   }
 }
 
+/** Plays what is missing of the study's arena-only estimate on `speak`, then reloads its tables. */
+export async function estimateStudy(studyId: string, speak: EstimateSlice): Promise<void> {
+  useStudiesStore.setState((s) => ({
+    estimating: { ...s.estimating, [studyId]: { speak, done: 0, total: 0, label: null } },
+    estimateError: omit(s.estimateError, studyId),
+  }));
+  try {
+    await request('studies/estimate', { studyId, speak });
+    await loadStudy(studyId);
+  } catch (err) {
+    useStudiesStore.setState((s) => ({ estimateError: { ...s.estimateError, [studyId]: errorMessage(err) } }));
+  } finally {
+    useStudiesStore.setState((s) => ({ estimating: omit(s.estimating, studyId) }));
+  }
+}
+
 export async function loadOverlayRun(runId: string): Promise<void> {
   try {
     const d = await request('runs/get', { runId });
@@ -110,6 +133,9 @@ export function applyStudyEvent(e: EngineEvent): void {
       void loadStudies();
       if (s.details[studyId]) void loadStudy(studyId);
     }
+  } else if (e.name === 'study/estimate') {
+    const { studyId, ...p } = e.payload;
+    if (s.estimating[studyId]) useStudiesStore.setState({ estimating: { ...s.estimating, [studyId]: p } });
   } else if (e.name === 'study/status') {
     void loadStudies();
     if (s.details[e.payload.studyId]) void loadStudy(e.payload.studyId);

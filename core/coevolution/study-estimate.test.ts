@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { estimateTables, estimateView } from './study-estimate';
+import type { ArenaEstimateFigures } from './study-estimate';
+
+/** A run's stored figures with DA0 and final routing rates (strict PASS half of each). */
+const run = (arm: string, seed: number, da0: number, final: number): ArenaEstimateFigures & { arm: string; seed: number } => ({
+  arm,
+  seed,
+  speak: 'train',
+  da0: `DA0-${arm}-${seed}`,
+  finalDa: `DA-${arm}-${seed}`,
+  finalCa: `CA-${arm}-${seed}`,
+  matchSeed: 1000 + seed,
+  matches: { da0: 'M1', finalDa: 'M2' },
+  da0Metrics: { routing: da0, strictPass: da0 / 2, episodes: 180 },
+  finalMetrics: { routing: final, strictPass: final / 2, episodes: 180 },
+});
+
+// t(0.975, 2 df), Student's table.
+const T2 = 4.302653;
+
+describe('estimateTables', () => {
+  const runs = [
+    run('full', 1, 0.5, 0.7),
+    run('full', 2, 0.6, 0.7),
+    run('full', 3, 0.7, 0.9),
+    run('x', 1, 0.5, 0.6),
+    run('x', 2, 0.6, 0.7),
+    run('x', 3, 0.6, 0.9),
+  ];
+
+  it('gives the gain in points per arm, mean [95% t] over seeds, and each arm paired against the baseline', () => {
+    const t = estimateTables('train', ['full', 'x'], runs, 'full');
+    const full = t.arms[0]!;
+    // Gains 20, 10, 20: mean 16.67, sd √(100/3), se √(100/3)/√3 = 10/3.
+    expect(full.seeds).toBe(3);
+    expect(full.routing.gain.mean).toBeCloseTo(50 / 3, 9);
+    expect(full.routing.gain.ci![0]).toBeCloseTo(50 / 3 - T2 * (10 / 3), 4);
+    expect(full.routing.da0.mean).toBeCloseTo(60, 9);
+    expect(full.strictPass.gain.mean).toBeCloseTo(25 / 3, 9);
+    expect(full.routing.gainVsBaseline).toBeUndefined();
+    // x's gains 10, 10, 30 against full's 20, 10, 20: differences −10, 0, +10, mean 0, se 10/√3.
+    const paired = t.arms[1]!.routing.gainVsBaseline!;
+    expect(paired.mean).toBeCloseTo(0, 9);
+    expect(paired.ci![1]).toBeCloseTo(T2 * (10 / Math.sqrt(3)), 4);
+    expect(paired.seeds).toEqual([1, 2, 3]);
+  });
+
+  it('pairs only the seeds both arms have, and prints one row per arm and measure', () => {
+    const t = estimateTables('validation', ['full', 'x'], runs.slice(0, 5), 'full');
+    expect(t.arms[1]!.seeds).toBe(2);
+    expect(t.arms[1]!.routing.gainVsBaseline!.seeds).toEqual([1, 2]);
+    const v = estimateView(t);
+    expect(v.title).toContain('validation slice');
+    expect(v.header.at(-1)).toBe("gain − full's (paired)");
+    expect(v.rows.map((r) => r.slice(0, 3))).toEqual([
+      ['full', 'routing', '3'],
+      ['full', 'strict PASS', '3'],
+      ['x', 'routing', '2'],
+      ['x', 'strict PASS', '2'],
+    ]);
+    expect(v.rows[0]![5]).toMatch(/^\+16\.7 \[/);
+    expect(v.rows[0]![6]).toBe('(baseline)');
+    // x on seeds 1–2: gains 10, 10 against 20, 10: −5 [−68.5, +58.5] (t 12.706, se 5).
+    expect(v.rows[2]![6]).toBe('-5.0 [-68.5, +58.5]');
+  });
+});

@@ -1,0 +1,98 @@
+/**
+ * The arena-only estimate of a study's held-out gain (`sparring study estimate S`): for each
+ * finished run, DA0 and the final DA each play the run's final CA on the arena scenarios, as the
+ * run's own matches play, the CA speaking the run's train slice of the bank or the validation
+ * slice its config kept out. Settings can be chosen on it without reading anything held out.
+ * Pure: the host plays the matches and stores each run's figures (study_evaluations, kind
+ * `arena-estimate:<slice>`); this file turns them into the tables.
+ */
+import { meanInterval, pairedDifference } from '../stats/intervals';
+import type { MeanInterval, PairedDifference } from '../stats/intervals';
+
+/** The bank slice the CA speaks in an estimate. */
+export type EstimateSlice = 'train' | 'validation';
+
+/** The study_evaluations kind a run's estimate on `slice` is stored under. */
+export const estimateKind = (slice: EstimateSlice) => `arena-estimate:${slice}`;
+
+/** The seed both matches of a run's estimate play: the one `match --run R --seed 1000+seed` takes. */
+export const estimateSeed = (runSeed: number) => 1000 + runSeed;
+
+/** One run's figures: DA0 and the final DA against the run's final CA (rates in [0, 1]). */
+export interface ArenaEstimateFigures {
+  speak: EstimateSlice;
+  da0: string;
+  finalDa: string;
+  finalCa: string;
+  /** The seed both matches played (estimateSeed of the run's seed). */
+  matchSeed: number;
+  matches: { da0: string; finalDa: string };
+  da0Metrics: { routing: number; strictPass: number; episodes: number };
+  finalMetrics: { routing: number; strictPass: number; episodes: number };
+}
+
+/** One measure of one arm: DA0, the final DA and the gain (points), mean [95% t] over seeds; the gain paired against the baseline arm's. */
+export interface EstimateMeasure {
+  da0: MeanInterval;
+  final: MeanInterval;
+  gain: MeanInterval;
+  /** Absent on the baseline arm itself. */
+  gainVsBaseline?: PairedDifference;
+}
+
+export interface EstimateTables {
+  speak: EstimateSlice;
+  baseline: string;
+  arms: { arm: string; seeds: number; routing: EstimateMeasure; strictPass: EstimateMeasure }[];
+  /** Per (arm, seed) run, as stored. */
+  runs: (ArenaEstimateFigures & { arm: string; seed: number })[];
+}
+
+/** The tables of an estimate from its runs' figures. */
+export function estimateTables(
+  speak: EstimateSlice,
+  arms: readonly string[],
+  runs: readonly (ArenaEstimateFigures & { arm: string; seed: number })[],
+  baseline: string,
+): EstimateTables {
+  const perSeed = (arm: string, f: (x: ArenaEstimateFigures) => number) => new Map(runs.filter((r) => r.arm === arm).map((r) => [r.seed, 100 * f(r)]));
+  const gain = (arm: string, m: 'routing' | 'strictPass') => perSeed(arm, (x) => x.finalMetrics[m] - x.da0Metrics[m]);
+  const of = (arm: string, m: 'routing' | 'strictPass'): EstimateMeasure => ({
+    da0: meanInterval([...perSeed(arm, (x) => x.da0Metrics[m]).values()]),
+    final: meanInterval([...perSeed(arm, (x) => x.finalMetrics[m]).values()]),
+    gain: meanInterval([...gain(arm, m).values()]),
+    ...(arm === baseline ? {} : { gainVsBaseline: pairedDifference(gain(arm, m), gain(baseline, m)) }),
+  });
+  return {
+    speak,
+    baseline,
+    arms: arms.map((arm) => ({ arm, seeds: runs.filter((r) => r.arm === arm).length, routing: of(arm, 'routing'), strictPass: of(arm, 'strictPass') })),
+    runs: [...runs],
+  };
+}
+
+/** A figure of an estimate (points) with its interval, signed where it is a difference; '—' without seeds. */
+export function estimateFigure(m: MeanInterval, signed: boolean): string {
+  if (m.n === 0) return '—';
+  const f = (v: number) => `${signed && v >= 0 ? '+' : ''}${v.toFixed(1)}`;
+  return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : f(m.mean);
+}
+
+/** The estimate as one table (a row per arm and measure), as `study estimate`, `study show` and `report --study` print it. */
+export function estimateView(t: EstimateTables): { title: string; header: string[]; rows: string[][] } {
+  return {
+    title: `DA0 and the final DA against each run's final CA, arena scenarios, CA speaking the run's ${t.speak === 'validation' ? 'validation slice' : 'train slice'}; points, mean [95% t] over seeds`,
+    header: ['arm', 'measure', 'seeds', 'DA0', 'final DA', 'gain', `gain − ${t.baseline}'s (paired)`],
+    rows: t.arms.flatMap((a) =>
+      (['routing', 'strictPass'] as const).map((k) => [
+        a.arm,
+        k === 'routing' ? 'routing' : 'strict PASS',
+        String(a.seeds),
+        estimateFigure(a[k].da0, false),
+        estimateFigure(a[k].final, false),
+        estimateFigure(a[k].gain, true),
+        a[k].gainVsBaseline ? estimateFigure(a[k].gainVsBaseline, true) : '(baseline)',
+      ]),
+    ),
+  };
+}

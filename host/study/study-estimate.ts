@@ -1,0 +1,142 @@
+/**
+ * Plays and stores a study's arena-only estimate of the held-out gain (core/coevolution/study-estimate.ts):
+ * each finished run's DA0 and final DA against the run's final CA on the arena scenarios, as
+ * `sparring match --run R --seed 1000+seed` plays them, on the runs' one ORT thread. A run's
+ * figures are stored in the study (study_evaluations) and its matches in the lab, so a second
+ * call plays nothing. `sparring study estimate S` and the engine's `studies/estimate` call it.
+ */
+import type { Database } from 'better-sqlite3';
+import { heldoutMetrics } from '../../core/arena/evaluate';
+import { selectScenarios } from '../../core/arena/scenarios';
+import { RUN_THREADS } from '../../core/coevolution/run-config';
+import { estimateKind, estimateSeed, estimateTables } from '../../core/coevolution/study-estimate';
+import type { ArenaEstimateFigures, EstimateSlice, EstimateTables } from '../../core/coevolution/study-estimate';
+import { runArena } from '../coevolution/actors';
+import { runAndStoreMatch } from '../llm/store-match';
+import { matchConcurrency, pendingLlmCalls, resolveCa, resolveDa, resolveJudge } from '../policies/policies';
+import type { PolicyContext } from '../policies/policies';
+import { labDomain } from '../store/scenario-store';
+import type { SqliteRunStore } from '../store/sqlite-store';
+import { studyStore } from './study-store';
+
+/** Bad input to an estimate (an unknown baseline arm, a run without the slice asked for): the CLI shows it as a usage error. */
+export class StudyEstimateError extends Error {}
+
+export interface EstimateOptions {
+  studyId: string;
+  speak: EstimateSlice;
+  /** The arm the others are paired against (default: the study's first arm). */
+  baseline?: string;
+  /** The lab's policy context (its file, LLM ledgers); the seed and ORT threads are the estimate's own. */
+  ctx: Omit<PolicyContext, 'seed'>;
+  /** A run (arm/seed) not estimated because it has not finished. */
+  onSkip?: (key: string, why: string) => void;
+  /** Each match as it plays: `label` says which, done/total its episodes. */
+  onMatch?: (label: string) => { update(done: number, total: number): void; stop(): void };
+  /** Runs settled (stored or found stored) of those to estimate. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** The next free arena match id `M<n>` of the lab. */
+function nextMatchId(store: SqliteRunStore): string {
+  const ids = store
+    .listMatches()
+    .map((m) => /^M(\d+)$/.exec(m.id))
+    .filter((m) => m !== null);
+  return `M${Math.max(0, ...ids.map((m) => Number(m[1]))) + 1}`;
+}
+
+/** The tables of the estimate already stored for a study (nothing played); null when no run has one. */
+export function storedEstimate(db: Database, studyId: string, speak: EstimateSlice, baseline?: string): EstimateTables | null {
+  const studies = studyStore(db);
+  const s = studies.get(studyId);
+  const runs = studies.entries(studyId).flatMap((e) => {
+    const f = studies.evaluation<ArenaEstimateFigures>(studyId, e.arm, e.seed, estimateKind(speak));
+    return f ? [{ arm: e.arm, seed: e.seed, ...f }] : [];
+  });
+  if (!runs.length) return null;
+  return estimateTables(speak, s.arms, runs, baseline && s.arms.includes(baseline) ? baseline : s.arms[0]!);
+}
+
+/** Plays what is missing of a study's estimate on `speak` and returns its tables. */
+export async function estimateStudy(store: SqliteRunStore, o: EstimateOptions): Promise<EstimateTables> {
+  const studies = studyStore(store.db);
+  const s = studies.get(o.studyId);
+  if (o.baseline !== undefined && !s.arms.includes(o.baseline))
+    throw new StudyEstimateError(`--baseline ${o.baseline}: not an arm of study ${o.studyId} (${s.arms.join(', ')})`);
+  const kind = estimateKind(o.speak);
+  const lab = labDomain(store.db);
+  const entries = studies.entries(o.studyId);
+  const todo = entries.filter((e) => e.status === 'finished');
+  for (const e of entries) if (e.status !== 'finished') o.onSkip?.(`${e.arm}/${e.seed}`, `its run ${e.runId} ${e.status}`);
+  let done = 0;
+  o.onProgress?.(done, todo.length);
+  for (const e of todo) {
+    const key = `${e.arm}/${e.seed}`;
+    if (!studies.evaluation<ArenaEstimateFigures>(o.studyId, e.arm, e.seed, kind)) {
+      const run = runArena(store.db, e.runId, lab)!;
+      const speak = o.speak === 'validation' ? run.speakValidation : run.speak;
+      if (!speak)
+        throw new StudyEstimateError(
+          `study estimate --speak validation: run ${e.runId} (${key}) keeps no validation slice (its config has no validation.bankShare)`,
+        );
+      const named = (role: 'DA' | 'CA', order: 'ASC' | 'DESC') =>
+        (
+          store.db
+            .prepare(`SELECT name FROM checkpoints WHERE run_id = ? AND role = ? ORDER BY generation ${order}, rowid ${order} LIMIT 1`)
+            .get(e.runId, role) as { name: string } | undefined
+        )?.name;
+      const [da0, finalDa, finalCa] = [named('DA', 'ASC'), named('DA', 'DESC'), named('CA', 'DESC')];
+      if (!da0 || !finalDa || !finalCa) throw new Error(`study estimate: run ${e.runId} (${key}) has no DA or CA checkpoint`);
+      const seed = estimateSeed(run.seed);
+      // The runs' own thread count, so the figures depend on the seed and config only.
+      const ctx: PolicyContext = { ...o.ctx, seed, session: { ...o.ctx.session, intraOpNumThreads: RUN_THREADS } };
+      const ca = await resolveCa(finalCa, run.domain, ctx, speak);
+      const judge = resolveJudge(run.judge, ctx);
+      const play = async (daName: string) => {
+        const da = await resolveDa(daName, run.domain, ctx);
+        const bar = o.onMatch?.(`estimate ${key}: ${daName} vs ${finalCa}`);
+        try {
+          const m = await runAndStoreMatch(
+            store,
+            {
+              matchId: nextMatchId(store),
+              createdAt: new Date().toISOString(),
+              domain: run.domain,
+              scenarios: selectScenarios(run.domain, 'arena'),
+              scenarioSet: 'arena',
+              da,
+              ca,
+              judge,
+              config: run.sparring,
+              seed,
+              concurrency: matchConcurrency(da, ca, 32),
+              ...(run.symbolic ? { symbolic: run.symbolic } : {}),
+              ...(bar ? { onProgress: (d: number, t: number) => bar.update(d, t) } : {}),
+            },
+            pendingLlmCalls(o.ctx.db),
+          );
+          const h = heldoutMetrics(m.episodes);
+          return { matchId: m.match.id, metrics: { routing: h.routingAccuracy, strictPass: h.strictPass, episodes: h.episodes } };
+        } finally {
+          bar?.stop();
+        }
+      };
+      const a = await play(da0);
+      const b = da0 === finalDa ? a : await play(finalDa);
+      const f: ArenaEstimateFigures = {
+        speak: o.speak,
+        da0,
+        finalDa,
+        finalCa,
+        matchSeed: seed,
+        matches: { da0: a.matchId, finalDa: b.matchId },
+        da0Metrics: a.metrics,
+        finalMetrics: b.metrics,
+      };
+      studies.saveEvaluation(o.studyId, e.arm, e.seed, kind, f);
+    }
+    o.onProgress?.(++done, todo.length);
+  }
+  return storedEstimate(store.db, o.studyId, o.speak, o.baseline) ?? estimateTables(o.speak, s.arms, [], o.baseline ?? s.arms[0]!);
+}
