@@ -7,6 +7,7 @@
  */
 import os from 'node:os';
 import type { Command } from 'commander';
+import { RUN_THREADS } from '../../../core/coevolution/run-config';
 import { InvalidArgumentError } from 'commander';
 import { benchDa, benchMlp } from '../../../models/bench';
 import { benchEnv } from '../../env/bench';
@@ -174,7 +175,7 @@ export function registerBench(program: Command, globals: () => GlobalOptions): v
         .join(', ')}; ${deviceLine(device)}\n\n` +
         `${table(['figure', 'median', 'unit', 'what'], rows, ['l', 'r', 'l', 'l'])}\n\n` +
         `${machine.cpus} cores (${machine.cpuModel}, ${machine.isa}), ${machine.platform}, Node ${machine.node}; ` +
-        `${provider !== null ? `provider ${provider}, ${threads} intra-op threads; ` : ''}` +
+        `${provider !== null ? `provider ${provider}, ${threads} intra-op threads${threads !== RUN_THREADS ? ` (a run uses device.threads, default ${RUN_THREADS}: --threads ${RUN_THREADS} measures what it gets)` : ''}; ` : ''}` +
         `median of ${opts.rounds} rounds of ≥ ${opts.roundMs} ms each\n`,
     );
   });
