@@ -17,6 +17,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { hostCpuLine } from '../core/contract/device';
 import { PRESETS } from '../core/coevolution/run-config';
+import type { RunConfig } from '../core/coevolution/run-config';
 import { hostCpu } from '../models/device';
 import { sparringInProcess } from './support/cli-in-process';
 
@@ -138,9 +139,39 @@ describe('sparring study', () => {
     const over = await sparring(['study', '--preset', 'quick', '--config', overlay, '--seeds', '2', '--db', db]);
     expect(over.code).toBe(2);
     expect(over.stderr).toMatch(/failurShare/);
+    // --arm NAME=FILE: the file named when it is missing, not JSON or refused by the schema.
+    const arm1 = await sparring(['study', '--preset', 'quick', '--seeds', '2', '--arm', 'mine=' + path.join(tmp, 'missing.json'), '--db', db]);
+    expect(arm1.code).toBe(2);
+    expect(arm1.stderr).toMatch(/--arm mine=.*missing\.json: cannot read \(ENOENT\)/);
+    const armTypo = await sparring(['study', '--preset', 'quick', '--seeds', '2', '--arm', `mine=${overlay}`, '--db', db]);
+    expect(armTypo.code).toBe(2);
+    expect(armTypo.stderr).toMatch(/arm mine \(.*overlay\.json\).*failurShare/);
+    expect((await sparring(['study', '--preset', 'quick', '--seeds', '2', '--arm', 'mine', '--db', db])).stderr).toMatch(/--arm takes NAME=FILE/);
     const list = await sparring(['study', 'list', '--json', '--db', db]);
     expect(JSON.parse(list.stdout)).toEqual([]);
   }, 60_000);
+
+  it('runs a custom arm (--arm NAME=FILE) beside a shipped one on the same seeds, its runs on the overlaid config', async () => {
+    const db = path.join(tmp, 'custom.db');
+    const file = path.join(tmp, 'ca-gyms-off.json');
+    writeFileSync(file, JSON.stringify({ schedule: { caGyms: false }, gym: { da: { steps: 3 } } }));
+    // --arms defaults to full; the custom arm comes after it.
+    const both = await sparring(['study', '--config', tinyConfig(), '--seeds', '1', '--arm', `steady-ca=${file}`, '--no-panel', '--json', '--db', db]);
+    expect(both.code, both.stderr).toBe(0);
+    const t = JSON.parse(both.stdout) as Omit<StudyJson, 'paired'> & { paired: { a: string; b: string }[] };
+    expect(t.runs.map((x) => [x.arm, x.status])).toEqual([
+      ['full', 'finished'],
+      ['steady-ca', 'finished'],
+    ]);
+    expect(t.paired.map((p) => `${p.a} − ${p.b}`)).toEqual(['steady-ca − full']);
+    const lab = new Database(db, { readonly: true });
+    const config = (id: string) => JSON.parse(lab.prepare('SELECT config_json FROM runs WHERE id = ?').pluck().get(id) as string) as RunConfig;
+    const [full, mine] = t.runs.map((x) => config(x.runId));
+    lab.close();
+    expect(mine!.gym.da.steps).toBe(3);
+    expect(mine!.schedule?.caGyms).toBe(false);
+    expect({ ...mine!, gym: full!.gym, schedule: full!.schedule }).toEqual(full);
+  }, 300_000);
 
   it('a study killed with kill -9 resumes and gives the tables of an uninterrupted one; nothing is stored twice', async () => {
     const config = tinyConfig();

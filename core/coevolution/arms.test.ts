@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ARMS, armConfig, deepMerge, overlayConfig, parseArms } from './arms';
+import { ARMS, armConfig, customArm, deepMerge, overlayConfig, parseArms, studyArmConfigs } from './arms';
 import { PRESETS, RunConfigError } from './run-config';
 
 const quick = PRESETS.quick.config;
@@ -11,6 +11,34 @@ describe('parseArms', () => {
     expect(() => parseArms('full,full')).toThrow(/arm "full" given twice/);
     expect(() => parseArms('fixed-opponent,no-isolation')).toThrow(/fixed-opponent takes the DA gym budget of the full arm .* add full/);
     expect(() => parseArms('')).toThrow(RunConfigError);
+  });
+});
+
+describe('custom arms', () => {
+  const steps = customArm('da-steps-3', '{"gym": {"da": {"steps": 3}}}', 'steps.json');
+
+  it('come after the listed arms unless listed; their overlay is merged over the base and checked', () => {
+    expect(parseArms('full,no-ca-training', [steps])).toEqual(['full', 'no-ca-training', 'da-steps-3']);
+    expect(parseArms('da-steps-3,full', [steps])).toEqual(['da-steps-3', 'full']);
+    expect(parseArms('', [steps])).toEqual(['da-steps-3']);
+    const configOf = studyArmConfigs(quick, ['full', 'fixed-opponent', 'da-steps-3'], [steps]);
+    expect(configOf('da-steps-3').gym.da.steps).toBe(3);
+    expect(configOf('da-steps-3').gym.ca).toEqual(quick.gym.ca);
+    expect(configOf('full')).toEqual(quick);
+    expect(configOf('fixed-opponent').schedule?.daGyms).toBe(1);
+    expect(() => configOf('nope')).toThrow(/no arm "nope"/);
+  });
+
+  it('refuse a bad name, a shipped name, text that is not a JSON object, an unknown field and a repeat, by name', () => {
+    expect(() => customArm('Bad Name', '{}', 'x.json')).toThrow(/arm Bad Name \(x\.json\).*lower-case letters/);
+    expect(() => customArm('full', '{}', 'x.json')).toThrow(/"full" is a shipped arm/);
+    expect(() => customArm('a', '{\n  "gym": 1,\n}', 'x.json')).toThrow(/arm a \(x\.json\).*not JSON \(line 3, column 1\)/);
+    expect(() => customArm('a', '{\n  "gym": }', 'x.json')).toThrow(/arm a \(x\.json\).*not JSON: Unexpected token/);
+    expect(() => customArm('a', '[1]', 'x.json')).toThrow(/an overlay is a JSON object/);
+    const typo = customArm('typo', '{"gym": {"failurShare": 0.5}}', 'typo.json');
+    expect(() => studyArmConfigs(quick, ['typo'], [typo])).toThrow(/arm typo \(typo\.json\).*failurShare/);
+    expect(() => parseArms('full', [steps, steps])).toThrow(/custom arm "da-steps-3" given twice/);
+    expect(() => parseArms('full,other', [steps])).toThrow(/unknown arm "other"; known: .*da-steps-3/);
   });
 });
 

@@ -100,19 +100,62 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * Parse an `--arms` list ("full,no-ca-training"): names known, none twice, and `full` present
- * when an arm takes its budget from it. Throws a RunConfigError that names the arm.
+ * A study's own arm: a name and a deep-partial run-config overlay merged over the study's base,
+ * like the shipped arms' (`sparring study --arm NAME=FILE`, the Studies screen's custom arms). It
+ * is compared with the others on the same seeds; the runs keep the merged config, so a resumed
+ * study needs nothing else.
  */
-export function parseArms(list: string | readonly string[]): ArmName[] {
+export interface CustomArm {
+  name: string;
+  overlay: Record<string, unknown>;
+  /** Where the overlay came from (a file), for errors. */
+  source: string;
+}
+
+/** What a custom arm may be called: lower case, digits and dashes, at most 40 characters. */
+const CUSTOM_ARM_NAME = /^[a-z][a-z0-9-]{0,39}$/;
+
+/** A custom arm from its name and overlay text (JSON); errors name the arm and, for JSON, the line and column. */
+export function customArm(name: string, overlayText: string, source: string): CustomArm {
+  const where = `arm ${name} (${source})`;
+  if (!CUSTOM_ARM_NAME.test(name))
+    throw new RunConfigError(where, 'arms', `a custom arm's name is lower-case letters, digits and dashes, starting with a letter (at most 40), got "${name}"`);
+  if (isArmName(name)) throw new RunConfigError(where, 'arms', `"${name}" is a shipped arm; give the custom arm another name`);
+  let overlay: unknown;
+  try {
+    overlay = JSON.parse(overlayText);
+  } catch (e) {
+    const m = /position (\d+)/.exec(String(e));
+    const at = m ? Number(m[1]) : null;
+    const line = at === null ? null : overlayText.slice(0, at).split('\n').length;
+    const column = at === null ? null : at - overlayText.lastIndexOf('\n', at - 1);
+    throw new RunConfigError(where, 'overlay', `not JSON${line !== null ? ` (line ${line}, column ${column})` : ''}: ${(e as Error).message}`);
+  }
+  if (!isPlainObject(overlay)) throw new RunConfigError(where, 'overlay', 'an overlay is a JSON object of run-config fields');
+  return { name, overlay, source };
+}
+
+/**
+ * Parse an `--arms` list ("full,no-ca-training"): names known (shipped or `custom`), none twice, and
+ * `full` present when an arm takes its budget from it. Custom arms the list leaves out come after
+ * it, in their order. Throws a RunConfigError that names the arm.
+ */
+export function parseArms(list: string | readonly string[], custom: readonly CustomArm[] = []): string[] {
   const names = (typeof list === 'string' ? list.split(',') : [...list]).map((s) => s.trim()).filter(Boolean);
-  if (!names.length) throw new RunConfigError('--arms', 'arms', 'no arm given');
+  const customNames = new Set<string>();
+  for (const c of custom) {
+    if (customNames.has(c.name)) throw new RunConfigError('--arm', 'arms', `custom arm "${c.name}" given twice`);
+    customNames.add(c.name);
+  }
+  if (!names.length && !custom.length) throw new RunConfigError('--arms', 'arms', 'no arm given');
   const seen = new Set<string>();
   for (const n of names) {
-    if (!isArmName(n)) throw new RunConfigError('--arms', 'arms', `unknown arm "${n}"; known: ${Object.keys(ARMS).join(', ')}`);
+    if (!isArmName(n) && !customNames.has(n))
+      throw new RunConfigError('--arms', 'arms', `unknown arm "${n}"; known: ${[...Object.keys(ARMS), ...customNames].join(', ')}`);
     if (seen.has(n)) throw new RunConfigError('--arms', 'arms', `arm "${n}" given twice`);
     seen.add(n);
   }
-  const needsFull = names.filter((n) => (ARMS[n as ArmName] as ArmSpec).budgetFromFull);
+  const needsFull = names.filter((n) => isArmName(n) && (ARMS[n] as ArmSpec).budgetFromFull);
   if (needsFull.length && !seen.has('full')) {
     throw new RunConfigError(
       '--arms',
@@ -120,7 +163,30 @@ export function parseArms(list: string | readonly string[]): ArmName[] {
       `${needsFull.join(', ')} take${needsFull.length === 1 ? 's' : ''} the DA gym budget of the full arm of the same seed; add full to --arms`,
     );
   }
-  return names as ArmName[];
+  return [...names, ...custom.map((c) => c.name).filter((n) => !seen.has(n))];
+}
+
+/**
+ * Each arm's run config at a study's creation, every one checked before anything runs: a shipped
+ * arm's overlay (a budget arm with a stand-in budget of 1, rewritten once its full run has
+ * finished), a custom arm's own.
+ */
+export function studyArmConfigs(base: RunConfig, arms: readonly string[], custom: readonly CustomArm[] = []): (arm: string) => RunConfig {
+  const configs = new Map<string, RunConfig>();
+  for (const arm of arms) {
+    const c = custom.find((x) => x.name === arm);
+    configs.set(
+      arm,
+      c
+        ? overlayConfig(base, c.overlay, `arm ${c.name} (${c.source})`)
+        : armConfig(base, arm as ArmName, (ARMS[arm as ArmName] as ArmSpec).budgetFromFull ? 1 : undefined),
+    );
+  }
+  return (arm) => {
+    const c = configs.get(arm);
+    if (!c) throw new Error(`no arm "${arm}" in this study`);
+    return c;
+  };
 }
 
 /**

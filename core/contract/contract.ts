@@ -574,7 +574,14 @@ export interface Commands {
   /** Delete a custom scenario (its stored episodes stay); shipped scenarios cannot be deleted. */
   'scenarios/remove': (args: { id: string }) => { ok: true };
   /** Start a study: every (arm, seed) an ordinary run of the lab, in worker processes (core/coevolution/arms.ts). */
-  'studies/start': (args: { preset: string; seeds: number; arms: string[]; workers?: number }) => { studyId: string };
+  'studies/start': (args: {
+    preset: string;
+    seeds: number;
+    arms: string[];
+    workers?: number;
+    /** The study's own arms: a name and a run-config overlay (JSON text) merged over the preset, as `sparring study --arm NAME=FILE`. */
+    customArms?: { name: string; overlay: string }[];
+  }) => { studyId: string };
   /** Continue an interrupted study: finished runs are kept, the others resume from their last phase boundary. */
   'studies/resume': (args: { studyId: string }) => { ok: true };
   /**

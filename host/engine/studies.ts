@@ -6,8 +6,7 @@
 import type { Database } from 'better-sqlite3';
 import type { Handlers, StudyDetail, StudyInfo, StudyProgressInfo } from '../../core/contract/contract';
 import type { EngineEvent } from '../../core/contract/run-service';
-import { ARMS, armConfig, parseArms } from '../../core/coevolution/arms';
-import type { ArmSpec } from '../../core/coevolution/arms';
+import { ARMS, customArm, parseArms, studyArmConfigs } from '../../core/coevolution/arms';
 import { studyHosts } from '../../core/coevolution/study-summary';
 import { PRESETS, RunConfigError } from '../../core/coevolution/run-config';
 import { runStudy } from '../study/runner';
@@ -96,13 +95,12 @@ export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers
 
   return {
     handlers: {
-      'studies/start': ({ preset, seeds, arms, workers }) => {
+      'studies/start': ({ preset, seeds, arms, workers, customArms }) => {
         const p = PRESETS[preset as keyof typeof PRESETS];
         if (!p) throw new RunConfigError('preset', 'preset', `unknown preset "${preset}"; known: ${Object.keys(PRESETS).join(', ')}`);
-        const names = parseArms(arms);
-        const configOf = (arm: string) =>
-          armConfig(p.config, arm as keyof typeof ARMS, (ARMS[arm as keyof typeof ARMS] as ArmSpec).budgetFromFull ? 1 : undefined);
-        for (const arm of names) configOf(arm);
+        const custom = (customArms ?? []).map((c) => customArm(c.name, c.overlay, 'the custom arm'));
+        const names = parseArms(arms, custom);
+        const configOf = studyArmConfigs(p.config, names, custom);
         const s = studies.create({ preset, base: p.config, arms: names, seeds: Array.from({ length: seeds }, (_, i) => i + 1), configOf });
         launch(s.id, workers);
         return { studyId: s.id };

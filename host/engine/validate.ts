@@ -100,6 +100,10 @@ export const ARG_SCHEMAS: Schemas = {
     seeds: z.number().int('must be an integer').min(1).max(1000),
     arms: z.array(id).min(1).max(20),
     workers: z.number().int('must be an integer').min(1).max(64).optional(),
+    customArms: z
+      .array(z.strictObject({ name: z.string().min(1).max(40), overlay: z.string().max(100_000) }))
+      .max(20)
+      .optional(),
   }),
   'studies/resume': z.strictObject({ studyId: id }),
   'studies/estimate': z.strictObject({ studyId: id, speak: z.enum(['train', 'validation']) }),

@@ -30,7 +30,14 @@ test('starts a study and shows it progress', async () => {
   test.skip(LabPage.runsUnavailable() !== null, 'runs are not available in this build');
   await lab.go('studies');
   await expect(page.getByTestId('study-arms')).toContainText('no-ca-training');
+  // A custom arm whose overlay the run-config schema refuses: the engine says which field, nothing starts.
+  await page.getByTestId('add-custom-arm').click();
+  await page.getByTestId('custom-arm-name-0').fill('typo');
+  await page.getByTestId('custom-arm-overlay-0').fill('{"gym": {"failurShare": 0.5}}');
+  await page.getByTestId('start-study').click();
+  await expect(page.getByTestId('study-start-error')).toContainText(/arm typo .*failurShare/);
   await lab.screenshot('studies-01-new');
+  await page.getByRole('button', { name: 'remove custom arm 1' }).click();
   await studies.start({ preset: 'quick', seeds: 2, arms: ['full', 'no-ca-training'] });
   await expect(studies.progress).toBeVisible({ timeout: 60_000 });
   await expect(studies.progress).toContainText(/runs and evaluations/);

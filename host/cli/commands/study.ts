@@ -3,10 +3,11 @@
  * --seeds N --arms LIST` creates and runs a study; `study --resume S` continues a killed one;
  * `study show S` prints its tables; `study list` lists the lab's studies.
  */
+import { readFileSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
-import { ARMS, armConfig, parseArms } from '../../../core/coevolution/arms';
-import type { ArmSpec } from '../../../core/coevolution/arms';
+import { ARMS, customArm, parseArms, studyArmConfigs } from '../../../core/coevolution/arms';
+import type { CustomArm } from '../../../core/coevolution/arms';
 import { heldoutEpisodesNote, MEASURES, studyHosts, TACTIC_FIELDS } from '../../../core/coevolution/study-summary';
 import { PRESETS, parseRunConfig, RunConfigError } from '../../../core/coevolution/run-config';
 import type { RunConfig } from '../../../core/coevolution/run-config';
@@ -31,9 +32,25 @@ interface StudyOptions {
   config?: string;
   seeds?: string;
   arms?: string;
+  /** `--arm NAME=FILE`, repeatable: the study's own arms. */
+  arm?: string[];
   workers?: number;
   resume?: string;
   panel?: boolean;
+}
+
+/** `--arm NAME=FILE`: the custom arm, its overlay read from FILE; errors name the option and the file. */
+export function readCustomArm(spec: string): CustomArm {
+  const eq = spec.indexOf('=');
+  if (eq <= 0 || eq === spec.length - 1) throw new UsageError(`--arm takes NAME=FILE (a run-config overlay in JSON), got "${spec}"`);
+  const [name, file] = [spec.slice(0, eq), spec.slice(eq + 1)];
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`--arm ${name}=${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  return customArm(name, text, file);
 }
 
 /** "3" → seeds 1, 2, 3; "1,4,7" → those seeds. */
@@ -62,6 +79,11 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
     )
     .option('--seeds <n>', 'how many seeds (1..n), or a list (1,4,7)')
     .option('--arms <list>', `comma-separated arms: ${Object.keys(ARMS).join(', ')}`, 'full')
+    .option(
+      '--arm <name=file>',
+      "a custom arm: NAME with a run-config overlay (JSON FILE) merged over the study's base, compared with the others on the same seeds; repeatable, added after --arms unless listed there",
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .option('--workers <n>', `worker processes (default: one per core, here ${defaultWorkers()})`, positiveInt('--workers'))
     .option('--resume <study>', 'continue a study that was killed or interrupted (e.g. S1)')
     .option('--no-panel', 'skip the panel step at the end (each final DA against counterparts of other seeds; `study panel S` runs it later)')
@@ -69,14 +91,15 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
       const g = globals();
       let id: string;
       if (opts.resume) {
-        if (opts.preset || opts.config || opts.seeds)
-          throw new UsageError('--resume continues a study as it was created; leave out --preset, --config and --seeds');
+        if (opts.preset || opts.config || opts.seeds || opts.arm)
+          throw new UsageError('--resume continues a study as it was created; leave out --preset, --config, --seeds and --arm');
         id = opts.resume;
         withLab(g.db, (db) => studyStore(db).get(id));
       } else {
         if (!opts.seeds) throw new UsageError('study needs --seeds (and --preset or --config), or --resume S');
         const seeds = parseSeeds(opts.seeds);
-        const arms = parseArms(opts.arms ?? 'full');
+        const custom = (opts.arm ?? []).map(readCustomArm);
+        const arms = parseArms(opts.arms ?? 'full', custom);
         if (opts.preset !== undefined && !Object.hasOwn(PRESETS, opts.preset))
           throw new RunConfigError('--preset', 'preset', `unknown preset "${opts.preset}"; known: ${Object.keys(PRESETS).join(', ')}`);
         const named = opts.preset as keyof typeof PRESETS | undefined;
@@ -84,9 +107,8 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
         // whole config, or with --preset an overlay merged over it) the study is custom.
         const preset = opts.config ? '' : (named ?? 'quick');
         const base: RunConfig = opts.config ? parseRunConfig(configFileText(opts.config, named), opts.config) : PRESETS[preset as keyof typeof PRESETS].config;
-        // Every arm's config is checked before anything runs (a budget arm with a stand-in budget of 1).
-        const configOf = (arm: string) => armConfig(base, arm as keyof typeof ARMS, (ARMS[arm as keyof typeof ARMS] as ArmSpec).budgetFromFull ? 1 : undefined);
-        for (const arm of arms) configOf(arm);
+        // Every arm's config is checked before anything runs.
+        const configOf = studyArmConfigs(base, arms, custom);
         id = withLab(g.db, (db) => studyStore(db).create({ preset, base, arms, seeds, configOf: (arm) => configOf(arm) }).id);
         const from = preset ? `preset ${preset}` : named ? `preset ${named} with ${opts.config} over it` : opts.config;
         process.stderr.write(`study ${id}: ${arms.length} arms × ${seeds.length} seeds (${from}) in ${g.db}\n`);

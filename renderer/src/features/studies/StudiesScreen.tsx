@@ -74,9 +74,17 @@ function NewStudy() {
   const [preset, setPreset] = useState('quick');
   const [seeds, setSeeds] = useState(2);
   const [chosen, setChosen] = useState<string[]>(['full', 'no-ca-training']);
+  // The study's own arms: a name and a run-config overlay (JSON) merged over the preset.
+  const [custom, setCustom] = useState<{ name: string; overlay: string }[]>([]);
   const toggle = (a: string) => setChosen((c) => (c.includes(a) ? c.filter((x) => x !== a) : [...c, a]));
+  const editCustom = (i: number, patch: Partial<{ name: string; overlay: string }>) => setCustom((c) => c.map((x, j) => (j === i ? { ...x, ...patch } : x)));
   const start = async () => {
-    const id = await startStudy({ preset, seeds, arms: arms.map((a) => a.name).filter((a) => chosen.includes(a)) });
+    const id = await startStudy({
+      preset,
+      seeds,
+      arms: arms.map((a) => a.name).filter((a) => chosen.includes(a)),
+      ...(custom.length ? { customArms: custom } : {}),
+    });
     if (id) navigate('studies', id);
   };
   return (
@@ -109,6 +117,37 @@ function NewStudy() {
           </label>
         ))}
       </fieldset>
+      <fieldset className="arm-picker" data-testid="study-custom-arms">
+        <legend>Custom arms</legend>
+        <p className="muted small">A name and a run-config overlay (JSON) merged over the preset, compared with the arms above on the same seeds.</p>
+        {custom.map((c, i) => (
+          <div key={i} className="form-row">
+            <label>
+              Name
+              <input value={c.name} onChange={(e) => editCustom(i, { name: e.target.value })} placeholder="my-change" data-testid={`custom-arm-name-${i}`} />
+            </label>
+            <label className="grow">
+              Overlay
+              <textarea
+                rows={2}
+                className="mono"
+                value={c.overlay}
+                onChange={(e) => editCustom(i, { overlay: e.target.value })}
+                placeholder='{"gym": {"da": {"steps": 240}}}'
+                data-testid={`custom-arm-overlay-${i}`}
+              />
+            </label>
+            <button className="btn tiny" onClick={() => setCustom((x) => x.filter((_, j) => j !== i))} aria-label={`remove custom arm ${i + 1}`}>
+              Remove
+            </button>
+          </div>
+        ))}
+        <div className="form-row">
+          <button className="btn tiny" onClick={() => setCustom((x) => [...x, { name: '', overlay: '{}' }])} data-testid="add-custom-arm">
+            Add a custom arm
+          </button>
+        </div>
+      </fieldset>
       {error && (
         <div className="inline-error" role="alert" data-testid="study-start-error">
           The engine refused this study: {error}
@@ -117,7 +156,7 @@ function NewStudy() {
       <div className="form-row">
         <button
           className="btn primary"
-          disabled={starting || !chosen.length || !Number.isInteger(seeds) || seeds < 1}
+          disabled={starting || !(chosen.length || custom.length) || !Number.isInteger(seeds) || seeds < 1}
           onClick={() => void start()}
           data-testid="start-study"
         >

@@ -74,7 +74,13 @@ export async function loadArms(): Promise<void> {
   }
 }
 
-export async function startStudy(args: { preset: string; seeds: number; arms: string[]; workers?: number }): Promise<string | null> {
+export async function startStudy(args: {
+  preset: string;
+  seeds: number;
+  arms: string[];
+  workers?: number;
+  customArms?: { name: string; overlay: string }[];
+}): Promise<string | null> {
   useStudiesStore.setState({ starting: true, startError: null });
   try {
     const { studyId } = await request('studies/start', args);
