@@ -46,6 +46,8 @@ const grpoBudget = z.strictObject({
   temperature: pos.optional(),
   /** ε-greedy exploration in the DA's gyms (other phases ignore it): a share ε of the samples drawn uniformly from the valid actions (core/rl/grpo.ts); default 0. */
   explore: frac.optional(),
+  /** Every valid action tried once per decision point in the DA's gyms (other phases ignore it; core/rl/grpo.ts); default false. */
+  enumerate: z.boolean().optional(),
 });
 export type GrpoBudget = z.infer<typeof grpoBudget>;
 

@@ -13,7 +13,7 @@ describe('settingsOf: what a run runs with, as its runner resolves the config', 
     const da = s.grpo[2]!;
     expect(da).toMatchObject({ K: 16, steps: 120, lr: PAPER_FAITHFUL_GYMS.da.lr, klBeta: 0.3, clipEps: 0.2, maxKl: 1, maxPasses: 8, trainer: 'builtin' });
     // Absent from the preset: the defaults the GRPO step runs with.
-    expect(da).toMatchObject({ temperature: 1, oversample: 1, entropyCoef: 0, explore: 0 });
+    expect(da).toMatchObject({ temperature: 1, oversample: 1, entropyCoef: 0, explore: 0, enumerate: false });
     expect(s.grpo[3]).toMatchObject({ K: 8, steps: 200, oversample: 2, lrSchedule: 'cosine', maxKl: null, maxPasses: null });
     expect(s.grpo[1]).toMatchObject({ steps: PAPER_FAITHFUL_GYMS.caPressureSteps, trainer: null });
     expect(s.failureShare).toBe(0.7);
@@ -25,14 +25,15 @@ describe('settingsOf: what a run runs with, as its runner resolves the config', 
 
   it('shows what a config sets over the defaults: a temperature, a reward weight, an external trainer', () => {
     const c = structuredClone(paper) as typeof paper & { caReward?: Record<string, number> };
-    c.gym.da = { ...c.gym.da, temperature: 2, trainer: 'external', explore: 0.1 };
+    c.gym.da = { ...c.gym.da, temperature: 2, trainer: 'external', explore: 0.1, enumerate: true };
     c.gym.ca = { ...c.gym.ca, explore: 0.1 };
     c.gym.matches = 3;
     c.gym.daFailure = 'unresolved';
     c.caReward = { invDaMisroute: 2 };
     const s = settingsOf(JSON.stringify(c), 'R1', 1)!;
-    expect(s.grpo[2]).toMatchObject({ temperature: 2, trainer: 'external', explore: 0.1 });
+    expect(s.grpo[2]).toMatchObject({ temperature: 2, trainer: 'external', explore: 0.1, enumerate: true });
     expect(s.grpo[3]!.explore).toBe(0); // the CA's gyms name no valid actions: ε is not used there
+    expect(s.grpo[3]!.enumerate).toBe(false);
     expect(s.caReward).toEqual({ ...DEFAULT_CONFIG.caReward, invDaMisroute: 2 });
     expect(s.gymMatches).toBe(3);
     expect(s.daFailure).toBe('unresolved');

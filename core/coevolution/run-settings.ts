@@ -30,6 +30,7 @@ export function grpoConfig(b: GrpoBudget, role: 'DA' | 'CA', seed: number): Grpo
     ...(b.entropyCoef !== undefined ? { entropyCoef: b.entropyCoef } : {}),
     ...(b.temperature !== undefined ? { temperature: b.temperature } : {}),
     ...(b.explore !== undefined ? { explore: b.explore } : {}),
+    ...(b.enumerate !== undefined ? { enumerate: b.enumerate } : {}),
   };
 }
 
@@ -68,6 +69,7 @@ export function runSettings(c: RunConfig, seed: number): RunSettings {
       entropyCoef: g.entropyCoef,
       // Only the DA's gyms name their valid actions (GrpoArgs.explorable); elsewhere ε is not used.
       explore: phase === 'DA gym' ? (g.explore ?? 0) : 0,
+      enumerate: phase === 'DA gym' ? (g.enumerate ?? false) : false,
       maxKl: g.maxKl ?? null,
       maxPasses: g.maxPasses ?? null,
       trainer,

@@ -198,6 +198,8 @@ export interface GrpoSettingsView {
   entropyCoef: number;
   /** ε-greedy exploration's share of samples (the DA's gyms only; 0 elsewhere). */
   explore: number;
+  /** Every valid action tried once per decision point (the DA's gyms only; false elsewhere). */
+  enumerate: boolean;
   /** Trust region (nats) and pass cap; null: none. */
   maxKl: number | null;
   maxPasses: number | null;

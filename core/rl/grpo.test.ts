@@ -512,6 +512,43 @@ describe('runGrpo on a tabular bandit', () => {
     await expect(run(1.5, valid)).rejects.toThrow(/explore must be a number in \[0, 1\], got 1.5/);
   });
 
+  it("enumerate tries every valid action at every prompt, with the policy's own log-probability as the old one; the rest of the group is sampled", async () => {
+    // Two states: action 3 pays 1 in state 1 and −1 in state 0; action 0, 12 nats above the rest, pays 0 in both.
+    const run = async (enumerate: boolean | undefined, explorable?: (s: number) => readonly number[]) => {
+      const model = new TabularPolicy(2, 4);
+      model.theta.set([12, 0, 0, 0, 12, 0, 0, 0]);
+      const reference = copyOf(model);
+      const groups: number[][] = [];
+      const step = model.policyGradientStep.bind(model);
+      model.policyGradientStep = async (b, h) => {
+        const own = await model.logProbs(b.obs, b.actions);
+        b.actions.forEach((_a, i) => expect(b.oldLogProbs[i]).toBeCloseTo(own[i]!, 4));
+        for (let g = 0; g < b.actions.length; g += 8) groups.push(b.actions.slice(g, g + 8));
+        return step(b, h);
+      };
+      const c: GrpoConfig = { ...config, K: 8, promptsPerStep: 2, steps: 30, lr: 2, klBeta: 0.01, ...(enumerate !== undefined ? { enumerate } : {}) };
+      await runGrpo({
+        model,
+        reference,
+        prompts: [0, 1],
+        observe: (s) => s,
+        reward: (s, a) => (a === 3 ? (s === 1 ? 1 : -1) : 0),
+        config: c,
+        ...(explorable ? { explorable } : {}),
+      });
+      return { groups, greedy: (await model.greedy([0, 1])).map((x) => x.action) };
+    };
+    const valid = () => [0, 1, 3];
+    const off = await run(undefined, valid);
+    expect(off.greedy).toEqual([0, 0]); // 12 nats down: never drawn
+    const on = await run(true, valid);
+    // Each group opens with the valid actions, once each; action 2 (never valid) only if the policy draws it.
+    expect(on.groups.length).toBeGreaterThan(0);
+    expect(on.groups.every((g) => g[0] === 0 && g[1] === 1 && g[2] === 3)).toBe(true);
+    expect(on.greedy).toEqual([0, 3]); // learnt where it pays, not where it costs
+    expect((await run(true)).greedy).toEqual([0, 0]); // no explorable: ignored
+  });
+
   it('maxKl ends the run at the first step past the trust region; maxPasses cuts the steps to the data', async () => {
     const free = new TabularPolicy(S, A);
     const all = await runGrpo({ model: free, reference: copyOf(free), prompts, observe: (s) => s, reward, config: { ...config, steps: 80 } });

@@ -67,6 +67,15 @@ export interface GrpoConfig {
    * about εK / |valid| times per group and learnt from what it earns. Absent or 0: none.
    */
   explore?: number;
+  /**
+   * Every valid action tried at every prompt: the first |valid| of each group's K samples are the
+   * actions valid at its prompt (GrpoArgs.explorable), one each, the rest drawn from the policy;
+   * each is scored and updated as if the policy had drawn it (ρ = 1 at the first iteration, as
+   * ε-greedy's). A group then always holds the action many nats below the favourite, at the
+   * state where it pays as at the states where it does not, and the advantage compares them all.
+   * Biased as ε-greedy is. Absent or false: none.
+   */
+  enumerate?: boolean;
   /** Peak learning rate. */
   lr: number;
   /** 'constant', or 'cosine' decay from lr to lr · lrFinalRatio over `steps`. */
@@ -357,6 +366,7 @@ export async function grpoStep<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, step: n
   const actions = sampled.map((s) => s.action);
   const oldLogProbs = Float32Array.from(sampled, (s) => s.logProb); // [G·K]
   if (c.explore && args.explorable) await explore(args.explorable, model, c.explore, deriveSeed(c.seed, 'grpo-explore', step), obs, actions, oldLogProbs, T);
+  if (c.enumerate && args.explorable) await enumerateValid(args.explorable, model, K, obs, actions, oldLogProbs, T);
 
   // ------------------------------------------------------------------- rewards
   const rewards = await scoreActions(args, prompts, actions); // [G·K]
@@ -508,6 +518,33 @@ async function explore<Obs, Act>(
     T,
   );
   drawn.forEach((i, j) => (oldLogProbs[i] = lp[j]!));
+}
+
+/** GrpoConfig.enumerate: each group's first samples become the actions valid at its prompt, one each, with the policy's own log-probabilities. */
+async function enumerateValid<Obs, Act>(
+  explorable: (obs: Obs) => readonly Act[],
+  model: Pick<PolicyModel<Obs, Act, never>, 'logProbs'>,
+  K: number,
+  obs: readonly Obs[],
+  actions: Act[],
+  oldLogProbs: Float32Array,
+  T: number,
+): Promise<void> {
+  const set: number[] = [];
+  for (let g = 0; g * K < obs.length; g++) {
+    const valid = explorable(obs[g * K]!);
+    for (let j = 0; j < Math.min(valid.length, K); j++) {
+      actions[g * K + j] = valid[j]!;
+      set.push(g * K + j);
+    }
+  }
+  if (set.length === 0) return;
+  const lp = await model.logProbs(
+    set.map((i) => obs[i]!),
+    set.map((i) => actions[i]!),
+    T,
+  );
+  set.forEach((i, j) => (oldLogProbs[i] = lp[j]!));
 }
 
 async function referenceLogProbs<Obs, Act>(ref: ReferencePolicy<Obs, Act>, obs: readonly Obs[], actions: readonly Act[], T: number): Promise<Float32Array> {

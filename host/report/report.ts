@@ -110,7 +110,7 @@ function settingsSection(run: RunDetail): string {
   const s = run.settings;
   if (!s) return '';
   const keys = Object.keys(s.grpo[0] ?? {}).filter((k) => k !== 'phase') as (keyof GrpoSettingsView)[];
-  const cell = (v: string | number | null) => (v === null ? '–' : String(v));
+  const cell = (v: string | number | boolean | null) => (v === null ? '–' : typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v));
   const weights = (w: Record<string, number>) =>
     Object.entries(w)
       .map(([k, v]) => `${k} ${v}`)

@@ -357,6 +357,7 @@ const GRPO_ROWS: readonly [keyof GrpoSettingsView, string][] = [
   ['oversample', 'oversample (DAPO)'],
   ['entropyCoef', 'entropy bonus'],
   ['explore', 'ε-greedy exploration'],
+  ['enumerate', 'every valid action tried'],
   ['maxKl', 'trust region (nats)'],
   ['maxPasses', 'passes at most'],
   ['trainer', 'trained by'],
@@ -368,7 +369,8 @@ const GRPO_ROWS: readonly [keyof GrpoSettingsView, string][] = [
  */
 function RunSettingsPanel({ d }: { d: RunDetail }) {
   const s = d.settings;
-  const cell = (v: string | number | null) => (v === null ? '–' : typeof v === 'number' ? String(Number(v.toPrecision(4))) : v);
+  const cell = (v: string | number | boolean | null) =>
+    v === null ? '–' : typeof v === 'boolean' ? (v ? 'yes' : 'no') : typeof v === 'number' ? String(Number(v.toPrecision(4))) : v;
   return (
     <details className="small" data-testid="run-settings">
       <summary>Settings this run runs with</summary>
