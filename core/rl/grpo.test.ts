@@ -549,6 +549,25 @@ describe('runGrpo on a tabular bandit', () => {
     expect((await run(true)).greedy).toEqual([0, 0]); // no explorable: ignored
   });
 
+  it("gym/kl and the trust region read the policy's own draws, not the rows enumerate or ε-greedy replaced", async () => {
+    // The policy and the reference differ only on action 3 (e^−7 against e^−12): KL(π ‖ π_ref) ≈ 0.005.
+    // A replaced row holding action 3 alone reads k3 = e^−5 + 5 − 1 ≈ 4.0, a sixteenth of it 0.25.
+    const run = async (extra: Partial<GrpoConfig>) => {
+      const model = new TabularPolicy(1, 4);
+      model.theta.set([12, 0, 0, 5]);
+      const reference = new TabularPolicy(1, 4);
+      reference.theta.set([12, 0, 0, 0]);
+      const c: GrpoConfig = { ...config, K: 16, promptsPerStep: 1, steps: 3, lr: 1e-9, klBeta: 0.01, maxKl: 0.1, ...extra };
+      return runGrpo({ model, reference, prompts: [0], observe: (s) => s, reward: () => 0, config: c, explorable: () => [0, 1, 2, 3] });
+    };
+    for (const extra of [{ enumerate: true }, { explore: 0.5 }]) {
+      const r = await run(extra);
+      expect(r.earlyStop).toBeNull();
+      expect(r.stepsDone).toBe(3);
+      expect(r.history.every((m) => m['gym/kl'] < 0.02)).toBe(true);
+    }
+  });
+
   it('maxKl ends the run at the first step past the trust region; maxPasses cuts the steps to the data', async () => {
     const free = new TabularPolicy(S, A);
     const all = await runGrpo({ model: free, reference: copyOf(free), prompts, observe: (s) => s, reward, config: { ...config, steps: 80 } });

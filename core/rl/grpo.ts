@@ -365,8 +365,11 @@ export async function grpoStep<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, step: n
   if (sampled.length !== obs.length) throw new Error(`GRPO: the model sampled ${sampled.length} actions for ${obs.length} observations`);
   const actions = sampled.map((s) => s.action);
   const oldLogProbs = Float32Array.from(sampled, (s) => s.logProb); // [G·K]
-  if (c.explore && args.explorable) await explore(args.explorable, model, c.explore, deriveSeed(c.seed, 'grpo-explore', step), obs, actions, oldLogProbs, T);
-  if (c.enumerate && args.explorable) await enumerateValid(args.explorable, model, K, obs, actions, oldLogProbs, T);
+  // Rows whose action the policy did not draw (ε-greedy, enumerate).
+  const replaced = new Set<number>();
+  if (c.explore && args.explorable)
+    for (const i of await explore(args.explorable, model, c.explore, deriveSeed(c.seed, 'grpo-explore', step), obs, actions, oldLogProbs, T)) replaced.add(i);
+  if (c.enumerate && args.explorable) for (const i of await enumerateValid(args.explorable, model, K, obs, actions, oldLogProbs, T)) replaced.add(i);
 
   // ------------------------------------------------------------------- rewards
   const rewards = await scoreActions(args, prompts, actions); // [G·K]
@@ -380,7 +383,16 @@ export async function grpoStep<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, step: n
 
   // -------------------------------------------------------------------- update
   const refLogProbs = await referenceLogProbs(args.reference, obs, actions, T); // [G·K]
-  const kl = meanKl(oldLogProbs, refLogProbs);
+  // k3 estimates KL(π ‖ π_ref) over π's own draws only: a replaced row's action, one the reference
+  // may hold 10 nats down, read as a 10-nat divergence, and the trust region (maxKl) then ended
+  // gyms with enumerate after 20–45 of their 120 steps. Those rows are left out of the estimate.
+  const own = replaced.size ? Array.from({ length: obs.length }, (_, i) => i).filter((i) => !replaced.has(i)) : null;
+  const kl = own
+    ? meanKl(
+        Float32Array.from(own, (i) => oldLogProbs[i]!),
+        Float32Array.from(own, (i) => refLogProbs[i]!),
+      )
+    : meanKl(oldLogProbs, refLogProbs);
   if (!Number.isFinite(kl)) return fail(`gym/kl = ${kl} (the reference gave log-probabilities that are not finite)`);
   // Rows of the groups with any variance carry the policy gradient. With a KL penalty every row
   // of the batch is updated (Â = 0 in the others, as in standard GRPO): a group whose samples all
@@ -421,7 +433,7 @@ export async function grpoStep<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, step: n
 
   // ------------------------------------------------------------------- metrics
   // The model's own figures (gym/loss, gym/clip_frac, gym/grad_norm, …) averaged over the μ
-  // iterations; gym/kl is this step's k3 estimate over all samples at sampling time, so every
+  // iterations; gym/kl is this step's k3 estimate over the samples the policy drew, at sampling time, so every
   // model reports the same quantity (the model's in-update estimate covers only kept groups).
   return {
     ...meanOf(updates),
@@ -501,7 +513,7 @@ async function explore<Obs, Act>(
   actions: Act[],
   oldLogProbs: Float32Array,
   T: number,
-): Promise<void> {
+): Promise<number[]> {
   const rng = new Rng(seed);
   const drawn: number[] = [];
   obs.forEach((o, i) => {
@@ -511,13 +523,14 @@ async function explore<Obs, Act>(
     actions[i] = valid[Math.floor(rng.next() * valid.length)]!;
     drawn.push(i);
   });
-  if (drawn.length === 0) return;
+  if (drawn.length === 0) return drawn;
   const lp = await model.logProbs(
     drawn.map((i) => obs[i]!),
     drawn.map((i) => actions[i]!),
     T,
   );
   drawn.forEach((i, j) => (oldLogProbs[i] = lp[j]!));
+  return drawn;
 }
 
 /** GrpoConfig.enumerate: each group's first samples become the actions valid at its prompt, one each, with the policy's own log-probabilities. */
@@ -529,7 +542,7 @@ async function enumerateValid<Obs, Act>(
   actions: Act[],
   oldLogProbs: Float32Array,
   T: number,
-): Promise<void> {
+): Promise<number[]> {
   const set: number[] = [];
   for (let g = 0; g * K < obs.length; g++) {
     const valid = explorable(obs[g * K]!);
@@ -538,13 +551,14 @@ async function enumerateValid<Obs, Act>(
       set.push(g * K + j);
     }
   }
-  if (set.length === 0) return;
+  if (set.length === 0) return set;
   const lp = await model.logProbs(
     set.map((i) => obs[i]!),
     set.map((i) => actions[i]!),
     T,
   );
   set.forEach((i, j) => (oldLogProbs[i] = lp[j]!));
+  return set;
 }
 
 async function referenceLogProbs<Obs, Act>(ref: ReferencePolicy<Obs, Act>, obs: readonly Obs[], actions: readonly Act[], T: number): Promise<Float32Array> {
