@@ -288,6 +288,24 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
  * either, against 15 episodes with one in the first row's matches: drawn uniformly, the retry
  * comes mostly right after INVALID_ARGUMENTS, before the customer has named the charge, where it
  * fails again, and the gym learns to avoid it. Not kept.
+ * A release later, the same question with every valid action tried at every decision point
+ * (`gym.da.enumerate`) and with GRPO's trust region reading KL over the policy's own draws only:
+ * before that fix the replaced rows' k3 read an action the reference holds 10 nats down as a
+ * 10-nat divergence, and `maxKl` ended enumerate's DA gyms after 20–45 of their 120 steps (it
+ * may have cut the ε-greedy gyms above short too). In the routed-but-unresolved episodes of the
+ * last matches the customer answers the DA's explanation with the charge ("the $84.99 payment at
+ * AMZN MKTP last Friday") and the DA ends the call. Seeds 1–10, `full` and the others as custom
+ * arms of one study (`--arm`), the train-slice estimate (DA0 → final routing; gain routing /
+ * strict PASS; each paired against `full`; retries of a failed dispute call over all of a run's
+ * arena matches):
+ *   full (these)                              63.3 → 86.0   +22.7 / +16.2                                    0
+ *   gym.da.enumerate                          57.4 → 78.4   +20.9 / +17.1   −1.7 [−8.3, 4.9] / +0.9 [−4.2, 6.0]   0
+ *   gym.da.explore 0.25 (KL fixed)            58.4 → 76.9   +18.5 / +14.3   −4.2 [−13.1, 4.7] / −1.8 [−8.6, 5.0]   0
+ *   enumerate, gym.daFailure 'unresolved'     57.8 → 77.2   +19.4 / +17.6   −3.3 [−8.5, 2.0] / +1.4 [−3.6, 6.4]   16 (seeds 2, 7)
+ * With the unresolved disputes among the gym's failures the retry starts to appear (16 episodes
+ * of the runs' matches, 12 of them resolved; 2 more in seed 4's estimate match), but a retry
+ * state is one decision point of an unresolved episode's several and the retry starts 8–19 nats
+ * down, so a 120-step gym moves it on few seeds. Not kept.
  */
 export const PAPER_FAITHFUL_GYMS = {
   caPressureSteps: 240,
