@@ -304,8 +304,8 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
  *   enumerate, gym.daFailure 'unresolved'     57.8 → 77.2   +19.4 / +17.6   −3.3 [−8.5, 2.0] / +1.4 [−3.6, 6.4]   16 (seeds 2, 7)
  * With the unresolved disputes among the gym's failures the retry starts to appear (16 episodes
  * of the runs' matches, 12 of them resolved; 2 more in seed 4's estimate match), but a retry
- * state is one decision point of an unresolved episode's several and the retry starts 8–19 nats
- * down, so a 120-step gym moves it on few seeds. Not kept.
+ * state is one decision point of an unresolved episode's several and the retry starts 8–20 nats
+ * down (2–5 in π_T at T = 4, above), so a 120-step gym moves it on few seeds. Not kept.
  */
 export const PAPER_FAITHFUL_GYMS = {
   caPressureSteps: 240,
