@@ -365,11 +365,13 @@ export async function grpoStep<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, step: n
   if (sampled.length !== obs.length) throw new Error(`GRPO: the model sampled ${sampled.length} actions for ${obs.length} observations`);
   const actions = sampled.map((s) => s.action);
   const oldLogProbs = Float32Array.from(sampled, (s) => s.logProb); // [G·K]
-  // Rows whose action the policy did not draw (ε-greedy, enumerate).
-  const replaced = new Set<number>();
-  if (c.explore && args.explorable)
-    for (const i of await explore(args.explorable, model, c.explore, deriveSeed(c.seed, 'grpo-explore', step), obs, actions, oldLogProbs, T)) replaced.add(i);
-  if (c.enumerate && args.explorable) for (const i of await enumerateValid(args.explorable, model, K, obs, actions, oldLogProbs, T)) replaced.add(i);
+  // Rows whose action the policy did not draw: ε-greedy's, then enumerate's (which win where both chose).
+  const replaced = new Map<number, Act>();
+  if (args.explorable) {
+    if (c.explore) for (const [i, a] of exploreRows(args.explorable, c.explore, deriveSeed(c.seed, 'grpo-explore', step), obs)) replaced.set(i, a);
+    if (c.enumerate) for (const [i, a] of enumerateRows(args.explorable, K, obs)) replaced.set(i, a);
+  }
+  await replaceRows(model, replaced, obs, actions, oldLogProbs, T);
 
   // ------------------------------------------------------------------- rewards
   const rewards = await scoreActions(args, prompts, actions); // [G·K]
@@ -503,62 +505,46 @@ async function scoreActions<P, Obs, Act>(args: GrpoArgs<P, Obs, Act>, prompts: r
   return out;
 }
 
-/** GrpoConfig.explore: replaces a share ε of `actions` in place by uniformly drawn valid ones, with the policy's log-probabilities of them. */
-async function explore<Obs, Act>(
-  explorable: (obs: Obs) => readonly Act[],
-  model: Pick<PolicyModel<Obs, Act, never>, 'logProbs'>,
-  eps: number,
-  seed: number,
-  obs: readonly Obs[],
-  actions: Act[],
-  oldLogProbs: Float32Array,
-  T: number,
-): Promise<number[]> {
+/** GrpoConfig.explore: the rows to replace, each with probability ε, by an action drawn uniformly from those valid at it. */
+function exploreRows<Obs, Act>(explorable: (obs: Obs) => readonly Act[], eps: number, seed: number, obs: readonly Obs[]): Map<number, Act> {
   const rng = new Rng(seed);
-  const drawn: number[] = [];
+  const rows = new Map<number, Act>();
   obs.forEach((o, i) => {
     if (rng.next() >= eps) return;
     const valid = explorable(o);
-    if (valid.length === 0) return;
-    actions[i] = valid[Math.floor(rng.next() * valid.length)]!;
-    drawn.push(i);
+    if (valid.length > 0) rows.set(i, valid[Math.floor(rng.next() * valid.length)]!);
   });
-  if (drawn.length === 0) return drawn;
-  const lp = await model.logProbs(
-    drawn.map((i) => obs[i]!),
-    drawn.map((i) => actions[i]!),
-    T,
-  );
-  drawn.forEach((i, j) => (oldLogProbs[i] = lp[j]!));
-  return drawn;
+  return rows;
 }
 
-/** GrpoConfig.enumerate: each group's first samples become the actions valid at its prompt, one each, with the policy's own log-probabilities. */
-async function enumerateValid<Obs, Act>(
-  explorable: (obs: Obs) => readonly Act[],
+/** GrpoConfig.enumerate: each group's first rows, replaced by the actions valid at its prompt, one each. */
+function enumerateRows<Obs, Act>(explorable: (obs: Obs) => readonly Act[], K: number, obs: readonly Obs[]): Map<number, Act> {
+  const rows = new Map<number, Act>();
+  for (let g = 0; g * K < obs.length; g++)
+    explorable(obs[g * K]!)
+      .slice(0, K)
+      .forEach((a, j) => rows.set(g * K + j, a));
+  return rows;
+}
+
+/** Puts the replacement actions in place, each with the policy's own log-probability as its old one (ρ = 1 at the first iteration). */
+async function replaceRows<Obs, Act>(
   model: Pick<PolicyModel<Obs, Act, never>, 'logProbs'>,
-  K: number,
+  rows: ReadonlyMap<number, Act>,
   obs: readonly Obs[],
   actions: Act[],
   oldLogProbs: Float32Array,
   T: number,
-): Promise<number[]> {
-  const set: number[] = [];
-  for (let g = 0; g * K < obs.length; g++) {
-    const valid = explorable(obs[g * K]!);
-    for (let j = 0; j < Math.min(valid.length, K); j++) {
-      actions[g * K + j] = valid[j]!;
-      set.push(g * K + j);
-    }
-  }
-  if (set.length === 0) return set;
+): Promise<void> {
+  const at = [...rows.keys()];
+  if (at.length === 0) return;
+  for (const [i, a] of rows) actions[i] = a;
   const lp = await model.logProbs(
-    set.map((i) => obs[i]!),
-    set.map((i) => actions[i]!),
+    at.map((i) => obs[i]!),
+    at.map((i) => actions[i]!),
     T,
   );
-  set.forEach((i, j) => (oldLogProbs[i] = lp[j]!));
-  return set;
+  at.forEach((i, j) => (oldLogProbs[i] = lp[j]!));
 }
 
 async function referenceLogProbs<Obs, Act>(ref: ReferencePolicy<Obs, Act>, obs: readonly Obs[], actions: readonly Act[], T: number): Promise<Float32Array> {
