@@ -164,6 +164,10 @@ describe('sparring study', () => {
       ['steady-ca', 'finished'],
     ]);
     expect(t.paired.map((p) => `${p.a} − ${p.b}`)).toEqual(['steady-ca − full']);
+    // The study says what its custom arm is: the overlay its runs' config makes of the base.
+    expect((t as unknown as { customArms: unknown }).customArms).toEqual([
+      { arm: 'steady-ca', overlay: { schedule: { caGyms: false }, gym: { da: { steps: 3 } } } },
+    ]);
     const lab = new Database(db, { readonly: true });
     const config = (id: string) => JSON.parse(lab.prepare('SELECT config_json FROM runs WHERE id = ?').pluck().get(id) as string) as RunConfig;
     const [full, mine] = t.runs.map((x) => config(x.runId));

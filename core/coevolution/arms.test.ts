@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ARMS, armConfig, customArm, deepMerge, overlayConfig, parseArms, studyArmConfigs } from './arms';
+import { ARMS, armConfig, configOverlay, customArm, deepMerge, overlayConfig, parseArms, studyArmConfigs } from './arms';
 import { PRESETS, RunConfigError } from './run-config';
 
 const quick = PRESETS.quick.config;
@@ -27,6 +27,14 @@ describe('custom arms', () => {
     expect(configOf('full')).toEqual(quick);
     expect(configOf('fixed-opponent').schedule?.daGyms).toBe(1);
     expect(() => configOf('nope')).toThrow(/no arm "nope"/);
+  });
+
+  it('show as the overlay their config makes of the base: the leaves that differ, nothing else', () => {
+    const overlay = { schedule: { caGyms: false }, gym: { da: { steps: 3 }, failureShare: 0.5 } };
+    const config = overlayConfig(quick, overlay, 'test');
+    expect(configOverlay(quick, config)).toEqual(overlay);
+    expect(configOverlay(quick, quick)).toEqual({});
+    expect(configOverlay({ a: [1, 2], b: 1 }, { a: [1, 3], b: 1, c: { d: 1 } })).toEqual({ a: [1, 3], c: { d: 1 } });
   });
 
   it('refuse a bad name, a shipped name, text that is not a JSON object, an unknown field and a repeat, by name', () => {

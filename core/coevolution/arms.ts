@@ -203,6 +203,24 @@ export function armConfig(base: RunConfig, arm: ArmName, daGyms?: number): RunCo
   return overlayConfig(base, overlay, `arm ${arm}`);
 }
 
+/**
+ * What `config` changes of `base`, as an overlay deepMerge would apply: the leaves that differ
+ * (objects compared key by key, arrays and scalars whole). A study shows its custom arms by it.
+ */
+export function configOverlay(base: unknown, config: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (!isPlainObject(config)) return out;
+  const from = isPlainObject(base) ? base : {};
+  for (const [k, v] of Object.entries(config)) {
+    const b = from[k];
+    if (isPlainObject(v) && isPlainObject(b)) {
+      const inner = configOverlay(b, v);
+      if (Object.keys(inner).length) out[k] = inner;
+    } else if (JSON.stringify(v) !== JSON.stringify(b)) out[k] = v;
+  }
+  return out;
+}
+
 /** `base` with a deep-partial overlay merged over it, checked by the run-config schema. */
 export function overlayConfig(base: RunConfig, overlay: Record<string, unknown>, source: string): RunConfig {
   return parseRunConfig(JSON.stringify(deepMerge(base, overlay)), source);

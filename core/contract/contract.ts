@@ -501,6 +501,8 @@ export interface StudyDetail extends StudyInfo {
   /** The processors its runs ran on, with how many runs each (core/coevolution/study-summary.ts's studyHosts). */
   hosts: { host: string; runs: number }[];
   summary: StudySummary;
+  /** Each custom arm with its overlay on the study's base (what its runs' config changes). */
+  customArms: { arm: string; overlay: Record<string, unknown> }[];
   /**
    * The arena-only estimates of the held-out gain stored for it (`studies/estimate`, `sparring
    * study estimate`), per slice of the bank the CA spoke; null where none is stored.

@@ -80,6 +80,7 @@ export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers
       hosts: studyHosts(v.entries),
       summary: v.summary,
       arenaEstimate: v.arenaEstimate,
+      customArms: v.customArms,
       runs: v.entries.map((e, i) => ({
         arm: e.arm,
         seed: e.seed,
@@ -142,7 +143,7 @@ export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers
       },
       'studies/list': () =>
         studies.list().map((s) => {
-          const { summary: _summary, tauDa: _tau, arenaEstimate: _estimate, ...rest } = info(s.id);
+          const { summary: _summary, tauDa: _tau, arenaEstimate: _estimate, customArms: _custom, ...rest } = info(s.id);
           return rest;
         }),
       'studies/get': ({ studyId }) => info(studyId),

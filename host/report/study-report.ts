@@ -102,6 +102,8 @@ export interface StudyReportInput {
   tauDa: number;
   runs: readonly StudyRunData[];
   summary: StudySummary;
+  /** Each custom arm with its overlay on the study's base. */
+  customArms?: { arm: string; overlay: Record<string, unknown> }[];
   /** The arena-only estimates `study estimate` stored, per slice the CA spoke. */
   arenaEstimate?: Record<EstimateSlice, EstimateTables | null>;
 }
@@ -322,6 +324,7 @@ ${
 </style></head><body>
 <h1>Sparring study ${esc(s.id)}</h1>
 <p class="meta">${s.preset ? `preset ${esc(s.preset)}` : 'custom config'} · arms ${esc(s.arms.join(', '))} · seeds ${esc(s.seeds.join(', '))} · ${esc(s.status)}</p>
+${s.customArms?.length ? `<p class="meta">Custom arms, as overlays on the study's base: ${s.customArms.map((c) => `<b>${esc(c.arm)}</b> <code>${esc(JSON.stringify(c.overlay))}</code>`).join('; ')}</p>` : ''}
 <p class="meta">Every figure is a mean over the seeds that finished, with its 95% Student-t interval in brackets; rates in %. Paired differences are taken seed by seed against ${esc(s.summary.baseline ?? '–')}. ${esc(heldoutEpisodesNote(s.summary))}</p>
 <h2>W_DA per match</h2>
 ${wDa}

@@ -1,5 +1,6 @@
 /** A study as stored in the lab, with its runs read back and its tables (core/coevolution/study-summary.ts). */
 import type { Database } from 'better-sqlite3';
+import { configOverlay, isArmName } from '../../core/coevolution/arms';
 import { summariseStudy } from '../../core/coevolution/study-summary';
 import type { StudyCheckpointEvaluation, StudyPanelFigures, StudyRunData, StudySummary } from '../../core/coevolution/study-summary';
 import { hostCpuLine } from '../../core/contract/device';
@@ -17,6 +18,8 @@ export interface StudyView {
   entries: (StudyEntry & { runStatus: string; phase: string; matches: number; host: string | null })[];
   runs: StudyRunData[];
   summary: StudySummary;
+  /** Each custom arm (not a shipped one) with what its runs' config changes of the study's base (configOverlay). */
+  customArms: { arm: string; overlay: Record<string, unknown> }[];
   /** The arena-only estimates `study estimate` stored, per slice the CA spoke (null: none stored), paired against the summary's baseline. */
   arenaEstimate: Record<EstimateSlice, EstimateTables | null>;
 }
@@ -62,6 +65,12 @@ export function loadStudy(db: Database, dbPath: string, id: string, baseline?: s
     };
   });
   const summary = summariseStudy(study.arms, runs, baseline);
+  const customArms = study.arms
+    .filter((arm) => !isArmName(arm))
+    .flatMap((arm) => {
+      const i = entries.findIndex((e) => e.arm === arm);
+      return i < 0 ? [] : [{ arm, overlay: configOverlay(study.base, JSON.parse(details[i]!.configJson) as unknown) }];
+    });
   return {
     study,
     entries: entries.map((e, i) => {
@@ -70,6 +79,7 @@ export function loadStudy(db: Database, dbPath: string, id: string, baseline?: s
     }),
     runs,
     summary,
+    customArms,
     arenaEstimate: {
       train: storedEstimate(db, id, 'train', summary.baseline ?? undefined),
       validation: storedEstimate(db, id, 'validation', summary.baseline ?? undefined),

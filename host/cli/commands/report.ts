@@ -41,6 +41,7 @@ export function registerReport(program: Command, globals: () => GlobalOptions): 
               runs: view.runs,
               summary: view.summary,
               arenaEstimate: view.arenaEstimate,
+              customArms: view.customArms,
             }),
           );
           if (g.json) process.stdout.write(JSON.stringify({ studyId: id, out: opts.out, runs: view.runs.length }) + '\n');

@@ -300,6 +300,8 @@ export function studyJson(v: StudyView, seconds: number | null) {
     baseline: v.summary.baseline,
     // What one seed's held-out rates rest on: episodes per DA and opponent in the runs' evaluations.
     heldoutEpisodes: v.summary.heldoutEpisodes,
+    // Each custom arm's overlay on the base (what its runs' config changes).
+    customArms: v.customArms,
     arms: v.summary.arms,
     paired: v.summary.paired,
     // Per (arm, seed): the final DA's panel figures (null before `study panel`); the arms' and pairs' measures carry panel.* over seeds.
@@ -320,6 +322,8 @@ function print(json: boolean, v: StudyView, seconds: number | null): void {
     `study ${v.study.id}: ${v.study.preset ? `preset ${v.study.preset}` : 'custom config'}, arms ${v.study.arms.join(', ')}, seeds ${v.study.seeds.join(', ')} — ${v.study.status}`,
   );
   out.push(['Rates in %; mean [95% Student-t interval] over the seeds that finished.', heldoutEpisodesNote(s)].filter(Boolean).join(' '), '');
+  if (v.customArms.length)
+    out.push(`Custom arms, as overlays on the study's base: ${v.customArms.map((c) => `${c.arm} ${JSON.stringify(c.overlay)}`).join('; ')}`, '');
   const hosts = studyHosts(v.entries);
   if (hosts.length > 1)
     out.push(

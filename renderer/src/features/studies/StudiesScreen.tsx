@@ -249,6 +249,17 @@ function StudyView({ studyId }: { studyId: string }) {
         </header>
         <StudyProgress study={live} />
         <HostsNote study={detail} />
+        {detail.customArms.length > 0 && (
+          <p className="muted small" data-testid="study-custom-arms-note">
+            Custom arms, as overlays on the study&apos;s base:{' '}
+            {detail.customArms.map((c, i) => (
+              <span key={c.arm}>
+                {i > 0 && '; '}
+                <b>{c.arm}</b> <code>{JSON.stringify(c.overlay)}</code>
+              </span>
+            ))}
+          </p>
+        )}
         <RunsTable study={detail} />
       </section>
       <Compare study={detail} />
