@@ -8,14 +8,18 @@ import { overlayConfig } from '../../core/coevolution/arms';
 import { PRESETS } from '../../core/coevolution/run-config';
 import { UsageError } from './options';
 
+/** The text of the file an option names; one that cannot be read is a usage error led by `what` (the option as given). */
+export function readOptionFile(what: string, file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`${what}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+}
+
 /** The JSON text of the run config `--config file` names, merged over `preset` when one is given. */
 export function configFileText(file: string, preset?: keyof typeof PRESETS): string {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new UsageError(`--config ${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
+  const text = readOptionFile(`--config ${file}`, file);
   if (preset === undefined) return text;
   let overlay: unknown;
   try {

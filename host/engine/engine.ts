@@ -19,6 +19,7 @@ import type { SessionSettings } from '../../models/session';
 import { bankingDomain } from '../domain-files';
 import { checkpointStore, describeLlm } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
+import { nextArenaMatchId } from '../llm/store-match';
 import { labelStore } from '../store/label-store';
 import { knobHandlers } from './knobs';
 import { labelHandlers } from './labels';
@@ -124,15 +125,6 @@ export function createEngine(o: EngineOptions): Engine {
     return run;
   }
 
-  /** The next free arena match id `M<n>`; human matches (`H<n>`) have their own sequence. */
-  function nextMatchId(): string {
-    const arena = store
-      .listMatches()
-      .map((m) => /^M(\d+)$/.exec(m.id))
-      .filter((m) => m !== null);
-    return `M${Math.max(0, ...arena.map((m) => Number(m[1]))) + 1}`;
-  }
-
   const impl: Handlers = {
     ...play.handlers,
     'engine/info': (): EngineInfo => {
@@ -193,7 +185,7 @@ export function createEngine(o: EngineOptions): Engine {
           caPolicy = await resolveCa(args.ca, lab, g, args.speak === 'validation' ? run?.speakValidation : run?.speak);
           const base = run?.sparring ?? DEFAULT_CONFIG;
           const config: SparringConfig = { ...base, arena: { ...base.arena, episodesPerScenario: args.episodesPerScenario } };
-          const matchId = nextMatchId();
+          const matchId = nextArenaMatchId(store);
           let reported = 0;
           const { match, episodes } = await runMatch({
             matchId,

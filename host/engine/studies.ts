@@ -10,7 +10,7 @@ import { ARMS, customArm, parseArms, studyArmConfigs } from '../../core/coevolut
 import { studyHosts } from '../../core/coevolution/study-summary';
 import { PRESETS, RunConfigError } from '../../core/coevolution/run-config';
 import { runStudy } from '../study/runner';
-import { estimateStudy, StudyEstimateError } from '../study/study-estimate';
+import { estimateStudy } from '../study/study-estimate';
 import type { SqliteRunStore } from '../store/sqlite-store';
 import type { SessionSettings } from '../../models/session';
 import { loadStudy } from '../study/study-data';
@@ -136,8 +136,6 @@ export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers
               [done, total] = [d, t];
               emit(null, true);
             },
-          }).catch((e: unknown) => {
-            throw e instanceof StudyEstimateError ? new Error(e.message.replace(/^study estimate --speak validation: /, '')) : e;
           });
         });
       },

@@ -14,6 +14,15 @@ import type { SqliteRunStore } from '../store/sqlite-store';
 import { llmStore } from '../store/llm-store';
 import type { CallTotals } from '../store/llm-store';
 
+/** The next free arena match id `M<n>` of the lab; human matches (`H<n>`) have their own sequence. */
+export function nextArenaMatchId(store: Pick<SqliteRunStore, 'listMatches'>): string {
+  const arena = store
+    .listMatches()
+    .map((m) => /^M(\d+)$/.exec(m.id))
+    .filter((m) => m !== null);
+  return `M${Math.max(0, ...arena.map((m) => Number(m[1]))) + 1}`;
+}
+
 export async function runAndStoreMatch(store: SqliteRunStore, args: MatchArgs, ledger?: PendingLedger): Promise<MatchResult & { llm: CallTotals | null }> {
   let result: MatchResult;
   try {

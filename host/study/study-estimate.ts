@@ -12,7 +12,7 @@ import { RUN_THREADS } from '../../core/coevolution/run-config';
 import { estimateKind, estimateSeed, estimateTables } from '../../core/coevolution/study-estimate';
 import type { ArenaEstimateFigures, EstimateSlice, EstimateTables } from '../../core/coevolution/study-estimate';
 import { runArena } from '../coevolution/actors';
-import { runAndStoreMatch } from '../llm/store-match';
+import { nextArenaMatchId, runAndStoreMatch } from '../llm/store-match';
 import { matchConcurrency, pendingLlmCalls, resolveCa, resolveDa, resolveJudge } from '../policies/policies';
 import type { PolicyContext } from '../policies/policies';
 import { labDomain } from '../store/scenario-store';
@@ -37,15 +37,6 @@ export interface EstimateOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-/** The next free arena match id `M<n>` of the lab. */
-function nextMatchId(store: SqliteRunStore): string {
-  const ids = store
-    .listMatches()
-    .map((m) => /^M(\d+)$/.exec(m.id))
-    .filter((m) => m !== null);
-  return `M${Math.max(0, ...ids.map((m) => Number(m[1]))) + 1}`;
-}
-
 /** The tables of the estimate already stored for a study (nothing played); null when no run has one. */
 export function storedEstimate(db: Database, studyId: string, speak: EstimateSlice, baseline?: string): EstimateTables | null {
   const studies = studyStore(db);
@@ -63,7 +54,7 @@ export async function estimateStudy(store: SqliteRunStore, o: EstimateOptions): 
   const studies = studyStore(store.db);
   const s = studies.get(o.studyId);
   if (o.baseline !== undefined && !s.arms.includes(o.baseline))
-    throw new StudyEstimateError(`--baseline ${o.baseline}: not an arm of study ${o.studyId} (${s.arms.join(', ')})`);
+    throw new StudyEstimateError(`baseline ${o.baseline}: not an arm of study ${o.studyId} (${s.arms.join(', ')})`);
   const kind = estimateKind(o.speak);
   const lab = labDomain(store.db);
   const entries = studies.entries(o.studyId);
@@ -76,10 +67,7 @@ export async function estimateStudy(store: SqliteRunStore, o: EstimateOptions): 
     if (!studies.evaluation<ArenaEstimateFigures>(o.studyId, e.arm, e.seed, kind)) {
       const run = runArena(store.db, e.runId, lab)!;
       const speak = o.speak === 'validation' ? run.speakValidation : run.speak;
-      if (!speak)
-        throw new StudyEstimateError(
-          `study estimate --speak validation: run ${e.runId} (${key}) keeps no validation slice (its config has no validation.bankShare)`,
-        );
+      if (!speak) throw new StudyEstimateError(`run ${e.runId} (${key}) keeps no validation slice (its config has no validation.bankShare)`);
       const named = (role: 'DA' | 'CA', order: 'ASC' | 'DESC') =>
         (
           store.db
@@ -100,7 +88,7 @@ export async function estimateStudy(store: SqliteRunStore, o: EstimateOptions): 
           const m = await runAndStoreMatch(
             store,
             {
-              matchId: nextMatchId(store),
+              matchId: nextArenaMatchId(store),
               createdAt: new Date().toISOString(),
               domain: run.domain,
               scenarios: selectScenarios(run.domain, 'arena'),

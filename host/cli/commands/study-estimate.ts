@@ -38,7 +38,9 @@ export function registerStudyEstimate(study: Command, globals: () => GlobalOptio
     .option('--baseline <arm>', 'the arm the others are paired against (default: the first arm)')
     .action(async (id: string, opts: { speak: EstimateSlice; baseline?: string }) => {
       const g = globals();
-      withLab(g.db, (db) => studyStore(db).get(id));
+      const { arms } = withLab(g.db, (db) => studyStore(db).get(id));
+      if (opts.baseline !== undefined && !arms.includes(opts.baseline))
+        throw new UsageError(`--baseline ${opts.baseline}: not an arm of study ${id} (${arms.join(', ')})`);
       const store = openSqliteStore(g.db);
       try {
         const out = await estimateStudy(store, {
@@ -49,7 +51,7 @@ export function registerStudyEstimate(study: Command, globals: () => GlobalOptio
           onSkip: (key, why) => process.stderr.write(`estimate: ${key}: skipped (${why})\n`),
           onMatch: progressBar,
         }).catch((e: unknown) => {
-          throw e instanceof StudyEstimateError ? new UsageError(e.message) : e;
+          throw e instanceof StudyEstimateError ? new UsageError(`study estimate --speak ${opts.speak}: ${e.message}`) : e;
         });
         if (g.json) process.stdout.write(JSON.stringify({ study: id, ...out }, null, 2) + '\n');
         else process.stdout.write(estimateText(id, out));

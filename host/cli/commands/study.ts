@@ -3,7 +3,6 @@
  * --seeds N --arms LIST` creates and runs a study; `study --resume S` continues a killed one;
  * `study show S` prints its tables; `study list` lists the lab's studies.
  */
-import { readFileSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { ARMS, customArm, parseArms, studyArmConfigs } from '../../../core/coevolution/arms';
@@ -22,7 +21,7 @@ import { estimateText, registerStudyEstimate } from './study-estimate';
 import { withLab } from '../study-lab';
 import { progressBar } from '../progress';
 import type { Progress } from '../progress';
-import { configFileText } from '../config-file';
+import { configFileText, readOptionFile } from '../config-file';
 import { positiveInt, UsageError } from '../options';
 import { table } from '../../format/table';
 import type { GlobalOptions } from '../main';
@@ -44,13 +43,7 @@ export function readCustomArm(spec: string): CustomArm {
   const eq = spec.indexOf('=');
   if (eq <= 0 || eq === spec.length - 1) throw new UsageError(`--arm takes NAME=FILE (a run-config overlay in JSON), got "${spec}"`);
   const [name, file] = [spec.slice(0, eq), spec.slice(eq + 1)];
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new UsageError(`--arm ${name}=${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-  return customArm(name, text, file);
+  return customArm(name, readOptionFile(`--arm ${spec}`, file), file);
 }
 
 /** "3" → seeds 1, 2, 3; "1,4,7" → those seeds. */
