@@ -147,6 +147,13 @@ describe('sparring study', () => {
     expect(armTypo.code).toBe(2);
     expect(armTypo.stderr).toMatch(/arm mine \(.*overlay\.json\).*failurShare/);
     expect((await sparring(['study', '--preset', 'quick', '--seeds', '2', '--arm', 'mine', '--db', db])).stderr).toMatch(/--arm takes NAME=FILE/);
+    // --estimate validation: the quick preset's runs keep no validation slice; refused before the study exists.
+    const slice = await sparring(['study', '--preset', 'quick', '--seeds', '2', '--estimate', 'validation', '--db', db]);
+    expect(slice.code).toBe(2);
+    expect(slice.stderr).toMatch(/--estimate validation: arm full keeps no validation slice/);
+    expect((await sparring(['study', '--preset', 'quick', '--seeds', '2', '--estimate', 'heldout', '--db', db])).stderr).toMatch(
+      /--estimate.*heldout.*(train|choices)/,
+    );
     const list = await sparring(['study', 'list', '--json', '--db', db]);
     expect(JSON.parse(list.stdout)).toEqual([]);
   }, 60_000);
@@ -206,9 +213,10 @@ describe('sparring study', () => {
     const mid = JSON.parse((await sparring(['study', 'show', 'S1', '--json', '--db', b])).stdout) as StudyJson;
     expect(mid.runs.filter((r) => r.status === 'finished').length).toBeGreaterThanOrEqual(1);
     expect(mid.runs.filter((r) => r.status === 'finished').length).toBeLessThan(4);
-    const resumed = await sparring(['study', '--resume', 'S1', '--json', '--db', b]);
+    // Resumed with --estimate train: once every run has finished, the arena-only estimate plays too.
+    const resumed = await sparring(['study', '--resume', 'S1', '--estimate', 'train', '--json', '--db', b]);
     expect(resumed.code, resumed.stderr).toBe(0);
-    const after = JSON.parse(resumed.stdout) as StudyJson;
+    const after = JSON.parse(resumed.stdout) as StudyJson & { arenaEstimate: { train: unknown; validation: unknown } };
     expect(tables(after)).toEqual(tables(uninterrupted));
     storedOnce(b, after);
     // And `study show` prints the same document as the study's own end.
@@ -223,9 +231,14 @@ describe('sparring study', () => {
       l.close();
       return n;
     };
+    // `study estimate` finds what --estimate stored: the same tables, nothing played again.
+    const played = matchCount();
     const e1 = await estimate();
     expect(e1.code, e1.stderr).toBe(0);
+    expect(matchCount()).toBe(played);
     const est = JSON.parse(e1.stdout) as EstimateJson;
+    const { study: _id, ...estTables } = est;
+    expect(after.arenaEstimate).toEqual({ train: estTables, validation: null });
     expect(est.runs.map((r) => `${r.arm}/${r.seed}`).sort()).toEqual(['full/1', 'full/2', 'mix-100-0/1', 'mix-100-0/2']);
     const full = est.arms.find((x) => x.arm === 'full')!;
     const gains = est.runs.filter((r) => r.arm === 'full').map((r) => 100 * (r.finalMetrics.routing - r.da0Metrics.routing));
@@ -256,17 +269,11 @@ describe('sparring study', () => {
     const wDa = (id: string) => l.prepare('SELECT w_da FROM matches WHERE id = ?').pluck().get(id);
     expect(wDa((JSON.parse(m.stdout) as { matchId: string }).matchId)).toBe(wDa(one.matches.da0));
     l.close();
-    // Resumable: figures stored once, nothing played again.
-    const before = matchCount();
-    const e2 = await estimate();
-    expect(JSON.parse(e2.stdout)).toEqual(est);
-    expect(matchCount()).toBe(before);
     // `study show` carries what was stored, paired against the same baseline, and prints it.
-    const { study: _id, ...stored } = est;
     const withEstimate = JSON.parse((await sparring(['study', 'show', 'S1', '--json', '--db', b])).stdout) as StudyJson & {
       arenaEstimate: { train: unknown; validation: unknown };
     };
-    expect(withEstimate.arenaEstimate).toEqual({ train: stored, validation: null });
+    expect(withEstimate.arenaEstimate).toEqual({ train: estTables, validation: null });
     const text = (await sparring(['study', 'show', 'S1', '--db', b])).stdout;
     expect(text).toContain('Arena-only estimate of the held-out gain');
     expect(text).toMatch(/mix-100-0 +strict PASS +2 /);

@@ -585,9 +585,11 @@ export interface Commands {
     workers?: number;
     /** The study's own arms: a name and a run-config overlay (JSON text) merged over the preset, as `sparring study --arm NAME=FILE`. */
     customArms?: { name: string; overlay: string }[];
+    /** Once every run has finished, play the arena-only estimate on this slice (as `studies/estimate`; `sparring study --estimate`). */
+    estimate?: EstimateSlice;
   }) => { studyId: string };
-  /** Continue an interrupted study: finished runs are kept, the others resume from their last phase boundary. */
-  'studies/resume': (args: { studyId: string }) => { ok: true };
+  /** Continue an interrupted study: finished runs are kept, the others resume from their last phase boundary; `estimate` as in `studies/start`. */
+  'studies/resume': (args: { studyId: string; estimate?: EstimateSlice }) => { ok: true };
   /**
    * The arena-only estimate of the held-out gain for every finished run of a study: its DA0 and
    * final DA against its final CA on the arena scenarios, the CA speaking the run's train slice or

@@ -145,6 +145,12 @@ describe('engine on a temporary lab', () => {
     ).rejects.toThrow(/field "speak"/);
     await expect(call('studies/estimate', { studyId: 'S1', speak: 'held' })).rejects.toThrow(/studies\/estimate: field "speak"/);
     await expect(call('studies/estimate', { studyId: 'S1', speak: 'train' })).rejects.toThrow(/S1/);
+    // A study started with an estimate its runs cannot give (the quick preset keeps no validation slice) is not created.
+    await expect(call('studies/start', { preset: 'quick', seeds: 1, arms: ['full'], estimate: 'held' })).rejects.toThrow(/studies\/start: field "estimate"/);
+    await expect(call('studies/start', { preset: 'quick', seeds: 1, arms: ['full'], estimate: 'validation' })).rejects.toThrow(
+      /estimate validation: arm full keeps no validation slice/,
+    );
+    expect(await call('studies/list', undefined)).toEqual([]);
     await expect(call('episodes/get', undefined)).rejects.toThrow(/episodes\/get/);
     await expect(call('metrics/series', { runId: 'R1', keys: 'gym/kl' })).rejects.toThrow(/field "keys"/);
     expect(await call('runs/list', undefined)).toEqual([]);

@@ -1,16 +1,17 @@
 /**
  * The engine's study requests: start and resume studies (host/study/runner.ts runs their
  * (arm, seed) runs in worker processes, so the engine's thread only waits), list them with the
- * live progress of those this engine runs, and read one with its tables.
+ * live progress of those this engine runs, read one with its tables, and play its arena-only
+ * estimate (on request, or once its runs finish when it was started with one).
  */
 import type { Database } from 'better-sqlite3';
-import type { Handlers, StudyDetail, StudyInfo, StudyProgressInfo } from '../../core/contract/contract';
+import type { EstimateSlice, EstimateTables, Handlers, StudyDetail, StudyInfo, StudyProgressInfo } from '../../core/contract/contract';
 import type { EngineEvent } from '../../core/contract/run-service';
 import { ARMS, customArm, parseArms, studyArmConfigs } from '../../core/coevolution/arms';
 import { studyHosts } from '../../core/coevolution/study-summary';
 import { PRESETS, RunConfigError } from '../../core/coevolution/run-config';
 import { runStudy } from '../study/runner';
-import { estimateStudy } from '../study/study-estimate';
+import { estimateRefusal, estimateStudy, StudyEstimateError, studyRunConfigs } from '../study/study-estimate';
 import type { SqliteRunStore } from '../store/sqlite-store';
 import type { SessionSettings } from '../../models/session';
 import { loadStudy } from '../study/study-data';
@@ -30,7 +31,45 @@ export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers
   const studies = studyStore(o.db);
   const live = new Map<string, StudyProgressInfo | null>();
 
-  function launch(studyId: string, workers?: number): void {
+  /** Plays what is missing of a study's estimate on `speak`, one match at a time with the engine's others; progress as `study/estimate`. */
+  function estimate(studyId: string, speak: EstimateSlice): Promise<EstimateTables> {
+    return o.play.serially(async () => {
+      let done = 0;
+      let total = 0;
+      let last = 0;
+      const emit = (label: string | null, force: boolean) => {
+        const now = Date.now();
+        if (!force && now - last < 250) return;
+        last = now;
+        o.emit({ name: 'study/estimate', payload: { studyId, speak, done, total, label } });
+      };
+      return estimateStudy(o.play.store, {
+        studyId,
+        speak,
+        ctx: { db: o.dbPath, ...(o.play.session ? { session: o.play.session } : {}) },
+        onMatch: (label) => {
+          emit(label, true);
+          return { update: () => emit(label, false), stop: () => undefined };
+        },
+        onProgress: (d, t) => {
+          [done, total] = [d, t];
+          emit(null, true);
+        },
+      });
+    });
+  }
+
+  /** Refuses an estimate on `speak` that these runs cannot give, before anything runs. */
+  function checkEstimate(speak: EstimateSlice | undefined, runs: Parameters<typeof estimateRefusal>[1]): void {
+    const refused = speak && estimateRefusal(speak, runs);
+    if (refused) throw new StudyEstimateError(`estimate ${speak}: ${refused}`);
+  }
+
+  /**
+   * Runs the study's unfinished runs in workers; then, with `speak` and every run finished, its
+   * arena-only estimate (as `sparring study --estimate`). The study stays live until both are done.
+   */
+  function launch(studyId: string, workers?: number, speak?: EstimateSlice): void {
     live.set(studyId, null);
     // Workers report every step: a few progress events a second, and at once when a job settles.
     let last = 0;
@@ -56,6 +95,9 @@ export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers
         o.emit({ name: 'study/progress', payload: { studyId, progress } });
       },
     })
+      .then(async () => {
+        if (speak && studies.entries(studyId).every((e) => e.status === 'finished')) await estimate(studyId, speak);
+      })
       .catch((err: unknown) => process.stderr.write(`sparring engine: study ${studyId}: ${String(err)}\n`))
       .finally(() => {
         live.delete(studyId);
@@ -96,48 +138,30 @@ export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers
 
   return {
     handlers: {
-      'studies/start': ({ preset, seeds, arms, workers, customArms }) => {
+      'studies/start': ({ preset, seeds, arms, workers, customArms, estimate: speak }) => {
         const p = PRESETS[preset as keyof typeof PRESETS];
         if (!p) throw new RunConfigError('preset', 'preset', `unknown preset "${preset}"; known: ${Object.keys(PRESETS).join(', ')}`);
         const custom = (customArms ?? []).map((c) => customArm(c.name, c.overlay, 'the custom arm'));
         const names = parseArms(arms, custom);
         const configOf = studyArmConfigs(p.config, names, custom);
+        checkEstimate(
+          speak,
+          names.map((arm) => ({ key: `arm ${arm}`, config: configOf(arm) })),
+        );
         const s = studies.create({ preset, base: p.config, arms: names, seeds: Array.from({ length: seeds }, (_, i) => i + 1), configOf });
-        launch(s.id, workers);
+        launch(s.id, workers, speak);
         return { studyId: s.id };
       },
-      'studies/resume': ({ studyId }) => {
+      'studies/resume': ({ studyId, estimate: speak }) => {
         studies.get(studyId);
         if (live.has(studyId)) throw new Error(`study ${studyId} is running in this engine`);
-        launch(studyId);
+        checkEstimate(speak, studyRunConfigs(o.db, studyId));
+        launch(studyId, undefined, speak);
         return { ok: true };
       },
       'studies/estimate': ({ studyId, speak }) => {
         studies.get(studyId);
-        return o.play.serially(async () => {
-          let done = 0;
-          let total = 0;
-          let last = 0;
-          const emit = (label: string | null, force: boolean) => {
-            const now = Date.now();
-            if (!force && now - last < 250) return;
-            last = now;
-            o.emit({ name: 'study/estimate', payload: { studyId, speak, done, total, label } });
-          };
-          return estimateStudy(o.play.store, {
-            studyId,
-            speak,
-            ctx: { db: o.dbPath, ...(o.play.session ? { session: o.play.session } : {}) },
-            onMatch: (label) => {
-              emit(label, true);
-              return { update: () => emit(label, false), stop: () => undefined };
-            },
-            onProgress: (d, t) => {
-              [done, total] = [d, t];
-              emit(null, true);
-            },
-          });
-        });
+        return estimate(studyId, speak);
       },
       'studies/list': () =>
         studies.list().map((s) => {

@@ -13,6 +13,8 @@ export const MAX_EPISODE_PAGE = 500;
 /** Requests that take no arguments accept nothing, null or `{}` (what JSON makes of "no args"). */
 const none = z.union([z.undefined(), z.null(), z.strictObject({})]).transform(() => undefined);
 const id = z.string().trim().min(1, 'must not be empty').max(200);
+/** A bank slice of a run that a CA speaks: its train slice or its validation slice (an arena-only estimate's, `matches/play`'s). */
+const bankSlice = z.enum(['train', 'validation']);
 const seed = z
   .number()
   .int('must be an integer')
@@ -104,9 +106,10 @@ export const ARG_SCHEMAS: Schemas = {
       .array(z.strictObject({ name: z.string().min(1).max(40), overlay: z.string().max(100_000) }))
       .max(20)
       .optional(),
+    estimate: bankSlice.optional(),
   }),
-  'studies/resume': z.strictObject({ studyId: id }),
-  'studies/estimate': z.strictObject({ studyId: id, speak: z.enum(['train', 'validation']) }),
+  'studies/resume': z.strictObject({ studyId: id, estimate: bankSlice.optional() }),
+  'studies/estimate': z.strictObject({ studyId: id, speak: bankSlice }),
   'knobs/set': z.strictObject({
     runId: id,
     knob: id,
@@ -130,7 +133,7 @@ export const ARG_SCHEMAS: Schemas = {
       scenarios: z.enum(['arena', 'heldout', 'fraud', 'all', 'robustness']),
       seed,
       run: id.optional(),
-      speak: z.enum(['train', 'validation']).optional(),
+      speak: bankSlice.optional(),
     })
     .refine((a) => a.speak === undefined || a.run !== undefined, { message: "needs run (the slices are a run's)", path: ['speak'] }),
   'export/episodes': z.strictObject({ matchId: id.optional(), format: z.enum(['jsonl', 'csv']) }),

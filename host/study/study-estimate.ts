@@ -9,6 +9,7 @@ import type { Database } from 'better-sqlite3';
 import { heldoutMetrics } from '../../core/arena/evaluate';
 import { selectScenarios } from '../../core/arena/scenarios';
 import { RUN_THREADS } from '../../core/coevolution/run-config';
+import type { RunConfig } from '../../core/coevolution/run-config';
 import { estimateKind, estimateSeed, estimateTables } from '../../core/coevolution/study-estimate';
 import type { ArenaEstimateFigures, EstimateSlice, EstimateTables } from '../../core/coevolution/study-estimate';
 import { runArena } from '../coevolution/actors';
@@ -37,6 +38,26 @@ export interface EstimateOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
+/**
+ * Why an estimate on `speak` cannot be played for these runs, or null when it can: only the
+ * validation slice can be missing (a run config without `validation.bankShare` keeps none). A
+ * run is named by what the caller has (its arm and seed, and its id once it has one), so a study
+ * can be refused before it is created, and an estimate before any match plays.
+ */
+export function estimateRefusal(speak: EstimateSlice, runs: readonly { key: string; runId?: string; config: Pick<RunConfig, 'validation'> }[]): string | null {
+  if (speak !== 'validation') return null;
+  const r = runs.find((x) => !x.config.validation);
+  return r ? `${r.runId ? `run ${r.runId} (${r.key})` : r.key} keeps no validation slice (its config has no validation.bankShare)` : null;
+}
+
+/** Each run of a study with its stored config, for `estimateRefusal`. */
+export function studyRunConfigs(db: Database, studyId: string): { key: string; runId: string; config: RunConfig }[] {
+  const config = db.prepare('SELECT config_json FROM runs WHERE id = ?').pluck();
+  return studyStore(db)
+    .entries(studyId)
+    .map((e) => ({ key: `${e.arm}/${e.seed}`, runId: e.runId, config: JSON.parse(config.get(e.runId) as string) as RunConfig }));
+}
+
 /** The tables of the estimate already stored for a study (nothing played); null when no run has one. */
 export function storedEstimate(db: Database, studyId: string, speak: EstimateSlice, baseline?: string): EstimateTables | null {
   const studies = studyStore(db);
@@ -59,6 +80,11 @@ export async function estimateStudy(store: SqliteRunStore, o: EstimateOptions): 
   const lab = labDomain(store.db);
   const entries = studies.entries(o.studyId);
   const todo = entries.filter((e) => e.status === 'finished');
+  const refused = estimateRefusal(
+    o.speak,
+    studyRunConfigs(store.db, o.studyId).filter((r) => todo.some((e) => e.runId === r.runId)),
+  );
+  if (refused) throw new StudyEstimateError(refused);
   for (const e of entries) if (e.status !== 'finished') o.onSkip?.(`${e.arm}/${e.seed}`, `its run ${e.runId} ${e.status}`);
   let done = 0;
   o.onProgress?.(done, todo.length);
@@ -67,7 +93,7 @@ export async function estimateStudy(store: SqliteRunStore, o: EstimateOptions): 
     if (!studies.evaluation<ArenaEstimateFigures>(o.studyId, e.arm, e.seed, kind)) {
       const run = runArena(store.db, e.runId, lab)!;
       const speak = o.speak === 'validation' ? run.speakValidation : run.speak;
-      if (!speak) throw new StudyEstimateError(`run ${e.runId} (${key}) keeps no validation slice (its config has no validation.bankShare)`);
+      if (!speak) throw new Error(`study estimate: run ${e.runId} (${key}) has a validation share but no validation slice`);
       const named = (role: 'DA' | 'CA', order: 'ASC' | 'DESC') =>
         (
           store.db

@@ -41,24 +41,39 @@ export function registerStudyEstimate(study: Command, globals: () => GlobalOptio
       const { arms } = withLab(g.db, (db) => studyStore(db).get(id));
       if (opts.baseline !== undefined && !arms.includes(opts.baseline))
         throw new UsageError(`--baseline ${opts.baseline}: not an arm of study ${id} (${arms.join(', ')})`);
-      const store = openSqliteStore(g.db);
-      try {
-        const out = await estimateStudy(store, {
-          studyId: id,
-          speak: opts.speak,
-          ...(opts.baseline !== undefined ? { baseline: opts.baseline } : {}),
-          ctx: { db: g.db, ...(g.cache === false ? { cache: false } : {}) },
-          onSkip: (key, why) => process.stderr.write(`estimate: ${key}: skipped (${why})\n`),
-          onMatch: progressBar,
-        }).catch((e: unknown) => {
-          throw e instanceof StudyEstimateError ? new UsageError(`study estimate --speak ${opts.speak}: ${e.message}`) : e;
-        });
-        if (g.json) process.stdout.write(JSON.stringify({ study: id, ...out }, null, 2) + '\n');
-        else process.stdout.write(estimateText(id, out));
-      } finally {
-        store.close();
-      }
+      const out = await estimateStep(g, id, opts.speak, opts.baseline);
+      if (g.json) process.stdout.write(JSON.stringify({ study: id, ...out }, null, 2) + '\n');
+      else process.stdout.write(estimateText(id, out));
     });
+}
+
+/**
+ * Plays what is missing of study `id`'s estimate on `speak` with a progress bar per match, and
+ * returns its tables (`study estimate`, and `study --estimate` once the runs have finished). Bad
+ * input is a UsageError that starts with `flag`, the option the user gave.
+ */
+export async function estimateStep(
+  g: GlobalOptions,
+  id: string,
+  speak: EstimateSlice,
+  baseline?: string,
+  flag = `study estimate --speak ${speak}`,
+): Promise<EstimateTables> {
+  const store = openSqliteStore(g.db);
+  try {
+    return await estimateStudy(store, {
+      studyId: id,
+      speak,
+      ...(baseline !== undefined ? { baseline } : {}),
+      ctx: { db: g.db, ...(g.cache === false ? { cache: false } : {}) },
+      onSkip: (key, why) => process.stderr.write(`estimate: ${key}: skipped (${why})\n`),
+      onMatch: progressBar,
+    }).catch((e: unknown) => {
+      throw e instanceof StudyEstimateError ? new UsageError(`${flag}: ${e.message}`) : e;
+    });
+  } finally {
+    store.close();
+  }
 }
 
 /** The estimate's table as `study estimate` and `study show` print it. */

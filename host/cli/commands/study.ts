@@ -5,6 +5,7 @@
  */
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
+import { Option } from 'commander';
 import { ARMS, customArm, parseArms, studyArmConfigs } from '../../../core/coevolution/arms';
 import type { CustomArm } from '../../../core/coevolution/arms';
 import { heldoutEpisodesNote, MEASURES, studyHosts, TACTIC_FIELDS } from '../../../core/coevolution/study-summary';
@@ -17,7 +18,9 @@ import { defaultWorkers, runStudy } from '../../study/runner';
 import type { StudyProgress } from '../../study/runner';
 import { studyStore } from '../../study/study-store';
 import { runStudyPanel, StudyPanelError, studyPanelProtocol } from '../../study/study-panel';
-import { estimateText, registerStudyEstimate } from './study-estimate';
+import { estimateRefusal, studyRunConfigs } from '../../study/study-estimate';
+import type { EstimateSlice } from '../../../core/coevolution/study-estimate';
+import { estimateStep, estimateText, registerStudyEstimate } from './study-estimate';
 import { withLab } from '../study-lab';
 import { progressBar } from '../progress';
 import type { Progress } from '../progress';
@@ -36,6 +39,8 @@ interface StudyOptions {
   workers?: number;
   resume?: string;
   panel?: boolean;
+  /** `--estimate SLICE`: the arena-only estimate, played once every run has finished. */
+  estimate?: EstimateSlice;
 }
 
 /** `--arm NAME=FILE`: the custom arm, its overlay read from FILE; errors name the option and the file. */
@@ -80,6 +85,12 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
     .option('--workers <n>', `worker processes (default: one per core, here ${defaultWorkers()})`, positiveInt('--workers'))
     .option('--resume <study>', 'continue a study that was killed or interrupted (e.g. S1)')
     .option('--no-panel', 'skip the panel step at the end (each final DA against counterparts of other seeds; `study panel S` runs it later)')
+    .addOption(
+      new Option(
+        '--estimate <slice>',
+        'once every run has finished, play the arena-only estimate with the CA speaking this slice of the bank (as `study estimate S --speak SLICE`; nothing held out read)',
+      ).choices(['train', 'validation']),
+    )
     .action(async (opts: StudyOptions) => {
       const g = globals();
       let id: string;
@@ -87,7 +98,9 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
         if (opts.preset || opts.config || opts.seeds || opts.arm)
           throw new UsageError('--resume continues a study as it was created; leave out --preset, --config, --seeds and --arm');
         id = opts.resume;
-        withLab(g.db, (db) => studyStore(db).get(id));
+        const runs = withLab(g.db, (db) => (studyStore(db).get(id), studyRunConfigs(db, id)));
+        const refused = opts.estimate && estimateRefusal(opts.estimate, runs);
+        if (refused) throw new UsageError(`--estimate ${opts.estimate}: ${refused}`);
       } else {
         if (!opts.seeds) throw new UsageError('study needs --seeds (and --preset or --config), or --resume S');
         const seeds = parseSeeds(opts.seeds);
@@ -102,6 +115,13 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
         const base: RunConfig = opts.config ? parseRunConfig(configFileText(opts.config, named), opts.config) : PRESETS[preset as keyof typeof PRESETS].config;
         // Every arm's config is checked before anything runs.
         const configOf = studyArmConfigs(base, arms, custom);
+        const refused =
+          opts.estimate &&
+          estimateRefusal(
+            opts.estimate,
+            arms.map((arm) => ({ key: `arm ${arm}`, config: configOf(arm) })),
+          );
+        if (refused) throw new UsageError(`--estimate ${opts.estimate}: ${refused}`);
         id = withLab(g.db, (db) => studyStore(db).create({ preset, base, arms, seeds, configOf: (arm) => configOf(arm) }).id);
         const from = preset ? `preset ${preset}` : named ? `preset ${named} with ${opts.config} over it` : opts.config;
         process.stderr.write(`study ${id}: ${arms.length} arms × ${seeds.length} seeds (${from}) in ${g.db}\n`);
@@ -126,16 +146,25 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
       } finally {
         bar.stop();
       }
+      // The panel and the estimate play only once every run finished: a panel computed while a run is failed
+      // would lack its final CA (and a resumed run's CA would then be on the later DAs' panels only), and an
+      // estimate would pair different seeds in different arms. `study panel S` and `study estimate S` run on
+      // what finished.
+      const allFinished = withLab(g.db, (db) =>
+        studyStore(db)
+          .entries(id)
+          .every((e) => e.status === 'finished'),
+      );
       if (opts.panel !== false) {
-        // Only once every run finished: a panel computed while a run is failed would lack its final CA, and a
-        // resumed run's CA would then be on the later DAs' panels only. `study panel S` runs it on what finished.
-        const all = withLab(g.db, (db) =>
-          studyStore(db)
-            .entries(id)
-            .every((e) => e.status === 'finished'),
-        );
-        if (all) await panelStep(g.db, id);
+        if (allFinished) await panelStep(g.db, id);
         else process.stderr.write(`study ${id}: panel step left out (not every run finished); \`sparring study panel ${id}\` runs it on the finished ones\n`);
+      }
+      if (opts.estimate) {
+        if (allFinished) await estimateStep(g, id, opts.estimate, undefined, `--estimate ${opts.estimate}`);
+        else
+          process.stderr.write(
+            `study ${id}: estimate left out (not every run finished); \`sparring study estimate ${id} --speak ${opts.estimate}\` plays it on the finished ones\n`,
+          );
       }
       const seconds = (Date.now() - started) / 1000;
       const view = withLab(g.db, (db) => loadStudy(db, g.db, id));

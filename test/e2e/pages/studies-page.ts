@@ -5,9 +5,14 @@ import type { Locator, Page } from '@playwright/test';
 export class StudiesPage {
   constructor(readonly page: Page) {}
 
-  async start(opts: { preset: string; seeds: number; arms: string[] }): Promise<void> {
+  /**
+   * Fill the new-study form and start. `estimate`: the arena-only estimate to play once the runs
+   * finish (none when absent). `refused`: the engine is expected to refuse it (no study opens).
+   */
+  async start(opts: { preset: string; seeds: number; arms: string[]; estimate?: 'train' | 'validation' }, outcome = { refused: false }): Promise<void> {
     await this.page.getByTestId('study-preset').selectOption(opts.preset);
     await this.page.getByTestId('study-seeds').fill(String(opts.seeds));
+    await this.page.getByTestId('study-estimate-after').selectOption(opts.estimate ?? '');
     const picker = this.page.getByTestId('study-arms');
     await expect(picker.getByRole('checkbox')).not.toHaveCount(0);
     for (const box of await picker.getByRole('checkbox').all()) {
@@ -15,7 +20,8 @@ export class StudiesPage {
       if (opts.arms.includes(name) !== (await box.isChecked())) await box.click();
     }
     await this.page.getByTestId('start-study').click();
-    await expect(this.page.getByTestId('study-view')).toBeVisible();
+    if (outcome.refused) await expect(this.page.getByTestId('study-start-error')).toBeVisible();
+    else await expect(this.page.getByTestId('study-view')).toBeVisible();
   }
 
   get progress(): Locator {

@@ -76,6 +76,8 @@ function NewStudy() {
   const [chosen, setChosen] = useState<string[]>(['full', 'no-ca-training']);
   // The study's own arms: a name and a run-config overlay (JSON) merged over the preset.
   const [custom, setCustom] = useState<{ name: string; overlay: string }[]>([]);
+  // The arena-only estimate to play once every run has finished ('' for none).
+  const [estimate, setEstimate] = useState<EstimateSlice | ''>('');
   const toggle = (a: string) => setChosen((c) => (c.includes(a) ? c.filter((x) => x !== a) : [...c, a]));
   const editCustom = (i: number, patch: Partial<{ name: string; overlay: string }>) => setCustom((c) => c.map((x, j) => (j === i ? { ...x, ...patch } : x)));
   const start = async () => {
@@ -84,6 +86,7 @@ function NewStudy() {
       seeds,
       arms: arms.map((a) => a.name).filter((a) => chosen.includes(a)),
       ...(custom.length ? { customArms: custom } : {}),
+      ...(estimate ? { estimate } : {}),
     });
     if (id) navigate('studies', id);
   };
@@ -106,6 +109,14 @@ function NewStudy() {
         <label>
           Seeds
           <input type="number" min={1} max={100} value={seeds} onChange={(e) => setSeeds(e.target.valueAsNumber)} data-testid="study-seeds" />
+        </label>
+        <label title="Each run's DA0 and final DA against its final CA on the arena scenarios, once every run has finished; nothing held out is read">
+          Arena-only estimate
+          <select value={estimate} onChange={(e) => setEstimate(e.target.value as EstimateSlice | '')} data-testid="study-estimate-after">
+            <option value="">later, on request</option>
+            <option value="train">when the runs finish, CA speaking the train slice</option>
+            <option value="validation">when the runs finish, CA speaking the validation slice</option>
+          </select>
         </label>
       </div>
       <fieldset className="arm-picker" data-testid="study-arms">
@@ -718,7 +729,7 @@ function ArenaEstimate({ study }: { study: StudyDetail }) {
       {busy && (
         <div data-testid="estimate-progress">
           <ProgressBar
-            label={`runs estimated${busy.label ? ` — ${busy.label}` : ''}`}
+            label={`runs estimated, CA speaking the ${busy.speak} slice${busy.label ? ` — ${busy.label}` : ''}`}
             done={busy.done}
             total={Math.max(busy.total, 1)}
             etaSeconds={started === null ? null : etaFrom(started, now, busy.done, busy.total)}

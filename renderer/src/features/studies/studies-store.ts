@@ -80,6 +80,7 @@ export async function startStudy(args: {
   arms: string[];
   workers?: number;
   customArms?: { name: string; overlay: string }[];
+  estimate?: EstimateSlice;
 }): Promise<string | null> {
   useStudiesStore.setState({ starting: true, startError: null });
   try {
@@ -103,8 +104,12 @@ export async function resumeStudy(studyId: string): Promise<void> {
   }
 }
 
+/** Studies whose estimate this window asked for and awaits (the others' progress comes from a study started with one). */
+const requested = new Set<string>();
+
 /** Plays what is missing of the study's arena-only estimate on `speak`, then reloads its tables. */
 export async function estimateStudy(studyId: string, speak: EstimateSlice): Promise<void> {
+  requested.add(studyId);
   useStudiesStore.setState((s) => ({
     estimating: { ...s.estimating, [studyId]: { speak, done: 0, total: 0, label: null } },
     estimateError: omit(s.estimateError, studyId),
@@ -115,6 +120,7 @@ export async function estimateStudy(studyId: string, speak: EstimateSlice): Prom
   } catch (err) {
     useStudiesStore.setState((s) => ({ estimateError: { ...s.estimateError, [studyId]: errorMessage(err) } }));
   } finally {
+    requested.delete(studyId);
     useStudiesStore.setState((s) => ({ estimating: omit(s.estimating, studyId) }));
   }
 }
@@ -140,9 +146,12 @@ export function applyStudyEvent(e: EngineEvent): void {
       if (s.details[studyId]) void loadStudy(studyId);
     }
   } else if (e.name === 'study/estimate') {
+    // Asked for here, or played by the engine once a study started with an estimate finished its runs.
     const { studyId, ...p } = e.payload;
-    if (s.estimating[studyId]) useStudiesStore.setState({ estimating: { ...s.estimating, [studyId]: p } });
+    useStudiesStore.setState({ estimating: { ...s.estimating, [studyId]: p } });
   } else if (e.name === 'study/status') {
+    // A study's status is told last, after the estimate it was started with.
+    if (!requested.has(e.payload.studyId)) useStudiesStore.setState({ estimating: omit(s.estimating, e.payload.studyId) });
     void loadStudies();
     if (s.details[e.payload.studyId]) void loadStudy(e.payload.studyId);
   }
