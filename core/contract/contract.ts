@@ -65,7 +65,21 @@ export interface ModelInfo {
   /** Whether that variable is set where the engine runs; null when the endpoint needs none. */
   apiKeySet: boolean | null;
   toolCalls: 'native' | 'text';
+  /** Calls at once: an endpoint's max concurrency, a GGUF file's context sequences. */
   maxConcurrency: number;
+  /** GGUF entries: the file's SHA-256 (checked when it loads), where it runs, its context window and CPU threads. */
+  gguf?: { sha256: string; gpu: 'auto' | 'cpu' | 'cuda' | 'vulkan' | 'metal'; contextSize: number; threads: number };
+}
+
+/** What a local GGUF file is saved with (the Models screen's form, `sparring models add NAME --gguf FILE`); absent settings take the defaults. */
+export interface ModelAddGgufArgs {
+  name: string;
+  /** The .gguf file's path where the engine runs. */
+  file: string;
+  gpu?: 'auto' | 'cpu' | 'cuda' | 'vulkan' | 'metal';
+  contextSize?: number;
+  threads?: number;
+  sequences?: number;
 }
 
 /** What an endpoint is saved with (the Models screen's form, `sparring models add`). */
@@ -606,6 +620,8 @@ export interface Commands {
   'knobs/dismiss': (args: { runId: string; proposalId: number }) => { ok: true };
   /** Save an OpenAI-compatible endpoint in the lab (its API key stays in the named environment variable). */
   'models/add': (args: ModelAddArgs) => ModelInfo;
+  /** Save a local GGUF file by name (its SHA-256 taken now); usable as a DA or CA policy at once. */
+  'models/add-gguf': (args: ModelAddGgufArgs) => ModelInfo;
   /** Remove a saved model and its cached answers (the call records of stored episodes stay). */
   'models/remove': (args: { name: string }) => { ok: true };
   /** One DA turn through the model: latency, tokens, tokens/s, whether the reply parses. */

@@ -132,10 +132,9 @@ export function createEngine(o: EngineOptions): Engine {
       // latest and every checkpoint name once the lab holds checkpoints of the role.
       const names = (role: 'DA' | 'CA') => {
         const list = checkpoints.list(role).map((c) => c.name);
-        // LLM endpoints saved with `sparring models add` play either role.
-        const endpoints = llmStore(store.db)
-          .listEndpoints()
-          .map((e) => e.name);
+        // LLMs saved with `sparring models add` (endpoints and GGUF files) play either role.
+        const llm = llmStore(store.db);
+        const endpoints = [...llm.listEndpoints(), ...llm.listGguf()].map((e) => e.name).sort();
         return ['scripted', ...(role === 'DA' ? ['sft'] : []), ...(list.length ? ['latest', ...list] : []), ...endpoints];
       };
       return {

@@ -8,6 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BuiltinDa } from '../../models/builtin-da';
+import { ggufUnavailable } from '../../models/llm/gguf-backend';
+import { writeTinyGguf } from '../../models/llm/tiny-gguf';
 import { DaModel } from '../../models/da-model';
 import { bankingDomain } from '../domain-files';
 import { serveModel } from '../llm/serve-model';
@@ -17,6 +19,9 @@ import { openSqliteStore } from '../store/sqlite-store';
 import { createEngine } from './engine';
 import type { Engine } from './engine';
 import { unavailableRunService } from './runs-unavailable';
+
+// Skipped only where node-llama-cpp's prebuilt binary cannot load on this platform.
+const ggufUnavailableReason = await ggufUnavailable('cpu');
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-llm-engine-'));
 const db = path.join(tmp, 'lab.db');
@@ -143,4 +148,46 @@ describe('engine with an LLM endpoint', () => {
     expect((await h['models/list'](undefined)).map((m) => m.name)).toContain('gone');
     await h['models/remove']({ name: 'gone' });
   }, 60_000);
+
+  it.skipIf(ggufUnavailableReason !== null)(
+    'Models: saves a local GGUF file (hashed, its settings checked), lists it, tests a DA turn through it, removes it',
+    async () => {
+      const h = engine.handlers;
+      const file = path.join(tmp, 'tiny.gguf');
+      writeTinyGguf(file, { contextLength: 8192 });
+      await expect(h['models/add-gguf']({ name: 'tiny', file: path.join(tmp, 'missing.gguf') })).rejects.toThrow(
+        /^models\/add-gguf: no such file .*missing\.gguf/,
+      );
+      await expect(h['models/add-gguf']({ name: 'tiny', file, sequences: 65 })).rejects.toThrow(
+        /^models\/add-gguf: sequences must be a whole number from 1 to 64, got 65/,
+      );
+      await expect(h['models/add-gguf']({ name: 'tiny', file, contextSize: 10 })).rejects.toThrow(/context size/);
+      await expect(h['models/add-gguf']({ name: 'tiny', file, gpu: 'rocm' as never })).rejects.toThrow(/field "gpu"/);
+      await expect(h['models/add-gguf']({ name: 'local', file })).rejects.toThrow(/exists already/);
+      const added = await h['models/add-gguf']({ name: 'tiny', file, gpu: 'cpu', contextSize: 4096, threads: 1, sequences: 2 });
+      expect(added).toMatchObject({
+        name: 'tiny',
+        kind: 'gguf',
+        file,
+        toolCalls: 'text',
+        maxConcurrency: 2,
+        gguf: { gpu: 'cpu', contextSize: 4096, threads: 1 },
+      });
+      expect(added.model).toMatch(/^tiny\.gguf@sha256:[0-9a-f]{16}$/);
+      expect(added.gguf!.sha256).toMatch(/^[0-9a-f]{64}$/);
+      expect((await h['models/list'](undefined)).find((m) => m.name === 'tiny')).toEqual(added);
+      // Saved by name, it is a policy for either seat at once.
+      const { policies } = await h['engine/info'](undefined);
+      expect(policies.da).toContain('tiny');
+      expect(policies.ca).toContain('tiny');
+      const t = await h['models/test']({ name: 'tiny' });
+      expect(t.model).toBe(added.model);
+      expect(t.parsed).not.toBeNull();
+      expect(t.serverModels).toMatch(/no server/);
+      await expect(h['models/server-models']({ name: 'tiny' })).rejects.toThrow(/local GGUF file/);
+      await h['models/remove']({ name: 'tiny' });
+      expect((await h['models/list'](undefined)).map((m) => m.name)).not.toContain('tiny');
+    },
+    120_000,
+  );
 });

@@ -8,9 +8,12 @@ import type { Handlers, ModelInfo } from '../../core/contract/contract';
 import { ChatBackendError } from '../../models/llm/chat-backend';
 import { OpenAiBackend } from '../../models/llm/openai-backend';
 import type { EndpointConfig } from '../../models/llm/openai-backend';
-import { testEndpoint } from '../llm/test-endpoint';
+import { testEndpoint, testGguf } from '../llm/test-endpoint';
 import { forgetEndpoints } from '../policies/policies';
+import { checkGgufConfig, EndpointError } from '../store/llm-store';
 import type { LlmStore } from '../store/llm-store';
+import { ggufConfigOf, ggufModelId } from '../../models/llm/gguf-backend';
+import type { GgufConfig } from '../../models/llm/gguf-backend';
 
 export interface ModelHandlerDeps {
   llm: LlmStore;
@@ -19,7 +22,7 @@ export interface ModelHandlerDeps {
   env?: NodeJS.ProcessEnv;
 }
 
-type ModelHandlers = Pick<Handlers, 'models/list' | 'models/add' | 'models/remove' | 'models/test' | 'models/server-models'>;
+type ModelHandlers = Pick<Handlers, 'models/list' | 'models/add' | 'models/add-gguf' | 'models/remove' | 'models/test' | 'models/server-models'>;
 
 export function modelHandlers(d: ModelHandlerDeps): ModelHandlers {
   const env = d.env ?? process.env;
@@ -33,18 +36,31 @@ export function modelHandlers(d: ModelHandlerDeps): ModelHandlers {
     toolCalls: e.toolCalls,
     maxConcurrency: e.maxConcurrency,
   });
-  const endpoint = (name: string, request: string): EndpointConfig => {
+  const ggufInfo = (g: GgufConfig): ModelInfo => ({
+    name: g.name,
+    kind: 'gguf',
+    model: ggufModelId(g),
+    baseUrl: null,
+    file: g.path,
+    apiKeyEnv: null,
+    apiKeySet: null,
+    toolCalls: 'text',
+    maxConcurrency: g.sequences,
+    gguf: { sha256: g.sha256, gpu: g.gpu, contextSize: g.contextSize, threads: g.threads },
+  });
+  /** A saved model by name, endpoint or GGUF file; the error lists the saved ones. */
+  const saved = (name: string, request: string): { endpoint: EndpointConfig } | { gguf: GgufConfig } => {
     const cfg = d.llm.getEndpoint(name);
-    if (!cfg)
-      throw new Error(
-        `${request}: no model "${name}" in this lab; saved ones: ${
-          d.llm
-            .listEndpoints()
-            .map((e) => e.name)
-            .join(', ') || 'none'
-        }`,
-      );
-    return cfg;
+    if (cfg) return { endpoint: cfg };
+    const gguf = d.llm.getGguf(name);
+    if (gguf) return { gguf };
+    const names = [...d.llm.listEndpoints(), ...d.llm.listGguf()].map((e) => e.name).sort();
+    throw new Error(`${request}: no model "${name}" in this lab; saved ones: ${names.join(', ') || 'none'}`);
+  };
+  const endpoint = (name: string, request: string): EndpointConfig => {
+    const s = saved(name, request);
+    if ('gguf' in s) throw new Error(`${request}: "${name}" is a local GGUF file (${s.gguf.path}), not a server`);
+    return s.endpoint;
   };
   /** A failed call in words for the screen: the endpoint, what went wrong, after how many attempts. */
   const calling = async <T>(request: string, work: () => Promise<T>): Promise<T> => {
@@ -56,7 +72,7 @@ export function modelHandlers(d: ModelHandlerDeps): ModelHandlers {
     }
   };
   return {
-    'models/list': () => d.llm.listEndpoints().map(info),
+    'models/list': () => [...d.llm.listEndpoints().map(info), ...d.llm.listGguf().map(ggufInfo)].sort((a, b) => a.name.localeCompare(b.name)),
     'models/add': (args) => {
       const cfg: EndpointConfig = {
         name: args.name,
@@ -74,12 +90,30 @@ export function modelHandlers(d: ModelHandlerDeps): ModelHandlers {
       forgetEndpoints(d.dbPath);
       return info(endpoint(cfg.name, 'models/add'));
     },
+    'models/add-gguf': async ({ name, file, ...settings }) => {
+      const defined = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
+      try {
+        const cfg = checkGgufConfig(await ggufConfigOf(file, { name, ...defined }));
+        d.llm.addGguf(cfg);
+        return ggufInfo(cfg);
+      } catch (e) {
+        if (e instanceof ChatBackendError) throw new Error(`models/add-gguf: ${e.detail}`, { cause: e });
+        if (e instanceof EndpointError) throw new Error(`models/add-gguf: ${e.message}`, { cause: e });
+        throw e;
+      }
+    },
     'models/remove': ({ name }) => {
       if (!d.llm.removeEndpoint(name)) throw new Error(`models/remove: no model "${name}" in this lab`);
       forgetEndpoints(d.dbPath);
       return { ok: true };
     },
-    'models/test': ({ name }) => calling('models/test', () => testEndpoint(endpoint(name, 'models/test'))),
+    'models/test': ({ name }) =>
+      calling('models/test', async () => {
+        const s = saved(name, 'models/test');
+        if ('endpoint' in s) return testEndpoint(s.endpoint);
+        const { file: _file, gpu: _gpu, loadMs: _load, ...r } = await testGguf(s.gguf);
+        return { ...r, serverModels: 'a local GGUF file: no server to list' };
+      }),
     'models/server-models': ({ name }) =>
       calling('models/server-models', async () => ({
         models: await new OpenAiBackend(endpoint(name, 'models/server-models'), { maxRetries: 1 }).listModels(),

@@ -189,6 +189,15 @@ export const ARG_SCHEMAS: Schemas = {
     toolCalls: z.enum(['native', 'text']),
     maxConcurrency: z.number().int('must be an integer').min(1).max(1024),
   }),
+  // The settings' rules are checkGgufConfig's, which names the field; the file is read when it is saved.
+  'models/add-gguf': z.strictObject({
+    name: id,
+    file: id,
+    gpu: z.enum(['auto', 'cpu', 'cuda', 'vulkan', 'metal']).optional(),
+    contextSize: z.number().int('must be an integer').optional(),
+    threads: z.number().int('must be an integer').optional(),
+    sequences: z.number().int('must be an integer').optional(),
+  }),
   'models/remove': z.strictObject({ name: id }),
   'models/test': z.strictObject({ name: id }),
   'models/list': none,

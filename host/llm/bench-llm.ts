@@ -97,31 +97,56 @@ export async function benchLlmHttp(
 }
 
 export interface GgufBench {
-  /** Generated tokens per second (median of rounds): DA turns under the wire grammar. */
+  /** Generated tokens per second (median of rounds): DA turns under the wire grammar, one call at a time on one sequence. */
   tokensPerS: number;
+  /** The same with `sequences` context sequences and as many calls at once (their tokens batched together). */
+  batchedTokensPerS: number;
+  /** Median over adjacent pairs of rounds (ABBA) of batched / one at a time. */
+  batchedOverSingle: number;
+  sequences: number;
   /** Where it ran: cuda, vulkan, metal or cpu. */
   gpu: string;
   threads: number;
   /** Mean tokens one DA turn generated. */
   tokensPerCall: number;
   params: number;
+  /** The random llama's width and depth. */
+  dim: number;
+  layers: number;
 }
 
 /**
  * `sparring bench --only gguf`: tokens per second of a local GGUF model through node-llama-cpp —
- * the tiny random-weight llama (`tiny-gguf.ts`, 2 layers, dim 64, 354 tokens) written to a temp
- * dir, answering the same DA turn (text form, under the wire grammar) again and again; after the
- * first call the prompt is in the context, so the figure is generation with grammar sampling. A
- * real 3B–7B file is orders of magnitude slower per token; this measures the path, not a model.
+ * a random-weight llama (`tiny-gguf.ts`; by default 2 layers of width 64, 127k parameters, 354
+ * tokens) written to a temp dir, answering the same DA turn (text form, under the wire grammar)
+ * again and again; after a sequence's first call the prompt is in its context, so the figure is
+ * generation with grammar sampling. Measured one call at a time on one context sequence, and with
+ * `sequences` sequences and as many calls at once (`GgufConfig.sequences`), in adjacent rounds
+ * (ABBA) so the ratio is the median of per-pair ratios. A real 3B–7B file is orders of magnitude
+ * slower per token; this measures the path, not a model (`dim`, `layers`: a wider, deeper random
+ * model, whose matrix products dominate a token's cost as a real model's do).
  */
-export async function benchGguf(opts: { rounds?: number; roundMs?: number; gpu: GgufGpu; threads: number }): Promise<GgufBench> {
+export async function benchGguf(opts: {
+  rounds?: number;
+  roundMs?: number;
+  gpu: GgufGpu;
+  threads: number;
+  sequences?: number;
+  dim?: number;
+  layers?: number;
+}): Promise<GgufBench> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sparring-bench-gguf-'));
+  const sequences = opts.sequences ?? 4;
+  const dim = opts.dim ?? 64;
+  const layers = opts.layers ?? 2;
   try {
     const file = path.join(dir, 'tiny.gguf');
-    const { params } = writeTinyGguf(file, { contextLength: 8192 });
-    const backend = await GgufBackend.load(await ggufConfigOf(file, { name: 'bench', gpu: opts.gpu, contextSize: 8192, threads: opts.threads }));
+    const { params } = writeTinyGguf(file, { contextLength: 8192, dim, layers });
+    const cfg = await ggufConfigOf(file, { name: 'bench', gpu: opts.gpu, contextSize: 2048, threads: opts.threads });
+    const single = await GgufBackend.load(cfg);
+    const batched = await GgufBackend.load({ ...cfg, sequences });
     try {
-      const da = new LlmDa(backend, 'text', { maxTokens: DA_GRAMMAR_MAX_TOKENS });
+      const da = new LlmDa(single, 'text', { maxTokens: DA_GRAMMAR_MAX_TOKENS });
       const obs = {
         caller: { phone: '+1-555-0100' },
         turns: [{ role: 'customer' as const, text: 'Hi, my card got declined at the grocery store this morning.' }],
@@ -131,25 +156,63 @@ export async function benchGguf(opts: { rounds?: number; roundMs?: number; gpu: 
       const rng = new Rng(1);
       let calls = 0;
       let tokens = 0;
-      const call = async () => {
+      const call = async (backend: GgufBackend) => {
         const r = await backend.complete(da.request(obs, rng.int(0, 0x7fffffff)));
         calls++;
         tokens += r.tokensOut;
         return r.tokensOut;
       };
-      await call(); // warm-up: the prompt enters the context
-      const rates: number[] = [];
-      for (let i = 0; i < (opts.rounds ?? 7); i++) {
-        let n = 0;
+      /** Tokens/s over one round: `backend.maxConcurrency` callers, each calling until the round's time is up. */
+      const round = async (backend: GgufBackend, ms: number) => {
         const t0 = performance.now();
-        do n += await call();
-        while (performance.now() - t0 < (opts.roundMs ?? 200));
-        rates.push(n / ((performance.now() - t0) / 1000));
+        const counts = await Promise.all(
+          Array.from({ length: backend.maxConcurrency }, async () => {
+            let n = 0;
+            do n += await call(backend);
+            while (performance.now() - t0 < ms);
+            return n;
+          }),
+        );
+        return counts.reduce((a, b) => a + b, 0) / ((performance.now() - t0) / 1000);
+      };
+      // Warm-up: every sequence's context gets the prompt.
+      await round(single, 0);
+      await round(batched, 0);
+      const roundMs = opts.roundMs ?? 200;
+      const a: number[] = [];
+      const b: number[] = [];
+      const ratios: number[] = [];
+      for (let p = 0; p < (opts.rounds ?? 7); p++) {
+        // ABBA: the batched round first in even pairs, second in odd ones.
+        let x: number;
+        let y: number;
+        if (p % 2 === 0) {
+          x = await round(batched, roundMs);
+          y = await round(single, roundMs);
+        } else {
+          y = await round(single, roundMs);
+          x = await round(batched, roundMs);
+        }
+        a.push(x);
+        b.push(y);
+        ratios.push(x / y);
       }
-      rates.sort((a, b) => a - b);
-      return { tokensPerS: rates[Math.floor(rates.length / 2)]!, gpu: backend.gpu, threads: opts.threads, tokensPerCall: tokens / calls, params };
+      const median = (xs: number[]) => [...xs].sort((u, v) => u - v)[Math.floor(xs.length / 2)]!;
+      return {
+        tokensPerS: median(b),
+        batchedTokensPerS: median(a),
+        batchedOverSingle: median(ratios),
+        sequences,
+        gpu: single.gpu,
+        threads: opts.threads,
+        tokensPerCall: tokens / calls,
+        params,
+        dim,
+        layers,
+      };
     } finally {
-      await backend.dispose();
+      await single.dispose();
+      await batched.dispose();
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

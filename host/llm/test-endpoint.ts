@@ -14,6 +14,9 @@ import { LlmCa } from '../../models/llm/llm-ca';
 import { LlmDa } from '../../models/llm/llm-da';
 import { OpenAiBackend } from '../../models/llm/openai-backend';
 import type { EndpointConfig } from '../../models/llm/openai-backend';
+import { DA_GRAMMAR_MAX_TOKENS } from '../../models/llm/da-messages';
+import { GgufBackend } from '../../models/llm/gguf-backend';
+import type { GgufConfig } from '../../models/llm/gguf-backend';
 
 /** The one DA turn a test or a role probe asks an endpoint for: a customer's plain opening. */
 const PROBE_DA_OBSERVATION = {
@@ -48,6 +51,39 @@ export async function testEndpoint(cfg: EndpointConfig) {
     parseError: parsed.ok ? null : parsed.error,
     serverModels: models,
   };
+}
+
+/**
+ * One DA turn of a local GGUF model as a round trip (`sparring models test NAME`, the Models
+ * screen's Test): the request an endpoint gets, in the text form under the wire grammar, on the
+ * file loaded for this test alone (and disposed after); with where it ran and how long loading took.
+ */
+export async function testGguf(cfg: GgufConfig) {
+  const t0 = performance.now();
+  const backend = await GgufBackend.load(cfg);
+  const loadMs = performance.now() - t0;
+  try {
+    const da = new LlmDa(backend, 'text', { maxTokens: DA_GRAMMAR_MAX_TOKENS });
+    const reply = await backend.complete(da.request(PROBE_DA_OBSERVATION, new Rng(1).int(0, 0x7fffffff)));
+    const parsed = parseDaOutput(reply.text);
+    return {
+      endpoint: cfg.name,
+      model: reply.model,
+      file: cfg.path,
+      gpu: backend.gpu,
+      loadMs,
+      latencyMs: reply.latencyMs,
+      tokensIn: reply.tokensIn,
+      tokensOut: reply.tokensOut,
+      tokensPerS: reply.latencyMs > 0 ? reply.tokensOut / (reply.latencyMs / 1000) : null,
+      finishReason: reply.finishReason,
+      raw: reply.text,
+      parsed: parsed.ok ? parsed.action : null,
+      parseError: parsed.ok ? null : parsed.error,
+    };
+  } finally {
+    await backend.dispose();
+  }
 }
 
 /**

@@ -6,8 +6,9 @@
  *
  * An LLM endpoint saved in the lab (`sparring models add NAME`) is a SPEC too, for either role, and
  * so is a local GGUF file: saved by name (`models add NAME --gguf FILE`) or named directly as
- * `gguf:FILE` (loaded with `gpu: 'auto'`; `SPARRING_GGUF_GPU` and `SPARRING_GGUF_THREADS` override
- * where it runs and how many CPU threads it uses).
+ * `gguf:FILE` (loaded with `gpu: 'auto'`; `SPARRING_GGUF_GPU`, `SPARRING_GGUF_THREADS` and
+ * `SPARRING_GGUF_SEQUENCES` override where it runs, how many CPU threads it uses and how many calls
+ * it runs at once).
  *
  * Problems are `PolicyError`s that name the role and SPEC; the CLI words them as its options
  * (host/cli/policies.ts), the engine passes them on as they are.
@@ -26,7 +27,7 @@ import { DaModel } from '../../models/da-model';
 import type { CallLedger, ChatBackend, ChatResult } from '../../models/llm/chat-backend';
 import { ChatBackendError } from '../../models/llm/chat-backend';
 import { DA_GRAMMAR_MAX_TOKENS } from '../../models/llm/da-messages';
-import { GGUF_DEFAULTS, GGUF_GPUS, GgufBackend, ggufConfigOf } from '../../models/llm/gguf-backend';
+import { GGUF_DEFAULTS, GGUF_GPUS, GGUF_MAX_SEQUENCES, GgufBackend, ggufConfigOf } from '../../models/llm/gguf-backend';
 import type { GgufConfig, GgufGpu } from '../../models/llm/gguf-backend';
 import { PendingLedger } from '../../models/llm/ledger';
 import { LlmCa } from '../../models/llm/llm-ca';
@@ -267,14 +268,17 @@ function endpointPolicy(spec: string, ctx: PolicyContext) {
 /** The SPEC of a GGUF file not saved in the lab: `gguf:FILE`. */
 export const GGUF_SPEC = /^gguf:(.+)$/;
 
-/** Where a `gguf:FILE` SPEC runs and its CPU threads: the defaults, or the environment's override. */
-export function ggufSpecSettings(env: NodeJS.ProcessEnv = process.env): Pick<GgufConfig, 'gpu' | 'threads'> {
+/** Where a `gguf:FILE` SPEC runs, its CPU threads and context sequences: the defaults, or the environment's override. */
+export function ggufSpecSettings(env: NodeJS.ProcessEnv = process.env): Pick<GgufConfig, 'gpu' | 'threads' | 'sequences'> {
   const gpu = env.SPARRING_GGUF_GPU ?? GGUF_DEFAULTS.gpu;
   if (!(GGUF_GPUS as readonly string[]).includes(gpu)) throw new Error(`SPARRING_GGUF_GPU must be one of ${GGUF_GPUS.join(', ')}, got "${gpu}"`);
   const threads = env.SPARRING_GGUF_THREADS === undefined ? GGUF_DEFAULTS.threads : Number(env.SPARRING_GGUF_THREADS);
   if (!Number.isInteger(threads) || threads < 0)
     throw new Error(`SPARRING_GGUF_THREADS must be a whole number (0: all cores), got "${env.SPARRING_GGUF_THREADS}"`);
-  return { gpu: gpu as GgufGpu, threads };
+  const sequences = env.SPARRING_GGUF_SEQUENCES === undefined ? GGUF_DEFAULTS.sequences : Number(env.SPARRING_GGUF_SEQUENCES);
+  if (!Number.isInteger(sequences) || sequences < 1 || sequences > GGUF_MAX_SEQUENCES)
+    throw new Error(`SPARRING_GGUF_SEQUENCES must be a whole number from 1 to ${GGUF_MAX_SEQUENCES}, got "${env.SPARRING_GGUF_SEQUENCES}"`);
+  return { gpu: gpu as GgufGpu, threads, sequences };
 }
 
 /**
@@ -303,7 +307,8 @@ async function ggufPolicy(spec: string, role: CheckpointRole, ctx: PolicyContext
     }
   }
   const lab = llmOf(ctx);
-  const key = `${cfg.name}\0${cfg.sha256}`;
+  // A name saved again with other settings (or a gguf:FILE under other SPARRING_GGUF_*) loads anew.
+  const key = [cfg.name, cfg.sha256, cfg.gpu, cfg.contextSize, cfg.threads, cfg.sequences].join('\0');
   let loading = lab.gguf.get(key);
   if (!loading) {
     lab.gguf.set(key, (loading = GgufBackend.load(cfg)));

@@ -39,6 +39,7 @@ const gguf: GgufConfig = {
   gpu: 'auto',
   contextSize: 8192,
   threads: 0,
+  sequences: 1,
 };
 
 describe('the LLM migration', () => {
@@ -65,6 +66,18 @@ describe('the GGUF migration', () => {
     expect(() => db.prepare(row(`'b', '/m.gguf', '${'f'.repeat(64)}', 'cpu', 16, 1, 't'`)).run()).toThrow(/CHECK/);
     db.close();
   });
+
+  it('gives models saved before context sequences one sequence, and checks the count', () => {
+    const db = new Database(':memory:');
+    const seqVersion = MIGRATIONS.findIndex((m) => m.name === 'GGUF models: context sequences') + 1;
+    applyMigrations(db, seqVersion - 1);
+    db.prepare(`INSERT INTO llm_gguf_models VALUES ('a', '/m.gguf', '${'f'.repeat(64)}', 'cpu', 4096, 1, 't')`).run();
+    expect(applyMigrations(db, seqVersion)).toBe(seqVersion);
+    expect(llmStore(db).getGguf('a')?.sequences).toBe(1);
+    expect(() => db.prepare("UPDATE llm_gguf_models SET sequences = 0 WHERE name = 'a'").run()).toThrow(/CHECK/);
+    expect(() => db.prepare("UPDATE llm_gguf_models SET sequences = 65 WHERE name = 'a'").run()).toThrow(/CHECK/);
+    db.close();
+  });
 });
 
 describe('llmStore', () => {
@@ -78,7 +91,12 @@ describe('llmStore', () => {
     llm.addEndpoint(cfg);
     expect(() => llm.addGguf({ ...gguf, name: 'local' })).toThrow(/exists already/);
     expect(() => llm.addGguf({ ...gguf, name: 'DA3' })).toThrow(/looks like a checkpoint/);
+    expect(() => llm.addGguf({ ...gguf, name: 'many', sequences: 65 })).toThrow(/sequences must be a whole number from 1 to 64, got 65/);
+    expect(() => llm.addGguf({ ...gguf, name: 'small', contextSize: 100 })).toThrow(/context size/);
+    llm.addGguf({ ...gguf, name: 'four', sequences: 4 });
+    expect(llm.getGguf('four')?.sequences).toBe(4);
     expect(llm.removeEndpoint('qwen3b-local')).toBe(true);
+    expect(llm.removeEndpoint('four')).toBe(true);
     expect(llm.getGguf('qwen3b-local')).toBeUndefined();
     expect(llm.getEndpoint('local')).toEqual(cfg);
     // The hash the lab keeps is the file's.

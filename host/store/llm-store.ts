@@ -6,6 +6,7 @@
 import type { Database } from 'better-sqlite3';
 import type { CallRecord, ChatResult } from '../../models/llm/chat-backend';
 import type { PendingLedger } from '../../models/llm/ledger';
+import { GGUF_GPUS, GGUF_MAX_SEQUENCES } from '../../models/llm/gguf-backend';
 import type { GgufConfig, GgufGpu } from '../../models/llm/gguf-backend';
 import type { EndpointConfig } from '../../models/llm/openai-backend';
 
@@ -78,10 +79,31 @@ interface GgufRow {
   gpu: GgufGpu;
   context_size: number;
   threads: number;
+  sequences: number;
   created_at: string;
 }
 
-const ggufOf = (r: GgufRow): GgufConfig => ({ name: r.name, path: r.path, sha256: r.sha256, gpu: r.gpu, contextSize: r.context_size, threads: r.threads });
+const ggufOf = (r: GgufRow): GgufConfig => ({
+  name: r.name,
+  path: r.path,
+  sha256: r.sha256,
+  gpu: r.gpu,
+  contextSize: r.context_size,
+  threads: r.threads,
+  sequences: r.sequences,
+});
+
+/** The settings of a GGUF model as `models add --gguf` and the Models screen take them; throws naming the field. */
+export function checkGgufConfig(cfg: GgufConfig): GgufConfig {
+  checkEndpointName(cfg.name);
+  if (!(GGUF_GPUS as readonly string[]).includes(cfg.gpu)) throw new EndpointError(`gpu must be one of ${GGUF_GPUS.join(', ')}, got "${cfg.gpu}"`);
+  if (!Number.isInteger(cfg.contextSize) || cfg.contextSize < 256)
+    throw new EndpointError(`context size must be a whole number of tokens ≥ 256, got ${cfg.contextSize}`);
+  if (!Number.isInteger(cfg.threads) || cfg.threads < 0) throw new EndpointError(`threads must be a whole number (0: all cores), got ${cfg.threads}`);
+  if (!Number.isInteger(cfg.sequences) || cfg.sequences < 1 || cfg.sequences > GGUF_MAX_SEQUENCES)
+    throw new EndpointError(`sequences must be a whole number from 1 to ${GGUF_MAX_SEQUENCES}, got ${cfg.sequences}`);
+  return cfg;
+}
 /** A base URL as the lab stores it (http(s), no trailing slash); throws naming the field. */
 export function normalizeBaseUrl(value: string): string {
   let u: URL;
@@ -125,14 +147,16 @@ export function llmStore(db: Database) {
   return {
     /** Save a local GGUF file by name (its config as `ggufConfigOf` made it, hash included). */
     addGguf(cfg: GgufConfig, createdAt = new Date().toISOString()): void {
+      checkGgufConfig(cfg);
       checkNameFree(cfg.name);
-      db.prepare('INSERT INTO llm_gguf_models (name, path, sha256, gpu, context_size, threads, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+      db.prepare('INSERT INTO llm_gguf_models (name, path, sha256, gpu, context_size, threads, sequences, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
         cfg.name,
         cfg.path,
         cfg.sha256,
         cfg.gpu,
         cfg.contextSize,
         cfg.threads,
+        cfg.sequences,
         createdAt,
       );
     },

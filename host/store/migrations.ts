@@ -791,6 +791,17 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 24,
+    name: 'GGUF models: context sequences',
+    up(db) {
+      db.exec(`
+        -- Calls a saved GGUF model runs at once, each on its own context sequence of the file's one
+        -- context (node-llama-cpp batches their tokens together); models saved before had one.
+        ALTER TABLE llm_gguf_models ADD COLUMN sequences INTEGER NOT NULL DEFAULT 1 CHECK (sequences BETWEEN 1 AND 64);
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

@@ -77,12 +77,13 @@ export class ChatBackendError extends Error {
   constructor(
     readonly backend: string,
     readonly kind: ChatFailureKind,
-    message: string,
+    /** What went wrong, without the backend's name, the kind or the attempts (the message has them). */
+    readonly detail: string,
     readonly attempts: number,
     options?: { cause?: unknown },
   ) {
     const tries = attempts > 0 ? ` after ${attempts} attempt${attempts === 1 ? '' : 's'}` : '';
-    super(`endpoint "${backend}": ${kind.replace('_', ' ')}${tries}: ${message}`, options);
+    super(`endpoint "${backend}": ${kind.replace('_', ' ')}${tries}: ${detail}`, options);
   }
 }
 

@@ -88,6 +88,33 @@ describe.skipIf(unavailable !== null)('a local GGUF model (tiny random llama, no
     expect(requestKey({ id: 'tiny', model: 'tiny.gguf@sha256:0000000000000000' }, req)).not.toBe(requestKey(backend, req));
   }, 120_000);
 
+  it('runs as many calls at once as it has context sequences, each answer whole and parsed', async () => {
+    const two = await GgufBackend.load(await ggufConfigOf(file, { name: 'tiny', gpu: 'cpu', contextSize: 4096, threads: 1, sequences: 2 }));
+    try {
+      expect(two.maxConcurrency).toBe(2);
+      const texts = ['My card was declined.', 'I want to dispute a charge.', 'Move $200 from savings.', 'Where is my refund?'];
+      const reqs = texts.map((text, i) => ({
+        messages: daMessages({ caller: { phone: '+1-555-0100' }, turns: [{ role: 'customer' as const, text }], daSteps: 0, maxDaTurns: 8 }, 'text'),
+        temperature: 0,
+        max_tokens: DA_GRAMMAR_MAX_TOKENS,
+        seed: i,
+        responseSchema: DA_WIRE_SCHEMA,
+      }));
+      const out = await Promise.all(reqs.map((r) => two.complete(r)));
+      // Two at a time, never more: the other two waited for a free sequence.
+      expect(two.peakInFlight).toBe(2);
+      for (const r of out) {
+        expect(parseDaOutput(r.text).ok, r.text).toBe(true);
+        expect(r.finishReason).toBe('stop');
+      }
+    } finally {
+      await two.dispose();
+    }
+    await expect(GgufBackend.load(await ggufConfigOf(file, { name: 'tiny', gpu: 'cpu', threads: 1, sequences: 0 }))).rejects.toThrow(
+      /sequences must be a whole number from 1 to 64, got 0/,
+    );
+  }, 120_000);
+
   it('plays the customer too (free text, no grammar)', async () => {
     const ca = new LlmCa(backend, { name: 'tiny', maxTokens: 24 });
     const out = await runEpisode({

@@ -10,9 +10,12 @@
  * given. The text still goes to the one parser; nothing is repaired. A request with `tools`
  * (the native form) is refused: a local model has no tool-call parser to map.
  *
- * One context sequence per file, so one call at a time (`maxConcurrency` 1). Calls are recorded
- * like endpoint calls (tokens, latency); the cache key includes the file's SHA-256 through
- * `model` (`<file name>@sha256:<first 16 hex>`), so an edited file is a different model.
+ * `sequences` context sequences per file (default 1), each with its own chat: that many calls run
+ * at once (`maxConcurrency`), and node-llama-cpp evaluates their tokens in shared batches, so a
+ * match's episodes overlap as they do against a batching server. Each sequence holds its own KV
+ * cache of `contextSize` tokens, so memory grows with `sequences`. Calls are recorded like
+ * endpoint calls (tokens, latency); the cache key includes the file's SHA-256 through `model`
+ * (`<file name>@sha256:<first 16 hex>`), so an edited file is a different model.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
@@ -39,9 +42,14 @@ export interface GgufConfig {
   contextSize: number;
   /** CPU threads for evaluation; 0: node-llama-cpp's default (all cores). */
   threads: number;
+  /** Context sequences: calls that run at once, their tokens evaluated in shared batches. */
+  sequences: number;
 }
 
-export const GGUF_DEFAULTS = { gpu: 'auto' as GgufGpu, contextSize: 8192, threads: 0 };
+/** The most context sequences a file is loaded with (each holds a KV cache of the whole context). */
+export const GGUF_MAX_SEQUENCES = 64;
+
+export const GGUF_DEFAULTS = { gpu: 'auto' as GgufGpu, contextSize: 8192, threads: 0, sequences: 1 };
 
 /** SHA-256 of a file, streamed (GGUF files are gigabytes). */
 export async function fileSha256(file: string): Promise<string> {
@@ -67,7 +75,13 @@ export async function ggufConfigOf(file: string, opts: Partial<Omit<GgufConfig, 
     gpu: opts.gpu ?? GGUF_DEFAULTS.gpu,
     contextSize: opts.contextSize ?? GGUF_DEFAULTS.contextSize,
     threads: opts.threads ?? GGUF_DEFAULTS.threads,
+    sequences: opts.sequences ?? GGUF_DEFAULTS.sequences,
   };
+}
+
+/** The model id a GGUF file answers as, in call records and cache keys: `<file name>@sha256:<first 16 hex>`. */
+export function ggufModelId(cfg: Pick<GgufConfig, 'path' | 'sha256'>): string {
+  return `${path.basename(cfg.path)}@sha256:${cfg.sha256.slice(0, 16)}`;
 }
 
 /** One llama.cpp runtime per GPU choice and thread cap, shared by every file loaded with it. */
@@ -128,19 +142,27 @@ const FINISH: Record<string, string> = {
 export class GgufBackend implements ChatBackend {
   readonly id: string;
   readonly model: string;
-  readonly maxConcurrency = 1;
-  private readonly gate = new Semaphore(1);
+  readonly maxConcurrency: number;
+  private readonly gate: Semaphore;
   private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
+  /** Chats whose sequence no call holds (the gate lets at most as many calls in as there are chats). */
+  private readonly idle: LlamaChat[];
+  /** Calls in flight now, and the most there have been at once. */
+  private inFlight = 0;
+  peakInFlight = 0;
 
   private constructor(
     readonly config: GgufConfig,
     private readonly llama: Llama,
     private readonly llamaModel: LlamaModel,
     private readonly context: LlamaContext,
-    private readonly chat: LlamaChat,
+    chats: LlamaChat[],
   ) {
     this.id = config.name;
-    this.model = `${path.basename(config.path)}@sha256:${config.sha256.slice(0, 16)}`;
+    this.model = ggufModelId(config);
+    this.idle = [...chats];
+    this.maxConcurrency = chats.length;
+    this.gate = new Semaphore(chats.length);
   }
 
   /** Where it runs: `cuda`, `vulkan`, `metal` or `cpu`. */
@@ -173,16 +195,18 @@ export class GgufBackend implements ChatBackend {
         e,
       );
     }
+    if (!Number.isInteger(config.sequences) || config.sequences < 1 || config.sequences > GGUF_MAX_SEQUENCES)
+      throw fail('bad_request', `sequences must be a whole number from 1 to ${GGUF_MAX_SEQUENCES}, got ${config.sequences}`);
     try {
       const { LlamaChat } = await import('node-llama-cpp');
       const llamaModel = await llama.loadModel({ modelPath: config.path });
       const context = await llamaModel.createContext({
         contextSize: config.contextSize,
-        sequences: 1,
+        sequences: config.sequences,
         ...(config.threads > 0 ? { threads: config.threads } : {}),
       });
-      const chat = new LlamaChat({ contextSequence: context.getSequence() });
-      return new GgufBackend(config, llama, llamaModel, context, chat);
+      const chats = Array.from({ length: config.sequences }, () => new LlamaChat({ contextSequence: context.getSequence() }));
+      return new GgufBackend(config, llama, llamaModel, context, chats);
     } catch (e) {
       throw fail('bad_request', `${config.path}: ${(e as Error).message}`, e);
     }
@@ -202,36 +226,48 @@ export class GgufBackend implements ChatBackend {
         new ChatBackendError(this.id, 'bad_request', 'a GGUF model plays the DA in the text form of the wire format (tools are not supported)', 0),
       );
     return this.gate.run(async () => {
-      const history = historyOf(req.messages);
-      const grammar = req.responseSchema ? await this.grammar(req.responseSchema) : undefined;
-      const tokensIn = this.chat.chatWrapper.generateContextState({ chatHistory: history }).contextText.tokenize(this.llamaModel.tokenizer).length;
-      let tokensOut = 0;
-      const t0 = performance.now();
-      let res;
+      const chat = this.idle.pop()!;
+      this.peakInFlight = Math.max(this.peakInFlight, ++this.inFlight);
       try {
-        res = await this.chat.generateResponse(history, {
-          maxTokens: req.max_tokens,
-          temperature: req.temperature,
-          ...(req.top_p !== undefined ? { topP: req.top_p } : {}),
-          ...(req.seed !== undefined ? { seed: req.seed } : {}),
-          ...(grammar ? { grammar } : {}),
-          ...(signal ? { signal } : {}),
-          onToken: (tokens) => void (tokensOut += tokens.length),
-        });
-      } catch (e) {
-        if (signal?.aborted) throw new ChatBackendError(this.id, 'aborted', (e as Error).message, 1, { cause: e });
-        throw new ChatBackendError(this.id, 'bad_response', `generation failed: ${(e as Error).message}`, 1, { cause: e });
+        return await this.generate(chat, req, signal);
+      } finally {
+        this.inFlight--;
+        this.idle.push(chat);
       }
-      return {
-        text: res.response,
-        toolCalls: [],
-        tokensIn,
-        tokensOut,
-        latencyMs: performance.now() - t0,
-        model: this.model,
-        finishReason: FINISH[res.metadata.stopReason] ?? res.metadata.stopReason,
-      };
     });
+  }
+
+  /** One call on one chat (its own context sequence). */
+  private async generate(chat: LlamaChat, req: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
+    const history = historyOf(req.messages);
+    const grammar = req.responseSchema ? await this.grammar(req.responseSchema) : undefined;
+    const tokensIn = chat.chatWrapper.generateContextState({ chatHistory: history }).contextText.tokenize(this.llamaModel.tokenizer).length;
+    let tokensOut = 0;
+    const t0 = performance.now();
+    let res;
+    try {
+      res = await chat.generateResponse(history, {
+        maxTokens: req.max_tokens,
+        temperature: req.temperature,
+        ...(req.top_p !== undefined ? { topP: req.top_p } : {}),
+        ...(req.seed !== undefined ? { seed: req.seed } : {}),
+        ...(grammar ? { grammar } : {}),
+        ...(signal ? { signal } : {}),
+        onToken: (tokens) => void (tokensOut += tokens.length),
+      });
+    } catch (e) {
+      if (signal?.aborted) throw new ChatBackendError(this.id, 'aborted', (e as Error).message, 1, { cause: e });
+      throw new ChatBackendError(this.id, 'bad_response', `generation failed: ${(e as Error).message}`, 1, { cause: e });
+    }
+    return {
+      text: res.response,
+      toolCalls: [],
+      tokensIn,
+      tokensOut,
+      latencyMs: performance.now() - t0,
+      model: this.model,
+      finishReason: FINISH[res.metadata.stopReason] ?? res.metadata.stopReason,
+    };
   }
 
   async dispose(): Promise<void> {

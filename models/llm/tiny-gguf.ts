@@ -137,7 +137,8 @@ export function writeTinyGguf(file: string, opts: TinyGgufOptions = {}): { bytes
   const layers = opts.layers ?? 2;
   const dim = opts.dim ?? 64;
   const heads = opts.heads ?? 4;
-  const ff = opts.ff ?? 128;
+  // 128 at the default width, as the tiny file always had.
+  const ff = opts.ff ?? 2 * dim;
   const ctx = opts.contextLength ?? 8192;
   const rng = new Rng(opts.seed ?? 1);
   const { tokens, types, scores } = tinyVocab();

@@ -12,6 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { Page } from '@playwright/test';
+import { ggufUnavailable } from '../../models/llm/gguf-backend';
+import { writeTinyGguf } from '../../models/llm/tiny-gguf';
 import { ArenaPage } from './pages/arena-page';
 import { LabPage } from './pages/lab-page';
 import { ModelsPage } from './pages/models-page';
@@ -30,6 +32,9 @@ let page: Page;
 let lab: LabPage;
 /** A name no other spec's lab holds: the specs share one lab. */
 const NAME = `served-${process.pid}`;
+const GGUF_NAME = `tiny-gguf-${process.pid}`;
+/** Why local GGUF files cannot run here (node-llama-cpp's prebuilt binary does not load), or null. */
+let ggufReason: string | null = null;
 
 /** `sparring serve-model DA0` on the model lab; resolves with its base URL once it listens. */
 function serveModel(): Promise<string> {
@@ -60,6 +65,7 @@ test.beforeAll(async ({ browser }) => {
   modelDb = path.join(dir, 'model-lab.db');
   await runNodeJson(['--import', 'tsx', path.join(ROOT, 'test', 'e2e', 'support', 'model-lab.ts'), modelDb]);
   baseUrl = await serveModel();
+  ggufReason = await ggufUnavailable('cpu');
   lab = await LabPage.openNew(browser);
   page = lab.page;
 });
@@ -93,6 +99,33 @@ test("tests it: a round trip with its latency, tokens and tokens/s; and lists th
   await lab.screenshot('models-02-tested');
   await page.getByTestId(`model-server-models-${NAME}`).click();
   await expect(models.check(NAME).getByTestId('server-models')).toHaveText('DA0');
+});
+
+test('saves a local GGUF file, refusing a missing one first; tests a DA turn through it; offers it to both seats', async () => {
+  test.skip(ggufReason !== null, ggufReason ?? '');
+  test.setTimeout(120_000);
+  const models = new ModelsPage(page);
+  const file = path.join(dir, 'tiny.gguf');
+  writeTinyGguf(file, { contextLength: 8192 });
+  await models.addGguf({ name: GGUF_NAME, file: path.join(dir, 'missing.gguf'), gpu: 'cpu' });
+  await expect(page.getByTestId('gguf-add-error')).toContainText('no such file');
+  await models.addGguf({ name: GGUF_NAME, file, gpu: 'cpu', contextSize: 4096, threads: 1, sequences: 2 });
+  await expect(models.row(GGUF_NAME)).toBeVisible();
+  await expect(page.getByTestId('gguf-add-error')).toHaveCount(0);
+  await expect(models.row(GGUF_NAME)).toContainText('GGUF file');
+  await expect(models.row(GGUF_NAME)).toContainText(file);
+  await expect(models.row(GGUF_NAME).locator('td.num')).toHaveText('2');
+  const check = await models.test(GGUF_NAME);
+  await expect(check).toContainText('round trip ok');
+  await expect(check.getByTestId('model-test-tokens')).toHaveText(/^[1-9][\d,]* tokens in, [1-9][\d,]* out$/);
+  await lab.screenshot('models-05-gguf');
+  await lab.go('arena');
+  await expect(page.getByTestId('play-da').getByRole('option', { name: GGUF_NAME, exact: true })).toHaveCount(1);
+  await expect(page.getByTestId('play-ca').getByRole('option', { name: GGUF_NAME, exact: true })).toHaveCount(1);
+  await lab.go('models');
+  page.once('dialog', (d) => void d.accept());
+  await page.getByTestId(`model-remove-${GGUF_NAME}`).click();
+  await expect(models.row(GGUF_NAME)).toHaveCount(0);
 });
 
 test("plays an Arena match with it as the DA and shows the match's and an episode's tokens and latency", async () => {

@@ -29,6 +29,9 @@ interface BenchCliOptions extends DeviceOptions {
   rounds: number;
   roundMs: number;
   only?: Part[];
+  ggufSequences: number;
+  ggufDim: number;
+  ggufLayers: number;
 }
 
 /** The figures, in print order, with their units. */
@@ -49,7 +52,9 @@ const FIGURES: { key: string; unit: string; what: string }[] = [
   { key: 'llm_in_process_episodes_per_s', unit: 'episodes/s', what: 'the same DA in process, same concurrency' },
   { key: 'llm_http_over_in_process', unit: 'ratio', what: 'HTTP / in process, median of adjacent-round pairs' },
   { key: 'llm_http_over_arena', unit: 'ratio', what: 'llm_http_episodes_per_s / arena_episodes_per_s (scripted DA)' },
-  { key: 'gguf_tokens_per_s', unit: 'tokens/s', what: 'tiny random llama GGUF (node-llama-cpp), DA turns under the wire grammar' },
+  { key: 'gguf_tokens_per_s', unit: 'tokens/s', what: 'random llama GGUF (node-llama-cpp), DA turns under the wire grammar, one at a time' },
+  { key: 'gguf_batched_tokens_per_s', unit: 'tokens/s', what: 'the same with --gguf-sequences context sequences, as many calls at once' },
+  { key: 'gguf_batched_over_single', unit: 'ratio', what: 'batched / one at a time, median of adjacent-round pairs' },
   { key: 'mlp_forward_per_s_b1', unit: 'samples/s', what: '4096→256→16 MLP forward, batch 1' },
   { key: 'mlp_forward_per_s_b512', unit: 'samples/s', what: 'MLP forward, batch 512' },
   { key: 'mlp_train_step_per_s_b256', unit: 'samples/s', what: 'MLP AdamW train step, batch 256' },
@@ -72,7 +77,15 @@ export function registerBench(program: Command, globals: () => GlobalOptions): v
       .description('performance figures of the builtin policies on this machine (medians of repeated rounds)')
       .option('--rounds <n>', 'timed rounds per figure (the median is reported)', positiveInt('--rounds'), 7)
       .option('--round-ms <ms>', 'minimum length of one round in ms', positiveInt('--round-ms'), 200)
-      .option('--only <parts>', `measure only some parts: ${PARTS.join(', ')}`, parts),
+      .option('--only <parts>', `measure only some parts: ${PARTS.join(', ')}`, parts)
+      .option('--gguf-sequences <n>', 'gguf: context sequences (and calls at once) of the batched figure', positiveInt('--gguf-sequences'), 4)
+      .option(
+        '--gguf-dim <n>',
+        "gguf: the random llama's width (a multiple of its 4 heads; 1024 makes matrix products dominate, as in a real model)",
+        positiveInt('--gguf-dim'),
+        64,
+      )
+      .option('--gguf-layers <n>', "gguf: the random llama's layers", positiveInt('--gguf-layers'), 2),
     'the measured graphs',
   ).action(async (opts: BenchCliOptions) => {
     const g = globals();
@@ -142,12 +155,33 @@ export function registerBench(program: Command, globals: () => GlobalOptions): v
       // Where it runs: SPARRING_GGUF_GPU, as for a gguf:FILE policy (default auto). Threads: one unless
       // SPARRING_GGUF_THREADS says otherwise — a 127k-parameter model has too little work per token to share.
       const { gpu, threads } = ggufSpecSettings({ SPARRING_GGUF_THREADS: '1', ...process.env });
-      const g = await benchGguf({ rounds: opts.rounds, roundMs: opts.roundMs, gpu, threads });
+      if (opts.ggufDim % 4 !== 0) throw new InvalidArgumentError(`--gguf-dim must be a multiple of 4 (the random llama's heads), got ${opts.ggufDim}`);
+      const g = await benchGguf({
+        rounds: opts.rounds,
+        roundMs: opts.roundMs,
+        gpu,
+        threads,
+        sequences: opts.ggufSequences,
+        dim: opts.ggufDim,
+        layers: opts.ggufLayers,
+      });
       log('gguf tokens');
-      figures.gguf_tokens_per_s = g.tokensPerS;
-      doc.gguf = { gpu: g.gpu, threads: g.threads, tokensPerCall: Math.round(g.tokensPerCall), params: g.params };
+      Object.assign(figures, {
+        gguf_tokens_per_s: g.tokensPerS,
+        gguf_batched_tokens_per_s: g.batchedTokensPerS,
+        gguf_batched_over_single: g.batchedOverSingle,
+      });
+      doc.gguf = {
+        gpu: g.gpu,
+        threads: g.threads,
+        tokensPerCall: Math.round(g.tokensPerCall),
+        params: g.params,
+        dim: g.dim,
+        layers: g.layers,
+        sequences: g.sequences,
+      };
       process.stderr.write(
-        `bench: gguf on ${g.gpu}, ${g.threads || 'all'} threads, ${g.params} parameters, ${Math.round(g.tokensPerCall)} tokens per DA turn\n`,
+        `bench: gguf on ${g.gpu}, ${g.threads || 'all'} threads, ${g.params} parameters (width ${g.dim}, ${g.layers} layers), ${Math.round(g.tokensPerCall)} tokens per DA turn, batched: ${g.sequences} sequences\n`,
       );
     }
     log('done');

@@ -31,11 +31,16 @@ describe.skipIf(unavailable !== null)('local GGUF models through the CLI', () =>
     writeTinyGguf(file, { contextLength: 32768 });
     const add = sparring(['models', 'add', 'tiny', '--gguf', file, '--gpu', 'cpu', '--threads', '1', '--context-size', '16384']);
     expect(add.status, add.stderr).toBe(0);
-    expect(add.stdout).toMatch(/^saved GGUF model tiny \(.*tiny\.gguf, SHA-256 [0-9a-f]{16}…, gpu cpu, context 16384\)/);
+    expect(add.stdout).toMatch(/^saved GGUF model tiny \(.*tiny\.gguf, SHA-256 [0-9a-f]{16}…, gpu cpu, context 16384, 1 at once\)/);
     expect(sparring(['models', 'add', 'tiny', '--gguf', file]).stderr).toMatch(/exists already/);
     expect(sparring(['models', 'add', 'other', '--gguf', path.join(tmp, 'missing.gguf')]).stderr).toMatch(/--gguf: no such file .*missing\.gguf/);
     expect(sparring(['models', 'add', 'other', '--gguf', file, '--model', 'x']).stderr).toMatch(/without --base-url and --model/);
-    expect(sparring(['models', 'list']).stdout).toMatch(/^tiny +\S*tiny\.gguf +[0-9a-f]{16}… +cpu +16384 +1$/m);
+    expect(sparring(['models', 'add', 'many', '--gguf', file, '--sequences', '65']).stderr).toMatch(/sequences must be a whole number from 1 to 64, got 65/);
+    expect(sparring(['models', 'add', 'many', '--gguf', file, '--sequences', '0']).stderr).toMatch(/--sequences/);
+    const two = sparring(['models', 'add', 'two', '--gguf', file, '--gpu', 'cpu', '--threads', '1', '--context-size', '4096', '--sequences', '2']);
+    expect(two.status, two.stderr).toBe(0);
+    expect(sparring(['models', 'list']).stdout).toMatch(/^tiny +\S*tiny\.gguf +[0-9a-f]{16}… +cpu +16384 +1 +1$/m);
+    expect(sparring(['models', 'list']).stdout).toMatch(/^two +\S*tiny\.gguf +[0-9a-f]{16}… +cpu +4096 +1 +2$/m);
 
     const test = sparring(['--json', 'models', 'test', 'tiny']);
     expect(test.status, test.stderr).toBe(0);

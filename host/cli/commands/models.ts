@@ -6,16 +6,12 @@
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
-import { Rng } from '../../../core/random';
-import { parseDaOutput } from '../../../core/wire';
 import { ChatBackendError } from '../../../models/llm/chat-backend';
-import { DA_GRAMMAR_MAX_TOKENS } from '../../../models/llm/da-messages';
-import { GGUF_DEFAULTS, GGUF_GPUS, GgufBackend, ggufConfigOf } from '../../../models/llm/gguf-backend';
+import { GGUF_DEFAULTS, GGUF_GPUS, GGUF_MAX_SEQUENCES, ggufConfigOf } from '../../../models/llm/gguf-backend';
 import type { GgufConfig, GgufGpu } from '../../../models/llm/gguf-backend';
-import { LlmDa } from '../../../models/llm/llm-da';
 import { OpenAiBackend } from '../../../models/llm/openai-backend';
 import type { EndpointConfig, ToolCallMode } from '../../../models/llm/openai-backend';
-import { testEndpoint } from '../../llm/test-endpoint';
+import { testEndpoint, testGguf } from '../../llm/test-endpoint';
 import { EndpointError, llmStore, normalizeBaseUrl } from '../../store/llm-store';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { positiveInt, UsageError } from '../options';
@@ -29,6 +25,7 @@ interface AddOptions {
   gpu: GgufGpu;
   contextSize: number;
   threads: number;
+  sequences: number;
   apiKeyEnv?: string;
   toolCalls: ToolCallMode;
   maxConcurrency: number;
@@ -39,41 +36,6 @@ function baseUrlOf(value: string): string {
     return normalizeBaseUrl(value);
   } catch (e) {
     throw new InvalidArgumentError(`--${(e as Error).message.replace(/^base URL/, 'base-url')}.`);
-  }
-}
-
-/** One DA turn of a local GGUF model as a round trip: the same request as an endpoint's (text form, under the wire grammar). */
-export async function testGguf(cfg: GgufConfig) {
-  const t0 = performance.now();
-  const backend = await GgufBackend.load(cfg);
-  const loadMs = performance.now() - t0;
-  try {
-    const da = new LlmDa(backend, 'text', { maxTokens: DA_GRAMMAR_MAX_TOKENS });
-    const obs = {
-      caller: { phone: '+1-555-0100' },
-      turns: [{ role: 'customer' as const, text: 'Hi, my card got declined at the grocery store this morning.' }],
-      daSteps: 0,
-      maxDaTurns: 12,
-    };
-    const reply = await backend.complete(da.request(obs, new Rng(1).int(0, 0x7fffffff)));
-    const parsed = parseDaOutput(reply.text);
-    return {
-      endpoint: cfg.name,
-      model: reply.model,
-      file: cfg.path,
-      gpu: backend.gpu,
-      loadMs,
-      latencyMs: reply.latencyMs,
-      tokensIn: reply.tokensIn,
-      tokensOut: reply.tokensOut,
-      tokensPerS: reply.latencyMs > 0 ? reply.tokensOut / (reply.latencyMs / 1000) : null,
-      finishReason: reply.finishReason,
-      raw: reply.text,
-      parsed: parsed.ok ? parsed.action : null,
-      parseError: parsed.ok ? null : parsed.error,
-    };
-  } finally {
-    await backend.dispose();
   }
 }
 
@@ -127,6 +89,12 @@ export function registerModels(program: Command, globals: () => GlobalOptions): 
     )
     .option('--context-size <n>', 'with --gguf: context window in tokens', positiveInt('--context-size'), GGUF_DEFAULTS.contextSize)
     .option('--threads <n>', 'with --gguf: CPU threads (0: all cores)', nonNegativeInt('--threads'), GGUF_DEFAULTS.threads)
+    .option(
+      '--sequences <n>',
+      `with --gguf: calls run at once, each on its own context sequence (a KV cache of --context-size tokens each), their tokens evaluated in shared batches; 1 to ${GGUF_MAX_SEQUENCES}. Above 1 a call's tokens can depend on which calls share its batch`,
+      positiveInt('--sequences'),
+      GGUF_DEFAULTS.sequences,
+    )
     .option('--api-key-env <var>', 'environment variable holding the API key (read at call time, never stored)')
     .addOption(
       new Option('--tool-calls <form>', 'DA actions as native tool calls, or as the wire-format JSON text').choices(['native', 'text']).default('native'),
@@ -138,16 +106,16 @@ export function registerModels(program: Command, globals: () => GlobalOptions): 
         if (o.baseUrl !== undefined || o.model !== undefined) throw new UsageError('--gguf is a local file: give it without --base-url and --model');
         let cfg: GgufConfig;
         try {
-          cfg = await ggufConfigOf(o.gguf, { name, gpu: o.gpu, contextSize: o.contextSize, threads: o.threads });
+          cfg = await ggufConfigOf(o.gguf, { name, gpu: o.gpu, contextSize: o.contextSize, threads: o.threads, sequences: o.sequences });
         } catch (e) {
-          if (e instanceof ChatBackendError) throw new UsageError(`--gguf: ${e.message.replace(/^endpoint "[^"]*": bad request: /, '')}`);
+          if (e instanceof ChatBackendError) throw new UsageError(`--gguf: ${e.detail}`);
           throw e;
         }
         withStore((llm) => llm.addGguf(cfg));
         if (globals().json) process.stdout.write(JSON.stringify(cfg, null, 2) + '\n');
         else
           process.stdout.write(
-            `saved GGUF model ${name} (${cfg.path}, SHA-256 ${cfg.sha256.slice(0, 16)}…, gpu ${cfg.gpu}, context ${cfg.contextSize}) in ${globals().db}\n`,
+            `saved GGUF model ${name} (${cfg.path}, SHA-256 ${cfg.sha256.slice(0, 16)}…, gpu ${cfg.gpu}, context ${cfg.contextSize}, ${cfg.sequences} at once) in ${globals().db}\n`,
           );
         return;
       }
@@ -197,9 +165,9 @@ export function registerModels(program: Command, globals: () => GlobalOptions): 
         process.stdout.write(
           (list.length ? '\n' : '') +
             table(
-              ['name', 'GGUF file', 'SHA-256', 'gpu', 'context', 'threads'],
-              gguf.map((m) => [m.name, m.path, `${m.sha256.slice(0, 16)}…`, m.gpu, m.contextSize, m.threads || 'all']),
-              ['l', 'l', 'l', 'l', 'r', 'r'],
+              ['name', 'GGUF file', 'SHA-256', 'gpu', 'context', 'threads', 'at once'],
+              gguf.map((m) => [m.name, m.path, `${m.sha256.slice(0, 16)}…`, m.gpu, m.contextSize, m.threads || 'all', m.sequences]),
+              ['l', 'l', 'l', 'l', 'r', 'r', 'r'],
             ) +
             '\n',
         );

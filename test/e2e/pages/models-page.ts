@@ -23,6 +23,17 @@ export class ModelsPage {
     await this.page.getByTestId('model-add').click();
   }
 
+  /** Fill the GGUF form (the file's path where the engine runs) and save. */
+  async addGguf(o: { name: string; file: string; gpu?: string; contextSize?: number; threads?: number; sequences?: number }): Promise<void> {
+    await this.page.getByTestId('gguf-name').fill(o.name);
+    await this.page.getByTestId('gguf-file').fill(o.file);
+    if (o.gpu) await this.page.getByTestId('gguf-gpu').selectOption(o.gpu);
+    if (o.contextSize !== undefined) await this.page.getByTestId('gguf-context').fill(String(o.contextSize));
+    if (o.threads !== undefined) await this.page.getByTestId('gguf-threads').fill(String(o.threads));
+    if (o.sequences !== undefined) await this.page.getByTestId('gguf-sequences').fill(String(o.sequences));
+    await this.page.getByTestId('gguf-add').click();
+  }
+
   /** Press Test and wait for the round trip (or its error) to show. */
   async test(name: string): Promise<Locator> {
     await this.page.getByTestId(`model-test-${name}`).click();

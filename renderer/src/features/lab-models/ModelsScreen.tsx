@@ -6,11 +6,12 @@
  * The API key stays in an environment variable of the engine's; only the variable's name is saved.
  */
 import { useEffect, useState } from 'react';
-import type { ModelInfo } from '../../../../core/contract/contract';
+import type { ModelAddGgufArgs, ModelInfo } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
 import { formatCount } from '../../format';
 import {
+  addGgufModel,
   addModel,
   listServerModels,
   loadModels,
@@ -39,11 +40,12 @@ export function ModelsScreen() {
         <h1>Models</h1>
         <p className="lede">
           LLMs saved in this lab play either seat by name: pick one as the DA or the CA in the Arena, Play or Experiments. An endpoint is any OpenAI-compatible
-          server (vLLM, SGLang, llama.cpp, Ollama, a hosted API, or <span className="mono">sparring serve-model</span>); every call records its tokens and
-          latency, shown per match and per episode.
+          server (vLLM, SGLang, llama.cpp, Ollama, a hosted API, or <span className="mono">sparring serve-model</span>); a local GGUF file runs in the
+          engine&apos;s process (node-llama-cpp). Every call records its tokens and latency, shown per match and per episode.
         </p>
       </header>
       <AddForm />
+      <AddGgufForm />
       <section className="panel">
         <header className="panel-head">
           <h3>Models in this lab</h3>
@@ -57,7 +59,7 @@ export function ModelsScreen() {
         )}
         {status === 'ready' && models.length === 0 && (
           <EmptyState title="No models in this lab yet" testId="models-empty">
-            Add an endpoint above. Local GGUF files appear here too once added with <span className="mono">sparring models add NAME --gguf FILE</span>.
+            Add an endpoint or a local GGUF file above (or with <span className="mono">sparring models add</span>).
           </EmptyState>
         )}
         {status !== 'error' && error && <div className="inline-error">{error}</div>}
@@ -68,8 +70,9 @@ export function ModelsScreen() {
 }
 
 function AddForm() {
-  const adding = useModelsStore(selectAdding);
-  const addError = useModelsStore(selectAddError);
+  const adding = useModelsStore(selectAdding) === 'endpoint';
+  const refused = useModelsStore(selectAddError);
+  const addError = refused?.form === 'endpoint' ? refused.message : null;
   const [name, setName] = useState('');
   const [baseUrl, setBaseUrl] = useState('http://127.0.0.1:8000/v1');
   const [model, setModel] = useState('');
@@ -150,6 +153,86 @@ function AddForm() {
     </section>
   );
 }
+
+/** A local GGUF file, run in the engine's process by node-llama-cpp: its path there and how it runs. */
+function AddGgufForm() {
+  const adding = useModelsStore(selectAdding) === 'gguf';
+  const refused = useModelsStore(selectAddError);
+  const addError = refused?.form === 'gguf' ? refused.message : null;
+  const [name, setName] = useState('');
+  const [file, setFile] = useState('');
+  const [gpu, setGpu] = useState<GgufGpu>('auto');
+  const [contextSize, setContextSize] = useState(8192);
+  const [threads, setThreads] = useState(0);
+  const [sequences, setSequences] = useState(1);
+  const whole = (n: number, min: number) => Number.isInteger(n) && n >= min;
+  const valid = name.trim() !== '' && file.trim() !== '' && whole(contextSize, 256) && whole(threads, 0) && whole(sequences, 1);
+  return (
+    <section className="panel">
+      <header className="panel-head">
+        <h3>Add a local GGUF file</h3>
+      </header>
+      <form
+        className="form-row"
+        data-testid="gguf-add-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (!valid || adding) return;
+          void addGgufModel({ name: name.trim(), file: file.trim(), gpu, contextSize, threads, sequences }).then((ok) => {
+            if (ok) {
+              setName('');
+              setFile('');
+            }
+          });
+        }}
+      >
+        <label>
+          Name
+          <input value={name} onChange={(e) => setName(e.target.value)} placeholder="qwen3b-local" maxLength={64} data-testid="gguf-name" />
+        </label>
+        <label className="grow" title="The file's path where the engine runs">
+          File
+          <input value={file} onChange={(e) => setFile(e.target.value)} placeholder="/models/qwen2.5-3b-instruct-q4_k_m.gguf" data-testid="gguf-file" />
+        </label>
+        <label title="auto: the GPU node-llama-cpp finds (CUDA, Vulkan, Metal), else the CPU">
+          Where
+          <select value={gpu} onChange={(e) => setGpu(e.target.value as GgufGpu)} data-testid="gguf-gpu">
+            {GGUF_GPU_CHOICES.map((g) => (
+              <option key={g} value={g}>
+                {g}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label title="Context window in tokens, per sequence">
+          Context
+          <input type="number" min={256} value={contextSize} onChange={(e) => setContextSize(e.target.valueAsNumber)} data-testid="gguf-context" />
+        </label>
+        <label title="CPU threads (0: all cores)">
+          Threads
+          <input type="number" min={0} value={threads} onChange={(e) => setThreads(e.target.valueAsNumber)} data-testid="gguf-threads" />
+        </label>
+        <label title="Calls at once, each on its own context sequence (a KV cache of the whole context each), their tokens evaluated in shared batches. Above 1 a call's tokens can depend on which calls share its batch.">
+          At once
+          <input type="number" min={1} max={64} value={sequences} onChange={(e) => setSequences(e.target.valueAsNumber)} data-testid="gguf-sequences" />
+        </label>
+        <button type="submit" className="btn primary" disabled={!valid || adding} data-testid="gguf-add">
+          {adding ? 'Hashing…' : 'Save GGUF file'}
+        </button>
+      </form>
+      {addError && (
+        <div className="inline-error" role="alert" data-testid="gguf-add-error">
+          {addError}
+        </div>
+      )}
+      <p className="hint">The lab stores the path and the file&apos;s SHA-256, checked each time it loads: an edited file must be saved again.</p>
+    </section>
+  );
+}
+
+/** Where a GGUF file can run, as the contract lists it (the renderer imports no model code). */
+type GgufGpu = NonNullable<ModelAddGgufArgs['gpu']>;
+const GGUF_GPU_CHOICES: readonly GgufGpu[] = ['auto', 'cpu', 'cuda', 'vulkan', 'metal'];
 
 function keyCell(m: ModelInfo) {
   if (m.apiKeyEnv === null) return <span className="muted">none</span>;

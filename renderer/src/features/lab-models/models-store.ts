@@ -4,7 +4,7 @@
  * lists feed the Arena, Play and Experiments pickers.
  */
 import { create } from 'zustand';
-import type { ModelAddArgs, ModelInfo, ModelTestResult } from '../../../../core/contract/contract';
+import type { ModelAddArgs, ModelAddGgufArgs, ModelInfo, ModelTestResult } from '../../../../core/contract/contract';
 import { errorMessage, request } from '../../engine/client';
 import { loadEngineInfo } from '../../engine/engine-store';
 import type { LoadStatus } from '../runs/runs-store';
@@ -21,12 +21,16 @@ export interface ModelsState {
   models: ModelInfo[];
   status: LoadStatus;
   error: string | null;
-  adding: boolean;
-  addError: string | null;
+  /** Which form is saving now: the endpoint's or the GGUF file's. */
+  adding: AddForm | null;
+  /** The last refusal, and which form it answers. */
+  addError: { form: AddForm; message: string } | null;
   checks: Record<string, ModelCheck>;
 }
 
-export const useModelsStore = create<ModelsState>()(() => ({ models: [], status: 'idle', error: null, adding: false, addError: null, checks: {} }));
+export type AddForm = 'endpoint' | 'gguf';
+
+export const useModelsStore = create<ModelsState>()(() => ({ models: [], status: 'idle', error: null, adding: null, addError: null, checks: {} }));
 
 export const selectModels = (s: ModelsState) => s.models;
 export const selectModelsStatus = (s: ModelsState) => s.status;
@@ -45,17 +49,26 @@ export async function loadModels(): Promise<void> {
 }
 
 /** Save an endpoint; true when saved (the form clears). */
-export async function addModel(args: ModelAddArgs): Promise<boolean> {
-  useModelsStore.setState({ adding: true, addError: null });
+export function addModel(args: ModelAddArgs): Promise<boolean> {
+  return saving('endpoint', () => request('models/add', args));
+}
+
+/** Save a local GGUF file (the engine hashes it); true when saved (the form clears). */
+export function addGgufModel(args: ModelAddGgufArgs): Promise<boolean> {
+  return saving('gguf', () => request('models/add-gguf', args));
+}
+
+async function saving(form: AddForm, save: () => Promise<unknown>): Promise<boolean> {
+  useModelsStore.setState({ adding: form, addError: null });
   try {
-    await request('models/add', args);
+    await save();
     await Promise.all([loadModels(), loadEngineInfo()]);
     return true;
   } catch (err) {
-    useModelsStore.setState({ addError: errorMessage(err) });
+    useModelsStore.setState({ addError: { form, message: errorMessage(err) } });
     return false;
   } finally {
-    useModelsStore.setState({ adding: false });
+    useModelsStore.setState({ adding: null });
   }
 }
 
