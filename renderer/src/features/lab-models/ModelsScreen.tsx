@@ -6,6 +6,7 @@
  * The API key stays in an environment variable of the engine's; only the variable's name is saved.
  */
 import { useEffect, useState } from 'react';
+import type { ReactNode } from 'react';
 import type { ModelAddGgufArgs, ModelInfo } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
@@ -25,7 +26,7 @@ import {
   testModel,
   useModelsStore,
 } from './models-store';
-import type { ModelCheck } from './models-store';
+import type { AddForm as AddFormName, ModelCheck } from './models-store';
 
 export function ModelsScreen() {
   const models = useModelsStore(selectModels);
@@ -69,10 +70,33 @@ export function ModelsScreen() {
   );
 }
 
-function AddForm() {
-  const adding = useModelsStore(selectAdding) === 'endpoint';
+/** Whether this add form is saving now, and the refusal it got (the other form's are not its). */
+function useAddState(form: AddFormName): { adding: boolean; addError: string | null } {
+  const adding = useModelsStore(selectAdding) === form;
   const refused = useModelsStore(selectAddError);
-  const addError = refused?.form === 'endpoint' ? refused.message : null;
+  return { adding, addError: refused?.form === form ? refused.message : null };
+}
+
+/** An add form's panel: its title, the form, the engine's refusal under it, and a hint. */
+function AddPanel(p: { title: string; error: string | null; errorTestId: string; hint: ReactNode; children: ReactNode }) {
+  return (
+    <section className="panel">
+      <header className="panel-head">
+        <h3>{p.title}</h3>
+      </header>
+      {p.children}
+      {p.error && (
+        <div className="inline-error" role="alert" data-testid={p.errorTestId}>
+          {p.error}
+        </div>
+      )}
+      <p className="hint">{p.hint}</p>
+    </section>
+  );
+}
+
+function AddForm() {
+  const { adding, addError } = useAddState('endpoint');
   const [name, setName] = useState('');
   const [baseUrl, setBaseUrl] = useState('http://127.0.0.1:8000/v1');
   const [model, setModel] = useState('');
@@ -81,10 +105,12 @@ function AddForm() {
   const [maxConcurrency, setMaxConcurrency] = useState(4);
   const valid = name.trim() !== '' && baseUrl.trim() !== '' && model.trim() !== '' && Number.isInteger(maxConcurrency) && maxConcurrency >= 1;
   return (
-    <section className="panel">
-      <header className="panel-head">
-        <h3>Add an endpoint</h3>
-      </header>
+    <AddPanel
+      title="Add an endpoint"
+      error={addError}
+      errorTestId="model-add-error"
+      hint="The key is read from the variable when a call is made; only the variable's name is stored in the lab."
+    >
       <form
         className="form-row"
         data-testid="model-add-form"
@@ -144,21 +170,13 @@ function AddForm() {
           {adding ? 'Saving…' : 'Save endpoint'}
         </button>
       </form>
-      {addError && (
-        <div className="inline-error" role="alert" data-testid="model-add-error">
-          {addError}
-        </div>
-      )}
-      <p className="hint">The key is read from the variable when a call is made; only the variable&apos;s name is stored in the lab.</p>
-    </section>
+    </AddPanel>
   );
 }
 
 /** A local GGUF file, run in the engine's process by node-llama-cpp: its path there and how it runs. */
 function AddGgufForm() {
-  const adding = useModelsStore(selectAdding) === 'gguf';
-  const refused = useModelsStore(selectAddError);
-  const addError = refused?.form === 'gguf' ? refused.message : null;
+  const { adding, addError } = useAddState('gguf');
   const [name, setName] = useState('');
   const [file, setFile] = useState('');
   const [gpu, setGpu] = useState<GgufGpu>('auto');
@@ -168,10 +186,12 @@ function AddGgufForm() {
   const whole = (n: number, min: number) => Number.isInteger(n) && n >= min;
   const valid = name.trim() !== '' && file.trim() !== '' && whole(contextSize, 256) && whole(threads, 0) && whole(sequences, 1);
   return (
-    <section className="panel">
-      <header className="panel-head">
-        <h3>Add a local GGUF file</h3>
-      </header>
+    <AddPanel
+      title="Add a local GGUF file"
+      error={addError}
+      errorTestId="gguf-add-error"
+      hint="The lab stores the path and the file's SHA-256, checked each time it loads: an edited file must be saved again."
+    >
       <form
         className="form-row"
         data-testid="gguf-add-form"
@@ -220,13 +240,7 @@ function AddGgufForm() {
           {adding ? 'Hashing…' : 'Save GGUF file'}
         </button>
       </form>
-      {addError && (
-        <div className="inline-error" role="alert" data-testid="gguf-add-error">
-          {addError}
-        </div>
-      )}
-      <p className="hint">The lab stores the path and the file&apos;s SHA-256, checked each time it loads: an edited file must be saved again.</p>
-    </section>
+    </AddPanel>
   );
 }
 
