@@ -737,7 +737,8 @@ export interface Events {
   'study/progress': { studyId: string; progress: StudyProgressInfo };
   'study/status': { studyId: string; status: StudyInfo['status'] };
   /** Runs of a study estimated so far by `studies/estimate`, and the match playing now (a few a second). */
-  'study/estimate': { studyId: string; speak: EstimateSlice; done: number; total: number; label: string | null };
+  /** An estimate's progress; `error` once, when an estimate the study was started with failed (one asked for by request fails the request). */
+  'study/estimate': { studyId: string; speak: EstimateSlice; done: number; total: number; label: string | null; error?: string };
 }
 
 export type CommandName = keyof Commands;

@@ -96,7 +96,14 @@ export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers
       },
     })
       .then(async () => {
-        if (speak && studies.entries(studyId).every((e) => e.status === 'finished')) await estimate(studyId, speak);
+        if (!speak || !studies.entries(studyId).every((e) => e.status === 'finished')) return;
+        try {
+          await estimate(studyId, speak);
+        } catch (err) {
+          // No request waits for it: the screen hears of the failure from the event.
+          o.emit({ name: 'study/estimate', payload: { studyId, speak, done: 0, total: 0, label: null, error: (err as Error).message } });
+          throw err;
+        }
       })
       .catch((err: unknown) => process.stderr.write(`sparring engine: study ${studyId}: ${String(err)}\n`))
       .finally(() => {

@@ -147,8 +147,9 @@ export function applyStudyEvent(e: EngineEvent): void {
     }
   } else if (e.name === 'study/estimate') {
     // Asked for here, or played by the engine once a study started with an estimate finished its runs.
-    const { studyId, ...p } = e.payload;
-    useStudiesStore.setState({ estimating: { ...s.estimating, [studyId]: p } });
+    const { studyId, error, ...p } = e.payload;
+    if (error !== undefined) useStudiesStore.setState({ estimating: omit(s.estimating, studyId), estimateError: { ...s.estimateError, [studyId]: error } });
+    else useStudiesStore.setState({ estimating: { ...s.estimating, [studyId]: p } });
   } else if (e.name === 'study/status') {
     // A study's status is told last, after the estimate it was started with.
     if (!requested.has(e.payload.studyId)) useStudiesStore.setState({ estimating: omit(s.estimating, e.payload.studyId) });
