@@ -301,6 +301,8 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
  *   full (these)                              63.3 → 86.0   +22.7 / +16.2                                    0
  *   gym.da.enumerate                          57.4 → 78.4   +20.9 / +17.1   −1.7 [−8.3, 4.9] / +0.9 [−4.2, 6.0]   0
  *   gym.da.explore 0.25 (KL fixed)            58.4 → 76.9   +18.5 / +14.3   −4.2 [−13.1, 4.7] / −1.8 [−8.6, 5.0]   0
+ *   gym.da.explore 0.1 (KL fixed; a release later, paired against the same `full` runs)
+ *                                             58.1 → 79.3   +21.2 / +15.1   −1.4 [−7.8, 4.9] / −1.1 [−6.0, 3.9]   0
  *   enumerate, gym.daFailure 'unresolved'     57.8 → 77.2   +19.4 / +17.6   −3.3 [−8.5, 2.0] / +1.4 [−3.6, 6.4]   16 (seeds 2, 7)
  *   the same, gym.da.steps 240                58.7 → 78.4   +19.7 / +18.5   −3.0 [−11.0, 5.0] / +2.3 [−3.7, 8.4]  50 (seeds 2, 6, 7)
  * With the unresolved disputes among the gym's failures the retry starts to appear (16 episodes
