@@ -275,7 +275,27 @@ describe('sparring study', () => {
     };
     expect(withEstimate.arenaEstimate).toEqual({ train: estTables, validation: null });
     const text = (await sparring(['study', 'show', 'S1', '--db', b])).stdout;
+    expect(text).toContain('Held-out, final DA − DA0 (own CA):');
     expect(text).toContain('Arena-only estimate of the held-out gain');
+    // --arena-only: the same study with no held-out or panel figure, in text and JSON; the estimate stays.
+    const arenaText = (await sparring(['study', 'show', 'S1', '--arena-only', '--db', b])).stdout;
+    expect(arenaText).not.toMatch(/Held-out,|panel figures|held-out figures: \d+ episodes/);
+    expect(arenaText).toContain('W_DA per match (%):');
+    expect(arenaText).toMatch(/mix-100-0 +strict PASS +2 /);
+    const arenaJson = JSON.parse((await sparring(['study', 'show', 'S1', '--arena-only', '--json', '--db', b])).stdout) as StudyJson & {
+      arenaOnly: boolean;
+      arms: { measures: Record<string, unknown>; heldoutScenarios: unknown[] }[];
+      arenaEstimate: { train: unknown };
+    };
+    expect(arenaJson.arenaOnly).toBe(true);
+    expect(arenaJson).not.toHaveProperty('heldoutEpisodes');
+    expect(arenaJson).not.toHaveProperty('panel');
+    for (const a of arenaJson.arms) {
+      expect(Object.keys(a.measures).filter((k) => /^(final|da0|gain|panel)\./.test(k))).toEqual([]);
+      expect(a.measures).toHaveProperty('daGyms');
+      expect(a.heldoutScenarios).toEqual([]);
+    }
+    expect(arenaJson.arenaEstimate.train).toEqual(estTables);
     expect(text).toMatch(/mix-100-0 +strict PASS +2 /);
     expect((await estimate('--speak', 'validation')).stderr).toMatch(/keeps no validation slice/);
     expect((await estimate('--baseline', 'nope')).stderr).toMatch(/--baseline nope: not an arm of study S1/);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { meanInterval, pairedDifference } from '../stats/intervals';
-import { heldoutEpisodesNote, nonMonotonic, studyHosts, studyPanelFigures, summariseStudy, wDaChangeAfter } from './study-summary';
+import { arenaOnlySummary, heldoutEpisodesNote, isHeldoutMeasure, nonMonotonic, studyHosts, studyPanelFigures, summariseStudy, wDaChangeAfter } from './study-summary';
 import type { StudyPanelFigures, StudyRunData } from './study-summary';
 import type { GymSummary, MatchSummary } from './run.machine';
 
@@ -118,6 +118,22 @@ describe('summariseStudy', () => {
     // The full arm's final CA: full's own evaluation; another arm without the extra evaluation has none.
     expect(s.arms[0]!.measures['final.fullCa.routing']!.n).toBe(10);
     expect(p.measures['final.fullCa.routing']!.n).toBe(0);
+  });
+
+  it('arena only: every held-out and panel figure goes, the run course and the tactics stay as they were', () => {
+    const a = arenaOnlySummary(s);
+    const keys = (m: Record<string, unknown>) => Object.keys(m).sort();
+    expect(keys(a.arms[0]!.measures)).toEqual(['caGyms', 'daGyms', 'finalWDa', 'matches', 'wDaAfterCaGym', 'wDaAfterDaGym']);
+    expect(keys(a.paired[0]!.measures)).toEqual(['caGyms', 'daGyms', 'finalWDa', 'matches', 'wDaAfterCaGym', 'wDaAfterDaGym']);
+    expect(a.arms.every((x) => x.heldoutScenarios.length === 0)).toBe(true);
+    expect(s.arms[0]!.measures['final.routing']).toBeDefined();
+    const { measures: _m, heldoutScenarios: _h, ...courseA } = a.arms[0]!;
+    const { measures: _n, heldoutScenarios: _i, ...courseS } = s.arms[0]!;
+    expect(courseA).toEqual(courseS);
+    expect(a.arms[0]!.measures.daGyms).toEqual(s.arms[0]!.measures.daGyms);
+    for (const k of ['final.routing', 'da0.strictPass', 'gain.routing', 'final.scripted.fail', 'final.fullCa.routing', 'panel.routing', 'panel.gap.meanReward'])
+      expect(isHeldoutMeasure(k), k).toBe(true);
+    for (const k of ['matches', 'daGyms', 'finalWDa', 'wDaAfterCaGym']) expect(isHeldoutMeasure(k), k).toBe(false);
   });
 });
 

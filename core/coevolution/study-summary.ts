@@ -357,6 +357,29 @@ export interface StudySummary {
   heldoutEpisodes: number[];
 }
 
+/**
+ * Is this measure read from held-out evaluation (the held-out scenarios and the bank's held-out
+ * slice)? Every final/DA0/gain measure is, and so is the panel (its counterparts play the held-out
+ * scenarios); the run's own course (matches, gyms, W_DA) and the CA's tactics are arena figures.
+ */
+export function isHeldoutMeasure(key: string): boolean {
+  return /^(final|da0|gain|panel)\./.test(key);
+}
+
+/**
+ * The summary without a held-out figure (`sparring study --arena-only`): for choosing settings on
+ * the arena without reading what evaluation will report. Held-out measures and per-scenario
+ * held-out rows go; matches, gyms, W_DA, the CA's tactics and the seeds' counts stay.
+ */
+export function arenaOnlySummary(s: StudySummary): StudySummary {
+  const arena = <T>(m: Record<string, T>) => Object.fromEntries(Object.entries(m).filter(([k]) => !isHeldoutMeasure(k)));
+  return {
+    ...s,
+    arms: s.arms.map((a) => ({ ...a, measures: arena(a.measures), heldoutScenarios: [] })),
+    paired: s.paired.map((p) => ({ ...p, measures: arena(p.measures) })),
+  };
+}
+
 /** The sentence that says what each run's held-out figures rest on; '' when no run has them yet. */
 export function heldoutEpisodesNote(s: Pick<StudySummary, 'heldoutEpisodes'>): string {
   return s.heldoutEpisodes.length ? `Each run's held-out figures: ${s.heldoutEpisodes.join(' or ')} episodes per DA and opponent.` : '';

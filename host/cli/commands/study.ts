@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { ARMS, customArm, parseArms, studyArmConfigs } from '../../../core/coevolution/arms';
 import type { CustomArm } from '../../../core/coevolution/arms';
-import { heldoutEpisodesNote, MEASURES, studyHosts, TACTIC_FIELDS } from '../../../core/coevolution/study-summary';
+import { arenaOnlySummary, heldoutEpisodesNote, isHeldoutMeasure, MEASURES, studyHosts, TACTIC_FIELDS } from '../../../core/coevolution/study-summary';
 import { PRESETS, parseRunConfig, RunConfigError } from '../../../core/coevolution/run-config';
 import type { RunConfig } from '../../../core/coevolution/run-config';
 import { fmt, heldoutScenarioView, shapeView, SPLIT_HEADER, tacticConvergenceView } from '../../report/study-report';
@@ -41,6 +41,8 @@ interface StudyOptions {
   panel?: boolean;
   /** `--estimate SLICE`: the arena-only estimate, played once every run has finished. */
   estimate?: EstimateSlice;
+  /** `--arena-only`: print no held-out or panel figure. */
+  arenaOnly?: boolean;
 }
 
 /** `--arm NAME=FILE`: the custom arm, its overlay read from FILE; errors name the option and the file. */
@@ -85,6 +87,10 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
     .option('--workers <n>', `worker processes (default: one per core, here ${defaultWorkers()})`, positiveInt('--workers'))
     .option('--resume <study>', 'continue a study that was killed or interrupted (e.g. S1)')
     .option('--no-panel', 'skip the panel step at the end (each final DA against counterparts of other seeds; `study panel S` runs it later)')
+    .option(
+      '--arena-only',
+      'print no held-out or panel figure at the end: only the runs, their gyms and W_DA, the CA tactics and the arena-only estimate (for choosing settings on the arena)',
+    )
     .addOption(
       new Option(
         '--estimate <slice>',
@@ -169,7 +175,7 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
       const seconds = (Date.now() - started) / 1000;
       const view = withLab(g.db, (db) => loadStudy(db, g.db, id));
       process.stderr.write(`study ${id}: ${view.study.status} in ${seconds.toFixed(1)} s with ${workers} worker${workers === 1 ? '' : 's'}\n`);
-      print(g.json, view, seconds);
+      print(g.json, view, seconds, opts.arenaOnly === true);
       if (view.study.status !== 'finished') process.exitCode = 1;
     });
 
@@ -178,8 +184,14 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
     .description('the tables of a study: per arm mean [95% CI] over seeds, paired differences against full (or --baseline)')
     .argument('<study>', 'the study id, e.g. S1')
     .option('--baseline <arm>', 'take the paired differences against this arm instead of full (e.g. ib-rl − unilateral: --baseline unilateral)')
-    .action((id: string, opts: { baseline?: string }) => {
+    .option(
+      '--arena-only',
+      'no held-out or panel figure: the runs, their gyms and W_DA, the CA tactics and the arena-only estimate (for choosing settings on the arena)',
+    )
+    .action((id: string, opts: { baseline?: string; arenaOnly?: boolean }) => {
       const g = globals();
+      // `study` has the flag too, and commander gives it to the parent when both know it.
+      const arenaOnly = opts.arenaOnly === true || (study.opts() as StudyOptions).arenaOnly === true;
       print(
         g.json,
         withLab(g.db, (db) => {
@@ -189,6 +201,7 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
           return loadStudy(db, g.db, id, opts.baseline);
         }),
         null,
+        arenaOnly,
       );
     });
 
@@ -311,9 +324,27 @@ function studyBar(id: string) {
   };
 }
 
-/** The study's JSON document: the study, its runs, and the tables (per arm and paired). */
-export function studyJson(v: StudyView, seconds: number | null) {
+/**
+ * The study's JSON document: the study, its runs, and the tables (per arm and paired). Arena only:
+ * without a held-out or panel figure (`arenaOnlySummary`), and saying so (`arenaOnly: true`).
+ */
+export function studyJson(v: StudyView, seconds: number | null, arenaOnly = false) {
   const { base: _base, ...study } = v.study;
+  if (arenaOnly) {
+    const s = arenaOnlySummary(v.summary);
+    return {
+      study,
+      seconds,
+      arenaOnly: true,
+      runs: v.entries,
+      hosts: studyHosts(v.entries),
+      baseline: s.baseline,
+      customArms: v.customArms,
+      arms: s.arms,
+      paired: s.paired,
+      arenaEstimate: v.arenaEstimate,
+    };
+  }
   return {
     study,
     seconds,
@@ -333,17 +364,25 @@ export function studyJson(v: StudyView, seconds: number | null) {
   };
 }
 
-function print(json: boolean, v: StudyView, seconds: number | null): void {
+function print(json: boolean, v: StudyView, seconds: number | null, arenaOnly = false): void {
   if (json) {
-    process.stdout.write(JSON.stringify(studyJson(v, seconds), null, 2) + '\n');
+    process.stdout.write(JSON.stringify(studyJson(v, seconds, arenaOnly), null, 2) + '\n');
     return;
   }
-  const s = v.summary;
+  const s = arenaOnly ? arenaOnlySummary(v.summary) : v.summary;
   const out: string[] = [];
   out.push(
     `study ${v.study.id}: ${v.study.preset ? `preset ${v.study.preset}` : 'custom config'}, arms ${v.study.arms.join(', ')}, seeds ${v.study.seeds.join(', ')} — ${v.study.status}`,
   );
-  out.push(['Rates in %; mean [95% Student-t interval] over the seeds that finished.', heldoutEpisodesNote(s)].filter(Boolean).join(' '), '');
+  out.push(
+    [
+      'Rates in %; mean [95% Student-t interval] over the seeds that finished.',
+      arenaOnly ? 'Arena only (--arena-only): no held-out or panel figure is shown.' : heldoutEpisodesNote(s),
+    ]
+      .filter(Boolean)
+      .join(' '),
+    '',
+  );
   if (v.customArms.length)
     out.push(`Custom arms, as overlays on the study's base: ${v.customArms.map((c) => `${c.arm} ${JSON.stringify(c.overlay)}`).join('; ')}`, '');
   const hosts = studyHosts(v.entries);
@@ -372,48 +411,52 @@ function print(json: boolean, v: StudyView, seconds: number | null): void {
     );
   };
   const five = ['routing', 'strictPass', 'fail', 'meanReward', 'lookupFirst'];
-  block(
-    "Held-out, final DA against the run's own final CA (RL-ADA Table 4):",
-    five.map((k) => `final.${k}`),
-  );
-  block(
-    'Held-out, final DA − DA0 (own CA):',
-    five.map((k) => `gain.${k}`),
-  );
-  const perScenario = heldoutScenarioView(s.arms);
-  if (perScenario) out.push(perScenario.title, table(perScenario.header, perScenario.rows, ['l', ...perScenario.header.slice(1).map(() => 'r' as const)]), '');
-  block(
-    'Held-out, final DA against the scripted CA:',
-    five.map((k) => `final.scripted.${k}`),
-  );
-  block(
-    'Held-out, final DA − DA0 (scripted CA):',
-    five.map((k) => `gain.scripted.${k}`),
-  );
-  if (s.arms.some((a) => a.measures['final.fullCa.routing']!.n && a.arm !== 'full'))
-    block(
-      "Held-out, final DA against the full arm's final CA of the same seed:",
-      five.map((k) => `final.fullCa.${k}`),
-    );
   const panelKeys = ['routing', 'strictPass', 'meanReward'];
-  if (s.arms.some((a) => a.measures['panel.routing']!.n)) {
+  // Held-out and panel figures (left out with --arena-only).
+  if (!arenaOnly) {
     block(
-      'Counterpart shift (IB-RL): final DA against its panel — scripted, the final CAs of other seeds, human, LLM CAs — mean over counterparts:',
-      panelKeys.map((k) => `panel.${k}`),
-    );
-    block(
-      "Final DA against its training counterpart (its run's final CA; CA0 for a fixed-opponent run), same protocol:",
-      panelKeys.map((k) => `panel.training.${k}`),
+      "Held-out, final DA against the run's own final CA (RL-ADA Table 4):",
+      five.map((k) => `final.${k}`),
     );
     block(
-      'Mismatch gap, training counterpart − panel (rates in points):',
-      panelKeys.map((k) => `panel.gap.${k}`),
+      'Held-out, final DA − DA0 (own CA):',
+      five.map((k) => `gain.${k}`),
     );
-  } else {
-    out.push(
-      `No panel figures yet: \`sparring study panel ${v.study.id}\` evaluates each final DA against counterparts that share nothing with its training.`,
-      '',
+    const perScenario = heldoutScenarioView(s.arms);
+    if (perScenario)
+      out.push(perScenario.title, table(perScenario.header, perScenario.rows, ['l', ...perScenario.header.slice(1).map(() => 'r' as const)]), '');
+    block(
+      'Held-out, final DA against the scripted CA:',
+      five.map((k) => `final.scripted.${k}`),
     );
+    block(
+      'Held-out, final DA − DA0 (scripted CA):',
+      five.map((k) => `gain.scripted.${k}`),
+    );
+    if (s.arms.some((a) => a.measures['final.fullCa.routing']!.n && a.arm !== 'full'))
+      block(
+        "Held-out, final DA against the full arm's final CA of the same seed:",
+        five.map((k) => `final.fullCa.${k}`),
+      );
+    if (s.arms.some((a) => a.measures['panel.routing']!.n)) {
+      block(
+        'Counterpart shift (IB-RL): final DA against its panel — scripted, the final CAs of other seeds, human, LLM CAs — mean over counterparts:',
+        panelKeys.map((k) => `panel.${k}`),
+      );
+      block(
+        "Final DA against its training counterpart (its run's final CA; CA0 for a fixed-opponent run), same protocol:",
+        panelKeys.map((k) => `panel.training.${k}`),
+      );
+      block(
+        'Mismatch gap, training counterpart − panel (rates in points):',
+        panelKeys.map((k) => `panel.gap.${k}`),
+      );
+    } else {
+      out.push(
+        `No panel figures yet: \`sparring study panel ${v.study.id}\` evaluates each final DA against counterparts that share nothing with its training.`,
+        '',
+      );
+    }
   }
   out.push('Gyms and the shape of W_DA (k of n seeds [Wilson 95%]):');
   const shape = shapeView(s.arms);
@@ -469,17 +512,18 @@ function print(json: boolean, v: StudyView, seconds: number | null): void {
       'gain.routing',
       'daGyms',
       'caGyms',
-    ];
+      ...(arenaOnly ? ['finalWDa', 'wDaAfterCaGym', 'wDaAfterDaGym'] : []),
+    ].filter((k) => !arenaOnly || !isHeldoutMeasure(k));
     const defs = keys.map((k) => MEASURES.find((m) => m.key === k)!);
     out.push(`Paired differences arm − ${s.baseline} on the same seeds (mean [95% t interval]; rates in points):`);
     out.push(
       table(
         ['arm − ' + s.baseline, 'pairs', ...defs.map((d) => d.label)],
-        s.paired.map((p) => [`${p.a} − ${p.b}`, p.measures['final.routing']!.n, ...defs.map((d) => fmt(p.measures[d.key]!, d.rate))]),
+        s.paired.map((p) => [`${p.a} − ${p.b}`, p.measures[keys[0]!]!.n, ...defs.map((d) => fmt(p.measures[d.key]!, d.rate))]),
         ['l', 'r', ...defs.map(() => 'r' as const)],
       ),
     );
-    if (s.arms.some((a) => a.measures['panel.routing']!.n)) {
+    if (!arenaOnly && s.arms.some((a) => a.measures['panel.routing']!.n)) {
       const pk = [...panelKeys.map((k) => `panel.${k}`), ...panelKeys.map((k) => `panel.gap.${k}`)];
       const pd = pk.map((k) => MEASURES.find((m) => m.key === k)!);
       out.push('', `Paired differences on the panel, arm − ${s.baseline} on the same seeds (mean [95% t interval]; rates in points):`);
