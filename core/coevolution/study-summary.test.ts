@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { meanInterval, pairedDifference } from '../stats/intervals';
-import { arenaOnlySummary, heldoutEpisodesNote, isHeldoutMeasure, nonMonotonic, studyHosts, studyPanelFigures, summariseStudy, wDaChangeAfter } from './study-summary';
+import {
+  arenaOnlySummary,
+  heldoutEpisodesNote,
+  isHeldoutMeasure,
+  nonMonotonic,
+  studyHosts,
+  studyPanelFigures,
+  summariseStudy,
+  wDaChangeAfter,
+} from './study-summary';
 import type { StudyPanelFigures, StudyRunData } from './study-summary';
 import type { GymSummary, MatchSummary } from './run.machine';
 

@@ -191,7 +191,7 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
     .action((id: string, opts: { baseline?: string; arenaOnly?: boolean }) => {
       const g = globals();
       // `study` has the flag too, and commander gives it to the parent when both know it.
-      const arenaOnly = opts.arenaOnly === true || (study.opts() as StudyOptions).arenaOnly === true;
+      const arenaOnly = opts.arenaOnly === true || study.opts<StudyOptions>().arenaOnly === true;
       print(
         g.json,
         withLab(g.db, (db) => {
