@@ -83,6 +83,18 @@ test('compares the two arms once the runs finish', async () => {
   await expect(studies.series('study-wda-chart')).toHaveCount(1);
   await page.getByTestId('compare-no-ca-training').check();
   await expect(studies.series('study-wda-chart')).toHaveCount(2);
+  // Arena only: every held-out figure goes from the screen, the run course and the CA's tactics stay.
+  await page.getByTestId('study-arena-only').check();
+  await expect(heldout.locator('thead')).not.toContainText('routing');
+  await expect(heldout.locator('thead')).toContainText('DA gyms');
+  await expect(page.getByTestId('heldout-view')).toHaveCount(0);
+  await expect(perScenario).toHaveCount(0);
+  await expect(page.getByTestId('study-paired')).toHaveCount(0);
+  await expect(page.getByTestId('study-heldout-note')).not.toContainText('held-out');
+  await expect(studies.series('study-wda-chart')).toHaveCount(2);
+  await expect(tactic.locator('tbody tr')).toHaveCount(2);
+  await page.getByTestId('study-arena-only').uncheck();
+  await expect(page.getByTestId('study-paired')).toContainText('no-ca-training − full');
   await page.getByTestId('heldout-view').selectOption('final.scripted');
   await lab.screenshot('studies-03-compare');
 });

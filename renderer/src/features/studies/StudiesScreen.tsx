@@ -485,11 +485,17 @@ function Compare({ study }: { study: StudyDetail }) {
   const colour = (arm: string) => SERIES_COLOURS[study.arms.indexOf(arm) % SERIES_COLOURS.length]!;
   const arms = study.summary.arms.filter((a) => shown.includes(a.arm));
   const [view, setView] = useState<'final' | 'gain' | 'final.scripted' | 'gain.scripted' | 'final.fullCa'>('final');
+  // Arena only: no held-out or panel figure on screen (as `study show --arena-only`), for choosing settings on the arena.
+  const [arenaOnly, setArenaOnly] = useState(false);
+  const heldout = arenaOnly ? [] : HELDOUT;
   return (
     <section className="panel" data-testid="study-compare">
       <header className="panel-head">
         <h3>Compare arms</h3>
         <span className="arm-toggles">
+          <label className="check" title="Hide every held-out and panel figure: choose settings on the arena without reading what evaluation reports">
+            <input type="checkbox" checked={arenaOnly} onChange={() => setArenaOnly((x) => !x)} data-testid="study-arena-only" /> arena only
+          </label>
           {study.arms.map((a) => (
             <label key={a} className="check">
               <input
@@ -511,22 +517,26 @@ function Compare({ study }: { study: StudyDetail }) {
         tau={study.tauDa}
         series={arms.map((a) => ({ name: a.arm, colour: colour(a.arm), points: a.wDa }))}
       />
-      <h4>
-        Held-out evaluation{' '}
-        <select value={view} onChange={(e) => setView(e.target.value as typeof view)} data-testid="heldout-view">
-          <option value="final">final DA, own final CA</option>
-          <option value="gain">final − DA0, own CA</option>
-          <option value="final.scripted">final DA, scripted CA</option>
-          <option value="gain.scripted">final − DA0, scripted CA</option>
-          <option value="final.fullCa">final DA, the full arm's final CA</option>
-        </select>
-      </h4>
+      {arenaOnly ? (
+        <h4>Gyms and W_DA (held-out figures hidden)</h4>
+      ) : (
+        <h4>
+          Held-out evaluation{' '}
+          <select value={view} onChange={(e) => setView(e.target.value as typeof view)} data-testid="heldout-view">
+            <option value="final">final DA, own final CA</option>
+            <option value="gain">final − DA0, own CA</option>
+            <option value="final.scripted">final DA, scripted CA</option>
+            <option value="gain.scripted">final − DA0, scripted CA</option>
+            <option value="final.fullCa">final DA, the full arm's final CA</option>
+          </select>
+        </h4>
+      )}
       <table className="table" data-testid="study-heldout">
         <thead>
           <tr>
             <th>Arm</th>
             <th className="num">Seeds</th>
-            {HELDOUT.map(([, l]) => (
+            {heldout.map(([, l]) => (
               <th key={l} className="num">
                 {l}
               </th>
@@ -546,7 +556,7 @@ function Compare({ study }: { study: StudyDetail }) {
               <td className="num">
                 {a.seeds.finished}/{a.seeds.total}
               </td>
-              {HELDOUT.map(([k, , rate]) => (
+              {heldout.map(([k, , rate]) => (
                 <td key={k} className="num">
                   {pctOrNum(a.measures[`${view}.${k}`], rate)}
                 </td>
@@ -567,11 +577,12 @@ function Compare({ study }: { study: StudyDetail }) {
       </table>
       <p className="muted small" data-testid="study-heldout-note">
         Rates in %; mean [95% Student-t interval] over the seeds that finished.
-        {study.summary.heldoutEpisodes.length > 0 &&
+        {!arenaOnly &&
+          study.summary.heldoutEpisodes.length > 0 &&
           ` Each run's held-out figures: ${study.summary.heldoutEpisodes.join(' or ')} episodes per DA and opponent.`}
       </p>
-      <HeldoutScenarios arms={arms} />
-      {study.summary.paired.length > 0 && (
+      {!arenaOnly && <HeldoutScenarios arms={arms} />}
+      {!arenaOnly && study.summary.paired.length > 0 && (
         <>
           <h4>Paired differences against {study.summary.baseline} (same seeds)</h4>
           <table className="table" data-testid="study-paired">
