@@ -99,7 +99,21 @@ export async function measurePaired(
   pairs: number,
   roundMs: number,
 ): Promise<{ a: number; b: number; ratio: number }> {
-  for (const run of [a, b]) await round(run, batch, roundMs);
+  return pairedRounds(
+    () => round(a, batch, roundMs),
+    () => round(b, batch, roundMs),
+    pairs,
+  );
+}
+
+/**
+ * Two measurements taken in adjacent rounds: one warm-up round of each, then `pairs` pairs in
+ * ABBA order; the median rate of each and the median of the per-pair ratios a / b. `a` and `b`
+ * each time one round and resolve with its rate (measurePaired's rounds, or a caller's own).
+ */
+export async function pairedRounds(a: () => Promise<number>, b: () => Promise<number>, pairs: number): Promise<{ a: number; b: number; ratio: number }> {
+  await a();
+  await b();
   const ra: number[] = [];
   const rb: number[] = [];
   const ratios: number[] = [];
@@ -107,11 +121,11 @@ export async function measurePaired(
     let x: number;
     let y: number;
     if (p % 2 === 0) {
-      x = await round(a, batch, roundMs);
-      y = await round(b, batch, roundMs);
+      x = await a();
+      y = await b();
     } else {
-      y = await round(b, batch, roundMs);
-      x = await round(a, batch, roundMs);
+      y = await b();
+      x = await a();
     }
     ra.push(x);
     rb.push(y);

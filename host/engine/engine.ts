@@ -133,8 +133,7 @@ export function createEngine(o: EngineOptions): Engine {
       const names = (role: 'DA' | 'CA') => {
         const list = checkpoints.list(role).map((c) => c.name);
         // LLMs saved with `sparring models add` (endpoints and GGUF files) play either role.
-        const llm = llmStore(store.db);
-        const endpoints = [...llm.listEndpoints(), ...llm.listGguf()].map((e) => e.name).sort();
+        const endpoints = llmStore(store.db).savedNames();
         return ['scripted', ...(role === 'DA' ? ['sft'] : []), ...(list.length ? ['latest', ...list] : []), ...endpoints];
       };
       return {

@@ -10,7 +10,7 @@ import { OpenAiBackend } from '../../models/llm/openai-backend';
 import type { EndpointConfig } from '../../models/llm/openai-backend';
 import { testEndpoint, testGguf } from '../llm/test-endpoint';
 import { forgetEndpoints } from '../policies/policies';
-import { checkGgufConfig, EndpointError } from '../store/llm-store';
+import { EndpointError } from '../store/llm-store';
 import type { LlmStore } from '../store/llm-store';
 import { ggufConfigOf, ggufModelId } from '../../models/llm/gguf-backend';
 import type { GgufConfig } from '../../models/llm/gguf-backend';
@@ -50,12 +50,9 @@ export function modelHandlers(d: ModelHandlerDeps): ModelHandlers {
   });
   /** A saved model by name, endpoint or GGUF file; the error lists the saved ones. */
   const saved = (name: string, request: string): { endpoint: EndpointConfig } | { gguf: GgufConfig } => {
-    const cfg = d.llm.getEndpoint(name);
-    if (cfg) return { endpoint: cfg };
-    const gguf = d.llm.getGguf(name);
-    if (gguf) return { gguf };
-    const names = [...d.llm.listEndpoints(), ...d.llm.listGguf()].map((e) => e.name).sort();
-    throw new Error(`${request}: no model "${name}" in this lab; saved ones: ${names.join(', ') || 'none'}`);
+    const s = d.llm.saved(name);
+    if (s) return s;
+    throw new Error(`${request}: no model "${name}" in this lab; saved ones: ${d.llm.savedNames().join(', ') || 'none'}`);
   };
   const endpoint = (name: string, request: string): EndpointConfig => {
     const s = saved(name, request);
@@ -91,9 +88,9 @@ export function modelHandlers(d: ModelHandlerDeps): ModelHandlers {
       return info(endpoint(cfg.name, 'models/add'));
     },
     'models/add-gguf': async ({ name, file, ...settings }) => {
-      const defined = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
       try {
-        const cfg = checkGgufConfig(await ggufConfigOf(file, { name, ...defined }));
+        // addGguf checks every setting, naming the field.
+        const cfg = await ggufConfigOf(file, { name, ...settings });
         d.llm.addGguf(cfg);
         return ggufInfo(cfg);
       } catch (e) {

@@ -11,7 +11,7 @@ import { ARMS, customArm, parseArms, studyArmConfigs } from '../../core/coevolut
 import { studyHosts } from '../../core/coevolution/study-summary';
 import { PRESETS, RunConfigError } from '../../core/coevolution/run-config';
 import { runStudy } from '../study/runner';
-import { estimateRefusal, estimateStudy, StudyEstimateError, studyRunConfigs } from '../study/study-estimate';
+import { estimateStudy, newStudyEstimateRefusal, storedStudyEstimateRefusal, StudyEstimateError } from '../study/study-estimate';
 import type { SqliteRunStore } from '../store/sqlite-store';
 import type { SessionSettings } from '../../models/session';
 import { loadStudy } from '../study/study-data';
@@ -59,9 +59,9 @@ export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers
     });
   }
 
-  /** Refuses an estimate on `speak` that these runs cannot give, before anything runs. */
-  function checkEstimate(speak: EstimateSlice | undefined, runs: Parameters<typeof estimateRefusal>[1]): void {
-    const refused = speak && estimateRefusal(speak, runs);
+  /** Refuses, before anything runs, an estimate on `speak` that the runs cannot give (`refusal`'s reason). */
+  function checkEstimate(speak: EstimateSlice | undefined, refusal: (speak: EstimateSlice) => string | null): void {
+    const refused = speak && refusal(speak);
     if (refused) throw new StudyEstimateError(`estimate ${speak}: ${refused}`);
   }
 
@@ -96,7 +96,7 @@ export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers
       },
     })
       .then(async () => {
-        if (!speak || !studies.entries(studyId).every((e) => e.status === 'finished')) return;
+        if (!speak || !studies.allFinished(studyId)) return;
         try {
           await estimate(studyId, speak);
         } catch (err) {
@@ -151,10 +151,7 @@ export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers
         const custom = (customArms ?? []).map((c) => customArm(c.name, c.overlay, 'the custom arm'));
         const names = parseArms(arms, custom);
         const configOf = studyArmConfigs(p.config, names, custom);
-        checkEstimate(
-          speak,
-          names.map((arm) => ({ key: `arm ${arm}`, config: configOf(arm) })),
-        );
+        checkEstimate(speak, (slice) => newStudyEstimateRefusal(slice, names, configOf));
         const s = studies.create({ preset, base: p.config, arms: names, seeds: Array.from({ length: seeds }, (_, i) => i + 1), configOf });
         launch(s.id, workers, speak);
         return { studyId: s.id };
@@ -162,7 +159,7 @@ export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers
       'studies/resume': ({ studyId, estimate: speak }) => {
         studies.get(studyId);
         if (live.has(studyId)) throw new Error(`study ${studyId} is running in this engine`);
-        checkEstimate(speak, studyRunConfigs(o.db, studyId));
+        checkEstimate(speak, (slice) => storedStudyEstimateRefusal(o.db, studyId, slice));
         launch(studyId, undefined, speak);
         return { ok: true };
       },

@@ -15,7 +15,7 @@ import type { Domain } from '../../core/domain/types';
 import { judgeEpisode } from '../../core/judge/judge';
 import { bankDemos } from '../../core/rl/demos';
 import { runSft } from '../../core/rl/sft';
-import { measurePaired } from '../../models/bench';
+import { measurePaired, pairedRounds } from '../../models/bench';
 import { BuiltinDa } from '../../models/builtin-da';
 import { DaModel } from '../../models/da-model';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -175,33 +175,17 @@ export async function benchGguf(opts: {
         );
         return counts.reduce((a, b) => a + b, 0) / ((performance.now() - t0) / 1000);
       };
-      // Warm-up: every sequence's context gets the prompt.
-      await round(single, 0);
-      await round(batched, 0);
+      // Warm-up rounds first: every sequence's context gets the prompt.
       const roundMs = opts.roundMs ?? 200;
-      const a: number[] = [];
-      const b: number[] = [];
-      const ratios: number[] = [];
-      for (let p = 0; p < (opts.rounds ?? 7); p++) {
-        // ABBA: the batched round first in even pairs, second in odd ones.
-        let x: number;
-        let y: number;
-        if (p % 2 === 0) {
-          x = await round(batched, roundMs);
-          y = await round(single, roundMs);
-        } else {
-          y = await round(single, roundMs);
-          x = await round(batched, roundMs);
-        }
-        a.push(x);
-        b.push(y);
-        ratios.push(x / y);
-      }
-      const median = (xs: number[]) => [...xs].sort((u, v) => u - v)[Math.floor(xs.length / 2)]!;
+      const r = await pairedRounds(
+        () => round(batched, roundMs),
+        () => round(single, roundMs),
+        opts.rounds ?? 7,
+      );
       return {
-        tokensPerS: median(b),
-        batchedTokensPerS: median(a),
-        batchedOverSingle: median(ratios),
+        tokensPerS: r.b,
+        batchedTokensPerS: r.a,
+        batchedOverSingle: r.ratio,
         sequences,
         gpu: single.gpu,
         threads: opts.threads,

@@ -167,6 +167,17 @@ export function llmStore(db: Database) {
     listGguf(): GgufConfig[] {
       return (db.prepare('SELECT * FROM llm_gguf_models ORDER BY name').all() as GgufRow[]).map(ggufOf);
     },
+    /** The model saved under `name`, an endpoint or a GGUF file; undefined when there is none. */
+    saved(name: string): { endpoint: EndpointConfig } | { gguf: GgufConfig } | undefined {
+      const endpoint = this.getEndpoint(name);
+      if (endpoint) return { endpoint };
+      const gguf = this.getGguf(name);
+      return gguf ? { gguf } : undefined;
+    },
+    /** Every saved model's name, endpoints and GGUF files together, sorted. */
+    savedNames(): string[] {
+      return [...this.listEndpoints(), ...this.listGguf()].map((e) => e.name).sort();
+    },
     addEndpoint(given: EndpointConfig, createdAt = new Date().toISOString()): void {
       const cfg = checkEndpointConfig(given);
       checkNameFree(cfg.name);

@@ -253,7 +253,7 @@ export async function runStudy(opts: RunStudyOptions): Promise<void> {
     }
     // Anything left waits on a run that never came (cannot happen once every run has settled).
     for (const j of queue) settle(j, 'failed', 'not run: what it waited for did not finish', 0);
-    studies.setStatus(study.id, studies.entries(study.id).every((e) => e.status === 'finished') && failed === 0 ? 'finished' : 'failed');
+    studies.setStatus(study.id, studies.allFinished(study.id) && failed === 0 ? 'finished' : 'failed');
   } finally {
     store.close();
   }

@@ -40,22 +40,30 @@ export interface EstimateOptions {
 
 /**
  * Why an estimate on `speak` cannot be played for these runs, or null when it can: only the
- * validation slice can be missing (a run config without `validation.bankShare` keeps none). A
- * run is named by what the caller has (its arm and seed, and its id once it has one), so a study
- * can be refused before it is created, and an estimate before any match plays.
+ * validation slice can be missing (a run config without `validation.bankShare` keeps none).
  */
-export function estimateRefusal(speak: EstimateSlice, runs: readonly { key: string; runId?: string; config: Pick<RunConfig, 'validation'> }[]): string | null {
+function estimateRefusal(speak: EstimateSlice, runs: readonly { name: string; config: Pick<RunConfig, 'validation'> }[]): string | null {
   if (speak !== 'validation') return null;
   const r = runs.find((x) => !x.config.validation);
-  return r ? `${r.runId ? `run ${r.runId} (${r.key})` : r.key} keeps no validation slice (its config has no validation.bankShare)` : null;
+  return r ? `${r.name} keeps no validation slice (its config has no validation.bankShare)` : null;
 }
 
-/** Each run of a study with its stored config, for `estimateRefusal`. */
-export function studyRunConfigs(db: Database, studyId: string): { key: string; runId: string; config: RunConfig }[] {
+/** `estimateRefusal` for a study not created yet: its arms' configs (`sparring study --estimate`, `studies/start`). */
+export function newStudyEstimateRefusal(speak: EstimateSlice, arms: readonly string[], configOf: (arm: string) => RunConfig): string | null {
+  return estimateRefusal(
+    speak,
+    arms.map((arm) => ({ name: `arm ${arm}`, config: configOf(arm) })),
+  );
+}
+
+/** `estimateRefusal` for a stored study's runs (all, or those `only` names by run id), from the configs they were stored with. */
+export function storedStudyEstimateRefusal(db: Database, studyId: string, speak: EstimateSlice, only?: ReadonlySet<string>): string | null {
   const config = db.prepare('SELECT config_json FROM runs WHERE id = ?').pluck();
-  return studyStore(db)
+  const runs = studyStore(db)
     .entries(studyId)
-    .map((e) => ({ key: `${e.arm}/${e.seed}`, runId: e.runId, config: JSON.parse(config.get(e.runId) as string) as RunConfig }));
+    .filter((e) => !only || only.has(e.runId))
+    .map((e) => ({ name: `run ${e.runId} (${e.arm}/${e.seed})`, config: JSON.parse(config.get(e.runId) as string) as RunConfig }));
+  return estimateRefusal(speak, runs);
 }
 
 /** The tables of the estimate already stored for a study (nothing played); null when no run has one. */
@@ -80,10 +88,7 @@ export async function estimateStudy(store: SqliteRunStore, o: EstimateOptions): 
   const lab = labDomain(store.db);
   const entries = studies.entries(o.studyId);
   const todo = entries.filter((e) => e.status === 'finished');
-  const refused = estimateRefusal(
-    o.speak,
-    studyRunConfigs(store.db, o.studyId).filter((r) => todo.some((e) => e.runId === r.runId)),
-  );
+  const refused = storedStudyEstimateRefusal(store.db, o.studyId, o.speak, new Set(todo.map((e) => e.runId)));
   if (refused) throw new StudyEstimateError(refused);
   for (const e of entries) if (e.status !== 'finished') o.onSkip?.(`${e.arm}/${e.seed}`, `its run ${e.runId} ${e.status}`);
   let done = 0;

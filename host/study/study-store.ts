@@ -101,6 +101,10 @@ export function studyStore(db: Database) {
       const rank = (e: StudyEntry) => s.arms.indexOf(e.arm) * 1e6 + s.seeds.indexOf(e.seed);
       return rows.sort((a, b) => rank(a) - rank(b));
     },
+    /** Has every (arm, seed) of the study finished (what its panel and its estimate wait for)? */
+    allFinished(id: string): boolean {
+      return this.entries(id).every((e) => e.status === 'finished');
+    },
     setEntry(id: string, arm: string, seed: number, status: StudyRunStatus, error: string | null, seconds: number | null): void {
       setEntry.run(status, error, seconds, id, arm, seed);
     },

@@ -63,12 +63,9 @@ export function registerModels(program: Command, globals: () => GlobalOptions): 
   };
   const saved = (name: string): { endpoint: EndpointConfig } | { gguf: GgufConfig } =>
     withStore((llm) => {
-      const cfg = llm.getEndpoint(name);
-      if (cfg) return { endpoint: cfg };
-      const gguf = llm.getGguf(name);
-      if (gguf) return { gguf };
-      const names = [...llm.listEndpoints(), ...llm.listGguf()].map((e) => e.name).sort();
-      throw new UsageError(`no model "${name}" in ${globals().db}; saved ones: ${names.join(', ') || 'none'} (sparring models add)`);
+      const s = llm.saved(name);
+      if (s) return s;
+      throw new UsageError(`no model "${name}" in ${globals().db}; saved ones: ${llm.savedNames().join(', ') || 'none'} (sparring models add)`);
     });
   const endpoint = (name: string) => {
     const s = saved(name);

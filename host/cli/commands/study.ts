@@ -18,7 +18,7 @@ import { defaultWorkers, runStudy } from '../../study/runner';
 import type { StudyProgress } from '../../study/runner';
 import { studyStore } from '../../study/study-store';
 import { runStudyPanel, StudyPanelError, studyPanelProtocol } from '../../study/study-panel';
-import { estimateRefusal, studyRunConfigs } from '../../study/study-estimate';
+import { newStudyEstimateRefusal, storedStudyEstimateRefusal } from '../../study/study-estimate';
 import type { EstimateSlice } from '../../../core/coevolution/study-estimate';
 import { estimateStep, estimateText, registerStudyEstimate } from './study-estimate';
 import { withLab } from '../study-lab';
@@ -104,8 +104,7 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
         if (opts.preset || opts.config || opts.seeds || opts.arm)
           throw new UsageError('--resume continues a study as it was created; leave out --preset, --config, --seeds and --arm');
         id = opts.resume;
-        const runs = withLab(g.db, (db) => (studyStore(db).get(id), studyRunConfigs(db, id)));
-        const refused = opts.estimate && estimateRefusal(opts.estimate, runs);
+        const refused = withLab(g.db, (db) => (studyStore(db).get(id), opts.estimate && storedStudyEstimateRefusal(db, id, opts.estimate)));
         if (refused) throw new UsageError(`--estimate ${opts.estimate}: ${refused}`);
       } else {
         if (!opts.seeds) throw new UsageError('study needs --seeds (and --preset or --config), or --resume S');
@@ -121,12 +120,7 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
         const base: RunConfig = opts.config ? parseRunConfig(configFileText(opts.config, named), opts.config) : PRESETS[preset as keyof typeof PRESETS].config;
         // Every arm's config is checked before anything runs.
         const configOf = studyArmConfigs(base, arms, custom);
-        const refused =
-          opts.estimate &&
-          estimateRefusal(
-            opts.estimate,
-            arms.map((arm) => ({ key: `arm ${arm}`, config: configOf(arm) })),
-          );
+        const refused = opts.estimate && newStudyEstimateRefusal(opts.estimate, arms, configOf);
         if (refused) throw new UsageError(`--estimate ${opts.estimate}: ${refused}`);
         id = withLab(g.db, (db) => studyStore(db).create({ preset, base, arms, seeds, configOf: (arm) => configOf(arm) }).id);
         const from = preset ? `preset ${preset}` : named ? `preset ${named} with ${opts.config} over it` : opts.config;
@@ -156,11 +150,7 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
       // would lack its final CA (and a resumed run's CA would then be on the later DAs' panels only), and an
       // estimate would pair different seeds in different arms. `study panel S` and `study estimate S` run on
       // what finished.
-      const allFinished = withLab(g.db, (db) =>
-        studyStore(db)
-          .entries(id)
-          .every((e) => e.status === 'finished'),
-      );
+      const allFinished = withLab(g.db, (db) => studyStore(db).allFinished(id));
       if (opts.panel !== false) {
         if (allFinished) await panelStep(g.db, id);
         else process.stderr.write(`study ${id}: panel step left out (not every run finished); \`sparring study panel ${id}\` runs it on the finished ones\n`);
