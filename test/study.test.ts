@@ -9,7 +9,7 @@
  * child processes.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -182,6 +182,46 @@ describe('sparring study', () => {
     expect(mine!.gym.da.steps).toBe(3);
     expect(mine!.schedule?.caGyms).toBe(false);
     expect({ ...mine!, gym: full!.gym, schedule: full!.schedule }).toEqual(full);
+  }, 300_000);
+
+  it('a study made --arena-only shows no held-out or panel figure in any view unless --heldout asks, and plays no panel step', async () => {
+    const db = path.join(tmp, 'arena-only.db');
+    const made = await sparring(['study', '--config', tinyConfig(), '--seeds', '1', '--arena-only', '--db', db]);
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stderr).toContain('study S1: arena only, no panel step');
+    expect(made.stdout).toContain('Arena only (made with --arena-only, for choosing settings)');
+    expect(made.stdout).not.toMatch(/Held-out,/);
+    const lab = new Database(db, { readonly: true });
+    expect(lab.prepare("SELECT COUNT(*) FROM study_evaluations WHERE kind = 'panel'").pluck().get()).toBe(0);
+    lab.close();
+    // study show: arena only by default for this study; --heldout shows the figures and says it was made arena-only.
+    const plain = JSON.parse((await sparring(['study', 'show', 'S1', '--json', '--db', db])).stdout) as StudyJson & {
+      arenaOnly: boolean;
+      study: { arenaOnly: boolean };
+    };
+    expect(plain).toMatchObject({ arenaOnly: true, study: { arenaOnly: true } });
+    expect(plain).not.toHaveProperty('heldoutEpisodes');
+    const asked = await sparring(['study', 'show', 'S1', '--heldout', '--json', '--db', db]);
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(asked.stderr).toContain('study S1 was made arena-only');
+    const full = JSON.parse(asked.stdout) as StudyJson & { arms: { measures: Record<string, { n: number }> }[] };
+    expect(full.heldoutEpisodes).toEqual([12]);
+    expect(full.arms[0]!.measures['final.routing']!.n).toBe(1);
+    expect((await sparring(['study', 'show', 'S1', '--heldout', '--arena-only', '--db', db])).stderr).toMatch(
+      /--heldout and --arena-only ask for opposite views/,
+    );
+    // report --study: the same default, and --heldout.
+    const html = async (...extra: string[]) => {
+      const out = path.join(tmp, `arena-only${extra.join('')}.html`);
+      const r = await sparring(['report', '--study', 'S1', '--out', out, '--db', db, ...extra]);
+      expect(r.code, r.stderr).toBe(0);
+      return readFileSync(out, 'utf8');
+    };
+    const arenaHtml = await html();
+    expect(arenaHtml).toContain('Arena only, for choosing settings on the arena');
+    expect(arenaHtml).not.toContain('Held-out evaluation (RL-ADA Table 4)');
+    expect(await html('--heldout')).toContain('Held-out evaluation (RL-ADA Table 4)');
+    expect((await sparring(['report', 'R1', '--heldout', '--out', path.join(tmp, 'x.html'), '--db', db])).stderr).toMatch(/go with --study/);
   }, 300_000);
 
   it('a study killed with kill -9 resumes and gives the tables of an uninterrupted one; nothing is stored twice', async () => {

@@ -505,6 +505,11 @@ export interface StudyInfo {
   status: 'running' | 'finished' | 'failed';
   /** Being run by this engine now; a `running` study that is not live was interrupted and can be resumed. */
   live: boolean;
+  /**
+   * Made for choosing settings on the arena (`sparring study --arena-only`, `studies/start`'s
+   * `arenaOnly`): its tables come without held-out or panel figures unless `studies/get` asks for them.
+   */
+  arenaOnly: boolean;
   progress: StudyProgressInfo | null;
   runs: StudyRunInfo[];
 }
@@ -512,6 +517,8 @@ export interface StudyInfo {
 /** A study with its tables (per arm mean [95% CI] over seeds, paired differences against full). */
 export interface StudyDetail extends StudyInfo {
   tauDa: number;
+  /** `summary` carries no held-out or panel figure (an arena-only study asked for without `heldout`). */
+  heldoutHidden: boolean;
   /** The processors its runs ran on, with how many runs each (core/coevolution/study-summary.ts's studyHosts). */
   hosts: { host: string; runs: number }[];
   summary: StudySummary;
@@ -601,6 +608,8 @@ export interface Commands {
     customArms?: { name: string; overlay: string }[];
     /** Once every run has finished, play the arena-only estimate on this slice (as `studies/estimate`; `sparring study --estimate`). */
     estimate?: EstimateSlice;
+    /** A study for choosing settings on the arena (StudyInfo.arenaOnly; `sparring study --arena-only`). */
+    arenaOnly?: boolean;
   }) => { studyId: string };
   /** Continue an interrupted study: finished runs are kept, the others resume from their last phase boundary; `estimate` as in `studies/start`. */
   'studies/resume': (args: { studyId: string; estimate?: EstimateSlice }) => { ok: true };
@@ -645,7 +654,8 @@ export interface Queries {
   'runs/list': () => RunSummary[];
   'runs/get': (args: { runId: string }) => RunDetail;
   'studies/list': () => StudyInfo[];
-  'studies/get': (args: { studyId: string }) => StudyDetail;
+  /** `heldout`: an arena-only study's held-out and panel figures too (`study show S --heldout`); other studies always carry them. */
+  'studies/get': (args: { studyId: string; heldout?: boolean }) => StudyDetail;
   /** The arms a study can compare, in the order they are shipped. */
   'studies/arms': () => ArmInfo[];
   'matches/list': (args: { runId?: string }) => MatchView[];

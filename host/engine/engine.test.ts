@@ -9,7 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerMessage } from '../../core/contract/contract';
+import type { ServerMessage, StudyDetail } from '../../core/contract/contract';
+import { PRESETS } from '../../core/coevolution/run-config';
+import { studyStore } from '../study/study-store';
 import type { EngineEvent, RunService } from '../../core/contract/run-service';
 import { CA_TERMS, DA_TERMS } from '../../core/rewards/terms';
 import { openSqliteStore } from '../store/sqlite-store';
@@ -349,6 +351,43 @@ describe('episodes/list paging over several matches', () => {
       // A new match is seen at once (the cached directories are per lab version).
       await engine.handlers['matches/play']({ da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 6 });
       expect((await engine.handlers['episodes/list']({ offset: 60, limit: 100 })).items.map((e) => e.matchId)).toEqual(Array(10).fill('M4'));
+    } finally {
+      engine.close();
+    }
+  });
+});
+
+describe('an arena-only study through the engine', () => {
+  it('comes without held-out or panel figures unless studies/get asks for them', async () => {
+    const dbPath = path.join(tmp, 'arena-only.db');
+    const engine = createEngine({ dbPath, runService: unavailableRunService() });
+    try {
+      // Made as `sparring study --arena-only` makes it (no run needs to play for the tables' shape).
+      const lab = openSqliteStore(dbPath);
+      const base = PRESETS.quick.config;
+      for (const arenaOnly of [true, false]) studyStore(lab.db).create({ preset: 'quick', base, arms: ['full'], seeds: [1], configOf: () => base, arenaOnly });
+      lab.close();
+      const keys = (d: StudyDetail) => Object.keys(d.summary.arms[0]!.measures);
+      const heldoutKeys = (d: StudyDetail) => keys(d).filter((k) => /^(final|da0|gain|panel)\./.test(k));
+      const hidden = await engine.handlers['studies/get']({ studyId: 'S1' });
+      expect(hidden).toMatchObject({ arenaOnly: true, heldoutHidden: true });
+      expect(heldoutKeys(hidden)).toEqual([]);
+      expect(keys(hidden)).toContain('daGyms');
+      const asked = await engine.handlers['studies/get']({ studyId: 'S1', heldout: true });
+      expect(asked).toMatchObject({ arenaOnly: true, heldoutHidden: false });
+      expect(heldoutKeys(asked)).toContain('final.routing');
+      // Any other study carries them whatever is asked.
+      const other = await engine.handlers['studies/get']({ studyId: 'S2' });
+      expect(other).toMatchObject({ arenaOnly: false, heldoutHidden: false });
+      expect(heldoutKeys(other)).toContain('gain.strictPass');
+      const list = await engine.handlers['studies/list'](undefined);
+      expect(list.map((s) => [s.id, s.arenaOnly])).toEqual([
+        ['S1', true],
+        ['S2', false],
+      ]);
+      expect(list[0]).not.toHaveProperty('heldoutHidden');
+      const get = engine.handlers['studies/get'] as (a: unknown) => unknown;
+      await expect(Promise.resolve().then(() => get({ studyId: 'S1', heldout: 'yes' }))).rejects.toThrow(/studies\/get: field "heldout"/);
     } finally {
       engine.close();
     }

@@ -8,7 +8,7 @@ import type { Database } from 'better-sqlite3';
 import type { EstimateSlice, EstimateTables, Handlers, StudyDetail, StudyInfo, StudyProgressInfo } from '../../core/contract/contract';
 import type { EngineEvent } from '../../core/contract/run-service';
 import { ARMS, customArm, parseArms, studyArmConfigs } from '../../core/coevolution/arms';
-import { studyHosts } from '../../core/coevolution/study-summary';
+import { arenaOnlySummary, studyHosts } from '../../core/coevolution/study-summary';
 import { PRESETS, RunConfigError } from '../../core/coevolution/run-config';
 import { runStudy } from '../study/runner';
 import { estimateStudy, newStudyEstimateRefusal, storedStudyEstimateRefusal, StudyEstimateError } from '../study/study-estimate';
@@ -118,16 +118,19 @@ export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers
       });
   }
 
-  function info(id: string): StudyDetail {
+  /** The study with its tables; an arena-only study's without held-out or panel figures unless `heldout`. */
+  function info(id: string, heldout = false): StudyDetail {
     const v = loadStudy(o.db, o.dbPath, id);
     const { base, ...study } = v.study;
+    const heldoutHidden = study.arenaOnly && !heldout;
     return {
       ...study,
       live: live.has(id),
       progress: live.get(id) ?? null,
       tauDa: base.stopping.tauDa,
       hosts: studyHosts(v.entries),
-      summary: v.summary,
+      heldoutHidden,
+      summary: heldoutHidden ? arenaOnlySummary(v.summary) : v.summary,
       arenaEstimate: v.arenaEstimate,
       customArms: v.customArms,
       runs: v.entries.map((e, i) => ({
@@ -145,14 +148,21 @@ export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers
 
   return {
     handlers: {
-      'studies/start': ({ preset, seeds, arms, workers, customArms, estimate: speak }) => {
+      'studies/start': ({ preset, seeds, arms, workers, customArms, estimate: speak, arenaOnly }) => {
         const p = PRESETS[preset as keyof typeof PRESETS];
         if (!p) throw new RunConfigError('preset', 'preset', `unknown preset "${preset}"; known: ${Object.keys(PRESETS).join(', ')}`);
         const custom = (customArms ?? []).map((c) => customArm(c.name, c.overlay, 'the custom arm'));
         const names = parseArms(arms, custom);
         const configOf = studyArmConfigs(p.config, names, custom);
         checkEstimate(speak, (slice) => newStudyEstimateRefusal(slice, names, configOf));
-        const s = studies.create({ preset, base: p.config, arms: names, seeds: Array.from({ length: seeds }, (_, i) => i + 1), configOf });
+        const s = studies.create({
+          preset,
+          base: p.config,
+          arms: names,
+          seeds: Array.from({ length: seeds }, (_, i) => i + 1),
+          configOf,
+          arenaOnly: arenaOnly === true,
+        });
         launch(s.id, workers, speak);
         return { studyId: s.id };
       },
@@ -169,10 +179,10 @@ export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers
       },
       'studies/list': () =>
         studies.list().map((s) => {
-          const { summary: _summary, tauDa: _tau, arenaEstimate: _estimate, customArms: _custom, ...rest } = info(s.id);
+          const { summary: _summary, tauDa: _tau, arenaEstimate: _estimate, customArms: _custom, heldoutHidden: _hidden, ...rest } = info(s.id);
           return rest;
         }),
-      'studies/get': ({ studyId }) => info(studyId),
+      'studies/get': ({ studyId, heldout }) => info(studyId, heldout === true),
       'studies/arms': () => Object.entries(ARMS).map(([name, a]) => ({ name, description: a.description })),
     },
     close() {

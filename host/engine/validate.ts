@@ -107,6 +107,7 @@ export const ARG_SCHEMAS: Schemas = {
       .max(20)
       .optional(),
     estimate: bankSlice.optional(),
+    arenaOnly: z.boolean().optional(),
   }),
   'studies/resume': z.strictObject({ studyId: id, estimate: bankSlice.optional() }),
   'studies/estimate': z.strictObject({ studyId: id, speak: bankSlice }),
@@ -123,7 +124,7 @@ export const ARG_SCHEMAS: Schemas = {
   'knobs/console': z.strictObject({ runId: id }),
   'knobs/history': z.strictObject({ knob: id }),
   'studies/list': none,
-  'studies/get': z.strictObject({ studyId: id }),
+  'studies/get': z.strictObject({ studyId: id, heldout: z.boolean().optional() }),
   'studies/arms': none,
   'matches/play': z
     .strictObject({

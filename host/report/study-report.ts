@@ -4,7 +4,7 @@
  * paired differences against `full`, the CA's tactic measures per match with bands, and per-seed
  * small multiples. Inline SVG in the style of the run report (report.ts), no scripts.
  */
-import { heldoutEpisodesNote, MEASURES, TACTIC_FIELDS } from '../../core/coevolution/study-summary';
+import { arenaOnlySummary, heldoutEpisodesNote, isHeldoutMeasure, MEASURES, TACTIC_FIELDS } from '../../core/coevolution/study-summary';
 import type { ArmSummary, StudyRunData, StudySummary } from '../../core/coevolution/study-summary';
 import { estimateView } from '../../core/coevolution/study-estimate';
 import type { EstimateSlice, EstimateTables } from '../../core/coevolution/study-estimate';
@@ -106,6 +106,11 @@ export interface StudyReportInput {
   customArms?: { arm: string; overlay: Record<string, unknown> }[];
   /** The arena-only estimates `study estimate` stored, per slice the CA spoke. */
   arenaEstimate?: Record<EstimateSlice, EstimateTables | null>;
+  /**
+   * No held-out or panel figure (`arenaOnlySummary`; a study made with `--arena-only` unless the
+   * report asks for them with `--heldout`): for choosing settings on the arena.
+   */
+  arenaOnly?: boolean;
 }
 
 const FIVE = ['routing', 'strictPass', 'fail', 'meanReward', 'lookupFirst'];
@@ -211,7 +216,8 @@ export function heldoutScenarioView(arms: readonly ArmSummary[]): { title: strin
   };
 }
 
-export function renderStudyReport(s: StudyReportInput): string {
+export function renderStudyReport(input: StudyReportInput): string {
+  const s = input.arenaOnly ? { ...input, summary: arenaOnlySummary(input.summary) } : input;
   const colour = (arm: string) => ARM_COLOURS[s.arms.indexOf(arm) % ARM_COLOURS.length]!;
   const measureTable = (prefix: string) => {
     const defs = FIVE.map((k) => MEASURES.find((m) => m.key === `${prefix}.${k}`)!);
@@ -242,16 +248,16 @@ export function renderStudyReport(s: StudyReportInput): string {
     'daGyms',
     'caGyms',
   ];
-  const pairedDefs = pairedKeys.map((k) => MEASURES.find((m) => m.key === k)!);
+  const pairedDefs = pairedKeys.filter((k) => !s.arenaOnly || !isHeldoutMeasure(k)).map((k) => MEASURES.find((m) => m.key === k)!);
   const paired = s.summary.paired.length
     ? htmlTable(
         ['arm − ' + (s.summary.baseline ?? ''), 'pairs', ...pairedDefs.map((d) => d.label)],
-        s.summary.paired.map((p) => [`${p.a} − ${p.b}`, p.measures['final.routing']!.n, ...pairedDefs.map((d) => fmt(p.measures[d.key]!, d.rate))]),
+        s.summary.paired.map((p) => [`${p.a} − ${p.b}`, p.measures[pairedDefs[0]!.key]!.n, ...pairedDefs.map((d) => fmt(p.measures[d.key]!, d.rate))]),
       )
     : '<p class="meta">One arm: no paired differences.</p>';
   // Counterpart shift (IB-RL; core/arena/panel.ts): panel average, training counterpart and the gap, then the paired differences on them.
   const PANEL = ['routing', 'strictPass', 'meanReward'];
-  const hasPanel = s.summary.arms.some((a) => a.measures['panel.routing']!.n);
+  const hasPanel = s.summary.arms.some((a) => a.measures['panel.routing']?.n);
   const panelRows = (prefix: string) => PANEL.map((k) => MEASURES.find((m) => m.key === `${prefix}.${k}`)!);
   const panelTable = (prefix: string) =>
     htmlTable(
@@ -325,21 +331,25 @@ ${
 <h1>Sparring study ${esc(s.id)}</h1>
 <p class="meta">${s.preset ? `preset ${esc(s.preset)}` : 'custom config'} · arms ${esc(s.arms.join(', '))} · seeds ${esc(s.seeds.join(', '))} · ${esc(s.status)}</p>
 ${s.customArms?.length ? `<p class="meta">Custom arms, as overlays on the study's base: ${s.customArms.map((c) => `<b>${esc(c.arm)}</b> <code>${esc(JSON.stringify(c.overlay))}</code>`).join('; ')}</p>` : ''}
-<p class="meta">Every figure is a mean over the seeds that finished, with its 95% Student-t interval in brackets; rates in %. Paired differences are taken seed by seed against ${esc(s.summary.baseline ?? '–')}. ${esc(heldoutEpisodesNote(s.summary))}</p>
+<p class="meta">Every figure is a mean over the seeds that finished, with its 95% Student-t interval in brackets; rates in %. Paired differences are taken seed by seed against ${esc(s.summary.baseline ?? '–')}. ${esc(s.arenaOnly ? 'Arena only, for choosing settings on the arena: no held-out or panel figure is shown.' : heldoutEpisodesNote(s.summary))}</p>
 <h2>W_DA per match</h2>
 ${wDa}
 <p class="meta">Line: mean over seeds; band: 95% interval (shown where at least two seeds played that match).</p>
 ${shape}
-<h2>Held-out evaluation (RL-ADA Table 4)</h2>
+${
+  s.arenaOnly
+    ? ''
+    : `<h2>Held-out evaluation (RL-ADA Table 4)</h2>
 <h3>Final DA against the run's own final CA</h3>${measureTable('final')}
 <h3>Final DA − DA0 (own CA)</h3>${measureTable('gain')}
 <h3>Final DA against the scripted CA</h3>${measureTable('final.scripted')}
 <h3>Final DA − DA0 (scripted CA)</h3>${measureTable('gain.scripted')}
 ${s.summary.arms.some((a) => a.arm !== 'full' && a.measures['final.fullCa.routing']!.n) ? `<h3>Final DA against the full arm's final CA of the same seed</h3>${measureTable('final.fullCa')}` : ''}
-${perScenario ? `<h3>${esc(perScenario.title.replace(/:$/, ''))}</h3>${htmlTable(perScenario.header, perScenario.rows)}` : ''}
+${perScenario ? `<h3>${esc(perScenario.title.replace(/:$/, ''))}</h3>${htmlTable(perScenario.header, perScenario.rows)}` : ''}`
+}
 <h2>Paired differences</h2>
 ${paired}
-${panel}
+${s.arenaOnly ? '' : panel}
 <h2>Arena-only estimate of the held-out gain</h2>
 ${estimate}
 <h2>The CA's tactic measures per match</h2>

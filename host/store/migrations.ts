@@ -802,6 +802,17 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 25,
+    name: 'studies: arena only',
+    up(db) {
+      db.exec(`
+        -- A study made for choosing settings on the arena (\`sparring study --arena-only\`): its views
+        -- show no held-out or panel figure unless asked for by name. Studies made before showed them.
+        ALTER TABLE studies ADD COLUMN arena_only INTEGER NOT NULL DEFAULT 0 CHECK (arena_only IN (0, 1));
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

@@ -36,7 +36,35 @@ describe('the studies migration', () => {
   });
 });
 
+describe('the arena-only migration', () => {
+  it('gives the studies made before it arena_only 0 and refuses anything but 0 or 1', () => {
+    const version = MIGRATIONS.findIndex((m) => m.name === 'studies: arena only') + 1;
+    expect(version).toBeGreaterThan(0);
+    const db = new Database(':memory:');
+    db.pragma('foreign_keys = ON');
+    applyMigrations(db, version - 1);
+    db.prepare("INSERT INTO studies VALUES ('S1', 't', 't', 'quick', '{}', '[]', '[]', 'running')").run();
+    applyMigrations(db, version);
+    expect(db.prepare("SELECT arena_only FROM studies WHERE id = 'S1'").pluck().get()).toBe(0);
+    expect(studyStore(db).get('S1').arenaOnly).toBe(false);
+    expect(() => db.prepare("UPDATE studies SET arena_only = 2 WHERE id = 'S1'").run()).toThrow(/CHECK/);
+    db.close();
+  });
+});
+
 describe('studyStore', () => {
+  it('keeps whether a study was made arena-only', () => {
+    const store = openSqliteStore(path.join(tmp, 'arena-only.db'));
+    const studies = studyStore(store.db);
+    const base = PRESETS.quick.config;
+    const made = (arenaOnly?: boolean) =>
+      studies.create({ preset: 'quick', base, arms: ['full'], seeds: [1], configOf: () => base, ...(arenaOnly === undefined ? {} : { arenaOnly }) }).id;
+    const [a, b, c] = [made(true), made(false), made()];
+    expect([a, b, c].map((id) => studies.get(id).arenaOnly)).toEqual([true, false, false]);
+    expect(studies.list().map((s) => s.arenaOnly)).toEqual([true, false, false]);
+    store.close();
+  });
+
   it('creates a study with its runs in arm × seed order (status created) and numbers studies S1, S2', () => {
     const store = openSqliteStore(path.join(tmp, 'lab.db'));
     const studies = studyStore(store.db);

@@ -15,6 +15,12 @@ export interface StudyRow {
   arms: string[];
   seeds: number[];
   status: 'running' | 'finished' | 'failed';
+  /**
+   * Made for choosing settings on the arena (`sparring study --arena-only`, migration 25): every
+   * view of it (study show, report --study, the Studies screen) leaves out held-out and panel
+   * figures unless they are asked for by name, and the study plays no panel step.
+   */
+  arenaOnly: boolean;
 }
 
 export interface StudyEntry {
@@ -56,6 +62,7 @@ export function studyStore(db: Database) {
     arms: JSON.parse(r.arms_json as string) as string[],
     seeds: JSON.parse(r.seeds_json as string) as number[],
     status: r.status as StudyRow['status'],
+    arenaOnly: r.arena_only === 1,
   });
 
   return {
@@ -69,6 +76,8 @@ export function studyStore(db: Database) {
       arms: readonly string[];
       seeds: readonly number[];
       configOf: (arm: string, seed: number) => RunConfig;
+      /** See StudyRow.arenaOnly; default false. */
+      arenaOnly?: boolean;
     }): StudyRow {
       const create = db.transaction(() => {
         const n = (db.prepare('SELECT COUNT(*) FROM studies').pluck().get() as number) + 1;
@@ -76,8 +85,8 @@ export function studyStore(db: Database) {
         for (let k = n; getStudy.get(id) !== undefined;) id = `S${++k}`;
         const now = new Date().toISOString();
         db.prepare(
-          'INSERT INTO studies (id, created_at, updated_at, preset, base_config_json, arms_json, seeds_json, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        ).run(id, now, now, args.preset, JSON.stringify(args.base), JSON.stringify(args.arms), JSON.stringify(args.seeds), 'running');
+          'INSERT INTO studies (id, created_at, updated_at, preset, base_config_json, arms_json, seeds_json, status, arena_only) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        ).run(id, now, now, args.preset, JSON.stringify(args.base), JSON.stringify(args.arms), JSON.stringify(args.seeds), 'running', args.arenaOnly ? 1 : 0);
         const pairs = args.arms.flatMap((arm) => args.seeds.map((seed) => ({ arm, seed, config: args.configOf(arm, seed) })));
         const runIds = insertRuns(db, args.preset, pairs);
         const ins = db.prepare('INSERT INTO study_runs (study_id, arm, seed, run_id, status) VALUES (?, ?, ?, ?, ?)');

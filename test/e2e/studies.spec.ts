@@ -139,3 +139,29 @@ test('overlays two runs of the lab', async () => {
   await expect(studies.series('overlay-chart')).toHaveCount(2);
   await lab.screenshot('studies-06-overlay');
 });
+
+test('a study made arena-only shows no held-out figure until asked for by name', async () => {
+  test.skip(LabPage.runsUnavailable() !== null, 'runs are not available in this build');
+  test.setTimeout(8 * 60_000);
+  await lab.go('studies');
+  await studies.start({ preset: 'quick', seeds: 1, arms: ['full'], arenaOnly: true });
+  await studies.waitFinished(1, 6 * 60_000);
+  const heldout = page.getByTestId('study-heldout');
+  const made = page.getByTestId('study-made-arena-only');
+  // Its tables come from the engine without held-out or panel figures: the switch is on.
+  await expect(page.getByTestId('study-arena-only')).toBeChecked();
+  await expect(made).toContainText('its held-out and panel figures are left out');
+  await expect(heldout.locator('thead')).not.toContainText('routing');
+  await expect(heldout.locator('thead')).toContainText('DA gyms');
+  await expect(page.getByTestId('study-paired')).toHaveCount(0);
+  await lab.screenshot('studies-07-arena-only');
+  // Unticked: the engine is asked for them by name, and the screen says not to choose on them.
+  await page.getByTestId('study-arena-only').uncheck();
+  await expect(heldout.locator('thead')).toContainText('routing');
+  await expect(made).toContainText('asked for by name');
+  await page.getByTestId('study-arena-only').check();
+  await expect(heldout.locator('thead')).not.toContainText('routing');
+  // The list marks it.
+  await page.getByRole('button', { name: 'All studies' }).click();
+  await expect(page.getByTestId('studies-table').locator('tbody tr').first()).toContainText('arena only');
+});

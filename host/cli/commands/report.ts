@@ -6,6 +6,7 @@ import { renderReport } from '../../report/report';
 import { renderStudyReport } from '../../report/study-report';
 import { loadStudy } from '../../study/study-data';
 import { UsageError } from '../options';
+import { heldoutShownNote, viewArenaOnly } from './study';
 import type { GlobalOptions } from '../main';
 
 export function registerReport(program: Command, globals: () => GlobalOptions): void {
@@ -14,10 +15,13 @@ export function registerReport(program: Command, globals: () => GlobalOptions): 
     .description('a self-contained HTML report of a run (W_DA per match, per-scenario win rates, tactic measures, held-out table) or of a study (--study)')
     .argument('[run]', 'the run id, e.g. R1')
     .option('--study <id>', 'a report of a study (e.g. S1) instead: arms compared with 95% intervals over seeds')
+    .option('--arena-only', 'with --study: no held-out or panel figure (the default for a study made with --arena-only)')
+    .option('--heldout', 'with --study: the held-out and panel figures of a study made with --arena-only (not for choosing settings)')
     .requiredOption('--out <file>', 'where to write the HTML')
-    .action(async (runId: string | undefined, opts: { out: string; study?: string }) => {
+    .action(async (runId: string | undefined, opts: { out: string; study?: string; arenaOnly?: boolean; heldout?: boolean }) => {
       const g = globals();
       if (opts.study !== undefined && runId !== undefined) throw new UsageError('give a run or --study, not both');
+      if (opts.study === undefined && (opts.arenaOnly || opts.heldout)) throw new UsageError('--arena-only and --heldout go with --study');
       if (opts.study === undefined && runId === undefined) throw new UsageError('report needs a run (e.g. R1) or --study S');
       const service = createRunService({ dbPath: g.db });
       try {
@@ -29,6 +33,9 @@ export function registerReport(program: Command, globals: () => GlobalOptions): 
             throw new UsageError((e as Error).message);
           }
           const { id, preset, arms, seeds, status, base } = view.study;
+          const arenaOnly = viewArenaOnly(view.study, opts);
+          const note = heldoutShownNote(view.study, arenaOnly);
+          if (note) process.stderr.write(note);
           writeFileSync(
             opts.out,
             renderStudyReport({
@@ -42,6 +49,7 @@ export function registerReport(program: Command, globals: () => GlobalOptions): 
               summary: view.summary,
               arenaEstimate: view.arenaEstimate,
               customArms: view.customArms,
+              arenaOnly,
             }),
           );
           if (g.json) process.stdout.write(JSON.stringify({ studyId: id, out: opts.out, runs: view.runs.length }) + '\n');

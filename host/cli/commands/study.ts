@@ -41,8 +41,24 @@ interface StudyOptions {
   panel?: boolean;
   /** `--estimate SLICE`: the arena-only estimate, played once every run has finished. */
   estimate?: EstimateSlice;
-  /** `--arena-only`: print no held-out or panel figure. */
+  /** `--arena-only`: a study for choosing settings: no held-out or panel figure in any of its views (StudyRow.arenaOnly). */
   arenaOnly?: boolean;
+}
+
+/**
+ * Does this view of `study` leave held-out and panel figures out? Yes with `--arena-only`, and for a
+ * study made with it unless `--heldout` asks for them by name.
+ */
+export function viewArenaOnly(study: { id: string; arenaOnly: boolean }, flags: { arenaOnly?: boolean; heldout?: boolean }): boolean {
+  if (flags.heldout && flags.arenaOnly) throw new UsageError('--heldout and --arena-only ask for opposite views; give one');
+  return flags.arenaOnly === true || (study.arenaOnly && flags.heldout !== true);
+}
+
+/** The line that says a study made arena-only is shown with its held-out figures, because --heldout asked. */
+export function heldoutShownNote(study: { id: string; arenaOnly: boolean }, arenaOnly: boolean): string | null {
+  return study.arenaOnly && !arenaOnly
+    ? `study ${study.id} was made arena-only, for choosing settings on the arena; --heldout shows its held-out and panel figures: choose nothing on them\n`
+    : null;
 }
 
 /** `--arm NAME=FILE`: the custom arm, its overlay read from FILE; errors name the option and the file. */
@@ -89,7 +105,7 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
     .option('--no-panel', 'skip the panel step at the end (each final DA against counterparts of other seeds; `study panel S` runs it later)')
     .option(
       '--arena-only',
-      'print no held-out or panel figure at the end: only the runs, their gyms and W_DA, the CA tactics and the arena-only estimate (for choosing settings on the arena)',
+      'a study for choosing settings on the arena: none of its views (this one, study show, report --study, the Studies screen) shows a held-out or panel figure unless asked for with --heldout, and it plays no panel step; only the runs, their gyms and W_DA, the CA tactics and the arena-only estimate',
     )
     .addOption(
       new Option(
@@ -122,7 +138,10 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
         const configOf = studyArmConfigs(base, arms, custom);
         const refused = opts.estimate && newStudyEstimateRefusal(opts.estimate, arms, configOf);
         if (refused) throw new UsageError(`--estimate ${opts.estimate}: ${refused}`);
-        id = withLab(g.db, (db) => studyStore(db).create({ preset, base, arms, seeds, configOf: (arm) => configOf(arm) }).id);
+        id = withLab(
+          g.db,
+          (db) => studyStore(db).create({ preset, base, arms, seeds, configOf: (arm) => configOf(arm), arenaOnly: opts.arenaOnly === true }).id,
+        );
         const from = preset ? `preset ${preset}` : named ? `preset ${named} with ${opts.config} over it` : opts.config;
         process.stderr.write(`study ${id}: ${arms.length} arms × ${seeds.length} seeds (${from}) in ${g.db}\n`);
       }
@@ -150,8 +169,10 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
       // would lack its final CA (and a resumed run's CA would then be on the later DAs' panels only), and an
       // estimate would pair different seeds in different arms. `study panel S` and `study estimate S` run on
       // what finished.
-      const allFinished = withLab(g.db, (db) => studyStore(db).allFinished(id));
-      if (opts.panel !== false) {
+      const { allFinished, made } = withLab(g.db, (db) => ({ allFinished: studyStore(db).allFinished(id), made: studyStore(db).get(id) }));
+      // The panel is held-out evaluation (its counterparts play the held-out scenarios): an arena-only study plays none.
+      if (made.arenaOnly) process.stderr.write(`study ${id}: arena only, no panel step (\`sparring study panel ${id}\` runs it)\n`);
+      else if (opts.panel !== false) {
         if (allFinished) await panelStep(g.db, id);
         else process.stderr.write(`study ${id}: panel step left out (not every run finished); \`sparring study panel ${id}\` runs it on the finished ones\n`);
       }
@@ -165,7 +186,7 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
       const seconds = (Date.now() - started) / 1000;
       const view = withLab(g.db, (db) => loadStudy(db, g.db, id));
       process.stderr.write(`study ${id}: ${view.study.status} in ${seconds.toFixed(1)} s with ${workers} worker${workers === 1 ? '' : 's'}\n`);
-      print(g.json, view, seconds, opts.arenaOnly === true);
+      print(g.json, view, seconds, viewArenaOnly(view.study, { arenaOnly: opts.arenaOnly }));
       if (view.study.status !== 'finished') process.exitCode = 1;
     });
 
@@ -176,23 +197,25 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
     .option('--baseline <arm>', 'take the paired differences against this arm instead of full (e.g. ib-rl − unilateral: --baseline unilateral)')
     .option(
       '--arena-only',
-      'no held-out or panel figure: the runs, their gyms and W_DA, the CA tactics and the arena-only estimate (for choosing settings on the arena)',
+      'no held-out or panel figure: the runs, their gyms and W_DA, the CA tactics and the arena-only estimate (for choosing settings on the arena; the default for a study made with --arena-only)',
     )
-    .action((id: string, opts: { baseline?: string; arenaOnly?: boolean }) => {
+    .option('--heldout', 'show the held-out and panel figures of a study made with --arena-only (not for choosing settings)')
+    .action((id: string, opts: { baseline?: string; arenaOnly?: boolean; heldout?: boolean }) => {
       const g = globals();
-      // `study` has the flag too, and commander gives it to the parent when both know it.
-      const arenaOnly = opts.arenaOnly === true || study.opts<StudyOptions>().arenaOnly === true;
-      print(
-        g.json,
-        withLab(g.db, (db) => {
-          const arms = studyStore(db).get(id).arms;
-          if (opts.baseline !== undefined && !arms.includes(opts.baseline))
-            throw new UsageError(`--baseline ${opts.baseline}: not an arm of study ${id} (${arms.join(', ')})`);
-          return loadStudy(db, g.db, id, opts.baseline);
-        }),
-        null,
-        arenaOnly,
-      );
+      const view = withLab(g.db, (db) => {
+        const arms = studyStore(db).get(id).arms;
+        if (opts.baseline !== undefined && !arms.includes(opts.baseline))
+          throw new UsageError(`--baseline ${opts.baseline}: not an arm of study ${id} (${arms.join(', ')})`);
+        return loadStudy(db, g.db, id, opts.baseline);
+      });
+      // `study` has --arena-only too, and commander gives it to the parent when both know it.
+      const arenaOnly = viewArenaOnly(view.study, {
+        arenaOnly: opts.arenaOnly === true || study.opts<StudyOptions>().arenaOnly === true,
+        heldout: opts.heldout,
+      });
+      const note = heldoutShownNote(view.study, arenaOnly);
+      if (note) process.stderr.write(note);
+      print(g.json, view, null, arenaOnly);
     });
 
   study
@@ -206,11 +229,9 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
       withLab(g.db, (db) => studyStore(db).get(id));
       const started = Date.now();
       await panelStep(g.db, id);
-      print(
-        g.json,
-        withLab(g.db, (db) => loadStudy(db, g.db, id)),
-        (Date.now() - started) / 1000,
-      );
+      const view = withLab(g.db, (db) => loadStudy(db, g.db, id));
+      // Stored for `study show --heldout`; an arena-only study's view still leaves it out.
+      print(g.json, view, (Date.now() - started) / 1000, viewArenaOnly(view.study, {}));
     });
 
   registerStudyEstimate(study, globals);
@@ -367,7 +388,11 @@ function print(json: boolean, v: StudyView, seconds: number | null, arenaOnly = 
   out.push(
     [
       'Rates in %; mean [95% Student-t interval] over the seeds that finished.',
-      arenaOnly ? 'Arena only (--arena-only): no held-out or panel figure is shown.' : heldoutEpisodesNote(s),
+      arenaOnly
+        ? v.study.arenaOnly
+          ? `Arena only (made with --arena-only, for choosing settings): no held-out or panel figure is shown; \`study show ${v.study.id} --heldout\` shows them.`
+          : 'Arena only (--arena-only): no held-out or panel figure is shown.'
+        : heldoutEpisodesNote(s),
     ]
       .filter(Boolean)
       .join(' '),

@@ -7,12 +7,17 @@ export class StudiesPage {
 
   /**
    * Fill the new-study form and start. `estimate`: the arena-only estimate to play once the runs
-   * finish (none when absent). `refused`: the engine is expected to refuse it (no study opens).
+   * finish (none when absent). `arenaOnly`: a study for choosing settings (held-out figures left
+   * out of its views). `refused`: the engine is expected to refuse it (no study opens).
    */
-  async start(opts: { preset: string; seeds: number; arms: string[]; estimate?: 'train' | 'validation' }, outcome = { refused: false }): Promise<void> {
+  async start(
+    opts: { preset: string; seeds: number; arms: string[]; estimate?: 'train' | 'validation'; arenaOnly?: boolean },
+    outcome = { refused: false },
+  ): Promise<void> {
     await this.page.getByTestId('study-preset').selectOption(opts.preset);
     await this.page.getByTestId('study-seeds').fill(String(opts.seeds));
     await this.page.getByTestId('study-estimate-after').selectOption(opts.estimate ?? '');
+    await this.page.getByTestId('study-arena-only-new').setChecked(opts.arenaOnly === true);
     const picker = this.page.getByTestId('study-arms');
     await expect(picker.getByRole('checkbox')).not.toHaveCount(0);
     for (const box of await picker.getByRole('checkbox').all()) {

@@ -32,6 +32,7 @@ import {
   selectEstimating,
   estimateStudy,
   startStudy,
+  showHeldout,
   useStudiesStore,
 } from './studies-store';
 
@@ -78,6 +79,8 @@ function NewStudy() {
   const [custom, setCustom] = useState<{ name: string; overlay: string }[]>([]);
   // The arena-only estimate to play once every run has finished ('' for none).
   const [estimate, setEstimate] = useState<EstimateSlice | ''>('');
+  // A study for choosing settings on the arena: its views leave held-out and panel figures out.
+  const [arenaOnly, setArenaOnly] = useState(false);
   const toggle = (a: string) => setChosen((c) => (c.includes(a) ? c.filter((x) => x !== a) : [...c, a]));
   const editCustom = (i: number, patch: Partial<{ name: string; overlay: string }>) => setCustom((c) => c.map((x, j) => (j === i ? { ...x, ...patch } : x)));
   const start = async () => {
@@ -87,6 +90,7 @@ function NewStudy() {
       arms: arms.map((a) => a.name).filter((a) => chosen.includes(a)),
       ...(custom.length ? { customArms: custom } : {}),
       ...(estimate ? { estimate } : {}),
+      ...(arenaOnly ? { arenaOnly } : {}),
     });
     if (id) navigate('studies', id);
   };
@@ -117,6 +121,13 @@ function NewStudy() {
             <option value="train">when the runs finish, CA speaking the train slice</option>
             <option value="validation">when the runs finish, CA speaking the validation slice</option>
           </select>
+        </label>
+        <label
+          className="check"
+          title="A study for choosing settings: none of its views (this screen, study show, report --study) shows a held-out or panel figure unless asked for by name"
+        >
+          <input type="checkbox" checked={arenaOnly} onChange={() => setArenaOnly((x) => !x)} data-testid="study-arena-only-new" /> arena only, for choosing
+          settings
         </label>
       </div>
       <fieldset className="arm-picker" data-testid="study-arms">
@@ -206,7 +217,9 @@ function StudyList() {
           <tbody>
             {[...studies].reverse().map((s) => (
               <tr key={s.id} className="clickable" onClick={() => navigate('studies', s.id)}>
-                <td className="mono">{s.id}</td>
+                <td className="mono">
+                  {s.id} {s.arenaOnly && <ArenaOnlyBadge />}
+                </td>
                 <td>{s.preset || 'custom'}</td>
                 <td>{s.arms.join(', ')}</td>
                 <td className="num">{s.seeds.length}</td>
@@ -228,6 +241,14 @@ function StudyList() {
   );
 }
 
+function ArenaOnlyBadge() {
+  return (
+    <Badge tone="neutral" title="Made for choosing settings on the arena: its held-out and panel figures are left out unless asked for by name">
+      arena only
+    </Badge>
+  );
+}
+
 function StudyView({ studyId }: { studyId: string }) {
   const detail = useStudiesStore(selectStudy(studyId));
   const error = useStudiesStore(selectStudyError(studyId));
@@ -244,7 +265,7 @@ function StudyView({ studyId }: { studyId: string }) {
       <section className="panel">
         <header className="panel-head">
           <h3>
-            Study {detail.id}: {detail.preset || 'custom'} · {detail.arms.join(', ')} · {detail.seeds.length} seeds
+            Study {detail.id}: {detail.preset || 'custom'} · {detail.arms.join(', ')} · {detail.seeds.length} seeds {detail.arenaOnly && <ArenaOnlyBadge />}
           </h3>
           <span>
             <Badge tone={live.status === 'finished' ? 'ok' : live.status === 'failed' ? 'bad' : 'da'}>{live.status}</Badge>{' '}
@@ -273,7 +294,7 @@ function StudyView({ studyId }: { studyId: string }) {
         )}
         <RunsTable study={detail} />
       </section>
-      <Compare study={detail} />
+      <Compare key={detail.id} study={detail} />
       <ArenaEstimate study={detail} />
     </div>
   );
@@ -486,7 +507,14 @@ function Compare({ study }: { study: StudyDetail }) {
   const arms = study.summary.arms.filter((a) => shown.includes(a.arm));
   const [view, setView] = useState<'final' | 'gain' | 'final.scripted' | 'gain.scripted' | 'final.fullCa'>('final');
   // Arena only: no held-out or panel figure on screen (as `study show --arena-only`), for choosing settings on the arena.
-  const [arenaOnly, setArenaOnly] = useState(false);
+  // A study made arena-only comes without them; unticking asks the engine for them by name (`study show --heldout`).
+  const [hide, setHide] = useState(study.heldoutHidden);
+  const toggleArenaOnly = () => {
+    if (hide && study.heldoutHidden) void showHeldout(study.id, true);
+    setHide(!hide);
+  };
+  // Hidden while the engine has not sent them yet, too.
+  const arenaOnly = hide || study.heldoutHidden;
   const heldout = arenaOnly ? [] : HELDOUT;
   return (
     <section className="panel" data-testid="study-compare">
@@ -494,7 +522,7 @@ function Compare({ study }: { study: StudyDetail }) {
         <h3>Compare arms</h3>
         <span className="arm-toggles">
           <label className="check" title="Hide every held-out and panel figure: choose settings on the arena without reading what evaluation reports">
-            <input type="checkbox" checked={arenaOnly} onChange={() => setArenaOnly((x) => !x)} data-testid="study-arena-only" /> arena only
+            <input type="checkbox" checked={hide} onChange={toggleArenaOnly} data-testid="study-arena-only" /> arena only
           </label>
           {study.arms.map((a) => (
             <label key={a} className="check">
@@ -517,6 +545,13 @@ function Compare({ study }: { study: StudyDetail }) {
         tau={study.tauDa}
         series={arms.map((a) => ({ name: a.arm, colour: colour(a.arm), points: a.wDa }))}
       />
+      {study.arenaOnly && (
+        <p className="muted small" data-testid="study-made-arena-only">
+          {arenaOnly
+            ? 'Made arena-only, for choosing settings on the arena: its held-out and panel figures are left out. Untick “arena only” to fetch them.'
+            : 'Made arena-only, for choosing settings on the arena: these held-out and panel figures were asked for by name. Choose nothing on them.'}
+        </p>
+      )}
       {arenaOnly ? (
         <h4>Gyms and W_DA (held-out figures hidden)</h4>
       ) : (

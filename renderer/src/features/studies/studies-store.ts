@@ -57,13 +57,23 @@ export async function loadStudies(): Promise<void> {
   }
 }
 
+/** Arena-only studies whose held-out and panel figures this window asked for by name (`studies/get`'s `heldout`). */
+const heldoutAsked = new Set<string>();
+
 export async function loadStudy(studyId: string): Promise<void> {
   try {
-    const d = await request('studies/get', { studyId });
+    const d = await request('studies/get', heldoutAsked.has(studyId) ? { studyId, heldout: true } : { studyId });
     useStudiesStore.setState((s) => ({ details: { ...s.details, [studyId]: d }, detailError: omit(s.detailError, studyId) }));
   } catch (err) {
     useStudiesStore.setState((s) => ({ detailError: { ...s.detailError, [studyId]: errorMessage(err) } }));
   }
+}
+
+/** An arena-only study's tables with (`on`) or without its held-out and panel figures, from now on in this window. */
+export async function showHeldout(studyId: string, on: boolean): Promise<void> {
+  if (on) heldoutAsked.add(studyId);
+  else heldoutAsked.delete(studyId);
+  await loadStudy(studyId);
 }
 
 export async function loadArms(): Promise<void> {
@@ -81,6 +91,7 @@ export async function startStudy(args: {
   workers?: number;
   customArms?: { name: string; overlay: string }[];
   estimate?: EstimateSlice;
+  arenaOnly?: boolean;
 }): Promise<string | null> {
   useStudiesStore.setState({ starting: true, startError: null });
   try {
