@@ -152,6 +152,7 @@ describe('engine on a temporary lab', () => {
     await expect(call('studies/start', { preset: 'quick', seeds: 1, arms: ['full'], estimate: 'validation' })).rejects.toThrow(
       /estimate validation: arm full keeps no validation slice/,
     );
+    await expect(call('studies/start', { preset: 'quick', seeds: 1, arms: [] })).rejects.toThrow(/no arm given/);
     expect(await call('studies/list', undefined)).toEqual([]);
     await expect(call('episodes/get', undefined)).rejects.toThrow(/episodes\/get/);
     await expect(call('metrics/series', { runId: 'R1', keys: 'gym/kl' })).rejects.toThrow(/field "keys"/);

@@ -100,7 +100,8 @@ export const ARG_SCHEMAS: Schemas = {
   'studies/start': z.strictObject({
     preset: id,
     seeds: z.number().int('must be an integer').min(1).max(1000),
-    arms: z.array(id).min(1).max(20),
+    // Shipped arms; none when custom arms are given (parseArms refuses a study of no arm at all).
+    arms: z.array(id).max(20),
     workers: z.number().int('must be an integer').min(1).max(64).optional(),
     customArms: z
       .array(z.strictObject({ name: z.string().min(1).max(40), overlay: z.string().max(100_000) }))

@@ -6,6 +6,7 @@
  */
 import { expect, test } from '@playwright/test';
 import type { Page } from '@playwright/test';
+import { ArenaPage } from './pages/arena-page';
 import { LabPage } from './pages/lab-page';
 import { StudiesPage } from './pages/studies-page';
 
@@ -140,12 +141,18 @@ test('overlays two runs of the lab', async () => {
   await lab.screenshot('studies-06-overlay');
 });
 
+let validationRun = '';
+
 test('a study made arena-only shows no held-out figure until asked for by name', async () => {
   test.skip(LabPage.runsUnavailable() !== null, 'runs are not available in this build');
   test.setTimeout(8 * 60_000);
   await lab.go('studies');
-  await studies.start({ preset: 'quick', seeds: 1, arms: ['full'], arenaOnly: true });
+  // One custom arm whose runs keep a validation slice, estimated on it once the run finishes.
+  const custom = [{ name: 'val', overlay: '{"validation": {"bankShare": 0.2}}' }];
+  await studies.start({ preset: 'quick', seeds: 1, arms: [], custom, estimate: 'validation', arenaOnly: true });
   await studies.waitFinished(1, 6 * 60_000);
+  validationRun = (await studies.runIds())[0] ?? '';
+  await expect(page.getByTestId('study-estimate').getByTestId('estimate-table')).toContainText('val', { timeout: 120_000 });
   const heldout = page.getByTestId('study-heldout');
   const made = page.getByTestId('study-made-arena-only');
   // Its tables come from the engine without held-out or panel figures: the switch is on.
@@ -164,4 +171,23 @@ test('a study made arena-only shows no held-out figure until asked for by name',
   // The list marks it.
   await page.getByRole('button', { name: 'All studies' }).click();
   await expect(page.getByTestId('studies-table').locator('tbody tr').first()).toContainText('arena only');
+});
+
+test('the Arena plays as in a run with its CA speaking the validation slice the run kept out', async () => {
+  test.skip(LabPage.runsUnavailable() !== null || !validationRun || runIds.length === 0, 'needs the finished studies');
+  test.setTimeout(3 * 60_000);
+  await lab.go('arena');
+  const speak = page.getByTestId('play-speak');
+  // A run of the quick preset keeps no validation slice: nothing to choose.
+  await page.getByTestId('play-run').selectOption(runIds[0]!);
+  await expect(speak).toHaveCount(0);
+  await page.getByTestId('play-run').selectOption(validationRun);
+  await expect(speak).toContainText('validation slice (20% of train)');
+  await speak.selectOption('validation');
+  const rows = page.locator('[data-testid^="match-row-"]');
+  const before = await rows.count();
+  await new ArenaPage(page).play({ episodesPerScenario: 1, seed: 3, scenarios: 'arena' });
+  await expect(rows).toHaveCount(before + 1, { timeout: 120_000 });
+  await expect(page.getByTestId('play-match')).toHaveText('Play match');
+  await lab.screenshot('studies-08-arena-validation');
 });

@@ -11,7 +11,15 @@ export class StudiesPage {
    * out of its views). `refused`: the engine is expected to refuse it (no study opens).
    */
   async start(
-    opts: { preset: string; seeds: number; arms: string[]; estimate?: 'train' | 'validation'; arenaOnly?: boolean },
+    opts: {
+      preset: string;
+      seeds: number;
+      arms: string[];
+      estimate?: 'train' | 'validation';
+      arenaOnly?: boolean;
+      /** Custom arms: a name and a run-config overlay (JSON). */
+      custom?: { name: string; overlay: string }[];
+    },
     outcome = { refused: false },
   ): Promise<void> {
     await this.page.getByTestId('study-preset').selectOption(opts.preset);
@@ -23,6 +31,11 @@ export class StudiesPage {
     for (const box of await picker.getByRole('checkbox').all()) {
       const name = (await box.locator('xpath=..').locator('b').innerText()).trim();
       if (opts.arms.includes(name) !== (await box.isChecked())) await box.click();
+    }
+    for (const [i, c] of (opts.custom ?? []).entries()) {
+      await this.page.getByTestId('add-custom-arm').click();
+      await this.page.getByTestId(`custom-arm-name-${i}`).fill(c.name);
+      await this.page.getByTestId(`custom-arm-overlay-${i}`).fill(c.overlay);
     }
     await this.page.getByTestId('start-study').click();
     if (outcome.refused) await expect(this.page.getByTestId('study-start-error')).toBeVisible();

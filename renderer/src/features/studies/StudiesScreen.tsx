@@ -295,7 +295,7 @@ function StudyView({ studyId }: { studyId: string }) {
         <RunsTable study={detail} />
       </section>
       <Compare key={detail.id} study={detail} />
-      <ArenaEstimate study={detail} />
+      <ArenaEstimate key={detail.id} study={detail} />
     </div>
   );
 }
@@ -739,8 +739,10 @@ const pts = (m: MeanInterval | undefined, signed: boolean) => {
  * anything held out.
  */
 function ArenaEstimate({ study }: { study: StudyDetail }) {
-  const [speak, setSpeak] = useState<EstimateSlice>('train');
+  const [chosen, setSpeak] = useState<EstimateSlice | null>(null);
   const busy = useStudiesStore(selectEstimating(study.id));
+  // Until one is chosen: the slice being estimated, else one with an estimate stored (train first).
+  const speak = chosen ?? busy?.speak ?? (study.arenaEstimate.train || !study.arenaEstimate.validation ? 'train' : 'validation');
   const error = useStudiesStore(selectEstimateError(study.id));
   const now = useNow(!!busy);
   const [started, setStarted] = useState<number | null>(null);
