@@ -59,7 +59,10 @@ const robustSft = { epochs: 6, batchSize: 64, lr: 3e-3, expertEpisodesPerIntent:
  * routes 67.9% against 62.5% and the DA still trains in 20 of 20 seeds (W_DA non-monotonic in 18
  * of 20, against 20).
  * This reverses the entry below, which measured the recovery episodes first match → last, a
- * measure that marks a stronger final CA down.
+ * measure that marks a stronger final CA down. Every table below (and PAPER_FAITHFUL_GYMS's) was
+ * measured before, on the preset without them. Held-out, read once after the choice (seeds 1–10,
+ * `full`, final − DA0 against the run's own final CA): routing +12.4 [6.6, 18.2] and strict PASS
+ * +11.4 [5.6, 17.2] (final DA 70.3 / 68.9%), against +16.8 / +11.2 (72.2 / 57.7%) before.
  *
  * Tried on the arena and not kept (seeds 1–10, `full`, the 240-step CA0 below): label smoothing
  * 0.1 on DA0's action cross-entropy, so that a DA gym could sample the retry of a dispute after
