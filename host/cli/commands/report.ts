@@ -6,7 +6,7 @@ import { renderReport } from '../../report/report';
 import { renderStudyReport } from '../../report/study-report';
 import { loadStudy } from '../../study/study-data';
 import { UsageError } from '../options';
-import { heldoutShownNote, viewArenaOnly } from './study';
+import { viewArenaOnly } from './study';
 import type { GlobalOptions } from '../main';
 
 export function registerReport(program: Command, globals: () => GlobalOptions): void {
@@ -34,8 +34,6 @@ export function registerReport(program: Command, globals: () => GlobalOptions): 
           }
           const { id, preset, arms, seeds, status, base } = view.study;
           const arenaOnly = viewArenaOnly(view.study, opts);
-          const note = heldoutShownNote(view.study, arenaOnly);
-          if (note) process.stderr.write(note);
           writeFileSync(
             opts.out,
             renderStudyReport({

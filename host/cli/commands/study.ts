@@ -47,18 +47,16 @@ interface StudyOptions {
 
 /**
  * Does this view of `study` leave held-out and panel figures out? Yes with `--arena-only`, and for a
- * study made with it unless `--heldout` asks for them by name.
+ * study made with it unless `--heldout` asks for them by name, which is then said on stderr.
  */
 export function viewArenaOnly(study: { id: string; arenaOnly: boolean }, flags: { arenaOnly?: boolean; heldout?: boolean }): boolean {
   if (flags.heldout && flags.arenaOnly) throw new UsageError('--heldout and --arena-only ask for opposite views; give one');
-  return flags.arenaOnly === true || (study.arenaOnly && flags.heldout !== true);
-}
-
-/** The line that says a study made arena-only is shown with its held-out figures, because --heldout asked. */
-export function heldoutShownNote(study: { id: string; arenaOnly: boolean }, arenaOnly: boolean): string | null {
-  return study.arenaOnly && !arenaOnly
-    ? `study ${study.id} was made arena-only, for choosing settings on the arena; --heldout shows its held-out and panel figures: choose nothing on them\n`
-    : null;
+  const arenaOnly = flags.arenaOnly === true || (study.arenaOnly && flags.heldout !== true);
+  if (study.arenaOnly && !arenaOnly)
+    process.stderr.write(
+      `study ${study.id} was made arena-only, for choosing settings on the arena; --heldout shows its held-out and panel figures: choose nothing on them\n`,
+    );
+  return arenaOnly;
 }
 
 /** `--arm NAME=FILE`: the custom arm, its overlay read from FILE; errors name the option and the file. */
@@ -169,7 +167,10 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
       // would lack its final CA (and a resumed run's CA would then be on the later DAs' panels only), and an
       // estimate would pair different seeds in different arms. `study panel S` and `study estimate S` run on
       // what finished.
-      const { allFinished, made } = withLab(g.db, (db) => ({ allFinished: studyStore(db).allFinished(id), made: studyStore(db).get(id) }));
+      const { allFinished, made } = withLab(g.db, (db) => {
+        const studies = studyStore(db);
+        return { allFinished: studies.allFinished(id), made: studies.get(id) };
+      });
       // The panel is held-out evaluation (its counterparts play the held-out scenarios): an arena-only study plays none.
       if (made.arenaOnly) process.stderr.write(`study ${id}: arena only, no panel step (\`sparring study panel ${id}\` runs it)\n`);
       else if (opts.panel !== false) {
@@ -213,8 +214,6 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
         arenaOnly: opts.arenaOnly === true || study.opts<StudyOptions>().arenaOnly === true,
         heldout: opts.heldout,
       });
-      const note = heldoutShownNote(view.study, arenaOnly);
-      if (note) process.stderr.write(note);
       print(g.json, view, null, arenaOnly);
     });
 

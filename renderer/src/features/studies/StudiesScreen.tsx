@@ -510,7 +510,7 @@ function Compare({ study }: { study: StudyDetail }) {
   // A study made arena-only comes without them; unticking asks the engine for them by name (`study show --heldout`).
   const [hide, setHide] = useState(study.heldoutHidden);
   const toggleArenaOnly = () => {
-    if (hide && study.heldoutHidden) void showHeldout(study.id, true);
+    if (hide && study.heldoutHidden) void showHeldout(study.id);
     setHide(!hide);
   };
   // Hidden while the engine has not sent them yet, too.

@@ -69,10 +69,9 @@ export async function loadStudy(studyId: string): Promise<void> {
   }
 }
 
-/** An arena-only study's tables with (`on`) or without its held-out and panel figures, from now on in this window. */
-export async function showHeldout(studyId: string, on: boolean): Promise<void> {
-  if (on) heldoutAsked.add(studyId);
-  else heldoutAsked.delete(studyId);
+/** An arena-only study's tables with its held-out and panel figures, from now on in this window. */
+export async function showHeldout(studyId: string): Promise<void> {
+  heldoutAsked.add(studyId);
   await loadStudy(studyId);
 }
 
