@@ -157,7 +157,14 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
     writing = '';
     if (selectMatch.get(match.id)) throw new Error(`match "${match.id}" already exists`);
     writing = 'the match';
-    insertMatch.run({
+    insertMatch.run(matchRow(match));
+    writeScenarios(match);
+    for (const [i, e] of episodes.entries()) writeEpisode(e, validatorFailed[i]!);
+  });
+
+  /** A match's row of `matches`, as insertMatch binds it. */
+  function matchRow(match: MatchRecord) {
+    return {
       id: match.id,
       createdAt: match.createdAt,
       seed: match.seed,
@@ -172,13 +179,16 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
       wDa: match.wDa ?? null,
       fraudRate: match.fraudRate ?? null,
       configJson: match.configJson,
-    });
+    };
+  }
+
+  /** A match's per-scenario rows (inside the caller's transaction). */
+  function writeScenarios(match: MatchRecord): void {
     match.perScenario.forEach((s, pos) => {
       writing = `perScenario "${s.scenarioId}"`;
       insertScenario.run(match.id, pos, s.scenarioId, bit(s.fraudReference), s.episodes, s.daWins, s.daWinRate);
     });
-    for (const [i, e] of episodes.entries()) writeEpisode(e, validatorFailed[i]!);
-  });
+  }
 
   /** One episode's row, turns and turn rewards (inside the caller's transaction). */
   function writeEpisode(e: EpisodeRecord, validatorFailed: number): void {
@@ -205,27 +215,9 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
       deleteScenarios.run(match.id);
     } else {
       writing = 'the match';
-      insertMatch.run({
-        id: match.id,
-        createdAt: match.createdAt,
-        seed: match.seed,
-        daSpec: match.daSpec,
-        caSpec: match.caSpec,
-        daCheckpointId: match.daCheckpoint?.id ?? null,
-        daCheckpointName: match.daCheckpoint?.name ?? null,
-        caCheckpointId: match.caCheckpoint?.id ?? null,
-        caCheckpointName: match.caCheckpoint?.name ?? null,
-        scenarioSet: match.scenarioSet,
-        episodesPerScenario: match.episodesPerScenario,
-        wDa: match.wDa ?? null,
-        fraudRate: match.fraudRate ?? null,
-        configJson: match.configJson,
-      });
+      insertMatch.run(matchRow(match));
     }
-    match.perScenario.forEach((s, pos) => {
-      writing = `perScenario "${s.scenarioId}"`;
-      insertScenario.run(match.id, pos, s.scenarioId, bit(s.fraudReference), s.episodes, s.daWins, s.daWinRate);
-    });
+    writeScenarios(match);
     writeEpisode(e, validatorFailed);
   });
 

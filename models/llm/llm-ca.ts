@@ -5,16 +5,16 @@
  * opening) goes in as a bracketed note on the last message. The agent's spoken words are the
  * user's messages, the customer's own are the assistant's.
  */
-import type { CaPolicy, CheckpointRef, TurnContext } from '../../core/agents/policy';
+import type { CaPolicy, TurnContext } from '../../core/agents/policy';
 import type { Rng } from '../../core/random';
 import type { DetailSlot, Situation } from '../../core/domain/types';
 import type { CaDirective } from '../../core/world/adversities';
 import type { CaObservation } from '../../core/world/environment';
 import type { AccountType } from '../../core/world/tool-types';
-import type { CallLedger, ChatBackend, ChatMessage, ChatRequest } from './chat-backend';
+import type { ChatBackend, ChatMessage, ChatRequest } from './chat-backend';
 import { completeThrough } from './ledger';
 import type { LlmPolicyOptions } from './llm-da';
-import { drawSeed } from './llm-da';
+import { drawSeed, LlmPolicyBase } from './llm-da';
 import { fillPrompt, PROMPT_VERSIONS, unfillPrompt } from './prompts';
 
 /** The first user message, before the agent has said anything (chat templates want a user turn first). */
@@ -137,23 +137,10 @@ export function caObservationFromMessages(messages: readonly ChatMessage[]): CaO
   return obs;
 }
 
-export class LlmCa implements CaPolicy {
-  readonly name: string;
-  readonly checkpoint?: CheckpointRef;
-  private readonly ledger: CallLedger | null;
-  private readonly temperature: number;
-  private readonly maxTokens: number;
-
-  constructor(
-    readonly backend: ChatBackend,
-    opts: LlmPolicyOptions = {},
-  ) {
-    this.name = opts.name ?? backend.id;
-    if (opts.checkpoint) this.checkpoint = opts.checkpoint;
-    this.ledger = opts.ledger ?? null;
+export class LlmCa extends LlmPolicyBase implements CaPolicy {
+  constructor(backend: ChatBackend, opts: LlmPolicyOptions = {}) {
     // Customers vary: sampled, with the per-call seed keeping it reproducible.
-    this.temperature = opts.temperature ?? 0.8;
-    this.maxTokens = opts.maxTokens ?? 160;
+    super(backend, opts, { temperature: 0.8, maxTokens: 160 });
   }
 
   request(obs: CaObservation, seed: number): ChatRequest {

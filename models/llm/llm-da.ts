@@ -26,24 +26,35 @@ export interface LlmPolicyOptions {
 /** Seeds sent to servers: 31-bit, which every server accepts. */
 export const drawSeed = (rng: Rng) => rng.int(0, 0x7fffffff);
 
-export class LlmDa implements DaPolicy {
+/** What an LLM policy of either role holds: its label, checkpoint, call ledger and sampling settings. */
+export abstract class LlmPolicyBase {
   readonly name: string;
   readonly checkpoint?: CheckpointRef;
-  private readonly ledger: CallLedger | null;
-  private readonly temperature: number;
-  private readonly maxTokens: number;
+  protected readonly ledger: CallLedger | null;
+  protected readonly temperature: number;
+  protected readonly maxTokens: number;
 
   constructor(
     readonly backend: ChatBackend,
-    readonly mode: ToolCallMode,
-    opts: LlmPolicyOptions = {},
+    opts: LlmPolicyOptions,
+    defaults: { temperature: number; maxTokens: number },
   ) {
     this.name = opts.name ?? backend.id;
     if (opts.checkpoint) this.checkpoint = opts.checkpoint;
     this.ledger = opts.ledger ?? null;
-    // 0 by default: an evaluated DA answers its most probable action (RL-ADA evaluates greedily).
-    this.temperature = opts.temperature ?? 0;
-    this.maxTokens = opts.maxTokens ?? 512;
+    this.temperature = opts.temperature ?? defaults.temperature;
+    this.maxTokens = opts.maxTokens ?? defaults.maxTokens;
+  }
+}
+
+export class LlmDa extends LlmPolicyBase implements DaPolicy {
+  constructor(
+    backend: ChatBackend,
+    readonly mode: ToolCallMode,
+    opts: LlmPolicyOptions = {},
+  ) {
+    // Temperature 0 by default: an evaluated DA answers its most probable action (RL-ADA evaluates greedily).
+    super(backend, opts, { temperature: 0, maxTokens: 512 });
   }
 
   /** The request for an observation (exposed for tests and for `models test`). */
