@@ -9,26 +9,18 @@ import type { TacticReport } from '../../../../core/contract/contract';
 import { ChartFrame } from '../../components/ChartFrame';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
 import { useChart } from '../../charts/use-chart';
-import { navigate } from '../../nav/nav-store';
 import { createMeasureStripChart } from './create-measure-strip-chart';
 import { createTacticBarsChart } from './create-tactic-bars-chart';
 import { fmtStat, kappaWords, MEASURES, measureStrip, tacticBars } from './labels.data';
 import type { MeasureKey } from './labels.data';
-import { LabelSetup } from './LabelSetup';
+import { LabelsScreen } from './LabelsScreen';
 import {
-  loadItem,
-  loadLabels,
   loadReport,
-  resetItem,
-  selectAnnotator,
-  selectAnnotators,
   selectBusy,
   selectFinished,
   selectItem,
   selectItemError,
   selectItemStatus,
-  selectLabelsError,
-  selectLabelsStatus,
   selectLast,
   selectQueue,
   selectReportError,
@@ -45,54 +37,27 @@ export function typingIn(e: KeyboardEvent): boolean {
 }
 
 export function AnnotateScreen() {
-  const status = useLabelsStore(selectLabelsStatus);
-  const error = useLabelsStore(selectLabelsError);
-  const annotators = useLabelsStore(selectAnnotators);
-  const annotator = useLabelsStore(selectAnnotator);
-  const queue = useLabelsStore(selectQueue('tactic'));
-  useEffect(() => {
-    resetItem();
-    void loadLabels();
-  }, []);
-  useEffect(() => {
-    if (annotator && queue?.id) void loadItem('tactic');
-  }, [annotator, queue?.id]);
-
-  let body;
-  if (status === 'idle' || status === 'loading') body = <LoadingState label="Loading labels…" />;
-  else if (status === 'error')
-    body = <ErrorState title="Could not load the labels" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadLabels() }]} />;
-  else if (!annotators.length)
-    body = <EmptyState title="Who is labelling?">Add an annotator above; each person&apos;s labels are kept apart, so agreement can be measured.</EmptyState>;
-  else if (!queue)
-    body = (
-      <EmptyState title="No tactic queue yet" actions={[{ label: 'Play a match in the Arena', onClick: () => navigate('arena') }]}>
-        Create a queue above: it samples the CA&apos;s opening utterances of every match in the lab (n per match, spread over the scenarios).
-      </EmptyState>
-    );
-  else
-    body = (
-      <>
-        <Workbench labels={queue.labels} />
-        <TacticResults />
-      </>
-    );
   return (
-    <div className="screen" data-testid="screen-annotate">
-      <header className="screen-head">
-        <h1>Annotate</h1>
-        <p className="lede">
-          Name the tactics in the CA&apos;s openings (RL-ADA Table 5). The match and CA checkpoint stay hidden until you have labelled an item.
-        </p>
-      </header>
-      <LabelSetup kind="tactic" defaultPerMatch={50} labelSetField />
-      {error && status === 'ready' && (
-        <div className="inline-error" role="alert" data-testid="labels-error">
-          {error}
-        </div>
+    <LabelsScreen
+      kind="tactic"
+      testId="screen-annotate"
+      title="Annotate"
+      lede="Name the tactics in the CA's openings (RL-ADA Table 5). The match and CA checkpoint stay hidden until you have labelled an item."
+      defaultPerMatch={50}
+      labelSetField
+      noAnnotator={{ title: 'Who is labelling?', body: "Add an annotator above; each person's labels are kept apart, so agreement can be measured." }}
+      noQueue={{
+        title: 'No tactic queue yet',
+        body: "Create a queue above: it samples the CA's opening utterances of every match in the lab (n per match, spread over the scenarios).",
+      }}
+    >
+      {(queue) => (
+        <>
+          <Workbench labels={queue.labels} />
+          <TacticResults />
+        </>
       )}
-      {body}
-    </div>
+    </LabelsScreen>
   );
 }
 

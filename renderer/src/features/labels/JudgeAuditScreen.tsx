@@ -12,23 +12,16 @@ import { navigate } from '../../nav/nav-store';
 import { turnViews } from '../transcripts/transcript.data';
 import { typingIn } from './AnnotateScreen';
 import { fmtStat, impactWords } from './labels.data';
-import { LabelSetup } from './LabelSetup';
+import { LabelsScreen } from './LabelsScreen';
 import {
-  loadItem,
-  loadLabels,
   loadReport,
-  resetItem,
   selectAuditJudge,
   setAuditJudge,
-  selectAnnotator,
-  selectAnnotators,
   selectAuditReport,
   selectBusy,
   selectFinished,
   selectItem,
   selectItemError,
-  selectLabelsError,
-  selectLabelsStatus,
   selectLast,
   selectQueue,
   selectReportError,
@@ -38,53 +31,26 @@ import {
 } from './labels-store';
 
 export function JudgeAuditScreen() {
-  const status = useLabelsStore(selectLabelsStatus);
-  const error = useLabelsStore(selectLabelsError);
-  const annotators = useLabelsStore(selectAnnotators);
-  const annotator = useLabelsStore(selectAnnotator);
-  const queue = useLabelsStore(selectQueue('audit'));
-  useEffect(() => {
-    resetItem();
-    void loadLabels();
-  }, []);
-  useEffect(() => {
-    if (annotator && queue?.id) void loadItem('audit');
-  }, [annotator, queue?.id]);
-
-  let body;
-  if (status === 'idle' || status === 'loading') body = <LoadingState label="Loading labels…" />;
-  else if (status === 'error')
-    body = <ErrorState title="Could not load the labels" error={error ?? ''} actions={[{ label: 'Retry', onClick: () => void loadLabels() }]} />;
-  else if (!annotators.length) body = <EmptyState title="Who is auditing?">Add an annotator above.</EmptyState>;
-  else if (!queue)
-    body = (
-      <EmptyState title="No audit queue yet" actions={[{ label: 'Play a match in the Arena', onClick: () => navigate('arena') }]}>
-        Create a queue above: it samples episodes of every match in the lab (n per match, spread over the scenarios).
-      </EmptyState>
-    );
-  else
-    body = (
-      <>
-        <AuditBench />
-        <AuditResults />
-      </>
-    );
   return (
-    <div className="screen" data-testid="screen-audit">
-      <header className="screen-head">
-        <h1>Judge audit</h1>
-        <p className="lede">
-          Check the automated judge the loop trusts (RL-ADA Table 1). The judge&apos;s verdict on an episode is shown only after you have given yours.
-        </p>
-      </header>
-      <LabelSetup kind="audit" defaultPerMatch={20} />
-      {error && status === 'ready' && (
-        <div className="inline-error" role="alert" data-testid="labels-error">
-          {error}
-        </div>
+    <LabelsScreen
+      kind="audit"
+      testId="screen-audit"
+      title="Judge audit"
+      lede="Check the automated judge the loop trusts (RL-ADA Table 1). The judge's verdict on an episode is shown only after you have given yours."
+      defaultPerMatch={20}
+      noAnnotator={{ title: 'Who is auditing?', body: 'Add an annotator above.' }}
+      noQueue={{
+        title: 'No audit queue yet',
+        body: 'Create a queue above: it samples episodes of every match in the lab (n per match, spread over the scenarios).',
+      }}
+    >
+      {() => (
+        <>
+          <AuditBench />
+          <AuditResults />
+        </>
       )}
-      {body}
-    </div>
+    </LabelsScreen>
   );
 }
 
