@@ -11,12 +11,13 @@ import { allCaChoices } from '../core/agents/ca-choices';
 import { bankingDomain } from '../host/domain-files';
 import { bestResponse, bestResponseHandlers } from '../host/engine/best-response';
 import { formatBestResponse } from '../host/cli/commands/best-response';
+import { caPolicy } from '../host/engine/ca-policy';
 import { sparringInProcess } from './support/cli-in-process';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-best-response-'));
 
 describe('best response', () => {
-  it("bounds what the CA's action space allows against a run's DA, deterministically; a missing match is named", async () => {
+  it("bounds what the CA's action space allows against a run's DA, deterministically; ca-policy reads the same openings; a missing match is named", async () => {
     const db = path.join(tmp, 'lab.db');
     const ran = await sparringInProcess(['run', '--preset', 'quick', '--seed', '3', '--db', db, '--json']);
     expect(ran.code, ran.stderr).toBe(0);
@@ -42,6 +43,27 @@ describe('best response', () => {
     // The replay depends on the stored match only.
     expect(await bestResponse({ db, domain: bankingDomain(), matchId, choices })).toEqual(r);
     expect(formatBestResponse(r)).toMatch(/R1-M1: DA\d+ against CA\d+, \d+ episodes/);
+
+    // `ca-policy`: the same openings read by the policy alone; its greedy shares are the replay's.
+    const policy = await caPolicy({ db, domain: bankingDomain(), runId: 'R1' });
+    expect(policy.matches.map((m) => [m.da, m.ca])).toEqual(matches.map((m) => [m.da, m.ca]));
+    const m1 = policy.matches[0]!;
+    expect(m1.openings).toBe(r.episodes);
+    for (const [hi, h] of m1.heads.entries()) {
+      expect(h.head).toBe(r.factors[hi]!.head);
+      expect(h.values.reduce((a, v) => a + v.meanP, 0)).toBeCloseTo(1, 5);
+      h.values.forEach((v, vi) => expect(v.greedyShare, `${h.head}=${v.value}`).toBeCloseTo(r.factors[hi]!.values[vi]!.greedyShare, 12));
+    }
+    const cli = await sparringInProcess(['ca-policy', '--match', 'R1-M1', '--db', db]);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stdout).toMatch(/R1-M1: CA\d+ against DA\d+, \d+ openings/);
+    expect(cli.stdout).toMatch(/withhold +false +\d+\.\d% \(\d+\.\d%\)/);
+    const both = await sparringInProcess(['ca-policy', '--db', db]);
+    expect(both.code).not.toBe(0);
+    expect(both.stderr).toMatch(/give --run R or --match ID/);
+    const noRun = await sparringInProcess(['ca-policy', '--run', 'R7', '--db', db]);
+    expect(noRun.code).not.toBe(0);
+    expect(noRun.stderr).toMatch(/no run "R7"/);
 
     const missing = await sparringInProcess(['best-response', '--match', 'R1-M9', '--db', db]);
     expect(missing.code).not.toBe(0);

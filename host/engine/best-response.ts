@@ -37,39 +37,47 @@ export interface BestResponseArgs {
 /** The report (the contract's BestResponseView: the summary with the match, its checkpoints and its stored W_DA). */
 export type BestResponseReport = BestResponseView;
 
+/**
+ * A stored match as a replay of its openings needs it: the checkpoints that played it, the config
+ * and the domain it was played with (a run's CA spoke its run's train slice), its episodes (fraud
+ * references left out) and the CA's decision point at each opening.
+ */
+export function matchOpenings(store: ReturnType<typeof openSqliteStore>, dbPath: string, labDomain: Domain, matchId: string, what: string) {
+  const db = store.db;
+  const match = store.getMatch(matchId);
+  if (!match) throw new Error(`${what}: no match "${matchId}" in ${dbPath}`);
+  const row = db.prepare('SELECT da_checkpoint_name AS da, ca_checkpoint_name AS ca, config_json AS config FROM matches WHERE id = ?').get(matchId) as {
+    da: string | null;
+    ca: string | null;
+    config: string;
+  };
+  if (!row.da || !row.ca)
+    throw new Error(`${what}: match ${matchId} was not played by two checkpoints (DA ${match.daSpec}, CA ${match.caSpec}); it needs a builtin CA's choices`);
+  const run = db.prepare("SELECT id, seed, config_json AS configJson FROM runs WHERE ? LIKE id || '-%'").get(matchId) as
+    { id: string; seed: number; configJson: string } | undefined;
+  const config: SparringConfig = { ...DEFAULT_CONFIG, ...(JSON.parse(row.config) as Partial<SparringConfig>) };
+  // A run's match: the CA spoke the run's train slice (without its validation slice, if it keeps one).
+  const runConfig = run ? storedRunConfig(run.configJson, `run ${run.id}`) : null;
+  const played = run && runConfig ? withoutValidation(labDomain, runConfig, run.seed) : labDomain;
+  const domain = run ? trainingDomain({ domain: played, seed: run.seed }) : labDomain;
+  const episodes = store
+    .listEpisodes({ matchId, limit: store.countEpisodes({ matchId }) })
+    .map((s) => store.getEpisode(s.id)!)
+    .filter((e) => !e.fraudReference);
+  const points = episodes.map((e) => sliceCaDecisionPoints(recordedFromEpisode(e, labDomain.scenarios), config.arena.maxDaTurns)[0]!);
+  return { da: row.da, ca: row.ca, runId: run?.id ?? null, config, domain, episodes, points };
+}
+
 export async function bestResponse(args: BestResponseArgs): Promise<BestResponseReport> {
   const store = openSqliteStore(args.db);
-  const db = store.db;
-  const cache = new PolicyCache({ checkpoints: checkpointStore(db), domain: args.domain, ...(args.session ? { session: args.session } : {}) });
+  const cache = new PolicyCache({ checkpoints: checkpointStore(store.db), domain: args.domain, ...(args.session ? { session: args.session } : {}) });
   try {
-    const match = store.getMatch(args.matchId);
-    if (!match) throw new Error(`best-response: no match "${args.matchId}" in ${args.db}`);
-    const row = db.prepare('SELECT da_checkpoint_name AS da, ca_checkpoint_name AS ca, config_json AS config FROM matches WHERE id = ?').get(args.matchId) as {
-      da: string | null;
-      ca: string | null;
-      config: string;
-    };
-    if (!row.da || !row.ca)
-      throw new Error(
-        `best-response: match ${args.matchId} was not played by two checkpoints (DA ${match.daSpec}, CA ${match.caSpec}); it needs a builtin CA's choices`,
-      );
-    const run = db.prepare("SELECT id, seed, config_json AS configJson FROM runs WHERE ? LIKE id || '-%'").get(args.matchId) as
-      { id: string; seed: number; configJson: string } | undefined;
-    const config: SparringConfig = { ...DEFAULT_CONFIG, ...(JSON.parse(row.config) as Partial<SparringConfig>) };
-    // A run's match: the CA spoke the run's train slice (without its validation slice, if it keeps one).
-    const runConfig = run ? storedRunConfig(run.configJson, `run ${run.id}`) : null;
-    const played = run && runConfig ? withoutValidation(args.domain, runConfig, run.seed) : args.domain;
-    const domain = run ? trainingDomain({ domain: played, seed: run.seed }) : args.domain;
-    const caModel = await cache.caModel(row.ca);
-    const world = { config, domain, da: policyActor(await cache.da(row.da)) };
+    const { da, ca: caName, runId, config, domain, episodes, points } = matchOpenings(store, args.db, args.domain, args.matchId, 'best-response');
+    const caModel = await cache.caModel(caName);
+    const world = { config, domain, da: policyActor(await cache.da(da)) };
     const ca = greedyCaActor(caModel, domain);
     const columns = [...(args.choices ?? allCaChoices())];
-    const episodes = store
-      .listEpisodes({ matchId: args.matchId, limit: store.countEpisodes({ matchId: args.matchId }) })
-      .map((s) => store.getEpisode(s.id)!)
-      .filter((e) => !e.fraudReference);
     // The greedy openings first, so every one is a column of the matrix.
-    const points = episodes.map((e) => sliceCaDecisionPoints(recordedFromEpisode(e, args.domain.scenarios), config.arena.maxDaTurns)[0]!);
     const greedy = (await caModel.greedy(points.map((p) => p.obs))).map((g) => g.action);
     for (const g of greedy) if (!columns.some((c) => choiceKey(c) === choiceKey(g))) columns.push(g);
     const rows: BestResponseEpisode[] = [];
@@ -88,7 +96,7 @@ export async function bestResponse(args: BestResponseArgs): Promise<BestResponse
       args.onProgress?.(i + 1, points.length);
     }
     const wDaStored = episodes.length ? episodes.filter((e) => e.winner === 'DA').length / episodes.length : null;
-    return { matchId: args.matchId, da: row.da, ca: row.ca, wDaStored, runId: run?.id ?? null, ...summariseBestResponse(rows, columns) };
+    return { matchId: args.matchId, da, ca: caName, wDaStored, runId, ...summariseBestResponse(rows, columns) };
   } finally {
     await cache.dispose();
     store.close();
