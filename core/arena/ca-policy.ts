@@ -14,6 +14,16 @@ export interface CaPolicyHead {
   values: { value: string; meanP: number; greedyShare: number }[];
 }
 
+/** One match's openings read by the CA that played it. */
+export interface CaPolicyMatch {
+  matchId: string;
+  da: string;
+  ca: string;
+  /** Openings summarised (the match's episodes, fraud references left out). */
+  openings: number;
+  heads: CaPolicyHead[];
+}
+
 /**
  * The per-head summary of `rows` rows of per-head log-probabilities ([rows, CA_LOGITS] row-major,
  * as CaModel.headLogProbs returns them). Ties of the greedy choice go to the first value, as

@@ -20,6 +20,7 @@ import type { FieldProblem, ScenarioDraft } from '../domain/schema';
 import type { StudyRunStatus, StudySummary } from '../coevolution/study-summary';
 import type { EstimateSlice, EstimateTables } from '../coevolution/study-estimate';
 import type { BestResponseSummary } from '../arena/best-response';
+import type { CaPolicyMatch } from '../arena/ca-policy';
 import type { DeviceRecord } from './device';
 import type { HeldoutReport } from '../arena/heldout-report';
 import type { PanelSummary } from '../arena/panel';
@@ -472,6 +473,13 @@ export interface BestResponseView extends BestResponseSummary {
   runId: string | null;
 }
 
+/** A run's CA over its matches' openings, per head and value (core/arena/ca-policy.ts, `sparring ca-policy`). */
+export interface CaPolicyView {
+  /** The run read, or null for matches named one by one. */
+  runId: string | null;
+  matches: CaPolicyMatch[];
+}
+
 /** One (arm, seed) of a study and its run. */
 export interface StudyRunInfo {
   arm: string;
@@ -590,6 +598,8 @@ export interface Commands {
    * opening replayed with every choice of the CA's action space (8,640); progress as `bestResponse/progress`.
    */
   'matches/bestResponse': (args: { matchId: string }) => BestResponseView;
+  /** `sparring ca-policy --run R` in the app: one forward pass of each match's CA over its openings. */
+  'runs/caPolicy': (args: { runId: string }) => CaPolicyView;
   /**
    * Store a custom scenario in the lab (it joins the robustness set), or replace the custom one
    * `replaces`. Checked by the scenario schema and the taxonomy: problems come back by field and

@@ -4,7 +4,8 @@
  * share. One forward pass per match; nothing is replayed.
  */
 import { summariseCaPolicy } from '../../core/arena/ca-policy';
-import type { CaPolicyHead } from '../../core/arena/ca-policy';
+import type { CaPolicyMatch } from '../../core/arena/ca-policy';
+import type { CaPolicyView, Handlers } from '../../core/contract/contract';
 import type { Domain } from '../../core/domain/types';
 import type { SessionSettings } from '../../models/session';
 import { PolicyCache } from '../coevolution/actors';
@@ -12,15 +13,6 @@ import { createRunReader } from '../coevolution/service';
 import { checkpointStore } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import { matchOpenings } from './best-response';
-
-export interface CaPolicyMatch {
-  matchId: string;
-  da: string;
-  ca: string;
-  /** Openings summarised (the match's episodes, fraud references left out). */
-  openings: number;
-  heads: CaPolicyHead[];
-}
 
 export interface CaPolicyArgs {
   db: string;
@@ -32,7 +24,7 @@ export interface CaPolicyArgs {
   session?: SessionSettings;
 }
 
-export async function caPolicy(args: CaPolicyArgs): Promise<{ runId: string | null; matches: CaPolicyMatch[] }> {
+export async function caPolicy(args: CaPolicyArgs): Promise<CaPolicyView> {
   const store = openSqliteStore(args.db);
   const cache = new PolicyCache({ checkpoints: checkpointStore(store.db), domain: args.domain, ...(args.session ? { session: args.session } : {}) });
   try {
@@ -56,4 +48,11 @@ export async function caPolicy(args: CaPolicyArgs): Promise<{ runId: string | nu
     await cache.dispose();
     store.close();
   }
+}
+
+/** `runs/caPolicy` for the engine: every match of a run. */
+export function caPolicyHandlers(d: { dbPath: string; domain: () => Domain; session?: SessionSettings }): Pick<Handlers, 'runs/caPolicy'> {
+  return {
+    'runs/caPolicy': ({ runId }) => caPolicy({ db: d.dbPath, domain: d.domain(), runId, ...(d.session ? { session: d.session } : {}) }),
+  };
 }

@@ -26,6 +26,7 @@ import { labelHandlers } from './labels';
 import { madsHandlers } from './mads';
 import { throttledProgress } from './progress';
 import { bestResponseHandlers } from './best-response';
+import { caPolicyHandlers } from './ca-policy';
 import { modelHandlers } from './models';
 import { scenarioHandlers } from './scenarios';
 import { studyHandlers } from './studies';
@@ -286,6 +287,7 @@ export function createEngine(o: EngineOptions): Engine {
     ...labelHandlers(store, labelStore(store.db), (spec) => resolveJudge(spec, { db: store.path, seed: 1 })),
     ...madsHandlers({ store, dbPath: store.path, domain, emit: (e) => batcher.push(e), yielding, release: disposeModel }),
     ...bestResponseHandlers({ dbPath: store.path, domain, emit: (e) => batcher.push(e), ...models }),
+    ...caPolicyHandlers({ dbPath: store.path, domain, ...models }),
     ...scenarioHandlers(bankingDomain, customScenarios),
     ...studies.handlers,
     ...knobHandlers(store.db),

@@ -7,7 +7,8 @@
  * average and the mismatch gap with their t intervals) against the figures the CLI printed, and
  * the gap chart's bars. The same lab's runs also serve the best-response panel: a match of R1
  * replayed with every opening of the CA's action space from the app, read against what
- * `sparring best-response --json` printed for it. Screenshots: test-results/screenshots/panel-*.png.
+ * `sparring best-response --json` printed for it, and the CA-policy panel against `sparring ca-policy
+ * --run R1 --json`. Screenshots: test-results/screenshots/panel-*.png.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -17,7 +18,7 @@ import Database from 'better-sqlite3';
 import { expect, test } from '@playwright/test';
 import type { Locator, Page } from '@playwright/test';
 import type { PanelSummary } from '../../core/arena/panel';
-import type { BestResponseView } from '../../core/contract/contract';
+import type { BestResponseView, CaPolicyView } from '../../core/contract/contract';
 import type { MeanInterval } from '../../core/stats/intervals';
 import { LabPage, SCREENSHOTS } from './pages/lab-page';
 import { runNode } from './support/run-node';
@@ -175,4 +176,24 @@ test('the best-response panel replays a match of the run with every opening, wit
   const withhold = cliReport.factors.find((f) => f.head === 'withhold')!.values.find((v) => v.value === 'true')!;
   await expect(factors.locator('tr[data-head="withhold"][data-value="true"] td').nth(2)).toHaveText(`${pct(withhold.winRate)}%`);
   await lab.screenshot('panel-04-best-response');
+});
+
+test("the CA-policy panel reads the run's CA match by match, with the figures of `sparring ca-policy`", async () => {
+  const cliPolicy = JSON.parse((await runNode([BIN, '--db', db, '--json', 'ca-policy', '--run', 'R1'])).stdout) as CaPolicyView;
+  // R1 is still the run on screen.
+  const panel = page.getByTestId('ca-policy');
+  await expect(panel.getByTestId('ca-policy-table')).toHaveCount(0);
+  await panel.getByTestId('ca-policy-read').click();
+  const table = panel.getByTestId('ca-policy-table');
+  await expect(table).toBeVisible();
+  // A column per match, a row per head and value.
+  await expect(table.locator('thead th')).toHaveCount(2 + cliPolicy.matches.length);
+  for (const [i, m] of cliPolicy.matches.entries()) await expect(table.locator('thead th').nth(2 + i)).toHaveText(`${m.matchId} · ${m.ca}`);
+  await expect(table.locator('tbody tr')).toHaveCount(cliPolicy.matches[0]!.heads.reduce((n, h) => n + h.values.length, 0));
+  for (const [i, m] of cliPolicy.matches.entries()) {
+    const v = m.heads.find((h) => h.head === 'withhold')!.values.find((x) => x.value === 'true')!;
+    await expect(table.locator('tr[data-head="withhold"][data-value="true"] td').nth(2 + i)).toHaveText(`${pct(v.meanP)}% (${pct(v.greedyShare)}%)`);
+  }
+  await expect(panel.getByTestId('ca-policy-read')).toHaveText('Read again');
+  await panel.screenshot({ path: path.join(SCREENSHOTS, 'panel-05-ca-policy.png') });
 });

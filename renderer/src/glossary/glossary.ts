@@ -35,6 +35,8 @@ export const GLOSSARY = {
   episodes: 'Episodes: how many conversations the numbers are measured on.',
   bestResponse:
     'Best response: each episode of a match replayed with every opening the CA’s action space allows (8,640) against the match’s frozen DA. It bounds what a CA gym could find: far below the CA’s own W_DA, the gym has not found it; near it, the action space has nothing left.',
+  caPolicy:
+    'CA policy: the probability the CA’s policy gives each value of each head of its choice, averaged over a match’s openings (what the arena samples from), and the share of openings whose most probable choice has it (what its gym rollouts play). Read across matches, it shows which factors the CA’s gyms moved.',
   gymReward:
     'Gym reward: what the CA’s gym optimises for an opening, r_CA’s terms of the opening (format, realism, conceal) plus the episode’s inverse-DA term.',
   consecutive: 'Stopping rule: the run stops when W_DA has stayed within the tolerance of τ_DA for this many matches in a row.',

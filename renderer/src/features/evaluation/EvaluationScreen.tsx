@@ -21,6 +21,7 @@ import type { ScenarioMeasure } from './heldout-table.data';
 import { PanelSection } from './PanelSection';
 import { RobustnessPanel } from './RobustnessPanel';
 import { BestResponsePanel } from './BestResponsePanel';
+import { CaPolicyPanel } from './CaPolicyPanel';
 
 /** Evaluation shows the newest finished run (it has the held-out table), else the newest. */
 const newestFinished = (runs: readonly RunSummary[]) => [...runs].reverse().find((r) => r.status === 'finished')?.id ?? runs.at(-1)?.id ?? null;
@@ -246,9 +247,14 @@ function HeldoutTables({ runId, report }: { runId: string; report: HeldoutReport
   );
 }
 
-/** The best-response panel over the run's matches (shown once the run has played one). */
+/** The best-response and CA-policy panels over the run's matches (shown once the run has played one). */
 function RunBestResponse({ runId }: { runId: string }) {
   const detail = useRunsStore(selectDetail(runId));
   if (!detail?.matchSummaries.length) return null;
-  return <BestResponsePanel matches={detail.matchSummaries} />;
+  return (
+    <>
+      <BestResponsePanel matches={detail.matchSummaries} />
+      <CaPolicyPanel runId={runId} />
+    </>
+  );
 }
