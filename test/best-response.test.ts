@@ -11,7 +11,7 @@ import { allCaChoices } from '../core/agents/ca-choices';
 import { bankingDomain } from '../host/domain-files';
 import { bestResponse, bestResponseHandlers } from '../host/engine/best-response';
 import { formatBestResponse } from '../host/cli/commands/best-response';
-import { caPolicy } from '../host/engine/ca-policy';
+import { caPolicy, caPolicyHandlers } from '../host/engine/ca-policy';
 import { sparringInProcess } from './support/cli-in-process';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-best-response-'));
@@ -64,6 +64,10 @@ describe('best response', () => {
     const noRun = await sparringInProcess(['ca-policy', '--run', 'R7', '--db', db]);
     expect(noRun.code).not.toBe(0);
     expect(noRun.stderr).toMatch(/no run "R7"/);
+    // The app's request reads the same table, and names a missing run the same way.
+    const app = caPolicyHandlers({ dbPath: db, domain: bankingDomain });
+    expect(await app['runs/caPolicy']({ runId: 'R1' })).toEqual(policy);
+    await expect(app['runs/caPolicy']({ runId: 'R7' })).rejects.toThrow(/no run "R7"/);
 
     const missing = await sparringInProcess(['best-response', '--match', 'R1-M9', '--db', db]);
     expect(missing.code).not.toBe(0);
