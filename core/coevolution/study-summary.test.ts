@@ -183,6 +183,9 @@ describe('which tactic the CA converged to', () => {
     expect(denseSplit.withN).toBe(3);
     expect(denseSplit.withCaWin).toBeCloseTo(2 / 3);
     expect(denseSplit.withoutCaWin).toBe(0);
+    // The first match's splits, from the first match's openings (all plain, all the DA's).
+    const firstDense = t.firstSplits.find((s) => s.feature.startsWith('dense detail'))!;
+    expect([firstDense.withN, firstDense.withoutN, firstDense.withCaWin, firstDense.withoutCaWin]).toEqual([0, 6, null, 0]);
   });
 
   it("is absent when no run's openings were read", () => {

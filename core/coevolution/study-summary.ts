@@ -311,7 +311,8 @@ function heldoutScenarios(runs: readonly StudyRunData[]): HeldoutScenario[] {
  * rule-based tactic labels of the first and the last match's openings pooled over seeds, the
  * dominant one at the end with example openings (CA wins first), how many seeds' last match has
  * that same dominant tactic, and the evidence for why reward pressure favours it: the CA's win rate
- * in the last match with and without each feature of an opening.
+ * in the last match with and without each feature of an opening, and the same in the first match
+ * (CA0 against DA0), so a feature that paid early and that the CA still gave up can be seen.
  */
 export interface TacticConvergence {
   first: { tactic: string; share: number; n: number }[];
@@ -319,7 +320,10 @@ export interface TacticConvergence {
   converged: { tactic: string; share: number; examples: string[] } | null;
   /** Seeds whose last match's dominant tactic is `converged.tactic`. */
   seedsAgreeing: SeedCount;
+  /** The last match's splits. */
   splits: FeatureSplit[];
+  /** The first match's (CA0 against DA0). */
+  firstSplits: FeatureSplit[];
 }
 
 function tacticConvergence(runs: readonly StudyRunData[]): TacticConvergence | null {
@@ -334,6 +338,7 @@ function tacticConvergence(runs: readonly StudyRunData[]): TacticConvergence | n
     converged,
     seedsAgreeing: seedCount(read.map((r) => converged !== null && tacticDistribution(r.openings!.last)[0]?.tactic === converged.tactic)),
     splits: featureSplits(last),
+    firstSplits: featureSplits(first),
   };
 }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ArmSummary } from '../../core/coevolution/study-summary';
 import { meanInterval } from '../../core/stats/intervals';
-import { fmt, shapeView } from './study-report';
+import { featureSplits } from '../../core/labels/tactic-evidence';
+import { fmt, shapeView, tacticConvergenceView } from './study-report';
 
 describe('shapeView', () => {
   it('gives study show and the report one table: counts with their Wilson interval, ΔW_DA as points', () => {
@@ -33,5 +34,33 @@ describe('shapeView', () => {
       ],
     ]);
     expect(v.rows[0]![6]).toMatch(/^-4\.0 \[/);
+  });
+});
+
+describe('tacticConvergenceView', () => {
+  it('gives the feature splits of the last match and of the first, one row per feature', () => {
+    const opening = (text: string, daWon: boolean) => ({ text, expectedTool: 'dispute_charge' as const, daWon });
+    const dense = 'On March 3rd at 9pm I paid $42.10 at TESCO in Leeds contactless, then $18 online at AMZN MKTP yesterday.';
+    const plain = 'I want to dispute a charge on my card.';
+    const first = [opening(dense, false), opening(plain, true), opening(plain, true)];
+    const last = [opening(plain, false), opening(plain, true)];
+    const arm = {
+      arm: 'full',
+      measures: {},
+      tactic: {
+        first: [],
+        last: [],
+        converged: null,
+        seedsAgreeing: { k: 0, n: 1 },
+        splits: featureSplits(last),
+        firstSplits: featureSplits(first),
+      },
+    } as unknown as ArmSummary;
+    const v = tacticConvergenceView(arm)!;
+    const row = (rows: string[][]) => rows.find((r) => r[0]!.startsWith('dense detail'))!.slice(1, 3);
+    // Dense openings won in the first match (1 of 1) and are gone by the last.
+    expect(row(v.firstSplits)).toEqual(['100% (n=1)', '0% (n=2)']);
+    expect(row(v.splits)).toEqual(['–', '50% (n=2)']);
+    expect(v.firstSplits.map((r) => r[0])).toEqual(v.splits.map((r) => r[0]));
   });
 });

@@ -9,7 +9,7 @@ import type { ArmSummary, StudyRunData, StudySummary } from '../../core/coevolut
 import { estimateView } from '../../core/coevolution/study-estimate';
 import type { EstimateSlice, EstimateTables } from '../../core/coevolution/study-estimate';
 import type { MeanInterval } from '../../core/stats/intervals';
-import type { RCaTerms } from '../../core/labels/tactic-evidence';
+import type { FeatureSplit, RCaTerms } from '../../core/labels/tactic-evidence';
 import { esc, htmlTable, REPORT_STYLE } from './report';
 
 /** One colour per arm, in the study's order. */
@@ -125,9 +125,12 @@ const caWin = (v: number | null, n: number) => (v === null ? '–' : `${Math.rou
 /**
  * Which tactic an arm's CA converged to, in words and tables both outputs share: the headline, the
  * tactic shares in the first and the last match, example openings, and the CA's win rate with and
- * without each feature of an opening in the last match (the evidence for what reward pressure favours).
+ * without each feature of an opening in the last match (the evidence for what reward pressure favours),
+ * and in the first match (what paid against DA0).
  */
-export function tacticConvergenceView(a: ArmSummary): { headline: string; rows: (string | number)[][]; examples: string[]; splits: string[][] } | null {
+export function tacticConvergenceView(
+  a: ArmSummary,
+): { headline: string; rows: (string | number)[][]; examples: string[]; splits: string[][]; firstSplits: string[][] } | null {
   const t = a.tactic;
   if (!t) return null;
   const c = t.converged;
@@ -143,16 +146,21 @@ export function tacticConvergenceView(a: ArmSummary): { headline: string; rows: 
       ['last match (final CA)', share(t.last)],
     ],
     examples: c?.examples ?? [],
-    splits: t.splits.map((sp) => [
-      sp.feature,
-      caWin(sp.withCaWin, sp.withN),
-      caWin(sp.withoutCaWin, sp.withoutN),
-      sp.withinToolGap === null ? '–' : `${sp.withinToolGap >= 0 ? '+' : '−'}${Math.abs(Math.round(sp.withinToolGap * 100))}`,
-      rCa(sp.withRCa),
-      rCa(sp.withoutRCa),
-      termGaps(sp.withRCa, sp.withoutRCa),
-    ]),
+    splits: splitRows(t.splits),
+    firstSplits: splitRows(t.firstSplits),
   };
+}
+
+function splitRows(splits: readonly FeatureSplit[]): string[][] {
+  return splits.map((sp) => [
+    sp.feature,
+    caWin(sp.withCaWin, sp.withN),
+    caWin(sp.withoutCaWin, sp.withoutN),
+    sp.withinToolGap === null ? '–' : `${sp.withinToolGap >= 0 ? '+' : '−'}${Math.abs(Math.round(sp.withinToolGap * 100))}`,
+    rCa(sp.withRCa),
+    rCa(sp.withoutRCa),
+    termGaps(sp.withRCa, sp.withoutRCa),
+  ]);
 }
 
 /** The header of `tacticConvergenceView`'s splits, shared by `study show` and the report. */
@@ -305,7 +313,10 @@ ${
           (v.examples.length
             ? `<p class="meta">Example openings of that tactic (CA wins first):</p><ul>${v.examples.map((e) => `<li>${esc(e)}</li>`).join('')}</ul>`
             : '') +
-          `<p class="meta">The CA's win rate in the last match with and without each feature of its opening, and what its gym climbs: the mean r_CA and each term's difference (a feature that wins but costs realism or conceal is one the CA's reward steers away from):</p>${htmlTable(SPLIT_HEADER, v.splits)}`,
+          `<p class="meta">The CA's win rate in the last match with and without each feature of its opening, and what its gym climbs: the mean r_CA and each term's difference (a feature that wins but costs realism or conceal is one the CA's reward steers away from):</p>${htmlTable(SPLIT_HEADER, v.splits)}` +
+          (v.firstSplits.length
+            ? `<p class="meta">The same in the first match (CA0 against DA0): a feature that won there and that the CA uses less by the last match is one its gyms gave up:</p>${htmlTable(SPLIT_HEADER, v.firstSplits)}`
+            : ''),
       ];
     })
     .join('\n');

@@ -79,6 +79,15 @@ test('compares the two arms once the runs finish', async () => {
   const dense = evidence.locator('table').first().locator('tbody tr', { hasText: 'dense detail' });
   await expect(dense).toContainText(/\d+% \(\d+\)/);
   await expect(dense.locator('td').nth(6)).toContainText(/[+−]\d\.\d\d \/ [+−]\d\.\d\d \/ [+−]\d\.\d\d \/ [+−]\d\.\d\d|–/);
+  // The same splits in the first match (CA0 against DA0): both arms share it, so their tables agree.
+  const lastDense = (await dense.textContent()) ?? '';
+  await evidence.getByTestId('tactic-evidence-match').selectOption('first');
+  const firstDense = evidence.locator('table').locator('tbody tr', { hasText: 'dense detail' });
+  await expect(firstDense).toHaveCount(2);
+  await expect(firstDense.first()).toContainText(/\d+% \(\d+\)|–/);
+  expect(await firstDense.nth(0).innerText()).toBe(await firstDense.nth(1).innerText());
+  await evidence.getByTestId('tactic-evidence-match').selectOption('last');
+  await expect(dense).toHaveText(lastDense);
   // Showing one arm only: one series left.
   await page.getByTestId('compare-no-ca-training').uncheck();
   await expect(studies.series('study-wda-chart')).toHaveCount(1);

@@ -514,7 +514,9 @@ function print(json: boolean, v: StudyView, seconds: number | null, arenaOnly = 
     if (!v) continue;
     out.push(v.headline, table(['', 'tactic shares'], v.rows));
     for (const e of v.examples) out.push(`  e.g. "${e}"`);
-    out.push(table(SPLIT_HEADER, v.splits), '');
+    out.push(table(SPLIT_HEADER, v.splits));
+    if (v.firstSplits.length) out.push('the same in the first match (CA0 against DA0):', table(SPLIT_HEADER, v.firstSplits));
+    out.push('');
   }
   if (s.paired.length) {
     const keys = [

@@ -453,13 +453,27 @@ function HeldoutScenarios({ arms }: { arms: readonly ArmSummary[] }) {
  * beside what its gym climbs, the mean r_CA, and which of r_CA's terms makes the difference.
  */
 function TacticEvidence({ arms }: { arms: readonly ArmSummary[] }) {
+  const [match, setMatch] = useState<'last' | 'first'>('last');
+  const splitsOf = (a: ArmSummary) => (match === 'last' ? a.tactic!.splits : a.tactic!.firstSplits);
   const shown = arms.filter((a) => a.tactic && a.tactic.splits.length > 0);
   if (!shown.length) return null;
   const pct = (v: number | null, n: number) => (v === null ? '–' : `${Math.round(v * 100)}% (${n})`);
   const signed = (v: number, digits: number) => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(digits)}`;
   return (
     <details data-testid="study-tactic-evidence">
-      <summary>Why: the CA&apos;s wins and its reward with and without each feature of an opening (last match)</summary>
+      <summary>Why: the CA&apos;s wins and its reward with and without each feature of an opening</summary>
+      <label className="small">
+        match{' '}
+        <select
+          aria-label="Tactic evidence match"
+          data-testid="tactic-evidence-match"
+          value={match}
+          onChange={(e) => setMatch(e.target.value as 'last' | 'first')}
+        >
+          <option value="last">the last (final CA against the final DA)</option>
+          <option value="first">the first (CA0 against DA0)</option>
+        </select>
+      </label>
       {shown.map((a) => (
         <table key={a.arm} className="table">
           <caption className="small">{a.arm}</caption>
@@ -475,7 +489,7 @@ function TacticEvidence({ arms }: { arms: readonly ArmSummary[] }) {
             </tr>
           </thead>
           <tbody>
-            {a.tactic!.splits.map((sp) => (
+            {splitsOf(a).map((sp) => (
               <tr key={sp.feature}>
                 <td>{sp.feature}</td>
                 <td className="num">{pct(sp.withCaWin, sp.withN)}</td>
@@ -494,8 +508,9 @@ function TacticEvidence({ arms }: { arms: readonly ArmSummary[] }) {
         </table>
       ))}
       <p className="hint">
-        A feature that wins more often but that the CA uses less is one its gym does not find; a term that is lower with the feature is one its reward steers
-        away by. The gap within tool compares openings of the same expected tool only (Mantel–Haenszel weights), so an intent mix cannot make it.
+        A feature that wins more often but that the CA uses less is one its gym does not find (one that won in the first match and that the last match&apos;s
+        openings carry less often is one its gyms gave up); a term that is lower with the feature is one its reward steers away by. The gap within tool compares
+        openings of the same expected tool only (Mantel–Haenszel weights), so an intent mix cannot make it.
       </p>
     </details>
   );
