@@ -20,6 +20,7 @@ import { PRESETS } from '../core/coevolution/run-config';
 import type { RunConfig } from '../core/coevolution/run-config';
 import { hostCpu } from '../models/device';
 import { sparringInProcess } from './support/cli-in-process';
+import type { CaPolicyView } from '../core/contract/contract';
 
 const exec = promisify(execFile);
 const BIN = path.resolve(__dirname, '..', 'bin', 'sparring.js');
@@ -158,7 +159,7 @@ describe('sparring study', () => {
     expect(JSON.parse(list.stdout)).toEqual([]);
   }, 60_000);
 
-  it('runs a custom arm (--arm NAME=FILE) beside a shipped one on the same seeds, its runs on the overlaid config', async () => {
+  it('runs a custom arm (--arm NAME=FILE) beside a shipped one on the same seeds, its runs on the overlaid config; study ca-policy reads each arm', async () => {
     const db = path.join(tmp, 'custom.db');
     const file = path.join(tmp, 'ca-gyms-off.json');
     writeFileSync(file, JSON.stringify({ schedule: { caGyms: false }, gym: { da: { steps: 3 } } }));
@@ -182,6 +183,25 @@ describe('sparring study', () => {
     expect(mine!.gym.da.steps).toBe(3);
     expect(mine!.schedule?.caGyms).toBe(false);
     expect({ ...mine!, gym: full!.gym, schedule: full!.schedule }).toEqual(full);
+    // study ca-policy: each arm's CA, first match → last, from the runs' own first and last matches.
+    const shift = await sparring(['study', 'ca-policy', 'S1', '--json', '--db', db]);
+    expect(shift.code, shift.stderr).toBe(0);
+    const arms = JSON.parse(shift.stdout) as {
+      arm: string;
+      seeds: number[];
+      rows: { head: string; value: string; first: { mean: number }; last: { mean: number }; change: { n: number } }[];
+    }[];
+    expect(arms.map((a) => [a.arm, a.seeds])).toEqual([
+      ['full', [1]],
+      ['steady-ca', [1]],
+    ]);
+    const perRun = JSON.parse((await sparring(['ca-policy', '--run', t.runs[0]!.runId, '--json', '--db', db])).stdout) as CaPolicyView;
+    const withhold = (heads: CaPolicyView['matches'][number]['heads']) => heads.find((h) => h.head === 'withhold')!.values[1]!.meanP;
+    const row = arms[0]!.rows.find((r) => r.head === 'withhold' && r.value === 'true')!;
+    expect(row.first.mean).toBeCloseTo(withhold(perRun.matches[0]!.heads), 12);
+    expect(row.last.mean).toBeCloseTo(withhold(perRun.matches.at(-1)!.heads), 12);
+    expect(arms[0]!.rows).toHaveLength(27);
+    expect((await sparring(['study', 'ca-policy', 'S1', 'nope', '--db', db])).stderr).toMatch(/nope is not an arm of study S1 \(full, steady-ca\)/);
   }, 300_000);
 
   it('a study made --arena-only shows no held-out or panel figure in any view unless --heldout asks, and plays no panel step', async () => {

@@ -8,6 +8,8 @@
  * what each value would have won).
  */
 import { CA_HEAD_OFFSETS, CA_HEAD_SIZES, CA_HEADS, CA_LOGITS } from '../agents/ca-choices';
+import { meanInterval } from '../stats/intervals';
+import type { MeanInterval } from '../stats/intervals';
 
 export interface CaPolicyHead {
   head: string;
@@ -47,4 +49,50 @@ export function summariseCaPolicy(logp: Float32Array, rows: number): CaPolicyHea
     }
     return { head: h.name, values: h.values.map((v, i) => ({ value: String(v), meanP: meanP[i]! / rows, greedyShare: greedy[i]! / rows })) };
   });
+}
+
+/** One head value of a CA's policy over seeds: first match → last, and the change per seed. */
+export interface CaPolicyShiftRow {
+  head: string;
+  value: string;
+  /** Mean probability over the first match's openings (CA0), mean [95% t] over seeds. */
+  first: MeanInterval;
+  last: MeanInterval;
+  /** last − first, per seed, mean [95% t]. */
+  change: MeanInterval;
+  /** Seeds whose probability rose / fell from the first match to the last. */
+  up: number;
+  down: number;
+}
+
+/**
+ * How an arm's CA moved over its runs, head value by head value: the first match's and the last
+ * match's mean probability (summariseCaPolicy) over seeds, and the per-seed change with its 95%
+ * Student-t interval and how many seeds it rose or fell in (`sparring study ca-policy`).
+ */
+export function caPolicyShift(seeds: readonly { first: readonly CaPolicyHead[]; last: readonly CaPolicyHead[] }[]): CaPolicyShiftRow[] {
+  if (seeds.length === 0) return [];
+  return seeds[0]!.first.flatMap((h, hi) =>
+    h.values.map((v, vi) => {
+      const p = (heads: readonly CaPolicyHead[]) => heads[hi]!.values[vi]!.meanP;
+      const change = seeds.map((s) => p(s.last) - p(s.first));
+      return {
+        head: h.head,
+        value: v.value,
+        first: meanInterval(
+          seeds.map((s) => p(s.first)),
+          0.95,
+          [0, 1],
+        ),
+        last: meanInterval(
+          seeds.map((s) => p(s.last)),
+          0.95,
+          [0, 1],
+        ),
+        change: meanInterval(change, 0.95, [-1, 1]),
+        up: change.filter((c) => c > 0).length,
+        down: change.filter((c) => c < 0).length,
+      };
+    }),
+  );
 }

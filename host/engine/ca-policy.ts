@@ -3,14 +3,15 @@
  * openings (core/arena/ca-policy.ts): per head and value, the mean probability and the greedy
  * share. One forward pass per match; nothing is replayed.
  */
-import { summariseCaPolicy } from '../../core/arena/ca-policy';
-import type { CaPolicyMatch } from '../../core/arena/ca-policy';
+import { caPolicyShift, summariseCaPolicy } from '../../core/arena/ca-policy';
+import type { CaPolicyMatch, CaPolicyShiftRow } from '../../core/arena/ca-policy';
 import type { CaPolicyView, Handlers } from '../../core/contract/contract';
 import type { Domain } from '../../core/domain/types';
 import type { SessionSettings } from '../../models/session';
 import { PolicyCache } from '../coevolution/actors';
 import { createRunReader } from '../coevolution/service';
 import { checkpointStore } from '../store/checkpoint-store';
+import { studyStore } from '../study/study-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import { matchOpenings } from './best-response';
 
@@ -55,4 +56,44 @@ export function caPolicyHandlers(d: { dbPath: string; domain: () => Domain; sess
   return {
     'runs/caPolicy': ({ runId }) => caPolicy({ db: d.dbPath, domain: d.domain(), runId, ...(d.session ? { session: d.session } : {}) }),
   };
+}
+
+/** An arm of a study: how its CA moved from the first match to the last over the seeds that finished. */
+export interface StudyCaPolicyArm {
+  arm: string;
+  seeds: number[];
+  rows: CaPolicyShiftRow[];
+}
+
+/**
+ * `sparring study ca-policy S`: for every arm (or the one named), each finished run's first and
+ * last match read by `caPolicy`, then `caPolicyShift` over the seeds. Nothing is replayed.
+ */
+export async function studyCaPolicy(args: {
+  db: string;
+  domain: Domain;
+  studyId: string;
+  arm?: string;
+  session?: SessionSettings;
+}): Promise<StudyCaPolicyArm[]> {
+  const store = openSqliteStore(args.db);
+  let study: { arms: string[]; entries: { arm: string; seed: number; runId: string; status: string }[] };
+  try {
+    const studies = studyStore(store.db);
+    study = { arms: studies.get(args.studyId).arms, entries: studies.entries(args.studyId) };
+  } finally {
+    store.close();
+  }
+  if (args.arm !== undefined && !study.arms.includes(args.arm))
+    throw new Error(`study ca-policy: ${args.arm} is not an arm of study ${args.studyId} (${study.arms.join(', ')})`);
+  const out: StudyCaPolicyArm[] = [];
+  for (const arm of args.arm !== undefined ? [args.arm] : study.arms) {
+    const seeds: { seed: number; first: CaPolicyMatch['heads']; last: CaPolicyMatch['heads'] }[] = [];
+    for (const e of study.entries.filter((x) => x.arm === arm && x.status === 'finished')) {
+      const { matches } = await caPolicy({ db: args.db, domain: args.domain, runId: e.runId, ...(args.session ? { session: args.session } : {}) });
+      seeds.push({ seed: e.seed, first: matches[0]!.heads, last: matches.at(-1)!.heads });
+    }
+    out.push({ arm, seeds: seeds.map((s) => s.seed), rows: caPolicyShift(seeds) });
+  }
+  return out;
 }

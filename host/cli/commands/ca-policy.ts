@@ -1,6 +1,8 @@
 /** `sparring ca-policy`: a run's CA over its matches, head by head (host/engine/ca-policy.ts). */
 import type { Command } from 'commander';
-import { caPolicy } from '../../engine/ca-policy';
+import { caPolicy, studyCaPolicy } from '../../engine/ca-policy';
+import type { StudyCaPolicyArm } from '../../engine/ca-policy';
+import type { MeanInterval } from '../../../core/stats/intervals';
 import type { CaPolicyMatch } from '../../../core/arena/ca-policy';
 import { labDomainAt } from '../lab-domain';
 import { addDeviceOptions, deviceSession } from '../device';
@@ -55,4 +57,56 @@ export function formatCaPolicy(matches: readonly CaPolicyMatch[]): string {
     table(['head', 'value', ...matches.map((m) => `${m.matchId} ${m.ca}`)], rows, ['l', 'l', ...matches.map(() => 'r' as const)]),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** `sparring study ca-policy S`: how each arm's CA moved, first match → last, over the study's seeds. */
+export function registerStudyCaPolicy(study: Command, globals: () => GlobalOptions): void {
+  addDeviceOptions(
+    study
+      .command('ca-policy')
+      .description(
+        "how each arm's CA moved over its runs: per head of its choice and value, the mean probability over the first match's openings (CA0) and the last's, mean [95% t] over seeds, the per-seed change with its interval and the seeds it rose and fell in (arena openings only; nothing held out read)",
+      )
+      .argument('<study>', 'the study id, e.g. S1')
+      .argument('[arm]', 'this arm only (default: every arm)'),
+  ).action(async (id: string, arm: string | undefined, opts: DeviceOptions) => {
+    const g = globals();
+    const arms = await studyCaPolicy({
+      db: g.db,
+      domain: labDomainAt(g.db),
+      studyId: id,
+      ...(arm !== undefined ? { arm } : {}),
+      session: (await deviceSession(opts)).session,
+    });
+    process.stdout.write(g.json ? `${JSON.stringify(arms, null, 2)}\n` : formatStudyCaPolicy(id, arms));
+  });
+}
+
+const p2 = (x: number) => x.toFixed(2);
+const mi = (m: MeanInterval, signed = false) => {
+  const f = (x: number) => (signed && x >= 0 ? '+' : '') + p2(x);
+  return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : f(m.mean);
+};
+
+export function formatStudyCaPolicy(id: string, arms: readonly StudyCaPolicyArm[]): string {
+  const out = [`study ${id}: the CA's opening policy, first match (CA0) → last, mean probability over a match's openings; mean [95% t] over seeds`];
+  for (const a of arms) {
+    out.push('', `${a.arm} (${a.seeds.length} seed${a.seeds.length === 1 ? '' : 's'} finished)`);
+    if (!a.rows.length) continue;
+    out.push(
+      table(
+        ['head', 'value', 'first match', 'last match', 'last − first', 'seeds up / down'],
+        a.rows.map((r, i) => [
+          i === 0 || a.rows[i - 1]!.head !== r.head ? r.head : '',
+          r.value,
+          mi(r.first),
+          mi(r.last),
+          mi(r.change, true),
+          `${r.up} / ${r.down} of ${r.change.n}`,
+        ]),
+        ['l', 'l', 'r', 'r', 'r', 'r'],
+      ),
+    );
+  }
+  return `${out.join('\n')}\n`;
 }

@@ -21,6 +21,7 @@ import { runStudyPanel, StudyPanelError, studyPanelProtocol } from '../../study/
 import { newStudyEstimateRefusal, storedStudyEstimateRefusal } from '../../study/study-estimate';
 import type { EstimateSlice } from '../../../core/coevolution/study-estimate';
 import { estimateStep, estimateText, registerStudyEstimate } from './study-estimate';
+import { registerStudyCaPolicy } from './ca-policy';
 import { withLab } from '../study-lab';
 import { progressBar } from '../progress';
 import type { Progress } from '../progress';
@@ -234,6 +235,7 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
     });
 
   registerStudyEstimate(study, globals);
+  registerStudyCaPolicy(study, globals);
 
   study
     .command('list')
