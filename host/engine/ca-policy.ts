@@ -25,30 +25,48 @@ export interface CaPolicyArgs {
   session?: SessionSettings;
 }
 
-export async function caPolicy(args: CaPolicyArgs): Promise<CaPolicyView> {
+type Store = ReturnType<typeof openSqliteStore>;
+
+/** The lab's store and a model cache for one call, closed after `work` whatever it throws. */
+async function withLabModels<T>(
+  args: { db: string; domain: Domain; session?: SessionSettings },
+  work: (store: Store, cache: PolicyCache) => Promise<T>,
+): Promise<T> {
   const store = openSqliteStore(args.db);
   const cache = new PolicyCache({ checkpoints: checkpointStore(store.db), domain: args.domain, ...(args.session ? { session: args.session } : {}) });
   try {
-    let ids = args.matchIds ?? [];
-    if (args.runId !== undefined) {
-      const run = createRunReader(store.db, args.db, () => undefined).get(args.runId);
-      ids = run.matchSummaries.map((m) => m.matchId);
-      if (ids.length === 0) throw new Error(`ca-policy: run ${args.runId} has played no match yet`);
-    }
-    if (ids.length === 0) throw new Error('ca-policy: name a run or at least one match');
-    const matches: CaPolicyMatch[] = [];
-    for (const matchId of ids) {
-      const m = matchOpenings(store, args.db, args.domain, matchId, 'ca-policy');
-      if (m.points.length === 0) throw new Error(`ca-policy: match ${matchId} has no opening to read (every episode a fraud reference)`);
-      const model = await cache.caModel(m.ca);
-      const logp = await model.headLogProbs(m.points.map((p) => p.obs));
-      matches.push({ matchId, da: m.da, ca: m.ca, openings: m.points.length, heads: summariseCaPolicy(logp, m.points.length) });
-    }
-    return { runId: args.runId ?? null, matches };
+    return await work(store, cache);
   } finally {
     await cache.dispose();
     store.close();
   }
+}
+
+/** The ids of a run's matches, in order; a run that has played none is refused by name. */
+function runMatchIds(store: Store, dbPath: string, runId: string): string[] {
+  const ids = createRunReader(store.db, dbPath, () => undefined)
+    .get(runId)
+    .matchSummaries.map((m) => m.matchId);
+  if (ids.length === 0) throw new Error(`ca-policy: run ${runId} has played no match yet`);
+  return ids;
+}
+
+/** One forward pass of the match's CA over the match's openings. */
+async function readMatch(store: Store, cache: PolicyCache, dbPath: string, domain: Domain, matchId: string): Promise<CaPolicyMatch> {
+  const m = matchOpenings(store, dbPath, domain, matchId, 'ca-policy');
+  if (m.points.length === 0) throw new Error(`ca-policy: match ${matchId} has no opening to read (every episode a fraud reference)`);
+  const logp = await (await cache.caModel(m.ca)).headLogProbs(m.points.map((p) => p.obs));
+  return { matchId, da: m.da, ca: m.ca, openings: m.points.length, heads: summariseCaPolicy(logp, m.points.length) };
+}
+
+export async function caPolicy(args: CaPolicyArgs): Promise<CaPolicyView> {
+  return withLabModels(args, async (store, cache) => {
+    const ids = args.runId !== undefined ? runMatchIds(store, args.db, args.runId) : (args.matchIds ?? []);
+    if (ids.length === 0) throw new Error('ca-policy: name a run or at least one match');
+    const matches: CaPolicyMatch[] = [];
+    for (const matchId of ids) matches.push(await readMatch(store, cache, args.db, args.domain, matchId));
+    return { runId: args.runId ?? null, matches };
+  });
 }
 
 /** `runs/caPolicy` for the engine: every match of a run. */
@@ -76,24 +94,24 @@ export async function studyCaPolicy(args: {
   arm?: string;
   session?: SessionSettings;
 }): Promise<StudyCaPolicyArm[]> {
-  const store = openSqliteStore(args.db);
-  let study: { arms: string[]; entries: { arm: string; seed: number; runId: string; status: string }[] };
-  try {
+  return withLabModels(args, async (store, cache) => {
     const studies = studyStore(store.db);
-    study = { arms: studies.get(args.studyId).arms, entries: studies.entries(args.studyId) };
-  } finally {
-    store.close();
-  }
-  if (args.arm !== undefined && !study.arms.includes(args.arm))
-    throw new Error(`study ca-policy: ${args.arm} is not an arm of study ${args.studyId} (${study.arms.join(', ')})`);
-  const out: StudyCaPolicyArm[] = [];
-  for (const arm of args.arm !== undefined ? [args.arm] : study.arms) {
-    const seeds: { seed: number; first: CaPolicyMatch['heads']; last: CaPolicyMatch['heads'] }[] = [];
-    for (const e of study.entries.filter((x) => x.arm === arm && x.status === 'finished')) {
-      const { matches } = await caPolicy({ db: args.db, domain: args.domain, runId: e.runId, ...(args.session ? { session: args.session } : {}) });
-      seeds.push({ seed: e.seed, first: matches[0]!.heads, last: matches.at(-1)!.heads });
+    const { arms } = studies.get(args.studyId);
+    if (args.arm !== undefined && !arms.includes(args.arm))
+      throw new Error(`study ca-policy: ${args.arm} is not an arm of study ${args.studyId} (${arms.join(', ')})`);
+    const entries = studies.entries(args.studyId);
+    const out: StudyCaPolicyArm[] = [];
+    for (const arm of args.arm !== undefined ? [args.arm] : arms) {
+      const seeds: { seed: number; first: CaPolicyMatch['heads']; last: CaPolicyMatch['heads'] }[] = [];
+      for (const e of entries.filter((x) => x.arm === arm && x.status === 'finished')) {
+        // Only the run's first and last matches are read (one, when it played one).
+        const ids = runMatchIds(store, args.db, e.runId);
+        const first = await readMatch(store, cache, args.db, args.domain, ids[0]!);
+        const last = ids.length > 1 ? await readMatch(store, cache, args.db, args.domain, ids.at(-1)!) : first;
+        seeds.push({ seed: e.seed, first: first.heads, last: last.heads });
+      }
+      out.push({ arm, seeds: seeds.map((s) => s.seed), rows: caPolicyShift(seeds) });
     }
-    out.push({ arm, seeds: seeds.map((s) => s.seed), rows: caPolicyShift(seeds) });
-  }
-  return out;
+    return out;
+  });
 }

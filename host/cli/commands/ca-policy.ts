@@ -2,12 +2,13 @@
 import type { Command } from 'commander';
 import { caPolicy, studyCaPolicy } from '../../engine/ca-policy';
 import type { StudyCaPolicyArm } from '../../engine/ca-policy';
-import type { MeanInterval } from '../../../core/stats/intervals';
 import type { CaPolicyMatch } from '../../../core/arena/ca-policy';
 import { labDomainAt } from '../lab-domain';
 import { addDeviceOptions, deviceSession } from '../device';
 import type { DeviceOptions } from '../device';
 import { pct, table } from '../../format/table';
+import { fmt } from '../../report/study-report';
+import { UsageError } from '../options';
 import type { GlobalOptions } from '../main';
 
 interface CaPolicyOptions extends DeviceOptions {
@@ -26,7 +27,7 @@ export function registerCaPolicy(program: Command, globals: () => GlobalOptions)
       .option('--match <id...>', 'these matches instead, e.g. R1-M1 R1-M5'),
   ).action(async (opts: CaPolicyOptions) => {
     const g = globals();
-    if ((opts.run === undefined) === (opts.match === undefined)) throw new Error('ca-policy: give --run R or --match ID…, not both');
+    if ((opts.run === undefined) === (opts.match === undefined)) throw new UsageError('ca-policy: give --run R or --match ID…, not both');
     const r = await caPolicy({
       db: g.db,
       domain: labDomainAt(g.db),
@@ -82,12 +83,6 @@ export function registerStudyCaPolicy(study: Command, globals: () => GlobalOptio
   });
 }
 
-const p2 = (x: number) => x.toFixed(2);
-const mi = (m: MeanInterval, signed = false) => {
-  const f = (x: number) => (signed && x >= 0 ? '+' : '') + p2(x);
-  return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : f(m.mean);
-};
-
 export function formatStudyCaPolicy(id: string, arms: readonly StudyCaPolicyArm[]): string {
   const out = [`study ${id}: the CA's opening policy, first match (CA0) → last, mean probability over a match's openings; mean [95% t] over seeds`];
   for (const a of arms) {
@@ -99,9 +94,9 @@ export function formatStudyCaPolicy(id: string, arms: readonly StudyCaPolicyArm[
         a.rows.map((r, i) => [
           i === 0 || a.rows[i - 1]!.head !== r.head ? r.head : '',
           r.value,
-          mi(r.first),
-          mi(r.last),
-          mi(r.change, true),
+          fmt(r.first, false),
+          fmt(r.last, false),
+          fmt(r.change, false),
           `${r.up} / ${r.down} of ${r.change.n}`,
         ]),
         ['l', 'l', 'r', 'r', 'r', 'r'],
