@@ -333,6 +333,23 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
  * down (2–5 in π_T at T = 4, above), so a 120-step gym moves it on few seeds. With twice the
  * steps there are more (50, 47 resolved, 44 of them on seed 7) and strict PASS gains a little
  * while routing loses a little, neither beyond the seeds' spread. Not kept.
+ * A release later, the CA's side: why it withholds details instead of burying its need in them
+ * (RL-ADA's camouflage). Seeds 1–20, `full`, the train-slice estimate, each paired against this
+ * preset's 20-seed study (its routing gain +17.9 [14.1, 21.8], strict +16.8 [13.0, 20.6]):
+ *   a withholding opening keeping its detail clause (a one-line change to ca-choices.ts's
+ *   openingTemplate, the scripted CA's openings unchanged)
+ *                                  +14.0 / +11.3   −3.9 [−9.4, 1.6] / −5.6 [−11.1, 0.0]
+ *   gym.caDecisions 'openings'     +15.2 / +13.9   −2.7 [−8.3, 2.8] / −3.0 [−8.8, 2.9]
+ * Neither is kept, and neither brought dense detail (`sparring study ca-policy`, CA0 → the last
+ * match's CA, mean probability over openings): with the detail clause kept the CA states less, not
+ * more (detail 0 0.25 → 0.58, up in 17 of 20 seeds; detail 3 0.24 → 0.08, down in 20 of 20) and
+ * withholding no longer moves (0.51 → 0.54); with its gyms on openings only it withholds as here
+ * (0.54 → 0.83, up in 19 of 20). So it is not the action space's coupling of withholding and
+ * detail, nor what answers pay, that keeps the detail out: the CA's gym, scoring a forced opening
+ * against the frozen DA, finds less detail pays. `sparring best-response` on the first variant's
+ * last matches (seeds 1 and 4): switching the greedy opening's detail to 0 / 1 / 2 / 3 gives the
+ * CA 22.2 / 36.1 / 27.1 / 23.6% of the 144 replayed episodes in seed 1 (its CA: detail 1 in
+ * 62.5%) and 13.2 / 15.3 / 18.1 / 18.1% in seed 4 (its CA: 0 or 1 in 87.5%).
  */
 export const PAPER_FAITHFUL_GYMS = {
   caPressureSteps: 240,

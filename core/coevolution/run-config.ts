@@ -258,6 +258,14 @@ export const runConfigSchema = z.strictObject({
      */
     matches: z.number().int().min(1).max(8).optional(),
     /**
+     * Which customer turns of the gym's transcripts are the CA gym's decision points (RL-ADA §3.3
+     * books r_inv-DA on the opening, "the utterance the CA chiefly optimises"). 'every-turn'
+     * (default): each customer turn, answers included. 'openings': the customer's first utterance
+     * only, so the heads are not also pulled by what pays in answers (where `detail` is how many
+     * facts the customer gives). RL-ADA gyms only; CA0's pressure and IB-RL rounds are unchanged.
+     */
+    caDecisions: z.enum(['every-turn', 'openings']).optional(),
+    /**
      * Which of the arena's transcripts count as the DA's failures in its gym's mix. 'lost'
      * (default): the CA won (a misroute), the arena's W_DA. 'unresolved': also the episodes the
      * judge marks unresolved (a routed dispute the DA ended without settling), which RL-ADA's DA

@@ -19,6 +19,7 @@ describe('settingsOf: what a run runs with, as its runner resolves the config', 
     expect(s.failureShare).toBe(0.7);
     expect(s.gymMatches).toBe(PAPER_FAITHFUL_GYMS.matches);
     expect(s.daFailure).toBe('lost');
+    expect(s.caDecisions).toBe('every-turn');
     expect(s.daReward).toEqual(DEFAULT_CONFIG.daReward);
     expect(s.caReward).toEqual(DEFAULT_CONFIG.caReward);
   });
@@ -29,6 +30,7 @@ describe('settingsOf: what a run runs with, as its runner resolves the config', 
     c.gym.ca = { ...c.gym.ca, explore: 0.1 };
     c.gym.matches = 3;
     c.gym.daFailure = 'unresolved';
+    c.gym.caDecisions = 'openings';
     c.caReward = { invDaMisroute: 2 };
     const s = settingsOf(JSON.stringify(c), 'R1', 1)!;
     expect(s.grpo[2]).toMatchObject({ temperature: 2, trainer: 'external', explore: 0.1, enumerate: true });
@@ -37,6 +39,7 @@ describe('settingsOf: what a run runs with, as its runner resolves the config', 
     expect(s.caReward).toEqual({ ...DEFAULT_CONFIG.caReward, invDaMisroute: 2 });
     expect(s.gymMatches).toBe(3);
     expect(s.daFailure).toBe('unresolved');
+    expect(s.caDecisions).toBe('openings');
   });
 
   it("takes an IB-RL schedule's per-role rate over the gym budget's, as the runner's gyms do", () => {

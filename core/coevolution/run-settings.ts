@@ -85,6 +85,7 @@ export function runSettings(c: RunConfig, seed: number): RunSettings {
     failureShare: c.gym.failureShare,
     gymMatches: c.gym.matches ?? 1,
     daFailure: c.gym.daFailure ?? 'lost',
+    caDecisions: c.gym.caDecisions ?? 'every-turn',
     daReward: { ...sparring.daReward },
     caReward: { ...sparring.caReward },
   };

@@ -231,6 +231,8 @@ export interface RunSettings {
   gymMatches: number;
   /** Which transcripts are the DA's failures in its gym's mix (RunConfig gym.daFailure): lost, or lost or left unresolved. */
   daFailure: 'lost' | 'unresolved';
+  /** Which customer turns are the CA gym's decision points (RunConfig gym.caDecisions): each one, or the openings only. */
+  caDecisions: 'every-turn' | 'openings';
   daReward: Record<string, number>;
   caReward: Record<string, number>;
 }

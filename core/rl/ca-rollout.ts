@@ -66,6 +66,11 @@ export function sliceCaDecisionPoints(ep: RecordedEpisode, maxDaTurns: number): 
   return points;
 }
 
+/** Is this the customer's first utterance of its episode (the opening)? */
+export function isOpeningPoint(point: Pick<CaDecisionPoint, 'prefix'>): boolean {
+  return point.prefix.every((m) => m.role !== 'customer');
+}
+
 /** The CA that plays the customer's later turns: observations in, utterances out. */
 export type CaActor = (batch: readonly { obs: CaObservation; rng: Rng }[]) => Promise<string[]>;
 

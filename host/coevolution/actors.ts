@@ -33,7 +33,7 @@ import type { Domain, UtteranceBank } from '../../core/domain/types';
 import { judgeFunction, RULE_JUDGE_SPEC, ruleJudge } from '../../core/judge/port';
 import type { Judge } from '../../core/judge/port';
 import { deriveSeed, Rng } from '../../core/random';
-import { caRolloutReward, greedyCaActor, sliceCaDecisionPoints } from '../../core/rl/ca-rollout';
+import { caRolloutReward, greedyCaActor, isOpeningPoint, sliceCaDecisionPoints } from '../../core/rl/ca-rollout';
 import type { CaDecisionPoint } from '../../core/rl/ca-rollout';
 import { bankSlices, splitBank, validationSlice, withUtterances } from '../../core/rl/demos';
 import {
@@ -868,7 +868,8 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
     } else {
       const model = await CaModel.fromSnapshot(start.snapshot, ctx.session ? { session: ctx.session } : {});
       try {
-        const points = withinLimit.flatMap((r) => sliceCaDecisionPoints(r, ctx.sparring.arena.maxDaTurns));
+        const every = withinLimit.flatMap((r) => sliceCaDecisionPoints(r, ctx.sparring.arena.maxDaTurns));
+        const points = ctx.config.gym.caDecisions === 'openings' ? every.filter(isOpeningPoint) : every;
         const result = await trainCa(
           ctx,
           model,
