@@ -20,7 +20,7 @@ import type { FieldProblem, ScenarioDraft } from '../domain/schema';
 import type { StudyRunStatus, StudySummary } from '../coevolution/study-summary';
 import type { EstimateSlice, EstimateTables } from '../coevolution/study-estimate';
 import type { BestResponseSummary } from '../arena/best-response';
-import type { CaPolicyMatch } from '../arena/ca-policy';
+import type { CaPolicyMatch, CaPolicyShiftRow } from '../arena/ca-policy';
 import type { DeviceRecord } from './device';
 import type { HeldoutReport } from '../arena/heldout-report';
 import type { PanelSummary } from '../arena/panel';
@@ -482,6 +482,14 @@ export interface CaPolicyView {
   matches: CaPolicyMatch[];
 }
 
+/** An arm of a study: how its CA moved from the first match to the last over the seeds that finished (`sparring study ca-policy`). */
+export interface StudyCaPolicyArm {
+  arm: string;
+  /** The seeds read: the arm's finished runs. */
+  seeds: number[];
+  rows: CaPolicyShiftRow[];
+}
+
 /** One (arm, seed) of a study and its run. */
 export interface StudyRunInfo {
   arm: string;
@@ -602,6 +610,8 @@ export interface Commands {
   'matches/bestResponse': (args: { matchId: string }) => BestResponseView;
   /** `sparring ca-policy --run R` in the app: one forward pass of each match's CA over its openings. */
   'runs/caPolicy': (args: { runId: string }) => CaPolicyView;
+  /** `sparring study ca-policy S [ARM]` in the app: each arm's CA, first match → last, over the study's finished seeds. */
+  'studies/caPolicy': (args: { studyId: string; arm?: string }) => StudyCaPolicyArm[];
   /**
    * Store a custom scenario in the lab (it joins the robustness set), or replace the custom one
    * `replaces`. Checked by the scenario schema and the taxonomy: problems come back by field and

@@ -4,8 +4,8 @@
  * share. One forward pass per match; nothing is replayed.
  */
 import { caPolicyShift, summariseCaPolicy } from '../../core/arena/ca-policy';
-import type { CaPolicyMatch, CaPolicyShiftRow } from '../../core/arena/ca-policy';
-import type { CaPolicyView, Handlers } from '../../core/contract/contract';
+import type { CaPolicyMatch } from '../../core/arena/ca-policy';
+import type { CaPolicyView, Handlers, StudyCaPolicyArm } from '../../core/contract/contract';
 import type { Domain } from '../../core/domain/types';
 import type { SessionSettings } from '../../models/session';
 import { PolicyCache } from '../coevolution/actors';
@@ -69,18 +69,13 @@ export async function caPolicy(args: CaPolicyArgs): Promise<CaPolicyView> {
   });
 }
 
-/** `runs/caPolicy` for the engine: every match of a run. */
-export function caPolicyHandlers(d: { dbPath: string; domain: () => Domain; session?: SessionSettings }): Pick<Handlers, 'runs/caPolicy'> {
+/** `runs/caPolicy` (every match of a run) and `studies/caPolicy` (a study's arms, first match → last) for the engine. */
+export function caPolicyHandlers(d: { dbPath: string; domain: () => Domain; session?: SessionSettings }): Pick<Handlers, 'runs/caPolicy' | 'studies/caPolicy'> {
+  const session = d.session ? { session: d.session } : {};
   return {
-    'runs/caPolicy': ({ runId }) => caPolicy({ db: d.dbPath, domain: d.domain(), runId, ...(d.session ? { session: d.session } : {}) }),
+    'runs/caPolicy': ({ runId }) => caPolicy({ db: d.dbPath, domain: d.domain(), runId, ...session }),
+    'studies/caPolicy': ({ studyId, arm }) => studyCaPolicy({ db: d.dbPath, domain: d.domain(), studyId, ...(arm !== undefined ? { arm } : {}), ...session }),
   };
-}
-
-/** An arm of a study: how its CA moved from the first match to the last over the seeds that finished. */
-export interface StudyCaPolicyArm {
-  arm: string;
-  seeds: number[];
-  rows: CaPolicyShiftRow[];
 }
 
 /**

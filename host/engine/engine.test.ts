@@ -147,6 +147,8 @@ describe('engine on a temporary lab', () => {
     ).rejects.toThrow(/field "speak"/);
     await expect(call('studies/estimate', { studyId: 'S1', speak: 'held' })).rejects.toThrow(/studies\/estimate: field "speak"/);
     await expect(call('studies/estimate', { studyId: 'S1', speak: 'train' })).rejects.toThrow(/S1/);
+    await expect(call('studies/caPolicy', { studyId: 'S1', arm: '' })).rejects.toThrow(/studies\/caPolicy: field "arm"/);
+    await expect(call('studies/caPolicy', { studyId: 'S1' })).rejects.toThrow(/S1/);
     // A study started with an estimate its runs cannot give (the quick preset keeps no validation slice) is not created.
     await expect(call('studies/start', { preset: 'quick', seeds: 1, arms: ['full'], estimate: 'held' })).rejects.toThrow(/studies\/start: field "estimate"/);
     await expect(call('studies/start', { preset: 'quick', seeds: 1, arms: ['full'], estimate: 'validation' })).rejects.toThrow(

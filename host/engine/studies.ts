@@ -17,7 +17,8 @@ import type { SessionSettings } from '../../models/session';
 import { loadStudy } from '../study/study-data';
 import { studyStore } from '../study/study-store';
 
-type StudyHandlers = Pick<Handlers, Extract<keyof Handlers, `studies/${string}`>>;
+/** The `studies/*` handlers but the CA's policy, which ca-policy.ts serves with the runs'. */
+type StudyHandlers = Pick<Handlers, Exclude<Extract<keyof Handlers, `studies/${string}`>, 'studies/caPolicy'>>;
 
 export interface StudyHandlerOptions {
   db: Database;

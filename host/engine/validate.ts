@@ -171,6 +171,7 @@ export const ARG_SCHEMAS: Schemas = {
   'scenarios/list': none,
   'matches/bestResponse': z.strictObject({ matchId: id }),
   'runs/caPolicy': z.strictObject({ runId: id }),
+  'studies/caPolicy': z.strictObject({ studyId: id, arm: id.optional() }),
   'eval/mads': z.strictObject({ da: id, ca: id, episodesPerScenario: z.number().int('must be an integer').min(1).max(100), seed }),
   // The scenario itself is checked by the scenario schema in the handler, which answers with every problem by field.
   'scenarios/save': z.strictObject({

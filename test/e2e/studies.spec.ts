@@ -1,14 +1,21 @@
 /**
  * The Studies screen on the real engine: start a small study (quick preset, 2 seeds, 2 arms),
  * see it progress, compare the two arms (W_DA bands, held-out table, paired differences), estimate
- * the held-out gain on the arena, open a run of it in the dashboard, and overlay two runs of the lab. Screenshots in
+ * the held-out gain on the arena, read each arm's CA policy beside `sparring study ca-policy`, open a
+ * run of it in the dashboard, and overlay two runs of the lab. Screenshots in
  * test-results/screenshots/studies-*.png.
  */
+import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { Page } from '@playwright/test';
+import type { MeanInterval, StudyCaPolicyArm } from '../../core/contract/contract';
 import { ArenaPage } from './pages/arena-page';
-import { LabPage } from './pages/lab-page';
+import { LabPage, SCREENSHOTS } from './pages/lab-page';
 import { StudiesPage } from './pages/studies-page';
+import { runNode } from './support/run-node';
+import { ROOT } from './support/servers';
+
+const BIN = path.join(ROOT, 'bin', 'sparring.js');
 
 test.describe.configure({ mode: 'serial' });
 
@@ -131,6 +138,42 @@ test('estimates the held-out gain on the arena, nothing held out read', async ()
   await panel.getByTestId('estimate-run').click();
   await expect(panel.getByTestId('estimate-error')).toHaveCount(0);
   await expect(rows).toHaveCount(4);
+});
+
+test("reads each arm's CA policy, first match → last, with the figures of `sparring study ca-policy`", async () => {
+  test.skip(LabPage.runsUnavailable() !== null || runIds.length === 0, 'needs the finished study');
+  const db = process.env.SPARRING_E2E_DB;
+  if (!db) throw new Error('SPARRING_E2E_DB is not set: run these specs through playwright.config.ts');
+  const studyId = /#\/studies\/(S\d+)/.exec(page.url())?.[1];
+  expect(studyId).toBeTruthy();
+  const cli = JSON.parse((await runNode([BIN, '--db', db, '--json', 'study', 'ca-policy', studyId!])).stdout) as StudyCaPolicyArm[];
+  expect(cli.map((a) => a.arm)).toEqual(['full', 'no-ca-training']);
+  const panel = page.getByTestId('study-ca-policy');
+  await expect(panel.locator('table')).toHaveCount(0);
+  await panel.getByTestId('study-ca-policy-read').click();
+  await expect(panel.getByTestId('study-ca-policy-read')).toHaveText('Read again');
+  const f = (m: MeanInterval) => (m.ci ? `${m.mean.toFixed(2)} [${m.ci[0].toFixed(2)}, ${m.ci[1].toFixed(2)}]` : m.mean.toFixed(2));
+  for (const a of cli) {
+    expect(a.seeds).toEqual([1, 2]);
+    const table = panel.getByTestId(`study-ca-policy-${a.arm}`);
+    await expect(table.locator('tbody tr')).toHaveCount(a.rows.length);
+    for (const r of a.rows) {
+      const cells = table.locator(`tr[data-head="${r.head}"][data-value="${r.value}"] td`);
+      await expect(cells.nth(2)).toHaveText(f(r.first));
+      await expect(cells.nth(3)).toHaveText(f(r.last));
+      await expect(cells.nth(4)).toHaveText(f(r.change));
+      await expect(cells.nth(5)).toHaveText(`${r.up} / ${r.down} of ${r.change.n}`);
+    }
+  }
+  // Each head's values share its probability: their means over seeds sum to 1 in either match.
+  for (const a of cli)
+    for (const head of new Set(a.rows.map((r) => r.head)))
+      for (const m of ['first', 'last'] as const)
+        expect(
+          a.rows.filter((r) => r.head === head).reduce((t, r) => t + r[m].mean, 0),
+          `${a.arm} ${head} ${m}`,
+        ).toBeCloseTo(1, 6);
+  await panel.screenshot({ path: path.join(SCREENSHOTS, 'studies-04b-ca-policy.png') });
 });
 
 test('opens a run of the study in the dashboard', async () => {

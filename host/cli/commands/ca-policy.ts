@@ -1,7 +1,7 @@
 /** `sparring ca-policy`: a run's CA over its matches, head by head (host/engine/ca-policy.ts). */
 import type { Command } from 'commander';
 import { caPolicy, studyCaPolicy } from '../../engine/ca-policy';
-import type { StudyCaPolicyArm } from '../../engine/ca-policy';
+import type { StudyCaPolicyArm } from '../../../core/contract/contract';
 import type { CaPolicyMatch } from '../../../core/arena/ca-policy';
 import { labDomainAt } from '../lab-domain';
 import { addDeviceOptions, deviceSession } from '../device';

@@ -5,15 +5,15 @@
  */
 import { ErrorState } from '../../components/StateViews';
 import { Term } from '../../components/Term';
-import { loadCaPolicy, selectCaPolicy, useCaPolicyStore } from './ca-policy-store';
+import { runCaPolicy } from './ca-policy-store';
 
 const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
 
 export function CaPolicyPanel({ runId }: { runId: string }) {
-  const s = useCaPolicyStore(selectCaPolicy);
-  const mine = s.runId === runId;
+  const s = runCaPolicy.use();
+  const mine = s.key === runId;
   const loading = mine && s.status === 'loading';
-  const read = () => void loadCaPolicy(runId);
+  const read = () => void runCaPolicy.load(runId);
   let body = null;
   if (mine && s.status === 'error')
     body = <ErrorState title="Could not read the CA's policy" error={s.error ?? ''} actions={[{ label: 'Retry', onClick: read }]} />;

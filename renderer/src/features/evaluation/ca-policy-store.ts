@@ -1,26 +1,34 @@
-/** The CA's policy over a run's matches (`runs/caPolicy`), read when the user asks. */
+/**
+ * The CA's policy, read when the user asks: over a run's matches (`runs/caPolicy`, the Evaluation
+ * screen) and over a study's arms, first match → last (`studies/caPolicy`, the Studies screen).
+ */
 import { create } from 'zustand';
-import type { CaPolicyView } from '../../../../core/contract/contract';
+import type { CaPolicyView, StudyCaPolicyArm } from '../../../../core/contract/contract';
 import { errorMessage, request } from '../../engine/client';
 
-export interface CaPolicyState {
+/** A view read for one key (a run, a study) at a time. */
+export interface OnRequestState<V> {
   status: 'idle' | 'loading' | 'done' | 'error';
-  runId: string | null;
-  view: CaPolicyView | null;
+  /** The key the view or the request in flight is for. */
+  key: string | null;
+  view: V | null;
   error: string | null;
 }
 
-export const useCaPolicyStore = create<CaPolicyState>()(() => ({ status: 'idle', runId: null, view: null, error: null }));
-
-export const selectCaPolicy = (s: CaPolicyState) => s;
-
-export async function loadCaPolicy(runId: string): Promise<void> {
-  useCaPolicyStore.setState({ status: 'loading', runId, error: null });
-  try {
-    const view = await request('runs/caPolicy', { runId });
-    // A later request for another run wins.
-    if (useCaPolicyStore.getState().runId === runId) useCaPolicyStore.setState({ status: 'done', view });
-  } catch (err) {
-    if (useCaPolicyStore.getState().runId === runId) useCaPolicyStore.setState({ status: 'error', error: errorMessage(err) });
+/** A store of one view read on request; a later request for another key wins over one in flight. */
+function onRequestStore<V>(read: (key: string) => Promise<V>) {
+  const use = create<OnRequestState<V>>()(() => ({ status: 'idle', key: null, view: null, error: null }));
+  async function load(key: string): Promise<void> {
+    use.setState({ status: 'loading', key, error: null });
+    try {
+      const view = await read(key);
+      if (use.getState().key === key) use.setState({ status: 'done', view });
+    } catch (err) {
+      if (use.getState().key === key) use.setState({ status: 'error', error: errorMessage(err) });
+    }
   }
+  return { use, load };
 }
+
+export const runCaPolicy = onRequestStore<CaPolicyView>((runId) => request('runs/caPolicy', { runId }));
+export const studyCaPolicy = onRequestStore<StudyCaPolicyArm[]>((studyId) => request('studies/caPolicy', { studyId }));

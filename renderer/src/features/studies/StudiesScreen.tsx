@@ -1,16 +1,18 @@
 /**
  * Studies: start one (preset, seeds, arms), watch it progress, compare its arms (W_DA per match
  * with 95% bands, the held-out table with intervals, paired differences against full, the CA's
- * tactic measures, per-seed small multiples), open any of its runs in the dashboard or the
- * transcripts; and overlay any two runs of the lab.
+ * tactic measures, per-seed small multiples, each arm's CA policy first match → last), open any of
+ * its runs in the dashboard or the transcripts; and overlay any two runs of the lab.
  */
 import { useEffect, useMemo, useState } from 'react';
 import type { ArmSummary, EstimateSlice, MeanInterval, StudyDetail, StudyInfo } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
+import { Term } from '../../components/Term';
 import { etaFrom, ProgressBar, useNow } from '../../components/ProgressBar';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
 import { navigate, selectRouteId, useNavStore } from '../../nav/nav-store';
 import { loadPresets, selectPresets, useExperimentsStore } from '../experiments/experiments-store';
+import { studyCaPolicy } from '../evaluation/ca-policy-store';
 import { loadRuns, selectRuns, useRunsStore } from '../runs/runs-store';
 import { BandChart, SERIES_COLOURS } from './BandChart';
 import {
@@ -295,6 +297,7 @@ function StudyView({ studyId }: { studyId: string }) {
         <RunsTable study={detail} />
       </section>
       <Compare key={detail.id} study={detail} />
+      <StudyCaPolicy study={detail} />
       <ArenaEstimate key={detail.id} study={detail} />
     </div>
   );
@@ -735,6 +738,69 @@ function Compare({ study }: { study: StudyDetail }) {
           </div>
         ))}
       </div>
+    </section>
+  );
+}
+
+/**
+ * `sparring study ca-policy S` on the Studies screen: how each arm's CA moved, head by head, from
+ * the first match's openings (CA0) to the last's, over the study's finished seeds; read on request
+ * (one forward pass of two CAs per run, nothing replayed).
+ */
+function StudyCaPolicy({ study }: { study: StudyDetail }) {
+  const s = studyCaPolicy.use();
+  const mine = s.key === study.id;
+  const loading = mine && s.status === 'loading';
+  const read = () => void studyCaPolicy.load(study.id);
+  const finished = study.runs.some((r) => r.status === 'finished');
+  return (
+    <section className="panel" data-testid="study-ca-policy">
+      <header className="panel-head row">
+        <h3>
+          <Term term="caPolicy">The CA&apos;s policy</Term>, first match → last
+        </h3>
+        <button type="button" className="btn tiny" onClick={read} disabled={loading || !finished} data-testid="study-ca-policy-read">
+          {loading ? 'Reading…' : mine && s.status === 'done' ? 'Read again' : "Read the CAs' policies"}
+        </button>
+      </header>
+      {!finished && <p className="muted small">Once a run of the study has finished.</p>}
+      {mine && s.status === 'error' && (
+        <ErrorState title="Could not read the CAs' policies" error={s.error ?? ''} actions={[{ label: 'Retry', onClick: read }]} />
+      )}
+      {mine &&
+        s.status === 'done' &&
+        s.view?.map((a) => (
+          <table key={a.arm} className="table compact" data-testid={`study-ca-policy-${a.arm}`}>
+            <caption className="small">
+              <b>{a.arm}</b> ({a.seeds.length} seed{a.seeds.length === 1 ? '' : 's'} finished): mean probability over a match&apos;s openings, mean [95% t] over
+              seeds
+            </caption>
+            <thead>
+              <tr>
+                <th>head</th>
+                <th>value</th>
+                <th className="num">first match (CA0)</th>
+                <th className="num">last match</th>
+                <th className="num">last − first</th>
+                <th className="num">seeds up / down</th>
+              </tr>
+            </thead>
+            <tbody>
+              {a.rows.map((r, i) => (
+                <tr key={`${r.head}/${r.value}`} data-head={r.head} data-value={r.value}>
+                  <td>{i === 0 || a.rows[i - 1]!.head !== r.head ? r.head : ''}</td>
+                  <td className="mono">{r.value === 'null' ? 'none' : r.value}</td>
+                  <td className="num">{pctOrNum(r.first, false)}</td>
+                  <td className="num">{pctOrNum(r.last, false)}</td>
+                  <td className="num">{pctOrNum(r.change, false)}</td>
+                  <td className="num">
+                    {r.up} / {r.down} of {r.change.n}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ))}
     </section>
   );
 }
