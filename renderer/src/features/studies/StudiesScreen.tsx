@@ -801,6 +801,12 @@ function StudyCaPolicy({ study }: { study: StudyDetail }) {
             </tbody>
           </table>
         ))}
+      {mine && s.status === 'done' && (
+        <p className="hint">
+          Each episode draws its customer&apos;s intent from the scenario&apos;s, so a CA that did not train (CA0 throughout) still reads a little differently
+          over another match&apos;s openings.
+        </p>
+      )}
     </section>
   );
 }
