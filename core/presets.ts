@@ -351,9 +351,15 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
  * (0.54 → 0.83, up in 19 of 20). So it is not the action space's coupling of withholding and
  * detail, nor what answers pay, that keeps the detail out: the CA's gym, scoring a forced opening
  * against the frozen DA, finds less detail pays. `sparring best-response` on the first variant's
- * last matches (seeds 1 and 4): switching the greedy opening's detail to 0 / 1 / 2 / 3 gives the
- * CA 22.2 / 36.1 / 27.1 / 23.6% of the 144 replayed episodes in seed 1 (its CA: detail 1 in
- * 62.5%) and 13.2 / 15.3 / 18.1 / 18.1% in seed 4 (its CA: 0 or 1 in 87.5%).
+ * first matches (CA0 against DA0, which the first CA gym trains against), seeds 1 and 4:
+ * switching the greedy opening's detail to 0 / 1 / 2 / 3 gives the CA 21.5 / 31.9 / 27.1 / 22.9%
+ * of the 144 replayed episodes in seed 1 (CA0 picks 1) and 43.1 / 32.6 / 38.9 / 38.9% in seed 4
+ * (CA0: 1 in 87.5%), while over every choice alike more detail wins more (seed 4: 10.6 / 15.9 /
+ * 16.6 / 20.0%). Beside what the CA already holds (a vague need after the context, a decoy cue)
+ * the details undo the decoy: a merchant and an amount point back to the true tool. On the last
+ * matches (the final DA) the same switch gives 22.2 / 36.1 / 27.1 / 23.6% in seed 1 (its CA:
+ * detail 1 in 62.5%) and 13.2 / 15.3 / 18.1 / 18.1% in seed 4 (its CA: 0 or 1 in 87.5%): the
+ * detail left out against DA0 is not taken back once it would pay a little.
  */
 export const PAPER_FAITHFUL_GYMS = {
   caPressureSteps: 240,
