@@ -20,7 +20,8 @@ import { PRESETS } from '../core/coevolution/run-config';
 import type { RunConfig } from '../core/coevolution/run-config';
 import { hostCpu } from '../models/device';
 import { sparringInProcess } from './support/cli-in-process';
-import type { CaPolicyView } from '../core/contract/contract';
+import type { CaPolicyView, StudyCaPolicyArm } from '../core/contract/contract';
+import { fmt } from '../host/report/study-report';
 
 const exec = promisify(execFile);
 const BIN = path.resolve(__dirname, '..', 'bin', 'sparring.js');
@@ -186,11 +187,7 @@ describe('sparring study', () => {
     // study ca-policy: each arm's CA, first match → last, from the runs' own first and last matches.
     const shift = await sparring(['study', 'ca-policy', 'S1', '--json', '--db', db]);
     expect(shift.code, shift.stderr).toBe(0);
-    const arms = JSON.parse(shift.stdout) as {
-      arm: string;
-      seeds: number[];
-      rows: { head: string; value: string; first: { mean: number }; last: { mean: number }; change: { n: number } }[];
-    }[];
+    const arms = JSON.parse(shift.stdout) as StudyCaPolicyArm[];
     expect(arms.map((a) => [a.arm, a.seeds])).toEqual([
       ['full', [1]],
       ['steady-ca', [1]],
@@ -202,6 +199,18 @@ describe('sparring study', () => {
     expect(row.last.mean).toBeCloseTo(withhold(perRun.matches.at(-1)!.heads), 12);
     expect(arms[0]!.rows).toHaveLength(27);
     expect((await sparring(['study', 'ca-policy', 'S1', 'nope', '--db', db])).stderr).toMatch(/nope is not an arm of study S1 \(full, steady-ca\)/);
+    // report --study --ca-policy: the same figures, charted head by head (one dumbbell per arm and value).
+    const out = path.join(tmp, 'ca-policy.html');
+    const report = await sparring(['report', '--study', 'S1', '--ca-policy', '--out', out, '--db', db]);
+    expect(report.code, report.stderr).toBe(0);
+    const html = readFileSync(out, 'utf8');
+    expect(html.match(/aria-label="the CA's [a-z]+, first match → last"/g)).toHaveLength(8);
+    expect(html.match(/<circle [^>]*r="3\.5"/g)!.length).toBeGreaterThanOrEqual(2 * 27);
+    expect(html).toContain(`${fmt(row.first, false)}</td><td>${fmt(row.last, false)}</td>`);
+    const plain = path.join(tmp, 'no-ca-policy.html');
+    expect((await sparring(['report', '--study', 'S1', '--out', plain, '--db', db])).code).toBe(0);
+    expect(readFileSync(plain, 'utf8')).toContain('Not read: <code>sparring report --study S1 --ca-policy</code>');
+    expect((await sparring(['report', 'R1', '--ca-policy', '--out', plain, '--db', db])).stderr).toMatch(/go with --study/);
   }, 300_000);
 
   it('a study made --arena-only shows no held-out or panel figure in any view unless --heldout asks, and plays no panel step', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ArmSummary } from '../../core/coevolution/study-summary';
 import { meanInterval } from '../../core/stats/intervals';
 import { featureSplits } from '../../core/labels/tactic-evidence';
-import { fmt, shapeView, tacticConvergenceView } from './study-report';
+import { caPolicyHeadChart, fmt, shapeView, tacticConvergenceView } from './study-report';
 
 describe('shapeView', () => {
   it('gives study show and the report one table: counts with their Wilson interval, ΔW_DA as points', () => {
@@ -62,5 +62,33 @@ describe('tacticConvergenceView', () => {
     expect(row(v.firstSplits)).toEqual(['100% (n=1)', '0% (n=2)']);
     expect(row(v.splits)).toEqual(['–', '50% (n=2)']);
     expect(v.firstSplits.map((r) => r[0])).toEqual(v.splits.map((r) => r[0]));
+  });
+});
+
+describe('caPolicyHeadChart', () => {
+  it('draws one dumbbell per arm and value, hollow at the first match, filled at the last, on a 0–1 axis', () => {
+    const mi = (xs: number[]) => meanInterval(xs, 0.95, [0, 1]);
+    const row = (value: string, first: number[], last: number[]) => ({
+      head: 'withhold',
+      value,
+      first: mi(first),
+      last: mi(last),
+      change: meanInterval(last.map((l, i) => l - first[i]!)),
+      up: last.filter((l, i) => l > first[i]!).length,
+      down: last.filter((l, i) => l < first[i]!).length,
+    });
+    const rows = [row('false', [0.5, 0.4], [0.1, 0.2]), row('true', [0.5, 0.6], [0.9, 0.8])];
+    const svg = caPolicyHeadChart('withhold', [
+      { arm: 'full', colour: '#2563eb', rows },
+      { arm: 'other', colour: '#ea580c', rows: [rows[1]!] },
+    ]);
+    expect(svg).toContain(`aria-label="the CA's withhold, first match → last"`);
+    // Three dumbbells (full: false and true; other: true only), each a hollow and a filled circle.
+    expect(svg.match(/<circle [^>]*fill="#fff"/g)).toHaveLength(3);
+    expect(svg.match(/<circle [^>]*r="3\.5"/g)).toHaveLength(3);
+    // x = 118 + p × (300 − 118 − 14): full's "true" runs from 0.55 (x 210.4) to 0.85 (x 260.8).
+    expect(svg).toMatch(/<circle cx="210\.4\d*" cy="46" r="3" fill="#fff"/);
+    expect(svg).toMatch(/<circle cx="260\.8\d*" cy="46" r="3\.5"/);
+    expect(svg).toContain('full withhold = true: 0.55 [');
   });
 });

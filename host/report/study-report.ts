@@ -1,14 +1,16 @@
 /**
  * A self-contained HTML report of a study (`sparring report --study S --out FILE.html`): W_DA per
  * match as a mean line with its 95% band per arm, the held-out tables with intervals and the
- * paired differences against `full`, the CA's tactic measures per match with bands, and per-seed
- * small multiples. Inline SVG in the style of the run report (report.ts), no scripts.
+ * paired differences against `full`, the CA's tactic measures per match with bands, each arm's CA
+ * policy first match → last (when read), and per-seed small multiples. Inline SVG in the style of the run report (report.ts), no scripts.
  */
 import { arenaOnlySummary, heldoutEpisodesNote, isHeldoutMeasure, MEASURES, TACTIC_FIELDS } from '../../core/coevolution/study-summary';
 import type { ArmSummary, StudyRunData, StudySummary } from '../../core/coevolution/study-summary';
 import { estimateView } from '../../core/coevolution/study-estimate';
 import type { EstimateSlice, EstimateTables } from '../../core/coevolution/study-estimate';
 import type { MeanInterval } from '../../core/stats/intervals';
+import type { CaPolicyShiftRow } from '../../core/arena/ca-policy';
+import type { StudyCaPolicyArm } from '../../core/contract/contract';
 import type { FeatureSplit, RCaTerms } from '../../core/labels/tactic-evidence';
 import { esc, htmlTable, REPORT_STYLE } from './report';
 
@@ -87,6 +89,44 @@ export function bandChart(
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(opts.title)}">${parts.join('')}${legend}</svg>`;
 }
 
+/**
+ * One head of the CA's choice, first match → last, per arm (`sparring study ca-policy`): a row per
+ * value, an arm's dumbbell in it from the first match's mean probability (hollow) to the last's
+ * (filled) with the last's 95% interval as a bar; x is the probability, 0–1.
+ */
+export function caPolicyHeadChart(head: string, arms: readonly { arm: string; colour: string; rows: readonly CaPolicyShiftRow[] }[]): string {
+  const values = [...new Set(arms.flatMap((a) => a.rows.filter((r) => r.head === head).map((r) => r.value)))];
+  const W = 300,
+    L = 118,
+    R = 14,
+    T = 8,
+    B = 24,
+    band = 12 + 8 * arms.length;
+  const H = T + B + band * values.length;
+  const x = (v: number) => L + Math.max(0, Math.min(1, v)) * (W - L - R);
+  const parts: string[] = [];
+  for (const v of [0, 0.5, 1])
+    parts.push(
+      `<line x1="${x(v)}" x2="${x(v)}" y1="${T}" y2="${H - B}" stroke="#e2e8f0"/><text x="${x(v)}" y="${H - B + 14}" font-size="10" text-anchor="middle" fill="#64748b">${v}</text>`,
+    );
+  values.forEach((value, vi) => {
+    const top = T + vi * band;
+    parts.push(`<text x="${L - 6}" y="${top + band / 2 + 4}" font-size="11" text-anchor="end" fill="#334155">${esc(value === 'null' ? 'none' : value)}</text>`);
+    arms.forEach((a, ai) => {
+      const r = a.rows.find((x) => x.head === head && x.value === value);
+      if (!r || !r.first.n) return;
+      const y = top + 6 + ai * 8 + 4;
+      const tip = `<title>${esc(`${a.arm} ${head} = ${value}: ${fmt(r.first, false)} → ${fmt(r.last, false)}, change ${fmt(r.change, false)}, up ${r.up} / down ${r.down} of ${r.change.n}`)}</title>`;
+      if (r.last.ci)
+        parts.push(`<line x1="${x(r.last.ci[0])}" x2="${x(r.last.ci[1])}" y1="${y}" y2="${y}" stroke="${a.colour}" stroke-opacity="0.35" stroke-width="5"/>`);
+      parts.push(`<line x1="${x(r.first.mean)}" x2="${x(r.last.mean)}" y1="${y}" y2="${y}" stroke="${a.colour}" stroke-width="1.5"/>`);
+      parts.push(`<circle cx="${x(r.first.mean)}" cy="${y}" r="3" fill="#fff" stroke="${a.colour}" stroke-width="1.5">${tip}</circle>`);
+      parts.push(`<circle cx="${x(r.last.mean)}" cy="${y}" r="3.5" fill="${a.colour}">${tip}</circle>`);
+    });
+  });
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(`the CA's ${head}, first match → last`)}">${parts.join('')}</svg>`;
+}
+
 export function fmt(m: MeanInterval, rate: boolean): string {
   if (!m.n) return '–';
   const f = (v: number) => (rate ? `${(v * 100).toFixed(1)}` : v.toFixed(2));
@@ -111,6 +151,8 @@ export interface StudyReportInput {
    * report asks for them with `--heldout`): for choosing settings on the arena.
    */
   arenaOnly?: boolean;
+  /** Each arm's CA, first match → last (`study ca-policy`; `report --study S --ca-policy`). Absent: not read. */
+  caPolicy?: readonly StudyCaPolicyArm[];
 }
 
 const FIVE = ['routing', 'strictPass', 'fail', 'meanReward', 'lookupFirst'];
@@ -320,6 +362,30 @@ ${
       ];
     })
     .join('\n');
+  const caPolicy = s.caPolicy
+    ? (() => {
+        const withColour = s.caPolicy.map((a) => ({ ...a, colour: colour(a.arm) }));
+        const heads = [...new Set(s.caPolicy.flatMap((a) => a.rows.map((r) => r.head)))];
+        const charts = heads.map((h) => `<div class="cell small"><h3>${esc(h)}</h3>${caPolicyHeadChart(h, withColour)}</div>`).join('');
+        const tables = s.caPolicy
+          .map(
+            (a) =>
+              `<h3>${esc(a.arm)} (${a.seeds.length} seed${a.seeds.length === 1 ? '' : 's'})</h3>${htmlTable(
+                ['head', 'value', 'first match (CA0)', 'last match', 'last − first', 'seeds up / down'],
+                a.rows.map((r, i) => [
+                  i === 0 || a.rows[i - 1]!.head !== r.head ? r.head : '',
+                  r.value === 'null' ? 'none' : r.value,
+                  fmt(r.first, false),
+                  fmt(r.last, false),
+                  fmt(r.change, false),
+                  `${r.up} / ${r.down} of ${r.change.n}`,
+                ]),
+              )}`,
+          )
+          .join('\n');
+        return `<p class="meta">Per head of the CA's choice and value, the mean probability over a match's openings: hollow, the first match (CA0); filled, the last, with its 95% interval over seeds as a bar. Arena openings only. ${withColour.map((a) => `<b style="color:${a.colour}">● ${esc(a.arm)}</b>`).join(' ')}</p><div class="grid">${charts}</div>${tables}`;
+      })()
+    : `<p class="meta">Not read: <code>sparring report --study ${esc(s.id)} --ca-policy</code> adds it (one forward pass of two CAs a run, about 3 s a run; the same tables as <code>sparring study ca-policy ${esc(s.id)}</code>).</p>`;
   const runs = htmlTable(
     ['arm', 'seed', 'run', 'status', 'matches', 'DA gyms', 'CA gyms', 'note'],
     s.runs.map((r) => [
@@ -367,6 +433,8 @@ ${estimate}
 <div class="grid">${tactics}</div>
 <h2>Which tactic the CA converged to</h2>
 ${convergence || '<p class="meta">No openings were read.</p>'}
+<h2>The CA's policy, first match → last</h2>
+${caPolicy}
 <h2>Per seed</h2>
 <div class="grid">${perSeed}</div>
 <h2>Runs</h2>

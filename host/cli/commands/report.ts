@@ -3,8 +3,10 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { createRunService } from '../../coevolution/service';
 import { renderReport } from '../../report/report';
+import { studyCaPolicy } from '../../engine/ca-policy';
 import { renderStudyReport } from '../../report/study-report';
 import { loadStudy } from '../../study/study-data';
+import { labDomainAt } from '../lab-domain';
 import { UsageError } from '../options';
 import { viewArenaOnly } from './study';
 import type { GlobalOptions } from '../main';
@@ -17,11 +19,13 @@ export function registerReport(program: Command, globals: () => GlobalOptions): 
     .option('--study <id>', 'a report of a study (e.g. S1) instead: arms compared with 95% intervals over seeds')
     .option('--arena-only', 'with --study: no held-out or panel figure (the default for a study made with --arena-only)')
     .option('--heldout', 'with --study: the held-out and panel figures of a study made with --arena-only (not for choosing settings)')
+    .option('--ca-policy', "with --study: each arm's CA policy first match → last, charted, as `study ca-policy` reads it (about 3 s a run)")
     .requiredOption('--out <file>', 'where to write the HTML')
-    .action(async (runId: string | undefined, opts: { out: string; study?: string; arenaOnly?: boolean; heldout?: boolean }) => {
+    .action(async (runId: string | undefined, opts: { out: string; study?: string; arenaOnly?: boolean; heldout?: boolean; caPolicy?: boolean }) => {
       const g = globals();
       if (opts.study !== undefined && runId !== undefined) throw new UsageError('give a run or --study, not both');
-      if (opts.study === undefined && (opts.arenaOnly || opts.heldout)) throw new UsageError('--arena-only and --heldout go with --study');
+      if (opts.study === undefined && (opts.arenaOnly || opts.heldout || opts.caPolicy))
+        throw new UsageError('--arena-only, --heldout and --ca-policy go with --study');
       if (opts.study === undefined && runId === undefined) throw new UsageError('report needs a run (e.g. R1) or --study S');
       const service = createRunService({ dbPath: g.db });
       try {
@@ -34,6 +38,7 @@ export function registerReport(program: Command, globals: () => GlobalOptions): 
           }
           const { id, preset, arms, seeds, status, base } = view.study;
           const arenaOnly = viewArenaOnly(view.study, opts);
+          const caPolicy = opts.caPolicy ? await studyCaPolicy({ db: g.db, domain: labDomainAt(g.db), studyId: id }) : undefined;
           writeFileSync(
             opts.out,
             renderStudyReport({
@@ -48,6 +53,7 @@ export function registerReport(program: Command, globals: () => GlobalOptions): 
               arenaEstimate: view.arenaEstimate,
               customArms: view.customArms,
               arenaOnly,
+              ...(caPolicy ? { caPolicy } : {}),
             }),
           );
           if (g.json) process.stdout.write(JSON.stringify({ studyId: id, out: opts.out, runs: view.runs.length }) + '\n');
