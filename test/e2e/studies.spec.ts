@@ -152,6 +152,10 @@ test("reads each arm's CA policy, first match → last, with the figures of `spa
   await expect(panel.locator('table')).toHaveCount(0);
   await panel.getByTestId('study-ca-policy-read').click();
   await expect(panel.getByTestId('study-ca-policy-read')).toHaveText('Read again');
+  // One chart per head, a dumbbell per arm and value (withhold: 2 arms × 2 values).
+  await expect(panel.getByTestId('study-ca-policy-charts').locator('figure')).toHaveCount(8);
+  await expect(panel.getByTestId('ca-policy-chart-withhold').locator('g[data-arm]')).toHaveCount(4);
+  await expect(panel.getByTestId('ca-policy-chart-withhold').locator('g[data-arm="no-ca-training"]')).toHaveCount(2);
   const f = (m: MeanInterval) => (m.ci ? `${m.mean.toFixed(2)} [${m.ci[0].toFixed(2)}, ${m.ci[1].toFixed(2)}]` : m.mean.toFixed(2));
   for (const a of cli) {
     expect(a.seeds).toEqual([1, 2]);

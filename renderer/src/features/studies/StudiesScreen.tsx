@@ -15,6 +15,7 @@ import { loadPresets, selectPresets, useExperimentsStore } from '../experiments/
 import { studyCaPolicy } from '../evaluation/ca-policy-store';
 import { loadRuns, selectRuns, useRunsStore } from '../runs/runs-store';
 import { BandChart, SERIES_COLOURS } from './BandChart';
+import { CaPolicyChart } from './CaPolicyChart';
 import {
   loadArms,
   loadOverlayRun,
@@ -753,6 +754,7 @@ function StudyCaPolicy({ study }: { study: StudyDetail }) {
   const loading = mine && s.status === 'loading';
   const read = () => void studyCaPolicy.load(study.id);
   const finished = study.runs.some((r) => r.status === 'finished');
+  const colour = (arm: string) => SERIES_COLOURS[study.arms.indexOf(arm) % SERIES_COLOURS.length]!;
   return (
     <section className="panel" data-testid="study-ca-policy">
       <header className="panel-head row">
@@ -766,6 +768,23 @@ function StudyCaPolicy({ study }: { study: StudyDetail }) {
       {!finished && <p className="muted small">Once a run of the study has finished.</p>}
       {mine && s.status === 'error' && (
         <ErrorState title="Could not read the CAs' policies" error={s.error ?? ''} actions={[{ label: 'Retry', onClick: read }]} />
+      )}
+      {mine && s.status === 'done' && s.view && (
+        <>
+          <p className="hint">
+            Hollow: the first match (CA0); filled: the last, with its 95% interval over seeds as a bar.{' '}
+            {s.view.map((a) => (
+              <b key={a.arm} style={{ color: colour(a.arm) }}>
+                ● {a.arm}{' '}
+              </b>
+            ))}
+          </p>
+          <div className="chart-grid" data-testid="study-ca-policy-charts">
+            {[...new Set(s.view.flatMap((a) => a.rows.map((r) => r.head)))].map((h) => (
+              <CaPolicyChart key={h} head={h} arms={s.view!} colourOf={colour} />
+            ))}
+          </div>
+        </>
       )}
       {mine &&
         s.status === 'done' &&
