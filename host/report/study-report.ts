@@ -385,7 +385,7 @@ ${
           .join('\n');
         return `<p class="meta">Per head of the CA's choice and value, the mean probability over a match's openings: hollow, the first match (CA0); filled, the last, with its 95% interval over seeds as a bar. Arena openings only. ${withColour.map((a) => `<b style="color:${a.colour}">● ${esc(a.arm)}</b>`).join(' ')}</p><div class="grid">${charts}</div>${tables}`;
       })()
-    : `<p class="meta">Not read: <code>sparring report --study ${esc(s.id)} --ca-policy</code> adds it (one forward pass of two CAs a run, about 3 s a run; the same tables as <code>sparring study ca-policy ${esc(s.id)}</code>).</p>`;
+    : `<p class="meta">Not read: <code>sparring report --study ${esc(s.id)} --ca-policy</code> adds it (one forward pass of two CAs a run, nothing replayed; the same tables as <code>sparring study ca-policy ${esc(s.id)}</code>).</p>`;
   const runs = htmlTable(
     ['arm', 'seed', 'run', 'status', 'matches', 'DA gyms', 'CA gyms', 'note'],
     s.runs.map((r) => [

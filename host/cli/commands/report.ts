@@ -19,7 +19,7 @@ export function registerReport(program: Command, globals: () => GlobalOptions): 
     .option('--study <id>', 'a report of a study (e.g. S1) instead: arms compared with 95% intervals over seeds')
     .option('--arena-only', 'with --study: no held-out or panel figure (the default for a study made with --arena-only)')
     .option('--heldout', 'with --study: the held-out and panel figures of a study made with --arena-only (not for choosing settings)')
-    .option('--ca-policy', "with --study: each arm's CA policy first match → last, charted, as `study ca-policy` reads it (about 3 s a run)")
+    .option('--ca-policy', "with --study: each arm's CA policy first match → last, charted, as `study ca-policy` reads it (one forward pass of two CAs a run)")
     .requiredOption('--out <file>', 'where to write the HTML')
     .action(async (runId: string | undefined, opts: { out: string; study?: string; arenaOnly?: boolean; heldout?: boolean; caPolicy?: boolean }) => {
       const g = globals();
