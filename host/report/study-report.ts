@@ -2,7 +2,8 @@
  * A self-contained HTML report of a study (`sparring report --study S --out FILE.html`): W_DA per
  * match as a mean line with its 95% band per arm, the held-out tables with intervals and the
  * paired differences against `full`, the CA's tactic measures per match with bands, each arm's CA
- * policy first match → last (when read), and per-seed small multiples. Inline SVG in the style of the run report (report.ts), no scripts.
+ * policy first match → last (when read), and per-seed small multiples. Inline SVG in the style of
+ * the run report (report.ts), no scripts.
  */
 import { arenaOnlySummary, heldoutEpisodesNote, isHeldoutMeasure, MEASURES, TACTIC_FIELDS } from '../../core/coevolution/study-summary';
 import type { ArmSummary, StudyRunData, StudySummary } from '../../core/coevolution/study-summary';
@@ -125,6 +126,34 @@ export function caPolicyHeadChart(head: string, arms: readonly { arm: string; co
     });
   });
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(`the CA's ${head}, first match → last`)}">${parts.join('')}</svg>`;
+}
+
+/** An arm's CA policy, first match → last, as one table for `study ca-policy` and the report. */
+export function caPolicyShiftView(a: StudyCaPolicyArm): { header: string[]; rows: string[][] } {
+  return {
+    header: ['head', 'value', 'first match (CA0)', 'last match', 'last − first', 'seeds up / down'],
+    rows: a.rows.map((r, i) => [
+      i === 0 || a.rows[i - 1]!.head !== r.head ? r.head : '',
+      r.value === 'null' ? 'none' : r.value,
+      fmt(r.first, false),
+      fmt(r.last, false),
+      fmt(r.change, false),
+      `${r.up} / ${r.down} of ${r.change.n}`,
+    ]),
+  };
+}
+
+/** The report's section on the CA's policy: a chart per head over every arm, then each arm's table. */
+function caPolicySection(arms: readonly StudyCaPolicyArm[], colour: (arm: string) => string): string {
+  const withColour = arms.map((a) => ({ ...a, colour: colour(a.arm) }));
+  const heads = [...new Set(arms.flatMap((a) => a.rows.map((r) => r.head)))];
+  const charts = heads.map((h) => `<div class="cell small"><h3>${esc(h)}</h3>${caPolicyHeadChart(h, withColour)}</div>`).join('');
+  const tables = arms.map((a) => {
+    const v = caPolicyShiftView(a);
+    return `<h3>${esc(a.arm)} (${a.seeds.length} seed${a.seeds.length === 1 ? '' : 's'})</h3>${htmlTable(v.header, v.rows)}`;
+  });
+  const legend = withColour.map((a) => `<b style="color:${a.colour}">● ${esc(a.arm)}</b>`).join(' ');
+  return `<p class="meta">Per head of the CA's choice and value, the mean probability over a match's openings: hollow, the first match (CA0); filled, the last, with its 95% interval over seeds as a bar. Arena openings only. ${legend}</p><div class="grid">${charts}</div>${tables.join('\n')}`;
 }
 
 export function fmt(m: MeanInterval, rate: boolean): string {
@@ -363,28 +392,7 @@ ${
     })
     .join('\n');
   const caPolicy = s.caPolicy
-    ? (() => {
-        const withColour = s.caPolicy.map((a) => ({ ...a, colour: colour(a.arm) }));
-        const heads = [...new Set(s.caPolicy.flatMap((a) => a.rows.map((r) => r.head)))];
-        const charts = heads.map((h) => `<div class="cell small"><h3>${esc(h)}</h3>${caPolicyHeadChart(h, withColour)}</div>`).join('');
-        const tables = s.caPolicy
-          .map(
-            (a) =>
-              `<h3>${esc(a.arm)} (${a.seeds.length} seed${a.seeds.length === 1 ? '' : 's'})</h3>${htmlTable(
-                ['head', 'value', 'first match (CA0)', 'last match', 'last − first', 'seeds up / down'],
-                a.rows.map((r, i) => [
-                  i === 0 || a.rows[i - 1]!.head !== r.head ? r.head : '',
-                  r.value === 'null' ? 'none' : r.value,
-                  fmt(r.first, false),
-                  fmt(r.last, false),
-                  fmt(r.change, false),
-                  `${r.up} / ${r.down} of ${r.change.n}`,
-                ]),
-              )}`,
-          )
-          .join('\n');
-        return `<p class="meta">Per head of the CA's choice and value, the mean probability over a match's openings: hollow, the first match (CA0); filled, the last, with its 95% interval over seeds as a bar. Arena openings only. ${withColour.map((a) => `<b style="color:${a.colour}">● ${esc(a.arm)}</b>`).join(' ')}</p><div class="grid">${charts}</div>${tables}`;
-      })()
+    ? caPolicySection(s.caPolicy, colour)
     : `<p class="meta">Not read: <code>sparring report --study ${esc(s.id)} --ca-policy</code> adds it (one forward pass of two CAs a run, nothing replayed; the same tables as <code>sparring study ca-policy ${esc(s.id)}</code>).</p>`;
   const runs = htmlTable(
     ['arm', 'seed', 'run', 'status', 'matches', 'DA gyms', 'CA gyms', 'note'],

@@ -7,7 +7,7 @@ import { labDomainAt } from '../lab-domain';
 import { addDeviceOptions, deviceSession } from '../device';
 import type { DeviceOptions } from '../device';
 import { pct, table } from '../../format/table';
-import { fmt } from '../../report/study-report';
+import { caPolicyShiftView } from '../../report/study-report';
 import { UsageError } from '../options';
 import type { GlobalOptions } from '../main';
 
@@ -88,20 +88,8 @@ export function formatStudyCaPolicy(id: string, arms: readonly StudyCaPolicyArm[
   for (const a of arms) {
     out.push('', `${a.arm} (${a.seeds.length} seed${a.seeds.length === 1 ? '' : 's'} finished)`);
     if (!a.rows.length) continue;
-    out.push(
-      table(
-        ['head', 'value', 'first match', 'last match', 'last − first', 'seeds up / down'],
-        a.rows.map((r, i) => [
-          i === 0 || a.rows[i - 1]!.head !== r.head ? r.head : '',
-          r.value,
-          fmt(r.first, false),
-          fmt(r.last, false),
-          fmt(r.change, false),
-          `${r.up} / ${r.down} of ${r.change.n}`,
-        ]),
-        ['l', 'l', 'r', 'r', 'r', 'r'],
-      ),
-    );
+    const v = caPolicyShiftView(a);
+    out.push(table(v.header, v.rows, ['l', 'l', 'r', 'r', 'r', 'r']));
   }
   return `${out.join('\n')}\n`;
 }

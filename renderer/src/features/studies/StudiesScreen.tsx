@@ -39,6 +39,9 @@ import {
   useStudiesStore,
 } from './studies-store';
 
+/** An arm's colour on every chart of its study: its place among the study's arms. */
+const armColour = (study: Pick<StudyDetail, 'arms'>, arm: string) => SERIES_COLOURS[study.arms.indexOf(arm) % SERIES_COLOURS.length]!;
+
 const STATUS_TONE = { pending: 'neutral', running: 'da', finished: 'ok', failed: 'bad' } as const;
 
 export function StudiesScreen() {
@@ -522,7 +525,7 @@ function TacticEvidence({ arms }: { arms: readonly ArmSummary[] }) {
 
 function Compare({ study }: { study: StudyDetail }) {
   const [shown, setShown] = useState<string[]>(study.arms);
-  const colour = (arm: string) => SERIES_COLOURS[study.arms.indexOf(arm) % SERIES_COLOURS.length]!;
+  const colour = (arm: string) => armColour(study, arm);
   const arms = study.summary.arms.filter((a) => shown.includes(a.arm));
   const [view, setView] = useState<'final' | 'gain' | 'final.scripted' | 'gain.scripted' | 'final.fullCa'>('final');
   // Arena only: no held-out or panel figure on screen (as `study show --arena-only`), for choosing settings on the arena.
@@ -754,7 +757,8 @@ function StudyCaPolicy({ study }: { study: StudyDetail }) {
   const loading = mine && s.status === 'loading';
   const read = () => void studyCaPolicy.load(study.id);
   const finished = study.runs.some((r) => r.status === 'finished');
-  const colour = (arm: string) => SERIES_COLOURS[study.arms.indexOf(arm) % SERIES_COLOURS.length]!;
+  const done = mine && s.status === 'done' ? s.view : null;
+  const colour = (arm: string) => armColour(study, arm);
   return (
     <section className="panel" data-testid="study-ca-policy">
       <header className="panel-head row">
@@ -769,68 +773,63 @@ function StudyCaPolicy({ study }: { study: StudyDetail }) {
       {mine && s.status === 'error' && (
         <ErrorState title="Could not read the CAs' policies" error={s.error ?? ''} actions={[{ label: 'Retry', onClick: read }]} />
       )}
-      {mine && s.status === 'done' && s.view && (
+      {done && (
         <>
           <p className="hint">
             Hollow: the first match (CA0); filled: the last, with its 95% interval over seeds as a bar.{' '}
-            {s.view.map((a) => (
+            {done.map((a) => (
               <b key={a.arm} style={{ color: colour(a.arm) }}>
                 ● {a.arm}{' '}
               </b>
             ))}
           </p>
           <div className="chart-grid" data-testid="study-ca-policy-charts">
-            {[...new Set(s.view.flatMap((a) => a.rows.map((r) => r.head)))].map((h) => (
-              <CaPolicyChart key={h} head={h} arms={s.view!} colourOf={colour} />
+            {[...new Set(done.flatMap((a) => a.rows.map((r) => r.head)))].map((h) => (
+              <CaPolicyChart key={h} head={h} arms={done} colourOf={colour} />
             ))}
           </div>
-        </>
-      )}
-      {mine &&
-        s.status === 'done' &&
-        s.view?.map((a) => (
-          <table key={a.arm} className="table compact" data-testid={`study-ca-policy-${a.arm}`}>
-            <caption className="small">
-              <b>{a.arm}</b> ({a.seeds.length} seed{a.seeds.length === 1 ? '' : 's'} finished): mean probability over a match&apos;s openings, mean [95% t] over
-              seeds
-            </caption>
-            <thead>
-              <tr>
-                <th>head</th>
-                <th>value</th>
-                <th className="num">first match (CA0)</th>
-                <th className="num">last match</th>
-                <th className="num">last − first</th>
-                <th className="num">seeds up / down</th>
-              </tr>
-            </thead>
-            <tbody>
-              {a.rows.map((r, i) => (
-                <tr key={`${r.head}/${r.value}`} data-head={r.head} data-value={r.value}>
-                  <td>{i === 0 || a.rows[i - 1]!.head !== r.head ? r.head : ''}</td>
-                  <td className="mono">{r.value === 'null' ? 'none' : r.value}</td>
-                  <td className="num">{pctOrNum(r.first, false)}</td>
-                  <td className="num">{pctOrNum(r.last, false)}</td>
-                  <td className="num">{pctOrNum(r.change, false)}</td>
-                  <td className="num">
-                    {r.up} / {r.down} of {r.change.n}
-                  </td>
+          {done.map((a) => (
+            <table key={a.arm} className="table compact" data-testid={`study-ca-policy-${a.arm}`}>
+              <caption className="small">
+                <b>{a.arm}</b> ({a.seeds.length} seed{a.seeds.length === 1 ? '' : 's'} finished): mean probability over a match&apos;s openings, mean [95% t]
+                over seeds
+              </caption>
+              <thead>
+                <tr>
+                  <th>head</th>
+                  <th>value</th>
+                  <th className="num">first match (CA0)</th>
+                  <th className="num">last match</th>
+                  <th className="num">last − first</th>
+                  <th className="num">seeds up / down</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        ))}
-      {mine && s.status === 'done' && (
-        <p className="hint">
-          Each episode draws its customer&apos;s intent from the scenario&apos;s, so a CA that did not train (CA0 throughout) still reads a little differently
-          over another match&apos;s openings.
-        </p>
+              </thead>
+              <tbody>
+                {a.rows.map((r, i) => (
+                  <tr key={`${r.head}/${r.value}`} data-head={r.head} data-value={r.value}>
+                    <td>{i === 0 || a.rows[i - 1]!.head !== r.head ? r.head : ''}</td>
+                    <td className="mono">{r.value === 'null' ? 'none' : r.value}</td>
+                    <td className="num">{pctOrNum(r.first, false)}</td>
+                    <td className="num">{pctOrNum(r.last, false)}</td>
+                    <td className="num">{pctOrNum(r.change, false)}</td>
+                    <td className="num">
+                      {r.up} / {r.down} of {r.change.n}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ))}
+          <p className="hint">
+            Each episode draws its customer&apos;s intent from the scenario&apos;s, so a CA that did not train (CA0 throughout) still reads a little differently
+            over another match&apos;s openings.
+          </p>
+        </>
       )}
     </section>
   );
 }
 
-/** Any two runs of the lab, W_DA per match overlaid (not only runs of one study). */
 /** A figure of an estimate (points), with its interval; signed where it is a difference. */
 const pts = (m: MeanInterval | undefined, signed: boolean) => {
   if (!m || !m.n) return '–';
@@ -935,6 +934,7 @@ function ArenaEstimate({ study }: { study: StudyDetail }) {
   );
 }
 
+/** Any two runs of the lab, W_DA per match overlaid (not only runs of one study). */
 function RunOverlay() {
   const runs = useRunsStore(selectRuns);
   const details = useStudiesStore(selectOverlayRuns);
