@@ -8,6 +8,7 @@
  */
 import { meanInterval, pairedDifference } from '../stats/intervals';
 import type { MeanInterval, PairedDifference } from '../stats/intervals';
+import { fixed } from '../stats/format';
 
 /** The bank slice the CA speaks in an estimate. */
 export type EstimateSlice = 'train' | 'validation';
@@ -74,7 +75,10 @@ export function estimateTables(
 /** A figure of an estimate (points) with its interval, signed where it is a difference; '—' without seeds. */
 export function estimateFigure(m: MeanInterval, signed: boolean): string {
   if (m.n === 0) return '—';
-  const f = (v: number) => `${signed && v >= 0 ? '+' : ''}${v.toFixed(1)}`;
+  const f = (v: number) => {
+    const s = fixed(v, 1);
+    return signed && !s.startsWith('-') ? `+${s}` : s;
+  };
   return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : f(m.mean);
 }
 

@@ -14,6 +14,7 @@ import type { CaPolicyShiftRow } from '../../core/arena/ca-policy';
 import type { StudyCaPolicyArm } from '../../core/contract/contract';
 import type { FeatureSplit, RCaTerms } from '../../core/labels/tactic-evidence';
 import { esc, htmlTable, REPORT_STYLE } from './report';
+import { fixed, signedFixed } from '../../core/stats/format';
 
 /** One colour per arm, in the study's order. */
 export const ARM_COLOURS = ['#2563eb', '#ea580c', '#16a34a', '#7c3aed', '#db2777', '#0891b2', '#ca8a04', '#475569'];
@@ -158,7 +159,7 @@ function caPolicySection(arms: readonly StudyCaPolicyArm[], colour: (arm: string
 
 export function fmt(m: MeanInterval, rate: boolean): string {
   if (!m.n) return '–';
-  const f = (v: number) => (rate ? `${(v * 100).toFixed(1)}` : v.toFixed(2));
+  const f = (v: number) => (rate ? fixed(v * 100, 1) : fixed(v, 2));
   return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : f(m.mean);
 }
 
@@ -246,7 +247,7 @@ export const SPLIT_HEADER = [
 ];
 
 const rCa = (t: RCaTerms | null) => (t === null ? '–' : t.total.toFixed(2));
-const signed2 = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)}`;
+const signed2 = (x: number) => signedFixed(x, 2);
 /** Each r_CA term's mean with the feature minus without it: which term rewards or costs the feature. */
 function termGaps(w: RCaTerms | null, wo: RCaTerms | null): string {
   if (w === null || wo === null) return '–';

@@ -14,6 +14,22 @@ export function formatTime(iso: string): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
+/**
+ * `x.toFixed(digits)` without the sign of a value that rounds to zero: −0.001 is "0.00", not
+ * "-0.00". core/stats/format.ts for the hosts (the renderer imports no values from core/ but the
+ * contract).
+ */
+export function fixed(x: number, digits: number): string {
+  const s = x.toFixed(digits);
+  return /^-0(\.0*)?$/.test(s) ? s.slice(1) : s;
+}
+
+/** A difference with its sign always written, the minus as U+2212: "+1.2", "−0.3", "+0.0". */
+export function signedFixed(x: number, digits: number): string {
+  const s = fixed(x, digits);
+  return s.startsWith('-') ? `−${s.slice(1)}` : `+${s}`;
+}
+
 /** 12345 → "12,345". */
 export function formatCount(n: number): string {
   const s = String(Math.trunc(Math.abs(n)));

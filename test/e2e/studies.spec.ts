@@ -156,7 +156,9 @@ test("reads each arm's CA policy, first match → last, with the figures of `spa
   await expect(panel.getByTestId('study-ca-policy-charts').locator('figure')).toHaveCount(8);
   await expect(panel.getByTestId('ca-policy-chart-withhold').locator('g[data-arm]')).toHaveCount(4);
   await expect(panel.getByTestId('ca-policy-chart-withhold').locator('g[data-arm="no-ca-training"]')).toHaveCount(2);
-  const f = (m: MeanInterval) => (m.ci ? `${m.mean.toFixed(2)} [${m.ci[0].toFixed(2)}, ${m.ci[1].toFixed(2)}]` : m.mean.toFixed(2));
+  // As the screen writes them: two decimals, a value that rounds to zero without a sign.
+  const two = (v: number) => v.toFixed(2).replace(/^-(0\.00)$/, '$1');
+  const f = (m: MeanInterval) => (m.ci ? `${two(m.mean)} [${two(m.ci[0])}, ${two(m.ci[1])}]` : two(m.mean));
   for (const a of cli) {
     expect(a.seeds).toEqual([1, 2]);
     const table = panel.getByTestId(`study-ca-policy-${a.arm}`);

@@ -26,6 +26,7 @@ import type { Progress } from '../progress';
 import { policyLabel } from '../../format/policy';
 import { pct, table } from '../../format/table';
 import type { GlobalOptions } from '../main';
+import { signedFixed } from '../../../core/stats/format';
 
 /** One held-out set, split by split: the DA's routing accuracy and the TF-IDF baseline's on the same items. */
 interface SplitComparison {
@@ -66,7 +67,7 @@ function spreadOf(accs: number[]): { mean: number; sd: number; min: number; max:
 }
 
 export function comparisonTable(title: string, c: SplitComparison): string {
-  const signed = (x: number) => `${x >= 0 ? '+' : '−'}${(Math.abs(x) * 100).toFixed(1)}`;
+  const signed = (x: number) => signedFixed(x * 100, 1);
   const rows = c.perSplit.map((r) => [
     String(r.seed),
     String(r.n),

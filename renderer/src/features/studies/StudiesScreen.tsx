@@ -16,6 +16,7 @@ import { studyCaPolicy } from '../evaluation/ca-policy-store';
 import { loadRuns, selectRuns, useRunsStore } from '../runs/runs-store';
 import { BandChart, SERIES_COLOURS } from './BandChart';
 import { CaPolicyChart } from './CaPolicyChart';
+import { fixed, signedFixed } from '../../format';
 import {
   loadArms,
   loadOverlayRun,
@@ -390,7 +391,7 @@ function RunsTable({ study }: { study: StudyDetail }) {
 
 const pctOrNum = (m: MeanInterval | undefined, rate: boolean) => {
   if (!m || !m.n) return '–';
-  const f = (v: number) => (rate ? (v * 100).toFixed(1) : v.toFixed(2));
+  const f = (v: number) => (rate ? fixed(v * 100, 1) : fixed(v, 2));
   return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : f(m.mean);
 };
 
@@ -465,7 +466,7 @@ function TacticEvidence({ arms }: { arms: readonly ArmSummary[] }) {
   const shown = arms.filter((a) => a.tactic && a.tactic.splits.length > 0);
   if (!shown.length) return null;
   const pct = (v: number | null, n: number) => (v === null ? '–' : `${Math.round(v * 100)}% (${n})`);
-  const signed = (v: number, digits: number) => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(digits)}`;
+  const signed = signedFixed;
   return (
     <details data-testid="study-tactic-evidence">
       <summary>Why: the CA&apos;s wins and its reward with and without each feature of an opening</summary>
@@ -833,7 +834,10 @@ function StudyCaPolicy({ study }: { study: StudyDetail }) {
 /** A figure of an estimate (points), with its interval; signed where it is a difference. */
 const pts = (m: MeanInterval | undefined, signed: boolean) => {
   if (!m || !m.n) return '–';
-  const f = (v: number) => `${signed && v >= 0 ? '+' : ''}${v.toFixed(1)}`;
+  const f = (v: number) => {
+    const s = fixed(v, 1);
+    return signed && !s.startsWith('-') ? `+${s}` : s;
+  };
   return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : f(m.mean);
 };
 
