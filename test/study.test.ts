@@ -101,14 +101,19 @@ function storedOnce(db: string, s: StudyJson): void {
 
 interface EstimateJson {
   study: string;
-  arms: { arm: string; routing: { gain: { mean: number }; gainVsBaseline?: { seeds: number[] } } }[];
+  arms: {
+    arm: string;
+    routing: { gain: { mean: number }; gainVsBaseline?: { seeds: number[] } };
+    scenarios: { scenarioId: string; gain: { mean: number } }[];
+  }[];
   runs: {
     arm: string;
     seed: number;
     matchSeed: number;
     da0: string;
     finalCa: string;
-    matches: { da0: string };
+    matches: { da0: string; finalDa: string };
+    perScenario?: { scenarioId: string; da0: number; final: number }[];
     da0Metrics: { routing: number };
     finalMetrics: { routing: number };
   }[];
@@ -337,6 +342,17 @@ describe('sparring study', () => {
     const l = new Database(b, { readonly: true });
     const wDa = (id: string) => l.prepare('SELECT w_da FROM matches WHERE id = ?').pluck().get(id);
     expect(wDa((JSON.parse(m.stdout) as { matchId: string }).matchId)).toBe(wDa(one.matches.da0));
+    // Routing per arena scenario is each of the run's two matches' win rate there, read from the lab.
+    const rate = (id: string, sc: string) =>
+      l.prepare('SELECT da_win_rate FROM match_scenarios WHERE match_id = ? AND scenario_id = ?').pluck().get(id, sc) as number;
+    expect(one.perScenario!.length).toBe(10);
+    for (const p of one.perScenario!) {
+      expect(p.da0).toBe(rate(one.matches.da0, p.scenarioId));
+      expect(p.final).toBe(rate(one.matches.finalDa, p.scenarioId));
+    }
+    const sc0 = full.scenarios[0]!;
+    const perRun = est.runs.filter((r) => r.arm === 'full').map((r) => r.perScenario!.find((p) => p.scenarioId === sc0.scenarioId)!);
+    expect(sc0.gain.mean).toBeCloseTo((100 * (perRun[0]!.final - perRun[0]!.da0) + 100 * (perRun[1]!.final - perRun[1]!.da0)) / 2, 9);
     l.close();
     // `study show` carries what was stored, paired against the same baseline, and prints it.
     const withEstimate = JSON.parse((await sparring(['study', 'show', 'S1', '--json', '--db', b])).stdout) as StudyJson & {
@@ -346,6 +362,7 @@ describe('sparring study', () => {
     const text = (await sparring(['study', 'show', 'S1', '--db', b])).stdout;
     expect(text).toContain('Held-out, final DA − DA0 (own CA):');
     expect(text).toContain('Arena-only estimate of the held-out gain');
+    expect(text).toMatch(/Routing per arena scenario[^\n]*\n[^\n]*full gain +mix-100-0 gain\n[- ]+\n\S+ +\d+\.\d → \d+\.\d +[+-]?\d+\.\d/);
     // --arena-only: the same study with no held-out or panel figure, in text and JSON; the estimate stays.
     const arenaText = (await sparring(['study', 'show', 'S1', '--arena-only', '--db', b])).stdout;
     expect(arenaText).not.toMatch(/Held-out,|panel figures|held-out figures: \d+ episodes/);

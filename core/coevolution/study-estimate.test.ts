@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { estimateTables, estimateView } from './study-estimate';
+import { estimateScenarioView, estimateTables, estimateView } from './study-estimate';
 import type { ArenaEstimateFigures } from './study-estimate';
 
 /** A run's stored figures with DA0 and final routing rates (strict PASS half of each). */
@@ -63,5 +63,53 @@ describe('estimateTables', () => {
     expect(v.rows[0]![6]).toBe('(baseline)');
     // x on seeds 1–2: gains 10, 10 against 20, 10: −5 [−68.5, +58.5] (t 12.706, se 5).
     expect(v.rows[2]![6]).toBe('-5.0 [-68.5, +58.5]');
+  });
+});
+
+describe('estimateTables per arena scenario', () => {
+  const withScenarios = (arm: string, seed: number, rows: [string, number, number][]) => ({
+    ...run(arm, seed, 0.5, 0.6),
+    perScenario: rows.map(([scenarioId, da0, final]) => ({ scenarioId, da0, final })),
+  });
+
+  it("gives each scenario's DA0, final and gain in points over the seeds that carry it, first-seen order", () => {
+    const t = estimateTables(
+      'train',
+      ['full', 'x'],
+      [
+        withScenarios('full', 1, [
+          ['a', 0.5, 0.75],
+          ['b', 0.9, 0.8],
+        ]),
+        withScenarios('full', 2, [
+          ['a', 0.25, 0.75],
+          ['b', 0.8, 0.8],
+          ['c', 0.1, 0.2],
+        ]),
+        run('x', 1, 0.5, 0.6),
+      ],
+      'full',
+    );
+    const [a, b, c] = t.arms[0]!.scenarios;
+    expect(t.arms[0]!.scenarios.map((s) => s.scenarioId)).toEqual(['a', 'b', 'c']);
+    // a: gains 25, 50 → mean 37.5, sd 17.68, se 12.5, t(0.975, 1) 12.706.
+    expect(a!.da0.mean).toBeCloseTo(37.5, 9);
+    expect(a!.final.mean).toBeCloseTo(75, 9);
+    expect(a!.gain.mean).toBeCloseTo(37.5, 9);
+    expect(a!.gain.ci![0]).toBeCloseTo(37.5 - 12.7062 * 12.5, 2);
+    expect(b!.gain.mean).toBeCloseTo(-5, 9);
+    expect(c!.gain.n).toBe(1);
+    expect(c!.gain.ci).toBeNull();
+    // An arm whose runs' matches are not in the lab has no scenario rows.
+    expect(t.arms[1]!.scenarios).toEqual([]);
+    const v = estimateScenarioView(t)!;
+    expect(v.header).toEqual(['scenario', 'full DA0 → final', 'full gain']);
+    expect(v.rows[0]).toEqual(['a', '37.5 → 75.0', '+37.5 [-121.3, +196.3]']);
+    expect(v.rows[1]![2]).toMatch(/^-5\.0 \[/);
+    expect(v.rows[2]).toEqual(['c', '10.0 → 20.0', '+10.0']);
+  });
+
+  it('has no view when no run carries scenario rows', () => {
+    expect(estimateScenarioView(estimateTables('train', ['full'], [run('full', 1, 0.5, 0.6)], 'full'))).toBeNull();
   });
 });

@@ -32,6 +32,27 @@ export interface ArenaEstimateFigures {
   finalMetrics: { routing: number; strictPass: number; episodes: number };
 }
 
+/**
+ * One arena scenario's routing in a run's estimate: DA0's and the final DA's win rate there (their
+ * matches' per-scenario rows; rates in [0, 1]). Read from the stored matches, not stored twice.
+ */
+export interface EstimateScenarioFigures {
+  scenarioId: string;
+  da0: number;
+  final: number;
+}
+
+/** A run's figures as the tables read them: the stored ones, with the per-scenario rows of its two matches when both are in the lab. */
+export type EstimateRun = ArenaEstimateFigures & { arm: string; seed: number; perScenario?: readonly EstimateScenarioFigures[] };
+
+/** One arena scenario of one arm: routing of DA0, of the final DA and the gain (points), mean [95% t] over the seeds that carry it. */
+export interface EstimateScenario {
+  scenarioId: string;
+  da0: MeanInterval;
+  final: MeanInterval;
+  gain: MeanInterval;
+}
+
 /** One measure of one arm: DA0, the final DA and the gain (points), mean [95% t] over seeds; the gain paired against the baseline arm's. */
 export interface EstimateMeasure {
   da0: MeanInterval;
@@ -44,18 +65,24 @@ export interface EstimateMeasure {
 export interface EstimateTables {
   speak: EstimateSlice;
   baseline: string;
-  arms: { arm: string; seeds: number; routing: EstimateMeasure; strictPass: EstimateMeasure }[];
+  arms: {
+    arm: string;
+    seeds: number;
+    routing: EstimateMeasure;
+    strictPass: EstimateMeasure;
+    /**
+     * Routing per arena scenario (first-seen order): which scenarios the gain comes from, and
+     * which it leaves behind (the transfer_to_human ones a DA gym can unlearn), chosen on without
+     * reading anything held out. Empty when no run's matches are in the lab.
+     */
+    scenarios: EstimateScenario[];
+  }[];
   /** Per (arm, seed) run, as stored. */
-  runs: (ArenaEstimateFigures & { arm: string; seed: number })[];
+  runs: EstimateRun[];
 }
 
 /** The tables of an estimate from its runs' figures. */
-export function estimateTables(
-  speak: EstimateSlice,
-  arms: readonly string[],
-  runs: readonly (ArenaEstimateFigures & { arm: string; seed: number })[],
-  baseline: string,
-): EstimateTables {
+export function estimateTables(speak: EstimateSlice, arms: readonly string[], runs: readonly EstimateRun[], baseline: string): EstimateTables {
   const perSeed = (arm: string, f: (x: ArenaEstimateFigures) => number) => new Map(runs.filter((r) => r.arm === arm).map((r) => [r.seed, 100 * f(r)]));
   const gain = (arm: string, m: 'routing' | 'strictPass') => perSeed(arm, (x) => x.finalMetrics[m] - x.da0Metrics[m]);
   const of = (arm: string, m: 'routing' | 'strictPass'): EstimateMeasure => ({
@@ -67,9 +94,31 @@ export function estimateTables(
   return {
     speak,
     baseline,
-    arms: arms.map((arm) => ({ arm, seeds: runs.filter((r) => r.arm === arm).length, routing: of(arm, 'routing'), strictPass: of(arm, 'strictPass') })),
+    arms: arms.map((arm) => ({
+      arm,
+      seeds: runs.filter((r) => r.arm === arm).length,
+      routing: of(arm, 'routing'),
+      strictPass: of(arm, 'strictPass'),
+      scenarios: scenariosOf(runs.filter((r) => r.arm === arm)),
+    })),
     runs: [...runs],
   };
+}
+
+/** Each arena scenario's routing over an arm's runs, in points (scenarios in first-seen order). */
+function scenariosOf(runs: readonly EstimateRun[]): EstimateScenario[] {
+  const bySeed = new Map<string, EstimateScenarioFigures[]>();
+  for (const r of runs)
+    for (const p of r.perScenario ?? []) {
+      if (!bySeed.has(p.scenarioId)) bySeed.set(p.scenarioId, []);
+      bySeed.get(p.scenarioId)!.push(p);
+    }
+  return [...bySeed].map(([scenarioId, xs]) => ({
+    scenarioId,
+    da0: meanInterval(xs.map((x) => 100 * x.da0)),
+    final: meanInterval(xs.map((x) => 100 * x.final)),
+    gain: meanInterval(xs.map((x) => 100 * (x.final - x.da0))),
+  }));
 }
 
 /** A figure of an estimate (points) with its interval, signed where it is a difference; '—' without seeds. */
@@ -98,5 +147,33 @@ export function estimateView(t: EstimateTables): { title: string; header: string
         a[k].gainVsBaseline ? estimateFigure(a[k].gainVsBaseline, true) : '(baseline)',
       ]),
     ),
+  };
+}
+
+/**
+ * The estimate's routing per arena scenario (`study estimate`, `study show`, `report --study`):
+ * DA0 → final DA for the first arm with scenarios, and every arm's gain; null when no run's
+ * matches are in the lab.
+ */
+export function estimateScenarioView(t: EstimateTables): { title: string; header: string[]; rows: string[][] } | null {
+  const arms = t.arms.filter((a) => a.scenarios.length);
+  const first = arms[0];
+  if (!first) return null;
+  const ids = [...new Set(arms.flatMap((a) => a.scenarios.map((x) => x.scenarioId)))];
+  const of = (a: (typeof arms)[number], id: string) => a.scenarios.find((x) => x.scenarioId === id);
+  return {
+    title: `Routing per arena scenario, DA0 and the final DA against each run's final CA (${t.speak} slice); points, gain mean [95% t] over seeds`,
+    header: ['scenario', `${first.arm} DA0 → final`, ...arms.map((a) => `${a.arm} gain`)],
+    rows: ids.map((id) => {
+      const f = of(first, id);
+      return [
+        id,
+        f ? `${fixed(f.da0.mean, 1)} → ${fixed(f.final.mean, 1)}` : '—',
+        ...arms.map((a) => {
+          const x = of(a, id);
+          return x ? estimateFigure(x.gain, true) : '—';
+        }),
+      ];
+    }),
   };
 }

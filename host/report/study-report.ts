@@ -7,7 +7,7 @@
  */
 import { arenaOnlySummary, heldoutEpisodesNote, isHeldoutMeasure, MEASURES, TACTIC_FIELDS } from '../../core/coevolution/study-summary';
 import type { ArmSummary, StudyRunData, StudySummary } from '../../core/coevolution/study-summary';
-import { estimateView } from '../../core/coevolution/study-estimate';
+import { estimateScenarioView, estimateView } from '../../core/coevolution/study-estimate';
 import type { EstimateSlice, EstimateTables } from '../../core/coevolution/study-estimate';
 import type { MeanInterval } from '../../core/stats/intervals';
 import type { CaPolicyShiftRow } from '../../core/arena/ca-policy';
@@ -345,9 +345,15 @@ export function renderStudyReport(input: StudyReportInput): string {
       s.summary.arms.map((a) => [a.arm, a.measures[`${prefix}.routing`]!.n, ...panelRows(prefix).map((d) => fmt(a.measures[d.key]!, d.rate))]),
     );
   const panelPairedDefs = [...panelRows('panel'), ...panelRows('panel.gap')];
-  const estimates = (['train', 'validation'] as const).flatMap((k) => s.arenaEstimate?.[k] ?? []).map(estimateView);
+  const estimates = (['train', 'validation'] as const).flatMap((k) => s.arenaEstimate?.[k] ?? []);
   const estimate = estimates.length
-    ? estimates.map((v) => `<p class="meta">${esc(v.title)}. Nothing held out is read.</p>${htmlTable(v.header, v.rows)}`).join('\n')
+    ? estimates
+        .map((t) => {
+          const v = estimateView(t);
+          const sc = estimateScenarioView(t);
+          return `<p class="meta">${esc(v.title)}. Nothing held out is read.</p>${htmlTable(v.header, v.rows)}${sc ? `<p class="meta">${esc(sc.title)}.</p>${htmlTable(sc.header, sc.rows)}` : ''}`;
+        })
+        .join('\n')
     : `<p class="meta">None stored yet: <code>sparring study estimate ${esc(s.id)}</code> plays it (two arena matches a run).</p>`;
   const panel = hasPanel
     ? `<h2>Counterpart shift (IB-RL)</h2>

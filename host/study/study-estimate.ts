@@ -11,7 +11,7 @@ import { selectScenarios } from '../../core/arena/scenarios';
 import { RUN_THREADS } from '../../core/coevolution/run-config';
 import type { RunConfig } from '../../core/coevolution/run-config';
 import { estimateKind, estimateSeed, estimateTables } from '../../core/coevolution/study-estimate';
-import type { ArenaEstimateFigures, EstimateSlice, EstimateTables } from '../../core/coevolution/study-estimate';
+import type { ArenaEstimateFigures, EstimateRun, EstimateSlice, EstimateTables } from '../../core/coevolution/study-estimate';
 import { runArena } from '../coevolution/actors';
 import { nextArenaMatchId, runAndStoreMatch } from '../llm/store-match';
 import { matchConcurrency, pendingLlmCalls, resolveCa, resolveDa, resolveJudge } from '../policies/policies';
@@ -70,9 +70,20 @@ export function storedStudyEstimateRefusal(db: Database, studyId: string, speak:
 export function storedEstimate(db: Database, studyId: string, speak: EstimateSlice, baseline?: string): EstimateTables | null {
   const studies = studyStore(db);
   const s = studies.get(studyId);
-  const runs = studies.entries(studyId).flatMap((e) => {
+  const rates = db.prepare<[string], { scenario_id: string; da_win_rate: number }>(
+    'SELECT scenario_id, da_win_rate FROM match_scenarios WHERE match_id = ? ORDER BY pos',
+  );
+  const runs = studies.entries(studyId).flatMap((e): EstimateRun[] => {
     const f = studies.evaluation<ArenaEstimateFigures>(studyId, e.arm, e.seed, estimateKind(speak));
-    return f ? [{ arm: e.arm, seed: e.seed, ...f }] : [];
+    if (!f) return [];
+    // Routing per scenario is each match's win rate there (routing = the DA won, as in heldoutMetrics).
+    const before = rates.all(f.matches.da0);
+    const after = new Map(rates.all(f.matches.finalDa).map((r) => [r.scenario_id, r.da_win_rate]));
+    const perScenario = before.flatMap((r) => {
+      const final = after.get(r.scenario_id);
+      return final === undefined ? [] : [{ scenarioId: r.scenario_id, da0: r.da_win_rate, final }];
+    });
+    return [{ arm: e.arm, seed: e.seed, ...f, ...(perScenario.length ? { perScenario } : {}) }];
   });
   if (!runs.length) return null;
   return estimateTables(speak, s.arms, runs, baseline && s.arms.includes(baseline) ? baseline : s.arms[0]!);

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { Page } from '@playwright/test';
-import type { MeanInterval, StudyCaPolicyArm } from '../../core/contract/contract';
+import type { EstimateTables, MeanInterval, StudyCaPolicyArm } from '../../core/contract/contract';
 import { ArenaPage } from './pages/arena-page';
 import { LabPage, SCREENSHOTS } from './pages/lab-page';
 import { StudiesPage } from './pages/studies-page';
@@ -127,6 +127,24 @@ test('estimates the held-out gain on the arena, nothing held out read', async ()
   await expect(rows.nth(2)).toContainText(/no-ca-training\s*routing\s*2\s*\d+\.\d/);
   await expect(panel.getByTestId('estimate-progress')).toHaveCount(0);
   await expect(panel.getByTestId('estimate-run')).toHaveText('Estimate new runs');
+  // Routing per arena scenario, cell by cell as `sparring study estimate --json` computes it.
+  const db = process.env.SPARRING_E2E_DB;
+  if (!db) throw new Error('SPARRING_E2E_DB is not set: run these specs through playwright.config.ts');
+  const studyId = /#\/studies\/(S\d+)/.exec(page.url())?.[1];
+  const cli = JSON.parse((await runNode([BIN, '--db', db, '--json', 'study', 'estimate', studyId!])).stdout) as EstimateTables;
+  const [full, noCa] = cli.arms;
+  expect(full!.scenarios).toHaveLength(10);
+  const scenarioRows = panel.getByTestId('estimate-scenarios').locator('tbody tr');
+  await expect(scenarioRows).toHaveCount(10);
+  const one = (v: number) => v.toFixed(1).replace(/^-(0\.0)$/, '$1');
+  const signed = (v: number) => (one(v).startsWith('-') ? one(v) : `+${one(v)}`);
+  const gain = (m: MeanInterval) => (m.ci ? `${signed(m.mean)} [${signed(m.ci[0])}, ${signed(m.ci[1])}]` : signed(m.mean));
+  for (const x of full!.scenarios) {
+    const cells = panel.getByTestId('estimate-scenarios').locator(`tr[data-scenario="${x.scenarioId}"] td`);
+    await expect(cells.nth(1)).toHaveText(`${one(x.da0.mean)} → ${one(x.final.mean)}`);
+    await expect(cells.nth(2)).toHaveText(gain(x.gain));
+    await expect(cells.nth(3)).toHaveText(gain(noCa!.scenarios.find((y) => y.scenarioId === x.scenarioId)!.gain));
+  }
   await lab.screenshot('studies-04-estimate');
   // Asked for here on the validation slice, which the quick preset does not keep: the app says so and stores nothing.
   await panel.getByTestId('estimate-speak').selectOption('validation');

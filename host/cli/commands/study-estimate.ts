@@ -12,7 +12,7 @@
  */
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { estimateView } from '../../../core/coevolution/study-estimate';
+import { estimateScenarioView, estimateView } from '../../../core/coevolution/study-estimate';
 import type { EstimateSlice, EstimateTables } from '../../../core/coevolution/study-estimate';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { estimateStudy, StudyEstimateError } from '../../study/study-estimate';
@@ -79,5 +79,11 @@ export async function estimateStep(
 /** The estimate's table as `study estimate` and `study show` print it. */
 export function estimateText(id: string, out: EstimateTables): string {
   const v = estimateView(out);
-  return `study ${id}: ${v.title}\n\n` + table(v.header, v.rows, ['l', 'l', 'r', 'r', 'r', 'r', 'r']) + '\n';
+  const sc = estimateScenarioView(out);
+  return (
+    `study ${id}: ${v.title}\n\n` +
+    table(v.header, v.rows, ['l', 'l', 'r', 'r', 'r', 'r', 'r']) +
+    '\n' +
+    (sc ? `\n${sc.title}\n${table(sc.header, sc.rows, ['l', ...sc.header.slice(1).map(() => 'r' as const)])}\n` : '')
+  );
 }

@@ -5,7 +5,7 @@
  * its runs in the dashboard or the transcripts; and overlay any two runs of the lab.
  */
 import { useEffect, useMemo, useState } from 'react';
-import type { ArmSummary, EstimateSlice, MeanInterval, StudyDetail, StudyInfo } from '../../../../core/contract/contract';
+import type { ArmSummary, EstimateSlice, EstimateTables, MeanInterval, StudyDetail, StudyInfo } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
 import { Term } from '../../components/Term';
 import { etaFrom, ProgressBar, useNow } from '../../components/ProgressBar';
@@ -927,14 +927,64 @@ function ArenaEstimate({ study }: { study: StudyDetail }) {
             )}
           </tbody>
         </table>
-      ) : (
-        !busy && (
-          <EmptyState title="No estimate stored for this slice" testId="estimate-empty">
-            {finished ? 'Estimate plays two arena matches per finished run.' : 'No run of this study has finished yet.'}
-          </EmptyState>
-        )
+      ) : null}
+      {shown && <EstimateScenarios tables={shown} />}
+      {!shown && !busy && (
+        <EmptyState title="No estimate stored for this slice" testId="estimate-empty">
+          {finished ? 'Estimate plays two arena matches per finished run.' : 'No run of this study has finished yet.'}
+        </EmptyState>
       )}
     </section>
+  );
+}
+
+/**
+ * The estimate's routing per arena scenario: DA0 → final DA for the first arm, each arm's gain
+ * (mean [95% t] over seeds): which scenarios the gain comes from and which it leaves behind. The
+ * same table as `study estimate` (estimateScenarioView).
+ */
+function EstimateScenarios({ tables }: { tables: EstimateTables }) {
+  const arms = tables.arms.filter((a) => a.scenarios.length);
+  const first = arms[0];
+  if (!first) return null;
+  const ids = [...new Set(arms.flatMap((a) => a.scenarios.map((x) => x.scenarioId)))];
+  const of = (a: (typeof arms)[number], id: string) => a.scenarios.find((x) => x.scenarioId === id);
+  return (
+    <>
+      <h4>Routing per arena scenario</h4>
+      <table className="table" data-testid="estimate-scenarios">
+        <thead>
+          <tr>
+            <th>Scenario</th>
+            <th className="num">{first.arm}: DA0 → final</th>
+            {arms.map((a) => (
+              <th key={a.arm} className="num">
+                {a.arm}: gain
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {ids.map((id) => {
+            const f = of(first, id);
+            return (
+              <tr key={id} data-scenario={id}>
+                <td>{id}</td>
+                <td className="num">{f ? `${fixed(f.da0.mean, 1)} → ${fixed(f.final.mean, 1)}` : '—'}</td>
+                {arms.map((a) => {
+                  const x = of(a, id);
+                  return (
+                    <td key={a.arm} className="num">
+                      {x ? pts(x.gain, true) : '—'}
+                    </td>
+                  );
+                })}
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </>
   );
 }
 
