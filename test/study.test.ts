@@ -254,7 +254,10 @@ describe('sparring study', () => {
     const arenaHtml = await html();
     expect(arenaHtml).toContain('Arena only, for choosing settings on the arena');
     expect(arenaHtml).not.toContain('Held-out evaluation (RL-ADA Table 4)');
-    expect(await html('--heldout')).toContain('Held-out evaluation (RL-ADA Table 4)');
+    expect(arenaHtml).not.toContain('Held-out routing by the arena’s reach');
+    const heldoutHtml = await html('--heldout');
+    expect(heldoutHtml).toContain('Held-out evaluation (RL-ADA Table 4)');
+    expect(heldoutHtml).toMatch(/Held-out routing by the arena’s reach[\s\S]*<td>intents the arena plays<\/td><td>7<\/td>/);
     expect((await sparring(['report', 'R1', '--heldout', '--out', path.join(tmp, 'x.html'), '--db', db])).stderr).toMatch(/go with --study/);
   }, 300_000);
 
@@ -363,14 +366,18 @@ describe('sparring study', () => {
     expect(text).toContain('Held-out, final DA − DA0 (own CA):');
     expect(text).toContain('Arena-only estimate of the held-out gain');
     expect(text).toMatch(/Routing per arena scenario[^\n]*\n[^\n]*full gain +mix-100-0 gain\n[- ]+\n\S+ +\d+\.\d → \d+\.\d +[+-]?\d+\.\d/);
+    // Held-out routing by the arena's reach: the shipped held-out set has 7 scenarios that share an intent with the arena, 5 that do not.
+    expect(text).toMatch(
+      /Held-out routing by the arena’s reach[^\n]*\n[^\n]*\n[- ]+\nfull +intents the arena plays +7 +[\d.]+ \[[^\n]*\nfull +intents it never plays +5 /,
+    );
     // --arena-only: the same study with no held-out or panel figure, in text and JSON; the estimate stays.
     const arenaText = (await sparring(['study', 'show', 'S1', '--arena-only', '--db', b])).stdout;
-    expect(arenaText).not.toMatch(/Held-out,|panel figures|held-out figures: \d+ episodes/);
+    expect(arenaText).not.toMatch(/Held-out,|Held-out routing|panel figures|held-out figures: \d+ episodes/);
     expect(arenaText).toContain('W_DA per match (%):');
     expect(arenaText).toMatch(/mix-100-0 +strict PASS +2 /);
     const arenaJson = JSON.parse((await sparring(['study', 'show', 'S1', '--arena-only', '--json', '--db', b])).stdout) as StudyJson & {
       arenaOnly: boolean;
-      arms: { measures: Record<string, unknown>; heldoutScenarios: unknown[] }[];
+      arms: { measures: Record<string, unknown>; heldoutScenarios: unknown[]; heldoutReach: unknown }[];
       arenaEstimate: { train: unknown };
     };
     expect(arenaJson.arenaOnly).toBe(true);
@@ -380,6 +387,7 @@ describe('sparring study', () => {
       expect(Object.keys(a.measures).filter((k) => /^(final|da0|gain|panel)\./.test(k))).toEqual([]);
       expect(a.measures).toHaveProperty('daGyms');
       expect(a.heldoutScenarios).toEqual([]);
+      expect(a.heldoutReach).toBeNull();
     }
     expect(arenaJson.arenaEstimate.train).toEqual(estTables);
     expect(text).toMatch(/mix-100-0 +strict PASS +2 /);

@@ -23,3 +23,18 @@ export function selectScenarios(domain: Domain, set: ScenarioSetName): Scenario[
       return [...domain.scenarios.filter((s) => s.set === 'arena'), ...domain.scenarios.filter((s) => s.set === 'heldout')];
   }
 }
+
+/**
+ * The held-out scenarios that share at least one intent with an arena scenario: how far the
+ * arena's training reaches. A DA's gyms only ever see arena scenarios' intents, so its held-out
+ * gain on the other held-out scenarios is transfer to intents (and their words) it never trained
+ * against the CA on.
+ */
+export function heldoutWithArenaIntents(domain: Pick<Domain, 'scenarios'>): Set<string> {
+  const arena = new Set(selectScenarios(domain as Domain, 'arena').flatMap((s) => s.intents));
+  return new Set(
+    selectScenarios(domain as Domain, 'heldout')
+      .filter((s) => s.intents.some((i) => arena.has(i)))
+      .map((s) => s.id),
+  );
+}

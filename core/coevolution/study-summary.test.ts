@@ -326,6 +326,52 @@ describe('summariseStudy: held-out routing per scenario', () => {
     expect(b!.gain.mean).toBeCloseTo(-0.25, 12);
     expect(b!.final.ci![0]).toBeGreaterThanOrEqual(0);
   });
+
+  it("groups the held-out scenarios by the arena's reach: per seed the group's mean, then over seeds; the gains' difference paired", () => {
+    const runs = [
+      run(
+        1,
+        [
+          ['a-h', 0.5],
+          ['b-h', 0.25],
+          ['n-h', 0.5],
+        ],
+        [
+          ['a-h', 1],
+          ['b-h', 0.75],
+          ['n-h', 0.5],
+        ],
+      ),
+      run(
+        2,
+        [
+          ['a-h', 0],
+          ['b-h', 0.5],
+          ['n-h', 1],
+        ],
+        [
+          ['a-h', 0.5],
+          ['b-h', 0.5],
+          ['n-h', 0.75],
+        ],
+      ),
+      // Seed 3's evaluations carry no scenario outside the arena's reach: left out of both groups.
+      run(3, [['a-h', 0.5]], [['a-h', 1]]),
+    ];
+    expect(summariseStudy(['full'], runs).arms[0]!.heldoutReach).toBeNull();
+    const r = summariseStudy(['full'], runs, undefined, new Set(['a-h', 'b-h'])).arms[0]!.heldoutReach!;
+    expect(r.arenaIntents.scenarios).toEqual(['a-h', 'b-h']);
+    expect(r.otherIntents.scenarios).toEqual(['n-h']);
+    // Seed 1: DA0 (0.5 + 0.25) / 2 = 0.375, final 0.875, gain 0.5; seed 2: 0.25, 0.5, 0.25.
+    expect(r.arenaIntents.da0).toEqual(meanInterval([0.375, 0.25], 0.95, [0, 1]));
+    expect(r.arenaIntents.final).toEqual(meanInterval([0.875, 0.5], 0.95, [0, 1]));
+    expect(r.arenaIntents.gain).toEqual(meanInterval([0.5, 0.25], 0.95, [-1, 1]));
+    expect(r.otherIntents.gain).toEqual(meanInterval([0, -0.25], 0.95, [-1, 1]));
+    // Differences 0.5 − 0 and 0.25 − (−0.25): both 0.5, no spread.
+    expect(r.gainDifference.mean).toBeCloseTo(0.5, 12);
+    expect(r.gainDifference.n).toBe(2);
+    expect(arenaOnlySummary(summariseStudy(['full'], runs, undefined, new Set(['a-h']))).arms[0]!.heldoutReach).toBeNull();
+  });
 });
 
 describe('studyHosts', () => {

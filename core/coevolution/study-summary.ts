@@ -263,6 +263,31 @@ export interface ArmSummary {
    * seeds whose evaluations carry the scenario: where the gains of the arena reach new wording.
    */
   heldoutScenarios: HeldoutScenario[];
+  /**
+   * Held-out routing of the scenarios that share an intent with the arena against those that do
+   * not (heldoutWithArenaIntents): the gain the arena's training carries to held-out wording of
+   * intents it trains on, and the part that transfers to intents it never plays. Null without
+   * per-scenario figures or when either group is empty.
+   */
+  heldoutReach: HeldoutReach | null;
+}
+
+/** One group of held-out scenarios: per seed the mean over its scenarios, then mean [95% t] over seeds. */
+export interface HeldoutReachGroup {
+  scenarios: string[];
+  da0: MeanInterval;
+  final: MeanInterval;
+  /** final − DA0, paired within each seed. */
+  gain: MeanInterval;
+}
+
+export interface HeldoutReach {
+  /** Scenarios at least one of whose intents an arena scenario plays. */
+  arenaIntents: HeldoutReachGroup;
+  /** Scenarios none of whose intents the arena plays. */
+  otherIntents: HeldoutReachGroup;
+  /** arenaIntents' gain − otherIntents', paired within each seed: how much of the gain stays with the arena's intents. */
+  gainDifference: MeanInterval;
 }
 
 export interface HeldoutScenario {
@@ -304,6 +329,60 @@ function heldoutScenarios(runs: readonly StudyRunData[]): HeldoutScenario[] {
       DIFFERENCE,
     ),
   }));
+}
+
+/** heldoutScenarios' figures grouped by whether the arena plays a scenario's intents (`withArenaIntents`: their ids). */
+function heldoutReach(runs: readonly StudyRunData[], withArenaIntents: ReadonlySet<string> | undefined): HeldoutReach | null {
+  if (!withArenaIntents) return null;
+  type Pair = { da0: number; final: number };
+  const seeds: { inArena: Pair[]; other: Pair[] }[] = [];
+  const ids = { inArena: new Set<string>(), other: new Set<string>() };
+  for (const r of runs) {
+    const { final, da0 } = finalAndDa0(r);
+    const after = new Map((final?.heldout.perScenario ?? []).map((p) => [p.scenarioId, p.routingAccuracy]));
+    const seed = { inArena: [] as Pair[], other: [] as Pair[] };
+    for (const p of da0?.heldout.perScenario ?? []) {
+      const f = after.get(p.scenarioId);
+      if (f === undefined) continue;
+      const k = withArenaIntents.has(p.scenarioId) ? 'inArena' : 'other';
+      seed[k].push({ da0: p.routingAccuracy, final: f });
+      ids[k].add(p.scenarioId);
+    }
+    if (seed.inArena.length && seed.other.length) seeds.push(seed);
+  }
+  if (!seeds.length) return null;
+  const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const group = (k: 'inArena' | 'other'): HeldoutReachGroup => {
+    const of = (f: (p: Pair) => number) => seeds.map((s) => mean(s[k].map(f)));
+    return {
+      scenarios: [...ids[k]],
+      da0: meanInterval(
+        of((p) => p.da0),
+        0.95,
+        LEVEL,
+      ),
+      final: meanInterval(
+        of((p) => p.final),
+        0.95,
+        LEVEL,
+      ),
+      gain: meanInterval(
+        of((p) => p.final - p.da0),
+        0.95,
+        DIFFERENCE,
+      ),
+    };
+  };
+  const gainOf = (s: { inArena: Pair[]; other: Pair[] }, k: 'inArena' | 'other') => mean(s[k].map((p) => p.final - p.da0));
+  return {
+    arenaIntents: group('inArena'),
+    otherIntents: group('other'),
+    gainDifference: meanInterval(
+      seeds.map((s) => gainOf(s, 'inArena') - gainOf(s, 'other')),
+      0.95,
+      [-2, 2],
+    ),
+  };
 }
 
 /**
@@ -380,7 +459,7 @@ export function arenaOnlySummary(s: StudySummary): StudySummary {
   const arena = <T>(m: Record<string, T>) => Object.fromEntries(Object.entries(m).filter(([k]) => !isHeldoutMeasure(k)));
   return {
     ...s,
-    arms: s.arms.map((a) => ({ ...a, measures: arena(a.measures), heldoutScenarios: [] })),
+    arms: s.arms.map((a) => ({ ...a, measures: arena(a.measures), heldoutScenarios: [], heldoutReach: null })),
     paired: s.paired.map((p) => ({ ...p, measures: arena(p.measures) })),
   };
 }
@@ -407,7 +486,16 @@ function perMatch(runs: readonly StudyRunData[], of: (m: MatchSummary) => number
   }));
 }
 
-export function summariseStudy(arms: readonly string[], runs: readonly StudyRunData[], baselineArm?: string): StudySummary {
+/**
+ * `withArenaIntents`: the held-out scenarios that share an intent with the arena
+ * (heldoutWithArenaIntents of the runs' domain); without it no arm has a `heldoutReach`.
+ */
+export function summariseStudy(
+  arms: readonly string[],
+  runs: readonly StudyRunData[],
+  baselineArm?: string,
+  withArenaIntents?: ReadonlySet<string>,
+): StudySummary {
   if (baselineArm !== undefined && !arms.includes(baselineArm))
     throw new Error(`baseline arm "${baselineArm}" is not an arm of the study (${arms.join(', ')})`);
   const finishedOf = (arm: string) => runs.filter((r) => r.arm === arm && r.status === 'finished').sort((x, y) => x.seed - y.seed);
@@ -432,6 +520,7 @@ export function summariseStudy(arms: readonly string[], runs: readonly StudyRunD
       ) as ArmSummary['tacticDirection'],
       tactic: tacticConvergence(done),
       heldoutScenarios: heldoutScenarios(done),
+      heldoutReach: heldoutReach(done, withArenaIntents),
     };
   });
   const baseline = baselineArm ?? (arms.includes('full') ? 'full' : (arms[0] ?? null));

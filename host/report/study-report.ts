@@ -296,6 +296,31 @@ export function heldoutScenarioView(arms: readonly ArmSummary[]): { title: strin
   };
 }
 
+/**
+ * Held-out routing by the arena's reach (ArmSummary.heldoutReach): the scenarios that share an
+ * intent with the arena against those that do not, DA0 → final and the gain per arm. `study show`,
+ * `report --study` and the Studies screen.
+ */
+export function heldoutReachView(arms: readonly ArmSummary[]): { title: string; header: string[]; rows: string[][] } | null {
+  const shown = arms.filter((a) => a.heldoutReach);
+  if (!shown.length) return null;
+  const groups = [
+    ['arenaIntents', 'intents the arena plays'],
+    ['otherIntents', 'intents it never plays'],
+  ] as const;
+  return {
+    title: 'Held-out routing by the arena’s reach, DA0 → final DA (own CA); per seed the mean over the group’s scenarios:',
+    header: ['arm', 'held-out scenarios of', 'scenarios', 'DA0', 'final DA', 'final − DA0'],
+    rows: shown.flatMap((a) => [
+      ...groups.map(([k, label]) => {
+        const g = a.heldoutReach![k];
+        return [a.arm, label, String(g.scenarios.length), fmt(g.da0, true), fmt(g.final, true), fmt(g.gain, true)];
+      }),
+      [a.arm, 'the first − the second (paired)', '', '', '', fmt(a.heldoutReach!.gainDifference, true)],
+    ]),
+  };
+}
+
 export function renderStudyReport(input: StudyReportInput): string {
   const s = input.arenaOnly ? { ...input, summary: arenaOnlySummary(input.summary) } : input;
   const colour = (arm: string) => ARM_COLOURS[s.arms.indexOf(arm) % ARM_COLOURS.length]!;
@@ -307,6 +332,7 @@ export function renderStudyReport(input: StudyReportInput): string {
     );
   };
   const perScenario = heldoutScenarioView(s.summary.arms);
+  const reach = heldoutReachView(s.summary.arms);
   const wDa = bandChart(
     s.summary.arms.map((a) => ({ name: a.arm, colour: colour(a.arm), points: a.wDa })),
     { title: 'W_DA per match, mean and 95% band per arm', rate: true, tauDa: s.tauDa },
@@ -437,7 +463,8 @@ ${
 <h3>Final DA against the scripted CA</h3>${measureTable('final.scripted')}
 <h3>Final DA − DA0 (scripted CA)</h3>${measureTable('gain.scripted')}
 ${s.summary.arms.some((a) => a.arm !== 'full' && a.measures['final.fullCa.routing']!.n) ? `<h3>Final DA against the full arm's final CA of the same seed</h3>${measureTable('final.fullCa')}` : ''}
-${perScenario ? `<h3>${esc(perScenario.title.replace(/:$/, ''))}</h3>${htmlTable(perScenario.header, perScenario.rows)}` : ''}`
+${perScenario ? `<h3>${esc(perScenario.title.replace(/:$/, ''))}</h3>${htmlTable(perScenario.header, perScenario.rows)}` : ''}
+${reach ? `<h3>${esc(reach.title.replace(/:$/, ''))}</h3>${htmlTable(reach.header, reach.rows)}` : ''}`
 }
 <h2>Paired differences</h2>
 ${paired}

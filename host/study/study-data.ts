@@ -4,10 +4,12 @@ import { configOverlay, isArmName } from '../../core/coevolution/arms';
 import { summariseStudy } from '../../core/coevolution/study-summary';
 import type { StudyCheckpointEvaluation, StudyPanelFigures, StudyRunData, StudySummary } from '../../core/coevolution/study-summary';
 import { hostCpuLine } from '../../core/contract/device';
+import { heldoutWithArenaIntents } from '../../core/arena/scenarios';
 import type { EstimateSlice, EstimateTables } from '../../core/coevolution/study-estimate';
 import type { DomainTool } from '../../core/domain/types';
 import type { Opening } from '../../core/labels/tactic-evidence';
 import { createRunReader } from '../coevolution/service';
+import { labDomain } from '../store/scenario-store';
 import { storedEstimate } from './study-estimate';
 import { studyStore } from './study-store';
 import type { StudyEntry, StudyRow } from './study-store';
@@ -64,7 +66,8 @@ export function loadStudy(db: Database, dbPath: string, id: string, baseline?: s
       panel: studies.evaluation<StudyPanelFigures>(id, e.arm, e.seed, 'panel'),
     };
   });
-  const summary = summariseStudy(study.arms, runs, baseline);
+  // The lab's domain (the shipped scenarios and the lab's custom ones, which are robustness scenarios): which held-out scenarios the arena's intents reach.
+  const summary = summariseStudy(study.arms, runs, baseline, heldoutWithArenaIntents(labDomain(db)));
   const customArms = study.arms
     .filter((arm) => !isArmName(arm))
     .flatMap((arm) => {

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { Page } from '@playwright/test';
-import type { EstimateTables, MeanInterval, StudyCaPolicyArm } from '../../core/contract/contract';
+import type { ArmSummary, EstimateTables, MeanInterval, StudyCaPolicyArm } from '../../core/contract/contract';
 import { ArenaPage } from './pages/arena-page';
 import { LabPage, SCREENSHOTS } from './pages/lab-page';
 import { StudiesPage } from './pages/studies-page';
@@ -74,6 +74,27 @@ test('compares the two arms once the runs finish', async () => {
   const perScenario = page.getByTestId('study-heldout-scenarios');
   await expect(perScenario.locator('thead')).toContainText('no-ca-training: final − DA0');
   await expect(perScenario.locator('tbody tr').first()).toContainText(/-h\s*\d+\.\d → \d+\.\d/);
+  // By the arena's reach: the shipped held-out set's 7 scenarios with an arena intent and 5 without, as `study show --json` has them.
+  const db = process.env.SPARRING_E2E_DB;
+  if (!db) throw new Error('SPARRING_E2E_DB is not set: run these specs through playwright.config.ts');
+  const studyId = /#\/studies\/(S\d+)/.exec(page.url())?.[1];
+  const shown = JSON.parse((await runNode([BIN, '--db', db, '--json', 'study', 'show', studyId!])).stdout) as { arms: ArmSummary[] };
+  const reach = page.getByTestId('study-heldout-reach');
+  await expect(reach.locator('tbody tr')).toHaveCount(6);
+  const two = (m: MeanInterval) => {
+    const f = (v: number) => (v * 100).toFixed(1).replace(/^-(0\.0)$/, '$1');
+    return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : f(m.mean);
+  };
+  for (const a of shown.arms) {
+    const r = a.heldoutReach!;
+    expect([r.arenaIntents.scenarios.length, r.otherIntents.scenarios.length]).toEqual([7, 5]);
+    for (const k of ['arenaIntents', 'otherIntents'] as const) {
+      const cells = reach.locator(`tr[data-arm="${a.arm}"][data-group="${k}"] td`);
+      await expect(cells.nth(3)).toHaveText(two(r[k].da0));
+      await expect(cells.nth(5)).toHaveText(two(r[k].gain));
+    }
+    await expect(reach.locator(`tr[data-arm="${a.arm}"][data-group="difference"] td`).nth(5)).toHaveText(two(r.gainDifference));
+  }
   await expect(page.getByTestId('study-per-seed').locator('figure')).toHaveCount(2);
   // The tactic each arm's CA converged to, read from the runs' arena openings.
   const tactic = page.getByTestId('study-tactic');
@@ -106,6 +127,7 @@ test('compares the two arms once the runs finish', async () => {
   await expect(heldout.locator('thead')).toContainText('DA gyms');
   await expect(page.getByTestId('heldout-view')).toHaveCount(0);
   await expect(perScenario).toHaveCount(0);
+  await expect(reach).toHaveCount(0);
   await expect(page.getByTestId('study-paired')).toHaveCount(0);
   await expect(page.getByTestId('study-heldout-note')).not.toContainText('held-out');
   await expect(studies.series('study-wda-chart')).toHaveCount(2);

@@ -11,7 +11,7 @@ import type { CustomArm } from '../../../core/coevolution/arms';
 import { arenaOnlySummary, heldoutEpisodesNote, isHeldoutMeasure, MEASURES, studyHosts, TACTIC_FIELDS } from '../../../core/coevolution/study-summary';
 import { PRESETS, parseRunConfig, RunConfigError } from '../../../core/coevolution/run-config';
 import type { RunConfig } from '../../../core/coevolution/run-config';
-import { fmt, heldoutScenarioView, shapeView, SPLIT_HEADER, tacticConvergenceView } from '../../report/study-report';
+import { fmt, heldoutReachView, heldoutScenarioView, shapeView, SPLIT_HEADER, tacticConvergenceView } from '../../report/study-report';
 import { loadStudy } from '../../study/study-data';
 import type { StudyView } from '../../study/study-data';
 import { defaultWorkers, runStudy } from '../../study/runner';
@@ -441,6 +441,8 @@ function print(json: boolean, v: StudyView, seconds: number | null, arenaOnly = 
     const perScenario = heldoutScenarioView(s.arms);
     if (perScenario)
       out.push(perScenario.title, table(perScenario.header, perScenario.rows, ['l', ...perScenario.header.slice(1).map(() => 'r' as const)]), '');
+    const reach = heldoutReachView(s.arms);
+    if (reach) out.push(reach.title, table(reach.header, reach.rows, ['l', 'l', 'r', 'r', 'r', 'r']), '');
     block(
       'Held-out, final DA against the scripted CA:',
       five.map((k) => `final.scripted.${k}`),

@@ -456,6 +456,63 @@ function HeldoutScenarios({ arms }: { arms: readonly ArmSummary[] }) {
 }
 
 /**
+ * Held-out routing by the arena's reach: the held-out scenarios that share an intent with the
+ * arena against those that do not, per arm (ArmSummary.heldoutReach), and the paired difference of
+ * their gains: how much of the gain reaches intents the gyms never train on. As `study show`.
+ */
+function HeldoutReach({ arms }: { arms: readonly ArmSummary[] }) {
+  const shown = arms.filter((a) => a.heldoutReach);
+  if (!shown.length) return null;
+  const groups = [
+    ['arenaIntents', 'intents the arena plays'],
+    ['otherIntents', 'intents it never plays'],
+  ] as const;
+  return (
+    <>
+      <h4>Held-out routing by the arena’s reach (own CA)</h4>
+      <table className="table" data-testid="study-heldout-reach">
+        <thead>
+          <tr>
+            <th>Arm</th>
+            <th>Held-out scenarios of</th>
+            <th className="num">Scenarios</th>
+            <th className="num">DA0</th>
+            <th className="num">Final DA</th>
+            <th className="num">Final − DA0</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.flatMap((a) => [
+            ...groups.map(([k, label]) => {
+              const g = a.heldoutReach![k];
+              return (
+                <tr key={`${a.arm}/${k}`} data-arm={a.arm} data-group={k}>
+                  <td>{a.arm}</td>
+                  <td title={g.scenarios.join(', ')}>{label}</td>
+                  <td className="num">{g.scenarios.length}</td>
+                  <td className="num">{pctOrNum(g.da0, true)}</td>
+                  <td className="num">{pctOrNum(g.final, true)}</td>
+                  <td className="num">{pctOrNum(g.gain, true)}</td>
+                </tr>
+              );
+            }),
+            <tr key={`${a.arm}/difference`} data-arm={a.arm} data-group="difference">
+              <td>{a.arm}</td>
+              <td>the first − the second (paired)</td>
+              <td className="num" />
+              <td className="num" />
+              <td className="num" />
+              <td className="num">{pctOrNum(a.heldoutReach!.gainDifference, true)}</td>
+            </tr>,
+          ])}
+        </tbody>
+      </table>
+      <p className="meta">Per seed the mean over the group’s scenarios, then mean [95% t] over seeds. A DA’s gyms only see the arena’s intents.</p>
+    </>
+  );
+}
+
+/**
  * Why the CA converged where it did, per arm: its win rate in the last match with and without each
  * feature of an opening (and the gap within each expected tool, the mix of intents held fixed),
  * beside what its gym climbs, the mean r_CA, and which of r_CA's terms makes the difference.
@@ -640,6 +697,7 @@ function Compare({ study }: { study: StudyDetail }) {
           ` Each run's held-out figures: ${study.summary.heldoutEpisodes.join(' or ')} episodes per DA and opponent.`}
       </p>
       {!arenaOnly && <HeldoutScenarios arms={arms} />}
+      {!arenaOnly && <HeldoutReach arms={arms} />}
       {!arenaOnly && study.summary.paired.length > 0 && (
         <>
           <h4>Paired differences against {study.summary.baseline} (same seeds)</h4>
