@@ -279,6 +279,15 @@ export const runConfigSchema = z.strictObject({
      */
     daWordDropout: z.number().min(0).max(0.9).optional(),
     /**
+     * Episodes per intent of a match each RL-ADA DA gym plays before it trains: the DA it starts
+     * from against the frozen CA on synthetic scenarios of the intents no arena or held-out
+     * scenario names (the 'gym' half of core/rl/demos.ts otherIntentScenarios; the other half is
+     * kept for validation), stored as `<match>-G` and pooled with the arena's transcripts before
+     * the failure mix. A DA's gyms otherwise only see the arena's intents, and little of what they
+     * teach reaches the others. Absent: 0, none.
+     */
+    daOtherIntents: z.number().int().min(0).max(32).optional(),
+    /**
      * Human-played episodes in the gym of the opposite role: a person's customer episodes train
      * the DA, a person's agent episodes train the CA. Absent: none.
      */

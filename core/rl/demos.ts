@@ -34,7 +34,7 @@ import type { ScriptedCaStyle } from '../agents/scripted-ca';
 import { fillSlots, slotValues } from '../agents/slots';
 import { DEFAULT_CONFIG } from '../config';
 import { DOMAIN_TOOLS } from '../domain/types';
-import type { BankUtterance, Directness, Domain, DomainTool, Scenario, Situation, TaxonomyEntry } from '../domain/types';
+import type { BankUtterance, Directness, Domain, DomainTool, Scenario, Situation, TaxonomyEntry, UtteranceBank } from '../domain/types';
 import { deriveSeed, Rng } from '../random';
 import { executeTool, generateWorld } from '../world/backend';
 import { CustomerEnvironment } from '../world/environment';
@@ -546,4 +546,30 @@ export function bankDemos(
   });
   const heldout = bankRoutingItems(domain, split.heldout, { fills: 1, seed: deriveSeed(opts.seed, 'heldout-fills') });
   return { demos: [...episodes, ...routing], heldout, trainUtterances: split.train.length, routingItems: items };
+}
+
+// ------------------------------------------------------------------ intents beyond the arena
+
+/** The two halves of the intents no shipped scenario names (otherIntentScenarios). */
+export type OtherIntentPart = 'gym' | 'validation';
+
+/**
+ * Synthetic scenarios (synthScenario) for the intents that no arena or held-out scenario names and
+ * that the bank speaks (at least one utterance in `bank`), split in two halves by a fixed hash of
+ * the intent, the same for every seed: 'gym' for the DA's gyms to play beyond the arena
+ * (`gym.daOtherIntents`), 'validation' to measure, without reading anything held out, how far a
+ * DA's gains reach intents it never trained against the CA on. Held-out scenarios' intents are in
+ * neither half: their scenarios stay a test of what no gym saw.
+ */
+export function otherIntentScenarios(
+  domain: Pick<Domain, 'taxonomy' | 'scenarios'>,
+  bank: Pick<UtteranceBank, 'utterances'>,
+  part: OtherIntentPart,
+): Scenario[] {
+  const named = new Set(domain.scenarios.filter((s) => s.set === 'arena' || s.set === 'heldout').flatMap((s) => s.intents));
+  const spoken = new Set(bank.utterances.map((u) => u.intent));
+  return domain.taxonomy
+    .filter((e) => !named.has(e.intent) && spoken.has(e.intent))
+    .filter((e) => (unitHash(0, `other-intents:${e.intent}`) < 0.5 ? 'validation' : 'gym') === part)
+    .map(synthScenario);
 }

@@ -29,13 +29,13 @@ import type { MatchDigest } from '../../core/eau/diagnostics';
 import type { KnobProposal } from '../../core/eau/proposal';
 import { adversityProfile } from '../../core/eau/knobs';
 import { withAdversityProfile } from '../../core/world/adversities';
-import type { Domain, UtteranceBank } from '../../core/domain/types';
+import type { Domain, Scenario, UtteranceBank } from '../../core/domain/types';
 import { judgeFunction, RULE_JUDGE_SPEC, ruleJudge } from '../../core/judge/port';
 import type { Judge } from '../../core/judge/port';
 import { deriveSeed, Rng } from '../../core/random';
 import { caRolloutReward, greedyCaActor, isOpeningPoint, sliceCaDecisionPoints } from '../../core/rl/ca-rollout';
 import type { CaDecisionPoint } from '../../core/rl/ca-rollout';
-import { bankSlices, splitBank, validationSlice, withUtterances } from '../../core/rl/demos';
+import { bankSlices, otherIntentScenarios, splitBank, validationSlice, withUtterances } from '../../core/rl/demos';
 import {
   daRolloutReward,
   greedyActor,
@@ -617,21 +617,23 @@ async function storedMatch(
   ca: string,
   seed: number,
   label: string,
+  /** Other scenarios than the arena's (a DA gym's match beyond the arena's intents), with their episodes per scenario. */
+  beyond?: { scenarios: Scenario[]; episodesPerScenario: number },
 ): Promise<{ match: NonNullable<ReturnType<SqliteRunStore['getMatch']>>; episodes: EpisodeRecord[] | null }> {
   const stored = ctx.store.getMatch(matchId);
   if (stored) return { match: stored, episodes: null };
-  const arena = selectScenarios(ctx.domain, 'arena');
+  const scenarios = beyond?.scenarios ?? selectScenarios(ctx.domain, 'arena');
   const symbolic = symbolicMix(ctx);
   const r = await runMatch({
     matchId,
     createdAt: new Date().toISOString(),
     domain: ctx.domain,
-    scenarios: arena,
-    scenarioSet: 'arena',
+    scenarios,
+    scenarioSet: beyond ? 'other-intents' : 'arena',
     da: await cache.da(da),
     ca: await cache.ca(ca, trainingDomain(ctx).bank, ctx.config.ca?.tactics),
     judge: judgeOf(ctx),
-    config: ctx.sparring,
+    config: beyond ? { ...ctx.sparring, arena: { ...ctx.sparring.arena, episodesPerScenario: beyond.episodesPerScenario } } : ctx.sparring,
     seed,
     concurrency: MATCH_CONCURRENCY,
     onProgress: report(ctx, 'match', label, Date.now()),
@@ -738,10 +740,16 @@ export async function gymEpisodes(
   ctx: Pick<LabContext, 'store' | 'domain' | 'config'>,
   input: Pick<GymInput, 'role' | 'matchId' | 'seed' | 'afterMatch' | 'ibRl'>,
 ): Promise<RecordedEpisode[]> {
+  const beyond = !input.ibRl && input.role === 'DA' ? otherIntentsMatch(ctx, input.matchId) : null;
   const episodes = input.ibRl
     ? await matchEpisodes(ctx, input.matchId)
-    : (await Promise.all(recentMatchIds(ctx, input.matchId).map((id) => matchEpisodes(ctx, id)))).flat();
-  const recorded: RecordedEpisode[] = episodes.map((e) => recordedFromEpisode(e, ctx.domain.scenarios));
+    : [
+        ...(await Promise.all(recentMatchIds(ctx, input.matchId).map((id) => matchEpisodes(ctx, id)))).flat(),
+        // gym.daOtherIntents: the match the gym played beyond the arena's intents, pooled with them.
+        ...(beyond && ctx.store.getMatch(beyond.matchId) ? await matchEpisodes(ctx, beyond.matchId) : []),
+      ];
+  const scenarios = beyond ? [...ctx.domain.scenarios, ...beyond.scenarios] : ctx.domain.scenarios;
+  const recorded: RecordedEpisode[] = episodes.map((e) => recordedFromEpisode(e, scenarios));
   // Lost from the training role's point of view (gym.daFailure: the DA's unresolved episodes too).
   const unresolvedLoses = input.role === 'DA' && ctx.config.gym.daFailure === 'unresolved';
   const lost = episodes.map((e) => (input.role === 'DA' ? e.winner !== 'DA' || (unresolvedLoses && !e.judge.resolved) : e.winner === 'DA'));
@@ -760,6 +768,21 @@ export async function gymEpisodes(
         )),
     ...weighted(human, ctx.config.gym.humanEpisodes?.weight ?? 0),
   ];
+}
+
+/**
+ * A DA gym's match beyond the arena's intents (`gym.daOtherIntents` episodes per intent; null when
+ * off): its id (the gym's match with `-G`) and the synthetic scenarios it plays, the 'gym' half of
+ * otherIntentScenarios (the bank's train slice keeps an utterance of every intent, so the whole
+ * bank names the same intents; the CA speaks the run's train slice).
+ */
+function otherIntentsMatch(
+  ctx: Pick<LabContext, 'domain' | 'config'>,
+  matchId: string,
+): { matchId: string; scenarios: Scenario[]; episodesPerScenario: number } | null {
+  const n = ctx.config.gym.daOtherIntents ?? 0;
+  if (n === 0) return null;
+  return { matchId: `${matchId}-G`, scenarios: otherIntentScenarios(ctx.domain, ctx.domain.bank, 'gym'), episodesPerScenario: n };
 }
 
 /**
@@ -814,6 +837,18 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
   const afterMatch = input.afterMatch ?? matchIndexOf(input.matchId);
   const ib = input.ibRl;
   await jointRollouts(ctx, cache, input);
+  const beyond = input.role === 'DA' && !ib ? otherIntentsMatch(ctx, input.matchId) : null;
+  if (beyond)
+    await storedMatch(
+      ctx,
+      cache,
+      beyond.matchId,
+      input.from,
+      input.opponent,
+      deriveSeed(input.seed, 'gym-other-intents', afterMatch),
+      `DA gym beyond the arena: ${input.from} vs ${input.opponent} on ${beyond.scenarios.length} other intents`,
+      beyond,
+    );
   const poolNote = ib
     ? `IB-RL round ${ib.round}: ${ib.pairing} joint rollouts ${ib.da} vs ${ib.ca} (${input.matchId}), rollouts against frozen ${input.opponent}${ib.lr !== undefined ? `, lr ${ib.lr}` : ''}`
     : null;
