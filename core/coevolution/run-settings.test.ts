@@ -20,6 +20,7 @@ describe('settingsOf: what a run runs with, as its runner resolves the config', 
     expect(s.gymMatches).toBe(PAPER_FAITHFUL_GYMS.matches);
     expect(s.daFailure).toBe('lost');
     expect(s.caDecisions).toBe('every-turn');
+    expect(s.daOtherIntents).toBe(0);
     expect(s.daReward).toEqual(DEFAULT_CONFIG.daReward);
     expect(s.caReward).toEqual(DEFAULT_CONFIG.caReward);
   });
@@ -31,6 +32,7 @@ describe('settingsOf: what a run runs with, as its runner resolves the config', 
     c.gym.matches = 3;
     c.gym.daFailure = 'unresolved';
     c.gym.caDecisions = 'openings';
+    c.gym.daOtherIntents = 8;
     c.caReward = { invDaMisroute: 2 };
     const s = settingsOf(JSON.stringify(c), 'R1', 1)!;
     expect(s.grpo[2]).toMatchObject({ temperature: 2, trainer: 'external', explore: 0.1, enumerate: true });
@@ -40,6 +42,7 @@ describe('settingsOf: what a run runs with, as its runner resolves the config', 
     expect(s.gymMatches).toBe(3);
     expect(s.daFailure).toBe('unresolved');
     expect(s.caDecisions).toBe('openings');
+    expect(s.daOtherIntents).toBe(8);
   });
 
   it("takes an IB-RL schedule's per-role rate over the gym budget's, as the runner's gyms do", () => {

@@ -86,6 +86,7 @@ export function runSettings(c: RunConfig, seed: number): RunSettings {
     gymMatches: c.gym.matches ?? 1,
     daFailure: c.gym.daFailure ?? 'lost',
     caDecisions: c.gym.caDecisions ?? 'every-turn',
+    daOtherIntents: c.gym.daOtherIntents ?? 0,
     daReward: { ...sparring.daReward },
     caReward: { ...sparring.caReward },
   };

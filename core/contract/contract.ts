@@ -233,6 +233,8 @@ export interface RunSettings {
   daFailure: 'lost' | 'unresolved';
   /** Which customer turns are the CA gym's decision points (RunConfig gym.caDecisions): each one, or the openings only. */
   caDecisions: 'every-turn' | 'openings';
+  /** Episodes per intent of each DA gym's match beyond the arena's intents (RunConfig gym.daOtherIntents); 0: none. */
+  daOtherIntents: number;
   daReward: Record<string, number>;
   caReward: Record<string, number>;
 }

@@ -16,6 +16,7 @@ import {
   expertEpisodeDemos,
   hashSplit,
   openingDemos,
+  otherIntentScenarios,
   routingObservation,
   situationFor,
   splitBank,
@@ -40,6 +41,31 @@ describe('synthetic scenarios', () => {
     expect(situationFor({ intent: 'Refund_not_showing_up', tool: 'dispute_charge' })).toBe('refund_missing');
     expect(situationFor({ intent: 'lost_or_stolen_card', tool: 'transfer_to_human' })).toBe('compromised');
     expect(situationFor({ intent: 'card_arrival', tool: 'check_card_status' })).toBe('card_declined');
+  });
+});
+
+describe('intents beyond the shipped scenarios', () => {
+  it('splits the intents no arena or held-out scenario names, spoken by the bank, into two fixed halves', () => {
+    const gym = otherIntentScenarios(domain, domain.bank, 'gym');
+    const validation = otherIntentScenarios(domain, domain.bank, 'validation');
+    const named = new Set(domain.scenarios.filter((s) => s.set === 'arena' || s.set === 'heldout').flatMap((s) => s.intents));
+    const spoken = new Set(domain.bank.utterances.map((u) => u.intent));
+    const expected = domain.taxonomy.filter((e) => !named.has(e.intent) && spoken.has(e.intent)).map((e) => e.intent);
+    const intentsOf = (xs: typeof gym) => xs.map((s) => s.intents[0]!);
+    // Disjoint halves that cover exactly those intents, each a synthetic scenario of its intent.
+    expect(new Set([...intentsOf(gym), ...intentsOf(validation)])).toEqual(new Set(expected));
+    expect(intentsOf(gym).filter((i) => intentsOf(validation).includes(i))).toEqual([]);
+    expect(gym[0]).toEqual(synthScenario(domain.taxonomy.find((e) => e.intent === gym[0]!.intents[0])!));
+    // Neither half is empty, and every tool has an intent in one of them.
+    expect(gym.length).toBeGreaterThan(10);
+    expect(validation.length).toBeGreaterThan(10);
+    // The halves do not depend on which sentences the bank holds, only on which intents it speaks.
+    const oneEach = [...new Map(domain.bank.utterances.map((u) => [u.intent, u])).values()];
+    expect(intentsOf(otherIntentScenarios(domain, { utterances: oneEach }, 'gym'))).toEqual(intentsOf(gym));
+    // An intent the bank does not speak is left out.
+    const silent = gym[0]!.intents[0]!;
+    const without = domain.bank.utterances.filter((u) => u.intent !== silent);
+    expect(intentsOf(otherIntentScenarios(domain, { utterances: without }, 'gym'))).toEqual(intentsOf(gym).filter((i) => i !== silent));
   });
 });
 

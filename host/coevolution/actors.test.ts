@@ -19,7 +19,7 @@ import { bankingDomain } from '../domain-files';
 import { createPlayService } from '../engine/play';
 import { checkpointStore, HUMAN_EPISODE } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
-import { splitBank, validationSlice } from '../../core/rl/demos';
+import { otherIntentScenarios, splitBank, validationSlice } from '../../core/rl/demos';
 import { PolicyCache, da0SftSeed, gym, gymEpisodes, runDomain, trainingDomain, weighted } from './actors';
 import type { LabContext } from './actors';
 
@@ -28,12 +28,20 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const domain = bankingDomain();
 
 /** One arena match of the scripted agents, `n` episodes per scenario (default 1), stored. */
-async function scriptedMatch(store: ReturnType<typeof openSqliteStore>, matchId: string, createdAt: string, seed: number, config: RunConfig, n = 1) {
+async function scriptedMatch(
+  store: ReturnType<typeof openSqliteStore>,
+  matchId: string,
+  createdAt: string,
+  seed: number,
+  config: RunConfig,
+  n = 1,
+  scenarios = selectScenarios(domain, 'arena'),
+) {
   const { match, episodes } = await runMatch({
     matchId,
     createdAt,
     domain,
-    scenarios: selectScenarios(domain, 'arena'),
+    scenarios,
     scenarioSet: 'arena',
     da: new ScriptedDa(),
     ca: new ScriptedCa(domain),
@@ -190,6 +198,20 @@ describe('gym with human episodes', () => {
       });
       expect(await gym(ctx, cache, { runId: 'R1', role: 'DA', from: 'DA0', opponent: 'CA0', matchId: 'M9', seed: 1 })).toEqual({ checkpoint: 'DA3', note });
       expect(checkpoints.list('DA').map((c) => c.name)).toEqual(['DA0', 'DA1', 'DA2', 'DA3']);
+
+      // gym.daOtherIntents: the gym first plays (and stores) a match of its DA against the frozen CA
+      // on the intents beyond the arena, trains on it with the arena's transcripts, and names it.
+      const wide: LabContext = { ...ctx, config: { ...config, gym: { ...config.gym, daOtherIntents: 1 } } };
+      const out4 = await gym(wide, cache, { runId: 'R1', role: 'DA', from: 'DA3', opponent: 'CA0', matchId: 'M1', afterMatch: 1, seed: 1 });
+      const m = store.getMatch('M1-G')!;
+      expect(m.scenarioSet).toBe('other-intents');
+      expect(m.perScenario.map((p) => p.scenarioId)).toEqual(otherIntentScenarios(domain, domain.bank, 'gym').map((s) => s.id));
+      expect(m.episodesPerScenario).toBe(1);
+      expect(m.daCheckpoint?.name ?? m.daSpec).toBe('DA3');
+      expect(checkpoints.get(out4.checkpoint)!.trainingData.slice(0, 2)).toEqual([
+        { kind: 'match', id: 'M1' },
+        { kind: 'match', id: 'M1-G' },
+      ]);
     } finally {
       await cache.dispose();
       store.close();
@@ -210,6 +232,28 @@ describe('gym data from recent matches (gym.matches)', () => {
     expect(await ids(undefined, 'R1-M3')).toEqual(new Set(['R1-M3']));
     expect(await ids(2, 'R1-M3')).toEqual(new Set(['R1-M2', 'R1-M3']));
     expect(await ids(8, 'R1-M2')).toEqual(new Set(['R1-M1', 'R1-M2']));
+    store.close();
+  });
+});
+
+describe('a DA gym beyond the arena (gym.daOtherIntents)', () => {
+  it("pools the gym's match on the other intents with the arena's transcripts, for the DA's gyms only and only when asked", async () => {
+    const store = openSqliteStore(path.join(tmp, 'other-intents.db'));
+    const quick = PRESETS.quick.config;
+    await scriptedMatch(store, 'R1-M1', '2026-03-01T00:00:00.000Z', 1, quick);
+    await scriptedMatch(store, 'R1-M1-G', '2026-03-01T00:01:00.000Z', 2, quick, 1, otherIntentScenarios(domain, domain.bank, 'gym'));
+    const matchesOf = async (daOtherIntents: number | undefined, role: 'DA' | 'CA') => {
+      const config: RunConfig = { ...quick, gym: { ...quick.gym, failureShare: 0.5, ...(daOtherIntents !== undefined ? { daOtherIntents } : {}) } };
+      const eps = await gymEpisodes({ store, domain, config }, { role, matchId: 'R1-M1', seed: 1, afterMatch: 1 });
+      return { matches: new Set(eps.map((e) => e.id!.split(':')[0])), scenarios: eps.map((e) => e.scenario.id) };
+    };
+    const wide = await matchesOf(4, 'DA');
+    expect(wide.matches).toEqual(new Set(['R1-M1', 'R1-M1-G']));
+    // Its episodes replay on their synthetic scenarios.
+    expect(wide.scenarios.some((id) => id.startsWith('synth:'))).toBe(true);
+    expect((await matchesOf(undefined, 'DA')).matches).toEqual(new Set(['R1-M1']));
+    expect((await matchesOf(0, 'DA')).matches).toEqual(new Set(['R1-M1']));
+    expect((await matchesOf(4, 'CA')).matches).toEqual(new Set(['R1-M1']));
     store.close();
   });
 });

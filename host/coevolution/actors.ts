@@ -954,6 +954,8 @@ export async function gym(ctx: LabContext, cache: PolicyCache, input: GymInput):
               .filter((id) => id !== input.matchId)
               .reverse()
               .map((id) => ({ kind: 'match', id }))),
+        // gym.daOtherIntents: the gym's own match on the intents beyond the arena.
+        ...(beyond ? [{ kind: 'match', id: beyond.matchId }] : []),
         ...humanIds.map((id) => ({ kind: HUMAN_EPISODE, id })),
         // IB-RL lineage: the pool members whose joint rollouts this update saw.
         ...(ib

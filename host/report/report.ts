@@ -121,7 +121,7 @@ ${htmlTable(
   ['GRPO', ...s.grpo.map((g) => g.phase)],
   keys.map((k) => [k, ...s.grpo.map((g) => cell(g[k]))]),
 )}
-<p class="meta">Gym data ${Math.round(s.failureShare * 100)}:${Math.round((1 - s.failureShare) * 100)} failure:success, ${s.gymMatches === 1 ? 'the latest match' : `the latest ${s.gymMatches} matches`}${s.daFailure === 'unresolved' ? ' (the DA’s failures: lost or unresolved)' : ''}. r_DA: ${esc(weights(s.daReward))}. r_CA: ${esc(weights(s.caReward))}.</p>`;
+<p class="meta">Gym data ${Math.round(s.failureShare * 100)}:${Math.round((1 - s.failureShare) * 100)} failure:success, ${s.gymMatches === 1 ? 'the latest match' : `the latest ${s.gymMatches} matches`}${s.daFailure === 'unresolved' ? ' (the DA’s failures: lost or unresolved)' : ''}${s.caDecisions === 'openings' ? '; the CA’s gyms train on its openings only' : ''}${s.daOtherIntents > 0 ? `; each DA gym also plays ${s.daOtherIntents} episodes per intent beyond the arena` : ''}. r_DA: ${esc(weights(s.daReward))}. r_CA: ${esc(weights(s.caReward))}.</p>`;
 }
 
 export function renderReport(run: RunDetail, matches: readonly MatchRecord[]): string {

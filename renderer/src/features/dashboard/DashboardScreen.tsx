@@ -404,8 +404,9 @@ function RunSettingsPanel({ d }: { d: RunDetail }) {
             Gym data: {Math.round(s.failureShare * 100)}:{Math.round((1 - s.failureShare) * 100)} failure:success transcripts{' '}
             {s.gymMatches === 1 ? 'of the latest match' : `of the latest ${s.gymMatches} matches`}
             {s.daFailure === 'unresolved' ? ' (the DA’s failures: episodes it lost or left unresolved)' : ''}
-            {s.caDecisions === 'openings' ? '; the CA’s gyms train on its openings only' : ''}. Stopping: τ_DA {d.stopping.tauDa}, P {d.stopping.P}, ε{' '}
-            {d.stopping.epsilon}, n_min {d.stopping.nMin}, n_max {d.stopping.nMax}.
+            {s.caDecisions === 'openings' ? '; the CA’s gyms train on its openings only' : ''}
+            {s.daOtherIntents > 0 ? `; each DA gym also plays ${s.daOtherIntents} episodes per intent beyond the arena` : ''}. Stopping: τ_DA {d.stopping.tauDa}
+            , P {d.stopping.P}, ε {d.stopping.epsilon}, n_min {d.stopping.nMin}, n_max {d.stopping.nMax}.
           </p>
           <table className="table" data-testid="run-settings-rewards">
             <tbody>
