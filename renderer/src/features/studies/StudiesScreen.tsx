@@ -415,21 +415,46 @@ const TACTICS = [
  * arena's gains reach. The same table as `study show` and `report --study`.
  */
 function HeldoutScenarios({ arms }: { arms: readonly ArmSummary[] }) {
-  const ids = [...new Set(arms.flatMap((a) => a.heldoutScenarios.map((h) => h.scenarioId)))];
+  return (
+    <ScenarioGainTable
+      title="Held-out routing per scenario, final DA − DA0 (own CA)"
+      testId="study-heldout-scenarios"
+      gainLabel="final − DA0"
+      arms={arms.map((a) => ({ arm: a.arm, scenarios: a.heldoutScenarios }))}
+      figure={(m) => pctOrNum(m, true)}
+      level={(v) => (v * 100).toFixed(1)}
+    />
+  );
+}
+
+/**
+ * A scenario per row: DA0 → final DA of the first arm, then each arm's gain (the held-out table
+ * and the arena-only estimate's), `figure` writing a gain and `level` a DA0 or final mean.
+ */
+function ScenarioGainTable(p: {
+  title: string;
+  testId: string;
+  gainLabel: string;
+  arms: readonly { arm: string; scenarios: readonly { scenarioId: string; da0: MeanInterval; final: MeanInterval; gain: MeanInterval }[] }[];
+  figure: (m: MeanInterval) => string;
+  level: (v: number) => string;
+}) {
+  const arms = p.arms.filter((a) => a.scenarios.length);
+  const ids = [...new Set(arms.flatMap((a) => a.scenarios.map((x) => x.scenarioId)))];
   const first = arms[0];
   if (!ids.length || !first) return null;
-  const of = (a: ArmSummary, id: string) => a.heldoutScenarios.find((h) => h.scenarioId === id);
+  const of = (a: (typeof arms)[number], id: string) => a.scenarios.find((x) => x.scenarioId === id);
   return (
     <>
-      <h4>Held-out routing per scenario, final DA − DA0 (own CA)</h4>
-      <table className="table" data-testid="study-heldout-scenarios">
+      <h4>{p.title}</h4>
+      <table className="table" data-testid={p.testId}>
         <thead>
           <tr>
             <th>Scenario</th>
             <th className="num">{first.arm}: DA0 → final</th>
             {arms.map((a) => (
               <th key={a.arm} className="num">
-                {a.arm}: final − DA0
+                {a.arm}: {p.gainLabel}
               </th>
             ))}
           </tr>
@@ -438,14 +463,17 @@ function HeldoutScenarios({ arms }: { arms: readonly ArmSummary[] }) {
           {ids.map((id) => {
             const f = of(first, id);
             return (
-              <tr key={id}>
+              <tr key={id} data-scenario={id}>
                 <td>{id}</td>
-                <td className="num">{f ? `${(f.da0.mean * 100).toFixed(1)} → ${(f.final.mean * 100).toFixed(1)}` : '–'}</td>
-                {arms.map((a) => (
-                  <td key={a.arm} className="num">
-                    {pctOrNum(of(a, id)?.gain, true)}
-                  </td>
-                ))}
+                <td className="num">{f ? `${p.level(f.da0.mean)} → ${p.level(f.final.mean)}` : '–'}</td>
+                {arms.map((a) => {
+                  const x = of(a, id);
+                  return (
+                    <td key={a.arm} className="num">
+                      {x ? p.figure(x.gain) : '–'}
+                    </td>
+                  );
+                })}
               </tr>
             );
           })}
@@ -1002,47 +1030,15 @@ function ArenaEstimate({ study }: { study: StudyDetail }) {
  * same table as `study estimate` (estimateScenarioView).
  */
 function EstimateScenarios({ tables }: { tables: EstimateTables }) {
-  const arms = tables.arms.filter((a) => a.scenarios.length);
-  const first = arms[0];
-  if (!first) return null;
-  const ids = [...new Set(arms.flatMap((a) => a.scenarios.map((x) => x.scenarioId)))];
-  const of = (a: (typeof arms)[number], id: string) => a.scenarios.find((x) => x.scenarioId === id);
   return (
-    <>
-      <h4>Routing per arena scenario</h4>
-      <table className="table" data-testid="estimate-scenarios">
-        <thead>
-          <tr>
-            <th>Scenario</th>
-            <th className="num">{first.arm}: DA0 → final</th>
-            {arms.map((a) => (
-              <th key={a.arm} className="num">
-                {a.arm}: gain
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {ids.map((id) => {
-            const f = of(first, id);
-            return (
-              <tr key={id} data-scenario={id}>
-                <td>{id}</td>
-                <td className="num">{f ? `${fixed(f.da0.mean, 1)} → ${fixed(f.final.mean, 1)}` : '—'}</td>
-                {arms.map((a) => {
-                  const x = of(a, id);
-                  return (
-                    <td key={a.arm} className="num">
-                      {x ? pts(x.gain, true) : '—'}
-                    </td>
-                  );
-                })}
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </>
+    <ScenarioGainTable
+      title="Routing per arena scenario"
+      testId="estimate-scenarios"
+      gainLabel="gain"
+      arms={tables.arms}
+      figure={(m) => pts(m, true)}
+      level={(v) => fixed(v, 1)}
+    />
   );
 }
 
