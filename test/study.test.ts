@@ -22,6 +22,8 @@ import { hostCpu } from '../models/device';
 import { sparringInProcess } from './support/cli-in-process';
 import type { CaPolicyView, StudyCaPolicyArm } from '../core/contract/contract';
 import { fmt } from '../host/report/study-report';
+import { otherIntentScenarios } from '../core/rl/demos';
+import { bankingDomain } from '../host/domain-files';
 
 const exec = promisify(execFile);
 const BIN = path.resolve(__dirname, '..', 'bin', 'sparring.js');
@@ -111,6 +113,7 @@ interface EstimateJson {
     seed: number;
     matchSeed: number;
     da0: string;
+    finalDa: string;
     finalCa: string;
     matches: { da0: string; finalDa: string };
     perScenario?: { scenarioId: string; da0: number; final: number }[];
@@ -362,6 +365,36 @@ describe('sparring study', () => {
       arenaEstimate: { train: unknown; validation: unknown };
     };
     expect(withEstimate.arenaEstimate).toEqual({ train: estTables, validation: null });
+    // Beyond the arena: the same two checkpoints against the same CA on synthetic scenarios of the
+    // intents no arena, held-out or gym scenario names, stored under its own kind; the arena's estimate stays.
+    const before = matchCount();
+    const b1 = await estimate('--scenarios', 'other-intents');
+    expect(b1.code, b1.stderr).toBe(0);
+    const beyond = JSON.parse(b1.stdout) as EstimateJson & { scenarios: string };
+    expect(beyond.scenarios).toBe('other-intents');
+    // Two matches a run, one where the DA never trained (DA0 is its final DA).
+    const played2 = beyond.runs.reduce((n, r) => n + (r.da0 === r.finalDa ? 1 : 2), 0);
+    expect(matchCount()).toBe(before + played2);
+    const validationHalf = otherIntentScenarios(bankingDomain(), bankingDomain().bank, 'validation').map((x) => x.id);
+    expect(beyond.runs[0]!.perScenario!.map((p) => p.scenarioId)).toEqual(validationHalf);
+    {
+      const l2 = new Database(b, { readonly: true });
+      expect(l2.prepare('SELECT scenario_set, episodes_per_scenario FROM matches WHERE id = ?').get(beyond.runs[0]!.matches.da0)).toEqual({
+        scenario_set: 'other-intents',
+        episodes_per_scenario: 8,
+      });
+      l2.close();
+    }
+    expect((await estimate('--scenarios', 'other-intents')).stdout).toBe(b1.stdout);
+    expect(matchCount()).toBe(before + played2);
+    const both = JSON.parse((await sparring(['study', 'show', 'S1', '--json', '--db', b])).stdout) as {
+      arenaEstimate: { train: unknown };
+      otherIntentsEstimate: { train: unknown; validation: unknown };
+    };
+    const { study: _sid, ...beyondTables } = beyond;
+    expect(both.otherIntentsEstimate).toEqual({ train: beyondTables, validation: null });
+    expect(both.arenaEstimate.train).toEqual(estTables);
+    expect((await sparring(['study', 'estimate', 'S1', '--scenarios', 'heldout', '--db', b])).stderr).toMatch(/--scenarios.*heldout.*(arena|choices)/);
     const text = (await sparring(['study', 'show', 'S1', '--db', b])).stdout;
     expect(text).toContain('Held-out, final DA − DA0 (own CA):');
     expect(text).toContain('Arena-only estimate of the held-out gain');

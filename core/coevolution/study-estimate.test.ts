@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { estimateScenarioView, estimateTables, estimateView } from './study-estimate';
+import { estimateKind, estimateScenarioView, estimateTables, estimateView } from './study-estimate';
 import type { ArenaEstimateFigures } from './study-estimate';
 
 /** A run's stored figures with DA0 and final routing rates (strict PASS half of each). */
@@ -111,5 +111,17 @@ describe('estimateTables per arena scenario', () => {
 
   it('has no view when no run carries scenario rows', () => {
     expect(estimateScenarioView(estimateTables('train', ['full'], [run('full', 1, 0.5, 0.6)], 'full'))).toBeNull();
+  });
+});
+
+describe('an estimate beyond the arena', () => {
+  it('is stored under its own kind and says what its matches played', () => {
+    expect(estimateKind('train')).toBe('arena-estimate:train');
+    expect(estimateKind('validation', 'arena')).toBe('arena-estimate:validation');
+    expect(estimateKind('train', 'other-intents')).toBe('other-intents-estimate:train');
+    const t = estimateTables('train', ['full'], [run('full', 1, 0.5, 0.6)], 'full', 'other-intents');
+    expect(t.scenarios).toBe('other-intents');
+    expect(estimateView(t).title).toMatch(/synthetic scenarios of the intents no arena, held-out or gym scenario names \(8 episodes each\)/);
+    expect(estimateView(estimateTables('train', ['full'], [run('full', 1, 0.5, 0.6)], 'full')).title).toContain('arena scenarios');
   });
 });

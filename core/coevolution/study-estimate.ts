@@ -13,8 +13,20 @@ import { fixed } from '../stats/format';
 /** The bank slice the CA speaks in an estimate. */
 export type EstimateSlice = 'train' | 'validation';
 
-/** The study_evaluations kind a run's estimate on `slice` is stored under. */
-export const estimateKind = (slice: EstimateSlice) => `arena-estimate:${slice}`;
+/**
+ * The scenarios an estimate plays: the arena's, or 'other-intents', synthetic scenarios of the
+ * 'validation' half of the intents no arena or held-out scenario names (core/rl/demos.ts
+ * otherIntentScenarios), which no gym ever plays (`gym.daOtherIntents` plays the other half): how
+ * far a DA's gains reach intents it never trained against the CA on, the part of held-out
+ * evaluation the arena cannot show, without reading anything held out.
+ */
+export type EstimateScenarios = 'arena' | 'other-intents';
+
+/** Episodes per scenario of an 'other-intents' estimate's matches (38 scenarios; the arena's matches play the run's 18 on 10). */
+export const OTHER_INTENTS_EPISODES = 8;
+
+/** The study_evaluations kind a run's estimate on `slice` (and `scenarios`) is stored under. */
+export const estimateKind = (slice: EstimateSlice, scenarios: EstimateScenarios = 'arena') => `${scenarios}-estimate:${slice}`;
 
 /** The seed both matches of a run's estimate play: the one `match --run R --seed 1000+seed` takes. */
 export const estimateSeed = (runSeed: number) => 1000 + runSeed;
@@ -64,6 +76,8 @@ export interface EstimateMeasure {
 
 export interface EstimateTables {
   speak: EstimateSlice;
+  /** Which scenarios the runs' matches played (absent in tables stored before there was a choice: the arena's). */
+  scenarios?: EstimateScenarios;
   baseline: string;
   arms: {
     arm: string;
@@ -82,7 +96,13 @@ export interface EstimateTables {
 }
 
 /** The tables of an estimate from its runs' figures. */
-export function estimateTables(speak: EstimateSlice, arms: readonly string[], runs: readonly EstimateRun[], baseline: string): EstimateTables {
+export function estimateTables(
+  speak: EstimateSlice,
+  arms: readonly string[],
+  runs: readonly EstimateRun[],
+  baseline: string,
+  scenarios: EstimateScenarios = 'arena',
+): EstimateTables {
   const perSeed = (arm: string, f: (x: ArenaEstimateFigures) => number) => new Map(runs.filter((r) => r.arm === arm).map((r) => [r.seed, 100 * f(r)]));
   const gain = (arm: string, m: 'routing' | 'strictPass') => perSeed(arm, (x) => x.finalMetrics[m] - x.da0Metrics[m]);
   const of = (arm: string, m: 'routing' | 'strictPass'): EstimateMeasure => ({
@@ -93,6 +113,7 @@ export function estimateTables(speak: EstimateSlice, arms: readonly string[], ru
   });
   return {
     speak,
+    scenarios,
     baseline,
     arms: arms.map((arm) => ({
       arm,
@@ -131,10 +152,17 @@ export function estimateFigure(m: MeanInterval, signed: boolean): string {
   return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : f(m.mean);
 }
 
+/** What an estimate's matches played, in words. */
+function scenariosPhrase(t: Pick<EstimateTables, 'scenarios'>): string {
+  return t.scenarios === 'other-intents'
+    ? `synthetic scenarios of the intents no arena, held-out or gym scenario names (${OTHER_INTENTS_EPISODES} episodes each)`
+    : 'arena scenarios';
+}
+
 /** The estimate as one table (a row per arm and measure), as `study estimate`, `study show` and `report --study` print it. */
 export function estimateView(t: EstimateTables): { title: string; header: string[]; rows: string[][] } {
   return {
-    title: `DA0 and the final DA against each run's final CA, arena scenarios, CA speaking the run's ${t.speak === 'validation' ? 'validation slice' : 'train slice'}; points, mean [95% t] over seeds`,
+    title: `DA0 and the final DA against each run's final CA, ${scenariosPhrase(t)}, CA speaking the run's ${t.speak === 'validation' ? 'validation slice' : 'train slice'}; points, mean [95% t] over seeds`,
     header: ['arm', 'measure', 'seeds', 'DA0', 'final DA', 'gain', `gain − ${t.baseline}'s (paired)`],
     rows: t.arms.flatMap((a) =>
       (['routing', 'strictPass'] as const).map((k) => [
@@ -162,7 +190,7 @@ export function estimateScenarioView(t: EstimateTables): { title: string; header
   const ids = [...new Set(arms.flatMap((a) => a.scenarios.map((x) => x.scenarioId)))];
   const of = (a: (typeof arms)[number], id: string) => a.scenarios.find((x) => x.scenarioId === id);
   return {
-    title: `Routing per arena scenario, DA0 and the final DA against each run's final CA (${t.speak} slice); points, gain mean [95% t] over seeds`,
+    title: `Routing per ${t.scenarios === 'other-intents' ? 'scenario of the other intents' : 'arena scenario'}, DA0 and the final DA against each run's final CA (${t.speak} slice); points, gain mean [95% t] over seeds`,
     header: ['scenario', `${first.arm} DA0 → final`, ...arms.map((a) => `${a.arm} gain`)],
     rows: ids.map((id) => {
       const f = of(first, id);

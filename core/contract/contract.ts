@@ -18,7 +18,7 @@ import type { MadsReport } from '../validators/mads-metrics';
 import type { Complexity, Scenario } from '../domain/types';
 import type { FieldProblem, ScenarioDraft } from '../domain/schema';
 import type { StudyRunStatus, StudySummary } from '../coevolution/study-summary';
-import type { EstimateSlice, EstimateTables } from '../coevolution/study-estimate';
+import type { EstimateScenarios, EstimateSlice, EstimateTables } from '../coevolution/study-estimate';
 import type { BestResponseSummary } from '../arena/best-response';
 import type { CaPolicyMatch, CaPolicyShiftRow } from '../arena/ca-policy';
 import type { DeviceRecord } from './device';
@@ -123,7 +123,7 @@ export type { AdversitySpec, Complexity, Persona, TaskSpec } from '../domain/typ
 export type { FieldProblem, ScenarioDraft } from '../domain/schema';
 export type { ArmSummary, PairSummary, StudyRunStatus, StudySummary } from '../coevolution/study-summary';
 export type { MeanInterval, PairedDifference } from '../stats/intervals';
-export type { EstimateSlice, EstimateTables } from '../coevolution/study-estimate';
+export type { EstimateScenarios, EstimateSlice, EstimateTables } from '../coevolution/study-estimate';
 export type * from '../eau/view';
 export type { EffectMark, MeasuredEffect } from '../eau/effect';
 export type { DiagnosticName, Evidence, EvidenceSeries, KnobProposal } from '../eau/proposal';
@@ -549,6 +549,8 @@ export interface StudyDetail extends StudyInfo {
    * study estimate`), per slice of the bank the CA spoke; null where none is stored.
    */
   arenaEstimate: Record<EstimateSlice, EstimateTables | null>;
+  /** The same on synthetic scenarios of the intents beyond the arena (`studies/estimate` with `scenarios: 'other-intents'`). */
+  otherIntentsEstimate: Record<EstimateSlice, EstimateTables | null>;
 }
 
 export interface ArmInfo {
@@ -643,7 +645,7 @@ export interface Commands {
    * its validation slice (core/coevolution/study-estimate.ts); plays only what is not stored.
    * Progress as `study/estimate`.
    */
-  'studies/estimate': (args: { studyId: string; speak: EstimateSlice }) => EstimateTables;
+  'studies/estimate': (args: { studyId: string; speak: EstimateSlice; scenarios?: EstimateScenarios }) => EstimateTables;
   /** EAU knobs (core/eau/knobs.ts): a checked write, queued for the run's next step or phase boundary; a refusal names its rule. */
   'knobs/set': (args: { runId: string; knob: string; value: number; reason: string; by?: string }) => KnobWriteResult;
   /** A write back to the value an applied write replaced, linked to it. */
@@ -772,7 +774,7 @@ export interface Events {
   'study/status': { studyId: string; status: StudyInfo['status'] };
   /** Runs of a study estimated so far by `studies/estimate`, and the match playing now (a few a second). */
   /** An estimate's progress; `error` once, when an estimate the study was started with failed (one asked for by request fails the request). */
-  'study/estimate': { studyId: string; speak: EstimateSlice; done: number; total: number; label: string | null; error?: string };
+  'study/estimate': { studyId: string; speak: EstimateSlice; scenarios?: EstimateScenarios; done: number; total: number; label: string | null; error?: string };
 }
 
 export type CommandName = keyof Commands;

@@ -146,6 +146,7 @@ describe('engine on a temporary lab', () => {
       call('matches/play', { da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 1, run: 'R1', speak: 'held' }),
     ).rejects.toThrow(/field "speak"/);
     await expect(call('studies/estimate', { studyId: 'S1', speak: 'held' })).rejects.toThrow(/studies\/estimate: field "speak"/);
+    await expect(call('studies/estimate', { studyId: 'S1', speak: 'train', scenarios: 'heldout' })).rejects.toThrow(/studies\/estimate: field "scenarios"/);
     await expect(call('studies/estimate', { studyId: 'S1', speak: 'train' })).rejects.toThrow(/S1/);
     await expect(call('studies/caPolicy', { studyId: 'S1', arm: '' })).rejects.toThrow(/studies\/caPolicy: field "arm"/);
     await expect(call('studies/caPolicy', { studyId: 'S1' })).rejects.toThrow(/S1/);

@@ -5,7 +5,7 @@
  * estimate (on request, or once its runs finish when it was started with one).
  */
 import type { Database } from 'better-sqlite3';
-import type { EstimateSlice, EstimateTables, Handlers, StudyDetail, StudyInfo, StudyProgressInfo } from '../../core/contract/contract';
+import type { EstimateScenarios, EstimateSlice, EstimateTables, Handlers, StudyDetail, StudyInfo, StudyProgressInfo } from '../../core/contract/contract';
 import type { EngineEvent } from '../../core/contract/run-service';
 import { ARMS, customArm, parseArms, studyArmConfigs } from '../../core/coevolution/arms';
 import { arenaOnlySummary, studyHosts } from '../../core/coevolution/study-summary';
@@ -33,7 +33,7 @@ export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers
   const live = new Map<string, StudyProgressInfo | null>();
 
   /** Plays what is missing of a study's estimate on `speak`, one match at a time with the engine's others; progress as `study/estimate`. */
-  function estimate(studyId: string, speak: EstimateSlice): Promise<EstimateTables> {
+  function estimate(studyId: string, speak: EstimateSlice, scenarios: EstimateScenarios = 'arena'): Promise<EstimateTables> {
     return o.play.serially(async () => {
       let done = 0;
       let total = 0;
@@ -42,11 +42,12 @@ export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers
         const now = Date.now();
         if (!force && now - last < 250) return;
         last = now;
-        o.emit({ name: 'study/estimate', payload: { studyId, speak, done, total, label } });
+        o.emit({ name: 'study/estimate', payload: { studyId, speak, scenarios, done, total, label } });
       };
       return estimateStudy(o.play.store, {
         studyId,
         speak,
+        scenarios,
         ctx: { db: o.dbPath, ...(o.play.session ? { session: o.play.session } : {}) },
         onMatch: (label) => {
           emit(label, true);
@@ -133,6 +134,7 @@ export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers
       heldoutHidden,
       summary: heldoutHidden ? arenaOnlySummary(v.summary) : v.summary,
       arenaEstimate: v.arenaEstimate,
+      otherIntentsEstimate: v.otherIntentsEstimate,
       customArms: v.customArms,
       runs: v.entries.map((e, i) => ({
         arm: e.arm,
@@ -174,13 +176,21 @@ export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers
         launch(studyId, undefined, speak);
         return { ok: true };
       },
-      'studies/estimate': ({ studyId, speak }) => {
+      'studies/estimate': ({ studyId, speak, scenarios }) => {
         studies.get(studyId);
-        return estimate(studyId, speak);
+        return estimate(studyId, speak, scenarios);
       },
       'studies/list': () =>
         studies.list().map((s) => {
-          const { summary: _summary, tauDa: _tau, arenaEstimate: _estimate, customArms: _custom, heldoutHidden: _hidden, ...rest } = info(s.id);
+          const {
+            summary: _summary,
+            tauDa: _tau,
+            arenaEstimate: _estimate,
+            otherIntentsEstimate: _beyond,
+            customArms: _custom,
+            heldoutHidden: _hidden,
+            ...rest
+          } = info(s.id);
           return rest;
         }),
       'studies/get': ({ studyId, heldout }) => info(studyId, heldout === true),

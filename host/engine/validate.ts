@@ -111,7 +111,7 @@ export const ARG_SCHEMAS: Schemas = {
     arenaOnly: z.boolean().optional(),
   }),
   'studies/resume': z.strictObject({ studyId: id, estimate: bankSlice.optional() }),
-  'studies/estimate': z.strictObject({ studyId: id, speak: bankSlice }),
+  'studies/estimate': z.strictObject({ studyId: id, speak: bankSlice, scenarios: z.enum(['arena', 'other-intents']).optional() }),
   'knobs/set': z.strictObject({
     runId: id,
     knob: id,

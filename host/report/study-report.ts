@@ -176,6 +176,8 @@ export interface StudyReportInput {
   customArms?: { arm: string; overlay: Record<string, unknown> }[];
   /** The arena-only estimates `study estimate` stored, per slice the CA spoke. */
   arenaEstimate?: Record<EstimateSlice, EstimateTables | null>;
+  /** The same on the intents beyond the arena (`study estimate --scenarios other-intents`). */
+  otherIntentsEstimate?: Record<EstimateSlice, EstimateTables | null>;
   /**
    * No held-out or panel figure (`arenaOnlySummary`; a study made with `--arena-only` unless the
    * report asks for them with `--heldout`): for choosing settings on the arena.
@@ -371,7 +373,10 @@ export function renderStudyReport(input: StudyReportInput): string {
       s.summary.arms.map((a) => [a.arm, a.measures[`${prefix}.routing`]!.n, ...panelRows(prefix).map((d) => fmt(a.measures[d.key]!, d.rate))]),
     );
   const panelPairedDefs = [...panelRows('panel'), ...panelRows('panel.gap')];
-  const estimates = (['train', 'validation'] as const).flatMap((k) => s.arenaEstimate?.[k] ?? []);
+  const estimates = (['train', 'validation'] as const).flatMap((k) => [
+    ...(s.arenaEstimate?.[k] ? [s.arenaEstimate[k]] : []),
+    ...(s.otherIntentsEstimate?.[k] ? [s.otherIntentsEstimate[k]] : []),
+  ]);
   const estimate = estimates.length
     ? estimates
         .map((t) => {

@@ -24,6 +24,8 @@ export interface StudyView {
   customArms: { arm: string; overlay: Record<string, unknown> }[];
   /** The arena-only estimates `study estimate` stored, per slice the CA spoke (null: none stored), paired against the summary's baseline. */
   arenaEstimate: Record<EstimateSlice, EstimateTables | null>;
+  /** The same on the intents beyond the arena (`study estimate --scenarios other-intents`). */
+  otherIntentsEstimate: Record<EstimateSlice, EstimateTables | null>;
 }
 
 /** The CA's opening of each episode of a match (its first customer turn), with the expected tool, who won and r_CA's terms. */
@@ -86,6 +88,10 @@ export function loadStudy(db: Database, dbPath: string, id: string, baseline?: s
     arenaEstimate: {
       train: storedEstimate(db, id, 'train', summary.baseline ?? undefined),
       validation: storedEstimate(db, id, 'validation', summary.baseline ?? undefined),
+    },
+    otherIntentsEstimate: {
+      train: storedEstimate(db, id, 'train', summary.baseline ?? undefined, 'other-intents'),
+      validation: storedEstimate(db, id, 'validation', summary.baseline ?? undefined, 'other-intents'),
     },
   };
 }

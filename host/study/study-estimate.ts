@@ -10,8 +10,9 @@ import { heldoutMetrics } from '../../core/arena/evaluate';
 import { selectScenarios } from '../../core/arena/scenarios';
 import { RUN_THREADS } from '../../core/coevolution/run-config';
 import type { RunConfig } from '../../core/coevolution/run-config';
-import { estimateKind, estimateSeed, estimateTables } from '../../core/coevolution/study-estimate';
-import type { ArenaEstimateFigures, EstimateRun, EstimateSlice, EstimateTables } from '../../core/coevolution/study-estimate';
+import { estimateKind, estimateSeed, estimateTables, OTHER_INTENTS_EPISODES } from '../../core/coevolution/study-estimate';
+import type { ArenaEstimateFigures, EstimateRun, EstimateScenarios, EstimateSlice, EstimateTables } from '../../core/coevolution/study-estimate';
+import { otherIntentScenarios } from '../../core/rl/demos';
 import { runArena } from '../coevolution/actors';
 import { nextArenaMatchId, runAndStoreMatch } from '../llm/store-match';
 import { matchConcurrency, pendingLlmCalls, resolveCa, resolveDa, resolveJudge } from '../policies/policies';
@@ -28,6 +29,8 @@ export interface EstimateOptions {
   speak: EstimateSlice;
   /** The arm the others are paired against (default: the study's first arm). */
   baseline?: string;
+  /** The scenarios the matches play (default: the arena's). */
+  scenarios?: EstimateScenarios;
   /** The lab's policy context (its file, LLM ledgers); the seed and ORT threads are the estimate's own. */
   ctx: Omit<PolicyContext, 'seed'>;
   /** A run (arm/seed) not estimated because it has not finished. */
@@ -67,14 +70,20 @@ export function storedStudyEstimateRefusal(db: Database, studyId: string, speak:
 }
 
 /** The tables of the estimate already stored for a study (nothing played); null when no run has one. */
-export function storedEstimate(db: Database, studyId: string, speak: EstimateSlice, baseline?: string): EstimateTables | null {
+export function storedEstimate(
+  db: Database,
+  studyId: string,
+  speak: EstimateSlice,
+  baseline?: string,
+  scenarios: EstimateScenarios = 'arena',
+): EstimateTables | null {
   const studies = studyStore(db);
   const s = studies.get(studyId);
   const rates = db.prepare<[string], { scenario_id: string; da_win_rate: number }>(
     'SELECT scenario_id, da_win_rate FROM match_scenarios WHERE match_id = ? ORDER BY pos',
   );
   const runs = studies.entries(studyId).flatMap((e): EstimateRun[] => {
-    const f = studies.evaluation<ArenaEstimateFigures>(studyId, e.arm, e.seed, estimateKind(speak));
+    const f = studies.evaluation<ArenaEstimateFigures>(studyId, e.arm, e.seed, estimateKind(speak, scenarios));
     if (!f) return [];
     // Routing per scenario is each match's win rate there (routing = the DA won, as in heldoutMetrics).
     const before = rates.all(f.matches.da0);
@@ -86,7 +95,7 @@ export function storedEstimate(db: Database, studyId: string, speak: EstimateSli
     return [{ arm: e.arm, seed: e.seed, ...f, ...(perScenario.length ? { perScenario } : {}) }];
   });
   if (!runs.length) return null;
-  return estimateTables(speak, s.arms, runs, baseline && s.arms.includes(baseline) ? baseline : s.arms[0]!);
+  return estimateTables(speak, s.arms, runs, baseline && s.arms.includes(baseline) ? baseline : s.arms[0]!, scenarios);
 }
 
 /** Plays what is missing of a study's estimate on `speak` and returns its tables. */
@@ -95,7 +104,8 @@ export async function estimateStudy(store: SqliteRunStore, o: EstimateOptions): 
   const s = studies.get(o.studyId);
   if (o.baseline !== undefined && !s.arms.includes(o.baseline))
     throw new StudyEstimateError(`baseline ${o.baseline}: not an arm of study ${o.studyId} (${s.arms.join(', ')})`);
-  const kind = estimateKind(o.speak);
+  const set = o.scenarios ?? 'arena';
+  const kind = estimateKind(o.speak, set);
   const lab = labDomain(store.db);
   const entries = studies.entries(o.studyId);
   const todo = entries.filter((e) => e.status === 'finished');
@@ -133,12 +143,12 @@ export async function estimateStudy(store: SqliteRunStore, o: EstimateOptions): 
               matchId: nextArenaMatchId(store),
               createdAt: new Date().toISOString(),
               domain: run.domain,
-              scenarios: selectScenarios(run.domain, 'arena'),
-              scenarioSet: 'arena',
+              scenarios: set === 'arena' ? selectScenarios(run.domain, 'arena') : otherIntentScenarios(run.domain, run.domain.bank, 'validation'),
+              scenarioSet: set,
               da,
               ca,
               judge,
-              config: run.sparring,
+              config: set === 'arena' ? run.sparring : { ...run.sparring, arena: { ...run.sparring.arena, episodesPerScenario: OTHER_INTENTS_EPISODES } },
               seed,
               concurrency: matchConcurrency(da, ca, 32),
               ...(run.symbolic ? { symbolic: run.symbolic } : {}),
@@ -168,5 +178,5 @@ export async function estimateStudy(store: SqliteRunStore, o: EstimateOptions): 
     }
     o.onProgress?.(++done, todo.length);
   }
-  return storedEstimate(store.db, o.studyId, o.speak, o.baseline) ?? estimateTables(o.speak, s.arms, [], o.baseline ?? s.arms[0]!);
+  return storedEstimate(store.db, o.studyId, o.speak, o.baseline, set) ?? estimateTables(o.speak, s.arms, [], o.baseline ?? s.arms[0]!, set);
 }

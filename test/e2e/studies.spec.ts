@@ -178,6 +178,22 @@ test('estimates the held-out gain on the arena, nothing held out read', async ()
   await panel.getByTestId('estimate-run').click();
   await expect(panel.getByTestId('estimate-error')).toHaveCount(0);
   await expect(rows).toHaveCount(4);
+  // Beyond the arena: nothing stored yet for that set; played here, then the same figures as the CLI reads.
+  await panel.getByTestId('estimate-scenarios-set').selectOption('other-intents');
+  await expect(panel.getByTestId('estimate-empty')).toBeVisible();
+  await panel.getByTestId('estimate-run').click();
+  await expect(rows).toHaveCount(4, { timeout: 180_000 });
+  await expect(panel.getByTestId('estimate-progress')).toHaveCount(0, { timeout: 180_000 });
+  await expect(panel.locator('h4')).toHaveText('Routing per scenario of the other intents');
+  const beyond = JSON.parse(
+    (await runNode([BIN, '--db', db, '--json', 'study', 'estimate', studyId!, '--scenarios', 'other-intents'])).stdout,
+  ) as EstimateTables;
+  expect(beyond.scenarios).toBe('other-intents');
+  await expect(rows.first()).toContainText(`${one(beyond.arms[0]!.routing.da0.mean)} [`);
+  await expect(panel.getByTestId('estimate-scenarios').locator('tbody tr')).toHaveCount(beyond.arms[0]!.scenarios.length);
+  // The arena's estimate is still there.
+  await panel.getByTestId('estimate-scenarios-set').selectOption('arena');
+  await expect(panel.getByTestId('estimate-scenarios').locator('tbody tr')).toHaveCount(10);
 });
 
 test("reads each arm's CA policy, first match → last, with the figures of `sparring study ca-policy`", async () => {

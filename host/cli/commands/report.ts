@@ -51,6 +51,7 @@ export function registerReport(program: Command, globals: () => GlobalOptions): 
               runs: view.runs,
               summary: view.summary,
               arenaEstimate: view.arenaEstimate,
+              otherIntentsEstimate: view.otherIntentsEstimate,
               customArms: view.customArms,
               arenaOnly,
               ...(caPolicy ? { caPolicy } : {}),

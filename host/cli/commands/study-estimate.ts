@@ -12,8 +12,8 @@
  */
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { estimateScenarioView, estimateView } from '../../../core/coevolution/study-estimate';
-import type { EstimateSlice, EstimateTables } from '../../../core/coevolution/study-estimate';
+import { estimateScenarioView, estimateView, OTHER_INTENTS_EPISODES } from '../../../core/coevolution/study-estimate';
+import type { EstimateScenarios, EstimateSlice, EstimateTables } from '../../../core/coevolution/study-estimate';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { estimateStudy, StudyEstimateError } from '../../study/study-estimate';
 import { studyStore } from '../../study/study-store';
@@ -35,13 +35,21 @@ export function registerStudyEstimate(study: Command, globals: () => GlobalOptio
         .choices(['train', 'validation'])
         .default('train'),
     )
+    .addOption(
+      new Option(
+        '--scenarios <set>',
+        `the scenarios the matches play: the arena's, or synthetic scenarios of the intents no arena, held-out or gym scenario names (${OTHER_INTENTS_EPISODES} episodes each): how far the gains reach intents no gym trained on`,
+      )
+        .choices(['arena', 'other-intents'])
+        .default('arena'),
+    )
     .option('--baseline <arm>', 'the arm the others are paired against (default: the first arm)')
-    .action(async (id: string, opts: { speak: EstimateSlice; baseline?: string }) => {
+    .action(async (id: string, opts: { speak: EstimateSlice; scenarios: EstimateScenarios; baseline?: string }) => {
       const g = globals();
       const { arms } = withLab(g.db, (db) => studyStore(db).get(id));
       if (opts.baseline !== undefined && !arms.includes(opts.baseline))
         throw new UsageError(`--baseline ${opts.baseline}: not an arm of study ${id} (${arms.join(', ')})`);
-      const out = await estimateStep(g, id, opts.speak, opts.baseline);
+      const out = await estimateStep(g, id, opts.speak, opts.baseline, undefined, opts.scenarios);
       if (g.json) process.stdout.write(JSON.stringify({ study: id, ...out }, null, 2) + '\n');
       else process.stdout.write(estimateText(id, out));
     });
@@ -58,12 +66,14 @@ export async function estimateStep(
   speak: EstimateSlice,
   baseline?: string,
   flag = `study estimate --speak ${speak}`,
+  scenarios: EstimateScenarios = 'arena',
 ): Promise<EstimateTables> {
   const store = openSqliteStore(g.db);
   try {
     return await estimateStudy(store, {
       studyId: id,
       speak,
+      scenarios,
       ...(baseline !== undefined ? { baseline } : {}),
       ctx: { db: g.db, ...(g.cache === false ? { cache: false } : {}) },
       onSkip: (key, why) => process.stderr.write(`estimate: ${key}: skipped (${why})\n`),

@@ -355,6 +355,7 @@ export function studyJson(v: StudyView, seconds: number | null, arenaOnly = fals
       arms: s.arms,
       paired: s.paired,
       arenaEstimate: v.arenaEstimate,
+      otherIntentsEstimate: v.otherIntentsEstimate,
     };
   }
   return {
@@ -373,6 +374,8 @@ export function studyJson(v: StudyView, seconds: number | null, arenaOnly = fals
     panel: { protocol: studyPanelProtocol(v.study.base), runs: v.runs.map((r) => ({ arm: r.arm, seed: r.seed, figures: r.panel ?? null })) },
     // What `study estimate` stored, per slice the CA spoke (null before it ran), paired against the baseline above.
     arenaEstimate: v.arenaEstimate,
+    // The same on the intents beyond the arena (`study estimate --scenarios other-intents`).
+    otherIntentsEstimate: v.otherIntentsEstimate,
   };
 }
 
@@ -560,6 +563,11 @@ function print(json: boolean, v: StudyView, seconds: number | null, arenaOnly = 
   out.push('', 'Arena-only estimate of the held-out gain (`sparring study estimate`; nothing held out read):');
   if (estimates.length) for (const e of estimates) out.push(estimateText(v.study.id, e));
   else out.push(`None stored yet: \`sparring study estimate ${v.study.id}\` plays it (two arena matches a run).`);
+  const beyond = (['train', 'validation'] as const).flatMap((k) => v.otherIntentsEstimate[k] ?? []);
+  if (beyond.length) {
+    out.push('', 'On the intents beyond the arena (`sparring study estimate --scenarios other-intents`; nothing held out read):');
+    for (const e of beyond) out.push(estimateText(v.study.id, e));
+  }
   if (seconds !== null) out.push('', `${seconds.toFixed(1)} s`);
   process.stdout.write(out.join('\n') + '\n');
 }

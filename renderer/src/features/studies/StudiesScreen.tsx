@@ -5,7 +5,7 @@
  * its runs in the dashboard or the transcripts; and overlay any two runs of the lab.
  */
 import { useEffect, useMemo, useState } from 'react';
-import type { ArmSummary, EstimateSlice, EstimateTables, MeanInterval, StudyDetail, StudyInfo } from '../../../../core/contract/contract';
+import type { ArmSummary, EstimateScenarios, EstimateSlice, EstimateTables, MeanInterval, StudyDetail, StudyInfo } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
 import { Term } from '../../components/Term';
 import { etaFrom, ProgressBar, useNow } from '../../components/ProgressBar';
@@ -935,15 +935,18 @@ const pts = (m: MeanInterval | undefined, signed: boolean) => {
  */
 function ArenaEstimate({ study }: { study: StudyDetail }) {
   const [chosen, setSpeak] = useState<EstimateSlice | null>(null);
+  const [chosenSet, setScenarios] = useState<EstimateScenarios | null>(null);
   const busy = useStudiesStore(selectEstimating(study.id));
+  const scenarios = chosenSet ?? busy?.scenarios ?? 'arena';
+  const stored = scenarios === 'arena' ? study.arenaEstimate : study.otherIntentsEstimate;
   // Until one is chosen: the slice being estimated, else one with an estimate stored (train first).
-  const speak = chosen ?? busy?.speak ?? (study.arenaEstimate.train || !study.arenaEstimate.validation ? 'train' : 'validation');
+  const speak = chosen ?? busy?.speak ?? (stored.train || !stored.validation ? 'train' : 'validation');
   const error = useStudiesStore(selectEstimateError(study.id));
   const now = useNow(!!busy);
   const [started, setStarted] = useState<number | null>(null);
   if (busy && started === null) setStarted(now);
   if (!busy && started !== null) setStarted(null);
-  const shown = study.arenaEstimate[speak];
+  const shown = stored[speak];
   const finished = study.runs.filter((r) => r.status === 'finished').length;
   return (
     <section className="panel" data-testid="study-estimate">
@@ -959,20 +962,30 @@ function ArenaEstimate({ study }: { study: StudyDetail }) {
             <option value="train">CA speaks the train slice</option>
             <option value="validation">CA speaks the validation slice</option>
           </select>{' '}
-          <button className="btn tiny" disabled={!!busy || !finished} onClick={() => void estimateStudy(study.id, speak)} data-testid="estimate-run">
+          <select
+            value={scenarios}
+            onChange={(e) => setScenarios(e.target.value as EstimateScenarios)}
+            data-testid="estimate-scenarios-set"
+            aria-label="the scenarios the estimate's matches play"
+          >
+            <option value="arena">on the arena scenarios</option>
+            <option value="other-intents">on the intents beyond the arena</option>
+          </select>{' '}
+          <button className="btn tiny" disabled={!!busy || !finished} onClick={() => void estimateStudy(study.id, speak, scenarios)} data-testid="estimate-run">
             {shown ? 'Estimate new runs' : 'Estimate'}
           </button>
         </span>
       </header>
       <p className="muted small">
         Each finished run&apos;s DA0 and final DA play its final CA on the arena scenarios, as the run&apos;s own matches play (seed 1000 + the run&apos;s
-        seed). Nothing held out is read, so settings can be chosen on it. Points, mean [95% t] over seeds; the gain paired against{' '}
-        {shown?.baseline ?? 'the first arm'}.
+        seed), or on synthetic scenarios of the intents no arena, held-out or gym scenario names (8 episodes each): how far the gains reach intents no gym
+        trained on, which held-out evaluation also tests. Nothing held out is read, so settings can be chosen on it. Points, mean [95% t] over seeds; the gain
+        paired against {shown?.baseline ?? 'the first arm'}.
       </p>
       {busy && (
         <div data-testid="estimate-progress">
           <ProgressBar
-            label={`runs estimated, CA speaking the ${busy.speak} slice${busy.label ? ` — ${busy.label}` : ''}`}
+            label={`runs estimated${busy.scenarios === 'other-intents' ? ' beyond the arena' : ''}, CA speaking the ${busy.speak} slice${busy.label ? ` — ${busy.label}` : ''}`}
             done={busy.done}
             total={Math.max(busy.total, 1)}
             etaSeconds={started === null ? null : etaFrom(started, now, busy.done, busy.total)}
@@ -1032,7 +1045,7 @@ function ArenaEstimate({ study }: { study: StudyDetail }) {
 function EstimateScenarios({ tables }: { tables: EstimateTables }) {
   return (
     <ScenarioGainTable
-      title="Routing per arena scenario"
+      title={tables.scenarios === 'other-intents' ? 'Routing per scenario of the other intents' : 'Routing per arena scenario'}
       testId="estimate-scenarios"
       gainLabel="gain"
       arms={tables.arms}

@@ -3,7 +3,7 @@
  * the arms a study can compare, and the two runs of the overlay. Events update it through the mirror.
  */
 import { create } from 'zustand';
-import type { ArmInfo, EstimateSlice, RunDetail, StudyDetail, StudyInfo } from '../../../../core/contract/contract';
+import type { ArmInfo, EstimateScenarios, EstimateSlice, RunDetail, StudyDetail, StudyInfo } from '../../../../core/contract/contract';
 import type { EngineEvent } from '../../../../core/contract/run-service';
 import { errorMessage, request } from '../../engine/client';
 
@@ -19,7 +19,7 @@ export interface StudiesState {
   overlayRuns: Record<string, RunDetail>;
   overlayError: string | null;
   /** `studies/estimate` in flight, by study: runs estimated so far and the match playing. */
-  estimating: Record<string, { speak: EstimateSlice; done: number; total: number; label: string | null }>;
+  estimating: Record<string, { speak: EstimateSlice; scenarios?: EstimateScenarios; done: number; total: number; label: string | null }>;
   estimateError: Record<string, string>;
 }
 
@@ -117,15 +117,15 @@ export async function resumeStudy(studyId: string): Promise<void> {
 /** Studies whose estimate this window asked for and awaits (the others' progress comes from a study started with one). */
 const requested = new Set<string>();
 
-/** Plays what is missing of the study's arena-only estimate on `speak`, then reloads its tables. */
-export async function estimateStudy(studyId: string, speak: EstimateSlice): Promise<void> {
+/** Plays what is missing of the study's estimate on `speak` and `scenarios` (the arena's by default), then reloads its tables. */
+export async function estimateStudy(studyId: string, speak: EstimateSlice, scenarios: EstimateScenarios = 'arena'): Promise<void> {
   requested.add(studyId);
   useStudiesStore.setState((s) => ({
-    estimating: { ...s.estimating, [studyId]: { speak, done: 0, total: 0, label: null } },
+    estimating: { ...s.estimating, [studyId]: { speak, scenarios, done: 0, total: 0, label: null } },
     estimateError: omit(s.estimateError, studyId),
   }));
   try {
-    await request('studies/estimate', { studyId, speak });
+    await request('studies/estimate', { studyId, speak, scenarios });
     await loadStudy(studyId);
   } catch (err) {
     useStudiesStore.setState((s) => ({ estimateError: { ...s.estimateError, [studyId]: errorMessage(err) } }));
