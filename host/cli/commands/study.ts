@@ -68,7 +68,7 @@ export function readCustomArm(spec: string): CustomArm {
   return customArm(name, readOptionFile(`--arm ${spec}`, file), file);
 }
 
-/** "3" → seeds 1, 2, 3; "1,4,7" → those seeds. */
+/** "3" → seeds 1, 2, 3; "1,4,7" → those seeds; "11-20" (or "1-3,7") → the seeds of each range, ends included. */
 export function parseSeeds(text: string): number[] {
   const t = text.trim();
   if (/^\d+$/.test(t)) {
@@ -77,8 +77,16 @@ export function parseSeeds(text: string): number[] {
     return Array.from({ length: n }, (_, i) => i + 1);
   }
   const seeds = t.split(',').map((s) => s.trim());
-  if (!seeds.every((s) => /^-?\d+$/.test(s))) throw new UsageError(`--seeds must be a count (10) or a list of integer seeds (1,2,5), got "${text}"`);
-  const out = seeds.map(Number);
+  const range = /^(\d+)-(\d+)$/;
+  if (!seeds.every((s) => /^-?\d+$/.test(s) || range.test(s)))
+    throw new UsageError(`--seeds must be a count (10), a list of integer seeds (1,2,5) or ranges (11-20), got "${text}"`);
+  const out = seeds.flatMap((s) => {
+    const m = range.exec(s);
+    if (!m) return [Number(s)];
+    const [a, b] = [Number(m[1]), Number(m[2])];
+    if (b < a || b - a >= 1000) throw new UsageError(`--seeds: the range "${s}" must run upwards over at most 1000 seeds`);
+    return Array.from({ length: b - a + 1 }, (_, i) => a + i);
+  });
   if (new Set(out).size !== out.length) throw new UsageError(`--seeds lists a seed twice: "${text}"`);
   return out;
 }
@@ -92,7 +100,7 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
       '--config <file>',
       'a run config (JSON) as the base instead of a preset; with --preset given too, an overlay merged over that preset (objects merge, other values replace)',
     )
-    .option('--seeds <n>', 'how many seeds (1..n), or a list (1,4,7)')
+    .option('--seeds <n>', 'how many seeds (1..n), or a list (1,4,7) with ranges (11-20)')
     .option('--arms <list>', `comma-separated arms: ${Object.keys(ARMS).join(', ')}`, 'full')
     .option(
       '--arm <name=file>',
