@@ -368,9 +368,10 @@ const robustShape = (sft: RunConfig['bootstrap']['sft']): RunConfig => ({
  * or held-out scenario names; 38 intents, 8 episodes each), where this preset gains +0.6 [−4.1,
  * 5.3] (seeds 1–10) and +1.4 [−1.1, 3.8] (1–20). `gym.daOtherIntents` has each DA gym also play
  * the other half of those intents (25) against its frozen CA and pool those episodes with the
- * arena's. Chosen by a rule set before the results: keep it if 7/12 × the arena routing gain +
- * 5/12 × the other-intents gain (the held-out set's shares of the two kinds of scenario; this
- * preset's +11.9 at seeds 1–10 against its held-out +12.4) rises with a paired interval above 0.
+ * arena's. Judged by a rule set after the first candidate's results (8) and before the others':
+ * keep it if 7/12 × the arena routing gain + 5/12 × the other-intents gain (the held-out set's
+ * shares of the two kinds of scenario; this preset's +11.9 at seeds 1–10 against its held-out
+ * +12.4) rises with a paired interval above 0.
  * Arena-only studies, `full` seeds 1–10 (train slice; routing / strict PASS gain paired against
  * `full`; other-intents gain paired; the composite paired):
  *   daOtherIntents 4    −0.9 [−4.5, 2.7] / −2.9 [−7.6, 1.7]     +5.5 [+1.6, +9.4]    +1.8 [−1.0, 4.6]
