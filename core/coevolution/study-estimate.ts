@@ -9,6 +9,8 @@
 import { meanInterval, pairedDifference } from '../stats/intervals';
 import type { MeanInterval, PairedDifference } from '../stats/intervals';
 import { fixed } from '../stats/format';
+import { scenarioGains } from './study-summary';
+import type { ScenarioGain, ScenarioPair } from './study-summary';
 
 /** The bank slice the CA speaks in an estimate. */
 export type EstimateSlice = 'train' | 'validation';
@@ -45,25 +47,10 @@ export interface ArenaEstimateFigures {
 }
 
 /**
- * One arena scenario's routing in a run's estimate: DA0's and the final DA's win rate there (their
- * matches' per-scenario rows; rates in [0, 1]). Read from the stored matches, not stored twice.
+ * A run's figures as the tables read them: the stored ones, with each scenario's routing in its two
+ * matches (their per-scenario win rates, read from the lab, not stored twice) when both are there.
  */
-export interface EstimateScenarioFigures {
-  scenarioId: string;
-  da0: number;
-  final: number;
-}
-
-/** A run's figures as the tables read them: the stored ones, with the per-scenario rows of its two matches when both are in the lab. */
-export type EstimateRun = ArenaEstimateFigures & { arm: string; seed: number; perScenario?: readonly EstimateScenarioFigures[] };
-
-/** One arena scenario of one arm: routing of DA0, of the final DA and the gain (points), mean [95% t] over the seeds that carry it. */
-export interface EstimateScenario {
-  scenarioId: string;
-  da0: MeanInterval;
-  final: MeanInterval;
-  gain: MeanInterval;
-}
+export type EstimateRun = ArenaEstimateFigures & { arm: string; seed: number; perScenario?: readonly ScenarioPair[] };
 
 /** One measure of one arm: DA0, the final DA and the gain (points), mean [95% t] over seeds; the gain paired against the baseline arm's. */
 export interface EstimateMeasure {
@@ -89,7 +76,7 @@ export interface EstimateTables {
      * which it leaves behind (the transfer_to_human ones a DA gym can unlearn), chosen on without
      * reading anything held out. Empty when no run's matches are in the lab.
      */
-    scenarios: EstimateScenario[];
+    scenarios: ScenarioGain[];
   }[];
   /** Per (arm, seed) run, as stored. */
   runs: EstimateRun[];
@@ -120,26 +107,14 @@ export function estimateTables(
       seeds: runs.filter((r) => r.arm === arm).length,
       routing: of(arm, 'routing'),
       strictPass: of(arm, 'strictPass'),
-      scenarios: scenariosOf(runs.filter((r) => r.arm === arm)),
+      // In points, as the estimate's other figures.
+      scenarios: scenarioGains(
+        runs.filter((r) => r.arm === arm).map((r) => r.perScenario ?? []),
+        100,
+      ),
     })),
     runs: [...runs],
   };
-}
-
-/** Each arena scenario's routing over an arm's runs, in points (scenarios in first-seen order). */
-function scenariosOf(runs: readonly EstimateRun[]): EstimateScenario[] {
-  const bySeed = new Map<string, EstimateScenarioFigures[]>();
-  for (const r of runs)
-    for (const p of r.perScenario ?? []) {
-      if (!bySeed.has(p.scenarioId)) bySeed.set(p.scenarioId, []);
-      bySeed.get(p.scenarioId)!.push(p);
-    }
-  return [...bySeed].map(([scenarioId, xs]) => ({
-    scenarioId,
-    da0: meanInterval(xs.map((x) => 100 * x.da0)),
-    final: meanInterval(xs.map((x) => 100 * x.final)),
-    gain: meanInterval(xs.map((x) => 100 * (x.final - x.da0))),
-  }));
 }
 
 /** A figure of an estimate (points) with its interval, signed where it is a difference; '—' without seeds. */

@@ -290,7 +290,15 @@ export interface HeldoutReach {
   gainDifference: MeanInterval;
 }
 
-export interface HeldoutScenario {
+/** One scenario's routing in one run: DA0's and the final DA's (rates in [0, 1]). */
+export interface ScenarioPair {
+  scenarioId: string;
+  da0: number;
+  final: number;
+}
+
+/** A scenario's routing of DA0 and of the final DA and the gain, over the runs that carry it. */
+export interface ScenarioGain {
   scenarioId: string;
   da0: MeanInterval;
   final: MeanInterval;
@@ -298,87 +306,95 @@ export interface HeldoutScenario {
   gain: MeanInterval;
 }
 
-/** Each held-out scenario's routing, DA0 → final DA (own CA), over the runs (scenarios in first-seen order). */
-function heldoutScenarios(runs: readonly StudyRunData[]): HeldoutScenario[] {
-  const bySeed = new Map<string, { da0: number; final: number }[]>();
-  for (const r of runs) {
-    const { final, da0 } = finalAndDa0(r);
-    const after = new Map((final?.heldout.perScenario ?? []).map((p) => [p.scenarioId, p.routingAccuracy]));
-    for (const p of da0?.heldout.perScenario ?? []) {
-      const f = after.get(p.scenarioId);
-      if (f === undefined) continue;
-      if (!bySeed.has(p.scenarioId)) bySeed.set(p.scenarioId, []);
-      bySeed.get(p.scenarioId)!.push({ da0: p.routingAccuracy, final: f });
+export type HeldoutScenario = ScenarioGain;
+
+/**
+ * Each scenario's DA0, final and gain, mean [95% t] over the runs that carry it (scenarios in
+ * first-seen order), the rates times `scale`; `bounds` cut the DA0 and final intervals (`level`)
+ * and the gain's (`difference`) to what the measure can take. The held-out per-scenario table and
+ * the arena-only estimate's.
+ */
+export function scenarioGains(
+  runs: readonly (readonly ScenarioPair[])[],
+  scale = 1,
+  bounds?: { level: readonly [number, number]; difference: readonly [number, number] },
+): ScenarioGain[] {
+  const byScenario = new Map<string, ScenarioPair[]>();
+  for (const pairs of runs)
+    for (const p of pairs) {
+      if (!byScenario.has(p.scenarioId)) byScenario.set(p.scenarioId, []);
+      byScenario.get(p.scenarioId)!.push(p);
     }
-  }
-  return [...bySeed].map(([scenarioId, xs]) => ({
+  return [...byScenario].map(([scenarioId, xs]) => ({
     scenarioId,
     da0: meanInterval(
-      xs.map((x) => x.da0),
+      xs.map((x) => scale * x.da0),
       0.95,
-      LEVEL,
+      bounds?.level,
     ),
     final: meanInterval(
-      xs.map((x) => x.final),
+      xs.map((x) => scale * x.final),
       0.95,
-      LEVEL,
+      bounds?.level,
     ),
     gain: meanInterval(
-      xs.map((x) => x.final - x.da0),
+      xs.map((x) => scale * (x.final - x.da0)),
       0.95,
-      DIFFERENCE,
+      bounds?.difference,
     ),
   }));
 }
 
-/** heldoutScenarios' figures grouped by whether the arena plays a scenario's intents (`withArenaIntents`: their ids). */
+/** A run's held-out routing per scenario against its own final CA, DA0 and the final DA: the scenarios both evaluations carry. */
+function heldoutPairs(r: StudyRunData): ScenarioPair[] {
+  const { final, da0 } = finalAndDa0(r);
+  const after = new Map((final?.heldout.perScenario ?? []).map((p) => [p.scenarioId, p.routingAccuracy]));
+  return (da0?.heldout.perScenario ?? []).flatMap((p) => {
+    const f = after.get(p.scenarioId);
+    return f === undefined ? [] : [{ scenarioId: p.scenarioId, da0: p.routingAccuracy, final: f }];
+  });
+}
+
+/** Each held-out scenario's routing, DA0 → final DA (own CA), over the runs (scenarios in first-seen order). */
+function heldoutScenarios(runs: readonly StudyRunData[]): HeldoutScenario[] {
+  return scenarioGains(runs.map(heldoutPairs), 1, { level: LEVEL, difference: DIFFERENCE });
+}
+
+/**
+ * heldoutScenarios' figures grouped by whether the arena plays a scenario's intents
+ * (`withArenaIntents`: their ids), over the seeds that carry a scenario of each group.
+ */
 function heldoutReach(runs: readonly StudyRunData[], withArenaIntents: ReadonlySet<string> | undefined): HeldoutReach | null {
   if (!withArenaIntents) return null;
-  type Pair = { da0: number; final: number };
-  const seeds: { inArena: Pair[]; other: Pair[] }[] = [];
-  const ids = { inArena: new Set<string>(), other: new Set<string>() };
-  for (const r of runs) {
-    const { final, da0 } = finalAndDa0(r);
-    const after = new Map((final?.heldout.perScenario ?? []).map((p) => [p.scenarioId, p.routingAccuracy]));
-    const seed = { inArena: [] as Pair[], other: [] as Pair[] };
-    for (const p of da0?.heldout.perScenario ?? []) {
-      const f = after.get(p.scenarioId);
-      if (f === undefined) continue;
-      const k = withArenaIntents.has(p.scenarioId) ? 'inArena' : 'other';
-      seed[k].push({ da0: p.routingAccuracy, final: f });
-      ids[k].add(p.scenarioId);
-    }
-    if (seed.inArena.length && seed.other.length) seeds.push(seed);
-  }
+  const seeds = runs
+    .map(heldoutPairs)
+    .map((pairs) => ({ inArena: pairs.filter((p) => withArenaIntents.has(p.scenarioId)), other: pairs.filter((p) => !withArenaIntents.has(p.scenarioId)) }))
+    .filter((s) => s.inArena.length && s.other.length);
   if (!seeds.length) return null;
   const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const group = (k: 'inArena' | 'other'): HeldoutReachGroup => {
-    const of = (f: (p: Pair) => number) => seeds.map((s) => mean(s[k].map(f)));
-    return {
-      scenarios: [...ids[k]],
-      da0: meanInterval(
-        of((p) => p.da0),
-        0.95,
-        LEVEL,
-      ),
-      final: meanInterval(
-        of((p) => p.final),
-        0.95,
-        LEVEL,
-      ),
-      gain: meanInterval(
-        of((p) => p.final - p.da0),
-        0.95,
-        DIFFERENCE,
-      ),
-    };
-  };
-  const gainOf = (s: { inArena: Pair[]; other: Pair[] }, k: 'inArena' | 'other') => mean(s[k].map((p) => p.final - p.da0));
+  const of = (k: 'inArena' | 'other', f: (p: ScenarioPair) => number) => seeds.map((s) => mean(s[k].map(f)));
+  const gain = (p: ScenarioPair) => p.final - p.da0;
+  const group = (k: 'inArena' | 'other'): HeldoutReachGroup => ({
+    scenarios: [...new Set(seeds.flatMap((s) => s[k].map((p) => p.scenarioId)))],
+    da0: meanInterval(
+      of(k, (p) => p.da0),
+      0.95,
+      LEVEL,
+    ),
+    final: meanInterval(
+      of(k, (p) => p.final),
+      0.95,
+      LEVEL,
+    ),
+    gain: meanInterval(of(k, gain), 0.95, DIFFERENCE),
+  });
+  const inArena = of('inArena', gain);
+  const other = of('other', gain);
   return {
     arenaIntents: group('inArena'),
     otherIntents: group('other'),
     gainDifference: meanInterval(
-      seeds.map((s) => gainOf(s, 'inArena') - gainOf(s, 'other')),
+      inArena.map((g, i) => g - other[i]!),
       0.95,
       [-2, 2],
     ),
