@@ -9,7 +9,7 @@ export type ScenarioSetName = (typeof SCENARIO_SETS)[number];
  * fraud: the fraud-escalation reference scenarios of the arena; all: arena then held-out;
  * robustness: MADS's normal, unhappy and impossible scenarios (adversities, fallbacks).
  */
-export function selectScenarios(domain: Domain, set: ScenarioSetName): Scenario[] {
+export function selectScenarios(domain: Pick<Domain, 'scenarios'>, set: ScenarioSetName): Scenario[] {
   switch (set) {
     case 'arena':
       return domain.scenarios.filter((s) => s.set === 'arena');
@@ -31,9 +31,9 @@ export function selectScenarios(domain: Domain, set: ScenarioSetName): Scenario[
  * against the CA on.
  */
 export function heldoutWithArenaIntents(domain: Pick<Domain, 'scenarios'>): Set<string> {
-  const arena = new Set(selectScenarios(domain as Domain, 'arena').flatMap((s) => s.intents));
+  const arena = new Set(selectScenarios(domain, 'arena').flatMap((s) => s.intents));
   return new Set(
-    selectScenarios(domain as Domain, 'heldout')
+    selectScenarios(domain, 'heldout')
       .filter((s) => s.intents.some((i) => arena.has(i)))
       .map((s) => s.id),
   );

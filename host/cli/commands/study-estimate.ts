@@ -49,7 +49,7 @@ export function registerStudyEstimate(study: Command, globals: () => GlobalOptio
       const { arms } = withLab(g.db, (db) => studyStore(db).get(id));
       if (opts.baseline !== undefined && !arms.includes(opts.baseline))
         throw new UsageError(`--baseline ${opts.baseline}: not an arm of study ${id} (${arms.join(', ')})`);
-      const out = await estimateStep(g, id, opts.speak, opts.baseline, undefined, opts.scenarios);
+      const out = await estimateStep(g, id, opts.speak, { ...(opts.baseline !== undefined ? { baseline: opts.baseline } : {}), scenarios: opts.scenarios });
       if (g.json) process.stdout.write(JSON.stringify({ study: id, ...out }, null, 2) + '\n');
       else process.stdout.write(estimateText(id, out));
     });
@@ -58,16 +58,16 @@ export function registerStudyEstimate(study: Command, globals: () => GlobalOptio
 /**
  * Plays what is missing of study `id`'s estimate on `speak` with a progress bar per match, and
  * returns its tables (`study estimate`, and `study --estimate` once the runs have finished). Bad
- * input is a UsageError that starts with `flag`, the option the user gave.
+ * input is a UsageError that starts with `o.flag`, the option the user gave.
  */
 export async function estimateStep(
   g: GlobalOptions,
   id: string,
   speak: EstimateSlice,
-  baseline?: string,
-  flag = `study estimate --speak ${speak}`,
-  scenarios: EstimateScenarios = 'arena',
+  o: { baseline?: string; scenarios?: EstimateScenarios; flag?: string } = {},
 ): Promise<EstimateTables> {
+  const { baseline, scenarios = 'arena' } = o;
+  const flag = o.flag ?? `study estimate --speak ${speak}${scenarios === 'arena' ? '' : ` --scenarios ${scenarios}`}`;
   const store = openSqliteStore(g.db);
   try {
     return await estimateStudy(store, {

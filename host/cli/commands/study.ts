@@ -187,7 +187,7 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
         else process.stderr.write(`study ${id}: panel step left out (not every run finished); \`sparring study panel ${id}\` runs it on the finished ones\n`);
       }
       if (opts.estimate) {
-        if (allFinished) await estimateStep(g, id, opts.estimate, undefined, `--estimate ${opts.estimate}`);
+        if (allFinished) await estimateStep(g, id, opts.estimate, { flag: `--estimate ${opts.estimate}` });
         else
           process.stderr.write(
             `study ${id}: estimate left out (not every run finished); \`sparring study estimate ${id} --speak ${opts.estimate}\` plays it on the finished ones\n`,
