@@ -551,7 +551,6 @@ function TacticEvidence({ arms }: { arms: readonly ArmSummary[] }) {
   const shown = arms.filter((a) => a.tactic && a.tactic.splits.length > 0);
   if (!shown.length) return null;
   const pct = (v: number | null, n: number) => (v === null ? '–' : `${Math.round(v * 100)}% (${n})`);
-  const signed = signedFixed;
   return (
     <details data-testid="study-tactic-evidence">
       <summary>Why: the CA&apos;s wins and its reward with and without each feature of an opening</summary>
@@ -587,12 +586,12 @@ function TacticEvidence({ arms }: { arms: readonly ArmSummary[] }) {
                 <td>{sp.feature}</td>
                 <td className="num">{pct(sp.withCaWin, sp.withN)}</td>
                 <td className="num">{pct(sp.withoutCaWin, sp.withoutN)}</td>
-                <td className="num">{sp.withinToolGap === null ? '–' : signed(sp.withinToolGap * 100, 0)}</td>
+                <td className="num">{sp.withinToolGap === null ? '–' : signedFixed(sp.withinToolGap * 100, 0)}</td>
                 <td className="num">{sp.withRCa ? sp.withRCa.total.toFixed(2) : '–'}</td>
                 <td className="num">{sp.withoutRCa ? sp.withoutRCa.total.toFixed(2) : '–'}</td>
                 <td className="num">
                   {sp.withRCa && sp.withoutRCa
-                    ? (['format', 'realism', 'conceal', 'invDa'] as const).map((k) => signed(sp.withRCa![k] - sp.withoutRCa![k], 2)).join(' / ')
+                    ? (['format', 'realism', 'conceal', 'invDa'] as const).map((k) => signedFixed(sp.withRCa![k] - sp.withoutRCa![k], 2)).join(' / ')
                     : '–'}
                 </td>
               </tr>
