@@ -286,6 +286,34 @@ describe('DaModel', () => {
     for (const m of [a, b]) await m.dispose();
   });
 
+  it('hidden dropout zeroes hidden units in supervised steps only, is kept in snapshots and refused outside [0, 1)', async () => {
+    // Every unit dropped (p just under 1, no decay): the layers under the hidden one get no gradient
+    // and AdamW moves them by exactly 0, while the heads' biases still learn; without dropout w1 moves.
+    const [a, b] = [
+      await DaModel.create({ intents, seed: 4, net, weightDecay: 0, hiddenDropout: 1 - 1e-9 }),
+      await DaModel.create({ intents, seed: 4, net, weightDecay: 0 }),
+    ];
+    const [startW1, startBa] = [await paramOf(a, 'w1'), await paramOf(a, 'ba')];
+    const before = await a.predict(obs);
+    for (const m of [a, b])
+      await m.supervisedStep(
+        obs,
+        samples.map((x) => x.target),
+        { lr: 1e-2 },
+      );
+    expect(Buffer.from((await paramOf(a, 'w1')).buffer).equals(Buffer.from(startW1.buffer))).toBe(true);
+    expect(Buffer.from((await paramOf(a, 'ba')).buffer).equals(Buffer.from(startBa.buffer))).toBe(false);
+    expect(Buffer.from((await paramOf(b, 'w1')).buffer).equals(Buffer.from(startW1.buffer))).toBe(false);
+    // The forward keeps every unit: its predictions moved only by the heads' biases, not to zero hidden units.
+    expect((await a.predict(obs))[0]!.intentLogp).not.toEqual(before[0]!.intentLogp);
+    const snap = await a.snapshot();
+    expect(JSON.parse(snap.modelJson)).toMatchObject({ hiddenDropout: 1 - 1e-9 });
+    expect((await DaModel.fromSnapshot(snap)).hiddenDropout).toBe(1 - 1e-9);
+    expect(JSON.parse((await b.snapshot()).modelJson)).not.toHaveProperty('hiddenDropout');
+    await expect(DaModel.create({ intents, seed: 1, net, hiddenDropout: 1 })).rejects.toThrow(/hiddenDropout must be in \[0, 1\), got 1/);
+    for (const m of [a, b]) await m.dispose();
+  });
+
   it('label smoothing spreads ε over the batch label marginal with the grouped head, over all intents with separate heads', async () => {
     // Three labelled samples (intents 0, 0, 2) and one without a label: the marginal is (2/3, 0, 1/3, 0).
     const batch = [samples[0]!, samples[0]!, samples[2]!, { obs: samples[1]!.obs, target: { choice: 'dispute_charge' as const } }];

@@ -190,6 +190,7 @@ describe('DA supervised step', () => {
       intent_mask: { data: Float32Array.from([1, 1, 1, 0]), dims: [4] },
       intent_weight: { data: Float32Array.from([0.5]), dims: [] },
       intent_smoothing: { data: Float32Array.from([0]), dims: [] },
+      hidden_keep: { data: new Float32Array(4 * tinyNet.hidden).fill(1), dims: [4, tinyNet.hidden] },
     };
   };
   const weights = initParams(daParams(shape), 4);

@@ -111,7 +111,7 @@ export type DaParam = 'emb' | 'w1' | 'b1' | 'wa' | 'ba' | 'wi' | 'bi';
 type ObsInput = 'bag_idx' | 'bag_w' | 'state' | 'mask';
 /** Train steps take the bags as distinct ids and a weight matrix (models/row-bags.ts). */
 type TrainObsInput = keyof typeof ROW_BAG_INPUTS | 'state' | 'mask';
-type SftInput = TrainObsInput | 'action' | 'intent' | 'intent_mask' | 'intent_weight' | 'intent_smoothing';
+type SftInput = TrainObsInput | 'action' | 'intent' | 'intent_mask' | 'intent_weight' | 'intent_smoothing' | 'hidden_keep';
 type PgInput = TrainObsInput | 'action' | 'advantage' | 'old_logp' | 'ref_logp' | 'clip_eps' | 'kl_beta' | 'entropy_coef' | 'temperature';
 
 /** Parameters in snapshot order. */
@@ -192,8 +192,16 @@ function identity(n: number): Float32Array {
 }
 
 /** Both heads' logits [B, A] (masked) and [B, N], from the bag sum [B, E]. */
-function heads(g: Graph, shape: DaNetShape, p: Record<DaParam, Tensor>, bag: Tensor, x: Record<'state' | 'mask', Tensor>): { action: Tensor; intent: Tensor } {
-  const h = g.relu(g.gemm(g.concat([bag, x.state], 1), p.w1, p.b1)); // [B, H]
+function heads(
+  g: Graph,
+  shape: DaNetShape,
+  p: Record<DaParam, Tensor>,
+  bag: Tensor,
+  x: Record<'state' | 'mask', Tensor>,
+  keep?: Tensor,
+): { action: Tensor; intent: Tensor } {
+  const relu = g.relu(g.gemm(g.concat([bag, x.state], 1), p.w1, p.b1)); // [B, H]
+  const h = keep ? g.mul(relu, keep) : relu; // inverted dropout: keep is 0 or 1/(1 − p)
   const intent = g.gemm(h, p.wi, p.bi); // [B, N]
   let action = g.gemm(h, p.wa, p.ba); // [B, A]
   if (shape.intentTools) {
@@ -243,12 +251,13 @@ export function buildDaSftStep(shape: DaNetShape, opts: TrainStepOptions = {}): 
       intent_mask: { dtype: 'float32', shape: ['B'] },
       intent_weight: { dtype: 'float32', shape: [] },
       intent_smoothing: { dtype: 'float32', shape: [] },
+      hidden_keep: { dtype: 'float32', shape: ['B', shape.hidden] },
     },
   };
   return buildTrainStep(
     spec,
     (g, p, x) => {
-      const { action, intent } = heads(g, shape, p, rowBagSum(g, p.emb, x), x);
+      const { action, intent } = heads(g, shape, p, rowBagSum(g, p.emb, x), x, x.hidden_keep);
       const logpA = g.logSoftmax(action, -1); // [B, A]
       const logpI = g.logSoftmax(intent, -1); // [B, N]
       const actionLoss = g.neg(g.reduceMean(g.gatherElements(logpA, g.unsqueeze(x.action, [1]), 1))); // []
