@@ -293,6 +293,22 @@ describe('sparring study', () => {
     const mid = JSON.parse((await sparring(['study', 'show', 'S1', '--json', '--db', b])).stdout) as StudyJson;
     expect(mid.runs.filter((r) => r.status === 'finished').length).toBeGreaterThanOrEqual(1);
     expect(mid.runs.filter((r) => r.status === 'finished').length).toBeLessThan(4);
+    // Killed, it says so (not 'running'), and names how to continue it.
+    expect(mid.study.status).toBe('interrupted');
+    expect(mid.runs.map((r) => r.status)).not.toContain('running');
+    expect((await sparring(['study', 'show', 'S1', '--db', b])).stdout).toMatch(
+      /— interrupted \(no process runs it\); `sparring study --resume S1` continues it/,
+    );
+    // While another live process owns it, --resume refuses (two runners would start the same runs twice).
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    const owned = new Database(b);
+    owned.prepare("UPDATE studies SET owner_host = ?, owner_pid = ?, heartbeat_at = ? WHERE id = 'S1'").run(os.hostname(), other.pid, new Date().toISOString());
+    owned.close();
+    const busy = await sparring(['study', '--resume', 'S1', '--db', b]);
+    other.kill('SIGKILL');
+    expect(busy.code).toBe(2);
+    expect(busy.stderr).toMatch(new RegExp(`study S1 is being run by process ${other.pid} on `));
+    await new Promise((r) => other.once('exit', r));
     // Resumed with --estimate train: once every run has finished, the arena-only estimate plays too.
     const resumed = await sparring(['study', '--resume', 'S1', '--estimate', 'train', '--json', '--db', b]);
     expect(resumed.code, resumed.stderr).toBe(0);

@@ -26,7 +26,8 @@ export interface StudyCheckpointEvaluation {
   reference?: { ca: string; heldout: HeldoutFigures };
 }
 
-export type StudyRunStatus = 'pending' | 'running' | 'finished' | 'failed';
+/** 'interrupted': stored as 'running' in a study whose process is gone (shown so; resumable). */
+export type StudyRunStatus = 'pending' | 'running' | 'interrupted' | 'finished' | 'failed';
 
 /** One (arm, seed) of a study with what its run produced. */
 export interface StudyRunData {

@@ -522,9 +522,12 @@ export interface StudyInfo {
   preset: string;
   arms: string[];
   seeds: number[];
-  status: 'running' | 'finished' | 'failed';
-  /** Being run by this engine now; a `running` study that is not live was interrupted and can be resumed. */
+  /** 'interrupted': no live process runs it (killed, or the machine restarted); `studies/resume` continues it. */
+  status: 'running' | 'interrupted' | 'finished' | 'failed';
+  /** Being run by this engine now; a `running` study that is not live is run by another process (`owner`). */
   live: boolean;
+  /** The process that runs or last ran it (a CLI's, or an engine's), null when none holds it. */
+  owner: { host: string; pid: number; heartbeatAt: string } | null;
   /**
    * Made for choosing settings on the arena (`sparring study --arena-only`, `studies/start`'s
    * `arenaOnly`): its tables come without held-out or panel figures unless `studies/get` asks for them.

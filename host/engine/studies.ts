@@ -15,7 +15,7 @@ import { estimateStudy, newStudyEstimateRefusal, storedStudyEstimateRefusal, Stu
 import type { SqliteRunStore } from '../store/sqlite-store';
 import type { SessionSettings } from '../../models/session';
 import { loadStudy } from '../study/study-data';
-import { studyStore } from '../study/study-store';
+import { StudyBusyError, studyStore } from '../study/study-store';
 
 /** The `studies/*` handlers but the CA's policy, which ca-policy.ts serves with the runs'. */
 type StudyHandlers = Pick<Handlers, Exclude<Extract<keyof Handlers, `studies/${string}`>, 'studies/caPolicy'>>;
@@ -172,6 +172,8 @@ export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers
       'studies/resume': ({ studyId, estimate: speak }) => {
         studies.get(studyId);
         if (live.has(studyId)) throw new Error(`study ${studyId} is running in this engine`);
+        const busy = studies.busy(studyId);
+        if (busy) throw new StudyBusyError(busy);
         checkEstimate(speak, (slice) => storedStudyEstimateRefusal(o.db, studyId, slice));
         launch(studyId, undefined, speak);
         return { ok: true };

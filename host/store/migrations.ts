@@ -813,6 +813,20 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 26,
+    name: 'studies: owner',
+    up(db) {
+      db.exec(`
+        -- The process running a study (its host and pid) and when it last said it was alive: a
+        -- 'running' study whose owner is gone was interrupted (and may be resumed), one whose owner
+        -- is alive must not be run by a second process. NULL: nobody runs it (studies made before).
+        ALTER TABLE studies ADD COLUMN owner_host TEXT;
+        ALTER TABLE studies ADD COLUMN owner_pid INTEGER;
+        ALTER TABLE studies ADD COLUMN heartbeat_at TEXT;
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

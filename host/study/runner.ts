@@ -16,7 +16,7 @@ import type { ArmSpec } from '../../core/coevolution/arms';
 import type { StudyRunStatus } from '../../core/coevolution/study-summary';
 import { createRunReader } from '../coevolution/service';
 import { openSqliteStore } from '../store/sqlite-store';
-import { studyStore } from './study-store';
+import { STUDY_HEARTBEAT_MS, studyStore } from './study-store';
 import type { StudyEntry } from './study-store';
 import type { WorkerMessage } from './study-worker';
 
@@ -77,6 +77,16 @@ export async function runStudy(opts: RunStudyOptions): Promise<void> {
   const nMax = study.base.stopping.nMax;
   const specOf = (arm: string): ArmSpec | null => (isArmName(arm) ? ARMS[arm] : null);
 
+  let owned: ReturnType<typeof studies.claim>;
+  try {
+    owned = studies.claim(study.id);
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+  // The heartbeat says this process still runs the study (a killed one's goes stale: 'interrupted').
+  const heartbeat = setInterval(() => owned.beat(), STUDY_HEARTBEAT_MS);
+  heartbeat.unref();
   try {
     studies.setStatus(study.id, 'running');
     const entries = studies.entries(study.id);
@@ -255,6 +265,8 @@ export async function runStudy(opts: RunStudyOptions): Promise<void> {
     for (const j of queue) settle(j, 'failed', 'not run: what it waited for did not finish', 0);
     studies.setStatus(study.id, studies.allFinished(study.id) && failed === 0 ? 'finished' : 'failed');
   } finally {
+    clearInterval(heartbeat);
+    owned.release();
     store.close();
   }
 }

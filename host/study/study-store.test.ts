@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { PRESETS } from '../../core/coevolution/run-config';
 import { MIGRATIONS, applyMigrations, userVersion } from '../store/migrations';
 import { openSqliteStore } from '../store/sqlite-store';
-import { studyStore } from './study-store';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { ownerAlive, STUDY_STALE_MS, StudyBusyError, studyStore } from './study-store';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-study-store-'));
 
@@ -46,9 +48,75 @@ describe('the arena-only migration', () => {
     db.prepare("INSERT INTO studies VALUES ('S1', 't', 't', 'quick', '{}', '[]', '[]', 'running')").run();
     applyMigrations(db, version);
     expect(db.prepare("SELECT arena_only FROM studies WHERE id = 'S1'").pluck().get()).toBe(0);
+    applyMigrations(db);
     expect(studyStore(db).get('S1').arenaOnly).toBe(false);
     expect(() => db.prepare("UPDATE studies SET arena_only = 2 WHERE id = 'S1'").run()).toThrow(/CHECK/);
     db.close();
+  });
+});
+
+describe('the study owner migration', () => {
+  it('leaves the studies made before it unowned: a running one of them reads as interrupted, with its running entries', () => {
+    const version = MIGRATIONS.findIndex((m) => m.name === 'studies: owner') + 1;
+    expect(version).toBeGreaterThan(0);
+    const db = new Database(':memory:');
+    db.pragma('foreign_keys = ON');
+    applyMigrations(db, version - 1);
+    db.prepare(
+      "INSERT INTO studies (id, created_at, updated_at, preset, base_config_json, arms_json, seeds_json, status) VALUES (?, 't', 't', 'quick', '{}', ?, ?, ?)",
+    ).run('S1', '["full"]', '[1,2]', 'running');
+    db.prepare(
+      "INSERT INTO study_runs (study_id, arm, seed, run_id, status) VALUES ('S1', 'full', 1, NULL, 'running'), ('S1', 'full', 2, NULL, 'pending')",
+    ).run();
+    applyMigrations(db, version);
+    const studies = studyStore(db);
+    expect(studies.get('S1')).toMatchObject({ status: 'interrupted', owner: null });
+    expect(studies.entries('S1').map((e) => e.status)).toEqual(['interrupted', 'pending']);
+    expect(studies.busy('S1')).toBeNull();
+    db.close();
+  });
+});
+
+describe('a study owner', () => {
+  const now = Date.parse('2026-12-07T04:00:00Z');
+  const at = (msAgo: number) => new Date(now - msAgo).toISOString();
+
+  it('is alive while heard from lately and, on this host, while its process lives', () => {
+    expect(ownerAlive({ host: 'elsewhere', pid: 1, heartbeatAt: at(5_000) }, now, 'here')).toBe(true);
+    expect(ownerAlive({ host: 'elsewhere', pid: 1, heartbeatAt: at(STUDY_STALE_MS + 1) }, now, 'here')).toBe(false);
+    expect(ownerAlive({ host: 'here', pid: process.pid, heartbeatAt: at(5_000) }, now, 'here')).toBe(true);
+    // A live pid whose heartbeat went stale (a pid reused after a crash) is not the owner any more.
+    expect(ownerAlive({ host: 'here', pid: process.pid, heartbeatAt: at(STUDY_STALE_MS + 1) }, now, 'here')).toBe(false);
+    expect(ownerAlive({ host: 'here', pid: 2 ** 22 + 7, heartbeatAt: at(0) }, now, 'here')).toBe(false);
+    expect(ownerAlive({ host: 'here', pid: 1, heartbeatAt: 'not a date' }, now, 'here')).toBe(false);
+  });
+
+  it('keeps a second process from running a study a live one runs; once that one dies the study is interrupted and can be claimed', async () => {
+    const store = openSqliteStore(path.join(tmp, 'owner.db'));
+    const studies = studyStore(store.db);
+    const base = PRESETS.quick.config;
+    const id = studies.create({ preset: 'quick', base, arms: ['full'], seeds: [1], configOf: () => base }).id;
+    // Made by this process: running, and this process may run it.
+    expect(studies.get(id)).toMatchObject({ status: 'running', owner: { host: os.hostname(), pid: process.pid } });
+    expect(studies.busy(id)).toBeNull();
+    studies.setEntry(id, 'full', 1, 'running', null, null);
+    // Another process takes it over (as a `sparring study` elsewhere would).
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    store.db.prepare('UPDATE studies SET owner_pid = ?, heartbeat_at = ? WHERE id = ?').run(other.pid, new Date().toISOString(), id);
+    expect(studies.get(id).status).toBe('running');
+    expect(studies.busy(id)).toMatch(new RegExp(`^study ${id} is being run by process ${other.pid} on ${os.hostname()} \\(heard from \\d+ s ago\\)`));
+    expect(() => studies.claim(id)).toThrow(StudyBusyError);
+    expect(studies.get(id).owner!.pid).toBe(other.pid);
+    other.kill('SIGKILL');
+    await once(other, 'exit');
+    expect(studies.get(id).status).toBe('interrupted');
+    expect(studies.entries(id)[0]!.status).toBe('interrupted');
+    const owned = studies.claim(id);
+    expect(studies.get(id)).toMatchObject({ status: 'running', owner: { pid: process.pid } });
+    expect(studies.entries(id)[0]!.status).toBe('running');
+    owned.release();
+    expect(studies.get(id)).toMatchObject({ status: 'interrupted', owner: null });
+    store.close();
   });
 });
 

@@ -5,10 +5,15 @@
  * run of it in the dashboard, and overlay two runs of the lab. Screenshots in
  * test-results/screenshots/studies-*.png.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { hostname } from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { expect, test } from '@playwright/test';
 import type { Page } from '@playwright/test';
 import type { ArmSummary, EstimateTables, MeanInterval, StudyCaPolicyArm } from '../../core/contract/contract';
+import { PRESETS } from '../../core/coevolution/run-config';
 import { ArenaPage } from './pages/arena-page';
 import { LabPage, SCREENSHOTS } from './pages/lab-page';
 import { StudiesPage } from './pages/studies-page';
@@ -304,4 +309,41 @@ test('the Arena plays as in a run with its CA speaking the validation slice the 
   await expect(rows).toHaveCount(before + 1, { timeout: 120_000 });
   await expect(page.getByTestId('play-match')).toHaveText('Play match');
   await lab.screenshot('studies-08-arena-validation');
+});
+
+test('a study another process runs shows that process and no Resume; once it is gone it is interrupted and can be resumed', async () => {
+  const db = process.env.SPARRING_E2E_DB;
+  if (!db) throw new Error('SPARRING_E2E_DB is not set: run these specs through playwright.config.ts');
+  // A study as a `sparring study` in another process leaves it while it runs: owned by that live process.
+  const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120000)'], { stdio: 'ignore' });
+  const id = 'S90';
+  const write = new Database(db, { fileMustExist: true });
+  const now = new Date().toISOString();
+  write
+    .prepare(
+      `INSERT INTO studies (id, created_at, updated_at, preset, base_config_json, arms_json, seeds_json, status, owner_host, owner_pid, heartbeat_at)
+       VALUES (?, ?, ?, 'quick', ?, '["full"]', '[1]', 'running', ?, ?, ?)`,
+    )
+    .run(id, now, now, JSON.stringify(PRESETS.quick.config), hostname(), other.pid, now);
+  try {
+    await lab.go('studies');
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const row = page.getByTestId('studies-table').locator('tbody tr').filter({ hasText: id });
+    await expect(row).toContainText(`running (process ${other.pid})`);
+    await row.click();
+    await expect(page.getByTestId('study-view')).toContainText(`running (process ${other.pid})`);
+    await expect(page.getByTestId('resume-study')).toHaveCount(0);
+    other.kill('SIGKILL');
+    await once(other, 'exit');
+    await page.getByRole('button', { name: 'All studies' }).click();
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await expect(row).toContainText('interrupted');
+    await row.click();
+    await expect(page.getByTestId('resume-study')).toBeVisible();
+    await lab.screenshot('studies-09-interrupted');
+  } finally {
+    other.kill('SIGKILL');
+    write.prepare('DELETE FROM studies WHERE id = ?').run(id);
+    write.close();
+  }
 });

@@ -17,6 +17,7 @@ import type { StudyView } from '../../study/study-data';
 import { defaultWorkers, runStudy } from '../../study/runner';
 import type { StudyProgress } from '../../study/runner';
 import { studyStore } from '../../study/study-store';
+import type { StudyRow } from '../../study/study-store';
 import { runStudyPanel, StudyPanelError, studyPanelProtocol } from '../../study/study-panel';
 import { newStudyEstimateRefusal, storedStudyEstimateRefusal } from '../../study/study-estimate';
 import type { EstimateSlice } from '../../../core/coevolution/study-estimate';
@@ -127,7 +128,11 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
         if (opts.preset || opts.config || opts.seeds || opts.arm)
           throw new UsageError('--resume continues a study as it was created; leave out --preset, --config, --seeds and --arm');
         id = opts.resume;
-        const refused = withLab(g.db, (db) => (studyStore(db).get(id), opts.estimate && storedStudyEstimateRefusal(db, id, opts.estimate)));
+        const { busy, refused } = withLab(g.db, (db) => ({
+          busy: studyStore(db).busy(id),
+          refused: opts.estimate && storedStudyEstimateRefusal(db, id, opts.estimate),
+        }));
+        if (busy) throw new UsageError(busy);
         if (refused) throw new UsageError(`--estimate ${opts.estimate}: ${refused}`);
       } else {
         if (!opts.seeds) throw new UsageError('study needs --seeds (and --preset or --config), or --resume S');
@@ -273,7 +278,7 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
             s.preset || 'custom',
             s.arms.join(','),
             s.seeds.length,
-            s.status,
+            s.status === 'running' && s.owner ? `running (pid ${s.owner.pid})` : s.status,
             `${s.entries.filter((e) => e.status === 'finished').length}/${s.entries.length}`,
           ]),
         ) + '\n',
@@ -395,7 +400,7 @@ function print(json: boolean, v: StudyView, seconds: number | null, arenaOnly = 
   const s = arenaOnly ? arenaOnlySummary(v.summary) : v.summary;
   const out: string[] = [];
   out.push(
-    `study ${v.study.id}: ${v.study.preset ? `preset ${v.study.preset}` : 'custom config'}, arms ${v.study.arms.join(', ')}, seeds ${v.study.seeds.join(', ')} — ${v.study.status}`,
+    `study ${v.study.id}: ${v.study.preset ? `preset ${v.study.preset}` : 'custom config'}, arms ${v.study.arms.join(', ')}, seeds ${v.study.seeds.join(', ')} — ${studyStatusLine(v.study)}`,
   );
   out.push(
     [
@@ -578,4 +583,11 @@ function print(json: boolean, v: StudyView, seconds: number | null, arenaOnly = 
   }
   if (seconds !== null) out.push('', `${seconds.toFixed(1)} s`);
   process.stdout.write(out.join('\n') + '\n');
+}
+
+/** A study's status as `study show` heads it: who runs it, or how to continue it. */
+export function studyStatusLine(s: Pick<StudyRow, 'id' | 'status' | 'owner'>): string {
+  if (s.status === 'running' && s.owner) return `running in process ${s.owner.pid} on ${s.owner.host}`;
+  if (s.status === 'interrupted') return `interrupted (no process runs it); \`sparring study --resume ${s.id}\` continues it`;
+  return s.status;
 }

@@ -43,7 +43,27 @@ import {
 /** An arm's colour on every chart of its study: its place among the study's arms. */
 const armColour = (study: Pick<StudyDetail, 'arms'>, arm: string) => SERIES_COLOURS[study.arms.indexOf(arm) % SERIES_COLOURS.length]!;
 
-const STATUS_TONE = { pending: 'neutral', running: 'da', finished: 'ok', failed: 'bad' } as const;
+const STATUS_TONE = { pending: 'neutral', running: 'da', interrupted: 'warn', finished: 'ok', failed: 'bad' } as const;
+
+/** A study's status, and who runs it when another process does (a CLI's `sparring study`). */
+function StudyStatus({ study }: { study: Pick<StudyInfo, 'status' | 'live' | 'owner'> }) {
+  const elsewhere = study.status === 'running' && !study.live && study.owner;
+  return (
+    <Badge
+      tone={STATUS_TONE[study.status]}
+      title={
+        elsewhere
+          ? `Run by process ${study.owner!.pid} on ${study.owner!.host}, not by this app`
+          : study.status === 'interrupted'
+            ? 'No process runs it (killed, or the machine restarted); Resume continues it'
+            : undefined
+      }
+    >
+      {study.status}
+      {elsewhere ? ` (process ${study.owner!.pid})` : ''}
+    </Badge>
+  );
+}
 
 export function StudiesScreen() {
   const studyId = useNavStore(selectRouteId);
@@ -231,10 +251,7 @@ function StudyList() {
                 <td>{s.arms.join(', ')}</td>
                 <td className="num">{s.seeds.length}</td>
                 <td>
-                  <Badge tone={s.status === 'finished' ? 'ok' : s.status === 'failed' ? 'bad' : 'da'}>
-                    {s.status}
-                    {s.status === 'running' && !s.live ? ' (interrupted)' : ''}
-                  </Badge>
+                  <StudyStatus study={s} />
                 </td>
                 <td className="num">
                   {s.runs.filter((r) => r.status === 'finished').length}/{s.runs.length}
@@ -275,8 +292,8 @@ function StudyView({ studyId }: { studyId: string }) {
             Study {detail.id}: {detail.preset || 'custom'} · {detail.arms.join(', ')} · {detail.seeds.length} seeds {detail.arenaOnly && <ArenaOnlyBadge />}
           </h3>
           <span>
-            <Badge tone={live.status === 'finished' ? 'ok' : live.status === 'failed' ? 'bad' : 'da'}>{live.status}</Badge>{' '}
-            {live.status !== 'finished' && !live.live && (
+            <StudyStatus study={live} />{' '}
+            {(live.status === 'interrupted' || live.status === 'failed') && !live.live && (
               <button className="btn tiny" onClick={() => void resumeStudy(studyId)} data-testid="resume-study">
                 Resume
               </button>

@@ -47,4 +47,12 @@ describe('bandGeometry ticks', () => {
     const labels = g.yTicks.map((t) => t.label);
     expect(new Set(labels).size).toBe(5);
   });
+
+  it('gives a chart with no spread (no finished seed, or equal values) distinct ticks and no "-0"', () => {
+    for (const points of [[], [{ n: 0, mean: 0, ci: null }], [{ n: 3, mean: 0, ci: [0, 0] as [number, number] }], [{ n: 3, mean: 2, ci: null }]]) {
+      const labels = bandGeometry([{ name: 'a', points }], { width: 148, height: 138, rate: false }).yTicks.map((t) => t.label);
+      expect(new Set(labels).size, labels.join(' ')).toBe(5);
+      expect(labels.join(' ')).not.toMatch(/-0(\.0*)?(\s|$)/);
+    }
+  });
 });

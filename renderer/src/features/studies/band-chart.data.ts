@@ -1,4 +1,6 @@
 /** Geometry of the Studies screen's band charts: a mean line per series and its 95% interval as a band. Pure. */
+import { fixed } from '../../format';
+
 export interface BandPoint {
   n: number;
   mean: number;
@@ -30,13 +32,14 @@ export function bandGeometry(series: readonly BandSeriesInput[], opts: { width: 
   let lo = opts.rate ? 0 : Math.min(0, ...vals);
   let hi = opts.rate ? 1 : Math.max(1e-9, ...vals);
   if (!opts.rate) {
-    const pad = (hi - lo) * 0.08 || 1;
+    // No spread (no finished seed yet, or every value equal): a unit around them, not five ticks that read the same.
+    const pad = hi - lo > 1e-6 ? (hi - lo) * 0.08 : 0.5;
     lo -= pad;
     hi += pad;
   }
   const x = (i: number) => L + (n === 1 ? 0.5 : i / (n - 1)) * (W - L - R);
   const y = (v: number) => T + (1 - (Math.max(lo, Math.min(hi, v)) - lo) / (hi - lo)) * (H - T - B);
-  const fmt = (v: number) => (opts.rate ? `${(v * 100).toFixed(1)}%` : v.toFixed(3));
+  const fmt = (v: number) => (opts.rate ? `${fixed(v * 100, 1)}%` : fixed(v, 3));
   return {
     width: W,
     height: H,
@@ -44,7 +47,7 @@ export function bandGeometry(series: readonly BandSeriesInput[], opts: { width: 
       const v = lo + ((hi - lo) * k) / 4;
       // Enough decimals that the five ticks read apart: 0.031 / 0.052 for densities, 30 / 35 for token counts.
       const digits = hi - lo >= 20 ? 0 : hi - lo >= 2 ? 1 : hi - lo >= 0.2 ? 2 : 3;
-      return { y: y(v), label: opts.rate ? `${Math.round(v * 100)}%` : v.toFixed(digits) };
+      return { y: y(v), label: opts.rate ? `${Math.round(v * 100)}%` : fixed(v, digits) };
     }),
     xTicks: Array.from({ length: n }, (_, i) => ({ x: x(i), label: `M${i + 1}` })),
     tau: opts.tau === undefined ? null : { y: y(opts.tau), label: `τ_DA = ${opts.tau.toFixed(2)}` },
