@@ -97,6 +97,11 @@ export interface SparringConfig {
   stopping: StoppingConfig;
 }
 
+/** `config` with N, the arena's episodes per scenario, set to `n` (a match or evaluation of another size). */
+export function withEpisodes<C extends { arena: ArenaConfig }>(config: C, n: number): C {
+  return { ...config, arena: { ...config.arena, episodesPerScenario: n } };
+}
+
 export const DEFAULT_CONFIG: SparringConfig = {
   daReward: {
     formatValid: 0.5,

@@ -18,7 +18,7 @@ import { ScriptedCa } from '../core/agents/scripted-ca';
 import { ScriptedDa } from '../core/agents/scripted-da';
 import type { DaChoice } from '../core/agents/da-actions';
 import { runMatch } from '../core/arena/match';
-import { DEFAULT_CONFIG } from '../core/config';
+import { DEFAULT_CONFIG, withEpisodes } from '../core/config';
 import type { SparringConfig } from '../core/config';
 import type { Domain } from '../core/domain/types';
 import { judgeEpisode } from '../core/judge/judge';
@@ -214,14 +214,14 @@ export async function benchDa(domain: Domain, opts: DaBenchOptions = {}): Promis
   const settings = opts.session ?? {};
   const arena = domain.scenarios.filter((s) => s.set === 'arena');
   if (arena.length === 0) throw new Error(`benchDa: domain '${domain.name}' has no arena scenarios`);
-  const config: SparringConfig = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 1 } };
+  const config: SparringConfig = withEpisodes(DEFAULT_CONFIG, 1);
   const ca = new ScriptedCa(domain);
   const scripted = new ScriptedDa();
   const match = (seed: number, cfg: SparringConfig = config) =>
     runMatch({ matchId: 'bench', createdAt: '', domain, scenarios: arena, scenarioSet: 'arena', da: scripted, ca, judge: judgeEpisode, config: cfg, seed });
 
   // Real observations: every DA decision of a few scripted arena episodes.
-  const { episodes } = await match(1, { ...config, arena: { ...config.arena, episodesPerScenario: 6 } });
+  const { episodes } = await match(1, withEpisodes(config, 6));
   const points: DaDecisionPoint[] = sliceEpisodes(
     episodes.map((e) => recordedFromEpisode(e, domain.scenarios)),
     config.arena.maxDaTurns,

@@ -7,7 +7,7 @@ import { beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { ScriptedCa } from '../core/agents/scripted-ca';
 import { runMatch } from '../core/arena/match';
 import { selectScenarios } from '../core/arena/scenarios';
-import { DEFAULT_CONFIG } from '../core/config';
+import { DEFAULT_CONFIG, withEpisodes } from '../core/config';
 import { judgeEpisode } from '../core/judge/judge';
 import type { JudgeVerdict } from '../core/judge/types';
 import { bankDemos, routingObservation } from '../core/rl/demos';
@@ -42,7 +42,7 @@ const play = (da: BuiltinDa, concurrency: number) =>
     da,
     ca: new ScriptedCa(domain),
     judge: judgeEpisode,
-    config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 2 } },
+    config: withEpisodes(DEFAULT_CONFIG, 2),
     seed: 5,
     concurrency,
   });

@@ -3,7 +3,7 @@ import { bankingDomain } from '../../host/domain-files';
 import { ScriptedCa } from '../agents/scripted-ca';
 import { ScriptedDa } from '../agents/scripted-da';
 import type { DaPolicy } from '../agents/policy';
-import { DEFAULT_CONFIG } from '../config';
+import { DEFAULT_CONFIG, withEpisodes } from '../config';
 import { judgeEpisode } from '../judge/judge';
 import { evaluateDa, gateScenarios, heldoutMetrics, isStrictPass, wilsonInterval } from './evaluate';
 
@@ -49,7 +49,7 @@ describe('held-out evaluation', () => {
       da: new ScriptedDa(),
       ca: new ScriptedCa(domain),
       judge: judgeEpisode,
-      config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 1 } },
+      config: withEpisodes(DEFAULT_CONFIG, 1),
       seed: 3,
     });
     const metrics = heldoutMetrics(m.episodes);

@@ -23,6 +23,7 @@ import type { MadsReport } from '../validators/mads-metrics';
 import { transcriptOfEpisode } from '../validators/validators';
 import type { AnyJudge } from './match';
 import { runMatch } from './match';
+import { withEpisodes } from '../config';
 
 /** r_DA an episode needs for a strict PASS. */
 export const STRICT_PASS_MIN_REWARD = 2.0;
@@ -129,7 +130,7 @@ export function gateScenarios(domain: Domain): Scenario[] {
 export async function evaluateDa(a: EvaluateArgs): Promise<EvaluationResult> {
   const heldout = a.domain.scenarios.filter((s) => s.set === 'heldout');
   const gate = gateScenarios(a.domain);
-  const withN = (n: number): SparringConfig => ({ ...a.config, arena: { ...a.config.arena, episodesPerScenario: n } });
+  const withN = (n: number): SparringConfig => withEpisodes(a.config, n);
   const total = a.seeds.length * (heldout.length * a.episodesPerScenario + gate.length * a.gateEpisodesPerScenario);
   let done = 0;
   const progress = () => a.onProgress?.(++done, total);
@@ -160,7 +161,7 @@ export async function evaluateDa(a: EvaluateArgs): Promise<EvaluationResult> {
  */
 export async function evaluateMads(a: Omit<EvaluateArgs, 'gateEpisodesPerScenario'>): Promise<MadsReport & { scenarios: string[] }> {
   const scenarios = a.domain.scenarios.filter((s) => s.set === 'robustness');
-  const config: SparringConfig = { ...a.config, arena: { ...a.config.arena, episodesPerScenario: a.episodesPerScenario } };
+  const config: SparringConfig = withEpisodes(a.config, a.episodesPerScenario);
   const total = a.seeds.length * scenarios.length * a.episodesPerScenario;
   let done = 0;
   const transcripts = [];

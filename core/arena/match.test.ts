@@ -3,7 +3,7 @@ import { bankingDomain } from '../../host/domain-files';
 import { ScriptedCa } from '../agents/scripted-ca';
 import { ScriptedDa } from '../agents/scripted-da';
 import type { CaPolicy, DaPolicy } from '../agents/policy';
-import { DEFAULT_CONFIG } from '../config';
+import { DEFAULT_CONFIG, withEpisodes } from '../config';
 import type { SparringConfig } from '../config';
 import { judgeEpisode } from '../judge/judge';
 import { createMemoryStore } from '../store/memory-store';
@@ -12,7 +12,7 @@ import { runMatch, summarise } from './match';
 import { selectScenarios } from './scenarios';
 
 const domain = bankingDomain();
-const config = (n: number): SparringConfig => ({ ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: n } });
+const config = (n: number): SparringConfig => withEpisodes(DEFAULT_CONFIG, n);
 const play = (seed: number, n = 3, da: DaPolicy = new ScriptedDa(), ca: CaPolicy = new ScriptedCa(domain)) =>
   runMatch({
     matchId: 'M1',

@@ -4,7 +4,7 @@ import { CAMOUFLAGED_CA_STYLE, ScriptedCa } from '../agents/scripted-ca';
 import { ScriptedDa } from '../agents/scripted-da';
 import { runMatch, summarise } from '../arena/match';
 import { selectScenarios } from '../arena/scenarios';
-import { DEFAULT_CONFIG } from '../config';
+import { DEFAULT_CONFIG, withEpisodes } from '../config';
 import { judgeEpisode } from '../judge/judge';
 import { deriveSeed } from '../random';
 import { policyActor, recordedFromEpisode, rolloutDa, sliceDecisionPoints } from '../rl/da-rollout';
@@ -12,7 +12,7 @@ import { armGap, blendHeldout, blendedWDa, customerArm, formatArms, summariseArm
 
 const domain = bankingDomain();
 const arena = selectScenarios(domain, 'arena');
-const config = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 4 } };
+const config = withEpisodes(DEFAULT_CONFIG, 4);
 /** Two customers that speak differently: the "learned" one camouflaged, the symbolic one the default style. */
 const learned = new ScriptedCa(domain, CAMOUFLAGED_CA_STYLE);
 const symbolic = new ScriptedCa(domain);

@@ -4,13 +4,13 @@ import { ScriptedCa } from '../agents/scripted-ca';
 import { ScriptedDa } from '../agents/scripted-da';
 import { runMatch } from '../arena/match';
 import { selectScenarios } from '../arena/scenarios';
-import { DEFAULT_CONFIG } from '../config';
+import { DEFAULT_CONFIG, withEpisodes } from '../config';
 import { judgeEpisode } from '../judge/judge';
 import { recordedFromEpisode } from './da-rollout';
 import { isOpeningPoint, sliceCaDecisionPoints } from './ca-rollout';
 
 const domain = bankingDomain();
-const config = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 1 } };
+const config = withEpisodes(DEFAULT_CONFIG, 1);
 
 describe("the CA gym's decision points", () => {
   it('are one per customer turn, the first of each episode its opening (what gym.caDecisions "openings" keeps)', async () => {

@@ -6,7 +6,7 @@ import { ScriptedCa } from '../agents/scripted-ca';
 import { ScriptedDa } from '../agents/scripted-da';
 import { runEpisode, runMatch } from '../arena/match';
 import { selectScenarios } from '../arena/scenarios';
-import { DEFAULT_CONFIG } from '../config';
+import { DEFAULT_CONFIG, withEpisodes } from '../config';
 import { judgeEpisode } from '../judge/judge';
 import { deriveSeed, Rng } from '../random';
 import {
@@ -29,7 +29,7 @@ import type { DaDecisionPoint, DaRolloutWorld } from './da-rollout';
 
 const domain = bankingDomain();
 const arena = selectScenarios(domain, 'arena');
-const config = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 2 } };
+const config = withEpisodes(DEFAULT_CONFIG, 2);
 const ca = new ScriptedCa(domain);
 const world: DaRolloutWorld = { config, ca, judge: judgeEpisode };
 const scripted = policyActor(new ScriptedDa());

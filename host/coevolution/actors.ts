@@ -64,6 +64,7 @@ import type { CheckpointMeta, CheckpointStore } from '../store/checkpoint-store'
 import { playStore } from '../store/play-store';
 import { knobStore } from '../store/knob-store';
 import type { SqliteRunStore } from '../store/sqlite-store';
+import { withEpisodes } from '../../core/config';
 
 /** The policy spec of the scripted CA, which a run may take as its frozen opponent. */
 const SCRIPTED = 'scripted';
@@ -471,7 +472,7 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
       ca: scripted,
       judge: judgeOf(ctx),
       seed: deriveSeed(ctx.seed, 'da0-warmup'),
-      config: { ...ctx.sparring, arena: { ...ctx.sparring.arena, episodesPerScenario: 2 } },
+      config: withEpisodes(ctx.sparring, 2),
       concurrency: MATCH_CONCURRENCY,
     });
     const maxDaTurns = ctx.sparring.arena.maxDaTurns;
@@ -537,7 +538,7 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
       ca: new BuiltinCa(model, trainingDomain(ctx).bank),
       judge: judgeOf(ctx),
       seed: deriveSeed(ctx.seed, 'ca0-probe'),
-      config: { ...ctx.sparring, arena: { ...ctx.sparring.arena, episodesPerScenario: 2 } },
+      config: withEpisodes(ctx.sparring, 2),
       concurrency: MATCH_CONCURRENCY,
     });
     const points = probe.episodes.flatMap((e) => sliceCaDecisionPoints(recordedFromEpisode(e, ctx.domain.scenarios), ctx.sparring.arena.maxDaTurns));
@@ -633,7 +634,7 @@ async function storedMatch(
     da: await cache.da(da),
     ca: await cache.ca(ca, trainingDomain(ctx).bank, ctx.config.ca?.tactics),
     judge: judgeOf(ctx),
-    config: beyond ? { ...ctx.sparring, arena: { ...ctx.sparring.arena, episodesPerScenario: beyond.episodesPerScenario } } : ctx.sparring,
+    config: beyond ? withEpisodes(ctx.sparring, beyond.episodesPerScenario) : ctx.sparring,
     seed,
     concurrency: MATCH_CONCURRENCY,
     onProgress: report(ctx, 'match', label, Date.now()),

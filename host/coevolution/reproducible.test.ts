@@ -16,7 +16,7 @@ import { runMatch } from '../../core/arena/match';
 import { selectScenarios } from '../../core/arena/scenarios';
 import { ScriptedCa } from '../../core/agents/scripted-ca';
 import { PRESETS, RUN_THREADS } from '../../core/coevolution/run-config';
-import { DEFAULT_CONFIG } from '../../core/config';
+import { DEFAULT_CONFIG, withEpisodes } from '../../core/config';
 import { judgeEpisode } from '../../core/judge/judge';
 import { saveCorpusImport } from '../store/corpus-store';
 import { labDomain } from '../store/scenario-store';
@@ -139,7 +139,7 @@ async function busyLab(dbPath: string): Promise<void> {
       da: await cache.da('latest'),
       ca: new ScriptedCa(domain),
       judge: judgeEpisode,
-      config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 1 } },
+      config: withEpisodes(DEFAULT_CONFIG, 1),
       seed: 1,
       concurrency: 8,
     });

@@ -7,7 +7,7 @@
 import type { CaPolicy, DaPolicy } from '../../core/agents/policy';
 import { runMatch, summarise } from '../../core/arena/match';
 import { selectScenarios } from '../../core/arena/scenarios';
-import { DEFAULT_CONFIG } from '../../core/config';
+import { DEFAULT_CONFIG, withEpisodes } from '../../core/config';
 import type { SparringConfig } from '../../core/config';
 import type { CrossPlay, CrossPlayArgs, CrossPlayCell } from '../../core/contract/contract';
 import type { Domain } from '../../core/domain/types';
@@ -25,7 +25,7 @@ export interface CrossPlayDeps {
 
 export async function crossPlay(args: CrossPlayArgs, deps: CrossPlayDeps): Promise<CrossPlay> {
   const scenarios = selectScenarios(deps.domain, 'arena');
-  const config: SparringConfig = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: args.episodesPerScenario } };
+  const config: SparringConfig = withEpisodes(DEFAULT_CONFIG, args.episodesPerScenario);
   const g = { db: deps.db, seed: args.seed };
   const wrap = deps.wrap ?? (<P>(p: P) => p);
   const perPair = scenarios.length * args.episodesPerScenario;

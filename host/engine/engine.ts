@@ -9,7 +9,7 @@ import type { EngineEvent, RunService } from '../../core/contract/run-service';
 import type { CaPolicy, DaPolicy } from '../../core/agents/policy';
 import { runMatch } from '../../core/arena/match';
 import { selectScenarios } from '../../core/arena/scenarios';
-import { DEFAULT_CONFIG } from '../../core/config';
+import { DEFAULT_CONFIG, withEpisodes } from '../../core/config';
 import type { SparringConfig } from '../../core/config';
 import { judgeEpisode } from '../../core/judge/judge';
 import { matchConcurrency, pendingLlmCalls, playLedger, resolveCa, resolveDa, resolveJudge } from '../policies/policies';
@@ -183,7 +183,7 @@ export function createEngine(o: EngineOptions): Engine {
         try {
           caPolicy = await resolveCa(args.ca, lab, g, args.speak === 'validation' ? run?.speakValidation : run?.speak);
           const base = run?.sparring ?? DEFAULT_CONFIG;
-          const config: SparringConfig = { ...base, arena: { ...base.arena, episodesPerScenario: args.episodesPerScenario } };
+          const config: SparringConfig = withEpisodes(base, args.episodesPerScenario);
           const matchId = nextArenaMatchId(store);
           let reported = 0;
           const { match, episodes } = await runMatch({

@@ -3,7 +3,7 @@ import { ScriptedCa } from '../../core/agents/scripted-ca';
 import { ScriptedDa } from '../../core/agents/scripted-da';
 import { runMatch } from '../../core/arena/match';
 import { selectScenarios } from '../../core/arena/scenarios';
-import { DEFAULT_CONFIG } from '../../core/config';
+import { DEFAULT_CONFIG, withEpisodes } from '../../core/config';
 import { judgeEpisode } from '../../core/judge/judge';
 import { transcriptOfEpisode, validateTranscript } from '../../core/validators/validators';
 import { bankingDomain } from '../domain-files';
@@ -22,7 +22,7 @@ describe('validated export', () => {
       da: new ScriptedDa(),
       ca: new ScriptedCa(domain),
       judge: judgeEpisode,
-      config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 3 } },
+      config: withEpisodes(DEFAULT_CONFIG, 3),
       seed: 5,
     });
     const byId = new Map(scenarios.map((s) => [s.id, s]));

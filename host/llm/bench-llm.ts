@@ -9,7 +9,7 @@
 import { ScriptedCa } from '../../core/agents/scripted-ca';
 import type { DaPolicy } from '../../core/agents/policy';
 import { runMatch } from '../../core/arena/match';
-import { DEFAULT_CONFIG } from '../../core/config';
+import { DEFAULT_CONFIG, withEpisodes } from '../../core/config';
 import type { SparringConfig } from '../../core/config';
 import type { Domain } from '../../core/domain/types';
 import { judgeEpisode } from '../../core/judge/judge';
@@ -57,7 +57,7 @@ export async function benchLlmHttp(
   const served = await serveModel({ da: new BuiltinDa(model, { name: 'bench' }), modelId: 'bench', token: null });
   try {
     const arena = domain.scenarios.filter((s) => s.set === 'arena');
-    const config: SparringConfig = { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 1 } };
+    const config: SparringConfig = withEpisodes(DEFAULT_CONFIG, 1);
     const ca = new ScriptedCa(domain);
     const backend = new OpenAiBackend(
       { name: 'bench', baseUrl: served.baseUrl, model: 'bench', apiKeyEnv: null, toolCalls: 'native', maxConcurrency: concurrency },

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedCa } from '../../core/agents/scripted-ca';
 import { selectScenarios } from '../../core/arena/scenarios';
-import { DEFAULT_CONFIG } from '../../core/config';
+import { DEFAULT_CONFIG, withEpisodes } from '../../core/config';
 import { judgeEpisode } from '../../core/judge/judge';
 import { ChatBackendError } from '../../models/llm/chat-backend';
 import { PendingLedger } from '../../models/llm/ledger';
@@ -85,7 +85,7 @@ async function play(url: string, opts: { timeoutMs?: number; maxRetries?: number
         da: new LlmDa(backend, 'native', { ledger }),
         ca: new ScriptedCa(domain),
         judge: judgeEpisode,
-        config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 2 } },
+        config: withEpisodes(DEFAULT_CONFIG, 2),
         seed: 1,
         concurrency: 2,
       },

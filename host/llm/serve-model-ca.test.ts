@@ -10,7 +10,7 @@ import type { CaPolicy } from '../../core/agents/policy';
 import { ScriptedDa } from '../../core/agents/scripted-da';
 import { runMatch } from '../../core/arena/match';
 import { selectScenarios } from '../../core/arena/scenarios';
-import { DEFAULT_CONFIG } from '../../core/config';
+import { DEFAULT_CONFIG, withEpisodes } from '../../core/config';
 import { judgeEpisode } from '../../core/judge/judge';
 import { Rng } from '../../core/random';
 import type { CaObservation } from '../../core/world/environment';
@@ -62,7 +62,7 @@ const play = (ca: CaPolicy, scenarios = SCENARIOS) =>
     da: new ScriptedDa(),
     ca,
     judge: judgeEpisode,
-    config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 2 } },
+    config: withEpisodes(DEFAULT_CONFIG, 2),
     seed: 11,
     concurrency: 4,
   });

@@ -9,7 +9,7 @@ import { ScriptedCa } from '../../core/agents/scripted-ca';
 import type { DaPolicy } from '../../core/agents/policy';
 import { runMatch } from '../../core/arena/match';
 import { selectScenarios } from '../../core/arena/scenarios';
-import { DEFAULT_CONFIG } from '../../core/config';
+import { DEFAULT_CONFIG, withEpisodes } from '../../core/config';
 import { judgeEpisode } from '../../core/judge/judge';
 import { bankDemos } from '../../core/rl/demos';
 import { runSft } from '../../core/rl/sft';
@@ -48,7 +48,7 @@ const play = (da: DaPolicy, concurrency: number) =>
     da,
     ca: new ScriptedCa(domain),
     judge: judgeEpisode,
-    config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 2 } },
+    config: withEpisodes(DEFAULT_CONFIG, 2),
     seed: 7,
     concurrency,
   });

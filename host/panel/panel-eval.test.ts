@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ScriptedCa } from '../../core/agents/scripted-ca';
 import { ScriptedDa } from '../../core/agents/scripted-da';
 import { runMatch } from '../../core/arena/match';
-import { DEFAULT_CONFIG } from '../../core/config';
+import { DEFAULT_CONFIG, withEpisodes } from '../../core/config';
 import { judgeEpisode } from '../../core/judge/judge';
 import type { ModelSnapshot } from '../../core/rl/ports';
 import { CaModel } from '../../models/ca-model';
@@ -79,7 +79,7 @@ describe('the panel of a DA in a lab', () => {
       da: new ScriptedDa(),
       ca: new ScriptedCa(domain),
       judge: judgeEpisode,
-      config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 1 } },
+      config: withEpisodes(DEFAULT_CONFIG, 1),
       seed: 5,
     });
     playStore(lab).finish('P-1', m.match, m.episodes[0]!, {

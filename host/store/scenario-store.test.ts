@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runMatch } from '../../core/arena/match';
-import { DEFAULT_CONFIG } from '../../core/config';
+import { DEFAULT_CONFIG, withEpisodes } from '../../core/config';
 import { ScriptedCa } from '../../core/agents/scripted-ca';
 import { ScriptedDa } from '../../core/agents/scripted-da';
 import { judgeEpisode } from '../../core/judge/judge';
@@ -113,7 +113,7 @@ describe('validator failures stored with episodes', () => {
       da: new ScriptedDa(),
       ca: new ScriptedCa(domain),
       judge: judgeEpisode,
-      config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 2 } },
+      config: withEpisodes(DEFAULT_CONFIG, 2),
       seed: 5,
     });
     store.saveMatch(match, episodes);

@@ -20,6 +20,7 @@ import type { PolicyContext } from '../policies/policies';
 import { labDomain } from '../store/scenario-store';
 import type { SqliteRunStore } from '../store/sqlite-store';
 import { studyStore } from './study-store';
+import { withEpisodes } from '../../core/config';
 
 /** Bad input to an estimate (an unknown baseline arm, a run without the slice asked for): the CLI shows it as a usage error. */
 export class StudyEstimateError extends Error {}
@@ -148,7 +149,7 @@ export async function estimateStudy(store: SqliteRunStore, o: EstimateOptions): 
               da,
               ca,
               judge,
-              config: set === 'arena' ? run.sparring : { ...run.sparring, arena: { ...run.sparring.arena, episodesPerScenario: OTHER_INTENTS_EPISODES } },
+              config: set === 'arena' ? run.sparring : withEpisodes(run.sparring, OTHER_INTENTS_EPISODES),
               seed,
               concurrency: matchConcurrency(da, ca, 32),
               ...(run.symbolic ? { symbolic: run.symbolic } : {}),

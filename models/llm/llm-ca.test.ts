@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ScriptedDa } from '../../core/agents/scripted-da';
 import { runMatch } from '../../core/arena/match';
 import { selectScenarios } from '../../core/arena/scenarios';
-import { DEFAULT_CONFIG } from '../../core/config';
+import { DEFAULT_CONFIG, withEpisodes } from '../../core/config';
 import { judgeEpisode } from '../../core/judge/judge';
 import { bankingDomain } from '../../test/support/banking-domain';
 import type { ChatBackend, ChatRequest, ChatResult } from './chat-backend';
@@ -45,7 +45,7 @@ describe('LlmCa', () => {
       da: new ScriptedDa(),
       ca: new LlmCa(backend, { ledger }),
       judge: judgeEpisode,
-      config: { ...DEFAULT_CONFIG, arena: { ...DEFAULT_CONFIG.arena, episodesPerScenario: 2 } },
+      config: withEpisodes(DEFAULT_CONFIG, 2),
       seed: 4,
       concurrency: 4,
     });

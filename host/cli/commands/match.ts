@@ -1,7 +1,7 @@
 /** `sparring match`: one arena match, stored in the lab and printed as a table or JSON. */
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { DEFAULT_CONFIG } from '../../../core/config';
+import { DEFAULT_CONFIG, withEpisodes } from '../../../core/config';
 import type { SparringConfig } from '../../../core/config';
 import { selectScenarios, SCENARIO_SETS } from '../../../core/arena/scenarios';
 import type { ScenarioSetName } from '../../../core/arena/scenarios';
@@ -67,7 +67,7 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
     const base = run?.sparring ?? DEFAULT_CONFIG;
     // --episodes when given; with --run and without it, the run's own match size.
     const episodes = run && cmd.getOptionValueSource('episodes') !== 'cli' ? base.arena.episodesPerScenario : opts.episodes;
-    const config: SparringConfig = { ...base, arena: { ...base.arena, episodesPerScenario: episodes } };
+    const config: SparringConfig = withEpisodes(base, episodes);
 
     const store = openSqliteStore(g.db);
     try {
