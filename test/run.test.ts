@@ -6,7 +6,7 @@
  * in-process (test/support/cli-in-process.ts).
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -126,6 +126,36 @@ describe('sparring run', () => {
     for (const r of perMatch) expect(r.n).toBe(30);
     sql.close();
   }, 240_000);
+
+  it('--arena-only plays and stores the held-out evaluation but prints none of it; report R --arena-only leaves it out, report R shows it', async () => {
+    const c = structuredClone(PRESETS.quick.config);
+    Object.assign(c.stopping, { nMax: 2, nMin: Math.min(c.stopping.nMin, 2) });
+    c.arena.episodesPerScenario = 2;
+    for (const step of [c.bootstrap.daWarmup, c.bootstrap.caPressure, c.gym.da, c.gym.ca]) step.steps = 2;
+    const config = path.join(tmp, 'tiny.json');
+    writeFileSync(config, JSON.stringify(c));
+    const db = path.join(tmp, 'arena-only.db');
+    const text = await sparringInProcess(['run', '--config', config, '--arena-only', '--db', db]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('W_DA');
+    expect(text.stdout).toContain(
+      'held-out evaluation: played and stored, not shown (--arena-only, for choosing settings on the arena); `sparring report R1 --out FILE` shows it',
+    );
+    expect(text.stdout).not.toMatch(/held-out evaluation \(12 scenarios|against the scripted CA|routing/);
+    const stored = new Database(db, { readonly: true });
+    const snapshot = JSON.parse(stored.prepare("SELECT snapshot_json FROM runs WHERE id = 'R1'").pluck().get() as string) as {
+      context: { evaluation: { checkpoints: unknown[] } };
+    };
+    stored.close();
+    expect(snapshot.context.evaluation.checkpoints.length).toBeGreaterThan(0);
+    const [hidden, shown] = [path.join(tmp, 'arena-only.html'), path.join(tmp, 'all.html')];
+    expect((await sparringInProcess(['report', 'R1', '--arena-only', '--out', hidden, '--db', db])).code).toBe(0);
+    expect((await sparringInProcess(['report', 'R1', '--out', shown, '--db', db])).code).toBe(0);
+    expect(readFileSync(hidden, 'utf8')).toContain('data-testid="heldout-left-out"');
+    expect(readFileSync(hidden, 'utf8')).not.toContain("Against the run's latest CA");
+    expect(readFileSync(shown, 'utf8')).toContain("Against the run's latest CA");
+    expect(readFileSync(shown, 'utf8')).not.toContain('heldout-left-out');
+  }, 120_000);
 
   it('rejects a bad config naming the field, and a resume of an unknown run', async () => {
     const bad = path.join(tmp, 'bad.json');

@@ -124,7 +124,29 @@ ${htmlTable(
 <p class="meta">Gym data ${Math.round(s.failureShare * 100)}:${Math.round((1 - s.failureShare) * 100)} failure:success, ${s.gymMatches === 1 ? 'the latest match' : `the latest ${s.gymMatches} matches`}${s.daFailure === 'unresolved' ? ' (the DA’s failures: lost or unresolved)' : ''}${s.caDecisions === 'openings' ? '; the CA’s gyms train on its openings only' : ''}${s.daOtherIntents > 0 ? `; each DA gym also plays ${s.daOtherIntents} episodes per intent beyond the arena` : ''}. r_DA: ${esc(weights(s.daReward))}. r_CA: ${esc(weights(s.caReward))}.</p>`;
 }
 
-export function renderReport(run: RunDetail, matches: readonly MatchRecord[]): string {
+/** The held-out table, against the scripted CA too, and the counterpart panel: a run's held-out figures. */
+function heldoutSections(run: RunDetail, evals: readonly CheckpointEvaluation[]): string {
+  const heldout = heldoutRows(evals);
+  const reference = heldoutRows(referenceEvaluations(evals));
+  return `${heldout.length ? `<p class="meta">Against the run's latest CA, ${esc(evals[0]!.ca)}.</p>${htmlTable(HELDOUT_HEADER, heldout)}<p class="meta">[95% CI]: the Wilson interval over the ${evals[0]!.heldout.episodes} held-out episodes.</p>` : '<p class="meta">This run has no held-out evaluation yet.</p>'}
+${reference.length ? `<h3>Against the scripted CA</h3><p class="meta">A fixed opponent, so DA checkpoints of different runs compare directly.</p>${htmlTable(HELDOUT_HEADER, reference)}` : ''}
+${run.panel ? `<h2>Counterpart shift: ${esc(run.panel.da)} against its panel</h2><p class="meta">Held-out scenarios (${esc(run.panel.protocol)}) against counterparts that share nothing with the DA's training; rates with their 95% Wilson interval over the episodes, the average and the mismatch gap (training counterpart − panel) with their 95% t interval over counterparts, rates in %/points.</p>${htmlTable(PANEL_HEADER, panelRows(run.panel.summary))}` : ''}`;
+}
+
+/** What an arena-only report says in place of the held-out figures. */
+function heldoutLeftOut(stored: boolean): string {
+  return `<p class="meta" data-testid="heldout-left-out">Left out (arena only, for choosing settings): ${
+    stored
+      ? 'the run stored its held-out evaluation (and any panel); a report without --arena-only shows them, not to choose settings on.'
+      : 'this run has no held-out evaluation yet.'
+  }</p>`;
+}
+
+/**
+ * `arenaOnly`: for choosing settings on the arena (`report R --arena-only`, `run --arena-only`): no
+ * held-out or panel figure, only a line saying they are stored and left out.
+ */
+export function renderReport(run: RunDetail, matches: readonly MatchRecord[], opts: { arenaOnly?: boolean } = {}): string {
   const { tauDa } = run.stopping;
   const evals = (run.evaluation as { checkpoints?: CheckpointEvaluation[] } | null)?.checkpoints ?? [];
   const ms = run.matchSummaries;
@@ -141,8 +163,6 @@ export function renderReport(run: RunDetail, matches: readonly MatchRecord[]): s
     pct(m.tactics.decoyRate),
     pct(m.tactics.hedgeRate),
   ]);
-  const heldout = heldoutRows(evals);
-  const reference = heldoutRows(referenceEvaluations(evals));
   const perMatch = matches
     .map(
       (m) =>
@@ -163,9 +183,7 @@ ${gymNotes(run)}
 <h2>Matches and the CA's tactic measures</h2>
 ${htmlTable(['match', 'DA', 'CA', 'W_DA', 'W_CA', 'fraud ref.', 'next', 'entity density', 'opening tokens', 'decoy rate', 'hedge rate'], matchRows)}
 <h2>Held-out evaluation (RL-ADA Table 4)</h2>
-${heldout.length ? `<p class="meta">Against the run's latest CA, ${esc(evals[0]!.ca)}.</p>${htmlTable(HELDOUT_HEADER, heldout)}<p class="meta">[95% CI]: the Wilson interval over the ${evals[0]!.heldout.episodes} held-out episodes.</p>` : '<p class="meta">This run has no held-out evaluation yet.</p>'}
-${reference.length ? `<h3>Against the scripted CA</h3><p class="meta">A fixed opponent, so DA checkpoints of different runs compare directly.</p>${htmlTable(HELDOUT_HEADER, reference)}` : ''}
-${run.panel ? `<h2>Counterpart shift: ${esc(run.panel.da)} against its panel</h2><p class="meta">Held-out scenarios (${esc(run.panel.protocol)}) against counterparts that share nothing with the DA's training; rates with their 95% Wilson interval over the episodes, the average and the mismatch gap (training counterpart − panel) with their 95% t interval over counterparts, rates in %/points.</p>${htmlTable(PANEL_HEADER, panelRows(run.panel.summary))}` : ''}
+${opts.arenaOnly ? heldoutLeftOut(evals.length > 0) : heldoutSections(run, evals)}
 ${settingsSection(run)}
 <h2>Per-scenario DA win rates</h2>
 <p class="meta">⚑ fraud-escalation reference scenario (tracked apart from W_DA). The dashed line is τ_DA.</p>

@@ -46,6 +46,7 @@ interface RunOptions extends Partial<DeviceOptions> {
   resume?: string;
   adversities?: boolean;
   inherit?: string;
+  arenaOnly?: boolean;
 }
 
 export function registerRun(program: Command, globals: () => GlobalOptions): void {
@@ -63,6 +64,10 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     )
     .option('--resume <run>', 'continue a run that was paused, killed or interrupted (e.g. R1)')
     .option('--inherit <run>', 'EAU experience pool: start from the kept knob writes of an earlier run (recorded as inherited writes)')
+    .option(
+      '--arena-only',
+      'for choosing settings on the arena: the held-out evaluation is played and stored as always but not printed (nor --json\'s "heldout"); `report R` shows it later',
+    )
     .option('--adversities', 'MADS adversities in every match and gym (sets the config\'s "adversities": true)')
     .option('--da <name>', 'an LLM saved in the lab (sparring models add) plays the DA: no DA0, no DA gyms (sets schedule.llm.da)')
     .option('--ca <name>', 'an LLM saved in the lab plays the CA: no CA0, no CA gyms (sets schedule.llm.ca)')
@@ -205,6 +210,7 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
         })),
         seconds,
         proposals,
+        opts.arenaOnly === true,
       );
       if (detail.status === 'failed') process.exitCode = 1;
     } finally {
@@ -234,8 +240,11 @@ function print(
   checkpoints: { name: string; role: string; parent: string | null; source: string; provider: string | null; llm: string | null; humanEpisodes: number }[],
   seconds: number,
   proposals: readonly KnobProposal[],
+  arenaOnly: boolean,
 ) {
-  const evals = (d.evaluation as { checkpoints?: CheckpointEvaluation[] } | null)?.checkpoints ?? [];
+  const stored = (d.evaluation as { checkpoints?: CheckpointEvaluation[] } | null)?.checkpoints ?? [];
+  // --arena-only: nothing of the evaluation phase is shown (the held-out table, the scripted CA's, the ε blend, MADS robustness).
+  const evals = arenaOnly ? [] : stored;
   const matches = d.matchSummaries.map((m) => ({
     index: m.index,
     matchId: m.matchId,
@@ -271,7 +280,8 @@ function print(
           matches,
           gyms: d.gyms,
           checkpoints,
-          heldout: evals,
+          heldout: arenaOnly ? null : evals,
+          ...(arenaOnly ? { heldoutHidden: true } : {}),
           proposals,
         },
         null,
@@ -341,6 +351,11 @@ function print(
     out.push(
       '',
       `checkpoints: ${checkpoints.map((c) => `${c.parent ? `${c.parent}→` : ''}${c.name}${c.llm ? ` [${c.llm}]` : ''}${c.provider && c.provider !== 'cpu' ? ` [${c.provider}]` : ''}${c.humanEpisodes ? ` (saw ${c.humanEpisodes} human episodes)` : ''}`).join(', ')}`,
+    );
+  if (arenaOnly && stored.length)
+    out.push(
+      '',
+      `held-out evaluation: played and stored, not shown (--arena-only, for choosing settings on the arena); \`sparring report ${d.id} --out FILE\` shows it`,
     );
   if (evals.length) {
     out.push('', `held-out evaluation (12 scenarios, ${evals[0]!.heldout.episodes} episodes, against ${evals[0]!.ca}; [95% CI]: Wilson interval):`);
