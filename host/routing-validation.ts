@@ -49,7 +49,9 @@ export function validationSplit(domain: Domain, dir: string, seed: number): Vali
 }
 
 /** Tool-routing accuracy of other ways to combine the two heads: action head alone, intent mass alone, argmax intent, and log-linear mixes. */
-async function headRules(model: DaModel, items: readonly RoutingItem[]): Promise<Record<string, number>> {
+async function headRules(model: DaModel, items: readonly RoutingItem[], trainTools: readonly string[] = []): Promise<Record<string, number>> {
+  // Each tool's share of the training items, for a prior correction of the action head's tool logits.
+  const logPrior = DOMAIN_TOOLS.map((t) => Math.log((trainTools.filter((x) => x === t).length + 1) / (trainTools.length + DOMAIN_TOOLS.length)));
   const preds = await model.predict(items.map((it) => routingObservation(it.text)));
   const tools = model.intents.map((x) => DOMAIN_TOOLS.indexOf(x.tool));
   const hits: Record<string, number> = {};
@@ -64,6 +66,7 @@ async function headRules(model: DaModel, items: readonly RoutingItem[]): Promise
     add('intentArgmax', top === want);
     for (const a of mixes) add(`action×mass^${a}`, argmaxOf(act.map((l, k) => l + a * Math.log(mass[k]! + 1e-6))) === want);
     add('massOnly', argmaxOf(mass) === want);
+    for (const tau of [-0.3, -0.15, 0.15, 0.3, 0.5]) add(`action-prior^${tau}`, argmaxOf(act.map((l, k) => l - tau * logPrior[k]!)) === want);
   });
   return Object.fromEntries(Object.entries(hits).map(([k, v]) => [k, v / items.length]));
 }
@@ -102,7 +105,8 @@ async function main(): Promise<void> {
     });
     const b77 = await routingAccuracy(trained.model, v.b77Val);
     const bank = await routingAccuracy(trained.model, v.bankVal);
-    const rules = { b77: await headRules(trained.model, v.b77Val), bank: await headRules(trained.model, v.bankVal) };
+    const trainTools = trained.routingItems.map((r) => r.tool);
+    const rules = { b77: await headRules(trained.model, v.b77Val, trainTools), bank: await headRules(trained.model, v.bankVal, trainTools) };
     await trained.model.dispose();
     process.stdout.write(
       JSON.stringify({

@@ -152,6 +152,12 @@ export type ToolHead = 'grouped' | 'separate';
  * (and 10 epochs +0.35 / +1.18), p 0.5 with decay 0.1 +0.26 / +2.64, p 0.3 with decay 0.3 +0.28 /
  * +3.25. Dropout on top of the decay costs Banking77 points and gains a little on the bank; in its
  * place it moves neither beyond the seeds' spread.
+ * Nor a prior correction for the class imbalance (transfer_to_human the largest bucket): the
+ * action head's tool logits − τ · log(the tool's share of the training items) at routing time,
+ * same seeds 1–10, paired against τ = 0 on Banking77 [95% t] / the bank's share: τ −0.3 −0.08
+ * [−0.20, +0.03] / −0.31; −0.15 −0.06 / +0.07; 0.15 −0.09 [−0.17, −0.02] / 0.00; 0.3 −0.08 / −0.04;
+ * 0.5 −0.13 / −0.19 (`headRules` in host/routing-validation.ts). The head's prior is already where
+ * accuracy wants it.
  */
 export const DA_LOSS_DEFAULTS = { intentWeight: 1, intentSmoothing: 0.1, weightDecay: 0.5 } as const;
 
