@@ -127,7 +127,7 @@ describe('sparring run', () => {
     sql.close();
   }, 240_000);
 
-  it('--arena-only plays and stores the held-out evaluation but prints none of it; report R --arena-only leaves it out, report R shows it', async () => {
+  it('--arena-only plays and stores the held-out evaluation but prints none of it, and marks the run: report R leaves it out, report R --heldout shows it', async () => {
     const c = structuredClone(PRESETS.quick.config);
     Object.assign(c.stopping, { nMax: 2, nMin: Math.min(c.stopping.nMin, 2) });
     c.arena.episodesPerScenario = 2;
@@ -139,18 +139,21 @@ describe('sparring run', () => {
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain('W_DA');
     expect(text.stdout).toContain(
-      'held-out evaluation: played and stored, not shown (--arena-only, for choosing settings on the arena); `sparring report R1 --out FILE` shows it',
+      'held-out evaluation: played and stored, not shown (an arena-only run, for choosing settings on the arena); `sparring report R1 --heldout --out FILE` shows it',
     );
     expect(text.stdout).not.toMatch(/held-out evaluation \(12 scenarios|against the scripted CA|routing/);
     const stored = new Database(db, { readonly: true });
+    expect(stored.prepare("SELECT arena_only FROM runs WHERE id = 'R1'").pluck().get()).toBe(1);
     const snapshot = JSON.parse(stored.prepare("SELECT snapshot_json FROM runs WHERE id = 'R1'").pluck().get() as string) as {
       context: { evaluation: { checkpoints: unknown[] } };
     };
     stored.close();
     expect(snapshot.context.evaluation.checkpoints.length).toBeGreaterThan(0);
     const [hidden, shown] = [path.join(tmp, 'arena-only.html'), path.join(tmp, 'all.html')];
-    expect((await sparringInProcess(['report', 'R1', '--arena-only', '--out', hidden, '--db', db])).code).toBe(0);
-    expect((await sparringInProcess(['report', 'R1', '--out', shown, '--db', db])).code).toBe(0);
+    expect((await sparringInProcess(['report', 'R1', '--out', hidden, '--db', db])).code).toBe(0);
+    const asked = await sparringInProcess(['report', 'R1', '--heldout', '--out', shown, '--db', db]);
+    expect(asked.code).toBe(0);
+    expect(asked.stderr).toContain('run R1 was made arena-only, for choosing settings on the arena; --heldout shows its held-out and panel figures');
     expect(readFileSync(hidden, 'utf8')).toContain('data-testid="heldout-left-out"');
     expect(readFileSync(hidden, 'utf8')).not.toContain("Against the run's latest CA");
     expect(readFileSync(shown, 'utf8')).toContain("Against the run's latest CA");

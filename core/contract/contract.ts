@@ -192,6 +192,12 @@ export interface RunSummary {
   pauseRequested: boolean;
   /** The share of the bank's train slice its config keeps out as a validation slice (`validation.bankShare`); null: none. */
   validationShare?: number | null;
+  /**
+   * Made for choosing settings on the arena (`sparring run --arena-only`, a run of an arena-only
+   * study): it plays and stores its held-out evaluation as any run, and its views leave that out
+   * unless asked for by name.
+   */
+  arenaOnly?: boolean;
 }
 
 /** One GRPO phase of a run (the DA's warm-up, the CA's pressure, each role's gyms) as the runner resolves its budget. */
@@ -563,7 +569,8 @@ export interface ArmInfo {
 
 export interface Commands {
   /** Start a co-evolution run from a preset, optionally with an edited config (JSON). */
-  'runs/start': (args: { preset: string; configJson?: string; seed?: number }) => { runId: string };
+  /** `arenaOnly`: a run for choosing settings on the arena (RunSummary.arenaOnly; `sparring run --arena-only`). */
+  'runs/start': (args: { preset: string; configJson?: string; seed?: number; arenaOnly?: boolean }) => { runId: string };
   'runs/pause': (args: { runId: string }) => { ok: true };
   'runs/resume': (args: { runId: string }) => { ok: true };
   'runs/stop': (args: { runId: string }) => { ok: true };

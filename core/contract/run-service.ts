@@ -11,7 +11,8 @@ export interface RunService {
   presets(): PresetInfo[];
   /** Validate the config (errors name the field), create the run and start it in the background. */
   /** `inherit`: a run whose kept knob writes (EAU's experience pool) the new run starts from, recorded as inherited writes. */
-  start(args: { preset: string; configJson?: string; seed?: number; inherit?: string }): Promise<{ runId: string }>;
+  /** `arenaOnly`: a run for choosing settings on the arena (RunSummary.arenaOnly). */
+  start(args: { preset: string; configJson?: string; seed?: number; inherit?: string; arenaOnly?: boolean }): Promise<{ runId: string }>;
   pause(runId: string): void;
   resume(runId: string): Promise<void>;
   stop(runId: string): void;

@@ -353,7 +353,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
   const service: LocalRunService = {
     store,
     presets: presetInfos,
-    async start({ preset, configJson, seed, inherit }) {
+    async start({ preset, configJson, seed, inherit, arenaOnly }) {
       const known = PRESETS[preset as keyof typeof PRESETS];
       if (!known && configJson === undefined)
         throw new RunConfigError('preset', 'preset', `unknown preset "${preset}"; known: ${Object.keys(PRESETS).join(', ')}`);
@@ -368,7 +368,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
         .transaction(() => {
           const id = `R${(db.prepare('SELECT COUNT(*) FROM runs').pluck().get() as number) + 1}`;
           const now = new Date().toISOString();
-          db.prepare('INSERT INTO runs (id, created_at, updated_at, status, seed, config_json, preset) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+          db.prepare('INSERT INTO runs (id, created_at, updated_at, status, seed, config_json, preset, arena_only) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
             id,
             now,
             now,
@@ -376,6 +376,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
             runSeed,
             JSON.stringify(config),
             known ? preset : '',
+            arenaOnly ? 1 : 0,
           );
           return id;
         })
@@ -507,6 +508,7 @@ export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf
       device: r.device_json ? (JSON.parse(r.device_json) as DeviceRecord) : null,
       pauseRequested: status === 'running' && (l?.pauseRequested ?? snap?.context.pauseRequested ?? false),
       validationShare: (JSON.parse(r.config_json) as Partial<RunConfig>).validation?.bankShare ?? null,
+      arenaOnly: r.arena_only === 1,
     };
   }
   const listRows = db.prepare<[], RunRow>('SELECT * FROM runs ORDER BY created_at, rowid');

@@ -93,6 +93,7 @@ export const ARG_SCHEMAS: Schemas = {
     preset: id,
     configJson: z.string().max(1_000_000).optional(),
     seed: seed.optional(),
+    arenaOnly: z.boolean().optional(),
   }),
   'runs/pause': z.strictObject({ runId: id }),
   'runs/resume': z.strictObject({ runId: id }),

@@ -827,6 +827,20 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 27,
+    name: 'runs: arena only',
+    up(db) {
+      db.exec(`
+        -- A run made for choosing settings on the arena (\`sparring run --arena-only\`, or a run of an
+        -- arena-only study): it plays and stores its held-out evaluation as any run, and its views leave
+        -- it out unless asked for by name. The runs of the arena-only studies made before are marked.
+        ALTER TABLE runs ADD COLUMN arena_only INTEGER NOT NULL DEFAULT 0 CHECK (arena_only IN (0, 1));
+        UPDATE runs SET arena_only = 1
+         WHERE id IN (SELECT r.run_id FROM study_runs r JOIN studies s ON s.id = r.study_id WHERE s.arena_only = 1);
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

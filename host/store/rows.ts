@@ -121,6 +121,8 @@ export interface RunRow {
   created_at: string;
   updated_at: string;
   status: 'created' | 'running' | 'paused' | 'finished' | 'failed';
+  /** 0/1: made for choosing settings on the arena (migration 27). */
+  arena_only: number;
   seed: number;
   config_json: string;
   snapshot_json: string | null;

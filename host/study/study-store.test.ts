@@ -12,13 +12,19 @@ import { ownerAlive, STUDY_STALE_MS, StudyBusyError, studyStore } from './study-
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-study-store-'));
 
+/** An in-memory lab migrated up to just before the migration named `name`, and that migration's version. */
+function justBefore(name: string): { db: Database.Database; version: number } {
+  const version = MIGRATIONS.findIndex((m) => m.name === name) + 1;
+  expect(version, `a migration named "${name}"`).toBeGreaterThan(0);
+  const db = new Database(':memory:');
+  db.pragma('foreign_keys = ON');
+  applyMigrations(db, version - 1);
+  return { db, version };
+}
+
 describe('the studies migration', () => {
   it('adds studies, their (arm, seed) runs and their extra evaluations', () => {
-    const version = MIGRATIONS.findIndex((m) => m.name === 'studies: seeds × arms of runs') + 1;
-    expect(version).toBeGreaterThan(0);
-    const db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-    applyMigrations(db, version - 1);
+    const { db, version } = justBefore('studies: seeds × arms of runs');
     expect(applyMigrations(db, version)).toBe(version);
     expect(userVersion(db)).toBe(version);
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'stud%' ORDER BY name").pluck().all();
@@ -40,11 +46,7 @@ describe('the studies migration', () => {
 
 describe('the arena-only migration', () => {
   it('gives the studies made before it arena_only 0 and refuses anything but 0 or 1', () => {
-    const version = MIGRATIONS.findIndex((m) => m.name === 'studies: arena only') + 1;
-    expect(version).toBeGreaterThan(0);
-    const db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-    applyMigrations(db, version - 1);
+    const { db, version } = justBefore('studies: arena only');
     db.prepare("INSERT INTO studies VALUES ('S1', 't', 't', 'quick', '{}', '[]', '[]', 'running')").run();
     applyMigrations(db, version);
     expect(db.prepare("SELECT arena_only FROM studies WHERE id = 'S1'").pluck().get()).toBe(0);
@@ -57,11 +59,7 @@ describe('the arena-only migration', () => {
 
 describe('the study owner migration', () => {
   it('leaves the studies made before it unowned: a running one of them reads as interrupted, with its running entries', () => {
-    const version = MIGRATIONS.findIndex((m) => m.name === 'studies: owner') + 1;
-    expect(version).toBeGreaterThan(0);
-    const db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-    applyMigrations(db, version - 1);
+    const { db, version } = justBefore('studies: owner');
     db.prepare(
       "INSERT INTO studies (id, created_at, updated_at, preset, base_config_json, arms_json, seeds_json, status) VALUES (?, 't', 't', 'quick', '{}', ?, ?, ?)",
     ).run('S1', '["full"]', '[1,2]', 'running');
@@ -73,6 +71,32 @@ describe('the study owner migration', () => {
     expect(studies.get('S1')).toMatchObject({ status: 'interrupted', owner: null });
     expect(studies.entries('S1').map((e) => e.status)).toEqual(['interrupted', 'pending']);
     expect(studies.busy('S1')).toBeNull();
+    db.close();
+  });
+});
+
+describe('the arena-only runs migration', () => {
+  it('marks the runs of the arena-only studies made before it, and only those', () => {
+    const { db, version } = justBefore('runs: arena only');
+    const run = db.prepare(
+      "INSERT INTO runs (id, created_at, updated_at, status, seed, config_json, preset) VALUES (?, 't', 't', 'finished', 1, '{}', 'quick')",
+    );
+    for (const id of ['R1', 'R2', 'R3']) run.run(id);
+    const study = db.prepare(
+      "INSERT INTO studies (id, created_at, updated_at, preset, base_config_json, arms_json, seeds_json, status, arena_only) VALUES (?, 't', 't', 'quick', '{}', '[\"full\"]', '[1]', 'finished', ?)",
+    );
+    study.run('S1', 1);
+    study.run('S2', 0);
+    db.prepare(
+      "INSERT INTO study_runs (study_id, arm, seed, run_id, status) VALUES ('S1', 'full', 1, 'R1', 'finished'), ('S2', 'full', 1, 'R2', 'finished')",
+    ).run();
+    applyMigrations(db, version);
+    expect(db.prepare('SELECT id, arena_only FROM runs ORDER BY id').all()).toEqual([
+      { id: 'R1', arena_only: 1 },
+      { id: 'R2', arena_only: 0 },
+      { id: 'R3', arena_only: 0 },
+    ]);
+    expect(() => db.prepare("UPDATE runs SET arena_only = 2 WHERE id = 'R1'").run()).toThrow(/CHECK/);
     db.close();
   });
 });
@@ -129,6 +153,9 @@ describe('studyStore', () => {
       studies.create({ preset: 'quick', base, arms: ['full'], seeds: [1], configOf: () => base, ...(arenaOnly === undefined ? {} : { arenaOnly }) }).id;
     const [a, b, c] = [made(true), made(false), made()];
     expect([a, b, c].map((id) => studies.get(id).arenaOnly)).toEqual([true, false, false]);
+    // Its runs are marked too, so their own views (report R, the Evaluation screen) leave held-out figures out.
+    const runArenaOnly = store.db.prepare('SELECT arena_only FROM runs WHERE id = ?').pluck();
+    expect([a, b, c].map((id) => runArenaOnly.get(studies.entries(id)[0]!.runId))).toEqual([1, 0, 0]);
     expect(studies.list().map((s) => s.arenaOnly)).toEqual([true, false, false]);
     store.close();
   });

@@ -70,17 +70,17 @@ export interface StudyEntry {
 }
 
 /** A new run id (R<n>) per config, in order, inside the caller's write transaction. */
-function insertRuns(db: Database, preset: string, rows: readonly { seed: number; config: RunConfig }[]): string[] {
+function insertRuns(db: Database, preset: string, rows: readonly { seed: number; config: RunConfig }[], arenaOnly: boolean): string[] {
   const count = db.prepare('SELECT COUNT(*) FROM runs').pluck();
   const exists = db.prepare('SELECT 1 FROM runs WHERE id = ?').pluck();
-  const insert = db.prepare('INSERT INTO runs (id, created_at, updated_at, status, seed, config_json, preset) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare('INSERT INTO runs (id, created_at, updated_at, status, seed, config_json, preset, arena_only) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
   // The same numbering as the run service (COUNT + 1), stepping past an id a deleted run left taken.
   let n = (count.get() as number) + 1;
   return rows.map((r) => {
     while (exists.get(`R${n}`) !== undefined) n++;
     const id = `R${n++}`;
     const now = new Date().toISOString();
-    insert.run(id, now, now, 'created', r.seed, JSON.stringify(r.config), preset);
+    insert.run(id, now, now, 'created', r.seed, JSON.stringify(r.config), preset, arenaOnly ? 1 : 0);
     return id;
   });
 }
@@ -135,7 +135,7 @@ export function studyStore(db: Database) {
         ).run(id, now, now, args.preset, JSON.stringify(args.base), JSON.stringify(args.arms), JSON.stringify(args.seeds), 'running', args.arenaOnly ? 1 : 0);
         setOwner.run(hostname(), process.pid, now, id);
         const pairs = args.arms.flatMap((arm) => args.seeds.map((seed) => ({ arm, seed, config: args.configOf(arm, seed) })));
-        const runIds = insertRuns(db, args.preset, pairs);
+        const runIds = insertRuns(db, args.preset, pairs, args.arenaOnly === true);
         const ins = db.prepare('INSERT INTO study_runs (study_id, arm, seed, run_id, status) VALUES (?, ?, ?, ?, ?)');
         pairs.forEach((p, i) => ins.run(id, p.arm, p.seed, runIds[i], 'pending'));
         return id;

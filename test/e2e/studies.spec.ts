@@ -292,6 +292,19 @@ test('a study made arena-only shows no held-out figure until asked for by name',
   await expect(page.getByTestId('studies-table').locator('tbody tr').first()).toContainText('arena only');
 });
 
+test('a run of an arena-only study is marked so: the Evaluation screen leaves its held-out figures out until asked for by name', async () => {
+  test.skip(LabPage.runsUnavailable() !== null || !validationRun, 'needs the arena-only study');
+  await lab.go('experiments');
+  await expect(page.locator('tr', { hasText: validationRun }).first()).toContainText('arena only');
+  await lab.go('evaluation');
+  await page.getByRole('combobox', { name: 'Run' }).selectOption(validationRun);
+  await expect(page.getByTestId('heldout-left-out')).toContainText(`${validationRun} was made for choosing settings on the arena`);
+  await expect(page.getByTestId('heldout-panel')).toHaveCount(0);
+  await page.getByRole('button', { name: 'Show its held-out figures (not for choosing settings)' }).click();
+  await expect(page.getByTestId('heldout-panel')).toBeVisible();
+  await expect(page.getByTestId('heldout-left-out')).toHaveCount(0);
+});
+
 test('the Arena plays as in a run with its CA speaking the validation slice the run kept out', async () => {
   test.skip(LabPage.runsUnavailable() !== null || !validationRun || runIds.length === 0, 'needs the finished studies');
   test.setTimeout(3 * 60_000);

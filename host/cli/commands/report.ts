@@ -17,14 +17,14 @@ export function registerReport(program: Command, globals: () => GlobalOptions): 
     .description('a self-contained HTML report of a run (W_DA per match, per-scenario win rates, tactic measures, held-out table) or of a study (--study)')
     .argument('[run]', 'the run id, e.g. R1')
     .option('--study <id>', 'a report of a study (e.g. S1) instead: arms compared with 95% intervals over seeds')
-    .option('--arena-only', 'no held-out or panel figure, for choosing settings on the arena (with --study, the default for a study made with --arena-only)')
-    .option('--heldout', 'with --study: the held-out and panel figures of a study made with --arena-only (not for choosing settings)')
+    .option('--arena-only', 'no held-out or panel figure, for choosing settings on the arena (the default for a run or study made with --arena-only)')
+    .option('--heldout', 'the held-out and panel figures of a run or study made with --arena-only (not for choosing settings)')
     .option('--ca-policy', "with --study: each arm's CA policy first match → last, charted, as `study ca-policy` reads it (one forward pass of two CAs a run)")
     .requiredOption('--out <file>', 'where to write the HTML')
     .action(async (runId: string | undefined, opts: { out: string; study?: string; arenaOnly?: boolean; heldout?: boolean; caPolicy?: boolean }) => {
       const g = globals();
       if (opts.study !== undefined && runId !== undefined) throw new UsageError('give a run or --study, not both');
-      if (opts.study === undefined && (opts.heldout || opts.caPolicy)) throw new UsageError('--heldout and --ca-policy go with --study');
+      if (opts.study === undefined && opts.caPolicy) throw new UsageError('--ca-policy goes with --study');
       if (opts.study === undefined && runId === undefined) throw new UsageError('report needs a run (e.g. R1) or --study S');
       const service = createRunService({ dbPath: g.db });
       try {
@@ -68,7 +68,7 @@ export function registerReport(program: Command, globals: () => GlobalOptions): 
           throw new UsageError((e as Error).message);
         }
         const matches = run.matchSummaries.map((m) => service.store.getMatch(m.matchId)).filter((m) => m !== undefined);
-        writeFileSync(opts.out, renderReport(run, matches, { arenaOnly: opts.arenaOnly === true }));
+        writeFileSync(opts.out, renderReport(run, matches, { arenaOnly: viewArenaOnly(run, opts, 'run') }));
         if (g.json) process.stdout.write(JSON.stringify({ runId, out: opts.out, matches: matches.length }) + '\n');
         else process.stdout.write(`wrote ${opts.out} (${matches.length} matches)\n`);
       } finally {

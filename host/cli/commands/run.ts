@@ -66,7 +66,7 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     .option('--inherit <run>', 'EAU experience pool: start from the kept knob writes of an earlier run (recorded as inherited writes)')
     .option(
       '--arena-only',
-      'for choosing settings on the arena: the held-out evaluation is played and stored as always but not printed (nor --json\'s "heldout"); `report R` shows it later',
+      'a run for choosing settings on the arena (kept with the run, so --resume, `report R` and the Evaluation screen leave its held-out figures out too): the held-out evaluation is played and stored as always but not printed (nor --json\'s "heldout"); `report R --heldout` shows it',
     )
     .option('--adversities', 'MADS adversities in every match and gym (sets the config\'s "adversities": true)')
     .option('--da <name>', 'an LLM saved in the lab (sparring models add) plays the DA: no DA0, no DA gyms (sets schedule.llm.da)')
@@ -175,6 +175,7 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
             ...(configJson !== undefined ? { configJson } : {}),
             seed: g.seed,
             ...(opts.inherit ? { inherit: opts.inherit } : {}),
+            ...(opts.arenaOnly ? { arenaOnly: true } : {}),
           })
         ).runId;
         process.stderr.write(`run ${runId} (${opts.config ?? `preset ${opts.preset}`}, seed ${g.seed}) in ${g.db}\n`);
@@ -210,7 +211,7 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
         })),
         seconds,
         proposals,
-        opts.arenaOnly === true,
+        opts.arenaOnly === true || detail.arenaOnly === true,
       );
       if (detail.status === 'failed') process.exitCode = 1;
     } finally {
@@ -355,7 +356,7 @@ function print(
   if (arenaOnly && stored.length)
     out.push(
       '',
-      `held-out evaluation: played and stored, not shown (--arena-only, for choosing settings on the arena); \`sparring report ${d.id} --out FILE\` shows it`,
+      `held-out evaluation: played and stored, not shown (an arena-only run, for choosing settings on the arena); \`sparring report ${d.id} --heldout --out FILE\` shows it`,
     );
   if (evals.length) {
     out.push('', `held-out evaluation (12 scenarios, ${evals[0]!.heldout.episodes} episodes, against ${evals[0]!.ca}; [95% CI]: Wilson interval):`);

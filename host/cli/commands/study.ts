@@ -51,12 +51,16 @@ interface StudyOptions {
  * Does this view of `study` leave held-out and panel figures out? Yes with `--arena-only`, and for a
  * study made with it unless `--heldout` asks for them by name, which is then said on stderr.
  */
-export function viewArenaOnly(study: { id: string; arenaOnly: boolean }, flags: { arenaOnly?: boolean; heldout?: boolean }): boolean {
+export function viewArenaOnly(
+  made: { id: string; arenaOnly?: boolean },
+  flags: { arenaOnly?: boolean; heldout?: boolean },
+  kind: 'study' | 'run' = 'study',
+): boolean {
   if (flags.heldout && flags.arenaOnly) throw new UsageError('--heldout and --arena-only ask for opposite views; give one');
-  const arenaOnly = flags.arenaOnly === true || (study.arenaOnly && flags.heldout !== true);
-  if (study.arenaOnly && !arenaOnly)
+  const arenaOnly = flags.arenaOnly === true || (made.arenaOnly === true && flags.heldout !== true);
+  if (made.arenaOnly && !arenaOnly)
     process.stderr.write(
-      `study ${study.id} was made arena-only, for choosing settings on the arena; --heldout shows its held-out and panel figures: choose nothing on them\n`,
+      `${kind} ${made.id} was made arena-only, for choosing settings on the arena; --heldout shows its held-out and panel figures: choose nothing on them\n`,
     );
   return arenaOnly;
 }

@@ -63,6 +63,7 @@ export function EvaluationScreen() {
             {[...runs].reverse().map((r) => (
               <option key={r.id} value={r.id}>
                 run {r.id} · {r.status}
+                {r.arenaOnly ? ' · arena only' : ''}
               </option>
             ))}
           </select>
@@ -77,6 +78,7 @@ export function EvaluationScreen() {
 }
 
 function RunEvaluation({ runId }: { runId: string }) {
+  const [shown, setShown] = useState<string | null>(null);
   const detail = useRunsStore(selectDetail(runId));
   const status = useRunsStore(selectDetailStatus(runId));
   const error = useRunsStore(selectDetailError(runId));
@@ -90,6 +92,18 @@ function RunEvaluation({ runId }: { runId: string }) {
           {detail.status === 'running' || detail.status === 'paused'
             ? `It is in the ${detail.phase} phase; the evaluation runs when the stopping rule ends the run.`
             : `It ended as “${detail.status}” before reaching the evaluation phase.`}
+        </EmptyState>
+      </div>
+    );
+  if (detail.arenaOnly && shown !== runId)
+    return (
+      <div className="panel" data-testid="heldout-left-out">
+        <EmptyState
+          title={`${runId} was made for choosing settings on the arena`}
+          actions={[{ label: 'Show its held-out figures (not for choosing settings)', onClick: () => setShown(runId) }]}
+        >
+          It played and stored its held-out evaluation as any run does; this screen leaves it out, as `sparring run --arena-only` and `sparring report {runId}{' '}
+          --arena-only` do.
         </EmptyState>
       </div>
     );

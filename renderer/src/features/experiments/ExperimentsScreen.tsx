@@ -23,9 +23,11 @@ import {
   selectPresets,
   selectPresetsError,
   selectPresetsStatus,
+  selectArenaOnly,
   selectSeed,
   selectStartError,
   selectStarting,
+  setArenaOnly,
   setSeed,
   startRun,
   useExperimentsStore,
@@ -67,6 +69,7 @@ function NewRun() {
   /** The lab's models, and the one the config names even when the lab has no such model (the engine says so at start). */
   const llmModels = (current: string) => [...new Set([...models.map((m) => m.name), ...(current ? [current] : [])])];
   const seed = useExperimentsStore(selectSeed);
+  const arenaOnly = useExperimentsStore(selectArenaOnly);
   const badSeed = seedProblem(seed);
   const starting = useExperimentsStore(selectStarting);
   const startError = useExperimentsStore(selectStartError);
@@ -222,6 +225,13 @@ function NewRun() {
               data-testid="seed"
             />
           </label>
+          <label
+            className="check"
+            title="A run for choosing settings: it plays and stores its held-out evaluation as any run, and the Evaluation screen leaves it out unless asked for by name"
+          >
+            <input type="checkbox" checked={arenaOnly} onChange={(e) => setArenaOnly(e.target.checked)} data-testid="run-arena-only" /> arena only, for choosing
+            settings
+          </label>
           <button className="btn" onClick={resetConfig}>
             Reset to preset
           </button>
@@ -283,7 +293,17 @@ function RecentRuns() {
           <tbody>
             {[...runs].reverse().map((r) => (
               <tr key={r.id} onClick={() => navigate('runs', r.id)} className="clickable" title={r.error ?? undefined}>
-                <td className="mono">{r.id}</td>
+                <td className="mono">
+                  {r.id}{' '}
+                  {r.arenaOnly && (
+                    <Badge
+                      tone="neutral"
+                      title="Made for choosing settings on the arena: its held-out evaluation is left out of its views unless asked for by name"
+                    >
+                      arena only
+                    </Badge>
+                  )}
+                </td>
                 <td>{r.preset}</td>
                 <td>
                   <Badge tone={STATUS_TONE[r.status]}>{r.status}</Badge>

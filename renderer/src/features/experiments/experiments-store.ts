@@ -13,6 +13,8 @@ export interface ExperimentsState {
   preset: string | null;
   configText: string;
   seed: number;
+  /** Start the run as one for choosing settings on the arena (RunSummary.arenaOnly). */
+  arenaOnly: boolean;
   starting: boolean;
   /** The engine's answer to the last start (validation errors name the field). */
   startError: string | null;
@@ -25,6 +27,7 @@ export const useExperimentsStore = create<ExperimentsState>()(() => ({
   preset: null,
   configText: '',
   seed: 1,
+  arenaOnly: false,
   starting: false,
   startError: null,
 }));
@@ -35,6 +38,7 @@ export const selectPresetsError = (s: ExperimentsState) => s.error;
 export const selectPreset = (s: ExperimentsState) => s.preset;
 export const selectConfigText = (s: ExperimentsState) => s.configText;
 export const selectSeed = (s: ExperimentsState) => s.seed;
+export const selectArenaOnly = (s: ExperimentsState) => s.arenaOnly;
 export const selectStarting = (s: ExperimentsState) => s.starting;
 export const selectStartError = (s: ExperimentsState) => s.startError;
 
@@ -69,6 +73,10 @@ export function setSeed(seed: number): void {
   useExperimentsStore.setState({ seed });
 }
 
+export function setArenaOnly(arenaOnly: boolean): void {
+  useExperimentsStore.setState({ arenaOnly });
+}
+
 export function resetConfig(): void {
   const { preset } = useExperimentsStore.getState();
   if (preset) choosePreset(preset);
@@ -76,11 +84,11 @@ export function resetConfig(): void {
 
 /** Start a run; returns its id, or null with `startError` set. */
 export async function startRun(): Promise<string | null> {
-  const { preset, configText, seed } = useExperimentsStore.getState();
+  const { preset, configText, seed, arenaOnly } = useExperimentsStore.getState();
   if (!preset) return null;
   useExperimentsStore.setState({ starting: true, startError: null });
   try {
-    const { runId } = await request('runs/start', { preset, configJson: configText, seed });
+    const { runId } = await request('runs/start', { preset, configJson: configText, seed, ...(arenaOnly ? { arenaOnly } : {}) });
     void loadRuns();
     return runId;
   } catch (err) {
