@@ -218,7 +218,7 @@ describe('sparring study', () => {
     const plain = path.join(tmp, 'no-ca-policy.html');
     expect((await sparring(['report', '--study', 'S1', '--out', plain, '--db', db])).code).toBe(0);
     expect(readFileSync(plain, 'utf8')).toContain('Not read: <code>sparring report --study S1 --ca-policy</code>');
-    expect((await sparring(['report', 'R1', '--ca-policy', '--out', plain, '--db', db])).stderr).toMatch(/go with --study/);
+    expect((await sparring(['report', 'R1', '--ca-policy', '--out', plain, '--db', db])).stderr).toMatch(/--ca-policy goes with --study/);
   }, 300_000);
 
   it('a study made --arena-only shows no held-out or panel figure in any view unless --heldout asks, and plays no panel step', async () => {
@@ -261,7 +261,17 @@ describe('sparring study', () => {
     const heldoutHtml = await html('--heldout');
     expect(heldoutHtml).toContain('Held-out evaluation (RL-ADA Table 4)');
     expect(heldoutHtml).toMatch(/Held-out routing by the arena’s reach[\s\S]*<td>intents the arena plays<\/td><td>7<\/td>/);
-    expect((await sparring(['report', 'R1', '--heldout', '--out', path.join(tmp, 'x.html'), '--db', db])).stderr).toMatch(/go with --study/);
+    // Its runs are arena-only too: a run's report leaves the held-out table out unless --heldout asks, and then says so.
+    const runHtml = async (...flags: string[]) => {
+      const out = path.join(tmp, `run${flags.join('')}.html`);
+      const r = await sparring(['report', 'R1', ...flags, '--out', out, '--db', db]);
+      expect(r.code, r.stderr).toBe(0);
+      return { html: readFileSync(out, 'utf8'), stderr: r.stderr };
+    };
+    expect((await runHtml()).html).toContain('data-testid="heldout-left-out"');
+    const runAsked = await runHtml('--heldout');
+    expect(runAsked.html).toContain("Against the run's latest CA");
+    expect(runAsked.stderr).toContain('run R1 was made arena-only');
   }, 300_000);
 
   it('a study killed with kill -9 resumes and gives the tables of an uninterrupted one; nothing is stored twice', async () => {
