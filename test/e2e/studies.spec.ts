@@ -305,6 +305,23 @@ test('a run of an arena-only study is marked so: the Evaluation screen leaves it
   await expect(page.getByTestId('heldout-left-out')).toHaveCount(0);
 });
 
+test("a run started with the Experiments screen's 'arena only' is marked so in the lab's run list", async () => {
+  test.skip(LabPage.runsUnavailable() !== null, 'runs are not available in this build');
+  await lab.go('experiments');
+  await page.getByRole('radio', { name: /^quick\b/ }).click();
+  await page.getByTestId('run-arena-only').check();
+  await page.getByTestId('start-run').click();
+  await expect(page.getByTestId('screen-dashboard')).toBeVisible();
+  const runId = ((await page.getByTestId('run-head').locator('h2').textContent()) ?? '').trim();
+  expect(runId).toMatch(/^R\d+$/);
+  // Stopped at once: what is tested is the mark, kept from the start.
+  await page.getByTestId('run-stop').click();
+  await page.getByTestId('run-stop-confirm').click();
+  await lab.go('experiments');
+  await expect(page.locator('tr', { hasText: runId }).first()).toContainText('arena only');
+  await page.getByTestId('run-arena-only').uncheck();
+});
+
 test('the Arena plays as in a run with its CA speaking the validation slice the run kept out', async () => {
   test.skip(LabPage.runsUnavailable() !== null || !validationRun || runIds.length === 0, 'needs the finished studies');
   test.setTimeout(3 * 60_000);
