@@ -255,6 +255,8 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
   private readonly rowBags = new RowBagEncoder();
   private readonly dropRng: Rng;
   private readonly hiddenRng: Rng;
+  /** The last all-ones hidden mask (hiddenKeep without dropout). */
+  private onesKeep: Float32Array | undefined;
   /** Input batches of finished forward runs, for the next ones (see encodeObservations). */
   private readonly spareInputs: DaBatch[] = [];
   /** Forward runs so far and their batch sizes (for tests and the micro-batching bench). */
@@ -574,11 +576,17 @@ export class DaModel implements PolicyModel<DaObservation, DaChoice, DaTarget> {
     };
   }
 
-  /** A supervised step's dropout mask of the hidden layer [B, H]: 0 or 1/(1 − p) per unit, or all ones. */
+  /**
+   * A supervised step's dropout mask of the hidden layer [B, H]: 0 or 1/(1 − p) per unit; without
+   * dropout all ones, one array per batch size, kept (onnxruntime only reads its inputs).
+   */
   private hiddenKeep(B: number): Float32Array {
-    const keep = new Float32Array(B * this.shape.hidden);
     const p = this.hiddenDropout;
-    if (p <= 0) return keep.fill(1);
+    if (p <= 0) {
+      if (this.onesKeep?.length !== B * this.shape.hidden) this.onesKeep = new Float32Array(B * this.shape.hidden).fill(1);
+      return this.onesKeep;
+    }
+    const keep = new Float32Array(B * this.shape.hidden);
     const scale = 1 / (1 - p);
     for (let i = 0; i < keep.length; i++) keep[i] = this.hiddenRng.next() < p ? 0 : scale;
     return keep;

@@ -93,6 +93,7 @@ export function studyStore(db: Database) {
 
   const setOwner = db.prepare('UPDATE studies SET owner_host = ?, owner_pid = ?, heartbeat_at = ? WHERE id = ?');
   const beat = db.prepare('UPDATE studies SET heartbeat_at = ? WHERE id = ? AND owner_host = ? AND owner_pid = ?');
+  const letGo = db.prepare('UPDATE studies SET owner_host = NULL, owner_pid = NULL, heartbeat_at = NULL WHERE id = ? AND owner_host = ? AND owner_pid = ?');
 
   const toStudy = (r: Record<string, unknown>): StudyRow => {
     const owner = r.owner_pid === null ? null : { host: r.owner_host as string, pid: r.owner_pid as number, heartbeatAt: r.heartbeat_at as string };
@@ -178,10 +179,7 @@ export function studyStore(db: Database) {
       }).immediate();
       return {
         beat: () => void beat.run(new Date().toISOString(), id, me.host, me.pid),
-        release: () =>
-          void db
-            .prepare('UPDATE studies SET owner_host = NULL, owner_pid = NULL, heartbeat_at = NULL WHERE id = ? AND owner_pid = ? AND owner_host = ?')
-            .run(id, me.pid, me.host),
+        release: () => void letGo.run(id, me.host, me.pid),
       };
     },
     /** Has every (arm, seed) of the study finished (what its panel and its estimate wait for)? */

@@ -102,8 +102,8 @@ function RunEvaluation({ runId }: { runId: string }) {
           title={`${runId} was made for choosing settings on the arena`}
           actions={[{ label: 'Show its held-out figures (not for choosing settings)', onClick: () => setShown(runId) }]}
         >
-          It played and stored its held-out evaluation as any run does; this screen leaves it out, as `sparring run --arena-only` and `sparring report {runId}{' '}
-          --arena-only` do.
+          It played and stored its held-out evaluation as any run does; this screen leaves it out, as `sparring run` and `sparring report {runId}` do for it
+          (`--heldout` shows them there).
         </EmptyState>
       </div>
     );
