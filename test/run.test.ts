@@ -13,6 +13,8 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { PRESETS } from '../core/coevolution/run-config';
+import { bankingDomain } from '../host/domain-files';
+import { corpusHash } from '../host/store/corpus-store';
 import { sparringInProcess } from './support/cli-in-process';
 
 const run = promisify(execFile);
@@ -55,6 +57,17 @@ function longGymConfig(): string {
   const file = path.join(tmp, 'quick-long-gyms.json');
   writeFileSync(file, JSON.stringify(c));
   return file;
+}
+
+/** The quick preset at its smallest (2 matches, 2 episodes per scenario, 2-step gyms), as a config file. */
+function tinyConfig(): string {
+  const c = structuredClone(PRESETS.quick.config);
+  Object.assign(c.stopping, { nMax: 2, nMin: Math.min(c.stopping.nMin, 2) });
+  c.arena.episodesPerScenario = 2;
+  for (const step of [c.bootstrap.daWarmup, c.bootstrap.caPressure, c.gym.da, c.gym.ca]) step.steps = 2;
+  const config = path.join(tmp, 'tiny.json');
+  writeFileSync(config, JSON.stringify(c));
+  return config;
 }
 
 /** Start a run and SIGKILL it as soon as an isolation gym reports a step before its last. */
@@ -128,12 +141,7 @@ describe('sparring run', () => {
   }, 240_000);
 
   it('--arena-only plays and stores the held-out evaluation but prints none of it, and marks the run: report R leaves it out, report R --heldout shows it', async () => {
-    const c = structuredClone(PRESETS.quick.config);
-    Object.assign(c.stopping, { nMax: 2, nMin: Math.min(c.stopping.nMin, 2) });
-    c.arena.episodesPerScenario = 2;
-    for (const step of [c.bootstrap.daWarmup, c.bootstrap.caPressure, c.gym.da, c.gym.ca]) step.steps = 2;
-    const config = path.join(tmp, 'tiny.json');
-    writeFileSync(config, JSON.stringify(c));
+    const config = tinyConfig();
     const db = path.join(tmp, 'arena-only.db');
     const text = await sparringInProcess(['run', '--config', config, '--arena-only', '--db', db]);
     expect(text.code, text.stderr).toBe(0);
@@ -158,6 +166,58 @@ describe('sparring run', () => {
     expect(readFileSync(hidden, 'utf8')).not.toContain("Against the run's latest CA");
     expect(readFileSync(shown, 'utf8')).toContain("Against the run's latest CA");
     expect(readFileSync(shown, 'utf8')).not.toContain('heldout-left-out');
+  }, 120_000);
+
+  it("--corpus: DA0's SFT adds the rows of the lab's imported corpus, named in the config by their hash; a corpus the lab lacks is refused before a run exists", async () => {
+    const db = path.join(tmp, 'corpus.db');
+    const bankSentence = bankingDomain().bank.utterances.find((u) => !u.text.includes('{'))!;
+    const intents = ['card_arrival', 'pin_blocked', 'exchange_via_app', 'edit_personal_details', 'verify_my_identity'];
+    const rows = [
+      ...Array.from({ length: 149 }, (_, i) => ({ text: `corpus sentence number ${i} about what I need`, intent: intents[i % intents.length]! })),
+      { text: bankSentence.text, intent: bankSentence.intent },
+    ];
+    const csv = path.join(tmp, 'corpus.csv');
+    writeFileSync(csv, ['text,category', ...rows.map((r) => `"${r.text.replaceAll('"', '""')}",${r.intent}`)].join('\n') + '\n');
+    const hash = corpusHash(rows);
+    const imported = await sparringInProcess(['import-banking77', csv, '--db', db, '--create']);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toContain(`stored as import 1 in ${db} (content hash ${hash})`);
+
+    const unknown = await sparringInProcess(['run', '--config', tinyConfig(), '--corpus', 'clinc150', '--db', db]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(`--corpus clinc150: no such corpus import in ${db} (it holds import 1, banking77, 150 rows;`);
+    const lacking = path.join(tmp, 'lacking.json');
+    writeFileSync(lacking, JSON.stringify({ bootstrap: { sft: { corpus: `sha256:${'0'.repeat(64)}` } } }));
+    const refused = await sparringInProcess(['run', '--preset', 'quick', '--config', lacking, '--db', db]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`field bootstrap.sft.corpus: this lab holds no imported corpus whose rows hash to sha256:${'0'.repeat(64)}`);
+
+    expect((await sparringInProcess(['run', '--config', tinyConfig(), '--db', db])).code).toBe(0);
+    const withCorpus = await sparringInProcess(['run', '--config', tinyConfig(), '--corpus', 'banking77', '--db', db]);
+    expect(withCorpus.code, withCorpus.stderr).toBe(0);
+    const stored = new Database(db, { readonly: true });
+    try {
+      // Only the two runs exist: the refusals made none.
+      expect(stored.prepare('SELECT id FROM runs ORDER BY id').pluck().all()).toEqual(['R1', 'R2']);
+      const configOf = (id: string) =>
+        JSON.parse(stored.prepare('SELECT config_json FROM runs WHERE id = ?').pluck().get(id) as string) as typeof PRESETS.quick.config;
+      expect(configOf('R1').bootstrap.sft.corpus).toBeUndefined();
+      expect(configOf('R2').bootstrap.sft.corpus).toBe(hash);
+      const dataOf = (run: string) =>
+        JSON.parse(
+          stored.prepare("SELECT training_data_json FROM checkpoints WHERE run_id = ? AND generation = 0 AND role = 'DA'").pluck().get(run) as string,
+        ) as unknown[];
+      expect(dataOf('R1')).not.toContainEqual(expect.objectContaining({ kind: 'corpus' }));
+      expect(dataOf('R2')).toContainEqual({ kind: 'corpus', id: hash });
+      // 149 more demonstrations (the row that repeats a bank sentence left out): 2 or 3 more minibatches of 64 per SFT epoch.
+      const sftSteps = (run: string) =>
+        stored.prepare("SELECT MAX(step) FROM run_metrics WHERE run_id = ? AND phase = 'bootstrap:DA0-sft'").pluck().get(run) as number;
+      const epochs = configOf('R2').bootstrap.sft.epochs;
+      expect(sftSteps('R2') - sftSteps('R1')).toBeGreaterThanOrEqual(2 * epochs);
+      expect(sftSteps('R2') - sftSteps('R1')).toBeLessThanOrEqual(3 * epochs);
+    } finally {
+      stored.close();
+    }
   }, 120_000);
 
   it('rejects a bad config naming the field, and a resume of an unknown run', async () => {

@@ -164,6 +164,18 @@ describe('sparring study', () => {
     expect((await sparring(['study', '--preset', 'quick', '--seeds', '2', '--estimate', 'heldout', '--db', db])).stderr).toMatch(
       /--estimate.*heldout.*(train|choices)/,
     );
+    // --corpus: an import the lab does not hold, or an arm naming a hash it lacks; neither with --resume.
+    const corpus = await sparring(['study', '--preset', 'quick', '--seeds', '2', '--corpus', 'banking77', '--db', db]);
+    expect(corpus.code).toBe(2);
+    expect(corpus.stderr).toContain(`--corpus banking77: no such corpus import in ${db} (it holds none;`);
+    const lacking = path.join(tmp, 'lacking-corpus.json');
+    writeFileSync(lacking, JSON.stringify({ bootstrap: { sft: { corpus: `sha256:${'1'.repeat(64)}` } } }));
+    const arm2 = await sparring(['study', '--preset', 'quick', '--seeds', '2', '--arm', `b77=${lacking}`, '--db', db]);
+    expect(arm2.code).toBe(2);
+    expect(arm2.stderr).toContain(`arm b77: field bootstrap.sft.corpus: this lab holds no imported corpus whose rows hash to sha256:${'1'.repeat(64)}`);
+    expect((await sparring(['study', '--resume', 'S1', '--corpus', 'banking77', '--db', db])).stderr).toMatch(
+      /leave out --preset, --config, --seeds, --arm and --corpus/,
+    );
     const list = await sparring(['study', 'list', '--json', '--db', db]);
     expect(JSON.parse(list.stdout)).toEqual([]);
   }, 60_000);

@@ -240,6 +240,17 @@ export const runConfigSchema = z.strictObject({
       recoveryEpisodesPerIntent: z.number().int().min(0).optional(),
       /** Who answers the hasty expert of those episodes: 'camouflaged' (default) or 'plain' (core/rl/demos.ts RecoveryCustomer). */
       recoveryCustomer: z.enum(['camouflaged', 'plain']).optional(),
+      /**
+       * An imported corpus (`sparring import-banking77`) whose rows DA0's SFT adds as routing
+       * demonstrations, named by its content hash ('sha256:…', `corpusHash` in
+       * host/store/corpus-store.ts) so that the run depends on its config alone; rows that repeat a
+       * bank sentence are left out. RL-ADA's DA0 learnt Banking77's vocabulary in SFT (Appendix A).
+       * Absent: the bank alone. `sparring run --corpus banking77` fills it in.
+       */
+      corpus: z
+        .string()
+        .regex(/^sha256:[0-9a-f]{64}$/, "expected 'sha256:' and 64 hex digits (sparring run --corpus banking77 fills it in)")
+        .optional(),
     }),
     /** DA0: GRPO warm-up against the judge-based reward. */
     daWarmup: grpoBudget,

@@ -729,8 +729,24 @@ export interface Queries {
   'knobs/history': (args: { knob: string }) => KnobHistoryRow[];
   /** The models saved in the lab (endpoints; GGUF files once they can be added). */
   'models/list': () => ModelInfo[];
+  /** The corpora imported into the lab (`sparring import-banking77`), each with the hash a run config names it by. */
+  'corpora/list': () => CorpusInfo[];
   /** The models an endpoint's server offers (GET /v1/models). */
   'models/server-models': (args: { name: string }) => { models: string[] };
+}
+
+/**
+ * An imported corpus of the lab: a run's DA0 may add its rows to SFT (run config
+ * `bootstrap.sft.corpus`, its content `hash`).
+ */
+export interface CorpusInfo {
+  id: number;
+  source: string;
+  file: string;
+  importedAt: string;
+  rows: number;
+  /** 'sha256:' and the hex SHA-256 of its rows' intents and texts in file order. */
+  hash: string;
 }
 
 /** What a scenario's fields may hold (core/domain/types.ts), served so the editor needs no core values. */

@@ -23,6 +23,7 @@ import {
   synthScenario,
   taxonomyRoutingItems,
   validationSlice,
+  withoutBankSentences,
 } from './demos';
 
 const domain = bankingDomain();
@@ -212,5 +213,20 @@ describe('routing and episode demonstrations', () => {
     for (const d of demos) expect(d.obs.turns.length).toBeGreaterThan(0);
     // One lookup per episode: the default customer's and the camouflaged one's (hasty episodes keep only what follows their call).
     expect(demos.filter((d) => d.target.choice === 'lookup_account').length).toBe(2 * domain.taxonomy.length);
+  });
+});
+
+describe('withoutBankSentences', () => {
+  it('drops a corpus row that repeats a bank sentence up to case, punctuation and spacing, and keeps the rest in order', () => {
+    const plain = domain.bank.utterances.find((u) => !u.text.includes('{'))!;
+    const shouted = `  ${plain.text.toUpperCase().replace(/[.?!]$/, '')}!!  `;
+    const rows = [
+      { text: 'where is my new card', intent: 'card_arrival' },
+      { text: shouted, intent: plain.intent },
+      { text: 'my pin got blocked', intent: 'pin_blocked' },
+    ];
+    expect(withoutBankSentences(rows, domain.bank).map((r) => r.text)).toEqual(['where is my new card', 'my pin got blocked']);
+    // Every bank sentence is dropped, whatever its slots.
+    expect(withoutBankSentences(domain.bank.utterances, domain.bank)).toEqual([]);
   });
 });

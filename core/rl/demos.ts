@@ -289,6 +289,24 @@ export function corpusRoutingItems(domain: Pick<Domain, 'taxonomy'>, rows: reado
   });
 }
 
+/** A sentence as compared across sources: lower case, letters, digits and single spaces. */
+const sentenceKey = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9 ]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/**
+ * Routing items whose sentence is none of the bank's (compared by sentenceKey): corpus rows a run
+ * adds to DA0's SFT must not teach it a sentence of the bank's held-out slice, which held-out
+ * evaluation's CA speaks (Banking77's train split and the bank share 12 such sentences).
+ */
+export function withoutBankSentences<T extends { text: string }>(items: readonly T[], bank: Pick<UtteranceBank, 'utterances'>): T[] {
+  const said = new Set(bank.utterances.map((u) => sentenceKey(u.text)));
+  return items.filter((it) => !said.has(sentenceKey(it.text)));
+}
+
 /**
  * The observation at the routing decision: the customer said `text` (one utterance) and
  * lookup_account succeeded. The account behind it is a fixed seeded world; only the fact of

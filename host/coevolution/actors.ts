@@ -35,7 +35,8 @@ import type { Judge } from '../../core/judge/port';
 import { deriveSeed, Rng } from '../../core/random';
 import { caRolloutReward, greedyCaActor, isOpeningPoint, sliceCaDecisionPoints } from '../../core/rl/ca-rollout';
 import type { CaDecisionPoint } from '../../core/rl/ca-rollout';
-import { bankSlices, otherIntentScenarios, splitBank, validationSlice, withUtterances } from '../../core/rl/demos';
+import { bankSlices, corpusRoutingItems, otherIntentScenarios, splitBank, validationSlice, withoutBankSentences, withUtterances } from '../../core/rl/demos';
+import type { RoutingItem } from '../../core/rl/demos';
 import {
   daRolloutReward,
   greedyActor,
@@ -63,6 +64,7 @@ import { assertBuiltin, describeLlm, HUMAN_EPISODE } from '../store/checkpoint-s
 import type { CheckpointMeta, CheckpointStore } from '../store/checkpoint-store';
 import { playStore } from '../store/play-store';
 import { knobStore } from '../store/knob-store';
+import { corpusRowsByHash } from '../store/corpus-store';
 import type { SqliteRunStore } from '../store/sqlite-store';
 import { withEpisodes } from '../../core/config';
 
@@ -233,6 +235,16 @@ export class PolicyCache {
     this.das.clear();
     this.cas.clear();
   }
+}
+
+/**
+ * The routing items of the corpus a run's DA0 learns from (`bootstrap.sft.corpus`): the lab's
+ * import with that content hash, less the rows that repeat a bank sentence.
+ */
+function runCorpus(ctx: Pick<LabContext, 'store' | 'domain'>, hash: string): RoutingItem[] {
+  const rows = corpusRowsByHash(ctx.store.db, hash);
+  if (!rows) throw new Error(`bootstrap.sft.corpus: this lab holds no imported corpus whose rows hash to ${hash} (sparring import-banking77 FILE stores one)`);
+  return withoutBankSentences(corpusRoutingItems(ctx.domain, rows), ctx.domain.bank);
 }
 
 /** The seed of DA0's SFT, which also draws the bank's held-out slice (core/rl/demos.ts splitBank). */
@@ -440,6 +452,8 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
   if (!da) {
     // DA0 = SFT on routing demonstrations, then a GRPO warm-up against the judge-based reward.
     const started = Date.now();
+    const corpus = b.sft.corpus ? runCorpus(ctx, b.sft.corpus) : undefined;
+    const label = `DA0: SFT on routing demonstrations${corpus ? ` and ${corpus.length} corpus rows` : ''}`;
     const sft = await trainSftDa(ctx.domain, {
       seed: da0SftSeed(ctx.seed),
       sft: { epochs: b.sft.epochs, batchSize: b.sft.batchSize, lr: b.sft.lr },
@@ -451,10 +465,11 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
         ...(b.sft.recoveryEpisodesPerIntent !== undefined ? { recoveryEpisodesPerIntent: b.sft.recoveryEpisodesPerIntent } : {}),
         ...(b.sft.recoveryCustomer ? { recoveryCustomer: b.sft.recoveryCustomer } : {}),
       },
+      ...(corpus ? { extraRouting: corpus } : {}),
       ...(ctx.session ? { session: ctx.session } : {}),
       hooks: {
         onStep: (p) => {
-          report(ctx, 'bootstrap', 'DA0: SFT on routing demonstrations', started)(p.step, p.totalSteps);
+          report(ctx, 'bootstrap', label, started)(p.step, p.totalSteps);
           for (const [k, v] of Object.entries(p.metrics)) ctx.metric('bootstrap:DA0-sft', k, p.step, v);
         },
       },
@@ -519,7 +534,10 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
       snapshot: await model.snapshot(),
       provider: model.provider,
       metrics: sft.sft.epochs.at(-1)?.metrics ?? null,
-      trainingData: [{ kind: 'demos', id: `bank-train:${da0SftSeed(ctx.seed)}${b.sft.caOnlyShare ? `:ca-only=${b.sft.caOnlyShare}` : ''}` }],
+      trainingData: [
+        { kind: 'demos', id: `bank-train:${da0SftSeed(ctx.seed)}${b.sft.caOnlyShare ? `:ca-only=${b.sft.caOnlyShare}` : ''}` },
+        ...(b.sft.corpus ? [{ kind: 'corpus', id: b.sft.corpus }] : []),
+      ],
     }).name;
     await model.dispose();
   }

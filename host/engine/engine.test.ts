@@ -14,6 +14,7 @@ import { PRESETS } from '../../core/coevolution/run-config';
 import { studyStore } from '../study/study-store';
 import type { EngineEvent, RunService } from '../../core/contract/run-service';
 import { CA_TERMS, DA_TERMS } from '../../core/rewards/terms';
+import { corpusHash, saveCorpusImport } from '../store/corpus-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import { createEngine } from './engine';
 import type { Engine } from './engine';
@@ -156,6 +157,16 @@ describe('engine on a temporary lab', () => {
       /estimate validation: arm full keeps no validation slice/,
     );
     await expect(call('studies/start', { preset: 'quick', seeds: 1, arms: [] })).rejects.toThrow(/no arm given/);
+    // A custom arm whose DA0 would learn a corpus this lab lacks: refused by arm and field, no study made.
+    const corpus = `sha256:${'2'.repeat(64)}`;
+    await expect(
+      call('studies/start', {
+        preset: 'quick',
+        seeds: 1,
+        arms: ['full'],
+        customArms: [{ name: 'b77', overlay: JSON.stringify({ bootstrap: { sft: { corpus } } }) }],
+      }),
+    ).rejects.toThrow(`arm b77: field bootstrap.sft.corpus: this lab holds no imported corpus whose rows hash to ${corpus}`);
     expect(await call('studies/list', undefined)).toEqual([]);
     await expect(call('episodes/get', undefined)).rejects.toThrow(/episodes\/get/);
     await expect(call('metrics/series', { runId: 'R1', keys: 'gym/kl' })).rejects.toThrow(/field "keys"/);
@@ -208,6 +219,20 @@ describe('engine on a temporary lab', () => {
     expect(Number(rows[3]!.da_tool)).toBeCloseTo(e.daTerms.tool, 10);
     expect(rows[3]!.judge_rationale).toBe(e.judge.rationale);
     await expect(engine.handlers['export/episodes']({ matchId: 'M404', format: 'csv' })).rejects.toThrow(/no match "M404"/);
+  });
+
+  it('lists the imported corpora with the hash a run config names them by', async () => {
+    expect(await engine.handlers['corpora/list'](undefined)).toEqual([]);
+    const lab = openSqliteStore(path.join(tmp, 'lab.db'));
+    const rows = [{ line: 2, intent: 'card_arrival', text: 'Where is my card?' }];
+    try {
+      saveCorpusImport(lab.db, 'banking77', '/data/train.csv', rows, 1);
+    } finally {
+      lab.close();
+    }
+    expect(await engine.handlers['corpora/list'](undefined)).toEqual([
+      { id: 1, source: 'banking77', file: '/data/train.csv', importedAt: expect.any(String), rows: 1, hash: corpusHash(rows) },
+    ]);
   });
 
   it('says when runs are unavailable, and refuses to start one', async () => {

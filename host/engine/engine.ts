@@ -4,7 +4,7 @@
  * process, in the web server and in tests; hosts reach it through `handlers` (validated at the
  * boundary) and `subscribe` (events, high-rate ones batched to a few a second).
  */
-import type { CheckpointInfo, CrossPlay, EngineInfo, Handlers, RequestName } from '../../core/contract/contract';
+import type { CheckpointInfo, CorpusInfo, CrossPlay, EngineInfo, Handlers, RequestName } from '../../core/contract/contract';
 import type { EngineEvent, RunService } from '../../core/contract/run-service';
 import type { CaPolicy, DaPolicy } from '../../core/agents/policy';
 import { runMatch } from '../../core/arena/match';
@@ -17,6 +17,7 @@ import { runArena } from '../coevolution/actors';
 import { llmStore } from '../store/llm-store';
 import type { SessionSettings } from '../../models/session';
 import { bankingDomain } from '../domain-files';
+import { hashedCorpusImports } from '../store/corpus-store';
 import { checkpointStore, describeLlm } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import { nextArenaMatchId } from '../llm/store-match';
@@ -226,6 +227,8 @@ export function createEngine(o: EngineOptions): Engine {
       }),
 
     'episodes/list': (filter) => listEpisodes(filter),
+
+    'corpora/list': () => hashedCorpusImports(store.db).map(({ problems: _problems, ...c }): CorpusInfo => c),
 
     'evaluation/crossplay': (args) => {
       const latest = [...args.das, ...args.cas].includes('latest') ? [checkpoints.list('DA').at(-1)?.name, checkpoints.list('CA').at(-1)?.name] : [];

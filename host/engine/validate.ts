@@ -206,6 +206,7 @@ export const ARG_SCHEMAS: Schemas = {
   'models/remove': z.strictObject({ name: id }),
   'models/test': z.strictObject({ name: id }),
   'models/list': none,
+  'corpora/list': none,
   'models/server-models': z.strictObject({ name: id }),
   'scenarios/get': z.strictObject({ id }),
   'scenarios/vocabulary': none,

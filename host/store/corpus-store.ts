@@ -2,7 +2,10 @@
  * Imported utterance corpora in the lab (migration 3): a Banking77-format CSV, once checked, is
  * stored with its line numbers so that training can use it and a person can trace any row back.
  */
+import { createHash } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
+import { RunConfigError } from '../../core/coevolution/run-config';
+import type { RunConfig } from '../../core/coevolution/run-config';
 import type { CorpusRow } from '../banking77';
 
 export interface CorpusImport {
@@ -36,4 +39,58 @@ export function corpusUtterances(db: Database, importId?: number): CorpusRow[] {
   const sql = `SELECT line, text, intent FROM corpus_utterances ${importId === undefined ? '' : 'WHERE import_id = ?'} ORDER BY import_id, line`;
   const stmt = db.prepare(sql);
   return (importId === undefined ? stmt.all() : stmt.all(importId)) as CorpusRow[];
+}
+
+/**
+ * What a run config names a corpus by (`bootstrap.sft.corpus`): 'sha256:' and the hex SHA-256 of
+ * its rows' intents and texts in file order, so that a run's numbers depend on its config alone
+ * and not on which lab, or which import id, holds the rows.
+ */
+export function corpusHash(rows: readonly Pick<CorpusRow, 'intent' | 'text'>[]): string {
+  const h = createHash('sha256');
+  for (const r of rows) h.update(`${r.intent}\t${r.text}\n`);
+  return `sha256:${h.digest('hex')}`;
+}
+
+/** One import with its content hash. */
+export interface HashedCorpusImport extends CorpusImport {
+  hash: string;
+}
+
+/** Every import of the lab with its content hash (corpusHash), oldest first. */
+export function hashedCorpusImports(db: Database): HashedCorpusImport[] {
+  return listCorpusImports(db).map((i) => ({ ...i, hash: corpusHash(corpusUtterances(db, i.id)) }));
+}
+
+/**
+ * The import a command line names: its id, or a source such as `banking77` (the newest import of
+ * it). Undefined when the lab has none.
+ */
+export function findCorpusImport(db: Database, ref: string): HashedCorpusImport | undefined {
+  const all = hashedCorpusImports(db);
+  return /^\d+$/.test(ref) ? all.find((i) => i.id === Number(ref)) : all.filter((i) => i.source === ref).at(-1);
+}
+
+/** The rows of an import whose content hashes to `hash` (corpusHash); undefined when the lab holds none. */
+export function corpusRowsByHash(db: Database, hash: string): CorpusRow[] | undefined {
+  const found = hashedCorpusImports(db).find((i) => i.hash === hash);
+  return found ? corpusUtterances(db, found.id) : undefined;
+}
+
+/**
+ * A study whose arm names a corpus this lab lacks (`bootstrap.sft.corpus`), refused before the
+ * study exists (every run of that arm would fail at its start): the error naming the first such
+ * arm and the field; null when the lab holds every corpus the arms name.
+ */
+export function lackingCorpus(db: Database, arms: readonly string[], configOf: (arm: string) => RunConfig): RunConfigError | null {
+  for (const arm of arms) {
+    const hash = configOf(arm).bootstrap.sft.corpus;
+    if (hash && !corpusRowsByHash(db, hash))
+      return new RunConfigError(
+        `arm ${arm}`,
+        'bootstrap.sft.corpus',
+        `this lab holds no imported corpus whose rows hash to ${hash} (sparring import-banking77 FILE stores one)`,
+      );
+  }
+  return null;
 }

@@ -7,7 +7,8 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { hostname } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { expect, test } from '@playwright/test';
@@ -320,6 +321,46 @@ test("a run started with the Experiments screen's 'arena only' is marked so in t
   await lab.go('experiments');
   await expect(page.locator('tr', { hasText: runId }).first()).toContainText('arena only');
   await page.getByTestId('run-arena-only').uncheck();
+});
+
+test("a run whose DA0 also learns an imported corpus: the Experiments screen's picker sets the config's hash, and the run keeps it", async () => {
+  test.skip(LabPage.runsUnavailable() !== null, 'runs are not available in this build');
+  const db = process.env.SPARRING_E2E_DB;
+  if (!db) throw new Error('SPARRING_E2E_DB is not set: run these specs through playwright.config.ts');
+  const csv = path.join(mkdtempSync(path.join(tmpdir(), 'sparring-e2e-corpus-')), 'corpus.csv');
+  writeFileSync(
+    csv,
+    'text,category\nwhere is my new card,card_arrival\nmy pin got blocked,pin_blocked\nI moved house and need my address changed,edit_personal_details\n',
+  );
+  const imported = JSON.parse((await runNode([BIN, '--db', db, '--json', 'import-banking77', csv])).stdout) as { importId: number; hash: string };
+  await lab.go('runs');
+  await lab.go('experiments');
+  await page.getByRole('radio', { name: /^quick\b/ }).click();
+  const picker = page.getByTestId('run-corpus');
+  await expect(picker).toHaveValue('');
+  await picker.selectOption({ label: `banking77 (import ${imported.importId}, 3 rows)` });
+  await expect(page.getByTestId('config-editor')).toHaveValue(new RegExp(`"corpus": "${imported.hash}"`));
+  await lab.screenshot('experiments-corpus');
+  await page.getByTestId('start-run').click();
+  await expect(page.getByTestId('screen-dashboard')).toBeVisible();
+  const runId = ((await page.getByTestId('run-head').locator('h2').textContent()) ?? '').trim();
+  expect(runId).toMatch(/^R\d+$/);
+  await page.getByTestId('run-stop').click();
+  await page.getByTestId('run-stop-confirm').click();
+  const stored = new Database(db, { readonly: true });
+  try {
+    const config = JSON.parse(stored.prepare('SELECT config_json FROM runs WHERE id = ?').pluck().get(runId) as string) as typeof PRESETS.quick.config;
+    expect(config.bootstrap.sft.corpus).toBe(imported.hash);
+  } finally {
+    stored.close();
+  }
+  // Back to the bank alone: the editor's config names no corpus.
+  await lab.go('experiments');
+  await page.getByRole('radio', { name: /^quick\b/ }).click();
+  await picker.selectOption(imported.hash);
+  await expect(page.getByTestId('config-editor')).toHaveValue(/"corpus"/);
+  await picker.selectOption('');
+  await expect(page.getByTestId('config-editor')).not.toHaveValue(/"corpus"/);
 });
 
 test('the Arena plays as in a run with its CA speaking the validation slice the run kept out', async () => {

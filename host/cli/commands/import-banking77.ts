@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { readBanking77Csv } from '../../banking77';
 import { bankingDomain } from '../../domain-files';
-import { saveCorpusImport } from '../../store/corpus-store';
+import { corpusHash, saveCorpusImport } from '../../store/corpus-store';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { UsageError } from '../options';
 import { table } from '../../format/table';
@@ -40,6 +40,8 @@ export function registerImportBanking77(program: Command, globals: () => GlobalO
         db: g.db,
         importId,
         stored: importId !== null,
+        /** What a run config names these rows by (bootstrap.sft.corpus). */
+        hash: corpusHash(result.rows),
         rows: result.rows.length,
         problems: result.problems,
         intents: Object.keys(result.perIntent).length,
@@ -51,7 +53,11 @@ export function registerImportBanking77(program: Command, globals: () => GlobalO
         process.stdout.write(
           `${table(['intent', 'rows'], [...top.slice(0, 5), ['…', ''], ...top.slice(-3)], ['l', 'r'])}\n\n` +
             `${result.rows.length} rows over ${doc.intents} intents, ${result.problems.length} problem rows; ` +
-            (importId !== null ? `stored as import ${importId} in ${g.db}\n` : opts.dryRun ? 'dry run: nothing stored\n' : 'nothing stored\n'),
+            (importId !== null
+              ? `stored as import ${importId} in ${g.db} (content hash ${doc.hash}); \`sparring run --corpus banking77\` adds it to DA0's SFT\n`
+              : opts.dryRun
+                ? 'dry run: nothing stored\n'
+                : 'nothing stored\n'),
         );
       }
       if (refused) {

@@ -14,6 +14,7 @@ import { HELDOUT_HEADER, heldoutRows } from '../../report/heldout-rows';
 import { checkpointStore, describeLlm } from '../../store/checkpoint-store';
 import { knobStore } from '../../store/knob-store';
 import { configFileText } from '../config-file';
+import { corpusHashOf } from '../corpus';
 import { addDeviceOptions, deviceLine } from '../device';
 import type { DeviceOptions } from '../device';
 import { UsageError } from '../options';
@@ -47,6 +48,7 @@ interface RunOptions extends Partial<DeviceOptions> {
   adversities?: boolean;
   inherit?: string;
   arenaOnly?: boolean;
+  corpus?: string;
 }
 
 export function registerRun(program: Command, globals: () => GlobalOptions): void {
@@ -67,6 +69,10 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     .option(
       '--arena-only',
       'a run for choosing settings on the arena (kept with the run, so --resume, `report R` and the Evaluation screen leave its held-out figures out too): the held-out evaluation is played and stored as always but not printed (nor --json\'s "heldout"); `report R --heldout` shows it',
+    )
+    .option(
+      '--corpus <import>',
+      "DA0's SFT also learns the rows of an imported corpus (sparring import-banking77): its import id, or a source such as banking77 for the newest import of it (sets bootstrap.sft.corpus to the rows' content hash)",
     )
     .option('--adversities', 'MADS adversities in every match and gym (sets the config\'s "adversities": true)')
     .option('--da <name>', 'an LLM saved in the lab (sparring models add) plays the DA: no DA0, no DA gyms (sets schedule.llm.da)')
@@ -95,8 +101,10 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     }
     // The rule judge is the default: `--judge rule` leaves the config as it is.
     const judge = opts.judge !== undefined && opts.judge !== RULE_JUDGE_SPEC ? opts.judge : undefined;
-    if ((opts.adversities || device || Object.keys(llm).length || judge !== undefined) && !opts.resume) {
-      let base: { device?: object; schedule?: object } = PRESETS[opts.preset as keyof typeof PRESETS].config;
+    if (opts.corpus !== undefined && opts.resume) throw new UsageError("--corpus sets a new run's DA0; a resumed run keeps its own");
+    const corpus = opts.corpus !== undefined ? corpusHashOf(g.db, opts.corpus) : undefined;
+    if ((opts.adversities || device || Object.keys(llm).length || judge !== undefined || corpus) && !opts.resume) {
+      let base: { device?: object; schedule?: object; bootstrap?: { sft?: object } } = PRESETS[opts.preset as keyof typeof PRESETS].config;
       try {
         if (configJson !== undefined) base = JSON.parse(configJson) as object;
       } catch (e) {
@@ -107,6 +115,7 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
         ...(opts.adversities ? { adversities: true } : {}),
         ...(Object.keys(llm).length ? { schedule: { ...base.schedule, llm } } : {}),
         ...(judge !== undefined ? { judge } : {}),
+        ...(corpus ? { bootstrap: { ...base.bootstrap, sft: { ...base.bootstrap?.sft, corpus } } } : {}),
         ...(device
           ? {
               device: {

@@ -27,6 +27,8 @@ import { withLab } from '../study-lab';
 import { progressBar } from '../progress';
 import type { Progress } from '../progress';
 import { configFileText, readOptionFile } from '../config-file';
+import { corpusHashOf } from '../corpus';
+import { lackingCorpus } from '../../store/corpus-store';
 import { positiveInt, UsageError } from '../options';
 import { table } from '../../format/table';
 import type { GlobalOptions } from '../main';
@@ -45,6 +47,8 @@ interface StudyOptions {
   estimate?: EstimateSlice;
   /** `--arena-only`: a study for choosing settings: no held-out or panel figure in any of its views (StudyRow.arenaOnly). */
   arenaOnly?: boolean;
+  /** `--corpus IMPORT`: DA0's SFT adds the lab's imported corpus (bootstrap.sft.corpus). */
+  corpus?: string;
 }
 
 /**
@@ -112,6 +116,7 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
       "a custom arm: NAME with a run-config overlay (JSON FILE) merged over the study's base, compared with the others on the same seeds; repeatable, added after --arms unless listed there",
       (v: string, prev: string[] = []) => [...prev, v],
     )
+    .option('--corpus <import>', "DA0's SFT in every run also learns an imported corpus (as `run --corpus`): its import id or source, e.g. banking77")
     .option('--workers <n>', `worker processes (default: one per core, here ${defaultWorkers()})`, positiveInt('--workers'))
     .option('--resume <study>', 'continue a study that was killed or interrupted (e.g. S1)')
     .option('--no-panel', 'skip the panel step at the end (each final DA against counterparts of other seeds; `study panel S` runs it later)')
@@ -129,8 +134,8 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
       const g = globals();
       let id: string;
       if (opts.resume) {
-        if (opts.preset || opts.config || opts.seeds || opts.arm)
-          throw new UsageError('--resume continues a study as it was created; leave out --preset, --config, --seeds and --arm');
+        if (opts.preset || opts.config || opts.seeds || opts.arm || opts.corpus)
+          throw new UsageError('--resume continues a study as it was created; leave out --preset, --config, --seeds, --arm and --corpus');
         id = opts.resume;
         const { busy, refused } = withLab(g.db, (db) => ({
           busy: studyStore(db).busy(id),
@@ -148,17 +153,24 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
         const named = opts.preset as keyof typeof PRESETS | undefined;
         // A study's preset names its base only when the base is the preset unchanged; with --config (a
         // whole config, or with --preset an overlay merged over it) the study is custom.
-        const preset = opts.config ? '' : (named ?? 'quick');
-        const base: RunConfig = opts.config ? parseRunConfig(configFileText(opts.config, named), opts.config) : PRESETS[preset as keyof typeof PRESETS].config;
+        const corpus = opts.corpus !== undefined ? corpusHashOf(g.db, opts.corpus) : undefined;
+        const preset = opts.config || corpus ? '' : (named ?? 'quick');
+        const given: RunConfig = opts.config ? parseRunConfig(configFileText(opts.config, named), opts.config) : PRESETS[named ?? 'quick'].config;
+        const base: RunConfig = corpus ? { ...given, bootstrap: { ...given.bootstrap, sft: { ...given.bootstrap.sft, corpus } } } : given;
         // Every arm's config is checked before anything runs.
         const configOf = studyArmConfigs(base, arms, custom);
         const refused = opts.estimate && newStudyEstimateRefusal(opts.estimate, arms, configOf);
         if (refused) throw new UsageError(`--estimate ${opts.estimate}: ${refused}`);
+        // A corpus no run could find (an arm's overlay naming a hash this lab lacks) is refused before the study exists.
+        const lacking = withLab(g.db, (db) => lackingCorpus(db, arms, configOf));
+        if (lacking) throw lacking;
         id = withLab(
           g.db,
           (db) => studyStore(db).create({ preset, base, arms, seeds, configOf: (arm) => configOf(arm), arenaOnly: opts.arenaOnly === true }).id,
         );
-        const from = preset ? `preset ${preset}` : named ? `preset ${named} with ${opts.config} over it` : opts.config;
+        const from =
+          (preset ? `preset ${preset}` : opts.config ? (named ? `preset ${named} with ${opts.config} over it` : opts.config) : `preset ${named ?? 'quick'}`) +
+          (corpus ? `, DA0's SFT with corpus ${opts.corpus} (${corpus.slice(0, 19)}…)` : '');
         process.stderr.write(`study ${id}: ${arms.length} arms × ${seeds.length} seeds (${from}) in ${g.db}\n`);
       }
       const workers = opts.workers ?? defaultWorkers();

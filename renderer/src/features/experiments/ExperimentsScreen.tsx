@@ -10,12 +10,14 @@ import { checkConfigText, seedProblem } from './config-check';
 import type { ProviderChoice } from '../../../../core/contract/device';
 import { DEVICE_LABELS, deviceLabel, deviceOf, withDevice } from './device-choice';
 import { llmRoleOf, withLlmRole } from './llm-roles';
+import { corpusLabel, corpusOf, withCorpus } from './corpus-choice';
 import { loadModels, selectModels, useModelsStore } from '../lab-models/models-store';
 import { POOL_LABELS, poolOf, scheduleOf, withPoolValue, withSchedule } from './schedule-choice';
 import type { Pool, PoolKey, ScheduleKind } from './schedule-choice';
 import {
   choosePreset,
   editConfig,
+  loadCorpora,
   loadPresets,
   resetConfig,
   selectConfigText,
@@ -24,6 +26,7 @@ import {
   selectPresetsError,
   selectPresetsStatus,
   selectArenaOnly,
+  selectCorpora,
   selectSeed,
   selectStartError,
   selectStarting,
@@ -63,8 +66,10 @@ function NewRun() {
   const preset = useExperimentsStore(selectPreset);
   const text = useExperimentsStore(selectConfigText);
   const models = useModelsStore(selectModels);
+  const corpora = useExperimentsStore(selectCorpora);
   useEffect(() => {
     void loadModels();
+    void loadCorpora();
   }, []);
   /** The lab's models, and the one the config names even when the lab has no such model (the engine says so at start). */
   const llmModels = (current: string) => [...new Set([...models.map((m) => m.name), ...(current ? [current] : [])])];
@@ -170,6 +175,25 @@ function NewRun() {
               </select>
             </label>
           ))}
+          <label title="DA0's supervised fine-tuning also learns the rows of a corpus imported into the lab (sparring import-banking77), as RL-ADA's DA0 learnt Banking77's vocabulary; rows that repeat a bank sentence are left out. Sets the config's bootstrap.sft.corpus to the corpus's content hash.">
+            DA0 also learns
+            <select
+              value={corpusOf(text)}
+              onChange={(e) => editConfig(withCorpus(text, e.target.value))}
+              disabled={!check.ok || (corpora.length === 0 && corpusOf(text) === '')}
+              data-testid="run-corpus"
+            >
+              <option value="">{corpora.length ? 'the bank alone' : 'the bank alone (no corpus imported)'}</option>
+              {corpora.map((c) => (
+                <option key={c.id} value={c.hash}>
+                  {corpusLabel(c)}
+                </option>
+              ))}
+              {corpusOf(text) !== '' && !corpora.some((c) => c.hash === corpusOf(text)) && (
+                <option value={corpusOf(text)}>{corpusOf(text).slice(0, 19)}… (not in this lab)</option>
+              )}
+            </select>
+          </label>
           <label title="Where the run's policies execute; the run records the provider it got, and why. Sets the config's device.provider.">
             Device
             <select

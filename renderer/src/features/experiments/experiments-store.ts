@@ -1,6 +1,6 @@
 /** Presets, the config being edited, and starting a run from them. */
 import { create } from 'zustand';
-import type { PresetInfo } from '../../../../core/contract/contract';
+import type { CorpusInfo, PresetInfo } from '../../../../core/contract/contract';
 import { errorMessage, request } from '../../engine/client';
 import { prettyJson } from '../../format';
 import type { LoadStatus } from '../runs/runs-store';
@@ -15,6 +15,8 @@ export interface ExperimentsState {
   seed: number;
   /** Start the run as one for choosing settings on the arena (RunSummary.arenaOnly). */
   arenaOnly: boolean;
+  /** The lab's imported corpora, which DA0's SFT may add (the corpus picker). */
+  corpora: CorpusInfo[];
   starting: boolean;
   /** The engine's answer to the last start (validation errors name the field). */
   startError: string | null;
@@ -28,6 +30,7 @@ export const useExperimentsStore = create<ExperimentsState>()(() => ({
   configText: '',
   seed: 1,
   arenaOnly: false,
+  corpora: [],
   starting: false,
   startError: null,
 }));
@@ -39,6 +42,7 @@ export const selectPreset = (s: ExperimentsState) => s.preset;
 export const selectConfigText = (s: ExperimentsState) => s.configText;
 export const selectSeed = (s: ExperimentsState) => s.seed;
 export const selectArenaOnly = (s: ExperimentsState) => s.arenaOnly;
+export const selectCorpora = (s: ExperimentsState) => s.corpora;
 export const selectStarting = (s: ExperimentsState) => s.starting;
 export const selectStartError = (s: ExperimentsState) => s.startError;
 
@@ -57,6 +61,15 @@ export async function loadPresets(): Promise<void> {
     });
   } catch (err) {
     useExperimentsStore.setState({ status: 'error', error: errorMessage(err) });
+  }
+}
+
+/** The lab's imported corpora; on failure the picker offers the bank alone (a start still names a bad hash). */
+export async function loadCorpora(): Promise<void> {
+  try {
+    useExperimentsStore.setState({ corpora: await request('corpora/list', undefined) });
+  } catch {
+    useExperimentsStore.setState({ corpora: [] });
   }
 }
 
