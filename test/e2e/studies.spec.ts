@@ -306,18 +306,26 @@ test('a run of an arena-only study is marked so: the Evaluation screen leaves it
   await expect(page.getByTestId('heldout-left-out')).toHaveCount(0);
 });
 
+/**
+ * Start the run the Experiments screen is set for, and stop it at once from its dashboard: what the
+ * caller tests is what the run keeps from its start. Its id.
+ */
+async function startAndStopRun(): Promise<string> {
+  await page.getByTestId('start-run').click();
+  await expect(page.getByTestId('screen-dashboard')).toBeVisible();
+  const runId = ((await page.getByTestId('run-head').locator('h2').textContent()) ?? '').trim();
+  expect(runId).toMatch(/^R\d+$/);
+  await page.getByTestId('run-stop').click();
+  await page.getByTestId('run-stop-confirm').click();
+  return runId;
+}
+
 test("a run started with the Experiments screen's 'arena only' is marked so in the lab's run list", async () => {
   test.skip(LabPage.runsUnavailable() !== null, 'runs are not available in this build');
   await lab.go('experiments');
   await page.getByRole('radio', { name: /^quick\b/ }).click();
   await page.getByTestId('run-arena-only').check();
-  await page.getByTestId('start-run').click();
-  await expect(page.getByTestId('screen-dashboard')).toBeVisible();
-  const runId = ((await page.getByTestId('run-head').locator('h2').textContent()) ?? '').trim();
-  expect(runId).toMatch(/^R\d+$/);
-  // Stopped at once: what is tested is the mark, kept from the start.
-  await page.getByTestId('run-stop').click();
-  await page.getByTestId('run-stop-confirm').click();
+  const runId = await startAndStopRun();
   await lab.go('experiments');
   await expect(page.locator('tr', { hasText: runId }).first()).toContainText('arena only');
   await page.getByTestId('run-arena-only').uncheck();
@@ -341,12 +349,7 @@ test("a run whose DA0 also learns an imported corpus: the Experiments screen's p
   await picker.selectOption({ label: `banking77 (import ${imported.importId}, 3 rows)` });
   await expect(page.getByTestId('config-editor')).toHaveValue(new RegExp(`"corpus": "${imported.hash}"`));
   await lab.screenshot('experiments-corpus');
-  await page.getByTestId('start-run').click();
-  await expect(page.getByTestId('screen-dashboard')).toBeVisible();
-  const runId = ((await page.getByTestId('run-head').locator('h2').textContent()) ?? '').trim();
-  expect(runId).toMatch(/^R\d+$/);
-  await page.getByTestId('run-stop').click();
-  await page.getByTestId('run-stop-confirm').click();
+  const runId = await startAndStopRun();
   const stored = new Database(db, { readonly: true });
   try {
     const config = JSON.parse(stored.prepare('SELECT config_json FROM runs WHERE id = ?').pluck().get(runId) as string) as typeof PRESETS.quick.config;
