@@ -64,7 +64,7 @@ import { assertBuiltin, describeLlm, HUMAN_EPISODE } from '../store/checkpoint-s
 import type { CheckpointMeta, CheckpointStore } from '../store/checkpoint-store';
 import { playStore } from '../store/play-store';
 import { knobStore } from '../store/knob-store';
-import { corpusRowsByHash } from '../store/corpus-store';
+import { heldCorpusRows } from '../store/corpus-store';
 import type { SqliteRunStore } from '../store/sqlite-store';
 import { withEpisodes } from '../../core/config';
 
@@ -241,9 +241,8 @@ export class PolicyCache {
  * The routing items of the corpus a run's DA0 learns from (`bootstrap.sft.corpus`): the lab's
  * import with that content hash, less the rows that repeat a bank sentence.
  */
-function runCorpus(ctx: Pick<LabContext, 'store' | 'domain'>, hash: string): RoutingItem[] {
-  const rows = corpusRowsByHash(ctx.store.db, hash);
-  if (!rows) throw new Error(`bootstrap.sft.corpus: this lab holds no imported corpus whose rows hash to ${hash} (sparring import-banking77 FILE stores one)`);
+function runCorpus(ctx: Pick<LabContext, 'store' | 'domain' | 'runId'>, hash: string): RoutingItem[] {
+  const rows = heldCorpusRows(ctx.store.db, hash, `run ${ctx.runId}`);
   return withoutBankSentences(corpusRoutingItems(ctx.domain, rows), ctx.domain.bank);
 }
 

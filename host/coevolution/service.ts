@@ -26,7 +26,7 @@ import { knobStore } from '../store/knob-store';
 import type { KnobRunState, KnobWrite } from '../store/knob-store';
 import { labDomain } from '../store/scenario-store';
 import { checkpointStore } from '../store/checkpoint-store';
-import { corpusRowsByHash } from '../store/corpus-store';
+import { heldCorpusRows } from '../store/corpus-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import type { RunMetricRow, RunRow } from '../store/rows';
 import type { SqliteRunStore } from '../store/sqlite-store';
@@ -361,13 +361,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       const config = configJson !== undefined ? parseRunConfig(configJson, 'config') : known.config;
       // An unknown judge, or a corpus the lab does not hold, is refused by name before the run exists.
       runJudge(config, 'config');
-      const corpus = config.bootstrap.sft.corpus;
-      if (corpus && !corpusRowsByHash(db, corpus))
-        throw new RunConfigError(
-          'config',
-          'bootstrap.sft.corpus',
-          `this lab holds no imported corpus whose rows hash to ${corpus} (sparring import-banking77 FILE stores one)`,
-        );
+      if (config.bootstrap.sft.corpus) heldCorpusRows(db, config.bootstrap.sft.corpus, 'config');
       const runSeed = seed ?? 1;
       const kept = inherit !== undefined ? knobStore(db).keptWrites(inherit) : [];
       // IMMEDIATE: count and insert under the write lock, so another process of the lab (a

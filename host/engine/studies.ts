@@ -15,7 +15,7 @@ import { estimateStudy, newStudyEstimateRefusal, storedStudyEstimateRefusal, Stu
 import type { SqliteRunStore } from '../store/sqlite-store';
 import type { SessionSettings } from '../../models/session';
 import { loadStudy } from '../study/study-data';
-import { lackingCorpus } from '../store/corpus-store';
+import { assertArmCorpora } from '../store/corpus-store';
 import { StudyBusyError, studyStore } from '../study/study-store';
 
 /** The `studies/*` handlers but the CA's policy, which ca-policy.ts serves with the runs'. */
@@ -159,8 +159,7 @@ export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers
         const names = parseArms(arms, custom);
         const configOf = studyArmConfigs(p.config, names, custom);
         checkEstimate(speak, (slice) => newStudyEstimateRefusal(slice, names, configOf));
-        const lacking = lackingCorpus(o.db, names, configOf);
-        if (lacking) throw lacking;
+        assertArmCorpora(o.db, names, configOf);
         const s = studies.create({
           preset,
           base: p.config,

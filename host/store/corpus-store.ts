@@ -73,24 +73,40 @@ export function findCorpusImport(db: Database, ref: string): HashedCorpusImport 
 
 /** The rows of an import whose content hashes to `hash` (corpusHash); undefined when the lab holds none. */
 export function corpusRowsByHash(db: Database, hash: string): CorpusRow[] | undefined {
-  const found = hashedCorpusImports(db).find((i) => i.hash === hash);
-  return found ? corpusUtterances(db, found.id) : undefined;
+  for (const i of listCorpusImports(db)) {
+    const rows = corpusUtterances(db, i.id);
+    if (corpusHash(rows) === hash) return rows;
+  }
+  return undefined;
+}
+
+/** The refusal of a config (`source`) whose DA0 would learn a corpus this lab does not hold. */
+function missingCorpus(source: string, hash: string): RunConfigError {
+  return new RunConfigError(
+    source,
+    'bootstrap.sft.corpus',
+    `this lab holds no imported corpus whose rows hash to ${hash} (sparring import-banking77 FILE stores one)`,
+  );
+}
+
+/** The rows of the corpus a run config (`source`) names by `hash`; a RunConfigError naming the field when the lab holds none. */
+export function heldCorpusRows(db: Database, hash: string, source: string): CorpusRow[] {
+  const rows = corpusRowsByHash(db, hash);
+  if (!rows) throw missingCorpus(source, hash);
+  return rows;
 }
 
 /**
- * A study whose arm names a corpus this lab lacks (`bootstrap.sft.corpus`), refused before the
- * study exists (every run of that arm would fail at its start): the error naming the first such
- * arm and the field; null when the lab holds every corpus the arms name.
+ * Refuses a study whose arm names a corpus this lab lacks (`bootstrap.sft.corpus`) before the study
+ * exists, since every run of that arm would fail at its start: a RunConfigError naming the first
+ * such arm and the field.
  */
-export function lackingCorpus(db: Database, arms: readonly string[], configOf: (arm: string) => RunConfig): RunConfigError | null {
-  for (const arm of arms) {
-    const hash = configOf(arm).bootstrap.sft.corpus;
-    if (hash && !corpusRowsByHash(db, hash))
-      return new RunConfigError(
-        `arm ${arm}`,
-        'bootstrap.sft.corpus',
-        `this lab holds no imported corpus whose rows hash to ${hash} (sparring import-banking77 FILE stores one)`,
-      );
+export function assertArmCorpora(db: Database, arms: readonly string[], configOf: (arm: string) => RunConfig): void {
+  const named = arms.filter((a) => configOf(a).bootstrap.sft.corpus);
+  if (named.length === 0) return;
+  const held = new Set(hashedCorpusImports(db).map((i) => i.hash));
+  for (const arm of named) {
+    const hash = configOf(arm).bootstrap.sft.corpus!;
+    if (!held.has(hash)) throw missingCorpus(`arm ${arm}`, hash);
   }
-  return null;
 }

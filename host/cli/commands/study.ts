@@ -28,7 +28,7 @@ import { progressBar } from '../progress';
 import type { Progress } from '../progress';
 import { configFileText, readOptionFile } from '../config-file';
 import { corpusHashOf } from '../corpus';
-import { lackingCorpus } from '../../store/corpus-store';
+import { assertArmCorpora } from '../../store/corpus-store';
 import { positiveInt, UsageError } from '../options';
 import { table } from '../../format/table';
 import type { GlobalOptions } from '../main';
@@ -162,14 +162,13 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
         const refused = opts.estimate && newStudyEstimateRefusal(opts.estimate, arms, configOf);
         if (refused) throw new UsageError(`--estimate ${opts.estimate}: ${refused}`);
         // A corpus no run could find (an arm's overlay naming a hash this lab lacks) is refused before the study exists.
-        const lacking = withLab(g.db, (db) => lackingCorpus(db, arms, configOf));
-        if (lacking) throw lacking;
+        withLab(g.db, (db) => assertArmCorpora(db, arms, configOf));
         id = withLab(
           g.db,
           (db) => studyStore(db).create({ preset, base, arms, seeds, configOf: (arm) => configOf(arm), arenaOnly: opts.arenaOnly === true }).id,
         );
         const from =
-          (preset ? `preset ${preset}` : opts.config ? (named ? `preset ${named} with ${opts.config} over it` : opts.config) : `preset ${named ?? 'quick'}`) +
+          (named && opts.config ? `preset ${named} with ${opts.config} over it` : (opts.config ?? `preset ${named ?? 'quick'}`)) +
           (corpus ? `, DA0's SFT with corpus ${opts.corpus} (${corpus.slice(0, 19)}…)` : '');
         process.stderr.write(`study ${id}: ${arms.length} arms × ${seeds.length} seeds (${from}) in ${g.db}\n`);
       }
