@@ -16,7 +16,7 @@
  * `ib-rl-no-stagger` (both roles every round at their gym rates). RL-ADA itself is `full`.
  */
 import { IB_RL_DEFAULTS } from '../presets';
-import { parseRunConfig, RunConfigError } from './run-config';
+import { checkConfigValue, parseRunConfig, RunConfigError } from './run-config';
 import type { RunConfig } from './run-config';
 
 export interface ArmSpec {
@@ -223,5 +223,6 @@ export function configOverlay(base: unknown, config: unknown): Record<string, un
 
 /** `base` with a deep-partial overlay merged over it, checked by the run-config schema. */
 export function overlayConfig(base: RunConfig, overlay: Record<string, unknown>, source: string): RunConfig {
+  checkConfigValue(overlay, source);
   return parseRunConfig(JSON.stringify(deepMerge(base, overlay)), source);
 }

@@ -13,37 +13,72 @@ const pos = z.number().positive();
 const posInt = z.number().int().positive();
 const frac = z.number().min(0).max(1);
 
+/**
+ * Upper bounds of a run config's numbers (issue 51): what one process holds in memory at once and
+ * finishes in hours on a laptop, a few times the largest value any preset or study uses. A value
+ * above one is refused by the schema, naming the field, the bound and why, before a run exists.
+ */
+export const RUN_CONFIG_BOUNDS = {
+  gymSteps: [10_000, 'optimiser steps of one gym or bootstrap phase'],
+  promptsPerStep: [1_024, 'decision points held in memory per step'],
+  K: [256, 'rollouts per prompt held in memory at once'],
+  oversample: [16, 'times promptsPerStep drawn and held per step'],
+  maxPasses: [1_000, 'passes over the gym data'],
+  lr: [10, 'a learning rate; larger diverges at the first step'],
+  coefficient: [1_000, 'a loss coefficient; larger swamps the loss'],
+  temperature: [100, 'sampling temperature'],
+  episodesPerScenario: [1_000, 'episodes per scenario of one match, held in memory with their turns'],
+  stoppingMatches: [50, 'arena matches of a run'],
+  epochs: [1_000, 'SFT epochs'],
+  batchSize: [4_096, 'SFT examples per batch held in memory'],
+  episodesPerIntent: [1_000, 'demonstration episodes per intent held in memory'],
+  camouflaged: [100, 'demonstrations per train sentence held in memory'],
+  evalRuns: [100, 'held-out evaluation repeats'],
+  reward: [1_000, 'a reward weight; larger overflows GRPO advantages'],
+} as const satisfies Record<string, readonly [number, string]>;
+
+/** `t` bounded above by RUN_CONFIG_BOUNDS[b], refused as "at most MAX (why)". */
+function upTo<T extends z.ZodNumber>(t: T, b: keyof typeof RUN_CONFIG_BOUNDS): T {
+  const [max, why] = RUN_CONFIG_BOUNDS[b];
+  return t.max(max, `at most ${max} (${why})`);
+}
+/** A reward weight: finite, |w| ≤ the bound. */
+const rewardWeight = upTo(z.number(), 'reward').min(-RUN_CONFIG_BOUNDS.reward[0], `at least ${-RUN_CONFIG_BOUNDS.reward[0]} (${RUN_CONFIG_BOUNDS.reward[1]})`);
+/** Longest text of a run config (a model or judge name). */
+export const CONFIG_TEXT_MAX = 200;
+const name = z.string().min(1).max(CONFIG_TEXT_MAX, `at most ${CONFIG_TEXT_MAX} characters`);
+
 const grpoBudget = z.strictObject({
   /** Optimiser steps. */
-  steps: posInt,
+  steps: upTo(posInt, 'gymSteps'),
   /** Decision points per step. */
-  promptsPerStep: posInt,
+  promptsPerStep: upTo(posInt, 'promptsPerStep'),
   /** K: sampled actions per decision point. */
-  K: z.number().int().min(2),
-  lr: pos,
+  K: upTo(z.number().int().min(2), 'K'),
+  lr: upTo(pos, 'lr'),
   /** β toward the reference (the checkpoint the gym started from). */
-  klBeta: z.number().min(0),
+  klBeta: upTo(z.number().min(0), 'coefficient'),
   clipEps: pos.max(1),
   lrSchedule: z.enum(['constant', 'cosine']),
   /** Trust region: the gym ends at the first step whose KL to the reference exceeds this (nats). */
-  maxKl: pos.optional(),
+  maxKl: upTo(pos, 'coefficient').optional(),
   /** At most this many passes over the gym's decision points (steps are cut to fit). */
-  maxPasses: pos.optional(),
+  maxPasses: upTo(pos, 'maxPasses').optional(),
   /**
    * Added to a group's reward standard deviation before Â = (r − mean) / (std + advEps): a floor
    * that keeps a reward difference far below the reward's scale (a −0.05 speak cost, say) from
    * becoming a full-size advantage. Default 1e-4.
    */
-  advEps: z.number().min(0).optional(),
+  advEps: upTo(z.number().min(0), 'coefficient').optional(),
   /**
    * Dynamic sampling (DAPO): draw this many times promptsPerStep decision points per step and
    * update on promptsPerStep groups, those whose K rewards differ first. Default 1 (plain GRPO).
    */
-  oversample: posInt.optional(),
+  oversample: upTo(posInt, 'oversample').optional(),
   /** Entropy bonus c of the GRPO loss (−c·H(π)); default 0. */
-  entropyCoef: z.number().min(0).optional(),
+  entropyCoef: upTo(z.number().min(0), 'coefficient').optional(),
   /** T: the gym samples its K actions from π_T ∝ π^(1/T) and trains π_T (core/rl/grpo.ts); default 1. */
-  temperature: pos.optional(),
+  temperature: upTo(pos, 'temperature').optional(),
   /** ε-greedy exploration in the DA's gyms (other phases ignore it): a share ε of the samples drawn uniformly from the valid actions (core/rl/grpo.ts); default 0. */
   explore: frac.optional(),
   /** Every valid action tried once per decision point in the DA's gyms (other phases ignore it; core/rl/grpo.ts); default false. */
@@ -95,7 +130,9 @@ export const scheduleSchema = z
      * divisible by `caEvery` (round r = the gyms after arena match r), each at its own learning
      * rate (`daLr`, `caLr`; default the gym.da / gym.ca budgets' lr). Default daEvery 1, caEvery 2.
      */
-    stagger: z.strictObject({ daEvery: posInt.max(50), caEvery: posInt.max(50), daLr: pos.optional(), caLr: pos.optional() }).optional(),
+    stagger: z
+      .strictObject({ daEvery: posInt.max(50), caEvery: posInt.max(50), daLr: upTo(pos, 'lr').optional(), caLr: upTo(pos, 'lr').optional() })
+      .optional(),
     /**
      * IB-RL's stopping: exactly this many rounds (the paper trains a fixed number), then a last arena
      * match and the held-out evaluation. Absent: RL-ADA's stopping rule decides after every arena match.
@@ -126,7 +163,7 @@ export const scheduleSchema = z
      * as that model; its gyms are skipped until an external trainer can be attached, and the run
      * says so in its stopping verdict.
      */
-    llm: z.strictObject({ da: z.string().min(1).optional(), ca: z.string().min(1).optional() }).optional(),
+    llm: z.strictObject({ da: name.optional(), ca: name.optional() }).optional(),
   })
   .superRefine((s, ctx) => {
     const ibRl = s.kind === 'ib-rl';
@@ -201,29 +238,29 @@ export const caTacticsSchema = z.strictObject({
 export type CaTactics = z.infer<typeof caTacticsSchema>;
 
 export const runConfigSchema = z.strictObject({
-  arena: z.strictObject({ episodesPerScenario: posInt, maxDaTurns: posInt.max(50) }),
+  arena: z.strictObject({ episodesPerScenario: upTo(posInt, 'episodesPerScenario'), maxDaTurns: posInt.max(50) }),
   stopping: z
     .strictObject({
       tauDa: frac,
-      P: posInt,
+      P: upTo(posInt, 'stoppingMatches'),
       epsilon: frac,
-      nMin: posInt,
-      nMax: posInt.max(50),
+      nMin: upTo(posInt, 'stoppingMatches'),
+      nMax: upTo(posInt, 'stoppingMatches'),
       rCa: frac,
       deploymentGate: frac,
     })
     .refine((s) => s.nMin <= s.nMax, { message: 'nMin must be ≤ nMax', path: ['nMin'] }),
-  daReward: z.record(z.string(), z.number()).optional(),
-  caReward: z.record(z.string(), z.number()).optional(),
+  daReward: z.record(z.string(), rewardWeight).optional(),
+  caReward: z.record(z.string(), rewardWeight).optional(),
   bootstrap: z.strictObject({
     /** DA0: SFT on routing demonstrations (the bank's train slice, expert episodes). */
     sft: z.strictObject({
-      epochs: posInt,
-      batchSize: posInt,
-      lr: pos,
-      expertEpisodesPerIntent: z.number().int().min(0),
+      epochs: upTo(posInt, 'epochs'),
+      batchSize: upTo(posInt, 'batchSize'),
+      lr: upTo(pos, 'lr'),
+      expertEpisodesPerIntent: upTo(z.number().int().min(0), 'episodesPerIntent'),
       /** Routing demos per train sentence dressed as a CA opening (tone, hedge, detail, decoy); default 3. */
-      camouflaged: z.number().int().min(0).optional(),
+      camouflaged: upTo(z.number().int().min(0), 'camouflaged').optional(),
       /**
        * Share of the bank's train slice kept out of DA0's SFT and warm-up and spoken only by the
        * training CAs (core/rl/demos.ts bankSlices); default 0. Against a DA0 that has seen every
@@ -235,9 +272,9 @@ export const runConfigSchema = z.strictObject({
        * one-fact answers), besides the plain ones; default expertEpisodesPerIntent. 0 in the
        * paper-faithful preset: DA0 sees customers only as the bank states them.
        */
-      camouflagedEpisodesPerIntent: z.number().int().min(0).optional(),
+      camouflagedEpisodesPerIntent: upTo(z.number().int().min(0), 'episodesPerIntent').optional(),
       /** Hasty-expert recovery episodes per dispute intent (against the camouflaged customer); default 8. */
-      recoveryEpisodesPerIntent: z.number().int().min(0).optional(),
+      recoveryEpisodesPerIntent: upTo(z.number().int().min(0), 'episodesPerIntent').optional(),
       /** Who answers the hasty expert of those episodes: 'camouflaged' (default) or 'plain' (core/rl/demos.ts RecoveryCustomer). */
       recoveryCustomer: z.enum(['camouflaged', 'plain']).optional(),
       /**
@@ -311,7 +348,11 @@ export const runConfigSchema = z.strictObject({
       })
       .optional(),
   }),
-  eval: z.strictObject({ runs: posInt, episodesPerScenario: posInt, gateEpisodesPerScenario: posInt }),
+  eval: z.strictObject({
+    runs: upTo(posInt, 'evalRuns'),
+    episodesPerScenario: upTo(posInt, 'episodesPerScenario'),
+    gateEpisodesPerScenario: upTo(posInt, 'episodesPerScenario'),
+  }),
   /**
    * For choosing settings on data the run never saw, without the held-out slice: `bankShare` of
    * the bank's train slice (core/rl/demos.ts validationSlice) is kept out of everything the run
@@ -352,7 +393,7 @@ export const runConfigSchema = z.strictObject({
    * when absent) or the name of an LLM endpoint saved in the lab (`sparring models add`); a
    * resumed run keeps it. Checked against the lab when the run starts.
    */
-  judge: z.string().min(1).optional(),
+  judge: name.optional(),
 });
 export type RunConfig = z.infer<typeof runConfigSchema>;
 
@@ -381,6 +422,7 @@ export function parseRunConfig(text: string, source = 'config'): RunConfig {
   } catch (e) {
     throw new RunConfigError(source, '', `not valid JSON (${(e as Error).message})`);
   }
+  checkConfigValue(value, source);
   const r = runConfigSchema.safeParse(value);
   if (!r.success) {
     const issue = r.error.issues[0]!;
@@ -409,6 +451,26 @@ export function parseRunConfig(text: string, source = 'config'): RunConfig {
       );
   }
   return cfg;
+}
+
+/**
+ * What the schema cannot see in parsed JSON, refused by field: a number JSON.parse made infinite
+ * (`1e309`), which zod reports as "expected number, received number" and JSON.stringify would turn
+ * into null; and an own key "__proto__" (JSON.parse makes one; an object spread or merge turns it
+ * into the prototype, so the strict schema never sees it), refused as any unknown key.
+ */
+export function checkConfigValue(value: unknown, source: string, at: readonly string[] = []): void {
+  const field = at.join('.');
+  if (typeof value === 'number' && !Number.isFinite(value)) throw new RunConfigError(source, field, 'not a finite number');
+  if (value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    value.forEach((v, i) => checkConfigValue(v, source, [...at, String(i)]));
+    return;
+  }
+  for (const k of Object.keys(value)) {
+    if (k === '__proto__') throw new RunConfigError(source, field, 'Unrecognized key: "__proto__"');
+    checkConfigValue((value as Record<string, unknown>)[k], source, [...at, k]);
+  }
 }
 
 /** A stored run's config, parsed; null when it no longer parses (stored before a schema change). */

@@ -35,6 +35,7 @@ import { registerCaPolicy } from './commands/ca-policy';
 import { seedInt, UsageError } from './options';
 import { checkLabPath, defaultLabPath } from './paths';
 import { flushPendingLlmCalls } from './policies';
+import { isReadOnlyWrite } from '../store/sqlite-store';
 
 export interface GlobalOptions {
   db: string;
@@ -47,6 +48,15 @@ export interface GlobalOptions {
 }
 
 process.env.ORT_DISABLE_TELEMETRY ??= '1';
+
+// Output piped into a reader that stops early (`sparring export R1 | head`): the rest is not
+// wanted, so end quietly, as other command-line tools do, rather than crash on EPIPE.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
+}
 
 const program = new Command('sparring')
   .description('Sparring: co-evolve a customer-support agent and an adversarial customer from world feedback (RL-ADA).')
@@ -105,6 +115,11 @@ try {
     process.exit(2);
   }
   const err = e as Error;
+  if (isReadOnlyWrite(err)) {
+    process.stderr.write(`sparring: ${program.opts<GlobalOptions>().db} is read-only: this command writes to the lab (commands that only read it work)\n`);
+    if (process.env.SPARRING_DEBUG) process.stderr.write(`${err.stack}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`sparring: ${err.message}\n`);
   if (process.env.SPARRING_DEBUG) process.stderr.write(`${err.stack}\n`);
   process.exit(1);

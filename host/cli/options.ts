@@ -1,9 +1,15 @@
 /** Argument parsers shared by the commands: each names the option and what it expected. */
 import { InvalidArgumentError } from 'commander';
 
-export function positiveInt(name: string) {
+/**
+ * A positive integer option; with `bound` ([max, why], e.g. RUN_CONFIG_BOUNDS' entries), one above
+ * max is refused naming the bound and why (an unbounded count of episodes runs out of memory).
+ */
+export function positiveInt(name: string, bound?: readonly [number, string]) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError(`${name} must be a positive integer, got "${value}".`);
+    if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value)))
+      throw new InvalidArgumentError(`${name} must be a positive integer, got "${value}".`);
+    if (bound && Number(value) > bound[0]) throw new InvalidArgumentError(`${name} must be at most ${bound[0]} (${bound[1]}), got ${value}.`);
     return Number(value);
   };
 }

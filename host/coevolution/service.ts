@@ -28,6 +28,7 @@ import { labDomain } from '../store/scenario-store';
 import { checkpointStore } from '../store/checkpoint-store';
 import { heldCorpusRows } from '../store/corpus-store';
 import { openSqliteStore } from '../store/sqlite-store';
+import { RUN_HEARTBEAT_MS, runLease } from '../store/run-lease';
 import type { RunMetricRow, RunRow } from '../store/rows';
 import type { SqliteRunStore } from '../store/sqlite-store';
 import { PolicyCache, bootstrap, evaluate, gym, jointRollouts, playMatch, runDomain } from './actors';
@@ -106,6 +107,19 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
 
   const insertMetric = db.prepare('INSERT OR REPLACE INTO run_metrics (run_id, phase, key, step, value) VALUES (?, ?, ?, ?, ?)');
   const updateRun = db.prepare('UPDATE runs SET status = ?, snapshot_json = ?, error = ?, updated_at = ? WHERE id = ?');
+  const updateMarks = db.prepare('UPDATE runs SET metric_marks_json = ? WHERE id = ?');
+  const lease = runLease(db);
+  // The heartbeat of every run this process drives (host/store/run-lease.ts): a killed process's goes stale.
+  const heartbeat = setInterval(() => {
+    for (const runId of live.keys()) {
+      try {
+        lease.beat(runId);
+      } catch {
+        // A busy lab: the next beat tries again (the stale bound is six beats).
+      }
+    }
+  }, RUN_HEARTBEAT_MS);
+  heartbeat.unref();
   const updateDevice = db.prepare('UPDATE runs SET device_json = ? WHERE id = ?');
 
   /** The device of a run (its config's `device` block, or the service's defaults), chosen and recorded before it (re)starts. */
@@ -160,6 +174,26 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     }
   }
 
+  /**
+   * Metric points written after the run's last persisted phase boundary (a killed attempt's, in
+   * the phase being replayed): deleted before the replay. `resumed` false: the run has no
+   * snapshot yet, so no phase ended and none of its points stand.
+   */
+  function dropUnpersistedMetrics(runId: string, resumed: boolean): void {
+    if (!resumed) {
+      db.prepare('DELETE FROM run_metrics WHERE run_id = ?').run(runId);
+      return;
+    }
+    const marksJson = db.prepare<[string], string | null>('SELECT metric_marks_json FROM runs WHERE id = ?').pluck().get(runId);
+    if (marksJson === null || marksJson === undefined) return; // persisted before migration 28: left as it is
+    const marks = JSON.parse(marksJson) as Record<string, number>;
+    const drop = db.prepare('DELETE FROM run_metrics WHERE run_id = ? AND key = ? AND step >= ?');
+    const keys = db.prepare<[string], string>('SELECT DISTINCT key FROM run_metrics WHERE run_id = ?').pluck().all(runId);
+    db.transaction(() => {
+      for (const key of keys) drop.run(runId, key, marks[key] ?? 0);
+    }).immediate();
+  }
+
   function launch(runId: string, config: RunConfig, seed: number, snapshot: unknown, device: DeviceRecord): Live {
     // Custom scenarios of the lab join the robustness set, which a run with adversities evaluates.
     const domain = opts.domain ?? labDomain(db);
@@ -176,6 +210,9 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     });
     let lastProgress = 0;
     let lastLabel = '';
+    // A resumed run replays the phase it was killed in: the points that attempt wrote after the
+    // last phase boundary go, so the replay writes them again rather than after them.
+    dropUnpersistedMetrics(runId, snapshot !== null);
     // Metric steps count through the whole run per key (phases follow one another), so a
     // series plots as one curve; a resumed run continues after the last stored step.
     const nextStep = new Map<string, number>(
@@ -283,6 +320,11 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       if (live.get(runId) !== l) return;
       live.delete(runId);
       l.stopped = true;
+      try {
+        lease.release(runId);
+      } catch {
+        // The lab refuses writes: the lease goes stale with this process.
+      }
       const message = err instanceof Error ? err.message : String(err);
       // The machine's last snapshot, ended as its own 'failed' state would end it.
       const snap = actor.getPersistedSnapshot() as unknown as { context: RunContext };
@@ -321,7 +363,11 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       // below: a reader that reacts to one (the app reloads the run after a gym an external
       // trainer ended) must find it in the lab, not the snapshot of the phase before.
       const boundary = value !== lastValue;
-      if (boundary) updateRun.run(dbStatus(status), JSON.stringify(actor.getPersistedSnapshot()), c.error, new Date().toISOString(), runId);
+      if (boundary)
+        db.transaction(() => {
+          updateRun.run(dbStatus(status), JSON.stringify(actor.getPersistedSnapshot()), c.error, new Date().toISOString(), runId);
+          updateMarks.run(JSON.stringify(Object.fromEntries(nextStep)), runId);
+        })();
       for (; seenMatches < c.matches.length; seenMatches++) emit({ name: 'run/match', payload: { runId, match: c.matches[seenMatches]! } });
       for (; seenGyms < c.gyms.length; seenGyms++) emit({ name: 'run/gym', payload: { runId, gym: c.gyms[seenGyms]! } });
       // A pause asked for mid-phase takes effect at the next boundary: say so now, so the
@@ -340,6 +386,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       if (FINAL.includes(value) || value === 'paused') {
         if (FINAL.includes(value)) {
           live.delete(runId);
+          lease.release(runId);
           void cache.dispose();
         }
         resolveFinished();
@@ -380,6 +427,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
             known ? preset : '',
             arenaOnly ? 1 : 0,
           );
+          lease.own(id);
           return id;
         })
         .immediate();
@@ -402,6 +450,9 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       const snap = r.snapshot_json ? (JSON.parse(r.snapshot_json) as { value: string }) : null;
       if (snap && FINAL.includes(snap.value)) throw new Error(`run ${runId} has ended (${snap.value}); nothing to resume`);
       const config = parseRunConfig(r.config_json, `run ${runId} config`);
+      // One driver per run: a live process that drives it (a `sparring run`, the app, a study's
+      // worker) keeps it; one that died is taken over.
+      lease.claim(runId);
       const restored = launch(runId, config, r.seed, snap, await deviceFor(runId, config));
       if (snap?.value === 'paused') restored.actor.send({ type: 'user.resume' });
     },
@@ -429,9 +480,11 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       return service.get(runId);
     },
     async close() {
-      for (const [, l] of live) {
+      clearInterval(heartbeat);
+      for (const [runId, l] of live) {
         l.stopped = true;
         l.actor.stop();
+        lease.release(runId);
         await l.cache.dispose();
       }
       live.clear();

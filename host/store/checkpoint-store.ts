@@ -8,6 +8,7 @@
  * delete). A save is one transaction: it stores everything or nothing. A checkpoint's id is its
  * name.
  */
+import { textTooLong, TEXT_BOUNDS } from './text-bounds';
 import { createHash } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import type { CheckpointInfo } from '../../core/contract/contract';
@@ -195,7 +196,7 @@ export function checkpointStore(db: Database): CheckpointStore {
                 CASE WHEN c.weights_hash IS NULL THEN length(c.weights) ELSE length(w.bytes) END AS weight_bytes,
                 CASE WHEN c.optimiser_hash IS NULL THEN length(c.optimiser) ELSE length(o.bytes) END AS optimiser_bytes`;
   const blobs = `CASE WHEN c.weights_hash IS NULL THEN c.weights ELSE w.bytes END AS weights,
-                 CASE WHEN c.optimiser_hash IS NULL THEN c.optimiser ELSE o.bytes END AS optimiser`;
+                 CASE WHEN c.optimiser_hash IS NULL THEN c.optimiser ELSE o.bytes END AS optimiser, c.weights_hash, c.optimiser_hash`;
   const insert = db.prepare(`
     INSERT INTO checkpoints (id, name, role, created_at, run_id, parent_id, generation, step, source,
                              model_json, weights, optimiser, weights_hash, optimiser_hash, metrics_json, training_data_json, note, provider, llm_json)
@@ -260,6 +261,8 @@ export function checkpointStore(db: Database): CheckpointStore {
     if (c.snapshot) checkSnapshot(c.snapshot, what);
     else checkLlm(c.llm!, what);
     if (c.note != null && typeof c.note !== 'string') throw new CheckpointError(`${what}: note must be a string or null, got ${typeof c.note}`);
+    const longNote = textTooLong(`${what}: note`, c.note, TEXT_BOUNDS.note);
+    if (longNote) throw new CheckpointError(longNote);
     const metricsJson = c.metrics == null ? null : JSON.stringify(checkMetrics(c.metrics, what));
     const trainingData = (c.trainingData ?? []).map((d, i) => {
       if (typeof d?.kind !== 'string' || d.kind === '' || typeof d.id !== 'string' || d.id === '') {
@@ -444,6 +447,19 @@ function meta(r: CheckpointMetaRow): CheckpointMeta {
 }
 
 function checkpoint(r: CheckpointRow): Checkpoint {
+  // Bytes stored by content are checked against their hash on every load: a lab file altered on
+  // disk (a few KiB of a blob overwritten) must not quietly play or train a different model.
+  for (const [what, bytes, stored] of [
+    ['weights', r.weights, r.weights_hash],
+    ['optimiser state', r.optimiser, r.optimiser_hash],
+  ] as const) {
+    if (stored === null || bytes === null) continue;
+    const actual = createHash('sha256').update(bytes).digest('hex');
+    if (actual !== stored)
+      throw new CheckpointError(
+        `checkpoint ${r.name}: its ${what} do not match their sha256 (stored ${stored}, read ${actual}); the lab file was altered after they were saved, so they are refused`,
+      );
+  }
   // Copies into fresh, aligned buffers, so Float32Array views over them work.
   const weights = new Uint8Array(r.weights);
   const optimiser = r.optimiser === null ? null : new Uint8Array(r.optimiser);

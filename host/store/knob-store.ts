@@ -8,6 +8,7 @@
  * recording where. The effective config of a run is its stored config with the applied writes
  * set in order, so a run killed at any moment and resumed goes on with the same values.
  */
+import { textTooLong, TEXT_BOUNDS } from './text-bounds';
 import type { Database } from 'better-sqlite3';
 import { parseRunConfig } from '../../core/coevolution/run-config';
 import type { RunConfig } from '../../core/coevolution/run-config';
@@ -213,6 +214,8 @@ export function knobStore(db: Database) {
     request(runId: string, w: KnobWriteRequest, link: { reverts?: number; proposalId?: number } = {}): WriteResult {
       if (!isWriter(w.by)) return { ok: false, rule: 'writer', message: `by "${w.by}": expected person, person:<name>, diagnostic:<name> or llm:<model>` };
       if (!w.reason.trim()) return { ok: false, rule: 'writer', message: 'a write needs a reason' };
+      const long = textTooLong('reason', w.reason, TEXT_BOUNDS.note);
+      if (long) return { ok: false, rule: 'writer', message: long };
       return db
         .transaction((): WriteResult => {
           const state = store.state(runId);

@@ -6,6 +6,7 @@
  * dropped; a write that names the revision it started from is refused, with a clear message, when
  * someone else's write came in between.
  */
+import { checkText, TEXT_BOUNDS } from './text-bounds';
 import type { Database } from 'better-sqlite3';
 import type { AuditValue, LabelKind, LabelQueueInfo, LabelValue, OwnLabel } from '../../core/labels/types';
 
@@ -121,6 +122,7 @@ export function labelStore(db: Database) {
     if (!q.item.get(p.queueId, p.pos)) throw new Error(`queue ${p.queueId} has no item ${p.pos} (it has ${queue.items})`);
     requireAnnotator(p.annotator);
     checkValue(queue, p.value);
+    checkText('note', p.note, TEXT_BOUNDS.note);
     const before = q.own.get(p.queueId, p.pos, p.annotator) as Row | undefined;
     const seen = (before?.revision as number | undefined) ?? 0;
     if (p.baseRevision !== undefined && p.baseRevision !== seen) {
@@ -158,6 +160,8 @@ export function labelStore(db: Database) {
       seed: number;
       items: readonly Omit<QueueItem, 'pos'>[];
     }): LabelQueueInfo => {
+      if (o.labels.length > 100) throw new Error(`labels: at most 100, got ${o.labels.length}`);
+      o.labels.forEach((l, i) => checkText(`labels.${i}`, l, TEXT_BOUNDS.id));
       const taken = new Set(q.queueIds.all() as string[]);
       const prefix = o.kind === 'tactic' ? 'T' : 'A';
       let n = 1;

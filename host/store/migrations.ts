@@ -841,6 +841,25 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 28,
+    name: 'runs: owner and metric marks',
+    up(db) {
+      db.exec(`
+        -- The process driving a run (its host and pid) and when it last said it was alive, as
+        -- migration 26 for studies: a second process may resume the run only once that owner is
+        -- gone (host/store/run-lease.ts). NULL: nobody drives it.
+        ALTER TABLE runs ADD COLUMN owner_host TEXT;
+        ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
+        ALTER TABLE runs ADD COLUMN heartbeat_at TEXT;
+        -- The next metric step of each key at the run's last phase boundary (JSON {key: step}),
+        -- saved with its snapshot: a resumed run drops the points a killed attempt wrote after it,
+        -- so a replayed phase replaces its series instead of appending to them. NULL: runs
+        -- persisted before (their series are left as they are).
+        ALTER TABLE runs ADD COLUMN metric_marks_json TEXT;
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

@@ -130,6 +130,12 @@ export interface RunRow {
   preset: string;
   /** Migration 14: the device the run's policies ran on (DeviceRecord JSON); NULL before. */
   device_json: string | null;
+  /** Migration 28: the process driving the run (host/store/run-lease.ts); NULL when none. */
+  owner_host: string | null;
+  owner_pid: number | null;
+  heartbeat_at: string | null;
+  /** Migration 28: each metric key's next step at the last phase boundary (JSON); NULL before. */
+  metric_marks_json: string | null;
 }
 
 /** run_metrics (migration 5). */
@@ -168,4 +174,7 @@ export interface CheckpointMetaRow {
 export interface CheckpointRow extends CheckpointMetaRow {
   weights: Buffer;
   optimiser: Buffer | null;
+  /** The sha256 the blobs were stored under (migration 23); NULL for inline bytes saved before. */
+  weights_hash: string | null;
+  optimiser_hash: string | null;
 }

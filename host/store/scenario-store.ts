@@ -10,6 +10,7 @@ import { checkScenario } from '../../core/domain/schema';
 import type { FieldProblem, ScenarioDraft } from '../../core/domain/schema';
 import type { Domain, Scenario } from '../../core/domain/types';
 import { bankingDomain } from '../domain-files';
+import { longTexts } from './text-bounds';
 
 export type SaveScenarioResult = { ok: true; scenario: Scenario } | { ok: false; problems: FieldProblem[] };
 
@@ -51,10 +52,13 @@ export function customScenarioStore(db: Db, builtin: () => Domain = bankingDomai
   function check(value: unknown, o: { replaces?: string } = {}): { ok: true; scenario: ScenarioDraft } | { ok: false; problems: FieldProblem[] } {
     const domain = builtin();
     const r = checkScenario(value, domain.taxonomy);
-    const problems = r.ok ? [] : [...r.problems];
+    // Texts past their bound first (a 100,000-character id, a 20 MB description): named by field.
+    const long = longTexts(value);
+    const problems = [...long, ...(r.ok ? [] : r.problems.filter((p) => !long.some((l) => l.field === p.field)))];
     const id = (value as { id?: unknown } | null)?.id;
     const idProblem = (message: string) => !problems.some((p) => p.field === 'id') && problems.push({ field: 'id', message });
     if (o.replaces !== undefined && selectOne.get(o.replaces) === undefined) idProblem(`there is no custom scenario "${o.replaces}" to replace`);
+    if (long.length) return { ok: false, problems };
     if (typeof id === 'string' && domain.scenarios.some((x) => x.id === id)) idProblem(`"${id}" is a shipped scenario; give the custom one its own id`);
     if (typeof id === 'string' && id !== o.replaces && selectOne.get(id) !== undefined) idProblem(`a custom scenario "${id}" exists already`);
     return r.ok && problems.length === 0 ? r : { ok: false, problems };

@@ -3,7 +3,7 @@
  * `migrations.ts`. Reward terms are stored one column (episodes) or one row (turns) per term so
  * that an analyst can query them with plain SQL.
  */
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants as fsConstants, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
@@ -28,16 +28,52 @@ export interface SqliteRunStore extends RunStore {
   readonly path: string;
 }
 
+/** A write to a lab file opened read-only (its message names the file). */
+export class ReadOnlyLabError extends Error {
+  override name = 'ReadOnlyLabError';
+}
+
+/**
+ * Is the lab file read-only: no write permission bit at all (so even root, who may write anyway,
+ * treats it as read-only), or not writable by this process?
+ */
+function readOnlyFile(path: string): boolean {
+  const st = statSync(path, { throwIfNoEntry: false });
+  if (!st) return false;
+  if ((st.mode & 0o222) === 0) return true;
+  try {
+    accessSync(path, fsConstants.W_OK);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** What SQLite says when a read-only connection is asked to write, anywhere in an error's causes. */
+export function isReadOnlyWrite(err: unknown): boolean {
+  for (let e = err; e instanceof Error; e = e.cause) {
+    if (e instanceof ReadOnlyLabError || (e as { code?: unknown }).code === 'SQLITE_READONLY' || /readonly database/.test(e.message)) return true;
+  }
+  return false;
+}
+
 /**
  * Open (or create, with its parent folders) the lab database at `path` and migrate it to the
- * latest schema. `:memory:` gives a private in-memory database.
+ * latest schema. `:memory:` gives a private in-memory database. A lab file that is read-only is
+ * opened read-only (better-sqlite3 `readonly`): reads work, and a write fails with a message that
+ * names the file (isReadOnlyWrite; the CLI says so in one line). An empty file is refused: it is
+ * not a lab, and taking it for a new one would hide a wrong path or a truncated file.
  */
 export function openSqliteStore(path: string): SqliteRunStore {
   const inMemory = path === ':memory:' || path === '';
-  if (!inMemory) mkdirSync(dirname(path), { recursive: true });
+  const st = inMemory ? undefined : statSync(path, { throwIfNoEntry: false });
+  if (st?.isFile() && st.size === 0)
+    throw new Error(`${path} is an empty file, not a lab; give the path of a lab, or a path where none exists yet for a new one (the file was left untouched)`);
+  const readonly = !inMemory && readOnlyFile(path);
+  if (!inMemory && !readonly) mkdirSync(dirname(path), { recursive: true });
   let db: Db;
   try {
-    db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+    db = new Database(path, { timeout: BUSY_TIMEOUT_MS, readonly, fileMustExist: readonly });
   } catch (err) {
     throw new Error(`cannot open lab database ${path}: ${messageOf(err)}`, { cause: err });
   }
@@ -56,6 +92,14 @@ export function openSqliteStore(path: string): SqliteRunStore {
       throw new Error(`cannot read lab database ${path}: ${messageOf(err)}`, { cause: err });
     }
     if (version > LATEST_VERSION) throw newerSchemaError(path, version);
+    if (readonly) {
+      if (version < LATEST_VERSION)
+        throw new ReadOnlyLabError(
+          `${path} is read-only, and its schema (version ${version}) needs upgrading to ${LATEST_VERSION} before this Sparring can read it; make the file writable once (the file was left untouched)`,
+        );
+      db.pragma('foreign_keys = ON');
+      return createSqliteStore(db, path);
+    }
     db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
     applyMigrations(db);

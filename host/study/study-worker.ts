@@ -18,12 +18,15 @@ import { checkpointStore } from '../store/checkpoint-store';
 import { labDomain } from '../store/scenario-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import { studyStore } from './study-store';
+import { exitWithParent } from './parent-watch';
 
 export type WorkerMessage =
   { kind: 'progress'; phase: string; label: string; done: number; total: number; matches: number } | { kind: 'done'; status: string; error: string | null };
 
 const send = (m: WorkerMessage) => process.send?.(m);
 process.on('disconnect', () => process.exit(75));
+// And at once even inside a long synchronous step, which 'disconnect' waits for.
+exitWithParent();
 
 // run: id is the run and studyId its study; eval: id is the study.
 const [mode, dbPath, id, arm, seedText, threadsText, studyId] = process.argv.slice(2) as [string, string, string, string, string, string, string?];

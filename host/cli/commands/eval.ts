@@ -1,4 +1,5 @@
 /** `sparring eval --da SPEC`: held-out metrics (RL-ADA Table 4) and the deployment gate. */
+import { RUN_CONFIG_BOUNDS } from '../../../core/coevolution/run-config';
 import type { Command } from 'commander';
 import { evaluateDa, evaluateMads } from '../../../core/arena/evaluate';
 import { pairedDifference } from '../../../core/stats/intervals';
@@ -218,17 +219,17 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
       .option('--da <spec>', 'DA policy: scripted | latest | a checkpoint name', 'scripted')
       .option('--ca <spec>', 'the CA to evaluate against', 'scripted')
       .option(...JUDGE_OPTION)
-      .option('--runs <n>', 'runs over the held-out set, seeds seed..seed+n−1 (the paper averages 2)', positiveInt('--runs'), 2)
+      .option('--runs <n>', 'runs over the held-out set, seeds seed..seed+n−1 (the paper averages 2)', positiveInt('--runs', RUN_CONFIG_BOUNDS.evalRuns), 2)
       .option(
         '--episodes <n>',
         `episodes per held-out scenario per run (default: ${HELDOUT_EPISODES}, as the paper preset's runs evaluate; with --panel ${PANEL_EPISODES_PER_SCENARIO} per counterpart, as a study's panel)`,
-        positiveInt('--episodes'),
+        positiveInt('--episodes', RUN_CONFIG_BOUNDS.episodesPerScenario),
       )
-      .option('--gate-episodes <n>', 'episodes per deployment-gate scenario per run', positiveInt('--gate-episodes'), 9)
+      .option('--gate-episodes <n>', 'episodes per deployment-gate scenario per run', positiveInt('--gate-episodes', RUN_CONFIG_BOUNDS.episodesPerScenario), 9)
       .option(
         '--mads-episodes <n>',
         'episodes per robustness scenario per run, for MADS L-1/L-2 by complexity and adversity',
-        positiveInt('--mads-episodes'),
+        positiveInt('--mads-episodes', RUN_CONFIG_BOUNDS.episodesPerScenario),
         4,
       )
       .option(
@@ -236,7 +237,12 @@ export function registerEval(program: Command, globals: () => GlobalOptions): vo
         "instead: SFT a DA with --seed and report its tool-routing accuracy on the bank's held-out slice, and on a held-out 20% of Banking77 when BANKING77_DIR is set",
         false,
       )
-      .option('--splits <n>', 'with --routing: also SFT on the splits of seeds seed+1 … seed+n−1 and report the mean and spread', positiveInt('--splits'), 1)
+      .option(
+        '--splits <n>',
+        'with --routing: also SFT on the splits of seeds seed+1 … seed+n−1 and report the mean and spread',
+        positiveInt('--splits', RUN_CONFIG_BOUNDS.evalRuns),
+        1,
+      )
       .option(
         '--baseline <name>',
         "with --routing: train a peer baseline on each split's routing demonstrations and report it beside the DA with the paired difference (tfidf)",

@@ -1,4 +1,5 @@
 /** `sparring match`: one arena match, stored in the lab and printed as a table or JSON. */
+import { RUN_CONFIG_BOUNDS } from '../../../core/coevolution/run-config';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { DEFAULT_CONFIG, withEpisodes } from '../../../core/config';
@@ -36,7 +37,12 @@ export function registerMatch(program: Command, globals: () => GlobalOptions): v
       .description('one arena match: per-scenario DA win rates, W_DA and the fraud reference rate')
       .option('--da <spec>', 'DA policy: scripted | latest | a checkpoint name | an LLM endpoint', 'scripted')
       .option('--ca <spec>', 'CA policy: scripted | latest | a checkpoint name | an LLM endpoint', 'scripted')
-      .option('--episodes <n>', 'episodes per scenario (N)', positiveInt('--episodes'), DEFAULT_CONFIG.arena.episodesPerScenario)
+      .option(
+        '--episodes <n>',
+        'episodes per scenario (N)',
+        positiveInt('--episodes', RUN_CONFIG_BOUNDS.episodesPerScenario),
+        DEFAULT_CONFIG.arena.episodesPerScenario,
+      )
       .option(...JUDGE_OPTION)
       .addOption(new Option('--scenarios <set>', 'which scenarios to play').choices(SCENARIO_SETS).default('arena'))
       .option(

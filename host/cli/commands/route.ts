@@ -11,6 +11,7 @@
  * did something else (`raw` then shows what), and `p` is 1 or 0, since an LLM gives no probability.
  * Blank lines are skipped.
  */
+import { RUN_CONFIG_BOUNDS } from '../../../core/coevolution/run-config';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { routingScores } from '../../../core/agents/scripted-da';
@@ -85,7 +86,7 @@ export function registerRoute(program: Command, globals: () => GlobalOptions): v
       .command('route')
       .description('reads customer utterances on stdin, one per line; writes one JSON line each with the tool the DA routes to')
       .option('--da <spec>', 'DA policy: sft (train now by SFT, kept as DA-sft-<seed>) | scripted | latest | a DA checkpoint name | an LLM endpoint', 'sft')
-      .option('--epochs <n>', 'SFT epochs when --da sft trains a new DA', positiveInt('--epochs')),
+      .option('--epochs <n>', 'SFT epochs when --da sft trains a new DA', positiveInt('--epochs', RUN_CONFIG_BOUNDS.epochs)),
     'the DA',
   ).action(async (opts: RouteOptions) => {
     const g = globals();

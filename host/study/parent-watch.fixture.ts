@@ -1,0 +1,9 @@
+// parent-watch.test.ts: a process that watches its parent, says so, then blocks its event loop
+// (as a long synchronous train step does) until the watcher ends it.
+import { exitWithParent } from './parent-watch';
+
+if (process.argv[2] === 'watch') exitWithParent();
+setTimeout(() => {
+  process.stdout.write('ready\n');
+  for (;;) Math.sqrt(Math.random()); // never yields: 'disconnect' or a timer could not run
+}, 300);
