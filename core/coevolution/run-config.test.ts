@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../config';
+import { overlayConfig } from './arms';
 import { PRESETS, parseRunConfig, sparringConfigOf } from './run-config';
 
 describe('run config', () => {
@@ -36,6 +37,44 @@ describe('run config', () => {
     expect(bad((c) => (c.gym.ca.entropyCoef = -1))).toThrow(/field gym\.ca\.entropyCoef/);
     expect(bad((c) => (c.gym.da.temperature = 0))).toThrow(/field gym\.da\.temperature/);
     expect(bad((c) => (c.bootstrap.sft.caOnlyShare = 0.95))).toThrow(/field bootstrap\.sft\.caOnlyShare/);
+  });
+
+  it('bounds every number above, naming the field, the bound and why (issue 51)', () => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- deliberately breaking a typed config
+    type Loose = Record<string, any>;
+    const bad = (mutate: (c: Loose) => void) => {
+      const c = structuredClone(PRESETS.quick.config) as Loose;
+      mutate(c);
+      return () => parseRunConfig(JSON.stringify(c), 'config');
+    };
+    expect(bad((c) => (c.gym.da.K = 100_000_000))).toThrow('config: field gym.da.K: at most 256 (rollouts per prompt held in memory at once)');
+    expect(bad((c) => (c.arena.episodesPerScenario = 1_000_000_000))).toThrow(/field arena\.episodesPerScenario: at most 1000 \(/);
+    expect(bad((c) => (c.daReward = { formatValid: 1e308 }))).toThrow(/field daReward\.formatValid: at most 1000 \(a reward weight/);
+    expect(bad((c) => (c.caReward = { formatBad: -1e308 }))).toThrow(/field caReward\.formatBad: at least -1000/);
+    expect(bad((c) => (c.bootstrap.sft.batchSize = 1e9))).toThrow(/field bootstrap\.sft\.batchSize: at most 4096/);
+    expect(bad((c) => (c.eval.runs = 1e6))).toThrow(/field eval\.runs: at most 100/);
+    expect(bad((c) => (c.gym.ca.steps = 1e7))).toThrow(/field gym\.ca\.steps: at most 10000/);
+    expect(bad((c) => (c.judge = 'x'.repeat(10_000)))).toThrow(/field judge: at most 200 characters/);
+    // Every value of every preset and study arm stays within the bounds.
+    for (const p of Object.values(PRESETS)) expect(() => parseRunConfig(JSON.stringify(p.config))).not.toThrow();
+  });
+
+  it('1e309 is "not a finite number" with its field; a "__proto__" key is refused as any unknown key (issue 51)', () => {
+    const text = JSON.stringify(PRESETS.quick.config);
+    expect(() => parseRunConfig(text.replace('"episodesPerScenario":3', '"episodesPerScenario":1e309'))).toThrow(
+      'config: field arena.episodesPerScenario: not a finite number',
+    );
+    expect(() => parseRunConfig(text.replace(/^\{/, '{"daReward":{"__proto__":{"formatValid":99}},'))).toThrow(
+      'config: field daReward: Unrecognized key: "__proto__"',
+    );
+    expect(() => parseRunConfig(text.replace('"gym":{', '"gym":{"__proto__":{"x":1},'))).toThrow(/field gym: Unrecognized key: "__proto__"/);
+    // An overlay (run --preset P --config overlay.json, a study arm) is merged first: the key must not turn into its prototype there.
+    expect(() => overlayConfig(PRESETS.quick.config, JSON.parse('{"gym":{"__proto__":{"x":1}}}') as Record<string, unknown>, 'overlay.json')).toThrow(
+      /overlay\.json: field gym: Unrecognized key: "__proto__"/,
+    );
+    expect(() => overlayConfig(PRESETS.quick.config, JSON.parse('{"arena":{"episodesPerScenario":1e309}}') as Record<string, unknown>, 'o')).toThrow(
+      'o: field arena.episodesPerScenario: not a finite number',
+    );
   });
 
   it('takes an IB-RL schedule and names its bad fields', () => {

@@ -87,13 +87,14 @@ function copyAll(ctx: Pick<LabContext, 'store' | 'checkpoints' | 'runId' | 'metr
       note: `the bootstrap of run ${from.run_id} (${name}), reused: same seed and bootstrap inputs`,
     }).name;
   };
-  const da = copy(from.da);
-  const ca = copy(from.ca, [{ kind: 'checkpoint', id: da }]);
+  // The metrics first: a resumed run keeps the points written before its last checkpoint (host/coevolution/service.ts).
   const rows = ctx.store.db
     .prepare<[string], { phase: string; key: string; step: number; value: number }>(
       "SELECT phase, key, step, value FROM run_metrics WHERE run_id = ? AND phase LIKE 'bootstrap:%' ORDER BY step, phase, key",
     )
     .all(from.run_id);
   for (const r of rows) ctx.metric(r.phase, r.key, r.step, r.value);
+  const da = copy(from.da);
+  const ca = copy(from.ca, [{ kind: 'checkpoint', id: da }]);
   return { da, ca };
 }

@@ -4,6 +4,7 @@
  * snapshot in the lab at every phase boundary (so `--resume` continues a run killed at any
  * moment), stores gym metric series, and emits events for live dashboards.
  */
+import { faultPoint } from '../store/fault-injection';
 import { createActor, fromPromise } from 'xstate';
 import type { Actor } from 'xstate';
 import { runMachine } from '../../core/coevolution/run.machine';
@@ -175,8 +176,8 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
   }
 
   /**
-   * Metric points written after the run's last persisted phase boundary (a killed attempt's, in
-   * the phase being replayed): deleted before the replay. `resumed` false: the run has no
+   * Metric points written after the run's last persisted phase boundary or checkpoint (a killed
+   * attempt's, in the work being replayed): deleted before the replay. `resumed` false: the run has no
    * snapshot yet, so no phase ended and none of its points stand.
    */
   function dropUnpersistedMetrics(runId: string, resumed: boolean): void {
@@ -245,7 +246,19 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       config: effective,
       sparring: sparringConfigOf(effective),
       store,
-      checkpoints,
+      // A saved checkpoint is work a resumed phase does not redo (its bootstrap and gyms find it and
+      // go on), so the metric points written before it stand: the marks move with it, in its transaction.
+      checkpoints: {
+        ...checkpoints,
+        save: (c) =>
+          db
+            .transaction(() => {
+              const saved = checkpoints.save(c);
+              updateMarks.run(JSON.stringify(Object.fromEntries(nextStep)), runId);
+              return saved;
+            })
+            .immediate(),
+      },
       session,
       progress: (p) => {
         l.progress = p;
@@ -261,6 +274,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
         const step = nextStep.get(key) ?? 0;
         nextStep.set(key, step + 1);
         insertMetric.run(runId, phase, key, step, value);
+        faultPoint('metric');
         pending.push({ runId, key, step, value, phase });
         flushTimer ??= setTimeout(flushMetrics, 250);
       },
@@ -366,6 +380,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       if (boundary)
         db.transaction(() => {
           updateRun.run(dbStatus(status), JSON.stringify(actor.getPersistedSnapshot()), c.error, new Date().toISOString(), runId);
+          faultPoint('snapshot');
           updateMarks.run(JSON.stringify(Object.fromEntries(nextStep)), runId);
         })();
       for (; seenMatches < c.matches.length; seenMatches++) emit({ name: 'run/match', payload: { runId, match: c.matches[seenMatches]! } });

@@ -39,6 +39,19 @@ class ToyModel {
 }
 
 describe('checkpoint store', () => {
+  it('checks weights and optimiser state against their sha256 on load, refusing an altered blob with the name and both hashes (issue 51)', async () => {
+    const { lab, store } = fresh();
+    store.save({ role: 'DA', source: 'sft', snapshot: snap([1, 2, 3, 4]) });
+    const hash = lab.db.prepare("SELECT weights_hash FROM checkpoints WHERE name = 'DA0'").pluck().get() as string;
+    expect(store.get('DA0')!.snapshot.weights.byteLength).toBe(16);
+    // Overwrite part of the blob in place, as a disk error or an edit of the file would.
+    lab.db.prepare('UPDATE checkpoint_blobs SET bytes = ? WHERE hash = ?').run(Buffer.from(new Float32Array([1, 2, 3, 5]).buffer), hash);
+    expect(() => store.get('DA0')).toThrow(new RegExp(`checkpoint DA0: its weights do not match their sha256 \\(stored ${hash}, read [0-9a-f]{64}\\)`));
+    await expect(store.restoreInto('DA0', new ToyModel([4]))).rejects.toThrow(/checkpoint DA0: its weights do not match their sha256/);
+    expect(() => store.resolve('latest', 'DA')).toThrow(/checkpoint DA0: its weights do not match/);
+    lab.close();
+  });
+
   it("stores an LLM checkpoint (an external trainer's result) by its model spec, in the lineage, never as weights", async () => {
     const { lab, store } = fresh();
     store.save({ role: 'DA', source: 'sft', snapshot: snap([1, 2]) });

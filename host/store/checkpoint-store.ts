@@ -8,6 +8,7 @@
  * delete). A save is one transaction: it stores everything or nothing. A checkpoint's id is its
  * name.
  */
+import { faultPoint } from './fault-injection';
 import { textTooLong, TEXT_BOUNDS } from './text-bounds';
 import { createHash } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
@@ -288,6 +289,7 @@ export function checkpointStore(db: Database): CheckpointStore {
       note: c.note ?? null,
       provider: c.provider ?? null,
     });
+    faultPoint('checkpoint');
     return meta(metaByName.get(name)!);
   });
 

@@ -37,6 +37,16 @@ describe('custom scenarios', () => {
   });
   afterEach(() => store.close());
 
+  it('refuses a scenario text past its bound, naming the field and the bound, storing nothing (issue 51)', () => {
+    const custom = customScenarioStore(store.db);
+    const longId = custom.save(draft('a'.repeat(100_000)));
+    expect(longId).toEqual({ ok: false, problems: [{ field: 'id', message: 'at most 100 characters, got 100000' }] });
+    const big = custom.save({ ...draft(), title: 'x'.repeat(20_000_000) });
+    expect(big.ok).toBe(false);
+    expect(!big.ok && big.problems).toEqual([{ field: 'title', message: 'at most 4000 characters, got 20000000' }]);
+    expect(custom.list()).toEqual([]);
+  });
+
   it('stores a valid scenario in the robustness set, listed after the shipped ones', () => {
     const custom = customScenarioStore(store.db);
     const r = custom.save(draft());

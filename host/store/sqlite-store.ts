@@ -3,6 +3,7 @@
  * `migrations.ts`. Reward terms are stored one column (episodes) or one row (turns) per term so
  * that an analyst can query them with plain SQL.
  */
+import { faultPoint } from './fault-injection';
 import { accessSync, constants as fsConstants, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -204,6 +205,7 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
     insertMatch.run(matchRow(match));
     writeScenarios(match);
     for (const [i, e] of episodes.entries()) writeEpisode(e, validatorFailed[i]!);
+    faultPoint('episode');
   });
 
   /** A match's row of `matches`, as insertMatch binds it. */
@@ -263,6 +265,7 @@ function createSqliteStore(db: Db, path: string): SqliteRunStore {
     }
     writeScenarios(match);
     writeEpisode(e, validatorFailed);
+    faultPoint('episode');
   });
 
   function scenarioResult(r: MatchScenarioRow): ScenarioResult {
