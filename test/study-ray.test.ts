@@ -126,7 +126,7 @@ describe('sparring study --executor ray', () => {
     const before = await killed;
     expect(before).toMatch(/Ray 2\.58\.0 at 127\.0\.0\.1:\d+: 2 CPUs/);
 
-    const resumed = await sparring(['study', '--resume', 'S1', '--db', raydb, '--json', ...ray]);
+    const resumed = await sparring(['study', '--resume', 'S1', '--no-panel', '--db', raydb, '--json', ...ray]);
     expect(resumed.code, resumed.stderr).toBe(0);
     const viaRay = JSON.parse(resumed.stdout) as StudyJson;
     expect(tables(viaRay)).toEqual(tables(JSON.parse(localRun.stdout) as StudyJson));
