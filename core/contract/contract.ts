@@ -567,6 +567,46 @@ export interface ArmInfo {
   description: string;
 }
 
+/** `labs/merge` (`sparring lab merge`): one table's rows from the other lab (host/store/lab-merge.ts). */
+export interface LabMergeCounts {
+  /** Rows in the other lab. */
+  incoming: number;
+  /** Rows added here (renamed ones included). */
+  added: number;
+  /** Rows already here: merged before, or the same row under the same key. */
+  present: number;
+  /** Added under a new key because theirs was taken here. */
+  renamed: number;
+  /** The same key here holds something else: this lab's row kept (labels: both kept, see disagreements). */
+  conflicts: number;
+}
+
+/** The same annotator's labels of the same item, different in the two labs: both kept, theirs under `keptAs`. */
+export interface LabelDisagreement {
+  queueId: string;
+  pos: number;
+  annotator: string;
+  keptAs: string;
+  here: string | null;
+  theirs: string | null;
+}
+
+export interface LabMergeReport {
+  file: string;
+  /** The other lab's id (lab_meta), by which its rows are recognised next time. */
+  sourceLab: string;
+  /** The other lab's schema version before it was migrated (in a temporary copy) for the merge. */
+  sourceVersion: number;
+  dryRun: boolean;
+  seconds: number;
+  tables: Record<string, LabMergeCounts>;
+  /** Renamed ids of tables with ids of their own (checkpoints DA0 → DA7, runs R1 → R5, …); at most 200 listed. */
+  renamed: { table: string; from: string; to: string }[];
+  disagreements: LabelDisagreement[];
+  /** Rows under a shared key that differ here (an endpoint, a custom scenario): this lab's were kept. */
+  conflicts: { table: string; key: string }[];
+}
+
 export interface Commands {
   /** Start a co-evolution run from a preset, optionally with an edited config (JSON). */
   /** `arenaOnly`: a run for choosing settings on the arena (RunSummary.arenaOnly; `sparring run --arena-only`). */
@@ -656,6 +696,12 @@ export interface Commands {
    * Progress as `study/estimate`.
    */
   'studies/estimate': (args: { studyId: string; speak: EstimateSlice; scenarios?: EstimateScenarios }) => EstimateTables;
+  /**
+   * Bring another lab file's rows into this lab (`sparring lab merge FILE`): ids taken here are
+   * renamed and every reference follows; merging the same lab again adds nothing; a lab of a newer
+   * schema is refused; `dryRun` reports what would come in and changes nothing.
+   */
+  'labs/merge': (args: { file: string; dryRun?: boolean }) => LabMergeReport;
   /** EAU knobs (core/eau/knobs.ts): a checked write, queued for the run's next step or phase boundary; a refusal names its rule. */
   'knobs/set': (args: { runId: string; knob: string; value: number; reason: string; by?: string }) => KnobWriteResult;
   /** A write back to the value an applied write replaced, linked to it. */

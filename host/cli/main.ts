@@ -29,6 +29,7 @@ import { registerModels } from './commands/models';
 import { registerServeModel } from './commands/serve-model';
 import { registerStudy } from './commands/study';
 import { registerDoctor } from './commands/doctor';
+import { registerLab } from './commands/lab';
 import { registerKnobs } from './commands/knobs';
 import { registerBestResponse } from './commands/best-response';
 import { registerCaPolicy } from './commands/ca-policy';
@@ -102,6 +103,7 @@ registerServeModel(program, globals);
 registerStudy(program, globals);
 registerKnobs(program, globals);
 registerDoctor(program, globals);
+registerLab(program, globals);
 
 try {
   await program.parseAsync(process.argv);

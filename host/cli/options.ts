@@ -14,6 +14,13 @@ export function positiveInt(name: string, bound?: readonly [number, string]) {
   };
 }
 
+export function nonNegativeInt(name: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be 0 or a positive integer, got "${value}".`);
+    return Number(value);
+  };
+}
+
 export function seedInt(value: string): number {
   if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError(`--seed must be an integer, got "${value}".`);
   return Number(value) | 0;

@@ -15,6 +15,7 @@ import { judgeEpisode } from '../../core/judge/judge';
 import { matchConcurrency, pendingLlmCalls, playLedger, resolveCa, resolveDa, resolveJudge } from '../policies/policies';
 import { runArena } from '../coevolution/actors';
 import { llmStore } from '../store/llm-store';
+import { mergeLab } from '../store/lab-merge';
 import type { SessionSettings } from '../../models/session';
 import { bankingDomain } from '../domain-files';
 import { hashedCorpusImports } from '../store/corpus-store';
@@ -161,6 +162,7 @@ export function createEngine(o: EngineOptions): Engine {
       o.runService.stop(runId);
       return { ok: true };
     },
+    'labs/merge': ({ file, dryRun }) => serially(async () => mergeLab(store.db, file, { dryRun: dryRun === true })),
     'metrics/series': ({ runId, keys }) => o.runService.metrics(runId, keys),
 
     'matches/list': ({ runId }) => {

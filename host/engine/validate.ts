@@ -126,6 +126,7 @@ export const ARG_SCHEMAS: Schemas = {
   'knobs/console': z.strictObject({ runId: id }),
   'knobs/history': z.strictObject({ knob: id }),
   'studies/list': none,
+  'labs/merge': z.strictObject({ file: z.string().trim().min(1, 'must not be empty').max(4096), dryRun: z.boolean().optional() }),
   'studies/get': z.strictObject({ studyId: id, heldout: z.boolean().optional() }),
   'studies/arms': none,
   'matches/play': z

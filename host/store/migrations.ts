@@ -860,6 +860,40 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 29,
+    name: "labs that merge: the lab's identity and the ledger of merged rows",
+    up(db) {
+      db.exec(`
+        -- lab_id: this lab's identity (random, made once), by which a lab it is merged into recognises
+        -- the rows that came from it (sparring lab merge; host/store/lab-merge.ts).
+        CREATE TABLE lab_meta (
+          key   TEXT PRIMARY KEY,
+          value TEXT NOT NULL
+        ) WITHOUT ROWID;
+        INSERT INTO lab_meta (key, value) VALUES ('lab_id', lower(hex(randomblob(16))));
+        -- One row per merge into this lab (not per dry run): the other lab's identity and file, and
+        -- what came in, as JSON (MergeReport's counts).
+        CREATE TABLE lab_merges (
+          id          INTEGER PRIMARY KEY,
+          source_lab  TEXT NOT NULL,
+          file        TEXT NOT NULL,
+          merged_at   TEXT NOT NULL,
+          counts_json TEXT NOT NULL
+        );
+        -- Where each row with an identity of its own (an id, a name, a hash) came from: the lab,
+        -- the table and its key there, and its key here (renamed when the key was taken). A second
+        -- merge of the same lab finds its rows here and adds nothing.
+        CREATE TABLE lab_merge_rows (
+          source_lab TEXT NOT NULL,
+          tbl        TEXT NOT NULL,
+          source_key TEXT NOT NULL,
+          local_key  TEXT NOT NULL,
+          PRIMARY KEY (source_lab, tbl, source_key)
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

@@ -159,8 +159,11 @@ describe('saveMatch on SQLite', () => {
 
 describe('migrations', () => {
   it('are numbered 1, 2, 3, … in order', () => {
-    expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
-    expect(LATEST_VERSION).toBe(MIGRATIONS.length);
+    // 28–31 are taken by branches in flight (their migrations land beside 32, lab merge's): drop this gap when they do.
+    const reserved = [28, 29, 30, 31].filter((v) => !MIGRATIONS.some((m) => m.version === v));
+    const expected = Array.from({ length: MIGRATIONS.length + reserved.length }, (_, i) => i + 1).filter((v) => !reserved.includes(v));
+    expect(MIGRATIONS.map((m) => m.version)).toEqual(expected);
+    expect(LATEST_VERSION).toBe(MIGRATIONS.at(-1)!.version);
   });
 
   it('1 creates matches, episodes with a column per reward term, turns and turn rewards', () => {
@@ -473,7 +476,7 @@ describe('migrations', () => {
       store.db.exec(`ALTER TABLE matches DROP COLUMN ${side}_checkpoint_id; ALTER TABLE matches DROP COLUMN ${side}_checkpoint_name;`);
     store.db.exec('DROP TABLE custom_scenarios; DROP INDEX episodes_unvalidated; ALTER TABLE episodes DROP COLUMN validator_failed;');
     store.db.exec('DROP TABLE llm_gguf_models; DROP TABLE llm_cache; DROP TABLE llm_calls; DROP TABLE llm_endpoints;');
-    store.db.exec('DROP TABLE human_episodes; DROP TABLE play_sessions;');
+    store.db.exec('DROP TABLE human_episodes; DROP TABLE play_sessions; DROP TABLE lab_merge_rows; DROP TABLE lab_merges; DROP TABLE lab_meta;');
     store.db.exec('DROP TABLE labels; DROP TABLE label_items; DROP TABLE label_queues; DROP TABLE annotators;');
     store.db.exec(`ALTER TABLE episodes DROP COLUMN adversities_json; ALTER TABLE episodes DROP COLUMN da_env_fallback;
                    DROP TABLE run_metrics; ALTER TABLE runs DROP COLUMN preset;

@@ -19,6 +19,11 @@ import { openSqliteStore } from '../store/sqlite-store';
 import { STUDY_HEARTBEAT_MS, studyStore } from './study-store';
 import type { StudyEntry } from './study-store';
 import type { WorkerMessage } from './study-worker';
+import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { labId, mergeLab } from '../store/lab-merge';
+import { prepareShard, shardPaths, startRayDriver } from './ray-executor';
+import type { RayDriver, RayOptions } from './ray-executor';
 
 export interface StudyJobView {
   arm: string;
@@ -48,6 +53,15 @@ export interface RunStudyOptions {
   /** Worker processes (default: one per core). */
   workers?: number;
   onProgress?: (p: StudyProgress) => void;
+  /**
+   * Run each (arm, seed) as a task on a Ray cluster (ray-executor.ts), each in its own lab shard
+   * merged into this lab when it ends; the fixed-opponent evaluations still run here.
+   */
+  ray?: RayOptions;
+  /** Ray: a shard was merged into the lab (seconds the merge took, rows it added). */
+  onMerge?: (m: { arm: string; seed: number; runId: string; shard: string; seconds: number; rows: number; attempts: number; from: string }) => void;
+  /** Ray: the driver is connected (the Ray version and the cluster's resources). */
+  onRay?: (info: RayDriver['info']) => void;
   /** An (arm, seed) settled: finished, or failed with the reason. */
   onEntry?: (e: { arm: string; seed: number; runId: string; kind: 'run' | 'eval'; status: StudyRunStatus; error: string | null; seconds: number }) => void;
 }
@@ -75,12 +89,24 @@ export async function runStudy(opts: RunStudyOptions): Promise<void> {
   const reader = createRunReader(db, opts.dbPath, () => undefined);
   const study = studies.get(opts.studyId);
   const nMax = study.base.stopping.nMax;
+  const lab = labId(db)!;
   const specOf = (arm: string): ArmSpec | null => (isArmName(arm) ? ARMS[arm] : null);
 
+  let driver: RayDriver | null = null;
+  if (opts.ray) {
+    try {
+      driver = await startRayDriver(opts.ray);
+    } catch (err) {
+      store.close();
+      throw err;
+    }
+    opts.onRay?.(driver.info);
+  }
   let owned: ReturnType<typeof studies.claim>;
   try {
     owned = studies.claim(study.id);
   } catch (err) {
+    driver?.close();
     store.close();
     throw err;
   }
@@ -183,6 +209,7 @@ export async function runStudy(opts: RunStudyOptions): Promise<void> {
       running.set(key, { job: j, view });
       report();
       const started = Date.now();
+      if (driver && j.kind === 'run') return onRay(driver, j, key, view, started);
       const args =
         j.kind === 'run'
           ? ['run', opts.dbPath, e.runId, e.arm, String(e.seed), String(threads), study.id]
@@ -235,6 +262,80 @@ export async function runStudy(opts: RunStudyOptions): Promise<void> {
       });
     };
 
+    /** One run on the Ray cluster: its shard prepared (unless it ran before), run or awaited there, merged here. */
+    const onRay = async (d: RayDriver, j: Job, key: string, view: StudyJobView, started: number): Promise<void> => {
+      const e = j.entry;
+      const p = shardPaths(opts.ray!.shardDir, lab, study.id, e.arm, e.seed);
+      if (!existsSync(p.marker)) prepareShard(opts.dbPath, p.db, e.runId);
+      view.phase = 'queued';
+      view.label = 'waiting for the Ray cluster';
+      report();
+      // The shard's own lab says how far the run is (read-only, every few seconds) for the progress bar and ETA.
+      const poll = setInterval(() => {
+        try {
+          const s = new Database(p.db, { readonly: true, fileMustExist: true });
+          try {
+            const row = s.prepare('SELECT snapshot_json FROM runs WHERE id = ?').pluck().get(e.runId) as string | null | undefined;
+            if (!row) return;
+            const snap = JSON.parse(row) as { value?: unknown; context?: { matches?: unknown[] } };
+            const phase = typeof snap.value === 'string' ? snap.value : 'arena';
+            const matches = snap.context?.matches?.length ?? 0;
+            view.phase = phase === 'evaluate' ? 'evaluate' : 'arena';
+            view.fraction = phase === 'evaluate' ? 0.9 : 0.3 + 0.6 * Math.min(1, matches / nMax);
+            report();
+          } finally {
+            s.close();
+          }
+        } catch {
+          // not written yet, or being written: the next poll reads it
+        }
+      }, 2000);
+      poll.unref();
+      let r: Awaited<ReturnType<RayDriver['run']>>;
+      try {
+        r = await d.run({
+          name: p.name,
+          runId: e.runId,
+          shard: p.db,
+          log: p.log,
+          marker: p.marker,
+          onStart: (attempt, reattached) => {
+            view.phase = 'bootstrap';
+            view.label = reattached ? 'reattached on the Ray cluster' : attempt > 1 ? `attempt ${attempt} on the Ray cluster` : 'on the Ray cluster';
+            report();
+          },
+        });
+      } finally {
+        clearInterval(poll);
+      }
+      running.delete(key);
+      const seconds = (Date.now() - started) / 1000;
+      let mergeError: string | null = null;
+      if (existsSync(p.db)) {
+        try {
+          const m = mergeLab(db, p.db, { adopt: { runs: [e.runId] }, sourceName: `shard-${e.arm}-${e.seed}` });
+          const rows = Object.values(m.tables).reduce((n, c) => n + c.added, 0);
+          opts.onMerge?.({ arm: e.arm, seed: e.seed, runId: e.runId, shard: p.db, seconds: m.seconds, rows, attempts: r.attempts, from: r.from });
+        } catch (err) {
+          mergeError = `its shard ${p.db} could not be merged: ${(err as Error).message}`;
+        }
+      }
+      const run = reader.get(e.runId);
+      const tail = r.tail.trim() ? `; the last lines of ${p.log}:\n${r.tail.trim()}` : '';
+      if (mergeError) settle(j, 'failed', mergeError, seconds);
+      else if (FINAL_OK.includes(run.status)) settle(j, 'finished', null, seconds);
+      else if (run.status === 'failed')
+        settle(j, 'failed', `${run.error ?? `run ${e.runId} failed`} (on the Ray cluster, ${r.attempts} attempt(s))${tail}`, seconds);
+      else
+        settle(
+          j,
+          'failed',
+          `on the Ray cluster: the run ended with code ${r.code} after ${r.attempts} attempt(s) in phase ${run.phase}${tail}; \`sparring study --resume ${study.id}\` continues it`,
+          seconds,
+        );
+      report();
+    };
+
     report();
     // Schedule: full runs first (others wait on them), then the rest in the study's order.
     const queue = [...todo].sort(
@@ -266,6 +367,7 @@ export async function runStudy(opts: RunStudyOptions): Promise<void> {
     studies.setStatus(study.id, studies.allFinished(study.id) && failed === 0 ? 'finished' : 'failed');
   } finally {
     clearInterval(heartbeat);
+    driver?.close();
     owned.release();
     store.close();
   }

@@ -15,6 +15,9 @@ import { fmt, heldoutReachView, heldoutScenarioView, shapeView, SPLIT_HEADER, ta
 import { loadStudy } from '../../study/study-data';
 import type { StudyView } from '../../study/study-data';
 import { defaultWorkers, runStudy } from '../../study/runner';
+import { rayPython } from '../../study/ray-executor';
+import type { RayOptions } from '../../study/ray-executor';
+import path from 'node:path';
 import type { StudyProgress } from '../../study/runner';
 import { studyStore } from '../../study/study-store';
 import type { StudyRow } from '../../study/study-store';
@@ -29,7 +32,7 @@ import type { Progress } from '../progress';
 import { configFileText, readOptionFile } from '../config-file';
 import { corpusHashOf } from '../corpus';
 import { assertArmCorpora } from '../../store/corpus-store';
-import { positiveInt, UsageError } from '../options';
+import { nonNegativeInt, positiveInt, UsageError } from '../options';
 import { table } from '../../format/table';
 import type { GlobalOptions } from '../main';
 
@@ -49,6 +52,14 @@ interface StudyOptions {
   arenaOnly?: boolean;
   /** `--corpus IMPORT`: DA0's SFT adds the lab's imported corpus (bootstrap.sft.corpus). */
   corpus?: string;
+  /** `--executor ray`: each run a task on a Ray cluster (host/study/ray-executor.ts). */
+  executor?: 'local' | 'ray';
+  address?: string;
+  shardDir?: string;
+  python?: string;
+  cpusPerRun?: number;
+  gpusPerRun?: number;
+  retries?: number;
 }
 
 /**
@@ -75,6 +86,26 @@ export function readCustomArm(spec: string): CustomArm {
   if (eq <= 0 || eq === spec.length - 1) throw new UsageError(`--arm takes NAME=FILE (a run-config overlay in JSON), got "${spec}"`);
   const [name, file] = [spec.slice(0, eq), spec.slice(eq + 1)];
   return customArm(name, readOptionFile(`--arm ${spec}`, file), file);
+}
+
+/** --executor ray's options, checked: an address (or RAY_ADDRESS), a shard folder (default beside the lab). */
+function rayOptions(db: string, opts: StudyOptions): RayOptions {
+  const address = opts.address ?? process.env.RAY_ADDRESS;
+  if (!address) throw new UsageError('--executor ray needs --address HOST:PORT (or RAY_ADDRESS): the address `ray start --head` printed');
+  return {
+    address,
+    shardDir: path.resolve(opts.shardDir ?? `${db}.shards`),
+    python: (() => {
+      try {
+        return rayPython(opts.python);
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
+    })(),
+    cpusPerRun: opts.cpusPerRun ?? 1,
+    gpusPerRun: opts.gpusPerRun ?? 0,
+    retries: opts.retries ?? 2,
+  };
 }
 
 /** "3" → seeds 1, 2, 3; "1,4,7" → those seeds; "11-20" (or "1-3,7") → the seeds of each range, ends included. */
@@ -125,6 +156,18 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
       'a study for choosing settings on the arena: none of its views (this one, study show, report --study, the Studies screen) shows a held-out or panel figure unless asked for with --heldout, and it plays no panel step; only the runs, their gyms and W_DA, the CA tactics and the arena-only estimate',
     )
     .addOption(
+      new Option('--executor <where>', 'where the runs run: worker processes here, or tasks on a Ray cluster').choices(['local', 'ray']).default('local'),
+    )
+    .option('--address <addr>', "--executor ray: the cluster's address (host:port, as `ray start --head` prints it); default RAY_ADDRESS")
+    .option(
+      '--shard-dir <dir>',
+      '--executor ray: where each run writes its lab shard, seen by every node at the same path (default: beside the lab, <db>.shards)',
+    )
+    .option('--python <path>', '--executor ray: the Python with ray installed that drives the cluster (default SPARRING_PYTHON, else .venv/bin/python)')
+    .option('--cpus-per-run <n>', '--executor ray: CPUs each run holds on the cluster', positiveInt('--cpus-per-run'), 1)
+    .option('--gpus-per-run <n>', '--executor ray: GPUs each run holds (1 for runs whose LLM roles train on a GPU)', nonNegativeInt('--gpus-per-run'), 0)
+    .option('--retries <n>', '--executor ray: attempts after the first before a run is reported failed', nonNegativeInt('--retries'), 2)
+    .addOption(
       new Option(
         '--estimate <slice>',
         'once every run has finished, play the arena-only estimate with the CA speaking this slice of the bank (as `study estimate S --speak SLICE`; nothing held out read)',
@@ -132,6 +175,8 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
     )
     .action(async (opts: StudyOptions) => {
       const g = globals();
+      // Checked before a study exists: the address, and the Python that drives the cluster.
+      const ray = opts.executor === 'ray' ? rayOptions(g.db, opts) : undefined;
       let id: string;
       if (opts.resume) {
         if (opts.preset || opts.config || opts.seeds || opts.arm || opts.corpus)
@@ -172,7 +217,8 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
           (corpus ? `, DA0's SFT with corpus ${opts.corpus} (${corpus.slice(0, 19)}…)` : '');
         process.stderr.write(`study ${id}: ${arms.length} arms × ${seeds.length} seeds (${from}) in ${g.db}\n`);
       }
-      const workers = opts.workers ?? defaultWorkers();
+      // On Ray every run is submitted at once (the cluster queues them by their resources) unless --workers caps it.
+      const workers = opts.workers ?? (ray ? 1000 : defaultWorkers());
       const started = Date.now();
       const bar = studyBar(id);
       try {
@@ -180,6 +226,16 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
           dbPath: g.db,
           studyId: id,
           workers,
+          ...(ray
+            ? {
+                ray,
+                onRay: (info) => bar.log(`Ray ${info.ray} at ${ray.address}: ${info.cpus} CPUs, ${info.gpus} GPUs; shards in ${ray.shardDir}\n`),
+                onMerge: (m) =>
+                  bar.log(
+                    `${m.arm} seed ${m.seed} (${m.runId}): shard merged in ${m.seconds.toFixed(2)} s (${m.rows} rows${m.from === 'marker' ? ', finished while no coordinator watched' : ''}${m.attempts > 1 ? `, ${m.attempts} attempts` : ''})\n`,
+                  ),
+              }
+            : {}),
           onProgress: (p) => bar.update(p),
           onEntry: (e) => {
             if (e.status === 'failed') bar.log(`${e.kind === 'eval' ? 'evaluation of ' : ''}${e.arm} seed ${e.seed} (${e.runId}) failed: ${e.error}\n`);
@@ -215,7 +271,9 @@ export function registerStudy(program: Command, globals: () => GlobalOptions): v
       }
       const seconds = (Date.now() - started) / 1000;
       const view = withLab(g.db, (db) => loadStudy(db, g.db, id));
-      process.stderr.write(`study ${id}: ${view.study.status} in ${seconds.toFixed(1)} s with ${workers} worker${workers === 1 ? '' : 's'}\n`);
+      process.stderr.write(
+        `study ${id}: ${view.study.status} in ${seconds.toFixed(1)} s ${ray ? `on the Ray cluster at ${ray.address}` : `with ${workers} worker${workers === 1 ? '' : 's'}`}\n`,
+      );
       print(g.json, view, seconds, viewArenaOnly(view.study, { arenaOnly: opts.arenaOnly }));
       if (view.study.status !== 'finished') process.exitCode = 1;
     });
