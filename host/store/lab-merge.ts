@@ -91,7 +91,10 @@ export const MERGE_PLAN: readonly TablePlan[] = [
       { col: 'snapshot_json', to: ['checkpoints', 'matches', 'runs', 'episodes'], mode: 'json' },
       { col: 'config_json', to: ['checkpoints'], mode: 'json' },
     ],
-    columns: 'id experiment_id created_at updated_at status seed config_json snapshot_json error preset device_json arena_only',
+    columns:
+      'id experiment_id created_at updated_at status seed config_json snapshot_json error preset device_json arena_only owner_host owner_pid heartbeat_at metric_marks_json',
+    // Who drives it and when it last said so (migration 28): a copy of this lab's run is the same run.
+    volatile: ['owner_host', 'owner_pid', 'heartbeat_at'],
   },
   {
     table: 'checkpoints',
