@@ -13,6 +13,7 @@ import { WebSocketServer } from 'ws';
 import type { Engine } from '../engine/engine';
 import { createSession } from '../engine/session';
 import { CONTENT_SECURITY_POLICY } from '../csp';
+import { crossOriginRefusal } from '../request-guard';
 
 export { CONTENT_SECURITY_POLICY };
 
@@ -81,6 +82,8 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
 
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    const foreign = crossOriginRefusal(req, { bound: host });
+    if (foreign) return forbidden(res, foreign);
     const via = authorised(req, url);
     if (!via) return forbidden(res);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -95,8 +98,12 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   server.on('upgrade', (req, socket, head) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== '/ws' || !authorised(req, url)) {
-      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    const foreign = crossOriginRefusal(req, { bound: host });
+    if (foreign || url.pathname !== '/ws' || !authorised(req, url)) {
+      const why = `403 Forbidden: ${foreign ?? (url.pathname !== '/ws' ? `no WebSocket endpoint ${url.pathname}; use /ws` : 'missing or wrong token')}\n`;
+      socket.end(
+        `HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(why)}\r\n\r\n${why}`,
+      );
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
@@ -158,9 +165,9 @@ function cookieValue(header: string | undefined, name: string): string | null {
   return null;
 }
 
-function forbidden(res: http.ServerResponse): void {
+function forbidden(res: http.ServerResponse, why?: string): void {
   res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', ...SECURITY_HEADERS });
-  res.end('403 Forbidden: open the URL that `sparring serve` printed, with its ?token=…\n');
+  res.end(why ? `403 Forbidden: ${why}\n` : '403 Forbidden: open the URL that `sparring serve` printed, with its ?token=…\n');
 }
 
 function serveStatic(root: string, pathname: string, req: http.IncomingMessage, res: http.ServerResponse, headers: Record<string, string>): void {
