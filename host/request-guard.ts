@@ -68,3 +68,17 @@ export function crossOriginRefusal(req: IncomingMessage, o: GuardOptions): strin
   }
   return own ? null : `a browser request from Origin "${origin}", not this server's own (http://${host}); web pages of other origins may not use this server`;
 }
+
+/**
+ * A request target as a URL, or null when it is not one: `//name/…` is a path here (not a
+ * protocol-relative URL naming another host), and a target `new URL` cannot read is refused by
+ * the caller with 400 rather than thrown.
+ */
+export function requestTarget(raw: string | undefined): URL | null {
+  const target = raw ?? '/';
+  try {
+    return new URL(target.startsWith('/') ? `http://localhost${target}` : target);
+  } catch {
+    return null;
+  }
+}

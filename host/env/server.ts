@@ -39,7 +39,7 @@ import type { LearnerRole, Opponent } from '../../core/env/learner-episode';
 import { judgeEpisode } from '../../core/judge/judge';
 import { deriveSeed, Rng } from '../../core/random';
 import type { EpisodeRecord, MatchRecord, RunStore } from '../../core/store/port';
-import { crossOriginRefusal } from '../request-guard';
+import { crossOriginRefusal, requestTarget } from '../request-guard';
 import { EnvError, actionText, fieldError, forbidExtra, observationView, schemas } from './protocol';
 import type { EnvErrorCode } from './protocol';
 import { mcpTools, openApiDocument } from './openapi';
@@ -149,7 +149,8 @@ const RESET_FIELDS = ['seed', 'scenario', 'episode_id', 'model', 'replay'];
  * base URL they are given, so the printed URL carries the token where they keep it.
  */
 function locate(req: IncomingMessage): { url: URL; pathname: string; inPath: string | null } {
-  const url = new URL(req.url ?? '/', 'http://x');
+  const url = requestTarget(req.url);
+  if (!url) throw new EnvError('VALIDATION_ERROR', 400, `the request target ${JSON.stringify((req.url ?? '').slice(0, 200))} is not a URL path`);
   const m = /^\/token\/([^/]*)(\/.*)?$/.exec(url.pathname);
   if (!m) return { url, pathname: url.pathname, inPath: null };
   let inPath: string;
@@ -635,13 +636,19 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
   // maxBody is answered with an error and the session goes on.
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxBody * 16 });
   server.on('upgrade', (req, socket, head) => {
-    const { url, pathname, inPath } = locate(req);
     const refuse = (status: string, why: string) => {
       const text = `${why}\n`;
       socket.end(
         `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
       );
     };
+    let located;
+    try {
+      located = locate(req);
+    } catch (e) {
+      return refuse('400 Bad Request', (e as Error).message);
+    }
+    const { url, pathname, inPath } = located;
     const foreign = crossOriginRefusal(req, { bound: host, ...(o.allowOrigins ? { allowOrigins: o.allowOrigins } : {}) });
     if (foreign) return refuse('403 Forbidden', foreign);
     if (pathname !== '/ws') return refuse('404 Not Found', `no WebSocket endpoint ${pathname}; use /ws`);

@@ -13,7 +13,7 @@ import { WebSocketServer } from 'ws';
 import type { Engine } from '../engine/engine';
 import { createSession } from '../engine/session';
 import { CONTENT_SECURITY_POLICY } from '../csp';
-import { crossOriginRefusal } from '../request-guard';
+import { crossOriginRefusal, requestTarget } from '../request-guard';
 
 export { CONTENT_SECURITY_POLICY };
 
@@ -81,13 +81,19 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
   };
 
   const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = requestTarget(req.url);
+    if (!url) {
+      res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', ...SECURITY_HEADERS }).end('400 Bad Request: the request target is not a URL path\n');
+      return;
+    }
     const foreign = crossOriginRefusal(req, { bound: host });
     if (foreign) return forbidden(res, foreign);
     const via = authorised(req, url);
     if (!via) return forbidden(res);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { Allow: 'GET, HEAD', ...SECURITY_HEADERS }).end();
+      res
+        .writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8', ...SECURITY_HEADERS })
+        .end(`405 Method Not Allowed: ${req.method} ${url.pathname}; web mode serves the app by GET and HEAD, and the engine over the WebSocket /ws\n`);
       return;
     }
     const headers: Record<string, string> = { ...SECURITY_HEADERS };
@@ -97,7 +103,7 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = requestTarget(req.url) ?? new URL('http://localhost/?');
     const foreign = crossOriginRefusal(req, { bound: host });
     if (foreign || url.pathname !== '/ws' || !authorised(req, url)) {
       const why = `403 Forbidden: ${foreign ?? (url.pathname !== '/ws' ? `no WebSocket endpoint ${url.pathname}; use /ws` : 'missing or wrong token')}\n`;
@@ -175,12 +181,14 @@ function serveStatic(root: string, pathname: string, req: http.IncomingMessage, 
   try {
     rel = decodeURIComponent(pathname);
   } catch {
-    res.writeHead(400, headers).end();
+    res
+      .writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', ...headers })
+      .end(`400 Bad Request: the path ${JSON.stringify(pathname.slice(0, 200))} has a bad %-escape\n`);
     return;
   }
   let file = path.resolve(root, `.${path.posix.normalize(`/${rel}`)}`);
   if (file !== root && !file.startsWith(root + path.sep)) {
-    res.writeHead(404, headers).end();
+    res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', ...headers }).end('404 Not Found: outside the app\n');
     return;
   }
   let stat = statOrNull(file);
