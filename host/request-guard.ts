@@ -82,3 +82,15 @@ export function requestTarget(raw: string | undefined): URL | null {
     return null;
   }
 }
+
+/** An `--allow-origin` value as browsers send it (`http://host:port`, no path), or an error naming it. */
+export function normaliseOrigin(value: string): string {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new Error(`--allow-origin: "${value}" is not an origin such as http://localhost:3000`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`--allow-origin: "${value}" is not an http(s) origin`);
+  return u.origin;
+}

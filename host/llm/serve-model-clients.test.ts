@@ -192,6 +192,18 @@ describe('serve-model answers the openai SDK', () => {
   });
 });
 
+it('lets the origins it is told to allow (--allow-origin) call from a browser page', async () => {
+  const open = await serveModel({ da: new BuiltinDa(model, { name: 'DA0' }), modelId: 'DA0', allowOrigins: ['http://localhost:3000'] });
+  try {
+    const get = (origin: string) =>
+      fetch(`${open.baseUrl}/models`, { headers: { authorization: `Bearer ${open.token}`, origin, 'sec-fetch-site': 'same-site' } });
+    expect((await get('http://localhost:3000')).status).toBe(200);
+    expect((await get('http://localhost:3001')).status).toBe(403);
+  } finally {
+    await open.close();
+  }
+});
+
 describe('serve-model answers the Vercel AI SDK', () => {
   check('generateText with tools: the tool call comes back parsed, with usage', async () => {
     const r = await generateText({ model: provider()('DA0'), prompt: 'Someone took money from my account', tools: aiTools, maxRetries: 0 });

@@ -354,8 +354,8 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
       throw new ApiError(404, `The model "${body.model}" does not exist; this server serves "${opts.modelId}"`, 'model_not_found', 'model');
     if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') throw invalid('stream', 'expected a boolean', 'invalid_type');
     if (body.seed !== undefined && body.seed !== null && !Number.isSafeInteger(body.seed)) throw invalid('seed', 'expected an integer', 'invalid_type');
-    if (body.n !== undefined && body.n !== null && !(Number.isInteger(body.n) && (body.n as number) >= 1 && (body.n as number) <= 16))
-      throw invalid('n', 'expected an integer from 1 to 16');
+    if (body.n !== undefined && body.n !== null && !(Number.isInteger(body.n) && (body.n as number) >= 1 && (body.n as number) <= 128))
+      throw invalid('n', 'expected an integer from 1 to 128');
     const messages = normaliseMessages(body.messages);
     const seed = typeof body.seed === 'number' ? body.seed : 0;
     const n = typeof body.n === 'number' ? body.n : 1;

@@ -18,9 +18,11 @@ import { openSqliteStore } from '../../store/sqlite-store';
 import { labDomainAt } from '../lab-domain';
 import { positiveInt, UsageError } from '../options';
 import { resolveCa, resolveDa } from '../policies';
+import { normaliseOrigin } from '../../request-guard';
 import type { GlobalOptions } from '../main';
 
 interface EnvServeOptions {
+  allowOrigin?: string[];
   role: 'DA' | 'CA';
   opponent: string;
   scenarios: ScenarioSetName;
@@ -37,6 +39,15 @@ interface EnvServeOptions {
 function portNumber(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError(`--port must be 0–65535 (0: any free port), got "${value}".`);
   return Number(value);
+}
+
+/** The --allow-origin values as browsers send origins; a bad one is a usage error naming it. */
+function allowOrigins(values: string[]): string[] {
+  try {
+    return values.map(normaliseOrigin);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
 }
 
 export function registerEnv(program: Command, globals: () => GlobalOptions): void {
@@ -56,6 +67,7 @@ export function registerEnv(program: Command, globals: () => GlobalOptions): voi
       '--token <token>',
       'the token every request but /health needs (default: a fresh random one, on loopback too): in the printed URL\'s path (/token/<token>/…), as "Authorization: Bearer <token>", or ?token=',
     )
+    .option('--allow-origin <origin...>', 'browser origins (http://host:port) allowed to call; by default web pages of other origins are refused 403')
     .option('--run <run>', "play in a run's world (its config, adversities, and the bank its training CAs speak): what `gym export` resets need")
     .option('--idle-timeout <s>', 'close a session after this many seconds without a message', positiveInt('--idle-timeout'), ENV_DEFAULTS.idleTimeoutMs / 1000)
     .option('--max-sessions <n>', 'sessions open at once', positiveInt('--max-sessions'), ENV_DEFAULTS.maxSessions)
@@ -107,6 +119,7 @@ export function registerEnv(program: Command, globals: () => GlobalOptions): voi
           maxBodyBytes: opts.maxBodyBytes,
           log,
           token,
+          ...(opts.allowOrigin ? { allowOrigins: allowOrigins(opts.allowOrigin) } : {}),
         });
       } catch (err) {
         store.close();
