@@ -37,6 +37,8 @@ export interface BuiltinDaOptions {
 interface Pending {
   obs: DaObservation;
   u: number;
+  /** The choices it may make (`actWithin`); undefined: all. */
+  allowed?: ReadonlySet<DaChoice>;
   resolve: (raw: string) => void;
   reject: (e: unknown) => void;
 }
@@ -73,9 +75,19 @@ export class BuiltinDa implements DaPolicy {
   }
 
   act(obs: DaObservation, rng: Rng): Promise<string> {
+    return this.actWithin(obs, rng);
+  }
+
+  /**
+   * `act`, choosing only among `allowed` (the most probable allowed choice, or a draw from the
+   * policy renormalised over them): what a client's `tool_choice` or tool list asks of a served
+   * checkpoint (`serve-model`). All choices, or none given: exactly `act`.
+   */
+  actWithin(obs: DaObservation, rng: Rng, allowed?: ReadonlySet<DaChoice>): Promise<string> {
+    if (allowed !== undefined && allowed.size === 0) return Promise.reject(new RangeError('BuiltinDa.actWithin: no allowed choice'));
     const u = this.mode === 'sample' ? rng.next() : 0;
     return new Promise<string>((resolve, reject) => {
-      this.queue.push({ obs, u, resolve, reject });
+      this.queue.push({ obs, u, resolve, reject, ...(allowed && allowed.size < DA_CHOICES.length ? { allowed } : {}) });
       this.schedule();
     });
   }
@@ -84,16 +96,19 @@ export class BuiltinDa implements DaPolicy {
    * The choice for one prediction (no I/O): greedy, or sampled with the draw `u`. A greedy first
    * domain call goes to the tool both heads favour (`DaModel.routedTool`).
    */
-  choose(pred: DaPrediction, u: number, s?: DialogueState): DaChoice {
-    if (this.mode === 'sample') return DA_CHOICES[sampleIndex(pred.actionLogp, u, this.temperature)]!;
-    const choice = DA_CHOICES[argmaxOf(pred.actionLogp)]!;
-    return isDomainTool(choice) && (s?.domainCalls.length ?? 0) === 0 ? this.model.routedTool(pred) : choice;
+  choose(pred: DaPrediction, u: number, s?: DialogueState, allowed?: ReadonlySet<DaChoice>): DaChoice {
+    const logp = allowed ? Array.from(pred.actionLogp, (l, i) => (allowed.has(DA_CHOICES[i]!) ? l : -Infinity)) : pred.actionLogp;
+    if (this.mode === 'sample') return DA_CHOICES[sampleIndex(logp, u, this.temperature)]!;
+    const choice = DA_CHOICES[argmaxOf(logp)]!;
+    if (!isDomainTool(choice) || (s?.domainCalls.length ?? 0) > 0) return choice;
+    const routed = this.model.routedTool(pred);
+    return !allowed || allowed.has(routed) ? routed : choice;
   }
 
   /** The wire-format output for an observation and its prediction. */
-  render(obs: DaObservation, pred: DaPrediction, u: number): string {
+  render(obs: DaObservation, pred: DaPrediction, u: number, allowed?: ReadonlySet<DaChoice>): string {
     const s = dialogueState(obs);
-    const choice = this.choose(pred, u, s);
+    const choice = this.choose(pred, u, s, allowed);
     const hyps = this.model
       .predictionTopIntents(pred, 3)
       .map((h) => `${h.intent} → ${h.tool} ${h.p.toFixed(2)}`)
@@ -116,7 +131,7 @@ export class BuiltinDa implements DaPolicy {
       const preds = await this.model.predict(batch.map((r) => r.obs));
       batch.forEach((r, i) => {
         try {
-          r.resolve(this.render(r.obs, preds[i]!, r.u));
+          r.resolve(this.render(r.obs, preds[i]!, r.u, r.allowed));
         } catch (e) {
           r.reject(e);
         }

@@ -65,7 +65,8 @@ export function trainerCommands(
   const out = path.join(job.exportPath, `${job.role.toLowerCase()}-trained`);
   return [
     `npx sparring env serve --role ${job.role} --opponent ${job.opponent} --run ${job.runId} ${db}`,
-    `SPARRING_ENV_URL=http://127.0.0.1:7318 python ${TRAIN_SCRIPT[job.role]} --data ${path.join(job.exportPath, 'gym.jsonl')} --out ${out}`,
+    // env serve prints the URL to use: it carries the server's token (required on loopback too).
+    `SPARRING_ENV_URL=URL python ${TRAIN_SCRIPT[job.role]} --data ${path.join(job.exportPath, 'gym.jsonl')} --out ${out}   # URL: the one env serve printed`,
     `npx sparring checkpoints add --role ${job.role} --model ${fromLlm ? 'ENDPOINT' : 'MODEL.onnx'} --parent ${job.from} --run ${job.runId} --gym ${job.gym} ${db}`,
   ];
 }

@@ -198,7 +198,8 @@ export async function exportGym(store: SqliteRunStore, domain: Domain, runId: st
           turn: p.source.turnIndex,
           prompt: { messages: daMessages(p.obs.caller.phone, p.obs.turns), tools: view.tools as unknown[] },
           original: p.original.raw,
-          reset: { seed: e.seed, scenario: e.scenario.id, replay: learnerTurns(e.moves, p.source.turnIndex, 'DA') },
+          // OpenEnv reset seeds are >= 0; the server reads them modulo 2^32, so this replays the signed arena seed.
+          reset: { seed: e.seed >>> 0, scenario: e.scenario.id, replay: learnerTurns(e.moves, p.source.turnIndex, 'DA') },
         });
       }
     } else {
@@ -210,7 +211,7 @@ export async function exportGym(store: SqliteRunStore, domain: Domain, runId: st
           turn: p.source.turnIndex,
           prompt: { messages: view.messages as unknown[] },
           original: move.role === 'customer' ? move.text : '',
-          reset: { seed: e.seed, scenario: e.scenario.id, replay: learnerTurns(e.moves, p.source.turnIndex, 'CA') },
+          reset: { seed: e.seed >>> 0, scenario: e.scenario.id, replay: learnerTurns(e.moves, p.source.turnIndex, 'CA') },
         });
       }
     }

@@ -67,7 +67,8 @@ export async function startBenchServer(domain: Domain, ca: CaPolicy, store: RunS
 export async function wsEpisode(c: EnvWsClient, seed: number): Promise<{ steps: number; latencies: number[]; episodeId: string }> {
   const da = new ScriptedDa();
   const rng = new Rng(seed).fork('da');
-  let m = await c.send('reset', { seed });
+  // A reset's seed is OpenEnv's (>= 0), read modulo 2^32: the same episode as the signed arena seed.
+  let m = await c.send('reset', { seed: seed >>> 0 });
   if (m.type !== 'observation') throw new Error(`reset: ${JSON.stringify(m.data)}`);
   const latencies: number[] = [];
   while (!(m.data.done as boolean)) {
@@ -89,7 +90,7 @@ async function httpEpisode(url: string, seed: number, session: string | null): P
   };
   const da = new ScriptedDa();
   const rng = new Rng(seed).fork('da');
-  let r = await post('/reset', session ? { seed, session_id: session } : { seed });
+  let r = await post('/reset', session ? { seed: seed >>> 0, session_id: session } : { seed: seed >>> 0 });
   let steps = 0;
   while (!(r.doc.done as boolean)) {
     r = await post('/step', { session_id: r.session, action: { message: da.act(daViewOf(r.doc.observation as Record<string, unknown>), rng) } });

@@ -16,7 +16,21 @@ import { CHAT_TOOLS, SYSTEM_PROMPT } from '../engine/export';
 import type { ChatMessage, ChatTool } from '../engine/export';
 
 /** OpenEnv's WebSocket error codes (WSErrorCode in types.py); HTTP errors carry the same code. */
-export type EnvErrorCode = 'INVALID_JSON' | 'UNKNOWN_TYPE' | 'VALIDATION_ERROR' | 'EXECUTION_ERROR' | 'CAPACITY_REACHED' | 'SESSION_ERROR' | 'UNAUTHORIZED';
+export type EnvErrorCode =
+  'INVALID_JSON' | 'UNKNOWN_TYPE' | 'VALIDATION_ERROR' | 'EXECUTION_ERROR' | 'CAPACITY_REACHED' | 'SESSION_ERROR' | 'UNAUTHORIZED' | 'FORBIDDEN_ORIGIN';
+
+/**
+ * One field's refusal as pydantic reports it (OpenEnv's message models are pydantic models, and
+ * FastAPI answers a bad body with `{"detail": [these]}` and 422): `type` is pydantic's error type
+ * (`extra_forbidden`, `greater_than_equal`, `int_type`, …), `loc` the path to the field.
+ */
+export interface FieldError {
+  type: string;
+  loc: (string | number)[];
+  msg: string;
+  input: unknown;
+  ctx?: Record<string, unknown>;
+}
 
 /** A refusal that names the problem; the session and the server go on. */
 export class EnvError extends Error {
@@ -25,9 +39,29 @@ export class EnvError extends Error {
     /** The HTTP status for the same problem. */
     readonly status: number,
     message: string,
+    /** Field errors in pydantic's form, when the refusal is of fields. */
+    readonly errors?: FieldError[],
   ) {
     super(message);
   }
+}
+
+/** A 422 for one field, pydantic-style (`loc` says where), its message naming the field. */
+export function fieldError(loc: (string | number)[], type: string, msg: string, input: unknown, ctx?: Record<string, unknown>): EnvError {
+  return new EnvError('VALIDATION_ERROR', 422, `${loc.join('.')}: ${msg}`, [{ type, loc, msg, input, ...(ctx ? { ctx } : {}) }]);
+}
+
+/** Refuse fields a model does not declare, as pydantic's `extra="forbid"` does (OpenEnv's Action and WS messages). */
+export function forbidExtra(obj: Record<string, unknown>, known: readonly string[], at: (string | number)[]): void {
+  const extra = Object.keys(obj).filter((k) => !known.includes(k));
+  if (extra.length === 0) return;
+  const errors = extra.map((k) => ({ type: 'extra_forbidden', loc: [...at, k], msg: 'Extra inputs are not permitted', input: obj[k] }));
+  throw new EnvError(
+    'VALIDATION_ERROR',
+    422,
+    `${errors.map((e) => e.loc.join('.')).join(', ')}: extra inputs are not permitted; fields: ${known.join(', ')}`,
+    errors,
+  );
 }
 
 /** The DA may also act through OpenAI-style function calls: the six tools, plus speak and end_call. */
@@ -74,11 +108,11 @@ const bad = (message: string) => new EnvError('VALIDATION_ERROR', 422, message);
  * (or OpenAI's `tool_calls` with one entry) names one of DA_TOOLS and becomes the wire format, with
  * `thinking` as its thinking field. CA: `message` is the customer's utterance.
  */
-export function actionText(role: LearnerRole, action: unknown): string {
-  if (!isObject(action)) throw bad('"action" must be a JSON object, e.g. {"message": "..."}');
-  const known = role === 'DA' ? ['message', 'tool_call', 'tool_calls', 'thinking', 'metadata'] : ['message', 'metadata'];
-  const extra = Object.keys(action).filter((k) => !known.includes(k));
-  if (extra.length) throw bad(`action field "${extra[0]}" is not allowed for the ${role}; fields: ${known.join(', ')}`);
+export function actionText(role: LearnerRole, action: unknown, at: (string | number)[] = ['action']): string {
+  if (!isObject(action)) throw fieldError(at, 'model_type', 'the action must be a JSON object, e.g. {"message": "..."}', action);
+  forbidExtra(action, role === 'DA' ? ['message', 'tool_call', 'tool_calls', 'thinking', 'metadata'] : ['message', 'metadata'], at);
+  if (action.metadata !== undefined && !isObject(action.metadata))
+    throw fieldError([...at, 'metadata'], 'dict_type', 'Input should be a valid dictionary', action.metadata);
   const { message, thinking } = action;
   let call: unknown = action.tool_call;
   if (action.tool_calls !== undefined) {

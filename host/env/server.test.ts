@@ -85,7 +85,8 @@ describe('env server (DA learns against the builtin CA)', () => {
       const seed = deriveSeed(11, scenario.id, 2);
       const ref = await runEpisode({ domain, scenario, seed, da, ca, judge: judgeEpisode, config: DEFAULT_CONFIG, matchId: 'M', index: 0 });
       const rng = new Rng(seed).fork('da');
-      let m = await client.send('reset', { seed, scenario: scenario.id });
+      // The arena's seed is signed 32-bit; OpenEnv's reset seed is >= 0, read modulo 2^32.
+      let m = await client.send('reset', { seed: seed >>> 0, scenario: scenario.id });
       expect(m.type, JSON.stringify(m.data)).toBe('observation');
       expect(m.data.reward).toBeNull();
       let steps = 0;
@@ -185,7 +186,16 @@ describe('env server (DA learns against the builtin CA)', () => {
       'VALIDATION_ERROR',
       /unknown scenario "no-such-scenario"; this server plays: dispute-unrecognized/,
     );
-    await err(c.send('reset', { seed: 1.5 }), 'VALIDATION_ERROR', /"seed" must be an integer, got 1.5/);
+    // Refused as OpenEnv's pydantic models refuse them, with the field in "errors".
+    await err(c.send('reset', { seed: 1.5 }), 'VALIDATION_ERROR', /data\.seed: Input should be a valid integer/);
+    const negative = await c.send('reset', { seed: -1 });
+    expect(negative.data).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [{ type: 'greater_than_equal', loc: ['data', 'seed'], msg: 'Input should be greater than or equal to 0', input: -1, ctx: { ge: 0 } }],
+    });
+    await err(c.send('reset', { seed: 1, sede: 2 }), 'VALIDATION_ERROR', /data\.sede: extra inputs are not permitted/);
+    await err(c.sendRaw('{"type": "state", "data": {}}'), 'VALIDATION_ERROR', /^data: extra inputs are not permitted/);
+    await err(c.send('reset', { episode_id: 'e'.repeat(256) }), 'VALIDATION_ERROR', /data\.episode_id: String should have at most 255 characters/);
     expect((await c.send('reset', { seed: 1, scenario: 'dispute-duplicate' })).type).toBe('observation');
     await err(
       c.send('step', { tool_call: { name: 'launch_rocket', arguments: '{}' } }),
@@ -194,7 +204,11 @@ describe('env server (DA learns against the builtin CA)', () => {
     );
     await err(c.send('step', { tool_call: { name: 'lookup_account', arguments: '{phone' } }), 'VALIDATION_ERROR', /"arguments" is not valid JSON/);
     await err(c.send('step', { message: 'x'.repeat(5000) }), 'VALIDATION_ERROR', /exceeds the limit of 4096 bytes/);
-    await err(c.send('step', { text: 'hi' }), 'VALIDATION_ERROR', /action field "text" is not allowed/);
+    const extra = await c.send('step', { text: 'hi' });
+    expect(extra.data).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [{ type: 'extra_forbidden', loc: ['data', 'text'], msg: 'Extra inputs are not permitted' }],
+    });
     // An unparseable wire-format output is a move (r_format −3), not a protocol error.
     const m = await c.send('step', { message: 'not json at all' });
     expect(m.type).toBe('observation');
@@ -225,13 +239,75 @@ describe('env server (DA learns against the builtin CA)', () => {
     const r = await post(`${server.url}/reset`, {});
     expect(await post(`${server.url}/step`, { session_id: r.session })).toMatchObject({
       status: 422,
-      body: { detail: expect.stringMatching(/needs "action"/) },
+      body: { message: expect.stringMatching(/needs "action"/), detail: [{ type: 'missing', loc: ['body', 'action'] }] },
+    });
+    expect(await post(`${server.url}/reset`, { seed: -3 })).toMatchObject({
+      status: 422,
+      body: { code: 'VALIDATION_ERROR', detail: [{ type: 'greater_than_equal', loc: ['body', 'seed'], input: -3 }] },
+    });
+    expect(await post(`${server.url}/step`, { session_id: r.session, action: { message: 'x', tone: 'calm' } })).toMatchObject({
+      status: 422,
+      body: { detail: [{ type: 'extra_forbidden', loc: ['body', 'action', 'tone'] }] },
+    });
+    expect(await post(`${server.url}/step`, { session_id: r.session, action: { message: 'x' }, render: true })).toMatchObject({
+      status: 422,
+      body: { detail: [{ type: 'extra_forbidden', loc: ['body', 'render'] }] },
     });
     expect((await fetch(`${server.url}/nothing`)).status).toBe(404);
     expect(await fetch(`${server.url}/health`).then((x) => x.json())).toStrictEqual({ status: 'healthy' });
     const schema = (await fetch(`${server.url}/schema`).then((x) => x.json())) as Record<string, { title: string }>;
     expect(Object.keys(schema)).toStrictEqual(['action', 'observation', 'state']);
     expect(schema.action!.title).toBe('SparringDaAction');
+  });
+
+  it('serves /openapi.json (version, simulation mode) and /mcp (JSON-RPC 2.0: tools/list, tools/call in a session)', async () => {
+    const doc = (await fetch(`${server.url}/openapi.json`).then((x) => x.json())) as { info: { version: string }; paths: Record<string, unknown> };
+    expect(doc.info.version).toBe('1.0.0');
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/reset', '/step', '/state', '/schema', '/metadata', '/health', '/mcp']));
+    const rpc = (body: unknown) => post(`${server.url}/mcp`, body);
+    expect(await rpc({})).toMatchObject({ status: 200, body: { jsonrpc: '2.0', id: null, error: { code: -32600 } } });
+    expect(await rpc('{"jsonrpc": ')).toMatchObject({ status: 200, body: { jsonrpc: '2.0', error: { code: -32700 } } });
+    expect(await rpc({ jsonrpc: '2.0', id: 1, method: 'resources/list' })).toMatchObject({ body: { id: 1, error: { code: -32601 } } });
+    const list = await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    const tools = (list.body.result as { tools: { name: string; inputSchema: unknown }[] }).tools;
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['lookup_account', 'speak', 'end_call']));
+    const r = await post(`${server.url}/reset`, { seed: 4, scenario: 'card-declined' });
+    const phone = ((r.body.observation as Record<string, unknown>).caller as { phone: string }).phone;
+    const call = await rpc({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { session_id: r.session, name: 'lookup_account', arguments: { phone } } });
+    const answer = (call.body.result as { structuredContent: { observation: { turns: { toolResult?: unknown }[] }; done: boolean } }).structuredContent;
+    expect(answer.done).toBe(false);
+    expect(answer.observation.turns.some((t) => t.toolResult !== undefined)).toBe(true);
+    const unknown = await rpc({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { session_id: r.session, name: 'launch_rocket' } });
+    expect(unknown.body).toMatchObject({ id: 4, error: { code: -32602, message: expect.stringMatching(/unknown tool "launch_rocket"/) } });
+  });
+
+  it("honours a reset's episode_id (echoed as episode_id, the lab's id beside it) over HTTP and WebSocket", async () => {
+    const r = await post(`${server.url}/reset`, { seed: 6, episode_id: 'grpo-step3-rollout7' });
+    expect((r.body.observation as { metadata: Record<string, unknown> }).metadata).toMatchObject({
+      episode_id: 'grpo-step3-rollout7',
+      lab_episode_id: expect.stringMatching(/^env-\w+:0$/),
+      seed: 6,
+    });
+    const st = await fetch(`${server.url}/state?session_id=${r.session}`).then((x) => x.json() as Promise<Record<string, unknown>>);
+    expect(st).toMatchObject({ episode_id: 'grpo-step3-rollout7', step_count: 0 });
+    const c = await EnvWsClient.connect(server.wsUrl);
+    await c.send('reset', { seed: 6, episode_id: 'ws-episode' });
+    expect((await c.send('state')).data).toMatchObject({ episode_id: 'ws-episode' });
+    c.close();
+  });
+
+  it('refuses browser pages of another origin and foreign Host names with 403 and a reason (HTTP and WebSocket)', async () => {
+    const evil = await fetch(`${server.url}/schema`, { headers: { origin: 'http://evil.example' } });
+    expect(evil.status).toBe(403);
+    expect(await evil.json()).toMatchObject({ code: 'FORBIDDEN_ORIGIN', detail: expect.stringMatching(/Origin "http:\/\/evil.example"/) });
+    const sameSite = await fetch(`${server.url}/reset`, { method: 'POST', body: '{}', headers: { 'sec-fetch-site': 'same-site' } });
+    expect(sameSite.status).toBe(403);
+    await expect(EnvWsClient.connect(server.wsUrl, { Origin: 'http://localhost:8080' })).rejects.toThrow(/403/);
+    await expect(EnvWsClient.connect(server.wsUrl, { Host: 'attacker.example' })).rejects.toThrow(/403/);
+    // Without Origin (any program, not a browser page), the token is what counts.
+    const c = await EnvWsClient.connect(server.wsUrl);
+    expect((await c.send('reset', { seed: 1 })).type).toBe('observation');
+    c.close();
   });
 
   it('stores nothing of an episode abandoned by a reset or a closed socket', async () => {
@@ -258,21 +334,25 @@ describe('env server: tokens, idle sessions, the CA as learner', () => {
       scenarioSet: 'arena',
       adversities: false,
       store,
-      token: 'sekrit',
+      token: 'sekrit-token',
       idleTimeoutMs: 300,
     });
     try {
-      expect((await fetch(`${server.url}/health`)).status).toBe(200);
-      expect(await post(`${server.url}/reset`, {})).toMatchObject({ status: 401, body: { code: 'UNAUTHORIZED' } });
-      await expect(EnvWsClient.connect(server.wsUrl)).rejects.toThrow(/401/);
-      const r = await post(`${server.url}/reset`, {}, { Authorization: 'Bearer sekrit' });
+      const bare = server.origin;
+      expect(server.url).toBe(`${bare}/token/sekrit-token`);
+      expect((await fetch(`${bare}/health`)).status).toBe(200);
+      expect(await post(`${bare}/reset`, {})).toMatchObject({ status: 401, body: { code: 'UNAUTHORIZED' } });
+      expect(await post(`${bare}/token/wrong-token/reset`, {})).toMatchObject({ status: 401, body: { code: 'UNAUTHORIZED' } });
+      await expect(EnvWsClient.connect(`${bare.replace('http', 'ws')}/ws`)).rejects.toThrow(/401/);
+      const r = await post(`${bare}/reset`, {}, { Authorization: 'Bearer sekrit-token' });
       expect(r.status).toBe(200);
-      const c = await EnvWsClient.connect(`${server.wsUrl}?token=sekrit`);
+      expect((await post(`${server.url}/reset`, {})).status).toBe(200);
+      const c = await EnvWsClient.connect(`${bare.replace('http', 'ws')}/ws?token=sekrit-token`);
       expect((await c.send('reset', { seed: 2 })).type).toBe('observation');
       const closedMsg = await c.next();
       expect(closedMsg.data).toMatchObject({ code: 'SESSION_ERROR', message: expect.stringMatching(/closed: no message for more than 0.3 s/) });
       expect((await c.whenClosed()).code).toBe(4408);
-      const late = await post(`${server.url}/step`, { session_id: r.session, action: { message: 'x' } }, { Authorization: 'Bearer sekrit' });
+      const late = await post(`${bare}/step`, { session_id: r.session, action: { message: 'x' } }, { Authorization: 'Bearer sekrit-token' });
       expect(late).toMatchObject({ status: 404, body: { detail: expect.stringMatching(/expired/) } });
       expect(server.sessionCount()).toBe(0);
     } finally {
@@ -281,20 +361,27 @@ describe('env server: tokens, idle sessions, the CA as learner', () => {
     }
   });
 
-  it('refuses to listen beyond loopback without a token', async () => {
-    await expect(
-      startEnvServer({
-        domain,
-        config: DEFAULT_CONFIG,
-        opponent: { role: 'CA', policy: new ScriptedCa(domain) },
-        opponentSpec: 'scripted',
-        scenarios,
-        scenarioSet: 'arena',
-        adversities: false,
-        store: null,
-        host: '0.0.0.0',
-      }),
-    ).rejects.toThrow(/needs a token/);
+  it('makes a token when none is given, on loopback too, and refuses a token unfit for a URL', async () => {
+    const opts = {
+      domain,
+      config: DEFAULT_CONFIG,
+      opponent: { role: 'CA' as const, policy: new ScriptedCa(domain) },
+      opponentSpec: 'scripted',
+      scenarios,
+      scenarioSet: 'arena',
+      adversities: false,
+      store: null,
+    };
+    const server = await startEnvServer(opts);
+    try {
+      expect(server.token.length).toBeGreaterThanOrEqual(32);
+      expect(await post(`${server.origin}/reset`, {})).toMatchObject({ status: 401 });
+      expect((await post(`${server.url}/reset`, {})).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+    await expect(startEnvServer({ ...opts, token: 'short' })).rejects.toThrow(/at least 8 characters/);
+    await expect(startEnvServer({ ...opts, token: 'has/a/slash' })).rejects.toThrow(/letters, digits/);
   });
 
   it('a CA learner speaking as the scripted CA plays the arena episode against the scripted DA', async () => {

@@ -39,8 +39,10 @@ import type { LearnerRole, Opponent } from '../../core/env/learner-episode';
 import { judgeEpisode } from '../../core/judge/judge';
 import { deriveSeed, Rng } from '../../core/random';
 import type { EpisodeRecord, MatchRecord, RunStore } from '../../core/store/port';
-import { EnvError, actionText, observationView, schemas } from './protocol';
+import { crossOriginRefusal, requestTarget } from '../request-guard';
+import { EnvError, actionText, fieldError, forbidExtra, observationView, schemas } from './protocol';
 import type { EnvErrorCode } from './protocol';
+import { mcpTools, openApiDocument } from './openapi';
 
 export const ENV_DEFAULTS = {
   /** A session with no message for this long is closed (OpenEnv's ConcurrencyConfig.session_timeout). */
@@ -71,8 +73,14 @@ export interface EnvServerOptions {
   host?: string;
   /** 0 (default): any free port. */
   port?: number;
-  /** Required by every request but /health when set; required when `host` is not loopback. */
+  /**
+   * Required by every request but /health: as `Authorization: Bearer`, `?token=`, or the first
+   * path segments `/token/<token>/` (what `url` carries, for clients that send no headers, as
+   * OpenEnv's own client and validator). Default: a fresh random one, on loopback too.
+   */
   token?: string;
+  /** Browser origins allowed besides none (`http://host:port`); default: no web page may call. */
+  allowOrigins?: readonly string[];
   /** Seeds resets that give none (and the scenario they draw). */
   seed?: number;
   idleTimeoutMs?: number;
@@ -82,18 +90,24 @@ export interface EnvServerOptions {
 }
 
 export interface EnvServer {
-  /** `http://HOST:PORT`. */
+  /** The base URL clients use: `http://HOST:PORT/token/<token>` (the credential in the path, which every client keeps). */
   readonly url: string;
-  /** `ws://HOST:PORT/ws`. */
+  /** `ws://HOST:PORT/token/<token>/ws`. */
   readonly wsUrl: string;
+  /** `http://HOST:PORT`, without the credential. */
+  readonly origin: string;
   readonly port: number;
-  readonly token: string | null;
+  readonly token: string;
   readonly role: LearnerRole;
   /** Sessions open now. */
   sessionCount(): number;
   /** Episodes stored since the server started. */
   episodesStored(): number;
   close(): Promise<void>;
+}
+
+function rpcError(code: number, message: string, id: string | number | null, data?: unknown): Record<string, unknown> {
+  return { jsonrpc: '2.0', id, error: { code, message, ...(data !== undefined ? { data } : {}) } };
 }
 
 export function newEnvToken(): string {
@@ -126,10 +140,34 @@ interface StepAnswer {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The fields a reset reads (HTTP adds `session_id`). */
+const RESET_FIELDS = ['seed', 'scenario', 'episode_id', 'model', 'replay'];
+
+/**
+ * A request's URL with the credential prefix `/token/<token>` taken off the path: clients that
+ * send no headers (OpenEnv's GenericEnvClient and `openenv validate`) append their routes to the
+ * base URL they are given, so the printed URL carries the token where they keep it.
+ */
+function locate(req: IncomingMessage): { url: URL; pathname: string; inPath: string | null } {
+  const url = requestTarget(req.url);
+  if (!url) throw new EnvError('VALIDATION_ERROR', 400, `the request target ${JSON.stringify((req.url ?? '').slice(0, 200))} is not a URL path`);
+  const m = /^\/token\/([^/]*)(\/.*)?$/.exec(url.pathname);
+  if (!m) return { url, pathname: url.pathname, inPath: null };
+  let inPath: string;
+  try {
+    inPath = decodeURIComponent(m[1]!);
+  } catch {
+    inPath = '';
+  }
+  return { url, pathname: m[2] ?? '/', inPath };
+}
+
 export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
   const host = o.host ?? '127.0.0.1';
-  if (!LOOPBACK_HOSTS.has(host) && !o.token) throw new Error(`env serve: listening on ${host} (not loopback) needs a token`);
-  const token = o.token ?? null;
+  if (o.token !== undefined && o.token.length < 8) throw new Error('env serve: a token needs at least 8 characters');
+  if (o.token !== undefined && !/^[A-Za-z0-9._~-]+$/.test(o.token))
+    throw new Error('env serve: a token may hold only letters, digits and . _ ~ - (it travels in URLs)');
+  const token = o.token ?? newEnvToken();
   const role: LearnerRole = o.opponent.role === 'CA' ? 'DA' : 'CA';
   const judge = o.judge ?? judgeEpisode;
   const idleMs = o.idleTimeoutMs ?? ENV_DEFAULTS.idleTimeoutMs;
@@ -227,8 +265,25 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
     };
   }
 
-  async function reset(s: Session, data: Record<string, unknown>): Promise<StepAnswer> {
+  /**
+   * A reset's fields, refused as OpenEnv's ResetRequest refuses them (seed an integer >= 0,
+   * episode_id at most 255 characters) and, beyond it, any field this world does not read (a typo
+   * would otherwise play a different episode than asked). `at`: where the fields are (`body`, `data`).
+   */
+  async function reset(s: Session, data: Record<string, unknown>, at: string): Promise<StepAnswer> {
+    forbidExtra(data, at === 'body' ? [...RESET_FIELDS, 'session_id'] : RESET_FIELDS, [at]);
     const { seed, scenario, episode_id: clientId, model, replay } = data;
+    if (seed !== undefined && seed !== null) {
+      if (typeof seed !== 'number' || !Number.isInteger(seed)) throw fieldError([at, 'seed'], 'int_type', 'Input should be a valid integer', seed);
+      if (seed < 0) throw fieldError([at, 'seed'], 'greater_than_equal', 'Input should be greater than or equal to 0', seed, { ge: 0 });
+      if (!Number.isSafeInteger(seed))
+        throw fieldError([at, 'seed'], 'less_than_equal', `Input should be less than or equal to ${Number.MAX_SAFE_INTEGER}`, seed);
+    }
+    if (clientId !== undefined && clientId !== null) {
+      if (typeof clientId !== 'string') throw fieldError([at, 'episode_id'], 'string_type', 'Input should be a valid string', clientId);
+      if (clientId.length > 255)
+        throw fieldError([at, 'episode_id'], 'string_too_long', 'String should have at most 255 characters', clientId.slice(0, 300), { max_length: 255 });
+    }
     if (
       replay !== undefined &&
       replay !== null &&
@@ -240,15 +295,8 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
         `reset: "replay" must be a list of at most ${o.config.arena.maxDaTurns * 2} strings (the learner's earlier turns, as in a gym export's "replay")`,
       );
     }
-    // Any integer: the arena's episode seeds (deriveSeed) are 32-bit and may be negative.
-    if (seed !== undefined && seed !== null && !Number.isSafeInteger(seed)) {
-      throw new EnvError('VALIDATION_ERROR', 422, `reset: "seed" must be an integer, got ${JSON.stringify(seed)}`);
-    }
     if (scenario !== undefined && scenario !== null && (typeof scenario !== 'string' || !byId.has(scenario))) {
       throw new EnvError('VALIDATION_ERROR', 422, `reset: unknown scenario ${JSON.stringify(scenario)}; this server plays: ${knownScenarios()}`);
-    }
-    if (clientId !== undefined && clientId !== null && (typeof clientId !== 'string' || clientId.length > 255)) {
-      throw new EnvError('VALIDATION_ERROR', 422, 'reset: "episode_id" must be a string of at most 255 characters');
     }
     if (model !== undefined && model !== null) {
       if (typeof model !== 'string' || model === '' || model.length > 200)
@@ -256,7 +304,9 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
       s.model = model;
     }
     const index = s.played.length;
-    const episodeSeed = typeof seed === 'number' ? seed : deriveSeed(serverSeed, s.id, index);
+    // The arena's episode seeds are signed 32-bit (deriveSeed); a reset's seed is OpenEnv's (>= 0),
+    // read modulo 2^32, so `seed >>> 0` of an arena seed plays that very episode.
+    const episodeSeed = typeof seed === 'number' ? (seed % 2 ** 32) | 0 : deriveSeed(serverSeed, s.id, index);
     const sc = typeof scenario === 'string' ? byId.get(scenario)! : new Rng(episodeSeed).fork('env-scenario').pick(o.scenarios);
     if (s.episode && !s.episode.done) log(`env: session ${s.id}: reset during an episode; the unfinished one is not stored`);
     s.episode = null;
@@ -291,7 +341,7 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
     return answer(s, null);
   }
 
-  async function step(s: Session, action: unknown): Promise<StepAnswer> {
+  async function step(s: Session, action: unknown, at: (string | number)[]): Promise<StepAnswer> {
     const ep = s.episode;
     if (!ep) throw new EnvError('VALIDATION_ERROR', 409, 'step before reset: send reset first');
     if (ep.done)
@@ -300,7 +350,7 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
         409,
         `step after done: episode ${s.matchId}:${s.played.length - 1} is over (${ep.state().endReason}); send reset for the next one`,
       );
-    const text = actionText(role, action);
+    const text = actionText(role, action, at);
     await ep.act(text);
     let storeError: string | null = null;
     if (ep.done) {
@@ -326,12 +376,13 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
     const index = ep.done ? s.played.length - (storeError ? 0 : 1) : s.played.length;
     const metadata: Record<string, unknown> = {
       session_id: s.id,
-      episode_id: `${s.matchId}:${index}`,
+      // The client's own id when its reset gave one (OpenEnv's episode_id), else the lab's.
+      episode_id: s.clientEpisodeId ?? `${s.matchId}:${index}`,
+      lab_episode_id: `${s.matchId}:${index}`,
       scenario: ep.scenario.id,
-      seed: ep.seed,
+      seed: ep.seed >>> 0,
       step: ep.steps,
     };
-    if (s.clientEpisodeId !== null) metadata.client_episode_id = s.clientEpisodeId;
     const last = ep.state().turns.at(-1);
     if (role === 'DA' && last?.role === 'agent' && last.parseError) metadata.parse_error = last.parseError;
     let reward: number | null = ep.steps === 0 ? null : 0;
@@ -364,15 +415,17 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
   function stateOf(s: Session): Record<string, unknown> {
     const ep = s.episode;
     const last = s.lastStored;
+    const labId = ep ? `${s.matchId}:${ep.done ? s.played.length - 1 : s.played.length}` : null;
     return {
-      episode_id: ep ? `${s.matchId}:${ep.done ? s.played.length - 1 : s.played.length}` : null,
+      episode_id: ep ? (s.clientEpisodeId ?? labId) : null,
+      lab_episode_id: labId,
       step_count: ep?.steps ?? 0,
       session_id: s.id,
       model: s.model,
       role,
       opponent: o.opponentSpec,
       scenario: ep?.scenario.id ?? null,
-      seed: ep?.seed ?? null,
+      seed: ep ? ep.seed >>> 0 : null,
       done: ep?.done ?? false,
       match_id: s.matchId,
       episodes_stored: s.played.length,
@@ -399,11 +452,48 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
     documentation_url: 'README.md#train-llm-roles-at-scale',
   };
 
+  const openApi = openApiDocument(role, metadataDoc.description);
+
+  // ---- MCP (JSON-RPC 2.0) ---------------------------------------------------------------------
+  /**
+   * `POST /mcp`: `tools/list` gives the learner's moves as tools (no session needed); `tools/call`
+   * plays one as a step in the HTTP session `params.session_id` (that /reset opened) and returns
+   * the step's answer. Refusals are JSON-RPC errors (parse -32700, request -32600, method -32601,
+   * params -32602) with HTTP 200, as OpenEnv's /mcp answers.
+   */
+  async function mcp(body: unknown): Promise<Record<string, unknown>> {
+    if (!isObject(body)) return rpcError(-32600, 'Invalid Request: expected a JSON-RPC 2.0 request object {"jsonrpc": "2.0", "method", "params", "id"}', null);
+    const id = typeof body.id === 'string' || typeof body.id === 'number' ? body.id : null;
+    const extra = Object.keys(body).filter((k) => !['jsonrpc', 'method', 'params', 'id'].includes(k));
+    if (body.jsonrpc !== '2.0') return rpcError(-32600, 'Invalid Request: "jsonrpc" must be "2.0"', id);
+    if (typeof body.method !== 'string') return rpcError(-32600, 'Invalid Request: "method" must be a string', id);
+    if (extra.length) return rpcError(-32600, `Invalid Request: unknown field "${extra[0]}"`, id);
+    const params = body.params ?? {};
+    if (!isObject(params)) return rpcError(-32602, 'Invalid params: "params" must be an object', id);
+    if (body.method === 'tools/list') return { jsonrpc: '2.0', id, result: { tools: mcpTools(role) } };
+    if (body.method !== 'tools/call') return rpcError(-32601, `Method not found: ${body.method}; this server answers tools/list and tools/call`, id);
+    const { name, session_id: sid } = params;
+    const args = params.arguments ?? {};
+    if (typeof name !== 'string') return rpcError(-32602, 'Invalid params: "name" (the tool) must be a string', id);
+    if (!isObject(args)) return rpcError(-32602, 'Invalid params: "arguments" must be an object', id);
+    if (typeof sid !== 'string') return rpcError(-32602, 'Invalid params: "session_id" is required: tools/call plays a move in the session /reset opened', id);
+    const s = sessions.get(sid);
+    if (!s) return rpcError(-32602, `Invalid params: unknown session_id "${sid}"`, id);
+    if (role === 'CA' && name !== 'speak') return rpcError(-32602, `Invalid params: unknown tool "${name}"; the customer's one tool is speak`, id);
+    const action = role === 'DA' ? { tool_call: { name, arguments: args } } : { message: args.message };
+    try {
+      const answer = await inSession(s, () => step(s, action, ['params']));
+      return { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer, isError: false } };
+    } catch (e) {
+      if (e instanceof EnvError) return rpcError(-32602, `Invalid params: ${e.message}`, id, { code: e.code, ...(e.errors ? { errors: e.errors } : {}) });
+      throw e;
+    }
+  }
+
   // ---- authentication ----------------------------------------------------------------------
-  function authorised(req: IncomingMessage, url: URL): boolean {
-    if (token === null) return true;
+  function authorised(req: IncomingMessage, url: URL, inPath: string | null): boolean {
     const h = req.headers.authorization;
-    const given = h?.startsWith('Bearer ') ? h.slice(7) : url.searchParams.get('token');
+    const given = inPath ?? (h?.startsWith('Bearer ') ? h.slice(7) : url.searchParams.get('token'));
     if (given === null || given === undefined) return false;
     const a = Buffer.from(given);
     const b = Buffer.from(token);
@@ -418,9 +508,13 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
     res.writeHead(status, headers);
     res.end(text);
   }
-  const sendError = (res: ServerResponse, e: EnvError) => send(res, e.status, { detail: e.message, code: e.code });
+  // Field refusals as FastAPI answers them (`detail`: pydantic's list), with `message` naming the field.
+  const sendError = (res: ServerResponse, e: EnvError) =>
+    send(res, e.status, e.errors ? { detail: e.errors, message: e.message, code: e.code } : { detail: e.message, code: e.code });
 
-  function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  function readBody(req: IncomingMessage): Promise<Record<string, unknown>>;
+  function readBody(req: IncomingMessage, anyJson: true): Promise<unknown>;
+  function readBody(req: IncomingMessage, anyJson = false): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const declared = Number(req.headers['content-length'] ?? 0);
       let size = 0;
@@ -436,27 +530,33 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
         if (tooBig)
           return reject(new EnvError('VALIDATION_ERROR', 413, `request body of ${Math.max(size, declared)} bytes exceeds the limit of ${maxBody} bytes`));
         const text = Buffer.concat(chunks).toString('utf8');
-        if (text.trim() === '') return resolve({});
+        if (text.trim() === '') return resolve(anyJson ? undefined : {});
         let v: unknown;
         try {
           v = JSON.parse(text);
         } catch (err) {
           return reject(new EnvError('INVALID_JSON', 400, `Invalid JSON: ${(err as Error).message}`));
         }
-        if (!isObject(v)) return reject(new EnvError('VALIDATION_ERROR', 422, 'the request body must be a JSON object'));
+        if (!anyJson && !isObject(v)) return reject(new EnvError('VALIDATION_ERROR', 422, 'the request body must be a JSON object'));
         resolve(v);
       });
     });
   }
 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://x');
-    const route = `${req.method} ${url.pathname}`;
+    const { url, pathname, inPath } = locate(req);
+    const foreign = crossOriginRefusal(req, { bound: host, ...(o.allowOrigins ? { allowOrigins: o.allowOrigins } : {}) });
+    if (foreign) return sendError(res, new EnvError('FORBIDDEN_ORIGIN', 403, foreign));
+    const route = `${req.method} ${pathname}`;
     if (route === 'GET /health') return send(res, 200, { status: 'healthy' });
-    if (!authorised(req, url))
+    if (!authorised(req, url, inPath))
       return sendError(
         res,
-        new EnvError('UNAUTHORIZED', 401, 'missing or wrong token: send "Authorization: Bearer <token>" (or ?token=) as env serve printed'),
+        new EnvError(
+          'UNAUTHORIZED',
+          401,
+          'missing or wrong token: use the URL env serve printed (…/token/<token>), or send "Authorization: Bearer <token>" (or ?token=)',
+        ),
       );
     const header = (name: string) => {
       const v = req.headers[name];
@@ -467,6 +567,18 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
         return send(res, 200, schemas(role));
       case 'GET /metadata':
         return send(res, 200, metadataDoc);
+      case 'GET /openapi.json':
+        return send(res, 200, openApi);
+      case 'POST /mcp': {
+        let body: unknown;
+        try {
+          body = await readBody(req, true);
+        } catch (e) {
+          if (e instanceof EnvError && e.code === 'INVALID_JSON') return send(res, 200, rpcError(-32700, `Parse error: ${e.message}`, null));
+          throw e;
+        }
+        return send(res, 200, await mcp(body));
+      }
       case 'GET /state': {
         const s = findSession(url.searchParams.get('session_id') ?? header('x-session-id'));
         s.lastActive = Date.now();
@@ -475,9 +587,10 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
       case 'POST /reset': {
         const body = await readBody(req);
         const named = body.session_id ?? header('x-session-id');
+        forbidExtra(body, [...RESET_FIELDS, 'session_id'], ['body']);
         const s = named !== undefined ? findSession(named) : openSession('http', header('x-model-name') ?? null);
         try {
-          return send(res, 200, await inSession(s, () => reset(s, body)), s.id);
+          return send(res, 200, await inSession(s, () => reset(s, body, 'body')), s.id);
         } catch (e) {
           if (named === undefined && s.episode === null) sessions.delete(s.id); // a refused first reset leaves no session behind
           throw e;
@@ -485,16 +598,26 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
       }
       case 'POST /step': {
         const body = await readBody(req);
+        // OpenEnv's StepRequest: action, and the optional timeout_s (> 0) and request_id (<= 255 characters).
+        forbidExtra(body, ['action', 'session_id', 'timeout_s', 'request_id'], ['body']);
+        if (body.timeout_s !== undefined && body.timeout_s !== null && !(typeof body.timeout_s === 'number' && body.timeout_s > 0))
+          throw fieldError(['body', 'timeout_s'], 'greater_than', 'Input should be greater than 0', body.timeout_s, { gt: 0 });
+        if (body.request_id !== undefined && body.request_id !== null && !(typeof body.request_id === 'string' && body.request_id.length <= 255))
+          throw fieldError(['body', 'request_id'], 'string_too_long', 'Input should be a string of at most 255 characters', body.request_id, {
+            max_length: 255,
+          });
         const s = findSession(body.session_id ?? header('x-session-id'));
         if (!('action' in body))
-          throw new EnvError('VALIDATION_ERROR', 422, 'step: the body needs "action", e.g. {"action": {"message": "..."}, "session_id": "..."}');
-        return send(res, 200, await inSession(s, () => step(s, body.action)), s.id);
+          throw new EnvError('VALIDATION_ERROR', 422, 'step: the body needs "action", e.g. {"action": {"message": "..."}, "session_id": "..."}', [
+            { type: 'missing', loc: ['body', 'action'], msg: 'Field required', input: body },
+          ]);
+        return send(res, 200, await inSession(s, () => step(s, body.action, ['body', 'action'])), s.id);
       }
       default:
         throw new EnvError(
           'UNKNOWN_TYPE',
           404,
-          `no endpoint ${route}; endpoints: POST /reset, POST /step, GET /state, GET /schema, GET /health, GET /metadata, WebSocket /ws`,
+          `no endpoint ${route}; endpoints: POST /reset, POST /step, GET /state, GET /schema, GET /health, GET /metadata, GET /openapi.json, POST /mcp, WebSocket /ws`,
         );
     }
   }
@@ -513,12 +636,23 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
   // maxBody is answered with an error and the session goes on.
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxBody * 16 });
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', 'http://x');
     const refuse = (status: string, why: string) => {
-      socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${why}\n`);
+      const text = `${why}\n`;
+      socket.end(
+        `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+      );
     };
-    if (url.pathname !== '/ws') return refuse('404 Not Found', `no WebSocket endpoint ${url.pathname}; use /ws`);
-    if (!authorised(req, url)) return refuse('401 Unauthorized', 'missing or wrong token');
+    let located;
+    try {
+      located = locate(req);
+    } catch (e) {
+      return refuse('400 Bad Request', (e as Error).message);
+    }
+    const { url, pathname, inPath } = located;
+    const foreign = crossOriginRefusal(req, { bound: host, ...(o.allowOrigins ? { allowOrigins: o.allowOrigins } : {}) });
+    if (foreign) return refuse('403 Forbidden', foreign);
+    if (pathname !== '/ws') return refuse('404 Not Found', `no WebSocket endpoint ${pathname}; use /ws`);
+    if (!authorised(req, url, inPath)) return refuse('401 Unauthorized', 'missing or wrong token: use the URL env serve printed (…/token/<token>/ws)');
     wss.handleUpgrade(req, socket, head, (ws) => {
       const m = req.headers['x-model-name'];
       let s: Session;
@@ -555,16 +689,22 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
     }
     const type = isObject(msg) ? msg.type : undefined;
     try {
+      // OpenEnv's WS messages forbid fields they do not declare (reset/step: type, data; state/close: type).
+      if (isObject(msg) && typeof type === 'string' && ['reset', 'step', 'state', 'close'].includes(type))
+        forbidExtra(msg, type === 'reset' || type === 'step' ? ['type', 'data'] : ['type'], []);
       switch (type) {
         case 'reset': {
           const d = (msg as Record<string, unknown>).data ?? {};
-          if (!isObject(d)) return fail('VALIDATION_ERROR', 'reset: "data" must be an object (seed, scenario, episode_id, model)');
-          return reply('observation', await reset(s, d));
+          if (!isObject(d)) throw fieldError(['data'], 'dict_type', 'reset: "data" must be an object (seed, scenario, episode_id, model, replay)', d);
+          return reply('observation', await reset(s, d, 'data'));
         }
         case 'step': {
           const d = (msg as Record<string, unknown>).data;
-          if (d === undefined) return fail('VALIDATION_ERROR', 'step: "data" (the action) is required, e.g. {"type": "step", "data": {"message": "..."}}');
-          return reply('observation', await step(s, d));
+          if (d === undefined)
+            throw new EnvError('VALIDATION_ERROR', 422, 'step: "data" (the action) is required, e.g. {"type": "step", "data": {"message": "..."}}', [
+              { type: 'missing', loc: ['data'], msg: 'Field required', input: msg },
+            ]);
+          return reply('observation', await step(s, d, ['data']));
         }
         case 'state':
           return reply('state', stateOf(s));
@@ -575,7 +715,8 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
           return fail('UNKNOWN_TYPE', `Unknown message type: ${JSON.stringify(type ?? null)}; types: reset, step, state, close`);
       }
     } catch (err) {
-      if (err instanceof EnvError) return fail(err.code, err.message);
+      if (err instanceof EnvError)
+        return err.errors ? reply('error', { message: err.message, code: err.code, errors: err.errors }) : fail(err.code, err.message);
       log(`env: session ${s.id}: ${(err as Error).stack ?? String(err)}`);
       return fail('EXECUTION_ERROR', (err as Error).message);
     }
@@ -615,8 +756,9 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
   const port = (server.address() as AddressInfo).port;
   const shown = host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${shown}:${port}`,
-    wsUrl: `ws://${shown}:${port}/ws`,
+    url: `http://${shown}:${port}/token/${token}`,
+    wsUrl: `ws://${shown}:${port}/token/${token}/ws`,
+    origin: `http://${shown}:${port}`,
     port,
     token,
     role,

@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,6 +30,19 @@ function wsOpen(url: string, headers: Record<string, string> = {}): Promise<WebS
     ws.once('open', () => resolve(ws));
     ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
     ws.once('error', reject);
+  });
+}
+
+/** A GET with any headers (fetch will not send a Host of our choosing). */
+function rawGet(port: number, pathName: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: pathName, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
   });
 }
 
@@ -112,6 +126,24 @@ describe('web server', () => {
     await expect(wsOpen(`ws://127.0.0.1:${server.port}/ws`)).rejects.toThrow('HTTP 403');
     await expect(wsOpen(`ws://127.0.0.1:${server.port}/ws?token=wrong`)).rejects.toThrow('HTTP 403');
     await expect(wsOpen(`ws://127.0.0.1:${server.port}/elsewhere?token=${server.token}`)).rejects.toThrow('HTTP 403');
+  });
+
+  it('refuses cross-origin pages and foreign Host names (DNS rebinding) with 403 and a reason, token or not', async () => {
+    const page = (headers: Record<string, string>) => fetch(`${base}/?token=${server.token}`, { headers });
+    const evil = await page({ origin: 'http://localhost:5173', 'sec-fetch-site': 'same-site' });
+    expect(evil.status).toBe(403);
+    expect(await evil.text()).toMatch(/Sec-Fetch-Site: same-site/);
+    const byOrigin = await page({ origin: 'http://evil.example' });
+    expect(byOrigin.status).toBe(403);
+    expect(await byOrigin.text()).toMatch(/Origin "http:\/\/evil.example"/);
+    const rebound = await rawGet(server.port, `/?token=${server.token}`, { host: `evil.example:${server.port}` });
+    expect(rebound).toMatchObject({ status: 403, body: expect.stringMatching(/Host "evil.example:\d+" is not a loopback name/) });
+    // The app's own page: same origin (its scripts and WebSocket), or the address typed by the user.
+    expect((await page({ origin: base, 'sec-fetch-site': 'same-origin' })).status).toBe(200);
+    expect(await rawGet(server.port, `/?token=${server.token}`, { host: `localhost:${server.port}`, 'sec-fetch-site': 'none' })).toMatchObject({ status: 200 });
+    await expect(wsOpen(`ws://127.0.0.1:${server.port}/ws?token=${server.token}`, { origin: 'http://evil.example' })).rejects.toThrow('HTTP 403');
+    const own = await wsOpen(`ws://127.0.0.1:${server.port}/ws?token=${server.token}`, { origin: base });
+    own.close();
   });
 
   it('answers contract queries over the WebSocket (token in the URL or the cookie)', async () => {

@@ -13,6 +13,7 @@ import { WebSocketServer } from 'ws';
 import type { Engine } from '../engine/engine';
 import { createSession } from '../engine/session';
 import { CONTENT_SECURITY_POLICY } from '../csp';
+import { crossOriginRefusal, requestTarget } from '../request-guard';
 
 export { CONTENT_SECURITY_POLICY };
 
@@ -80,11 +81,19 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
   };
 
   const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = requestTarget(req.url);
+    if (!url) {
+      res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', ...SECURITY_HEADERS }).end('400 Bad Request: the request target is not a URL path\n');
+      return;
+    }
+    const foreign = crossOriginRefusal(req, { bound: host });
+    if (foreign) return forbidden(res, foreign);
     const via = authorised(req, url);
     if (!via) return forbidden(res);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { Allow: 'GET, HEAD', ...SECURITY_HEADERS }).end();
+      res
+        .writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8', ...SECURITY_HEADERS })
+        .end(`405 Method Not Allowed: ${req.method} ${url.pathname}; web mode serves the app by GET and HEAD, and the engine over the WebSocket /ws\n`);
       return;
     }
     const headers: Record<string, string> = { ...SECURITY_HEADERS };
@@ -94,9 +103,13 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== '/ws' || !authorised(req, url)) {
-      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    const url = requestTarget(req.url) ?? new URL('http://localhost/?');
+    const foreign = crossOriginRefusal(req, { bound: host });
+    if (foreign || url.pathname !== '/ws' || !authorised(req, url)) {
+      const why = `403 Forbidden: ${foreign ?? (url.pathname !== '/ws' ? `no WebSocket endpoint ${url.pathname}; use /ws` : 'missing or wrong token')}\n`;
+      socket.end(
+        `HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(why)}\r\n\r\n${why}`,
+      );
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
@@ -158,9 +171,9 @@ function cookieValue(header: string | undefined, name: string): string | null {
   return null;
 }
 
-function forbidden(res: http.ServerResponse): void {
+function forbidden(res: http.ServerResponse, why?: string): void {
   res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', ...SECURITY_HEADERS });
-  res.end('403 Forbidden: open the URL that `sparring serve` printed, with its ?token=…\n');
+  res.end(why ? `403 Forbidden: ${why}\n` : '403 Forbidden: open the URL that `sparring serve` printed, with its ?token=…\n');
 }
 
 function serveStatic(root: string, pathname: string, req: http.IncomingMessage, res: http.ServerResponse, headers: Record<string, string>): void {
@@ -168,12 +181,14 @@ function serveStatic(root: string, pathname: string, req: http.IncomingMessage, 
   try {
     rel = decodeURIComponent(pathname);
   } catch {
-    res.writeHead(400, headers).end();
+    res
+      .writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', ...headers })
+      .end(`400 Bad Request: the path ${JSON.stringify(pathname.slice(0, 200))} has a bad %-escape\n`);
     return;
   }
   let file = path.resolve(root, `.${path.posix.normalize(`/${rel}`)}`);
   if (file !== root && !file.startsWith(root + path.sep)) {
-    res.writeHead(404, headers).end();
+    res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', ...headers }).end('404 Not Found: outside the app\n');
     return;
   }
   let stat = statOrNull(file);

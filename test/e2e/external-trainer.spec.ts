@@ -74,7 +74,7 @@ test('a quick run with an external DA trainer waits for it, showing the gym job 
   await expect(shown).toHaveText(
     [
       `npx sparring env serve --role DA --opponent CA0 --run R1 --db ${db}`,
-      `SPARRING_ENV_URL=http://127.0.0.1:7318 python trainers/train_da.py --data ${path.join(folder, 'gym.jsonl')} --out ${path.join(folder, 'da-trained')}`,
+      `SPARRING_ENV_URL=URL python trainers/train_da.py --data ${path.join(folder, 'gym.jsonl')} --out ${path.join(folder, 'da-trained')}   # URL: the one env serve printed`,
       `npx sparring checkpoints add --role DA --model MODEL.onnx --parent DA0 --run R1 --gym 1 --db ${db}`,
     ].join('\n'),
   );

@@ -1,7 +1,9 @@
 /**
  * `sparring env serve`: the world as an OpenEnv environment server for external trainers (TRL,
- * verl; host/env/server.ts). Prints where it listens (with --json: one line `{url, ws, token,
- * role, opponent, db}`) and serves until interrupted; finished episodes go to the lab.
+ * verl; host/env/server.ts). Prints where it listens (with --json: one line `{url, ws, origin,
+ * token, role, opponent, db}`; `url` carries the token in its path, so a client that sends no
+ * headers — OpenEnv's GenericEnvClient, `openenv validate` — works given just that) and serves
+ * until interrupted; finished episodes go to the lab. A token is always required, on loopback too.
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
@@ -16,9 +18,11 @@ import { openSqliteStore } from '../../store/sqlite-store';
 import { labDomainAt } from '../lab-domain';
 import { positiveInt, UsageError } from '../options';
 import { resolveCa, resolveDa } from '../policies';
+import { normaliseOrigin } from '../../request-guard';
 import type { GlobalOptions } from '../main';
 
 interface EnvServeOptions {
+  allowOrigin?: string[];
   role: 'DA' | 'CA';
   opponent: string;
   scenarios: ScenarioSetName;
@@ -37,6 +41,15 @@ function portNumber(value: string): number {
   return Number(value);
 }
 
+/** The --allow-origin values as browsers send origins; a bad one is a usage error naming it. */
+function allowOrigins(values: string[]): string[] {
+  try {
+    return values.map(normaliseOrigin);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
 export function registerEnv(program: Command, globals: () => GlobalOptions): void {
   const env = program.command('env').description('the world as an environment server for external trainers (OpenEnv protocol)');
   env
@@ -49,8 +62,12 @@ export function registerEnv(program: Command, globals: () => GlobalOptions): voi
     .addOption(new Option('--scenarios <set>', 'the scenarios a reset may name').choices(SCENARIO_SETS).default('arena'))
     .option('--adversities', 'MADS adversities on (scenarios without their own get the default profile)', false)
     .option('--port <n>', 'TCP port (0: any free port)', portNumber, 7318)
-    .option('--host <host>', 'address to listen on; anything but loopback requires a token (one is made unless --token gives it)', '127.0.0.1')
-    .option('--token <token>', 'require "Authorization: Bearer <token>" (or ?token=) on every request but /health')
+    .option('--host <host>', 'address to listen on; anything but loopback exposes the world to your network (the token still guards it)', '127.0.0.1')
+    .option(
+      '--token <token>',
+      'the token every request but /health needs (default: a fresh random one, on loopback too): in the printed URL\'s path (/token/<token>/…), as "Authorization: Bearer <token>", or ?token=',
+    )
+    .option('--allow-origin <origin...>', 'browser origins (http://host:port) allowed to call; by default web pages of other origins are refused 403')
     .option('--run <run>', "play in a run's world (its config, adversities, and the bank its training CAs speak): what `gym export` resets need")
     .option('--idle-timeout <s>', 'close a session after this many seconds without a message', positiveInt('--idle-timeout'), ENV_DEFAULTS.idleTimeoutMs / 1000)
     .option('--max-sessions <n>', 'sessions open at once', positiveInt('--max-sessions'), ENV_DEFAULTS.maxSessions)
@@ -80,7 +97,7 @@ export function registerEnv(program: Command, globals: () => GlobalOptions): voi
         opts.role === 'DA'
           ? { role: 'CA', policy: await resolveCa(opts.opponent, caDomain, g) }
           : { role: 'DA', policy: await resolveDa(opts.opponent, domain, g) };
-      const token = opts.token ?? (LOOPBACK_HOSTS.has(opts.host) ? undefined : newEnvToken());
+      const token = opts.token ?? newEnvToken();
       if (!LOOPBACK_HOSTS.has(opts.host)) log(`env serve: WARNING: listening on ${opts.host}, not on loopback; every request but /health needs the token`);
       const store = openSqliteStore(g.db);
       let server;
@@ -101,17 +118,20 @@ export function registerEnv(program: Command, globals: () => GlobalOptions): voi
           maxSessions: opts.maxSessions,
           maxBodyBytes: opts.maxBodyBytes,
           log,
-          ...(token ? { token } : {}),
+          token,
+          ...(opts.allowOrigin ? { allowOrigins: allowOrigins(opts.allowOrigin) } : {}),
         });
       } catch (err) {
         store.close();
         if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
           throw new UsageError(`port ${opts.port} on ${opts.host} is in use; pick another with --port (0: any free port)`);
+        if (/a token/.test((err as Error).message)) throw new UsageError(`--token: ${(err as Error).message}`);
         throw err;
       }
       const doc = {
         url: server.url,
         ws: server.wsUrl,
+        origin: server.origin,
         token: server.token,
         role: opts.role,
         opponent: opts.opponent,
@@ -123,8 +143,10 @@ export function registerEnv(program: Command, globals: () => GlobalOptions): voi
       else {
         process.stdout.write(
           `Sparring environment (OpenEnv): the ${opts.role} learns against ${opponent.role} "${opts.opponent}" on ${scenarios.length} ${opts.scenarios} scenarios` +
-            `${opts.adversities ? ' with adversities' : ''}\n  HTTP      ${server.url}  (POST /reset, POST /step, GET /state, GET /schema, GET /health)\n` +
-            `  WebSocket ${server.wsUrl}\n${server.token ? `  token     ${server.token}\n` : ''}  episodes are stored in ${g.db}, one match per session (env-<session>)\n`,
+            `${opts.adversities ? ' with adversities' : ''}\n  URL       ${server.url}\n` +
+            `            (the base URL for any OpenEnv client: POST /reset, POST /step, GET /state, GET /schema, GET /openapi.json, POST /mcp, WebSocket /ws;\n` +
+            `             it carries the token, so keep it private; or send "Authorization: Bearer <token>" to ${server.origin})\n` +
+            `  WebSocket ${server.wsUrl}\n  token     ${server.token}\n  episodes are stored in ${g.db}, one match per session (env-<session>)\n`,
         );
       }
       log('env serve: Ctrl-C stops the server');

@@ -11,9 +11,11 @@ import { serveModel } from '../../llm/serve-model';
 import { labDomainAt } from '../lab-domain';
 import { daModelFor, resolveCa } from '../policies';
 import { UsageError } from '../options';
+import { normaliseOrigin } from '../../request-guard';
 import type { GlobalOptions } from '../main';
 
 interface ServeModelOptions {
+  allowOrigin?: string[];
   port: number;
   host: string;
   token: string | boolean;
@@ -27,6 +29,15 @@ function portNumber(value: string): number {
   return Number(value);
 }
 
+/** The --allow-origin values as browsers send origins; a bad one is a usage error naming it. */
+function allowOrigins(values: string[]): string[] {
+  try {
+    return values.map(normaliseOrigin);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
 export function registerServeModel(program: Command, globals: () => GlobalOptions): void {
   program
     .command('serve-model')
@@ -37,6 +48,7 @@ export function registerServeModel(program: Command, globals: () => GlobalOption
     .option('--host <host>', 'address to listen on; anything but loopback exposes the model to your network', '127.0.0.1')
     .option('--token <token>', 'the bearer token clients must send (default: a fresh random one)')
     .option('--no-token', 'accept requests without a token (explicit opt-out)')
+    .option('--allow-origin <origin...>', 'browser origins (http://host:port) allowed to call; by default web pages of other origins are refused 403')
     .action(async (checkpoint: string, opts: ServeModelOptions) => {
       const g = globals();
       const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -60,7 +72,14 @@ export function registerServeModel(program: Command, globals: () => GlobalOption
       const token = opts.token === false ? null : typeof opts.token === 'string' ? opts.token : undefined;
       let served;
       try {
-        served = await serveModel({ ...policy, modelId: checkpoint, host: opts.host, port: opts.port, token });
+        served = await serveModel({
+          ...policy,
+          modelId: checkpoint,
+          host: opts.host,
+          port: opts.port,
+          token,
+          ...(opts.allowOrigin ? { allowOrigins: allowOrigins(opts.allowOrigin) } : {}),
+        });
       } catch (err) {
         await model.dispose();
         if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
