@@ -202,7 +202,7 @@ describe('protocol fuzzing (fast-check, loopback)', () => {
     expect((await send(port, { kind: 'health', method: 'GET', path: '/health' })).status).toBe(200);
     expect((await send(port, { kind: 'good reset', method: 'POST', path: `${prefix}/reset`, headers: json, body: '{"seed": 3}' })).status).toBe(200);
     report('env serve', { ...r, peak: Math.max(r.peak, rssMiB(child.pid!)) }, wsCount);
-  }, 60_000);
+  }, 120_000);
 
   it('serve-model: malformed, oversized, wrongly typed and cross-origin requests get 4xx with a reason; it stays up, memory bounded', async () => {
     const { child, doc } = await start(['--import', 'tsx', path.join(ROOT, 'test', 'support', 'serve-model-child.ts')]);
@@ -289,7 +289,7 @@ describe('protocol fuzzing (fast-check, loopback)', () => {
     });
     expect(good.status).toBe(200);
     report('serve-model', r);
-  }, 60_000);
+  }, 120_000);
 
   it('serve (web mode): requests without the token, of other origins, other methods, unknown paths and bad WebSocket messages are refused with a reason; it stays up, memory bounded', async () => {
     const db = path.join(mkdtempSync(path.join(os.tmpdir(), 'sparring-fuzz-web-')), 'lab.db');
@@ -353,5 +353,5 @@ describe('protocol fuzzing (fast-check, loopback)', () => {
     expect(child.exitCode).toBeNull();
     expect((await send(port, { kind: 'good', method: 'GET', path: `/?token=${token}` })).status).toBeLessThan(400);
     report('serve', { ...r, peak: Math.max(r.peak, rssMiB(child.pid!)) }, wsCount);
-  }, 60_000);
+  }, 120_000);
 });

@@ -8,7 +8,9 @@
  *   "data": {…}}`, answers `{"type": "observation", "data": {"observation", "reward", "done"}}`,
  *   `{"type": "state", "data": {…}}` or `{"type": "error", "data": {"message", "code"}}`. An error
  *   leaves the session open.
- * - HTTP: `POST /reset`, `POST /step`, `GET /state`, `GET /schema`, `GET /health`, `GET /metadata`.
+ * - HTTP: `POST /reset`, `POST /step`, `GET /state`, `GET /schema`, `GET /health`, `GET /metadata`,
+ *   `GET /openapi.json` (what `openenv validate` reads: version, simulation mode) and `POST /mcp`
+ *   (JSON-RPC 2.0: `tools/list`, `tools/call` in a session; openapi.ts).
  *   OpenEnv's HTTP endpoints are stateless; an episode needs a session, so `/reset` opens one (or
  *   continues the one named by `session_id` in the body or the `X-Session-Id` header) and answers
  *   with its id in `observation.metadata.session_id` and the `X-Session-Id` header; `/step` and
@@ -19,6 +21,13 @@
  * learner's spec `env:<model>` (the client's model name: `model` in a reset, the `X-Model-Name`
  * header or `?model=` on the WebSocket URL), the session, model, role and opponent in its config
  * JSON. An episode abandoned by a new reset, a closed socket or the idle timeout is not stored.
+ *
+ * Who may call: every request but `/health` needs the token (always, loopback included), as a bearer
+ * header, `?token=`, or the path prefix `/token/<token>` that the printed `url` carries (OpenEnv's
+ * own client and validator send no headers); a browser page of another origin, or a request by a
+ * non-loopback Host name, is refused 403 first (`host/request-guard.ts`). Refusals of fields follow
+ * OpenEnv's pydantic models (422 with pydantic's field errors); a reset's `episode_id` is echoed as
+ * the episode's id, the lab's own beside it (`lab_episode_id`).
  *
  * A reset may carry `replay`: the learner's earlier turns (a `sparring gym export` line's
  * `replay`), played first against the same seeded opponent, so a rollout starts at the decision

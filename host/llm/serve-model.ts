@@ -51,6 +51,7 @@ import type { DaObservation } from '../../core/world/environment';
 import type { ChatMessage, ChatToolCall } from '../../models/llm/chat-backend';
 import { DaMessagesError, daSystemPrompt, daTools, observationFromMessages } from '../../models/llm/da-messages';
 import { CaMessagesError, caObservationFromMessages } from '../../models/llm/llm-ca';
+import { PROMPT_VERSIONS, unfillPrompt } from '../../models/llm/prompts';
 import { crossOriginRefusal } from '../request-guard';
 
 export interface ServeModelOptions {
@@ -276,6 +277,15 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
    * client's instruction, which a builtin checkpoint cannot read.
    */
   function daConversation(messages: ChatMessage[], native: boolean): ChatMessage[] {
+    // A customer's prompt sent to an agent: the lab is offering this checkpoint as the other role.
+    const ca = messages.findIndex((m) => m.role === 'system' && unfillPrompt(PROMPT_VERSIONS.ca, m.content) !== null);
+    if (ca >= 0)
+      throw new ApiError(
+        400,
+        `messages[${ca}]: the customer's prompt (assets/prompts/${PROMPT_VERSIONS.ca}.txt); this checkpoint plays the agent (DA), not the customer`,
+        'invalid_value',
+        `messages[${ca}]`,
+      );
     const system = messages
       .filter((m) => m.role === 'system')
       .map((m) => m.content)
