@@ -253,6 +253,12 @@ describe('sparring lab merge', () => {
     expect(r.stdout).toMatch(/^dry run: would merge .*b\.db/);
     expect(r.stdout).toMatch(/runs: \d+ in the other lab, 1 would be added \(1 renamed\)/);
     expect(counts(target)).toEqual(before);
+    // The engine's labs/merge (what the app calls): the same report, and still nothing changed.
+    const viaEngine = await withEngine(target, (e) => Promise.resolve(e.handlers['labs/merge']({ file: B, dryRun: true })));
+    expect(viaEngine).toMatchObject({ dryRun: true, file: B });
+    expect(viaEngine.tables.runs).toMatchObject({ incoming: 1, added: 1, renamed: 1 });
+    expect(counts(target)).toEqual(before);
+    await expect(withEngine(target, (e) => Promise.resolve(e.handlers['labs/merge']({ file: '' })))).rejects.toThrow(/file/);
   }, 60_000);
 
   it('refuses a lab of a newer schema by name; merges an older one from a temporary copy, leaving the file as it was', async () => {

@@ -159,6 +159,43 @@ describe('sparring study --executor ray', () => {
     }
   }, 480_000);
 
+  it("retries a failing task a bounded number of times, then reports it with its log's last lines", async () => {
+    // The driver alone (trainers/ray_study.py), given a job whose process always fails.
+    const driver = spawn(venvPython(), [path.resolve(__dirname, '..', 'trainers', 'ray_study.py'), '--address', address], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const lines: Record<string, unknown>[] = [];
+    let buf = '';
+    const done = new Promise<Record<string, unknown>>((resolve, reject) => {
+      driver.stdout.on('data', (d: Buffer) => {
+        buf += d.toString();
+        for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+          const m = JSON.parse(buf.slice(0, i)) as Record<string, unknown>;
+          buf = buf.slice(i + 1);
+          lines.push(m);
+          if (m.done) resolve(m);
+        }
+      });
+      driver.on('exit', (code) => reject(new Error(`driver exited (${code})`)));
+    });
+    const base = path.join(tmp, 'failing');
+    const job = {
+      name: `sparring-test-failing-${process.pid}`,
+      argv: ['/bin/sh', '-c', 'echo "attempt at $(date +%s%N)"; echo "run R9 failed: out of memory" >&2; exit 3'],
+      cwd: tmp,
+      env: {},
+      log: `${base}.log`,
+      marker: `${base}.done.json`,
+      cpus: 1,
+      retries: 1,
+    };
+    driver.stdin.write(JSON.stringify({ submit: job }) + '\n');
+    const result = await done;
+    driver.stdin.end();
+    expect(result).toMatchObject({ done: job.name, code: 3, attempts: 2, from: 'actor' });
+    expect(result.tail).toMatch(/run R9 failed: out of memory$/);
+    expect(lines.filter((l) => l.started).map((l) => l.attempt)).toEqual([1, 2]);
+    expect(readFileSync(`${base}.log`, 'utf8').match(/^attempt at/gm)).toHaveLength(2);
+  }, 120_000);
+
   it('refuses --executor ray without an address, and names a Python that does not exist', async () => {
     const db = path.join(tmp, 'refused.db');
     const env = { RAY_ADDRESS: '' };
