@@ -143,4 +143,44 @@ describe('fault injection', () => {
     expect(got.status).toBe('done');
     process.stderr.write(`[fault-injection] run: all equal after ${kills} kills (${got.metrics.length} metric points, ${got.episodes.length} episodes)\n`);
   }, 240_000);
+
+  it('a study killed (kill -9 of its runner) at seeded moments and resumed each time stores what an uninterrupted study stores', async () => {
+    const config = tinyConfig();
+    const args = (db: string) => ['study', '--config', config, '--seeds', '1', '--arms', 'full,no-ca-training', '--workers', '2', '--db', db];
+    const clean = path.join(tmp, 'study-clean.db');
+    const c = await sparring(args(clean));
+    expect(c.code, c.stderr).toBe(0);
+    const faulty = path.join(tmp, 'study-faulty.db');
+    const rng = new Rng(5151);
+    const moments: number[] = [];
+    let kills = 0;
+    for (let attempt = 0; ; attempt++) {
+      expect(attempt, `study not finished after ${attempt} attempts`).toBeLessThan(8);
+      // Three kills, each 2–9 s into an attempt (process start included), then the study goes on to its end.
+      const at = kills < 3 ? rng.int(2_000, 9_000) : undefined;
+      const r = await sparring(attempt === 0 ? args(faulty) : ['study', '--resume', 'S1', '--db', faulty], {}, at);
+      if (r.signal === 'SIGKILL') {
+        kills++;
+        moments.push(at!);
+        continue;
+      }
+      expect(r.code, r.stderr).toBe(0);
+      break;
+    }
+    expect(kills).toBeGreaterThanOrEqual(2);
+    for (const runId of ['R1', 'R2']) {
+      const expected = stored(clean, runId);
+      const got = stored(faulty, runId);
+      // Which of the two runs trains the shared bootstrap and which copies it may differ: not its weights or series.
+      const bySource = (x: typeof got) => x.checkpoints.map((k) => ({ ...(k as object), source: undefined }));
+      expect(bySource(got)).toEqual(bySource(expected));
+      expect(got.metrics).toEqual(expected.metrics);
+      expect(got.matches).toEqual(expected.matches);
+      expect(got.episodes).toEqual(expected.episodes);
+      expect(got.turns).toEqual(expected.turns);
+      expect(got.rewards).toEqual(expected.rewards);
+      expect(got.context).toEqual(expected.context);
+    }
+    process.stderr.write(`[fault-injection] study: all equal after ${kills} kills of its runner (at ${moments.join(', ')} ms)\n`);
+  }, 300_000);
 });
