@@ -61,7 +61,13 @@ export interface ServedModel {
 const words = (s: string) => (s.trim() === '' ? 0 : s.trim().split(/\s+/).length);
 
 function messageWords(m: ChatMessage): number {
-  const calls = m.role === 'assistant' ? (m.tool_calls ?? []).reduce((n, c) => n + words(c.function.arguments) + 1, 0) : 0;
+  const calls =
+    m.role === 'assistant'
+      ? (m.tool_calls ?? []).reduce(
+          (n, c) => n + words(typeof c.function.arguments === 'string' ? c.function.arguments : JSON.stringify(c.function.arguments)) + 1,
+          0,
+        )
+      : 0;
   return words(m.content ?? '') + calls;
 }
 
