@@ -122,7 +122,7 @@ class _Session:
         self.done = bool(ans["done"])
         return ans
 
-    def finish(self, completion: list[dict[str, Any]] | None) -> None:
+    def _finish(self, completion: list[dict[str, Any]] | None) -> None:
         """End a rollout that stopped: its last reply, as the learner's output, at every turn left."""
         if self.done:
             return
@@ -191,7 +191,7 @@ class SparringCaEnv(_Session):
 
 def _finish_all(environments: list[_Session], completions: list[Any] | None) -> None:
     for i, env in enumerate(environments):
-        env.finish(completions[i] if completions is not None and isinstance(completions[i], list) else None)
+        env._finish(completions[i] if completions is not None and isinstance(completions[i], list) else None)
 
 
 def episode_reward(environments: list[_Session], completions: list[Any] | None = None, **_: Any) -> list[float]:

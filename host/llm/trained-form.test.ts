@@ -162,3 +162,36 @@ describe('the trained form under a chat template, and rewards under TRL', () => 
     );
   }, 300_000);
 });
+
+describe('the TRL adapter after an idle close', () => {
+  it('reopens the session at the next reset (the server closes idle sockets with 4408)', async () => {
+    const server = await startEnvServer({
+      domain,
+      config: DEFAULT_CONFIG,
+      opponent: { role: 'CA', policy: new ScriptedCa(domain) },
+      opponentSpec: 'scripted',
+      scenarios,
+      scenarioSet: 'arena',
+      adversities: false,
+      store: null,
+      idleTimeoutMs: 300,
+    });
+    try {
+      const script = [
+        'import sys, time, json',
+        `sys.path.insert(0, ${JSON.stringify(path.join(ROOT, 'trainers'))})`,
+        'import trl_adapter',
+        `trl_adapter.configure(url=${JSON.stringify(server.url)})`,
+        'env = trl_adapter.SparringDaEnv()',
+        'env.reset(seed=1)',
+        'time.sleep(1.5)',
+        'first = env.reset(seed=2)',
+        'print(json.dumps({"reconnects": env.session.reconnects, "returned": first, "turns": len(env.observation["turns"])}))',
+      ].join('\n');
+      const { stdout } = await run(venvPython(), ['-c', script], { timeout: 120_000 });
+      expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ reconnects: 1, returned: null, turns: 1 });
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
+});
