@@ -162,6 +162,24 @@ export function daWireGrammarSchema(limits: typeof DA_GRAMMAR_LIMITS = DA_GRAMMA
 }
 
 /**
+ * The trained form's call as a local grammar enforces it (a GGUF model given `tools`): the JSON
+ * inside `<tool_call>…</tool_call>`, `{"name": …, "arguments": {…}}`, one branch per function, its
+ * name fixed, `thinking` and the required arguments typed and bounded (`DA_GRAMMAR_LIMITS`).
+ */
+export function daCallGrammarSchema(limits: typeof DA_GRAMMAR_LIMITS = DA_GRAMMAR_LIMITS): Record<string, unknown> {
+  const bound = (a: ArgSpec, max: number): Record<string, unknown> =>
+    a.enum ? { enum: [...a.enum] } : a.type === 'string' ? { type: 'string', maxLength: max } : { type: a.type };
+  return {
+    oneOf: Object.entries(DA_FUNCTIONS).map(([name, f]) => {
+      const required = Object.entries(f.args).filter(([, a]) => a.required);
+      const max = name === 'speak' || name === 'end_call' ? limits.content : limits.arg;
+      const args = Object.fromEntries([['thinking', bound(THINKING, limits.thinking)], ...required.map(([k, a]) => [k, bound(a, max)])]);
+      return { type: 'object', properties: { name: { const: name }, arguments: { type: 'object', properties: args } } };
+    }),
+  };
+}
+
+/**
  * Most tokens a `daWireGrammarSchema` output can take: every string character written as a
  * six-byte `\uXXXX` escape, one byte per token (a grammar never admits an empty piece), plus the
  * JSON around it and its whitespace.
