@@ -76,7 +76,27 @@ def device_settings(vllm: str) -> dict[str, Any]:
     }
 
 
+def exit_with_parent() -> None:
+    """Under Sparring's managed trainer (SPARRING_PARENT_PID): end when the run's process is gone,
+    so a run killed with kill -9 leaves no trainer behind (`run --resume` starts the gym again)."""
+    pid = os.environ.get("SPARRING_PARENT_PID")
+    if not pid:
+        return
+    import threading
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            try:
+                os.kill(int(pid), 0)
+            except OSError:
+                os._exit(3)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def main(role: str, argv: list[str] | None = None) -> None:
+    exit_with_parent()
     d = ROLE_DEFAULTS[role]
     p = argparse.ArgumentParser(description=f"GRPO with LoRA for the {role} seat (TRL {role} gym).")
     p.add_argument("--data", required=True, help=f"a `sparring gym export` JSONL file (role {role})")

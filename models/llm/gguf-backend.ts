@@ -187,6 +187,11 @@ export class GgufBackend implements ChatBackend {
     this.gate = new Semaphore(chats.length);
   }
 
+  /** Whether the file carries a chat template (then it plays the native form, the trained one). */
+  get hasChatTemplate(): boolean {
+    return this.template !== null;
+  }
+
   /** Where it runs: `cuda`, `vulkan`, `metal` or `cpu`. */
   get gpu(): string {
     return this.llama.gpu === false ? 'cpu' : this.llama.gpu;
