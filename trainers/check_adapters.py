@@ -118,12 +118,13 @@ def main() -> int:
     env = trl_adapter.SparringDaEnv() if role == "DA" else trl_adapter.SparringCaEnv()
     for k in range(args.episodes):
         first = env.reset(seed=100 + k)
-        check(isinstance(first, str) and first != "", f"trl reset {k}: no first observation text")
+        # None: the row's prompt already ends with this turn (TRL appends what reset returns to it).
+        check(first is None, f"trl reset {k}: returned {first!r}, which TRL would append to the prompt a second time")
         while not env.done:
             obs = env.session.last["observation"]
             if role == "DA":
                 move = da_moves(obs)
-                text = getattr(env, move["name"])(**move["arguments"], thinking=move["thinking"])
+                text = getattr(env, move["name"])(thinking=move["thinking"], **move["arguments"])
             else:
                 text = env.say(ca_action(obs, "message")["message"])
             check(isinstance(text, str), f"trl episode {k}: a tool returned {type(text)}")
@@ -135,8 +136,8 @@ def main() -> int:
         played += 1
     if role == "DA":
         env.reset(seed=1)
-        refused = env._act({"tool_call": {"name": "no_such_tool", "arguments": "{}"}})
-        check(refused.startswith("Error: VALIDATION_ERROR") and "unknown tool" in refused, f"trl: unknown tool answered {refused!r}")
+        refused = json.loads(env._call_tool("no_such_tool", {}))
+        check(refused.get("error", "").startswith("VALIDATION_ERROR") and "unknown tool" in refused["error"], f"trl: unknown tool answered {refused!r}")
     env.session.close()
 
     # verl: the interaction as a multi-turn rollout drives it.

@@ -1,153 +1,178 @@
-"""TRL adapter: Sparring's world as an `environment_factory` for TRL's GRPOTrainer (TRL >= 1.x,
-"OpenEnv integration": the trainer makes one environment per rollout slot, calls `reset(**row)`
-with the dataset row before each generation, exposes the public methods as tools, and passes the
-environments to the reward functions as `environments`).
+"""TRL adapter: Sparring's world as an `environment_factory` for TRL's GRPOTrainer (TRL 1.13:
+the trainer makes one environment per rollout slot, calls `reset(**row)` with the dataset row
+before each generation, exposes the public methods as tools, and passes the environments to the
+reward functions as `environments`).
 
 Each environment is one `sparring env serve` session (a WebSocket). The rows come from
-`sparring gym export RUN --gym N` (columns `seed`, `scenario`, `replay`; the prompt is the row's
-`prompt.messages`), so every rollout starts at a decision point of the gym and the server plays
-the rest of the episode against the frozen opponent: the reward is r_DA (or r_CA) of that rollout,
-RL-ADA's r_env included.
+`sparring gym export RUN --gym N` (columns `prompt`, `seed`, `scenario`, `replay`), so every
+rollout starts at a decision point of the gym and the server plays the rest of the episode against
+the frozen opponent: the reward is r_DA (or r_CA) of that rollout, RL-ADA's r_env included.
 
-Set SPARRING_ENV_URL (default http://127.0.0.1:7318), SPARRING_ENV_TOKEN when the server has one,
-and SPARRING_MODEL_NAME (stored with each episode in the lab).
+One format (models/llm/da-messages.ts, the trained form): the prompt is the server's rendering of
+the dialogue, the DA's tools are the server's specs (`observation.tools`), turned into methods
+whose schemas transformers renders exactly as the specs, and each tool's result is the server's
+tool message. So `reset` returns None: the row's prompt already ends with the current turn (TRL
+appends whatever `reset` returns to the last prompt message).
+
+A rollout that stops (a reply without a call, or cut by TRL's length limits) is scored as the arena
+scores a DA that gives that reply at every turn left: the reply goes to the server as the DA's
+output (parsed by the one parser: text that is not the wire format earns r_format -3) until the
+episode ends. So stopping is never free.
+
+Where: `configure(url=..., token=..., model=...)` before the trainer is made, else the environment
+variables SPARRING_ENV_URL (default http://127.0.0.1:7318), SPARRING_ENV_TOKEN and
+SPARRING_MODEL_NAME (stored with each episode in the lab), read when an environment is made.
 """
 from __future__ import annotations
 
+import inspect
+import json
 import os
+import types
 from typing import Any
 
 from sparring_env import SparringError, SparringSession, latest_turn_text
 
-URL = os.environ.get("SPARRING_ENV_URL", "http://127.0.0.1:7318")
-TOKEN = os.environ.get("SPARRING_ENV_TOKEN") or None
-MODEL = os.environ.get("SPARRING_MODEL_NAME", "trl")
+_CONFIG: dict[str, str | None] = {}
+CALL_ENDED = json.dumps({"call_ended": True}, separators=(",", ":"))
+_PY_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool}
+# At most this many repeats of a stopped rollout's last reply (the server ends the episode at its turn limit first).
+_MAX_FINISH_STEPS = 256
+
+
+def configure(url: str | None = None, token: str | None = None, model: str | None = None) -> None:
+    """Set the server, its token and the model name for environments made from now on."""
+    for k, v in (("url", url), ("token", token), ("model", model)):
+        if v is not None:
+            _CONFIG[k] = v
+
+
+def _setting(key: str, env: str, default: str | None) -> str | None:
+    return _CONFIG.get(key) or os.environ.get(env) or default
+
+
+_tool_specs: dict[str, list[dict[str, Any]]] = {}
+
+
+def server_tools(url: str, token: str | None) -> list[dict[str, Any]]:
+    """The DA's function specs as the server gives them (the first observation's `tools`)."""
+    if url not in _tool_specs:
+        s = SparringSession(url, model="tools-probe", token=token)
+        try:
+            _tool_specs[url] = s.reset()["observation"]["tools"]
+        finally:
+            s.close()
+    return _tool_specs[url]
+
+
+def _method_of(spec: dict[str, Any]):
+    """A method standing for one server function: its signature and Google-style docstring make
+    transformers' `get_json_schema` write back exactly `spec`; a call forwards its arguments as given."""
+    f = spec["function"]
+    name, props = f["name"], f["parameters"]["properties"]
+    required = set(f["parameters"].get("required", []))
+
+    def tool(self, **kwargs: Any) -> str:
+        return self._call_tool(name, kwargs)
+
+    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    annotations: dict[str, Any] = {}
+    lines = []
+    for arg, p in props.items():
+        t = _PY_TYPES[p["type"]]
+        default = inspect.Parameter.empty if arg in required else None
+        params.append(inspect.Parameter(arg, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=t))
+        annotations[arg] = t
+        choices = f" (choices: {json.dumps(p['enum'])})" if "enum" in p else ""
+        lines.append(f"    {arg}: {p['description']}{choices}")
+    tool.__signature__ = inspect.Signature(params)
+    tool.__annotations__ = annotations
+    tool.__name__ = tool.__qualname__ = name
+    tool.__doc__ = f"{f['description']}\n\nArgs:\n" + "\n".join(lines)
+    return tool
 
 
 class _Session:
     """What both roles share: one server session, the last answer, the episode's reward."""
 
     def __init__(self) -> None:
-        self.session = SparringSession(URL, model=MODEL, token=TOKEN)
+        self.url = _setting("url", "SPARRING_ENV_URL", "http://127.0.0.1:7318")
+        self.token = _setting("token", "SPARRING_ENV_TOKEN", None)
+        self.model = _setting("model", "SPARRING_MODEL_NAME", "trl")
+        self.session = SparringSession(self.url, model=self.model, token=self.token)
         self.reward = 0.0
         self.done = False
         self.metadata: dict[str, Any] = {}
+        self.observation: dict[str, Any] = {}
 
-    def _start(self, seed: Any = None, scenario: Any = None, replay: Any = None) -> str:
+    def reset(self, seed: int | None = None, scenario: str | None = None, replay: list[str] | None = None, prompt: Any = None, **_: Any) -> None:
         ans = self.session.reset(seed=seed, scenario=scenario, replay=replay)
-        self.reward, self.done, self.metadata = 0.0, False, ans["observation"].get("metadata", {})
-        return latest_turn_text(ans["observation"])
+        self.reward, self.done = 0.0, False
+        self.observation = ans["observation"]
+        self.metadata = self.observation.get("metadata", {})
+        if prompt is not None:
+            _same_dialogue(prompt, self.observation.get("messages", []))
+        return None  # the row's prompt already ends with this turn
 
-    def _act(self, action: dict[str, Any]) -> str:
-        if self.done:
-            return "The call has ended."
-        try:
-            ans = self.session.step(action)
-        except SparringError as e:  # an unknown tool or bad arguments: the model sees why
-            return f"Error: {e}"
-        self.metadata = ans["observation"].get("metadata", {})
+    def _step(self, action: dict[str, Any]) -> dict[str, Any]:
+        ans = self.session.step(action)
+        self.observation = ans["observation"]
+        self.metadata = self.observation.get("metadata", {})
         self.reward += ans["reward"] or 0.0
         self.done = bool(ans["done"])
-        return "The call has ended." if self.done else latest_turn_text(ans["observation"])
+        return ans
+
+    def _finish(self, completion: list[dict[str, Any]] | None) -> None:
+        """End a rollout that stopped: its last reply, as the learner's output, at every turn left."""
+        if self.done:
+            return
+        last = (completion or [{}])[-1] if completion else {}
+        text = last.get("content") if last.get("role") == "assistant" and not last.get("tool_calls") else ""
+        if isinstance(text, list):  # content parts
+            text = "".join(p.get("text", "") for p in text if isinstance(p, dict))
+        for _ in range(_MAX_FINISH_STEPS):
+            if self.done:
+                return
+            self._step({"message": text or ""})
+        raise RuntimeError(f"the episode did not end after {_MAX_FINISH_STEPS} steps")
+
+
+def _same_dialogue(prompt: list[dict[str, Any]], server: list[dict[str, Any]]) -> None:
+    """Refuse a row whose prompt is not the server's rendering of the same point (a stale export, or
+    another format), naming the first message that differs."""
+
+    def norm(m: dict[str, Any]) -> Any:
+        calls = [{"name": c["function"]["name"], "arguments": c["function"]["arguments"]} for c in m.get("tool_calls") or []]
+        return (m.get("role"), m.get("content") or "", calls)
+
+    if len(prompt) != len(server):
+        raise ValueError(f"the row's prompt has {len(prompt)} messages, the server's dialogue {len(server)}: export the gym again")
+    for i, (a, b) in enumerate(zip(prompt, server)):
+        if norm(a) != norm(b):
+            raise ValueError(f"the row's prompt differs from the server's dialogue at message {i}: export the gym again")
 
 
 class SparringDaEnv(_Session):
-    """The support agent's seat. Every tool takes `thinking` (the wire format's thinking field:
-    an empty one forfeits r_format's +0.5)."""
+    """The support agent's seat: the server's functions (six banking tools, speak, end_call), each
+    with a `thinking` argument (an empty one forfeits r_format's +0.5)."""
 
-    def reset(self, seed: int | None = None, scenario: str | None = None, replay: list[str] | None = None, **_: Any) -> str:
-        return self._start(seed, scenario, replay)
+    def __init__(self) -> None:
+        super().__init__()
+        for spec in server_tools(self.url, self.token):
+            setattr(self, spec["function"]["name"], types.MethodType(_method_of(spec), self))
 
-    def _tool(self, name: str, thinking: str, **args: Any) -> str:
-        return self._act({"tool_call": {"name": name, "arguments": {k: v for k, v in args.items() if v is not None}}, "thinking": thinking})
-
-    def lookup_account(self, phone: str, thinking: str = "") -> str:
-        """Verify the caller by caller-ID phone number; returns the customer's accounts and cards.
-
-        Args:
-            phone: the caller's phone number (caller ID).
-            thinking: your reasoning before this call.
-        """
-        return self._tool("lookup_account", thinking, phone=phone)
-
-    def get_transactions(self, account_id: str, limit: int | None = None, thinking: str = "") -> str:
-        """Recent transactions of an account (at most 5).
-
-        Args:
-            account_id: the account.
-            limit: how many (1-5).
-            thinking: your reasoning before this call.
-        """
-        return self._tool("get_transactions", thinking, account_id=account_id, limit=limit)
-
-    def dispute_charge(self, account_id: str, reason: str, transaction_id: str | None = None, merchant: str | None = None, amount: float | None = None, thinking: str = "") -> str:
-        """Open a dispute on one transaction, by id or by merchant and/or amount.
-
-        Args:
-            account_id: the account.
-            reason: unrecognized, duplicate, refund_missing, not_received or other.
-            transaction_id: the transaction, when known.
-            merchant: the merchant, when the id is not known.
-            amount: the amount, when the id is not known.
-            thinking: your reasoning before this call.
-        """
-        return self._tool("dispute_charge", thinking, account_id=account_id, reason=reason, transaction_id=transaction_id, merchant=merchant, amount=amount)
-
-    def check_card_status(self, card_id: str, unblock: bool | None = None, thinking: str = "") -> str:
-        """Status of a card; optionally lift a fraud-prevention block.
-
-        Args:
-            card_id: the card.
-            unblock: lift a fraud-prevention block.
-            thinking: your reasoning before this call.
-        """
-        return self._tool("check_card_status", thinking, card_id=card_id, unblock=unblock)
-
-    def transfer_funds(self, from_account_id: str, to_account_id: str, amount: float, thinking: str = "") -> str:
-        """Move money between the customer's own accounts.
-
-        Args:
-            from_account_id: the source account.
-            to_account_id: the destination account.
-            amount: dollars.
-            thinking: your reasoning before this call.
-        """
-        return self._tool("transfer_funds", thinking, from_account_id=from_account_id, to_account_id=to_account_id, amount=amount)
-
-    def transfer_to_human(self, reason: str, department: str | None = None, thinking: str = "") -> str:
-        """Hand the call to a human department.
-
-        Args:
-            reason: why.
-            department: fraud, cards, accounts or general.
-            thinking: your reasoning before this call.
-        """
-        return self._tool("transfer_to_human", thinking, reason=reason, department=department)
-
-    def speak(self, message: str, thinking: str = "") -> str:
-        """Say something to the customer: a question, or the explanation of a tool result.
-
-        Args:
-            message: what you say.
-            thinking: your reasoning before speaking.
-        """
-        return self._tool("speak", thinking, message=message)
-
-    def end_call(self, message: str = "", thinking: str = "") -> str:
-        """End the call, with closing words.
-
-        Args:
-            message: your closing words.
-            thinking: your reasoning before ending.
-        """
-        return self._tool("end_call", thinking, message=message)
+    def _call_tool(self, name: str, arguments: dict[str, Any]) -> str:
+        if self.done:
+            return CALL_ENDED
+        try:
+            self._step({"tool_call": {"name": name, "arguments": arguments}})
+        except SparringError as e:  # a protocol refusal, never a move the arena could score
+            return json.dumps({"error": str(e)})
+        return latest_turn_text(self.observation)
 
 
 class SparringCaEnv(_Session):
     """The customer's seat: one tool, `say`."""
-
-    def reset(self, seed: int | None = None, scenario: str | None = None, replay: list[str] | None = None, **_: Any) -> str:
-        return self._start(seed, scenario, replay)
 
     def say(self, utterance: str) -> str:
         """Say your next line to the support agent (plain customer language; never name your problem's category).
@@ -155,24 +180,39 @@ class SparringCaEnv(_Session):
         Args:
             utterance: what you say.
         """
-        return self._act({"message": utterance})
+        if self.done:
+            return "The call has ended."
+        self._step({"message": utterance})
+        return "The call has ended." if self.done else latest_turn_text(self.observation)
 
 
 # ---- reward functions: the server's reward, and its terms for logging ------------------------------
 
 
-def episode_reward(environments: list[_Session], **_: Any) -> list[float]:
+def _finish_all(environments: list[_Session], completions: list[Any] | None) -> None:
+    for i, env in enumerate(environments):
+        env._finish(completions[i] if completions is not None and isinstance(completions[i], list) else None)
+
+
+def episode_reward(environments: list[_Session], completions: list[Any] | None = None, **_: Any) -> list[float]:
     """r_DA (DA seat) or r_CA (CA seat) of each rollout, as the server computed it (RL-ADA Table 2 /
-    the CA terms, judge included). 0 for a rollout that did not finish the episode."""
-    return [env.reward if env.done else 0.0 for env in environments]
+    the CA terms, judge included), a stopped rollout finished first (see the module's doc)."""
+    _finish_all(environments, completions)
+    return [env.reward for env in environments]
 
 
 def term(name: str):
-    """A reward function that reads one term (e.g. "format", "tool", "env_judge") of each finished
-    rollout: pass with weight 0 in `reward_weights` to log it without training on it twice."""
+    """A reward function that reads one term (e.g. "format", "tool", "env_judge") of each rollout:
+    pass with weight 0 in `reward_weights` to log it without training on it twice."""
 
-    def fn(environments: list[_Session], **_: Any) -> list[float]:
-        return [float(env.metadata.get("terms", {}).get(name, 0.0)) if env.done else 0.0 for env in environments]
+    def fn(environments: list[_Session], completions: list[Any] | None = None, **_: Any) -> list[float]:
+        _finish_all(environments, completions)
+        return [float(env.metadata.get("terms", {}).get(name, 0.0)) for env in environments]
 
     fn.__name__ = f"term_{name}"
     return fn
+
+
+def episode_ids(environments: list[_Session]) -> list[str | None]:
+    """The lab's id of each rollout's stored episode (after the reward functions ran)."""
+    return [env.metadata.get("episode_id") if env.done else None for env in environments]

@@ -107,7 +107,12 @@ describe('run config', () => {
     const withTrainer = (da: unknown) => JSON.stringify({ ...q, gym: { ...q.gym, da: { ...q.gym.da, trainer: da } } });
     expect(parseRunConfig(withTrainer('external')).gym.da.trainer).toBe('external');
     expect(parseRunConfig(withTrainer({ kind: 'external' })).gym.da.trainer).toBe('external');
-    expect(() => parseRunConfig(withTrainer({ kind: 'trl' }))).toThrow(/field gym\.da\.trainer/);
+    expect(() => parseRunConfig(withTrainer({ kind: 'trl' }))).toThrow(/field gym\.da\.trainer/); // python and model are required
+    const managed = { kind: 'trl', python: '.venv/bin/python', model: '/models/qwen', lora: { r: 8 }, grpo: { maxCompletionLength: 256, vllm: 'off' } };
+    expect(parseRunConfig(withTrainer(managed)).gym.da.trainer).toEqual(managed);
+    expect(() => parseRunConfig(withTrainer({ ...managed, lora: { r: 4096 } }))).toThrow(/field gym\.da\.trainer/);
+    expect(() => parseRunConfig(withTrainer({ ...managed, grpo: { maxCompletionLength: 4 } }))).toThrow(/field gym\.da\.trainer/);
+    expect(() => parseRunConfig(withTrainer({ ...managed, python: '' }))).toThrow(/field gym\.da\.trainer/);
     expect(parseRunConfig(JSON.stringify(q)).gym.ca.trainer).toBeUndefined();
     expect(() => parseRunConfig(withTrainer('trl'))).toThrow(/field gym\.da\.trainer/);
     // Only the arena's gyms: the bootstrap's warm-up and pressure train in process.

@@ -93,11 +93,51 @@ export type GrpoBudget = z.infer<typeof grpoBudget>;
  * a trainer such as TRL or verl produced from it (trainers/), or `sparring gym cancel` ends the wait.
  */
 const trainerKind = z.enum(['builtin', 'external']);
-/** `"external"`, or the object form `{"kind": "external"}` (read as the same string). */
-const gymBudget = grpoBudget.extend({
-  trainer: z.union([trainerKind, z.strictObject({ kind: trainerKind }).transform((t) => t.kind)]).optional(),
+/**
+ * A managed trainer (`{"kind": "trl", …}`): the run hands the gym out as 'external' does, then
+ * trains it itself: `python` runs trainers/train_da.py or train_ca.py (TRL GRPO with LoRA on the
+ * exported decision points, the gym's budget from job.json, against `env serve` in the run's world),
+ * the merged model becomes a GGUF (trainers/write_gguf.py) registered as the role's next checkpoint,
+ * and the run goes on. `model`: the Hugging Face folder (or id) the role's first gym starts from;
+ * later gyms start from the previous gym's merged model.
+ */
+const managedTrainer = z.strictObject({
+  kind: z.literal('trl'),
+  /** The Python interpreter with trainers/requirements.txt installed (e.g. .venv/bin/python). */
+  python: z.string().min(1).max(4096),
+  model: z.string().min(1).max(4096),
+  lora: z
+    .strictObject({ r: z.number().int().min(1).max(1024), alpha: z.number().int().min(1).max(4096), dropout: z.number().min(0).max(0.9) })
+    .partial()
+    .optional(),
+  grpo: z
+    .strictObject({
+      /** Tokens a completion may take (TRL's max_completion_length). */
+      maxCompletionLength: z.number().int().min(8).max(32_768),
+      /** 'auto' (default): vLLM where installed and a GPU is there. */
+      vllm: z.enum(['auto', 'on', 'off']),
+    })
+    .partial()
+    .optional(),
+  /** GGUF weights: f32 (default) or f16. */
+  gguf: z.enum(['f32', 'f16']).optional(),
 });
-export type GymTrainer = 'builtin' | 'external';
+export type ManagedTrainer = z.infer<typeof managedTrainer>;
+/** `"external"`, the object form `{"kind": "external"}` (read as the same string), or a managed trainer. */
+const gymBudget = grpoBudget.extend({
+  trainer: z.union([trainerKind, z.strictObject({ kind: trainerKind }).transform((t) => t.kind), managedTrainer]).optional(),
+});
+export type GymTrainer = 'builtin' | 'external' | ManagedTrainer;
+
+/** Whether a role's gyms leave the run's own GRPO: handed to an external trainer, or to a managed one. */
+export function handedOut(t: GymTrainer | undefined): boolean {
+  return t === 'external' || (typeof t === 'object' && t.kind === 'trl');
+}
+
+/** A trainer in words ('builtin', 'external', 'trl'). */
+export function trainerLabel(t: GymTrainer | undefined): string {
+  return typeof t === 'object' ? t.kind : (t ?? 'builtin');
+}
 
 /**
  * Who trains after a match, and against whom. Absent: RL-ADA's isolation gym (only the weaker
@@ -442,11 +482,11 @@ export function parseRunConfig(text: string, source = 'config'): RunConfig {
   for (const role of ['da', 'ca'] as const) {
     const name = cfg.schedule?.llm?.[role];
     const R = role.toUpperCase();
-    if (name !== undefined && cfg.gym[role].trainer === 'external')
+    if (name !== undefined && handedOut(cfg.gym[role].trainer))
       throw new RunConfigError(
         source,
         `gym.${role}.trainer`,
-        `"external" hands the ${R}'s gyms to a trainer, but schedule.llm.${role} plays the ${R} with the LLM "${name}", which has no checkpoint for the trainer's result to follow; ` +
+        `"${trainerLabel(cfg.gym[role].trainer)}" hands the ${R}'s gyms to a trainer, but schedule.llm.${role} plays the ${R} with the LLM "${name}", which has no checkpoint for the trainer's result to follow; ` +
           `leave schedule.llm.${role} out (the run starts from the builtin ${R}0) and register the trainer's LLM with sparring checkpoints add --model SPEC`,
       );
   }

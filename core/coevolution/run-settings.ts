@@ -8,7 +8,7 @@ import type { GrpoSettingsView, RunSettings } from '../contract/contract';
 import { GRPO_PRESETS, withGrpoDefaults } from '../rl/grpo';
 import type { GrpoConfig } from '../rl/grpo';
 import { ibRlSettings, isIbRl } from './ib-rl';
-import { sparringConfigOf, storedRunConfig } from './run-config';
+import { sparringConfigOf, storedRunConfig, trainerLabel } from './run-config';
 import type { GrpoBudget, RunConfig } from './run-config';
 
 /** A gym budget of the run config as the GRPO settings a gym runs with (the role's GRPO_PRESETS under it). */
@@ -79,8 +79,8 @@ export function runSettings(c: RunConfig, seed: number): RunSettings {
     grpo: [
       view('DA0 warm-up', c.bootstrap.daWarmup, 'DA', null),
       view('CA0 pressure', c.bootstrap.caPressure, 'CA', null),
-      view('DA gym', c.gym.da, 'DA', c.gym.da.trainer ?? 'builtin', ib?.daLr),
-      view('CA gym', c.gym.ca, 'CA', c.gym.ca.trainer ?? 'builtin', ib?.caLr),
+      view('DA gym', c.gym.da, 'DA', trainerLabel(c.gym.da.trainer), ib?.daLr),
+      view('CA gym', c.gym.ca, 'CA', trainerLabel(c.gym.ca.trainer), ib?.caLr),
     ],
     failureShare: c.gym.failureShare,
     gymMatches: c.gym.matches ?? 1,

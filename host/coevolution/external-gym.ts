@@ -17,6 +17,7 @@ import path from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { ExternalGymInput, GymOutput } from '../../core/coevolution/run.machine';
 import { sparringConfigOf } from '../../core/coevolution/run-config';
+import { handedOut } from '../../core/coevolution/run-config';
 import type { RunConfig } from '../../core/coevolution/run-config';
 import type { GymJobInfo } from '../../core/contract/contract';
 import type { Domain } from '../../core/domain/types';
@@ -34,6 +35,7 @@ import { gymJobStore, GymJobError } from '../store/gym-job-store';
 import type { SqliteRunStore } from '../store/sqlite-store';
 import type { LabContext } from './actors';
 import { exportGym } from './gym-export';
+import { runManagedTrainer } from './managed-trainer';
 
 /** How often a waiting run reads its job from the lab (ms). */
 export const TRAINER_POLL_MS = 1000;
@@ -148,6 +150,12 @@ export async function externalGym(
   let job = await exportGymJob(ctx, baseDomain, input);
   opts.onJob?.(job);
   const jobs = gymJobStore(ctx.store.db);
+  const trainer = input.role === 'DA' ? ctx.config.gym.da.trainer : ctx.config.gym.ca.trainer;
+  if (typeof trainer === 'object' && trainer.kind === 'trl' && job.status === 'waiting') {
+    // The managed trainer trains the gym and registers the result, which ends the job.
+    await runManagedTrainer(ctx, job, trainer, opts.signal ? { signal: opts.signal } : {});
+    job = jobs.get(job.id)!;
+  }
   while (job.status === 'waiting') {
     if (ctx.stopped() || opts.signal?.aborted) throw new Error('run stopped');
     await new Promise((r) => setTimeout(r, opts.pollMs ?? TRAINER_POLL_MS));
@@ -158,7 +166,7 @@ export async function externalGym(
     const llm = ctx.checkpoints.meta(job.checkpoint)?.llm;
     return {
       checkpoint: job.checkpoint,
-      note: `trained by an external trainer (gym job ${job.id})${llm ? `: ${describeLlm(llm)}` : ''}`,
+      note: `trained by ${typeof trainer === 'object' ? `the managed ${trainer.kind.toUpperCase()} trainer` : 'an external trainer'} (gym job ${job.id})${llm ? `: ${describeLlm(llm)}` : ''}`,
       ...(llm ? { llm: llm.spec } : {}),
     };
   }
@@ -339,5 +347,5 @@ export function fromLlm(db: Database, from: string): boolean {
 
 /** The run config's trainer per role: the roles an external trainer trains. */
 export function externalRoles(c: RunConfig): ('DA' | 'CA')[] {
-  return (['DA', 'CA'] as const).filter((r) => (r === 'DA' ? c.gym.da.trainer : c.gym.ca.trainer) === 'external');
+  return (['DA', 'CA'] as const).filter((r) => handedOut(r === 'DA' ? c.gym.da.trainer : c.gym.ca.trainer));
 }

@@ -21,7 +21,7 @@ import { sliceCaDecisionPoints } from '../../core/rl/ca-rollout';
 import { sliceDecisionPoints } from '../../core/rl/da-rollout';
 import type { RecordedEpisode, RecordedMove } from '../../core/rl/da-rollout';
 import { withAdversityProfile } from '../../core/world/adversities';
-import { daMessages, observationView } from '../env/protocol';
+import { observationView } from '../env/protocol';
 import type { SqliteRunStore } from '../store/sqlite-store';
 import type { SparringConfig } from '../../core/config';
 import { gymEpisodes, runDomain, trainingDomain } from './actors';
@@ -196,7 +196,7 @@ export async function exportGym(store: SqliteRunStore, domain: Domain, runId: st
         points.push({
           ...common,
           turn: p.source.turnIndex,
-          prompt: { messages: daMessages(p.obs.caller.phone, p.obs.turns), tools: view.tools as unknown[] },
+          prompt: { messages: view.messages as unknown[], tools: view.tools as unknown[] },
           original: p.original.raw,
           // OpenEnv reset seeds are >= 0; the server reads them modulo 2^32, so this replays the signed arena seed.
           reset: { seed: e.seed >>> 0, scenario: e.scenario.id, replay: learnerTurns(e.moves, p.source.turnIndex, 'DA') },

@@ -8,12 +8,9 @@
  * for the trainer (reward, terms, judge verdict, scenario and seed) and must stay out of the prompt.
  */
 import type { LearnerObservation, LearnerRole } from '../../core/env/learner-episode';
-import { isToolName } from '../../core/domain/types';
 import type { Scenario } from '../../core/domain/types';
-import { formatDaAction } from '../../core/wire';
-import type { Turn } from '../../core/world/transcript';
-import { CHAT_TOOLS, SYSTEM_PROMPT } from '../engine/export';
-import type { ChatMessage, ChatTool } from '../engine/export';
+import type { ChatMessage, ChatTool } from '../../models/llm/chat-backend';
+import { daSystemPrompt, daTools, nativeTurns, wireFromNative } from '../../models/llm/da-messages';
 
 /** OpenEnv's WebSocket error codes (WSErrorCode in types.py); HTTP errors carry the same code. */
 export type EnvErrorCode =
@@ -64,26 +61,8 @@ export function forbidExtra(obj: Record<string, unknown>, known: readonly string
   );
 }
 
-/** The DA may also act through OpenAI-style function calls: the six tools, plus speak and end_call. */
-const SPEECH_TOOLS: ChatTool[] = [
-  {
-    type: 'function',
-    function: {
-      name: 'speak',
-      description: 'Say something to the customer (a question, or the explanation of a tool result).',
-      parameters: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
-    },
-  },
-  {
-    type: 'function',
-    function: {
-      name: 'end_call',
-      description: 'End the call, with closing words.',
-      parameters: { type: 'object', properties: { message: { type: 'string' } }, required: [] },
-    },
-  },
-];
-export const DA_TOOLS: ChatTool[] = [...CHAT_TOOLS, ...SPEECH_TOOLS];
+/** The DA's functions: the trained form's (`models/llm/da-messages.ts`), the six tools plus speak and end_call. */
+export const DA_TOOLS: ChatTool[] = daTools();
 const DA_TOOL_NAMES = DA_TOOLS.map((t) => t.function.name);
 
 export const CA_SYSTEM_PROMPT =
@@ -148,45 +127,22 @@ export function actionText(role: LearnerRole, action: unknown, at: (string | num
     args = parsed;
   } else if (isObject(c.arguments)) args = c.arguments;
   else if (c.arguments !== undefined) throw bad(`tool "${c.name}": "arguments" must be a JSON string or an object`);
-  const th = thinking ?? '';
-  if (isToolName(c.name)) return formatDaAction({ thinking: th, action_type: 'tool_call', content: c.name, tool_args: args });
-  const words = args.message ?? '';
-  if (typeof words !== 'string') throw bad(`tool "${c.name}": "message" must be a string`);
-  return formatDaAction({ thinking: th, action_type: c.name === 'speak' ? 'speak' : 'end_call', content: words, tool_args: {} });
-}
-
-/** The DA's dialogue as OpenAI chat messages (the layout of `sparring export`: customer = user). */
-export function daMessages(phone: string, turns: readonly Turn[], step0 = 0): ChatMessage[] {
-  const messages: ChatMessage[] = [{ role: 'system', content: `${SYSTEM_PROMPT}\nCaller ID: ${phone}` }];
-  turns.forEach((t, i) => {
-    if (t.role === 'customer') {
-      messages.push({ role: 'user', content: t.text });
-    } else if (t.action?.action_type === 'tool_call') {
-      const id = `call_${step0}_${i}`;
-      messages.push({
-        role: 'assistant',
-        content: null,
-        tool_calls: [{ id, type: 'function', function: { name: t.action.content.trim(), arguments: JSON.stringify(t.action.tool_args) } }],
-      });
-      messages.push({ role: 'tool', tool_call_id: id, content: JSON.stringify(t.toolResult ?? null) });
-    } else {
-      messages.push({ role: 'assistant', content: t.action ? t.action.content : t.raw });
-    }
-  });
-  return messages;
+  // The one mapping from a function call to the wire format (`wireFromNative`): `thinking` from the
+  // arguments, else the action's own field.
+  return wireFromNative(thinking ?? '', [{ name: c.name, arguments: args }]);
 }
 
 /**
  * The observation's own fields (the learner's view), without `metadata`. The DA's tool specs come
  * with the first observation of an episode only (`withTools`): they never change.
  */
-export function observationView(o: LearnerObservation, scenario: Scenario, withTools = true): Record<string, unknown> {
+export function observationView(o: LearnerObservation, scenario: Scenario, withTools = true, ended = false): Record<string, unknown> {
   if (o.role === 'DA') {
     const v = o.view;
     return {
       role: 'DA',
       caller: v.caller,
-      messages: daMessages(v.caller.phone, v.turns),
+      messages: [{ role: 'system', content: daSystemPrompt(v, 'native') }, ...nativeTurns(v.turns, ended)],
       ...(withTools ? { tools: DA_TOOLS } : {}),
       turns: v.turns,
       da_steps: v.daSteps,

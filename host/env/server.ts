@@ -418,7 +418,7 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
         adversities: r.adversities ?? [],
       });
     }
-    return { observation: { ...observationView(ep.observe(), ep.scenario, ep.steps === 0), metadata }, reward, done: ep.done };
+    return { observation: { ...observationView(ep.observe(), ep.scenario, ep.steps === 0, ep.done), metadata }, reward, done: ep.done };
   }
 
   function stateOf(s: Session): Record<string, unknown> {

@@ -89,10 +89,12 @@ export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 /** The most messages one request may carry. */
 const MAX_MESSAGES = 4096;
 
+/** A tool call's arguments as the JSON text OpenAI's API carries. */
+const argumentText = (a: string | Record<string, unknown>) => (typeof a === 'string' ? a : JSON.stringify(a));
 const words = (s: string) => (s.trim() === '' ? 0 : s.trim().split(/\s+/).length);
 
 function messageWords(m: ChatMessage): number {
-  const calls = m.role === 'assistant' ? (m.tool_calls ?? []).reduce((n, c) => n + words(c.function.arguments) + 1, 0) : 0;
+  const calls = m.role === 'assistant' ? (m.tool_calls ?? []).reduce((n, c) => n + words(argumentText(c.function.arguments)) + 1, 0) : 0;
   return words(m.content ?? '') + calls;
 }
 
@@ -395,7 +397,7 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
       for (const p of pieces(ch.message.content ?? '')) delta({ content: p });
       (ch.message.tool_calls ?? []).forEach((call, index) => {
         delta({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] });
-        for (const p of pieces(call.function.arguments)) delta({ tool_calls: [{ index, function: { arguments: p } }] });
+        for (const p of pieces(argumentText(call.function.arguments))) delta({ tool_calls: [{ index, function: { arguments: p } }] });
       });
       delta({}, ch.finish_reason);
     }

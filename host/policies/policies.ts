@@ -381,8 +381,10 @@ async function llmSpecDa(spec: string, ctx: PolicyContext, as: LlmLabel = { name
   const llm = resolveLlmDa(spec, ctx, as);
   if (llm) return llm;
   const gguf = await ggufPolicy(spec, 'DA', ctx);
-  // The text form, under the wire grammar; max tokens bound what the grammar can produce, so every turn ends and parses.
-  return gguf && new LlmDa(gguf.backend, 'text', { ...as, ledger: gguf.ledger, maxTokens: DA_GRAMMAR_MAX_TOKENS });
+  // A file with a chat template plays the trained form (native: its template, its call under the
+  // call grammar), one without the text form under the wire grammar; max tokens bound what either
+  // grammar can produce, so every turn ends and parses.
+  return gguf && new LlmDa(gguf.backend, gguf.backend.hasChatTemplate ? 'native' : 'text', { ...as, ledger: gguf.ledger, maxTokens: DA_GRAMMAR_MAX_TOKENS });
 }
 
 /** The LLM CA a SPEC names: a saved endpoint, a saved GGUF model or `gguf:FILE`; undefined when it names none. */

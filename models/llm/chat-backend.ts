@@ -8,11 +8,15 @@
  * speaks it.
  */
 
-/** A tool call as it travels: `arguments` is the model's JSON text, exactly as produced (it may not parse). */
+/**
+ * A tool call in a message: `arguments` is the model's JSON text, exactly as produced (it may not
+ * parse), as the OpenAI API carries it, or an object, as chat templates want it (the trained form
+ * of `da-messages.ts`; `toOpenAiMessages` turns it into text before a request leaves).
+ */
 export interface ChatToolCall {
   id: string;
   type: 'function';
-  function: { name: string; arguments: string };
+  function: { name: string; arguments: string | Record<string, unknown> };
 }
 
 export type ChatMessage =
@@ -20,6 +24,27 @@ export type ChatMessage =
   | { role: 'user'; content: string }
   | { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] }
   | { role: 'tool'; content: string; tool_call_id: string };
+
+/** A message as the OpenAI API carries it: every tool call's arguments as JSON text. */
+export type OpenAiMessage =
+  | Exclude<ChatMessage, { role: 'assistant' }>
+  | { role: 'assistant'; content: string | null; tool_calls?: (Omit<ChatToolCall, 'function'> & { function: { name: string; arguments: string } })[] };
+
+/** Messages with every tool call's arguments as the JSON text the OpenAI API carries. */
+export function toOpenAiMessages(messages: readonly ChatMessage[]): OpenAiMessage[] {
+  return messages.map((m): OpenAiMessage => {
+    if (m.role !== 'assistant') return m;
+    const { tool_calls, ...rest } = m;
+    if (!tool_calls) return rest;
+    return {
+      ...rest,
+      tool_calls: tool_calls.map((c) => ({
+        ...c,
+        function: { name: c.function.name, arguments: typeof c.function.arguments === 'string' ? c.function.arguments : JSON.stringify(c.function.arguments) },
+      })),
+    };
+  });
+}
 
 /** A function the model may call, with a JSON schema of its parameters. */
 export interface ChatTool {

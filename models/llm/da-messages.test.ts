@@ -39,14 +39,19 @@ describe('daMessages / observationFromMessages', () => {
     expect(back).toEqual(JSON.parse(JSON.stringify(obs)));
   });
 
-  it('native form: a tool call per action, its result as the tool message, thinking as content', () => {
+  it("native form (the trained form): one call per move, thinking its first argument, the customer's answer as speak's result", () => {
     const msgs = daMessages(observation(), 'native');
-    expect(msgs.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'user', 'assistant']);
+    expect(msgs.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
     const a = msgs[2]!;
     if (a.role !== 'assistant') throw new Error('expected assistant');
-    expect(a.content).toBe('verify');
+    expect(a.content).toBe('');
     expect(a.tool_calls![0]!.function.name).toBe('lookup_account');
-    expect(msgs[4]!.content).toBeNull(); // empty thinking
+    // Arguments are an object (a chat template encodes it once), thinking first.
+    expect(Object.keys(a.tool_calls![0]!.function.arguments)).toEqual(['thinking', 'phone']);
+    const b = msgs[4]!;
+    if (b.role !== 'assistant') throw new Error('expected assistant');
+    expect(b.tool_calls![0]!.function.arguments).not.toHaveProperty('thinking'); // empty thinking is left out
+    expect(msgs[7]!.content).toBe('{"customer":"The second one."}');
     expect(msgs.at(-1)!.content).toBe('{"thinking": oops'); // an unparseable turn goes back as it was
   });
 

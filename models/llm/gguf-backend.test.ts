@@ -131,7 +131,7 @@ describe.skipIf(unavailable !== null)('a local GGUF model (tiny random llama, no
     expect(out.transcript.turns.filter((t) => t.role === 'customer').length).toBeGreaterThan(0);
   }, 120_000);
 
-  it('refuses the native form and a file that changed since it was saved', async () => {
+  it('refuses the native form to a file without a chat template, and a file that changed since it was saved', async () => {
     await expect(
       backend.complete({
         messages: [{ role: 'user', content: 'hi' }],

@@ -4,11 +4,15 @@
  * file loads on the GPU node-llama-cpp finds (`gpu: 'auto'`: CUDA, Vulkan or Metal) or the CPU;
  * `gpu` on the backend says which it got, and the call records carry it in the model id.
  *
- * The DA speaks the text form of the wire format (`da-messages.ts`), constrained token by token
- * by a JSON-schema grammar: a request whose `responseSchema` is the wire schema is generated under
- * `daWireGrammarSchema()` (one branch per action and tool, bounded strings), any other schema as
- * given. The text still goes to the one parser; nothing is repaired. A request with `tools`
- * (the native form) is refused: a local model has no tool-call parser to map.
+ * The DA speaks either form of `da-messages.ts`. The text form: the wire format constrained token by
+ * token by a JSON-schema grammar (a request whose `responseSchema` is the wire schema is generated
+ * under `daWireGrammarSchema()`, any other schema as given). The native form (a request with
+ * `tools`: the trained form, what a checkpoint trained by TRL learnt): the prompt is the file's own
+ * chat template (`tokenizer.chat_template`, rendered with the messages, arguments as objects, and
+ * the tools, as transformers renders it), the reply opens with `<tool_call>\n` as the template
+ * writes a call, and the call's JSON is generated under `daCallGrammarSchema()`; it comes back as
+ * the reply's one tool call. A file without a chat template is refused the native form. The text
+ * still goes to the one parser; nothing is repaired.
  *
  * `sequences` context sequences per file (default 1), each with its own chat: that many calls run
  * at once (`maxConcurrency`), and node-llama-cpp evaluates their tokens in shared batches, so a
@@ -20,10 +24,11 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import path from 'node:path';
-import type { ChatHistoryItem, Llama, LlamaChat, LlamaContext, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
+import { Template } from '@huggingface/jinja';
+import type { ChatHistoryItem, Llama, LlamaChat, LlamaCompletion, LlamaContext, LlamaGrammar, LlamaModel, Token } from 'node-llama-cpp';
 import type { ChatBackend, ChatMessage, ChatRequest, ChatResult } from './chat-backend';
 import { ChatBackendError } from './chat-backend';
-import { DA_WIRE_SCHEMA, daWireGrammarSchema } from './da-messages';
+import { DA_WIRE_SCHEMA, daCallGrammarSchema, daWireGrammarSchema } from './da-messages';
 import { Semaphore } from './openai-backend';
 
 /** Where the model runs: `auto` (the GPU found, else the CPU), a GPU type, or `cpu`. */
@@ -130,6 +135,18 @@ export function grammarSchemaFor(schema: Record<string, unknown>): Record<string
   return JSON.stringify(schema) === JSON.stringify(DA_WIRE_SCHEMA) ? daWireGrammarSchema() : schema;
 }
 
+/** How the trained form's template (Qwen2.5's) opens a call in the model's turn. */
+const CALL_OPEN = '<tool_call>\n';
+
+/** The JSON value of a text, or the text itself when it is not JSON. */
+function parseOr(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 const FINISH: Record<string, string> = {
   eogToken: 'stop',
   stopGenerationTrigger: 'stop',
@@ -147,6 +164,9 @@ export class GgufBackend implements ChatBackend {
   private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
   /** Chats whose sequence no call holds (the gate lets at most as many calls in as there are chats). */
   private readonly idle: LlamaChat[];
+  /** The file's chat template, for the native form; null when it has none. */
+  private readonly template: Template | null;
+  private readonly completions = new Map<LlamaChat, LlamaCompletion>();
   /** Calls in flight now, and the most there have been at once. */
   private inFlight = 0;
   peakInFlight = 0;
@@ -160,9 +180,16 @@ export class GgufBackend implements ChatBackend {
   ) {
     this.id = config.name;
     this.model = ggufModelId(config);
+    const tpl = (llamaModel.fileInfo.metadata as { tokenizer?: { chat_template?: string } }).tokenizer?.chat_template;
+    this.template = tpl ? new Template(tpl) : null;
     this.idle = [...chats];
     this.maxConcurrency = chats.length;
     this.gate = new Semaphore(chats.length);
+  }
+
+  /** Whether the file carries a chat template (then it plays the native form, the trained one). */
+  get hasChatTemplate(): boolean {
+    return this.template !== null;
   }
 
   /** Where it runs: `cuda`, `vulkan`, `metal` or `cpu`. */
@@ -221,15 +248,15 @@ export class GgufBackend implements ChatBackend {
   }
 
   complete(req: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
-    if (req.tools?.length)
+    if (req.tools?.length && !this.template)
       return Promise.reject(
-        new ChatBackendError(this.id, 'bad_request', 'a GGUF model plays the DA in the text form of the wire format (tools are not supported)', 0),
+        new ChatBackendError(this.id, 'bad_request', `${this.config.path} has no chat template (tokenizer.chat_template): it plays the text form only`, 0),
       );
     return this.gate.run(async () => {
       const chat = this.idle.pop()!;
       this.peakInFlight = Math.max(this.peakInFlight, ++this.inFlight);
       try {
-        return await this.generate(chat, req, signal);
+        return req.tools?.length ? await this.generateCall(chat, req, signal) : await this.generate(chat, req, signal);
       } finally {
         this.inFlight--;
         this.idle.push(chat);
@@ -267,6 +294,61 @@ export class GgufBackend implements ChatBackend {
       latencyMs: performance.now() - t0,
       model: this.model,
       finishReason: FINISH[res.metadata.stopReason] ?? res.metadata.stopReason,
+    };
+  }
+
+  /** The prompt of a native request: the file's chat template over the messages (arguments as objects) and tools. */
+  nativePrompt(req: Pick<ChatRequest, 'messages' | 'tools'>): string {
+    const messages = req.messages.map((m) =>
+      m.role === 'assistant' && m.tool_calls?.length
+        ? {
+            ...m,
+            tool_calls: m.tool_calls.map((c) => ({
+              ...c,
+              function: { name: c.function.name, arguments: typeof c.function.arguments === 'string' ? parseOr(c.function.arguments) : c.function.arguments },
+            })),
+          }
+        : m,
+    );
+    return this.template!.render({ messages, tools: req.tools, add_generation_prompt: true }) + CALL_OPEN;
+  }
+
+  /** One native call: the call's JSON under the grammar, after the template's opening of a call. */
+  private async generateCall(chat: LlamaChat, req: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
+    let completion = this.completions.get(chat);
+    if (!completion) {
+      const { LlamaCompletion } = await import('node-llama-cpp');
+      this.completions.set(chat, (completion = new LlamaCompletion({ contextSequence: chat.sequence })));
+    }
+    const grammar = await this.grammar(daCallGrammarSchema());
+    const tokens: Token[] = this.llamaModel.tokenize(this.nativePrompt(req), true);
+    let tokensOut = 0;
+    const t0 = performance.now();
+    let res;
+    try {
+      res = await completion.generateCompletionWithMeta(tokens, {
+        maxTokens: req.max_tokens,
+        temperature: req.temperature,
+        ...(req.top_p !== undefined ? { topP: req.top_p } : {}),
+        ...(req.seed !== undefined ? { seed: req.seed } : {}),
+        grammar,
+        ...(signal ? { signal } : {}),
+        onToken: (t) => void (tokensOut += t.length),
+      });
+    } catch (e) {
+      if (signal?.aborted) throw new ChatBackendError(this.id, 'aborted', (e as Error).message, 1, { cause: e });
+      throw new ChatBackendError(this.id, 'bad_response', `generation failed: ${(e as Error).message}`, 1, { cause: e });
+    }
+    const call = parseOr(res.response) as { name?: unknown; arguments?: unknown } | string;
+    const ok = typeof call === 'object' && call !== null && typeof call.name === 'string';
+    return {
+      text: ok ? '' : CALL_OPEN + res.response,
+      toolCalls: ok ? [{ name: call.name as string, arguments: JSON.stringify(call.arguments ?? {}) }] : [],
+      tokensIn: tokens.length,
+      tokensOut,
+      latencyMs: performance.now() - t0,
+      model: this.model,
+      finishReason: ok ? 'tool_calls' : (FINISH[res.metadata.stopReason] ?? res.metadata.stopReason),
     };
   }
 

@@ -11,7 +11,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, RateLimitError } from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { ChatBackend, ChatFailureKind, ChatRequest, ChatResult } from './chat-backend';
-import { ChatBackendError } from './chat-backend';
+import { ChatBackendError, toOpenAiMessages } from './chat-backend';
 
 /** How the DA's actions travel: as native `tool_calls`, or as the wire-format JSON in the text. */
 export type ToolCallMode = 'native' | 'text';
@@ -79,7 +79,7 @@ function failureKind(e: unknown): ChatFailureKind {
 export function requestBody(model: string, req: ChatRequest): ChatCompletionCreateParamsNonStreaming {
   const body: ChatCompletionCreateParamsNonStreaming = {
     model,
-    messages: req.messages,
+    messages: toOpenAiMessages(req.messages),
     temperature: req.temperature,
     max_tokens: req.max_tokens,
   };

@@ -12,7 +12,7 @@ export const PROMPTS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.u
 /** The prompt versions the policies use (file names without `.txt`); stored with each call's parameters. */
 export const PROMPT_VERSIONS = {
   daText: 'da-system.v1',
-  daNative: 'da-system-native.v1',
+  daNative: 'da-system-native.v2',
   ca: 'ca-system.v1',
 } as const;
 

@@ -34,6 +34,7 @@ interface EnvServeOptions {
   maxSessions: number;
   maxBodyBytes: number;
   run?: string;
+  parentPid?: number;
 }
 
 function portNumber(value: string): number {
@@ -72,6 +73,11 @@ export function registerEnv(program: Command, globals: () => GlobalOptions): voi
     .option('--idle-timeout <s>', 'close a session after this many seconds without a message', positiveInt('--idle-timeout'), ENV_DEFAULTS.idleTimeoutMs / 1000)
     .option('--max-sessions <n>', 'sessions open at once', positiveInt('--max-sessions'), ENV_DEFAULTS.maxSessions)
     .option('--max-body-bytes <n>', 'largest request body or WebSocket message', positiveInt('--max-body-bytes'), ENV_DEFAULTS.maxBodyBytes)
+    .option(
+      '--parent-pid <pid>',
+      'stop when this process is gone (a run serving its managed gym, killed, leaves no server behind)',
+      positiveInt('--parent-pid'),
+    )
     .action(async (opts: EnvServeOptions) => {
       const g = globals();
       const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -153,6 +159,18 @@ export function registerEnv(program: Command, globals: () => GlobalOptions): voi
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
+        if (opts.parentPid !== undefined) {
+          const pid = opts.parentPid;
+          const watch = setInterval(() => {
+            try {
+              process.kill(pid, 0);
+            } catch {
+              clearInterval(watch);
+              resolve();
+            }
+          }, 1000);
+          watch.unref();
+        }
       });
       await server.close();
       store.close();
