@@ -7,13 +7,12 @@
  * are both kept and the agreement report shows them disagreeing; a dry run changes nothing, a lab
  * of a newer schema is refused by name and one of an older schema merged from a temporary copy.
  */
-import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PlayView } from '../core/contract/contract';
-import { PRESETS } from '../core/coevolution/run-config';
 import { createEngine } from '../host/engine/engine';
 import type { Engine } from '../host/engine/engine';
 import { unavailableRunService } from '../host/engine/runs-unavailable';
@@ -22,25 +21,13 @@ import type { MergeReport } from '../host/store/lab-merge';
 import { LATEST_VERSION, applyMigrations } from '../host/store/migrations';
 import { openSqliteStore } from '../host/store/sqlite-store';
 import { sparringInProcess as sparring } from './support/cli-in-process';
+import { writeTinyStudyConfig } from './support/tiny-study-config';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-lab-merge-'));
 const A = path.join(tmp, 'a.db');
 const B = path.join(tmp, 'b.db');
 
-/** quick, smaller (as test/study.test.ts): 2 matches at most, 2-step gyms and bootstrap. */
-function tinyConfig(): string {
-  const c = structuredClone(PRESETS.quick.config);
-  c.stopping.nMax = 2;
-  c.stopping.nMin = Math.min(c.stopping.nMin, 2);
-  c.arena.episodesPerScenario = 2;
-  c.bootstrap.daWarmup.steps = 2;
-  c.bootstrap.caPressure.steps = 2;
-  c.gym.da.steps = 2;
-  c.gym.ca.steps = 2;
-  const file = path.join(tmp, 'tiny.json');
-  writeFileSync(file, JSON.stringify(c));
-  return file;
-}
+const tinyConfig = (): string => writeTinyStudyConfig(tmp);
 
 async function withEngine<T>(db: string, f: (e: Engine) => Promise<T>): Promise<T> {
   const engine = createEngine({ dbPath: db, runService: unavailableRunService() });

@@ -5,7 +5,7 @@
  * call computes nothing.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { PRESETS } from '../core/coevolution/run-config';
 import { studyPanelProtocol } from '../host/study/study-panel';
+import { writeTinyStudyConfig } from './support/tiny-study-config';
 
 const exec = promisify(execFile);
 const BIN = path.resolve(__dirname, '..', 'bin', 'sparring.js');
@@ -28,19 +29,7 @@ async function sparring(args: string[]): Promise<{ code: number; stdout: string;
   }
 }
 
-function tinyConfig(): string {
-  const c = structuredClone(PRESETS.quick.config);
-  c.stopping.nMax = 2;
-  c.stopping.nMin = Math.min(c.stopping.nMin, 2);
-  c.arena.episodesPerScenario = 2;
-  c.bootstrap.daWarmup.steps = 2;
-  c.bootstrap.caPressure.steps = 2;
-  c.gym.da.steps = 2;
-  c.gym.ca.steps = 2;
-  const file = path.join(tmp, 'tiny.json');
-  writeFileSync(file, JSON.stringify(c));
-  return file;
-}
+const tinyConfig = (): string => writeTinyStudyConfig(tmp);
 
 type Metrics = Record<'routing' | 'strictPass' | 'meanReward', number>;
 interface Figures {

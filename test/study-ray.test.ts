@@ -9,32 +9,20 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PRESETS } from '../core/coevolution/run-config';
 import { sparringInProcess as sparring } from './support/cli-in-process';
 import { venvPython } from './support/python-env';
+import { writeTinyStudyConfig } from './support/tiny-study-config';
 
 const BIN = path.resolve(__dirname, '..', 'bin', 'sparring.js');
 // Short: Ray's unix sockets live under --temp-dir, and a socket path has a 107-byte limit.
 const tmp = mkdtempSync(path.join('/tmp', 'spray-'));
 
-function tinyConfig(): string {
-  const c = structuredClone(PRESETS.quick.config);
-  c.stopping.nMax = 2;
-  c.stopping.nMin = Math.min(c.stopping.nMin, 2);
-  c.arena.episodesPerScenario = 2;
-  c.bootstrap.daWarmup.steps = 2;
-  c.bootstrap.caPressure.steps = 2;
-  c.gym.da.steps = 2;
-  c.gym.ca.steps = 2;
-  const file = path.join(tmp, 'tiny.json');
-  writeFileSync(file, JSON.stringify(c));
-  return file;
-}
+const tinyConfig = (): string => writeTinyStudyConfig(tmp);
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -24,25 +24,13 @@ import type { CaPolicyView, StudyCaPolicyArm } from '../core/contract/contract';
 import { fmt } from '../host/report/study-report';
 import { otherIntentScenarios } from '../core/rl/demos';
 import { bankingDomain } from '../host/domain-files';
+import { writeTinyStudyConfig } from './support/tiny-study-config';
 
 const exec = promisify(execFile);
 const BIN = path.resolve(__dirname, '..', 'bin', 'sparring.js');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-study-'));
 
-/** quick, smaller: 2 matches at most, 2-step gyms and bootstrap. */
-function tinyConfig(): string {
-  const c = structuredClone(PRESETS.quick.config);
-  c.stopping.nMax = 2;
-  c.stopping.nMin = Math.min(c.stopping.nMin, 2);
-  c.arena.episodesPerScenario = 2;
-  c.bootstrap.daWarmup.steps = 2;
-  c.bootstrap.caPressure.steps = 2;
-  c.gym.da.steps = 2;
-  c.gym.ca.steps = 2;
-  const file = path.join(tmp, 'tiny.json');
-  writeFileSync(file, JSON.stringify(c));
-  return file;
-}
+const tinyConfig = (): string => writeTinyStudyConfig(tmp);
 
 interface StudyJson {
   study: { id: string; status: string };
