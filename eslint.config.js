@@ -22,7 +22,7 @@ const hostPackages = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'out/', 'coverage/', 'test-results/', '.artifacts/'] },
+  { ignores: ['node_modules/', 'dist/', 'out/', 'coverage/', 'test-results/', '.artifacts/', '.venv/', '.gl/', '.whl/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
