@@ -196,7 +196,8 @@ function serveStatic(root: string, pathname: string, req: http.IncomingMessage, 
     file = path.join(file, 'index.html');
     stat = statOrNull(file);
   }
-  if (!stat?.isFile() && !statOrNull(path.join(root, 'index.html'))) {
+  // Only the app itself is unavailable while it is unbuilt; any other missing file is a 404 either way.
+  if (!stat?.isFile() && (file === root || file === path.join(root, 'index.html'))) {
     res
       .writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', ...headers })
       .end(`The lab UI is not built (${root} has no index.html): run \`npm run build:renderer\`, or start \`sparring serve\` without --no-build.\n`);
