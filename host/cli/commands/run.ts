@@ -62,7 +62,7 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     )
     .option(
       '--config <file>',
-      'a run config (JSON; see `presets` in the README) instead of the preset; with --preset given too, an overlay merged over that preset (objects merge, other values replace), e.g. --preset paper --config assets/configs/ib-rl.json',
+      'a run config (JSON; see docs/configuration.md) instead of the preset; with --preset given too, an overlay merged over that preset (objects merge, other values replace), e.g. --preset paper --config assets/configs/ib-rl.json',
     )
     .option('--resume <run>', 'continue a run that was paused, killed or interrupted (e.g. R1)')
     .option('--inherit <run>', 'EAU experience pool: start from the kept knob writes of an earlier run (recorded as inherited writes)')
