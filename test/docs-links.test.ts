@@ -104,6 +104,11 @@ describe('documentation links', () => {
     expect(pages.filter((p) => !linked.has(p))).toEqual([]);
   });
 
+  it("keeps the README to a newcomer's two screens (at most 250 lines; the rest belongs in docs/)", () => {
+    const lines = readFileSync(path.join(ROOT, 'README.md'), 'utf8').split('\n').length;
+    expect(lines).toBeLessThanOrEqual(250);
+  });
+
   it('finds what a broken link or anchor is (the checker itself)', () => {
     expect(headingIds('# A b\n## Knobs: checked writes, hot-swap\n```\n# not a heading\n```\n## A b\n## The CA’s `K` (τ)')).toEqual(
       new Set(['a-b', 'knobs-checked-writes-hot-swap', 'a-b-1', 'the-cas-k-τ']),
