@@ -324,7 +324,7 @@ describe('summariseStudy: held-out routing per scenario', () => {
     expect(b!.scenarioId).toBe('b-h');
     expect(b!.gain.n).toBe(2);
     expect(b!.gain.mean).toBeCloseTo(-0.25, 12);
-    expect(b!.final.ci![0]).toBeGreaterThanOrEqual(0);
+    expect(b!.final.ci).toBeNull(); // two seeds: too few for an interval
   });
 
   it("groups the held-out scenarios by the arena's reach: per seed the group's mean, then over seeds; the gains' difference paired", () => {
