@@ -3,6 +3,7 @@
  * columns, metrics in rows with their 95% intervals and Δ from DA0, against the run's CA or the
  * scripted reference; then per-scenario results as a heat map.
  */
+import { sameOutcomeNotes } from './heldout-same.data';
 import { useMemo, useState } from 'react';
 import type { HeldoutReport, RunSummary } from '../../../../core/contract/contract';
 import { useChart } from '../../charts/use-chart';
@@ -241,6 +242,11 @@ function HeldoutTables({ runId, report }: { runId: string; report: HeldoutReport
         <p className="small muted" data-testid="heldout-note">
           {view.note}.
         </p>
+        {sameOutcomeNotes(report).map((n) => (
+          <p key={n} className="small muted" data-testid="heldout-same-note">
+            {n}
+          </p>
+        ))}
       </section>
       <ChartFrame
         title={`Per scenario · run ${runId} · against ${against === 'run' ? report.vsRun.opponent : 'the scripted CA'}`}

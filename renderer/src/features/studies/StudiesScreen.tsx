@@ -16,7 +16,7 @@ import { studyCaPolicy } from '../evaluation/ca-policy-store';
 import { loadRuns, selectRuns, useRunsStore } from '../runs/runs-store';
 import { BandChart, SERIES_COLOURS } from './BandChart';
 import { CaPolicyChart } from './CaPolicyChart';
-import { fixed, signedFixed } from '../../format';
+import { fixed, meanText, signedFixed } from '../../format';
 import {
   loadArms,
   loadOverlayRun,
@@ -409,7 +409,7 @@ function RunsTable({ study }: { study: StudyDetail }) {
 const pctOrNum = (m: MeanInterval | undefined, rate: boolean) => {
   if (!m || !m.n) return '–';
   const f = (v: number) => (rate ? fixed(v * 100, 1) : fixed(v, 2));
-  return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : f(m.mean);
+  return meanText(m, f);
 };
 
 const HELDOUT = [
@@ -940,7 +940,7 @@ const pts = (m: MeanInterval | undefined, signed: boolean) => {
     const s = fixed(v, 1);
     return signed && !s.startsWith('-') ? `+${s}` : s;
   };
-  return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : f(m.mean);
+  return meanText(m, f);
 };
 
 /**
