@@ -6,6 +6,7 @@
  */
 import { useState } from 'react';
 import type { RunSummary } from '../../../../core/contract/contract';
+import { selectMatches, useArenaStore } from '../arena/arena-store';
 import { saveRunNote, selectNoteBusy, selectNoteError, useLabIndex, useLabIndexStore } from './lab-index-store';
 import { checkpointOf, runChangeSentence, runFacts, runOf } from './run-identity';
 
@@ -35,6 +36,13 @@ export function CheckpointIdentity({ spec, role, testId = 'checkpoint-identity' 
       </div>
     );
   return <RunIdentityOf run={run} testId={testId} lead={`${name} is from`} />;
+}
+
+/** The identity of the checkpoint a stored match played in a role (what its SPEC resolved to then, not what `latest` names now). */
+export function MatchCheckpointIdentity({ matchId, spec, role, testId }: { matchId: string; spec: string; role: 'DA' | 'CA'; testId?: string }) {
+  const match = useArenaStore(selectMatches).find((m) => m.id === matchId);
+  const resolved = (role === 'DA' ? match?.daCheckpoint : match?.caCheckpoint)?.name;
+  return <CheckpointIdentity spec={resolved ?? spec} role={role} {...(testId ? { testId } : {})} />;
 }
 
 function RunIdentityOf({ run, testId, lead }: { run: RunSummary; testId: string; lead?: string }) {
