@@ -171,6 +171,13 @@ export interface PresetInfo {
   configJson: string;
   /** The opponent pool an IB-RL schedule starts from (core/presets.ts IB_RL_DEFAULTS), for the schedule picker. */
   ibRlPool?: { pBoth: number; pDa: number; pCa: number };
+  /**
+   * How long a run of it took in this lab: the median wall time of its finished runs that kept the
+   * preset as it is (no config change), and how many there were; null when none has finished here.
+   */
+  measured?: { seconds: number; runs: number } | null;
+  /** Its budget in words, for a first guess at its time ("at most 3 matches of 3 episodes per scenario"). */
+  budget?: string;
 }
 
 export interface RunSummary {
@@ -198,6 +205,15 @@ export interface RunSummary {
    * unless asked for by name.
    */
   arenaOnly?: boolean;
+  /** The study and arm the run belongs to (a study's (arm, seed) run); null: a run of its own. Absent in hosts from before it. */
+  study?: { id: string; arm: string } | null;
+  /**
+   * What its config changes from its preset, one short line per leaf (`gym.failureShare 0.7 → 0.5`,
+   * core/coevolution/run-identity.ts); [] the preset as it is; null a whole config of its own (no preset).
+   */
+  configChange?: string[] | null;
+  /** A note a person wrote about the run (the app, `sparring runs note`); null: none. */
+  note?: string | null;
 }
 
 /** One GRPO phase of a run (the DA's warm-up, the CA's pressure, each role's gyms) as the runner resolves its budget. */
@@ -614,6 +630,8 @@ export interface Commands {
   'runs/pause': (args: { runId: string }) => { ok: true };
   'runs/resume': (args: { runId: string }) => { ok: true };
   'runs/stop': (args: { runId: string }) => { ok: true };
+  /** Write (or, with an empty text, clear) a run's note: `sparring runs note R "…"` in the app. Announced as `run/note`. */
+  'runs/note': (args: { runId: string; note: string }) => RunSummary;
   /**
    * Play one arena match and store it. With `run`, as that run's own matches play (its config,
    * adversities and judge; a CA speaking the run's train slice of the bank), as `sparring match --run`;
@@ -822,6 +840,8 @@ export type ScenarioInfo = Pick<
 
 export interface Events {
   'run/status': { runId: string; status: RunStatus; phase: RunPhase; pauseRequested: boolean };
+  /** A run's note was written or cleared (null). */
+  'run/note': { runId: string; note: string | null };
   'run/match': { runId: string; match: MatchSummary };
   'run/gym': { runId: string; gym: GymSummary };
   /** A gym handed to an external trainer: its job, with the commands to run, once recorded. */

@@ -30,6 +30,7 @@ import { registerServeModel } from './commands/serve-model';
 import { registerStudy } from './commands/study';
 import { registerDoctor } from './commands/doctor';
 import { registerLab } from './commands/lab';
+import { registerRuns } from './commands/runs';
 import { registerKnobs } from './commands/knobs';
 import { registerBestResponse } from './commands/best-response';
 import { registerCaPolicy } from './commands/ca-policy';
@@ -104,6 +105,7 @@ registerStudy(program, globals);
 registerKnobs(program, globals);
 registerDoctor(program, globals);
 registerLab(program, globals);
+registerRuns(program, globals);
 
 try {
   await program.parseAsync(process.argv);

@@ -38,6 +38,7 @@ import type { Judge } from '../../core/judge/port';
 import { JudgeSpecError, resolveJudge } from '../policies/policies';
 import { cancelGymJob, externalGym, externalRoles, fromLlm, gymJobsOf, trainerCommands } from './external-gym';
 import { gymJobStore } from '../store/gym-job-store';
+import { runIdentityReader } from './run-identity';
 import type { LabContext } from './actors';
 
 type RunActor = Actor<typeof runMachine>;
@@ -559,6 +560,7 @@ export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf
     if (l?.snapshot) return l.snapshot as { value: string; context: RunContext };
     return r.snapshot_json ? (JSON.parse(r.snapshot_json) as { value: string; context: RunContext }) : null;
   }
+  const identity = runIdentityReader(db);
   function summary(r: RunRow, l = liveOf(r.id)): RunSummary {
     const snap = snapshotOf(r, l);
     const value = (snap?.value ?? 'bootstrap') as RunPhase;
@@ -579,6 +581,7 @@ export function createRunReader(db: SqliteRunStore['db'], dbPath: string, liveOf
       pauseRequested: status === 'running' && (l?.pauseRequested ?? snap?.context.pauseRequested ?? false),
       validationShare: (JSON.parse(r.config_json) as Partial<RunConfig>).validation?.bankShare ?? null,
       arenaOnly: r.arena_only === 1,
+      ...identity(r),
     };
   }
   const listRows = db.prepare<[], RunRow>('SELECT * FROM runs ORDER BY created_at, rowid');

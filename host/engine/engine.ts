@@ -40,6 +40,7 @@ import { CSV_COLUMNS, episodeCsvRow, episodeToChat } from './export';
 import { crossPlay } from './crossplay';
 import { disposeModel, replayPair } from './replay';
 import { isUnavailable } from './runs-unavailable';
+import { presetsWithTimes, setRunNote } from '../coevolution/run-identity';
 import { parseArgs } from './validate';
 
 export interface EngineOptions {
@@ -146,7 +147,7 @@ export function createEngine(o: EngineOptions): Engine {
       };
     },
 
-    'presets/list': () => o.runService.presets(),
+    'presets/list': () => presetsWithTimes(store.db, o.runService.presets()),
     'runs/list': () => o.runService.list(),
     'runs/get': ({ runId }) => o.runService.get(runId),
     'runs/start': (args) => o.runService.start(args),
@@ -161,6 +162,13 @@ export function createEngine(o: EngineOptions): Engine {
     'runs/stop': ({ runId }) => {
       o.runService.stop(runId);
       return { ok: true };
+    },
+    'runs/note': ({ runId, note }) => {
+      const stored = setRunNote(store.db, runId, note);
+      batcher.push({ name: 'run/note', payload: { runId, note: stored } });
+      const run = o.runService.list().find((r) => r.id === runId);
+      if (!run) throw new Error(`no run "${runId}" in this lab`);
+      return run;
     },
     'labs/merge': ({ file, dryRun }) => serially(async () => mergeLab(store.db, file, { dryRun: dryRun === true })),
     'metrics/series': ({ runId, keys }) => o.runService.metrics(runId, keys),

@@ -98,6 +98,7 @@ export const ARG_SCHEMAS: Schemas = {
   'runs/pause': z.strictObject({ runId: id }),
   'runs/resume': z.strictObject({ runId: id }),
   'runs/stop': z.strictObject({ runId: id }),
+  'runs/note': z.strictObject({ runId: id, note: z.string().max(2_000, 'at most 2000 characters') }),
   'studies/start': z.strictObject({
     preset: id,
     seeds: z.number().int('must be an integer').min(1).max(1000),

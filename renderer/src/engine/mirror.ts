@@ -10,6 +10,7 @@ import { applyBestResponseEvent } from '../features/evaluation/best-response-sto
 import { applyRunEvent, loadRuns } from '../features/runs/runs-store';
 import { applyCrossPlayEvent } from '../features/evaluation/crossplay-store';
 import { applyStudyEvent, loadStudies } from '../features/studies/studies-store';
+import { applyLabEvent, loadLabCheckpoints } from '../features/runs/lab-index-store';
 import { loadEngineInfo, useEngineStore } from './engine-store';
 
 export function startMirror(t: Transport): () => void {
@@ -25,6 +26,7 @@ export function startMirror(t: Transport): () => void {
       void loadRuns();
       void loadMatches();
       void loadStudies();
+      void loadLabCheckpoints();
     }
   });
   const offEvents = t.onEvent((e) => {
@@ -35,6 +37,8 @@ export function startMirror(t: Transport): () => void {
     applyRobustnessEvent(e);
     applyBestResponseEvent(e);
     applyStudyEvent(e);
+    // Runs, checkpoints and policy lists follow what the runs and studies did (every picker).
+    applyLabEvent(e);
     // A run's match is stored in the lab: the match lists (arena, transcript filters) follow.
     if (e.name === 'run/match') void loadMatches();
   });

@@ -12,6 +12,9 @@ import { useChart } from '../../charts/use-chart';
 import { loadEngineInfo, selectInfo, useEngineStore } from '../../engine/engine-store';
 import { navigate } from '../../nav/nav-store';
 import { loadRuns, selectRuns, useRunsStore } from '../runs/runs-store';
+import { useLabIndex } from '../runs/lab-index-store';
+import { policyOptionLabel, runOptionLabel } from '../runs/run-identity';
+import { CheckpointIdentity } from '../runs/RunIdentity';
 import { createScenarioBarsChart } from '../dashboard/create-scenario-bars-chart';
 import { scenarioBars } from '../dashboard/scenario-bars.data';
 import {
@@ -85,6 +88,7 @@ function PlayForm() {
   const [run, setRun] = useState('');
   const [speak, setSpeak] = useState<'train' | 'validation'>('train');
   const runs = useRunsStore(selectRuns);
+  const lab = useLabIndex();
   // A run that keeps a validation slice (validation.bankShare) can have its CA speak it.
   const validationShare = runs.find((r) => r.id === run)?.validationShare ?? null;
   const now = useNow(playing);
@@ -118,17 +122,21 @@ function PlayForm() {
       >
         <label>
           DA
-          <select value={da} onChange={(e) => setDa(e.target.value)} data-testid="play-da">
+          <select className="identity-select" value={da} onChange={(e) => setDa(e.target.value)} data-testid="play-da">
             {(info?.policies.da ?? ['scripted']).map((p) => (
-              <option key={p}>{p}</option>
+              <option key={p} value={p}>
+                {policyOptionLabel(p, 'DA', lab)}
+              </option>
             ))}
           </select>
         </label>
         <label>
           CA
-          <select value={ca} onChange={(e) => setCa(e.target.value)} data-testid="play-ca">
+          <select className="identity-select" value={ca} onChange={(e) => setCa(e.target.value)} data-testid="play-ca">
             {(info?.policies.ca ?? ['scripted']).map((p) => (
-              <option key={p}>{p}</option>
+              <option key={p} value={p}>
+                {policyOptionLabel(p, 'CA', lab)}
+              </option>
             ))}
           </select>
         </label>
@@ -152,11 +160,11 @@ function PlayForm() {
         </label>
         <label title="As that run's own matches play: its config, adversities and judge, and a CA speaking the run's train slice of the bank. Otherwise a checkpoint CA speaks the whole bank, held-out slice included.">
           As in run
-          <select value={run} onChange={(e) => setRun(e.target.value)} data-testid="play-run">
+          <select className="identity-select" value={run} onChange={(e) => setRun(e.target.value)} data-testid="play-run">
             <option value="">— (whole bank)</option>
             {runs.map((r) => (
               <option key={r.id} value={r.id}>
-                {r.id} · seed {r.seed}
+                {runOptionLabel(r)}
               </option>
             ))}
           </select>
@@ -174,6 +182,8 @@ function PlayForm() {
           {playing ? 'Playing…' : 'Play match'}
         </button>
       </form>
+      <CheckpointIdentity spec={da} role="DA" testId="arena-da-identity" />
+      <CheckpointIdentity spec={ca} role="CA" testId="arena-ca-identity" />
       {!valid && <div className="inline-error">Episodes per scenario must be a whole number from 1 to 1000, and the seed a whole number.</div>}
       {playing &&
         (progress ? (

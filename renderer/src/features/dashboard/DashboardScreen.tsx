@@ -39,6 +39,8 @@ import { llmJudgeOf, llmRoleOf } from '../experiments/llm-roles';
 import { errorMessage, request } from '../../engine/client';
 import { llmCost, prettyJson } from '../../format';
 import type { LlmCallTotals } from '../../../../core/contract/contract';
+import { runOptionLabel } from '../runs/run-identity';
+import { RunIdentity } from '../runs/RunIdentity';
 
 /** The dashboard shows the newest run unless the route names one. */
 const newestRun = (runs: readonly RunSummary[]) => runs.at(-1)?.id ?? null;
@@ -80,15 +82,17 @@ export function DashboardScreen() {
       <header className="screen-head row">
         <h1>Run dashboard</h1>
         {runs.length > 0 && (
-          <select value={runId ?? ''} onChange={(e) => navigate('runs', e.target.value)} aria-label="Run" data-testid="run-picker">
+          <select className="identity-select" value={runId ?? ''} onChange={(e) => navigate('runs', e.target.value)} aria-label="Run" data-testid="run-picker">
             {[...runs].reverse().map((r) => (
               <option key={r.id} value={r.id}>
-                {r.id} · {r.preset} · {r.status}
+                {runOptionLabel(r)}
+                {r.status === 'finished' ? ' · finished' : ''}
               </option>
             ))}
           </select>
         )}
       </header>
+      {runId && <RunIdentity runId={runId} testId="dashboard-run-identity" />}
       {body}
     </div>
   );

@@ -23,6 +23,8 @@ import { PanelSection } from './PanelSection';
 import { RobustnessPanel } from './RobustnessPanel';
 import { BestResponsePanel } from './BestResponsePanel';
 import { CaPolicyPanel } from './CaPolicyPanel';
+import { runOptionLabel } from '../runs/run-identity';
+import { RunIdentity } from '../runs/RunIdentity';
 
 /** Evaluation shows the newest finished run (it has the held-out table), else the newest. */
 const newestFinished = (runs: readonly RunSummary[]) => [...runs].reverse().find((r) => r.status === 'finished')?.id ?? runs.at(-1)?.id ?? null;
@@ -60,16 +62,17 @@ export function EvaluationScreen() {
       <header className="screen-head row">
         <h1>Evaluation</h1>
         {runs.length > 0 && (
-          <select value={runId ?? ''} onChange={(e) => navigate('evaluation', e.target.value)} aria-label="Run">
+          <select className="identity-select" value={runId ?? ''} onChange={(e) => navigate('evaluation', e.target.value)} aria-label="Run">
             {[...runs].reverse().map((r) => (
               <option key={r.id} value={r.id}>
-                run {r.id} · {r.status}
+                {runOptionLabel(r)}
                 {r.arenaOnly ? ' · arena only' : ''}
               </option>
             ))}
           </select>
         )}
       </header>
+      {runId && <RunIdentity runId={runId} testId="evaluation-run-identity" />}
       {body}
       {runId && <RunBestResponse runId={runId} />}
       <CrossPlayPanel runId={runId} />
@@ -206,7 +209,11 @@ function HeldoutTables({ runId, report }: { runId: string; report: HeldoutReport
         </header>
         <p className="small muted">
           Each <Term term="DA">DA</Term> checkpoint of run {runId} on the held-out scenarios against {opponentName}. Rates show their{' '}
-          <Term term="wilson">95% interval</Term> in brackets and the <Term term="delta">change from DA0</Term> below.
+          <Term term="wilson">95% interval</Term> in brackets and the <Term term="delta">change from {view.checkpoints[0] ?? 'DA0'}</Term>
+          {view.checkpoints[0] && view.checkpoints[0] !== 'DA0'
+            ? ` (run ${runId}'s first DA; checkpoint names are lab-wide)`
+            : ` (run ${runId}'s first DA)`}{' '}
+          below.
         </p>
         <div className="table-wrap">
           <table className="table heldout-table" data-testid="evaluation-table">

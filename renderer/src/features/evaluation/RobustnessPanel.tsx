@@ -12,12 +12,16 @@ import type { RobustnessRow } from './robustness.data';
 import { ScenarioBrowser } from './ScenarioBrowser';
 import { runRobustness, selectRobustness, useRobustnessStore } from './robustness-store';
 import { Term } from '../../components/Term';
+import { useLabIndex } from '../runs/lab-index-store';
+import { policyOptionLabel } from '../runs/run-identity';
+import { CheckpointIdentity } from '../runs/RunIdentity';
 
 export function RobustnessPanel() {
   const info = useEngineStore(selectInfo);
   const r = useRobustnessStore(selectRobustness);
   const das = info?.policies.da ?? ['scripted'];
   const cas = info?.policies.ca ?? ['scripted'];
+  const lab = useLabIndex();
   const [da, setDa] = useState(das.includes('latest') ? 'latest' : 'scripted');
   const [ca, setCa] = useState('scripted');
   const [episodes, setEpisodes] = useState(2);
@@ -57,17 +61,21 @@ export function RobustnessPanel() {
           <h3>Robustness (MADS L-1 / L-2)</h3>
           <label className="small">
             DA{' '}
-            <select aria-label="Robustness DA" value={da} onChange={(e) => setDa(e.target.value)} disabled={running}>
+            <select aria-label="Robustness DA" className="identity-select" value={da} onChange={(e) => setDa(e.target.value)} disabled={running}>
               {das.map((p) => (
-                <option key={p}>{p}</option>
+                <option key={p} value={p}>
+                  {policyOptionLabel(p, 'DA', lab)}
+                </option>
               ))}
             </select>
           </label>
           <label className="small">
             CA{' '}
-            <select aria-label="Robustness CA" value={ca} onChange={(e) => setCa(e.target.value)} disabled={running}>
+            <select aria-label="Robustness CA" className="identity-select" value={ca} onChange={(e) => setCa(e.target.value)} disabled={running}>
               {cas.map((p) => (
-                <option key={p}>{p}</option>
+                <option key={p} value={p}>
+                  {policyOptionLabel(p, 'CA', lab)}
+                </option>
               ))}
             </select>
           </label>
@@ -88,6 +96,8 @@ export function RobustnessPanel() {
             {running ? 'Evaluating…' : 'Evaluate'}
           </button>
         </header>
+        <CheckpointIdentity spec={da} role="DA" testId="robustness-da-identity" />
+        <CheckpointIdentity spec={ca} role="CA" testId="robustness-ca-identity" />
         {body}
       </section>
       <ScenarioBrowser />

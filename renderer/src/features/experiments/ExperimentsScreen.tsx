@@ -7,6 +7,7 @@ import { selectRunsUnavailable, useEngineStore } from '../../engine/engine-store
 import { navigate } from '../../nav/nav-store';
 import { loadRuns, selectRuns, selectRunsError, selectRunsStatus, useRunsStore } from '../runs/runs-store';
 import { checkConfigText, seedProblem } from './config-check';
+import { presetTimeText } from './preset-time';
 import type { ProviderChoice } from '../../../../core/contract/device';
 import { DEVICE_LABELS, deviceLabel, deviceOf, withDevice } from './device-choice';
 import { llmRoleOf, withLlmRole } from './llm-roles';
@@ -127,6 +128,9 @@ function NewRun() {
             >
               <b>{p.name}</b>
               <span>{p.description}</span>
+              <span className="preset-time" data-testid={`preset-time-${p.name}`}>
+                {presetTimeText(p)}
+              </span>
             </button>
           ))}
         </div>

@@ -5,6 +5,7 @@ import { errorMessage, request } from '../../engine/client';
 import { prettyJson } from '../../format';
 import type { LoadStatus } from '../runs/runs-store';
 import { loadRuns } from '../runs/runs-store';
+import { defaultPreset } from './preset-time';
 
 export interface ExperimentsState {
   presets: PresetInfo[];
@@ -52,7 +53,7 @@ export async function loadPresets(): Promise<void> {
     const presets = await request('presets/list', undefined);
     const cur = useExperimentsStore.getState();
     const keep = presets.find((p) => p.name === cur.preset);
-    const first = keep ?? presets[0] ?? null;
+    const first = keep ?? defaultPreset(presets);
     useExperimentsStore.setState({
       presets,
       status: 'ready',

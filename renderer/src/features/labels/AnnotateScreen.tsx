@@ -14,6 +14,7 @@ import { createTacticBarsChart } from './create-tactic-bars-chart';
 import { fmtStat, kappaWords, MEASURES, measureStrip, tacticBars } from './labels.data';
 import type { MeasureKey } from './labels.data';
 import { LabelsScreen } from './LabelsScreen';
+import { MatchCheckpointIdentity } from '../runs/RunIdentity';
 import {
   loadReport,
   selectBusy,
@@ -155,6 +156,7 @@ function Workbench({ labels }: { labels: string[] }) {
           vs DA {last.source.daSpec}, scenario {last.source.scenarioId}.
         </p>
       )}
+      {last?.source && <MatchCheckpointIdentity matchId={last.source.matchId} spec={last.source.caSpec} role="CA" testId="reveal-identity" />}
     </section>
   );
 }

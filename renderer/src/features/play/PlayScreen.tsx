@@ -13,6 +13,9 @@ import { formatTime, policyLabel } from '../../format';
 import { selectInfo, useEngineStore } from '../../engine/engine-store';
 import { navigate, selectParams, selectRouteId, useNavStore } from '../../nav/nav-store';
 import { Episode } from '../transcripts/EpisodeView';
+import { useLabIndex } from '../runs/lab-index-store';
+import { policyOptionLabel } from '../runs/run-identity';
+import { CheckpointIdentity } from '../runs/RunIdentity';
 import { idSuggestions, toolArgs } from './play.data';
 import {
   act,
@@ -106,13 +109,14 @@ function OpponentField({ seat, value, onChange, extra }: { seat: PlaySeat; value
   const options = (seat === 'customer' ? info?.policies.da : info?.policies.ca) ?? ['scripted'];
   const all = extra !== undefined && !options.includes(extra) ? [extra, ...options] : options;
   const human = new Map(usePlayStore(selectCheckpoints).map((c) => [c.name, c.humanEpisodes]));
+  const lab = useLabIndex();
   return (
     <label>
       {seat === 'customer' ? 'DA to talk to' : 'CA calling in'}
-      <select value={value} onChange={(e) => onChange(e.target.value)} data-testid="play-opponent">
+      <select className="identity-select" value={value} onChange={(e) => onChange(e.target.value)} data-testid="play-opponent">
         {all.map((p) => (
           <option key={p || 'stored'} value={p}>
-            {p || 'the stored episode\u2019s policy'}
+            {p ? policyOptionLabel(p, seat === 'customer' ? 'DA' : 'CA', lab) : 'the stored episode\u2019s policy'}
             {human.get(p) ? ` \u00b7 saw ${human.get(p)} human episodes` : ''}
           </option>
         ))}
@@ -182,6 +186,7 @@ function StartForm() {
           {busy ? (training ? 'Training the DA…' : 'Starting…') : 'Start'}
         </button>
       </form>
+      <CheckpointIdentity spec={opponent} role={seat === 'customer' ? 'DA' : 'CA'} testId="play-opponent-identity" />
       {!player.trim() && <p className="hint">Your name is stored with the episode.</p>}
       {busy && training && (
         <div data-testid="play-training">
@@ -353,6 +358,7 @@ function Session({ v }: { v: PlayView }) {
             </button>
           </div>
         </header>
+        <CheckpointIdentity spec={v.opponentCheckpoint?.name ?? v.opponent} role={v.seat === 'customer' ? 'DA' : 'CA'} testId="play-session-identity" />
         <Brief v={v} />
       </section>
       {v.status === 'playing' && (

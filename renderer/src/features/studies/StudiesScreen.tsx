@@ -14,6 +14,8 @@ import { navigate, selectRouteId, useNavStore } from '../../nav/nav-store';
 import { loadPresets, selectPresets, useExperimentsStore } from '../experiments/experiments-store';
 import { studyCaPolicy } from '../evaluation/ca-policy-store';
 import { loadRuns, selectRuns, useRunsStore } from '../runs/runs-store';
+import { runOptionLabel } from '../runs/run-identity';
+import { RunIdentity } from '../runs/RunIdentity';
 import { BandChart, SERIES_COLOURS } from './BandChart';
 import { CaPolicyChart } from './CaPolicyChart';
 import { fixed, meanText, signedFixed } from '../../format';
@@ -1112,17 +1114,20 @@ function RunOverlay() {
               value={value as string}
               onChange={(e) => (set as (v: string) => void)(e.target.value)}
               data-testid={`overlay-${(label as string).slice(-1).toLowerCase()}`}
+              className="identity-select"
             >
               <option value="">—</option>
               {runs.map((r) => (
                 <option key={r.id} value={r.id}>
-                  {r.id} · {r.preset || 'custom'} · seed {r.seed} · {r.status}
+                  {runOptionLabel(r)}
                 </option>
               ))}
             </select>
           </label>
         ))}
       </div>
+      {a && <RunIdentity runId={a} testId="overlay-a-identity" />}
+      {b && <RunIdentity runId={b} testId="overlay-b-identity" />}
       {error && <div className="inline-error">{error}</div>}
       {series.length > 0 ? (
         <BandChart label="W_DA per match of two runs" testId="overlay-chart" rate series={series} />

@@ -13,6 +13,9 @@ import { diffRows, divergenceText, outcomeRows } from './diff.data';
 import type { DiffRow } from './diff.data';
 import { editDiffForm, replayDiff, selectDiff, selectDiffError, selectDiffForm, selectDiffStatus, useDiffStore } from './diff-store';
 import { signed, termLabel } from './transcript.data';
+import { useLabIndex } from '../runs/lab-index-store';
+import { policyOptionLabel } from '../runs/run-identity';
+import { CheckpointIdentity } from '../runs/RunIdentity';
 import type { TurnView } from './transcript.data';
 
 export function DiffView({ onClose }: { onClose: () => void }) {
@@ -26,6 +29,7 @@ export function DiffView({ onClose }: { onClose: () => void }) {
   return (
     <div className="diff" data-testid="diff-view">
       <DiffForm onClose={onClose} />
+      <DiffIdentities />
       {status === 'idle' && (
         <div className="panel">
           <EmptyState title="Compare two checkpoints on one episode" testId="diff-empty">
@@ -49,6 +53,19 @@ export function DiffView({ onClose }: { onClose: () => void }) {
   );
 }
 
+/** Which run each compared checkpoint comes from (names are lab-wide). */
+function DiffIdentities() {
+  const form = useDiffStore(selectDiffForm);
+  const other = form.role === 'DA' ? 'CA' : 'DA';
+  return (
+    <div className="diff-identities" data-testid="diff-identities">
+      <CheckpointIdentity spec={form.a} role={form.role} testId="diff-a-identity" />
+      {form.b !== form.a && <CheckpointIdentity spec={form.b} role={form.role} testId="diff-b-identity" />}
+      <CheckpointIdentity spec={form.opponent} role={other} testId="diff-opponent-identity" />
+    </div>
+  );
+}
+
 function DiffForm({ onClose }: { onClose: () => void }) {
   const form = useDiffStore(selectDiffForm);
   const loading = useDiffStore(selectDiffStatus) === 'loading';
@@ -61,7 +78,14 @@ function DiffForm({ onClose }: { onClose: () => void }) {
     if (form.scenarioId) ids.add(form.scenarioId);
     return [...ids].sort();
   }, [matches, form.scenarioId]);
-  const options = (list: string[], value: string) => (list.includes(value) ? list : [value, ...list]).map((p) => <option key={p}>{p}</option>);
+  const lab = useLabIndex();
+  const options = (list: string[], value: string, role: 'DA' | 'CA') =>
+    (list.includes(value) ? list : [value, ...list]).map((p) => (
+      <option key={p} value={p}>
+        {policyOptionLabel(p, role, lab)}
+      </option>
+    ));
+  const otherRole = form.role === 'DA' ? 'CA' : 'DA';
   const ready = form.scenarioId !== '' && Number.isInteger(form.seed);
   return (
     <div className="panel filter-bar diff-form" data-testid="diff-form">
@@ -78,20 +102,20 @@ function DiffForm({ onClose }: { onClose: () => void }) {
       </label>
       <label>
         A
-        <select value={form.a} onChange={(e) => editDiffForm({ a: e.target.value })} data-testid="diff-a">
-          {options(own, form.a)}
+        <select value={form.a} onChange={(e) => editDiffForm({ a: e.target.value })} className="identity-select" data-testid="diff-a">
+          {options(own, form.a, form.role)}
         </select>
       </label>
       <label>
         B
-        <select value={form.b} onChange={(e) => editDiffForm({ b: e.target.value })} data-testid="diff-b">
-          {options(own, form.b)}
+        <select value={form.b} onChange={(e) => editDiffForm({ b: e.target.value })} className="identity-select" data-testid="diff-b">
+          {options(own, form.b, form.role)}
         </select>
       </label>
       <label>
         against {form.role === 'DA' ? 'CA' : 'DA'}
-        <select value={form.opponent} onChange={(e) => editDiffForm({ opponent: e.target.value })} data-testid="diff-opponent">
-          {options(other, form.opponent)}
+        <select value={form.opponent} onChange={(e) => editDiffForm({ opponent: e.target.value })} className="identity-select" data-testid="diff-opponent">
+          {options(other, form.opponent, otherRole)}
         </select>
       </label>
       <label>

@@ -6,6 +6,7 @@ import { EmptyState, ErrorState, LoadingState } from '../../components/StateView
 import { TakeOverButton } from '../play/TakeOverButton';
 import { selectMatches, useArenaStore } from '../arena/arena-store';
 import { compareFrom } from './diff-store';
+import { useLabIndex } from '../runs/lab-index-store';
 import { openEpisode, selectEpisode, selectEpisodeError, selectEpisodeStatus, selectSelectedId, useTranscriptsStore } from './transcripts-store';
 import { adversitiesByTurn, episodeTerms, signed, termDefinition, termLabel, turnViews } from './transcript.data';
 import type { TermValue, TurnView } from './transcript.data';
@@ -48,8 +49,9 @@ async function reopen(id: string) {
 
 export function Episode({ e, onCompare }: { e: EpisodeView; onCompare?: () => void }) {
   const matches = useArenaStore(selectMatches);
+  const checkpoints = useLabIndex().checkpoints;
   const compare = () => {
-    compareFrom(e, matches.find((m) => m.id === e.matchId)?.daSpec ?? null);
+    compareFrom(e, matches.find((m) => m.id === e.matchId) ?? null, checkpoints);
     onCompare?.();
   };
   const turns = useMemo(() => turnViews(e), [e]);

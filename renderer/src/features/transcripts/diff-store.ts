@@ -4,7 +4,7 @@
  * form has changed since it was asked.
  */
 import { create } from 'zustand';
-import type { DiffArgs, EpisodeDiff } from '../../../../core/contract/contract';
+import type { CheckpointInfo, DiffArgs, EpisodeDiff, MatchRecord } from '../../../../core/contract/contract';
 import { errorMessage, request } from '../../engine/client';
 import type { LoadStatus } from '../runs/runs-store';
 
@@ -46,10 +46,38 @@ export async function replayDiff(): Promise<void> {
   }
 }
 
-/** Prefill the comparison from a stored episode: its scenario and seed, its match's policy as A. */
-export function compareFrom(e: { scenarioId: string; seed: number }, matchPolicy: string | null): void {
+/** A SPEC the replay can play: a person's seat (`human:ana`) cannot be replayed, the scripted policy stands in. */
+const replayable = (spec: string) => (spec.startsWith('human:') ? 'scripted' : spec);
+
+/**
+ * The comparison an episode opens: its scenario and seed, its match's DA (the checkpoint it
+ * resolved to, not `latest`) as A, the DA it was trained from as B (else the newest other DA of
+ * its run, else the scripted DA), and its match's own CA as the opponent, so the replay meets
+ * the customer the episode met.
+ */
+export function formFromEpisode(
+  e: { scenarioId: string; seed: number },
+  match: Pick<MatchRecord, 'daSpec' | 'caSpec' | 'daCheckpoint' | 'caCheckpoint'> | null,
+  checkpoints: readonly CheckpointInfo[],
+): Partial<DiffArgs> {
+  const at = { role: 'DA' as const, scenarioId: e.scenarioId, seed: e.seed };
+  if (!match) return at;
+  const a = replayable(match.daCheckpoint?.name ?? match.daSpec);
+  const own = checkpoints.find((c) => c.name === a && c.role === 'DA');
+  const parent = own?.parent ? checkpoints.find((c) => c.name === own.parent && c.role === 'DA') : undefined;
+  const sibling = own?.runId ? checkpoints.filter((c) => c.role === 'DA' && c.runId === own.runId && c.name !== a).at(-1) : undefined;
+  const b = parent?.name ?? sibling?.name ?? (a === 'scripted' ? 'sft' : 'scripted');
+  return { ...at, a, b, opponent: replayable(match.caCheckpoint?.name ?? match.caSpec) };
+}
+
+/** Prefill the comparison from a stored episode and its match (formFromEpisode). */
+export function compareFrom(
+  e: { scenarioId: string; seed: number },
+  match: Pick<MatchRecord, 'daSpec' | 'caSpec' | 'daCheckpoint' | 'caCheckpoint'> | null,
+  checkpoints: readonly CheckpointInfo[],
+): void {
   useDiffStore.setState((s) => ({
-    form: { ...s.form, role: 'DA', scenarioId: e.scenarioId, seed: e.seed, ...(matchPolicy ? { a: matchPolicy } : {}) },
+    form: { ...s.form, ...formFromEpisode(e, match, checkpoints) },
     status: 'idle',
     diff: null,
     error: null,
