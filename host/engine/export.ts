@@ -9,6 +9,7 @@ import type { AdversityFiring } from '../../core/world/adversities';
 import { CA_TERMS, DA_TERMS } from '../../core/rewards/terms';
 import type { EpisodeRecord, EpisodeSummary } from '../../core/store/port';
 import { DEFAULT_CONFIG } from '../../core/config';
+import { csvRow } from '../../core/export/data-table';
 import type { ChatMessage, ChatTool } from '../../models/llm/chat-backend';
 import { daSystemPrompt, daTools, nativeTurns } from '../../models/llm/da-messages';
 
@@ -126,7 +127,7 @@ export const CSV_COLUMNS = [
   'judge_rationale',
 ] as const;
 
-/** One CSV row (no line ending), RFC 4180 quoting. */
+/** One CSV row (no line ending), RFC 4180 quoting, floats rounded (core/export/data-table.ts: 0.29000000000000004 is written 0.29). */
 export function episodeCsvRow(e: EpisodeSummary): string {
   const cells: (string | number | boolean | null)[] = [
     e.id,
@@ -150,11 +151,5 @@ export function episodeCsvRow(e: EpisodeSummary): string {
     e.judge.hallucination,
     e.judge.rationale,
   ];
-  return cells.map(csvCell).join(',');
-}
-
-export function csvCell(v: string | number | boolean | null): string {
-  if (v === null) return '';
-  const s = String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  return csvRow(cells);
 }
