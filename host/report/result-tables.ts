@@ -17,6 +17,7 @@ import {
   table5Table,
   tacticConfusionTable,
 } from '../../core/export/results-tables';
+import { arenaOnlySummary } from '../../core/coevolution/study-summary';
 import type { RunDetail } from '../../core/contract/contract';
 import { createRunReader } from '../coevolution/service';
 import { labelHandlers } from '../engine/labels';
@@ -61,6 +62,8 @@ export function runDetail(store: SqliteRunStore, runId: string): RunDetail {
 export async function resultTables(store: SqliteRunStore, source: TableSource, id: string): Promise<DataTable[]> {
   if (source === 'run') {
     const d = runDetail(store, id);
+    // An --arena-only run shows nothing of its evaluation phase (as `run` and `report` do): its matches only.
+    if (d.arenaOnly) return [matchesTable(id, d.matchSummaries, d.gyms)];
     return [
       table4Table(id, d.heldout),
       heldoutScenarioTable(id, d.heldout),
@@ -69,7 +72,9 @@ export async function resultTables(store: SqliteRunStore, source: TableSource, i
     ];
   }
   if (source === 'study') {
-    const s = loadStudy(store.db, store.path, id).summary;
+    const v = loadStudy(store.db, store.path, id);
+    // An --arena-only study: no held-out or panel figure (arenaOnlySummary), as in `study show`.
+    const s = v.study.arenaOnly ? arenaOnlySummary(v.summary) : v.summary;
     return [armsTable(id, s), pairedTable(id, s), reachTable(id, s), studyWDaTable(id, s)];
   }
   const report = await labelHandlers(store, labelStore(store.db))['labels/tactic-report']({ queueId: id });

@@ -112,7 +112,10 @@ async function tableExport(store: SqliteRunStore, id: string, opts: ExportOption
   if (opts.table === 'all') chosen = tables;
   else {
     const t = tables.find((x) => x.name === opts.table);
-    if (!t) throw new UsageError(`export: ${id} has no ${opts.table} table (no panel evaluation of its final DA: sparring eval --panel)`);
+    if (!t)
+      throw new UsageError(
+        `export: ${id} has no ${opts.table} table (${opts.table === 'panel' ? 'no panel evaluation of its final DA: sparring eval --panel' : 'an --arena-only run shows only its matches'})`,
+      );
     chosen = [t];
   }
   if (chosen.length > 1 && format === 'csv') {
