@@ -10,6 +10,9 @@ import { CA_TERMS, DA_TERMS } from '../../core/rewards/terms';
 import type { EpisodeRecord, EpisodeSummary } from '../../core/store/port';
 import { DEFAULT_CONFIG } from '../../core/config';
 import { csvRow } from '../../core/export/data-table';
+import type { RunStore } from '../../core/store/port';
+import { studyStore } from '../study/study-store';
+import type { Database } from 'better-sqlite3';
 import type { ChatMessage, ChatTool } from '../../models/llm/chat-backend';
 import { daSystemPrompt, daTools, nativeTurns } from '../../models/llm/da-messages';
 
@@ -152,4 +155,20 @@ export function episodeCsvRow(e: EpisodeSummary): string {
     e.judge.rationale,
   ];
   return csvRow(cells);
+}
+
+/**
+ * The matches whose episodes an export takes: one match (R1-M3, M1), a run's (R1), or every run's
+ * of a study (S1), in order; [] when the id names none of them. `sparring export` and the app's
+ * Export screen.
+ */
+export function exportMatchIds(store: Pick<RunStore, 'getMatch' | 'listMatches'> & { db: Database }, id: string): string[] {
+  if (store.getMatch(id)) return [id];
+  const all = store.listMatches().map((m) => m.id);
+  const study = store.db.prepare('SELECT 1 FROM studies WHERE id = ?').get(id)
+    ? studyStore(store.db)
+        .entries(id)
+        .map((e) => e.runId)
+    : null;
+  return (study ?? [id]).flatMap((r) => all.filter((m) => m.startsWith(`${r}-M`)));
 }

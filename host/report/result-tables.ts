@@ -58,12 +58,15 @@ export function runDetail(store: SqliteRunStore, runId: string): RunDetail {
   return createRunReader(store.db, store.path, () => undefined).get(runId);
 }
 
-/** Every table of a run, study or tactic queue (a run without a panel evaluation has no panel table). */
-export async function resultTables(store: SqliteRunStore, source: TableSource, id: string): Promise<DataTable[]> {
+/**
+ * Every table of a run, study or tactic queue (a run without a panel evaluation has no panel
+ * table). `arenaOnly`: leave out held-out and panel figures (default: as the run or study was made).
+ */
+export async function resultTables(store: SqliteRunStore, source: TableSource, id: string, arenaOnly?: boolean): Promise<DataTable[]> {
   if (source === 'run') {
     const d = runDetail(store, id);
     // An --arena-only run shows nothing of its evaluation phase (as `run` and `report` do): its matches only.
-    if (d.arenaOnly) return [matchesTable(id, d.matchSummaries, d.gyms)];
+    if (arenaOnly ?? d.arenaOnly) return [matchesTable(id, d.matchSummaries, d.gyms)];
     return [
       table4Table(id, d.heldout),
       heldoutScenarioTable(id, d.heldout),
@@ -74,7 +77,7 @@ export async function resultTables(store: SqliteRunStore, source: TableSource, i
   if (source === 'study') {
     const v = loadStudy(store.db, store.path, id);
     // An --arena-only study: no held-out or panel figure (arenaOnlySummary), as in `study show`.
-    const s = v.study.arenaOnly ? arenaOnlySummary(v.summary) : v.summary;
+    const s = (arenaOnly ?? v.study.arenaOnly) ? arenaOnlySummary(v.summary) : v.summary;
     return [armsTable(id, s), pairedTable(id, s), reachTable(id, s), studyWDaTable(id, s)];
   }
   const report = await labelHandlers(store, labelStore(store.db))['labels/tactic-report']({ queueId: id });
@@ -101,4 +104,11 @@ export function runsOf(store: SqliteRunStore, source: 'run' | 'study', id: strin
   return studyStore(store.db)
     .entries(id)
     .map((e) => ({ runId: e.runId, label: `${e.runId}-${e.arm}-seed${e.seed}` }));
+}
+
+/** The tables of `id` (any kind), or an error naming what it is not. The app's `results/tables`. */
+export async function tablesOf(store: SqliteRunStore, id: string, arenaOnly?: boolean): Promise<DataTable[]> {
+  const source = sourceOf(store, id);
+  if (!source) throw new Error(`no run, study or tactic labelling queue "${id}" in this lab`);
+  return resultTables(store, source, id, arenaOnly);
 }

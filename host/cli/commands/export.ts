@@ -19,13 +19,12 @@ import { Option } from 'commander';
 import { tableFile, tablesToJson } from '../../../core/export/data-table';
 import type { DataTable } from '../../../core/export/data-table';
 import { labDomain } from '../../store/scenario-store';
-import { CSV_COLUMNS, episodeCsvRow, episodeToChat, validatedChat } from '../../engine/export';
+import { CSV_COLUMNS, episodeCsvRow, episodeToChat, exportMatchIds, validatedChat } from '../../engine/export';
 import { openSqliteStore } from '../../store/sqlite-store';
 import type { SqliteRunStore } from '../../store/sqlite-store';
 import { resultTables, runDetail, runScalars, runsOf, sourceOf, TABLES } from '../../report/result-tables';
 import type { TableSource } from '../../report/result-tables';
 import { TensorBoardWriter } from '../../report/tensorboard';
-import { studyStore } from '../../study/study-store';
 import { UsageError } from '../options';
 import type { GlobalOptions } from '../main';
 
@@ -134,24 +133,12 @@ async function tableExport(store: SqliteRunStore, id: string, opts: ExportOption
   process.stderr.write(`exported ${chosen.map((t) => `${t.name} (${t.rows.length} rows)`).join(', ')} of ${id}${opts.out ? ` to ${opts.out}` : ''}\n`);
 }
 
-/** The matches an id names: one match, a run's, or every run of a study's. */
-function matchesOf(store: SqliteRunStore, id: string): string[] {
-  if (store.getMatch(id)) return [id];
-  const all = store.listMatches().map((m) => m.id);
-  let runs = [id];
-  if (sourceOf(store, id) === 'study')
-    runs = studyStore(store.db)
-      .entries(id)
-      .map((e) => e.runId);
-  return runs.flatMap((r) => all.filter((m) => m.startsWith(`${r}-M`)));
-}
-
 async function episodeExport(store: SqliteRunStore, id: string, opts: ExportOptions, db: string): Promise<void> {
   if (opts.format === 'json') throw new UsageError('export: episodes are jsonl or csv; json is for --table');
   const format = opts.format ?? 'jsonl';
   if (opts.validated && format !== 'jsonl') throw new UsageError('export: --validated writes JSONL; drop --format csv');
   const scenarios = new Map(labDomain(store.db).scenarios.map((s) => [s.id, s]));
-  const matches = matchesOf(store, id);
+  const matches = exportMatchIds(store, id);
   if (matches.length === 0) throw new UsageError(`export: no run, match or study "${id}" with episodes in ${db}`);
   const out: Writable = opts.out ? createWriteStream(opts.out) : process.stdout;
   const eol = format === 'csv' ? '\r\n' : '\n';
