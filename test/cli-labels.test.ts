@@ -88,7 +88,7 @@ describe('sparring labels export', () => {
       'Multi-intent',
       'Other',
     ]);
-    const confusion = parseCsv<string[]>((await here(['export', 'T1', '--table', 'confusion'])).stdout);
+    const confusion: string[][] = parseCsv((await here(['export', 'T1', '--table', 'confusion'])).stdout, {});
     // One labelled item with a consensus (Other): one count in the Other column, whatever the classifier said.
     const otherCol = confusion[0]!.indexOf('Other');
     expect(confusion.slice(1).reduce((n, r) => n + Number(r[otherCol]), 0)).toBe(1);

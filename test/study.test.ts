@@ -209,7 +209,7 @@ describe('sparring study', () => {
     const armTable = JSON.parse((await sparring(['export', 'S1', '--table', 'arms', '--format', 'json', '--db', db])).stdout) as { rows: { arm: string }[] };
     expect(new Set(armTable.rows.map((r) => r.arm))).toEqual(new Set(['full', 'steady-ca']));
     const episodes = parseCsv<Record<string, string>>((await sparring(['export', 'S1', '--format', 'csv', '--db', db])).stdout, { columns: true });
-    expect(new Set(episodes.map((e) => e.match_id.split('-')[0]))).toEqual(new Set(t.runs.map((x) => x.runId)));
+    expect(new Set(episodes.map((e) => e.match_id!.split('-')[0]))).toEqual(new Set(t.runs.map((x) => x.runId)));
     // study ca-policy: each arm's CA, first match → last, from the runs' own first and last matches.
     const shift = await sparring(['study', 'ca-policy', 'S1', '--json', '--db', db]);
     expect(shift.code, shift.stderr).toBe(0);
