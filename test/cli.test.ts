@@ -214,7 +214,7 @@ describe('sparring export', () => {
     expect(rows[0]).toMatch(/^episode_id,match_id,.*da_env_judge.*ca_inv_da/);
     const missing = await sparring(['export', 'R9', '--db', db]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/no run or match "R9"/);
+    expect(missing.stderr).toMatch(/no run, match or study "R9"/);
   });
 });
 

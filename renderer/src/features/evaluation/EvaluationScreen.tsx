@@ -16,6 +16,7 @@ import { loadRun, loadRuns, selectDetail, selectDetailError, selectDetailStatus,
 import { useSelectedRun } from '../runs/use-selected-run';
 import { CrossPlayPanel } from './CrossPlayPanel';
 import { createScenarioHeatmapChart } from './create-scenario-heatmap-chart';
+import { TableExport } from '../../components/TableExport';
 import { evaluationView, formatCell } from './evaluation.data';
 import { SCENARIO_MEASURES, scenarioHeatmap, tableView } from './heldout-table.data';
 import type { ScenarioMeasure } from './heldout-table.data';
@@ -205,6 +206,7 @@ function HeldoutTables({ runId, report }: { runId: string; report: HeldoutReport
                 {o === 'run' ? `run’s CA (${report.vsRun.opponent})` : 'scripted CA'}
               </button>
             ))}
+            <TableExport id={runId} name="table4" label={`Table 4 of ${runId} (both opponents)`} />
           </div>
         </header>
         <p className="small muted">
@@ -259,13 +261,16 @@ function HeldoutTables({ runId, report }: { runId: string; report: HeldoutReport
         title={`Per scenario · run ${runId} · against ${against === 'run' ? report.vsRun.opponent : 'the scripted CA'}`}
         file={`heldout-scenarios-${runId}-${against === 'run' ? report.vsRun.opponent : 'scripted'}`}
         aside={
-          <select value={measure} onChange={(e) => setMeasure(e.target.value as ScenarioMeasure)} aria-label="Measure" data-testid="heatmap-measure">
-            {SCENARIO_MEASURES.map((m) => (
-              <option key={m.key} value={m.key}>
-                {m.label}
-              </option>
-            ))}
-          </select>
+          <>
+            <select value={measure} onChange={(e) => setMeasure(e.target.value as ScenarioMeasure)} aria-label="Measure" data-testid="heatmap-measure">
+              {SCENARIO_MEASURES.map((m) => (
+                <option key={m.key} value={m.key}>
+                  {m.label}
+                </option>
+              ))}
+            </select>
+            <TableExport id={runId} name="scenarios" label={`the per-scenario results of ${runId}`} />
+          </>
         }
       >
         <div ref={ref} data-testid="heldout-heatmap" />

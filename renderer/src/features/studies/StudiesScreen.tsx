@@ -7,6 +7,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { ArmSummary, EstimateScenarios, EstimateSlice, EstimateTables, MeanInterval, StudyDetail, StudyInfo } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
+import { TableExport } from '../../components/TableExport';
 import { Term } from '../../components/Term';
 import { etaFrom, ProgressBar, useNow } from '../../components/ProgressBar';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
@@ -627,6 +628,27 @@ function TacticEvidence({ arms }: { arms: readonly ArmSummary[] }) {
   );
 }
 
+/** The study's tables as CSV/JSON (`sparring export S --table …`); arena only: without held-out or panel figures. */
+function StudyExports({ study, arenaOnly }: { study: StudyDetail; arenaOnly: boolean }) {
+  const tables = [
+    ['arms', 'per-arm measures'],
+    ['paired', 'paired differences'],
+    ...(arenaOnly ? [] : ([['reach', 'by the arena’s reach']] as const)),
+    ['wda', 'W_DA per match'],
+  ] as const;
+  return (
+    <p className="small table-exports" data-testid="study-exports">
+      <span className="muted">Export:</span>
+      {tables.map(([name, label]) => (
+        <span key={name} className="nowrap">
+          {' '}
+          {label} <TableExport id={study.id} name={name} label={`the ${label} of ${study.id}`} arenaOnly={arenaOnly} />
+        </span>
+      ))}
+    </p>
+  );
+}
+
 function Compare({ study }: { study: StudyDetail }) {
   const [shown, setShown] = useState<string[]>(study.arms);
   const colour = (arm: string) => armColour(study, arm);
@@ -663,6 +685,7 @@ function Compare({ study }: { study: StudyDetail }) {
           ))}
         </span>
       </header>
+      <StudyExports study={study} arenaOnly={arenaOnly} />
       <h4>W_DA per match (mean, 95% band over seeds)</h4>
       <BandChart
         label="W_DA per match per arm"
