@@ -33,6 +33,7 @@ import { registerLab } from './commands/lab';
 import { registerKnobs } from './commands/knobs';
 import { registerBestResponse } from './commands/best-response';
 import { registerCaPolicy } from './commands/ca-policy';
+import { registerDomains } from './commands/domains';
 import { seedInt, UsageError } from './options';
 import { checkLabPath, defaultLabPath } from './paths';
 import { flushPendingLlmCalls } from './policies';
@@ -104,6 +105,7 @@ registerStudy(program, globals);
 registerKnobs(program, globals);
 registerDoctor(program, globals);
 registerLab(program, globals);
+registerDomains(program, globals);
 
 try {
   await program.parseAsync(process.argv);
