@@ -320,6 +320,9 @@ describe('the telecom pack', () => {
       const mine = telecom.utterances.utterances.filter((u) => u.intent === i.name);
       expect(mine.length, i.name).toBeGreaterThanOrEqual(i.arena ? 20 : 8);
       expect(new Set(mine.map((u) => u.style)).size, i.name).toBe(3);
+      // As in banking's bank: only a direct utterance may name the intent outright (r_conceal's phrases).
+      const leaks = mine.filter((u) => u.style !== 'direct' && i.reveals.some((r) => u.text.toLowerCase().includes(r.toLowerCase())));
+      expect(leaks, i.name).toEqual([]);
     }
     expect(telecom.scenarios.flatMap((f) => f.scenarios).some((s) => s.nonNegotiable)).toBe(true);
   });
