@@ -442,11 +442,29 @@ const QUICK_CONFIG: RunConfig = {
 };
 
 /**
+ * The `smoke` preset: `quick` as it was before issue 52, the smallest run that exercises every
+ * phase (bootstrap, matches, both gyms' code paths, held-out evaluation). Its DA0 opens above the
+ * weaker-agent bound, so its DA never trains: it checks plumbing (installs, CI, the many tests
+ * that need "a run"), not the method.
+ */
+const SMOKE_CONFIG: RunConfig = {
+  arena: { episodesPerScenario: 3, maxDaTurns: DEFAULT_CONFIG.arena.maxDaTurns },
+  stopping: { ...DEFAULT_CONFIG.stopping, nMax: 3 },
+  bootstrap: {
+    sft: { epochs: 2, batchSize: 64, lr: 3e-3, expertEpisodesPerIntent: 1, camouflaged: 1 },
+    daWarmup: { ...PAPER_GYM_DA, steps: 3, promptsPerStep: 8 },
+    caPressure: { ...PAPER_GYM_CA, steps: 4, promptsPerStep: 8 },
+  },
+  gym: { da: { ...PAPER_GYM_DA, steps: 4, promptsPerStep: 8 }, ca: { ...PAPER_GYM_CA, steps: 4, promptsPerStep: 8 }, failureShare: 0.7 },
+  eval: { runs: 1, episodesPerScenario: 1, gateEpisodesPerScenario: 2 },
+};
+
+/**
  * The run presets, the one table of them (the CLI, the app and studies read it): `paper` is
  * faithful to RL-ADA's bootstrap, `robust` is a stronger SFT recipe at the same run size, `quick`
- * is small for tests and demos.
+ * is a first look at co-evolution, and `smoke` the smallest run for checking an install.
  */
-export const PRESETS: Record<'paper' | 'robust' | 'quick', { description: string; config: RunConfig }> = {
+export const PRESETS: Record<'paper' | 'robust' | 'quick' | 'smoke', { description: string; config: RunConfig }> = {
   paper: {
     description:
       'RL-ADA: DA0 = SFT on plain routing demos + GRPO warm-up; 10 scenarios × 18 episodes per match, τ_DA 0.60, P 2, ε 0.05, n_min 3, n_max 8; K 16 (DA) / 8 (CA); each gym on the latest 3 matches',
@@ -464,6 +482,11 @@ export const PRESETS: Record<'paper' | 'robust' | 'quick', { description: string
     description:
       'small and fast, a first look at co-evolution (~30 s on 2 cores): 6 episodes per scenario, at most 5 matches; a CA gym lowers W_DA, a DA gym raises it',
     config: QUICK_CONFIG,
+  },
+  smoke: {
+    description:
+      'the smallest whole run (~10 s on 2 cores), to check an install or a pipeline: 3 episodes per scenario, at most 3 matches, 4-step gyms; too small for the DA to train, so it shows no co-evolution',
+    config: SMOKE_CONFIG,
   },
 };
 

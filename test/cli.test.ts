@@ -121,7 +121,7 @@ describe('sparring: bad input, one clear line', () => {
     const r = await sparring(['run', '--preset', 'nope', '--db', path.join(tmp, 'preset.db')]);
     expect(r.code).toBe(2);
     const lines = r.stderr.trim().split('\n');
-    expect(lines[0]).toMatch(/argument 'nope' is invalid\. Allowed choices are paper, robust, quick\./);
+    expect(lines[0]).toMatch(/argument 'nope' is invalid\. Allowed choices are paper, robust, quick, smoke\./);
     expect(lines.length).toBeLessThanOrEqual(2);
     expect(r.stderr).not.toMatch(/Usage:|Options:/);
     expect(existsSync(path.join(tmp, 'preset.db'))).toBe(false);

@@ -52,7 +52,7 @@ async function sparringJson(args: string[]): Promise<RunJson> {
  * preset was before issue 52 made it longer (5 matches of 6).
  */
 function longGymConfig(): string {
-  const c = structuredClone(PRESETS.quick.config);
+  const c = structuredClone(PRESETS.smoke.config);
   c.gym.da.steps = 40;
   c.gym.ca.steps = 40;
   c.stopping.nMax = 3;
@@ -64,7 +64,7 @@ function longGymConfig(): string {
 
 /** The quick preset at its smallest (2 matches, 2 episodes per scenario, 2-step gyms), as a config file. */
 function tinyConfig(): string {
-  const c = structuredClone(PRESETS.quick.config);
+  const c = structuredClone(PRESETS.smoke.config);
   Object.assign(c.stopping, { nMax: 2, nMin: Math.min(c.stopping.nMin, 2) });
   c.arena.episodesPerScenario = 2;
   for (const step of [c.bootstrap.daWarmup, c.bootstrap.caPressure, c.gym.da, c.gym.ca]) step.steps = 2;
