@@ -110,7 +110,8 @@ def main() -> None:
             completion += [call, {"role": "tool", "name": move["name"], "content": result}]
         conversation_b += completion
         reply = {"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": c} for c in calls]}
-        parsed = grpo.parse_response(parser, generated_ids(tok, conversation_b, methods, reply))
+        prefix = tok.apply_chat_template(conversation_b, tools=methods, add_generation_prompt=True, tokenize=True, return_dict=False)
+        parsed = grpo.parse_response(parser, generated_ids(tok, conversation_b, methods, reply), prefix=prefix)
         completion.append(parsed)
         rewards = trl_adapter.episode_reward([env_b], completions=[completion])
         out["rollouts"].append(

@@ -20,12 +20,13 @@ output (parsed by the one parser: text that is not the wire format earns r_forma
 episode ends. So stopping is never free.
 
 A reply that is not one move (several calls, or a call to a function the DA does not have) is not
-left to TRL, which would run several moves or answer `{"error": ...}` without the world seeing it:
-`guard_replies()` makes TRL read such a reply as a reply without a call whose text is what the
-arena's one mapping (`wireFromNative`, models/llm/da-messages.ts) makes of it — several calls a
-JSON list (unparseable: r_format -3), an unknown function a tool call the world refuses — so the
-rollout ends there and is finished as above, scored as the arena scores that reply at every turn
-left.
+left to TRL, which would answer an unknown function with `{"error": ...}` that the world never
+sees (and would run several parsed calls as several moves): `guard_replies()` makes TRL read such a
+reply as a reply without a call whose text is what the arena's one mapping (`wireFromNative`,
+models/llm/da-messages.ts) makes of it — several calls a JSON list (unparseable: r_format -3), an
+unknown function the wire form's tool call, judged by the world as in the arena — so the rollout
+ends there and is finished as above, scored as the arena scores that reply at every turn left.
+(TRL 1.13's own parser, with Qwen2.5's template, already reads a reply of several calls as text.)
 
 Where: `configure(url=..., token=..., model=...)` before the trainer is made, else the environment
 variables SPARRING_ENV_URL (default http://127.0.0.1:7318), SPARRING_ENV_TOKEN and

@@ -78,8 +78,8 @@ describe('the trained form under a chat template, and rewards under TRL', () => 
       adversities: false,
       store,
     });
-    await run(venvPython(), [path.join(ROOT, 'trainers', 'tiny_qwen2.py'), path.join(dir, 'tok'), '--tokenizer-only'], { timeout: 120_000 });
-  }, 180_000);
+    await run(venvPython(), [path.join(ROOT, 'trainers', 'tiny_qwen2.py'), path.join(dir, 'tok'), '--tokenizer-only'], { timeout: 300_000 });
+  }, 360_000);
   afterAll(async () => {
     await server.close();
     store.close();
@@ -173,7 +173,10 @@ describe('the trained form under a chat template, and rewards under TRL', () => 
     for (const b of bad) {
       const calls = badReplies[b.kind as keyof typeof badReplies];
       expect(b.calls_left, b.kind).toBe(0);
-      expect(b.wire, b.kind).toBe(wireFromNative('', calls));
+      // An unknown function: the arena's mapping of the call. Several calls: TRL 1.13's parser already
+      // reads the reply as text (no call); either way the world gets one unparseable turn.
+      if (b.kind === 'unknown') expect(b.wire, b.kind).toBe(wireFromNative('', calls));
+      else expect(parseDaOutput(b.wire!).ok, b.kind).toBe(false);
       expect(b.done, b.kind).toBe(true);
       const episode = store.getEpisode(b.episode_id)!;
       expect(b.reward, b.kind).toBe(episode.rDa);
@@ -192,7 +195,6 @@ describe('the trained form under a chat template, and rewards under TRL', () => 
       expect(episode.turns.map((t) => t.text)).toEqual(played.record.turns.map((t) => t.text));
       expect(b.reward, b.kind).toBeLessThan(finished!.reward);
     }
-    expect(parseDaOutput(bad[0]!.wire!).ok).toBe(false);
     console.log(
       `trained form: ${out.points.length} decision points identical, ${out.tokens_compared} tokens; TRL rewards = lab rewards ${out.rollouts.filter((r) => r.reward === store.getEpisode(r.episode_id)!.rDa).length}/${out.rollouts.length}; finished r_DA ${finished!.reward}, stopped ${stopped!.reward}, ${bad.map((b) => `${b.kind} calls ${b.reward}`).join(', ')}`,
     );
