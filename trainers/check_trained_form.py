@@ -8,8 +8,10 @@ rollouts that finish or stop, for the lab's stored rewards.
 
 SPEC (written by the test): {"url", "seed", "scenario", "moves": [{"name", "arguments"}],
 "play": [{"messages", "tools"}] (the DA's request before each move), "stop_after": n,
-"stop_text": "..."}. Prints one JSON line: the token sequences' comparison per decision point, and
-each rollout's reward and stored episode id.
+"stop_text": "...", "bad_replies": {"several": [call, call], "unknown": [call]}}. Prints one JSON
+line: the token sequences' comparison per decision point, and each rollout's reward and stored
+episode id (finished, stopped, and one per bad reply: the reply's tokens parsed by TRL's own
+parser through `trl_adapter.guard_replies`, with the text that reached the world).
 """
 from __future__ import annotations
 
@@ -91,10 +93,34 @@ def main() -> None:
     completion.append({"role": "assistant", "content": spec["stop_text"]})
     rewards = trl_adapter.episode_reward([stopper], completions=[completion])
     out["rollouts"].append({"kind": "stopped", "reward": rewards[0], "episode_id": stopper.metadata.get("episode_id"), "done": stopper.done})
+    # Replies that are not one move: TRL's parser on the reply's tokens, through the adapter's guard.
+    import trl.trainer.grpo_trainer as grpo
+    from trl.chat_template_utils import add_response_schema
+
+    parser = add_response_schema(tok)
+    trl_adapter.guard_replies({t["function"]["name"] for t in trl_adapter.server_tools(spec["url"], None)})
+    for kind, calls in spec.get("bad_replies", {}).items():
+        env_b = trl_adapter.SparringDaEnv()
+        env_b.reset(seed=spec["seed"], scenario=spec["scenario"])
+        conversation_b = list(row_prompt)
+        completion = []
+        for move in spec["moves"][: spec["stop_after"]]:
+            result = getattr(env_b, move["name"])(**move["arguments"])
+            call = {"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": move}]}
+            completion += [call, {"role": "tool", "name": move["name"], "content": result}]
+        conversation_b += completion
+        reply = {"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": c} for c in calls]}
+        prefix = tok.apply_chat_template(conversation_b, tools=methods, add_generation_prompt=True, tokenize=True, return_dict=False)
+        parsed = grpo.parse_response(parser, generated_ids(tok, conversation_b, methods, reply), prefix=prefix)
+        completion.append(parsed)
+        rewards = trl_adapter.episode_reward([env_b], completions=[completion])
+        out["rollouts"].append(
+            {"kind": kind, "reward": rewards[0], "episode_id": env_b.metadata.get("episode_id"), "done": env_b.done, "calls_left": len(parsed.get("tool_calls") or []), "wire": parsed.get("content")}
+        )
     # GRPO's group advantage (TRL's default scale_rewards="group": (r - mean) / std) over the two rollouts.
     import torch
 
-    r = torch.tensor([x["reward"] for x in out["rollouts"]])
+    r = torch.tensor([x["reward"] for x in out["rollouts"][:2]])
     out["advantages"] = ((r - r.mean()) / (r.std() + 1e-4)).tolist()
     print(json.dumps(out))
 

@@ -12,7 +12,9 @@ what train_da.py, train_ca.py and Sparring's managed trainer (gym.<role>.trainer
 - `--merge`: after training, the LoRA adapter merged into the base and saved whole to OUT/merged
   (what the GGUF writer reads).
 - Progress: one JSON line per logged step on stdout, `{"event": "log", "step", "max_steps",
-  "loss", "reward", "kl", "steps_per_s", ...}`, then `{"event": "done", "out", "merged"}`.
+  "loss", "reward", "kl", "steps_per_s", ...}`; after each batch of rollouts the rewards TRL was given,
+  with the lab's id of each rollout's stored episode, `{"event": "rewards", "episodes": [{"id",
+  "reward"}]}`; at the end `{"event": "done", "out", "merged"}`.
 """
 from __future__ import annotations
 
@@ -50,6 +52,19 @@ def load_points(path: str, role: str):
         [{"prompt": r["prompt"]["messages"], "seed": r["reset"]["seed"], "scenario": r["reset"]["scenario"], "replay": r["reset"]["replay"]} for r in rows],
         features=features,
     )
+
+
+def logged_episode_reward(environments, completions=None, **kw):
+    """trl_adapter.episode_reward, each reward printed with its rollout's stored episode id (so the
+    rewards GRPO trains on can be checked against the lab's r_DA / r_CA of the same episodes)."""
+    import trl_adapter
+
+    rewards = trl_adapter.episode_reward(environments, completions, **kw)
+    emit("rewards", episodes=[{"id": i, "reward": r} for i, r in zip(trl_adapter.episode_ids(environments), rewards)])
+    return rewards
+
+
+logged_episode_reward.__name__ = "episode_reward"
 
 
 def device_settings(vllm: str) -> dict[str, Any]:
@@ -193,13 +208,15 @@ def main(role: str, argv: list[str] | None = None) -> None:
         **({"vllm_mode": dev["vllm_mode"]} if dev["use_vllm"] else {}),
     )
     env = trl_adapter.SparringDaEnv if role == "DA" else trl_adapter.SparringCaEnv
+    if role == "DA":  # a reply of several calls or an unknown function reaches the world as the arena plays it
+        trl_adapter.guard_replies({s["function"]["name"] for s in trl_adapter.server_tools(trl_adapter._setting("url", "SPARRING_ENV_URL", "http://127.0.0.1:7318"), trl_adapter._setting("token", "SPARRING_ENV_TOKEN", None))})
     terms = ["format", "tool", "env_judge"] if role == "DA" else ["realism", "conceal", "inv_da"]
     trainer = GRPOTrainer(
         model=args.model,
         args=config,
         train_dataset=load_points(args.data, role),
         environment_factory=env,
-        reward_funcs=[trl_adapter.episode_reward, *[trl_adapter.term(t) for t in terms]],
+        reward_funcs=[logged_episode_reward, *[trl_adapter.term(t) for t in terms]],
         peft_config=LoraConfig(r=args.lora_r, lora_alpha=args.lora_alpha, lora_dropout=args.lora_dropout, target_modules="all-linear", task_type="CAUSAL_LM"),
         callbacks=[Progress()],
     )

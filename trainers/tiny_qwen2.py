@@ -3,7 +3,7 @@ trained on the lab's utterance bank and prompts, with Qwen2.5's chat template (t
 `trl.chat_template_utils.qwen2_5_chat_template`, so TRL parses its tool calls as Qwen2.5's), and a
 Qwen2ForCausalLM with random weights from a small config.
 
-    python trainers/tiny_qwen2.py OUT_DIR [--vocab 1024] [--seed 0] [--tokenizer-only]
+    python trainers/tiny_qwen2.py OUT_DIR [--vocab 1024] [--hidden 64] [--layers 2] [--seed 0] [--tokenizer-only]
 """
 from __future__ import annotations
 
@@ -82,6 +82,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("out")
     p.add_argument("--vocab", type=int, default=1024)
+    p.add_argument("--hidden", type=int, default=64, help="hidden size (a multiple of 4: 4 attention heads)")
+    p.add_argument("--layers", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--tokenizer-only", action="store_true", help="write the tokenizer alone")
     args = p.parse_args()
@@ -90,7 +92,7 @@ def main() -> None:
         tok.save_pretrained(args.out)
         print(json.dumps({"out": args.out, "vocab": len(tok)}))
         return
-    model = make_model(tok, args.seed)
+    model = make_model(tok, args.seed, hidden=args.hidden, layers=args.layers)
     tok.save_pretrained(args.out)
     model.save_pretrained(args.out)
     print(json.dumps({"out": args.out, "vocab": len(tok), "params": sum(x.numel() for x in model.parameters())}))

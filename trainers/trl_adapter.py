@@ -19,6 +19,15 @@ scores a DA that gives that reply at every turn left: the reply goes to the serv
 output (parsed by the one parser: text that is not the wire format earns r_format -3) until the
 episode ends. So stopping is never free.
 
+A reply that is not one move (several calls, or a call to a function the DA does not have) is not
+left to TRL, which would answer an unknown function with `{"error": ...}` that the world never
+sees (and would run several parsed calls as several moves): `guard_replies()` makes TRL read such a
+reply as a reply without a call whose text is what the arena's one mapping (`wireFromNative`,
+models/llm/da-messages.ts) makes of it — several calls a JSON list (unparseable: r_format -3), an
+unknown function the wire form's tool call, judged by the world as in the arena — so the rollout
+ends there and is finished as above, scored as the arena scores that reply at every turn left.
+(TRL 1.13's own parser, with Qwen2.5's template, already reads a reply of several calls as text.)
+
 Where: `configure(url=..., token=..., model=...)` before the trainer is made, else the environment
 variables SPARRING_ENV_URL (default http://127.0.0.1:7318), SPARRING_ENV_TOKEN and
 SPARRING_MODEL_NAME (stored with each episode in the lab), read when an environment is made.
@@ -184,6 +193,48 @@ class SparringCaEnv(_Session):
             return "The call has ended."
         self._step({"message": utterance})
         return "The call has ended." if self.done else latest_turn_text(self.observation)
+
+
+def wire_of_reply(reply: dict[str, Any]) -> str:
+    """The DA's raw output for a reply of several calls or of an unknown function, as the arena's one
+    mapping makes it (`wireFromNative`): several calls, the JSON list of `{"name", "arguments"}` with
+    the arguments as JSON text; one call, the wire object with the call's `thinking`."""
+
+    def compact(v: Any) -> str:
+        return json.dumps(v, separators=(",", ":"), ensure_ascii=False)
+
+    calls = [c.get("function", c) for c in reply.get("tool_calls") or []]
+    args = lambda a: a if isinstance(a, str) else compact(a)  # noqa: E731
+    if len(calls) != 1:
+        return compact([{"name": c.get("name"), "arguments": args(c.get("arguments", {}))} for c in calls])
+    c = calls[0]
+    a = c.get("arguments", {})
+    o = dict(a) if isinstance(a, dict) else None
+    thinking = o.pop("thinking") if o is not None and isinstance(o.get("thinking"), str) else (reply.get("content") or "")
+    return '{"thinking":' + compact(thinking) + ',"action_type":"tool_call","content":' + compact(c.get("name")) + ',"tool_args":' + (compact(o) if o is not None else args(a)) + "}"
+
+
+def one_move(reply: dict[str, Any], tool_names: set[str]) -> dict[str, Any]:
+    """`reply` as TRL should act on it: unchanged when it holds at most one call of a known function;
+    else a reply without a call whose text is `wire_of_reply` (see the module's doc)."""
+    calls = reply.get("tool_calls") or []
+    if len(calls) <= 1 and all(c.get("function", c).get("name") in tool_names for c in calls):
+        return reply
+    return {"role": "assistant", "content": wire_of_reply(reply)}
+
+
+def guard_replies(tool_names: set[str]) -> None:
+    """Make TRL's GRPO trainer read each generated reply through `one_move` (it parses replies with
+    `trl.chat_template_utils.parse_response`, imported into its module)."""
+    import trl.trainer.grpo_trainer as grpo
+
+    parse = getattr(grpo.parse_response, "__wrapped__", grpo.parse_response)
+
+    def guarded(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        return one_move(parse(*args, **kwargs), tool_names)
+
+    guarded.__wrapped__ = parse  # type: ignore[attr-defined]
+    grpo.parse_response = guarded
 
 
 # ---- reward functions: the server's reward, and its terms for logging ------------------------------

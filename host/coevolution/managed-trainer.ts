@@ -18,7 +18,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -43,10 +43,14 @@ export interface TrainerLog {
   elapsed_s?: number | null;
 }
 
-/** Where a managed gym's files go: the trained adapter and merged model, and the GGUF. */
+/**
+ * Where a managed gym's files go: the trained adapter and merged model, the GGUF, and the
+ * trainer's log (every line the trainer and the GGUF writer print, each attempt after a header:
+ * its `{"event": "rewards"}` lines name each rollout's stored episode and the reward TRL got).
+ */
 export function managedPaths(job: Pick<GymJobInfo, 'exportPath' | 'role'>) {
   const out = path.join(job.exportPath, `${job.role.toLowerCase()}-trained`);
-  return { out, merged: path.join(out, 'merged'), gguf: `${out}.gguf` };
+  return { out, merged: path.join(out, 'merged'), gguf: `${out}.gguf`, log: path.join(job.exportPath, 'trainer.log') };
 }
 
 /** The model a gym starts from: the merged model behind its start checkpoint's GGUF, else the config's. */
@@ -66,10 +70,12 @@ class Child {
     readonly what: string,
     readonly proc: ChildProcess,
     onLine: (line: string) => void = () => {},
+    log?: (line: string) => void,
   ) {
     const keep = (line: string) => {
       this.tail.push(line);
       if (this.tail.length > TAIL) this.tail.shift();
+      log?.(line);
     };
     createInterface({ input: proc.stdout! }).on('line', (l) => (keep(l), onLine(l)));
     createInterface({ input: proc.stderr! }).on('line', keep);
@@ -87,7 +93,7 @@ class Child {
   }
 }
 
-function run(what: string, cmd: string, args: string[], onLine?: (line: string) => void): Child {
+function run(what: string, cmd: string, args: string[], onLine?: (line: string) => void, log?: (line: string) => void): Child {
   return new Child(
     what,
     spawn(cmd, args, {
@@ -96,6 +102,7 @@ function run(what: string, cmd: string, args: string[], onLine?: (line: string) 
       env: { ...process.env, TRL_EXPERIMENTAL_SILENCE: '1', SPARRING_PARENT_PID: String(process.pid) },
     }),
     onLine,
+    log,
   );
 }
 
@@ -106,9 +113,11 @@ export async function runManagedTrainer(
   trainer: ManagedTrainer,
   opts: { signal?: AbortSignal } = {},
 ): Promise<void> {
-  const { out, merged, gguf } = managedPaths(job);
   const next = ctx.checkpoints.nextName(job.role);
   const label = `${job.role} gym ${job.gym} (TRL)`;
+  const { out, merged, gguf, log: logFile } = managedPaths(job);
+  appendFileSync(logFile, `# ${label} attempt, ${new Date().toISOString()}\n`);
+  const log = (line: string) => appendFileSync(logFile, `${line}\n`);
   const children: Child[] = [];
   const abort = () => children.forEach((c) => c.kill());
   opts.signal?.addEventListener('abort', abort);
@@ -168,48 +177,52 @@ export async function runManagedTrainer(
       ...(trainer.lora?.alpha ? ['--lora-alpha', String(trainer.lora.alpha)] : []),
       ...(trainer.lora?.dropout !== undefined ? ['--lora-dropout', String(trainer.lora.dropout)] : []),
     ];
-    const trl = run(`the TRL trainer (${trainer.python})`, trainer.python, args, (line) => {
-      if (!line.startsWith('{')) return;
-      let e: { event?: string } & Partial<TrainerLog>;
-      try {
-        e = JSON.parse(line) as typeof e;
-      } catch {
-        return;
-      }
-      if (e.event !== 'log' || typeof e.step !== 'number') return;
-      const step = e.step - 1;
-      const put = (key: string, v: number | null | undefined) => {
-        if (typeof v === 'number' && Number.isFinite(v)) ctx.metric(`gym:${next}`, key, step, v);
-      };
-      put('gym/reward_mean', e.reward);
-      put('gym/reward_std', e.reward_std);
-      put('gym/kl', e.kl);
-      put('gym/loss', e.loss);
-      const total = e.max_steps ?? e.step;
-      const elapsed = (Date.now() - started) / 1000;
-      ctx.progress({
-        phase: 'waiting-for-trainer',
-        label: `${label} step ${e.step}/${total}`,
-        done: e.step,
-        total,
-        etaSeconds: (elapsed / e.step) * (total - e.step),
-      });
-    });
+    const trl = run(
+      `the TRL trainer (${trainer.python})`,
+      trainer.python,
+      args,
+      (line) => {
+        if (!line.startsWith('{')) return;
+        let e: { event?: string } & Partial<TrainerLog>;
+        try {
+          e = JSON.parse(line) as typeof e;
+        } catch {
+          return;
+        }
+        if (e.event !== 'log' || typeof e.step !== 'number') return;
+        const step = e.step - 1;
+        const put = (key: string, v: number | null | undefined) => {
+          if (typeof v === 'number' && Number.isFinite(v)) ctx.metric(`gym:${next}`, key, step, v);
+        };
+        put('gym/reward_mean', e.reward);
+        put('gym/reward_std', e.reward_std);
+        put('gym/kl', e.kl);
+        put('gym/loss', e.loss);
+        const total = e.max_steps ?? e.step;
+        const elapsed = (Date.now() - started) / 1000;
+        ctx.progress({
+          phase: 'waiting-for-trainer',
+          label: `${label} step ${e.step}/${total}`,
+          done: e.step,
+          total,
+          etaSeconds: (elapsed / e.step) * (total - e.step),
+        });
+      },
+      log,
+    );
     children.push(trl);
     await trl.check();
     server.kill();
 
     // 3. The merged model as GGUF, 4. registered as the role's next checkpoint.
     ctx.progress({ phase: 'waiting-for-trainer', label: `${label}: writing the GGUF`, done: 0, total: 1, etaSeconds: null });
-    const writer = run('write_gguf.py', trainer.python, [
-      path.join(ROOT, 'trainers', 'write_gguf.py'),
-      merged,
-      gguf,
-      '--type',
-      trainer.gguf ?? 'f32',
-      '--name',
-      next,
-    ]);
+    const writer = run(
+      'write_gguf.py',
+      trainer.python,
+      [path.join(ROOT, 'trainers', 'write_gguf.py'), merged, gguf, '--type', trainer.gguf ?? 'f32', '--name', next],
+      undefined,
+      log,
+    );
     children.push(writer);
     await writer.check();
     if (ctx.stopped() || opts.signal?.aborted) throw new Error('run stopped');

@@ -320,6 +320,7 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
     const actor = createActor(machine, snapshot ? { snapshot: snapshot as never, input } : { input });
     l.actor = actor;
     let lastValue = '';
+    let lastGyms = -1;
     let lastPauseRequested = false;
     let seenMatches = 0;
     let seenGyms = 0;
@@ -376,8 +377,11 @@ export function createRunService(opts: RunServiceOptions): LocalRunService {
       const status = statusOf(value);
       // A phase boundary: persist, so a killed process resumes from here. Before the events
       // below: a reader that reacts to one (the app reloads the run after a gym an external
-      // trainer ended) must find it in the lab, not the snapshot of the phase before.
-      const boundary = value !== lastValue;
+      // trainer ended) must find it in the lab, not the snapshot of the phase before. A gym
+      // followed by another (isolation 'both': the DA's, then the CA's) passes the boundary
+      // without changing the state's name: the finished gym marks it.
+      const boundary = value !== lastValue || (lastGyms >= 0 && c.gyms.length !== lastGyms);
+      lastGyms = c.gyms.length;
       if (boundary)
         db.transaction(() => {
           updateRun.run(dbStatus(status), JSON.stringify(actor.getPersistedSnapshot()), c.error, new Date().toISOString(), runId);

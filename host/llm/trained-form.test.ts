@@ -26,7 +26,8 @@ import { judgeEpisode } from '../../core/judge/judge';
 import { deriveSeed, Rng } from '../../core/random';
 import { transcriptOfEpisode } from '../../core/validators/validators';
 import type { DaObservation } from '../../core/world/environment';
-import { daMessages, daTools, nativeCall } from '../../models/llm/da-messages';
+import { daMessages, daTools, nativeCall, wireFromNative } from '../../models/llm/da-messages';
+import { parseDaOutput } from '../../core/wire';
 import { ROOT, venvPython } from '../../test/support/python-env';
 import { bankingDomain } from '../domain-files';
 import { startEnvServer } from '../env/server';
@@ -43,7 +44,7 @@ const STOP_TEXT = 'Let me look into that for you.';
 interface CheckOutput {
   points: { move: number; train_tokens: number; play_tokens: number; identical: boolean; first_difference: number | null }[];
   tokens_compared: number;
-  rollouts: { kind: 'finished' | 'stopped'; reward: number; episode_id: string; done: boolean }[];
+  rollouts: { kind: 'finished' | 'stopped' | 'several' | 'unknown'; reward: number; episode_id: string; done: boolean; calls_left?: number; wire?: string }[];
   advantages: number[];
 }
 
@@ -51,9 +52,12 @@ interface CheckOutput {
 class StoppingDa implements DaPolicy {
   readonly name = 'stopping';
   private k = 0;
-  constructor(private readonly first: string[]) {}
+  constructor(
+    private readonly first: string[],
+    private readonly then = STOP_TEXT,
+  ) {}
   act(): string {
-    return this.first[this.k++] ?? STOP_TEXT;
+    return this.first[this.k++] ?? this.then;
   }
 }
 
@@ -74,8 +78,8 @@ describe('the trained form under a chat template, and rewards under TRL', () => 
       adversities: false,
       store,
     });
-    await run(venvPython(), [path.join(ROOT, 'trainers', 'tiny_qwen2.py'), path.join(dir, 'tok'), '--tokenizer-only'], { timeout: 120_000 });
-  }, 180_000);
+    await run(venvPython(), [path.join(ROOT, 'trainers', 'tiny_qwen2.py'), path.join(dir, 'tok'), '--tokenizer-only'], { timeout: 300_000 });
+  }, 360_000);
   afterAll(async () => {
     await server.close();
     store.close();
@@ -118,7 +122,12 @@ describe('the trained form under a chat template, and rewards under TRL', () => 
     });
     expect(moves.length).toBeGreaterThanOrEqual(4);
     const spec = path.join(dir, 'spec.json');
-    writeFileSync(spec, JSON.stringify({ url: server.url, seed, scenario: scenario.id, moves, play, stop_after: 1, stop_text: STOP_TEXT }));
+    // Replies that are not one move (after the first move): two calls at once, and a function the DA does not have.
+    const badReplies = { several: [moves[1]!, moves[2]!], unknown: [{ name: 'refund_everything', arguments: { thinking: 'just refund it', amount: 5 } }] };
+    writeFileSync(
+      spec,
+      JSON.stringify({ url: server.url, seed, scenario: scenario.id, moves, play, stop_after: 1, stop_text: STOP_TEXT, bad_replies: badReplies }),
+    );
     const { stdout } = await run(venvPython(), [path.join(ROOT, 'trainers', 'check_trained_form.py'), spec, path.join(dir, 'tok')], {
       timeout: 180_000,
       env: { ...process.env, TRL_EXPERIMENTAL_SILENCE: '1' },
@@ -131,7 +140,7 @@ describe('the trained form under a chat template, and rewards under TRL', () => 
     expect(out.tokens_compared).toBeGreaterThan(500);
 
     // TRL's reward = the lab's stored r_DA of that episode id, and the same episode as the recorded one.
-    const [finished, stopped] = out.rollouts;
+    const [finished, stopped, ...bad] = out.rollouts;
     expect(finished!.done).toBe(true);
     const again = store.getEpisode(finished!.episode_id)!;
     expect(finished!.reward).toBe(again.rDa);
@@ -157,8 +166,37 @@ describe('the trained form under a chat template, and rewards under TRL', () => 
     expect(stopped!.reward).toBeLessThan(finished!.reward);
     expect(out.advantages[0]!).toBeGreaterThan(0);
     expect(out.advantages[1]!).toBeLessThan(0);
+
+    // A reply of several calls, or of an unknown function, reaches the world as the arena's mapping
+    // makes it (not TRL's silent {"error"} or several moves) and scores as the arena scores it.
+    expect(bad.map((b) => b.kind)).toEqual(['several', 'unknown']);
+    for (const b of bad) {
+      const calls = badReplies[b.kind as keyof typeof badReplies];
+      expect(b.calls_left, b.kind).toBe(0);
+      // An unknown function: the arena's mapping of the call. Several calls: TRL 1.13's parser already
+      // reads the reply as text (no call); either way the world gets one unparseable turn.
+      if (b.kind === 'unknown') expect(b.wire, b.kind).toBe(wireFromNative('', calls));
+      else expect(parseDaOutput(b.wire!).ok, b.kind).toBe(false);
+      expect(b.done, b.kind).toBe(true);
+      const episode = store.getEpisode(b.episode_id)!;
+      expect(b.reward, b.kind).toBe(episode.rDa);
+      const played = await runEpisode({
+        domain,
+        scenario,
+        seed,
+        da: new StoppingDa(turns.flatMap((t) => (t.role === 'agent' ? [t.raw] : [])).slice(0, 1), b.wire),
+        ca: new ScriptedCa(domain),
+        judge: judgeEpisode,
+        config: DEFAULT_CONFIG,
+        matchId: 'M',
+        index: 0,
+      });
+      expect(b.reward, b.kind).toBe(played.record.rDa);
+      expect(episode.turns.map((t) => t.text)).toEqual(played.record.turns.map((t) => t.text));
+      expect(b.reward, b.kind).toBeLessThan(finished!.reward);
+    }
     console.log(
-      `trained form: ${out.points.length} decision points identical, ${out.tokens_compared} tokens; TRL rewards = lab rewards ${[finished, stopped].filter((r) => r!.reward === store.getEpisode(r!.episode_id)!.rDa).length}/2; finished r_DA ${finished!.reward}, stopped ${stopped!.reward}`,
+      `trained form: ${out.points.length} decision points identical, ${out.tokens_compared} tokens; TRL rewards = lab rewards ${out.rollouts.filter((r) => r.reward === store.getEpisode(r.episode_id)!.rDa).length}/${out.rollouts.length}; finished r_DA ${finished!.reward}, stopped ${stopped!.reward}, ${bad.map((b) => `${b.kind} calls ${b.reward}`).join(', ')}`,
     );
   }, 300_000);
 });
