@@ -12,6 +12,7 @@ import type { RobustnessRow } from './robustness.data';
 import { ScenarioBrowser } from './ScenarioBrowser';
 import { runRobustness, selectRobustness, useRobustnessStore } from './robustness-store';
 import { Term } from '../../components/Term';
+import { checkWholeNumber } from '../../whole-number';
 
 export function RobustnessPanel() {
   const info = useEngineStore(selectInfo);
@@ -20,10 +21,13 @@ export function RobustnessPanel() {
   const cas = info?.policies.ca ?? ['scripted'];
   const [da, setDa] = useState(das.includes('latest') ? 'latest' : 'scripted');
   const [ca, setCa] = useState('scripted');
-  const [episodes, setEpisodes] = useState(2);
+  const [episodes, setEpisodes] = useState('2');
+  const checked = checkWholeNumber(episodes, 'Episodes per scenario', { min: 1, max: 100, why: '0 would play nothing' });
   const running = r.status === 'running';
   const now = useNow(running);
-  const run = () => void runRobustness({ da, ca, episodesPerScenario: episodes, seed: 1 });
+  const run = () => {
+    if (checked.ok) void runRobustness({ da, ca, episodesPerScenario: checked.value, seed: 1 });
+  };
 
   let body;
   if (running)
@@ -75,19 +79,24 @@ export function RobustnessPanel() {
             episodes/scenario{' '}
             <input
               aria-label="Episodes per scenario"
-              type="number"
-              min={1}
-              max={100}
+              inputMode="numeric"
               value={episodes}
-              onChange={(e) => setEpisodes(Math.max(1, Math.min(100, Number(e.target.value) || 1)))}
+              onChange={(e) => setEpisodes(e.target.value)}
+              aria-invalid={!checked.ok}
               disabled={running}
               style={{ width: 56 }}
+              data-testid="robustness-episodes"
             />
           </label>
-          <button type="button" className="btn primary" onClick={run} disabled={running} data-testid="robustness-run">
+          <button type="button" className="btn primary" onClick={run} disabled={running || !checked.ok} data-testid="robustness-run">
             {running ? 'Evaluating…' : 'Evaluate'}
           </button>
         </header>
+        {!checked.ok && (
+          <p className="inline-error" role="alert" data-testid="robustness-episodes-problem">
+            {checked.problem}
+          </p>
+        )}
         {body}
       </section>
       <ScenarioBrowser />
