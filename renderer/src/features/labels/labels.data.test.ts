@@ -52,19 +52,18 @@ describe('Table 5 rows', () => {
 });
 
 describe('judge audit', () => {
-  const row = (o: Partial<AuditReport['perMatch'][number]>): AuditReport['perMatch'][number] =>
-    ({
-      matchId: 'M1',
-      audited: 2,
-      wDa: 0.5,
-      wJudge: 0.5,
-      wHuman: 0.5,
-      exceedsEpsilon: false,
-      flips: false,
-      stopJudge: null,
-      stopHuman: null,
-      ...o,
-    }) as AuditReport['perMatch'][number];
+  const row = (o: Partial<AuditReport['perMatch'][number]>): AuditReport['perMatch'][number] => ({
+    matchId: 'M1',
+    audited: 2,
+    wDa: 0.5,
+    wJudge: 0.5,
+    wHuman: 0.5,
+    exceedsEpsilon: false,
+    flips: false,
+    stopJudge: null,
+    stopHuman: null,
+    ...o,
+  });
 
   it('claims nothing for a match with no audited episode', () => {
     expect(impactBadge(row({ audited: 0 }))).toEqual({ tone: 'neutral', text: 'not audited' });

@@ -72,7 +72,7 @@ describe('what the customer seat reads', () => {
       toolResult: { ok: true as const, tool: 'lookup_account', data: { balance: 1234 } },
       parseError: null,
     };
-    const seen = customerSees(turn as never);
+    const seen = customerSees(turn);
     expect(seen).toEqual({ said: null, usedTool: true });
     expect(JSON.stringify(seen)).not.toMatch(/hypotheses|balance|555/);
   });
