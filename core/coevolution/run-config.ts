@@ -8,6 +8,7 @@ import { DEFAULT_CONFIG } from '../config';
 import type { SparringConfig } from '../config';
 import { PRESETS } from '../presets';
 import { PROVIDER_CHOICES } from '../contract/device';
+import { issueRule } from '../issue-text';
 
 const pos = z.number().positive();
 const posInt = z.number().int().positive();
@@ -466,7 +467,7 @@ export function parseRunConfig(text: string, source = 'config'): RunConfig {
   const r = runConfigSchema.safeParse(value);
   if (!r.success) {
     const issue = r.error.issues[0]!;
-    throw new RunConfigError(source, issue.path.map(String).join('.'), issue.message);
+    throw new RunConfigError(source, issue.path.map(String).join('.'), issueRule(issue));
   }
   const cfg = r.data;
   for (const [section, known] of [

@@ -697,7 +697,8 @@ export interface Commands {
   /** Start a study: every (arm, seed) an ordinary run of the lab, in worker processes (core/coevolution/arms.ts). */
   'studies/start': (args: {
     preset: string;
-    seeds: number;
+    /** A count (seeds 1..n), or seeds text as `sparring study --seeds` reads it ("1,4,7", "11-20"; core/coevolution/seeds.ts). */
+    seeds: number | string;
     arms: string[];
     workers?: number;
     /** The study's own arms: a name and a run-config overlay (JSON text) merged over the preset, as `sparring study --arm NAME=FILE`. */
@@ -707,6 +708,11 @@ export interface Commands {
     /** A study for choosing settings on the arena (StudyInfo.arenaOnly; `sparring study --arena-only`). */
     arenaOnly?: boolean;
   }) => { studyId: string };
+  /**
+   * Read seeds text as `studies/start` and `sparring study --seeds` do: the seeds it names and how
+   * many runs a study here runs at once (its default workers), or a refusal in plain words.
+   */
+  'studies/seeds': (args: { text: string }) => { ok: true; seeds: number[]; workers: number } | { ok: false; problem: string };
   /** Continue an interrupted study: finished runs are kept, the others resume from their last phase boundary; `estimate` as in `studies/start`. */
   'studies/resume': (args: { studyId: string; estimate?: EstimateSlice }) => { ok: true };
   /**

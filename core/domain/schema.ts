@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { COMPLEXITIES, DETAIL_SLOTS, DOMAIN_TOOLS, EXECUTION_ADVERSITIES, FALLBACK_BEHAVIORS, SITUATIONS, SLOT_NAMES, TOOL_NAMES } from './types';
 import type { Domain, Scenario, TaxonomyEntry, UtteranceBank } from './types';
+import { issueRule } from '../issue-text';
 
 const domainTool = z.enum(DOMAIN_TOOLS);
 const nonEmpty = z.string().trim().min(1, 'expected a non-empty string');
@@ -146,7 +147,7 @@ export function parseDomainFile<T>(file: string, text: string, schema: z.ZodType
   const r = schema.safeParse(value);
   if (!r.success) {
     const issue = r.error.issues[0]!;
-    throw new DomainFileError(file, pathOf(issue.path), issue.message);
+    throw new DomainFileError(file, pathOf(issue.path), issueRule(issue));
   }
   return r.data;
 }
@@ -242,7 +243,7 @@ export function checkScenario(
 ): { ok: true; scenario: ScenarioDraft } | { ok: false; problems: FieldProblem[] } {
   const r = scenarioSchema.safeParse(value);
   // Every problem at once: the schema's and the taxonomy's, so fixing one never reveals another round.
-  const schema = r.success ? [] : r.error.issues.map((i) => ({ field: pathOf(i.path), message: i.message }));
+  const schema = r.success ? [] : r.error.issues.map((i) => ({ field: pathOf(i.path), message: issueRule(i) }));
   const taxonomyOnes = taxonomyProblems(value, new Map(taxonomy.map((e) => [e.intent, e]))).filter((p) => !schema.some((q) => q.field === p.field));
   const problems = [...schema, ...taxonomyOnes];
   return problems.length || !r.success ? { ok: false, problems } : { ok: true, scenario: r.data };

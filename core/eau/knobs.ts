@@ -29,6 +29,7 @@ import { runConfigSchema } from '../coevolution/run-config';
 import type { RunConfig } from '../coevolution/run-config';
 import { DEFAULT_ADVERSITY_PROFILE } from '../world/adversities';
 import type { AdversitySpec } from '../domain/types';
+import { issueRule } from '../issue-text';
 
 /** EAU's four owners of a knob. */
 export type KnobOwner = 'user-simulator' | 'environment' | 'reward' | 'rl';
@@ -323,7 +324,7 @@ export function withKnob(config: RunConfig, id: string, value: number): RunConfi
   const r = runConfigSchema.safeParse(next);
   if (!r.success) {
     const issue = r.error.issues[0]!;
-    throw new Error(`knob "${id}" = ${value}: the run config refuses it at ${issue.path.map(String).join('.')}: ${issue.message}`);
+    throw new Error(`knob "${id}" = ${value}: the run config refuses it at ${issue.path.map(String).join('.')}: ${issueRule(issue)}`);
   }
   return r.data;
 }

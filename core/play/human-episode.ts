@@ -16,6 +16,7 @@ import { toolArgSchemas } from '../world/backend';
 import { CustomerEnvironment } from '../world/environment';
 import type { Role } from '../world/environment';
 import type { Transcript, Turn } from '../world/transcript';
+import { issueSentence } from '../issue-text';
 
 /** The seat a person takes: the customer (against a DA) or the agent (against a CA). */
 export type Seat = Role;
@@ -168,8 +169,7 @@ export function agentOutput(action: HumanAction): string {
       const r = toolArgSchemas[action.tool].safeParse(action.args);
       if (!r.success) {
         const issue = r.error.issues[0]!;
-        const where = issue.path.length ? `.${issue.path.join('.')}` : '';
-        throw new PlayError(`${action.tool} tool_args${where}: ${issue.message}`);
+        throw new PlayError(`${action.tool}: ${issueSentence(issue, issue.path.length ? issue.path : ['arguments'])}`);
       }
       [type, content, toolArgs] = ['tool_call', action.tool, action.args];
       break;

@@ -22,6 +22,7 @@ import type { EpisodeRecord } from '../store/port';
 import { parseDaOutput } from '../wire';
 import { toolArgSchemas } from '../world/backend';
 import type { AgentTurn, ToolResult, Transcript, Turn } from '../world/transcript';
+import { issueRule } from '../issue-text';
 
 export const VALIDATORS = ['syntax', 'faithfulness', 'role_confusion', 'task_success'] as const;
 export type ValidatorName = (typeof VALIDATORS)[number];
@@ -57,7 +58,7 @@ export function validateSyntax(t: Transcript): ValidatorVerdict {
       const r = toolArgSchemas[name].safeParse(a.tool_args);
       if (!r.success) {
         const issue = r.error.issues[0]!;
-        return fail('syntax', i, `${name} arguments: ${issue.path.length ? issue.path.join('.') : '(arguments)'}: ${issue.message}`);
+        return fail('syntax', i, `${name} arguments: ${issue.path.length ? issue.path.join('.') : '(arguments)'}: ${issueRule(issue)}`);
       }
     } else if (a.action_type === 'speak' && ++speaks > 1) {
       return fail('syntax', i, 'a second message before the customer spoke (a turn ends in at most one speak)');

@@ -23,6 +23,7 @@ import type {
   TransferToHumanResult,
 } from './tool-types';
 import type { ToolErrorCode, ToolResult } from './transcript';
+import { issueRule } from '../issue-text';
 
 /** The world's "today": fixed, so that dates in transcripts are reproducible. */
 export const WORLD_TODAY = '2026-03-16';
@@ -348,7 +349,7 @@ export function refuseCall(state: WorldState, tool: string, args: Record<string,
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const where = issue.path.length ? issue.path.join('.') : '(arguments)';
-    return { ok: false, tool, error: { code: 'INVALID_ARGUMENTS', message: `${where}: ${issue.message}` } };
+    return { ok: false, tool, error: { code: 'INVALID_ARGUMENTS', message: `${where}: ${issueRule(issue)}` } };
   }
   if (NEEDS_VERIFICATION.has(tool) && !state.verified) {
     return { ok: false, tool, error: { code: 'NOT_VERIFIED', message: 'verify the customer with lookup_account first' } };

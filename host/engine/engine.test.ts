@@ -121,42 +121,53 @@ describe('engine on a temporary lab', () => {
     const again = await engine.handlers['evaluation/crossplay'](args);
     expect(again.cached).toBe(true);
     expect(again.cells).toEqual(x.cells);
-    await expect(engine.handlers['evaluation/crossplay']({ ...args, das: [] })).rejects.toThrow(/field "das": name at least one DA/);
+    await expect(engine.handlers['evaluation/crossplay']({ ...args, das: [] })).rejects.toThrow(/name at least one DA.*\(field "das"\)/);
   });
 
   it('refuses bad arguments, naming the field', async () => {
     const call = async (name: string, args: unknown) => (engine.handlers as unknown as Record<string, (a: unknown) => unknown>)[name]!(args);
-    await expect(call('episodes/list', { limit: 0 })).rejects.toThrow(/episodes\/list: field "limit"/);
-    await expect(call('episodes/list', { limit: 10_000 })).rejects.toThrow(/field "limit"/);
-    await expect(call('episodes/list', { winner: 'nobody' })).rejects.toThrow(/field "winner"/);
+    await expect(call('episodes/list', { limit: 0 })).rejects.toThrow(/episodes\/list: .*\(field "limit"\)/);
+    await expect(call('episodes/list', { limit: 10_000 })).rejects.toThrow(/\(field "limit"\)/);
+    await expect(call('episodes/list', { winner: 'nobody' })).rejects.toThrow(/\(field "winner"\)/);
     await expect(call('episodes/list', { colour: 'red' })).rejects.toThrow(/unknown field "colour"/);
     await expect(call('matches/play', { da: 'scripted', ca: 'scripted', episodesPerScenario: 1.5, scenarios: 'arena', seed: 1 })).rejects.toThrow(
-      /matches\/play: field "episodesPerScenario": must be an integer/,
+      /matches\/play: .*must be an integer.*\(field "episodesPerScenario"\)/,
     );
-    await expect(call('matches/play', { da: '', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 1 })).rejects.toThrow(/field "da"/);
+    await expect(call('matches/play', { da: '', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 1 })).rejects.toThrow(/\(field "da"\)/);
     await expect(call('matches/play', { da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 1, run: '' })).rejects.toThrow(
-      /field "run"/,
+      /\(field "run"\)/,
     );
     await expect(call('matches/play', { da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 1, run: 'R9' })).rejects.toThrow(
       /matches\/play: no run "R9" in this lab/,
     );
     await expect(
       call('matches/play', { da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 1, speak: 'validation' }),
-    ).rejects.toThrow(/field "speak": needs run/);
+    ).rejects.toThrow(/needs run.*\(field "speak"\)/);
     await expect(
       call('matches/play', { da: 'scripted', ca: 'scripted', episodesPerScenario: 1, scenarios: 'arena', seed: 1, run: 'R1', speak: 'held' }),
-    ).rejects.toThrow(/field "speak"/);
-    await expect(call('studies/estimate', { studyId: 'S1', speak: 'held' })).rejects.toThrow(/studies\/estimate: field "speak"/);
-    await expect(call('studies/estimate', { studyId: 'S1', speak: 'train', scenarios: 'heldout' })).rejects.toThrow(/studies\/estimate: field "scenarios"/);
+    ).rejects.toThrow(/\(field "speak"\)/);
+    await expect(call('studies/estimate', { studyId: 'S1', speak: 'held' })).rejects.toThrow(/studies\/estimate: .*\(field "speak"\)/);
+    await expect(call('studies/estimate', { studyId: 'S1', speak: 'train', scenarios: 'heldout' })).rejects.toThrow(
+      /studies\/estimate: .*\(field "scenarios"\)/,
+    );
     await expect(call('studies/estimate', { studyId: 'S1', speak: 'train' })).rejects.toThrow(/S1/);
-    await expect(call('studies/caPolicy', { studyId: 'S1', arm: '' })).rejects.toThrow(/studies\/caPolicy: field "arm"/);
+    await expect(call('studies/caPolicy', { studyId: 'S1', arm: '' })).rejects.toThrow(/studies\/caPolicy: .*\(field "arm"\)/);
     await expect(call('studies/caPolicy', { studyId: 'S1' })).rejects.toThrow(/S1/);
     // A study started with an estimate its runs cannot give (the quick preset keeps no validation slice) is not created.
-    await expect(call('studies/start', { preset: 'quick', seeds: 1, arms: ['full'], estimate: 'held' })).rejects.toThrow(/studies\/start: field "estimate"/);
+    await expect(call('studies/start', { preset: 'quick', seeds: 1, arms: ['full'], estimate: 'held' })).rejects.toThrow(
+      /studies\/start: .*\(field "estimate"\)/,
+    );
     await expect(call('studies/start', { preset: 'quick', seeds: 1, arms: ['full'], estimate: 'validation' })).rejects.toThrow(
       /estimate validation: arm full keeps no validation slice/,
     );
     await expect(call('studies/start', { preset: 'quick', seeds: 1, arms: [] })).rejects.toThrow(/no arm given/);
+    // Seeds as text are read as `sparring study --seeds` reads them, refusals in plain words.
+    expect(await call('studies/seeds', { text: '11-13' })).toMatchObject({ ok: true, seeds: [11, 12, 13] });
+    expect(await call('studies/seeds', { text: '2.5' })).toEqual({ ok: false, problem: expect.stringMatching(/^Seeds must be a count/) as string });
+    await expect(call('studies/start', { preset: 'quick', seeds: '0', arms: ['full'] })).rejects.toThrow(/Seeds must be 1\.\.1000/);
+    await expect(call('studies/start', { preset: 'quick', seeds: 2, arms: ['full'], customArms: [{ name: '', overlay: '{}' }] })).rejects.toThrow(
+      'studies/start: Custom arm 1 › name must not be empty (field "customArms.0.name")',
+    );
     // A custom arm whose DA0 would learn a corpus this lab lacks: refused by arm and field, no study made.
     const corpus = `sha256:${'2'.repeat(64)}`;
     await expect(
@@ -169,7 +180,7 @@ describe('engine on a temporary lab', () => {
     ).rejects.toThrow(`arm b77: field bootstrap.sft.corpus: this lab holds no imported corpus whose rows hash to ${corpus}`);
     expect(await call('studies/list', undefined)).toEqual([]);
     await expect(call('episodes/get', undefined)).rejects.toThrow(/episodes\/get/);
-    await expect(call('metrics/series', { runId: 'R1', keys: 'gym/kl' })).rejects.toThrow(/field "keys"/);
+    await expect(call('metrics/series', { runId: 'R1', keys: 'gym/kl' })).rejects.toThrow(/\(field "keys"\)/);
     expect(await call('runs/list', undefined)).toEqual([]);
     expect(await call('runs/list', {})).toEqual([]);
   });
@@ -332,7 +343,7 @@ describe('session (wire messages)', () => {
       await session.receive('hello');
       expect(sent.at(-1)).toMatchObject({ id: -1, ok: false });
       await session.receive({ kind: 'request', id: 4, name: 'episodes/list', args: { limit: -1 } });
-      expect(sent.at(-1)).toMatchObject({ id: 4, ok: false, error: expect.stringMatching(/field "limit"/) });
+      expect(sent.at(-1)).toMatchObject({ id: 4, ok: false, error: expect.stringMatching(/\(field "limit"\)/) });
       await session.receive({
         kind: 'request',
         id: 5,
@@ -417,7 +428,7 @@ describe('an arena-only study through the engine', () => {
       ]);
       expect(list[0]).not.toHaveProperty('heldoutHidden');
       const get = engine.handlers['studies/get'] as (a: unknown) => unknown;
-      await expect(Promise.resolve().then(() => get({ studyId: 'S1', heldout: 'yes' }))).rejects.toThrow(/studies\/get: field "heldout"/);
+      await expect(Promise.resolve().then(() => get({ studyId: 'S1', heldout: 'yes' }))).rejects.toThrow(/studies\/get: .*\(field "heldout"\)/);
     } finally {
       engine.close();
     }

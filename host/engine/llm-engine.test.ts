@@ -141,10 +141,12 @@ describe('engine with an LLM endpoint', () => {
     expect((await h['engine/info'](undefined)).policies.da).not.toContain('second');
   }, 60_000);
 
-  it('Models: a server that is down is a failed test naming the endpoint, and nothing changes', async () => {
+  it('Models: a server that is down is a failed test naming the endpoint, its URL and the cause, and nothing changes', async () => {
     const h = engine.handlers;
     await h['models/add']({ name: 'gone', baseUrl: 'http://127.0.0.1:9/v1', model: 'x', toolCalls: 'native', maxConcurrency: 1 });
-    await expect(h['models/test']({ name: 'gone' })).rejects.toThrow(/^models\/test: endpoint "gone": connection/);
+    await expect(h['models/test']({ name: 'gone' })).rejects.toThrow(
+      /^models\/test: endpoint "gone" at http:\/\/127\.0\.0\.1:9\/v1: connection .*\(bad port\)$/,
+    );
     expect((await h['models/list'](undefined)).map((m) => m.name)).toContain('gone');
     await h['models/remove']({ name: 'gone' });
   }, 60_000);
@@ -162,7 +164,7 @@ describe('engine with an LLM endpoint', () => {
         /^models\/add-gguf: sequences must be a whole number from 1 to 64, got 65/,
       );
       await expect(h['models/add-gguf']({ name: 'tiny', file, contextSize: 10 })).rejects.toThrow(/context size/);
-      await expect(h['models/add-gguf']({ name: 'tiny', file, gpu: 'rocm' as never })).rejects.toThrow(/field "gpu"/);
+      await expect(h['models/add-gguf']({ name: 'tiny', file, gpu: 'rocm' as never })).rejects.toThrow(/\(field "gpu"\)/);
       await expect(h['models/add-gguf']({ name: 'local', file })).rejects.toThrow(/exists already/);
       const added = await h['models/add-gguf']({ name: 'tiny', file, gpu: 'cpu', contextSize: 4096, threads: 1, sequences: 2 });
       expect(added).toMatchObject({

@@ -59,13 +59,21 @@ export function modelHandlers(d: ModelHandlerDeps): ModelHandlers {
     if ('gguf' in s) throw new Error(`${request}: "${name}" is a local GGUF file (${s.gguf.path}), not a server`);
     return s.endpoint;
   };
-  /** A failed call in words for the screen: the endpoint, what went wrong, after how many attempts. */
-  const calling = async <T>(request: string, work: () => Promise<T>): Promise<T> => {
+  /**
+   * A failed call in words for the screen: the endpoint and its URL, what went wrong, after how
+   * many attempts, and the network's own reason underneath ("connection refused").
+   */
+  const calling = async <T>(request: string, name: string, work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
     } catch (e) {
-      if (e instanceof ChatBackendError) throw new Error(`${request}: ${e.message}`, { cause: e });
-      throw e;
+      if (!(e instanceof ChatBackendError)) throw e;
+      const s = d.llm.saved(name);
+      const url = s && 'endpoint' in s ? ` at ${s.endpoint.baseUrl}` : '';
+      const why = networkCause(e);
+      throw new Error(`${request}: ${e.message.replace(/^endpoint "([^"]+)"/, `endpoint "$1"${url}`)}${why && !e.message.includes(why) ? ` (${why})` : ''}`, {
+        cause: e,
+      });
     }
   };
   return {
@@ -105,15 +113,43 @@ export function modelHandlers(d: ModelHandlerDeps): ModelHandlers {
       return { ok: true };
     },
     'models/test': ({ name }) =>
-      calling('models/test', async () => {
+      calling('models/test', name, async () => {
         const s = saved(name, 'models/test');
         if ('endpoint' in s) return testEndpoint(s.endpoint);
         const { file: _file, gpu: _gpu, loadMs: _load, ...r } = await testGguf(s.gguf);
         return { ...r, serverModels: 'a local GGUF file: no server to list' };
       }),
     'models/server-models': ({ name }) =>
-      calling('models/server-models', async () => ({
+      calling('models/server-models', name, async () => ({
         models: await new OpenAiBackend(endpoint(name, 'models/server-models'), { maxRetries: 1 }).listModels(),
       })),
   };
+}
+
+/** Network error codes in words (Node's and undici's). */
+const NETWORK_WORDS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused: nothing is listening at that address and port',
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name could not be resolved just now',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+  ECONNRESET: 'the server closed the connection',
+  EHOSTUNREACH: 'the host cannot be reached',
+  ENETUNREACH: 'the network cannot be reached',
+  CERT_HAS_EXPIRED: "the server's TLS certificate has expired",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "the server's TLS certificate is self-signed",
+};
+
+/**
+ * The deepest reason under a failed call (the OpenAI client's "Connection error." wraps fetch's
+ * "fetch failed", which wraps the socket's ECONNREFUSED), in words; null when there is none.
+ */
+export function networkCause(e: unknown): string | null {
+  let deepest: string | null = null;
+  for (let c: unknown = e, depth = 0; c instanceof Error && depth < 8; c = c.cause, depth++) {
+    const code = (c as { code?: unknown }).code;
+    if (typeof code === 'string' && NETWORK_WORDS[code]) return NETWORK_WORDS[code];
+    if (c !== e && c.message && !/^(fetch failed|Connection error\.?)$/i.test(c.message)) deepest = c.message;
+  }
+  return deepest;
 }

@@ -140,10 +140,12 @@ describe('play on the engine', () => {
       await expect(act({ kind: 'speak', text: '' })).rejects.toThrow('text: the message is empty');
       await expect(act({ kind: 'speak', text: 'a'.repeat(MAX_MESSAGE_CHARS + 1) })).rejects.toThrow(`at most ${MAX_MESSAGE_CHARS}`);
       await expect(act({ kind: 'tool_call', tool: 'transfer_funds', args: { from_account_id: 'a', to_account_id: 'b', amount: -5 } })).rejects.toThrow(
-        /transfer_funds tool_args\.amount/,
+        /transfer_funds: Amount must be more than 0/,
       );
-      await expect(act({ kind: 'dance' } as never)).rejects.toThrow(/play\/act: field "action\.kind"/);
-      await expect(engine.handlers['play/start']({ seat: 'agent', player: ' ', opponent: 'scripted' })).rejects.toThrow(/field "player": must not be empty/);
+      await expect(act({ kind: 'dance' } as never)).rejects.toThrow(/play\/act: Action › kind .*\(field "action\.kind"\)/);
+      await expect(engine.handlers['play/start']({ seat: 'agent', player: ' ', opponent: 'scripted' })).rejects.toThrow(
+        /must not be empty.*\(field "player"\)/,
+      );
       const [draft] = await engine.handlers['play/sessions'](undefined);
       expect(draft).toMatchObject({ sessionId: v.sessionId, turns: 1 });
       expect((await engine.handlers['play/resume']({ sessionId: v.sessionId })).turns).toHaveLength(1);

@@ -44,7 +44,9 @@ describe('scenario requests of the engine', () => {
         { field: 'adversities[0].turn', message: 'give a rate or a turn, not both' },
       ]),
     });
-    await expect(engine.handlers['scenarios/save']({ scenario: [] as never })).rejects.toThrow('scenarios/save: field "scenario": expected a scenario object');
+    await expect(engine.handlers['scenarios/save']({ scenario: [] as never })).rejects.toThrow(
+      'scenarios/save: Scenario: expected a scenario object (field "scenario")',
+    );
     await expect(engine.handlers['scenarios/remove']({ id: 'goal-revision-card-r' })).rejects.toThrow(/shipped scenario/);
     expect((await engine.handlers['scenarios/list'](undefined)).filter((s) => s.custom)).toHaveLength(1);
   });
@@ -99,7 +101,7 @@ describe('scenario requests of the engine', () => {
       ...(await engine.handlers['episodes/list']({ validatorFailed: 'any', offset: 3, limit: 500 })).items,
     ];
     expect(paged.map((e) => e.id)).toEqual(any);
-    await expect(engine.handlers['episodes/list']({ validatorFailed: 'grammar' as never })).rejects.toThrow(/field "validatorFailed"/);
+    await expect(engine.handlers['episodes/list']({ validatorFailed: 'grammar' as never })).rejects.toThrow(/\(field "validatorFailed"\)/);
 
     // Episodes stored before the column existed hold NULL: the next validator filter fills them in.
     const other = new Database(path.join(tmp, 'lab.db'));

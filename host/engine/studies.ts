@@ -10,13 +10,14 @@ import type { EngineEvent } from '../../core/contract/run-service';
 import { ARMS, customArm, parseArms, studyArmConfigs } from '../../core/coevolution/arms';
 import { arenaOnlySummary, studyHosts } from '../../core/coevolution/study-summary';
 import { PRESETS, RunConfigError } from '../../core/coevolution/run-config';
-import { runStudy } from '../study/runner';
+import { defaultWorkers, runStudy } from '../study/runner';
 import { estimateStudy, newStudyEstimateRefusal, storedStudyEstimateRefusal, StudyEstimateError } from '../study/study-estimate';
 import type { SqliteRunStore } from '../store/sqlite-store';
 import type { SessionSettings } from '../../models/session';
 import { loadStudy } from '../study/study-data';
 import { assertArmCorpora } from '../store/corpus-store';
 import { StudyBusyError, studyStore } from '../study/study-store';
+import { parseSeedText, SeedsError } from '../../core/coevolution/seeds';
 
 /** The `studies/*` handlers but the CA's policy, which ca-policy.ts serves with the runs'. */
 type StudyHandlers = Pick<Handlers, Exclude<Extract<keyof Handlers, `studies/${string}`>, 'studies/caPolicy'>>;
@@ -164,12 +165,20 @@ export function studyHandlers(o: StudyHandlerOptions): { handlers: StudyHandlers
           preset,
           base: p.config,
           arms: names,
-          seeds: Array.from({ length: seeds }, (_, i) => i + 1),
+          seeds: typeof seeds === 'number' ? Array.from({ length: seeds }, (_, i) => i + 1) : parseSeedText(seeds, 'Seeds'),
           configOf,
           arenaOnly: arenaOnly === true,
         });
         launch(s.id, workers, speak);
         return { studyId: s.id };
+      },
+      'studies/seeds': ({ text }) => {
+        try {
+          return { ok: true, seeds: parseSeedText(text, 'Seeds'), workers: defaultWorkers() };
+        } catch (e) {
+          if (e instanceof SeedsError) return { ok: false, problem: e.message };
+          throw e;
+        }
       },
       'studies/resume': ({ studyId, estimate: speak }) => {
         studies.get(studyId);

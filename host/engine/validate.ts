@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { ArgsOf, RequestName, ScenarioDraft } from '../../core/contract/contract';
 import { VALIDATORS } from '../../core/validators/validators';
+import { issueSentence } from '../../core/issue-text';
 
 /** Largest page `episodes/list` serves; a client pages instead of asking for everything. */
 export const MAX_EPISODE_PAGE = 500;
@@ -101,7 +102,7 @@ export const ARG_SCHEMAS: Schemas = {
   'runs/note': z.strictObject({ runId: id, note: z.string().max(2_000, 'at most 2000 characters') }),
   'studies/start': z.strictObject({
     preset: id,
-    seeds: z.number().int('must be an integer').min(1).max(1000),
+    seeds: z.union([z.number().int('must be a whole number').min(1).max(1000), z.string().max(2000)]),
     // Shipped arms; none when custom arms are given (parseArms refuses a study of no arm at all).
     arms: z.array(id).max(20),
     workers: z.number().int('must be an integer').min(1).max(64).optional(),
@@ -112,6 +113,7 @@ export const ARG_SCHEMAS: Schemas = {
     estimate: bankSlice.optional(),
     arenaOnly: z.boolean().optional(),
   }),
+  'studies/seeds': z.strictObject({ text: z.string().max(2000) }),
   'studies/resume': z.strictObject({ studyId: id, estimate: bankSlice.optional() }),
   'studies/estimate': z.strictObject({ studyId: id, speak: bankSlice, scenarios: z.enum(['arena', 'other-intents']).optional() }),
   'knobs/set': z.strictObject({
@@ -239,5 +241,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
     const keys = issue.keys.map((k) => `"${field ? `${field}.` : ''}${k}"`).join(', ');
     return `unknown field${issue.keys.length > 1 ? 's' : ''} ${keys}`;
   }
-  return field ? `field "${field}": ${issue.message}` : `arguments: ${issue.message}`;
+  // A plain sentence (core/issue-text.ts) with the exact path after it for scripts and the CLI.
+  const sentence = issueSentence(issue).replace(/\.$/, '');
+  return field ? `${sentence} (field "${field}")` : `${issueSentence(issue, ['arguments']).replace(/\.$/, '')}`;
 }

@@ -154,7 +154,7 @@ describe('web server', () => {
       const list = await request(ws, { kind: 'request', id: 2, name: 'episodes/list', args: { limit: 10 } });
       expect(list).toEqual({ kind: 'response', id: 2, ok: true, result: { total: 0, items: [] } });
       const bad = await request(ws, { kind: 'request', id: 3, name: 'episodes/list', args: { limit: 'ten' } });
-      expect(bad).toMatchObject({ id: 3, ok: false, error: expect.stringMatching(/field "limit"/) });
+      expect(bad).toMatchObject({ id: 3, ok: false, error: expect.stringMatching(/\(field "limit"\)/) });
     } finally {
       ws.close();
     }

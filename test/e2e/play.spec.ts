@@ -55,7 +55,9 @@ test('plays one full episode as the customer against the scripted DA', async () 
   await lab.screenshot('play-02-customer-empty-message');
 
   await play.say(`Hi, I see a charge from ${merchant} that I really do not recognise.`);
-  // The DA's tool calls and their results show as they come back.
+  // The DA's internals are hidden from the caller by default (plain-words.spec.ts checks that);
+  // with the researcher's toggle its tool calls and their results show as they come back.
+  await page.getByTestId('play-show-internals').check();
   await expect(page.getByTestId('tool-result').first()).toBeVisible();
   await lab.screenshot('play-03-customer-chat');
   for (const line of ['Yes please, go ahead.', 'Thanks, that is all.', 'Bye.']) {

@@ -33,6 +33,7 @@ import { configFileText, readOptionFile } from '../config-file';
 import { corpusHashOf } from '../corpus';
 import { assertArmCorpora } from '../../store/corpus-store';
 import { nonNegativeInt, positiveInt, UsageError } from '../options';
+import { parseSeedText, SeedsError } from '../../../core/coevolution/seeds';
 import { table } from '../../format/table';
 import type { GlobalOptions } from '../main';
 
@@ -108,27 +109,13 @@ function rayOptions(db: string, opts: StudyOptions): RayOptions {
   };
 }
 
-/** "3" → seeds 1, 2, 3; "1,4,7" → those seeds; "11-20" (or "1-3,7") → the seeds of each range, ends included. */
+/** `--seeds`: core/coevolution/seeds.ts reads it, as the app's Studies screen does. */
 export function parseSeeds(text: string): number[] {
-  const t = text.trim();
-  if (/^\d+$/.test(t)) {
-    const n = Number(t);
-    if (n < 1 || n > 1000) throw new UsageError(`--seeds must be 1..1000 or a list of seeds, got "${text}"`);
-    return Array.from({ length: n }, (_, i) => i + 1);
+  try {
+    return parseSeedText(text, '--seeds');
+  } catch (e) {
+    throw e instanceof SeedsError ? new UsageError(e.message) : e;
   }
-  const seeds = t.split(',').map((s) => s.trim());
-  const range = /^(\d+)-(\d+)$/;
-  if (!seeds.every((s) => /^-?\d+$/.test(s) || range.test(s)))
-    throw new UsageError(`--seeds must be a count (10), a list of integer seeds (1,2,5) or ranges (11-20), got "${text}"`);
-  const out = seeds.flatMap((s) => {
-    const m = range.exec(s);
-    if (!m) return [Number(s)];
-    const [a, b] = [Number(m[1]), Number(m[2])];
-    if (b < a || b - a >= 1000) throw new UsageError(`--seeds: the range "${s}" must run upwards over at most 1000 seeds`);
-    return Array.from({ length: b - a + 1 }, (_, i) => a + i);
-  });
-  if (new Set(out).size !== out.length) throw new UsageError(`--seeds lists a seed twice: "${text}"`);
-  return out;
 }
 
 export function registerStudy(program: Command, globals: () => GlobalOptions): void {

@@ -69,14 +69,14 @@ export class AnnotatePage extends LabelSetupPage {
 }
 
 export class AuditPage extends LabelSetupPage {
-  /** Give a verdict with the keyboard (Y/N, 1–4, H, Enter; a click for no hallucination); resolves with what the judge said, once revealed. */
+  /** Give a verdict with the keyboard (Y/N, 1–4, H, Enter); resolves with what the judge said, once revealed. */
   async audit(v: { resolved: boolean; tier: 1 | 2 | 3 | 4; hallucination: boolean }): Promise<{ resolved: boolean; tier: number; hallucination: boolean }> {
     const n = await this.itemNumber();
     await this.page.keyboard.press(v.resolved ? 'y' : 'n');
     await this.page.keyboard.press(String(v.tier));
-    // H marks a hallucination (and toggles it); "no" is a click.
+    // The first H answers "no", the next one switches to "yes".
+    await this.page.keyboard.press('h');
     if (v.hallucination) await this.page.keyboard.press('h');
-    else await this.page.getByTestId('audit-halluc-false').click();
     await expect(this.page.getByTestId(`audit-halluc-${v.hallucination}`)).toHaveAttribute('aria-pressed', 'true');
     await this.page.keyboard.press('Enter');
     const reveal = this.page.locator(`[data-testid="reveal"][data-pos="${n - 1}"]`);

@@ -15,6 +15,7 @@ import { Term } from '../../components/Term';
 import { useLabIndex } from '../runs/lab-index-store';
 import { policyOptionLabel } from '../runs/run-identity';
 import { CheckpointIdentity } from '../runs/RunIdentity';
+import { checkWholeNumber } from '../../whole-number';
 
 export function RobustnessPanel() {
   const info = useEngineStore(selectInfo);
@@ -24,10 +25,13 @@ export function RobustnessPanel() {
   const lab = useLabIndex();
   const [da, setDa] = useState(das.includes('latest') ? 'latest' : 'scripted');
   const [ca, setCa] = useState('scripted');
-  const [episodes, setEpisodes] = useState(2);
+  const [episodes, setEpisodes] = useState('2');
+  const checked = checkWholeNumber(episodes, 'Episodes per scenario', { min: 1, max: 100, why: '0 would play nothing' });
   const running = r.status === 'running';
   const now = useNow(running);
-  const run = () => void runRobustness({ da, ca, episodesPerScenario: episodes, seed: 1 });
+  const run = () => {
+    if (checked.ok) void runRobustness({ da, ca, episodesPerScenario: checked.value, seed: 1 });
+  };
 
   let body;
   if (running)
@@ -83,21 +87,26 @@ export function RobustnessPanel() {
             episodes/scenario{' '}
             <input
               aria-label="Episodes per scenario"
-              type="number"
-              min={1}
-              max={100}
+              inputMode="numeric"
               value={episodes}
-              onChange={(e) => setEpisodes(Math.max(1, Math.min(100, Number(e.target.value) || 1)))}
+              onChange={(e) => setEpisodes(e.target.value)}
+              aria-invalid={!checked.ok}
               disabled={running}
               style={{ width: 56 }}
+              data-testid="robustness-episodes"
             />
           </label>
-          <button type="button" className="btn primary" onClick={run} disabled={running} data-testid="robustness-run">
+          <button type="button" className="btn primary" onClick={run} disabled={running || !checked.ok} data-testid="robustness-run">
             {running ? 'Evaluating…' : 'Evaluate'}
           </button>
         </header>
         <CheckpointIdentity spec={da} role="DA" testId="robustness-da-identity" />
         <CheckpointIdentity spec={ca} role="CA" testId="robustness-ca-identity" />
+        {!checked.ok && (
+          <p className="inline-error" role="alert" data-testid="robustness-episodes-problem">
+            {checked.problem}
+          </p>
+        )}
         {body}
       </section>
       <ScenarioBrowser />

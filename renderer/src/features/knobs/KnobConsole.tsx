@@ -17,6 +17,7 @@ import type {
 } from '../../../../core/contract/contract';
 import { errorMessage, request } from '../../engine/client';
 import { Badge } from '../../components/Badge';
+import { consoleLive, readOnlyReason, seriesText, showQueued } from './knob-console.data';
 
 const POLL_MS = 1500;
 
@@ -52,7 +53,7 @@ function ruleOf(k: KnobView, gate: number): string {
 }
 
 export function KnobConsole({ runId, status }: { runId: string; status: RunStatus }) {
-  const live = status === 'running' || status === 'paused' || status === 'created';
+  const live = consoleLive(status);
   const { data, error, reload } = useConsole(runId, live);
   const [knob, setKnob] = useState('arena.maxDaTurns');
   const [value, setValue] = useState('');
@@ -96,15 +97,14 @@ export function KnobConsole({ runId, status }: { runId: string; status: RunStatu
       </div>
 
       <form
-        className="row"
-        style={{ flexWrap: 'wrap', gap: 8, alignItems: 'end' }}
+        className="form-row"
         onSubmit={(e) => {
           e.preventDefault();
           void submit();
         }}
       >
-        <label className="small">
-          knob{' '}
+        <label>
+          Knob
           <select value={spec.id} onChange={(e) => (setKnob(e.target.value), setOutcome(null))} data-testid="knob-select">
             {data.knobs.map((k) => (
               <option key={k.id} value={k.id}>
@@ -113,20 +113,30 @@ export function KnobConsole({ runId, status }: { runId: string; status: RunStatu
             ))}
           </select>
         </label>
-        <span className="small">
-          now <b data-testid="knob-current">{fmt(spec.value)}</b>
-          {spec.queued !== spec.value && <> (→ {fmt(spec.queued)} queued)</>}
-        </span>
-        <label className="small">
-          value <input value={value} onChange={(e) => setValue(e.target.value)} size={8} data-testid="knob-value" />
+        <label>
+          Now
+          <span className="knob-now">
+            <b data-testid="knob-current">{fmt(spec.value)}</b>
+            {spec.queued !== spec.value && <> (→ {fmt(spec.queued)} queued)</>}
+          </span>
         </label>
-        <label className="small">
-          reason <input value={reason} onChange={(e) => setReason(e.target.value)} size={28} data-testid="knob-reason" />
+        <label>
+          Value
+          <input value={value} onChange={(e) => setValue(e.target.value)} size={8} data-testid="knob-value" />
+        </label>
+        <label className="grow">
+          Reason
+          <input value={reason} onChange={(e) => setReason(e.target.value)} size={28} data-testid="knob-reason" />
         </label>
         <button className="btn primary" type="submit" disabled={busy || !live} data-testid="knob-write">
           Write
         </button>
       </form>
+      {!live && (
+        <p className="hint" data-testid="knob-readonly">
+          {readOnlyReason(status)}
+        </p>
+      )}
       <p className="hint" data-testid="knob-rule">
         {spec.meaning}. {ruleOf(spec, data.difficultyGate)}.
       </p>
@@ -136,7 +146,7 @@ export function KnobConsole({ runId, status }: { runId: string; status: RunStatu
           Refused ({outcome.rule}): {outcome.message}
         </div>
       )}
-      {outcome?.ok && (
+      {outcome?.ok && showQueued(outcome, data.writes) && (
         <div className="small" data-testid="knob-accepted">
           W{outcome.write.id} queued: {outcome.write.knob} {fmt(outcome.write.requestedFrom)} → {fmt(outcome.write.value)}
         </div>
@@ -244,7 +254,7 @@ function Proposals({
     <>
       <h4>Proposals</h4>
       <div className="table-wrap">
-        <table className="table compact" data-testid="knob-proposals">
+        <table className="table compact knob-proposals" data-testid="knob-proposals">
           <thead>
             <tr>
               <th>proposal</th>
@@ -270,7 +280,7 @@ function Proposals({
                     .join(', ')}
                   {p.evidence.episodes.length > 0 &&
                     ` · ${p.evidence.episodes.length} episode${p.evidence.episodes.length === 1 ? '' : 's'} (${p.evidence.episodes.slice(0, 3).join(', ')}${p.evidence.episodes.length > 3 ? ', …' : ''})`}
-                  {p.evidence.series.map((s) => ` · ${s.name}: ${s.points.map(([x, y]) => `${x}:${fmt(y)}`).join(' ')}`)}
+                  {p.evidence.series.map((s) => ` · ${s.name}: ${seriesText(s.points)}`)}
                 </td>
                 <td className="small">{p.reason}</td>
                 <td>

@@ -14,6 +14,7 @@ import { formatCount } from '../../format';
 import {
   addGgufModel,
   addModel,
+  clearAddError,
   listServerModels,
   loadModels,
   removeModel,
@@ -103,7 +104,13 @@ function AddForm() {
   const [apiKeyEnv, setApiKeyEnv] = useState('');
   const [toolCalls, setToolCalls] = useState<'native' | 'text'>('native');
   const [maxConcurrency, setMaxConcurrency] = useState(4);
-  const valid = name.trim() !== '' && baseUrl.trim() !== '' && model.trim() !== '' && Number.isInteger(maxConcurrency) && maxConcurrency >= 1;
+  const missing = [
+    ...(name.trim() === '' ? ['a name'] : []),
+    ...(baseUrl.trim() === '' ? ['a base URL'] : []),
+    ...(model.trim() === '' ? ['the model'] : []),
+    ...(Number.isInteger(maxConcurrency) && maxConcurrency >= 1 ? [] : ['"At once" as a whole number of at least 1']),
+  ];
+  const valid = missing.length === 0;
   return (
     <AddPanel
       title="Add an endpoint"
@@ -114,9 +121,11 @@ function AddForm() {
       <form
         className="form-row"
         data-testid="model-add-form"
+        onChange={() => clearAddError('endpoint')}
         onSubmit={(e) => {
           e.preventDefault();
           if (!valid || adding) return;
+          const saved = name.trim();
           void addModel({
             name: name.trim(),
             baseUrl: baseUrl.trim(),
@@ -128,6 +137,8 @@ function AddForm() {
             if (ok) {
               setName('');
               setModel('');
+              // Saving tests the endpoint at once: its row shows the round trip or why it failed.
+              void testModel(saved);
             }
           });
         }}
@@ -169,6 +180,11 @@ function AddForm() {
         <button type="submit" className="btn primary" disabled={!valid || adding} data-testid="model-add">
           {adding ? 'Saving…' : 'Save endpoint'}
         </button>
+        {!valid && (
+          <span className="muted small" data-testid="model-add-missing">
+            To save, give {missing.join(', ')}.
+          </span>
+        )}
       </form>
     </AddPanel>
   );
@@ -184,7 +200,14 @@ function AddGgufForm() {
   const [threads, setThreads] = useState(0);
   const [sequences, setSequences] = useState(1);
   const whole = (n: number, min: number) => Number.isInteger(n) && n >= min;
-  const valid = name.trim() !== '' && file.trim() !== '' && whole(contextSize, 256) && whole(threads, 0) && whole(sequences, 1);
+  const missing = [
+    ...(name.trim() === '' ? ['a name'] : []),
+    ...(file.trim() === '' ? ['the file'] : []),
+    ...(whole(contextSize, 256) ? [] : ['a context of at least 256 tokens']),
+    ...(whole(threads, 0) ? [] : ['threads as a whole number (0: all cores)']),
+    ...(whole(sequences, 1) ? [] : ['"At once" as a whole number of at least 1']),
+  ];
+  const valid = missing.length === 0;
   return (
     <AddPanel
       title="Add a local GGUF file"
@@ -195,6 +218,7 @@ function AddGgufForm() {
       <form
         className="form-row"
         data-testid="gguf-add-form"
+        onChange={() => clearAddError('gguf')}
         onSubmit={(e) => {
           e.preventDefault();
           if (!valid || adding) return;
@@ -239,6 +263,11 @@ function AddGgufForm() {
         <button type="submit" className="btn primary" disabled={!valid || adding} data-testid="gguf-add">
           {adding ? 'Hashing…' : 'Save GGUF file'}
         </button>
+        {!valid && (
+          <span className="muted small" data-testid="gguf-add-missing">
+            To save, give {missing.join(', ')}.
+          </span>
+        )}
       </form>
     </AddPanel>
   );

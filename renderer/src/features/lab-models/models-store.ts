@@ -72,6 +72,11 @@ async function saving(form: AddForm, save: () => Promise<unknown>): Promise<bool
   }
 }
 
+/** A form changed since its refusal: the refusal no longer describes what is typed, so it goes. */
+export function clearAddError(form: AddForm): void {
+  if (useModelsStore.getState().addError?.form === form) useModelsStore.setState({ addError: null });
+}
+
 export async function removeModel(name: string): Promise<void> {
   try {
     await request('models/remove', { name });

@@ -11,7 +11,7 @@ import { EmptyState, ErrorState, LoadingState } from '../../components/StateView
 import { navigate } from '../../nav/nav-store';
 import { turnViews } from '../transcripts/transcript.data';
 import { typingIn } from './AnnotateScreen';
-import { fmtStat, impactWords } from './labels.data';
+import { fmtStat, impactBadge, impactWords, missingAuditFields, nextHallucination } from './labels.data';
 import { LabelsScreen } from './LabelsScreen';
 import {
   loadReport,
@@ -73,6 +73,8 @@ function AuditBench() {
   const [tier, setTier] = useState<AuditValue['tier'] | null>(mine?.tier ?? null);
   const [hallucination, setHallucination] = useState<boolean | null>(mine?.hallucination ?? null);
   const [note, setNote] = useState(item?.mine?.note ?? '');
+  // Enter (or a click) on an incomplete verdict says what is missing instead of doing nothing.
+  const [asked, setAsked] = useState(false);
   // A new item (or its stored label) resets the form: adjusted while rendering, not in an effect
   // (react.dev, "Adjusting some state when a prop changes").
   const [formFor, setFormFor] = useState({ queueId: item?.queueId, pos: item?.pos, mine: item?.mine });
@@ -82,10 +84,13 @@ function AuditBench() {
     setTier(mine?.tier ?? null);
     setHallucination(mine?.hallucination ?? null);
     setNote(item?.mine?.note ?? '');
+    setAsked(false);
   }
   const complete = resolved !== null && tier !== null && hallucination !== null;
+  const missing = missingAuditFields({ resolved, tier, hallucination });
   const send = () => {
     if (complete) void submit('audit', { resolved, tier, hallucination }, note);
+    else setAsked(true);
   };
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -96,7 +101,7 @@ function AuditBench() {
       if (n >= 1 && n <= 4) setTier(n as AuditValue['tier']);
       else if (e.key === 'y') setResolved(true);
       else if (e.key === 'n') setResolved(false);
-      else if (e.key === 'h') setHallucination((h) => !h);
+      else if (e.key === 'h') setHallucination(nextHallucination);
       else if (e.key === 's') void submit('audit', null, note);
       else if (e.key === 'Enter') send();
       else return;
@@ -143,7 +148,7 @@ function AuditBench() {
               onChange={setTier}
             />
             <Choice
-              label="Hallucination? (H toggles)"
+              label="Hallucination? (H: no, again: yes)"
               testId="audit-halluc"
               options={[
                 [true, 'yes'],
@@ -158,7 +163,14 @@ function AuditBench() {
               Note (optional)
               <input value={note} onChange={(e) => setNote(e.target.value)} maxLength={2000} data-testid="note" />
             </label>
-            <button className="btn primary" disabled={!complete || busy} onClick={send} data-testid="audit-submit">
+            <button
+              className="btn primary"
+              disabled={busy}
+              aria-disabled={!complete}
+              title={complete ? undefined : `Still to choose: ${missing.join(', ')}`}
+              onClick={send}
+              data-testid="audit-submit"
+            >
               <kbd>Enter</kbd> Save verdict
             </button>
             <button className="btn" disabled={busy} onClick={() => void submit('audit', null, note)} data-testid="skip">
@@ -168,6 +180,12 @@ function AuditBench() {
               <kbd>U</kbd> Undo
             </button>
           </div>
+          {!complete && (
+            <p className={asked ? 'inline-error' : 'hint'} role={asked ? 'alert' : undefined} data-testid="audit-missing">
+              {asked ? 'Not saved: choose ' : 'Still to choose: '}
+              {missing.join(', ')}.
+            </p>
+          )}
         </>
       )}
       {last?.source?.judge && (
@@ -388,7 +406,7 @@ function AuditResultsView({ r }: { r: AuditReport }) {
                   <td className="num">{fmtStat(m.wJudge)}</td>
                   <td className="num">{fmtStat(m.wHuman)}</td>
                   <td>
-                    {m.exceedsEpsilon || m.flips ? <Badge tone="warn">changes</Badge> : <Badge tone="ok">holds</Badge>} {impactWords(m, r.epsilon)}
+                    <Badge tone={impactBadge(m).tone}>{impactBadge(m).text}</Badge> {impactWords(m, r.epsilon)}
                   </td>
                 </tr>
               ))}

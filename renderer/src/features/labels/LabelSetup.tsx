@@ -14,6 +14,7 @@ import {
   selectQueue,
   useLabelsStore,
 } from './labels-store';
+import { checkWholeNumber } from '../../whole-number';
 
 export function LabelSetup({ kind, defaultPerMatch, labelSetField }: { kind: LabelKind; defaultPerMatch: number; labelSetField?: boolean }) {
   const annotators = useLabelsStore(selectAnnotators);
@@ -26,6 +27,10 @@ export function LabelSetup({ kind, defaultPerMatch, labelSetField }: { kind: Lab
   const [perMatch, setPerMatch] = useState(String(defaultPerMatch));
   const [seed, setSeed] = useState('1');
   const [labelSet, setLabelSet] = useState('');
+  // The engine's bounds (labels/create-queue), said where the number is typed.
+  const perMatchOk = checkWholeNumber(perMatch, 'Items per match', { min: 1, max: 10_000, why: 'a queue of 0 items per match has nothing to label' });
+  const seedOk = checkWholeNumber(seed, 'Seed', { min: -(2 ** 31), max: 2 ** 31 - 1 });
+  const problem = !perMatchOk.ok ? perMatchOk.problem : !seedOk.ok ? seedOk.problem : null;
   const labels = labelSet
     .split(',')
     .map((l) => l.trim())
@@ -90,11 +95,17 @@ export function LabelSetup({ kind, defaultPerMatch, labelSetField }: { kind: Lab
         <div className="form-row">
           <label>
             Items per match
-            <input type="number" min={1} value={perMatch} onChange={(e) => setPerMatch(e.target.value)} data-testid="queue-per-match" />
+            <input
+              inputMode="numeric"
+              value={perMatch}
+              onChange={(e) => setPerMatch(e.target.value)}
+              aria-invalid={!perMatchOk.ok}
+              data-testid="queue-per-match"
+            />
           </label>
           <label>
             Seed
-            <input type="number" value={seed} onChange={(e) => setSeed(e.target.value)} data-testid="queue-seed" />
+            <input inputMode="numeric" value={seed} onChange={(e) => setSeed(e.target.value)} aria-invalid={!seedOk.ok} data-testid="queue-seed" />
           </label>
           {labelSetField && (
             <label className="grow">
@@ -109,13 +120,20 @@ export function LabelSetup({ kind, defaultPerMatch, labelSetField }: { kind: Lab
           )}
           <button
             className="btn primary"
-            disabled={busy}
+            disabled={busy || problem !== null}
             data-testid="queue-create"
-            onClick={() => void createQueue(kind, { perMatch: Number(perMatch), seed: Number(seed), ...(labels.length ? { labels } : {}) })}
+            onClick={() => {
+              if (perMatchOk.ok && seedOk.ok) void createQueue(kind, { perMatch: perMatchOk.value, seed: seedOk.value, ...(labels.length ? { labels } : {}) });
+            }}
           >
             Create queue
           </button>
         </div>
+        {problem && (
+          <p className="inline-error" role="alert" data-testid="queue-problem">
+            {problem}
+          </p>
+        )}
       </details>
     </section>
   );

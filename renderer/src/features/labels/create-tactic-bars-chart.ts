@@ -2,6 +2,7 @@
 import * as d3 from 'd3';
 import { COLORS, mountSvg, pct, styleAxis } from '../../charts/chart-kit';
 import type { Chart } from '../../charts/chart-kit';
+import { tacticRowLabel } from './labels.data';
 import type { TacticBar } from './labels.data';
 
 export interface TacticBarsData {
@@ -10,7 +11,9 @@ export interface TacticBarsData {
 }
 
 const ROW = 26;
-const M = { top: 30, right: 16, bottom: 24, left: 120 };
+const M = { top: 30, right: 16, bottom: 24 };
+/** Width of a character of the row labels (12 px sans), generous so a label never runs under its bar. */
+const CHAR_PX = 7.2;
 
 export function labelColor(labels: readonly string[], label: string): string {
   return d3.schemeTableau10[Math.max(0, labels.indexOf(label)) % 10]!;
@@ -24,10 +27,12 @@ export function createTacticBarsChart(node: HTMLElement): Chart<TacticBarsData> 
     svg.attr('width', width).attr('height', height).selectAll('*').remove();
     if (!data) return;
     const labels = data.labels;
+    // The left margin fits the longest row label ("M12 · latest → CA7 (n=20)"), up to half the width.
+    const left = Math.min(width / 2, 16 + Math.max(60, ...bars.map((b) => tacticRowLabel(b).length * CHAR_PX)));
     const x = d3
       .scaleLinear()
       .domain([0, 1])
-      .range([M.left, width - M.right]);
+      .range([left, width - M.right]);
     const y = d3
       .scaleBand<string>()
       .domain(bars.map((b) => b.matchId))
@@ -45,7 +50,7 @@ export function createTacticBarsChart(node: HTMLElement): Chart<TacticBarsData> 
         ),
     );
     // Legend across the top, in hotkey order.
-    let lx = M.left;
+    let lx = 8;
     for (const l of labels) {
       const g = svg.append('g').attr('transform', `translate(${lx},10)`);
       g.append('rect').attr('width', 10).attr('height', 10).attr('fill', labelColor(labels, l)).attr('rx', 2);
@@ -56,11 +61,11 @@ export function createTacticBarsChart(node: HTMLElement): Chart<TacticBarsData> 
       const yy = y(b.matchId)!;
       svg
         .append('text')
-        .attr('x', M.left - 8)
+        .attr('x', left - 8)
         .attr('y', yy + y.bandwidth() / 2 + 4)
         .attr('text-anchor', 'end')
         .attr('fill', COLORS.textSoft)
-        .text(`${b.matchId} · ${b.caSpec} (n=${b.items})`);
+        .text(tacticRowLabel(b));
       for (const s of b.segments) {
         if (s.share <= 0) continue;
         const r = svg

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TacticReport } from '../../../../core/contract/contract';
-import { fmtStat, kappaWords, measureStrip, tacticBars } from './labels.data';
+import type { AuditReport } from '../../../../core/contract/contract';
+import { byMatchOrder, fmtStat, impactBadge, impactWords, kappaWords, measureStrip, missingAuditFields, nextHallucination, tacticBars } from './labels.data';
 
 const report: TacticReport = {
   queueId: 'T1',
@@ -39,5 +40,46 @@ describe('labels data', () => {
     expect(fmtStat(Number.NaN)).toBe('—');
     expect(kappaWords(0.4)).toBe('fair');
     expect(kappaWords(-0.1)).toBe('worse than chance');
+  });
+});
+
+describe('Table 5 rows', () => {
+  it('lists matches in the order they were played (M2 before M10)', () => {
+    const perMatch = ['M10', 'M2', 'M1'].map((matchId) => ({ matchId, caSpec: 'CA1', items: 1, shares: { A: 1 } }));
+    expect(tacticBars({ ...report, perMatch }).map((b) => b.matchId)).toEqual(['M1', 'M2', 'M10']);
+    expect(['S1-M3', 'M10', 'M9'].sort(byMatchOrder)).toEqual(['M9', 'M10', 'S1-M3']);
+  });
+});
+
+describe('judge audit', () => {
+  const row = (o: Partial<AuditReport['perMatch'][number]>): AuditReport['perMatch'][number] => ({
+    matchId: 'M1',
+    audited: 2,
+    wDa: 0.5,
+    wJudge: 0.5,
+    wHuman: 0.5,
+    exceedsEpsilon: false,
+    flips: false,
+    stopJudge: null,
+    stopHuman: null,
+    ...o,
+  });
+
+  it('claims nothing for a match with no audited episode', () => {
+    expect(impactBadge(row({ audited: 0 }))).toEqual({ tone: 'neutral', text: 'not audited' });
+    expect(impactWords(row({ audited: 0 }), 0.05)).toMatch(/no episode of this match audited/);
+    expect(impactBadge(row({}))).toEqual({ tone: 'ok', text: 'holds' });
+    expect(impactBadge(row({ flips: true }))).toEqual({ tone: 'warn', text: 'changes' });
+  });
+
+  it('names the fields a verdict still lacks', () => {
+    expect(missingAuditFields({ resolved: true, tier: null, hallucination: null })).toEqual(['quality tier (1–4)', 'hallucination (H)']);
+    expect(missingAuditFields({ resolved: false, tier: 2, hallucination: false })).toEqual([]);
+  });
+
+  it('answers "no" on the first H and switches on the next ones', () => {
+    expect(nextHallucination(null)).toBe(false);
+    expect(nextHallucination(false)).toBe(true);
+    expect(nextHallucination(true)).toBe(false);
   });
 });

@@ -16,7 +16,7 @@ import { Episode } from '../transcripts/EpisodeView';
 import { useLabIndex } from '../runs/lab-index-store';
 import { policyOptionLabel } from '../runs/run-identity';
 import { CheckpointIdentity } from '../runs/RunIdentity';
-import { idSuggestions, toolArgs } from './play.data';
+import { customerSees, idSuggestions, intentInWords, toolArgs } from './play.data';
 import {
   act,
   clearPlayError,
@@ -337,6 +337,9 @@ function Lists() {
 
 function Session({ v }: { v: PlayView }) {
   const error = usePlayStore(selectError);
+  // The customer's seat sees what a caller hears; the agent's internals only on a researcher's request.
+  const [internals, setInternals] = useState(false);
+  const hidden = v.seat === 'customer' && !internals;
   return (
     <div className="play-session" data-testid="play-session" data-session={v.sessionId} data-status={v.status}>
       <section className="panel">
@@ -365,10 +368,16 @@ function Session({ v }: { v: PlayView }) {
         <section className="panel">
           <header className="panel-head">
             <h3>Conversation</h3>
+            {v.seat === 'customer' && (
+              <label className="check small" title="A real caller never sees these; researchers may want to.">
+                <input type="checkbox" checked={internals} onChange={(e) => setInternals(e.target.checked)} data-testid="play-show-internals" />
+                Show the agent&apos;s internals (thinking, tool calls and results)
+              </label>
+            )}
           </header>
           <ol className="turns" data-testid="play-turns">
             {v.turns.map((t) => (
-              <LiveTurn key={t.index} t={t} />
+              <LiveTurn key={t.index} t={t} hideInternals={hidden} />
             ))}
           </ol>
           {error && (
@@ -379,7 +388,7 @@ function Session({ v }: { v: PlayView }) {
               </button>
             </p>
           )}
-          {v.seat === 'customer' ? <CustomerComposer /> : <AgentComposer v={v} />}
+          {v.seat === 'customer' ? <CustomerComposer sessionId={v.sessionId} /> : <AgentComposer v={v} />}
         </section>
       )}
       {v.status === 'finished' && v.episode && (
@@ -404,9 +413,9 @@ function Brief({ v }: { v: PlayView }) {
   return (
     <dl className="facts" data-testid="play-brief">
       <div>
-        <dt>{v.seat === 'customer' ? 'Your hidden intent' : 'The customer\u2019s intent was'}</dt>
-        <dd className="mono" data-testid="play-intent">
-          {c.intent}
+        <dt>{v.seat === 'customer' ? 'Your goal (keep it to yourself)' : 'The customer\u2019s goal was'}</dt>
+        <dd data-testid="play-intent" data-intent={c.intent} title={`intent: ${c.intent}`}>
+          {intentInWords(c.intent)}
         </dd>
       </div>
       <div>
@@ -427,7 +436,22 @@ function Brief({ v }: { v: PlayView }) {
   );
 }
 
-function LiveTurn({ t }: { t: PlayTurn }) {
+function LiveTurn({ t, hideInternals }: { t: PlayTurn; hideInternals: boolean }) {
+  if (hideInternals && t.role === 'agent') {
+    const seen = customerSees(t);
+    return (
+      <li className="turn agent" data-turn={t.index}>
+        <div className="turn-side">
+          <span className="turn-role">Agent</span>
+          <span className="muted mono">#{t.index}</span>
+        </div>
+        <div className="turn-body">
+          {seen.said !== null && <div className="said">{seen.said}</div>}
+          {seen.usedTool && <div className="muted small">The agent looks something up…</div>}
+        </div>
+      </li>
+    );
+  }
   return (
     <li className={`turn ${t.role}`} data-turn={t.index}>
       <div className="turn-side">
@@ -468,9 +492,15 @@ function MessageBox({ value, onChange, testId, placeholder }: { value: string; o
   );
 }
 
-function CustomerComposer() {
+function CustomerComposer({ sessionId }: { sessionId: string }) {
   const busy = usePlayStore(selectBusy);
   const [text, setText] = useState('');
+  // An episode is judged when the agent ends the call or reaches its turn limit; a caller who hangs
+  // up first leaves nothing to judge, so hanging up discards the call instead of storing half an episode.
+  const hangUp = async () => {
+    await discardPlay(sessionId);
+    navigate('play');
+  };
   const send = async () => {
     if (await act({ kind: 'say', text })) setText('');
   };
@@ -486,6 +516,16 @@ function CustomerComposer() {
       <button className="btn primary" type="submit" disabled={busy} data-testid="play-send">
         Send
       </button>
+      <button
+        className="btn danger"
+        type="button"
+        disabled={busy}
+        onClick={() => void hangUp()}
+        title="Ends the call without storing it: only a call the agent ends (or that reaches its turn limit) is judged and stored."
+        data-testid="play-hang-up"
+      >
+        Hang up
+      </button>
     </form>
   );
 }
@@ -499,8 +539,10 @@ function AgentComposer({ v }: { v: PlayView }) {
   const [values, setValues] = useState<Record<string, string>>({});
   const fields = setup?.tools.find((t) => t.name === tool)?.fields ?? [];
   const suggestions = useMemo(() => idSuggestions(v.turns, v.callerPhone), [v.turns, v.callerPhone]);
+  // A move's thinking belongs to that move alone: cleared with the rest of the form once it is taken.
   const done = (ok: boolean) => {
     if (ok) {
+      setThinking('');
       setText('');
       setValues({});
     }

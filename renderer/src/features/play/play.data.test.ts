@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PlayTurn, ToolField } from '../../../../core/contract/contract';
-import { idSuggestions, toolArgs } from './play.data';
+import { idSuggestions, toolArgs, customerSees, intentInWords } from './play.data';
 
 const dispute: ToolField[] = [
   { name: 'account_id', type: 'string', required: true },
@@ -51,5 +51,29 @@ describe('idSuggestions', () => {
       from_account_id: ['a1', 'a2'],
       to_account_id: ['a1', 'a2'],
     });
+  });
+});
+
+describe('what the customer seat reads', () => {
+  it('says the goal in plain words instead of the intent identifier', () => {
+    expect(intentInWords('card_payment_not_recognised')).toBe('Card payment not recognised');
+    expect(intentInWords('lost_or_stolen_card')).toBe('Lost or stolen card');
+  });
+
+  it("keeps the agent's thinking, tool arguments and results out of what the caller sees", () => {
+    const turn = {
+      index: 1,
+      role: 'agent' as const,
+      actionType: 'tool_call' as const,
+      said: null,
+      thinking: 'intent hypotheses: dispute 0.7',
+      tool: 'lookup_account',
+      toolArgs: { phone: '555' },
+      toolResult: { ok: true as const, tool: 'lookup_account', data: { balance: 1234 } },
+      parseError: null,
+    };
+    const seen = customerSees(turn);
+    expect(seen).toEqual({ said: null, usedTool: true });
+    expect(JSON.stringify(seen)).not.toMatch(/hypotheses|balance|555/);
   });
 });

@@ -50,3 +50,22 @@ export function idSuggestions(turns: readonly PlayTurn[], callerPhone: string): 
   if (out.account_id) out.from_account_id = out.to_account_id = out.account_id;
   return out;
 }
+
+/**
+ * An intent identifier in plain words for the person in the customer's seat:
+ * `card_payment_not_recognised` → "Card payment not recognised". The identifier stays available
+ * to researchers (the brief's tooltip, the transcript).
+ */
+export function intentInWords(intent: string): string {
+  const s = intent.replace(/[_-]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return s ? `${s.charAt(0).toUpperCase()}${s.slice(1)}` : intent;
+}
+
+/**
+ * What the customer's seat shows of an agent turn: what the agent said, and that it looked
+ * something up; its thinking, tool arguments and raw tool results are the agent's internals
+ * (a real caller never sees them), shown only when a researcher asks for them.
+ */
+export function customerSees(t: PlayTurn): { said: string | null; usedTool: boolean } {
+  return { said: t.said, usedTool: t.role === 'agent' && t.tool !== null };
+}

@@ -19,6 +19,7 @@ import { runOptionLabel } from '../runs/run-identity';
 import { RunIdentity } from '../runs/RunIdentity';
 import { BandChart, SERIES_COLOURS } from './BandChart';
 import { CaPolicyChart } from './CaPolicyChart';
+import { SeedsField, useSeedsCheck } from './SeedsField';
 import { fixed, meanText, signedFixed } from '../../format';
 import {
   loadArms,
@@ -39,6 +40,7 @@ import {
   selectEstimating,
   estimateStudy,
   startStudy,
+  clearStartError,
   showHeldout,
   useStudiesStore,
 } from './studies-store';
@@ -103,7 +105,11 @@ function NewStudy() {
   const starting = useStudiesStore(selectStarting);
   const error = useStudiesStore(selectStartError);
   const [preset, setPreset] = useState('quick');
-  const [seeds, setSeeds] = useState(2);
+  // Seeds as text: a count or the CLI's lists and ranges (SeedsField).
+  const [seeds, setSeeds] = useState('2');
+  const seedsCheck = useSeedsCheck(seeds);
+  // A refusal stored by an earlier visit describes a form that is gone.
+  useEffect(() => clearStartError(), []);
   const [chosen, setChosen] = useState<string[]>(['full', 'no-ca-training']);
   // The study's own arms: a name and a run-config overlay (JSON) merged over the preset.
   const [custom, setCustom] = useState<{ name: string; overlay: string }[]>([]);
@@ -140,10 +146,7 @@ function NewStudy() {
             ))}
           </select>
         </label>
-        <label>
-          Seeds
-          <input type="number" min={1} max={100} value={seeds} onChange={(e) => setSeeds(e.target.valueAsNumber)} data-testid="study-seeds" />
-        </label>
+        <SeedsField value={seeds} onChange={setSeeds} check={seedsCheck} arms={chosen.length + custom.length} preset={preset} />
         <label title="Each run's DA0 and final DA against its final CA on the arena scenarios, once every run has finished; nothing held out is read">
           Arena-only estimate
           <select value={estimate} onChange={(e) => setEstimate(e.target.value as EstimateSlice | '')} data-testid="study-estimate-after">
@@ -208,12 +211,16 @@ function NewStudy() {
       <div className="form-row">
         <button
           className="btn primary"
-          disabled={starting || !(chosen.length || custom.length) || !Number.isInteger(seeds) || seeds < 1}
+          disabled={starting || !(chosen.length || custom.length) || !seedsCheck.seeds}
           onClick={() => void start()}
           data-testid="start-study"
         >
           {starting ? 'Starting…' : 'Start study'}
         </button>
+        {!(chosen.length || custom.length) && <span className="muted small">Choose at least one arm (or add a custom arm) to start.</span>}
+        {(chosen.length || custom.length) > 0 && !seedsCheck.seeds && seedsCheck.problem && (
+          <span className="muted small">Start waits for seeds it can read (see Seeds above).</span>
+        )}
       </div>
     </section>
   );

@@ -83,9 +83,14 @@ export async function loadArms(): Promise<void> {
   }
 }
 
+/** A refusal answers the form as it was: a form opened again (or changed) starts without it. */
+export function clearStartError(): void {
+  if (useStudiesStore.getState().startError !== null) useStudiesStore.setState({ startError: null });
+}
+
 export async function startStudy(args: {
   preset: string;
-  seeds: number;
+  seeds: number | string;
   arms: string[];
   workers?: number;
   customArms?: { name: string; overlay: string }[];
