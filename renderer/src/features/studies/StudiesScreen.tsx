@@ -17,6 +17,7 @@ import { studyCaPolicy } from '../evaluation/ca-policy-store';
 import { loadRuns, selectRuns, useRunsStore } from '../runs/runs-store';
 import { BandChart, SERIES_COLOURS } from './BandChart';
 import { CaPolicyChart } from './CaPolicyChart';
+import { RunCompare } from './RunCompare';
 import { fixed, signedFixed } from '../../format';
 import {
   loadArms,
@@ -1148,7 +1149,10 @@ function RunOverlay() {
       </div>
       {error && <div className="inline-error">{error}</div>}
       {series.length > 0 ? (
-        <BandChart label="W_DA per match of two runs" testId="overlay-chart" rate series={series} />
+        <>
+          <BandChart label="W_DA per match of two runs" testId="overlay-chart" rate series={series} />
+          {a && b && a !== b && details[a] && details[b] && <RunCompare a={details[a]} b={details[b]} />}
+        </>
       ) : (
         <p className="muted small">Choose two runs to overlay their W_DA per match.</p>
       )}
