@@ -64,7 +64,7 @@ test('starts the default run, watches it, opens its Table 4 and exports it as CS
   expect(download.suggestedFilename()).toBe('sparring-R1-table4.csv');
   const rows = parseCsv<Record<string, string>>(await readFile(await download.path(), 'utf8'), { columns: true });
   // The file's DA0 routing against the run's CA is the figure on screen.
-  const da0 = rows.find((r) => r.metric === 'routing' && r.checkpoint === 'DA0' && r.opponent.startsWith('run CA'))!;
+  const da0 = rows.find((r) => r.metric === 'routing' && r.checkpoint === 'DA0' && r.opponent!.startsWith('run CA'))!;
   expect(`${(Number(da0.value) * 100).toFixed(1)}%`).toBe(routing);
   expect(rows.filter((r) => r.opponent === 'scripted').length).toBeGreaterThan(0);
   await lab.screenshot('newcomer-02-table4');
