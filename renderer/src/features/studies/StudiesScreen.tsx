@@ -20,6 +20,7 @@ import { RunIdentity } from '../runs/RunIdentity';
 import { BandChart, SERIES_COLOURS } from './BandChart';
 import { CaPolicyChart } from './CaPolicyChart';
 import { SeedsField, useSeedsCheck } from './SeedsField';
+import { RunCompare } from './RunCompare';
 import { fixed, meanText, signedFixed } from '../../format';
 import {
   loadArms,
@@ -1160,7 +1161,10 @@ function RunOverlay() {
       {b && <RunIdentity runId={b} testId="overlay-b-identity" />}
       {error && <div className="inline-error">{error}</div>}
       {series.length > 0 ? (
-        <BandChart label="W_DA per match of two runs" testId="overlay-chart" rate series={series} />
+        <>
+          <BandChart label="W_DA per match of two runs" testId="overlay-chart" rate series={series} />
+          {a && b && a !== b && details[a] && details[b] && <RunCompare a={details[a]} b={details[b]} />}
+        </>
       ) : (
         <p className="muted small">Choose two runs to overlay their W_DA per match.</p>
       )}
