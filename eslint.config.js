@@ -26,20 +26,12 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
-    // Type information for the type-checked rules: each layer's own tsconfig (one per runtime).
+    // Type information for the type-checked rules: one program per runtime. core/ (no node types)
+    // comes first; tsconfig.node.json is every Node-side layer with the same options (core's tests,
+    // models, host, test, scripts) in one program, not five overlapping ones.
     languageOptions: {
       parserOptions: {
-        project: [
-          './core/tsconfig.json',
-          './core/tsconfig.test.json',
-          './models/tsconfig.json',
-          './host/tsconfig.json',
-          './electron/tsconfig.json',
-          './renderer/tsconfig.json',
-          './test/tsconfig.json',
-          './tsconfig.tools.json',
-          './scripts/tsconfig.json',
-        ],
+        project: ['./core/tsconfig.json', './tsconfig.node.json', './electron/tsconfig.json', './renderer/tsconfig.json', './tsconfig.tools.json'],
         tsconfigRootDir: import.meta.dirname,
       },
     },

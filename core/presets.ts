@@ -391,11 +391,80 @@ export const PAPER_FAITHFUL_GYMS = {
 } as const;
 
 /**
+ * The `quick` preset: the README's first command, so it must show the method at work in about
+ * 30 s on 2 cores: the CA's gyms lower W_DA, the DA trains, and its gym raises W_DA again.
+ *
+ * Before issue 52 it did not. Its DA0 (SFT with a camouflaged variant of every train sentence, 2
+ * epochs) opened at W_DA 95.8% on seed 1, and its 4-step CA gyms (8 decision points a step)
+ * brought that only to 79.2% in the 3 matches n_max allowed. The DA trains only when it is the
+ * weaker agent (RL-ADA §3.5: τ_DA − W_DA ≥ r_CA − (1 − W_DA), so W_DA ≤ (τ_DA + 1 − r_CA) / 2 =
+ * 62.5% here), so the DA never trained, every run's final DA was DA0, and a quick study's arms
+ * (`full`, `no-ca-training`) gave the same W_DA, the same held-out figures and paired
+ * differences of 0.0 [0.0, 0.0]. Its 4-step DA gyms at lr 1e-4 would hardly have moved DA0 had
+ * they run (two DA checkpoints of such a gym were equal on every held-out row).
+ *
+ * Chosen on the arena alone (W_DA per match; nothing held out read), seeds 1–2 (1–4 for b),
+ * `full`, CPU seconds of the whole `sparring run` process (user + sys; the machine was shared, so
+ * wall times were longer), W_DA per match:
+ *   as before                        seed 1: 95.8 91.7 79.2 (DA trained 0)                  11.1 s
+ *   a: no camouflaged SFT, 20-step gyms (DA lr 3e-4, β 0.3), 3 episodes per scenario, n_max 5
+ *                                    seed 1: 66.7 79.2 62.5 58.3 54.2 (DA gyms lowered it)   —
+ *   b: as a with 6 episodes per scenario, 20-step CA0 pressure, 30-step CA gyms, DA gyms of
+ *      20 steps × 8 at lr 1e-3, β 0.04
+ *                                    seed 1: 77.1 68.8 56.3 | 66.7 60.4                     22.6 s
+ *                                    seed 2: 60.4 | 56.3 | 68.8 77.1 50.0                   26.5 s
+ *                                    seed 3: 66.7 52.1 | 68.8 41.7 | 56.3                   26.6 s
+ *                                    seed 4: 77.1 75.0 60.4 | 54.2 | 60.4                   28.8 s
+ *   c: as b with DA gyms of 30 steps × 16 (these)
+ *                                    seed 1: 77.1 68.8 56.3 | 75.0 70.8                     32.1 s
+ *                                    seed 2: 60.4 | 79.2 75.0 (converged)                   21.8 s
+ * ("|": a DA gym between the two matches; every other gap a CA gym.) With b a DA gym moved W_DA
+ * by +10.4; −4.1, +12.5; +16.7, +14.6; −6.2, +6.2 (seeds 1–4); with c by +18.7 and +18.8. W_DA is a rate over 48 episodes (8
+ * scenarios × 6; the fraud-reference ones are not counted), so one episode moves it 2.1 points:
+ * large enough to see a gym's effect in one run, too small to compare two settings without a
+ * study. The held-out evaluation stays small (12 episodes against each opponent).
+ */
+const QUICK_CONFIG: RunConfig = {
+  arena: { episodesPerScenario: 6, maxDaTurns: DEFAULT_CONFIG.arena.maxDaTurns },
+  stopping: { ...DEFAULT_CONFIG.stopping, nMax: 5 },
+  bootstrap: {
+    sft: { epochs: 2, batchSize: 64, lr: 3e-3, expertEpisodesPerIntent: 1, camouflaged: 0 },
+    daWarmup: { ...PAPER_GYM_DA, steps: 3, promptsPerStep: 8 },
+    caPressure: { ...PAPER_GYM_CA, steps: 20, promptsPerStep: 8, lr: 3e-3, oversample: 2 },
+  },
+  gym: {
+    da: { ...PAPER_GYM_DA, steps: 30, promptsPerStep: 16, lr: 1e-3 },
+    ca: { ...PAPER_GYM_CA, steps: 30, promptsPerStep: 8, lr: 3e-3, oversample: 2 },
+    failureShare: 0.7,
+    matches: 3,
+  },
+  eval: { runs: 1, episodesPerScenario: 1, gateEpisodesPerScenario: 2 },
+};
+
+/**
+ * The `smoke` preset: `quick` as it was before issue 52, the smallest run that exercises every
+ * phase (bootstrap, matches, both gyms' code paths, held-out evaluation). Its DA0 opens above the
+ * weaker-agent bound, so its DA never trains: it checks plumbing (installs, CI, the many tests
+ * that need "a run"), not the method.
+ */
+const SMOKE_CONFIG: RunConfig = {
+  arena: { episodesPerScenario: 3, maxDaTurns: DEFAULT_CONFIG.arena.maxDaTurns },
+  stopping: { ...DEFAULT_CONFIG.stopping, nMax: 3 },
+  bootstrap: {
+    sft: { epochs: 2, batchSize: 64, lr: 3e-3, expertEpisodesPerIntent: 1, camouflaged: 1 },
+    daWarmup: { ...PAPER_GYM_DA, steps: 3, promptsPerStep: 8 },
+    caPressure: { ...PAPER_GYM_CA, steps: 4, promptsPerStep: 8 },
+  },
+  gym: { da: { ...PAPER_GYM_DA, steps: 4, promptsPerStep: 8 }, ca: { ...PAPER_GYM_CA, steps: 4, promptsPerStep: 8 }, failureShare: 0.7 },
+  eval: { runs: 1, episodesPerScenario: 1, gateEpisodesPerScenario: 2 },
+};
+
+/**
  * The run presets, the one table of them (the CLI, the app and studies read it): `paper` is
  * faithful to RL-ADA's bootstrap, `robust` is a stronger SFT recipe at the same run size, `quick`
- * is small for tests and demos.
+ * is a first look at co-evolution, and `smoke` the smallest run for checking an install.
  */
-export const PRESETS: Record<'paper' | 'robust' | 'quick', { description: string; config: RunConfig }> = {
+export const PRESETS: Record<'paper' | 'robust' | 'quick' | 'smoke', { description: string; config: RunConfig }> = {
   paper: {
     description:
       'RL-ADA: DA0 = SFT on plain routing demos + GRPO warm-up; 10 scenarios × 18 episodes per match, τ_DA 0.60, P 2, ε 0.05, n_min 3, n_max 8; K 16 (DA) / 8 (CA); each gym on the latest 3 matches',
@@ -410,18 +479,14 @@ export const PRESETS: Record<'paper' | 'robust' | 'quick', { description: string
     config: robustShape(robustSft),
   },
   quick: {
-    description: 'small and fast, for tests and demos: 3 episodes per scenario, at most 3 matches, short gyms',
-    config: {
-      arena: { episodesPerScenario: 3, maxDaTurns: DEFAULT_CONFIG.arena.maxDaTurns },
-      stopping: { ...DEFAULT_CONFIG.stopping, nMax: 3 },
-      bootstrap: {
-        sft: { epochs: 2, batchSize: 64, lr: 3e-3, expertEpisodesPerIntent: 1, camouflaged: 1 },
-        daWarmup: { ...PAPER_GYM_DA, steps: 3, promptsPerStep: 8 },
-        caPressure: { ...PAPER_GYM_CA, steps: 4, promptsPerStep: 8 },
-      },
-      gym: { da: { ...PAPER_GYM_DA, steps: 4, promptsPerStep: 8 }, ca: { ...PAPER_GYM_CA, steps: 4, promptsPerStep: 8 }, failureShare: 0.7 },
-      eval: { runs: 1, episodesPerScenario: 1, gateEpisodesPerScenario: 2 },
-    },
+    description:
+      'small and fast, a first look at co-evolution (~30 s on 2 cores): 6 episodes per scenario, at most 5 matches; a CA gym lowers W_DA, a DA gym raises it',
+    config: QUICK_CONFIG,
+  },
+  smoke: {
+    description:
+      'the smallest whole run (~10 s on 2 cores), to check an install or a pipeline: 3 episodes per scenario, at most 3 matches, 4-step gyms; too small for the DA to train, so it shows no co-evolution',
+    config: SMOKE_CONFIG,
   },
 };
 

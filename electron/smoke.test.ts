@@ -27,7 +27,7 @@ let started = false;
 let running = false;
 port2.on('message', (m) => {
   process.stdout.write('PORT ' + JSON.stringify(m) + '\\n');
-  if (m.kind === 'response' && m.id === 2) port2.postMessage({ kind: 'request', id: 3, name: 'runs/start', args: { preset: 'quick', seed: 1 } });
+  if (m.kind === 'response' && m.id === 2) port2.postMessage({ kind: 'request', id: 3, name: 'runs/start', args: { preset: 'smoke', seed: 1 } });
   started ||= m.kind === 'response' && m.id === 3;
   running ||= m.kind === 'event' && m.name === 'run/status' && m.payload.status === 'running';
   if (started && running) {

@@ -113,7 +113,7 @@ export type ToolHead = 'grouped' | 'separate';
  * Also tried at seeds 1–3 and not kept: embedding width 48, 96 and 128; 2^16 and 2^18 buckets,
  * with character 2–5- and 3–5-grams; a skip from the bag sum to the intent head. On the held-out
  * splits of `eval --routing --splits 5 --baseline tfidf` these defaults tie TF-IDF on Banking77
- * (−0.05 points) and lead it on the bank's slices (+0.66), both within the interval (README).
+ * (−0.05 points) and lead it on the bank's slices (+0.66), both within the interval (docs/results.md).
  * Checked later on the validation split (seeds 1–5, Banking77 / the bank's validation share with
  * Banking77 in training; these defaults 94.47 / 84.26), none kept: n-gram dropout 0.1 and 0.2
  * 94.27 / 84.20 and 94.27 / 84.29 (with its survivors' ratios kept, see dropGrams), 0.2 with 10
@@ -138,7 +138,7 @@ export type ToolHead = 'grouped' | 'separate';
  *   word 1–3-grams (fastText's wordNgrams 3)  −0.16 [−0.35, +0.03] / +1.92 (these, rerun beside it: +0.32 / +2.94)
  * These defaults were chosen on seeds among these, so their +0.31 is partly the choice's own luck;
  * the neighbours' +0.06 to +0.16 are the fairer guess of the DA's lead: about a fifth of the sd of
- * one held-out split's difference (0.56 over the README's 5 splits), so a tie on held-out data.
+ * one held-out split's difference (0.56 over the 5 splits of docs/results.md), so a tie on held-out data.
  * Self-distillation (a student of this shape on a trained DA's soft intents) was judged by what it
  * could at best recover, an ensemble's gain (validation split, seeds 1–6, Banking77, the routing
  * of averaged action probabilities − one DA [95% t]): two DAs of one init and two SFT orders

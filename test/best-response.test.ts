@@ -19,7 +19,7 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-best-response-'));
 describe('best response', () => {
   it("bounds what the CA's action space allows against a run's DA, deterministically; ca-policy reads the same openings; a missing match is named", async () => {
     const db = path.join(tmp, 'lab.db');
-    const ran = await sparringInProcess(['run', '--preset', 'quick', '--seed', '3', '--db', db, '--json']);
+    const ran = await sparringInProcess(['run', '--preset', 'smoke', '--seed', '3', '--db', db, '--json']);
     expect(ran.code, ran.stderr).toBe(0);
     const { matches } = JSON.parse(ran.stdout) as { runId: string; matches: { da: string; ca: string }[] };
     const matchId = 'R1-M1';

@@ -1,5 +1,5 @@
 /**
- * `sparring labels export` in a child process, on a lab whose labels were written through the
+ * `sparring labels export` in a child process (the export tables in-process), on a lab whose labels were written through the
  * engine (as the app writes them).
  */
 import { execFile } from 'node:child_process';
@@ -12,11 +12,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { LabelExportRow } from '../core/labels/types';
 import { createEngine } from '../host/engine/engine';
 import { unavailableRunService } from '../host/engine/runs-unavailable';
+import { sparringInProcess } from './support/cli-in-process';
 
 const run = promisify(execFile);
 const BIN = path.resolve(__dirname, '..', 'bin', 'sparring.js');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-cli-labels-'));
 const db = path.join(tmp, 'lab.db');
+
+/** In this process (a child costs seconds of start-up): the export checks added for issue 52. */
+const here = (args: string[]) => sparringInProcess(['--db', db, ...args]);
 
 async function sparring(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
@@ -61,6 +65,47 @@ describe('sparring labels export', () => {
       ['T1/0', 'Other', 'says "hi", then asks', '2500'],
       ['T1/1', '', '', '300'],
     ]);
+    // The opening the label is about, as the annotator read it.
+    const t1 = JSON.parse((await here(['labels', 'export', '--format', 'json', '--queue', 'T1'])).stdout) as LabelExportRow[];
+    expect(t1[0]!.text).toEqual(expect.stringMatching(/\w+ \w+/));
+    expect(csv.map((r) => r.text)).toEqual(t1.map((r) => r.text));
+    expect(rows.find((r) => r.item_id === 'A1/0')!.text).toBeNull();
+  });
+
+  it('exports the tactic queue as Table 5, agreement figures and a confusion matrix (sparring export T1 --table)', async () => {
+    const t5 = await here(['export', 'T1', '--table', 'table5']);
+    expect(t5.code, t5.stderr).toBe(0);
+    const rows = parseCsv<Record<string, string>>(t5.stdout, { columns: true });
+    expect(rows.map((r) => [r.match, r.Other])).toEqual([['M1', '1']]);
+    expect(Object.keys(rows[0]!)).toEqual([
+      'match',
+      'ca',
+      'items',
+      'Direct intent',
+      'Vague/indirect',
+      'Contextual camouflage',
+      'Emotional pressure',
+      'Multi-intent',
+      'Other',
+    ]);
+    const confusion: string[][] = parseCsv((await here(['export', 'T1', '--table', 'confusion'])).stdout, {});
+    // One labelled item with a consensus (Other): one count in the Other column, whatever the classifier said.
+    const otherCol = confusion[0]!.indexOf('Other');
+    expect(confusion.slice(1).reduce((n, r) => n + Number(r[otherCol]), 0)).toBe(1);
+    expect(
+      confusion
+        .slice(1)
+        .flatMap((r) => r.slice(1))
+        .reduce((n, v) => n + Number(v), 0),
+    ).toBe(1);
+    const agreement = JSON.parse((await here(['export', 'T1', '--table', 'agreement', '--format', 'json'])).stdout) as {
+      rows: { measure: string; a: string; b: string }[];
+    };
+    expect(agreement.rows.map((r) => [r.measure, r.a, r.b])).toEqual([
+      ['cohen_kappa', 'classifier', 'consensus'],
+      ['cohen_kappa', 'classifier', 'ann'],
+    ]);
+    expect((await here(['export', 'A1', '--table', 'table5'])).stderr).toMatch(/no run, study or tactic labelling queue "A1"/);
   });
 
   it('names an unknown queue and a bad format', async () => {

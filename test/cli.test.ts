@@ -121,7 +121,7 @@ describe('sparring: bad input, one clear line', () => {
     const r = await sparring(['run', '--preset', 'nope', '--db', path.join(tmp, 'preset.db')]);
     expect(r.code).toBe(2);
     const lines = r.stderr.trim().split('\n');
-    expect(lines[0]).toMatch(/argument 'nope' is invalid\. Allowed choices are paper, robust, quick\./);
+    expect(lines[0]).toMatch(/argument 'nope' is invalid\. Allowed choices are paper, robust, quick, smoke\./);
     expect(lines.length).toBeLessThanOrEqual(2);
     expect(r.stderr).not.toMatch(/Usage:|Options:/);
     expect(existsSync(path.join(tmp, 'preset.db'))).toBe(false);
@@ -214,7 +214,7 @@ describe('sparring export', () => {
     expect(rows[0]).toMatch(/^episode_id,match_id,.*da_env_judge.*ca_inv_da/);
     const missing = await sparring(['export', 'R9', '--db', db]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/no run or match "R9"/);
+    expect(missing.stderr).toMatch(/no run, match or study "R9"/);
   });
 });
 

@@ -20,7 +20,7 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-fuzz-'));
 
 /** The quick preset cut to one match: what an accepted config is laid over. */
 function base(): Record<string, unknown> {
-  const c = structuredClone(PRESETS.quick.config);
+  const c = structuredClone(PRESETS.smoke.config);
   Object.assign(c.stopping, { nMax: 1, nMin: 1 });
   c.arena.episodesPerScenario = 1;
   c.bootstrap.sft.epochs = 1;

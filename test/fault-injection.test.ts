@@ -21,7 +21,7 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-faults-'));
 
 /** The quick preset at its smallest: 2 matches, 1 episode per scenario, 2-step GRPO phases. */
 function tinyConfig(): string {
-  const c = structuredClone(PRESETS.quick.config);
+  const c = structuredClone(PRESETS.smoke.config);
   Object.assign(c.stopping, { nMax: 2, nMin: Math.min(c.stopping.nMin, 2) });
   c.arena.episodesPerScenario = 1;
   c.bootstrap.sft.epochs = 1;

@@ -26,7 +26,7 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-gym-export-'));
 
 describe('sparring gym export', () => {
   it("writes the DA gym's decision points, and each reset brings the env server to that point", async () => {
-    const config = structuredClone(PRESETS.quick.config);
+    const config = structuredClone(PRESETS.smoke.config);
     // The DA far below its floor and the CA above its own: the DA is the weaker agent, its gym comes first.
     config.stopping.tauDa = 0.99;
     config.stopping.rCa = 0.01;

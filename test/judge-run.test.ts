@@ -118,7 +118,7 @@ describe('sparring run --judge SPEC', () => {
   }, 300_000);
 
   it('judges every episode, gym rollout and evaluation with the LLM, recording its calls with role judge', async () => {
-    const r = await sparring(['run', '--preset', 'quick', '--config', OVERLAY, '--judge', 'judge7b', '--seed', '1', '--json']);
+    const r = await sparring(['run', '--preset', 'smoke', '--config', OVERLAY, '--judge', 'judge7b', '--seed', '1', '--json']);
     expect(r.code, r.stderr).toBe(0);
     first = JSON.parse(r.stdout) as RunJson;
     expect(first.status).toBe('finished');
@@ -152,7 +152,7 @@ describe('sparring run --judge SPEC', () => {
 
   it('a second identical run is answered from the lab cache: no new request, the same numbers', async () => {
     const before = requests;
-    const r = await sparring(['run', '--preset', 'quick', '--config', OVERLAY, '--judge', 'judge7b', '--seed', '1', '--json']);
+    const r = await sparring(['run', '--preset', 'smoke', '--config', OVERLAY, '--judge', 'judge7b', '--seed', '1', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const second = JSON.parse(r.stdout) as RunJson;
     expect(second.runId).not.toBe(first.runId);

@@ -71,7 +71,7 @@ describe('the lab file', () => {
 
   it('run --resume of a run another live process drives is refused with its pid and host; the run ends as one run', async () => {
     const db = path.join(tmp, 'lease.db');
-    const c = structuredClone(PRESETS.quick.config);
+    const c = structuredClone(PRESETS.smoke.config);
     Object.assign(c.stopping, { nMax: 2, nMin: Math.min(c.stopping.nMin, 2) });
     c.arena.episodesPerScenario = 1;
     const config = path.join(tmp, 'lease.json');

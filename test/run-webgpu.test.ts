@@ -27,7 +27,7 @@ const reason = webgpu.available ? webgpu.detail : `skipped: no WebGPU adapter ($
  * and one gate episode per scenario.
  */
 function config(): string {
-  const c = structuredClone(PRESETS.quick.config);
+  const c = structuredClone(PRESETS.smoke.config);
   c.arena.episodesPerScenario = 2;
   c.stopping.nMin = 2;
   c.stopping.nMax = 2;

@@ -47,13 +47,16 @@ async function sparringJson(args: string[]): Promise<RunJson> {
 
 /**
  * The quick preset with gyms long enough (40 steps) that a kill lands inside one on any machine:
- * quick's own 4-step gyms can finish within one 250 ms progress report, so no report of a step
- * before the last arrives to trigger the kill.
+ * a few-step gym can finish within one 250 ms progress report, so no report of a step before the
+ * last arrives to trigger the kill. At most 3 matches of 3 episodes per scenario, as the quick
+ * preset was before issue 52 made it longer (5 matches of 6).
  */
 function longGymConfig(): string {
-  const c = structuredClone(PRESETS.quick.config);
+  const c = structuredClone(PRESETS.smoke.config);
   c.gym.da.steps = 40;
   c.gym.ca.steps = 40;
+  c.stopping.nMax = 3;
+  c.arena.episodesPerScenario = 3;
   const file = path.join(tmp, 'quick-long-gyms.json');
   writeFileSync(file, JSON.stringify(c));
   return file;
@@ -61,7 +64,7 @@ function longGymConfig(): string {
 
 /** The quick preset at its smallest (2 matches, 2 episodes per scenario, 2-step gyms), as a config file. */
 function tinyConfig(): string {
-  const c = structuredClone(PRESETS.quick.config);
+  const c = structuredClone(PRESETS.smoke.config);
   Object.assign(c.stopping, { nMax: 2, nMin: Math.min(c.stopping.nMin, 2) });
   c.arena.episodesPerScenario = 2;
   for (const step of [c.bootstrap.daWarmup, c.bootstrap.caPressure, c.gym.da, c.gym.ca]) step.steps = 2;
@@ -104,7 +107,7 @@ describe('sparring run', () => {
         expect(m.trained).toBe(daShort >= caShort ? 'DA' : 'CA');
       }
     });
-    expect(a.matches.length).toBeLessThanOrEqual(3); // quick: n_max = 3
+    expect(a.matches.length).toBeLessThanOrEqual(3); // n_max = 3
     // The settings it ran with, as resolved from its config: the 40-step gyms, T = 1 by default.
     expect(a.settings!.grpo.find((g) => g.phase === 'DA gym')).toMatchObject({ steps: 40, temperature: 1 });
     // Checkpoints chain: each gym's checkpoint has the previous one of its role as parent,

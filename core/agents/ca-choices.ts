@@ -272,7 +272,7 @@ export function decoySentences(bank: UtteranceBank, decoy: DomainTool | null): s
   return list.length > 0 ? list : [''];
 }
 
-const KIND_SLOTS: Record<DetailKind, readonly string[]> = { merchant: ['merchant'], amount: ['amount'], date: ['date'], where: ['channel', 'place'] };
+export const KIND_SLOTS: Record<DetailKind, readonly string[]> = { merchant: ['merchant'], amount: ['amount'], date: ['date'], where: ['channel', 'place'] };
 
 /** The detail kinds a template states. */
 export function detailKindsOf(template: string): DetailKind[] {
@@ -297,9 +297,9 @@ export function detailKindSubsets(k: number): DetailKind[][] {
 // A detail clause names the payment with exactly the chosen facts: "It was the $42.50 online
 // payment at Shell yesterday." The bank's detailReplies fix their facts together, so they serve
 // wherever their facts are exactly the chosen ones; these frames cover every other combination.
-const DETAIL_LEADS = ["It's", 'It was', 'I mean', "I'm talking about"];
-const DETAIL_NOUNS = ['payment', 'one'];
-const MERCHANT_PREPS = ['to', 'at', 'from'];
+export const DETAIL_LEADS = ["It's", 'It was', 'I mean', "I'm talking about"];
+export const DETAIL_NOUNS = ['payment', 'one'];
+export const MERCHANT_PREPS = ['to', 'at', 'from'];
 
 const detailCache = new WeakMap<UtteranceBank, Map<string, string[]>>();
 
@@ -342,16 +342,18 @@ export function openingDetailTemplates(bank: UtteranceBank, level: CaDetailLevel
   return [...new Set(detailKindSubsets(level).flatMap((ks) => detailTemplates(bank, ks)))];
 }
 
+/** What in an agent's question (lower-cased) asks for each detail kind. */
+export const ASKED_PATTERNS: Record<DetailKind, RegExp> = {
+  merchant: /\b(merchant|shop|store|company|retailer|who|name)\b/,
+  amount: /\b(amount|how much|cost|sum)\b/,
+  date: /\b(when|date|day|time)\b/,
+  where: /\b(where|online|in person|in store|contactless|how did you pay|channel)\b/,
+};
+
 /** Which detail kinds an agent's question asks for. */
 export function askedKinds(question: string): DetailKind[] {
   const q = question.toLowerCase();
-  const asked: Record<DetailKind, RegExp> = {
-    merchant: /\b(merchant|shop|store|company|retailer|who|name)\b/,
-    amount: /\b(amount|how much|cost|sum)\b/,
-    date: /\b(when|date|day|time)\b/,
-    where: /\b(where|online|in person|in store|contactless|how did you pay|channel)\b/,
-  };
-  return DETAIL_KINDS.filter((k) => asked[k].test(q));
+  return DETAIL_KINDS.filter((k) => ASKED_PATTERNS[k].test(q));
 }
 
 /** How many facts an answer states (see the module comment on withholding). */
@@ -440,17 +442,20 @@ export function renderCaChoice(choice: CaChoice, obs: CaObservation, bank: Utter
 }
 
 /** What a customer says instead of a withheld detail (partial information). */
-const VAGUE: Record<DetailKind, Partial<Record<SlotName, string>>> = {
+export const VAGUE: Record<DetailKind, Partial<Record<SlotName, string>>> = {
   merchant: { merchant: 'some company' },
   amount: { amount: 'some money' },
   date: { date: 'recently' },
   where: { channel: 'somehow', place: 'somewhere' },
 };
 
+/** What a customer says when a goal revision drops the earlier request. */
+export const REVISE_LINE = "Actually, forget that, it's not why I'm calling.";
+
 /** The words for `choice` under the scenario's conversational adversities (see `adversities.ts`). */
 function renderWithAdversity(choice: CaChoice, obs: CaObservation, s: CaTurnState, d: CaDirective, bank: UtteranceBank, rng: Rng): string {
   let template: string;
-  if (d.revise) template = joinSentences(["Actually, forget that, it's not why I'm calling.", openingTemplate(choice, obs.intent, bank, rng, d.withhold)]);
+  if (d.revise) template = joinSentences([REVISE_LINE, openingTemplate(choice, obs.intent, bank, rng, d.withhold)]);
   else if (s.kind === 'opening') template = openingTemplate(choice, obs.intent, bank, rng, d.withhold);
   else if (s.kind === 'answer') template = answerTemplate(choice, s, bank, rng, d.withhold);
   else template = rng.pick(bank.acknowledgements);

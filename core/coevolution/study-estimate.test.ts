@@ -61,8 +61,33 @@ describe('estimateTables', () => {
     ]);
     expect(v.rows[0]![5]).toMatch(/^\+16\.7 \[/);
     expect(v.rows[0]![6]).toBe('(baseline)');
-    // x on seeds 1–2: gains 10, 10 against 20, 10: −5 [−68.5, +58.5] (t 12.706, se 5).
-    expect(v.rows[2]![6]).toBe('-5.0 [-68.5, +58.5]');
+    // x on seeds 1–2: gains 10, 10 against 20, 10: −5, and two seeds are too few for a t interval
+    // (it would be [−68.5, +58.5], t 12.706, se 5).
+    expect(v.rows[2]![6]).toBe('-5.0 (n=2: too few for an interval)');
+  });
+});
+
+describe('estimateTables: rates stay inside 0–100', () => {
+  it('cuts a rate in points to [0, 100] and a gain to [−100, 100] (three seeds near the ceiling)', () => {
+    // Final routing 80, 100, 100 on three seeds: the t interval's top (114.1) would pass 100%.
+    const t = estimateTables('train', ['full'], [run('full', 1, 0.7, 0.8), run('full', 2, 0.9, 1), run('full', 3, 0.95, 1)], 'full');
+    const final = t.arms[0]!.routing.final;
+    expect(final.mean).toBeCloseTo(93.333, 3);
+    expect(final.ci![0]).toBeCloseTo(93.333 - T2 * (11.547 / Math.sqrt(3)), 2);
+    expect(final.ci![1]).toBe(100);
+    for (const row of estimateView(t).rows)
+      for (const cell of row.slice(3, 6)) {
+        const m = /\[(-?[\d.]+), \+?(-?[\d.]+)\]/.exec(cell);
+        if (!m) continue;
+        expect(Number(m[1])).toBeGreaterThanOrEqual(-100);
+        expect(Number(m[2])).toBeLessThanOrEqual(100);
+      }
+  });
+  it('prints no interval for two seeds, and says why (the arena-only estimate printed "90.0 [5.3, 174.7]")', () => {
+    // 85 and 95: mean 90, sd 7.07; t(0.975, 1) 12.71 gave [26.5, 153.5] before.
+    const t = estimateTables('train', ['full'], [run('full', 1, 0.5, 0.85), run('full', 2, 0.5, 0.95)], 'full');
+    const v = estimateView(t);
+    expect(v.rows[0]![4]).toBe('90.0 (n=2: too few for an interval)');
   });
 });
 
@@ -92,11 +117,11 @@ describe('estimateTables per arena scenario', () => {
     );
     const [a, b, c] = t.arms[0]!.scenarios;
     expect(t.arms[0]!.scenarios.map((s) => s.scenarioId)).toEqual(['a', 'b', 'c']);
-    // a: gains 25, 50 → mean 37.5, sd 17.68, se 12.5, t(0.975, 1) 12.706.
+    // a: gains 25, 50 → mean 37.5 over two seeds: too few for an interval.
     expect(a!.da0.mean).toBeCloseTo(37.5, 9);
     expect(a!.final.mean).toBeCloseTo(75, 9);
     expect(a!.gain.mean).toBeCloseTo(37.5, 9);
-    expect(a!.gain.ci![0]).toBeCloseTo(37.5 - 12.7062 * 12.5, 2);
+    expect(a!.gain.ci).toBeNull();
     expect(b!.gain.mean).toBeCloseTo(-5, 9);
     expect(c!.gain.n).toBe(1);
     expect(c!.gain.ci).toBeNull();
@@ -104,9 +129,10 @@ describe('estimateTables per arena scenario', () => {
     expect(t.arms[1]!.scenarios).toEqual([]);
     const v = estimateScenarioView(t)!;
     expect(v.header).toEqual(['scenario', 'full DA0 → final', 'full gain']);
-    expect(v.rows[0]).toEqual(['a', '37.5 → 75.0', '+37.5 [-121.3, +196.3]']);
-    expect(v.rows[1]![2]).toMatch(/^-5\.0 \[/);
-    expect(v.rows[2]).toEqual(['c', '10.0 → 20.0', '+10.0']);
+    // Two seeds (one for c): the gain without an interval, saying why (it was "+37.5 [-121.3, +196.3]").
+    expect(v.rows[0]).toEqual(['a', '37.5 → 75.0', '+37.5 (n=2: too few for an interval)']);
+    expect(v.rows[1]![2]).toBe('-5.0 (n=2: too few for an interval)');
+    expect(v.rows[2]).toEqual(['c', '10.0 → 20.0', '+10.0 (n=1: too few for an interval)']);
   });
 
   it('has no view when no run carries scenario rows', () => {

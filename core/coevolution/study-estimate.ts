@@ -8,9 +8,13 @@
  */
 import { meanInterval, pairedDifference } from '../stats/intervals';
 import type { MeanInterval, PairedDifference } from '../stats/intervals';
-import { fixed } from '../stats/format';
+import { fixed, meanText } from '../stats/format';
 import { scenarioGains } from './study-summary';
 import type { ScenarioGain, ScenarioPair } from './study-summary';
+
+/** A rate in points cannot leave [0, 100], nor a change of one [−100, 100]: intervals are cut to these. */
+const POINTS = [0, 100] as const;
+const POINT_GAIN = [-100, 100] as const;
 
 /** The bank slice the CA speaks in an estimate. */
 export type EstimateSlice = 'train' | 'validation';
@@ -93,10 +97,11 @@ export function estimateTables(
   const perSeed = (arm: string, f: (x: ArenaEstimateFigures) => number) => new Map(runs.filter((r) => r.arm === arm).map((r) => [r.seed, 100 * f(r)]));
   const gain = (arm: string, m: 'routing' | 'strictPass') => perSeed(arm, (x) => x.finalMetrics[m] - x.da0Metrics[m]);
   const of = (arm: string, m: 'routing' | 'strictPass'): EstimateMeasure => ({
-    da0: meanInterval([...perSeed(arm, (x) => x.da0Metrics[m]).values()]),
-    final: meanInterval([...perSeed(arm, (x) => x.finalMetrics[m]).values()]),
-    gain: meanInterval([...gain(arm, m).values()]),
-    ...(arm === baseline ? {} : { gainVsBaseline: pairedDifference(gain(arm, m), gain(baseline, m)) }),
+    // Points: a rate stays in [0, 100], a gain or its paired difference in [−100, 100] (meanInterval's bounds).
+    da0: meanInterval([...perSeed(arm, (x) => x.da0Metrics[m]).values()], 0.95, POINTS),
+    final: meanInterval([...perSeed(arm, (x) => x.finalMetrics[m]).values()], 0.95, POINTS),
+    gain: meanInterval([...gain(arm, m).values()], 0.95, POINT_GAIN),
+    ...(arm === baseline ? {} : { gainVsBaseline: pairedDifference(gain(arm, m), gain(baseline, m), 0.95, [-200, 200]) }),
   });
   return {
     speak,
@@ -111,6 +116,7 @@ export function estimateTables(
       scenarios: scenarioGains(
         runs.filter((r) => r.arm === arm).map((r) => r.perScenario ?? []),
         100,
+        { level: POINTS, difference: POINT_GAIN },
       ),
     })),
     runs: [...runs],
@@ -124,7 +130,7 @@ export function estimateFigure(m: MeanInterval, signed: boolean): string {
     const s = fixed(v, 1);
     return signed && !s.startsWith('-') ? `+${s}` : s;
   };
-  return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : f(m.mean);
+  return meanText(m, f);
 }
 
 /** What an estimate's matches played, in words. */

@@ -100,6 +100,8 @@ export interface MeasureDef {
 
 const LEVEL: readonly [number, number] = [0, 1];
 const DIFFERENCE: readonly [number, number] = [-1, 1];
+/** A count per run (matches, gyms): never below 0. */
+const COUNT: readonly [number, number] = [0, Infinity];
 /** A rate's level or difference bounds; a mean reward has none. */
 const bounded = (k: string, b: readonly [number, number]) => (k !== 'meanReward' ? { bounds: b } : {});
 /** The range of a − b for two values of a measure's range. */
@@ -226,9 +228,10 @@ export const MEASURES: readonly MeasureDef[] = [
       of: (r) => NaNIfMissing(r.panel?.gap?.[k]),
     },
   ]),
-  { key: 'matches', label: 'matches', rate: false, of: (r) => r.matches.length },
-  { key: 'daGyms', label: 'DA gyms', rate: false, of: (r) => r.gyms.filter((g) => g.role === 'DA').length },
-  { key: 'caGyms', label: 'CA gyms', rate: false, of: (r) => r.gyms.filter((g) => g.role === 'CA').length },
+  // Counts cannot go below 0 (a 10-seed quick study printed "DA gyms 0.70 [-0.06, 1.46]").
+  { key: 'matches', label: 'matches', rate: false, bounds: COUNT, of: (r) => r.matches.length },
+  { key: 'daGyms', label: 'DA gyms', rate: false, bounds: COUNT, of: (r) => r.gyms.filter((g) => g.role === 'DA').length },
+  { key: 'caGyms', label: 'CA gyms', rate: false, bounds: COUNT, of: (r) => r.gyms.filter((g) => g.role === 'CA').length },
   { key: 'finalWDa', label: 'W_DA of the last match', rate: true, bounds: LEVEL, of: (r) => NaNIfMissing(r.matches.at(-1)?.wDa) },
   { key: 'wDaAfterCaGym', label: 'ΔW_DA after a CA gym', rate: true, bounds: DIFFERENCE, of: (r) => wDaChangeAfter('CA', r.matches, r.gyms) },
   { key: 'wDaAfterDaGym', label: 'ΔW_DA after a DA gym', rate: true, bounds: DIFFERENCE, of: (r) => wDaChangeAfter('DA', r.matches, r.gyms) },

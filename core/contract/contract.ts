@@ -112,6 +112,8 @@ export interface ModelTestResult {
 export type { GymSummary, MatchSummary } from '../coevolution/run.machine';
 export type { StopDecision, WeakerAgent } from '../coevolution/stopping';
 export type { TacticSummary } from '../coevolution/tactics';
+import type { DataTable, TableFormat } from '../export/data-table';
+export type { CellValue, DataTable, TableFormat } from '../export/data-table';
 export type { JudgeVerdict } from '../judge/types';
 export type { CaTerms, DaTerms } from '../rewards/terms';
 export type { ToolResult } from '../world/transcript';
@@ -646,7 +648,7 @@ export interface Commands {
     run?: string;
     speak?: 'train' | 'validation';
   }) => { matchId: string };
-  /** Episodes as JSONL (OpenAI chat format with tool calls) or CSV. */
+  /** Episodes as JSONL (OpenAI chat format with tool calls) or CSV. `matchId`: a match, a run (all its matches) or a study (every run's); absent: every match of the lab. */
   'export/episodes': (args: { matchId?: string; format: 'jsonl' | 'csv' }) => { filename: string; content: string };
   /** Labelling (issue 6, core/labels/types.ts): a queue of openings (tactic) or episodes (audit) sampled per match, stratified by scenario. */
   'labels/create-queue': (args: { kind: LabelKind; matchIds?: string[]; perMatch?: number; seed?: number; labels?: string[] }) => LabelQueueInfo;
@@ -749,6 +751,14 @@ export type MadsEvaluation = MadsReport & {
 };
 
 export interface Queries {
+  /**
+   * The results tables of a run (table4, scenarios, matches, panel), a study (arms, paired, reach,
+   * wda) or a tactic queue (table5, agreement, confusion), as core/export builds them for `sparring
+   * export ID --table`. `arenaOnly`: a run's or study's without held-out or panel figures (default: as it was made).
+   */
+  'results/tables': (args: { id: string; arenaOnly?: boolean }) => DataTable[];
+  /** One of those tables as the file `sparring export ID --table NAME --format F` writes, byte for byte. */
+  'export/table': (args: { id: string; table: string; format: TableFormat; arenaOnly?: boolean }) => { filename: string; content: string };
   'engine/info': () => EngineInfo;
   'presets/list': () => PresetInfo[];
   'runs/list': () => RunSummary[];

@@ -189,6 +189,8 @@ export interface LabelExportRow {
   match_id: string;
   episode_id: string;
   turn_idx: number | null;
+  /** Tactic items: the CA's opening (the labelled turn's text); null for audits. */
+  text: string | null;
   annotator: string;
   skipped: boolean;
   tactic: string | null;

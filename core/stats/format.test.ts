@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fixed, signedFixed } from './format';
+import { fixed, meanText, signedFixed } from './format';
 import * as renderer from '../../renderer/src/format';
 
 describe('fixed and signedFixed', () => {
@@ -24,6 +24,17 @@ describe('fixed and signedFixed', () => {
         expect(renderer.fixed(x, d)).toBe(fixed(x, d));
         expect(renderer.signedFixed(x, d)).toBe(signedFixed(x, d));
       }
+    }
+  });
+});
+
+describe('meanText', () => {
+  it('prints the interval when there is one and says so when n is too small for one (hosts and renderer alike)', () => {
+    const f = (v: number) => (v * 100).toFixed(1);
+    for (const text of [meanText, renderer.meanText]) {
+      expect(text({ n: 3, mean: 0.9, ci: [0.84, 0.96] }, f)).toBe('90.0 [84.0, 96.0]');
+      expect(text({ n: 2, mean: 0.9, ci: null }, f)).toBe('90.0 (n=2: too few for an interval)');
+      expect(text({ n: 0, mean: Number.NaN, ci: null }, f)).toBe('–');
     }
   });
 });

@@ -16,3 +16,14 @@ export function signedFixed(x: number, digits: number): string {
   const s = fixed(x, digits);
   return s.startsWith('-') ? `−${s.slice(1)}` : `+${s}`;
 }
+
+/**
+ * A mean with its interval as tables print it: "90.0 [84.1, 95.9]"; below the values a t interval
+ * needs (meanInterval gives none: core/stats/intervals.ts MIN_T_INTERVAL_N) the mean with a note
+ * instead, "90.0 (n=2: too few for an interval)", never a bare figure that reads as certain; '–'
+ * with no value. `f` formats one number (a rate in points, a reward).
+ */
+export function meanText(m: { n: number; mean: number; ci: readonly [number, number] | null }, f: (v: number) => string): string {
+  if (!m.n) return '–';
+  return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : `${f(m.mean)} (n=${m.n}: too few for an interval)`;
+}

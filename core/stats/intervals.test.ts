@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { meanInterval, pairedDifference, studentTCdf, studentTQuantile, wilsonInterval } from './intervals';
+import { meanInterval, MIN_T_INTERVAL_N, pairedDifference, studentTCdf, studentTQuantile, wilsonInterval } from './intervals';
 
 /**
  * Student (1908), "The probable error of a mean", the sleep data of Cushny & Peebles (1905):
@@ -30,22 +30,29 @@ describe('meanInterval', () => {
     expect(r.ci![1]).toBeCloseTo(2.0297804, 5);
   });
 
-  it('needs two values for an interval; ignores non-finite values', () => {
+  it('needs MIN_T_INTERVAL_N (3) values for an interval; ignores non-finite values', () => {
+    expect(MIN_T_INTERVAL_N).toBe(3);
     expect(meanInterval([0.4]).ci).toBeNull();
     expect(meanInterval([]).n).toBe(0);
     expect(meanInterval([1, Number.NaN, 3]).n).toBe(2);
+    // Two values: the mean and sd, no interval (t(0.975, 1) = 12.71 would span any rate's range).
+    const two = meanInterval([0.85, 0.95]);
+    expect(two.mean).toBeCloseTo(0.9, 12);
+    expect(two.sd).toBeCloseTo(0.0707107, 6);
+    expect(two.ci).toBeNull();
     const same = meanInterval([0.5, 0.5, 0.5]);
     expect(same.ci).toEqual([0.5, 0.5]);
     expect(same.t).toBeNull();
   });
 
   it('cuts the interval to the bounds a quantity cannot leave, and only there', () => {
-    // Two seeds at 0.75 and 1.0: mean 0.875, sd 0.1768, t(0.975, 1) = 12.706 → [-0.7133, 2.4633].
-    const open = meanInterval([0.75, 1]);
-    expect(open.ci![0]).toBeCloseTo(-0.7133, 3);
-    expect(open.ci![1]).toBeCloseTo(2.4633, 3);
-    const rate = meanInterval([0.75, 1], 0.95, [0, 1]);
-    expect(rate.ci).toEqual([0, 1]);
+    // Three seeds at 0.75, 1.0, 1.0: mean 0.9167, sd 0.1443, t(0.975, 2) = 4.3027 → [0.5581, 1.2752].
+    const open = meanInterval([0.75, 1, 1]);
+    expect(open.ci![0]).toBeCloseTo(0.5581, 3);
+    expect(open.ci![1]).toBeCloseTo(1.2752, 3);
+    const rate = meanInterval([0.75, 1, 1], 0.95, [0, 1]);
+    expect(rate.ci![0]).toBeCloseTo(0.5581, 3);
+    expect(rate.ci![1]).toBe(1);
     expect(rate.mean).toBe(open.mean);
     // Inside the bounds nothing changes.
     expect(meanInterval(drug1, 0.95, [-10, 10]).ci).toEqual(meanInterval(drug1).ci);

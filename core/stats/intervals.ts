@@ -9,13 +9,21 @@ import { wilsonInterval } from '../arena/evaluate';
 
 export { wilsonInterval };
 
-/** A mean over n values with its two-sided confidence interval (null below two values). */
+/**
+ * The fewest values a t interval is given for. With two (1 degree of freedom) the 95% t multiplier
+ * is 12.71, so a 2-seed mean of rates at 90% with a 7-point spread printed "90.0 [5.3, 174.7]":
+ * an interval wider than the rate's whole range says nothing. Below this the mean stands alone and
+ * the tables say "too few for an interval" (core/stats/format.ts meanText). With three, 4.30.
+ */
+export const MIN_T_INTERVAL_N = 3;
+
+/** A mean over n values with its two-sided confidence interval (null below MIN_T_INTERVAL_N values). */
 export interface MeanInterval {
   n: number;
   mean: number;
   /** Sample standard deviation (n − 1). 0 for a single value. */
   sd: number;
-  /** [low, high]; null when n < 2 (no spread to estimate). */
+  /** [low, high]; null when n < MIN_T_INTERVAL_N (too few values for a t interval that says anything). */
   ci: [number, number] | null;
   /** Student's t of mean / (sd/√n) against 0; null when n < 2 or sd = 0 (undefined). */
   t: number | null;
@@ -121,6 +129,7 @@ export function meanInterval(values: readonly number[], level = 0.95, bounds?: r
   if (n === 1) return { n, mean: m, sd: 0, ci: null, t: null, df: 0 };
   const sd = sampleStandardDeviation(xs);
   const se = sd / Math.sqrt(n);
+  if (n < MIN_T_INTERVAL_N) return { n, mean: m, sd, ci: null, t: sd > 0 ? m / se : null, df: n - 1 };
   const q = studentTQuantile(1 - (1 - level) / 2, n - 1);
   const [lo, hi] = bounds ?? [-Infinity, Infinity];
   return { n, mean: m, sd, ci: [Math.max(lo, m - q * se), Math.min(hi, m + q * se)], t: sd > 0 ? m / se : null, df: n - 1 };

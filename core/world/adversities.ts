@@ -120,7 +120,7 @@ export function actedIntent(adv: EpisodeAdversities, realIntent: string, custome
   return rev && customerTurns + 1 < rev.turn ? rev.from : realIntent;
 }
 
-const DEFAULT_MESSAGES: Record<ExecutionAdversity, string> = {
+export const DEFAULT_MESSAGES: Record<ExecutionAdversity, string> = {
   backend_failure: 'service unavailable (503); nothing was changed',
   empty_results: 'no records found',
   timeout: 'no answer from the service within 10 s; nothing was changed',

@@ -69,7 +69,7 @@ export interface WorldState {
   verified: boolean;
 }
 
-const MERCHANTS = [
+export const MERCHANTS = [
   'Blue Bottle Coffee',
   'AMZN MKTP',
   'Shell',
@@ -87,8 +87,8 @@ const MERCHANTS = [
   'Lyft',
   'Home Depot',
 ];
-const ODD_MERCHANTS = ['PAYPAL *XKQ ONLINE', 'SQ *GRN VALLEY', 'TST* HARBOR 22', 'NTFLX EU 4471', 'WL*STEAM PURCHASE', 'GOOGLE *SVCS 8822'];
-const CHANNELS: TransactionView['channel'][] = ['card', 'online', 'contactless'];
+export const ODD_MERCHANTS = ['PAYPAL *XKQ ONLINE', 'SQ *GRN VALLEY', 'TST* HARBOR 22', 'NTFLX EU 4471', 'WL*STEAM PURCHASE', 'GOOGLE *SVCS 8822'];
+export const CHANNELS: TransactionView['channel'][] = ['card', 'online', 'contactless'];
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
@@ -339,7 +339,7 @@ const handlers: Handlers = {
 };
 
 /** Tools a customer must be verified for (escalation to a person is always possible). */
-const NEEDS_VERIFICATION = new Set(['get_transactions', 'dispute_charge', 'check_card_status', 'transfer_funds']);
+export const NEEDS_VERIFICATION = new Set(['get_transactions', 'dispute_charge', 'check_card_status', 'transfer_funds']);
 
 /** The error a call gets before it reaches the tool (unknown tool, bad arguments, not verified), or null. */
 export function refuseCall(state: WorldState, tool: string, args: Record<string, unknown>): ToolResult | null {

@@ -34,6 +34,7 @@ import { registerRuns } from './commands/runs';
 import { registerKnobs } from './commands/knobs';
 import { registerBestResponse } from './commands/best-response';
 import { registerCaPolicy } from './commands/ca-policy';
+import { registerDomains } from './commands/domains';
 import { seedInt, UsageError } from './options';
 import { checkLabPath, defaultLabPath } from './paths';
 import { flushPendingLlmCalls } from './policies';
@@ -106,6 +107,7 @@ registerKnobs(program, globals);
 registerDoctor(program, globals);
 registerLab(program, globals);
 registerRuns(program, globals);
+registerDomains(program, globals);
 
 try {
   await program.parseAsync(process.argv);

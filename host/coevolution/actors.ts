@@ -5,6 +5,7 @@
  * actor neither loses nor duplicates anything. Every random choice is seeded from the run's seed
  * and the phase, so a resumed run ends where an uninterrupted one does.
  */
+import { phaseEta } from './eta';
 import type { Database } from 'better-sqlite3';
 import { bootstrapKey, copyBootstrap, findBootstrap, recordBootstrap } from './bootstrap-reuse';
 import type { CaChoice, CaTacticBounds } from '../../core/agents/ca-choices';
@@ -337,10 +338,11 @@ export function symbolicMix(ctx: Pick<LabContext, 'domain' | 'seed' | 'config'>)
   return mix > 0 ? { ca: new ScriptedCa(trainingDomain(ctx)), mix } : undefined;
 }
 
-function report(ctx: LabContext, phase: RunPhase, label: string, started: number) {
+function report(ctx: LabContext, phase: RunPhase, label: string, _started: number) {
+  // The time left from the speed since the phase's first report (its start-up left out: ./eta.ts).
+  const eta = phaseEta();
   return (done: number, total: number) => {
-    const elapsed = (Date.now() - started) / 1000;
-    ctx.progress({ phase, label, done, total, etaSeconds: done > 0 ? (elapsed / done) * (total - done) : null });
+    ctx.progress({ phase, label, done, total, etaSeconds: eta(done, total) });
   };
 }
 
@@ -453,6 +455,7 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
     const started = Date.now();
     const corpus = b.sft.corpus ? runCorpus(ctx, b.sft.corpus) : undefined;
     const label = `DA0: SFT on routing demonstrations${corpus ? ` and ${corpus.length} corpus rows` : ''}`;
+    const sftTick = report(ctx, 'bootstrap', label, started);
     const sft = await trainSftDa(ctx.domain, {
       seed: da0SftSeed(ctx.seed),
       sft: { epochs: b.sft.epochs, batchSize: b.sft.batchSize, lr: b.sft.lr },
@@ -468,7 +471,7 @@ export async function bootstrap(ctx: LabContext, cache: PolicyCache): Promise<Bo
       ...(ctx.session ? { session: ctx.session } : {}),
       hooks: {
         onStep: (p) => {
-          report(ctx, 'bootstrap', label, started)(p.step, p.totalSteps);
+          sftTick(p.step, p.totalSteps);
           for (const [k, v] of Object.entries(p.metrics)) ctx.metric('bootstrap:DA0-sft', k, p.step, v);
         },
       },

@@ -48,12 +48,12 @@ export function gymJobFolder(dbPath: string, runId: string, gym: number): string
   return path.join(path.dirname(path.resolve(dbPath)), 'gym-jobs', `${runId}-gym${gym}`);
 }
 
-/** The script in trainers/ that trains a role (trainers/README: the README's "Train LLM roles at scale"). */
+/** The script in trainers/ that trains a role (docs/llms.md, "Train LLM roles at scale"). */
 const TRAIN_SCRIPT = { DA: 'trainers/train_da.py', CA: 'trainers/train_ca.py' } as const;
 
 /**
  * What to run for a waiting job, in order: serve the gym's world, train on the export (the
- * README's TRL command), register the result. `--model` is the trained model: an `.onnx` written
+ * TRL command of docs/llms.md), register the result. `--model` is the trained model: an `.onnx` written
  * by `sparring export-model` for the builtin policies, or an LLM saved in the lab (an endpoint
  * serving the new adapter, a GGUF model, `gguf:FILE`) — the only thing that can follow a gym
  * whose start is an LLM (`fromLlm`).

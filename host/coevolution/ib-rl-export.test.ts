@@ -24,7 +24,7 @@ import { createRunService } from './service';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-ibrl-export-'));
 const db = path.join(tmp, 'lab.db');
-const quick = PRESETS.quick.config;
+const quick = PRESETS.smoke.config;
 const config: RunConfig = {
   ...quick,
   gym: { ...quick.gym, da: { ...quick.gym.da, trainer: 'external' } },

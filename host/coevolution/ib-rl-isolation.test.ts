@@ -31,7 +31,7 @@ import type { LabContext } from './actors';
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-ibrl-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const domain = bankingDomain();
-const quick = PRESETS.quick.config;
+const quick = PRESETS.smoke.config;
 const BASE: RunConfig = {
   ...quick,
   arena: { ...quick.arena, episodesPerScenario: 1 },

@@ -17,7 +17,7 @@ import { createRunService } from './service';
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-ibrl-run-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-const quick = PRESETS.quick.config;
+const quick = PRESETS.smoke.config;
 const CONFIG = JSON.stringify({
   ...quick,
   eval: { runs: 1, episodesPerScenario: 1, gateEpisodesPerScenario: 1 },

@@ -58,7 +58,7 @@ function matches(store: SqliteRunStore): { index: number; wDa: number; matchId: 
 
 describe('EAU end to end: planted deadlock → proposal → accept → hot-swap → kill -9 → resume → recovery measured', () => {
   it('runs the scripted pattern on a small quick run', { timeout: 600_000 }, async () => {
-    const q = PRESETS.quick.config;
+    const q = PRESETS.smoke.config;
     const planted: RunConfig = {
       ...q,
       arena: { ...q.arena, episodesPerScenario: 2, maxDaTurns: 1 },

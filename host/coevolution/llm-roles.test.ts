@@ -57,7 +57,7 @@ describe('a run whose CA is an LLM (serve-model)', () => {
 
   it('plays its matches and evaluation with the LLM, trains no CA and says so', async () => {
     // τ_DA 0 and r_CA 1: after a match the DA wins any of, the CA is the weaker agent — whose gym is skipped.
-    const q = PRESETS.quick.config;
+    const q = PRESETS.smoke.config;
     const config = { ...q, stopping: { ...q.stopping, nMin: 2, nMax: 2, tauDa: 0, rCa: 1 }, schedule: { llm: { ca: 'cust' } } };
     const service = createRunService({ dbPath: db });
     try {
@@ -97,7 +97,7 @@ describe('a run whose CA is an LLM (serve-model)', () => {
   }, 600_000);
 
   it('asks the endpoint again with llmCache false (`run --no-cache`), where the same run is otherwise answered from the lab cache', async () => {
-    const q = PRESETS.quick.config;
+    const q = PRESETS.smoke.config;
     const config = { ...q, stopping: { ...q.stopping, nMin: 1, nMax: 1, tauDa: 0, rCa: 1 }, schedule: { llm: { ca: 'cust' } } };
     const callsOf = async (llmCache: boolean) => {
       const before = served.stats.completions;

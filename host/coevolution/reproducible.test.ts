@@ -27,7 +27,7 @@ import { PolicyCache } from './actors';
 import { createRunService } from './service';
 
 /** quick with two matches (one gym): enough for a gym's seed to show in what the run stores. */
-const CONFIG = JSON.stringify({ ...PRESETS.quick.config, stopping: { ...PRESETS.quick.config.stopping, nMin: 2, nMax: 2 } });
+const CONFIG = JSON.stringify({ ...PRESETS.smoke.config, stopping: { ...PRESETS.smoke.config.stopping, nMin: 2, nMax: 2 } });
 
 async function runOnce(dbPath: string, seed: number, session?: SessionSettings, configJson = CONFIG, bootstrapScope?: string): Promise<string> {
   const service = createRunService({ dbPath, ...(session ? { session } : {}), ...(bootstrapScope !== undefined ? { bootstrapScope } : {}) });
@@ -195,7 +195,7 @@ describe('same seed, same numbers', () => {
       const shared = path.join(dir, 'shared.db');
       const fresh = path.join(dir, 'fresh.db');
       // Another stopping rule (three matches): the bootstrap does not read it, so the key is the same.
-      const longer = JSON.stringify({ ...PRESETS.quick.config, stopping: { ...PRESETS.quick.config.stopping, nMin: 3, nMax: 3 } });
+      const longer = JSON.stringify({ ...PRESETS.smoke.config, stopping: { ...PRESETS.smoke.config.stopping, nMin: 3, nMax: 3 } });
       await runOnce(shared, 1, undefined, CONFIG, 'study S1');
       const reused = await runOnce(shared, 1, undefined, longer, 'study S1');
       // A plain run (no scope) shares nothing.
@@ -270,7 +270,7 @@ describe('same seed, same numbers', () => {
       const want = played(last.id);
       expect(want.length).toBeGreaterThan(0);
       expect(played(replay('--run', runId))).toEqual(want);
-      expect(played(replay('--episodes', String(PRESETS.quick.config.arena.episodesPerScenario)))).not.toEqual(want);
+      expect(played(replay('--episodes', String(PRESETS.smoke.config.arena.episodesPerScenario)))).not.toEqual(want);
       const unknown = spawnSync(process.execPath, [bin, '--db', lab, 'match', '--run', 'R9'], { encoding: 'utf8' });
       expect(unknown.status).not.toBe(0);
       expect(unknown.stderr).toMatch(/match --run: no run R9 in /);

@@ -12,7 +12,7 @@ import { PRESETS } from '../../core/coevolution/run-config';
 import { createRunService } from './service';
 
 /** quick with two matches, so one gym. */
-const CONFIG = JSON.stringify({ ...PRESETS.quick.config, stopping: { ...PRESETS.quick.config.stopping, nMin: 2, nMax: 2 } });
+const CONFIG = JSON.stringify({ ...PRESETS.smoke.config, stopping: { ...PRESETS.smoke.config.stopping, nMin: 2, nMax: 2 } });
 
 describe('run events', () => {
   it('are emitted once the lab holds what they announce', { timeout: 240_000 }, async () => {

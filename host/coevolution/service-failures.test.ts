@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { PRESETS } from '../../core/coevolution/run-config';
 import { createRunService } from './service';
 
-const CONFIG = JSON.stringify({ ...PRESETS.quick.config, stopping: { ...PRESETS.quick.config.stopping, nMin: 2, nMax: 2 } });
+const CONFIG = JSON.stringify({ ...PRESETS.smoke.config, stopping: { ...PRESETS.smoke.config.stopping, nMin: 2, nMax: 2 } });
 const PLANTED = 'database or disk is full (planted)';
 
 describe('a run whose lab refuses a write', () => {

@@ -25,7 +25,7 @@ describe('runner on a worker thread', () => {
     const first = createWorkerRunService({ dbPath });
     const events: EngineEvent[] = [];
     first.subscribe((e) => events.push(e));
-    const { runId } = await first.start({ preset: 'quick', seed: 3 });
+    const { runId } = await first.start({ preset: 'smoke', seed: 3 });
     await waitFor(events, status(runId, 'running'), 60_000);
     expect(first.list()).toEqual([expect.objectContaining({ id: runId, status: 'running', live: true })]);
     expect(first.get(runId).configJson).toContain('"stopping"');

@@ -219,7 +219,7 @@ describe('engine on a temporary lab', () => {
     expect(Number(rows[3]!.r_da)).toBeCloseTo(e.rDa, 10);
     expect(Number(rows[3]!.da_tool)).toBeCloseTo(e.daTerms.tool, 10);
     expect(rows[3]!.judge_rationale).toBe(e.judge.rationale);
-    await expect(engine.handlers['export/episodes']({ matchId: 'M404', format: 'csv' })).rejects.toThrow(/no match "M404"/);
+    await expect(engine.handlers['export/episodes']({ matchId: 'M404', format: 'csv' })).rejects.toThrow(/no match, run or study "M404"/);
   });
 
   it('lists the imported corpora with the hash a run config names them by', async () => {

@@ -36,7 +36,9 @@ import { customScenarioStore, labDomain } from '../store/scenario-store';
 import { BATCH_INTERVAL_MS, createEventBatcher } from './batch';
 import { createEpisodeQuery } from './episode-query';
 import { createPlayService } from './play';
-import { CSV_COLUMNS, episodeCsvRow, episodeToChat } from './export';
+import { CSV_COLUMNS, episodeCsvRow, episodeToChat, exportMatchIds } from './export';
+import { tableFile } from '../../core/export/data-table';
+import { tablesOf } from '../report/result-tables';
 import { crossPlay } from './crossplay';
 import { disposeModel, replayPair } from './replay';
 import { isUnavailable } from './runs-unavailable';
@@ -283,18 +285,29 @@ export function createEngine(o: EngineOptions): Engine {
       })),
 
     'export/episodes': ({ matchId, format }) => {
-      if (matchId !== undefined && !store.getMatch(matchId)) throw new Error(`export/episodes: no match "${matchId}" in this lab`);
+      // A match, a run (all its matches) or a study (every run's); absent: the whole lab.
+      const matchIds = matchId === undefined ? [undefined] : exportMatchIds(store, matchId);
+      if (matchIds.length === 0) throw new Error(`export/episodes: no match, run or study "${matchId}" with episodes in this lab`);
       const lines: string[] = format === 'csv' ? [CSV_COLUMNS.join(',')] : [];
-      for (let offset = 0; ; offset += EXPORT_PAGE) {
-        const page = store.listEpisodes({ matchId, offset, limit: EXPORT_PAGE });
-        for (const e of page) lines.push(format === 'csv' ? episodeCsvRow(e) : JSON.stringify(episodeToChat(store.getEpisode(e.id)!)));
-        if (page.length < EXPORT_PAGE) break;
-      }
+      for (const m of matchIds)
+        for (let offset = 0; ; offset += EXPORT_PAGE) {
+          const page = store.listEpisodes({ matchId: m, offset, limit: EXPORT_PAGE });
+          for (const e of page) lines.push(format === 'csv' ? episodeCsvRow(e) : JSON.stringify(episodeToChat(store.getEpisode(e.id)!)));
+          if (page.length < EXPORT_PAGE) break;
+        }
       const eol = format === 'csv' ? '\r\n' : '\n';
       return {
         filename: `sparring-${matchId ?? 'all'}-episodes.${format}`,
         content: lines.length ? lines.join(eol) + eol : '',
       };
+    },
+
+    'results/tables': ({ id, arenaOnly }) => tablesOf(store, id, arenaOnly),
+    'export/table': async ({ id, table, format, arenaOnly }) => {
+      const t = (await tablesOf(store, id, arenaOnly)).find((x) => x.name === table);
+      if (!t) throw new Error(`export/table: ${id} has no table "${table}"`);
+      const { filename, content } = tableFile(t, format, id);
+      return { filename, content };
     },
 
     ...labelHandlers(store, labelStore(store.db), (spec) => resolveJudge(spec, { db: store.path, seed: 1 })),

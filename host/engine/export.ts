@@ -9,6 +9,10 @@ import type { AdversityFiring } from '../../core/world/adversities';
 import { CA_TERMS, DA_TERMS } from '../../core/rewards/terms';
 import type { EpisodeRecord, EpisodeSummary } from '../../core/store/port';
 import { DEFAULT_CONFIG } from '../../core/config';
+import { csvRow } from '../../core/export/data-table';
+import type { RunStore } from '../../core/store/port';
+import { studyStore } from '../study/study-store';
+import type { Database } from 'better-sqlite3';
 import type { ChatMessage, ChatTool } from '../../models/llm/chat-backend';
 import { daSystemPrompt, daTools, nativeTurns } from '../../models/llm/da-messages';
 
@@ -126,7 +130,7 @@ export const CSV_COLUMNS = [
   'judge_rationale',
 ] as const;
 
-/** One CSV row (no line ending), RFC 4180 quoting. */
+/** One CSV row (no line ending), RFC 4180 quoting, floats rounded (core/export/data-table.ts: 0.29000000000000004 is written 0.29). */
 export function episodeCsvRow(e: EpisodeSummary): string {
   const cells: (string | number | boolean | null)[] = [
     e.id,
@@ -150,11 +154,21 @@ export function episodeCsvRow(e: EpisodeSummary): string {
     e.judge.hallucination,
     e.judge.rationale,
   ];
-  return cells.map(csvCell).join(',');
+  return csvRow(cells);
 }
 
-export function csvCell(v: string | number | boolean | null): string {
-  if (v === null) return '';
-  const s = String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+/**
+ * The matches whose episodes an export takes: one match (R1-M3, M1), a run's (R1), or every run's
+ * of a study (S1), in order; [] when the id names none of them. `sparring export` and the app's
+ * Export screen.
+ */
+export function exportMatchIds(store: Pick<RunStore, 'getMatch' | 'listMatches'> & { db: Database }, id: string): string[] {
+  if (store.getMatch(id)) return [id];
+  const all = store.listMatches().map((m) => m.id);
+  const study = store.db.prepare('SELECT 1 FROM studies WHERE id = ?').get(id)
+    ? studyStore(store.db)
+        .entries(id)
+        .map((e) => e.runId)
+    : null;
+  return (study ?? [id]).flatMap((r) => all.filter((m) => m.startsWith(`${r}-M`)));
 }

@@ -13,7 +13,7 @@ import { DEFAULT_AUDIT_PER_MATCH, DEFAULT_TACTIC_LABELS, DEFAULT_TACTIC_PER_MATC
 import type { AuditValue, LabelExportRow, LabelItemView } from '../../core/labels/types';
 import type { EpisodeSummary, MatchRecord, RunStore } from '../../core/store/port';
 import type { LabelStore } from '../store/label-store';
-import { csvCell } from './export';
+import { csvCell } from '../../core/export/data-table';
 import type { Judge } from '../../core/judge/port';
 import { transcriptOfEpisode } from '../../core/validators/validators';
 
@@ -48,6 +48,7 @@ export const LABEL_CSV_COLUMNS: readonly (keyof LabelExportRow)[] = [
   'match_id',
   'episode_id',
   'turn_idx',
+  'text',
   'annotator',
   'skipped',
   'tactic',
@@ -68,15 +69,17 @@ export function labelExportRows(store: RunStore, labels: LabelStore, queueId?: s
     const items = new Map(labels.items(q.id).map((i) => [i.pos, i]));
     return labels.labels(q.id).map((l): LabelExportRow => {
       const item = items.get(l.pos)!;
+      const episode = store.getEpisode(item.episodeId);
       const audit = q.kind === 'audit' && l.value !== null ? (l.value as AuditValue) : null;
       return {
         queue_id: q.id,
         kind: q.kind,
         item_id: `${q.id}/${l.pos}`,
         pos: l.pos,
-        match_id: store.getEpisode(item.episodeId)?.matchId ?? '',
+        match_id: episode?.matchId ?? '',
         episode_id: item.episodeId,
         turn_idx: item.turnIdx,
+        text: q.kind === 'tactic' && item.turnIdx !== null ? (episode?.turns.find((t) => t.index === item.turnIdx)?.text ?? null) : null,
         annotator: l.annotator,
         skipped: l.value === null,
         tactic: q.kind === 'tactic' && typeof l.value === 'string' ? l.value : null,

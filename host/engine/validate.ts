@@ -142,6 +142,8 @@ export const ARG_SCHEMAS: Schemas = {
     })
     .refine((a) => a.speak === undefined || a.run !== undefined, { message: "needs run (the slices are a run's)", path: ['speak'] }),
   'export/episodes': z.strictObject({ matchId: id.optional(), format: z.enum(['jsonl', 'csv']) }),
+  'results/tables': z.strictObject({ id, arenaOnly: z.boolean().optional() }),
+  'export/table': z.strictObject({ id, table: id, format: z.enum(['csv', 'json']), arenaOnly: z.boolean().optional() }),
 
   'engine/info': none,
   'presets/list': none,

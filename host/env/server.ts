@@ -458,7 +458,7 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
     name: 'sparring',
     description: `Sparring's banking world (RL-ADA): the ${role} learns against the frozen ${o.opponent.role} "${o.opponentSpec}"; scenarios: ${o.scenarioSet}; adversities ${o.adversities ? 'on' : 'off'}.`,
     version: '1',
-    documentation_url: 'README.md#train-llm-roles-at-scale',
+    documentation_url: 'docs/llms.md#train-llm-roles-at-scale',
   };
 
   const openApi = openApiDocument(role, metadataDoc.description);

@@ -89,6 +89,7 @@ describe('caPolicyHeadChart', () => {
     // x = 118 + p × (300 − 118 − 14): full's "true" runs from 0.55 (x 210.4) to 0.85 (x 260.8).
     expect(svg).toMatch(/<circle cx="210\.4\d*" cy="46" r="3" fill="#fff"/);
     expect(svg).toMatch(/<circle cx="260\.8\d*" cy="46" r="3\.5"/);
-    expect(svg).toContain('full withhold = true: 0.55 [');
+    // Two seeds: each figure says it has too few for an interval (a t interval over 2 would span most of 0–1).
+    expect(svg).toContain('full withhold = true: 0.55 (n=2: too few for an interval) → 0.85');
   });
 });

@@ -14,7 +14,7 @@ import type { CaPolicyShiftRow } from '../../core/arena/ca-policy';
 import type { StudyCaPolicyArm } from '../../core/contract/contract';
 import type { FeatureSplit, RCaTerms } from '../../core/labels/tactic-evidence';
 import { esc, htmlTable, REPORT_STYLE } from './report';
-import { fixed, signedFixed } from '../../core/stats/format';
+import { fixed, meanText, signedFixed } from '../../core/stats/format';
 
 /** One colour per arm, in the study's order. */
 export const ARM_COLOURS = ['#2563eb', '#ea580c', '#16a34a', '#7c3aed', '#db2777', '#0891b2', '#ca8a04', '#475569'];
@@ -160,7 +160,7 @@ function caPolicySection(arms: readonly StudyCaPolicyArm[], colour: (arm: string
 export function fmt(m: MeanInterval, rate: boolean): string {
   if (!m.n) return '–';
   const f = (v: number) => (rate ? fixed(v * 100, 1) : fixed(v, 2));
-  return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : f(m.mean);
+  return meanText(m, f);
 }
 
 export interface StudyReportInput {

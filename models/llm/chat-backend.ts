@@ -95,7 +95,7 @@ export type ChatFailureKind = 'timeout' | 'rate_limited' | 'server_error' | 'con
 
 /**
  * A call that failed for reasons of infrastructure (not the model's output): the match it belongs
- * to fails as one transaction and nothing of it is stored (README, "Bring your own model").
+ * to fails as one transaction and nothing of it is stored (docs/llms.md, "Bring your own models").
  */
 export class ChatBackendError extends Error {
   override name = 'ChatBackendError';

@@ -30,7 +30,7 @@ const fixtures = readdirSync(DIR)
   .sort();
 
 describe('server response fixtures', () => {
-  it('has one for each server the README names', () => {
+  it('has one for each server docs/llms.md names', () => {
     expect(fixtures).toEqual(['llamacpp-jinja.json', 'ollama-end-call.json', 'ollama-no-tool-call.json', 'sglang-qwen25.json', 'vllm-qwen25-hermes.json']);
   });
 

@@ -30,6 +30,16 @@ export function signedFixed(x: number, digits: number): string {
   return s.startsWith('-') ? `−${s.slice(1)}` : `+${s}`;
 }
 
+/**
+ * A mean with its interval: "90.0 [84.1, 95.9]", or below the values a t interval needs (the
+ * engine sends none) "90.0 (n=2: too few for an interval)"; '–' with no value. The hosts' copy is
+ * core/stats/format.ts meanText.
+ */
+export function meanText(m: { n: number; mean: number; ci: readonly [number, number] | null }, f: (v: number) => string): string {
+  if (!m.n) return '–';
+  return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : `${f(m.mean)} (n=${m.n}: too few for an interval)`;
+}
+
 /** 12345 → "12,345". */
 export function formatCount(n: number): string {
   const s = String(Math.trunc(Math.abs(n)));

@@ -63,10 +63,17 @@ test('gym curves: a row per agent, each phase a labelled segment, axis titles, w
   const keys = await panels.evaluateAll((gs) => gs.map((g) => g.getAttribute('data-panel')));
   expect(keys.length % 3).toBe(0);
   expect(keys.every((k) => /^(DA|CA):gym\/(reward_mean|kl|loss)$/.test(k ?? ''))).toBe(true);
-  const labels = await chart.locator('.segment-label').allTextContents();
+  const labels = await chart
+    .locator('.segment-label')
+    .evaluateAll((ts) => ts.map((t) => ({ full: t.getAttribute('data-label') ?? '', drawn: t.textContent ?? '' })));
   expect(labels.length).toBeGreaterThan(0);
-  for (const l of labels) expect(l).toMatch(/^gym \d+ → (DA|CA)\d+$/);
-  await expect(chart.locator('.x-title').first()).toHaveText('GRPO update (step in the run)');
+  for (const l of labels) {
+    expect(l.full).toMatch(/^gym \d+ → (DA|CA)\d+$/);
+    // Drawn whole, or shortened to its end ("→ DA1", "DA1") or left out where the panel has no room.
+    expect(l.full.endsWith(l.drawn)).toBe(true);
+  }
+  // Each agent counts its own GRPO steps (the DA's gyms are not squeezed into the end of the run's count).
+  await expect(chart.locator(`[data-panel="${keys[0]}"] .x-title`)).toHaveText(`${keys[0]!.slice(0, 2)} GRPO update (the ${keys[0]!.slice(0, 2)}'s own steps)`);
   await expect(chart.locator('.y-title').first()).toHaveText(/per episode$/);
   for (const g of await panels.all()) {
     const ticks = await g.locator('.x-axis .tick text').allTextContents();
@@ -77,7 +84,7 @@ test('gym curves: a row per agent, each phase a labelled segment, axis titles, w
   const svg = await dash.downloadChart('gym-curves-', 'SVG');
   const svgText = await readFile(await svg.path(), 'utf8');
   expect(svgText).toContain(`Gym curves · run ${runId}`);
-  expect(svgText).toContain('GRPO update (step in the run)');
+  expect(svgText).toContain("GRPO update (the DA's own steps)");
   const t0 = Date.now();
   const png = await dash.downloadChart('win-rates-', 'PNG');
   await png.path();

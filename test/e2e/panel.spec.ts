@@ -60,7 +60,7 @@ test.beforeAll(async ({ browser }, info) => {
   db = path.join(dir, 'lab.db');
   for (const seed of ['1', '2']) {
     const t0 = Date.now();
-    await runNode([BIN, '--db', db, '--create', '--seed', seed, 'run', '--preset', 'quick']);
+    await runNode([BIN, '--db', db, '--create', '--seed', seed, 'run', '--preset', 'smoke']);
     console.log(`[panel] quick run with seed ${seed}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   }
   da = finalDa('R2');

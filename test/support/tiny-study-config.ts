@@ -1,5 +1,5 @@
 /**
- * The study tests' run config: the quick preset made smaller (2 matches at most, 2-step gyms and
+ * The study tests' run config: the smoke preset made smaller (2 matches at most, 2-step gyms and
  * bootstrap, 2 episodes per arena scenario), written as tiny.json in `dir` for `--config`.
  */
 import { writeFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import path from 'node:path';
 import { PRESETS } from '../../core/coevolution/run-config';
 
 export function writeTinyStudyConfig(dir: string): string {
-  const c = structuredClone(PRESETS.quick.config);
+  const c = structuredClone(PRESETS.smoke.config);
   c.stopping.nMax = 2;
   c.stopping.nMin = Math.min(c.stopping.nMin, 2);
   c.arena.episodesPerScenario = 2;

@@ -188,7 +188,7 @@ export function actionSupported(kind: ActionKind, ev: Evidence): boolean {
   }
 }
 
-const ACTION_TOOL: Record<ActionKind, string[]> = {
+export const ACTION_TOOL: Record<ActionKind, string[]> = {
   dispute: ['dispute_charge'],
   unblock: ['check_card_status'],
   funds: ['transfer_funds'],
@@ -201,7 +201,7 @@ const ACTION_TOOL: Record<ActionKind, string[]> = {
 };
 
 /** Whose outcome an unsupported action claim misstates (see Finding.about). */
-const ACTION_ABOUT: Record<ActionKind, DomainTool[]> = {
+export const ACTION_ABOUT: Record<ActionKind, DomainTool[]> = {
   dispute: ['dispute_charge'],
   unblock: ['check_card_status'],
   funds: ['transfer_funds'],
@@ -213,7 +213,7 @@ const ACTION_ABOUT: Record<ActionKind, DomainTool[]> = {
   untooled: [],
 };
 
-const ACTION_WHY: Record<ActionKind, string> = {
+export const ACTION_WHY: Record<ActionKind, string> = {
   dispute: 'no successful dispute_charge before it',
   unblock: 'no check_card_status result with unblocked: true before it',
   funds: 'no successful transfer_funds before it',
@@ -225,7 +225,14 @@ const ACTION_WHY: Record<ActionKind, string> = {
   untooled: 'no tool does this',
 };
 
-const DEPARTMENTS: Record<string, string> = { fraud: 'fraud', card: 'cards', cards: 'cards', account: 'accounts', accounts: 'accounts', general: 'general' };
+export const DEPARTMENTS: Record<string, string> = {
+  fraud: 'fraud',
+  card: 'cards',
+  cards: 'cards',
+  account: 'accounts',
+  accounts: 'accounts',
+  general: 'general',
+};
 
 export function checkActions(x: Sentence): void {
   const { s, isEnd, ev, push, seen, laterCalls } = x;

@@ -34,6 +34,9 @@ function savedModel(db: string, name: string): boolean {
   }
 }
 import { progressBar } from '../progress';
+import path from 'node:path';
+import { runScalars } from '../../report/result-tables';
+import { matchScalars, TensorBoardWriter } from '../../report/tensorboard';
 import type { Progress } from '../progress';
 import { pct, table } from '../../format/table';
 import type { GlobalOptions } from '../main';
@@ -49,6 +52,7 @@ interface RunOptions extends Partial<DeviceOptions> {
   inherit?: string;
   arenaOnly?: boolean;
   corpus?: string;
+  tensorboard?: string;
 }
 
 export function registerRun(program: Command, globals: () => GlobalOptions): void {
@@ -62,7 +66,7 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     )
     .option(
       '--config <file>',
-      'a run config (JSON; see `presets` in the README) instead of the preset; with --preset given too, an overlay merged over that preset (objects merge, other values replace), e.g. --preset paper --config assets/configs/ib-rl.json',
+      'a run config (JSON; see docs/configuration.md) instead of the preset; with --preset given too, an overlay merged over that preset (objects merge, other values replace), e.g. --preset paper --config assets/configs/ib-rl.json',
     )
     .option('--resume <run>', 'continue a run that was paused, killed or interrupted (e.g. R1)')
     .option('--inherit <run>', 'EAU experience pool: start from the kept knob writes of an earlier run (recorded as inherited writes)')
@@ -73,6 +77,10 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     .option(
       '--corpus <import>',
       "DA0's SFT also learns the rows of an imported corpus (sparring import-banking77): its import id, or a source such as banking77 for the newest import of it (sets bootstrap.sft.corpus to the rows' content hash)",
+    )
+    .option(
+      '--tensorboard <dir>',
+      "write the run's metrics as TensorBoard event files while it runs (tensorboard --logdir DIR), in DIR/RUN: gym series as they are logged, each match's W_DA, W_CA, fraud rate and tactic measures, the held-out Table 4 at the end (not for --arena-only); the same as `sparring export RUN --tensorboard DIR`",
     )
     .option('--adversities', 'MADS adversities in every match and gym (sets the config\'s "adversities": true)')
     .option('--da <name>', 'an LLM saved in the lab (sparring models add) plays the DA: no DA0, no DA gyms (sets schedule.llm.da)')
@@ -136,7 +144,19 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     });
     let bar: Progress | null = null;
     let label = '';
+    // --tensorboard: one event file for the run, opened at its first event (a resumed run's stored points first).
+    let board: TensorBoardWriter | null = null;
+    const boardOf = (runId: string): TensorBoardWriter | null => {
+      if (opts.tensorboard === undefined) return null;
+      if (!board) {
+        board = new TensorBoardWriter(path.join(opts.tensorboard, runId), { replace: true });
+        board.append(runScalars(service.store, runId));
+      }
+      return board;
+    };
     const off = service.subscribe((e) => {
+      if (e.name === 'run/metrics') boardOf(e.payload.runId)?.append(e.payload.points.map((p) => ({ tag: p.key, step: p.step, value: p.value })));
+      else if (e.name === 'run/match') boardOf(e.payload.runId)?.append(matchScalars(e.payload.match));
       if (e.name === 'run/progress') {
         const p = e.payload.progress;
         if (p.label !== label) {
@@ -200,6 +220,13 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
       const started = Date.now();
       const detail = await service.settled(runId);
       (bar as Progress | null)?.stop();
+      const tb = boardOf(runId);
+      if (tb) {
+        // Whatever the events did not carry yet (the last batch of points, the held-out evaluation).
+        tb.append(runScalars(service.store, runId));
+        tb.close();
+        process.stderr.write(`TensorBoard: ${tb.written} scalar points in ${tb.file}\n`);
+      }
       const seconds = (Date.now() - started) / 1000;
       const store = checkpointStore(service.store.db);
       const checkpoints = store.list().filter((c) => c.runId === runId);

@@ -6,7 +6,7 @@
 import * as d3 from 'd3';
 import { child, COLORS, mountSvg, styleAxis } from '../../charts/chart-kit';
 import type { Chart } from '../../charts/chart-kit';
-import { X_TITLE } from './gym-curves.data';
+import { leftMargin, placeLabels, Y_TITLE_X } from './gym-curves-layout';
 import type { CurvePanel, CurvePoint, CurveSegment } from './gym-curves.data';
 
 const HEIGHT = 210;
@@ -54,7 +54,7 @@ function drawPanel(g: d3.Selection<SVGGElement, unknown, null, undefined>, p: Cu
   const color = p.agent === 'CA' ? COLORS.ca : COLORS.da;
   const bandColor = p.agent === 'CA' ? COLORS.caSoft : COLORS.band;
   child(g, 'text', 'title')
-    .attr('x', M.left)
+    .attr('x', Y_TITLE_X)
     .attr('y', 12)
     .attr('font-weight', 600)
     .attr('fill', p.agent === 'CA' ? COLORS.ca : COLORS.text)
@@ -71,44 +71,47 @@ function drawPanel(g: d3.Selection<SVGGElement, unknown, null, undefined>, p: Cu
     .attr('fill', COLORS.muted)
     .text('no points yet');
   if (all.length === 0) return;
-  const steps = p.segments.flatMap((s) => [s.raw[0]?.step, s.raw.at(-1)?.step]).filter((x): x is number => x !== undefined);
-  const x = d3
-    .scaleLinear()
-    .domain([Math.min(...steps), Math.max(...steps)])
-    .range([M.left, pw - M.right]);
-  if (x.domain()[0] === x.domain()[1]) x.domain([x.domain()[0]! - 1, x.domain()[1]! + 1]);
   const y = d3
     .scaleLinear()
     .domain(d3.extent(all) as [number, number])
     .nice()
     .range([HEIGHT - M.bottom, M.top]);
   if (y.domain()[0] === y.domain()[1]) y.domain([y.domain()[0]! - 1, y.domain()[1]! + 1]);
+  const yFormat = d3.format('.2~g');
+  // Wide enough for the widest tick label, so the y title never touches one.
+  const left = leftMargin(y.ticks(4).map(yFormat), M.left);
+  const steps = p.segments.flatMap((s) => [s.raw[0]?.step, s.raw.at(-1)?.step]).filter((x): x is number => x !== undefined);
+  const x = d3
+    .scaleLinear()
+    .domain([Math.min(...steps), Math.max(...steps)])
+    .range([left, pw - M.right]);
+  if (x.domain()[0] === x.domain()[1]) x.domain([x.domain()[0]! - 1, x.domain()[1]! + 1]);
   const ya = child(plot, 'g', 'y-axis')
-    .attr('transform', `translate(${M.left},0)`)
+    .attr('transform', `translate(${left},0)`)
     .call(
       d3
         .axisLeft(y)
         .ticks(4)
-        .tickSize(-(pw - M.left - M.right))
-        .tickFormat(d3.format('.2~g')),
+        .tickSize(-(pw - left - M.right))
+        .tickFormat(yFormat),
     );
   styleAxis(ya);
   ya.selectAll('.tick line').attr('stroke-opacity', 0.6);
-  const xTicks = integerTicks(x.domain() as [number, number], Math.max(2, Math.floor((pw - M.left) / 70)));
+  const xTicks = integerTicks(x.domain() as [number, number], Math.max(2, Math.floor((pw - left) / 70)));
   styleAxis(
     child(plot, 'g', 'x-axis')
       .attr('transform', `translate(0,${HEIGHT - M.bottom})`)
       .call(d3.axisBottom(x).tickValues(xTicks).tickFormat(d3.format('d'))),
   );
   child(plot, 'text', 'x-title')
-    .attr('x', (M.left + pw - M.right) / 2)
+    .attr('x', (left + pw - M.right) / 2)
     .attr('y', HEIGHT - 6)
     .attr('text-anchor', 'middle')
     .attr('font-size', 10)
     .attr('fill', COLORS.textSoft)
-    .text(X_TITLE);
+    .text(p.xTitle);
   child(plot, 'text', 'y-title')
-    .attr('transform', `translate(12,${(M.top + HEIGHT - M.bottom) / 2}) rotate(-90)`)
+    .attr('transform', `translate(${Y_TITLE_X},${(M.top + HEIGHT - M.bottom) / 2}) rotate(-90)`)
     .attr('text-anchor', 'middle')
     .attr('font-size', 10)
     .attr('fill', COLORS.textSoft)
@@ -135,20 +138,20 @@ function drawPanel(g: d3.Selection<SVGGElement, unknown, null, undefined>, p: Cu
     .attr('y1', M.top - 4)
     .attr('y2', HEIGHT - M.bottom)
     .attr('display', (_s, i) => (i === 0 ? 'none' : null));
-  // Labels sit above the plot; one too close to the previous one drops to a second line.
-  const labelY: number[] = [];
-  let lastEnd = -Infinity;
-  for (const s of p.segments) {
-    const at = start(s) + 3;
-    const row = at < lastEnd ? 1 : 0;
-    labelY.push(M.top - 16 + row * 10);
-    if (row === 0) lastEnd = at + s.label.length * 5.6;
-  }
+  // Labels sit above the plot on two rows, inside the panel, never over one another: a label with
+  // no room takes a shorter form ("→ DA1") or none (the full one kept in data-label).
+  const placed = placeLabels(
+    p.segments.map(start),
+    p.segments.map((s) => s.label),
+    left,
+    pw - M.right,
+  );
   segs
     .select('.segment-label')
-    .attr('x', (s) => start(s) + 3)
-    .attr('y', (_s, i) => labelY[i]!)
-    .text((s) => s.label);
+    .attr('x', (_s, i) => placed[i]!.x)
+    .attr('y', (_s, i) => M.top - 16 + placed[i]!.row * 10)
+    .attr('data-label', (s) => s.label)
+    .text((_s, i) => placed[i]!.text);
   segs
     .select('.band')
     .attr('fill', bandColor)

@@ -32,6 +32,8 @@ export interface CurvePanel {
   title: string;
   /** The y axis's title, with its unit. */
   yTitle: string;
+  /** The x axis's title: the agent's own GRPO steps (xTitle). */
+  xTitle: string;
   segments: CurveSegment[];
 }
 
@@ -41,8 +43,14 @@ export const GYM_PANELS = [
   { key: 'gym/loss', title: 'Loss' },
 ] as const;
 
-/** The x axis's title (every panel): steps count through the run, per metric. */
-export const X_TITLE = 'GRPO update (step in the run)';
+/**
+ * The x axis's title of an agent's panels: each agent counts its own GRPO updates, its phases
+ * (warm-up or pressure, then its gyms) laid end to end in run order. On the run's shared step
+ * count a DA gym of 60 steps after 800 steps of the CA's sat in the last 7% of a 0–860 axis.
+ */
+export function xTitle(agent: Agent | null): string {
+  return agent ? `${agent} GRPO update (the ${agent}'s own steps)` : 'GRPO update (step in the run)';
+}
 
 function yTitle(key: (typeof GYM_PANELS)[number]['key'], agent: Agent | null): string {
   if (key === 'gym/reward_mean') return agent === 'CA' ? 'r_CA per episode' : agent === 'DA' ? 'r_DA per episode' : 'reward per episode';
@@ -190,6 +198,23 @@ export function gymPanels(series: Record<string, readonly MetricPoint[]> | undef
     });
     return { p, segments };
   });
+  // Each agent on its own step axis: its segments laid end to end from 0, in run order, gaps
+  // within a segment kept (the other agent's phases between them take no room).
+  for (const m of perMetric) {
+    const next = new Map<Agent | null, number>();
+    for (const s of m.segments) {
+      const first = s.segment.raw[0]?.step;
+      if (first === undefined) continue;
+      // An agent's axis starts at 0; steps of no known agent keep their numbers.
+      const offset = next.get(s.agent) ?? (s.agent ? 0 : first);
+      const shift = offset - first;
+      if (shift !== 0) {
+        s.segment.points = s.segment.points.map((q) => ({ ...q, step: q.step + shift }));
+        s.segment.raw = s.segment.raw.map((r) => ({ ...r, step: r.step + shift }));
+      }
+      next.set(s.agent, s.segment.raw.at(-1)!.step + 1);
+    }
+  }
   const agents = new Set(perMetric.flatMap((m) => m.segments.map((s) => s.agent)));
   const rows: (Agent | null)[] = agents.size === 0 ? ['DA'] : (['DA', 'CA', null] as const).filter((a) => agents.has(a));
   return rows.flatMap((agent) =>
@@ -198,6 +223,7 @@ export function gymPanels(series: Record<string, readonly MetricPoint[]> | undef
       agent,
       title: `${agent ? `${agent} · ` : ''}${p.title}`,
       yTitle: yTitle(p.key, agent),
+      xTitle: xTitle(agent),
       segments: segments.filter((s) => s.agent === agent).map((s) => s.segment),
     })),
   );

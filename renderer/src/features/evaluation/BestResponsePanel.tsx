@@ -43,7 +43,8 @@ export function BestResponsePanel({ matches }: { matches: readonly MatchSummary[
     body = (
       <EmptyState title="No replay yet" testId="best-response-empty">
         Replays each episode of the match with every opening the CA&apos;s action space allows against the match&apos;s DA: does the CA&apos;s gym find what its
-        action space allows? A paper-size match takes a minute or two.
+        action space allows? Each episode is played once per opening (8,640), so a 24-episode match is 207,360 episodes and takes minutes; while it replays, the
+        bar estimates the time left from the speed measured so far.
       </EmptyState>
     );
   else body = <BestResponseReport />;

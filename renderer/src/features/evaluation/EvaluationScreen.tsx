@@ -3,6 +3,7 @@
  * columns, metrics in rows with their 95% intervals and Δ from DA0, against the run's CA or the
  * scripted reference; then per-scenario results as a heat map.
  */
+import { sameOutcomeNotes } from './heldout-same.data';
 import { useMemo, useState } from 'react';
 import type { HeldoutReport, RunSummary } from '../../../../core/contract/contract';
 import { useChart } from '../../charts/use-chart';
@@ -15,6 +16,7 @@ import { loadRun, loadRuns, selectDetail, selectDetailError, selectDetailStatus,
 import { useSelectedRun } from '../runs/use-selected-run';
 import { CrossPlayPanel } from './CrossPlayPanel';
 import { createScenarioHeatmapChart } from './create-scenario-heatmap-chart';
+import { TableExport } from '../../components/TableExport';
 import { evaluationView, formatCell } from './evaluation.data';
 import { SCENARIO_MEASURES, scenarioHeatmap, tableView } from './heldout-table.data';
 import type { ScenarioMeasure } from './heldout-table.data';
@@ -204,6 +206,7 @@ function HeldoutTables({ runId, report }: { runId: string; report: HeldoutReport
                 {o === 'run' ? `run’s CA (${report.vsRun.opponent})` : 'scripted CA'}
               </button>
             ))}
+            <TableExport id={runId} name="table4" label={`Table 4 of ${runId} (both opponents)`} />
           </div>
         </header>
         <p className="small muted">
@@ -248,18 +251,26 @@ function HeldoutTables({ runId, report }: { runId: string; report: HeldoutReport
         <p className="small muted" data-testid="heldout-note">
           {view.note}.
         </p>
+        {sameOutcomeNotes(report).map((n) => (
+          <p key={n} className="small muted" data-testid="heldout-same-note">
+            {n}
+          </p>
+        ))}
       </section>
       <ChartFrame
         title={`Per scenario · run ${runId} · against ${against === 'run' ? report.vsRun.opponent : 'the scripted CA'}`}
         file={`heldout-scenarios-${runId}-${against === 'run' ? report.vsRun.opponent : 'scripted'}`}
         aside={
-          <select value={measure} onChange={(e) => setMeasure(e.target.value as ScenarioMeasure)} aria-label="Measure" data-testid="heatmap-measure">
-            {SCENARIO_MEASURES.map((m) => (
-              <option key={m.key} value={m.key}>
-                {m.label}
-              </option>
-            ))}
-          </select>
+          <>
+            <select value={measure} onChange={(e) => setMeasure(e.target.value as ScenarioMeasure)} aria-label="Measure" data-testid="heatmap-measure">
+              {SCENARIO_MEASURES.map((m) => (
+                <option key={m.key} value={m.key}>
+                  {m.label}
+                </option>
+              ))}
+            </select>
+            <TableExport id={runId} name="scenarios" label={`the per-scenario results of ${runId}`} />
+          </>
         }
       >
         <div ref={ref} data-testid="heldout-heatmap" />

@@ -10,6 +10,7 @@ import { useChart } from '../../charts/use-chart';
 import { ChartFrame } from '../../components/ChartFrame';
 import { createPanelGapChart } from './create-panel-gap-chart';
 import { gapBars, panelTable } from './panel.data';
+import { TableExport } from '../../components/TableExport';
 
 export function PanelSection({ runId, panel }: { runId: string; panel: RunPanel }) {
   const rows = useMemo(() => panelTable(panel), [panel]);
@@ -20,6 +21,9 @@ export function PanelSection({ runId, panel }: { runId: string; panel: RunPanel 
       <section className="panel" data-testid="panel-evaluation">
         <header className="panel-head">
           <h3>Counterpart shift: {panel.da} against its panel</h3>
+          <div className="panel-tools">
+            <TableExport id={runId} name="panel" label={`the panel evaluation of ${panel.da}`} />
+          </div>
         </header>
         <p className="small muted">
           Held-out scenarios ({panel.protocol}). Counterparts share nothing with the DA’s training: the scripted CA, other runs’ final CAs, human customer

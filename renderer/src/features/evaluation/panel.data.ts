@@ -4,6 +4,7 @@
  * the host computed and never re-derives an interval.
  */
 import type { MeanInterval, PanelCell, PanelRow, RunPanel } from '../../../../core/contract/contract';
+import { meanText } from '../../format';
 
 export interface PanelTableRow {
   key: string;
@@ -31,7 +32,7 @@ const rate = (c: PanelCell) => `${(c.value * 100).toFixed(1)}%${c.ci ? ` [${Math
 const meanOf = (m: MeanInterval, isRate: boolean) => {
   if (!m.n) return '–';
   const f = (v: number) => (isRate ? (v * 100).toFixed(1) : v.toFixed(2));
-  return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : f(m.mean);
+  return meanText(m, f);
 };
 
 function memberRow(r: PanelRow, role: 'training' | 'member'): PanelTableRow {

@@ -8,6 +8,7 @@ import { loadMatches, selectMatch, selectMatches, selectMatchesError, selectMatc
 import { GymCurves, PhaseTimeline, WinRates } from '../dashboard/DashboardScreen';
 import { loadRun, loadRuns, selectDetail, selectRuns, useRunsStore } from '../runs/runs-store';
 import { defaultChartMatch } from './export.data';
+import { loadStudies, selectStudies, useStudiesStore } from '../studies/studies-store';
 import { exportEpisodes, selectExportBusy, selectExportError, selectLastExport, useExportStore } from './export-store';
 
 export function ExportScreen() {
@@ -35,6 +36,11 @@ function EpisodesExport() {
   const exportError = useExportStore(selectExportError);
   const last = useExportStore(selectLastExport);
   const [matchId, setMatchId] = useState('');
+  const runs = useRunsStore(selectRuns);
+  const studies = useStudiesStore(selectStudies);
+  useEffect(() => {
+    void loadStudies();
+  }, []);
   const [format, setFormat] = useState<'jsonl' | 'csv'>('jsonl');
 
   let body;
@@ -55,6 +61,24 @@ function EpisodesExport() {
             Episodes of
             <select value={matchId} onChange={(e) => setMatchId(e.target.value)} data-testid="export-match">
               <option value="">every match</option>
+              {runs.length > 0 && (
+                <optgroup label="A run (all its matches)">
+                  {runs.map((r) => (
+                    <option key={r.id} value={r.id}>
+                      run {r.id}
+                    </option>
+                  ))}
+                </optgroup>
+              )}
+              {studies.length > 0 && (
+                <optgroup label="A study (every run of it)">
+                  {studies.map((st) => (
+                    <option key={st.id} value={st.id}>
+                      study {st.id}
+                    </option>
+                  ))}
+                </optgroup>
+              )}
               {matches.map((m) => (
                 <option key={m.id} value={m.id}>
                   {m.id} · {policyLabel(m.daSpec, m.daCheckpoint)} vs {policyLabel(m.caSpec, m.caCheckpoint)} ·{' '}

@@ -4,6 +4,8 @@
  * match, agreement between annotators, the automatic measures against the labels and the
  * rule-based classifier's agreement with people.
  */
+import { TableExport } from '../../components/TableExport';
+import { TacticTables } from './TacticTables';
 import { useEffect, useMemo, useState } from 'react';
 import type { TacticReport } from '../../../../core/contract/contract';
 import { ChartFrame } from '../../components/ChartFrame';
@@ -189,6 +191,7 @@ function TacticResultsView({ report }: { report: TacticReport }) {
         <header className="panel-head">
           <h3>Agreement</h3>
           <span className="muted small">annotators with labels: {report.annotators.join(', ') || 'none yet'}</span>
+          <TableExport id={report.queueId} name="agreement" label={`the agreement of ${report.queueId}`} />
         </header>
         <table className="table compact">
           <tbody>
@@ -237,6 +240,7 @@ function TacticResultsView({ report }: { report: TacticReport }) {
         <div ref={barsRef} className="chart" data-testid="tactic-bars" />
         <p className="hint">Each item&apos;s annotators share one vote; items nobody has labelled are left out.</p>
       </ChartFrame>
+      <TacticTables report={report} />
       <ChartFrame
         title="Automatic measures against the human labels"
         file={`tactic-measures-${report.queueId}`}

@@ -7,6 +7,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { ArmSummary, EstimateScenarios, EstimateSlice, EstimateTables, MeanInterval, StudyDetail, StudyInfo } from '../../../../core/contract/contract';
 import { Badge } from '../../components/Badge';
+import { TableExport } from '../../components/TableExport';
 import { Term } from '../../components/Term';
 import { etaFrom, ProgressBar, useNow } from '../../components/ProgressBar';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
@@ -18,7 +19,7 @@ import { runOptionLabel } from '../runs/run-identity';
 import { RunIdentity } from '../runs/RunIdentity';
 import { BandChart, SERIES_COLOURS } from './BandChart';
 import { CaPolicyChart } from './CaPolicyChart';
-import { fixed, signedFixed } from '../../format';
+import { fixed, meanText, signedFixed } from '../../format';
 import {
   loadArms,
   loadOverlayRun,
@@ -411,7 +412,7 @@ function RunsTable({ study }: { study: StudyDetail }) {
 const pctOrNum = (m: MeanInterval | undefined, rate: boolean) => {
   if (!m || !m.n) return '–';
   const f = (v: number) => (rate ? fixed(v * 100, 1) : fixed(v, 2));
-  return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : f(m.mean);
+  return meanText(m, f);
 };
 
 const HELDOUT = [
@@ -627,6 +628,27 @@ function TacticEvidence({ arms }: { arms: readonly ArmSummary[] }) {
   );
 }
 
+/** The study's tables as CSV/JSON (`sparring export S --table …`); arena only: without held-out or panel figures. */
+function StudyExports({ study, arenaOnly }: { study: StudyDetail; arenaOnly: boolean }) {
+  const tables = [
+    ['arms', 'per-arm measures'],
+    ['paired', 'paired differences'],
+    ...(arenaOnly ? [] : ([['reach', 'by the arena’s reach']] as const)),
+    ['wda', 'W_DA per match'],
+  ] as const;
+  return (
+    <p className="small table-exports" data-testid="study-exports">
+      <span className="muted">Export:</span>
+      {tables.map(([name, label]) => (
+        <span key={name} className="nowrap">
+          {' '}
+          {label} <TableExport id={study.id} name={name} label={`the ${label} of ${study.id}`} arenaOnly={arenaOnly} />
+        </span>
+      ))}
+    </p>
+  );
+}
+
 function Compare({ study }: { study: StudyDetail }) {
   const [shown, setShown] = useState<string[]>(study.arms);
   const colour = (arm: string) => armColour(study, arm);
@@ -663,6 +685,7 @@ function Compare({ study }: { study: StudyDetail }) {
           ))}
         </span>
       </header>
+      <StudyExports study={study} arenaOnly={arenaOnly} />
       <h4>W_DA per match (mean, 95% band over seeds)</h4>
       <BandChart
         label="W_DA per match per arm"
@@ -942,7 +965,7 @@ const pts = (m: MeanInterval | undefined, signed: boolean) => {
     const s = fixed(v, 1);
     return signed && !s.startsWith('-') ? `+${s}` : s;
   };
-  return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : f(m.mean);
+  return meanText(m, f);
 };
 
 /**
