@@ -85,7 +85,7 @@ describe('run identity', () => {
       const presets = presetsWithTimes(store.db, presetInfos());
       expect(presets.find((p) => p.name === 'quick')).toMatchObject({
         measured: { seconds: 40, runs: 2 },
-        budget: 'at most 3 matches of 3 episodes per scenario',
+        budget: `at most ${quick.stopping.nMax} matches of ${quick.arena.episodesPerScenario} episodes per scenario`,
       });
       expect(presets.find((p) => p.name === 'paper')!.measured).toBeNull();
     } finally {
