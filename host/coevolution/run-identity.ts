@@ -1,7 +1,7 @@
 /**
  * Which run is this? What the lab knows about a run beyond its id: the study and arm it belongs
  * to, what its config changes from its preset (core/coevolution/run-identity.ts) and the note a
- * person wrote (migration 35). The run readers add it to every RunSummary, so the CLI and every
+ * person wrote (migration 30). The run readers add it to every RunSummary, so the CLI and every
  * screen say the same; `sparring runs note` and the engine's `runs/note` write the note.
  */
 import type { Database } from 'better-sqlite3';

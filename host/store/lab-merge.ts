@@ -93,7 +93,7 @@ export const MERGE_PLAN: readonly TablePlan[] = [
     ],
     columns:
       'id experiment_id created_at updated_at status seed config_json snapshot_json error preset device_json arena_only owner_host owner_pid heartbeat_at metric_marks_json note',
-    // Who drives it and when it last said so (migration 28), and a person's note on it (migration 35): a copy of this lab's run is the same run.
+    // Who drives it and when it last said so (migration 28), and a person's note on it (migration 30): a copy of this lab's run is the same run.
     volatile: ['owner_host', 'owner_pid', 'heartbeat_at', 'note'],
   },
   {

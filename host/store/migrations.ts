@@ -895,9 +895,7 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    // 35, not 30: versions 30–34 were handed to work on other branches of the same release (issue
-    // 52's helpers), merged in order; until they are, this branch's list has a gap there.
-    version: 35,
+    version: 30,
     name: 'runs: a note a person writes',
     up(db) {
       db.exec(`

@@ -136,7 +136,7 @@ export interface RunRow {
   heartbeat_at: string | null;
   /** Migration 28: each metric key's next step at the last phase boundary (JSON); NULL before. */
   metric_marks_json: string | null;
-  /** Migration 35: a note a person wrote about the run; NULL when none. */
+  /** Migration 30: a note a person wrote about the run; NULL when none. */
   note: string | null;
 }
 

@@ -1,7 +1,7 @@
 /** `sparring judge-eval`: a judge (the builtin rule judge, or an LLM endpoint) against labelled conversations (RL-ADA Table 1). */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { evaluateJudgeWith, parseJudgeSet } from '../../../core/judge/judge-eval';
 import type { JudgeEvalReport } from '../../../core/judge/judge-eval';
 import { ASSETS_DIR } from '../../domain-files';
@@ -53,7 +53,8 @@ export function registerJudgeEval(program: Command, globals: () => GlobalOptions
   program
     .command('judge-eval')
     .description('judge reliability against labelled conversations: resolution F1, tier Spearman, hallucination F1')
-    .option('--labels <file>', 'a labelled set (JSON, see assets/judge/README.md)', DEFAULT_LABELS)
+    // The default shown as the package's relative path: help (and docs/cli.md, generated from it) is the same wherever Sparring is installed.
+    .addOption(new Option('--labels <file>', 'a labelled set (JSON, see assets/judge/README.md)').default(DEFAULT_LABELS, 'assets/judge/labelled.json'))
     .option('--all', 'every labelled set in assets/judge (labelled, heldout, labelled-3) instead of --labels', false)
     .option(...JUDGE_OPTION)
     .action(async (opts: { labels: string; all: boolean; judge: string }) => {

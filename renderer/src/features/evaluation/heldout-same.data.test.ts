@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- the test builds the report with the engine's own builder (what the transport would carry); no core value reaches the renderer's bundle
 import { heldoutReport } from '../../../../core/arena/heldout-report';
 import { sameOutcomeNotes } from './heldout-same.data';
 

@@ -18,9 +18,10 @@ describe('preset time', () => {
     expect(presetTimeText(preset('paper'))).toBe('time not measured in this lab yet · at most 8 matches');
   });
 
-  it('starts on quick rather than the first listed, or on the preset measured quickest', () => {
+  it('starts on quick rather than the first listed or the quickest measured, else on the preset measured quickest', () => {
     expect(defaultPreset([preset('paper'), preset('robust'), preset('quick')])?.name).toBe('quick');
-    expect(defaultPreset([preset('paper', { seconds: 90, runs: 1 }), preset('robust', { seconds: 60, runs: 2 }), preset('quick')])?.name).toBe('robust');
+    expect(defaultPreset([preset('paper'), preset('quick', { seconds: 40, runs: 1 }), preset('smoke', { seconds: 10, runs: 3 })])?.name).toBe('quick');
+    expect(defaultPreset([preset('paper', { seconds: 90, runs: 1 }), preset('robust', { seconds: 60, runs: 2 })])?.name).toBe('robust');
     expect(defaultPreset([preset('paper')])?.name).toBe('paper');
     expect(defaultPreset([])).toBeNull();
   });

@@ -14,8 +14,12 @@ export function presetTimeText(p: Pick<PresetInfo, 'measured' | 'budget'>): stri
   return ['time not measured in this lab yet', p.budget].filter(Boolean).join(' · ');
 }
 
-/** The preset a new run starts from: the one measured quickest here, else `quick` (the README's first command), else the first. */
+/**
+ * The preset a new run starts from: `quick` (the README's first command, the smallest run that
+ * shows co-evolution), else the one measured quickest here, else the first. Not simply the
+ * quickest: `smoke` is quicker but shows no co-evolution.
+ */
 export function defaultPreset(presets: readonly PresetInfo[]): PresetInfo | null {
   const measured = presets.filter((p) => p.measured).sort((a, b) => a.measured!.seconds - b.measured!.seconds);
-  return measured[0] ?? presets.find((p) => p.name === 'quick') ?? presets[0] ?? null;
+  return presets.find((p) => p.name === 'quick') ?? measured[0] ?? presets[0] ?? null;
 }
