@@ -5,23 +5,14 @@
  * Runs on its own lab (two scripted matches played by the CLI) behind its own `sparring serve`,
  * so the other specs' labs are untouched.
  */
-import { execFile } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { expect, test } from '@playwright/test';
 import type { Page } from '@playwright/test';
-import { startServer as start, stopServer as stop } from './support/servers';
 import { AnnotatePage, AuditPage } from './pages/annotate-page';
-import { LabPage } from './pages/lab-page';
+import type { LabPage } from './pages/lab-page';
+import { openScriptedLab, type ScriptedLab } from './support/scripted-lab';
 
 test.describe.configure({ mode: 'serial' });
 
-const BIN = path.join('bin', 'sparring.js');
-let dir = '';
-let server: ChildProcess | null = null;
 let page: Page;
 let lab: LabPage;
 
@@ -34,39 +25,16 @@ function kappa(a: readonly string[], b: readonly string[]): number {
   return (po - pe) / (1 - pe);
 }
 
+let own: ScriptedLab | null = null;
+
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
-  dir = mkdtempSync(path.join(os.tmpdir(), 'sparring-e2e-labels-'));
-  const db = path.join(dir, 'lab.db');
-  for (const seed of ['11', '12']) {
-    await promisify(execFile)(process.execPath, [
-      BIN,
-      'match',
-      '--da',
-      'scripted',
-      '--ca',
-      'scripted',
-      '--episodes',
-      '3',
-      '--db',
-      db,
-      '--seed',
-      seed,
-      '--json',
-    ]);
-  }
-  const s = await start('serve-labels', [BIN, 'serve', '--db', db, '--port', '0', '--json']);
-  server = s.child;
-  page = await browser.newPage();
-  page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
-  lab = new LabPage(page);
-  await lab.open(s.url);
+  own = await openScriptedLab(browser, 'labels', ['11', '12'], 3);
+  ({ page, lab } = own);
 });
 
 test.afterAll(async () => {
-  await page?.close();
-  if (server) await stop(server);
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await own?.close();
 });
 
 const LABELS = ['Direct intent', 'Vague/indirect', 'Contextual camouflage', 'Emotional pressure', 'Multi-intent', 'Other'];

@@ -5,64 +5,31 @@
  * scripted matches played by the CLI) behind its own `sparring serve`, so the other specs' labs
  * are untouched; screenshots land in test-results/screenshots/plain-*.png.
  */
-import { execFile } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { expect, test } from '@playwright/test';
 import type { Page } from '@playwright/test';
-import { startServer as start, stopServer as stop } from './support/servers';
 import { AnnotatePage } from './pages/annotate-page';
-import { LabPage } from './pages/lab-page';
-import type { ScreenName } from './pages/lab-page';
+import { openScriptedLab, type ScriptedLab } from './support/scripted-lab';
+import type { LabPage, ScreenName } from './pages/lab-page';
 import { PlayPage } from './pages/play-page';
 
 test.describe.configure({ mode: 'serial' });
 
-const BIN = path.join('bin', 'sparring.js');
-let dir = '';
-let server: ChildProcess | null = null;
 let page: Page;
 let lab: LabPage;
 
 /** zod's own wording, which no screen may show. */
 const VALIDATOR_TEXT = /Too (small|big)|Invalid input|expected (string|number) to|>=|<=|tool_args/;
 
+let own: ScriptedLab | null = null;
+
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
-  dir = mkdtempSync(path.join(os.tmpdir(), 'sparring-e2e-plain-'));
-  const db = path.join(dir, 'lab.db');
-  for (const seed of ['21', '22']) {
-    await promisify(execFile)(process.execPath, [
-      BIN,
-      'match',
-      '--da',
-      'scripted',
-      '--ca',
-      'scripted',
-      '--episodes',
-      '1',
-      '--db',
-      db,
-      '--seed',
-      seed,
-      '--json',
-    ]);
-  }
-  const s = await start('serve-plain', [BIN, 'serve', '--db', db, '--port', '0', '--json']);
-  server = s.child;
-  page = await browser.newPage();
-  page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
-  lab = new LabPage(page);
-  await lab.open(s.url);
+  own = await openScriptedLab(browser, 'plain', ['21', '22'], 1);
+  ({ page, lab } = own);
 });
 
 test.afterAll(async () => {
-  await page?.close();
-  if (server) await stop(server);
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await own?.close();
 });
 
 test("customer seat: the goal in plain words, the agent's internals hidden unless asked for, and a hang-up button", async () => {
