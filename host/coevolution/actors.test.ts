@@ -222,7 +222,8 @@ describe('gym with human episodes', () => {
 describe('gym data from recent matches (gym.matches)', () => {
   it('pools the transcripts of the run’s latest matches before the failure mix, and only those that exist', async () => {
     const store = openSqliteStore(path.join(tmp, 'recent.db'));
-    const quick = PRESETS.quick.config;
+    // smoke leaves gym.matches unset (quick sets 3), so the first case reads the default: the latest match.
+    const quick = PRESETS.smoke.config;
     for (const k of [1, 2, 3]) await scriptedMatch(store, `R1-M${k}`, `2026-03-0${k}T00:00:00.000Z`, k, quick);
     const ids = async (matches: number | undefined, matchId: string) => {
       const config: RunConfig = { ...quick, gym: { ...quick.gym, failureShare: 0.5, ...(matches ? { matches } : {}) } };
