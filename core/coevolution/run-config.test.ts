@@ -60,7 +60,7 @@ describe('run config', () => {
   });
 
   it('1e309 is "not a finite number" with its field; a "__proto__" key is refused as any unknown key (issue 51)', () => {
-    const text = JSON.stringify(PRESETS.quick.config);
+    const text = JSON.stringify(PRESETS.smoke.config);
     expect(() => parseRunConfig(text.replace('"episodesPerScenario":3', '"episodesPerScenario":1e309'))).toThrow(
       'config: field arena.episodesPerScenario: not a finite number',
     );
