@@ -147,7 +147,7 @@ describe('run report device', () => {
     expect(html).toContain('<td>training: CA1 (R1)</td>');
     expect(html).toContain('<td>CA4 (R2)</td><td>run-ca</td><td>24</td><td>50.0% [31–69]</td>');
     // training 100% − the panel's mean 62.5% = 37.5 points.
-    expect(html).toMatch(/<td>mismatch gap \(training − panel\)<\/td><td><\/td><td><\/td><td>37\.5 \[/);
+    expect(html).toMatch(/<td>mismatch gap \(training − panel\)<\/td><td><\/td><td><\/td><td>37\.5 \(n=2: too few for an interval\)<\/td>/);
     expect(renderReport(run, [match])).not.toContain('Counterpart shift');
   });
 });
