@@ -35,7 +35,7 @@ describe('sparring play', () => {
       '/tool get_transactions {"account_id": "x", "limit": 9}\nLet me look into that for you.\n',
     );
     expect(first.status, first.stderr).toBe(0);
-    expect(first.stderr).toMatch(/refused: get_transactions tool_args\.limit: /);
+    expect(first.stderr).toMatch(/refused: get_transactions: Limit must be at most 5\./);
     const session = /--resume (P-\w+)/.exec(first.stderr)?.[1];
     expect(session, first.stderr).toBeDefined();
     expect(first.stdout).toMatch(/^agent: Let me look into that for you\.$/m);
