@@ -96,7 +96,7 @@ test('two annotators label ten openings with hotkeys; the κ shown is the κ of 
   const { filename, content } = await an.export('csv');
   expect(filename).toBe('sparring-labels-T1.csv');
   const lines = content.trim().split(/\r?\n/);
-  expect(lines[0]).toMatch(/^queue_id,kind,item_id,pos,match_id,episode_id,turn_idx,annotator,skipped,tactic,.*ms_spent/);
+  expect(lines[0]).toMatch(/^queue_id,kind,item_id,pos,match_id,episode_id,turn_idx,text,annotator,skipped,tactic,.*ms_spent/);
   expect(lines).toHaveLength(21);
   expect(content).toContain('asks about two things at once');
 });

@@ -29,7 +29,7 @@ test.afterAll(async () => {
 
 test('the config editor shows syntax errors in place and the engine’s field errors on start', async () => {
   const exp = new ExperimentsPage(page);
-  await exp.choosePreset('quick');
+  await exp.choosePreset('smoke');
   const editor = page.getByTestId('config-editor');
   const good = await editor.inputValue();
   await editor.fill(good.replace('"tauDa": 0.6', '"tauDa": 0.6,,'));

@@ -34,7 +34,7 @@ test('a live run says it is pausing until the phase ends, and logs no console er
   test.setTimeout(150_000);
   await lab.go('experiments');
   const exp = new ExperimentsPage(page);
-  await exp.choosePreset('quick');
+  await exp.choosePreset('smoke');
   await page.getByRole('button', { name: 'Reset to preset' }).click();
   await exp.start();
   const dash = new DashboardPage(page);

@@ -179,7 +179,7 @@ test('runs a quick co-evolution run to the end, live on the dashboard, then read
   await expect(grpo.locator('tr[data-setting="temperature"] td').nth(3)).toHaveText('1');
   await expect(grpo.locator('tr[data-setting="trainer"] td')).toHaveText(['trained by', '–', '–', 'builtin', 'builtin']);
   await expect(page.getByTestId('run-settings-rewards')).toContainText('invDaMisroute 1');
-  await expect(page.getByTestId('run-settings')).toContainText('failure:success transcripts of the latest match');
+  await expect(page.getByTestId('run-settings')).toContainText('failure:success transcripts of the latest 3 matches');
   await page.getByTestId('run-settings').getByText('The config as stored').click();
   await expect(page.getByTestId('run-settings-config')).toContainText('"failureShare": 0.7');
   await lab.screenshot('12b-dashboard-run-settings');

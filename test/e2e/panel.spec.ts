@@ -120,7 +120,8 @@ test('the Evaluation screen shows the panel: per-counterpart rows with intervals
   }
 
   // The panel mean and the gap, rates in points with their t interval over the two counterparts.
-  const mean = (m: MeanInterval) => `${pct(m.mean)}${m.ci ? ` [${pct(m.ci[0])}, ${pct(m.ci[1])}]` : ''}`;
+  // Below 3 counterparts no t interval: the table says so (issue 52).
+  const mean = (m: MeanInterval) => `${pct(m.mean)}${m.ci ? ` [${pct(m.ci[0])}, ${pct(m.ci[1])}]` : ` (n=${m.n}: too few for an interval)`}`;
   const summary = table.locator('tbody tr[data-row="summary"]');
   await expect(summary).toHaveCount(2);
   await expect(cellsOf(summary.nth(0)).nth(0)).toHaveText(`panel average (${s.rows.length} counterparts)`);

@@ -81,7 +81,7 @@ test('plays one full episode as the agent with the tool panel; a bad tool call i
   const account = ((await play.lastToolData()).accounts as { account_id: string }[])[0]!.account_id;
 
   await play.callTool('get_transactions', { account_id: account, limit: '9' });
-  await expect(play.error).toContainText('get_transactions tool_args.limit');
+  await expect(play.error).toContainText('get_transactions: Limit must be at most 5');
   await expect(play.turns()).toHaveCount(2);
   await lab.screenshot('play-05-agent-refused-tool-call');
 

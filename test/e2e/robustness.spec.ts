@@ -90,7 +90,7 @@ test('the scenario editor refuses a bad field by name, then stores a custom scen
   const i = await editor.addAdversity('backend_failure');
   await editor.fill(`adversities[${i}].rate`, '1.5');
   await editor.save();
-  await expect(editor.problem(`adversities[${i}].rate`)).toContainText('<=1');
+  await expect(editor.problem(`adversities[${i}].rate`)).toContainText('must be at most 1');
   await expect(editor.editor.getByTestId('scenario-problems').locator(`li[data-field="adversities[${i}].rate"]`)).toBeVisible();
   await lab.screenshot('robustness-05-editor-problem');
   await editor.fill(`adversities[${i}].rate`, '0.5');

@@ -89,7 +89,7 @@ test('compares the two arms once the runs finish', async () => {
   await expect(reach.locator('tbody tr')).toHaveCount(6);
   const two = (m: MeanInterval) => {
     const f = (v: number) => (v * 100).toFixed(1).replace(/^-(0\.0)$/, '$1');
-    return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : f(m.mean);
+    return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : `${f(m.mean)} (n=${m.n}: too few for an interval)`;
   };
   for (const a of shown.arms) {
     const r = a.heldoutReach!;
