@@ -166,7 +166,8 @@ test('estimates the held-out gain on the arena, nothing held out read', async ()
   await expect(scenarioRows).toHaveCount(10);
   const one = (v: number) => v.toFixed(1).replace(/^-(0\.0)$/, '$1');
   const signed = (v: number) => (one(v).startsWith('-') ? one(v) : `+${one(v)}`);
-  const gain = (m: MeanInterval) => (m.ci ? `${signed(m.mean)} [${signed(m.ci[0])}, ${signed(m.ci[1])}]` : signed(m.mean));
+  const gain = (m: MeanInterval) =>
+    m.ci ? `${signed(m.mean)} [${signed(m.ci[0])}, ${signed(m.ci[1])}]` : `${signed(m.mean)} (n=${m.n}: too few for an interval)`;
   for (const x of full!.scenarios) {
     const cells = panel.getByTestId('estimate-scenarios').locator(`tr[data-scenario="${x.scenarioId}"] td`);
     await expect(cells.nth(1)).toHaveText(`${one(x.da0.mean)} → ${one(x.final.mean)}`);
@@ -220,7 +221,7 @@ test("reads each arm's CA policy, first match → last, with the figures of `spa
   await expect(panel.getByTestId('ca-policy-chart-withhold').locator('g[data-arm="no-ca-training"]')).toHaveCount(2);
   // As the screen writes them: two decimals, a value that rounds to zero without a sign.
   const two = (v: number) => v.toFixed(2).replace(/^-(0\.00)$/, '$1');
-  const f = (m: MeanInterval) => (m.ci ? `${two(m.mean)} [${two(m.ci[0])}, ${two(m.ci[1])}]` : two(m.mean));
+  const f = (m: MeanInterval) => (m.ci ? `${two(m.mean)} [${two(m.ci[0])}, ${two(m.ci[1])}]` : `${two(m.mean)} (n=${m.n}: too few for an interval)`);
   for (const a of cli) {
     expect(a.seeds).toEqual([1, 2]);
     const table = panel.getByTestId(`study-ca-policy-${a.arm}`);
