@@ -88,6 +88,25 @@ def read_marker(path):
         return None
 
 
+def release(actor, name, wait_s=60.0):
+    """Kill an attempt's actor and wait until its name is free.
+
+    ray.kill returns before the actor is gone; a retry that looked the name up at once would
+    reattach to the dying actor, whose wait() then fails and the retry is reported as code -1.
+    """
+    try:
+        ray.kill(actor)
+    except Exception:
+        return
+    deadline = time.time() + wait_s
+    while time.time() < deadline:
+        try:
+            ray.get_actor(name, namespace=NAMESPACE)
+        except ValueError:
+            return
+        time.sleep(0.1)
+
+
 def run_job(job):
     name = job["name"]
     retries = int(job.get("retries", 2))
@@ -123,10 +142,7 @@ def run_job(job):
             result = {"code": -1, "tail": f"{type(err).__name__}: {err}\n{tail_of(job['log'])}"}
             with open(marker, "w") as f:
                 json.dump(result, f)
-        try:
-            ray.kill(actor)
-        except Exception:
-            pass
+        release(actor, name)
         if result["code"] == 0 or attempt > retries:
             say({"done": name, "code": result["code"], "tail": result.get("tail", ""), "attempts": attempt, "from": "actor"})
             return
