@@ -50,6 +50,17 @@ function sparring(args: string[], env: Record<string, string> = {}, killAfterMs?
   });
 }
 
+function sparringOut(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 /** Everything the lab stores of a run that must not depend on how often it was killed. */
 function stored(db: string, runId: string) {
   const lab = new Database(db, { readonly: true });
@@ -161,6 +172,25 @@ describe('fault injection', () => {
     expect(got.context).toEqual(expected.context);
     expect(got.status).toBe('done');
     process.stderr.write(`[fault-injection] run: all equal after ${kills} kills (${got.metrics.length} metric points, ${got.episodes.length} episodes)\n`);
+    // `runs hash` says the same in one figure, and a single changed reward changes it.
+    const digest = async (db: string) => {
+      const r = await sparringOut(['runs', 'hash', 'R1', '--db', db, '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as { sha256: string; parts: Record<string, { rows: number; sha256: string }> };
+    };
+    const [a, b] = [await digest(clean), await digest(faulty)];
+    expect(a.parts.episodes!.rows).toBe(expected.episodes.length);
+    expect(b).toEqual(a);
+    const lab = new Database(faulty);
+    lab
+      .prepare(
+        'UPDATE turn_rewards SET value = value + 1e-9 WHERE (episode_id, turn_idx, term) = (SELECT episode_id, turn_idx, term FROM turn_rewards LIMIT 1)',
+      )
+      .run();
+    lab.close();
+    const changed = await digest(faulty);
+    expect(changed.sha256).not.toBe(a.sha256);
+    expect(Object.keys(a.parts).filter((p) => changed.parts[p]!.sha256 !== a.parts[p]!.sha256)).toEqual(['turn_rewards']);
   }, 240_000);
 
   it('a study killed (kill -9 of its runner) at seeded moments and resumed each time stores what an uninterrupted study stores', async () => {

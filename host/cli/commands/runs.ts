@@ -2,12 +2,14 @@
  * `sparring runs list` / `sparring runs note R "…"`: which run is which. Checkpoint names are
  * lab-wide, so the list says of each run its study and arm, seed, preset, what its config changes
  * from that preset and the note a person wrote; `runs note` writes that note (an empty one clears
- * it), as the app's run identity does.
+ * it), as the app's run identity does. `sparring runs hash R` prints the run's content digest, table
+ * by table (host/store/run-digest.ts): two labs that ran the same seed and config print the same.
  */
 import type { Command } from 'commander';
 import type { RunSummary } from '../../../core/contract/contract';
 import { createRunReader } from '../../coevolution/service';
 import { setRunNote } from '../../coevolution/run-identity';
+import { DIGEST_PARTS, runDigest } from '../../store/run-digest';
 import { TextTooLongError } from '../../store/text-bounds';
 import { table } from '../../format/table';
 import { UsageError } from '../options';
@@ -62,5 +64,29 @@ export function registerRuns(program: Command, globals: () => GlobalOptions): vo
       });
       if (g.json) process.stdout.write(JSON.stringify({ runId, note: stored }) + '\n');
       else process.stdout.write(stored === null ? `${runId}: note cleared\n` : `${runId}: ${stored}\n`);
+    });
+  runs
+    .command('hash')
+    .description(
+      "the run's content digest (sha256 of its matches, episodes, turns, rewards, checkpoints and training metrics, without wall-clock times): the same seed and config give the same digest",
+    )
+    .argument('<run>', 'the run, e.g. R1')
+    .action((runId: string) => {
+      const g = globals();
+      const digest = withLab(g.db, (db) => {
+        try {
+          return runDigest(db, runId);
+        } catch (e) {
+          if (e instanceof Error && /^no run /.test(e.message)) throw new UsageError(`runs hash ${runId}: ${e.message}`);
+          throw e;
+        }
+      });
+      if (g.json) {
+        process.stdout.write(JSON.stringify(digest, null, 2) + '\n');
+        return;
+      }
+      process.stdout.write(
+        table(['part', 'rows', 'sha256'], [...DIGEST_PARTS.map((p) => [p, digest.parts[p].rows, digest.parts[p].sha256]), ['run', '', digest.sha256]]) + '\n',
+      );
     });
 }
