@@ -337,9 +337,23 @@ export interface JudgeOptions {
   config?: Partial<JudgeConfig>;
 }
 
+/** The kinds of fact the claim checks report (one checker file each under claims/). */
+export const CLAIM_KINDS = [
+  'amount',
+  'balance',
+  'name',
+  'date',
+  'id',
+  'card_digits',
+  'card_status',
+  'wait_time',
+  'txn_status',
+  'provisional_credit',
+  'process',
+  'action',
+] as const;
 /** What kind of fact an unsupported claim states. */
-export type ClaimKind =
-  'amount' | 'balance' | 'name' | 'date' | 'id' | 'card_digits' | 'card_status' | 'wait_time' | 'txn_status' | 'provisional_credit' | 'process' | 'action';
+export type ClaimKind = (typeof CLAIM_KINDS)[number];
 
 /** One unsupported statement, with why the judge rejected it. */
 export interface Finding {

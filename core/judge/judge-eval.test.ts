@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { JudgeSetError, evaluateJudge, parseJudgeSet, validateJudgeSet } from './judge-eval';
-import { DISPUTE_OK, LOOKUP, customer, end, ok, say, transcript } from '../../test/support/judge-fixtures';
+import { DISPUTE_OK, LOOKUP, customer, end, fail, ok, say, transcript } from '../../test/support/judge-fixtures';
 
 const exemplary = transcript('dispute_charge', [
   customer("There's an $89 AMZN MKTP charge I don't recognise."),
@@ -120,6 +120,86 @@ describe('evaluateJudge', () => {
     expect(r.resolution.precision).toBe(1);
     expect(r.resolution.recall).toBe(0.5);
     expect(r.resolution.f1).toBeCloseTo(2 / 3, 12);
+  });
+});
+
+describe('labels that can say everything (issue 55)', () => {
+  const refusal = {
+    ...transcript('dispute_charge', [
+      customer('My refund from March never came, please dispute it.'),
+      LOOKUP,
+      fail('dispute_charge', 'POLICY', 'refund window expired: charges can be disputed within 60 days'),
+      say("I'm sorry, I can't open a dispute because the charge is older than the 60-day window. Instead, you could contact the merchant directly."),
+      end(),
+    ]),
+    impossible: { fallback_behavior: 'offer_alternative' as const, reason: 'older than the dispute window' },
+  };
+
+  it('an impossible request carries its block, and its correct refusal is judged resolved (without the block it is not)', () => {
+    const one = (t: object) => ({
+      version: 1,
+      conversations: [{ id: 'imp', note: 'refusal', transcript: plain(t), labels: { resolved: true, tier: 4, hallucination: false } }],
+    });
+    const r = evaluateJudge(parseJudgeSet(JSON.stringify(one(refusal))));
+    expect(r.disagreements).toEqual([]);
+    const { impossible: _dropped, ...possible } = refusal;
+    const without = evaluateJudge(parseJudgeSet(JSON.stringify(one(possible))));
+    expect(without.disagreements.map((d) => d.field)).toContain('resolved');
+    const e = errorOf(one({ ...refusal, impossible: { fallback_behavior: 'shrug', reason: 'x' } }));
+    expect(e.issues[0]).toMatchObject({ index: 0, id: 'imp', field: 'transcript.impossible.fallback_behavior' });
+  });
+
+  // An $89.00 dispute explained right, with a wrong wait time and a time of day no check covers.
+  const claimed = transcript('dispute_charge', [
+    customer("There's an $89 AMZN MKTP charge I don't recognise."),
+    LOOKUP,
+    DISPUTE_OK,
+    say("I've filed a dispute (dsp_9x2k) for the $89.00 charge from AMZN MKTP. It was made at 3:15 pm. A specialist will call you within 45 minutes."),
+    end(),
+  ]);
+  const claims = [
+    { turn: 3, kind: 'amount', claim: '$89.00', hallucination: false },
+    { turn: 3, kind: 'time_of_day', claim: 'at 3:15 pm', hallucination: true },
+    { turn: 3, kind: 'action', claim: 'A specialist will call you', hallucination: true },
+    { turn: 3, kind: 'wait_time', claim: 'within 45 minutes', hallucination: true },
+  ];
+  const withClaims = (labels: object) => ({ version: 1, conversations: [{ id: 'cl', note: 'claims', transcript: plain(claimed), labels }] });
+
+  it('per-claim labels are checked against the turn they name', () => {
+    const bad = [
+      { turn: 2, kind: 'amount', claim: '$89.00', hallucination: false },
+      { turn: 3, kind: 'amount', claim: '$98.00', hallucination: true },
+    ];
+    const e = errorOf(withClaims({ resolved: true, tier: 1, hallucination: true, claims: bad }));
+    expect(e.issues.map((i) => i.field)).toEqual(['labels.claims[0].turn', 'labels.claims[1].claim']);
+    const off = errorOf(withClaims({ resolved: true, tier: 1, hallucination: false, claims }));
+    expect(off.issues[0]).toMatchObject({ field: 'labels.hallucination' });
+    expect(off.message).toMatch(/expected true: claims\[1\] is labelled a hallucination/);
+  });
+
+  it('judge-eval says per kind of claim which were caught, missed or wrongly flagged', () => {
+    const r = evaluateJudge(parseJudgeSet(JSON.stringify(withClaims({ resolved: true, tier: 1, hallucination: true, claims }))));
+    const kinds = Object.fromEntries(r.claimKinds.map(({ kind, ...rest }) => [kind, rest]));
+    // The rule judge checks wait times but has no check for a time of day.
+    expect(kinds.wait_time).toEqual({ labelledFalse: 1, caught: 1, missed: 0, labelledTrue: 0, wronglyFlagged: 0 });
+    expect(kinds.time_of_day).toEqual({ labelledFalse: 1, caught: 0, missed: 1, labelledTrue: 0, wronglyFlagged: 0 });
+    expect(kinds.amount).toEqual({ labelledFalse: 0, caught: 0, missed: 0, labelledTrue: 1, wronglyFlagged: 0 });
+    expect(kinds.action).toEqual({ labelledFalse: 1, caught: 1, missed: 0, labelledTrue: 0, wronglyFlagged: 0 });
+    expect(r.claimKinds.map((k) => k.kind)).toEqual(['amount', 'wait_time', 'action', 'time_of_day']);
+    // Labelled true, the same wait time is a wrong flag of its kind.
+    const trueWait = claims.map((c) => (c.kind === 'wait_time' ? { ...c, hallucination: false } : c));
+    const r2 = evaluateJudge(parseJudgeSet(JSON.stringify(withClaims({ resolved: true, tier: 1, hallucination: true, claims: trueWait }))));
+    expect(r2.claimKinds.find((k) => k.kind === 'wait_time')).toMatchObject({ labelledTrue: 1, wronglyFlagged: 1 });
+  });
+
+  it('without listed claims: a clean conversation’s flags are wrong flags of their kind, a hallucinated one counts as unspecified', () => {
+    const r = evaluateJudge(parseJudgeSet(JSON.stringify(withClaims({ resolved: true, tier: 4, hallucination: false }))));
+    expect(r.claimKinds.map((k) => [k.kind, k.wronglyFlagged])).toEqual([
+      ['wait_time', 1],
+      ['action', 1],
+    ]);
+    const r2 = evaluateJudge(parseJudgeSet(JSON.stringify(set())));
+    expect(r2.claimKinds).toEqual([{ kind: 'unspecified', labelledFalse: 1, caught: 1, missed: 0, labelledTrue: 0, wronglyFlagged: 0 }]);
   });
 });
 

@@ -8,13 +8,20 @@
  * ]}
  * ```
  *
- * with each transcript as `core/world/transcript.ts` records it. Validation errors name the
- * conversation (index and id), the field and what was expected.
+ * with each transcript as `core/world/transcript.ts` records it (an impossible request carries its
+ * `impossible` block, `{"fallback_behavior": "explain", "reason": "…"}`, so a correct refusal can be
+ * labelled resolved). Labels may list the agent's claims one by one, `"claims": [{"turn": 3,
+ * "kind": "amount", "claim": "$89.00", "hallucination": false}, …]`: every false claim of the
+ * conversation, and true ones worth checking; `judge-eval` then says per kind of claim which were
+ * caught, missed or wrongly flagged. Validation errors name the conversation (index and id), the
+ * field and what was expected.
  */
 import { z } from 'zod';
 import { ACTION_TYPES, parseDaOutput } from '../wire';
-import { DOMAIN_TOOLS } from '../domain/types';
+import { DOMAIN_TOOLS, FALLBACK_BEHAVIORS } from '../domain/types';
 import type { Transcript } from '../world/transcript';
+import { CLAIM_KINDS } from './config';
+import { findHallucinations } from './claims';
 import { judgeEpisode } from './judge';
 import type { JudgeOptions } from './judge';
 import type { JudgeVerdict } from './types';
@@ -99,6 +106,8 @@ export const transcriptSchema = z
     intent: z.string().min(1),
     turns: z.array(turnSchema).min(1, 'expected at least one turn'),
     endReason: z.enum(['end_call', 'turn_limit']),
+    /** The scenario's goal is unattainable (MADS): what the agent should do instead. */
+    impossible: z.strictObject({ fallback_behavior: z.enum(FALLBACK_BEHAVIORS), reason: z.string().min(1) }).optional(),
   })
   .superRefine((t, ctx) => {
     const endAt = t.turns.findIndex((x) => x.role === 'agent' && x.action?.action_type === 'end_call');
@@ -113,20 +122,73 @@ export const transcriptSchema = z
     }
   });
 
+/**
+ * Kinds a person may give a labelled claim: the claim checks' own kinds, and kinds no check covers
+ * yet, so that a miss of such a claim is counted under its name rather than lost.
+ */
+export const LABEL_CLAIM_KINDS = [...CLAIM_KINDS, 'time_of_day', 'weekday', 'currency', 'customer_fact', 'other'] as const;
+export type LabelClaimKind = (typeof LABEL_CLAIM_KINDS)[number];
+
+/** One claim the agent made, labelled true or false by a person. */
+export const claimLabelSchema = z.strictObject({
+  /** Index of the agent's turn in `transcript.turns`. */
+  turn: z.number().int().min(0),
+  kind: z.enum(LABEL_CLAIM_KINDS),
+  /** The words of the claim, as the agent said them (found in that turn's text). */
+  claim: z.string().min(1),
+  /** True when nothing the agent had (tool results, the customer's words) supports it. */
+  hallucination: z.boolean(),
+  note: z.string().optional(),
+});
+export type ClaimLabel = z.infer<typeof claimLabelSchema>;
+
 export const judgeLabelsSchema = z.strictObject({
   resolved: z.boolean(),
   tier: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)], { error: 'expected a tier: 1, 2, 3 or 4' }),
   hallucination: z.boolean(),
   /** The fabricated claim, quoted, where `hallucination` is true (for people; not scored). */
   claim: z.string().min(1).optional(),
+  /** The conversation's claims one by one: every false one, and true ones worth checking. */
+  claims: z.array(claimLabelSchema).optional(),
 });
 
-export const labelledConversationSchema = z.strictObject({
-  id: z.string().min(1),
-  note: z.string(),
-  transcript: transcriptSchema,
-  labels: judgeLabelsSchema,
-});
+/** Lower-case, single-spaced: how a claim's words are found in a turn and matched to a judge's flag. */
+const norm = (s: string) => s.toLowerCase().replace(/[’‘]/g, "'").replace(/\s+/g, ' ').trim();
+
+export const labelledConversationSchema = z
+  .strictObject({
+    id: z.string().min(1),
+    note: z.string(),
+    transcript: transcriptSchema,
+    labels: judgeLabelsSchema,
+  })
+  .superRefine((c, ctx) => {
+    const claims = c.labels.claims;
+    if (!claims) return;
+    claims.forEach((l, i) => {
+      const turn = c.transcript.turns[l.turn];
+      const said = turn?.role === 'agent' && turn.action && turn.action.action_type !== 'tool_call' ? turn.action.content : null;
+      if (said === null) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['labels', 'claims', i, 'turn'],
+          message: `expected the index of an agent turn that speaks or ends the call (turn ${l.turn} is not)`,
+        });
+      } else if (!norm(said).includes(norm(l.claim))) {
+        ctx.addIssue({ code: 'custom', path: ['labels', 'claims', i, 'claim'], message: `expected words of turn ${l.turn}, which does not say "${l.claim}"` });
+      }
+    });
+    const anyFalse = claims.some((l) => l.hallucination);
+    if (anyFalse !== c.labels.hallucination) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['labels', 'hallucination'],
+        message: anyFalse
+          ? `expected true: claims[${claims.findIndex((l) => l.hallucination)}] is labelled a hallucination`
+          : 'expected false, or the false claim listed in claims (claims lists every false claim of the conversation)',
+      });
+    }
+  });
 
 export const judgeSetSchema = z
   .strictObject({
@@ -235,8 +297,27 @@ export interface Disagreement {
   rationale: string;
 }
 
+/**
+ * One kind of claim across a set: false claims the judge caught or missed, true ones it flagged.
+ * `unspecified` counts conversations labelled hallucinated without their claims listed;
+ * `unclassified`, a judge's flag that neither matches a labelled claim nor a claim check's finding.
+ */
+export interface ClaimKindConfusion {
+  kind: LabelClaimKind | 'unspecified' | 'unclassified';
+  /** False claims labelled of this kind. */
+  labelledFalse: number;
+  caught: number;
+  missed: number;
+  /** True claims labelled of this kind. */
+  labelledTrue: number;
+  /** Flags of true claims: labelled true ones, and flags that match no false claim of a conversation whose claims are listed or which is labelled clean. */
+  wronglyFlagged: number;
+}
+
 export interface JudgeEvalReport {
   n: number;
+  /** Per kind of claim, so that a regression names its cause (kinds with no count are left out). */
+  claimKinds: ClaimKindConfusion[];
   resolution: BinaryScores & { confusion: BinaryConfusion };
   /** Spearman ρ between labelled and judged tiers (ties share average ranks); NaN when undefined. */
   tierSpearman: number;
@@ -254,15 +335,77 @@ export interface JudgeEvalReport {
 export async function evaluateJudgeWith(set: JudgeSet, judge: Judge): Promise<JudgeEvalReport> {
   const verdicts: { id: string; verdict: JudgeVerdict }[] = [];
   for (const c of set.conversations) verdicts.push({ id: c.id, verdict: await judge.judge(c.transcript) });
-  const compared = compareWithLabels(set.conversations.map((c, i) => ({ id: c.id, labels: c.labels, verdict: verdicts[i]!.verdict })));
-  return { ...compared, verdicts };
+  return report(set, verdicts);
 }
 
 /** The builtin rule judge against the set (synchronous). */
 export function evaluateJudge(set: JudgeSet, opts?: JudgeOptions): JudgeEvalReport {
-  const verdicts = set.conversations.map((c) => ({ id: c.id, verdict: judgeEpisode(c.transcript, opts) }));
+  return report(
+    set,
+    set.conversations.map((c) => ({ id: c.id, verdict: judgeEpisode(c.transcript, opts) })),
+    opts,
+  );
+}
+
+function report(set: JudgeSet, verdicts: { id: string; verdict: JudgeVerdict }[], opts?: JudgeOptions): JudgeEvalReport {
   const compared = compareWithLabels(set.conversations.map((c, i) => ({ id: c.id, labels: c.labels, verdict: verdicts[i]!.verdict })));
-  return { ...compared, verdicts };
+  const claimKinds = claimKindConfusion(
+    set.conversations.map((c, i) => ({ transcript: c.transcript, labels: c.labels, flags: verdicts[i]!.verdict.hallucinations })),
+    opts,
+  );
+  return { ...compared, claimKinds, verdicts };
+}
+
+/**
+ * Per kind of claim: which labelled false claims the judge's flags caught or missed, and which
+ * true claims it flagged. A flag matches a labelled claim in the same turn when the words of one
+ * contain the other's; a flag's own kind is the claim check's that found the same words in the
+ * same turn (any judge: an LLM judge's flags are classified by the rule checks' findings).
+ */
+export function claimKindConfusion(
+  items: readonly { transcript: Transcript; labels: JudgeLabels; flags: readonly { turn: number; claim: string }[] }[],
+  opts?: JudgeOptions,
+): ClaimKindConfusion[] {
+  const rows = new Map<ClaimKindConfusion['kind'], ClaimKindConfusion>();
+  const row = (kind: ClaimKindConfusion['kind']) => {
+    let r = rows.get(kind);
+    if (!r) rows.set(kind, (r = { kind, labelledFalse: 0, caught: 0, missed: 0, labelledTrue: 0, wronglyFlagged: 0 }));
+    return r;
+  };
+  const matches = (a: { turn: number; claim: string }, b: { turn: number; claim: string }) => {
+    if (a.turn !== b.turn) return false;
+    const [x, y] = [norm(a.claim), norm(b.claim)];
+    return x.includes(y) || y.includes(x);
+  };
+  for (const { transcript, labels, flags } of items) {
+    const findings = flags.length ? findHallucinations(transcript, opts) : [];
+    const kindOf = (f: { turn: number; claim: string }) => findings.find((x) => x.turn === f.turn && norm(x.claim) === norm(f.claim))?.kind ?? 'unclassified';
+    const claims = labels.claims;
+    if (!claims) {
+      if (labels.hallucination) {
+        const r = row('unspecified');
+        r.labelledFalse++;
+        if (flags.length) r.caught++;
+        else r.missed++;
+      } else for (const f of flags) row(kindOf(f)).wronglyFlagged++;
+      continue;
+    }
+    for (const l of claims) {
+      const r = row(l.kind);
+      const flagged = flags.some((f) => matches(f, l));
+      if (l.hallucination) {
+        r.labelledFalse++;
+        if (flagged) r.caught++;
+        else r.missed++;
+      } else {
+        r.labelledTrue++;
+        if (flagged) r.wronglyFlagged++;
+      }
+    }
+    for (const f of flags) if (!claims.some((l) => matches(f, l))) row(kindOf(f)).wronglyFlagged++;
+  }
+  const order: ClaimKindConfusion['kind'][] = [...LABEL_CLAIM_KINDS, 'unspecified', 'unclassified'];
+  return [...rows.values()].sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
 }
 
 /**
@@ -270,7 +413,9 @@ export function evaluateJudge(set: JudgeSet, opts?: JudgeOptions): JudgeEvalRepo
  * they disagree on. evaluateJudge runs the judge first; the judge audit compares verdicts stored
  * with the episodes.
  */
-export function compareWithLabels(items: readonly { id: string; labels: JudgeLabels; verdict: JudgeVerdict }[]): Omit<JudgeEvalReport, 'verdicts'> {
+export function compareWithLabels(
+  items: readonly { id: string; labels: JudgeLabels; verdict: JudgeVerdict }[],
+): Omit<JudgeEvalReport, 'verdicts' | 'claimKinds'> {
   const labels = items.map((c) => c.labels);
   const judged = items.map((c) => c.verdict);
   const disagreements: Disagreement[] = [];

@@ -28,7 +28,18 @@ function summary(labels: string, r: JudgeEvalReport) {
     hallucinationPrecision: round(r.hallucination.precision),
     hallucinationRecall: round(r.hallucination.recall),
     disagreements: r.disagreements.map(({ id, field, label, judged }) => ({ id, field, label, judged })),
+    claimKinds: r.claimKinds,
   };
+}
+
+/** Which kind of claim was missed or wrongly flagged: a regression names its cause. */
+function kindsTable(kinds: JudgeEvalReport['claimKinds']): string {
+  if (!kinds.length) return '';
+  return `\n\nper kind of claim (false claims the judge caught / missed; true claims it flagged):\n${table(
+    ['claim kind', 'false', 'caught', 'missed', 'true', 'wrongly flagged'],
+    kinds.map((k) => [k.kind, k.labelledFalse, k.caught, k.missed, k.labelledTrue, k.wronglyFlagged]),
+    ['l', 'r', 'r', 'r', 'r', 'r'],
+  )}`;
 }
 
 function printed(doc: ReturnType<typeof summary>): string {
@@ -41,7 +52,7 @@ function printed(doc: ReturnType<typeof summary>): string {
         ['hallucination F1', doc.hallucinationF1.toFixed(3), doc.hallucinationPrecision.toFixed(3), doc.hallucinationRecall.toFixed(3)],
       ],
       ['l', 'r', 'r', 'r'],
-    )}\n\n${doc.n} labelled conversations, ${doc.disagreements.length} field disagreements` +
+    )}${kindsTable(doc.claimKinds)}\n\n${doc.n} labelled conversations, ${doc.disagreements.length} field disagreements` +
     (doc.disagreements.length
       ? `:\n${doc.disagreements.map((d) => `  ${d.id} ${d.field}: labelled ${String(d.label)}, judged ${String(d.judged)}`).join('\n')}`
       : '') +
@@ -52,7 +63,9 @@ function printed(doc: ReturnType<typeof summary>): string {
 export function registerJudgeEval(program: Command, globals: () => GlobalOptions): void {
   program
     .command('judge-eval')
-    .description('judge reliability against labelled conversations: resolution F1, tier Spearman, hallucination F1')
+    .description(
+      'judge reliability against labelled conversations: resolution F1, tier Spearman, hallucination F1, and per kind of claim which were caught, missed or wrongly flagged',
+    )
     // The default shown as the package's relative path: help (and docs/cli.md, generated from it) is the same wherever Sparring is installed.
     .addOption(new Option('--labels <file>', 'a labelled set (JSON, see assets/judge/README.md)').default(DEFAULT_LABELS, 'assets/judge/labelled.json'))
     .option('--all', 'every labelled set in assets/judge (labelled, heldout, labelled-3) instead of --labels', false)
