@@ -86,6 +86,12 @@ describe('the travel pack', () => {
         'timeout',
       ].sort(),
     );
+    // Setup dates are ISO days in order, and a trip still to come starts after the world's today (a past stay is the complaint's).
+    for (const s of all) {
+      const { startDate, endDate, situation } = s.setup as { startDate?: string; endDate?: string; situation: string };
+      if (startDate && endDate) expect(startDate <= endDate, s.id).toBe(true);
+      if (startDate && !['stay_gone_wrong', 'cancelled_refund_pending'].includes(situation)) expect(startDate > travel.manifest.today, s.id).toBe(true);
+    }
     // A search that may find nothing: a situation with no room left, and one where every room is over budget.
     expect(travel.world.situations.map((s) => s.name)).toEqual(expect.arrayContaining(['no_availability', 'over_budget', 'flights_sold_out']));
     expect(travel.adversities.emptyResults.map((e) => e.tool).sort()).toEqual(['search_flights', 'search_hotels']);
