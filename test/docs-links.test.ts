@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { TIER_RUBRIC } from '../renderer/src/features/labels/tier-rubric';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -107,6 +108,11 @@ describe('documentation links', () => {
   it("keeps the README to a newcomer's two screens (at most 250 lines; the rest belongs in docs/)", () => {
     const lines = readFileSync(path.join(ROOT, 'README.md'), 'utf8').split('\n').length;
     expect(lines).toBeLessThanOrEqual(250);
+  });
+
+  it('carries the tier rubric the Judge audit screen shows, word for word (docs/people.md)', () => {
+    const page = readFileSync(path.join(ROOT, 'docs', 'people.md'), 'utf8');
+    for (const r of TIER_RUBRIC) expect(page, `tier ${r.tier}`).toContain(`| ${r.tier} ${r.words} | ${r.when} |`);
   });
 
   it('finds what a broken link or anchor is (the checker itself)', () => {

@@ -109,7 +109,13 @@ test('a judge audit: verdicts by keyboard, the judge revealed after each, scores
   await expect(au.position).toContainText('Episode 1 of 4');
   await expect(page.getByTestId('audit-transcript')).toBeVisible();
   await expect(page.getByTestId('audit-bench')).not.toContainText('rationale');
+  // The written tier rubric beside the tier choice (the same words as docs/people.md).
+  const rubric = page.getByTestId('tier-rubric');
+  await rubric.locator('summary').click();
+  await expect(rubric).toContainText('4 exemplary');
+  await expect(rubric).toContainText('1 failed');
   await lab.screenshot('audit-01-bench');
+  await rubric.locator('summary').click();
 
   const mine = [
     { resolved: true, tier: 4 as const, hallucination: false },

@@ -13,6 +13,8 @@ import { turnViews } from '../transcripts/transcript.data';
 import { typingIn } from './AnnotateScreen';
 import { fmtStat, impactBadge, impactWords, missingAuditFields, nextHallucination } from './labels.data';
 import { LabelsScreen } from './LabelsScreen';
+import { TierRubric } from './TierRubric';
+import { TIER_RUBRIC } from './tier-rubric';
 import {
   loadReport,
   selectAuditJudge,
@@ -54,12 +56,7 @@ export function JudgeAuditScreen() {
   );
 }
 
-const TIERS: { tier: AuditValue['tier']; words: string }[] = [
-  { tier: 1, words: 'failed' },
-  { tier: 2, words: 'unresolved but handled' },
-  { tier: 3, words: 'resolved with lapses' },
-  { tier: 4, words: 'exemplary' },
-];
+const TIERS = [...TIER_RUBRIC].sort((a, b) => a.tier - b.tier);
 
 function AuditBench() {
   const item = useLabelsStore(selectItem);
@@ -158,6 +155,7 @@ function AuditBench() {
               onChange={setHallucination}
             />
           </div>
+          <TierRubric />
           <div className="form-row">
             <label className="grow">
               Note (optional)
