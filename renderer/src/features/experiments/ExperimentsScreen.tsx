@@ -335,6 +335,11 @@ function RecentRuns() {
                 <td>{r.preset}</td>
                 <td>
                   <Badge tone={STATUS_TONE[r.status]}>{r.status}</Badge>
+                  {r.status === 'failed' && r.error && (
+                    <div className="small run-error" data-testid="run-error">
+                      {r.error}
+                    </div>
+                  )}
                 </td>
                 <td>{r.phase}</td>
                 <td className="num">{r.matches}</td>
