@@ -40,6 +40,18 @@ test.afterAll(async () => {
   await page.close();
 });
 
+test("the new study's 'arena only' checkbox sits on one line with its words, and an arm's name stays whole", async () => {
+  await lab.go('studies');
+  const box = await page.getByTestId('study-arena-only-new').boundingBox();
+  const label = await page.locator('label.check', { has: page.getByTestId('study-arena-only-new') }).boundingBox();
+  // Before: the label was a column of the form row, its box centred above its words (label 30 px high).
+  expect(label!.height).toBeLessThan(28);
+  expect(Math.abs(box!.y + box!.height / 2 - (label!.y + label!.height / 2))).toBeLessThan(3);
+  // "fixed-opponent-scripted" was broken at its hyphens onto three lines.
+  const name = await page.getByTestId('study-arms').locator('b', { hasText: 'fixed-opponent-scripted' }).boundingBox();
+  expect(name!.height).toBeLessThan(24);
+});
+
 test('starts a study and shows it progress', async () => {
   test.skip(LabPage.runsUnavailable() !== null, 'runs are not available in this build');
   await lab.go('studies');

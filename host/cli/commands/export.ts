@@ -25,6 +25,9 @@ import type { SqliteRunStore } from '../../store/sqlite-store';
 import { resultTables, runDetail, runScalars, runsOf, sourceOf, TABLES } from '../../report/result-tables';
 import type { TableSource } from '../../report/result-tables';
 import { TensorBoardWriter } from '../../report/tensorboard';
+import { runLease } from '../../store/run-lease';
+import { ownerAlive } from '../../study/study-store';
+import type { StudyOwner } from '../../study/study-store';
 import { UsageError } from '../options';
 import type { GlobalOptions } from '../main';
 
@@ -169,6 +172,14 @@ async function episodeExport(store: SqliteRunStore, id: string, opts: ExportOpti
 
 const ENDED = new Set(['finished', 'failed', 'stopped']);
 
+/** Why a run the lab calls running is not running any more (its lease holder is gone), or null while a live process drives it. */
+function notDriven(runId: string, owner: StudyOwner | null): string | null {
+  if (!owner) return `${runId} is no longer running: no process drives it (the one that did ended without finishing it)`;
+  if (ownerAlive(owner)) return null;
+  const ago = Math.max(0, Math.round((Date.now() - Date.parse(owner.heartbeatAt)) / 1000));
+  return `${runId} is no longer running: the process that drove it (pid ${owner.pid} on ${owner.host}) is gone (last heard from ${ago} s ago)`;
+}
+
 async function tensorboardExport(store: SqliteRunStore, id: string, dir: string, follow: boolean, interval: number, db: string): Promise<void> {
   const source = sourceOf(store, id);
   if (source !== 'run' && source !== 'study') throw new UsageError(`export --tensorboard: no run or study "${id}" in ${db}`);
@@ -181,11 +192,20 @@ async function tensorboardExport(store: SqliteRunStore, id: string, dir: string,
       push();
       if (follow) {
         process.stderr.write(`following ${runId} into ${w.file} (every ${interval} s, until it ends)\n`);
+        const lease = runLease(store.db);
+        let undriven = 0;
         for (;;) {
           const status = runDetail(store, runId).status;
+          // A 'running' run that no live process drives (killed, or its app closed) makes no more
+          // progress until someone resumes it. Seen twice in a row: a driver that ends the run
+          // lets go of its lease a moment before it records the end.
+          const why = status === 'running' ? notDriven(runId, lease.owner(runId)) : null;
+          undriven = why ? undriven + 1 : 0;
           await new Promise((r) => setTimeout(r, interval * 1000));
           push();
           if (ENDED.has(status)) break;
+          if (why && undriven >= 2)
+            throw new Error(`${why}; what it wrote is in ${w.file}. Resume it with \`sparring run --resume ${runId}\`, then follow again`);
         }
       }
     } finally {

@@ -176,15 +176,18 @@ export function simulatedRunService(dbPath: string, o: { gymSteps?: number; step
       await sleep(stepMs);
       progress(r, { phase: 'evaluate', label: `held-out evaluation ${i}/5`, done: i, total: 5, etaSeconds: null });
     }
-    // The runner's shape (host/coevolution/actors.ts CheckpointEvaluation), numbers made up.
+    // The runner's shape (host/coevolution/actors.ts CheckpointEvaluation), numbers made up: counts
+    // that rise with the checkpoint's index i and saturate, so a run with many DA gyms (quick's five
+    // matches) still reports rates within [0, 1] (an unbounded count failed its evaluation).
     const heldoutScenarios = selectScenarios(domain, 'heldout').map((s) => s.id);
+    const of = (k: number, n: number) => Math.max(0, Math.min(n, k)) / n;
     const metrics = (i: number, shift: number) => ({
       episodes: 24,
-      routingAccuracy: Math.min(1, (16 + 3 * i + shift) / 24),
-      strictPass: (6 + 3 * i + shift) / 24,
-      fail: (8 - 2 * i) / 24,
+      routingAccuracy: of(16 + 3 * i + shift, 24),
+      strictPass: of(6 + 3 * i + shift, 24),
+      fail: of(8 - 2 * i, 24),
       meanReward: 1.1 + 0.6 * i + shift / 4,
-      lookupFirst: (21 + i) / 24,
+      lookupFirst: of(21 + i, 24),
       perScenario: heldoutScenarios.map((scenarioId, j) => ({
         scenarioId,
         episodes: 2,
@@ -193,7 +196,7 @@ export function simulatedRunService(dbPath: string, o: { gymSteps?: number; step
         meanReward: 1 + ((j * 7 + i * 3) % 6),
       })),
     });
-    const gate = (i: number) => ({ threshold: 0.9, scenarios: ['fraud-reference'], episodes: 16, daWinRate: (13 + i) / 16, passed: (13 + i) / 16 >= 0.9 });
+    const gate = (i: number) => ({ threshold: 0.9, scenarios: ['fraud-reference'], episodes: 16, daWinRate: of(13 + i, 16), passed: of(13 + i, 16) >= 0.9 });
     const evaluation = {
       checkpoints: das.map((name, i) => ({
         da: name,
@@ -246,7 +249,7 @@ export function simulatedRunService(dbPath: string, o: { gymSteps?: number; step
       };
       runs.set(id, r);
       void drive(r).catch((err: unknown) => {
-        r.detail = { ...r.detail, error: String(err) };
+        r.detail = { ...r.detail, error: err instanceof Error ? err.message : String(err) };
         setPhase(r, 'failed', 'failed');
       });
       return { runId: id };

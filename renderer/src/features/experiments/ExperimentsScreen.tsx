@@ -1,5 +1,5 @@
 /** Start a co-evolution run from a preset (its config editable as JSON), and reopen recent runs. */
-import { useEffect, useMemo } from 'react';
+import { Fragment, useEffect, useMemo } from 'react';
 import { Badge } from '../../components/Badge';
 import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
 import { formatTime } from '../../format';
@@ -320,28 +320,38 @@ function RecentRuns() {
           </thead>
           <tbody>
             {[...runs].reverse().map((r) => (
-              <tr key={r.id} onClick={() => navigate('runs', r.id)} className="clickable" title={r.error ?? undefined}>
-                <td className="mono">
-                  {r.id}{' '}
-                  {r.arenaOnly && (
-                    <Badge
-                      tone="neutral"
-                      title="Made for choosing settings on the arena: its held-out evaluation is left out of its views unless asked for by name"
-                    >
-                      arena only
-                    </Badge>
-                  )}
-                </td>
-                <td>{r.preset}</td>
-                <td>
-                  <Badge tone={STATUS_TONE[r.status]}>{r.status}</Badge>
-                </td>
-                <td>{r.phase}</td>
-                <td className="num">{r.matches}</td>
-                <td className="num">{r.lastWDa === null ? '—' : `${(r.lastWDa * 100).toFixed(1)}%`}</td>
-                <td title={r.device?.reason}>{deviceLabel(r.device)}</td>
-                <td>{formatTime(r.createdAt)}</td>
-              </tr>
+              <Fragment key={r.id}>
+                <tr onClick={() => navigate('runs', r.id)} className="clickable" title={r.error ?? undefined}>
+                  <td className="mono">
+                    {r.id}{' '}
+                    {r.arenaOnly && (
+                      <Badge
+                        tone="neutral"
+                        title="Made for choosing settings on the arena: its held-out evaluation is left out of its views unless asked for by name"
+                      >
+                        arena only
+                      </Badge>
+                    )}
+                  </td>
+                  <td>{r.preset}</td>
+                  <td>
+                    <Badge tone={STATUS_TONE[r.status]}>{r.status}</Badge>
+                  </td>
+                  <td>{r.phase}</td>
+                  <td className="num">{r.matches}</td>
+                  <td className="num">{r.lastWDa === null ? '—' : `${(r.lastWDa * 100).toFixed(1)}%`}</td>
+                  <td title={r.device?.reason}>{deviceLabel(r.device)}</td>
+                  <td>{formatTime(r.createdAt)}</td>
+                </tr>
+                {/* A failed run says why in the list itself, not only in a tooltip. */}
+                {r.status === 'failed' && r.error && (
+                  <tr className="clickable run-error-row" onClick={() => navigate('runs', r.id)}>
+                    <td colSpan={8} className="small run-error" data-testid="run-error">
+                      {r.id} failed: {r.error}
+                    </td>
+                  </tr>
+                )}
+              </Fragment>
             ))}
           </tbody>
         </table>

@@ -7,6 +7,7 @@ import { ScenarioBarsPanel } from '../arena/ArenaScreen';
 import { loadMatches, selectMatch, selectMatches, selectMatchesError, selectMatchesStatus, selectSelectedMatch, useArenaStore } from '../arena/arena-store';
 import { GymCurves, PhaseTimeline, WinRates } from '../dashboard/DashboardScreen';
 import { loadRun, loadRuns, selectDetail, selectRuns, useRunsStore } from '../runs/runs-store';
+import { matchesByRun } from '../runs/by-run';
 import { defaultChartMatch } from './export.data';
 import { loadStudies, selectStudies, useStudiesStore } from '../studies/studies-store';
 import { exportEpisodes, selectExportBusy, selectExportError, selectLastExport, useExportStore } from './export-store';
@@ -79,11 +80,15 @@ function EpisodesExport() {
                   ))}
                 </optgroup>
               )}
-              {matches.map((m) => (
-                <option key={m.id} value={m.id}>
-                  {m.id} · {policyLabel(m.daSpec, m.daCheckpoint)} vs {policyLabel(m.caSpec, m.caCheckpoint)} ·{' '}
-                  {m.perScenario.reduce((s, p) => s + p.episodes, 0)} episodes
-                </option>
+              {matchesByRun(matches, runs).map((g) => (
+                <optgroup key={`run:${g.runId ?? ''}`} label={g.label}>
+                  {g.items.map((m) => (
+                    <option key={m.id} value={m.id}>
+                      {m.id} · {policyLabel(m.daSpec, m.daCheckpoint)} vs {policyLabel(m.caSpec, m.caCheckpoint)} ·{' '}
+                      {m.perScenario.reduce((s, p) => s + p.episodes, 0)} episodes
+                    </option>
+                  ))}
+                </optgroup>
               ))}
             </select>
           </label>

@@ -1,6 +1,9 @@
 /** The runs store's event folding: what each engine event does to the mirrored runs. */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MatchSummary, RunDetail, RunSummary } from '../../../../core/contract/contract';
+import type { RequestName } from '../../../../core/contract/contract';
+import { setTransport } from '../../engine/client';
+import type { Transport } from '../../transport/transport';
 import { applyRunEvent, useRunsStore } from './runs-store';
 
 const summary: RunSummary = {
@@ -56,6 +59,18 @@ describe('applyRunEvent', () => {
     expect(s.details.R1).toMatchObject({ status: 'running', phase: 'gym', pauseRequested: true });
     applyRunEvent({ name: 'run/status', payload: { runId: 'R1', status: 'paused', phase: 'paused', pauseRequested: false } });
     expect(useRunsStore.getState().details.R1).toMatchObject({ status: 'paused', pauseRequested: false });
+  });
+
+  it('reads an open run again when it ends, so a failed run shows its error (the event carries none)', async () => {
+    const asked: RequestName[] = [];
+    const failed = { ...detail, status: 'failed', phase: 'failed', live: false, error: 'wilsonInterval: 25 successes of 24 trials' };
+    const answers: Partial<Record<RequestName, unknown>> = { 'runs/get': failed, 'metrics/series': {}, 'matches/list': [] };
+    setTransport({ request: (name: RequestName) => (asked.push(name), Promise.resolve(answers[name])) } as unknown as Transport);
+    applyRunEvent({ name: 'run/status', payload: { runId: 'R1', status: 'running', phase: 'evaluate', pauseRequested: false } });
+    expect(asked).toEqual([]);
+    applyRunEvent({ name: 'run/status', payload: { runId: 'R1', status: 'failed', phase: 'failed', pauseRequested: false } });
+    await vi.waitFor(() => expect(useRunsStore.getState().details.R1?.error).toBe('wilsonInterval: 25 successes of 24 trials'));
+    expect(asked).toContain('runs/get');
   });
 
   it('appends metric points per key with their phase, and ignores runs whose series are not loaded', () => {

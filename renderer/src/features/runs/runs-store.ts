@@ -103,6 +103,8 @@ export async function refreshMatchRecords(runId: string): Promise<void> {
   }
 }
 
+const ENDED: readonly string[] = ['finished', 'failed', 'stopped'];
+
 /** Apply one engine event (called by the mirror only). */
 export function applyRunEvent(e: EngineEvent): void {
   const s = useRunsStore.getState();
@@ -114,6 +116,9 @@ export function applyRunEvent(e: EngineEvent): void {
         runs: s.runs.map((r) => (r.id === runId ? { ...r, status, phase, pauseRequested } : r)),
         details: s.details[runId] ? { ...s.details, [runId]: { ...s.details[runId], status, phase, pauseRequested } } : s.details,
       });
+      // The event carries no error nor results: an open run that ended is read again, so a failed
+      // run shows why it failed (the list follows through the lab index's refresh).
+      if (s.details[runId] && ENDED.includes(status)) void loadRun(runId);
       return;
     }
     case 'run/match': {

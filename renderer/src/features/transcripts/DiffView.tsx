@@ -13,6 +13,7 @@ import { diffRows, divergenceText, outcomeRows } from './diff.data';
 import type { DiffRow } from './diff.data';
 import { editDiffForm, replayDiff, selectDiff, selectDiffError, selectDiffForm, selectDiffStatus, useDiffStore } from './diff-store';
 import { signed, termLabel } from './transcript.data';
+import { policiesByRun } from '../runs/by-run';
 import { useLabIndex } from '../runs/lab-index-store';
 import { policyOptionLabel } from '../runs/run-identity';
 import { CheckpointIdentity } from '../runs/RunIdentity';
@@ -79,12 +80,23 @@ function DiffForm({ onClose }: { onClose: () => void }) {
     return [...ids].sort();
   }, [matches, form.scenarioId]);
   const lab = useLabIndex();
-  const options = (list: string[], value: string, role: 'DA' | 'CA') =>
-    (list.includes(value) ? list : [value, ...list]).map((p) => (
+  // Checkpoints under their run; imported ones (no run) under a group of their own.
+  const options = (list: string[], value: string, role: 'DA' | 'CA') => {
+    const { plain, groups } = policiesByRun(list.includes(value) ? list : [value, ...list], role, lab);
+    const option = (p: string) => (
       <option key={p} value={p}>
         {policyOptionLabel(p, role, lab)}
       </option>
-    ));
+    );
+    return [
+      ...plain.map(option),
+      ...groups.map((g) => (
+        <optgroup key={`run:${g.runId ?? ''}`} label={g.label}>
+          {g.items.map(option)}
+        </optgroup>
+      )),
+    ];
+  };
   const otherRole = form.role === 'DA' ? 'CA' : 'DA';
   const ready = form.scenarioId !== '' && Number.isInteger(form.seed);
   return (

@@ -4,6 +4,8 @@ import { EmptyState, ErrorState, LoadingState } from '../../components/StateView
 import { formatCount, policyLabel } from '../../format';
 import { navigate, replaceParams, selectParams, useNavStore } from '../../nav/nav-store';
 import { loadMatches, selectMatchCount, selectMatches, useArenaStore } from '../arena/arena-store';
+import { matchesByRun } from '../runs/by-run';
+import { useLabIndex } from '../runs/lab-index-store';
 import { EpisodeList } from './EpisodeList';
 import { DiffView } from './DiffView';
 import { EpisodeView } from './EpisodeView';
@@ -108,6 +110,7 @@ export function TranscriptsScreen() {
 
 function FilterBar({ params }: { params: Record<string, string> }) {
   const matches = useArenaStore(selectMatches);
+  const runs = useLabIndex().runs;
   const set = (key: string, value: string) => replaceParams({ ...params, [key]: value || undefined, episode: undefined });
   const clear = () => replaceParams(params.view ? { view: params.view } : {});
   const scenarioIds = useMemo(() => {
@@ -120,10 +123,14 @@ function FilterBar({ params }: { params: Record<string, string> }) {
         Match
         <select value={params.match ?? ''} onChange={(e) => set('match', e.target.value)} data-testid="filter-match">
           <option value="">all matches</option>
-          {matches.map((m) => (
-            <option key={m.id} value={m.id}>
-              {m.id} · {policyLabel(m.daSpec, m.daCheckpoint)} vs {policyLabel(m.caSpec, m.caCheckpoint)}
-            </option>
+          {matchesByRun(matches, runs).map((g) => (
+            <optgroup key={`run:${g.runId ?? ''}`} label={g.label}>
+              {g.items.map((m) => (
+                <option key={m.id} value={m.id}>
+                  {m.id} · {policyLabel(m.daSpec, m.daCheckpoint)} vs {policyLabel(m.caSpec, m.caCheckpoint)}
+                </option>
+              ))}
+            </optgroup>
           ))}
         </select>
       </label>
