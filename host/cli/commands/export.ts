@@ -76,7 +76,7 @@ export function registerExport(program: Command, globals: () => GlobalOptions): 
     )
     .option(
       '--follow',
-      "with --tensorboard and a run: keep writing the run's new points while it runs (another process runs it), until it finishes, fails or stops",
+      "with --tensorboard and a run: keep writing the run's new points while it runs (another process runs it), until it finishes, fails or stops; exits 1 when no live process drives it any more",
     )
     .option('--interval <seconds>', 'with --follow: how often to read the lab, in seconds', '2')
     .action(async (id: string, opts: ExportOptions) => {
