@@ -47,9 +47,21 @@ def load_points(path: str, role: str):
         raise SystemExit(f"{path}: no decision points of role {role}")
     # The prompt as JSON, row by row: Arrow would otherwise merge every row's tool-call arguments
     # into one struct, adding the other tools' argument names as nulls to each call.
-    features = Features({"prompt": List(Json()), "seed": Value("int64"), "scenario": Value("string"), "replay": List(Value("string"))})
+    features = Features(
+        {"prompt": List(Json()), "seed": Value("int64"), "scenario": Value("string"), "replay": List(Value("string")), "opponent_replay": List(Value("string"))}
+    )
     return Dataset.from_list(
-        [{"prompt": r["prompt"]["messages"], "seed": r["reset"]["seed"], "scenario": r["reset"]["scenario"], "replay": r["reset"]["replay"]} for r in rows],
+        [
+            {
+                "prompt": r["prompt"]["messages"],
+                "seed": r["reset"]["seed"],
+                "scenario": r["reset"]["scenario"],
+                "replay": r["reset"]["replay"],
+                # Exports written before opponent_replay: the opponent plays the prefix itself.
+                "opponent_replay": r["reset"].get("opponent_replay", []),
+            }
+            for r in rows
+        ],
         features=features,
     )
 
