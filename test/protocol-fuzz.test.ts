@@ -149,7 +149,7 @@ describe('protocol fuzzing (fast-check, loopback)', () => {
         .tuple(
           fc
             .string({ minLength: 1, maxLength: 20 })
-            .filter((k) => !['seed', 'scenario', 'episode_id', 'model', 'replay', 'session_id', '__proto__'].includes(k)),
+            .filter((k) => !['seed', 'scenario', 'episode_id', 'model', 'replay', 'opponent_replay', 'session_id', '__proto__'].includes(k)),
           fc.jsonValue(),
         )
         .map(([k, v]) => ({ kind: 'unknown reset field', method: 'POST', path: `${prefix}/reset`, headers: json, body: JSON.stringify({ [k]: v }) })),

@@ -10,11 +10,13 @@ what train_da.py, train_ca.py and Sparring's managed trainer (gym.<role>.trainer
   (`--model-name`, else SPARRING_MODEL_NAME, else "<model>+<out folder>") are set before the
   first environment is made.
 - `--merge`: after training, the LoRA adapter merged into the base and saved whole to OUT/merged
-  (what the GGUF writer reads).
+  (what the GGUF writer reads); `--gguf FILE` (implies `--merge`) also writes that merged model as
+  one GGUF file (write_gguf.py, in this process: no second start of torch and transformers).
 - Progress: one JSON line per logged step on stdout, `{"event": "log", "step", "max_steps",
   "loss", "reward", "kl", "steps_per_s", ...}`; after each batch of rollouts the rewards TRL was given,
   with the lab's id of each rollout's stored episode, `{"event": "rewards", "episodes": [{"id",
-  "reward"}]}`; at the end `{"event": "done", "out", "merged"}`.
+  "reward"}]}`; with `--gguf` the writer's `{"event": "gguf", "out", "bytes", "tensors", "vocab"}`;
+  at the end `{"event": "done", "out", "merged", "gguf"}`.
 """
 from __future__ import annotations
 
@@ -47,9 +49,21 @@ def load_points(path: str, role: str):
         raise SystemExit(f"{path}: no decision points of role {role}")
     # The prompt as JSON, row by row: Arrow would otherwise merge every row's tool-call arguments
     # into one struct, adding the other tools' argument names as nulls to each call.
-    features = Features({"prompt": List(Json()), "seed": Value("int64"), "scenario": Value("string"), "replay": List(Value("string"))})
+    features = Features(
+        {"prompt": List(Json()), "seed": Value("int64"), "scenario": Value("string"), "replay": List(Value("string")), "opponent_replay": List(Value("string"))}
+    )
     return Dataset.from_list(
-        [{"prompt": r["prompt"]["messages"], "seed": r["reset"]["seed"], "scenario": r["reset"]["scenario"], "replay": r["reset"]["replay"]} for r in rows],
+        [
+            {
+                "prompt": r["prompt"]["messages"],
+                "seed": r["reset"]["seed"],
+                "scenario": r["reset"]["scenario"],
+                "replay": r["reset"]["replay"],
+                # Exports written before opponent_replay: the opponent plays the prefix itself.
+                "opponent_replay": r["reset"].get("opponent_replay", []),
+            }
+            for r in rows
+        ],
         features=features,
     )
 
@@ -132,6 +146,9 @@ def main(role: str, argv: list[str] | None = None) -> None:
     p.add_argument("--model-name", default=None, help="stored with each episode (else SPARRING_MODEL_NAME)")
     p.add_argument("--vllm", choices=["auto", "on", "off"], default="auto")
     p.add_argument("--merge", action="store_true", help="also save the merged model to OUT/merged")
+    p.add_argument("--gguf", default=None, help="also write the merged model as this GGUF file (implies --merge)")
+    p.add_argument("--gguf-type", choices=["f32", "f16"], default="f32")
+    p.add_argument("--gguf-name", default=None, help="the model name inside the GGUF file")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
 
@@ -223,9 +240,13 @@ def main(role: str, argv: list[str] | None = None) -> None:
     trainer.train()
     trainer.save_model(args.out)
     merged = None
-    if args.merge:
+    if args.merge or args.gguf:
         merged = os.path.join(args.out, "merged")
         model = trainer.model.merge_and_unload() if hasattr(trainer.model, "merge_and_unload") else trainer.model
         model.save_pretrained(merged)
         trainer.processing_class.save_pretrained(merged)
-    emit("done", out=args.out, merged=merged)
+    if args.gguf:
+        import write_gguf
+
+        emit("gguf", **write_gguf.write(merged, args.gguf, args.gguf_type, args.gguf_name))
+    emit("done", out=args.out, merged=merged, gguf=args.gguf)

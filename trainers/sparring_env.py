@@ -74,7 +74,8 @@ class SparringSession:
             raise SparringError(answer["data"].get("code", "ERROR"), answer["data"].get("message", ""))
         return answer["data"]
 
-    def reset(self, seed: int | None = None, scenario: str | None = None, replay: list[str] | None = None) -> dict[str, Any]:
+    def reset(self, seed: int | None = None, scenario: str | None = None, replay: list[str] | None = None, opponent_replay: list[str] | None = None) -> dict[str, Any]:
+        """A new episode; a gym export line's `reset` (`replay`, `opponent_replay`) starts it at that decision point."""
         data: dict[str, Any] = {}
         if seed is not None:
             data["seed"] = int(seed)
@@ -82,6 +83,8 @@ class SparringSession:
             data["scenario"] = scenario
         if replay:
             data["replay"] = list(replay)
+        if opponent_replay:
+            data["opponent_replay"] = list(opponent_replay)
         # A reset starts afresh, so a session the server closed (idle timeout) is reopened.
         self.last = self._call("reset", data, reconnect=True)
         return self.last

@@ -4,9 +4,11 @@ before each generation, exposes the public methods as tools, and passes the envi
 reward functions as `environments`).
 
 Each environment is one `sparring env serve` session (a WebSocket). The rows come from
-`sparring gym export RUN --gym N` (columns `prompt`, `seed`, `scenario`, `replay`), so every
-rollout starts at a decision point of the gym and the server plays the rest of the episode against
-the frozen opponent: the reward is r_DA (or r_CA) of that rollout, RL-ADA's r_env included.
+`sparring gym export RUN --gym N` (columns `prompt`, `seed`, `scenario`, `replay`,
+`opponent_replay`), so every rollout starts at a decision point of the gym — the recorded dialogue,
+both seats' turns replayed as the match played them — and the server plays the rest of the episode
+against the gym's frozen opponent (the current one: for a CA gym after the DA's gym of the same
+round, the new DA): the reward is r_DA (or r_CA) of that rollout, RL-ADA's r_env included.
 
 One format (models/llm/da-messages.ts, the trained form): the prompt is the server's rendering of
 the dialogue, the DA's tools are the server's specs (`observation.tools`), turned into methods
@@ -114,8 +116,10 @@ class _Session:
         self.metadata: dict[str, Any] = {}
         self.observation: dict[str, Any] = {}
 
-    def reset(self, seed: int | None = None, scenario: str | None = None, replay: list[str] | None = None, prompt: Any = None, **_: Any) -> None:
-        ans = self.session.reset(seed=seed, scenario=scenario, replay=replay)
+    def reset(
+        self, seed: int | None = None, scenario: str | None = None, replay: list[str] | None = None, opponent_replay: list[str] | None = None, prompt: Any = None, **_: Any
+    ) -> None:
+        ans = self.session.reset(seed=seed, scenario=scenario, replay=replay, opponent_replay=opponent_replay)
         self.reward, self.done = 0.0, False
         self.observation = ans["observation"]
         self.metadata = self.observation.get("metadata", {})

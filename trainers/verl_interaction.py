@@ -12,7 +12,7 @@ Interaction config (verl's `interaction_config_path` YAML):
         class_name: verl_interaction.SparringInteraction
         config: {url: "http://10.0.0.5:7318", token: "...", model: "qwen2.5-3b-grpo"}
 
-The dataset rows' `interaction_kwargs` carry `seed`, `scenario` and `replay` from
+The dataset rows' `interaction_kwargs` carry `seed`, `scenario`, `replay` and `opponent_replay` from
 `sparring gym export` (`reset` of each line), so each rollout starts at a gym decision point.
 """
 from __future__ import annotations
@@ -35,10 +35,10 @@ class SparringInteraction(BaseInteraction):
         self.sessions: dict[str, SparringSession] = {}
         self.scores: dict[str, float] = {}
 
-    async def start_interaction(self, instance_id: Optional[str] = None, seed: Optional[int] = None, scenario: Optional[str] = None, replay: Optional[list[str]] = None, **kwargs: Any) -> str:
+    async def start_interaction(self, instance_id: Optional[str] = None, seed: Optional[int] = None, scenario: Optional[str] = None, replay: Optional[list[str]] = None, opponent_replay: Optional[list[str]] = None, **kwargs: Any) -> str:
         instance_id = instance_id or str(uuid4())
         session = await asyncio.to_thread(SparringSession, self.url, self.model, self.token)
-        await asyncio.to_thread(session.reset, seed, scenario, replay)
+        await asyncio.to_thread(session.reset, seed, scenario, replay, opponent_replay)
         self.sessions[instance_id] = session
         self.scores[instance_id] = 0.0
         return instance_id

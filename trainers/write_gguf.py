@@ -43,13 +43,12 @@ def gguf_name(name: str) -> str:
     raise SystemExit(f"write_gguf: no llama.cpp name for tensor {name} (not a Qwen2 model?)")
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("model_dir")
-    p.add_argument("out")
-    p.add_argument("--type", choices=["f32", "f16"], default="f32")
-    p.add_argument("--name", default=None)
-    args = p.parse_args()
+def write(model_dir: str, out: str, type: str = "f32", name: str | None = None) -> dict:
+    """Writes `model_dir` as the GGUF file `out` (see the module's doc); returns what `main` prints.
+    Also called in the trainer's own process (grpo_run.py `--gguf`), which has torch and transformers loaded already."""
+    if type not in ("f32", "f16"):
+        raise ValueError(f"GGUF type {type!r}: f32 or f16")
+    args = argparse.Namespace(model_dir=model_dir, out=out, type=type, name=name)
 
     import gguf
     import numpy as np
@@ -119,7 +118,17 @@ def main() -> None:
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
     w.close()
-    print(json.dumps({"out": args.out, "bytes": os.path.getsize(args.out), "tensors": count, "vocab": vocab_size}))
+    return {"out": args.out, "bytes": os.path.getsize(args.out), "tensors": count, "vocab": vocab_size}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("model_dir")
+    p.add_argument("out")
+    p.add_argument("--type", choices=["f32", "f16"], default="f32")
+    p.add_argument("--name", default=None)
+    args = p.parse_args()
+    print(json.dumps(write(args.model_dir, args.out, args.type, args.name)))
 
 
 if __name__ == "__main__":

@@ -31,6 +31,17 @@ export interface LearnerEpisodeArgs {
   /** Where the finished episode goes in the lab: match id and position. */
   matchId: string;
   index: number;
+  /**
+   * The opponent's recorded turns of a replayed prefix (a gym export's `opponent_replay`): said
+   * in its place, in order, before it is asked to move, so a decision point shows the recorded
+   * dialogue whoever the frozen opponent is now — as the builtin gyms replay a recorded prefix
+   * (core/rl/da-rollout.ts, ca-rollout.ts) and only then let the current frozen opponent play
+   * (RL-ADA §3.5: a CA gym after a DA gym of the same round plays the new DA against the match's
+   * recorded prefix). Its random stream stands where those gyms leave it: a frozen CA is asked for
+   * each recorded customer turn and its words discarded (da-rollout's 'replay' stream); a frozen
+   * DA is not asked (ca-rollout's fresh `da` stream).
+   */
+  opponentTurns?: readonly string[];
 }
 
 export type LearnerObservation = { role: 'DA'; view: DaObservation } | { role: 'CA'; view: CaObservation };
@@ -40,6 +51,8 @@ export class LearnerEpisode {
   private readonly env: CustomerEnvironment;
   private readonly opponentRng: Rng;
   private outcomeValue: EpisodeOutcome | null = null;
+  /** Recorded opponent turns not yet said (see LearnerEpisodeArgs.opponentTurns). */
+  private readonly forced: string[];
   /** Learner actions taken so far. */
   steps = 0;
 
@@ -52,6 +65,12 @@ export class LearnerEpisode {
     const daRng = root.fork('da');
     const caRng = root.fork('ca');
     this.opponentRng = a.opponent.role === 'DA' ? daRng : caRng;
+    this.forced = [...(a.opponentTurns ?? [])];
+  }
+
+  /** Recorded opponent turns given at the start and not yet said. */
+  get opponentTurnsLeft(): number {
+    return this.forced.length;
   }
 
   /** Reset to the scenario and seed, and play the opponent until the learner is to move. */
@@ -105,10 +124,14 @@ export class LearnerEpisode {
     const learnerSeat = this.learner === 'DA' ? 'agent' : 'customer';
     const o = this.a.opponent;
     for (let next = this.env.state().next; next !== null && next !== learnerSeat;) {
-      const r =
-        o.role === 'CA'
-          ? this.env.step({ role: 'customer', text: await o.policy.speak(this.env.observeCustomer(), this.opponentRng) })
-          : this.env.step({ role: 'agent', raw: await o.policy.act(this.env.observeAgent(), this.opponentRng) });
+      const recorded = this.forced.shift();
+      let r;
+      if (o.role === 'CA') {
+        const said = await o.policy.speak(this.env.observeCustomer(), this.opponentRng);
+        r = this.env.step({ role: 'customer', text: recorded ?? said });
+      } else {
+        r = this.env.step({ role: 'agent', raw: recorded ?? (await o.policy.act(this.env.observeAgent(), this.opponentRng)) });
+      }
       next = r.next;
     }
     if (this.done && !this.outcomeValue) {

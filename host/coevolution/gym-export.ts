@@ -50,8 +50,13 @@ export interface GymPoint {
   prompt: { messages: unknown[]; tools?: unknown[] };
   /** What the recorded policy did here. */
   original: string;
-  /** The reset that brings `env serve` to this point: `{"type": "reset", "data": reset}`. */
-  reset: { seed: number; scenario: string; replay: string[] };
+  /**
+   * The reset that brings `env serve` to this point: `{"type": "reset", "data": reset}`: the
+   * learner's recorded turns to replay and the opponent's recorded turns said in its place, so the
+   * point's dialogue is the recorded one even when the frozen opponent is not the checkpoint that
+   * played the match (a CA gym after the DA's gym of the same round).
+   */
+  reset: { seed: number; scenario: string; replay: string[]; opponent_replay: string[] };
 }
 
 export interface GymExport {
@@ -91,9 +96,20 @@ export function runWorld(
   };
 }
 
-/** The learner's turns of a recorded episode before move `i`: what a reset replays. */
-function learnerTurns(moves: readonly RecordedMove[], i: number, role: 'DA' | 'CA'): string[] {
+/** One seat's turns of a recorded episode before move `i` (a DA's raw outputs, a customer's words): what a reset replays. */
+function seatTurns(moves: readonly RecordedMove[], i: number, role: 'DA' | 'CA'): string[] {
   return moves.slice(0, i).flatMap((m) => (role === 'DA' ? (m.role === 'agent' ? [m.raw] : []) : m.role === 'customer' ? [m.text] : []));
+}
+
+/** The reset of the decision point at move `i` of `e` for the learning `role`. */
+function resetAt(e: RecordedEpisode, i: number, role: 'DA' | 'CA'): GymPoint['reset'] {
+  return {
+    // OpenEnv reset seeds are >= 0; the server reads them modulo 2^32, so this replays the signed arena seed.
+    seed: e.seed >>> 0,
+    scenario: e.scenario.id,
+    replay: seatTurns(e.moves, i, role),
+    opponent_replay: seatTurns(e.moves, i, role === 'DA' ? 'CA' : 'DA'),
+  };
 }
 
 export async function exportGym(store: SqliteRunStore, domain: Domain, runId: string, gymNumber: number): Promise<GymExport> {
@@ -198,8 +214,7 @@ export async function exportGym(store: SqliteRunStore, domain: Domain, runId: st
           turn: p.source.turnIndex,
           prompt: { messages: view.messages as unknown[], tools: view.tools as unknown[] },
           original: p.original.raw,
-          // OpenEnv reset seeds are >= 0; the server reads them modulo 2^32, so this replays the signed arena seed.
-          reset: { seed: e.seed >>> 0, scenario: e.scenario.id, replay: learnerTurns(e.moves, p.source.turnIndex, 'DA') },
+          reset: resetAt(e, p.source.turnIndex, 'DA'),
         });
       }
     } else {
@@ -211,7 +226,7 @@ export async function exportGym(store: SqliteRunStore, domain: Domain, runId: st
           turn: p.source.turnIndex,
           prompt: { messages: view.messages as unknown[] },
           original: move.role === 'customer' ? move.text : '',
-          reset: { seed: e.seed >>> 0, scenario: e.scenario.id, replay: learnerTurns(e.moves, p.source.turnIndex, 'CA') },
+          reset: resetAt(e, p.source.turnIndex, 'CA'),
         });
       }
     }

@@ -3,12 +3,12 @@
  * external one (exported, its job recorded, the run in 'waiting-for-trainer'), which the run then
  * trains itself, as a person would by the job's commands:
  * 1. `sparring env serve --role R --opponent <frozen> --run RUN` as a child process (the run's world);
- * 2. `python trainers/train_{da,ca}.py --data gym.jsonl --job job.json --model <start> --merge`
- *    (TRL GRPO with LoRA, trainers/grpo_run.py), its JSON progress lines streamed into the gym's
- *    metric series (`gym:<next checkpoint>`: gym/reward_mean, gym/reward_std, gym/kl, gym/loss) and
- *    the progress line with an ETA;
- * 3. `python trainers/write_gguf.py <out>/merged <folder>/<role>-trained.gguf` (the merged model as
- *    GGUF, played in process by node-llama-cpp in the trained form);
+ * 2. `python trainers/train_{da,ca}.py --data gym.jsonl --job job.json --model <start> --gguf
+ *    <folder>/<role>-trained.gguf` (TRL GRPO with LoRA, trainers/grpo_run.py), its JSON progress
+ *    lines streamed into the gym's metric series (`gym:<next checkpoint>`: gym/reward_mean,
+ *    gym/reward_std, gym/kl, gym/loss) and the progress line with an ETA;
+ * 3. in the same process, the merged model saved to `<out>/merged` and written as GGUF
+ *    (trainers/write_gguf.py; played in process by node-llama-cpp in the trained form);
  * 4. the GGUF registered as the role's next checkpoint (`registerTrainerResult`, as `checkpoints
  *    add` does), which ends the job; the run goes on.
  * The role's first gym starts from `trainer.model`; a later one from the merged model of the gym
@@ -165,7 +165,12 @@ export async function runManagedTrainer(
       startModel(ctx, job.from, trainer),
       '--out',
       out,
-      '--merge',
+      '--gguf',
+      gguf,
+      '--gguf-type',
+      trainer.gguf ?? 'f32',
+      '--gguf-name',
+      next,
       '--url',
       url,
       '--model-name',
@@ -214,17 +219,11 @@ export async function runManagedTrainer(
     await trl.check();
     server.kill();
 
-    // 3. The merged model as GGUF, 4. registered as the role's next checkpoint.
-    ctx.progress({ phase: 'waiting-for-trainer', label: `${label}: writing the GGUF`, done: 0, total: 1, etaSeconds: null });
-    const writer = run(
-      'write_gguf.py',
-      trainer.python,
-      [path.join(ROOT, 'trainers', 'write_gguf.py'), merged, gguf, '--type', trainer.gguf ?? 'f32', '--name', next],
-      undefined,
-      log,
-    );
-    children.push(writer);
-    await writer.check();
+    // 3. The merged model as GGUF (written by the trainer), 4. registered as the role's next checkpoint.
+    if (!existsSync(path.join(merged, 'config.json')) || !existsSync(gguf))
+      throw new Error(
+        `the TRL trainer ended without writing ${existsSync(gguf) ? path.join(merged, 'config.json') : gguf}; its last lines:\n${trl.tail.join('\n')}`,
+      );
     if (ctx.stopped() || opts.signal?.aborted) throw new Error('run stopped');
     await registerTrainerResult(ctx.store.db, { runId: job.runId, gym: job.gym, role: job.role, model: `gguf:${gguf}`, parent: job.from });
   } finally {

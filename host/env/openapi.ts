@@ -121,6 +121,11 @@ export function openApiDocument(role: LearnerRole, description: string): Record<
             scenario: { type: ['string', 'null'], description: 'a scenario id (default: drawn by the seed)' },
             model: { type: ['string', 'null'], maxLength: 200, description: "the learner's name, stored as env:<model>" },
             replay: { type: ['array', 'null'], items: { type: 'string' }, description: "the learner's earlier turns (a gym export's replay)" },
+            opponent_replay: {
+              type: ['array', 'null'],
+              items: { type: 'string' },
+              description: "the opponent's recorded turns, said in its place during the replay (a gym export's opponent_replay)",
+            },
             session_id: { type: ['string', 'null'], description: 'continue this session instead of opening one' },
           },
         },

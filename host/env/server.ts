@@ -31,7 +31,10 @@
  *
  * A reset may carry `replay`: the learner's earlier turns (a `sparring gym export` line's
  * `replay`), played first against the same seeded opponent, so a rollout starts at the decision
- * point an isolation gym would train on.
+ * point an isolation gym would train on; with `opponent_replay` (the export's too) the opponent's
+ * recorded turns are said in its place during the replay, so the point shows the recorded dialogue
+ * even when the frozen opponent is not the one that played it (a CA gym after the DA's gym of the
+ * same round trains against the new DA from the match's recorded prefixes, as the builtin gym does).
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -150,7 +153,7 @@ interface StepAnswer {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The fields a reset reads (HTTP adds `session_id`). */
-const RESET_FIELDS = ['seed', 'scenario', 'episode_id', 'model', 'replay'];
+const RESET_FIELDS = ['seed', 'scenario', 'episode_id', 'model', 'replay', 'opponent_replay'];
 
 /**
  * A request's URL with the credential prefix `/token/<token>` taken off the path: clients that
@@ -293,17 +296,20 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
       if (clientId.length > 255)
         throw fieldError([at, 'episode_id'], 'string_too_long', 'String should have at most 255 characters', clientId.slice(0, 300), { max_length: 255 });
     }
-    if (
-      replay !== undefined &&
-      replay !== null &&
-      (!Array.isArray(replay) || replay.length > o.config.arena.maxDaTurns * 2 || !replay.every((r) => typeof r === 'string'))
-    ) {
-      throw new EnvError(
-        'VALIDATION_ERROR',
-        422,
-        `reset: "replay" must be a list of at most ${o.config.arena.maxDaTurns * 2} strings (the learner's earlier turns, as in a gym export's "replay")`,
-      );
+    for (const [field, what] of [
+      ['replay', "the learner's earlier turns"],
+      ['opponent_replay', "the opponent's recorded turns"],
+    ] as const) {
+      const v = data[field];
+      if (v !== undefined && v !== null && (!Array.isArray(v) || v.length > o.config.arena.maxDaTurns * 2 || !v.every((r) => typeof r === 'string'))) {
+        throw new EnvError(
+          'VALIDATION_ERROR',
+          422,
+          `reset: "${field}" must be a list of at most ${o.config.arena.maxDaTurns * 2} strings (${what}, as in a gym export's "${field}")`,
+        );
+      }
     }
+    const opponentTurns = (data.opponent_replay as string[] | null | undefined) ?? [];
     if (scenario !== undefined && scenario !== null && (typeof scenario !== 'string' || !byId.has(scenario))) {
       throw new EnvError('VALIDATION_ERROR', 422, `reset: unknown scenario ${JSON.stringify(scenario)}; this server plays: ${knownScenarios()}`);
     }
@@ -328,6 +334,7 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
       opponent: o.opponent,
       matchId: s.matchId,
       index,
+      opponentTurns,
     });
     // A gym export's decision point: the learner's recorded turns, replayed against the same
     // seeded opponent, bring the episode to the point the gym would train on.
@@ -345,6 +352,15 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
     if (s.episode.done) {
       s.episode = null;
       throw new EnvError('VALIDATION_ERROR', 422, 'reset: the replay ended the episode; a decision point needs a move left to make');
+    }
+    if (s.episode.opponentTurnsLeft > 0) {
+      const left = s.episode.opponentTurnsLeft;
+      s.episode = null;
+      throw new EnvError(
+        'VALIDATION_ERROR',
+        422,
+        `reset: ${left} of the ${opponentTurns.length} turns of "opponent_replay" were left after the replay; they do not fit its "replay"`,
+      );
     }
     s.clientEpisodeId = typeof clientId === 'string' ? clientId : null;
     return answer(s, null);
@@ -704,7 +720,8 @@ export async function startEnvServer(o: EnvServerOptions): Promise<EnvServer> {
       switch (type) {
         case 'reset': {
           const d = (msg as Record<string, unknown>).data ?? {};
-          if (!isObject(d)) throw fieldError(['data'], 'dict_type', 'reset: "data" must be an object (seed, scenario, episode_id, model, replay)', d);
+          if (!isObject(d))
+            throw fieldError(['data'], 'dict_type', 'reset: "data" must be an object (seed, scenario, episode_id, model, replay, opponent_replay)', d);
           return reply('observation', await reset(s, d, 'data'));
         }
         case 'step': {
