@@ -154,6 +154,18 @@ describe("telecom's world generator", () => {
   });
 });
 
+describe("the template pack's world generator", () => {
+  it('builds a well-formed world for every scenario of the pack `sparring domains new` writes', () => {
+    const r = validatePack(templatePackFiles('demo'));
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    for (const s of r.pack.scenarios.flatMap((f) => f.scenarios)) {
+      const w = generatePackWorld(r.pack, { setup: s.setup, persona: s.persona }, new Rng(9));
+      expect(worldStateProblems(r.pack.world, w), s.id).toEqual([]);
+      expect((w.orders as unknown[]).length, s.id).toBe(1);
+    }
+  });
+});
+
 describe("validation of world.json's generator", () => {
   it('reports every planted generator mistake at once, each with its JSON path in world.json', () => {
     const files = templatePackFiles('planted');

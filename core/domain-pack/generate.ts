@@ -13,6 +13,7 @@
 import { faker } from '@faker-js/faker/locale/en';
 import type { Rng } from '../random';
 import type { DomainPack, Generator, WorldFile } from './schema';
+import { parseStatePath } from './state-path';
 
 /** What a scenario gives the generator: its `setup` (the situation and its parameters) and its persona. */
 export interface WorldSpec {
@@ -60,13 +61,6 @@ const copyOf = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
 /** A fresh identifier, `prefix_` and a base-36 number (the tools backend issues ids the same way). */
 export const drawId = (rng: Rng, prefix: string) => `${prefix}_${rng.int(0x10000000, 0x7fffffff).toString(36)}`;
-
-/** A path into the state: `accounts[0].transactions` → ['accounts', 0, 'transactions']. */
-export function parseStatePath(path: string): (string | number)[] {
-  const out: (string | number)[] = [];
-  for (const m of path.matchAll(/([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]/g)) out.push(m[1] ?? Number(m[2]));
-  return out;
-}
 
 /** An error of a pack's generator met while building a world (what validation cannot see, such as a missing situation). */
 export class WorldGenerationError extends Error {

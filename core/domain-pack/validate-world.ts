@@ -6,7 +6,7 @@
  * declared entities, and a record is added only to a list of its own entity. Each problem names
  * the JSON path in world.json and what was expected; `validatePack` reports them with the rest.
  */
-import { parseStatePath } from './generate';
+import { parseStatePath } from './state-path';
 import type { Generator, WorldFile } from './schema';
 
 type Effect = WorldFile['initial'][number];
