@@ -183,8 +183,6 @@ export const fieldSchema = z.strictObject({
   /** list / ref: the entity type it holds or points at. */
   entity: name.optional(),
   nullable: z.boolean().optional(),
-  /** How the seeded world draws it (absent: set by a situation or a tool, or empty). */
-  generate: generatorSchema.optional(),
 });
 export type FieldSpec = z.infer<typeof fieldSchema>;
 

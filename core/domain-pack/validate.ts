@@ -123,7 +123,6 @@ export function validatePack(texts: PackTexts): { ok: true; pack: DomainPack } |
       .map(([k]) => k),
   );
   const slotNames = new Set((world?.slots ?? []).map((s) => s.name));
-  const pools = world?.pools ?? {};
   if (world) {
     const W = 'world.json';
     for (const [en, e] of Object.entries(entities)) {
@@ -132,8 +131,6 @@ export function validatePack(texts: PackTexts): { ok: true; pack: DomainPack } |
         if ((f.type === 'list' || f.type === 'ref') && (f.entity === undefined || !(f.entity in entities)))
           add(W, `${at}.entity`, `an entity type (${Object.keys(entities).join(', ')}) for a ${f.type} field`);
         if (f.type === 'enum' && !f.values) add(W, `${at}.values`, 'the values of an enum field');
-        if (f.generate?.kind === 'pick' && !(f.generate.pool in pools))
-          add(W, `${at}.generate.pool`, `a pool of world.json (${Object.keys(pools).join(', ')})`);
       }
     }
     for (const [sn, s] of Object.entries(world.state)) {
