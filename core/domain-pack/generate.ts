@@ -57,7 +57,13 @@ const round2 = (x: number) => Math.round(x * 100) / 100;
 /** A scalar as text (anything else as JSON). */
 const scalarText = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v));
 /** A deep copy of a drawn value (JSON data only). */
-const copyOf = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+function copyOf<T>(v: T): T {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map(copyOf) as T;
+  const out: Obj = {};
+  for (const k in v) out[k] = copyOf((v as Obj)[k]);
+  return out as T;
+}
 
 /** A fresh identifier, `prefix_` and a base-36 number (the tools backend issues ids the same way). */
 export const drawId = (rng: Rng, prefix: string) => `${prefix}_${rng.int(0x10000000, 0x7fffffff).toString(36)}`;
@@ -277,6 +283,10 @@ export function generatePackWorld(pack: Pick<DomainPack, 'manifest' | 'world'>, 
     if (v === null || typeof v !== 'object') return v;
     const fields = world.entities[entity]?.fields ?? {};
     const o = v as Obj;
+    const lists = Object.entries(fields).filter(([, f]) => f.type === 'list' && f.entity);
+    const keys = Object.keys(o);
+    const declared = Object.keys(fields).filter((f) => f in o);
+    if (lists.length === 0 && declared.every((f, i) => keys[i] === f)) return o; // already in order
     const out: Obj = {};
     for (const [f, spec] of Object.entries(fields)) {
       if (!(f in o)) continue;
