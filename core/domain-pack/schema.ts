@@ -145,7 +145,7 @@ const drawGenerators = [
   z.strictObject({ kind: z.literal('id'), prefix: z.string().regex(/^[a-z]+$/, 'expected a lower-case id prefix') }),
   /** A text with `{n}` holes, each filled from `parts[n]`. */
   z.strictObject({ kind: z.literal('format'), template: text, parts: z.array(intRange).min(1) }),
-  /** An ISO date `min`–`max` days before the world's today (`step`: background items spread every `step` days). */
+  /** An ISO date `min`–`max` days before the world's today; with `step`, copy i (from 0) of a record is i × step days earlier still. */
   z.strictObject({ kind: z.literal('daysAgo'), min: z.number().int().min(0), max: z.number().int().min(0), step: z.number().int().min(0).optional() }),
   /** A fixed value. */
   z.strictObject({ kind: z.literal('const'), value: z.union([z.string(), z.number(), z.boolean(), z.null()]) }),
@@ -153,13 +153,23 @@ const drawGenerators = [
 /** How a value of the seeded state is drawn; every draw comes from the episode's seeded stream, in listing order. */
 export const generatorSchema = z.discriminatedUnion('kind', [
   ...drawGenerators,
-  /** The value of another field or scenario parameter (`setup.amount`, `customer.name`), else drawn by `fallback`. */
+  /**
+   * The value of another record's field (drawn earlier, or earlier in this record), a scenario
+   * parameter (`setup.amount`) or the persona's (`persona.name`); when it has none, drawn by
+   * `fallback` (else null).
+   */
   z.strictObject({
     kind: z.literal('ref'),
     ref: z.string().min(1),
-    /** date-phrase: an ISO date (or a number of days ago) as a customer says it ("yesterday", "last Tuesday", "on March 3"); last4: the last four digits. */
-    format: z.enum(['date-phrase', 'last4']).optional(),
+    /**
+     * How the referenced value is written (a fallback's value is used as drawn):
+     * date-phrase: an ISO date (or a number of days ago) as a customer says it ("yesterday", "last Tuesday", "on March 3");
+     * last4: the last four digits; days-ago: a number of days before the world's today, as an ISO date.
+     */
+    format: z.enum(['date-phrase', 'last4', 'days-ago']).optional(),
     fallback: z.discriminatedUnion('kind', [...drawGenerators]).optional(),
+    /** Draw the fallback even when the reference has a value, then prefer the value (keeps later draws in step: banking's fake name). */
+    drawAlways: z.boolean().optional(),
   }),
 ]);
 export type Generator = z.infer<typeof generatorSchema>;
@@ -173,8 +183,6 @@ export const fieldSchema = z.strictObject({
   /** list / ref: the entity type it holds or points at. */
   entity: name.optional(),
   nullable: z.boolean().optional(),
-  /** How the seeded world draws it (absent: set by a situation or a tool, or empty). */
-  generate: generatorSchema.optional(),
 });
 export type FieldSpec = z.infer<typeof fieldSchema>;
 
@@ -192,7 +200,14 @@ export const effectValueSchema = z.union([
     cases: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
     default: z.union([z.string(), z.number(), z.boolean(), z.null()]),
   }),
-  z.strictObject({ daysAgo: z.union([z.number().int(), z.strictObject({ param: name, plus: z.number().int().optional() })]) }),
+  /** An ISO date: n days before today, a parameter's days (plus some), or `plus` days before a drawn date (`focal.date`). */
+  z.strictObject({
+    daysAgo: z.union([
+      z.number().int(),
+      z.strictObject({ param: name, plus: z.number().int().optional() }),
+      z.strictObject({ ref: z.string().min(1), plus: z.number().int().optional() }),
+    ]),
+  }),
 ]);
 
 /**
@@ -211,9 +226,9 @@ export const effectSchema = z.discriminatedUnion('op', [
     fresh: z.array(z.string()).optional(),
     set: z.record(z.string(), effectValueSchema).optional(),
   }),
-  /** Set a field of the state. */
+  /** Set a field of the state (creating objects on the way); a `{param}` the scenario does not give, with no default, leaves it as it is. */
   z.strictObject({ op: z.literal('set'), path: z.string().min(1), value: effectValueSchema }),
-  /** Sort a list by a field. */
+  /** Sort a list by a field (stable: equal values keep their order). */
   z.strictObject({ op: z.literal('sort'), path: z.string().min(1), by: name, order: z.enum(['asc', 'desc']) }),
   /** Seed the fake-name generator (faker) with one draw from the world's stream. */
   z.strictObject({ op: z.literal('seed-faker') }),
@@ -223,7 +238,11 @@ export const worldFileSchema = z.strictObject({
   $schema: schemaRef,
   /** Entity types: their fields, and how the seeded world draws them. */
   entities: z.record(name, z.strictObject({ description: text, fields: z.record(name, fieldSchema) })),
-  /** The state of one episode: named collections of entities, and flags tools set (`verified`). */
+  /**
+   * The state of one episode: named collections of entities, and flags tools set (`verified`). A
+   * generated world lists them in this order, lists empty and flags false until a step changes
+   * them, and every entity in it lists its fields in the entity's declaration order.
+   */
   state: z.record(
     name,
     z.union([

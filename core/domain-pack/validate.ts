@@ -8,6 +8,7 @@
 import type { z } from 'zod';
 import { checkValue, resolveFieldPath } from './json-schema';
 import { DIRECTNESS, PACK_FILES, PACK_FILE_SCHEMAS, SCENARIO_SETS } from './schema';
+import { checkWorldGenerator } from './validate-world';
 import type { DomainPack, JsonSchemaNode, PackFileName, ScenarioFile } from './schema';
 
 /** One problem of a pack: the file (relative to the pack folder), the JSON path in it, what was expected. */
@@ -122,7 +123,6 @@ export function validatePack(texts: PackTexts): { ok: true; pack: DomainPack } |
       .map(([k]) => k),
   );
   const slotNames = new Set((world?.slots ?? []).map((s) => s.name));
-  const pools = world?.pools ?? {};
   if (world) {
     const W = 'world.json';
     for (const [en, e] of Object.entries(entities)) {
@@ -131,8 +131,6 @@ export function validatePack(texts: PackTexts): { ok: true; pack: DomainPack } |
         if ((f.type === 'list' || f.type === 'ref') && (f.entity === undefined || !(f.entity in entities)))
           add(W, `${at}.entity`, `an entity type (${Object.keys(entities).join(', ')}) for a ${f.type} field`);
         if (f.type === 'enum' && !f.values) add(W, `${at}.values`, 'the values of an enum field');
-        if (f.generate?.kind === 'pick' && !(f.generate.pool in pools))
-          add(W, `${at}.generate.pool`, `a pool of world.json (${Object.keys(pools).join(', ')})`);
       }
     }
     for (const [sn, s] of Object.entries(world.state)) {
@@ -144,54 +142,18 @@ export function validatePack(texts: PackTexts): { ok: true; pack: DomainPack } |
         add(W, `records.${rn}.entity`, `an entity type (${Object.keys(entities).join(', ')})`);
         continue;
       }
-      for (const [fn, g] of Object.entries(r.fields)) {
+      for (const fn of Object.keys(r.fields)) {
         if (!(fn in ent.fields)) add(W, `records.${rn}.fields.${fn}`, `a field of entity ${r.entity} (${Object.keys(ent.fields).join(', ')})`);
-        if (g.kind === 'pick' && !(g.pool in pools)) add(W, `records.${rn}.fields.${fn}.pool`, `a pool of world.json (${Object.keys(pools).join(', ')})`);
       }
     }
+    // ------------------------------------------------ world generator (records, steps, situations): validate-world.ts
     const situationNames = new Set<string>();
-    const checkEffects = (effects: typeof world.initial, where: string) =>
-      effects.forEach((e, j) => {
-        const at = `${where}[${j}]`;
-        if (e.op === 'seed-faker') return;
-        if ((e.op === 'add' || e.op === 'draw') && !(e.record in world.records))
-          add(W, `${at}.record`, `a record of world.json (${Object.keys(world.records).join(', ')})`);
-        if (e.op === 'draw') return;
-        const root = (e.op === 'add' ? e.to : e.path).split(/[.[]/)[0]!;
-        if (!(root in world.state)) add(W, `${at}.${e.op === 'add' ? 'to' : 'path'}`, `a path into the state (${Object.keys(world.state).join(', ')})`);
-        if (e.op === 'sort') return;
-        const values = e.op === 'set' ? [e.value] : Object.values(e.set ?? {});
-        for (const v of values) {
-          const param =
-            v && typeof v === 'object'
-              ? 'param' in v
-                ? v.param
-                : 'daysAgo' in v && typeof v.daysAgo === 'object'
-                  ? v.daysAgo.param
-                  : 'switch' in v
-                    ? v.switch
-                    : undefined
-              : undefined;
-          if (param !== undefined && !(param in world.setupParams))
-            add(W, at, `parameter "${param}" declared in setupParams (${Object.keys(world.setupParams).join(', ')})`);
-          if (v && typeof v === 'object' && 'record' in v && !(v.record in world.records))
-            add(W, at, `a record of world.json (${Object.keys(world.records).join(', ')}), got "${v.record}"`);
-        }
-      });
-    checkEffects(world.initial, 'initial');
-    checkEffects(world.final, 'final');
     world.situations.forEach((s, i) => {
       if (situationNames.has(s.name)) add(W, `situations[${i}].name`, `a unique situation name ("${s.name}" is repeated)`);
       situationNames.add(s.name);
-      for (const [rn, fields] of Object.entries(s.recordOverrides ?? {})) {
-        const r = world.records[rn];
-        if (!r) add(W, `situations[${i}].recordOverrides.${rn}`, `a record of world.json (${Object.keys(world.records).join(', ')})`);
-        else
-          for (const fn of Object.keys(fields))
-            if (!(fn in r.fields)) add(W, `situations[${i}].recordOverrides.${rn}.${fn}`, `a field record ${rn} draws (${Object.keys(r.fields).join(', ')})`);
-      }
-      checkEffects(s.effects, `situations[${i}].effects`);
     });
+    checkWorldGenerator(world, (path, expected) => add(W, path, expected));
+    // ------------------------------------------------ end of world generator
     const seenSlots = new Set<string>();
     world.slots.forEach((s, i) => {
       if (seenSlots.has(s.name)) add(W, `slots[${i}].name`, `a unique slot name ("${s.name}" is repeated)`);

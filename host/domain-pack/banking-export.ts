@@ -308,7 +308,8 @@ function world(): DomainPack['world'] {
         entity: 'customer',
         description: "the caller (a persona's name when the scenario gives one)",
         fields: {
-          name: { kind: 'ref', ref: 'persona.name', fallback: { kind: 'faker', method: 'person.fullName' } },
+          // generateWorld draws the fake name even for a persona, so faker's stream (the place drawn later) stays in step.
+          name: { kind: 'ref', ref: 'persona.name', fallback: { kind: 'faker', method: 'person.fullName' }, drawAlways: true },
           phone: {
             kind: 'format',
             template: '+1 555 {0} {1}',
@@ -334,7 +335,7 @@ function world(): DomainPack['world'] {
         entity: 'card',
         description: 'the debit card, on the checking account',
         fields: {
-          last4: { kind: 'int', min: 1000, max: 9999 },
+          last4: { kind: 'format', template: '{0}', parts: [{ kind: 'int', min: 1000, max: 9999 }] },
           card_id: id('card'),
           status: { kind: 'const', value: 'active' },
           blockReason: { kind: 'const', value: null },
@@ -346,7 +347,7 @@ function world(): DomainPack['world'] {
         entity: 'transaction',
         description: 'the transaction at issue (drawn in every world, placed by the situation)',
         fields: {
-          date: { kind: 'ref', ref: 'setup.daysAgo', fallback: { kind: 'daysAgo', min: 1, max: 9 } },
+          date: { kind: 'ref', ref: 'setup.daysAgo', format: 'days-ago', fallback: { kind: 'daysAgo', min: 1, max: 9 } },
           amount: { kind: 'ref', ref: 'setup.amount', fallback: { kind: 'money', min: 9, max: 250 } },
           merchant: { kind: 'ref', ref: 'setup.merchant', fallback: { kind: 'pick', pool: 'merchants' } },
           channel: { kind: 'pick', pool: 'channels' },
@@ -430,7 +431,7 @@ function world(): DomainPack['world'] {
       {
         name: 'refund_missing',
         description: 'the purchase posted ten days before the promised refund was due; no credit arrived',
-        effects: [{ op: 'add', to: 'accounts[0].transactions', record: 'focal', set: { date: { daysAgo: { param: 'daysAgo', plus: 10 } } } }],
+        effects: [{ op: 'add', to: 'accounts[0].transactions', record: 'focal', set: { date: { daysAgo: { ref: 'focal.date', plus: 10 } } } }],
       },
       {
         name: 'unknown_merchant',
