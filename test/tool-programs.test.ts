@@ -9,6 +9,7 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { checkValue } from '../core/domain-pack/json-schema';
 import { toolExecutor } from '../core/domain-pack/tool-program';
 import type { ToolExecutor } from '../core/domain-pack/tool-program';
 import type { ProgramStep, ToolsFile } from '../core/domain-pack/schema';
@@ -274,5 +275,157 @@ describe('tool programs in a pack are validated', () => {
     texts.set('tools.json', JSON.stringify(tools));
     const r2 = validatePack(texts);
     expect(r2.ok ? [] : r2.problems.map((p) => `${p.file}: ${p.path}`)).toContain(`tools.json: tools[${at('get_transactions')}].program[0].op`);
+  });
+});
+
+describe("telecom's tool programs", () => {
+  const telecom = loadPack(path.join(DOMAINS_DIR, 'telecom'));
+  /** A telecom world as world.json describes it (the generator from world.json is another step's): a duplicated add-on, a broadband outage, roaming off. */
+  const world = () => ({
+    customer: { customer_id: 'cus_a1', name: 'Dana Reyes', phone: '+1 555 321 7654', account_id: 'acct_b2' },
+    lines: [
+      { line_id: 'line_c3', number: '+1 555 321 7654', number_last4: '7654', plan: 'basic_5gb', sim_status: 'active', roaming: 'off', travel_pack: 'none' },
+    ],
+    broadband: [{ service_id: 'svc_d4', postcode: '97204', status: 'outage' }],
+    outages: [{ outage_id: 'out_e5', area: '97204', service: 'broadband', status: 'active', eta_hours: 6 }],
+    bills: [
+      {
+        bill_id: 'bill_f6',
+        period: '2026-03',
+        total: 0,
+        due_date: '2026-03-16',
+        charges: [
+          { charge_id: 'chg_g7', description: 'Music Plus', amount: 7.99, date: '2026-03-10', kind: 'addon' },
+          { charge_id: 'chg_h8', description: 'Music Plus', amount: 7.99, date: '2026-03-10', kind: 'addon' },
+          { charge_id: 'chg_i9', description: 'Monthly plan', amount: 15, date: '2026-03-04', kind: 'plan' },
+        ],
+      },
+    ],
+    devices: [{ line_id: 'line_c3', model: 'Pixel 8', network_lock: 'unlocked', blocklisted: false }],
+    ports: [{ line_id: 'line_c3', port_status: 'none', donor: null, code: null }],
+    disputes: [],
+    plan_changes: [],
+    tickets: [],
+    facts: {
+      addon: 'Music Plus',
+      amount: 7.99,
+      datePhrase: 'last Tuesday',
+      postcode: '97204',
+      plan: 'Basic 5GB',
+      country: 'Japan',
+      device: 'Pixel 8',
+      numberLast4: '7654',
+    },
+    verified: false,
+  });
+
+  it('validate, and run a conversation’s calls with the errors, results and state changes their texts promise', () => {
+    const texts = readPackTexts(path.join(DOMAINS_DIR, 'telecom'));
+    const v = validatePack(texts);
+    expect(v.ok ? [] : v.problems).toEqual([]);
+    const exec = toolExecutor(telecom.tools, { stateNames: new Set(Object.keys(telecom.world.state)) });
+    const tools = new Map(telecom.tools.tools.map((t) => [t.name, t]));
+    const state = world() as Record<string, unknown> & ReturnType<typeof world>;
+    const rng = new Rng(3);
+    const call = (tool: string, args: Record<string, unknown>): Record<string, unknown> => {
+      const r = exec.execute(state, tool, args, rng);
+      if (r.ok) expect(checkValue(tools.get(tool)!.result, r.data), `${tool} result ${JSON.stringify(r.data)}`).toEqual([]);
+      return r.ok ? { ok: true, ...r.data } : { ok: false, ...r.error };
+    };
+    expect(call('get_bill', { account_id: 'acct_b2' })).toEqual({ ok: false, code: 'NOT_VERIFIED', message: 'verify the customer with lookup_customer first' });
+    expect(call('lookup_customer', { phone: '555 000 0000' })).toMatchObject({ ok: false, code: 'NOT_FOUND' });
+    expect(call('lookup_customer', { phone: '+15553217654' })).toMatchObject({
+      ok: true,
+      account_id: 'acct_b2',
+      services: [{ service_id: 'svc_d4', type: 'broadband' }],
+    });
+    expect(state.verified).toBe(true);
+
+    expect(call('check_outage', {})).toEqual({ ok: false, code: 'INVALID_ARGUMENTS', message: 'give the postcode or the service_id' });
+    expect(call('check_outage', { service_id: 'svc_d4' })).toMatchObject({
+      ok: true,
+      area: '97204',
+      service_status: 'outage',
+      outages: [{ outage_id: 'out_e5', eta_hours: 6 }],
+    });
+    expect(call('check_outage', { postcode: '10001' })).toEqual({ ok: true, area: '10001', service_status: 'up', outages: [] });
+
+    expect(call('get_bill', { account_id: 'acct_b2', period: 'March' })).toEqual({
+      ok: false,
+      code: 'INVALID_ARGUMENTS',
+      message: 'period: does not have the required form',
+    });
+    expect(call('get_bill', { account_id: 'acct_b2' })).toMatchObject({ ok: true, bill_id: 'bill_f6', total: 30.98 });
+    expect(call('get_bill', { account_id: 'acct_b2', period: '2025-12' })).toEqual({ ok: false, code: 'NOT_FOUND', message: 'no bill for 2025-12' });
+
+    expect(call('dispute_bill_charge', { account_id: 'acct_b2', description: 'music plus', reason: 'other' })).toEqual({
+      ok: false,
+      code: 'AMBIGUOUS',
+      message: '2 charges match; give the charge_id',
+    });
+    const d = call('dispute_bill_charge', { account_id: 'acct_b2', description: 'music plus', reason: 'duplicate' });
+    expect(d).toMatchObject({ ok: true, charge_id: 'chg_g7', credit_applied: true, status: 'filed' });
+    expect(state.disputes).toEqual([{ dispute_id: d.dispute_id, charge_id: 'chg_g7', amount: 7.99, credit_applied: true }]);
+    expect(call('dispute_bill_charge', { account_id: 'acct_b2', charge_id: 'chg_g7', reason: 'duplicate' })).toMatchObject({ ok: false, code: 'NOT_ALLOWED' });
+    expect(call('dispute_bill_charge', { account_id: 'acct_b2', reason: 'other' })).toMatchObject({ ok: false, code: 'INVALID_ARGUMENTS' });
+
+    expect(call('change_plan', { line_id: 'line_c3', plan_code: 'gold' })).toMatchObject({
+      ok: false,
+      code: 'INVALID_ARGUMENTS',
+      message: expect.stringMatching(/^plan_code: must be one of/),
+    });
+    expect(call('change_plan', { line_id: 'line_c3', plan_code: 'basic_5gb' })).toEqual({
+      ok: false,
+      code: 'NOT_ALLOWED',
+      message: 'the line is already on basic_5gb',
+    });
+    expect(call('change_plan', { line_id: 'line_c3', plan_code: 'plus_20gb' })).toMatchObject({
+      ok: true,
+      from_plan: 'basic_5gb',
+      to_plan: 'plus_20gb',
+      monthly_price: 30,
+    });
+    expect(state.lines[0]!.plan).toBe('plus_20gb');
+    expect(state.plan_changes).toEqual([expect.objectContaining({ change_id: expect.stringMatching(/^chp_[0-9a-z]+$/), from_plan: 'basic_5gb' })]);
+
+    expect(call('manage_roaming', { line_id: 'line_c3', travel_pack: 'day_pass' })).toMatchObject({ ok: false, code: 'NOT_ALLOWED' });
+    expect(call('manage_roaming', { line_id: 'line_c3', enable: true, travel_pack: 'day_pass' })).toEqual({
+      ok: true,
+      line_id: 'line_c3',
+      roaming: 'on',
+      travel_pack: 'day_pass',
+      daily_price: 5,
+      changed: true,
+    });
+    expect(call('manage_roaming', { line_id: 'line_c3' })).toMatchObject({ ok: true, changed: false });
+
+    expect(call('manage_sim', { line_id: 'line_c3', action: 'unblock_puk' })).toEqual({ ok: false, code: 'NOT_ALLOWED', message: 'the SIM is not PUK-locked' });
+    expect(call('manage_sim', { line_id: 'line_c3', action: 'block' })).toMatchObject({ ok: true, sim_status: 'blocked', replacement_days: null });
+    expect(call('manage_sim', { line_id: 'line_c3', action: 'reset_network' })).toMatchObject({ ok: false, code: 'NOT_ALLOWED' });
+    expect(call('manage_sim', { line_id: 'line_c3', action: 'send_replacement' })).toMatchObject({ ok: true, sim_status: 'blocked', replacement_days: 2 });
+    expect(call('manage_sim', { line_id: 'line_x', action: 'check' })).toEqual({ ok: false, code: 'NOT_FOUND', message: 'no line line_x' });
+
+    expect(call('check_device', { line_id: 'line_c3', push_settings: true })).toMatchObject({ ok: true, model: 'Pixel 8', settings_pushed: true });
+    const port = call('number_porting', { line_id: 'line_c3', action: 'issue_code' });
+    expect(port).toMatchObject({ ok: true, port_status: 'none', code: expect.stringMatching(/^pac_/), code_valid_days: 30 });
+    expect(call('number_porting', { line_id: 'line_c3', action: 'status' })).toMatchObject({ code: port.code });
+    expect(call('transfer_to_human', { reason: 'wants to leave', department: 'retention' })).toMatchObject({
+      ok: true,
+      department: 'retention',
+      wait_minutes: 3,
+    });
+    expect(call('transfer_to_human', { reason: 'help' })).toMatchObject({ ok: true, department: 'general', wait_minutes: 7 });
+    expect(call('cancel_everything', {})).toEqual({ ok: false, code: 'UNKNOWN_TOOL', message: 'no tool named "cancel_everything"' });
+
+    // The same seed draws the same ids.
+    const again = world() as Record<string, unknown>;
+    const r2 = new Rng(3);
+    exec.execute(again, 'lookup_customer', { phone: '+1 555 321 7654' }, r2);
+    exec.execute(again, 'change_plan', { line_id: 'line_c3', plan_code: 'plus_20gb' }, r2);
+    const first = world() as Record<string, unknown>;
+    const r1 = new Rng(3);
+    exec.execute(first, 'lookup_customer', { phone: '+1 555 321 7654' }, r1);
+    exec.execute(first, 'change_plan', { line_id: 'line_c3', plan_code: 'plus_20gb' }, r1);
+    expect(again).toEqual(first);
   });
 });

@@ -7,9 +7,9 @@
  *   names         args  state  params  and the names a program binds (`let`, `find`, lambda parameters)
  *   access        a.b  a[expr]          a missing field reads as null; own fields only
  *   operators     !x  -x  * / %  + -  < <= > >=  == !=  &&  ||  ??  c ? a : b
- *   lambdas       t => expr             only as the function argument of filter/map/find/some/every/count
+ *   lambdas       t => expr             only as the function argument of filter/map/find/some/every/count/sum
  *   functions     lower alnum digits includes len abs round min max fixed str
- *                 filter map find some every count slice copy newId
+ *                 filter map find some every count sum flat slice copy newId
  *
  * Conditions (`!`, `&&`, `||`, `?:`, a predicate's value) must be booleans, `==` is strict equality
  * (no coercion; lists and objects by identity), `+` adds two numbers or joins two strings, and
@@ -363,6 +363,17 @@ export const BUILTINS: Record<string, Builtin> = {
     fn: ([l, f]) => list('count', l!).filter((x) => pred('count', lambda('count', f!), x)).length,
     doc: 'count(list, x => cond)',
   },
+  sum: {
+    arity: [2, 2],
+    lambdas: [1],
+    fn: ([l, f]) => list('sum', l!).reduce<number>((a, x) => a + num('sum', lambda('sum', f!).call(x)), 0),
+    doc: 'sum(list, x => number)',
+  },
+  flat: {
+    arity: [1, 1],
+    fn: ([l]) => list('flat', l!).flatMap((x) => list('flat', x)),
+    doc: 'flat(list of lists): one list',
+  },
   slice: {
     arity: [2, 3],
     fn: ([l, a, b]) => list('slice', l!).slice(int('slice', a!), b === undefined ? undefined : int('slice', b)),
@@ -423,7 +434,7 @@ export function checkExpr(e: Expr, scope: ExprScope): string[] {
         return;
       }
       case 'lambda':
-        if (!lambdaOk) out.push(`a lambda (${x.param} => ...) is only allowed as the function argument of filter, map, find, some, every or count`);
+        if (!lambdaOk) out.push(`a lambda (${x.param} => ...) is only allowed as the function argument of filter, map, find, some, every, count or sum`);
         walk(x.body, new Set([...vars, x.param]));
         return;
       case 'un':

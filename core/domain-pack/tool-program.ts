@@ -254,7 +254,7 @@ export function toolExecutor(file: ToolsFile, ctx: ProgramContext = {}): ToolExe
       const env = new Map<string, Value>([
         ['args', g.args as Value],
         ['state', state as Value],
-        ['params', (t.tool.parameters ?? {})],
+        ['params', t.tool.parameters ?? {}],
       ]);
       const ctx: ExprContext = { newId: (prefix) => freshId(rng, prefix) };
       let out: Outcome | null;
