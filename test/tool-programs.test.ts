@@ -21,6 +21,7 @@ import { executeTool, generateWorld } from '../core/world/backend';
 import type { WorldState } from '../core/world/backend';
 import { bankingDomain } from '../host/domain-files';
 import { DOMAINS_DIR, loadPack, readPackTexts } from '../host/domain-pack/read';
+import { templatePackFiles } from '../host/domain-pack/template';
 
 const banking = loadPack(path.join(DOMAINS_DIR, 'banking'));
 /** Seeded worlds (every scenario and variant about 3 times) and calls on each: 5,280 calls. */
@@ -427,5 +428,36 @@ describe("telecom's tool programs", () => {
     exec.execute(first, 'lookup_customer', { phone: '+1 555 321 7654' }, r1);
     exec.execute(first, 'change_plan', { line_id: 'line_c3', plan_code: 'plus_20gb' }, r1);
     expect(again).toEqual(first);
+  });
+});
+
+describe('the pack `sparring domains new` writes', () => {
+  it('runs its tools from their programs', () => {
+    const v = validatePack(templatePackFiles('demo'));
+    if (!v.ok) throw new Error(v.problems.map((p) => `${p.file}: ${p.path}: ${p.expected}`).join('\n'));
+    const exec = toolExecutor(v.pack.tools, { stateNames: new Set(Object.keys(v.pack.world.state)) });
+    const state: Record<string, unknown> = {
+      customer: { customer_id: 'cus_1', name: 'Ola Berg', email: 'customer123@example.com' },
+      orders: [{ order_id: 'ord_1', item: 'desk lamp', status: 'delayed', eta: '2026-03-16' }],
+      tickets: [],
+      verified: false,
+    };
+    const rng = new Rng(1);
+    expect(exec.execute(state, 'track_parcel', { order_id: 'ord_1' }, rng)).toMatchObject({ ok: false, error: { code: 'NOT_VERIFIED' } });
+    expect(exec.execute(state, 'verify_customer', { email: 'Customer123@Example.com' }, rng)).toEqual({
+      ok: true,
+      tool: 'verify_customer',
+      data: { customer_id: 'cus_1', name: 'Ola Berg', order_ids: ['ord_1'] },
+    });
+    expect(exec.execute(state, 'reschedule_delivery', { order_id: 'ord_1', date: '2026-03-20' }, rng)).toMatchObject({ ok: true, data: { eta: '2026-03-20' } });
+    expect(exec.execute(state, 'track_parcel', { order_id: 'ord_1' }, rng)).toMatchObject({ ok: true, data: { status: 'delayed', eta: '2026-03-20' } });
+    expect(exec.execute(state, 'reschedule_delivery', { order_id: 'ord_9', date: '2026-03-20' }, rng)).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_FOUND', message: 'no order ord_9' },
+    });
+    expect(exec.execute(state, 'transfer_to_human', { reason: 'broken' }, rng)).toMatchObject({
+      ok: true,
+      data: { ticket_id: expect.stringMatching(/^tkt_/), wait_minutes: 5 },
+    });
   });
 });
