@@ -295,6 +295,39 @@ export const worldFileSchema = z.strictObject({
 
 // ------------------------------------------------------------------------------- tools.json
 
+/**
+ * One step of a tool's program (core/domain-pack/tool-program.ts runs it; expressions are
+ * core/domain-pack/expr.ts'): bind a value, find a record or fail, fail when a condition holds, set
+ * a field of the state, append to a state list, branch, or return the result.
+ */
+export type ProgramStep =
+  | { op: 'let'; name: string; value: string }
+  | { op: 'find'; name: string; in: string; where: string; error: string; message: string }
+  | { op: 'fail'; if?: string; error: string; message: string }
+  | { op: 'set'; path: string; value: string }
+  | { op: 'append'; to: string; value: string }
+  | { op: 'when'; if: string; then: ProgramStep[]; else?: ProgramStep[] }
+  | { op: 'return'; value: string };
+const expression = z.string().trim().min(1, 'expected an expression');
+export const programStepSchema: z.ZodType<ProgramStep> = z.lazy(() =>
+  z.discriminatedUnion('op', [
+    /** Bind `name` to the expression's value (a later `let` of the same name replaces it). */
+    z.strictObject({ op: z.literal('let'), name, value: expression }),
+    /** Bind `name` to the first item of the list `in` for which `where` (with `name` as the item) is true; none: fail with `error` and the `message` template. */
+    z.strictObject({ op: z.literal('find'), name, in: expression, where: expression, error: code, message: text }),
+    /** Fail with `error` and the `message` template (`{expression}` holes) when `if` is true (always, without `if`). */
+    z.strictObject({ op: z.literal('fail'), if: expression.optional(), error: code, message: text }),
+    /** Set a field of the state: `path` is a name followed by `.field` or `[expression]` steps. */
+    z.strictObject({ op: z.literal('set'), path: expression, value: expression }),
+    /** Append the value to the state list `to`. */
+    z.strictObject({ op: z.literal('append'), to: expression, value: expression }),
+    /** Run `then` when `if` is true, else `else`. */
+    z.strictObject({ op: z.literal('when'), if: expression, then: z.array(programStepSchema).min(1), else: z.array(programStepSchema).min(1).optional() }),
+    /** The tool's result (an object). */
+    z.strictObject({ op: z.literal('return'), value: expression }),
+  ]),
+);
+
 export const toolSchema = z.strictObject({
   name,
   description: text,
@@ -313,6 +346,12 @@ export const toolSchema = z.strictObject({
   errors: z.array(z.strictObject({ code, when: text })),
   /** Numbers and words the tool's behaviour depends on (provisional credit limit, wait minutes by department). */
   parameters: z.record(name, z.union([z.number(), z.string(), z.boolean(), z.record(z.string(), z.union([z.number(), z.string()]))])).optional(),
+  /**
+   * What the tool does, as steps run after its arguments and preconditions passed: the names
+   * `args` (the validated arguments), `state` (the episode's world) and `params` (`parameters`)
+   * are in scope. Absent: the pack describes the tool but cannot run it.
+   */
+  program: z.array(programStepSchema).min(1).optional(),
 });
 export type PackTool = z.infer<typeof toolSchema>;
 

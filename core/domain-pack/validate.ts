@@ -7,6 +7,7 @@
  */
 import type { z } from 'zod';
 import { checkValue, resolveFieldPath } from './json-schema';
+import { compileProgram } from './tool-program';
 import { DIRECTNESS, PACK_FILES, PACK_FILE_SCHEMAS, SCENARIO_SETS } from './schema';
 import { checkWorldGenerator } from './validate-world';
 import type { DomainPack, JsonSchemaNode, PackFileName, ScenarioFile } from './schema';
@@ -200,6 +201,12 @@ export function validatePack(texts: PackTexts): { ok: true; pack: DomainPack } |
           });
         }
       }
+    });
+    const stateNames = world ? new Set(Object.keys(world.state)) : undefined;
+    tools.tools.forEach((t, i) => {
+      if (!t.program) return;
+      const c = compileProgram(t, { stateNames, errorCodes: codes });
+      if (!c.ok) for (const p of c.problems) add(T, `tools[${i}].${p.path}`, p.expected);
     });
     if (!tools.tools.some((t) => t.goal)) add(T, 'tools', 'at least one goal tool');
   }

@@ -19,7 +19,7 @@ import { ACTION_ABOUT, ACTION_TOOL, ACTION_WHY, DEPARTMENTS, DONE_ACTIONS, PROMI
 import { REFUND_DONE_RE, STATUS_WORDS, TXN_PENDING_RE, TXN_POSTED_RE } from '../../core/judge/claims/statuses';
 import { PROCESS_SUPPORTED } from '../../core/judge/claims/timelines';
 import { PACK_FILE_SCHEMAS, PACK_FORMAT } from '../../core/domain-pack/schema';
-import type { DomainPack, JsonSchemaNode, PackScenario, PackTool } from '../../core/domain-pack/schema';
+import type { DomainPack, JsonSchemaNode, PackScenario, PackTool, ProgramStep } from '../../core/domain-pack/schema';
 import { ASSETS_DIR, bankingDomain } from '../domain-files';
 import { packJson } from './write';
 
@@ -150,6 +150,123 @@ const TOOL_BEHAVIOUR: Record<(typeof TOOL_NAMES)[number], Pick<PackTool, 'reads'
   },
 };
 
+// ------------------------------------------------------------------------------ TRANSCRIBED: core/world/backend.ts (handlers) as tool programs
+/**
+ * The handlers as tool programs (core/domain-pack/tool-program.ts runs them): step for step the
+ * same checks, in the same order, with the same messages, state changes and fresh-id draws;
+ * core/domain-pack/tool-program.test.ts runs both on many seeded worlds and calls and compares.
+ */
+const accountStep = (name: string, arg: string): ProgramStep => ({
+  op: 'find',
+  name,
+  in: 'state.accounts',
+  where: `${name}.account_id == args.${arg}`,
+  error: 'NOT_FOUND',
+  message: `no account {args.${arg}}`,
+});
+const TOOL_PROGRAMS: Record<(typeof TOOL_NAMES)[number], ProgramStep[]> = {
+  lookup_account: [
+    { op: 'fail', if: 'digits(args.phone) != digits(state.customer.phone)', error: 'NOT_FOUND', message: 'no customer with that phone number' },
+    { op: 'set', path: 'state.verified', value: 'true' },
+    {
+      op: 'return',
+      value:
+        '{ customer_id: state.customer.customer_id, name: state.customer.name, verified: true, ' +
+        'accounts: map(state.accounts, a => { account_id: a.account_id, type: a.type, balance: a.balance }), ' +
+        'cards: map(state.cards, c => { card_id: c.card_id, last4: c.last4, status: c.status }) }',
+    },
+  ],
+  get_transactions: [
+    accountStep('a', 'account_id'),
+    { op: 'return', value: '{ account_id: a.account_id, transactions: copy(slice(a.transactions, 0, args.limit ?? params.defaultLimit)) }' },
+  ],
+  dispute_charge: [
+    accountStep('a', 'account_id'),
+    { op: 'let', name: 'candidates', value: "filter(a.transactions, t => t.direction == 'debit')" },
+    {
+      op: 'when',
+      if: 'args.transaction_id != null',
+      then: [{ op: 'let', name: 'candidates', value: 'filter(candidates, t => t.transaction_id == args.transaction_id)' }],
+      else: [
+        {
+          op: 'fail',
+          if: 'args.merchant == null && args.amount == null',
+          error: 'INVALID_ARGUMENTS',
+          message: 'identify the charge: transaction_id, or merchant and/or amount',
+        },
+      ],
+    },
+    {
+      op: 'when',
+      if: 'args.merchant != null',
+      then: [
+        { op: 'let', name: 'm', value: 'alnum(lower(args.merchant))' },
+        { op: 'let', name: 'candidates', value: 'filter(candidates, t => includes(alnum(lower(t.merchant)), m) || includes(m, alnum(lower(t.merchant))))' },
+      ],
+    },
+    { op: 'let', name: 'candidates', value: 'args.amount == null ? candidates : filter(candidates, t => abs(t.amount - args.amount) < 0.005)' },
+    {
+      op: 'when',
+      if: "args.reason == 'duplicate' && len(candidates) == 2 && candidates[0].merchant == candidates[1].merchant && candidates[0].amount == candidates[1].amount",
+      then: [{ op: 'let', name: 'candidates', value: '[candidates[0]]' }],
+    },
+    { op: 'fail', if: 'len(candidates) == 0', error: 'NOT_FOUND', message: 'no matching charge on this account' },
+    { op: 'fail', if: 'len(candidates) > 1', error: 'AMBIGUOUS', message: '{len(candidates)} charges match; give the transaction_id' },
+    { op: 'let', name: 't', value: 'candidates[0]' },
+    { op: 'fail', if: 'some(state.disputes, d => d.transaction_id == t.transaction_id)', error: 'NOT_ALLOWED', message: 'this charge is already disputed' },
+    {
+      op: 'let',
+      name: 'dispute',
+      value:
+        "{ dispute_id: newId('dsp'), transaction_id: t.transaction_id, merchant: t.merchant, amount: t.amount, status: 'filed', " +
+        'provisional_credit: t.amount <= params.provisionalCreditMax }',
+    },
+    { op: 'append', to: 'state.disputes', value: 'dispute' },
+    { op: 'return', value: 'dispute' },
+  ],
+  check_card_status: [
+    { op: 'find', name: 'c', in: 'state.cards', where: 'c.card_id == args.card_id', error: 'NOT_FOUND', message: 'no card {args.card_id}' },
+    { op: 'let', name: 'unblocked', value: 'false' },
+    {
+      op: 'when',
+      if: "args.unblock == true && c.status == 'blocked' && c.blockReason == params.unblockOnlyReason",
+      then: [
+        { op: 'set', path: 'c.status', value: "'active'" },
+        { op: 'set', path: 'c.blockReason', value: 'null' },
+        { op: 'let', name: 'unblocked', value: 'true' },
+      ],
+    },
+    { op: 'return', value: '{ card_id: c.card_id, last4: c.last4, status: c.status, last_decline: copy(c.lastDecline), unblocked: unblocked }' },
+  ],
+  transfer_funds: [
+    { op: 'fail', if: 'args.from_account_id == args.to_account_id', error: 'NOT_ALLOWED', message: 'source and destination are the same account' },
+    accountStep('from', 'from_account_id'),
+    accountStep('to', 'to_account_id'),
+    { op: 'fail', if: 'from.balance < args.amount', error: 'INSUFFICIENT_FUNDS', message: 'balance {fixed(from.balance, 2)} is below {fixed(args.amount, 2)}' },
+    { op: 'set', path: 'from.balance', value: 'round(from.balance - args.amount, 2)' },
+    { op: 'set', path: 'to.balance', value: 'round(to.balance + args.amount, 2)' },
+    {
+      op: 'let',
+      name: 'transfer',
+      value:
+        "{ transfer_id: newId('trf'), from_account_id: from.account_id, to_account_id: to.account_id, amount: args.amount, " +
+        'balances: { [from.account_id]: from.balance, [to.account_id]: to.balance } }',
+    },
+    { op: 'append', to: 'state.transfers', value: 'transfer' },
+    { op: 'return', value: 'transfer' },
+  ],
+  transfer_to_human: [
+    { op: 'let', name: 'department', value: 'args.department ?? params.defaultDepartment' },
+    {
+      op: 'let',
+      name: 'ticket',
+      value: "{ ticket_id: newId('tkt'), department: department, wait_minutes: department == 'fraud' ? params.waitMinutes.fraud : params.waitMinutes.default }",
+    },
+    { op: 'append', to: 'state.tickets', value: 'ticket' },
+    { op: 'return', value: 'ticket' },
+  ],
+};
+
 const ERROR_CODES: { code: string; meaning: string; injected: boolean }[] = [
   { code: 'UNKNOWN_TOOL', meaning: 'no tool of that name', injected: false },
   { code: 'INVALID_ARGUMENTS', meaning: "the arguments break the tool's argument schema, or do not identify what to act on", injected: false },
@@ -193,6 +310,7 @@ function tools(): DomainPack['tools'] {
         errors: b.errors,
       };
       if (b.parameters) tool.parameters = b.parameters;
+      tool.program = TOOL_PROGRAMS[name];
       return tool;
     }),
     errorCodes: ERROR_CODES,

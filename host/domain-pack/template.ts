@@ -108,6 +108,14 @@ export function templatePackFiles(name: string): Map<string, string> {
           changes: ['verified'],
           preconditions: [],
           errors: [{ code: 'NOT_FOUND', when: 'no customer has that email' }],
+          program: [
+            { op: 'fail', if: 'lower(args.email) != lower(state.customer.email)', error: 'NOT_FOUND', message: 'no customer with that email' },
+            { op: 'set', path: 'state.verified', value: 'true' },
+            {
+              op: 'return',
+              value: '{ customer_id: state.customer.customer_id, name: state.customer.name, order_ids: map(state.orders, o => o.order_id) }',
+            },
+          ],
         },
         {
           name: 'track_parcel',
@@ -130,6 +138,10 @@ export function templatePackFiles(name: string): Map<string, string> {
           changes: [],
           preconditions: [{ requires: 'verified', error: 'NOT_VERIFIED', message: 'verify the customer with verify_customer first' }],
           errors: [{ code: 'NOT_FOUND', when: 'no order has order_id' }],
+          program: [
+            { op: 'find', name: 'o', in: 'state.orders', where: 'o.order_id == args.order_id', error: 'NOT_FOUND', message: 'no order {args.order_id}' },
+            { op: 'return', value: '{ order_id: o.order_id, item: o.item, status: o.status, eta: o.eta }' },
+          ],
         },
         {
           name: 'reschedule_delivery',
@@ -155,6 +167,12 @@ export function templatePackFiles(name: string): Map<string, string> {
             { code: 'NOT_FOUND', when: 'no order has order_id' },
             { code: 'NOT_ALLOWED', when: 'the order is already delivered' },
           ],
+          program: [
+            { op: 'find', name: 'o', in: 'state.orders', where: 'o.order_id == args.order_id', error: 'NOT_FOUND', message: 'no order {args.order_id}' },
+            { op: 'fail', if: "o.status == 'delivered'", error: 'NOT_ALLOWED', message: 'order {o.order_id} is already delivered' },
+            { op: 'set', path: 'o.eta', value: 'args.date' },
+            { op: 'return', value: '{ order_id: o.order_id, eta: o.eta }' },
+          ],
         },
         {
           name: 'transfer_to_human',
@@ -173,6 +191,11 @@ export function templatePackFiles(name: string): Map<string, string> {
           preconditions: [],
           errors: [],
           parameters: { waitMinutes: 5 },
+          program: [
+            { op: 'let', name: 'ticket', value: "{ ticket_id: newId('tkt'), wait_minutes: params.waitMinutes }" },
+            { op: 'append', to: 'state.tickets', value: 'ticket' },
+            { op: 'return', value: 'ticket' },
+          ],
         },
       ],
       errorCodes: [
