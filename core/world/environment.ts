@@ -11,7 +11,7 @@
 import { Rng } from '../random';
 import type { Persona, Scenario, Situation } from '../domain/types';
 import { parseDaOutput } from '../wire';
-import { askedKinds } from '../agents/ca-choices';
+import { askedKinds } from './asked-details';
 import { actedIntent, customerDirective, drawAdversities, injectExecution } from './adversities';
 import type { CaDirective, EpisodeAdversities } from './adversities';
 import { executeTool, generateWorld, refuseCall } from './backend';
