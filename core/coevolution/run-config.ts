@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { DEFAULT_CONFIG } from '../config';
 import type { SparringConfig } from '../config';
 import { PRESETS } from '../presets';
-import { PROVIDER_CHOICES } from '../contract/device';
+import { PROVIDER_CHOICES } from '../device';
 import { issueRule } from '../issue-text';
 
 const pos = z.number().positive();
