@@ -17,7 +17,7 @@ import Database from 'better-sqlite3';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { hostCpuLine } from '../core/contract/device';
-import { PRESETS } from '../core/coevolution/run-config';
+import { PRESETS } from '../core/presets';
 import type { RunConfig } from '../core/coevolution/run-config';
 import { hostCpu } from '../models/device';
 import { sparringInProcess } from './support/cli-in-process';

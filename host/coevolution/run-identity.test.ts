@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { armConfig } from '../../core/coevolution/arms';
-import { PRESETS } from '../../core/coevolution/run-config';
+import { PRESETS } from '../../core/presets';
 import type { EngineEvent } from '../../core/contract/run-service';
 import { createEngine } from '../engine/engine';
 import { unavailableRunService } from '../engine/runs-unavailable';
