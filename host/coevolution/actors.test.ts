@@ -22,7 +22,7 @@ import { checkpointStore, HUMAN_EPISODE } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import { otherIntentScenarios, splitBank, validationSlice } from '../../core/rl/demos';
 import { PolicyCache, da0SftSeed, gym, gymEpisodes, runDomain, trainingDomain, weighted } from './actors';
-import type { LabContext } from './actors';
+import type { LabContext } from './lab-context';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-actors-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -33,7 +33,7 @@ import { llmStore } from '../store/llm-store';
 import { labDomain } from '../store/scenario-store';
 import { gymJobStore, GymJobError } from '../store/gym-job-store';
 import type { SqliteRunStore } from '../store/sqlite-store';
-import type { LabContext } from './actors';
+import type { LabContext } from './lab-context';
 import { exportGym } from './gym-export';
 import { runManagedTrainer } from './managed-trainer';
 

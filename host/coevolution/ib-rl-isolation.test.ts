@@ -27,7 +27,7 @@ import { bankingDomain } from '../domain-files';
 import { checkpointStore } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import { IB_RL_POOL_CA, IB_RL_POOL_DA, PolicyCache, gym } from './actors';
-import type { LabContext } from './actors';
+import type { LabContext } from './lab-context';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-ibrl-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -39,7 +39,7 @@ import { JudgeSpecError, resolveJudge } from '../policies/policies';
 import { cancelGymJob, externalGym, externalRoles, fromLlm, gymJobsOf, trainerCommands } from './external-gym';
 import { gymJobStore } from '../store/gym-job-store';
 import { runIdentityReader } from './run-identity';
-import type { LabContext } from './actors';
+import type { LabContext } from './lab-context';
 
 type RunActor = Actor<typeof runMachine>;
 

@@ -18,7 +18,7 @@ import { runMatch } from '../../core/arena/match';
 import { selectScenarios } from '../../core/arena/scenarios';
 import { judgeEpisode } from '../../core/judge/judge';
 import { PolicyCache, playMatch } from '../coevolution/actors';
-import type { LabContext } from '../coevolution/actors';
+import type { LabContext } from '../coevolution/lab-context';
 import { bankingDomain } from '../domain-files';
 import { checkpointStore } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';

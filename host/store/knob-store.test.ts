@@ -14,7 +14,7 @@ import type { MatchSummary } from '../../core/coevolution/run.machine';
 import { runGrpo } from '../../core/rl/grpo';
 import type { PolicyGradientBatch, PolicyGradientHyper, PolicyModel, StepMetrics } from '../../core/rl/ports';
 import { stepConfigs } from '../coevolution/actors';
-import type { LabContext } from '../coevolution/actors';
+import type { LabContext } from '../coevolution/lab-context';
 import { applyMigrations } from './migrations';
 import { knobStore } from './knob-store';
 import { openSqliteStore } from './sqlite-store';
