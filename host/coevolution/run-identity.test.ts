@@ -17,7 +17,8 @@ import { unavailableRunService } from '../engine/runs-unavailable';
 import { openSqliteStore } from '../store/sqlite-store';
 import type { SqliteRunStore } from '../store/sqlite-store';
 import { sparringInProcess } from '../../test/support/cli-in-process';
-import { createRunReader, presetInfos } from './service';
+import { createRunReader } from './run-reader';
+import { presetInfos } from './service';
 import { measuredPresetTimes, presetsWithTimes, setRunNote } from './run-identity';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-run-identity-'));

@@ -13,7 +13,8 @@ import { parseRunConfig, sparringConfigOf } from '../../core/coevolution/run-con
 import { withAdversityProfile } from '../../core/world/adversities';
 import { PolicyCache, evaluate } from '../coevolution/actors';
 import type { LabContext } from '../coevolution/lab-context';
-import { createRunReader, createRunService } from '../coevolution/service';
+import { createRunReader } from '../coevolution/run-reader';
+import { createRunService } from '../coevolution/service';
 import { checkpointStore } from '../store/checkpoint-store';
 import { labDomain } from '../store/scenario-store';
 import { openSqliteStore } from '../store/sqlite-store';

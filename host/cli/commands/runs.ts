@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import type { RunSummary } from '../../../core/contract/contract';
-import { createRunReader } from '../../coevolution/service';
+import { createRunReader } from '../../coevolution/run-reader';
 import { setRunNote } from '../../coevolution/run-identity';
 import { TextTooLongError } from '../../store/text-bounds';
 import { table } from '../../format/table';
