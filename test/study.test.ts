@@ -22,7 +22,7 @@ import type { RunConfig } from '../core/coevolution/run-config';
 import { hostCpu } from '../models/device';
 import { sparringInProcess } from './support/cli-in-process';
 import type { CaPolicyView, StudyCaPolicyArm } from '../core/contract/contract';
-import { fmt } from '../host/report/study-report';
+import { fmt } from '../core/stats/format';
 import { otherIntentScenarios } from '../core/rl/demos';
 import { bankingDomain } from '../host/domain-files';
 import { writeTinyStudyConfig } from './support/tiny-study-config';

@@ -12,7 +12,8 @@ import { arenaOnlySummary, heldoutEpisodesNote, isHeldoutMeasure, MEASURES, stud
 import { parseRunConfig, RunConfigError } from '../../../core/coevolution/run-config';
 import { PRESETS } from '../../../core/presets';
 import type { RunConfig } from '../../../core/coevolution/run-config';
-import { fmt, heldoutReachView, heldoutScenarioView, shapeView, SPLIT_HEADER, tacticConvergenceView } from '../../report/study-report';
+import { heldoutReachView, heldoutScenarioView, shapeView, SPLIT_HEADER, tacticConvergenceView } from '../../report/study-report';
+import { fmt } from '../../../core/stats/format';
 import { loadStudy } from '../../study/study-data';
 import type { StudyView } from '../../study/study-data';
 import { defaultWorkers, runStudy } from '../../study/runner';
