@@ -26,7 +26,7 @@ import { resultTables, runDetail, runScalars, runsOf, sourceOf, TABLES } from '.
 import type { TableSource } from '../../report/result-tables';
 import { TensorBoardWriter } from '../../report/tensorboard';
 import { UsageError } from '../options';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 const PAGE = 500;
 const ALL_TABLES = [...new Set(Object.values(TABLES).flat())];

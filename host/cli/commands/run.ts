@@ -40,7 +40,7 @@ import { runScalars } from '../../report/result-tables';
 import { matchScalars, TensorBoardWriter } from '../../report/tensorboard';
 import type { Progress } from '../progress';
 import { pct, table } from '../../format/table';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 interface RunOptions extends Partial<DeviceOptions> {
   preset: string;

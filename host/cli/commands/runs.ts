@@ -12,7 +12,7 @@ import { TextTooLongError } from '../../store/text-bounds';
 import { table } from '../../format/table';
 import { UsageError } from '../options';
 import { withLab } from '../study-lab';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 /** The config change column: the first line and how many more (every line with --json). */
 export function changeCell(r: Pick<RunSummary, 'configChange'>): string {

@@ -37,7 +37,7 @@ import { assertArmCorpora } from '../../store/corpus-store';
 import { nonNegativeInt, positiveInt, UsageError } from '../options';
 import { parseSeedText, SeedsError } from '../../../core/coevolution/seeds';
 import { table } from '../../format/table';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 interface StudyOptions {
   preset?: string;
