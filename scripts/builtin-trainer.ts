@@ -15,7 +15,7 @@ import { parseRunConfig, sparringConfigOf } from '../core/coevolution/run-config
 import { withAdversityProfile } from '../core/world/adversities';
 import { exportCheckpointOnnx } from '../models/export';
 import { PolicyCache, gym } from '../host/coevolution/actors';
-import type { LabContext } from '../host/coevolution/actors';
+import type { LabContext } from '../host/coevolution/lab-context';
 import { checkpointStore } from '../host/store/checkpoint-store';
 import { labDomain } from '../host/store/scenario-store';
 import { openSqliteStore } from '../host/store/sqlite-store';

@@ -12,7 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PRESETS, parseRunConfig, RunConfigError } from '../core/coevolution/run-config';
+import { parseRunConfig, RunConfigError } from '../core/coevolution/run-config';
+import { PRESETS } from '../core/presets';
 import { createRunService } from '../host/coevolution/service';
 
 const BIN = path.resolve(__dirname, '..', 'bin', 'sparring.js');

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { PRESETS } from '../core/coevolution/run-config';
+import { PRESETS } from '../core/presets';
 import { selectScenarios } from '../core/arena/scenarios';
 import { runWorld } from '../host/coevolution/gym-export';
 import type { GymPoint } from '../host/coevolution/gym-export';

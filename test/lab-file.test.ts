@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { PRESETS } from '../core/coevolution/run-config';
+import { PRESETS } from '../core/presets';
 
 const BIN = path.resolve(__dirname, '..', 'bin', 'sparring.js');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-labfile-'));

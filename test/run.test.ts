@@ -12,7 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { PRESETS } from '../core/coevolution/run-config';
+import { PRESETS } from '../core/presets';
 import { bankingDomain } from '../host/domain-files';
 import { corpusHash } from '../host/store/corpus-store';
 import { sparringInProcess } from './support/cli-in-process';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { PRESETS } from '../core/coevolution/run-config';
+import { PRESETS } from '../core/presets';
 import { studyPanelProtocol } from '../host/study/study-panel';
 import { writeTinyStudyConfig } from './support/tiny-study-config';
 

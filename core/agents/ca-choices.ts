@@ -26,6 +26,12 @@ import type { Rng } from '../random';
 import type { CaDirective } from '../world/adversities';
 import type { CaObservation } from '../world/environment';
 import { fillSlots, slotValues, slotsIn } from './slots';
+import { askedKinds, DETAIL_KINDS } from '../world/asked-details';
+import type { DetailKind } from '../world/asked-details';
+
+/** The detail kinds and what asks for them live with the world, which reads them too. */
+export { ASKED_PATTERNS, DETAIL_KINDS } from '../world/asked-details';
+export type { DetailKind } from '../world/asked-details';
 
 export const CA_DIRECTNESS = ['direct', 'indirect', 'vague'] as const satisfies readonly Directness[];
 export const CA_TONES = ['neutral', 'frustrated', 'anxious'] as const;
@@ -33,9 +39,6 @@ export type CaTone = (typeof CA_TONES)[number];
 /** Detail levels: how many of the detail kinds a detail clause states. */
 export const CA_DETAIL_LEVELS = [0, 1, 2, 3] as const;
 export type CaDetailLevel = (typeof CA_DETAIL_LEVELS)[number];
-/** The kinds of concrete detail a customer can state; `where` is the channel or the place. */
-export const DETAIL_KINDS = ['merchant', 'amount', 'date', 'where'] as const;
-export type DetailKind = (typeof DETAIL_KINDS)[number];
 /** Where the need sits in an opening: stated first, or after the detail and decoy (buried in context). */
 export const CA_PLACEMENTS = ['need-first', 'context-first'] as const;
 export type CaPlacement = (typeof CA_PLACEMENTS)[number];
@@ -340,20 +343,6 @@ export function detailTemplates(bank: UtteranceBank, kinds: readonly DetailKind[
 export function openingDetailTemplates(bank: UtteranceBank, level: CaDetailLevel, withhold: boolean): string[] {
   if (withhold || level === 0) return [''];
   return [...new Set(detailKindSubsets(level).flatMap((ks) => detailTemplates(bank, ks)))];
-}
-
-/** What in an agent's question (lower-cased) asks for each detail kind. */
-export const ASKED_PATTERNS: Record<DetailKind, RegExp> = {
-  merchant: /\b(merchant|shop|store|company|retailer|who|name)\b/,
-  amount: /\b(amount|how much|cost|sum)\b/,
-  date: /\b(when|date|day|time)\b/,
-  where: /\b(where|online|in person|in store|contactless|how did you pay|channel)\b/,
-};
-
-/** Which detail kinds an agent's question asks for. */
-export function askedKinds(question: string): DetailKind[] {
-  const q = question.toLowerCase();
-  return DETAIL_KINDS.filter((k) => ASKED_PATTERNS[k].test(q));
 }
 
 /** How many facts an answer states (see the module comment on withholding). */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ARMS, armConfig, configOverlay, customArm, deepMerge, overlayConfig, parseArms, studyArmConfigs } from './arms';
-import { PRESETS, RunConfigError } from './run-config';
+import { RunConfigError } from './run-config';
+import { PRESETS } from '../presets';
 
 const quick = PRESETS.quick.config;
 

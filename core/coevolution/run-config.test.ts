@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../config';
 import { overlayConfig } from './arms';
-import { PRESETS, parseRunConfig, sparringConfigOf } from './run-config';
+import { parseRunConfig, sparringConfigOf } from './run-config';
+import { PRESETS } from '../presets';
 
 describe('run config', () => {
   it('accepts both presets, and paper keeps the RL-ADA constants', () => {

@@ -6,8 +6,7 @@
 import { z } from 'zod';
 import { DEFAULT_CONFIG } from '../config';
 import type { SparringConfig } from '../config';
-import { PRESETS } from '../presets';
-import { PROVIDER_CHOICES } from '../contract/device';
+import { PROVIDER_CHOICES } from '../device';
 import { issueRule } from '../issue-text';
 
 const pos = z.number().positive();
@@ -437,11 +436,6 @@ export const runConfigSchema = z.strictObject({
   judge: name.optional(),
 });
 export type RunConfig = z.infer<typeof runConfigSchema>;
-
-/** The run presets live in the one table of defaults, core/presets.ts. */
-export { PRESETS };
-
-export type PresetName = keyof typeof PRESETS;
 
 /** A problem with a run config: the field path and what was expected. */
 export class RunConfigError extends Error {

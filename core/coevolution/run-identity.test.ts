@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { armConfig } from './arms';
-import { PRESETS } from './run-config';
+import { PRESETS } from '../presets';
 import { configChangeLine, configChanges, runConfigChange } from './run-identity';
 
 const quick = PRESETS.quick.config;

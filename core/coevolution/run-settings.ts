@@ -4,12 +4,56 @@
  * rate over it, GRPO's optional defaults spelled out), and r_DA's and r_CA's weights over the
  * defaults. The runner's gyms and the run screens read the same functions.
  */
-import type { GrpoSettingsView, RunSettings } from '../contract/contract';
 import { GRPO_PRESETS, withGrpoDefaults } from '../rl/grpo';
 import type { GrpoConfig } from '../rl/grpo';
 import { ibRlSettings, isIbRl } from './ib-rl';
 import { sparringConfigOf, storedRunConfig, trainerLabel } from './run-config';
 import type { GrpoBudget, RunConfig } from './run-config';
+
+/** One GRPO phase of a run (the DA's warm-up, the CA's pressure, each role's gyms) as the runner resolves its budget. */
+export interface GrpoSettingsView {
+  /** 'DA0 warm-up', 'CA0 pressure', 'DA gym', 'CA gym'. */
+  phase: string;
+  K: number;
+  lr: number;
+  lrSchedule: string;
+  /** β of the KL penalty to the phase's reference. */
+  klBeta: number;
+  /** ε of the clipped ratio. */
+  clipEps: number;
+  /** T: the temperature the K actions are sampled at. */
+  temperature: number;
+  steps: number;
+  promptsPerStep: number;
+  oversample: number;
+  entropyCoef: number;
+  /** ε-greedy exploration's share of samples (the DA's gyms only; 0 elsewhere). */
+  explore: number;
+  /** Every valid action tried once per decision point (the DA's gyms only; false elsewhere). */
+  enumerate: boolean;
+  /** Trust region (nats) and pass cap; null: none. */
+  maxKl: number | null;
+  maxPasses: number | null;
+  /** Who trains the gym ('builtin', or 'external' for a trainer such as TRL or verl); null for bootstrap phases. */
+  trainer: string | null;
+}
+
+/** What a run runs with beyond its stopping constants: GRPO per phase, the gym mix and r_DA / r_CA's weights. */
+export interface RunSettings {
+  grpo: GrpoSettingsView[];
+  /** The share of failure transcripts in a gym's data (RL-ADA's 70:30). */
+  failureShare: number;
+  /** How many of the run's latest arena matches feed a gym (RunConfig gym.matches; 1: the latest alone). */
+  gymMatches: number;
+  /** Which transcripts are the DA's failures in its gym's mix (RunConfig gym.daFailure): lost, or lost or left unresolved. */
+  daFailure: 'lost' | 'unresolved';
+  /** Which customer turns are the CA gym's decision points (RunConfig gym.caDecisions): each one, or the openings only. */
+  caDecisions: 'every-turn' | 'openings';
+  /** Episodes per intent of each DA gym's match beyond the arena's intents (RunConfig gym.daOtherIntents); 0: none. */
+  daOtherIntents: number;
+  daReward: Record<string, number>;
+  caReward: Record<string, number>;
+}
 
 /** A gym budget of the run config as the GRPO settings a gym runs with (the role's GRPO_PRESETS under it). */
 export function grpoConfig(b: GrpoBudget, role: 'DA' | 'CA', seed: number): GrpoConfig {

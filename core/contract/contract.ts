@@ -25,6 +25,7 @@ import type { DeviceRecord } from './device';
 import type { HeldoutReport } from '../arena/heldout-report';
 import type { PanelSummary } from '../arena/panel';
 import type { KnobConsole, KnobHistoryRow, KnobWriteResult } from '../eau/view';
+import type { RunSettings } from '../coevolution/run-settings';
 
 /** Plain-data records that cross the boundary, re-exported so clients import types from here only. */
 export type { EpisodeQuery, EpisodeRecord, EpisodeSummary, MatchRecord, ScenarioResult, TurnRecord, Winner } from '../store/port';
@@ -131,6 +132,7 @@ export type { EffectMark, MeasuredEffect } from '../eau/effect';
 export type { DiagnosticName, Evidence, EvidenceSeries, KnobProposal } from '../eau/proposal';
 export type { HeldoutCell, HeldoutMetricKey, HeldoutMetricRow, HeldoutReport, HeldoutScenarioRow, HeldoutTable } from '../arena/heldout-report';
 export type { PanelCell, PanelCounterpart, PanelMetric, PanelRow, PanelSummary, ReplayStats } from '../arena/panel';
+export type { GrpoSettingsView, RunSettings } from '../coevolution/run-settings';
 
 export type { StoppingConfig };
 
@@ -216,51 +218,6 @@ export interface RunSummary {
   configChange?: string[] | null;
   /** A note a person wrote about the run (the app, `sparring runs note`); null: none. */
   note?: string | null;
-}
-
-/** One GRPO phase of a run (the DA's warm-up, the CA's pressure, each role's gyms) as the runner resolves its budget. */
-export interface GrpoSettingsView {
-  /** 'DA0 warm-up', 'CA0 pressure', 'DA gym', 'CA gym'. */
-  phase: string;
-  K: number;
-  lr: number;
-  lrSchedule: string;
-  /** β of the KL penalty to the phase's reference. */
-  klBeta: number;
-  /** ε of the clipped ratio. */
-  clipEps: number;
-  /** T: the temperature the K actions are sampled at. */
-  temperature: number;
-  steps: number;
-  promptsPerStep: number;
-  oversample: number;
-  entropyCoef: number;
-  /** ε-greedy exploration's share of samples (the DA's gyms only; 0 elsewhere). */
-  explore: number;
-  /** Every valid action tried once per decision point (the DA's gyms only; false elsewhere). */
-  enumerate: boolean;
-  /** Trust region (nats) and pass cap; null: none. */
-  maxKl: number | null;
-  maxPasses: number | null;
-  /** Who trains the gym ('builtin', or 'external' for a trainer such as TRL or verl); null for bootstrap phases. */
-  trainer: string | null;
-}
-
-/** What a run runs with beyond its stopping constants: GRPO per phase, the gym mix and r_DA / r_CA's weights. */
-export interface RunSettings {
-  grpo: GrpoSettingsView[];
-  /** The share of failure transcripts in a gym's data (RL-ADA's 70:30). */
-  failureShare: number;
-  /** How many of the run's latest arena matches feed a gym (RunConfig gym.matches; 1: the latest alone). */
-  gymMatches: number;
-  /** Which transcripts are the DA's failures in its gym's mix (RunConfig gym.daFailure): lost, or lost or left unresolved. */
-  daFailure: 'lost' | 'unresolved';
-  /** Which customer turns are the CA gym's decision points (RunConfig gym.caDecisions): each one, or the openings only. */
-  caDecisions: 'every-turn' | 'openings';
-  /** Episodes per intent of each DA gym's match beyond the arena's intents (RunConfig gym.daOtherIntents); 0: none. */
-  daOtherIntents: number;
-  daReward: Record<string, number>;
-  caReward: Record<string, number>;
 }
 
 export interface RunDetail extends RunSummary {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../config';
-import { PRESETS, runConfigSchema } from '../coevolution/run-config';
+import { runConfigSchema } from '../coevolution/run-config';
+import { PRESETS } from '../presets';
 import { adversityProfile, checkWrite, effectiveConfig, KNOBS, knobValue, withKnob } from './knobs';
 import { measureEffect } from './effect';
 import { boundCaChoice } from '../agents/ca-choices';

@@ -12,7 +12,7 @@
  */
 import type { FallbackBehavior } from '../domain/types';
 import type { Transcript } from '../world/transcript';
-import type { Finding } from './judge';
+import type { Finding } from './config';
 
 /** Words that show each part of a fallback, lower-case substrings. */
 export const FALLBACK_CUES = {

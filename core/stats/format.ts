@@ -4,6 +4,7 @@
  * paired difference). The renderer keeps its own copy (renderer/src/format.ts): it imports no
  * values from core/ but the contract.
  */
+import type { MeanInterval } from './intervals';
 
 /** `x.toFixed(digits)`, unsigned when it rounds to zero. */
 export function fixed(x: number, digits: number): string {
@@ -26,4 +27,11 @@ export function signedFixed(x: number, digits: number): string {
 export function meanText(m: { n: number; mean: number; ci: readonly [number, number] | null }, f: (v: number) => string): string {
   if (!m.n) return '–';
   return m.ci ? `${f(m.mean)} [${f(m.ci[0])}, ${f(m.ci[1])}]` : `${f(m.mean)} (n=${m.n}: too few for an interval)`;
+}
+
+/** A mean with its interval as the reports' tables print it (meanText): a rate in percent, 1 decimal; else 2 decimals. */
+export function fmt(m: MeanInterval, rate: boolean): string {
+  if (!m.n) return '–';
+  const f = (v: number) => (rate ? fixed(v * 100, 1) : fixed(v, 2));
+  return meanText(m, f);
 }

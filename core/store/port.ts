@@ -8,8 +8,7 @@ import type { DomainTool } from '../domain/types';
 import type { CustomerArm } from '../eau/customer-mix';
 import type { JudgeVerdict } from '../judge/types';
 import type { CaTerms, DaTerms } from '../rewards/terms';
-import type { AdversityFiring } from '../world/adversities';
-import type { EndReason, ToolResult } from '../world/transcript';
+import type { AdversityFiring, EndReason, ToolResult } from '../world/transcript';
 
 export type Winner = 'DA' | 'CA';
 

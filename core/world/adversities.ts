@@ -14,14 +14,6 @@ import type { AdversityKind, AdversitySpec, DetailSlot, Domain, ExecutionAdversi
 import type { Rng } from '../random';
 import type { ToolResult } from './transcript';
 
-/** One adversity that fired: which, at which turn of the transcript, and what it did. */
-export interface AdversityFiring {
-  kind: AdversityKind;
-  /** Index of the turn it shaped: the customer utterance, or the agent tool call it answered. */
-  turn: number;
-  detail: string;
-}
-
 /** What the customer is to act in this utterance (absent fields: nothing of that kind). */
 export interface CaDirective {
   /** Partial information: do not state this detail (the agent has not asked for it yet). */

@@ -11,12 +11,12 @@
 import { Rng } from '../random';
 import type { Persona, Scenario, Situation } from '../domain/types';
 import { parseDaOutput } from '../wire';
-import { askedKinds } from '../agents/ca-choices';
+import { askedKinds } from './asked-details';
 import { actedIntent, customerDirective, drawAdversities, injectExecution } from './adversities';
-import type { AdversityFiring, CaDirective, EpisodeAdversities } from './adversities';
+import type { CaDirective, EpisodeAdversities } from './adversities';
 import { executeTool, generateWorld, refuseCall } from './backend';
 import type { CustomerFacts, WorldState } from './backend';
-import type { AgentTurn, EndReason, Transcript, Turn } from './transcript';
+import type { AdversityFiring, AgentTurn, EndReason, Transcript, Turn } from './transcript';
 
 export type Role = 'customer' | 'agent';
 

@@ -2,9 +2,16 @@
  * A conversation as the environment records it and as the judge, the rewards and the store read
  * it. Only plain data: transcripts cross process boundaries and go into SQLite as they are.
  */
-import type { DomainTool, ImpossibleSpec } from '../domain/types';
-import type { AdversityFiring } from './adversities';
+import type { AdversityKind, DomainTool, ImpossibleSpec } from '../domain/types';
 import type { DaAction } from '../wire';
+
+/** One adversity that fired: which, at which turn of the transcript, and what it did. */
+export interface AdversityFiring {
+  kind: AdversityKind;
+  /** Index of the turn it shaped: the customer utterance, or the agent tool call it answered. */
+  turn: number;
+  detail: string;
+}
 
 /** Error codes a tool returns instead of a result. */
 export type ToolErrorCode =

@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseRunConfig, PRESETS } from '../../core/coevolution/run-config';
+import { parseRunConfig } from '../../core/coevolution/run-config';
+import { PRESETS } from '../../core/presets';
 import { configFileText } from './config-file';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'sparring-config-file-'));

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { overlayConfig } from '../../core/coevolution/arms';
-import { PRESETS } from '../../core/coevolution/run-config';
+import { PRESETS } from '../../core/presets';
 import { UsageError } from './options';
 
 /** The text of the file an option names; one that cannot be read is a usage error led by `what` (the option as given). */

@@ -39,16 +39,7 @@ import { seedInt, UsageError } from './options';
 import { checkLabPath, defaultLabPath } from './paths';
 import { flushPendingLlmCalls } from './policies';
 import { isReadOnlyWrite } from '../store/sqlite-store';
-
-export interface GlobalOptions {
-  db: string;
-  seed: number;
-  json: boolean;
-  /** Create the folder of --db when it is missing (otherwise refused, except for the data directory's lab). */
-  create?: boolean;
-  /** false with --no-cache: LLM calls skip the lab's response cache (new answers are still stored). */
-  cache?: boolean;
-}
+import type { GlobalOptions } from './global-options';
 
 process.env.ORT_DISABLE_TELEMETRY ??= '1';
 

@@ -24,7 +24,7 @@ import type { Judge } from '../../core/judge/port';
 import { UsageError } from './options';
 import { progressBar } from './progress';
 import type { Progress } from './progress';
-import type { GlobalOptions } from './main';
+import type { GlobalOptions } from './global-options';
 
 export interface ModelOptions {
   session?: SessionSettings;

@@ -10,7 +10,8 @@ import { ScriptedCa } from '../../core/agents/scripted-ca';
 import { ScriptedDa } from '../../core/agents/scripted-da';
 import { runMatch } from '../../core/arena/match';
 import { selectScenarios } from '../../core/arena/scenarios';
-import { PRESETS, sparringConfigOf } from '../../core/coevolution/run-config';
+import { sparringConfigOf } from '../../core/coevolution/run-config';
+import { PRESETS } from '../../core/presets';
 import type { RunConfig } from '../../core/coevolution/run-config';
 import { judgeEpisode } from '../../core/judge/judge';
 import { CaModel } from '../../models/ca-model';
@@ -21,7 +22,7 @@ import { checkpointStore, HUMAN_EPISODE } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import { otherIntentScenarios, splitBank, validationSlice } from '../../core/rl/demos';
 import { PolicyCache, da0SftSeed, gym, gymEpisodes, runDomain, trainingDomain, weighted } from './actors';
-import type { LabContext } from './actors';
+import type { LabContext } from './lab-context';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-actors-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

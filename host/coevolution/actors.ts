@@ -8,6 +8,7 @@
 import { phaseEta } from './eta';
 import type { Database } from 'better-sqlite3';
 import { bootstrapKey, copyBootstrap, findBootstrap, recordBootstrap } from './bootstrap-reuse';
+import type { LabContext } from './lab-context';
 import type { CaChoice, CaTacticBounds } from '../../core/agents/ca-choices';
 import { ScriptedCa } from '../../core/agents/scripted-ca';
 import type { CaPolicy, CheckpointRef, DaPolicy } from '../../core/agents/policy';
@@ -17,17 +18,15 @@ import { invalidActions } from '../../models/da-net';
 import { evaluateDa, evaluateMads } from '../../core/arena/evaluate';
 import { runMatch } from '../../core/arena/match';
 import { selectScenarios } from '../../core/arena/scenarios';
-import type { SparringConfig } from '../../core/config';
 import type { BootstrapOutput, EvaluateInput, GymInput, GymOutput, MatchInput, MatchOutput } from '../../core/coevolution/run.machine';
 import type { GrpoBudget, RunConfig } from '../../core/coevolution/run-config';
 import { sparringConfigOf } from '../../core/coevolution/run-config';
 import { summariseOpenings } from '../../core/coevolution/tactics';
-import type { ProgressReport, RunPhase } from '../../core/contract/contract';
+import type { RunPhase } from '../../core/contract/contract';
 import { summariseArms } from '../../core/eau/customer-mix';
 import type { SymbolicMix } from '../../core/eau/customer-mix';
 import { deadlockRate, diagnoseDegenerateGym, diagnoseMatch, digestMatch, knobValues } from '../../core/eau/diagnostics';
 import type { MatchDigest } from '../../core/eau/diagnostics';
-import type { KnobProposal } from '../../core/eau/proposal';
 import { adversityProfile } from '../../core/eau/knobs';
 import { withAdversityProfile } from '../../core/world/adversities';
 import type { Domain, Scenario, UtteranceBank } from '../../core/domain/types';
@@ -57,12 +56,11 @@ import { BuiltinCa } from '../../models/builtin-ca';
 import { BuiltinDa } from '../../models/builtin-da';
 import { CaModel } from '../../models/ca-model';
 import { DaModel } from '../../models/da-model';
-import type { SessionSettings } from '../../models/session';
 import { flushPendingLlmCalls, llmCheckpointPolicy, pendingLlmCalls, resolveLlmCa, resolveLlmDa } from '../policies/policies';
 import { trainSftDa } from '../routing-eval';
 import { llmStore } from '../store/llm-store';
 import { assertBuiltin, describeLlm, HUMAN_EPISODE } from '../store/checkpoint-store';
-import type { CheckpointMeta, CheckpointStore } from '../store/checkpoint-store';
+import type { CheckpointMeta } from '../store/checkpoint-store';
 import { playStore } from '../store/play-store';
 import { knobStore } from '../store/knob-store';
 import { heldCorpusRows } from '../store/corpus-store';
@@ -74,41 +72,6 @@ const SCRIPTED = 'scripted';
 
 /** Episodes played at once in a match: lets the builtin DA answer many with one forward run. */
 const MATCH_CONCURRENCY = 32;
-
-export interface LabContext {
-  runId: string;
-  seed: number;
-  domain: Domain;
-  config: RunConfig;
-  sparring: SparringConfig;
-  store: SqliteRunStore;
-  checkpoints: CheckpointStore;
-  session?: SessionSettings;
-  progress: (p: ProgressReport) => void;
-  /** A training metric point (registry key) of a phase such as 'gym:DA1'. */
-  metric: (phase: string, key: string, step: number, value: number) => void;
-  /** True once the user stopped the run: long work ends early (its result is discarded). */
-  stopped: () => boolean;
-  /** Runs of one scope share equal bootstraps (RunServiceOptions.bootstrapScope); absent: none shared. */
-  bootstrapScope?: string;
-  /**
-   * Keeps what the EAU diagnostics propose after each match and gym (never applied by the run).
-   * The service points it at host/eau/proposals-store.ts; absent: the proposals are dropped.
-   */
-  recordProposals?: (runId: string, proposals: readonly KnobProposal[]) => void;
-  /**
-   * EAU knobs: called at every GRPO step boundary of a gym (before step `step` of the gym that
-   * trains checkpoint `gym`); the runner applies queued step-level writes there, updating
-   * `config` (host/coevolution/knob-runtime.ts). `config`, `sparring` and `domain` are the run's
-   * effective values, replaced at phase boundaries: read them when a phase starts.
-   */
-  atStep?: (gym: string, step: number) => void;
-  /**
-   * The run's judge (RunConfig `judge`): every episode of its bootstrap, matches, gyms' rollouts and
-   * evaluations. Absent: the rule judge.
-   */
-  judge?: Judge;
-}
 
 /** The run's judge (the arena tells it which episode it judges). */
 function judgeOf(ctx: Pick<LabContext, 'judge'>): Judge {

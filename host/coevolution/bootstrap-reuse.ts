@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { CheckpointMeta } from '../store/checkpoint-store';
-import type { LabContext } from './actors';
+import type { LabContext } from './lab-context';
 
 /** The hash of a run's bootstrap inputs (see the module comment). */
 export function bootstrapKey(ctx: Pick<LabContext, 'seed' | 'config' | 'sparring' | 'domain' | 'session' | 'judge' | 'bootstrapScope'>): string {

@@ -3,7 +3,7 @@
  * external trainer, exactly two of them (one after each of the first two matches), and a
  * one-pass held-out evaluation.
  */
-import { PRESETS } from '../../core/coevolution/run-config';
+import { PRESETS } from '../../core/presets';
 import type { RunConfig } from '../../core/coevolution/run-config';
 
 const quick = PRESETS.quick.config;

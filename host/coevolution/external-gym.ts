@@ -1,10 +1,10 @@
 /**
  * Gyms handed to an external trainer (run config gym.da.trainer / gym.ca.trainer 'external';
  * issue 15 item 3). When the run machine reaches such a gym (its 'waiting-for-trainer' state),
- * `externalGym` exports the gym — the decision points of `sparring gym export` (the match's
- * transcripts mixed failure:success, the sliding-window slicer), the frozen opponent, the
- * rewards' config and the mix — to a folder beside the lab, records a gym job (migration 15) and
- * polls the lab until the job ends:
+ * its actor `externalGym` (external-gym-actor.ts) exports the gym — the decision points of
+ * `sparring gym export` (the match's transcripts mixed failure:success, the sliding-window
+ * slicer), the frozen opponent, the rewards' config and the mix — to a folder beside the lab,
+ * records a gym job (migration 15) and polls the lab until the job ends:
  * - `sparring checkpoints add … --run R --gym N` (`registerTrainerResult`) stores the trained
  *   checkpoint, child of the gym's `from`, and marks the job done: the run goes on with it;
  * - `sparring gym cancel J` (`cancelGymJob`): the run goes on with `from`, unchanged, and says so
@@ -12,15 +12,12 @@
  * Both are writes to the lab file, from any process; the waiting run sees them at its next poll,
  * and a run resumed after kill -9 finds the job (and its export) where it left them.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Database } from 'better-sqlite3';
-import type { ExternalGymInput, GymOutput } from '../../core/coevolution/run.machine';
-import { sparringConfigOf } from '../../core/coevolution/run-config';
 import { handedOut } from '../../core/coevolution/run-config';
 import type { RunConfig } from '../../core/coevolution/run-config';
 import type { GymJobInfo } from '../../core/contract/contract';
-import type { Domain } from '../../core/domain/types';
 import { readCheckpointOnnx } from '../../models/export';
 import type { ModelSnapshot } from '../../core/rl/ports';
 import { ggufConfigOf } from '../../models/llm/gguf-backend';
@@ -33,12 +30,6 @@ import { llmStore } from '../store/llm-store';
 import { labDomain } from '../store/scenario-store';
 import { gymJobStore, GymJobError } from '../store/gym-job-store';
 import type { SqliteRunStore } from '../store/sqlite-store';
-import type { LabContext } from './actors';
-import { exportGym } from './gym-export';
-import { runManagedTrainer } from './managed-trainer';
-
-/** How often a waiting run reads its job from the lab (ms). */
-export const TRAINER_POLL_MS = 1000;
 
 /** The training data kind that links a checkpoint to the gym job it came back for. */
 export const GYM_JOB = 'gym_job';
@@ -71,106 +62,6 @@ export function trainerCommands(
     `SPARRING_ENV_URL=URL python ${TRAIN_SCRIPT[job.role]} --data ${path.join(job.exportPath, 'gym.jsonl')} --out ${out}   # URL: the one env serve printed`,
     `npx sparring checkpoints add --role ${job.role} --model ${fromLlm ? 'ENDPOINT' : 'MODEL.onnx'} --parent ${job.from} --run ${job.runId} --gym ${job.gym} ${db}`,
   ];
-}
-
-/** Writes a file whole or not at all (a temporary file renamed into place). */
-function writeWhole(file: string, text: string): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
-}
-
-/**
- * Exports gym `input.gym` of the run and records its job; a job already recorded for that gym (a
- * run restarted while waiting) is returned as it is, its export untouched.
- */
-export async function exportGymJob(
-  ctx: Pick<LabContext, 'runId' | 'store' | 'domain' | 'config'>,
-  baseDomain: Domain,
-  input: ExternalGymInput,
-): Promise<GymJobInfo> {
-  const jobs = gymJobStore(ctx.store.db);
-  const found = jobs.forGym(input.runId, input.gym);
-  if (found) return found;
-  const ex = await exportGym(ctx.store, baseDomain, input.runId, input.gym);
-  if (ex.role !== input.role || ex.from !== input.from || ex.matchId !== input.matchId) {
-    throw new Error(
-      `external gym ${input.gym} of ${input.runId}: the lab's copy of the run says ${ex.role} ${ex.from} after ${ex.matchId}, ` +
-        `the run machine ${input.role} ${input.from} after ${input.matchId}`,
-    );
-  }
-  const folder = gymJobFolder(ctx.store.path, input.runId, input.gym);
-  mkdirSync(folder, { recursive: true });
-  const sparring = sparringConfigOf(ctx.config);
-  writeWhole(path.join(folder, 'gym.jsonl'), ex.points.map((p) => JSON.stringify(p)).join('\n') + (ex.points.length ? '\n' : ''));
-  const manifest = {
-    run: input.runId,
-    gym: input.gym,
-    role: input.role,
-    from: input.from,
-    frozen_opponent: input.opponent,
-    match_id: input.matchId,
-    seed: input.seed,
-    decision_points: ex.points.length,
-    data: 'gym.jsonl',
-    /** The gym's episodes: failures and successes of the training role (RL-ADA §3.5's mix), human ones. */
-    episodes: ex.episodes,
-    failure_share: ctx.config.gym.failureShare,
-    rewards: { da: sparring.daReward, ca: sparring.caReward },
-    budget: input.role === 'DA' ? ctx.config.gym.da : ctx.config.gym.ca,
-    adversities: ctx.config.adversities ?? false,
-    serve: ex.serve,
-    commands: trainerCommands({ ...input, exportPath: folder }, ctx.store.path, fromLlm(ctx.store.db, input.from)),
-  };
-  writeWhole(path.join(folder, 'job.json'), JSON.stringify(manifest, null, 2) + '\n');
-  return jobs.create({
-    runId: input.runId,
-    gym: input.gym,
-    role: input.role,
-    from: input.from,
-    opponent: input.opponent,
-    matchId: input.matchId,
-    exportPath: folder,
-  });
-}
-
-/**
- * The run machine's `externalGym` actor: export and record the job (once), then wait for it to
- * end. `signal` ends the wait when the machine leaves the state (a pause, a stop).
- */
-export async function externalGym(
-  ctx: LabContext,
-  baseDomain: Domain,
-  input: ExternalGymInput,
-  opts: { signal?: AbortSignal; pollMs?: number; onJob?: (job: GymJobInfo) => void } = {},
-): Promise<GymOutput> {
-  // The service persists the phase's snapshot after this actor starts: let it, so the export
-  // reads the run (its latest match) from the lab as the machine has it.
-  await new Promise((r) => setImmediate(r));
-  let job = await exportGymJob(ctx, baseDomain, input);
-  opts.onJob?.(job);
-  const jobs = gymJobStore(ctx.store.db);
-  const trainer = input.role === 'DA' ? ctx.config.gym.da.trainer : ctx.config.gym.ca.trainer;
-  if (typeof trainer === 'object' && trainer.kind === 'trl' && job.status === 'waiting') {
-    // The managed trainer trains the gym and registers the result, which ends the job.
-    await runManagedTrainer(ctx, job, trainer, opts.signal ? { signal: opts.signal } : {});
-    job = jobs.get(job.id)!;
-  }
-  while (job.status === 'waiting') {
-    if (ctx.stopped() || opts.signal?.aborted) throw new Error('run stopped');
-    await new Promise((r) => setTimeout(r, opts.pollMs ?? TRAINER_POLL_MS));
-    job = jobs.get(job.id)!;
-  }
-  if (job.status === 'done' && job.checkpoint) {
-    // An LLM came back: from now on the run plays this role with it (RunContext.llmCheckpoints).
-    const llm = ctx.checkpoints.meta(job.checkpoint)?.llm;
-    return {
-      checkpoint: job.checkpoint,
-      note: `trained by ${typeof trainer === 'object' ? `the managed ${trainer.kind.toUpperCase()} trainer` : 'an external trainer'} (gym job ${job.id})${llm ? `: ${describeLlm(llm)}` : ''}`,
-      ...(llm ? { llm: llm.spec } : {}),
-    };
-  }
-  return { checkpoint: input.from, note: `gym job ${job.id} ${job.status}${job.note ? ` (${job.note})` : ''}: ${input.from} kept unchanged` };
 }
 
 /** `sparring checkpoints add`: what an external trainer hands back for a waiting gym job. */

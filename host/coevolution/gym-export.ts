@@ -25,7 +25,7 @@ import { observationView } from '../env/protocol';
 import type { SqliteRunStore } from '../store/sqlite-store';
 import type { SparringConfig } from '../../core/config';
 import { gymEpisodes, runDomain, trainingDomain } from './actors';
-import { createRunReader } from './service';
+import { createRunReader } from './run-reader';
 
 /** One decision point, one JSONL line. */
 export interface GymPoint {

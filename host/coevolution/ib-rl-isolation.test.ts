@@ -15,7 +15,8 @@ import { ScriptedDa } from '../../core/agents/scripted-da';
 import { runMatch } from '../../core/arena/match';
 import { selectScenarios } from '../../core/arena/scenarios';
 import { DEFAULT_CONFIG } from '../../core/config';
-import { PRESETS, sparringConfigOf } from '../../core/coevolution/run-config';
+import { sparringConfigOf } from '../../core/coevolution/run-config';
+import { PRESETS } from '../../core/presets';
 import type { RunConfig } from '../../core/coevolution/run-config';
 import type { GymInput } from '../../core/coevolution/run.machine';
 import { judgeEpisode } from '../../core/judge/judge';
@@ -26,7 +27,7 @@ import { bankingDomain } from '../domain-files';
 import { checkpointStore } from '../store/checkpoint-store';
 import { openSqliteStore } from '../store/sqlite-store';
 import { IB_RL_POOL_CA, IB_RL_POOL_DA, PolicyCache, gym } from './actors';
-import type { LabContext } from './actors';
+import type { LabContext } from './lab-context';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-ibrl-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

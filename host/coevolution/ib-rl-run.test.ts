@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PRESETS } from '../../core/coevolution/run-config';
+import { PRESETS } from '../../core/presets';
 import type { EngineEvent } from '../../core/contract/run-service';
 import { checkpointStore } from '../store/checkpoint-store';
 import { IB_RL_POOL_CA, IB_RL_POOL_DA } from './actors';

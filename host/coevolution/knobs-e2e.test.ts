@@ -14,7 +14,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PRESETS } from '../../core/coevolution/run-config';
+import { PRESETS } from '../../core/presets';
 import type { RunConfig } from '../../core/coevolution/run-config';
 import { knobStore } from '../store/knob-store';
 import { openSqliteStore } from '../store/sqlite-store';

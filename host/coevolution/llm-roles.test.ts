@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { budgetStop, planGyms } from '../../core/coevolution/run.machine';
-import { PRESETS } from '../../core/coevolution/run-config';
+import { PRESETS } from '../../core/presets';
 import { BuiltinCa } from '../../models/builtin-ca';
 import { CaModel } from '../../models/ca-model';
 import { bankingDomain } from '../domain-files';

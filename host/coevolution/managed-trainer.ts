@@ -24,7 +24,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { ManagedTrainer } from '../../core/coevolution/run-config';
 import type { GymJobInfo } from '../../core/contract/contract';
-import type { LabContext } from './actors';
+import type { LabContext } from './lab-context';
 import { registerTrainerResult } from './external-gym';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

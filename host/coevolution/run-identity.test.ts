@@ -10,14 +10,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { armConfig } from '../../core/coevolution/arms';
-import { PRESETS } from '../../core/coevolution/run-config';
+import { PRESETS } from '../../core/presets';
 import type { EngineEvent } from '../../core/contract/run-service';
 import { createEngine } from '../engine/engine';
 import { unavailableRunService } from '../engine/runs-unavailable';
 import { openSqliteStore } from '../store/sqlite-store';
 import type { SqliteRunStore } from '../store/sqlite-store';
 import { sparringInProcess } from '../../test/support/cli-in-process';
-import { createRunReader, presetInfos } from './service';
+import { createRunReader } from './run-reader';
+import { presetInfos } from './service';
 import { measuredPresetTimes, presetsWithTimes, setRunNote } from './run-identity';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-run-identity-'));

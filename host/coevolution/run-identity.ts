@@ -5,7 +5,7 @@
  * screen say the same; `sparring runs note` and the engine's `runs/note` write the note.
  */
 import type { Database } from 'better-sqlite3';
-import { PRESETS } from '../../core/coevolution/run-config';
+import { PRESETS } from '../../core/presets';
 import { runConfigChange } from '../../core/coevolution/run-identity';
 import type { PresetInfo, RunSummary } from '../../core/contract/contract';
 import { checkText, TEXT_BOUNDS } from '../store/text-bounds';

@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PRESETS } from '../../core/coevolution/run-config';
+import { PRESETS } from '../../core/presets';
 import { runLease } from '../store/run-lease';
 import { openSqliteStore } from '../store/sqlite-store';
 import { STUDY_STALE_MS } from '../study/study-store';

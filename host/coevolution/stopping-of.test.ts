@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../core/config';
-import { PRESETS } from '../../core/coevolution/run-config';
-import { stoppingOf } from './service';
+import { PRESETS } from '../../core/presets';
+import { stoppingOf } from './run-reader';
 
 describe('the stopping constants a run detail carries', () => {
   it("are the run config's own, parsed and complete", () => {

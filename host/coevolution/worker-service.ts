@@ -6,12 +6,13 @@
  * and resume behave as in-process: the worker persists the machine at every phase boundary.
  */
 import { Worker } from 'node:worker_threads';
-import type { LiveView } from './service';
+import type { LiveView } from './run-reader';
 import type { EngineEvent, RunService } from '../../core/contract/run-service';
 import type { ProviderChoice } from '../../core/contract/device';
 import { openSqliteStore } from '../store/sqlite-store';
 import type { WorkerRequest } from './run-worker';
-import { createRunReader, presetInfos } from './service';
+import { createRunReader } from './run-reader';
+import { presetInfos } from './service';
 
 export interface WorkerRunService extends RunService {
   close(): Promise<void>;

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PRESETS } from '../../core/coevolution/run-config';
+import { PRESETS } from '../../core/presets';
 import type { KnobProposal } from '../../core/eau/proposal';
 import { OpenAiBackend } from '../../models/llm/openai-backend';
 import { openSqliteStore } from '../store/sqlite-store';

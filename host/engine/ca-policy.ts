@@ -9,7 +9,7 @@ import type { CaPolicyView, Handlers, StudyCaPolicyArm } from '../../core/contra
 import type { Domain } from '../../core/domain/types';
 import type { SessionSettings } from '../../models/session';
 import { PolicyCache } from '../coevolution/actors';
-import { createRunReader } from '../coevolution/service';
+import { createRunReader } from '../coevolution/run-reader';
 import { checkpointStore } from '../store/checkpoint-store';
 import { studyStore } from '../study/study-store';
 import { openSqliteStore } from '../store/sqlite-store';

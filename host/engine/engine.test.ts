@@ -10,7 +10,7 @@ import path from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerMessage, StudyDetail } from '../../core/contract/contract';
-import { PRESETS } from '../../core/coevolution/run-config';
+import { PRESETS } from '../../core/presets';
 import { studyStore } from '../study/study-store';
 import type { EngineEvent, RunService } from '../../core/contract/run-service';
 import { CA_TERMS, DA_TERMS } from '../../core/rewards/terms';

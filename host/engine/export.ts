@@ -5,7 +5,7 @@
 import { complexityOf } from '../../core/domain/types';
 import type { Complexity, ImpossibleSpec, Persona, Scenario, TaskSpec } from '../../core/domain/types';
 import { transcriptOfEpisode, validateTranscript } from '../../core/validators/validators';
-import type { AdversityFiring } from '../../core/world/adversities';
+import type { AdversityFiring } from '../../core/world/transcript';
 import { CA_TERMS, DA_TERMS } from '../../core/rewards/terms';
 import type { EpisodeRecord, EpisodeSummary } from '../../core/store/port';
 import { DEFAULT_CONFIG } from '../../core/config';

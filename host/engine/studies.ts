@@ -9,7 +9,8 @@ import type { EstimateScenarios, EstimateSlice, EstimateTables, Handlers, StudyD
 import type { EngineEvent } from '../../core/contract/run-service';
 import { ARMS, customArm, parseArms, studyArmConfigs } from '../../core/coevolution/arms';
 import { arenaOnlySummary, studyHosts } from '../../core/coevolution/study-summary';
-import { PRESETS, RunConfigError } from '../../core/coevolution/run-config';
+import { RunConfigError } from '../../core/coevolution/run-config';
+import { PRESETS } from '../../core/presets';
 import { defaultWorkers, runStudy } from '../study/runner';
 import { estimateStudy, newStudyEstimateRefusal, storedStudyEstimateRefusal, StudyEstimateError } from '../study/study-estimate';
 import type { SqliteRunStore } from '../store/sqlite-store';

@@ -7,7 +7,7 @@ import type { PanelRow, PanelSummary } from '../../core/arena/panel';
 import type { PanelEvaluation } from '../panel/panel-eval';
 import { table } from '../format/table';
 import { rateWithInterval } from './heldout-rows';
-import { fmt } from './study-report';
+import { fmt } from '../../core/stats/format';
 
 function row(label: string, r: PanelRow): string[] {
   const replay = r.replay

@@ -19,7 +19,7 @@ import {
 } from '../../core/export/results-tables';
 import { arenaOnlySummary } from '../../core/coevolution/study-summary';
 import type { RunDetail } from '../../core/contract/contract';
-import { createRunReader } from '../coevolution/service';
+import { createRunReader } from '../coevolution/run-reader';
 import { labelHandlers } from '../engine/labels';
 import { labelStore } from '../store/label-store';
 import type { SqliteRunStore } from '../store/sqlite-store';

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ArmSummary } from '../../core/coevolution/study-summary';
 import { meanInterval } from '../../core/stats/intervals';
 import { featureSplits } from '../../core/labels/tactic-evidence';
-import { caPolicyHeadChart, fmt, shapeView, tacticConvergenceView } from './study-report';
+import { caPolicyHeadChart, shapeView, tacticConvergenceView } from './study-report';
+import { fmt } from '../../core/stats/format';
 
 describe('shapeView', () => {
   it('gives study show and the report one table: counts with their Wilson interval, ΔW_DA as points', () => {

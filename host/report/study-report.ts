@@ -14,7 +14,7 @@ import type { CaPolicyShiftRow } from '../../core/arena/ca-policy';
 import type { StudyCaPolicyArm } from '../../core/contract/contract';
 import type { FeatureSplit, RCaTerms } from '../../core/labels/tactic-evidence';
 import { esc, htmlTable, REPORT_STYLE } from './report';
-import { fixed, meanText, signedFixed } from '../../core/stats/format';
+import { fmt, signedFixed } from '../../core/stats/format';
 
 /** One colour per arm, in the study's order. */
 export const ARM_COLOURS = ['#2563eb', '#ea580c', '#16a34a', '#7c3aed', '#db2777', '#0891b2', '#ca8a04', '#475569'];
@@ -155,12 +155,6 @@ function caPolicySection(arms: readonly StudyCaPolicyArm[], colour: (arm: string
   });
   const legend = withColour.map((a) => `<b style="color:${a.colour}">● ${esc(a.arm)}</b>`).join(' ');
   return `<p class="meta">Per head of the CA's choice and value, the mean probability over a match's openings: hollow, the first match (CA0); filled, the last, with its 95% interval over seeds as a bar. Arena openings only. ${legend}</p><div class="grid">${charts}</div>${tables.join('\n')}`;
-}
-
-export function fmt(m: MeanInterval, rate: boolean): string {
-  if (!m.n) return '–';
-  const f = (v: number) => (rate ? fixed(v * 100, 1) : fixed(v, 2));
-  return meanText(m, f);
 }
 
 export interface StudyReportInput {

@@ -14,7 +14,7 @@ import { ARMS, armConfig, isArmName } from '../../core/coevolution/arms';
 import { RUN_THREADS } from '../../core/coevolution/run-config';
 import type { ArmSpec } from '../../core/coevolution/arms';
 import type { StudyRunStatus } from '../../core/coevolution/study-summary';
-import { createRunReader } from '../coevolution/service';
+import { createRunReader } from '../coevolution/run-reader';
 import { openSqliteStore } from '../store/sqlite-store';
 import { STUDY_HEARTBEAT_MS, studyStore } from './study-store';
 import type { StudyEntry } from './study-store';

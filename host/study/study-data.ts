@@ -8,7 +8,7 @@ import { heldoutWithArenaIntents } from '../../core/arena/scenarios';
 import type { EstimateSlice, EstimateTables } from '../../core/coevolution/study-estimate';
 import type { DomainTool } from '../../core/domain/types';
 import type { Opening } from '../../core/labels/tactic-evidence';
-import { createRunReader } from '../coevolution/service';
+import { createRunReader } from '../coevolution/run-reader';
 import { labDomain } from '../store/scenario-store';
 import { storedEstimate } from './study-estimate';
 import { studyStore } from './study-store';

@@ -14,7 +14,7 @@ import { sparringConfigOf } from '../../core/coevolution/run-config';
 import { studyPanelFigures } from '../../core/coevolution/study-summary';
 import type { StudyPanelFigures } from '../../core/coevolution/study-summary';
 import type { SessionSettings } from '../../models/session';
-import { createRunReader } from '../coevolution/service';
+import { createRunReader } from '../coevolution/run-reader';
 import { evaluatePanel, PanelMemo } from '../panel/panel-eval';
 import type { PanelCounterpart } from '../../core/arena/panel';
 import { labDomain } from '../store/scenario-store';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { PRESETS } from '../../core/coevolution/run-config';
+import { PRESETS } from '../../core/presets';
 import { MIGRATIONS, applyMigrations, userVersion } from '../store/migrations';
 import { openSqliteStore } from '../store/sqlite-store';
 import { spawn } from 'node:child_process';

@@ -12,8 +12,9 @@
 import { parseRunConfig, sparringConfigOf } from '../../core/coevolution/run-config';
 import { withAdversityProfile } from '../../core/world/adversities';
 import { PolicyCache, evaluate } from '../coevolution/actors';
-import type { LabContext } from '../coevolution/actors';
-import { createRunReader, createRunService } from '../coevolution/service';
+import type { LabContext } from '../coevolution/lab-context';
+import { createRunReader } from '../coevolution/run-reader';
+import { createRunService } from '../coevolution/service';
 import { checkpointStore } from '../store/checkpoint-store';
 import { labDomain } from '../store/scenario-store';
 import { openSqliteStore } from '../store/sqlite-store';

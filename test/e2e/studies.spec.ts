@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { expect, test } from '@playwright/test';
 import type { Page } from '@playwright/test';
 import type { ArmSummary, EstimateTables, MeanInterval, StudyCaPolicyArm } from '../../core/contract/contract';
-import { PRESETS } from '../../core/coevolution/run-config';
+import { PRESETS } from '../../core/presets';
 import { ArenaPage } from './pages/arena-page';
 import { LabPage, SCREENSHOTS } from './pages/lab-page';
 import { StudiesPage } from './pages/studies-page';

@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PRESETS } from '../../core/coevolution/run-config';
+import { PRESETS } from '../../core/presets';
 
 export function writeTinyStudyConfig(dir: string): string {
   const c = structuredClone(PRESETS.smoke.config);

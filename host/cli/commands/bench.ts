@@ -20,7 +20,7 @@ import type { DeviceOptions } from '../device';
 import { bankingDomain } from '../../domain-files';
 import { positiveInt } from '../options';
 import { table } from '../../format/table';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 const PARTS = ['da', 'mlp', 'env', 'llm', 'gguf'] as const;
 type Part = (typeof PARTS)[number];

@@ -7,7 +7,7 @@ import { addDeviceOptions, deviceSession } from '../device';
 import type { DeviceOptions } from '../device';
 import { progressBar } from '../progress';
 import { pct, table } from '../../format/table';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 interface BestResponseOptions extends DeviceOptions {
   match: string;

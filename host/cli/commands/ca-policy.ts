@@ -9,7 +9,7 @@ import type { DeviceOptions } from '../device';
 import { pct, table } from '../../format/table';
 import { caPolicyShiftView } from '../../report/study-report';
 import { UsageError } from '../options';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 interface CaPolicyOptions extends DeviceOptions {
   run?: string;

@@ -14,7 +14,7 @@ import { GymJobError } from '../../store/gym-job-store';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { positiveInt, UsageError } from '../options';
 import { progressBar } from '../progress';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 interface AddOptions {
   role: 'DA' | 'CA';

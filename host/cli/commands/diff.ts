@@ -4,7 +4,7 @@ import { Option } from 'commander';
 import type { EpisodeDiff, TurnRecord } from '../../../core/contract/contract';
 import { bankingDomain } from '../../domain-files';
 import { replayPair } from '../../engine/replay';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 import { addDeviceOptions, deviceSession } from '../device';
 import type { DeviceOptions } from '../device';
 import { UsageError } from '../options';

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import type { Command } from 'commander';
 import { chooseDevice, hostCpu, probeLines, probeProviders } from '../../../models/device';
 import { deviceLine } from '../device';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 export function registerDoctor(program: Command, globals: () => GlobalOptions): void {
   program

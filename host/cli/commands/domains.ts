@@ -13,7 +13,7 @@ import { templatePackFiles } from '../../domain-pack/template';
 import { isFreeFolder, writePackFiles } from '../../domain-pack/write';
 import { table } from '../../format/table';
 import { UsageError } from '../options';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 /** One line of counts for a valid pack. */
 function summary(p: DomainPack) {

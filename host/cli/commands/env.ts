@@ -19,7 +19,7 @@ import { labDomainAt } from '../lab-domain';
 import { positiveInt, UsageError } from '../options';
 import { resolveCa, resolveDa } from '../policies';
 import { normaliseOrigin } from '../../request-guard';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 interface EnvServeOptions {
   allowOrigin?: string[];

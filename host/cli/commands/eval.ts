@@ -26,7 +26,7 @@ import { progressBar } from '../progress';
 import type { Progress } from '../progress';
 import { policyLabel } from '../../format/policy';
 import { pct, table } from '../../format/table';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 import { signedFixed } from '../../../core/stats/format';
 
 /** One held-out set, split by split: the DA's routing accuracy and the TF-IDF baseline's on the same items. */

@@ -8,7 +8,7 @@ import { assertBuiltin, CheckpointError, checkpointStore } from '../../store/che
 import type { CheckpointRole } from '../../store/checkpoint-store';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { UsageError } from '../options';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 interface ExportModelOptions {
   out?: string;

@@ -29,7 +29,7 @@ import { runLease } from '../../store/run-lease';
 import { ownerAlive } from '../../study/study-store';
 import type { StudyOwner } from '../../study/study-store';
 import { UsageError } from '../options';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 const PAGE = 500;
 const ALL_TABLES = [...new Set(Object.values(TABLES).flat())];

@@ -14,7 +14,7 @@ import { table } from '../../format/table';
 import { labDomain } from '../../store/scenario-store';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { positiveInt, UsageError } from '../options';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 export function registerGym(program: Command, globals: () => GlobalOptions): void {
   const gym = program.command('gym').description("a run's isolation gyms, for external trainers");

@@ -7,7 +7,7 @@ import { corpusHash, saveCorpusImport } from '../../store/corpus-store';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { UsageError } from '../options';
 import { table } from '../../format/table';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 export function registerImportBanking77(program: Command, globals: () => GlobalOptions): void {
   program

@@ -8,7 +8,7 @@ import { ASSETS_DIR } from '../../domain-files';
 import { UsageError } from '../options';
 import { JUDGE_OPTION, resolveJudge } from '../policies';
 import { table } from '../../format/table';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 export const DEFAULT_LABELS = path.join(ASSETS_DIR, 'judge', 'labelled.json');
 /** Every labelled set the lab ships (assets/judge/README.md): the first, the held-out one, the third (issue 14). */

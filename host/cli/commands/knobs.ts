@@ -16,7 +16,7 @@ import type { KnobStore, WriteResult } from '../../store/knob-store';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { table } from '../../format/table';
 import { UsageError } from '../options';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 const fmt = (x: number | null | undefined, digits = 4) =>
   x === null || x === undefined ? '—' : Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(digits)));

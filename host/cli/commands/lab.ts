@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { mergeLab, mergeReportText } from '../../store/lab-merge';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { UsageError } from '../options';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 export function registerLab(program: Command, globals: () => GlobalOptions): void {
   const lab = program.command('lab').description('the lab file itself: merge another lab into it');

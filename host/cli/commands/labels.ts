@@ -10,7 +10,7 @@ import { formatLabelExport, labelExportRows } from '../../engine/labels';
 import { labelStore } from '../../store/label-store';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { UsageError } from '../options';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 export function registerLabels(program: Command, globals: () => GlobalOptions): void {
   const labels = program.command('labels').description('human labels: tactic annotations and judge audits');

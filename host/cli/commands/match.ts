@@ -18,7 +18,7 @@ import { runAndStoreMatch } from '../../llm/store-match';
 import { progressBar } from '../progress';
 import { policyLabel } from '../../format/policy';
 import { pct, table } from '../../format/table';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 interface MatchOptions extends DeviceOptions {
   da: string;

@@ -16,7 +16,7 @@ import { EndpointError, llmStore, normalizeBaseUrl } from '../../store/llm-store
 import { openSqliteStore } from '../../store/sqlite-store';
 import { positiveInt, UsageError } from '../options';
 import { table } from '../../format/table';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 interface AddOptions {
   baseUrl?: string;

@@ -23,7 +23,7 @@ import { addDeviceOptions, deviceSession } from '../device';
 import type { DeviceOptions } from '../device';
 import { UsageError } from '../options';
 import { playLedger, resolveCa, resolveDa } from '../policies';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 import { policyLabel } from '../../format/policy';
 
 interface PlayOptions extends DeviceOptions {

@@ -9,7 +9,7 @@ import { loadStudy } from '../../study/study-data';
 import { labDomainAt } from '../lab-domain';
 import { UsageError } from '../options';
 import { viewArenaOnly } from './study';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 export function registerReport(program: Command, globals: () => GlobalOptions): void {
   program

@@ -27,7 +27,7 @@ import type { LlmDa } from '../../../models/llm/llm-da';
 import { deriveSeed, Rng } from '../../../core/random';
 import { parseDaOutput } from '../../../core/wire';
 import { routingObservation } from '../../../core/rl/demos';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 interface RouteOptions extends DeviceOptions {
   da: string;

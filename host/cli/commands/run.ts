@@ -2,7 +2,8 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { PRESETS, judgeSpecOf, parseRunConfig, RUN_THREADS } from '../../../core/coevolution/run-config';
+import { judgeSpecOf, parseRunConfig, RUN_THREADS } from '../../../core/coevolution/run-config';
+import { PRESETS } from '../../../core/presets';
 import type { RunDetail } from '../../../core/contract/contract';
 import { armGap, blendHeldout, formatArms } from '../../../core/eau/customer-mix';
 import type { KnobProposal } from '../../../core/eau/proposal';
@@ -39,7 +40,7 @@ import { runScalars } from '../../report/result-tables';
 import { matchScalars, TensorBoardWriter } from '../../report/tensorboard';
 import type { Progress } from '../progress';
 import { pct, table } from '../../format/table';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 interface RunOptions extends Partial<DeviceOptions> {
   preset: string;

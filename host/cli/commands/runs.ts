@@ -7,14 +7,14 @@
  */
 import type { Command } from 'commander';
 import type { RunSummary } from '../../../core/contract/contract';
-import { createRunReader } from '../../coevolution/service';
+import { createRunReader } from '../../coevolution/run-reader';
 import { setRunNote } from '../../coevolution/run-identity';
 import { DIGEST_PARTS, runDigest } from '../../store/run-digest';
 import { TextTooLongError } from '../../store/text-bounds';
 import { table } from '../../format/table';
 import { UsageError } from '../options';
 import { withLab } from '../study-lab';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 /** The config change column: the first line and how many more (every line with --json). */
 export function changeCell(r: Pick<RunSummary, 'configChange'>): string {

@@ -14,7 +14,7 @@ import { customScenarioStore } from '../../store/scenario-store';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { table } from '../../format/table';
 import { UsageError } from '../options';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 export function registerScenarios(program: Command, globals: () => GlobalOptions): void {
   const cmd = program.command('scenarios').description('scenarios: the shipped ones and the custom ones of this lab (robustness set)');

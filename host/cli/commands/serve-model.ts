@@ -12,7 +12,7 @@ import { labDomainAt } from '../lab-domain';
 import { daModelFor, resolveCa } from '../policies';
 import { UsageError } from '../options';
 import { normaliseOrigin } from '../../request-guard';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 interface ServeModelOptions {
   allowOrigin?: string[];

@@ -10,7 +10,7 @@ import { RENDERER_DIST, ensureRendererBuilt } from '../../web/renderer-build';
 import { startWebServer } from '../../web/server';
 import { addDeviceOptions, deviceSession } from '../device';
 import type { DeviceOptions } from '../device';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 interface ServeOptions extends DeviceOptions {
   port: number;

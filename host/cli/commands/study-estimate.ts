@@ -21,7 +21,7 @@ import { table } from '../../format/table';
 import { progressBar } from '../progress';
 import { UsageError } from '../options';
 import { withLab } from '../study-lab';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 export function registerStudyEstimate(study: Command, globals: () => GlobalOptions): void {
   study

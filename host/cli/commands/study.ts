@@ -9,9 +9,11 @@ import { Option } from 'commander';
 import { ARMS, customArm, parseArms, studyArmConfigs } from '../../../core/coevolution/arms';
 import type { CustomArm } from '../../../core/coevolution/arms';
 import { arenaOnlySummary, heldoutEpisodesNote, isHeldoutMeasure, MEASURES, studyHosts, TACTIC_FIELDS } from '../../../core/coevolution/study-summary';
-import { PRESETS, parseRunConfig, RunConfigError } from '../../../core/coevolution/run-config';
+import { parseRunConfig, RunConfigError } from '../../../core/coevolution/run-config';
+import { PRESETS } from '../../../core/presets';
 import type { RunConfig } from '../../../core/coevolution/run-config';
-import { fmt, heldoutReachView, heldoutScenarioView, shapeView, SPLIT_HEADER, tacticConvergenceView } from '../../report/study-report';
+import { heldoutReachView, heldoutScenarioView, shapeView, SPLIT_HEADER, tacticConvergenceView } from '../../report/study-report';
+import { fmt } from '../../../core/stats/format';
 import { loadStudy } from '../../study/study-data';
 import type { StudyView } from '../../study/study-data';
 import { defaultWorkers, runStudy } from '../../study/runner';
@@ -35,7 +37,7 @@ import { assertArmCorpora } from '../../store/corpus-store';
 import { nonNegativeInt, positiveInt, UsageError } from '../options';
 import { parseSeedText, SeedsError } from '../../../core/coevolution/seeds';
 import { table } from '../../format/table';
-import type { GlobalOptions } from '../main';
+import type { GlobalOptions } from '../global-options';
 
 interface StudyOptions {
   preset?: string;
