@@ -28,7 +28,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PRESETS } from '../../core/coevolution/run-config';
+import { PRESETS } from '../../core/presets';
 import type { RunConfig } from '../../core/coevolution/run-config';
 import { ROOT, venvPython } from '../../test/support/python-env';
 import { gymJobFolder } from './external-gym';

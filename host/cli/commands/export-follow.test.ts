@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PRESETS } from '../../../core/coevolution/run-config';
+import { PRESETS } from '../../../core/presets';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { sparringInProcess } from '../../../test/support/cli-in-process';
 
