@@ -8,25 +8,17 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PRESETS } from '../../core/presets';
 import { runLease } from '../store/run-lease';
 import { openSqliteStore } from '../store/sqlite-store';
 import { STUDY_STALE_MS } from '../study/study-store';
 import { createRunService } from './service';
+import { reapChildrenAfterEach } from '../../test/support/reap-children';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-lease-'));
 let n = 0;
-const children: number[] = [];
-afterEach(() => {
-  for (const pid of children.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-  }
-});
+const children = reapChildrenAfterEach();
 
 /** A lab holding one created run R1 (as a study creates them: no snapshot yet), its owner as given. */
 function labWithRun(owner: { host: string; pid: number; heartbeatAt: string } | null): string {

@@ -7,23 +7,15 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PRESETS } from '../../../core/presets';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { sparringInProcess } from '../../../test/support/cli-in-process';
+import { reapChildrenAfterEach } from '../../../test/support/reap-children';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-export-follow-'));
 let n = 0;
-const children: number[] = [];
-afterEach(() => {
-  for (const pid of children.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-  }
-});
+const children = reapChildrenAfterEach();
 
 /** A lab holding one run R1 in status 'running' (as a killed `sparring run` leaves it), its lease as given. */
 function labWithRunningRun(ownerPid: number | null): string {
