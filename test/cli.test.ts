@@ -165,6 +165,23 @@ describe('sparring judge-eval', () => {
   });
 });
 
+describe('sparring judge-eval --domain', () => {
+  it("reads a pack's labelled set in the pack's tools and error codes, which banking's vocabulary refuses", async () => {
+    const travel = path.resolve(__dirname, '..', 'assets', 'judge', 'travel.json');
+    const r = await sparring(['judge-eval', '--domain', 'travel', '--labels', travel, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.n).toBe(45);
+    expect(doc.hallucinationF1).toBeGreaterThanOrEqual(0);
+    const banking = await sparring(['judge-eval', '--labels', travel]);
+    expect(banking.code).toBe(2);
+    expect(banking.stderr).toMatch(/v01.*transcript\.expectedTool/);
+    const none = await sparring(['judge-eval', '--domain', path.join(tmp, 'no-pack'), '--labels', travel]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/--domain .*no-pack: .*a domain pack folder/s);
+  });
+});
+
 describe('sparring import-banking77', () => {
   it('stores a clean CSV and refuses one with problems, listing their lines', async () => {
     const good = path.join(tmp, 'good.csv');

@@ -52,76 +52,6 @@ const daActionSchema = z.strictObject({
   tool_args: z.record(z.string(), z.unknown()),
 });
 
-const toolResultSchema = z.discriminatedUnion('ok', [
-  z.strictObject({ ok: z.literal(true), tool: z.string().min(1), data: z.record(z.string(), z.unknown()) }),
-  z.strictObject({
-    ok: z.literal(false),
-    tool: z.string(),
-    error: z.strictObject({ code: z.enum(TOOL_ERROR_CODES), message: z.string() }),
-  }),
-]);
-
-const customerTurnSchema = z.strictObject({ role: z.literal('customer'), text: z.string() });
-
-const agentTurnSchema = z
-  .strictObject({
-    role: z.literal('agent'),
-    raw: z.string(),
-    action: daActionSchema.nullable(),
-    parseError: z.string().min(1).optional(),
-    toolResult: toolResultSchema.optional(),
-  })
-  .superRefine((t, ctx) => {
-    if (t.action === null) {
-      if (t.parseError === undefined)
-        ctx.addIssue({ code: 'custom', path: ['parseError'], message: 'an unparseable output (action: null) needs its parseError' });
-      if (t.toolResult !== undefined) ctx.addIssue({ code: 'custom', path: ['toolResult'], message: 'an unparseable output cannot have a tool result' });
-      const parsed = parseDaOutput(t.raw);
-      if (parsed.ok) ctx.addIssue({ code: 'custom', path: ['action'], message: 'raw parses as a valid action, but action is null' });
-      return;
-    }
-    if (t.parseError !== undefined) ctx.addIssue({ code: 'custom', path: ['parseError'], message: 'a parsed action cannot have a parseError' });
-    const parsed = parseDaOutput(t.raw);
-    if (!parsed.ok) ctx.addIssue({ code: 'custom', path: ['raw'], message: `raw does not parse (${parsed.error}), but an action is recorded` });
-    else if (JSON.stringify(parsed.action) !== JSON.stringify(t.action)) {
-      ctx.addIssue({ code: 'custom', path: ['action'], message: 'the recorded action differs from what raw parses to' });
-    }
-    if (t.action.action_type === 'tool_call') {
-      if (t.toolResult === undefined) ctx.addIssue({ code: 'custom', path: ['toolResult'], message: 'a tool_call needs its toolResult' });
-      else if (t.toolResult.tool !== t.action.content.trim()) {
-        ctx.addIssue({ code: 'custom', path: ['toolResult', 'tool'], message: `expected "${t.action.content.trim()}", the tool the action called` });
-      }
-    } else if (t.toolResult !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['toolResult'], message: `a ${t.action.action_type} action cannot have a tool result` });
-    }
-  });
-
-const turnSchema = z.discriminatedUnion('role', [customerTurnSchema, agentTurnSchema]);
-
-/** A transcript as core/world/transcript.ts defines it, with its turns cross-checked. */
-export const transcriptSchema = z
-  .strictObject({
-    scenarioId: z.string().min(1),
-    expectedTool: z.enum(DOMAIN_TOOLS),
-    intent: z.string().min(1),
-    turns: z.array(turnSchema).min(1, 'expected at least one turn'),
-    endReason: z.enum(['end_call', 'turn_limit']),
-    /** The scenario's goal is unattainable (MADS): what the agent should do instead. */
-    impossible: z.strictObject({ fallback_behavior: z.enum(FALLBACK_BEHAVIORS), reason: z.string().min(1) }).optional(),
-  })
-  .superRefine((t, ctx) => {
-    const endAt = t.turns.findIndex((x) => x.role === 'agent' && x.action?.action_type === 'end_call');
-    if (endAt >= 0 && endAt !== t.turns.length - 1) {
-      ctx.addIssue({ code: 'custom', path: ['turns', endAt + 1], message: 'no turn may follow an end_call' });
-    }
-    if (t.endReason === 'end_call' && endAt < 0) {
-      ctx.addIssue({ code: 'custom', path: ['endReason'], message: 'endReason is "end_call" but no agent turn ends the call' });
-    }
-    if (t.endReason === 'turn_limit' && endAt >= 0) {
-      ctx.addIssue({ code: 'custom', path: ['endReason'], message: 'endReason is "turn_limit" but the agent ended the call' });
-    }
-  });
-
 /**
  * Kinds a person may give a labelled claim: the claim checks' own kinds, and kinds no check covers
  * yet, so that a miss of such a claim is counted under its name rather than lost.
@@ -155,56 +85,153 @@ export const judgeLabelsSchema = z.strictObject({
 /** Lower-case, single-spaced: how a claim's words are found in a turn and matched to a judge's flag. */
 const norm = (s: string) => s.toLowerCase().replace(/[’‘]/g, "'").replace(/\s+/g, ' ').trim();
 
-export const labelledConversationSchema = z
-  .strictObject({
-    id: z.string().min(1),
-    note: z.string(),
-    transcript: transcriptSchema,
-    labels: judgeLabelsSchema,
-  })
-  .superRefine((c, ctx) => {
-    const claims = c.labels.claims;
-    if (!claims) return;
-    claims.forEach((l, i) => {
-      const turn = c.transcript.turns[l.turn];
-      const said = turn?.role === 'agent' && turn.action && turn.action.action_type !== 'tool_call' ? turn.action.content : null;
-      if (said === null) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['labels', 'claims', i, 'turn'],
-          message: `expected the index of an agent turn that speaks or ends the call (turn ${l.turn} is not)`,
-        });
-      } else if (!norm(said).includes(norm(l.claim))) {
-        ctx.addIssue({ code: 'custom', path: ['labels', 'claims', i, 'claim'], message: `expected words of turn ${l.turn}, which does not say "${l.claim}"` });
+/**
+ * The vocabulary a labelled set's transcripts are checked against: the goal tools an `expectedTool`
+ * may name and the error codes a tool result may carry. Banking's by default; a domain pack's for
+ * its own sets (`judge-eval --domain`).
+ */
+export interface SetVocabulary {
+  goalTools: readonly [string, ...string[]];
+  errorCodes: readonly [string, ...string[]];
+}
+
+export const BANKING_VOCABULARY: SetVocabulary = { goalTools: DOMAIN_TOOLS, errorCodes: TOOL_ERROR_CODES };
+
+/** The schemas of a labelled set for one vocabulary. */
+export function judgeSetSchemas(vocabulary: SetVocabulary) {
+  const toolResultSchema = z.discriminatedUnion('ok', [
+    z.strictObject({ ok: z.literal(true), tool: z.string().min(1), data: z.record(z.string(), z.unknown()) }),
+    z.strictObject({
+      ok: z.literal(false),
+      tool: z.string(),
+      error: z.strictObject({ code: z.enum(vocabulary.errorCodes), message: z.string() }),
+    }),
+  ]);
+
+  const customerTurnSchema = z.strictObject({ role: z.literal('customer'), text: z.string() });
+
+  const agentTurnSchema = z
+    .strictObject({
+      role: z.literal('agent'),
+      raw: z.string(),
+      action: daActionSchema.nullable(),
+      parseError: z.string().min(1).optional(),
+      toolResult: toolResultSchema.optional(),
+    })
+    .superRefine((t, ctx) => {
+      if (t.action === null) {
+        if (t.parseError === undefined)
+          ctx.addIssue({ code: 'custom', path: ['parseError'], message: 'an unparseable output (action: null) needs its parseError' });
+        if (t.toolResult !== undefined) ctx.addIssue({ code: 'custom', path: ['toolResult'], message: 'an unparseable output cannot have a tool result' });
+        const parsed = parseDaOutput(t.raw);
+        if (parsed.ok) ctx.addIssue({ code: 'custom', path: ['action'], message: 'raw parses as a valid action, but action is null' });
+        return;
+      }
+      if (t.parseError !== undefined) ctx.addIssue({ code: 'custom', path: ['parseError'], message: 'a parsed action cannot have a parseError' });
+      const parsed = parseDaOutput(t.raw);
+      if (!parsed.ok) ctx.addIssue({ code: 'custom', path: ['raw'], message: `raw does not parse (${parsed.error}), but an action is recorded` });
+      else if (JSON.stringify(parsed.action) !== JSON.stringify(t.action)) {
+        ctx.addIssue({ code: 'custom', path: ['action'], message: 'the recorded action differs from what raw parses to' });
+      }
+      if (t.action.action_type === 'tool_call') {
+        if (t.toolResult === undefined) ctx.addIssue({ code: 'custom', path: ['toolResult'], message: 'a tool_call needs its toolResult' });
+        else if (t.toolResult.tool !== t.action.content.trim()) {
+          ctx.addIssue({ code: 'custom', path: ['toolResult', 'tool'], message: `expected "${t.action.content.trim()}", the tool the action called` });
+        }
+      } else if (t.toolResult !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['toolResult'], message: `a ${t.action.action_type} action cannot have a tool result` });
       }
     });
-    const anyFalse = claims.some((l) => l.hallucination);
-    if (anyFalse !== c.labels.hallucination) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['labels', 'hallucination'],
-        message: anyFalse
-          ? `expected true: claims[${claims.findIndex((l) => l.hallucination)}] is labelled a hallucination`
-          : 'expected false, or the false claim listed in claims (claims lists every false claim of the conversation)',
-      });
-    }
-  });
 
-export const judgeSetSchema = z
-  .strictObject({
-    version: z.literal(1),
-    /** How and when the set was written (for people; not scored). */
-    about: z.string().optional(),
-    conversations: z.array(labelledConversationSchema).min(1, 'expected at least one conversation'),
-  })
-  .superRefine((s, ctx) => {
-    const seen = new Map<string, number>();
-    s.conversations.forEach((c, i) => {
-      const prev = seen.get(c.id);
-      if (prev !== undefined) ctx.addIssue({ code: 'custom', path: ['conversations', i, 'id'], message: `duplicate id (also conversations[${prev}])` });
-      else seen.set(c.id, i);
+  const turnSchema = z.discriminatedUnion('role', [customerTurnSchema, agentTurnSchema]);
+
+  /** A transcript as core/world/transcript.ts defines it, with its turns cross-checked. */
+  const transcriptSchema = z
+    .strictObject({
+      scenarioId: z.string().min(1),
+      expectedTool: z.enum(vocabulary.goalTools),
+      intent: z.string().min(1),
+      turns: z.array(turnSchema).min(1, 'expected at least one turn'),
+      endReason: z.enum(['end_call', 'turn_limit']),
+      /** The scenario's goal is unattainable (MADS): what the agent should do instead. */
+      impossible: z.strictObject({ fallback_behavior: z.enum(FALLBACK_BEHAVIORS), reason: z.string().min(1) }).optional(),
+    })
+    .superRefine((t, ctx) => {
+      const endAt = t.turns.findIndex((x) => x.role === 'agent' && x.action?.action_type === 'end_call');
+      if (endAt >= 0 && endAt !== t.turns.length - 1) {
+        ctx.addIssue({ code: 'custom', path: ['turns', endAt + 1], message: 'no turn may follow an end_call' });
+      }
+      if (t.endReason === 'end_call' && endAt < 0) {
+        ctx.addIssue({ code: 'custom', path: ['endReason'], message: 'endReason is "end_call" but no agent turn ends the call' });
+      }
+      if (t.endReason === 'turn_limit' && endAt >= 0) {
+        ctx.addIssue({ code: 'custom', path: ['endReason'], message: 'endReason is "turn_limit" but the agent ended the call' });
+      }
     });
-  });
+
+  const labelledConversationSchema = z
+    .strictObject({
+      id: z.string().min(1),
+      note: z.string(),
+      transcript: transcriptSchema,
+      labels: judgeLabelsSchema,
+    })
+    .superRefine((c, ctx) => {
+      const claims = c.labels.claims;
+      if (!claims) return;
+      claims.forEach((l, i) => {
+        const turn = c.transcript.turns[l.turn];
+        const said = turn?.role === 'agent' && turn.action && turn.action.action_type !== 'tool_call' ? turn.action.content : null;
+        if (said === null) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['labels', 'claims', i, 'turn'],
+            message: `expected the index of an agent turn that speaks or ends the call (turn ${l.turn} is not)`,
+          });
+        } else if (!norm(said).includes(norm(l.claim))) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['labels', 'claims', i, 'claim'],
+            message: `expected words of turn ${l.turn}, which does not say "${l.claim}"`,
+          });
+        }
+      });
+      const anyFalse = claims.some((l) => l.hallucination);
+      if (anyFalse !== c.labels.hallucination) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['labels', 'hallucination'],
+          message: anyFalse
+            ? `expected true: claims[${claims.findIndex((l) => l.hallucination)}] is labelled a hallucination`
+            : 'expected false, or the false claim listed in claims (claims lists every false claim of the conversation)',
+        });
+      }
+    });
+
+  const judgeSetSchema = z
+    .strictObject({
+      version: z.literal(1),
+      /** How and when the set was written (for people; not scored). */
+      about: z.string().optional(),
+      conversations: z.array(labelledConversationSchema).min(1, 'expected at least one conversation'),
+    })
+    .superRefine((s, ctx) => {
+      const seen = new Map<string, number>();
+      s.conversations.forEach((c, i) => {
+        const prev = seen.get(c.id);
+        if (prev !== undefined) ctx.addIssue({ code: 'custom', path: ['conversations', i, 'id'], message: `duplicate id (also conversations[${prev}])` });
+        else seen.set(c.id, i);
+      });
+    });
+
+  return { transcriptSchema, labelledConversationSchema, judgeSetSchema };
+}
+
+const BANKING_SCHEMAS = judgeSetSchemas(BANKING_VOCABULARY);
+/** A banking transcript, checked (see judgeSetSchemas for another vocabulary). */
+export const transcriptSchema = BANKING_SCHEMAS.transcriptSchema;
+export const labelledConversationSchema = BANKING_SCHEMAS.labelledConversationSchema;
+export const judgeSetSchema = BANKING_SCHEMAS.judgeSetSchema;
 
 export type JudgeLabels = z.infer<typeof judgeLabelsSchema>;
 export interface LabelledConversation {
@@ -256,9 +283,10 @@ function pathOf(path: readonly PropertyKey[]): string {
 }
 
 /** Validate an already-parsed value as a labelled set. */
-export function validateJudgeSet(value: unknown, file = 'labelled set'): JudgeSet {
-  const r = judgeSetSchema.safeParse(value);
-  if (r.success) return r.data;
+export function validateJudgeSet(value: unknown, file = 'labelled set', vocabulary?: SetVocabulary): JudgeSet {
+  const r = (vocabulary ? judgeSetSchemas(vocabulary).judgeSetSchema : judgeSetSchema).safeParse(value);
+  // A pack's goal tools are strings beyond banking's DomainTool; the judge reads them as names.
+  if (r.success) return r.data as JudgeSet;
   const convs = (value as { conversations?: unknown })?.conversations;
   const issues = r.error.issues.map((issue): JudgeSetIssue => {
     const p = issue.path;
@@ -273,14 +301,14 @@ export function validateJudgeSet(value: unknown, file = 'labelled set'): JudgeSe
 }
 
 /** Parse the text of a labelled-set file (core does no I/O: a host reads the file). */
-export function parseJudgeSet(text: string, file = 'labelled set'): JudgeSet {
+export function parseJudgeSet(text: string, file = 'labelled set', vocabulary?: SetVocabulary): JudgeSet {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
     throw new JudgeSetError(file, [{ index: null, id: null, field: '', problem: `not valid JSON (${(e as Error).message})` }]);
   }
-  return validateJudgeSet(value, file);
+  return validateJudgeSet(value, file, vocabulary);
 }
 
 // -------------------------------------------------------------------------------------------

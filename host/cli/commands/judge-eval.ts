@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { evaluateJudgeWith, parseJudgeSet } from '../../../core/judge/judge-eval';
-import type { JudgeEvalReport } from '../../../core/judge/judge-eval';
+import type { JudgeEvalReport, SetVocabulary } from '../../../core/judge/judge-eval';
+import { PackError } from '../../../core/domain-pack/validate';
+import { loadPack, resolvePackDir } from '../../domain-pack/read';
 import { ASSETS_DIR } from '../../domain-files';
 import { UsageError } from '../options';
 import { JUDGE_OPTION, resolveJudge } from '../policies';
@@ -60,6 +62,21 @@ function printed(doc: ReturnType<typeof summary>): string {
   );
 }
 
+/** The tools and error codes a pack's labelled sets may name (`--domain`). */
+function packVocabulary(nameOrDir: string): SetVocabulary {
+  let pack;
+  try {
+    pack = loadPack(resolvePackDir(nameOrDir));
+  } catch (e) {
+    if (e instanceof PackError) throw new UsageError(`--domain ${nameOrDir}: ${e.message}`);
+    throw e;
+  }
+  const goalTools = pack.tools.tools.filter((t) => t.goal).map((t) => t.name);
+  const errorCodes = pack.tools.errorCodes.map((c) => c.code);
+  if (!goalTools.length || !errorCodes.length) throw new UsageError(`--domain ${nameOrDir}: the pack has no goal tool or no error code`);
+  return { goalTools: goalTools as [string, ...string[]], errorCodes: errorCodes as [string, ...string[]] };
+}
+
 export function registerJudgeEval(program: Command, globals: () => GlobalOptions): void {
   program
     .command('judge-eval')
@@ -69,9 +86,15 @@ export function registerJudgeEval(program: Command, globals: () => GlobalOptions
     // The default shown as the package's relative path: help (and docs/cli.md, generated from it) is the same wherever Sparring is installed.
     .addOption(new Option('--labels <file>', 'a labelled set (JSON, see assets/judge/README.md)').default(DEFAULT_LABELS, 'assets/judge/labelled.json'))
     .option('--all', 'every labelled set in assets/judge (labelled, heldout, labelled-3) instead of --labels', false)
+    .option(
+      '--domain <pack>',
+      "read the set's transcripts in a domain pack's vocabulary (its goal tools and error codes: a pack name in domains/ or a folder), e.g. --domain travel --labels assets/judge/travel.json; the judge itself is still banking's",
+    )
     .option(...JUDGE_OPTION)
-    .action(async (opts: { labels: string; all: boolean; judge: string }) => {
+    .action(async (opts: { labels: string; all: boolean; judge: string; domain?: string }) => {
       const g = globals();
+      if (opts.domain !== undefined && opts.all) throw new UsageError('judge-eval: --all reads the banking sets; --domain goes with --labels');
+      const vocabulary = opts.domain === undefined ? undefined : packVocabulary(opts.domain);
       const judge = resolveJudge(opts.judge, g);
       const files = opts.all ? ALL_LABELS : [opts.labels];
       const docs: ReturnType<typeof summary>[] = [];
@@ -83,7 +106,7 @@ export function registerJudgeEval(program: Command, globals: () => GlobalOptions
           throw new UsageError(`--labels ${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
         }
         const shown = path.relative(process.cwd(), file) || file;
-        const set = parseJudgeSet(text, shown);
+        const set = parseJudgeSet(text, shown, vocabulary);
         docs.push(summary(opts.all ? shown : opts.labels, await evaluateJudgeWith(set, judge)));
       }
       if (g.json) {
