@@ -9,29 +9,21 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PRESETS } from '../../core/presets';
 import { runLease } from '../store/run-lease';
 import { openSqliteStore } from '../store/sqlite-store';
 import { STUDY_STALE_MS } from '../study/study-store';
 import { createRunService } from './service';
 import { reapChildrenAfterEach } from '../../test/support/reap-children';
+import { labWithRun as labWithOneRun } from '../../test/support/lab-with-run';
+import type { LeaseOwner } from '../../test/support/lab-with-run';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-lease-'));
 let n = 0;
 const children = reapChildrenAfterEach();
 
 /** A lab holding one created run R1 (as a study creates them: no snapshot yet), its owner as given. */
-function labWithRun(owner: { host: string; pid: number; heartbeatAt: string } | null): string {
-  const db = path.join(tmp, `lab-${++n}.db`);
-  const store = openSqliteStore(db);
-  const now = new Date().toISOString();
-  store.db
-    .prepare(
-      'INSERT INTO runs (id, created_at, updated_at, status, seed, config_json, preset, owner_host, owner_pid, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    )
-    .run('R1', now, now, 'created', 1, JSON.stringify(PRESETS.quick.config), 'quick', owner?.host ?? null, owner?.pid ?? null, owner?.heartbeatAt ?? null);
-  store.close();
-  return db;
+function labWithRun(owner: LeaseOwner | null): string {
+  return labWithOneRun(path.join(tmp, `lab-${++n}.db`), 'created', 'quick', owner);
 }
 
 function owner(db: string) {

@@ -8,10 +8,10 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PRESETS } from '../../../core/presets';
 import { openSqliteStore } from '../../store/sqlite-store';
 import { sparringInProcess } from '../../../test/support/cli-in-process';
 import { reapChildrenAfterEach } from '../../../test/support/reap-children';
+import { labWithRun } from '../../../test/support/lab-with-run';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sparring-export-follow-'));
 let n = 0;
@@ -19,16 +19,8 @@ const children = reapChildrenAfterEach();
 
 /** A lab holding one run R1 in status 'running' (as a killed `sparring run` leaves it), its lease as given. */
 function labWithRunningRun(ownerPid: number | null): string {
-  const db = path.join(tmp, `lab-${++n}.db`);
-  const store = openSqliteStore(db);
-  const now = new Date().toISOString();
-  store.db
-    .prepare(
-      'INSERT INTO runs (id, created_at, updated_at, status, seed, config_json, preset, owner_host, owner_pid, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    )
-    .run('R1', now, now, 'running', 1, JSON.stringify(PRESETS.smoke.config), 'smoke', os.hostname(), ownerPid, now);
-  store.close();
-  return db;
+  const owner = ownerPid === null ? null : { host: os.hostname(), pid: ownerPid, heartbeatAt: new Date().toISOString() };
+  return labWithRun(path.join(tmp, `lab-${++n}.db`), 'running', 'smoke', owner);
 }
 
 /** A pid of this host that no process has any more. */

@@ -3,33 +3,12 @@
  * hand, the arena's, Play's) sits under "imported / no run", not between a run's own.
  */
 import { describe, expect, it } from 'vitest';
-import type { CheckpointInfo, RunSummary } from '../../../../core/contract/contract';
 import { matchesByRun, matchRunId, NO_RUN_GROUP, NO_RUN_MATCHES, policiesByRun } from './by-run';
 import type { LabIndex } from './run-identity';
+import { checkpointInfo, runSummary } from './run-fixtures';
 
-const run = (id: string, seed: number): RunSummary => ({
-  id,
-  createdAt: '',
-  status: 'finished',
-  phase: 'done',
-  preset: 'quick',
-  seed,
-  matches: 2,
-  lastWDa: 0.5,
-  error: null,
-  live: false,
-  pauseRequested: false,
-});
-const cp = (name: string, runId: string | null, role: 'DA' | 'CA' = 'DA'): CheckpointInfo => ({
-  name,
-  role,
-  createdAt: '',
-  runId,
-  parent: null,
-  generation: 0,
-  source: runId ? 'gym' : 'imported',
-  humanEpisodes: 0,
-});
+const run = (id: string, seed: number) => runSummary(id, { seed, matches: 2 });
+const cp = checkpointInfo;
 
 const lab: LabIndex = {
   runs: [run('R1', 1), run('R10', 2)],

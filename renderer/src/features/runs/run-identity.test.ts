@@ -1,36 +1,11 @@
 /** Which run is this: the words every picker and heading uses for a run and for a checkpoint's run. */
 import { describe, expect, it } from 'vitest';
-import type { CheckpointInfo, RunSummary } from '../../../../core/contract/contract';
 import { checkpointOf, policyOptionLabel, runChangeSentence, runChangeText, runFacts, runOptionLabel } from './run-identity';
 import type { LabIndex } from './run-identity';
+import { checkpointInfo, runSummary } from './run-fixtures';
 
-const run = (id: string, o: Partial<RunSummary> = {}): RunSummary => ({
-  id,
-  createdAt: '',
-  status: 'finished',
-  phase: 'done',
-  preset: 'quick',
-  seed: 1,
-  matches: 3,
-  lastWDa: 0.5,
-  error: null,
-  live: false,
-  pauseRequested: false,
-  study: null,
-  configChange: [],
-  note: null,
-  ...o,
-});
-const cp = (name: string, runId: string | null, role: 'DA' | 'CA' = 'DA'): CheckpointInfo => ({
-  name,
-  role,
-  createdAt: '',
-  runId,
-  parent: null,
-  generation: 0,
-  source: runId ? 'gym' : 'imported',
-  humanEpisodes: 0,
-});
+const run = runSummary;
+const cp = checkpointInfo;
 
 const lab: LabIndex = {
   runs: [
