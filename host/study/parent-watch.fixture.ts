@@ -2,8 +2,6 @@
 // (as a long synchronous train step does) until the watcher ends it.
 import { exitWithParent } from './parent-watch';
 
-if (process.argv[2] === 'watch') exitWithParent();
-setTimeout(() => {
-  process.stdout.write('ready\n');
-  for (;;) Math.sqrt(Math.random()); // never yields: 'disconnect' or a timer could not run
-}, 300);
+if (process.argv[2] === 'watch') await exitWithParent();
+process.stdout.write('ready\n');
+for (;;) Math.sqrt(Math.random()); // never yields: 'disconnect' or a timer could not run

@@ -50,11 +50,11 @@ async function gone(pid: number, withinMs: number): Promise<number | null> {
 }
 
 describe('study worker parent watch', () => {
-  it('a worker with a blocked event loop dies within 2 s of its parent killed with SIGKILL', async () => {
+  it('a worker with a blocked event loop dies within 5 s of its parent killed with SIGKILL', async () => {
     const { parent, child } = await family('watch');
     process.kill(parent, 'SIGKILL');
-    const ms = await gone(child, 2_000);
-    expect(ms, `worker ${child} still alive 2 s after its parent's kill -9`).not.toBeNull();
+    const ms = await gone(child, 5_000);
+    expect(ms, `worker ${child} still alive 5 s after its parent's kill -9`).not.toBeNull();
   }, 30_000);
 
   it('without the watch the same worker outlives its parent (what the watch is for)', async () => {

@@ -9,14 +9,25 @@
 import { Worker } from 'node:worker_threads';
 
 const WATCHER = `
-const { workerData } = require('node:worker_threads');
-setInterval(() => {
+const { workerData, parentPort } = require('node:worker_threads');
+const check = () => {
   if (process.ppid !== workerData.parent) process.kill(workerData.pid, 'SIGKILL');
-}, workerData.intervalMs);
+};
+check();
+setInterval(check, workerData.intervalMs);
+parentPort.postMessage('watching');
 `;
 
-/** Start the watcher thread (it does not keep the process alive). */
-export function exitWithParent(intervalMs = 100): void {
+/**
+ * Start the watcher thread (it does not keep the process alive). The promise settles once the
+ * thread has made its first check: a thread still starting when the caller blocks its event loop
+ * would start late on a loaded machine, so a caller about to block awaits it first.
+ */
+export function exitWithParent(intervalMs = 100): Promise<void> {
   const w = new Worker(WATCHER, { eval: true, workerData: { parent: process.ppid, pid: process.pid, intervalMs } });
   w.unref();
+  return new Promise((resolve, reject) => {
+    w.once('message', () => resolve());
+    w.once('error', reject);
+  });
 }

@@ -26,8 +26,9 @@ export type WorkerMessage =
 
 const send = (m: WorkerMessage) => process.send?.(m);
 process.on('disconnect', () => process.exit(75));
-// And at once even inside a long synchronous step, which 'disconnect' waits for.
-exitWithParent();
+// And at once even inside a long synchronous step, which 'disconnect' waits for: the watcher
+// is running before the first step starts.
+const watching = exitWithParent();
 
 // run: id is the run and studyId its study; eval: id is the study.
 const [mode, dbPath, id, arm, seedText, threadsText, studyId] = process.argv.slice(2) as [string, string, string, string, string, string, string?];
@@ -105,6 +106,7 @@ async function evalAgainstFullCa(studyId: string): Promise<void> {
 }
 
 try {
+  await watching;
   if (mode === 'run') await runOne(id);
   else if (mode === 'eval') await evalAgainstFullCa(id);
   else throw new Error(`study worker: unknown mode "${mode}"`);
