@@ -7,8 +7,10 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-export const ROOT = path.resolve(__dirname, '..', '..');
+/** The repository root (from import.meta.url: the Playwright specs load this file as an ES module, where there is no __dirname). */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** The venv's interpreter (SPARRING_VENV overrides the folder), or an error that says how to make it. */
 export function venvPython(): string {

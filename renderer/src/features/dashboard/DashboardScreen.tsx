@@ -35,7 +35,7 @@ import { scenarioBars } from './scenario-bars.data';
 import { winRateData } from './win-rate.data';
 import { deviceLabel } from '../experiments/device-choice';
 import { KnobConsole } from '../knobs/KnobConsole';
-import { llmJudgeOf, llmRoleOf } from '../experiments/llm-roles';
+import { llmJudgeOf, llmRoleOf, managedTrainerOf } from '../experiments/llm-roles';
 import { errorMessage, request } from '../../engine/client';
 import { llmCost, prettyJson } from '../../format';
 import type { LlmCallTotals } from '../../../../core/contract/contract';
@@ -119,13 +119,26 @@ function RunView({ runId }: { runId: string }) {
 
 /**
  * Gyms handed to an external trainer (run config gym.da.trainer / gym.ca.trainer "external"): while
- * the run waits, where the gym was exported and what to run; then every job and how it ended.
+ * the run waits, where the gym was exported and what to run; then every job and how it ended. A
+ * managed trainer's job (`{"kind": "trl", …}`) needs no one: while it trains, where its log is.
  */
 function GymJobs({ d }: { d: RunDetail }) {
   const jobs = d.gymJobs ?? [];
-  const waiting = d.phase === 'waiting-for-trainer' ? jobs.find((j) => j.status === 'waiting') : undefined;
+  const open = d.phase === 'waiting-for-trainer' ? jobs.find((j) => j.status === 'waiting') : undefined;
+  const managed = open ? managedTrainerOf(d.configJson, open.role === 'DA' ? 'da' : 'ca') : '';
+  const waiting = managed ? undefined : open;
   return (
     <div className="gym-jobs small" data-testid="gym-jobs">
+      {open && managed && (
+        <div className="waiting-trainer" data-testid="managed-trainer">
+          <b>
+            Training with the managed {managed} trainer: gym {open.role}
+            {open.gym}
+          </b>{' '}
+          ({open.from} against frozen {open.opponent}, job {open.id}), log at <span className="mono">{`${open.exportPath}/trainer.log`}</span>. Its steps stream
+          into the gym curves; the run goes on by itself when it ends.
+        </div>
+      )}
       {waiting && (
         <div className="waiting-trainer" data-testid="waiting-trainer">
           <b>
@@ -163,7 +176,7 @@ function GymJobs({ d }: { d: RunDetail }) {
               </td>
               <td>{j.from}</td>
               <td>{j.opponent}</td>
-              <td>{j.status}</td>
+              <td>{managed && j.id === open?.id ? `training (${managed})` : j.status}</td>
               <td>{j.checkpoint ?? j.note ?? '–'}</td>
               <td className="mono">{j.exportPath}</td>
             </tr>
@@ -571,7 +584,8 @@ function LlmRoles({ d }: { d: RunDetail }) {
   );
   const handedBack = (['DA', 'CA'] as const).flatMap((r) => {
     const g = d.gyms.filter((x) => x.role === r).at(-1);
-    return g?.llm ? [`${r}: ${g.to} = ${g.llm} (handed back by an external trainer)`] : [];
+    const managed = managedTrainerOf(d.configJson, r === 'DA' ? 'da' : 'ca');
+    return g?.llm ? [`${r}: ${g.to} = ${g.llm} (${managed ? `trained by the managed ${managed} trainer` : 'handed back by an external trainer'})`] : [];
   });
   const judge = llmJudgeOf(d.configJson);
   const roles = [...configured, ...handedBack, ...(judge ? [`judge: ${judge}`] : [])];

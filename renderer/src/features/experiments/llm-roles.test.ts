@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { llmJudgeOf, llmRoleOf, withLlmRole } from './llm-roles';
+import { llmJudgeOf, llmRoleOf, managedTrainerOf, withLlmRole } from './llm-roles';
 
 describe("the run's LLM role pickers", () => {
   const base = JSON.stringify({ arena: { episodesPerScenario: 3 }, schedule: { caGyms: true } }, null, 2);
@@ -23,5 +23,14 @@ describe("the run's LLM role pickers", () => {
     expect(llmJudgeOf(JSON.stringify({ judge: 'rule' }))).toBe('');
     expect(llmJudgeOf(base)).toBe('');
     expect(llmJudgeOf('{ broken')).toBe('');
+  });
+  it("reads a role's managed trainer from gym.<role>.trainer; builtin and external gyms have none", () => {
+    const trl = { kind: 'trl', python: '.venv/bin/python', model: '/models/qwen' };
+    const t = JSON.stringify({ gym: { da: { steps: 1, trainer: trl }, ca: { steps: 1, trainer: 'external' } } });
+    expect(managedTrainerOf(t, 'da')).toBe('TRL');
+    expect(managedTrainerOf(t, 'ca')).toBe('');
+    expect(managedTrainerOf(JSON.stringify({ gym: { da: { trainer: { kind: 'external' } } } }), 'da')).toBe('');
+    expect(managedTrainerOf(base, 'da')).toBe('');
+    expect(managedTrainerOf('{ broken', 'da')).toBe('');
   });
 });

@@ -44,3 +44,18 @@ export function llmJudgeOf(text: string): string {
     return '';
   }
 }
+
+/**
+ * The managed trainer a config text gives a role's gyms (`gym.da.trainer` / `gym.ca.trainer`
+ * `{"kind": "trl", …}`: the run trains the gym itself, core/coevolution/run-config.ts), as its
+ * kind in capitals ('TRL'); '' for the builtin gym, an external trainer, or text that is not JSON.
+ */
+export function managedTrainerOf(text: string, role: LlmRole): string {
+  try {
+    const t = (JSON.parse(text) as { gym?: Record<string, { trainer?: unknown } | undefined> }).gym?.[role]?.trainer;
+    const kind = typeof t === 'object' && t !== null ? (t as { kind?: unknown }).kind : undefined;
+    return typeof kind === 'string' && kind !== 'external' && kind !== 'builtin' ? kind.toUpperCase() : '';
+  } catch {
+    return '';
+  }
+}
