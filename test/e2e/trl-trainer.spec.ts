@@ -40,6 +40,7 @@ let server: { url: string; child: ChildProcess } | null = null;
 let page: Page;
 let lab: LabPage;
 let dash: DashboardPage;
+let ggufThreads: string | undefined;
 
 test.beforeAll(async ({ browser }) => {
   test.skip(LabPage.runsUnavailable() !== null, `needs the co-evolution runner: ${LabPage.runsUnavailable()}`);
@@ -53,8 +54,15 @@ test.beforeAll(async ({ browser }) => {
   await promisify(execFile)(python, [path.join(ROOT, 'trainers', 'tiny_qwen2.py'), model, ...TINY_QWEN2], { timeout: 240_000 });
   console.log(`[trl] tiny Qwen2 made in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   // One llama.cpp thread for the GGUF (the server's run inherits it): on 2 shared cores its spinning threads cost more than they gain.
+  ggufThreads = process.env.SPARRING_GGUF_THREADS;
   process.env.SPARRING_GGUF_THREADS = '1';
-  server = await startServer('serve-trl', [BIN, 'serve', '--db', db, '--port', '0', '--json']);
+  try {
+    server = await startServer('serve-trl', [BIN, 'serve', '--db', db, '--port', '0', '--json']);
+  } finally {
+    // Only this spec's server: the specs after it in the same worker start theirs as they would.
+    if (ggufThreads === undefined) delete process.env.SPARRING_GGUF_THREADS;
+    else process.env.SPARRING_GGUF_THREADS = ggufThreads;
+  }
   lab = await LabPage.openNew(browser, server.url);
   page = lab.page;
   dash = new DashboardPage(page);
