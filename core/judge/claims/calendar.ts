@@ -38,10 +38,11 @@ export function lastWeekday(name: string): DateClaim {
 
 const AGO_NUMBERS: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6 };
 const WEEKDAY_ALT = WEEKDAYS.join('|');
+const RELATIVE_WEEKDAY_RE = new RegExp(`\\b(?:last|on|this past|past|from|since)\\s+(${WEEKDAY_ALT})\\b`, 'gi');
 /** Days a customer names relative to today: "last Thursday", "on Saturday", "yesterday", "today", "two weeks ago". */
 export function relativeDates(text: string): DateClaim[] {
   const out: DateClaim[] = [];
-  for (const m of text.matchAll(new RegExp(`\\b(?:last|on|this past|past|from|since)\\s+(${WEEKDAY_ALT})\\b`, 'gi'))) out.push(lastWeekday(m[1]!));
+  for (const m of text.matchAll(RELATIVE_WEEKDAY_RE)) out.push(lastWeekday(m[1]!));
   if (/\byesterday\b/i.test(text)) {
     const t = utc(TODAY.y, TODAY.m, TODAY.d - 1);
     out.push(claimOf(t));
@@ -60,6 +61,7 @@ export const TIME_OF_DAY_RE = /\b(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\b\.?)|\b(\d{
 /** Every time of day in a text, as "HH:MM". */
 export function timesIn(text: string): string[] {
   const out: string[] = [];
+  if (!/\d|midnight|noon|midday/i.test(text)) return out;
   for (const m of text.matchAll(TIME_OF_DAY_RE)) {
     const t = timeOf(m);
     if (t) out.push(t);

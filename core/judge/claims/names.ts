@@ -112,14 +112,20 @@ export const DESCRIPTOR_BRANDS: Readonly<Record<string, string>> = {
   steam: 'Steam',
 };
 
-/** Brand words (glued, lower-case) the descriptors in the evidence stand for. */
+const brandCache = new WeakMap<Evidence, { size: number; grams: Set<string> }>();
+
+/** Brand words (glued, lower-case) the descriptors in the evidence stand for (kept until the evidence grows). */
 function brandGrams(ev: Evidence): Set<string> {
+  const size = ev.tokens.size;
+  const hit = brandCache.get(ev);
+  if (hit && hit.size === size) return hit.grams;
   const out = new Set<string>();
   for (const [token, brand] of Object.entries(DESCRIPTOR_BRANDS)) {
     if (!ev.tokens.has(token) && !ev.grams.has(token)) continue;
     out.add(glue(brand));
     for (const w of brand.split(/\s+/)) out.add(glue(w));
   }
+  brandCache.set(ev, { size, grams: out });
   return out;
 }
 

@@ -9,6 +9,7 @@ import type { Sentence } from './sentence';
 
 export function checkTimesOfDay(x: Sentence): void {
   const { s, ev, push } = x;
+  if (!/\d|midnight|noon|midday/i.test(s)) return;
   for (const m of s.matchAll(TIME_OF_DAY_RE)) {
     const t = timeOf(m);
     if (!t || ev.times.has(t)) continue;

@@ -12,15 +12,31 @@ const CLAUSE_SPLIT_RE = /[,;:]\s+|\s+(?:and|while|whereas|but|then)\s+|\s+-\s+|\
 
 const iso = (d: DateClaim, item: string) => +item.slice(5, 7) === d.m && +item.slice(8, 10) === d.d && (d.y === undefined || +item.slice(0, 4) === d.y);
 
+type Lookups = { items: number; accounts: number; names: { m: string; g: string }[]; typeRes: { t: string; re: RegExp }[] };
+const cache = new WeakMap<Sentence['ev'], Lookups>();
+
+/** The evidence's merchant names (glued) and account types (as regexes), built once until the evidence grows. */
+function lookups(ev: Sentence['ev']): Lookups {
+  const hit = cache.get(ev);
+  if (hit && hit.items === ev.items.length && hit.accounts === ev.accounts.size) return hit;
+  const names = [...new Set(ev.items.map((i) => i.merchant))].map((m) => ({ m, g: glue(m) })).filter((n) => n.g.length > 2);
+  const types = [...new Set([...ev.accounts.values()].map((a) => a.type).filter(Boolean))];
+  const out = { items: ev.items.length, accounts: ev.accounts.size, names, typeRes: types.map((t) => ({ t, re: new RegExp(`\\b${t}\\b`, 'i') })) };
+  cache.set(ev, out);
+  return out;
+}
+
 export function checkTogether(x: Sentence): void {
   const { s, ev, push } = x;
   const items = ev.items;
   const accounts = [...ev.accounts.entries()];
-  if (!items.length && accounts.length < 2) return;
+  if ((!items.length && accounts.length < 2) || !/\d/.test(s)) return;
+  const { names, typeRes } = lookups(ev);
   for (const clause of s.split(CLAUSE_SPLIT_RE)) {
     const g = glue(clause);
     // Merchant with amount or date.
-    const merchants = [...new Set(items.map((i) => i.merchant))].filter((m) => glue(m).length > 2 && g.includes(glue(m)));
+    if (!/\d/.test(clause)) continue;
+    const merchants = names.filter((n) => g.includes(n.g)).map((n) => n.m);
     if (merchants.length === 1) {
       const merchant = merchants[0]!;
       const mine = items.filter((i) => glue(i.merchant) === glue(merchant));
@@ -53,9 +69,10 @@ export function checkTogether(x: Sentence): void {
       continue;
     }
     // Account type with balance.
-    const types = [...new Set(accounts.map(([, a]) => a.type).filter((t) => t && new RegExp(`\\b${t}\\b`, 'i').test(clause)))];
+    const types = typeRes.filter((x) => x.re.test(clause)).map((x) => x.t);
+    if (types.length !== 1) continue;
     const amounts = findAmounts(clause);
-    if (types.length !== 1 || amounts.length !== 1) continue;
+    if (amounts.length !== 1) continue;
     const a = amounts[0]!;
     const ofType = accounts.filter(([, acc]) => acc.type === types[0]);
     const other = accounts.find(([, acc]) => acc.type !== types[0] && acc.balances.includes(a.cents));

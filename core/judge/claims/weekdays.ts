@@ -13,6 +13,8 @@ import type { Sentence } from './sentence';
 const WD = `(${WEEKDAYS.join('|')})`;
 /** A weekday before a day of the month alone: "Friday the 12th", "Friday 12th". */
 const WEEKDAY_DAY_RE = new RegExp(`\\b${WD},?\\s+(?:the\\s+)?(\\d{1,2})(?:st|nd|rd|th)\\b`, 'gi');
+const WEEKDAY_AFTER_RE = new RegExp(`^,?\\s*\\(?(?:a|which (?:is|was)|that (?:is|was)|on a)\\s+${WD}\\b`, 'i');
+const WEEKDAY_CUE_RE = new RegExp(`\\b${WD}`, 'i');
 const WEEKDAY_RE = new RegExp(`\\b${WD}(?:'s)?\\b`, 'gi');
 /** Read back as the customer's words. */
 const AS_SAID_RE = /\b(?:as you (?:said|mentioned|told me|described)|you (?:said|mentioned|told me))\b/i;
@@ -20,7 +22,7 @@ const FUTURE_RE = /\b(?:will|'ll|going to|by|until|next|this coming|coming|shoul
 
 export function checkWeekdays(x: Sentence): void {
   const { s, ev, push } = x;
-  if (!/day\b/i.test(s)) return;
+  if (!WEEKDAY_CUE_RE.test(s)) return;
   const paired: [number, number][] = [];
   const mismatch = (claim: string, said: string, y: number, m: number, d: number, a: number, b: number) => {
     paired.push([a, b]);
@@ -30,7 +32,7 @@ export function checkWeekdays(x: Sentence): void {
   };
   for (const dt of findDates(s)) {
     const before = /\b([A-Za-z]+day),?\s+(?:the\s+)?$/i.exec(s.slice(Math.max(0, dt.index - 14), dt.index));
-    const after = new RegExp(`^,?\\s*\\(?(?:a|which (?:is|was)|that (?:is|was)|on a)\\s+${WD}\\b`, 'i').exec(s.slice(dt.index + dt.text.length));
+    const after = WEEKDAY_AFTER_RE.exec(s.slice(dt.index + dt.text.length));
     const wd = before?.[1] ?? after?.[1];
     if (!wd || !WEEKDAYS.includes(wd.toLowerCase() as (typeof WEEKDAYS)[number])) continue;
     const { m, d } = dt.date;
