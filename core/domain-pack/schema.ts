@@ -488,7 +488,12 @@ export const judgeFileSchema = z.strictObject({
     /** Dates: string values of this shape in any result, and dates the customer said. */
     dates: z.strictObject({ valuePattern: regex, customerDates: z.boolean() }),
     /** Names and ids: any string of a successful result, and the customer's words. */
-    namesAndIds: z.strictObject({ anyResultString: z.boolean(), customerWords: z.boolean() }),
+    namesAndIds: z.strictObject({
+      anyResultString: z.boolean(),
+      customerWords: z.boolean(),
+      /** Descriptor → brand normalisation: a lower-case token of a card descriptor ("amzn") → the brand's plain words ("Amazon"). */
+      brands: z.record(z.string(), z.string()).optional(),
+    }),
     /** Short digit strings (a card's last four) under these keys, and ones the customer said, cued by a word. */
     digits: z.array(z.strictObject({ key: name, cue: text, length: z.number().int().min(1) })),
     /**

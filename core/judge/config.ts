@@ -97,6 +97,7 @@ export const DEFAULT_JUDGE_CONFIG: JudgeConfig = {
     'the',
     'this',
     'that',
+    "that's",
     'these',
     'those',
     'it',
@@ -192,6 +193,7 @@ export const DEFAULT_JUDGE_CONFIG: JudgeConfig = {
     'additionally',
     'note',
     'please',
+    'enjoy',
     // greetings and courtesy
     'hi',
     'hello',
@@ -351,6 +353,10 @@ export const CLAIM_KINDS = [
   'provisional_credit',
   'process',
   'action',
+  'time_of_day',
+  'weekday',
+  'currency',
+  'customer_fact',
 ] as const;
 /** What kind of fact an unsupported claim states. */
 export type ClaimKind = (typeof CLAIM_KINDS)[number];

@@ -149,17 +149,18 @@ describe('labels that can say everything (issue 55)', () => {
     expect(e.issues[0]).toMatchObject({ index: 0, id: 'imp', field: 'transcript.impossible.fallback_behavior' });
   });
 
-  // An $89.00 dispute explained right, with a wrong wait time and a time of day no check covers.
+  // An $89.00 dispute explained right, with a wrong wait time, a time of day no tool gave and a channel no check covers.
   const claimed = transcript('dispute_charge', [
     customer("There's an $89 AMZN MKTP charge I don't recognise."),
     LOOKUP,
     DISPUTE_OK,
-    say("I've filed a dispute (dsp_9x2k) for the $89.00 charge from AMZN MKTP. It was made at 3:15 pm. A specialist will call you within 45 minutes."),
+    say("I've filed a dispute (dsp_9x2k) for the $89.00 charge from AMZN MKTP. It was made online at 3:15 pm. A specialist will call you within 45 minutes."),
     end(),
   ]);
   const claims = [
     { turn: 3, kind: 'amount', claim: '$89.00', hallucination: false },
     { turn: 3, kind: 'time_of_day', claim: 'at 3:15 pm', hallucination: true },
+    { turn: 3, kind: 'other', claim: 'made online', hallucination: true },
     { turn: 3, kind: 'action', claim: 'A specialist will call you', hallucination: true },
     { turn: 3, kind: 'wait_time', claim: 'within 45 minutes', hallucination: true },
   ];
@@ -180,12 +181,13 @@ describe('labels that can say everything (issue 55)', () => {
   it('judge-eval says per kind of claim which were caught, missed or wrongly flagged', () => {
     const r = evaluateJudge(parseJudgeSet(JSON.stringify(withClaims({ resolved: true, tier: 1, hallucination: true, claims }))));
     const kinds = Object.fromEntries(r.claimKinds.map(({ kind, ...rest }) => [kind, rest]));
-    // The rule judge checks wait times but has no check for a time of day.
+    // The rule judge checks wait times and times of day, but has no check for a transaction's channel.
     expect(kinds.wait_time).toEqual({ labelledFalse: 1, caught: 1, missed: 0, labelledTrue: 0, wronglyFlagged: 0 });
-    expect(kinds.time_of_day).toEqual({ labelledFalse: 1, caught: 0, missed: 1, labelledTrue: 0, wronglyFlagged: 0 });
+    expect(kinds.time_of_day).toEqual({ labelledFalse: 1, caught: 1, missed: 0, labelledTrue: 0, wronglyFlagged: 0 });
+    expect(kinds.other).toEqual({ labelledFalse: 1, caught: 0, missed: 1, labelledTrue: 0, wronglyFlagged: 0 });
     expect(kinds.amount).toEqual({ labelledFalse: 0, caught: 0, missed: 0, labelledTrue: 1, wronglyFlagged: 0 });
     expect(kinds.action).toEqual({ labelledFalse: 1, caught: 1, missed: 0, labelledTrue: 0, wronglyFlagged: 0 });
-    expect(r.claimKinds.map((k) => k.kind)).toEqual(['amount', 'wait_time', 'action', 'time_of_day']);
+    expect(r.claimKinds.map((k) => k.kind)).toEqual(['amount', 'wait_time', 'action', 'time_of_day', 'other']);
     // Labelled true, the same wait time is a wrong flag of its kind.
     const trueWait = claims.map((c) => (c.kind === 'wait_time' ? { ...c, hallucination: false } : c));
     const r2 = evaluateJudge(parseJudgeSet(JSON.stringify(withClaims({ resolved: true, tier: 1, hallucination: true, claims: trueWait }))));
@@ -197,6 +199,7 @@ describe('labels that can say everything (issue 55)', () => {
     expect(r.claimKinds.map((k) => [k.kind, k.wronglyFlagged])).toEqual([
       ['wait_time', 1],
       ['action', 1],
+      ['time_of_day', 1],
     ]);
     const r2 = evaluateJudge(parseJudgeSet(JSON.stringify(set())));
     expect(r2.claimKinds).toEqual([{ kind: 'unspecified', labelledFalse: 1, caught: 1, missed: 0, labelledTrue: 0, wronglyFlagged: 0 }]);

@@ -56,7 +56,7 @@ const daActionSchema = z.strictObject({
  * Kinds a person may give a labelled claim: the claim checks' own kinds, and kinds no check covers
  * yet, so that a miss of such a claim is counted under its name rather than lost.
  */
-export const LABEL_CLAIM_KINDS = [...CLAIM_KINDS, 'time_of_day', 'weekday', 'currency', 'customer_fact', 'other'] as const;
+export const LABEL_CLAIM_KINDS = [...CLAIM_KINDS, 'other'] as const;
 export type LabelClaimKind = (typeof LABEL_CLAIM_KINDS)[number];
 
 /** One claim the agent made, labelled true or false by a person. */

@@ -16,6 +16,7 @@ import { DEFAULT_ADVERSITY_PROFILE, DEFAULT_MESSAGES, HOSTILE_LINES } from '../.
 import { ASKED_PATTERNS, DETAIL_KINDS, DETAIL_LEADS, DETAIL_NOUNS, KIND_SLOTS, MERCHANT_PREPS, REVISE_LINE, VAGUE } from '../../core/agents/ca-choices';
 import { DEFAULT_JUDGE_CONFIG } from '../../core/judge/config';
 import { ACTION_ABOUT, ACTION_TOOL, ACTION_WHY, DEPARTMENTS, DONE_ACTIONS, PROMISE_ACTIONS } from '../../core/judge/claims/actions';
+import { DESCRIPTOR_BRANDS } from '../../core/judge/claims/names';
 import { REFUND_DONE_RE, STATUS_WORDS, TXN_PENDING_RE, TXN_POSTED_RE } from '../../core/judge/claims/statuses';
 import { PROCESS_SUPPORTED } from '../../core/judge/claims/timelines';
 import { PACK_FILE_SCHEMAS, PACK_FORMAT } from '../../core/domain-pack/schema';
@@ -711,7 +712,7 @@ function judge(): DomainPack['judge'] {
         customerNumbers: true,
       },
       dates: { valuePattern: { pattern: '^\\d{4}-\\d{2}-\\d{2}', flags: '' }, customerDates: true },
-      namesAndIds: { anyResultString: true, customerWords: true },
+      namesAndIds: { anyResultString: true, customerWords: true, brands: { ...DESCRIPTOR_BRANDS } },
       digits: [{ key: 'last4', cue: 'card', length: 4 }],
       // TRANSCRIBED from checkCardStatuses / checkTxnStatuses (claims/statuses.ts); words and phrases read from its constants.
       statuses: [

@@ -78,6 +78,10 @@ export const DONE_ACTIONS: { kind: ActionKind; re: RegExp; cue: RegExp }[] = wit
   { kind: 'funds', re: /(?:\$\s?[\d,]+(?:\.\d{1,2})?|\bfunds|\bmoney)\s+(?:\w+\s+){0,3}?(?:is|are)\s+(?:now\s+)?(?:in|sitting in|available in)\s+your\b/gi },
   {
     kind: 'funds',
+    re: /(?:\$\s?[\d,]+(?:\.\d{1,2})?|\bfunds|\bmoney|\btransfer)\s+(?:\w+\s+){0,3}?(?:is|are|'s)\s+(?:now\s+|already\s+)?(?:on (?:its|their|the) way|heading (?:to|into|over to)|being (?:moved|transferred|sent))\b/gi,
+  },
+  {
+    kind: 'funds',
     re: /\b(?:funds|money|transfer)\s+(?:\w+\s+){0,5}?(?:has been|have been|was|is now|is|went)\s+(?:\w+\s+)?(?:moved|transferred|sent|completed|complete|processed|done|successful|through|deposited)\b/gi,
   },
   { kind: 'funds', re: /\bDone:\s+I've moved\b/g },
@@ -234,6 +238,9 @@ export const DEPARTMENTS: Record<string, string> = {
   general: 'general',
 };
 
+/** An action announced as happening now: "I'm connecting you", "we are filing". */
+export const ANNOUNCED_RE = /^(?:I'm|I am|we're|we are)\s+(?:now\s+|just\s+)?\w+ing\b/i;
+
 export function checkActions(x: Sentence): void {
   const { s, isEnd, ev, push, seen, laterCalls } = x;
   /** Each asserted (not negated, not conditional) match of a list's patterns, outside earlier matches. */
@@ -251,7 +258,12 @@ export function checkActions(x: Sentence): void {
       }
     }
   };
-  asserted(DONE_ACTIONS, (kind, m) => checkAction(kind, m[0], s.slice(m.index), ev, push));
+  asserted(DONE_ACTIONS, (kind, m) => {
+    // Announced as under way ("I'm connecting you to our fraud team now") and performed in the next
+    // tool call: the announcement is true. A done claim ("I've connected you") still needs the result.
+    if (!isEnd && ANNOUNCED_RE.test(m[0]) && !actionSupported(kind, ev) && ACTION_TOOL[kind].some((t) => laterCalls.has(t))) return;
+    checkAction(kind, m[0], s.slice(m.index), ev, push);
+  });
   asserted(PROMISE_ACTIONS, (kind, m) => {
     // A promise is kept by a later call of the tool (whatever its result), or by one already made.
     if (actionSupported(kind, ev)) return;

@@ -2,6 +2,7 @@
 import type { ToolResult } from '../../world/transcript';
 import { findDates, NUMBER_RE, toCents } from './text';
 import type { DateClaim } from './text';
+import { looseTimesIn, relativeDates, timesIn } from './calendar';
 
 type CardState = { current: string; seen: Set<string> };
 
@@ -24,6 +25,12 @@ export class Evidence {
   /** Successful results by tool, in order. */
   readonly ok = new Map<string, Record<string, unknown>[]>();
   customerLower = '';
+  /** Times of day ("15:30") in result strings and the customer's words. */
+  readonly times = new Set<string>();
+  /** Each account's type and its balances in the order results gave them (the last is current). */
+  readonly accounts = new Map<string, { type: string; balances: number[] }>();
+  /** Facts that travel together: each transaction's (or disputed charge's) merchant, amount in cents and date. */
+  readonly items: { merchant: string; cents: number | undefined; date: string | undefined }[] = [];
 
   addCustomer(text: string): void {
     this.customerLower += ` ${text.toLowerCase()}`;
@@ -31,6 +38,8 @@ export class Evidence {
     for (let m = NUMBER_RE.exec(text); m; m = NUMBER_RE.exec(text)) this.customerNumbers.add(toCents(Number(m[0].replace(/,/g, ''))));
     for (const n of wordNumbers(text)) this.customerNumbers.add(toCents(n));
     for (const d of findDates(text)) this.dates.push(d.date);
+    this.dates.push(...relativeDates(text));
+    for (const t of looseTimesIn(text)) this.times.add(t);
     this.addText(text);
     for (const m of text.matchAll(/\b\d{4}\b/g)) this.last4.add(m[0]);
   }
@@ -87,6 +96,33 @@ export class Evidence {
     };
     if (Array.isArray(r.data.cards)) for (const c of r.data.cards as Record<string, unknown>[]) setCard(c?.card_id, c?.status);
     if (r.tool === 'check_card_status') setCard(r.data.card_id, r.data.status);
+    this.addAccounts(r.data);
+    const item = (t: Record<string, unknown> | undefined) => {
+      if (t && typeof t.merchant === 'string') {
+        this.items.push({
+          merchant: t.merchant,
+          cents: typeof t.amount === 'number' ? toCents(t.amount) : undefined,
+          date: typeof t.date === 'string' ? t.date : undefined,
+        });
+      }
+    };
+    if (Array.isArray(r.data.transactions)) for (const t of r.data.transactions as Record<string, unknown>[]) item(t);
+    else item(r.data);
+  }
+
+  /** Account balances: a list of accounts (`account_id`, `type`, `balance`) or a map of account id → new balance. */
+  private addAccounts(data: Record<string, unknown>): void {
+    const push = (id: unknown, balance: unknown, type?: unknown) => {
+      if (typeof id !== 'string' || typeof balance !== 'number') return;
+      const a = this.accounts.get(id) ?? { type: typeof type === 'string' ? type : '', balances: [] };
+      if (typeof type === 'string') a.type = type;
+      if (a.balances[a.balances.length - 1] !== toCents(balance)) a.balances.push(toCents(balance));
+      this.accounts.set(id, a);
+    };
+    if (Array.isArray(data.accounts)) for (const a of data.accounts as Record<string, unknown>[]) push(a?.account_id, a?.balance, a?.type);
+    if (typeof data.account_id === 'string' && typeof data.balance === 'number') push(data.account_id, data.balance, data.type);
+    const b = data.balances;
+    if (b && typeof b === 'object' && !Array.isArray(b)) for (const [id, v] of Object.entries(b)) push(id, v);
   }
 
   private walk(v: unknown, key: string, money: boolean, balance: boolean): void {
@@ -95,6 +131,7 @@ export class Evidence {
       if (balance) this.balances.add(toCents(v));
     } else if (typeof v === 'string') {
       this.addText(v);
+      for (const t of timesIn(v)) this.times.add(t);
       if (/^\d{4}-\d{2}-\d{2}/.test(v)) this.dates.push({ y: +v.slice(0, 4), m: +v.slice(5, 7), d: +v.slice(8, 10) });
       if (key === 'last4') this.last4.add(v);
     } else if (Array.isArray(v)) {

@@ -9,6 +9,7 @@ import type { Compiled } from '../config';
 import type { Transcript } from '../../world/transcript';
 import { checkActions, checkDepartment, checkUntooledActions } from './actions';
 import { checkAmounts } from './amounts';
+import { checkCurrencies } from './currency';
 import { checkDates } from './dates';
 import { Evidence } from './evidence';
 import { checkCardDigits, checkIds, checkNames } from './names';
@@ -18,9 +19,13 @@ import { checkCardStatuses, checkProvisionalCredit, checkTxnStatuses } from './s
 import { sentences } from './text';
 import { toolName } from '../resolution';
 import { checkFutureTimes, checkProcessPromises, checkWaitTimes } from './timelines';
+import { checkStaleFigures } from './stale';
+import { checkTimesOfDay } from './times';
+import { checkTogether } from './together';
+import { checkWeekdays } from './weekdays';
 
 /** Checks that apply to every sentence, questions included (a question can still carry a fact). */
-const FACT_CHECKS: readonly ((x: Sentence) => void)[] = [checkAmounts, checkIds, checkCardDigits, checkDates, checkNames, checkWaitTimes];
+const FACT_CHECKS: readonly ((x: Sentence) => void)[] = [checkAmounts, checkCurrencies, checkIds, checkCardDigits, checkDates, checkNames, checkWaitTimes];
 /** Checks of assertions (skipped in questions). Order matters: actions mark spans that promises skip. */
 const ASSERTION_CHECKS: readonly ((x: Sentence) => void)[] = [
   checkCardStatuses,
@@ -31,6 +36,10 @@ const ASSERTION_CHECKS: readonly ((x: Sentence) => void)[] = [
   checkProcessPromises,
   checkFutureTimes,
   checkDepartment,
+  checkTimesOfDay,
+  checkWeekdays,
+  checkStaleFigures,
+  checkTogether,
 ];
 
 function checkMessage(text: string, turn: number, isEnd: boolean, ev: Evidence, c: Compiled, laterCalls: ReadonlySet<string>, out: Finding[]): void {

@@ -80,10 +80,61 @@ export function nameCandidates(sentence: string, c: Compiled): string[] {
   return out;
 }
 
+/**
+ * Card descriptors and the brands they stand for (descriptor → brand normalisation): a token of a
+ * merchant's descriptor in a result ("AMZN MKTP", "NTFLX EU 4471", "SQ *GRN VALLEY") backs the
+ * brand's plain name ("Amazon Marketplace", "Netflix", "Square"). Keys lower-case descriptor
+ * tokens; values the brand's words. Exported into the pack's judge.json (claims.namesAndIds.brands).
+ */
+export const DESCRIPTOR_BRANDS: Readonly<Record<string, string>> = {
+  amzn: 'Amazon',
+  mktp: 'Marketplace',
+  mktplace: 'Marketplace',
+  amazoncom: 'Amazon',
+  ntflx: 'Netflix',
+  nflx: 'Netflix',
+  pypl: 'PayPal',
+  paypal: 'PayPal',
+  sq: 'Square',
+  tst: 'Toast',
+  googl: 'Google',
+  goog: 'Google',
+  svcs: 'Services',
+  applecom: 'Apple',
+  aplpay: 'Apple Pay',
+  sbux: 'Starbucks',
+  wm: 'Walmart',
+  wmt: 'Walmart',
+  spotifyusa: 'Spotify',
+  uber: 'Uber',
+  lyft: 'Lyft',
+  stm: 'Steam',
+  steam: 'Steam',
+};
+
+const brandCache = new WeakMap<Evidence, { size: number; grams: Set<string> }>();
+
+/** Brand words (glued, lower-case) the descriptors in the evidence stand for (kept until the evidence grows). */
+function brandGrams(ev: Evidence): Set<string> {
+  const size = ev.tokens.size;
+  const hit = brandCache.get(ev);
+  if (hit && hit.size === size) return hit.grams;
+  const out = new Set<string>();
+  for (const [token, brand] of Object.entries(DESCRIPTOR_BRANDS)) {
+    if (!ev.tokens.has(token) && !ev.grams.has(token)) continue;
+    out.add(glue(brand));
+    for (const w of brand.split(/\s+/)) out.add(glue(w));
+  }
+  brandCache.set(ev, { size, grams: out });
+  return out;
+}
+
 export function nameSupported(name: string, ev: Evidence, c: Compiled): boolean {
   const g = glue(name);
   if (g.length === 0 || ev.grams.has(g)) return true;
-  // Every word of it known (a name split across results, or common words inside a phrase).
+  const brands = brandGrams(ev);
+  if (brands.has(g)) return true;
+  // Every word of it known (a name split across results, or common words inside a phrase, or a descriptor's brand).
   const words = name.split(/[\s&*]+/).filter(Boolean);
-  return words.length > 1 && words.every((w) => c.common.has(w.toLowerCase()) || ev.grams.has(glue(w)));
+  return words.length > 1 && words.every((w) => c.common.has(w.toLowerCase()) || ev.grams.has(glue(w)) || brands.has(glue(w)));
 }

@@ -17,9 +17,14 @@ export const STATUS_WORDS: Record<string, string> = {
   cancelled: 'cancelled',
   canceled: 'cancelled',
   closed: 'closed',
+  // everyday words for the codes (the pack's paraphrase table: judge.json claims.statuses[].words)
+  usable: 'active',
+  'good to go': 'active',
+  'up and running': 'active',
+  'out of date': 'expired',
 };
 export const STATUS_RE =
-  /\b(?:is|are|was|were|'s|has been|has|have been|had been|remains|stays|shows(?: as| up as)?|showing(?: as)?|appears(?: to be)?|status(?: is)?:?|isn't|wasn't|aren't|is not|was not)\s+(?:now\s+|currently\s+|still\s+|temporarily\s+|also\s+|actually\s+|fully\s+)?(not\s+|no longer\s+)?(active|working|blocked|locked|suspended|frozen|expired|deactivated|cancell?ed|closed)\b/gi;
+  /\b(?:is|are|was|were|'s|has been|has|have been|had been|remains|stays|shows(?: as| up as)?|showing(?: as)?|appears(?: to be)?|status(?: is)?:?|isn't|wasn't|aren't|is not|was not)\s+(?:now\s+|currently\s+|still\s+|temporarily\s+|also\s+|actually\s+|fully\s+)?(not\s+|no longer\s+)?(active|working|blocked|locked|suspended|frozen|expired|deactivated|cancell?ed|closed|usable|good to go|up and running|out of date)\b/gi;
 
 /** A transaction's state, as the agent may describe it: "has posted", "went through" / "is pending". */
 export const TXN_POSTED_RE =

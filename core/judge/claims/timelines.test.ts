@@ -26,7 +26,10 @@ describe('timeline claims: a timeline needs a tool result behind it', () => {
   it('flags future times no tool gives, not past ones', () => {
     expect(dispute('Dispute dsp_9x2k is filed, and the money will be available from tomorrow morning.')).toEqual(['tomorrow morning']);
     expect(dispute("Dispute dsp_9x2k is filed; they'll call you back this afternoon.")).toContain('this afternoon');
-    expect(dispute('Dispute dsp_9x2k is filed for the charge you made on Saturday.')).toEqual([]);
+    // Past, and the customer's day (a weekday no one gave is a weekday claim: weekdays.ts).
+    expect(dispute('Dispute dsp_9x2k is filed for the charge you made on Saturday.', 'There is an $89 AMZN MKTP charge from Saturday I never made.')).toEqual(
+      [],
+    );
   });
 
   it('flags a wait time other than the hand-off result', () => {
