@@ -111,6 +111,18 @@ test('a quick run whose DA gym is the managed TRL trainer runs unattended: the j
     await expect(curve).toHaveAttribute('d', /^M[^L]+L[^L]+$/, { timeout: 300_000 });
   }
   await expect(page.locator('[data-panel="DA:gym/reward_mean"] [data-phase="gym:DA1"] .segment-label')).toHaveAttribute('data-label', 'gym 1 → DA1');
+  // The 1-step warm-up is a segment of one point: a line with no length, drawn as a dot instead.
+  const dots = await page.locator('[data-panel="DA:gym/reward_mean"] g.segment').evaluateAll((segs) =>
+    segs.map((g) => ({
+      single: !(g.querySelector('path.smooth')?.getAttribute('d') ?? '').includes('L'),
+      dot: (g.querySelector('circle.single')?.getAttribute('display') ?? 'none') !== 'none',
+    })),
+  );
+  expect(dots.filter((d) => d.single).length, JSON.stringify(dots)).toBeGreaterThan(0);
+  expect(
+    dots.every((d) => d.single === d.dot),
+    JSON.stringify(dots),
+  ).toBe(true);
 
   await dash.waitForStatus('finished', 300_000);
   console.log(`[trl] run R1 from start to finished on the dashboard: ${((Date.now() - t0) / 1000).toFixed(0)} s`);

@@ -127,6 +127,8 @@ function drawPanel(g: d3.Selection<SVGGElement, unknown, null, undefined>, p: Cu
       s.append('path').attr('class', 'band').attr('opacity', 0.6);
       s.append('path').attr('class', 'raw').attr('fill', 'none').attr('stroke', COLORS.raw).attr('stroke-width', 1);
       s.append('path').attr('class', 'smooth').attr('fill', 'none').attr('stroke-width', 1.8);
+      // A phase of one logged step (a 1-step gym or warm-up) is a line with no length: a dot shows it.
+      s.append('circle').attr('class', 'single').attr('r', 3);
       return s;
     })
     .attr('data-phase', (s) => s.phase);
@@ -180,4 +182,10 @@ function drawPanel(g: d3.Selection<SVGGElement, unknown, null, undefined>, p: Cu
         .x((q) => x(q.step))
         .y((q) => y(q.value))(s.points),
     );
+  segs
+    .select('.single')
+    .attr('fill', color)
+    .attr('display', (s) => (s.points.length === 1 ? null : 'none'))
+    .attr('cx', (s) => x(s.points[0]?.step ?? 0))
+    .attr('cy', (s) => y(s.points[0]?.value ?? 0));
 }
