@@ -10,11 +10,13 @@ both seats' turns replayed as the match played them — and the server plays the
 against the gym's frozen opponent (the current one: for a CA gym after the DA's gym of the same
 round, the new DA): the reward is r_DA (or r_CA) of that rollout, RL-ADA's r_env included.
 
-One format (models/llm/da-messages.ts, the trained form): the prompt is the server's rendering of
-the dialogue, the DA's tools are the server's specs (`observation.tools`), turned into methods
-whose schemas transformers renders exactly as the specs, and each tool's result is the server's
-tool message. So `reset` returns None: the row's prompt already ends with the current turn (TRL
-appends whatever `reset` returns to the last prompt message).
+One format (the trained form: models/llm/da-messages.ts for the DA, ca-messages.ts for the CA):
+the prompt is the server's rendering of the dialogue, the learner's tools are the server's specs
+(`observation.tools`: the DA's banking tools, speak and end_call; the CA's `say`), turned into
+methods whose schemas transformers renders exactly as the specs, and each tool's result is the
+server's tool message (the CA's: what the agent said back, `{"agent": ...}`). So `reset` returns
+None: the row's prompt already ends with the current turn (TRL appends whatever `reset` returns to
+the last prompt message).
 
 A rollout that stops (a reply without a call, or cut by TRL's length limits) is scored as the arena
 scores a DA that gives that reply at every turn left: the reply goes to the server as the DA's
