@@ -126,7 +126,7 @@ def main() -> int:
                 move = da_moves(obs)
                 text = getattr(env, move["name"])(thinking=move["thinking"], **move["arguments"])
             else:
-                text = env.say(ca_action(obs, "message")["message"])
+                text = env.say(utterance=ca_action(obs, "message")["message"])
             check(isinstance(text, str), f"trl episode {k}: a tool returned {type(text)}")
         mine = env.metadata["r_da" if role == "DA" else "r_ca"]
         check(close(trl_adapter.episode_reward([env])[0], mine), f"trl episode {k}: episode_reward {env.reward} != r_{role} {mine}")

@@ -1,17 +1,18 @@
-"""The trained form checked under a real chat template, for test/trained-form.test.ts: one stored
+"""The trained form checked under a real chat template, for host/llm/trained-form.test.ts: one stored
 episode rendered through the training path (TRL 1.13's environment_factory loop with this folder's
 adapter, against a live `sparring env serve`) and through the playing path (the messages and tools
-an LLM DA is sent, `models/llm/da-messages.ts`), token for token; and TRL's reward functions on
-rollouts that finish or stop, for the lab's stored rewards.
+an LLM DA is sent, `models/llm/da-messages.ts`; an LLM CA, `models/llm/ca-messages.ts`), token for
+token; and TRL's reward functions on rollouts that finish or stop, for the lab's stored rewards.
 
     python trainers/check_trained_form.py SPEC.json TOKENIZER_DIR
 
-SPEC (written by the test): {"url", "seed", "scenario", "moves": [{"name", "arguments"}],
+SPEC (written by the test): {"role" ("DA" when absent, or "CA"), "url", "seed", "scenario", "moves": [{"name", "arguments"}],
 "play": [{"messages", "tools"}] (the DA's request before each move), "stop_after": n,
 "stop_text": "...", "bad_replies": {"several": [call, call], "unknown": [call]}}. Prints one JSON
 line: the token sequences' comparison per decision point, and each rollout's reward and stored
 episode id (finished, stopped, and one per bad reply: the reply's tokens parsed by TRL's own
-parser through `trl_adapter.guard_replies`, with the text that reached the world).
+parser through `trl_adapter.guard_replies`, with the text that reached the world). A spec without
+"stop_after" checks the finished rollout only (the CA's: its moves are `say` calls).
 """
 from __future__ import annotations
 
@@ -58,7 +59,7 @@ def main() -> None:
 
     # Training path: TRL's prompt (the row's prompt, the env's methods as tools), then per move the
     # model's tokens and TRL's tool-suffix tokens of the adapter's answer.
-    env = trl_adapter.SparringDaEnv()
+    env = trl_adapter.SparringCaEnv() if spec.get("role") == "CA" else trl_adapter.SparringDaEnv()
     methods = [getattr(env, s["function"]["name"]) for s in trl_adapter.server_tools(spec["url"], None)]
     row_prompt = env.session.reset(seed=spec["seed"], scenario=spec["scenario"])["observation"]["messages"]
     observation = env.reset(seed=spec["seed"], scenario=spec["scenario"], prompt=row_prompt)
@@ -82,6 +83,9 @@ def main() -> None:
     out["tokens_compared"] = len(ids)
     rewards = trl_adapter.episode_reward([env], completions=[completion])
     out["rollouts"].append({"kind": "finished", "reward": rewards[0], "episode_id": env.metadata.get("episode_id"), "done": env.done})
+    if "stop_after" not in spec:
+        print(json.dumps(out))
+        return
 
     # A rollout that stops: the same moves up to `stop_after`, then a reply without a call.
     stopper = trl_adapter.SparringDaEnv()

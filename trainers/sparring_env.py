@@ -117,13 +117,20 @@ def new_messages(obs: dict[str, Any]) -> list[dict[str, Any]]:
     return messages[last + 1 :]
 
 
+def tool_message_text(obs: dict[str, Any]) -> str:
+    """The tool message the learner's last call got, in the trained form of either role (the
+    server's own rendering, `models/llm/da-messages.ts` / `ca-messages.ts`): the DA's tool result,
+    the customer's answer to `speak` or `{"call_ended": true}`; the CA's `{"agent": ...}` after `say`."""
+    return "\n".join(m.get("content") or "" for m in new_messages(obs))
+
+
 def latest_turn_text(obs: dict[str, Any]) -> str:
-    """What the learner just learnt, as text for the next prompt turn: the DA's tool message in the
-    trained form; the agent's words, or at the start the customer's brief (CA)."""
+    """What the learner just learnt, as text for the next prompt turn of a plain chat (verl): the
+    DA's tool message in the trained form; the agent's words, or at the start the customer's brief (CA)."""
     if obs.get("role") == "CA":
         said = [d["text"] for d in obs.get("dialogue", []) if d["role"] == "agent"]
         if said:
             return said[-1]
         messages = obs.get("messages") or [{}]
         return messages[0].get("content", "")
-    return "\n".join(m.get("content") or "" for m in new_messages(obs))
+    return tool_message_text(obs)

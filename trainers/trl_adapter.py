@@ -10,11 +10,13 @@ both seats' turns replayed as the match played them — and the server plays the
 against the gym's frozen opponent (the current one: for a CA gym after the DA's gym of the same
 round, the new DA): the reward is r_DA (or r_CA) of that rollout, RL-ADA's r_env included.
 
-One format (models/llm/da-messages.ts, the trained form): the prompt is the server's rendering of
-the dialogue, the DA's tools are the server's specs (`observation.tools`), turned into methods
-whose schemas transformers renders exactly as the specs, and each tool's result is the server's
-tool message. So `reset` returns None: the row's prompt already ends with the current turn (TRL
-appends whatever `reset` returns to the last prompt message).
+One format (the trained form: models/llm/da-messages.ts for the DA, ca-messages.ts for the CA):
+the prompt is the server's rendering of the dialogue, the learner's tools are the server's specs
+(`observation.tools`: the DA's banking tools, speak and end_call; the CA's `say`), turned into
+methods whose schemas transformers renders exactly as the specs, and each tool's result is the
+server's tool message (the CA's: what the agent said back, `{"agent": ...}`). So `reset` returns
+None: the row's prompt already ends with the current turn (TRL appends whatever `reset` returns to
+the last prompt message).
 
 A rollout that stops (a reply without a call, or cut by TRL's length limits) is scored as the arena
 scores a DA that gives that reply at every turn left: the reply goes to the server as the DA's
@@ -42,7 +44,7 @@ import os
 import types
 from typing import Any
 
-from sparring_env import SparringError, SparringSession, latest_turn_text
+from sparring_env import SparringError, SparringSession, tool_message_text
 
 _CONFIG: dict[str, str | None] = {}
 CALL_ENDED = json.dumps({"call_ended": True}, separators=(",", ":"))
@@ -66,7 +68,8 @@ _tool_specs: dict[str, list[dict[str, Any]]] = {}
 
 
 def server_tools(url: str, token: str | None) -> list[dict[str, Any]]:
-    """The DA's function specs as the server gives them (the first observation's `tools`)."""
+    """The learner's function specs as the server gives them (the first observation's `tools`): the
+    DA's banking tools, speak and end_call; the CA's say."""
     if url not in _tool_specs:
         s = SparringSession(url, model="tools-probe", token=token)
         try:
@@ -181,22 +184,27 @@ class SparringDaEnv(_Session):
             self._step({"tool_call": {"name": name, "arguments": arguments}})
         except SparringError as e:  # a protocol refusal, never a move the arena could score
             return json.dumps({"error": str(e)})
-        return latest_turn_text(self.observation)
+        return tool_message_text(self.observation)
 
 
 class SparringCaEnv(_Session):
-    """The customer's seat: one tool, `say`."""
+    """The customer's seat: the server's one function, `say` (`{"utterance"}`), whose result is what
+    the agent said back (`{"agent": ...}`, `"call_ended": true` once the call is over), the trained
+    form of `models/llm/ca-messages.ts`."""
 
-    def say(self, utterance: str) -> str:
-        """Say your next line to the support agent (plain customer language; never name your problem's category).
+    def __init__(self) -> None:
+        super().__init__()
+        for spec in server_tools(self.url, self.token):
+            setattr(self, spec["function"]["name"], types.MethodType(_method_of(spec), self))
 
-        Args:
-            utterance: what you say.
-        """
+    def _call_tool(self, name: str, arguments: dict[str, Any]) -> str:
         if self.done:
-            return "The call has ended."
-        self._step({"message": utterance})
-        return "The call has ended." if self.done else latest_turn_text(self.observation)
+            return CALL_ENDED
+        try:
+            self._step({"message": arguments.get("utterance")})
+        except SparringError as e:  # a protocol refusal (an utterance that is not a string)
+            return json.dumps({"error": str(e)})
+        return tool_message_text(self.observation)
 
 
 def wire_of_reply(reply: dict[str, Any]) -> str:

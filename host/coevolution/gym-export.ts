@@ -46,7 +46,7 @@ export interface GymPoint {
   seed: number;
   /** Index of the decided turn in the recorded episode. */
   turn: number;
-  /** The prompt: the learner's view as chat messages (and the DA's tools), as the server shows it. */
+  /** The prompt: the learner's view as chat messages and its tools (the DA's functions, the CA's say), as the server shows it. */
   prompt: { messages: unknown[]; tools?: unknown[] };
   /** What the recorded policy did here. */
   original: string;
@@ -219,12 +219,12 @@ export async function exportGym(store: SqliteRunStore, domain: Domain, runId: st
       }
     } else {
       for (const p of sliceCaDecisionPoints(e, sparring.arena.maxDaTurns)) {
-        const view = observationView({ role: 'CA', view: p.obs }, p.scenario);
+        const view = observationView({ role: 'CA', view: p.obs }, p.scenario, true);
         const move = e.moves[p.source.turnIndex]!;
         points.push({
           ...common,
           turn: p.source.turnIndex,
-          prompt: { messages: view.messages as unknown[] },
+          prompt: { messages: view.messages as unknown[], tools: view.tools as unknown[] },
           original: move.role === 'customer' ? move.text : '',
           reset: resetAt(e, p.source.turnIndex, 'CA'),
         });

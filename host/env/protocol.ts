@@ -9,7 +9,8 @@
  */
 import type { LearnerObservation, LearnerRole } from '../../core/env/learner-episode';
 import type { Scenario } from '../../core/domain/types';
-import type { ChatMessage, ChatTool } from '../../models/llm/chat-backend';
+import type { ChatTool } from '../../models/llm/chat-backend';
+import { caMessages, caTools } from '../../models/llm/ca-messages';
 import { daSystemPrompt, daTools, nativeTurns, wireFromNative } from '../../models/llm/da-messages';
 
 /** OpenEnv's WebSocket error codes (WSErrorCode in types.py); HTTP errors carry the same code. */
@@ -65,9 +66,8 @@ export function forbidExtra(obj: Record<string, unknown>, known: readonly string
 export const DA_TOOLS: ChatTool[] = daTools();
 const DA_TOOL_NAMES = DA_TOOLS.map((t) => t.function.name);
 
-export const CA_SYSTEM_PROMPT =
-  'You are a bank customer calling support. You have one problem (your hidden intent below). Speak as a real ' +
-  'customer would, in plain language; never name the category of your problem; answer what the agent asks.';
+/** The customer's one function: the trained form's `say` (`models/llm/ca-messages.ts`). */
+export const CA_TOOLS: ChatTool[] = caTools();
 
 /** An OpenAI-style function call: arguments as a JSON string (the OpenAI API's form) or an object. */
 interface ToolCallInput {
@@ -151,16 +151,9 @@ export function observationView(o: LearnerObservation, scenario: Scenario, withT
   }
   const v = o.view;
   const persona = scenario.persona ?? null;
-  const system =
-    `${CA_SYSTEM_PROMPT}\nYour name: ${v.name}. Hidden intent: ${v.intent}. Situation: ${v.situation}. ` +
-    `What you know: ${JSON.stringify(v.facts)}.` +
-    (persona ? `\nPersona: ${persona.name}, ${persona.style}.` : '') +
-    (v.adversity ? `\nThis turn: ${JSON.stringify(v.adversity)}` : '');
-  // From the customer's seat the agent is the "user" and the customer's own lines are the "assistant".
-  const messages: ChatMessage[] = [
-    { role: 'system', content: system },
-    ...v.dialogue.map((d): ChatMessage => (d.role === 'agent' ? { role: 'user', content: d.text } : { role: 'assistant', content: d.text })),
-  ];
+  // The trained form (`models/llm/ca-messages.ts`): what an LLM CA plays with, and what TRL's loop
+  // builds turn by turn from these messages' last tool message.
+  const messages = caMessages(v, 'native', ended);
   return {
     role: 'CA',
     intent: v.intent,
@@ -171,6 +164,7 @@ export function observationView(o: LearnerObservation, scenario: Scenario, withT
     dialogue: v.dialogue,
     ...(v.adversity ? { adversity: v.adversity } : {}),
     messages,
+    ...(withTools ? { tools: CA_TOOLS } : {}),
   };
 }
 
@@ -239,7 +233,12 @@ export function schemas(role: LearnerRole): { action: unknown; observation: unkn
             persona: { type: ['object', 'null'] },
             dialogue: { type: 'array', description: 'spoken turns only: the customer and what the agent said' },
             adversity: { type: 'object', description: "the scenario's conversational adversity for this utterance, when any" },
-            messages: { type: 'array' },
+            messages: {
+              type: 'array',
+              description:
+                "the dialogue in the trained form: system, the agent's first words (user), the customer's say calls and the agent's answers as their results",
+            },
+            tools: { type: 'array', description: 'OpenAI function spec of say (in the first observation of an episode)' },
             metadata,
           },
         };

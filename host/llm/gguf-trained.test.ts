@@ -5,7 +5,8 @@
  * package), loads in node-llama-cpp 3.21.1; the prompt its backend renders from the file's own
  * chat template is, character for character, transformers' `apply_chat_template` of the same
  * messages and tools (so the tokens are the training tokens); its grammar-bound call parses, and it
- * plays an arena episode to the end. Prints the load time and tokens/s.
+ * plays an arena episode to the end; as a customer (the CA's trained form) its grammar-bound `say`
+ * call parses too. Prints the load time and tokens/s.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,8 @@ import { CustomerEnvironment } from '../../core/world/environment';
 import { wireFromReply } from '../../models/llm/da-messages';
 import { GgufBackend, ggufConfigOf, ggufUnavailable } from '../../models/llm/gguf-backend';
 import { LlmDa } from '../../models/llm/llm-da';
+import { CA_GRAMMAR_MAX_TOKENS } from '../../models/llm/ca-messages';
+import { LlmCa } from '../../models/llm/llm-ca';
 import { ROOT, venvPython } from '../../test/support/python-env';
 import { bankingDomain } from '../domain-files';
 
@@ -97,6 +100,11 @@ describe.skipIf(unavailable !== null)('a trained-form checkpoint as a GGUF (tiny
     const agentTurns = ep.record.turns.filter((t) => t.role === 'agent');
     expect(agentTurns.length).toBeGreaterThan(0);
     expect(agentTurns.every((t) => t.parseError === null)).toBe(true);
+    // The customer's seat in its trained form: one say call under the call grammar, whatever the weights say.
+    const ca = new LlmCa(backend, { mode: 'native', maxTokens: CA_GRAMMAR_MAX_TOKENS });
+    const said = await backend.complete(ca.request(env.observeCustomer(), 7));
+    expect(said.toolCalls.map((c) => c.name)).toEqual(['say']);
+    expect(typeof (JSON.parse(said.toolCalls[0]!.arguments) as { utterance: unknown }).utterance).toBe('string');
     console.log(
       `GGUF (tiny Qwen2, CPU, 1 thread): load ${loadMs.toFixed(0)} ms; one call ${reply.tokensOut} tokens in ${reply.latencyMs.toFixed(0)} ms = ${tokensPerS.toFixed(1)} tokens/s (prompt ${reply.tokensIn} tokens); episode: ${agentTurns.length} DA turns, end ${ep.record.endReason}`,
     );

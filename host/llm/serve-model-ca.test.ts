@@ -75,9 +75,10 @@ describe('serve-model with a CA checkpoint', () => {
     expect(seen.some((o) => o.persona !== undefined)).toBe(true);
     expect(seen.some((o) => o.dialogue.length > 2)).toBe(true);
     for (const obs of seen) {
-      const back = caObservationFromMessages(caMessages(obs));
       const want = obs.persona ? { ...obs, persona: { ...obs.persona, sampleMessages: [] } } : obs;
-      expect(back).toEqual(want);
+      expect(caObservationFromMessages(caMessages(obs))).toEqual(want);
+      // The trained form (say calls, the agent's words as their results) maps back the same.
+      expect(caObservationFromMessages(caMessages(obs, 'native'))).toEqual(want);
     }
   }, 120_000);
 
@@ -97,6 +98,27 @@ describe('serve-model with a CA checkpoint', () => {
     const customerTurns = remote.episodes.flatMap((e) => e.turns.filter((t) => t.role === 'customer').map((t) => `${e.id}#${t.index}`));
     expect(ledger.records.map((r) => `${r.site!.episodeId}#${r.site!.turn}`).sort()).toEqual(customerTurns.sort());
     expect(ledger.records.every((r) => r.site!.role === 'CA' && r.tokensIn > 0 && r.tokensOut > 0 && r.model === 'CA0')).toBe(true);
+
+    // The trained form: offered say, the served checkpoint answers with its one call; the same match.
+    const calls: string[] = [];
+    const native = await play(
+      new LlmCa(
+        {
+          ...backend,
+          id: backend.id,
+          model: backend.model,
+          maxConcurrency: backend.maxConcurrency,
+          complete: async (req) => {
+            const r = await backend.complete(req);
+            calls.push(r.toolCalls.map((c) => c.name).join(','));
+            return r;
+          },
+        },
+        { name: 'CA0', mode: 'native' },
+      ),
+    );
+    expect(native.episodes).toEqual(inProcess.episodes);
+    expect(new Set(calls)).toEqual(new Set(['say']));
   }, 120_000);
 
   it('answers a request that is not a customer prompt with a 400 naming the message', async () => {

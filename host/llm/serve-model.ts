@@ -11,10 +11,11 @@
  * same match with the checkpoint in process. The greedy DA draws nothing; `seed` is accepted and
  * used only by a sampling policy (`Rng(seed)`).
  *
- * A CA checkpoint is served the same way: the messages `LlmCa` sends (its system prompt, the
- * agent's words as user messages, the customer's as assistant ones, the adversity note) are mapped
- * back into the `CaObservation` the environment built (`caObservationFromMessages`), and the
- * builtin CA's utterance, sampled from `Rng(seed)` with the request's seed, is the reply's text.
+ * A CA checkpoint is served the same way: the messages `LlmCa` sends, in either form of
+ * `models/llm/ca-messages.ts` (the trained form: the customer's lines as `say` calls, the agent's
+ * words as their results; or text), are mapped back into the `CaObservation` the environment built
+ * (`caObservationFromMessages`), and the builtin CA's utterance, sampled from `Rng(seed)` with the
+ * request's seed, is the reply: its one `say` call when the request offers `say`, else its text.
  * So a match whose CA is played through this endpoint equals, episode for episode, the same match
  * with the checkpoint in process drawing each utterance from `Rng(seed)` with the same per-call
  * seed (what `LlmCa` sends: one draw from the episode's CA stream).
@@ -50,7 +51,7 @@ import { parseDaOutput } from '../../core/wire';
 import type { DaObservation } from '../../core/world/environment';
 import type { ChatMessage, ChatToolCall } from '../../models/llm/chat-backend';
 import { DaMessagesError, daSystemPrompt, daTools, observationFromMessages } from '../../models/llm/da-messages';
-import { CaMessagesError, caObservationFromMessages } from '../../models/llm/llm-ca';
+import { CA_SAY, CaMessagesError, caObservationFromMessages } from '../../models/llm/ca-messages';
 import { PROMPT_VERSIONS, unfillPrompt } from '../../models/llm/prompts';
 import { crossOriginRefusal } from '../request-guard';
 
@@ -280,11 +281,14 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
    */
   function daConversation(messages: ChatMessage[], native: boolean): ChatMessage[] {
     // A customer's prompt sent to an agent: the lab is offering this checkpoint as the other role.
-    const ca = messages.findIndex((m) => m.role === 'system' && unfillPrompt(PROMPT_VERSIONS.ca, m.content) !== null);
+    let version: string = PROMPT_VERSIONS.ca;
+    const ca = messages.findIndex(
+      (m) => m.role === 'system' && [PROMPT_VERSIONS.ca, PROMPT_VERSIONS.caNative].some((v) => unfillPrompt(v, m.content) !== null && (version = v)),
+    );
     if (ca >= 0)
       throw new ApiError(
         400,
-        `messages[${ca}]: the customer's prompt (assets/prompts/${PROMPT_VERSIONS.ca}.txt); this checkpoint plays the agent (DA), not the customer`,
+        `messages[${ca}]: the customer's prompt (assets/prompts/${version}.txt); this checkpoint plays the agent (DA), not the customer`,
         'invalid_value',
         `messages[${ca}]`,
       );
@@ -348,8 +352,13 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
   }
 
   async function caReply(ca: CaPolicy, messages: ChatMessage[], body: Record<string, unknown>, seed: number): Promise<Reply> {
-    const choice = toolChoiceOf(body.tool_choice, offeredTools(body.tools));
-    if (choice.kind === 'required' || choice.kind === 'named') throw invalid('tool_choice', 'a customer checkpoint speaks text only; it calls no function');
+    const offered = offeredTools(body.tools);
+    const choice = toolChoiceOf(body.tool_choice, offered);
+    // The trained form (`ca-messages.ts`): offered `say`, the customer's line is its one call.
+    const says = offered !== null && offered.includes(CA_SAY) && choice.kind !== 'none';
+    if (choice.kind === 'named' && choice.name !== CA_SAY)
+      throw invalid('tool_choice', `this customer checkpoint calls only "${CA_SAY}", not "${choice.name}"`);
+    if (choice.kind === 'required' && !says) throw invalid('tools', `a customer checkpoint calls only "${CA_SAY}", which the request's tools do not hold`);
     let obs;
     try {
       obs = caObservationFromMessages(messages);
@@ -357,7 +366,15 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
       if (e instanceof CaMessagesError) throw new ApiError(400, e.message, 'invalid_value', 'messages');
       throw e;
     }
-    return { message: { role: 'assistant', content: await ca.speak(obs, new Rng(seed)) }, finish: 'stop' };
+    const said = await ca.speak(obs, new Rng(seed));
+    if (says) {
+      const call = { name: CA_SAY, arguments: JSON.stringify({ utterance: said }) };
+      return {
+        message: { role: 'assistant', content: null, tool_calls: [{ id: `call_${obs.dialogue.length}`, type: 'function', function: call }] },
+        finish: 'tool_calls',
+      };
+    }
+    return { message: { role: 'assistant', content: said }, finish: 'stop' };
   }
 
   async function completion(body: Record<string, unknown>) {

@@ -5,7 +5,9 @@
  *   loop: the row's prompt, the adapter's methods as tools, the model's call tokens and TRL's own
  *   tool-suffix tokens of the adapter's answers, against a live `env serve`) and through the
  *   playing path (the messages and tools `models/llm/da-messages.ts` gives an LLM DA), is the same
- *   token sequence at every decision point;
+ *   token sequence at every decision point; the same for the customer's seat (the CA's `say` calls
+ *   against an `env serve --role CA`, and the request `LlmCa` sends in the trained form,
+ *   `models/llm/ca-messages.ts`);
  * - TRL's reward function gives each rollout the lab's stored r_DA for its episode id, and a
  *   rollout that stops scores exactly what the arena gives a DA doing the same, so GRPO's group
  *   advantage favours the finished rollout.
@@ -17,6 +19,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedCa } from '../../core/agents/scripted-ca';
+import type { CaObservation } from '../../core/world/environment';
+import { CustomerEnvironment } from '../../core/world/environment';
+import type { ChatBackend } from '../../models/llm/chat-backend';
+import { LlmCa } from '../../models/llm/llm-ca';
 import { ScriptedDa } from '../../core/agents/scripted-da';
 import type { DaPolicy } from '../../core/agents/policy';
 import { runEpisode } from '../../core/arena/match';
@@ -198,6 +204,78 @@ describe('the trained form under a chat template, and rewards under TRL', () => 
     console.log(
       `trained form: ${out.points.length} decision points identical, ${out.tokens_compared} tokens; TRL rewards = lab rewards ${out.rollouts.filter((r) => r.reward === store.getEpisode(r.episode_id)!.rDa).length}/${out.rollouts.length}; finished r_DA ${finished!.reward}, stopped ${stopped!.reward}, ${bad.map((b) => `${b.kind} calls ${b.reward}`).join(', ')}`,
     );
+  }, 300_000);
+
+  it("renders a stored episode's customer decision points to the same tokens in training (TRL, say) and in play (LlmCa, native)", async () => {
+    const caServer = await startEnvServer({
+      domain,
+      config: DEFAULT_CONFIG,
+      opponent: { role: 'DA', policy: new ScriptedDa() },
+      opponentSpec: 'scripted',
+      scenarios,
+      scenarioSet: 'arena',
+      adversities: false,
+      store,
+    });
+    try {
+      // The stored episode: the scripted CA over the WebSocket, stored by the server like any learner's.
+      const scenario = scenarios.find((s) => s.expectedTool === 'dispute_charge') ?? scenarios[0]!;
+      const seed = deriveSeed(7, scenario.id, 1);
+      const client = await EnvWsClient.connect(caServer.wsUrl, { 'X-Model-Name': 'scripted-ca-over-ws' });
+      const scripted = new ScriptedCa(domain);
+      const rng = new Rng(seed).fork('ca');
+      let m = await client.send('reset', { seed, scenario: scenario.id });
+      while (!(m.data.done as boolean)) {
+        const o = m.data.observation as Record<string, unknown> & CaObservation;
+        const view: CaObservation = { intent: o.intent, situation: o.situation, facts: o.facts, name: o.name, dialogue: o.dialogue };
+        m = await client.send('step', { message: scripted.speak(view, rng) });
+      }
+      client.close();
+      const storedId = (m.data.observation as { metadata: { episode_id: string } }).metadata.episode_id;
+      const stored = store.getEpisode(storedId)!;
+      const turns = transcriptOfEpisode(stored).turns;
+
+      // The playing path: the request LlmCa (the trained form) sends before each customer line, the
+      // observation from the stored turns replayed in a fresh world.
+      const world = new CustomerEnvironment(DEFAULT_CONFIG.arena.maxDaTurns);
+      world.reset(scenario, seed);
+      const noServer: ChatBackend = { id: 'none', model: 'none', maxConcurrency: 1, complete: () => Promise.reject(new Error('not called')) };
+      const ca = new LlmCa(noServer, { mode: 'native' });
+      const moves: { name: string; arguments: Record<string, unknown> }[] = [];
+      const play: { messages: unknown[]; tools: unknown[] }[] = [];
+      for (const t of turns) {
+        if (t.role === 'customer') {
+          const req = ca.request(world.observeCustomer(), 0);
+          play.push({ messages: req.messages, tools: req.tools! });
+          moves.push({ name: 'say', arguments: { utterance: t.text } });
+          world.step({ role: 'customer', text: t.text });
+        } else world.step({ role: 'agent', raw: t.raw });
+      }
+      expect(world.transcript().turns.map((t) => (t.role === 'customer' ? t.text : t.raw))).toEqual(turns.map((t) => (t.role === 'customer' ? t.text : t.raw)));
+      expect(moves.length).toBeGreaterThanOrEqual(2);
+      const spec = path.join(dir, 'spec-ca.json');
+      writeFileSync(spec, JSON.stringify({ role: 'CA', url: caServer.url, seed, scenario: scenario.id, moves, play }));
+      const { stdout } = await run(venvPython(), [path.join(ROOT, 'trainers', 'check_trained_form.py'), spec, path.join(dir, 'tok')], {
+        timeout: 180_000,
+        env: { ...process.env, TRL_EXPERIMENTAL_SILENCE: '1' },
+      });
+      const out = JSON.parse(stdout.trim().split('\n').at(-1)!) as CheckOutput;
+      expect(out.points).toHaveLength(moves.length);
+      for (const p of out.points) expect(p, `customer decision point ${p.move}`).toMatchObject({ identical: true, first_difference: null });
+      expect(out.tokens_compared).toBeGreaterThan(300);
+      // TRL's reward = the lab's stored r_CA of that episode id, and the same episode as the recorded one.
+      const [finished] = out.rollouts;
+      expect(finished!.done).toBe(true);
+      const again = store.getEpisode(finished!.episode_id)!;
+      expect(finished!.reward).toBe(again.rCa);
+      expect(again.rCa).toBe(stored.rCa);
+      expect(again.turns.map((t) => t.text)).toEqual(stored.turns.map((t) => t.text));
+      console.log(
+        `trained form (CA): ${out.points.length} decision points identical, ${out.tokens_compared} tokens; TRL reward ${finished!.reward} = lab r_CA`,
+      );
+    } finally {
+      await caServer.close();
+    }
   }, 300_000);
 });
 

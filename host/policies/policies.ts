@@ -27,6 +27,7 @@ import { DaModel } from '../../models/da-model';
 import type { CallLedger, ChatBackend, ChatResult } from '../../models/llm/chat-backend';
 import { ChatBackendError } from '../../models/llm/chat-backend';
 import { DA_GRAMMAR_MAX_TOKENS } from '../../models/llm/da-messages';
+import { CA_GRAMMAR_MAX_TOKENS } from '../../models/llm/ca-messages';
 import { GGUF_DEFAULTS, GGUF_GPUS, GGUF_MAX_SEQUENCES, GgufBackend, ggufConfigOf } from '../../models/llm/gguf-backend';
 import type { GgufConfig, GgufGpu } from '../../models/llm/gguf-backend';
 import { PendingLedger } from '../../models/llm/ledger';
@@ -373,7 +374,7 @@ export function resolveLlmDa(spec: string, ctx: PolicyContext, as: LlmLabel = { 
 /** The LLM CA a SPEC names, when it names an endpoint saved in the lab; undefined otherwise. */
 export function resolveLlmCa(spec: string, ctx: PolicyContext, as: LlmLabel = { name: spec }): LlmCa | undefined {
   const llm = endpointPolicy(spec, ctx);
-  return llm && new LlmCa(llm.backend, { ...as, ledger: llm.ledger });
+  return llm && new LlmCa(llm.backend, { ...as, ledger: llm.ledger, mode: llm.cfg.toolCalls });
 }
 
 /** The LLM DA a SPEC names: a saved endpoint, a saved GGUF model or `gguf:FILE`; undefined when it names none. */
@@ -392,7 +393,15 @@ async function llmSpecCa(spec: string, ctx: PolicyContext, as: LlmLabel = { name
   const llm = resolveLlmCa(spec, ctx, as);
   if (llm) return llm;
   const gguf = await ggufPolicy(spec, 'CA', ctx);
-  return gguf && new LlmCa(gguf.backend, { ...as, ledger: gguf.ledger });
+  // As the DA: a file with a chat template plays the trained form (`say` under the call grammar,
+  // its max tokens bounding what the grammar can produce), one without free text.
+  return (
+    gguf &&
+    new LlmCa(
+      gguf.backend,
+      gguf.backend.hasChatTemplate ? { ...as, ledger: gguf.ledger, mode: 'native', maxTokens: CA_GRAMMAR_MAX_TOKENS } : { ...as, ledger: gguf.ledger },
+    )
+  );
 }
 
 /**

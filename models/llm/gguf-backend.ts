@@ -4,7 +4,8 @@
  * file loads on the GPU node-llama-cpp finds (`gpu: 'auto'`: CUDA, Vulkan or Metal) or the CPU;
  * `gpu` on the backend says which it got, and the call records carry it in the model id.
  *
- * The DA speaks either form of `da-messages.ts`. The text form: the wire format constrained token by
+ * The DA speaks either form of `da-messages.ts`, the CA either form of `ca-messages.ts` (its native
+ * call, `say`, under `caCallGrammarSchema()`; its text form free text). The DA's text form: the wire format constrained token by
  * token by a JSON-schema grammar (a request whose `responseSchema` is the wire schema is generated
  * under `daWireGrammarSchema()`, any other schema as given). The native form (a request with
  * `tools`: the trained form, what a checkpoint trained by TRL learnt): the prompt is the file's own
@@ -26,8 +27,9 @@ import { createReadStream, statSync } from 'node:fs';
 import path from 'node:path';
 import { Template } from '@huggingface/jinja';
 import type { ChatHistoryItem, Llama, LlamaChat, LlamaCompletion, LlamaContext, LlamaGrammar, LlamaModel, Token } from 'node-llama-cpp';
-import type { ChatBackend, ChatMessage, ChatRequest, ChatResult } from './chat-backend';
+import type { ChatBackend, ChatMessage, ChatRequest, ChatResult, ChatTool } from './chat-backend';
 import { ChatBackendError } from './chat-backend';
+import { CA_SAY, caCallGrammarSchema } from './ca-messages';
 import { DA_WIRE_SCHEMA, daCallGrammarSchema, daWireGrammarSchema } from './da-messages';
 import { Semaphore } from './openai-backend';
 
@@ -133,6 +135,11 @@ export function historyOf(messages: readonly ChatMessage[]): ChatHistoryItem[] {
 /** The grammar schema a request's `responseSchema` is generated under. */
 export function grammarSchemaFor(schema: Record<string, unknown>): Record<string, unknown> {
   return JSON.stringify(schema) === JSON.stringify(DA_WIRE_SCHEMA) ? daWireGrammarSchema() : schema;
+}
+
+/** The call grammar of a native request's tools: the customer's (`say` alone) or the DA's functions. */
+export function callGrammarSchemaFor(tools: readonly ChatTool[]): Record<string, unknown> {
+  return tools.length === 1 && tools[0]!.function.name === CA_SAY ? caCallGrammarSchema() : daCallGrammarSchema();
 }
 
 /** How the trained form's template (Qwen2.5's) opens a call in the model's turn. */
@@ -320,7 +327,7 @@ export class GgufBackend implements ChatBackend {
       const { LlamaCompletion } = await import('node-llama-cpp');
       this.completions.set(chat, (completion = new LlamaCompletion({ contextSequence: chat.sequence })));
     }
-    const grammar = await this.grammar(daCallGrammarSchema());
+    const grammar = await this.grammar(callGrammarSchemaFor(req.tools!));
     const tokens: Token[] = this.llamaModel.tokenize(this.nativePrompt(req), true);
     let tokensOut = 0;
     const t0 = performance.now();

@@ -14,6 +14,7 @@ export const PROMPT_VERSIONS = {
   daText: 'da-system.v1',
   daNative: 'da-system-native.v2',
   ca: 'ca-system.v1',
+  caNative: 'ca-system-native.v1',
 } as const;
 
 const cache = new Map<string, string>();
