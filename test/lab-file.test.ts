@@ -37,7 +37,8 @@ describe('the lab file', () => {
     expect(write.stderr).toContain(`sparring: ${ro} is read-only: this command writes to the lab`);
     expect(write.stderr).not.toMatch(/attempt to write a readonly database/);
     expect(readFileSync(ro).equals(before)).toBe(true);
-  });
+    // Four child processes one after another (node, tsx and onnxruntime each): 60 s ran out here at a load of 16.
+  }, 120_000);
 
   it('an empty file given as --db is refused by name and left as it is; a path that does not exist yet is a new lab', () => {
     const empty = path.join(tmp, 'empty.db');
@@ -77,10 +78,17 @@ describe('the lab file', () => {
     const config = path.join(tmp, 'lease.json');
     writeFileSync(config, JSON.stringify(c));
     const first = spawn(process.execPath, [BIN, 'run', '--config', config, '--db', db], { stdio: 'ignore' });
-    const done = new Promise<number | null>((resolve) => first.on('exit', resolve));
-    // Wait until the run exists and its owner is recorded.
+    let exited = false;
+    const done = new Promise<number | null>((resolve) =>
+      first.on('exit', (code) => {
+        exited = true;
+        resolve(code);
+      }),
+    );
+    // Wait until the run exists and its owner is recorded (or the process has ended): a readiness
+    // signal, not a clock — a loaded machine can take well over 20 s to start node, tsx and onnxruntime.
     let owner: { owner_pid: number; owner_host: string } | undefined;
-    for (let i = 0; i < 200 && !owner; i++) {
+    for (let i = 0; i < 900 && !owner && !exited; i++) {
       await new Promise((r) => setTimeout(r, 100));
       try {
         const l = new Database(db, { readonly: true, fileMustExist: true });

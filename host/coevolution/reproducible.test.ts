@@ -27,8 +27,10 @@ import type { SessionSettings } from '../../models/session';
 import { PolicyCache } from './actors';
 import { createRunService } from './service';
 
-/** quick with two matches (one gym): enough for a gym's seed to show in what the run stores. */
-const CONFIG = JSON.stringify({ ...PRESETS.smoke.config, stopping: { ...PRESETS.smoke.config.stopping, nMin: 2, nMax: 2 } });
+/** smoke with one SFT epoch (DA0's SFT is most of a smoke run's time; no check here reads its size). */
+const SMOKE = { ...PRESETS.smoke.config, bootstrap: { ...PRESETS.smoke.config.bootstrap, sft: { ...PRESETS.smoke.config.bootstrap.sft, epochs: 1 } } };
+/** That with two matches (one gym): enough for a gym's seed to show in what the run stores. */
+const CONFIG = JSON.stringify({ ...SMOKE, stopping: { ...SMOKE.stopping, nMin: 2, nMax: 2 } });
 
 async function runOnce(dbPath: string, seed: number, session?: SessionSettings, configJson = CONFIG, bootstrapScope?: string): Promise<string> {
   const service = createRunService({ dbPath, ...(session ? { session } : {}), ...(bootstrapScope !== undefined ? { bootstrapScope } : {}) });
@@ -40,6 +42,20 @@ async function runOnce(dbPath: string, seed: number, session?: SessionSettings, 
   } finally {
     await service.close();
   }
+}
+
+/**
+ * The reference run: seed 1 and CONFIG in a fresh lab (R1), made once for the file and read by the
+ * tests that compare with it or replay its matches (the replay test adds to that lab, and runs last).
+ */
+let reference: Promise<string> | undefined;
+function referenceLab(): Promise<string> {
+  reference ??= (async () => {
+    const lab = path.join(mkdtempSync(path.join(os.tmpdir(), 'sparring-repro-ref-')), 'fresh.db');
+    expect(await runOnce(lab, 1)).toBe('R1');
+    return lab;
+  })();
+  return reference;
 }
 
 /** `read` on the lab file opened read-only (closed afterwards). */
@@ -153,10 +169,9 @@ async function busyLab(dbPath: string): Promise<void> {
 
 describe('same seed, same numbers', () => {
   it('a run in a lab that already holds a run, a match and a corpus stores exactly what the same run stores in a fresh lab', { timeout: 300_000 }, async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'sparring-repro-'));
-    const fresh = path.join(dir, 'fresh.db');
-    const busy = path.join(dir, 'busy.db');
-    const a = await runOnce(fresh, 1);
+    const busy = path.join(mkdtempSync(path.join(os.tmpdir(), 'sparring-repro-')), 'busy.db');
+    const fresh = await referenceLab();
+    const a = 'R1';
     await busyLab(busy);
     const b = await runOnce(busy, 1);
     expect(a).toBe('R1');
@@ -175,10 +190,10 @@ describe('same seed, same numbers', () => {
     "a run whose host asks for 2 onnxruntime threads (the app, a study of one worker) stores exactly what the default stores: the count is the config's",
     { timeout: 300_000 },
     async () => {
-      const dir = mkdtempSync(path.join(os.tmpdir(), 'sparring-repro-threads-'));
-      const one = path.join(dir, 'one.db');
-      const two = path.join(dir, 'two.db');
-      const a = await runOnce(one, 1);
+      const two = path.join(mkdtempSync(path.join(os.tmpdir(), 'sparring-repro-threads-')), 'two.db');
+      // The default's run is the reference run (seed 1, CONFIG, a fresh lab).
+      const one = await referenceLab();
+      const a = 'R1';
       const b = await runOnce(two, 1, { intraOpNumThreads: 2 });
       const device = (p: string) =>
         readLab(p, (db) => JSON.parse(db.prepare("SELECT device_json FROM runs WHERE id = 'R1'").pluck().get() as string) as { threads: number | null });
@@ -196,7 +211,7 @@ describe('same seed, same numbers', () => {
       const shared = path.join(dir, 'shared.db');
       const fresh = path.join(dir, 'fresh.db');
       // Another stopping rule (three matches): the bootstrap does not read it, so the key is the same.
-      const longer = JSON.stringify({ ...PRESETS.smoke.config, stopping: { ...PRESETS.smoke.config.stopping, nMin: 3, nMax: 3 } });
+      const longer = JSON.stringify({ ...SMOKE, stopping: { ...SMOKE.stopping, nMin: 3, nMax: 3 } });
       await runOnce(shared, 1, undefined, CONFIG, 'study S1');
       const reused = await runOnce(shared, 1, undefined, longer, 'study S1');
       // A plain run (no scope) shares nothing.
@@ -234,8 +249,8 @@ describe('same seed, same numbers', () => {
     "`sparring match --run` replays a run's match from its stored seed, episode for episode; without --run the CA speaks the whole bank",
     { timeout: 300_000 },
     async () => {
-      const lab = path.join(mkdtempSync(path.join(os.tmpdir(), 'sparring-repro-replay-')), 'lab.db');
-      const runId = await runOnce(lab, 1);
+      const lab = await referenceLab();
+      const runId = 'R1';
       const last = readLab(
         lab,
         (db) =>
