@@ -115,7 +115,8 @@ test('a quick run whose DA gym is the managed TRL trainer runs unattended: the j
   const dots = await page.locator('[data-panel="DA:gym/reward_mean"] g.segment').evaluateAll((segs) =>
     segs.map((g) => ({
       single: !(g.querySelector('path.smooth')?.getAttribute('d') ?? '').includes('L'),
-      dot: (g.querySelector('circle.single')?.getAttribute('display') ?? 'none') !== 'none',
+      // d3 shows it by removing the attribute (display null) and hides it with 'none'.
+      dot: g.querySelector('circle.single') !== null && g.querySelector('circle.single')?.getAttribute('display') !== 'none',
     })),
   );
   expect(dots.filter((d) => d.single).length, JSON.stringify(dots)).toBeGreaterThan(0);
