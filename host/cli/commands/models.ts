@@ -94,7 +94,12 @@ export function registerModels(program: Command, globals: () => GlobalOptions): 
     )
     .option('--api-key-env <var>', 'environment variable holding the API key (read at call time, never stored)')
     .addOption(
-      new Option('--tool-calls <form>', 'DA actions as native tool calls, or as the wire-format JSON text').choices(['native', 'text']).default('native'),
+      new Option(
+        '--tool-calls <form>',
+        "the trained form: native tool calls (the DA's actions, the CA's say calls) or text (the DA's wire-format JSON, the CA's plain words)",
+      )
+        .choices(['native', 'text'])
+        .default('native'),
     )
     .option('--max-concurrency <n>', 'requests (and match episodes) in flight at once', positiveInt('--max-concurrency'), 4)
     .description('save an endpoint (--base-url, --model) or a local GGUF file (--gguf) in the lab')
