@@ -103,6 +103,7 @@ test('a quick run whose DA gym is the managed TRL trainer runs unattended: the j
   await expect(training).toContainText(`(DA0 against frozen CA0, job J1), log at ${path.join(folder, 'trainer.log')}`);
   await expect(page.getByTestId('waiting-trainer')).toHaveCount(0);
   await expect(page.getByTestId('gym-jobs-table').locator('tr[data-job="J1"] td').nth(4)).toHaveText('training (TRL)');
+  await expect(dash.head).toContainText('phase gym (managed TRL trainer)');
   await lab.screenshot('trl-01-training');
 
   // TRL's steps reach the DA's gym curves as the segment of gym DA1: reward, KL and loss, each a line through both steps.

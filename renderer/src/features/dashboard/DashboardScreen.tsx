@@ -122,10 +122,15 @@ function RunView({ runId }: { runId: string }) {
  * the run waits, where the gym was exported and what to run; then every job and how it ended. A
  * managed trainer's job (`{"kind": "trl", …}`) needs no one: while it trains, where its log is.
  */
+/** The gym job the run waits on, and the managed trainer training it ('' when a person must run it). */
+function openGymJob(d: RunDetail) {
+  const open = d.phase === 'waiting-for-trainer' ? (d.gymJobs ?? []).find((j) => j.status === 'waiting') : undefined;
+  return { open, managed: open ? managedTrainerOf(d.configJson, open.role === 'DA' ? 'da' : 'ca') : '' };
+}
+
 function GymJobs({ d }: { d: RunDetail }) {
   const jobs = d.gymJobs ?? [];
-  const open = d.phase === 'waiting-for-trainer' ? jobs.find((j) => j.status === 'waiting') : undefined;
-  const managed = open ? managedTrainerOf(d.configJson, open.role === 'DA' ? 'da' : 'ca') : '';
+  const { open, managed } = openGymJob(d);
   const waiting = managed ? undefined : open;
   return (
     <div className="gym-jobs small" data-testid="gym-jobs">
@@ -248,6 +253,10 @@ function RunDashboard({ d }: { d: RunDetail }) {
   const active = d.status === 'running' || d.status === 'created';
   // A pause takes effect at the next phase boundary, which can be a while: say it is coming.
   const pausing = active && d.pauseRequested;
+  // "waiting-for-trainer" is the engine's phase for any gym trained outside the run; a managed
+  // trainer needs no one, so the header does not say the run is waiting.
+  const { managed } = openGymJob(d);
+  const phase = managed ? `gym (managed ${managed} trainer)` : d.phase;
   return (
     <>
       <section className="panel run-head" data-testid="run-head">
@@ -256,7 +265,7 @@ function RunDashboard({ d }: { d: RunDetail }) {
           <Badge tone={STATUS_TONE[d.status]}>{d.status}</Badge>
 
           <span className="muted">
-            phase <b>{d.phase}</b> · preset {d.preset} · seed {d.seed} · {d.matches} match{d.matches === 1 ? '' : 'es'} ·{' '}
+            phase <b>{phase}</b> · preset {d.preset} · seed {d.seed} · {d.matches} match{d.matches === 1 ? '' : 'es'} ·{' '}
             <span title={d.device?.reason} data-testid="run-device">
               device {deviceLabel(d.device)}
             </span>
