@@ -5,6 +5,7 @@
  * with the checkpoint in process drawing each utterance from `Rng(seed)` with the per-call seed
  * `LlmCa` sends (one draw from the episode's CA stream).
  */
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaPolicy } from '../../core/agents/policy';
 import { ScriptedDa } from '../../core/agents/scripted-da';
@@ -18,6 +19,8 @@ import { BuiltinCa } from '../../models/builtin-ca';
 import { CaModel } from '../../models/ca-model';
 import { PendingLedger } from '../../models/llm/ledger';
 import { caMessages, caObservationFromMessages, LlmCa } from '../../models/llm/llm-ca';
+import { caTools } from '../../models/llm/ca-messages';
+import { toOpenAiMessages } from '../../models/llm/chat-backend';
 import { drawSeed } from '../../models/llm/llm-da';
 import { OpenAiBackend } from '../../models/llm/openai-backend';
 import { bankingDomain } from '../domain-files';
@@ -119,6 +122,32 @@ describe('serve-model with a CA checkpoint', () => {
     );
     expect(native.episodes).toEqual(inProcess.episodes);
     expect(new Set(calls)).toEqual(new Set(['say']));
+  }, 120_000);
+
+  it("answers the official openai SDK in the customer's trained form: offered say, one say call with the in-process utterance", async () => {
+    const seen: CaObservation[] = [];
+    await play(perCallSeed(new BuiltinCa(model, domain.bank), seen), SCENARIOS.slice(0, 2));
+    const obs = seen.find((o) => o.dialogue.length > 2)!;
+    const client = new OpenAI({ baseURL: served.baseUrl, apiKey: served.token!, maxRetries: 0 });
+    // On the OpenAI wire a call's arguments are JSON text (the chat template's form holds objects).
+    const messages = toOpenAiMessages(caMessages(obs, 'native')) as OpenAI.Chat.Completions.ChatCompletionMessageParam[];
+    const tools = caTools() as OpenAI.Chat.Completions.ChatCompletionTool[];
+    const want = await new BuiltinCa(model, domain.bank).speak(obs, new Rng(42));
+    for (const tool_choice of ['auto', 'required', { type: 'function', function: { name: 'say' } }] as const) {
+      const r = await client.chat.completions.create({ model: 'CA0', messages, tools, tool_choice, seed: 42 });
+      const call = r.choices[0]!.message.tool_calls?.[0];
+      expect(r.choices[0]!.finish_reason).toBe('tool_calls');
+      expect(call?.type === 'function' && call.function.name).toBe('say');
+      expect(call?.type === 'function' && JSON.parse(call.function.arguments)).toEqual({ utterance: want });
+    }
+    // tool_choice "none": the same line as text; a function it does not have: OpenAI's error shape.
+    const text = await client.chat.completions.create({ model: 'CA0', messages, tools, tool_choice: 'none', seed: 42 });
+    expect(text.choices[0]!.message.content).toBe(want);
+    const wrong = await client.chat.completions
+      .create({ model: 'CA0', messages, tools, tool_choice: { type: 'function', function: { name: 'speak' } }, seed: 42 })
+      .catch((e: unknown) => e);
+    expect(wrong).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((wrong as InstanceType<typeof OpenAI.BadRequestError>).message).toMatch(/^400 tool_choice: function "speak"/);
   }, 120_000);
 
   it('answers a request that is not a customer prompt with a 400 naming the message', async () => {
