@@ -281,14 +281,13 @@ export async function serveModel(opts: ServeModelOptions): Promise<ServedModel> 
    */
   function daConversation(messages: ChatMessage[], native: boolean): ChatMessage[] {
     // A customer's prompt sent to an agent: the lab is offering this checkpoint as the other role.
-    let version: string = PROMPT_VERSIONS.ca;
-    const ca = messages.findIndex(
-      (m) => m.role === 'system' && [PROMPT_VERSIONS.ca, PROMPT_VERSIONS.caNative].some((v) => unfillPrompt(v, m.content) !== null && (version = v)),
-    );
+    const caPrompt = (m: ChatMessage) =>
+      m.role === 'system' ? [PROMPT_VERSIONS.ca, PROMPT_VERSIONS.caNative].find((v) => unfillPrompt(v, m.content) !== null) : undefined;
+    const ca = messages.findIndex((m) => caPrompt(m) !== undefined);
     if (ca >= 0)
       throw new ApiError(
         400,
-        `messages[${ca}]: the customer's prompt (assets/prompts/${version}.txt); this checkpoint plays the agent (DA), not the customer`,
+        `messages[${ca}]: the customer's prompt (assets/prompts/${caPrompt(messages[ca]!)}.txt); this checkpoint plays the agent (DA), not the customer`,
         'invalid_value',
         `messages[${ca}]`,
       );
