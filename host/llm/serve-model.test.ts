@@ -16,7 +16,10 @@ import { runSft } from '../../core/rl/sft';
 import { BuiltinDa } from '../../models/builtin-da';
 import { DaModel } from '../../models/da-model';
 import { PendingLedger } from '../../models/llm/ledger';
+import { caMessages } from '../../models/llm/ca-messages';
+import { toOpenAiMessages } from '../../models/llm/chat-backend';
 import { LlmDa } from '../../models/llm/llm-da';
+import { CustomerEnvironment } from '../../core/world/environment';
 import { OpenAiBackend } from '../../models/llm/openai-backend';
 import type { ToolCallMode } from '../../models/llm/openai-backend';
 import { bankingDomain } from '../domain-files';
@@ -86,6 +89,26 @@ describe('serve-model', () => {
     await play(new LlmDa(backend('native', 2), 'native'), 16);
     expect(served.stats.peakInFlight).toBe(2);
   }, 120_000);
+
+  it("refuses a customer's prompt, in either form, with a 400 naming the prompt file", async () => {
+    const env = new CustomerEnvironment(12);
+    env.reset(domain.scenarios[0]!, 3);
+    const obs = env.observeCustomer();
+    for (const [mode, file] of [
+      ['text', 'ca-system.v1'],
+      ['native', 'ca-system-native.v1'],
+    ] as const) {
+      const r = await fetch(`${served.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${served.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'DA0', messages: toOpenAiMessages(caMessages(obs, mode)) }),
+      });
+      expect(r.status, mode).toBe(400);
+      expect(((await r.json()) as { error: { message: string } }).error.message).toBe(
+        `messages[0]: the customer's prompt (assets/prompts/${file}.txt); this checkpoint plays the agent (DA), not the customer`,
+      );
+    }
+  });
 
   it('refuses a request without the token, and lists its model', async () => {
     const bare = await fetch(`${served.baseUrl}/models`);
